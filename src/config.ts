@@ -1,0 +1,197 @@
+import { z } from "zod";
+
+/**
+ * The only reader of the environment. Every variable is listed in `.env.example` with its default;
+ * a test keeps the README's table, `.env.example` and this schema equal.
+ */
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const emptyToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+function intVar(name: string, def: number, min: number, max: number) {
+  return z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return def;
+        const n = Number(v.trim());
+        if (!Number.isInteger(n) || n < min || n > max) {
+          ctx.addIssue({
+            code: "custom",
+            message: `${name} must be a whole number from ${min} to ${max} (got "${v}")`,
+          });
+          return z.NEVER;
+        }
+        return n;
+      }),
+  );
+}
+
+function urlVar(name: string, protocols: readonly string[]) {
+  return z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .refine(
+        (v) => {
+          if (v === undefined) return true;
+          try {
+            return protocols.includes(new URL(v).protocol);
+          } catch {
+            return false;
+          }
+        },
+        { message: `${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(" or ")}` },
+      ),
+  );
+}
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
+
+const slackUserIds = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [] as string[];
+      const ids = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const bad = ids.filter((id) => !/^[UW][A-Z0-9]{2,}$/.test(id));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `ADMIN_USER_IDS must be comma-separated Slack user ids like U012ABCDEF (not ${bad.join(", ")})`,
+        });
+        return z.NEVER;
+      }
+      return ids;
+    }),
+);
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(emptyToUndefined, z.string().default("development")),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof v === "string" ? v.trim().toLowerCase() || undefined : v),
+    z.enum(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  ),
+  EDGE_API_URL: urlVar("EDGE_API_URL", ["https:", "http:"]),
+  EDGE_API_KEY: optionalString,
+  EDGE_API_RATE_PER_SEC: intVar("EDGE_API_RATE_PER_SEC", 10, 1, 1000),
+  EDGE_API_CONCURRENCY: intVar("EDGE_API_CONCURRENCY", 4, 1, 100),
+  EDGE_API_TIMEOUT_MS: intVar("EDGE_API_TIMEOUT_MS", 10_000, 100, 120_000),
+  EDGE_API_MAX_QUEUE: intVar("EDGE_API_MAX_QUEUE", 100, 1, 100_000),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default("./data")),
+  DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
+  ENCRYPTION_KEY: optionalString,
+  ENCRYPTION_KEYS: optionalString,
+  PORT: intVar("PORT", 3000, 0, 65_535),
+  SLACK_API_URL: urlVar("SLACK_API_URL", ["https:", "http:"]),
+  SLACK_BOT_TOKEN: optionalString,
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString,
+  SLACK_CLIENT_ID: optionalString,
+  SLACK_CLIENT_SECRET: optionalString,
+  SLACK_STATE_SECRET: optionalString,
+  ADMIN_USER_IDS: slackUserIds,
+  SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+});
+
+export interface Config {
+  readonly nodeEnv: string;
+  readonly production: boolean;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly edge: {
+    readonly baseUrl: string;
+    readonly defaultApiKey: string | undefined;
+    readonly ratePerSec: number;
+    readonly concurrency: number;
+    readonly timeoutMs: number;
+    readonly maxQueue: number;
+  };
+  readonly store: {
+    readonly dataDir: string;
+    readonly databaseUrl: string | undefined;
+    readonly encryptionKey: string | undefined;
+    readonly encryptionKeys: string | undefined;
+  };
+  readonly slack: {
+    readonly apiUrl: string | undefined;
+    readonly botToken: string | undefined;
+    readonly signingSecret: string | undefined;
+    readonly appToken: string | undefined;
+    readonly clientId: string | undefined;
+    readonly clientSecret: string | undefined;
+    readonly stateSecret: string | undefined;
+    readonly adminUserIds: readonly string[];
+  };
+  readonly port: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: readonly string[]) {
+    super(`Configuration is not valid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as readonly (keyof typeof envSchema.shape)[];
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === "object") {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** Parse the environment once. Throws ConfigError naming every bad variable and what it accepts. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? "environment");
+      return i.message.includes(name) ? i.message : `${name}: ${i.message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  return deepFreeze({
+    nodeEnv: e.NODE_ENV,
+    production: e.NODE_ENV === "production",
+    logLevel: e.LOG_LEVEL,
+    edge: {
+      baseUrl: (e.EDGE_API_URL ?? "https://api.bunny.net").replace(/\/+$/, ""),
+      defaultApiKey: e.EDGE_API_KEY,
+      ratePerSec: e.EDGE_API_RATE_PER_SEC,
+      concurrency: e.EDGE_API_CONCURRENCY,
+      timeoutMs: e.EDGE_API_TIMEOUT_MS,
+      maxQueue: e.EDGE_API_MAX_QUEUE,
+    },
+    store: {
+      dataDir: e.DATA_DIR,
+      databaseUrl: e.DATABASE_URL,
+      encryptionKey: e.ENCRYPTION_KEY,
+      encryptionKeys: e.ENCRYPTION_KEYS,
+    },
+    slack: {
+      apiUrl: e.SLACK_API_URL,
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      clientId: e.SLACK_CLIENT_ID,
+      clientSecret: e.SLACK_CLIENT_SECRET,
+      stateSecret: e.SLACK_STATE_SECRET,
+      adminUserIds: e.ADMIN_USER_IDS,
+    },
+    port: e.PORT,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  });
+}

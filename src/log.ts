@@ -1,0 +1,72 @@
+import pino, { type DestinationStream, type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+/**
+ * Field names whose values are never logged: the Edge API `AccessKey` header, Slack tokens and
+ * signing secrets, master keys, and anything else named like a key, secret, token or password.
+ */
+const SECRET_NAME =
+  /(^|[_-])?(access[_-]?key|api[_-]?key|key|keys|secret|token|tokens|password|authorization|cookie|ciphertext)$/i;
+const SECRET_VALUE = /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,})\b/g;
+export const REDACTED = "[redacted]";
+
+function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name) || /token|secret|password|accesskey/i.test(name);
+}
+
+/** Deep copy of a log object with secret-named fields and Slack-token-looking strings censored. */
+export function censor(value: unknown, depth = 0): unknown {
+  if (depth > 8) return "[depth]";
+  if (typeof value === "string") return value.replace(SECRET_VALUE, REDACTED);
+  if (Array.isArray(value)) return value.map((v) => censor(v, depth + 1));
+  if (value instanceof Error) {
+    return censor(
+      { type: value.name, message: value.message, ...(value as unknown as Record<string, unknown>) },
+      depth,
+    );
+  }
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] =
+        isSecretName(k) && v !== undefined && v !== null && typeof v !== "boolean"
+          ? REDACTED
+          : censor(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+export interface LoggerOptions {
+  level?: string;
+  /** Where JSON lines go; stdout by default. Tests pass a stream that captures them. */
+  destination?: DestinationStream;
+}
+
+/** The one root logger; everything else is a child of it carrying context (teamId, userId, jobId ...). */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? "info",
+      base: { app: "edgeops" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (obj) => censor(obj) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          // Censor Slack-token-looking strings in the message itself, too.
+          const censored = args.map((a) => (typeof a === "string" ? a.replace(SECRET_VALUE, REDACTED) : a));
+          method.apply(this, censored as Parameters<typeof method>);
+        },
+      },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/** A logger that writes nothing, for tests that do not assert on logs. */
+export const silentLogger: Logger = pino({ level: "silent" });

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from "../src/config.js";
+
+describe("loadConfig", () => {
+  it("gives the documented defaults for an empty environment", () => {
+    const c = loadConfig({});
+    expect(c.edge).toEqual({
+      baseUrl: "https://api.bunny.net",
+      defaultApiKey: undefined,
+      ratePerSec: 10,
+      concurrency: 4,
+      timeoutMs: 10_000,
+      maxQueue: 100,
+    });
+    expect(c.logLevel).toBe("info");
+    expect(c.store.dataDir).toBe("./data");
+    expect(c.port).toBe(3000);
+    expect(c.production).toBe(false);
+  });
+
+  it("is frozen", () => {
+    const c = loadConfig({});
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.edge)).toBe(true);
+  });
+
+  it("reads values and trims a trailing slash from URLs", () => {
+    const c = loadConfig({
+      EDGE_API_URL: "http://127.0.0.1:9999/",
+      EDGE_API_RATE_PER_SEC: "5",
+      LOG_LEVEL: "DEBUG",
+    });
+    expect(c.edge.baseUrl).toBe("http://127.0.0.1:9999");
+    expect(c.edge.ratePerSec).toBe(5);
+    expect(c.logLevel).toBe("debug");
+  });
+
+  it.each([
+    ["EDGE_API_RATE_PER_SEC", "ten", /EDGE_API_RATE_PER_SEC must be a whole number from 1 to 1000/],
+    ["EDGE_API_CONCURRENCY", "0", /EDGE_API_CONCURRENCY must be a whole number from 1/],
+    ["EDGE_API_TIMEOUT_MS", "1.5", /EDGE_API_TIMEOUT_MS must be a whole number/],
+    ["EDGE_API_URL", "ftp://x", /EDGE_API_URL must be a URL starting with https:\/\/ or http:\/\//],
+    ["DATABASE_URL", "mysql://x", /DATABASE_URL must be a URL starting with postgres:\/\//],
+    ["LOG_LEVEL", "loud", /LOG_LEVEL must be one of fatal, error/],
+    ["ADMIN_USER_IDS", "U123ABC,bob", /ADMIN_USER_IDS must be comma-separated Slack user ids.*bob/],
+  ])("refuses a bad %s with a message naming it", (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("lists every problem at once", () => {
+    try {
+      loadConfig({ EDGE_API_RATE_PER_SEC: "x", PORT: "-1" });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ConfigError).problems).toHaveLength(2);
+    }
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(loadConfig({ EDGE_API_URL: "", EDGE_API_KEY: " " }).edge).toMatchObject({
+      baseUrl: "https://api.bunny.net",
+      defaultApiKey: undefined,
+    });
+  });
+
+  it(".env.example lists exactly the variables loadConfig reads", () => {
+    const example = readFileSync(new URL("../.env.example", import.meta.url), "utf8");
+    const listed = [...example.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]).sort();
+    expect(listed).toEqual([...CONFIG_VARIABLES].sort());
+  });
+});
