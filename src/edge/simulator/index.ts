@@ -1,0 +1,235 @@
+/**
+ * Edge API simulator: a real HTTP server on loopback serving nine bunny.net Management API operations
+ * (Magic Containers under /mc, Shield under /shield, Core DNS scans) with seeded, deterministic data,
+ * AccessKey auth, fault injection and request recording. Used by tests, benchmarks and `npm run simulator`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { FaultSet, truncateJson } from "./faults.js";
+import { empty, type SimResponse, unauthorized } from "./http.js";
+import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
+import { createState, type SimulatorState } from "./seed.js";
+
+export type {
+  BotCategoryGroup,
+  BotDetails,
+  BotDetectionState,
+  Breaches,
+  DnsRecord,
+  DnsScanEntry,
+  DnsScanJob,
+  DnsZone,
+  McApp,
+  McDisplayEndpoint,
+  RateLimitMetrics,
+  ShieldGenericResponse,
+  ShieldZone,
+  SimulatorState,
+  WafRecommendation,
+} from "./seed.js";
+export { SIM_ANCHOR_DATE, SIM_IDS } from "./seed.js";
+
+export interface SimulatorOptions {
+  /** 0 = random free port (default). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Accepted `AccessKey` values. Default `["sim-key"]`. */
+  apiKeys?: string[];
+  /** Added to every request. Default 0. */
+  latencyMs?: number;
+  /** How long a triggered DNS scan stays InProgress. Default 1000. */
+  scanDurationMs?: number;
+  /** PRNG seed for the "noise" in the seeded data (ids and statuses never change). Default 1. */
+  seed?: number;
+}
+
+export interface Fault {
+  /** Match only this method (case-insensitive); any method when absent. */
+  method?: string;
+  /** A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path. */
+  path: string | RegExp;
+  /** Added latency before answering (stacks with other matching latency-only faults and the global latency). */
+  latencyMs?: number;
+  /** Answer with this status (default 429 when only retryAfter is given; 200 when only body is given). */
+  status?: number;
+  /** Raw `Retry-After` header value (seconds like "2" or an HTTP date). */
+  retryAfter?: string;
+  /** "none" = empty body (the default with status), "malformed" = the real answer truncated mid-JSON, else JSON. */
+  body?: "none" | "malformed" | unknown;
+  /** Destroy the connection without answering (fetch rejects). */
+  reset?: boolean;
+  /** Apply to this many matching requests, then stop. Unlimited when absent. */
+  times?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** Lowercased header names. */
+  headers: Record<string, string>;
+  /** Parsed JSON, the raw string when not JSON, undefined when empty. */
+  body: unknown;
+  /** Date.now() when received. */
+  at: number;
+}
+
+export interface Simulator {
+  /** e.g. http://127.0.0.1:43123 (no trailing slash). Magic Containers is under `${url}/mc`. */
+  url: string;
+  /** Everything received, in order. */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  addFault(f: Fault): void;
+  clearFaults(): void;
+  setLatency(ms: number): void;
+  /** The mutable seeded data; tests may inspect and alter it. */
+  state: SimulatorState;
+  close(): Promise<void>;
+}
+
+export const SIM_API_KEY = "sim-key";
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseBody(raw: string): unknown {
+  if (raw === "") return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function send(res: ServerResponse, r: SimResponse, rawText?: string): void {
+  const headers: Record<string, string> = { ...r.headers };
+  const text = rawText ?? (r.body === undefined ? undefined : JSON.stringify(r.body));
+  if (text !== undefined) {
+    headers["content-type"] = "application/json; charset=utf-8";
+    headers["content-length"] = String(Buffer.byteLength(text));
+  } else {
+    headers["content-length"] = "0";
+  }
+  res.writeHead(r.status, headers);
+  res.end(text);
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const apiKeys = new Set(options.apiKeys ?? [SIM_API_KEY]);
+  const scanDurationMs = options.scanDurationMs ?? 1000;
+  let latencyMs = options.latencyMs ?? 0;
+  const state = createState(options.seed ?? 1);
+  const faults = new FaultSet();
+  const requests: RecordedRequest[] = [];
+  const closing = new AbortController();
+  let closed: Promise<void> | undefined;
+
+  function answer(method: string, path: string, query: Record<string, string>, body: unknown, key?: string) {
+    const route = ROUTES.find((r) => r.pattern.test(path) && r.method === method);
+    const authorized = key !== undefined && apiKeys.has(key);
+    if (!authorized) return unauthorized(route?.unauthorized ?? familyUnauthorizedStyle(path), path);
+    if (route === undefined) return empty(ROUTES.some((r) => r.pattern.test(path)) ? 405 : 404);
+    const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => p ?? "");
+    return route.handler({ method, path, query, params, body, state, now: Date.now(), scanDurationMs });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const url = new URL(req.url ?? "/", "http://simulator.local");
+    const method = (req.method ?? "GET").toUpperCase();
+    const path = url.pathname;
+    const query = Object.fromEntries(url.searchParams);
+    const headers = flattenHeaders(req);
+    const body = parseBody(await readBody(req));
+    requests.push({ method, path, query, headers, body, at });
+
+    const plan = faults.plan(method, path);
+    const delay = latencyMs + plan.latencyMs;
+    if (delay > 0) await sleep(delay, undefined, { signal: closing.signal });
+
+    const fault = plan.terminal;
+    if (fault?.reset) {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    const faultHeaders: Record<string, string> = {};
+    if (fault?.retryAfter !== undefined) faultHeaders["retry-after"] = fault.retryAfter;
+    if (fault !== undefined && fault.body !== "malformed") {
+      const status = fault.status ?? (fault.retryAfter !== undefined ? 429 : 200);
+      const replaced = fault.body === undefined || fault.body === "none" ? undefined : fault.body;
+      send(res, { status, body: replaced, headers: faultHeaders });
+      return;
+    }
+
+    const real = answer(method, path, query, body, headers.accesskey);
+    if (fault?.body === "malformed") {
+      const text = JSON.stringify(real.body ?? { data: null });
+      send(res, { status: fault.status ?? 200, headers: faultHeaders }, truncateJson(text));
+      return;
+    }
+    send(res, real);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (closing.signal.aborted) {
+        req.socket.destroy();
+        return;
+      }
+      if (!res.headersSent) send(res, empty(500));
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    addFault: (f) => faults.add(f),
+    clearFaults: () => faults.clear(),
+    setLatency: (ms) => {
+      latencyMs = Math.max(0, ms);
+    },
+    state,
+    close: () => {
+      if (closed === undefined) {
+        closing.abort();
+        closed = new Promise<void>((resolve, reject) => {
+          server.close((e) => (e ? reject(e) : resolve()));
+          server.closeAllConnections();
+        });
+      }
+      return closed;
+    },
+  };
+}

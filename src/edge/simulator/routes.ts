@@ -1,0 +1,61 @@
+import { getLatestScan, triggerScan } from "./core.js";
+import type { Route } from "./http.js";
+import { listApps } from "./mc.js";
+import {
+  getAiRecommendation,
+  getBotCategories,
+  getBotDetection,
+  getRateLimitMetrics,
+  listShieldZones,
+  putBotCategory,
+} from "./shield.js";
+
+/** The router table: first match of method + full-path pattern wins; groups become `ctx.params`. */
+export const ROUTES: readonly Route[] = [
+  { method: "GET", pattern: /^\/mc\/apps\/?$/, unauthorized: "problem", handler: listApps },
+  { method: "GET", pattern: /^\/shield\/shield-zones\/?$/, unauthorized: "bare", handler: listShieldZones },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/bot-detection\/?$/,
+    unauthorized: "problem",
+    handler: getBotDetection,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/bot-categorization\/?$/,
+    unauthorized: "problem",
+    handler: getBotCategories,
+  },
+  {
+    method: "PUT",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/bot-categorization\/categories\/([^/]+)\/?$/,
+    unauthorized: "problem",
+    handler: putBotCategory,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/metrics\/rate-limit\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getRateLimitMetrics,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/waf\/rules\/review-triggered\/ai-recommendation\/([^/]+)\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getAiRecommendation,
+  },
+  {
+    method: "GET",
+    pattern: /^\/dnszone\/([^/]+)\/records\/scan\/?$/,
+    unauthorized: "empty",
+    handler: getLatestScan,
+  },
+  { method: "POST", pattern: /^\/dnszone\/records\/scan\/?$/, unauthorized: "empty", handler: triggerScan },
+];
+
+/** 401 style for paths no route knows, by family. */
+export function familyUnauthorizedStyle(path: string): Route["unauthorized"] {
+  if (path.startsWith("/mc/")) return "problem";
+  if (path.startsWith("/shield/")) return "bare";
+  return "empty";
+}
