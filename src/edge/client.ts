@@ -1,0 +1,462 @@
+import { Agent, type Dispatcher } from "undici";
+import type { z } from "zod";
+import type { Logger } from "../log.js";
+import { EdgeApiError } from "./errors.js";
+import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
+import { execute, type RequestContext, type RequestEvent, type RequestSpec } from "./request.js";
+import { type DnsScan, type DnsScanTrigger, dnsScanSchema, dnsScanTriggerSchema } from "./schemas/core.js";
+import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
+import {
+  type BotCategory,
+  type BotCategoryAction,
+  type BotDetection,
+  botCategorizationListResponseSchema,
+  botDetectionResponseSchema,
+  getShieldZonesResponseSchema,
+  type RateLimitMetrics,
+  rateLimitMetricsResponseSchema,
+  type ShieldZonePage,
+  updateBotCategoryResponseSchema,
+  type WafAiRecommendation,
+  wafAiRecommendationSchema,
+} from "./schemas/shield.js";
+
+export type { QueueStats, RetryPolicy } from "./queue.js";
+export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
+export type { RequestEvent } from "./request.js";
+export { EDGE_USER_AGENT } from "./request.js";
+
+/**
+ * The Edge API client: one thin method per operation. Arguments are checked before any request
+ * (`invalid_argument`), responses are validated and normalised after; every failure is an
+ * EdgeApiError. All requests for one API key share that key's rate-limited queue.
+ */
+
+export interface EdgeApiOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  ratePerSec: number;
+  concurrency: number;
+  maxQueue: number;
+  logger: Logger;
+  retry?: RetryPolicy;
+  /** Default: an undici Agent with keep-alive owned (and closed) by this EdgeApi. */
+  dispatcher?: Dispatcher;
+  /** Called after every HTTP attempt (retries included). */
+  onRequest?: (e: RequestEvent) => void;
+  /** How long a call waited in its key's queue before its (first or retried) attempt started. */
+  onQueueWait?: (ms: number) => void;
+  /** A call refused because its key's queue was full. */
+  onQueueRejected?: () => void;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export interface ListAppsParams {
+  /** 1..1000, default 20. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface ListShieldZonesParams {
+  /** >= 1, default 1. */
+  page?: number;
+  /** 1..1000, default 10. */
+  perPage?: number;
+}
+
+export interface EdgeClient {
+  listApps(params?: ListAppsParams): Promise<AppPage>;
+  listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
+  getBotDetection(shieldZoneId: number): Promise<BotDetection>;
+  getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
+  setBotCategoryAction(shieldZoneId: number, category: number, action: BotCategoryAction): Promise<void>;
+  getRateLimitMetrics(rateLimitId: number): Promise<RateLimitMetrics>;
+  getWafAiRecommendation(shieldZoneId: number, ruleId: string): Promise<WafAiRecommendation>;
+  getLatestDnsScan(zoneId: number): Promise<DnsScan>;
+  triggerDnsScan(zoneId: number): Promise<DnsScanTrigger>;
+}
+
+export interface EdgeApi {
+  forKey(apiKey: string): EdgeClient;
+  queueStats(): QueueStats;
+  /**
+   * Refuse new calls, wait up to `deadlineMs` (default 5000) for calls in progress, then abort what is
+   * left and close the dispatcher if this EdgeApi created it.
+   */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+// ---- argument checks ------------------------------------------------------------------------------
+
+function show(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (typeof v === "number" || typeof v === "boolean" || v === null || v === undefined) return String(v);
+  return typeof v;
+}
+
+function invalid(operation: string, message: string): EdgeApiError {
+  return new EdgeApiError({ kind: "invalid_argument", operation, message });
+}
+
+function intArg(operation: string, what: string, v: unknown, min: number, max: number): number {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    const range = max >= Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw invalid(operation, `The ${what} must be a whole number ${range} (got ${show(v)}).`);
+  }
+  return v;
+}
+
+const idArg = (operation: string, what: string, v: unknown) =>
+  intArg(operation, what, v, 1, Number.MAX_SAFE_INTEGER);
+
+function paramsObject(operation: string, v: unknown): Record<string, unknown> {
+  if (v === undefined) return {};
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw invalid(operation, `The ${operation} options must be an object (got ${show(v)}).`);
+  }
+  return v as Record<string, unknown>;
+}
+
+const enc = (v: string | number) => encodeURIComponent(String(v));
+
+// ---- the API --------------------------------------------------------------------------------------
+
+export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
+  const now = options.now ?? (() => Date.now());
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const ownsDispatcher = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ??
+    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 64 });
+  const queues = new KeyQueues({
+    ratePerSec: options.ratePerSec,
+    concurrency: options.concurrency,
+    maxQueue: options.maxQueue,
+    now,
+    onQueueWait: options.onQueueWait,
+    onQueueRejected: options.onQueueRejected,
+  });
+  const closing = new AbortController();
+  const logger = options.logger.child({ component: "edge" });
+  let closed = false;
+
+  function forKey(apiKey: string): EdgeClient {
+    const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
+    const id = hasKey ? keyId(apiKey) : "none";
+    const ctx: RequestContext = {
+      baseUrl: options.baseUrl,
+      apiKey: hasKey ? apiKey : "",
+      keyId: id,
+      timeoutMs: options.timeoutMs,
+      dispatcher,
+      retry: options.retry ?? RETRY_DEFAULT,
+      queues,
+      logger,
+      now,
+      sleep,
+      random: options.random ?? Math.random,
+      onRequest: options.onRequest,
+      closing: closing.signal,
+    };
+
+    /** Validate arguments synchronously (so nothing is sent), then run the request. */
+    function call<S extends z.ZodType, R>(
+      operation: string,
+      build: () => RequestSpec<S>,
+      finish: (out: z.output<S>) => R,
+    ): Promise<R> {
+      let spec: RequestSpec<S>;
+      try {
+        if (!hasKey) {
+          throw invalid(
+            operation,
+            "No Edge API key is set for this workspace: an admin can set one with /edge key.",
+          );
+        }
+        if (closed) {
+          throw new EdgeApiError({
+            kind: "network",
+            operation,
+            message: `${operation}: the Edge API client is shut down`,
+          });
+        }
+        spec = build();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return execute(ctx, spec).then((out) => {
+        try {
+          return finish(out);
+        } catch (err) {
+          if (err instanceof EdgeApiError) throw err;
+          throw new EdgeApiError({
+            kind: "invalid_response",
+            operation,
+            subject: spec.subject,
+            message: `${operation}: the Edge API answer could not be read`,
+            cause: err,
+          });
+        }
+      });
+    }
+
+    /** The Shield envelope's `data`, or invalid_response when a 2xx carried none. */
+    function data<T>(operation: string, d: T | null, subject: string | undefined): T {
+      if (d === null || d === undefined) {
+        throw new EdgeApiError({
+          kind: "invalid_response",
+          operation,
+          subject,
+          message: `${operation}: the Edge API answer had no data`,
+        });
+      }
+      return d;
+    }
+
+    return {
+      listApps(params) {
+        const op = "listApps";
+        return call(
+          op,
+          () => {
+            const p = paramsObject(op, params);
+            const limit = p.limit === undefined ? 20 : intArg(op, "page size", p.limit, 1, 1000);
+            let cursor: string | undefined;
+            if (p.cursor !== undefined) {
+              if (typeof p.cursor !== "string" || p.cursor.trim() === "" || p.cursor.length > 4096) {
+                throw invalid(op, `The app list cursor must be a non-empty string (got ${show(p.cursor)}).`);
+              }
+              cursor = p.cursor;
+            }
+            return {
+              operation: op,
+              method: "GET",
+              path: "/mc/apps",
+              query: { limit, nextCursor: cursor },
+              idempotent: true,
+              schema: listApplicationsResponseSchema,
+            };
+          },
+          (page) => page,
+        );
+      },
+
+      listShieldZones(params) {
+        const op = "listShieldZones";
+        let page = 1;
+        let perPage = 10;
+        return call(
+          op,
+          () => {
+            const p = paramsObject(op, params);
+            if (p.page !== undefined) page = idArg(op, "page number", p.page);
+            if (p.perPage !== undefined) perPage = intArg(op, "page size", p.perPage, 1, 1000);
+            return {
+              operation: op,
+              method: "GET",
+              path: "/shield/shield-zones",
+              query: { page, perPage },
+              idempotent: true,
+              schema: getShieldZonesResponseSchema,
+            };
+          },
+          (r): ShieldZonePage => {
+            const pg = r.page;
+            const nextPage = pg?.nextPage ?? null;
+            return {
+              items: r.data ?? [],
+              page: pg?.currentPage ?? page,
+              perPage: pg?.pageSize ?? perPage,
+              ...(pg?.totalCount == null ? {} : { totalCount: pg.totalCount }),
+              ...(pg?.totalPages == null ? {} : { totalPages: pg.totalPages }),
+              nextPage,
+              hasNext: nextPage !== null,
+            };
+          },
+        );
+      },
+
+      getBotDetection(shieldZoneId) {
+        const op = "getBotDetection";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/shield-zone/${enc(id)}/bot-detection`,
+              subject,
+              idempotent: true,
+              schema: botDetectionResponseSchema,
+            };
+          },
+          (r) => data(op, r.data, subject),
+        );
+      },
+
+      getBotCategories(shieldZoneId) {
+        const op = "getBotCategories";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/shield-zone/${enc(id)}/bot-categorization`,
+              subject: `Shield zone ${id}`,
+              idempotent: true,
+              schema: botCategorizationListResponseSchema,
+            };
+          },
+          (r) => r.categories ?? [],
+        );
+      },
+
+      setBotCategoryAction(shieldZoneId, category, action) {
+        const op = "setBotCategoryAction";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const cat = intArg(op, "bot category (255 System cannot be changed)", category, 0, 7);
+            const act = intArg(op, "bot category action (0 None, 1 Block, 2 Allow)", action, 0, 2);
+            return {
+              operation: op,
+              method: "PUT",
+              path: `/shield/shield-zone/${enc(id)}/bot-categorization/categories/${enc(cat)}`,
+              body: { action: act },
+              subject: `Shield zone ${id}`,
+              idempotent: true,
+              allowEmptyBody: true,
+              schema: updateBotCategoryResponseSchema.optional(),
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      getRateLimitMetrics(rateLimitId) {
+        const op = "getRateLimitMetrics";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "rate limit id", rateLimitId);
+            subject = `Rate limit ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/metrics/rate-limit/${enc(id)}`,
+              subject,
+              idempotent: true,
+              schema: rateLimitMetricsResponseSchema,
+            };
+          },
+          (r) => data(op, r.data, subject),
+        );
+      },
+
+      getWafAiRecommendation(shieldZoneId, ruleId) {
+        const op = "getWafAiRecommendation";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            if (typeof ruleId !== "string" || ruleId.trim() === "" || ruleId.length > 256) {
+              throw invalid(op, `The WAF rule id must be a non-empty text (got ${show(ruleId)}).`);
+            }
+            const rule = ruleId.trim();
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/waf/rules/review-triggered/ai-recommendation/${enc(id)}/${enc(rule)}`,
+              subject: `WAF rule ${rule} in shield zone ${id}`,
+              idempotent: true,
+              schema: wafAiRecommendationSchema,
+            };
+          },
+          (r) => r,
+        );
+      },
+
+      getLatestDnsScan(zoneId) {
+        const op = "getLatestDnsScan";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "DNS zone id", zoneId);
+            return {
+              operation: op,
+              method: "GET",
+              path: `/dnszone/${enc(id)}/records/scan`,
+              subject: `DNS zone ${id}`,
+              idempotent: true,
+              schema: dnsScanSchema,
+            };
+          },
+          (r) => r,
+        );
+      },
+
+      triggerDnsScan(zoneId) {
+        const op = "triggerDnsScan";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "DNS zone id", zoneId);
+            return {
+              operation: op,
+              method: "POST",
+              path: "/dnszone/records/scan",
+              body: { ZoneId: id },
+              subject: `DNS zone ${id}`,
+              // Starting a scan twice is not harmless: no retry after 5xx / timeout / network errors.
+              idempotent: false,
+              schema: dnsScanTriggerSchema,
+            };
+          },
+          (r) => r,
+        );
+      },
+    };
+  }
+
+  return {
+    forKey,
+    queueStats: () => queues.stats(),
+    async close(deadlineMs = 5000) {
+      if (closed) return;
+      closed = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        queues.whenIdle(),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, deadlineMs);
+        }),
+      ]);
+      if (timer) clearTimeout(timer);
+      closing.abort(new Error("edge client closed"));
+      queues.close();
+      if (ownsDispatcher) await dispatcher.destroy().catch(() => undefined);
+    },
+  };
+}
+
+// Re-exported so callers can name them without reaching into schemas/.
+export type {
+  AppPage,
+  BotCategory,
+  BotDetection,
+  DnsScan,
+  DnsScanTrigger,
+  RateLimitMetrics,
+  ShieldZonePage,
+  WafAiRecommendation,
+};

@@ -1,0 +1,224 @@
+/**
+ * The one error type that leaves the Edge client. Every failure — an HTTP status, a body that does
+ * not match the schema, a timeout, a full queue, a bad argument — becomes an `EdgeApiError` with a
+ * `kind`; `describeEdgeError` turns it (or anything else) into the sentence a Slack user reads.
+ */
+
+export const EDGE_ERROR_KINDS = [
+  "bad_request",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "plan_not_eligible",
+  "rate_limited",
+  "server",
+  "timeout",
+  "network",
+  "invalid_response",
+  "queue_full",
+  "invalid_argument",
+] as const;
+
+export type EdgeErrorKind = (typeof EDGE_ERROR_KINDS)[number];
+
+const RETRYABLE: ReadonlySet<EdgeErrorKind> = new Set(["rate_limited", "server", "timeout", "network"]);
+
+export interface EdgeApiErrorInit {
+  kind: EdgeErrorKind;
+  message: string;
+  operation: string;
+  status?: number | undefined;
+  errorKey?: string | undefined;
+  apiMessage?: string | undefined;
+  /** What the call was about, for the user's sentence: "Shield zone 42", "DNS zone 7". */
+  subject?: string | undefined;
+  /** Seconds the API asked us to wait (429 Retry-After), when it said. */
+  retryAfterMs?: number | undefined;
+  cause?: unknown;
+}
+
+export class EdgeApiError extends Error {
+  override readonly name = "EdgeApiError";
+  readonly kind: EdgeErrorKind;
+  readonly status: number | undefined;
+  readonly errorKey: string | undefined;
+  readonly apiMessage: string | undefined;
+  readonly operation: string;
+  readonly subject: string | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: EdgeApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.kind = init.kind;
+    this.status = init.status;
+    this.errorKey = init.errorKey;
+    this.apiMessage = init.apiMessage;
+    this.operation = init.operation;
+    this.subject = init.subject;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  /** Whether trying the same request again later may succeed. */
+  get isRetryable(): boolean {
+    return RETRYABLE.has(this.kind);
+  }
+}
+
+export function isEdgeApiError(err: unknown): err is EdgeApiError {
+  return err instanceof EdgeApiError;
+}
+
+/** A Shield `errorKey` saying the zone's plan lacks the feature (`invalid_plan_type.*`). */
+export function isPlanErrorKey(errorKey: string | undefined): boolean {
+  return errorKey !== undefined && /^invalid_plan_type(\.|$)/i.test(errorKey);
+}
+
+/** The ONE place an HTTP status (plus the API's errorKey) becomes an error kind. */
+export function kindForStatus(status: number, errorKey?: string): EdgeErrorKind {
+  if (isPlanErrorKey(errorKey)) return "plan_not_eligible";
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "forbidden";
+  if (status === 404 || status === 410) return "not_found";
+  if (status === 408) return "timeout";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "server";
+  if (status >= 400) return "bad_request";
+  // 1xx/3xx, or a 2xx that carried an error envelope without a usable status.
+  return "invalid_response";
+}
+
+export interface ErrorBodyFields {
+  errorKey?: string;
+  apiMessage?: string;
+  /** The status the body itself claims (Shield envelope / bare `{statusCode}` / problem details). */
+  bodyStatus?: number;
+}
+
+const str = (v: unknown): string | undefined =>
+  typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
+const int = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) ? v : undefined;
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * Read errorKey / message from whichever error body shape arrived:
+ * - Shield envelope `{data, error: {statusCode, success, message, errorKey}}` (or `errorResponse` on the
+ *   WAF AI recommendation),
+ * - Magic Containers RFC 7807 error details `{title, status, detail, instance, errors: [{field, message}], id}`,
+ * - problem details `{type, title, status, detail, instance}`,
+ * - a bare `{statusCode}`,
+ * - Core `{ErrorKey, Field, Message}`,
+ * - or nothing at all.
+ */
+export function readErrorBody(body: unknown): ErrorBodyFields {
+  const out: ErrorBodyFields = {};
+  const b = obj(body);
+  if (!b) return out;
+
+  const envelope = obj(b.error) ?? obj(b.errorResponse);
+  if (envelope) {
+    const key = str(envelope.errorKey);
+    const message = str(envelope.message);
+    const status = int(envelope.statusCode);
+    if (key) out.errorKey = key;
+    if (message) out.apiMessage = message;
+    if (status !== undefined) out.bodyStatus = status;
+    return out;
+  }
+
+  // Core: PascalCase.
+  const coreKey = str(b.ErrorKey);
+  const coreMessage = str(b.Message);
+  if (coreKey || coreMessage) {
+    if (coreKey) out.errorKey = coreKey;
+    const field = str(b.Field);
+    if (coreMessage)
+      out.apiMessage = field && !coreMessage.includes(field) ? `${coreMessage} (${field})` : coreMessage;
+    return out;
+  }
+
+  // RFC 7807 error details / problem details.
+  const detail = str(b.detail);
+  const title = str(b.title);
+  const fieldErrors = Array.isArray(b.errors)
+    ? b.errors
+        .map((e) => {
+          const o = obj(e);
+          const m = str(o?.message);
+          if (!m) return undefined;
+          const f = str(o?.field);
+          return f ? `${f}: ${m}` : m;
+        })
+        .filter((m): m is string => m !== undefined)
+    : [];
+  const parts = [detail ?? title, ...fieldErrors].filter((p): p is string => p !== undefined);
+  if (parts.length > 0) out.apiMessage = parts.join("; ");
+  const status = int(b.status) ?? int(b.statusCode);
+  if (status !== undefined) out.bodyStatus = status;
+  const key = str(b.errorKey);
+  if (key) out.errorKey = key;
+  if (!out.apiMessage) {
+    const message = str(b.message);
+    if (message) out.apiMessage = message;
+  }
+  return out;
+}
+
+/** What each operation does / needs, in words for the user's sentences. */
+const OPERATION_WORDS: Record<string, { doing: string; feature?: string }> = {
+  listApps: { doing: "list Magic Containers apps" },
+  listShieldZones: { doing: "list shield zones" },
+  getBotDetection: { doing: "read bot detection settings", feature: "bot detection" },
+  getBotCategories: { doing: "read bot categories", feature: "bot categorization" },
+  setBotCategoryAction: { doing: "change bot category actions", feature: "bot categorization" },
+  getRateLimitMetrics: { doing: "read rate-limit metrics", feature: "rate-limit metrics" },
+  getWafAiRecommendation: { doing: "read WAF AI recommendations", feature: "WAF AI recommendations" },
+  getLatestDnsScan: { doing: "read DNS record scans" },
+  triggerDnsScan: { doing: "start DNS record scans" },
+};
+
+function endSentence(s: string): string {
+  const t = s.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The sentence a Slack user reads for any error, saying what to do next. Never includes the API key. */
+export function describeEdgeError(err: unknown): string {
+  if (!(err instanceof EdgeApiError)) {
+    return "Something went wrong while talking to the Edge API; try again, and tell an admin if it keeps happening.";
+  }
+  const words = OPERATION_WORDS[err.operation];
+  const doing = words?.doing ?? "do that";
+  switch (err.kind) {
+    case "invalid_argument":
+      return endSentence(err.message);
+    case "bad_request":
+      return err.apiMessage
+        ? `The Edge API refused the request: ${endSentence(err.apiMessage)} Check the values and try again.`
+        : "The Edge API refused the request as invalid; check the values and try again.";
+    case "unauthorized":
+      return "The Edge API rejected this workspace's API key: an admin can set a new one with /edge key.";
+    case "forbidden":
+      return `This workspace's Edge API key is not allowed to ${doing}: an admin can set a key with more access with /edge key.`;
+    case "not_found":
+      if (err.operation === "getLatestDnsScan") {
+        return `No DNS scan was found for ${err.subject ?? "that DNS zone"} (or the zone does not exist): check the id, or start a scan first.`;
+      }
+      return `${err.subject ?? "What you asked for"} was not found: check the id.`;
+    case "plan_not_eligible":
+      return `This shield zone's plan does not include ${words?.feature ?? "this feature"}: upgrade the zone's Shield plan in the bunny.net dashboard to use it.`;
+    case "rate_limited":
+      return "The Edge API is rate-limiting this workspace's requests; wait a minute and try again.";
+    case "server":
+      return `The Edge API had a problem on its side${err.status ? ` (HTTP ${err.status})` : ""}; try again in a few minutes.`;
+    case "timeout":
+      return "The Edge API did not answer in time; try again in a moment.";
+    case "network":
+      return "edgeops could not reach the Edge API; try again in a moment, and tell an admin if it keeps happening.";
+    case "invalid_response":
+      return "The Edge API sent an answer edgeops could not understand; try again, and tell an admin if it keeps happening.";
+    case "queue_full":
+      return "Too many Edge API requests are waiting for this workspace; try again in a few seconds.";
+  }
+}

@@ -1,0 +1,245 @@
+import { createHash } from "node:crypto";
+import PQueue from "p-queue";
+
+/**
+ * Per-API-key request queues. Each key (identified by a hash, never the key itself) gets its own
+ * p-queue: at most `ratePerSec` starts in any rolling second (p-queue strict sliding window), at most
+ * `concurrency` in flight, at most `maxQueue` waiting. A 429 pauses only that key's queue. Queues of
+ * idle keys are dropped so thousands of workspaces do not leak memory.
+ */
+
+export interface RetryPolicy {
+  readonly name: string;
+  /** Retries after a 5xx, timeout or network error (idempotent operations only). */
+  readonly retries: number;
+  /** Retries after a 429 (any operation: a 429 means the request was not processed). */
+  readonly rateLimitRetries: number;
+  /** First backoff delay; doubles per attempt, with jitter. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Cap on a 429's Retry-After pause. */
+  readonly maxRetryAfterMs: number;
+}
+
+export const RETRY_DEFAULT: RetryPolicy = Object.freeze({
+  name: "default",
+  retries: 2,
+  rateLimitRetries: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+});
+
+/** Tiny delays for tests; Retry-After is still honoured (capped at 60 s). */
+export const RETRY_FAST: RetryPolicy = Object.freeze({
+  name: "fast",
+  retries: 2,
+  rateLimitRetries: 3,
+  baseDelayMs: 5,
+  maxDelayMs: 20,
+  maxRetryAfterMs: 60_000,
+});
+
+/** Exponential backoff with jitter: attempt 1 → [base/2, base], attempt 2 → [base, 2·base], ... capped. */
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * `Retry-After` as milliseconds: delta-seconds or an HTTP date, capped at `capMs`. Undefined when the
+ * header is missing or unreadable.
+ */
+export function parseRetryAfter(
+  header: string | undefined,
+  nowMs: number,
+  capMs: number,
+): number | undefined {
+  if (header === undefined) return undefined;
+  const v = header.trim();
+  if (v === "") return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(v)) {
+    ms = Number(v) * 1000;
+  } else {
+    const at = Date.parse(v);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - nowMs;
+  }
+  return Math.min(capMs, Math.max(0, Math.ceil(ms)));
+}
+
+/** The id a key's queue and log lines go by: a sha256 hex prefix, never the key itself. */
+export function keyId(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
+}
+
+const RATE_WINDOW_MS = 1000;
+
+export class QueueFullError extends Error {
+  override readonly name = "QueueFullError";
+}
+
+export interface KeyQueuesOptions {
+  ratePerSec: number;
+  concurrency: number;
+  maxQueue: number;
+  now: () => number;
+  onQueueWait?: ((ms: number) => void) | undefined;
+  onQueueRejected?: (() => void) | undefined;
+}
+
+interface Entry {
+  queue: PQueue;
+  /** Calls in progress for this key, including ones sleeping between retries. */
+  active: number;
+  pauseTimer: NodeJS.Timeout | undefined;
+  pausedUntil: number;
+  /** Drops the idle queue once its last rate window has passed (so the rate cap survives idleness). */
+  dropTimer: NodeJS.Timeout | undefined;
+}
+
+export interface QueueStats {
+  keys: number;
+  waiting: number;
+  inFlight: number;
+}
+
+export class KeyQueues {
+  readonly #entries = new Map<string, Entry>();
+  readonly #options: KeyQueuesOptions;
+  #idleWaiters: (() => void)[] = [];
+  #totalActive = 0;
+
+  constructor(options: KeyQueuesOptions) {
+    this.#options = options;
+  }
+
+  /** Hold the key's queue for the whole of a call (all its attempts), so it is not dropped mid-call. */
+  acquire(id: string): () => void {
+    const entry = this.#entry(id);
+    if (entry.dropTimer) {
+      clearTimeout(entry.dropTimer);
+      entry.dropTimer = undefined;
+    }
+    entry.active++;
+    this.#totalActive++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.active--;
+      this.#totalActive--;
+      this.#maybeDrop(id, entry);
+      if (this.#totalActive === 0) {
+        const waiters = this.#idleWaiters;
+        this.#idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    };
+  }
+
+  /**
+   * Run one attempt through the key's queue. A first attempt is refused with QueueFullError when
+   * `maxQueue` are already waiting; retries (`retry: true`) jump ahead and are never refused.
+   */
+  run<T>(id: string, task: () => Promise<T>, retry: boolean): Promise<T> {
+    const entry = this.#entry(id);
+    if (!retry && entry.queue.size >= this.#options.maxQueue) {
+      this.#options.onQueueRejected?.();
+      return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
+    }
+    const enqueuedAt = this.#options.now();
+    return entry.queue.add(
+      () => {
+        this.#options.onQueueWait?.(Math.max(0, this.#options.now() - enqueuedAt));
+        return task();
+      },
+      { priority: retry ? 1 : 0 },
+    );
+  }
+
+  /** Pause the key's queue for `ms` (extends, never shortens, a pause already running). */
+  pause(id: string, ms: number): void {
+    const entry = this.#entry(id);
+    const until = this.#options.now() + ms;
+    if (entry.pauseTimer && until <= entry.pausedUntil) return;
+    if (entry.pauseTimer) clearTimeout(entry.pauseTimer);
+    entry.pausedUntil = until;
+    entry.queue.pause();
+    entry.pauseTimer = setTimeout(() => {
+      entry.pauseTimer = undefined;
+      entry.queue.start();
+      this.#maybeDrop(id, entry);
+    }, ms);
+  }
+
+  isPaused(id: string): boolean {
+    return this.#entries.get(id)?.queue.isPaused ?? false;
+  }
+
+  stats(): QueueStats {
+    let waiting = 0;
+    let inFlight = 0;
+    for (const e of this.#entries.values()) {
+      waiting += e.queue.size;
+      inFlight += e.queue.pending;
+    }
+    return { keys: this.#entries.size, waiting, inFlight };
+  }
+
+  /** Resolves when no call is in progress on any key. */
+  whenIdle(): Promise<void> {
+    if (this.#totalActive === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stop every pause timer and let paused queues run again, so attempts still waiting start, see the
+   * aborted signal of a closing client and settle (their callers are never left hanging).
+   */
+  close(): void {
+    for (const e of this.#entries.values()) {
+      if (e.pauseTimer) clearTimeout(e.pauseTimer);
+      if (e.dropTimer) clearTimeout(e.dropTimer);
+      e.pauseTimer = undefined;
+      e.dropTimer = undefined;
+      e.queue.start();
+    }
+  }
+
+  #entry(id: string): Entry {
+    let entry = this.#entries.get(id);
+    if (!entry) {
+      entry = {
+        queue: new PQueue({
+          concurrency: this.#options.concurrency,
+          intervalCap: this.#options.ratePerSec,
+          interval: RATE_WINDOW_MS,
+          strict: true,
+        }),
+        active: 0,
+        pauseTimer: undefined,
+        pausedUntil: 0,
+        dropTimer: undefined,
+      };
+      this.#entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  #maybeDrop(id: string, entry: Entry): void {
+    if (entry.active !== 0 || entry.pauseTimer !== undefined || entry.dropTimer !== undefined) return;
+    entry.dropTimer = setTimeout(() => {
+      entry.dropTimer = undefined;
+      if (entry.active === 0 && entry.pauseTimer === undefined && this.#entries.get(id) === entry) {
+        this.#entries.delete(id);
+      }
+    }, RATE_WINDOW_MS + 50);
+    entry.dropTimer.unref();
+  }
+}

@@ -1,0 +1,392 @@
+import { createRequire } from "node:module";
+import { type Dispatcher, request, errors as undiciErrors } from "undici";
+import type { z } from "zod";
+import type { Logger } from "../log.js";
+import { EdgeApiError, type EdgeErrorKind, isPlanErrorKey, kindForStatus, readErrorBody } from "./errors.js";
+import { backoffDelay, type KeyQueues, parseRetryAfter, QueueFullError, type RetryPolicy } from "./queue.js";
+
+/**
+ * One Edge API call: undici → status → error → schema, through the key's queue, with retries.
+ * Nothing but an EdgeApiError leaves this module.
+ */
+
+const require = createRequire(import.meta.url);
+const pkg = require("../../package.json") as { name?: string; version?: string };
+export const EDGE_USER_AGENT = `edgeops/${pkg.version ?? "0.0.0"}`;
+
+export type HttpMethod = "GET" | "PUT" | "POST";
+
+export interface RequestSpec<S extends z.ZodType> {
+  operation: string;
+  method: HttpMethod;
+  /** Already encoded path, starting with "/". */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** "Shield zone 42" — what the call is about, for not-found sentences. */
+  subject?: string;
+  /** Safe to repeat after a 5xx / timeout / network error. */
+  idempotent: boolean;
+  schema: S;
+  /** A 2xx with no body is fine (returns undefined instead of validating). */
+  allowEmptyBody?: boolean;
+}
+
+export interface RequestEvent {
+  operation: string;
+  method: HttpMethod;
+  attempt: number;
+  status?: number;
+  kind?: EdgeErrorKind;
+  durationMs: number;
+}
+
+export interface RequestContext {
+  baseUrl: string;
+  apiKey: string;
+  keyId: string;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+  retry: RetryPolicy;
+  queues: KeyQueues;
+  logger: Logger;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  onRequest?: ((e: RequestEvent) => void) | undefined;
+  /** Aborted when the API object closes. */
+  closing: AbortSignal;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+function scrub(s: string, apiKey: string): string {
+  return apiKey.length >= 4 ? s.split(apiKey).join("[redacted]") : s;
+}
+
+function header(headers: RawResponse["headers"], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function buildUrl(baseUrl: string, path: string, query?: RequestSpec<z.ZodType>["query"]): string {
+  const url = new URL(baseUrl.replace(/\/+$/, "") + path);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  return url.toString();
+}
+
+function networkErrorKind(err: unknown): EdgeErrorKind {
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    return "timeout";
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
+    return "timeout";
+  }
+  if (code === "ETIMEDOUT") return "timeout";
+  return "network";
+}
+
+/** One HTTP attempt. Throws EdgeApiError (timeout / network) when no response arrived. */
+async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Promise<RawResponse> {
+  const url = buildUrl(ctx.baseUrl, spec.path, spec.query);
+  const headers: Record<string, string> = {
+    AccessKey: ctx.apiKey,
+    Accept: "application/json",
+    "User-Agent": EDGE_USER_AGENT,
+  };
+  let body: string | undefined;
+  if (spec.body !== undefined) {
+    body = JSON.stringify(spec.body);
+    headers["Content-Type"] = "application/json";
+  }
+  const timeout = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    timeout.abort(new Error("edge request timed out"));
+  }, ctx.timeoutMs);
+  const signal = AbortSignal.any([timeout.signal, ctx.closing]);
+  try {
+    const res = await request(url, {
+      method: spec.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      dispatcher: ctx.dispatcher,
+      signal,
+      headersTimeout: ctx.timeoutMs,
+      bodyTimeout: ctx.timeoutMs,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    const kind: EdgeErrorKind = timedOut ? "timeout" : networkErrorKind(err);
+    const message =
+      kind === "timeout"
+        ? `${spec.operation}: the Edge API did not answer within ${ctx.timeoutMs} ms`
+        : ctx.closing.aborted
+          ? `${spec.operation}: the Edge API client was closed`
+          : `${spec.operation}: could not reach the Edge API (${scrub(String((err as Error)?.message ?? err), ctx.apiKey)})`;
+    throw new EdgeApiError({ kind, message, operation: spec.operation, subject: spec.subject, cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Turn a response into the validated payload, or throw the EdgeApiError its status and body mean. */
+export function interpret<S extends z.ZodType>(
+  res: RawResponse,
+  spec: RequestSpec<S>,
+  apiKey: string,
+  now: number,
+  maxRetryAfterMs: number,
+): z.output<S> {
+  const { operation, subject } = spec;
+  const trimmed = res.text.trim();
+  const parsed = trimmed === "" ? ({ ok: true, value: undefined } as const) : parseJson(trimmed);
+  const ok2xx = res.status >= 200 && res.status < 300;
+
+  if (!ok2xx) {
+    const fields = parsed.ok ? readErrorBody(parsed.value) : {};
+    const kind = kindForStatus(res.status, fields.errorKey);
+    const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
+    const retryAfterMs =
+      res.status === 429
+        ? parseRetryAfter(header(res.headers, "retry-after"), now, maxRetryAfterMs)
+        : undefined;
+    throw new EdgeApiError({
+      kind,
+      status: res.status,
+      errorKey: fields.errorKey,
+      apiMessage,
+      operation,
+      subject,
+      retryAfterMs,
+      message: `${operation}: Edge API answered HTTP ${res.status}${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
+    });
+  }
+
+  if (!parsed.ok) {
+    throw new EdgeApiError({
+      kind: "invalid_response",
+      status: res.status,
+      operation,
+      subject,
+      message: `${operation}: the Edge API answered HTTP ${res.status} with a body that is not JSON`,
+      cause: parsed.error,
+    });
+  }
+
+  // A 2xx can still carry an error: a Shield 202 with `invalid_plan_type.*`, or an envelope whose
+  // `error.success` is false, which claims an error status and carries no data.
+  const fields = readErrorBody(parsed.value);
+  const body =
+    parsed.value !== null && typeof parsed.value === "object"
+      ? (parsed.value as Record<string, unknown>)
+      : {};
+  const envelope = body.error ?? body.errorResponse;
+  const envelopeFailed =
+    envelope !== null &&
+    typeof envelope === "object" &&
+    (envelope as { success?: unknown }).success === false &&
+    (body.data === undefined || body.data === null) &&
+    fields.bodyStatus !== undefined &&
+    fields.bodyStatus >= 400;
+  if (isPlanErrorKey(fields.errorKey) || envelopeFailed) {
+    const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
+    throw new EdgeApiError({
+      kind: kindForStatus(fields.bodyStatus ?? res.status, fields.errorKey),
+      status: res.status,
+      errorKey: fields.errorKey,
+      apiMessage,
+      operation,
+      subject,
+      message: `${operation}: Edge API answered HTTP ${res.status} carrying an error${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
+    });
+  }
+
+  if (parsed.value === undefined && spec.allowEmptyBody) return undefined as z.output<S>;
+  const result = spec.schema.safeParse(parsed.value);
+  if (!result.success) {
+    const where = result.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
+      .join("; ");
+    throw new EdgeApiError({
+      kind: "invalid_response",
+      status: res.status,
+      operation,
+      subject,
+      message: `${operation}: the Edge API answer did not have the expected shape (${where})`,
+      cause: result.error,
+    });
+  }
+  return result.data;
+}
+
+/** Run a request through the key's queue with the retry policy. */
+export async function execute<S extends z.ZodType>(
+  ctx: RequestContext,
+  spec: RequestSpec<S>,
+): Promise<z.output<S>> {
+  const release = ctx.queues.acquire(ctx.keyId);
+  const log = ctx.logger;
+  try {
+    let retries = 0;
+    let rateLimitRetries = 0;
+    let attempt = 0;
+    for (;;) {
+      attempt++;
+      const retry = attempt > 1;
+      let res: RawResponse;
+      const started = { at: 0 };
+      try {
+        res = await ctx.queues.run(
+          ctx.keyId,
+          async () => {
+            started.at = ctx.now();
+            const r = await sendOnce(ctx, spec);
+            return r;
+          },
+          retry,
+        );
+      } catch (err) {
+        if (err instanceof QueueFullError) {
+          log.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
+          throw new EdgeApiError({
+            kind: "queue_full",
+            operation: spec.operation,
+            subject: spec.subject,
+            message: `${spec.operation}: too many Edge API requests are waiting for this key`,
+          });
+        }
+        const e =
+          err instanceof EdgeApiError
+            ? err
+            : new EdgeApiError({
+                kind: "network",
+                operation: spec.operation,
+                subject: spec.subject,
+                message: `${spec.operation}: the request failed`,
+                cause: err,
+              });
+        const durationMs = started.at ? ctx.now() - started.at : 0;
+        ctx.onRequest?.({
+          operation: spec.operation,
+          method: spec.method,
+          attempt,
+          kind: e.kind,
+          durationMs,
+        });
+        log.warn(
+          {
+            op: spec.operation,
+            method: spec.method,
+            path: spec.path,
+            keyId: ctx.keyId,
+            attempt,
+            kind: e.kind,
+            durationMs,
+          },
+          "edge request failed",
+        );
+        if (!ctx.closing.aborted && e.isRetryable && spec.idempotent && retries < ctx.retry.retries) {
+          retries++;
+          await ctx.sleep(backoffDelay(ctx.retry, retries, ctx.random));
+          continue;
+        }
+        throw e;
+      }
+
+      const durationMs = ctx.now() - started.at;
+      try {
+        const out = interpret(res, spec, ctx.apiKey, ctx.now(), ctx.retry.maxRetryAfterMs);
+        ctx.onRequest?.({
+          operation: spec.operation,
+          method: spec.method,
+          attempt,
+          status: res.status,
+          durationMs,
+        });
+        log.debug(
+          {
+            op: spec.operation,
+            method: spec.method,
+            path: spec.path,
+            keyId: ctx.keyId,
+            attempt,
+            status: res.status,
+            durationMs,
+          },
+          "edge request",
+        );
+        return out;
+      } catch (err) {
+        const e = err as EdgeApiError;
+        ctx.onRequest?.({
+          operation: spec.operation,
+          method: spec.method,
+          attempt,
+          status: res.status,
+          kind: e.kind,
+          durationMs,
+        });
+        log.warn(
+          {
+            op: spec.operation,
+            method: spec.method,
+            path: spec.path,
+            keyId: ctx.keyId,
+            attempt,
+            status: res.status,
+            kind: e.kind,
+            apiError: e.errorKey,
+            durationMs,
+          },
+          "edge request failed",
+        );
+        if (ctx.closing.aborted) throw e;
+        if (e.kind === "rate_limited" && rateLimitRetries < ctx.retry.rateLimitRetries) {
+          rateLimitRetries++;
+          const pauseMs = e.retryAfterMs ?? backoffDelay(ctx.retry, rateLimitRetries, ctx.random);
+          log.info(
+            { op: spec.operation, keyId: ctx.keyId, pauseMs },
+            "edge API rate limit: pausing this key's queue",
+          );
+          ctx.queues.pause(ctx.keyId, pauseMs);
+          continue;
+        }
+        if (e.isRetryable && spec.idempotent && retries < ctx.retry.retries) {
+          retries++;
+          await ctx.sleep(backoffDelay(ctx.retry, retries, ctx.random));
+          continue;
+        }
+        throw e;
+      }
+    }
+  } finally {
+    release();
+  }
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { type IntLabels, intLabel, nullish, optIntEnum } from "./common.js";
+
+/**
+ * Core (PascalCase JSON): DNS record scans. Shapes from core-api-v1.0.0.json
+ * (DnsZoneRecordScanJobResponse, DnsZoneRecordScanTriggerResponse, DnsZoneDiscoveredRecordModel).
+ */
+
+export const DNS_SCAN_STATUS_LABELS: IntLabels = {
+  0: "Pending",
+  1: "In progress",
+  2: "Completed",
+  3: "Failed",
+};
+export const DNS_SCAN_STATUS = { pending: 0, inProgress: 1, completed: 2, failed: 3 } as const;
+
+/** DnsZoneDiscoveredRecordType (gaps at 5..7 and 11 are deliberate). */
+export const DNS_RECORD_TYPE_LABELS: IntLabels = {
+  0: "A",
+  1: "AAAA",
+  2: "CNAME",
+  3: "TXT",
+  4: "MX",
+  8: "SRV",
+  9: "CAA",
+  10: "PTR",
+  12: "NS",
+  13: "SVCB",
+  14: "HTTPS",
+  15: "TLSA",
+  16: "SOA",
+};
+
+export const dnsScanStatusLabel = (n: number | null | undefined) => intLabel(DNS_SCAN_STATUS_LABELS, n);
+export const dnsRecordTypeLabel = (n: number | null | undefined) => intLabel(DNS_RECORD_TYPE_LABELS, n);
+
+export const dnsScanRecordSchema = z
+  .looseObject({
+    Name: nullish(z.string()),
+    Type: optIntEnum(),
+    Ttl: nullish(z.number().int()),
+    Value: nullish(z.string()),
+    Priority: nullish(z.number().int()),
+    Weight: nullish(z.number().int()),
+    Port: nullish(z.number().int()),
+    IsProxied: nullish(z.boolean()),
+  })
+  .transform((r) => ({
+    name: r.Name,
+    type: r.Type,
+    ttl: r.Ttl,
+    value: r.Value,
+    priority: r.Priority,
+    weight: r.Weight,
+    port: r.Port,
+    isProxied: r.IsProxied ?? false,
+  }));
+
+export const dnsScanSchema = z
+  .looseObject({
+    JobId: nullish(z.string()),
+    ZoneId: nullish(z.number().int()),
+    Domain: nullish(z.string()),
+    AccountId: nullish(z.string()),
+    Status: optIntEnum(),
+    CreatedAt: nullish(z.string()),
+    CompletedAt: nullish(z.string()),
+    Records: nullish(z.array(dnsScanRecordSchema)),
+    Error: nullish(z.string()),
+  })
+  .transform((s) => ({
+    jobId: s.JobId,
+    zoneId: s.ZoneId,
+    domain: s.Domain,
+    status: s.Status,
+    createdAt: s.CreatedAt,
+    completedAt: s.CompletedAt,
+    records: s.Records ?? [],
+    error: s.Error,
+  }));
+
+export const dnsScanTriggerSchema = z
+  .looseObject({ JobId: nullish(z.string()), Status: optIntEnum() })
+  .transform((t) => ({ jobId: t.JobId, status: t.Status }));
+
+export type DnsScanRecord = z.output<typeof dnsScanRecordSchema>;
+export type DnsScan = z.output<typeof dnsScanSchema>;
+export type DnsScanTrigger = z.output<typeof dnsScanTriggerSchema>;
