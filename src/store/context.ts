@@ -1,0 +1,17 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "../log.js";
+import type { Database, Engine } from "./db.js";
+import type { Vault } from "./vault.js";
+
+/** What every repository gets. */
+export interface RepoContext {
+  db: Kysely<Database>;
+  engine: Engine;
+  vault: Vault;
+  logger: Logger;
+  now: () => number;
+}
+
+export function parseJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}

@@ -1,0 +1,190 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import type { Logger } from "../log.js";
+import { StoreError, toStoreError } from "./errors.js";
+
+/**
+ * The tables, as Kysely sees them. Timestamps are epoch milliseconds (bigint in PostgreSQL, parsed to
+ * number); booleans are 0/1 integers; JSON is text. Nothing here ever holds a plaintext secret.
+ */
+export interface ApiKeysTable {
+  team_id: string;
+  ciphertext: string;
+  fingerprint: string;
+  set_by: string;
+  set_at: number;
+  rotated_at: number | null;
+}
+
+export interface InstallationsTable {
+  /** `T:<teamId>` or `E:<enterpriseId>` for an org-wide install. */
+  id: string;
+  team_id: string | null;
+  enterprise_id: string | null;
+  is_enterprise_install: number;
+  ciphertext: string;
+  installed_at: number;
+  updated_at: number;
+}
+
+export interface PoliciesTable {
+  team_id: string;
+  /** "" for the workspace row. */
+  channel_id: string;
+  approvals: string | null;
+  approvers: string | null;
+  expiry_minutes: number | null;
+  updated_by: string | null;
+  updated_at: number;
+}
+
+export interface ApprovalRequestsTable {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  requester_id: string;
+  shield_zone_id: number;
+  category: number;
+  requested_action: number;
+  previous_action: number | null;
+  state: string;
+  decided_by: string | null;
+  decided_at: number | null;
+  expires_at: number;
+  message_channel: string | null;
+  message_ts: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SchedulesTable {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  created_by: string;
+  kind: string;
+  target: string;
+  spec: string;
+  timezone: string;
+  next_run_at: number;
+  last_run_at: number | null;
+  last_outcome: string | null;
+  last_error: string | null;
+  failing: number;
+  snapshot: string | null;
+  created_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  team_id: string;
+  user_id: string;
+  action: string;
+  target: string;
+  outcome: string;
+  details: string | null;
+}
+
+export interface MigrationsTable {
+  version: number;
+  name: string;
+  applied_at: number;
+}
+
+export interface Database {
+  edgeops_migrations: MigrationsTable;
+  api_keys: ApiKeysTable;
+  installations: InstallationsTable;
+  policies: PoliciesTable;
+  approval_requests: ApprovalRequestsTable;
+  schedules: SchedulesTable;
+  audit_log: AuditLogTable;
+}
+
+export type Engine = "sqlite" | "postgres";
+
+export interface OpenedDb {
+  engine: Engine;
+  db: Kysely<Database>;
+  /** Where the data lives, with any password removed. */
+  where: string;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** A database URL fit for messages and logs: no password, no query. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ""}${u.host}${u.pathname}`;
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}
+
+const INT8_OID = 20;
+
+export async function openDb(options: {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  pgSchema: string;
+  logger: Logger;
+  poolSize?: number;
+}): Promise<OpenedDb> {
+  const { logger } = options;
+  if (options.databaseUrl) {
+    if (!SCHEMA_NAME.test(options.pgSchema)) {
+      throw new StoreError("invalid", `pgSchema "${options.pgSchema}" is not a plain identifier`);
+    }
+    const where = describeUrl(options.databaseUrl);
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      options: `-c search_path=${options.pgSchema}`,
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === INT8_OID && format !== "binary"
+            ? (v: string) => Number(v)
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client losing its server must not crash the process; the next query reports it.
+    pool.on("error", (e) => logger.warn({ err: { message: e.message } }, "PostgreSQL connection lost"));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await sql`select 1`.execute(db);
+    } catch (e) {
+      await db.destroy().catch(() => {});
+      const err = toStoreError(e, `Cannot reach the database at ${where}`);
+      throw new StoreError("unavailable", err.message.replace(": storage unavailable", ""), { cause: e });
+    }
+    return { engine: "postgres", db, where };
+  }
+
+  const file = join(options.dataDir, "edgeops.sqlite");
+  let database: BetterSqlite3.Database;
+  try {
+    await mkdir(options.dataDir, { recursive: true });
+    database = new BetterSqlite3(file);
+    database.pragma("journal_mode = WAL");
+    database.pragma("busy_timeout = 5000");
+    database.pragma("synchronous = NORMAL");
+    database.pragma("foreign_keys = ON");
+  } catch (e) {
+    throw new StoreError(
+      "unavailable",
+      `Cannot open the SQLite database ${file} (DATA_DIR=${options.dataDir}): ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { engine: "sqlite", db, where: file };
+}

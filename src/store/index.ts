@@ -1,0 +1,136 @@
+import { sql } from "kysely";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { type ApprovalsRepo, createApprovalsRepo } from "./approvals.js";
+import { type AuditRepo, createAuditRepo } from "./audit.js";
+import type { RepoContext } from "./context.js";
+import { type Engine, openDb } from "./db.js";
+import { StoreError, toStoreError } from "./errors.js";
+import { createInstallationsRepo, type InstallationsRepo } from "./installations.js";
+import { createKeysRepo, type KeysRepo } from "./keys.js";
+import { migrate } from "./migrations.js";
+import { createPoliciesRepo, type PoliciesRepo } from "./policies.js";
+import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
+import { resolveMasterKeys, Vault } from "./vault.js";
+
+export type {
+  ApprovalError,
+  ApprovalPatch,
+  ApprovalRequest,
+  ApprovalState,
+  ApprovalsRepo,
+  NewApprovalRequest,
+} from "./approvals.js";
+export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
+export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
+export type { MasterKey, MasterKeyRing } from "./crypto.js";
+export { fingerprintOf, parseMasterKeys } from "./crypto.js";
+export type { Engine } from "./db.js";
+export { isStoreError, StoreError, type StoreErrorKind } from "./errors.js";
+export type { InstallationsRepo } from "./installations.js";
+export type { ApiKeyInfo, ApiKeyRecord, KeysRepo } from "./keys.js";
+export type {
+  ApprovalsMode,
+  Approvers,
+  EffectivePolicy,
+  PoliciesRepo,
+  PolicyPatch,
+  PolicyRow,
+  PolicySource,
+  PolicyValues,
+} from "./policies.js";
+export { DEFAULT_POLICY } from "./policies.js";
+export type { NewSchedule, Schedule, ScheduleKind, ScheduleRun, SchedulesRepo } from "./schedules.js";
+export { type SecretPurpose, Vault } from "./vault.js";
+
+export interface StoreOptions {
+  config: Config;
+  logger: Logger;
+  now?: () => number;
+  /** PostgreSQL schema for every table (created if missing); default "public". Ignored for SQLite. */
+  pgSchema?: string;
+  /** PostgreSQL pool size; default 10. */
+  poolSize?: number;
+}
+
+export interface Store {
+  readonly engine: Engine;
+  readonly keys: KeysRepo;
+  readonly installations: InstallationsRepo;
+  readonly policies: PoliciesRepo;
+  readonly approvals: ApprovalsRepo;
+  readonly schedules: SchedulesRepo;
+  readonly audit: AuditRepo;
+  readonly vault: Vault;
+  /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Internals for rotation and tests; not for features. */
+export interface StoreInternals {
+  readonly context: RepoContext;
+}
+
+const internals = new WeakMap<Store, StoreInternals>();
+
+export function storeInternals(store: Store): StoreInternals {
+  const i = internals.get(store);
+  if (!i) throw new StoreError("invalid", "Not a store made by openStore");
+  return i;
+}
+
+/**
+ * Resolve the master keys (may generate DATA_DIR/master.key outside production), open SQLite
+ * (DATA_DIR/edgeops.sqlite, WAL) or PostgreSQL (DATABASE_URL), and migrate. Throws StoreError with a
+ * message fit for an operator: master_key, unavailable (cannot reach/open the database) or migration.
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const { config, logger } = options;
+  const now = options.now ?? Date.now;
+  const pgSchema = options.pgSchema ?? "public";
+  const vault = new Vault(await resolveMasterKeys(config, logger));
+  const opened = await openDb({
+    dataDir: config.store.dataDir,
+    databaseUrl: config.store.databaseUrl,
+    pgSchema,
+    logger,
+    ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+  });
+  const { db, engine } = opened;
+  try {
+    await migrate(db, engine, { pgSchema, logger, now });
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw e;
+  }
+  logger.info({ engine, where: opened.where, masterKeyId: vault.currentKeyId }, "store opened");
+
+  const context: RepoContext = { db, engine, vault, logger, now };
+  let closed = false;
+  const store: Store = {
+    engine,
+    vault,
+    keys: createKeysRepo(context),
+    installations: createInstallationsRepo(context),
+    policies: createPoliciesRepo(context),
+    approvals: createApprovalsRepo(context),
+    schedules: createSchedulesRepo(context),
+    audit: createAuditRepo(context),
+    async ping() {
+      if (closed) throw new StoreError("unavailable", "The store is closed");
+      try {
+        await sql`select 1`.execute(db);
+      } catch (e) {
+        throw toStoreError(e, "Database ping failed");
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+  internals.set(store, { context });
+  return store;
+}

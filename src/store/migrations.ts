@@ -1,0 +1,223 @@
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { Logger } from "../log.js";
+import type { Database, Engine } from "./db.js";
+import { StoreError } from "./errors.js";
+
+/**
+ * Versioned, in-code migrations written with the schema builder so the same code serves SQLite and
+ * PostgreSQL. Append new entries; never edit an applied one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  // biome-ignore lint/suspicious/noExplicitAny: migrations describe tables that the typed schema does not have yet
+  up(db: Kysely<any>, engine: Engine): Promise<void>;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial tables",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("team_id", "text", (c) => c.primaryKey())
+        .addColumn("ciphertext", "text", (c) => c.notNull())
+        .addColumn("fingerprint", "text", (c) => c.notNull())
+        .addColumn("set_by", "text", (c) => c.notNull())
+        .addColumn("set_at", ts, (c) => c.notNull())
+        .addColumn("rotated_at", ts)
+        .execute();
+
+      await db.schema
+        .createTable("installations")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text")
+        .addColumn("enterprise_id", "text")
+        .addColumn("is_enterprise_install", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("ciphertext", "text", (c) => c.notNull())
+        .addColumn("installed_at", ts, (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("policies")
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("approvals", "text")
+        .addColumn("approvers", "text")
+        .addColumn("expiry_minutes", "integer")
+        .addColumn("updated_by", "text")
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .addPrimaryKeyConstraint("policies_pk", ["team_id", "channel_id"])
+        .execute();
+
+      await db.schema
+        .createTable("approval_requests")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("requester_id", "text", (c) => c.notNull())
+        .addColumn("shield_zone_id", ts, (c) => c.notNull())
+        .addColumn("category", "integer", (c) => c.notNull())
+        .addColumn("requested_action", "integer", (c) => c.notNull())
+        .addColumn("previous_action", "integer")
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("decided_by", "text")
+        .addColumn("decided_at", ts)
+        .addColumn("expires_at", ts, (c) => c.notNull())
+        .addColumn("message_channel", "text")
+        .addColumn("message_ts", "text")
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("last_error", "text")
+        .addColumn("created_at", ts, (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("approval_requests_team_state")
+        .on("approval_requests")
+        .columns(["team_id", "state"])
+        .execute();
+      await db.schema
+        .createIndex("approval_requests_state_expires")
+        .on("approval_requests")
+        .columns(["state", "expires_at"])
+        .execute();
+
+      await db.schema
+        .createTable("schedules")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("created_by", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("spec", "text", (c) => c.notNull())
+        .addColumn("timezone", "text", (c) => c.notNull())
+        .addColumn("next_run_at", ts, (c) => c.notNull())
+        .addColumn("last_run_at", ts)
+        .addColumn("last_outcome", "text")
+        .addColumn("last_error", "text")
+        .addColumn("failing", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("snapshot", "text")
+        .addColumn("created_at", ts, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("schedules_next_run").on("schedules").column("next_run_at").execute();
+      await db.schema
+        .createIndex("schedules_team_channel")
+        .on("schedules")
+        .columns(["team_id", "channel_id"])
+        .execute();
+
+      await db.schema
+        .createTable("audit_log")
+        .addColumn("id", engine === "postgres" ? "bigserial" : "integer", (c) =>
+          engine === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn("at", ts, (c) => c.notNull())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("user_id", "text", (c) => c.notNull())
+        .addColumn("action", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("outcome", "text", (c) => c.notNull())
+        .addColumn("details", "text")
+        .execute();
+      await db.schema.createIndex("audit_log_team_at").on("audit_log").columns(["team_id", "at"]).execute();
+    },
+  },
+];
+
+export interface MigrateResult {
+  applied: number[];
+}
+
+async function ensureVersionTable(
+  db: Kysely<Database> | Transaction<Database>,
+  engine: Engine,
+): Promise<void> {
+  await db.schema
+    .createTable("edgeops_migrations")
+    .ifNotExists()
+    .addColumn("version", "integer", (c) => c.primaryKey())
+    .addColumn("name", "text", (c) => c.notNull())
+    .addColumn("applied_at", engine === "postgres" ? "bigint" : "integer", (c) => c.notNull())
+    .execute();
+}
+
+async function pending(db: Kysely<Database> | Transaction<Database>): Promise<Migration[]> {
+  const rows = await db.selectFrom("edgeops_migrations").select("version").execute();
+  const done = new Set(rows.map((r) => Number(r.version)));
+  const known = new Set(MIGRATIONS.map((m) => m.version));
+  const unknown = [...done].filter((v) => !known.has(v));
+  if (unknown.length > 0) {
+    throw new StoreError(
+      "migration",
+      `The database has migration version ${Math.max(...unknown)}, newer than this edgeops knows (${Math.max(...known)}); run a newer edgeops`,
+    );
+  }
+  return MIGRATIONS.filter((m) => !done.has(m.version)).sort((a, b) => a.version - b.version);
+}
+
+/**
+ * Bring the schema up to date. PostgreSQL: on one connection holding `pg_advisory_lock` for the schema,
+ * so two replicas starting at once take turns (the second finds nothing to do); each migration runs in
+ * its own transaction with its version row. SQLite: everything in one `BEGIN IMMEDIATE` transaction,
+ * which takes the file's write lock (other processes wait on busy_timeout).
+ */
+export async function migrate(
+  db: Kysely<Database>,
+  engine: Engine,
+  options: { pgSchema: string; logger: Logger; now: () => number },
+): Promise<MigrateResult> {
+  const applied: number[] = [];
+  const { logger, now } = options;
+  try {
+    if (engine === "postgres") {
+      const lockName = `edgeops:migrate:${options.pgSchema}`;
+      await db.connection().execute(async (conn) => {
+        await sql`select pg_advisory_lock(hashtext(${lockName}))`.execute(conn);
+        try {
+          await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(conn);
+          await ensureVersionTable(conn, engine);
+          for (const m of await pending(conn)) {
+            await conn.transaction().execute(async (trx) => {
+              await m.up(trx, engine);
+              await trx
+                .insertInto("edgeops_migrations")
+                .values({ version: m.version, name: m.name, applied_at: now() })
+                .execute();
+            });
+            applied.push(m.version);
+          }
+        } finally {
+          await sql`select pg_advisory_unlock(hashtext(${lockName}))`.execute(conn);
+        }
+      });
+    } else {
+      await db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          await ensureVersionTable(conn, engine);
+          for (const m of await pending(conn)) {
+            await m.up(conn, engine);
+            await conn
+              .insertInto("edgeops_migrations")
+              .values({ version: m.version, name: m.name, applied_at: now() })
+              .execute();
+            applied.push(m.version);
+          }
+          await sql`commit`.execute(conn);
+        } catch (e) {
+          await sql`rollback`.execute(conn).catch(() => {});
+          throw e;
+        }
+      });
+    }
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    throw new StoreError("migration", `Database migration failed: ${(e as Error).message}`, { cause: e });
+  }
+  if (applied.length > 0) logger.info({ applied }, "database migrated");
+  return { applied };
+}

@@ -1,0 +1,216 @@
+import type { RepoContext } from "./context.js";
+import { guard, StoreError } from "./errors.js";
+
+export type ApprovalsMode = "required" | "off";
+export type Approvers = { kind: "admins" } | { kind: "list"; users: string[]; usergroups: string[] };
+
+export interface PolicyValues {
+  approvals: ApprovalsMode;
+  approvers: Approvers;
+  expiryMinutes: number;
+}
+
+/** Fields to change: a value sets it, null clears it (inherit again), absent leaves it alone. */
+export interface PolicyPatch {
+  approvals?: ApprovalsMode | null;
+  approvers?: Approvers | null;
+  expiryMinutes?: number | null;
+  updatedBy?: string;
+}
+
+/** What one row holds: null means "inherit". */
+export interface PolicyRow {
+  teamId: string;
+  /** undefined for the workspace row. */
+  channelId: string | undefined;
+  approvals: ApprovalsMode | null;
+  approvers: Approvers | null;
+  expiryMinutes: number | null;
+  updatedBy: string | null;
+  updatedAt: number;
+}
+
+export type PolicySource = "channel" | "workspace" | "default";
+
+export interface EffectivePolicy extends PolicyValues {
+  source: { approvals: PolicySource; approvers: PolicySource; expiryMinutes: PolicySource };
+}
+
+export const DEFAULT_POLICY: Readonly<PolicyValues> = Object.freeze({
+  approvals: "required",
+  approvers: Object.freeze({ kind: "admins" }) as Approvers,
+  expiryMinutes: 30,
+});
+
+export const MAX_EXPIRY_MINUTES = 7 * 24 * 60;
+
+export interface PoliciesRepo {
+  /** Channel override over workspace over defaults, saying where each value came from. */
+  getEffective(teamId: string, channelId?: string): Promise<EffectivePolicy>;
+  getWorkspace(teamId: string): Promise<PolicyRow | undefined>;
+  getChannel(teamId: string, channelId: string): Promise<PolicyRow | undefined>;
+  listChannels(teamId: string): Promise<PolicyRow[]>;
+  setWorkspace(teamId: string, patch: PolicyPatch): Promise<PolicyRow>;
+  setChannel(teamId: string, channelId: string, patch: PolicyPatch): Promise<PolicyRow>;
+  /** Remove a channel's overrides; true when there were some. */
+  clearChannel(teamId: string, channelId: string): Promise<boolean>;
+}
+
+const WORKSPACE = "";
+const SLACK_ID = /^[A-Z0-9][A-Z0-9_-]{1,40}$/i;
+
+function validate(patch: PolicyPatch): void {
+  const bad = (message: string) => new StoreError("invalid", message, { userMessage: message });
+  if (patch.approvals != null && patch.approvals !== "required" && patch.approvals !== "off") {
+    throw bad(`Approvals must be "required" or "off"`);
+  }
+  if (patch.expiryMinutes != null) {
+    const m = patch.expiryMinutes;
+    if (!Number.isInteger(m) || m < 1 || m > MAX_EXPIRY_MINUTES) {
+      throw bad(`Expiry must be a whole number of minutes from 1 to ${MAX_EXPIRY_MINUTES}`);
+    }
+  }
+  const a = patch.approvers;
+  if (a != null) {
+    if (a.kind === "list") {
+      if (
+        !Array.isArray(a.users) ||
+        !Array.isArray(a.usergroups) ||
+        a.users.length + a.usergroups.length === 0
+      ) {
+        throw bad("An approver list needs at least one user or user group");
+      }
+      for (const id of [...a.users, ...a.usergroups]) {
+        if (typeof id !== "string" || !SLACK_ID.test(id))
+          throw bad(`"${String(id)}" is not a Slack user or group id`);
+      }
+    } else if (a.kind !== "admins") {
+      throw bad(`Approvers must be "admins" or a list`);
+    }
+  }
+}
+
+function normalizeApprovers(a: Approvers): Approvers {
+  return a.kind === "admins"
+    ? { kind: "admins" }
+    : { kind: "list", users: [...new Set(a.users)], usergroups: [...new Set(a.usergroups)] };
+}
+
+export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
+  const { db, now } = ctx;
+
+  type Row = {
+    team_id: string;
+    channel_id: string;
+    approvals: string | null;
+    approvers: string | null;
+    expiry_minutes: number | null;
+    updated_by: string | null;
+    updated_at: number;
+  };
+  const toRow = (r: Row): PolicyRow => ({
+    teamId: r.team_id,
+    channelId: r.channel_id === WORKSPACE ? undefined : r.channel_id,
+    approvals: r.approvals as ApprovalsMode | null,
+    approvers: r.approvers === null ? null : (JSON.parse(r.approvers) as Approvers),
+    expiryMinutes: r.expiry_minutes === null ? null : Number(r.expiry_minutes),
+    updatedBy: r.updated_by,
+    updatedAt: Number(r.updated_at),
+  });
+
+  async function getRow(teamId: string, channelId: string): Promise<PolicyRow | undefined> {
+    const r = await db
+      .selectFrom("policies")
+      .selectAll()
+      .where("team_id", "=", teamId)
+      .where("channel_id", "=", channelId)
+      .executeTakeFirst();
+    return r ? toRow(r) : undefined;
+  }
+
+  /** One upsert statement that changes only the fields in the patch. */
+  async function upsert(teamId: string, channelId: string, patch: PolicyPatch): Promise<PolicyRow> {
+    validate(patch);
+    const at = now();
+    const set: Partial<Row> = { updated_at: at, updated_by: patch.updatedBy ?? null };
+    if (patch.approvals !== undefined) set.approvals = patch.approvals;
+    if (patch.approvers !== undefined) {
+      set.approvers = patch.approvers === null ? null : JSON.stringify(normalizeApprovers(patch.approvers));
+    }
+    if (patch.expiryMinutes !== undefined) set.expiry_minutes = patch.expiryMinutes;
+    const row = await db
+      .insertInto("policies")
+      .values({
+        team_id: teamId,
+        channel_id: channelId,
+        approvals: set.approvals ?? null,
+        approvers: set.approvers ?? null,
+        expiry_minutes: set.expiry_minutes ?? null,
+        updated_by: set.updated_by ?? null,
+        updated_at: at,
+      })
+      .onConflict((oc) => oc.columns(["team_id", "channel_id"]).doUpdateSet(set))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRow(row);
+  }
+
+  return guard("policies", {
+    async getEffective(teamId: string, channelId?: string): Promise<EffectivePolicy> {
+      const rows = await db
+        .selectFrom("policies")
+        .selectAll()
+        .where("team_id", "=", teamId)
+        .where("channel_id", "in", channelId ? [WORKSPACE, channelId] : [WORKSPACE])
+        .execute();
+      const ws = rows.find((r) => r.channel_id === WORKSPACE);
+      const ch = channelId ? rows.find((r) => r.channel_id === channelId) : undefined;
+      const layers: [PolicySource, PolicyRow | undefined][] = [
+        ["channel", ch ? toRow(ch) : undefined],
+        ["workspace", ws ? toRow(ws) : undefined],
+      ];
+      function pick<K extends keyof PolicyValues>(k: K): [PolicyValues[K], PolicySource] {
+        for (const [source, row] of layers) {
+          const v = row?.[k];
+          if (v !== null && v !== undefined) return [v as PolicyValues[K], source];
+        }
+        return [DEFAULT_POLICY[k], "default"];
+      }
+      const [approvals, s1] = pick("approvals");
+      const [approvers, s2] = pick("approvers");
+      const [expiryMinutes, s3] = pick("expiryMinutes");
+      return {
+        approvals,
+        approvers: normalizeApprovers(approvers),
+        expiryMinutes,
+        source: { approvals: s1, approvers: s2, expiryMinutes: s3 },
+      };
+    },
+    getWorkspace: (teamId: string) => getRow(teamId, WORKSPACE),
+    getChannel: (teamId: string, channelId: string) => getRow(teamId, channelId),
+    async listChannels(teamId: string): Promise<PolicyRow[]> {
+      const rows = await db
+        .selectFrom("policies")
+        .selectAll()
+        .where("team_id", "=", teamId)
+        .where("channel_id", "<>", WORKSPACE)
+        .orderBy("channel_id")
+        .execute();
+      return rows.map(toRow);
+    },
+    setWorkspace: (teamId: string, patch: PolicyPatch) => upsert(teamId, WORKSPACE, patch),
+    setChannel(teamId: string, channelId: string, patch: PolicyPatch) {
+      if (!channelId) throw new StoreError("invalid", "setChannel needs a channel id");
+      return upsert(teamId, channelId, patch);
+    },
+    async clearChannel(teamId: string, channelId: string): Promise<boolean> {
+      if (!channelId) return false;
+      const r = await db
+        .deleteFrom("policies")
+        .where("team_id", "=", teamId)
+        .where("channel_id", "=", channelId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  });
+}

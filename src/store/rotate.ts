@@ -1,0 +1,75 @@
+import { StoreError } from "./errors.js";
+import type { Store } from "./index.js";
+import { storeInternals } from "./index.js";
+
+export interface RotateResult {
+  /** Secrets now sealed under the newest master key that were not before. */
+  reEncrypted: number;
+  /** Secrets already under the newest master key. */
+  alreadyCurrent: number;
+  /** Workspaces whose secrets could not be decrypted with any configured key (left untouched). */
+  failed: { table: "api_keys" | "installations"; teamId: string; message: string }[];
+}
+
+/**
+ * Re-encrypt every stored secret that is not under the newest master key. Each row is replaced with a
+ * compare-and-set on its old ciphertext, so a key set by the running bot meanwhile is never overwritten
+ * and the bot keeps working throughout (every configured key still decrypts).
+ */
+export async function rotateAll(store: Store): Promise<RotateResult> {
+  const { db, vault, now, logger } = storeInternals(store).context;
+  const result: RotateResult = { reEncrypted: 0, alreadyCurrent: 0, failed: [] };
+
+  const keys = await db.selectFrom("api_keys").select(["team_id", "ciphertext"]).execute();
+  for (const row of keys) {
+    if (vault.isCurrent(row.ciphertext)) {
+      result.alreadyCurrent++;
+      continue;
+    }
+    try {
+      const sealed = vault.seal(
+        row.team_id,
+        "edge_api_key",
+        vault.open(row.team_id, "edge_api_key", row.ciphertext),
+      );
+      const r = await db
+        .updateTable("api_keys")
+        .set({ ciphertext: sealed, rotated_at: now() })
+        .where("team_id", "=", row.team_id)
+        .where("ciphertext", "=", row.ciphertext)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
+    } catch (e) {
+      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
+      result.failed.push({ table: "api_keys", teamId: row.team_id, message: e.message });
+      logger.error({ teamId: row.team_id, err: { message: e.message } }, "cannot re-encrypt Edge API key");
+    }
+  }
+
+  const installs = await db.selectFrom("installations").select(["id", "ciphertext"]).execute();
+  for (const row of installs) {
+    if (vault.isCurrent(row.ciphertext)) {
+      result.alreadyCurrent++;
+      continue;
+    }
+    try {
+      const sealed = vault.seal(row.id, "installation", vault.open(row.id, "installation", row.ciphertext));
+      const r = await db
+        .updateTable("installations")
+        .set({ ciphertext: sealed })
+        .where("id", "=", row.id)
+        .where("ciphertext", "=", row.ciphertext)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
+    } catch (e) {
+      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
+      result.failed.push({ table: "installations", teamId: row.id, message: e.message });
+      logger.error({ teamId: row.id, err: { message: e.message } }, "cannot re-encrypt Slack installation");
+    }
+  }
+  logger.info(
+    { reEncrypted: result.reEncrypted, alreadyCurrent: result.alreadyCurrent, failed: result.failed.length },
+    "master key rotation finished",
+  );
+  return result;
+}

@@ -1,0 +1,188 @@
+import { newId } from "./approvals.js";
+import type { RepoContext } from "./context.js";
+import type { SchedulesTable } from "./db.js";
+import { guard, StoreError } from "./errors.js";
+
+export type ScheduleKind = "dns";
+
+export interface Schedule {
+  id: string;
+  teamId: string;
+  channelId: string;
+  createdBy: string;
+  kind: ScheduleKind;
+  /** The zone id the schedule is about. */
+  target: string;
+  /** The cron / "when" text as the user gave it. */
+  spec: string;
+  timezone: string;
+  nextRunAt: number;
+  lastRunAt: number | null;
+  lastOutcome: string | null;
+  lastError: string | null;
+  failing: boolean;
+  /** The previous run's summary (e.g. its records), for diffs. */
+  snapshot: unknown;
+  createdAt: number;
+}
+
+export interface NewSchedule {
+  id?: string;
+  teamId: string;
+  channelId: string;
+  createdBy: string;
+  kind: ScheduleKind;
+  target: string;
+  spec: string;
+  timezone: string;
+  nextRunAt: number;
+}
+
+export interface ScheduleRun {
+  at: number;
+  outcome: string;
+  error?: string | null;
+  /** Replaces the stored snapshot when given. */
+  snapshot?: unknown;
+}
+
+export interface SchedulesRepo {
+  create(schedule: NewSchedule): Promise<Schedule>;
+  list(teamId: string, channelId?: string): Promise<Schedule[]>;
+  get(id: string): Promise<Schedule | undefined>;
+  /** Only within the team; true when removed. */
+  remove(teamId: string, id: string): Promise<boolean>;
+  /** next_run_at <= now, soonest first. */
+  listDue(now: number, limit: number): Promise<Schedule[]>;
+  /**
+   * Compare-and-set on next_run_at: `UPDATE ... SET next_run_at = new WHERE id = ? AND next_run_at = expected`.
+   * True for the single claimer of this occurrence.
+   */
+  claim(id: string, expectedNextRunAt: number, newNextRunAt: number): Promise<boolean>;
+  recordRun(id: string, run: ScheduleRun): Promise<boolean>;
+  markFailing(id: string, reason: string): Promise<boolean>;
+  clearFailing(id: string): Promise<boolean>;
+}
+
+function toSchedule(r: SchedulesTable): Schedule {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    channelId: r.channel_id,
+    createdBy: r.created_by,
+    kind: r.kind as ScheduleKind,
+    target: r.target,
+    spec: r.spec,
+    timezone: r.timezone,
+    nextRunAt: Number(r.next_run_at),
+    lastRunAt: r.last_run_at === null ? null : Number(r.last_run_at),
+    lastOutcome: r.last_outcome,
+    lastError: r.last_error,
+    failing: Number(r.failing) === 1,
+    snapshot: r.snapshot === null ? null : JSON.parse(r.snapshot),
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
+  const { db, now } = ctx;
+  const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
+
+  return guard("schedules", {
+    async create(s: NewSchedule): Promise<Schedule> {
+      if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
+      if (!Number.isSafeInteger(s.nextRunAt))
+        throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
+      const row: SchedulesTable = {
+        id: s.id ?? newId(),
+        team_id: s.teamId,
+        channel_id: s.channelId,
+        created_by: s.createdBy,
+        kind: s.kind,
+        target: s.target,
+        spec: s.spec,
+        timezone: s.timezone,
+        next_run_at: s.nextRunAt,
+        last_run_at: null,
+        last_outcome: null,
+        last_error: null,
+        failing: 0,
+        snapshot: null,
+        created_at: now(),
+      };
+      await db.insertInto("schedules").values(row).execute();
+      return toSchedule(row);
+    },
+
+    async list(teamId: string, channelId?: string): Promise<Schedule[]> {
+      let q = db.selectFrom("schedules").selectAll().where("team_id", "=", teamId);
+      if (channelId !== undefined) q = q.where("channel_id", "=", channelId);
+      const rows = await q.orderBy("created_at").orderBy("id").execute();
+      return rows.map(toSchedule);
+    },
+
+    async get(id: string): Promise<Schedule | undefined> {
+      const r = await db.selectFrom("schedules").selectAll().where("id", "=", id).executeTakeFirst();
+      return r ? toSchedule(r) : undefined;
+    },
+
+    async remove(teamId: string, id: string): Promise<boolean> {
+      const r = await db
+        .deleteFrom("schedules")
+        .where("id", "=", id)
+        .where("team_id", "=", teamId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows) === 1;
+    },
+
+    async listDue(at: number, limit: number): Promise<Schedule[]> {
+      const rows = await db
+        .selectFrom("schedules")
+        .selectAll()
+        .where("next_run_at", "<=", at)
+        .orderBy("next_run_at")
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map(toSchedule);
+    },
+
+    async claim(id: string, expectedNextRunAt: number, newNextRunAt: number): Promise<boolean> {
+      const r = await db
+        .updateTable("schedules")
+        .set({ next_run_at: newNextRunAt })
+        .where("id", "=", id)
+        .where("next_run_at", "=", expectedNextRunAt)
+        .executeTakeFirst();
+      return updated(r);
+    },
+
+    async recordRun(id: string, run: ScheduleRun): Promise<boolean> {
+      const r = await db
+        .updateTable("schedules")
+        .set({
+          last_run_at: run.at,
+          last_outcome: run.outcome,
+          last_error: run.error ?? null,
+          ...(run.snapshot !== undefined ? { snapshot: JSON.stringify(run.snapshot) } : {}),
+        })
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return updated(r);
+    },
+
+    async markFailing(id: string, reason: string): Promise<boolean> {
+      const r = await db
+        .updateTable("schedules")
+        .set({ failing: 1, last_error: reason })
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return updated(r);
+    },
+
+    async clearFailing(id: string): Promise<boolean> {
+      const r = await db.updateTable("schedules").set({ failing: 0 }).where("id", "=", id).executeTakeFirst();
+      return updated(r);
+    },
+  });
+}

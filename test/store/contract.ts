@@ -1,0 +1,706 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Installation } from "@slack/bolt";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type ApprovalRequest,
+  type Engine,
+  openStore,
+  type Store,
+  StoreError,
+  storeInternals,
+} from "../../src/store/index.js";
+import { rotateAll } from "../../src/store/rotate.js";
+import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
+
+/** One empty database for one test. */
+export interface Location {
+  env: Record<string, string>;
+  pgSchema?: string;
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+export interface EngineHarness {
+  engine: Engine;
+  fresh(): Promise<Location>;
+}
+
+const PLAIN_KEY = "edge-7f3c9a1e-PLAINTEXT-SECRET-c0ffee42beef";
+const PLAIN_KEY_2 = "edge-0b9d2e77-OTHER-SECRET-deadbeef9001";
+const BOT_TOKEN = "xoxb-1111-2222-PLAINTEXTBOTTOKEN";
+const USER_TOKEN = "xoxp-3333-4444-PLAINTEXTUSERTOKEN";
+
+function installation(teamId: string, botToken = BOT_TOKEN): Installation<"v2", false> {
+  return {
+    team: { id: teamId, name: "Acme" },
+    enterprise: undefined,
+    user: { token: USER_TOKEN, scopes: ["chat:write"], id: "U0INSTALLER" },
+    bot: { token: botToken, scopes: ["commands", "chat:write"], id: "B0BOT", userId: "U0BOT" },
+    appId: "A0APP",
+    tokenType: "bot",
+    isEnterpriseInstall: false,
+    authVersion: "v2",
+  };
+}
+
+/** Every byte of every file in the data dir (SQLite file, WAL, SHM). */
+async function dataDirBytes(dir: string): Promise<Buffer> {
+  const names = await readdir(dir);
+  return Buffer.concat(await Promise.all(names.map((n) => readFile(join(dir, n)))));
+}
+
+/** Every row of every table, as text. */
+async function allRowsText(store: Store): Promise<string> {
+  const { db } = storeInternals(store).context;
+  const tables = [
+    "api_keys",
+    "installations",
+    "policies",
+    "approval_requests",
+    "schedules",
+    "audit_log",
+  ] as const;
+  const parts: string[] = [];
+  for (const t of tables) parts.push(JSON.stringify(await db.selectFrom(t).selectAll().execute()));
+  return parts.join("\n");
+}
+
+export function storeContract(h: EngineHarness): void {
+  describe(`store contract (${h.engine})`, () => {
+    let loc: Location;
+    let opened: Store[] = [];
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+
+    async function open(env: Record<string, string> = {}, logger = captureLogger().logger): Promise<Store> {
+      const store = await openStore({
+        config: configFor({ ...loc.env, ...env }),
+        logger,
+        now,
+        ...(loc.pgSchema ? { pgSchema: loc.pgSchema } : {}),
+      });
+      opened.push(store);
+      return store;
+    }
+
+    beforeEach(async () => {
+      clock = 1_700_000_000_000;
+      loc = await h.fresh();
+      loc.env.ENCRYPTION_KEY = masterKeyB64();
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.map((s) => s.close()));
+      opened = [];
+      await loc.cleanup();
+    });
+
+    describe("migrations", () => {
+      it("run once, are idempotent, and two stores starting at once do not both migrate", async () => {
+        const stores = await Promise.all([open(), open(), open()]);
+        expect(stores.map((s) => s.engine)).toEqual([h.engine, h.engine, h.engine]);
+        const again = await open();
+        const { db } = storeInternals(again).context;
+        const rows = await db.selectFrom("edgeops_migrations").select("version").execute();
+        expect(rows.map((r) => Number(r.version))).toEqual([1]);
+        await again.ping();
+      });
+    });
+
+    describe("Edge API keys", () => {
+      it("set, get (decrypted), info (no decrypt), replace, remove", async () => {
+        const store = await open();
+        expect(await store.keys.get("T1")).toBeUndefined();
+        const info = await store.keys.set("T1", PLAIN_KEY, "U1");
+        expect(info.fingerprint).toBe("…beef");
+        clock += 1000;
+        expect(await store.keys.get("T1")).toMatchObject({
+          apiKey: PLAIN_KEY,
+          fingerprint: "…beef",
+          setBy: "U1",
+          setAt: 1_700_000_000_000,
+          rotatedAt: null,
+        });
+        expect(await store.keys.info("T1")).toEqual({
+          fingerprint: "…beef",
+          setBy: "U1",
+          setAt: 1_700_000_000_000,
+          rotatedAt: null,
+          masterKeyId: store.vault.currentKeyId,
+        });
+        await store.keys.set("T1", PLAIN_KEY_2, "U2");
+        expect(await store.keys.get("T1")).toMatchObject({ apiKey: PLAIN_KEY_2, setBy: "U2", setAt: clock });
+        expect(await store.keys.remove("T1")).toBe(true);
+        expect(await store.keys.remove("T1")).toBe(false);
+        expect(await store.keys.info("T1")).toBeUndefined();
+      });
+
+      it("encrypts with a fresh nonce each time (same key, two workspaces, different ciphertexts)", async () => {
+        const store = await open();
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        await store.keys.set("T2", PLAIN_KEY, "U1");
+        const { db } = storeInternals(store).context;
+        const rows = await db
+          .selectFrom("api_keys")
+          .select(["team_id", "ciphertext"])
+          .orderBy("team_id")
+          .execute();
+        expect(rows).toHaveLength(2);
+        expect(rows[0]!.ciphertext).not.toBe(rows[1]!.ciphertext);
+        expect(rows[0]!.ciphertext).toMatch(
+          /^v1:[A-Za-z0-9_.-]+:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]+:[A-Za-z0-9_-]{22}$/,
+        );
+      });
+
+      it("a ciphertext copied into another workspace's row fails to decrypt, naming that workspace", async () => {
+        const cap = captureLogger();
+        const store = await open({}, cap.logger);
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        await store.keys.set("T2", PLAIN_KEY_2, "U2");
+        const { db } = storeInternals(store).context;
+        const t1 = await db
+          .selectFrom("api_keys")
+          .select("ciphertext")
+          .where("team_id", "=", "T1")
+          .executeTakeFirstOrThrow();
+        await db
+          .updateTable("api_keys")
+          .set({ ciphertext: t1.ciphertext })
+          .where("team_id", "=", "T2")
+          .execute();
+
+        const err = await store.keys.get("T2").then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(StoreError);
+        const se = err as StoreError;
+        expect(se.kind).toBe("decrypt_failed");
+        expect(se.teamId).toBe("T2");
+        expect(se.message).toContain("T2");
+        expect(se.message).not.toContain(PLAIN_KEY);
+        expect(se.userMessage).not.toContain(PLAIN_KEY);
+        // The row it came from still works and the store stays up.
+        expect((await store.keys.get("T1"))?.apiKey).toBe(PLAIN_KEY);
+        await store.ping();
+        // An installation ciphertext is bound to its purpose too.
+        await store.installations.storeInstallation(installation("T1"));
+        const inst = await db.selectFrom("installations").select("ciphertext").executeTakeFirstOrThrow();
+        await db
+          .updateTable("api_keys")
+          .set({ ciphertext: inst.ciphertext })
+          .where("team_id", "=", "T1")
+          .execute();
+        await expect(store.keys.get("T1")).rejects.toMatchObject({ kind: "decrypt_failed", teamId: "T1" });
+      });
+
+      it("a corrupted ciphertext gives a clear decrypt error naming the workspace", async () => {
+        const store = await open();
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        const { db } = storeInternals(store).context;
+        const row = await db.selectFrom("api_keys").select("ciphertext").executeTakeFirstOrThrow();
+        const parts = row.ciphertext.split(":");
+        const ct = parts[3]!;
+        parts[3] = (ct[0] === "A" ? "B" : "A") + ct.slice(1);
+        await db
+          .updateTable("api_keys")
+          .set({ ciphertext: parts.join(":") })
+          .execute();
+        await expect(store.keys.get("T1")).rejects.toMatchObject({
+          kind: "decrypt_failed",
+          teamId: "T1",
+          message: expect.stringContaining("workspace T1"),
+        });
+        await db.updateTable("api_keys").set({ ciphertext: "garbage" }).execute();
+        await expect(store.keys.get("T1")).rejects.toMatchObject({ kind: "decrypt_failed", teamId: "T1" });
+        // info() does not decrypt, so it still answers.
+        expect((await store.keys.info("T1"))?.fingerprint).toBe("…beef");
+      });
+
+      it("a master key that does not match gives a clear error naming the workspace, and the store stays up", async () => {
+        const first = await open();
+        await first.keys.set("T1", PLAIN_KEY, "U1");
+        await first.close();
+        const other = await open({ ENCRYPTION_KEY: masterKeyB64() });
+        const err = (await other.keys.get("T1").catch((e: unknown) => e)) as StoreError;
+        expect(err).toBeInstanceOf(StoreError);
+        expect(err.kind).toBe("decrypt_failed");
+        expect(err.message).toMatch(/workspace T1/);
+        expect(err.message).toMatch(/not configured/);
+        expect(err.message).not.toContain(loc.env.ENCRYPTION_KEY!);
+        await other.ping();
+        await other.keys.set("T2", PLAIN_KEY_2, "U1");
+        expect((await other.keys.get("T2"))?.apiKey).toBe(PLAIN_KEY_2);
+      });
+
+      it("never writes a plaintext key or token to the database or the log", async () => {
+        const cap = captureLogger("trace");
+        const store = await open({}, cap.logger);
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        await store.keys.set("T2", PLAIN_KEY_2, "U1");
+        await store.installations.storeInstallation(installation("T1"));
+        await store.keys.get("T1");
+        await store.installations.fetchInstallation({
+          teamId: "T1",
+          enterpriseId: undefined,
+          isEnterpriseInstall: false,
+        });
+        await store.audit.append({
+          teamId: "T1",
+          userId: "U1",
+          action: "key.set",
+          target: "workspace",
+          outcome: "ok",
+          details: { apiKey: PLAIN_KEY, fingerprint: "…beef" },
+        });
+        // Errors on the way must not leak either.
+        const { db } = storeInternals(store).context;
+        await db
+          .updateTable("api_keys")
+          .set({ ciphertext: "v1:zz:AAAA:BBBB:CCCC" })
+          .where("team_id", "=", "T2")
+          .execute();
+        const e = (await store.keys.get("T2").catch((x: unknown) => x)) as StoreError;
+        cap.logger.error({ err: e }, "decrypt failed");
+        await rotateAll(store);
+
+        const rows = await allRowsText(store);
+        for (const secret of [PLAIN_KEY, PLAIN_KEY_2, BOT_TOKEN, USER_TOKEN, loc.env.ENCRYPTION_KEY!]) {
+          expect(rows).not.toContain(secret);
+          expect(cap.text()).not.toContain(secret);
+          expect(JSON.stringify({ m: e.message, u: e.userMessage })).not.toContain(secret);
+        }
+        if (h.engine === "sqlite") {
+          await store.close();
+          const bytes = await dataDirBytes(loc.dataDir);
+          expect(bytes.length).toBeGreaterThan(4096);
+          for (const secret of [PLAIN_KEY, PLAIN_KEY_2, BOT_TOKEN, USER_TOKEN]) {
+            expect(bytes.includes(Buffer.from(secret))).toBe(false);
+          }
+          // ...while a non-secret written at the same time is there (the search can find things).
+          expect(bytes.includes(Buffer.from("key.set"))).toBe(true);
+        }
+      });
+    });
+
+    describe("master key rotation", () => {
+      it("re-encrypts every secret under the newest key while the bot keeps working", async () => {
+        const oldKey = loc.env.ENCRYPTION_KEY!;
+        const newKey = masterKeyB64();
+        const before = await open();
+        await before.keys.set("T1", PLAIN_KEY, "U1");
+        await before.keys.set("T2", PLAIN_KEY_2, "U2");
+        await before.installations.storeInstallation(installation("T1"));
+        const oldId = before.vault.currentKeyId;
+
+        const both = { ENCRYPTION_KEY: "", ENCRYPTION_KEYS: `new:${newKey},old:${oldKey}` };
+        const bot = await open(both); // the running bot, already configured with both keys
+        const rotator = await open(both);
+        clock += 60_000;
+        const rotating = rotateAll(rotator);
+        // The bot reads and writes during rotation.
+        const during = await Promise.all([
+          bot.keys.get("T1"),
+          bot.keys.get("T2"),
+          bot.keys.set("T3", PLAIN_KEY, "U3"),
+        ]);
+        expect(during[0]?.apiKey).toBe(PLAIN_KEY);
+        expect(during[1]?.apiKey).toBe(PLAIN_KEY_2);
+        const result = await rotating;
+        expect(result.failed).toEqual([]);
+        // T1, T2 and the installation were under the old key; T3 may have been sealed under the new one already.
+        expect(result.reEncrypted).toBe(3);
+        expect(await rotateAll(rotator)).toMatchObject({ reEncrypted: 0, alreadyCurrent: 4 });
+
+        const info = await bot.keys.info("T1");
+        expect(info?.masterKeyId).toBe("new");
+        expect(info?.rotatedAt).toBe(clock);
+        expect(info?.setAt).toBe(1_700_000_000_000);
+        expect(oldId).not.toBe("new");
+
+        // After rotation the old key can be dropped.
+        const onlyNew = await open({ ENCRYPTION_KEY: "", ENCRYPTION_KEYS: `new:${newKey}` });
+        expect((await onlyNew.keys.get("T1"))?.apiKey).toBe(PLAIN_KEY);
+        expect((await onlyNew.keys.get("T2"))?.apiKey).toBe(PLAIN_KEY_2);
+        expect((await onlyNew.keys.get("T3"))?.apiKey).toBe(PLAIN_KEY);
+        const inst = await onlyNew.installations.fetchInstallation({
+          teamId: "T1",
+          enterpriseId: undefined,
+          isEnterpriseInstall: false,
+        });
+        expect(inst.bot?.token).toBe(BOT_TOKEN);
+        // ...and the old key alone no longer reads them.
+        const oldOnly = await open({ ENCRYPTION_KEY: oldKey });
+        await expect(oldOnly.keys.get("T1")).rejects.toMatchObject({ kind: "decrypt_failed" });
+      });
+
+      it("reports secrets it cannot decrypt and leaves them alone", async () => {
+        const store = await open();
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        await store.keys.set("T2", PLAIN_KEY_2, "U1");
+        const { db } = storeInternals(store).context;
+        const t1 = await db
+          .selectFrom("api_keys")
+          .select("ciphertext")
+          .where("team_id", "=", "T1")
+          .executeTakeFirstOrThrow();
+        await db
+          .updateTable("api_keys")
+          .set({ ciphertext: t1.ciphertext })
+          .where("team_id", "=", "T2")
+          .execute();
+        const rotated = await open({
+          ENCRYPTION_KEY: "",
+          ENCRYPTION_KEYS: `b:${masterKeyB64()},a:${loc.env.ENCRYPTION_KEY}`,
+        });
+        const r = await rotateAll(rotated);
+        expect(r.reEncrypted).toBe(1);
+        expect(r.failed).toEqual([
+          { table: "api_keys", teamId: "T2", message: expect.stringContaining("T2") },
+        ]);
+        expect((await rotated.keys.get("T1"))?.apiKey).toBe(PLAIN_KEY);
+      });
+    });
+
+    describe("Slack installations (Bolt InstallationStore)", () => {
+      it("stores encrypted, fetches decrypted, deletes; keyed by team or enterprise", async () => {
+        const store = await open();
+        const q = { teamId: "T1", enterpriseId: undefined, isEnterpriseInstall: false } as const;
+        await expect(store.installations.fetchInstallation(q)).rejects.toBeInstanceOf(StoreError);
+        await store.installations.storeInstallation(installation("T1"));
+        expect(await store.installations.fetchInstallation(q)).toEqual(installation("T1"));
+        await store.installations.storeInstallation(installation("T1", "xoxb-NEW-TOKEN-123456"));
+        expect((await store.installations.fetchInstallation(q)).bot?.token).toBe("xoxb-NEW-TOKEN-123456");
+        expect((await store.installations.findByTeam("T1"))?.team?.id).toBe("T1");
+        expect(await store.installations.findByTeam("T9")).toBeUndefined();
+
+        const org: Installation<"v2", true> = {
+          team: undefined,
+          enterprise: { id: "E1", name: "Org" },
+          user: { token: undefined, scopes: undefined, id: "U1" },
+          bot: { token: BOT_TOKEN, scopes: ["commands"], id: "B1", userId: "U0BOT" },
+          isEnterpriseInstall: true,
+          authVersion: "v2",
+        };
+        await store.installations.storeInstallation(org);
+        const orgQ = { teamId: undefined, enterpriseId: "E1", isEnterpriseInstall: true } as const;
+        expect((await store.installations.fetchInstallation(orgQ)).enterprise?.id).toBe("E1");
+        expect(await store.installations.count()).toBe(2);
+
+        await store.installations.deleteInstallation(q);
+        await expect(store.installations.fetchInstallation(q)).rejects.toMatchObject({ kind: "invalid" });
+        expect(await store.installations.count()).toBe(1);
+      });
+
+      it("an installation copied to another team's row does not decrypt", async () => {
+        const store = await open();
+        await store.installations.storeInstallation(installation("T1"));
+        await store.installations.storeInstallation(installation("T2"));
+        const { db } = storeInternals(store).context;
+        const t1 = await db
+          .selectFrom("installations")
+          .select("ciphertext")
+          .where("id", "=", "T:T1")
+          .executeTakeFirstOrThrow();
+        await db
+          .updateTable("installations")
+          .set({ ciphertext: t1.ciphertext })
+          .where("id", "=", "T:T2")
+          .execute();
+        await expect(
+          store.installations.fetchInstallation({
+            teamId: "T2",
+            enterpriseId: undefined,
+            isEnterpriseInstall: false,
+          }),
+        ).rejects.toMatchObject({ kind: "decrypt_failed", message: expect.stringContaining("T2") });
+      });
+    });
+
+    describe("policies", () => {
+      it("merges channel over workspace over defaults and says where each value came from", async () => {
+        const store = await open();
+        expect(await store.policies.getEffective("T1", "C1")).toEqual({
+          approvals: "required",
+          approvers: { kind: "admins" },
+          expiryMinutes: 30,
+          source: { approvals: "default", approvers: "default", expiryMinutes: "default" },
+        });
+        await store.policies.setWorkspace("T1", { expiryMinutes: 60, updatedBy: "U1" });
+        await store.policies.setChannel("T1", "C1", {
+          approvals: "off",
+          approvers: { kind: "list", users: ["U2", "U2"], usergroups: ["S1"] },
+        });
+        await store.policies.setWorkspace("T1", {
+          approvers: { kind: "list", users: ["U9"], usergroups: [] },
+        });
+        expect(await store.policies.getEffective("T1", "C1")).toEqual({
+          approvals: "off",
+          approvers: { kind: "list", users: ["U2"], usergroups: ["S1"] },
+          expiryMinutes: 60,
+          source: { approvals: "channel", approvers: "channel", expiryMinutes: "workspace" },
+        });
+        expect(await store.policies.getEffective("T1", "C2")).toMatchObject({
+          approvals: "required",
+          approvers: { kind: "list", users: ["U9"], usergroups: [] },
+          source: { approvals: "default", approvers: "workspace", expiryMinutes: "workspace" },
+        });
+        expect((await store.policies.getWorkspace("T1"))?.expiryMinutes).toBe(60);
+        expect(await store.policies.getEffective("T2", "C1")).toMatchObject({
+          source: { approvals: "default" },
+        });
+        // null clears one field; clearChannel removes the overrides.
+        await store.policies.setChannel("T1", "C1", { approvals: null });
+        expect((await store.policies.getEffective("T1", "C1")).source.approvals).toBe("default");
+        expect((await store.policies.listChannels("T1")).map((r) => r.channelId)).toEqual(["C1"]);
+        expect(await store.policies.clearChannel("T1", "C1")).toBe(true);
+        expect(await store.policies.clearChannel("T1", "C1")).toBe(false);
+        expect((await store.policies.getEffective("T1", "C1")).source.approvers).toBe("workspace");
+      });
+
+      it("refuses invalid values with a user sentence", async () => {
+        const store = await open();
+        await expect(store.policies.setWorkspace("T1", { expiryMinutes: 0 })).rejects.toMatchObject({
+          kind: "invalid",
+          userMessage: expect.stringContaining("minutes"),
+        });
+        await expect(
+          store.policies.setChannel("T1", "C1", { approvers: { kind: "list", users: [], usergroups: [] } }),
+        ).rejects.toMatchObject({ kind: "invalid" });
+        await expect(
+          store.policies.setWorkspace("T1", { approvals: "maybe" as unknown as "off" }),
+        ).rejects.toMatchObject({ kind: "invalid" });
+      });
+    });
+
+    describe("approval requests", () => {
+      const base = {
+        teamId: "T1",
+        channelId: "C1",
+        requesterId: "U1",
+        shieldZoneId: 4242,
+        category: 3,
+        requestedAction: 1,
+        previousAction: 0,
+        expiresAt: 1_700_000_000_000 + 30 * 60_000,
+      };
+
+      it("create, get, setMessage, the full lifecycle, and refused moves", async () => {
+        const store = await open();
+        const r = await store.approvals.create(base);
+        expect(r.id).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+        expect(r).toMatchObject({
+          state: "pending",
+          attempts: 0,
+          decidedBy: null,
+          lastError: null,
+          messageTs: null,
+        });
+        expect(await store.approvals.get(r.id)).toEqual(r);
+        expect(await store.approvals.setMessage(r.id, "C1", "1700000000.000100")).toBe(true);
+        clock += 5_000;
+        const approved = await store.approvals.transition(r.id, "pending", "approved", {
+          decidedBy: "U2",
+          decidedAt: clock,
+        });
+        expect(approved).toMatchObject({
+          state: "approved",
+          decidedBy: "U2",
+          decidedAt: clock,
+          updatedAt: clock,
+        });
+        expect(approved?.messageTs).toBe("1700000000.000100");
+        const failed = await store.approvals.transition(r.id, "approved", "failed", {
+          incrementAttempts: true,
+          lastError: { kind: "http", status: 502, errorKey: "upstream", message: "Bad gateway" },
+        });
+        expect(failed).toMatchObject({
+          state: "failed",
+          attempts: 1,
+          lastError: { status: 502, errorKey: "upstream" },
+        });
+        expect(await store.approvals.transition(r.id, "failed", "approved")).toMatchObject({
+          state: "approved",
+        });
+        const applied = await store.approvals.transition(r.id, ["approved"], "applied", {
+          incrementAttempts: true,
+          lastError: null,
+        });
+        expect(applied).toMatchObject({ state: "applied", attempts: 2, lastError: null });
+        // A lost compare-and-set resolves to undefined; an impossible move is refused.
+        expect(await store.approvals.transition(r.id, "pending", "rejected")).toBeUndefined();
+        expect(await store.approvals.transition("nope", "pending", "rejected")).toBeUndefined();
+        await expect(store.approvals.transition(r.id, "applied", "pending")).rejects.toMatchObject({
+          kind: "invalid",
+        });
+        await expect(store.approvals.create({ ...base, category: 8 })).rejects.toMatchObject({
+          kind: "invalid",
+        });
+        await expect(store.approvals.create({ ...base, requestedAction: 3 })).rejects.toMatchObject({
+          kind: "invalid",
+        });
+      });
+
+      it("20 parallel approvals from several connections: exactly one wins", async () => {
+        const stores = [await open(), await open(), await open()];
+        const r = await stores[0]!.approvals.create(base);
+        const attempts = Array.from({ length: 20 }, (_, i) =>
+          stores[i % stores.length]!.approvals.transition(r.id, "pending", i % 2 ? "approved" : "rejected", {
+            decidedBy: `U${100 + i}`,
+            decidedAt: clock,
+          }),
+        );
+        const results = await Promise.all(attempts);
+        const winners = results.filter((x): x is ApprovalRequest => x !== undefined);
+        expect(winners).toHaveLength(1);
+        const stored = await stores[0]!.approvals.get(r.id);
+        expect(stored?.decidedBy).toBe(winners[0]!.decidedBy);
+        expect(stored?.state).toBe(winners[0]!.state);
+      });
+
+      it("lists pending per team, expired pending, and counts by state", async () => {
+        const store = await open();
+        const a = await store.approvals.create(base);
+        const b = await store.approvals.create({ ...base, expiresAt: base.expiresAt + 60_000 });
+        await store.approvals.create({ ...base, teamId: "T2" });
+        const c = await store.approvals.create(base);
+        await store.approvals.transition(c.id, "pending", "cancelled");
+        expect((await store.approvals.listPending("T1")).map((x) => x.id).sort()).toEqual(
+          [a.id, b.id].sort(),
+        );
+        expect(await store.approvals.listExpiredPending(base.expiresAt - 1)).toEqual([]);
+        expect(
+          (await store.approvals.listExpiredPending(base.expiresAt)).map((x) => x.teamId).sort(),
+        ).toEqual(["T1", "T2"]);
+        expect(await store.approvals.listExpiredPending(base.expiresAt + 60_000)).toHaveLength(3);
+        expect(await store.approvals.countByState()).toEqual({
+          pending: 3,
+          approved: 0,
+          applied: 0,
+          failed: 0,
+          rejected: 0,
+          expired: 0,
+          cancelled: 1,
+        });
+        expect((await store.approvals.countByState("T2")).pending).toBe(1);
+      });
+    });
+
+    describe("schedules", () => {
+      const base = {
+        teamId: "T1",
+        channelId: "C1",
+        createdBy: "U1",
+        kind: "dns" as const,
+        target: "zone-1",
+        spec: "every day at 09:00",
+        timezone: "Europe/Ljubljana",
+        nextRunAt: 1_700_000_060_000,
+      };
+
+      it("create, list, get, due, record runs, failing, remove only within the team", async () => {
+        const store = await open();
+        const s = await store.schedules.create(base);
+        const s2 = await store.schedules.create({
+          ...base,
+          channelId: "C2",
+          nextRunAt: base.nextRunAt + 1000,
+        });
+        await store.schedules.create({ ...base, teamId: "T2", nextRunAt: base.nextRunAt + 5000 });
+        expect(s).toMatchObject({ failing: false, lastRunAt: null, snapshot: null, createdAt: clock });
+        expect((await store.schedules.list("T1")).map((x) => x.id)).toEqual(
+          [s.id, s2.id].sort((x, y) => (x === s.id ? -1 : y === s.id ? 1 : 0)),
+        );
+        expect((await store.schedules.list("T1", "C2")).map((x) => x.id)).toEqual([s2.id]);
+        expect(await store.schedules.listDue(base.nextRunAt - 1, 10)).toEqual([]);
+        expect((await store.schedules.listDue(base.nextRunAt + 5000, 2)).map((x) => x.id)).toEqual([
+          s.id,
+          s2.id,
+        ]);
+        const snapshot = { records: [{ name: "www", type: "A", value: "1.2.3.4" }] };
+        expect(await store.schedules.recordRun(s.id, { at: clock, outcome: "ok", snapshot })).toBe(true);
+        expect(await store.schedules.get(s.id)).toMatchObject({
+          lastRunAt: clock,
+          lastOutcome: "ok",
+          snapshot,
+        });
+        await store.schedules.recordRun(s.id, { at: clock + 1, outcome: "error", error: "Edge API 500" });
+        expect(await store.schedules.get(s.id)).toMatchObject({
+          lastOutcome: "error",
+          lastError: "Edge API 500",
+          snapshot,
+        });
+        await store.schedules.markFailing(s.id, "key removed");
+        expect(await store.schedules.get(s.id)).toMatchObject({ failing: true, lastError: "key removed" });
+        await store.schedules.clearFailing(s.id);
+        expect((await store.schedules.get(s.id))?.failing).toBe(false);
+        expect(await store.schedules.remove("T2", s.id)).toBe(false);
+        expect(await store.schedules.remove("T1", s.id)).toBe(true);
+        expect(await store.schedules.get(s.id)).toBeUndefined();
+      });
+
+      it("20 parallel claims of one occurrence from several connections: exactly one wins", async () => {
+        const stores = [await open(), await open(), await open()];
+        const s = await stores[0]!.schedules.create(base);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % stores.length]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 86_400_000),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await stores[1]!.schedules.get(s.id))?.nextRunAt).toBe(base.nextRunAt + 86_400_000);
+        expect(await stores[2]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 1)).toBe(false);
+      });
+    });
+
+    describe("audit log", () => {
+      it("appends and lists newest first, per team, with secret-named details censored", async () => {
+        const store = await open();
+        for (let i = 0; i < 5; i++) {
+          clock += 1000;
+          await store.audit.append({
+            teamId: "T1",
+            userId: "U1",
+            action: `a${i}`,
+            target: "zone-1",
+            outcome: "ok",
+          });
+        }
+        await store.audit.append({
+          at: 1,
+          teamId: "T1",
+          userId: "U2",
+          action: "key.set",
+          target: "workspace",
+          outcome: "ok",
+          details: { fingerprint: "…beef", apiKey: PLAIN_KEY, nested: { n: 1 } },
+        });
+        await store.audit.append({ teamId: "T2", userId: "U1", action: "x", target: "y", outcome: "denied" });
+        const list = await store.audit.list("T1", 3);
+        expect(list.map((e) => e.action)).toEqual(["a4", "a3", "a2"]);
+        const all = await store.audit.list("T1", 100);
+        expect(all).toHaveLength(6);
+        expect(all.at(-1)).toMatchObject({
+          at: 1,
+          userId: "U2",
+          details: { fingerprint: "…beef", apiKey: "[redacted]", nested: { n: 1 } },
+        });
+        expect(Object.keys(store.audit).sort()).toEqual(["append", "list"]);
+      });
+    });
+
+    describe("health", () => {
+      it("ping resolves while open and rejects with 'unavailable' once closed", async () => {
+        const store = await open();
+        await store.ping();
+        await store.close();
+        await expect(store.ping()).rejects.toMatchObject({ kind: "unavailable" });
+        const err = (await store.keys.get("T1").catch((e: unknown) => e)) as StoreError;
+        expect(err).toBeInstanceOf(StoreError);
+        expect(err.kind).toBe("unavailable");
+        expect(err.userMessage).toMatch(/storage is unavailable/i);
+      });
+    });
+  });
+}
