@@ -1,0 +1,13 @@
+import type { Config } from "./config.js";
+import type { EdgeApi } from "./edge/client.js";
+import type { Logger } from "./log.js";
+import type { Store } from "./store/index.js";
+
+/** What every service and listener may use. Built once in main.ts; tests build their own. */
+export interface Deps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly edge: EdgeApi;
+  readonly now: () => number;
+}

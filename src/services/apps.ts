@@ -1,0 +1,76 @@
+import type { EdgeClient } from "../edge/client.js";
+import { APP_STATUSES, type App, type AppStatus } from "../edge/schemas/mc.js";
+
+export const APPS_MAX_LIMIT = 1000;
+export const APPS_DEFAULT_LIMIT = 20;
+/** API pages read at most for one filtered answer, so a rare status cannot make one click read everything. */
+const MAX_PAGES_PER_ANSWER = 5;
+
+export interface AppsQuery {
+  status?: AppStatus;
+  limit: number;
+  cursor?: string;
+}
+
+export interface AppsPage {
+  apps: App[];
+  /** Counts by status among the applications read for this answer. */
+  totals: Partial<Record<string, number>>;
+  read: number;
+  totalItems: number | null;
+  nextCursor: string | null;
+}
+
+/** Words users type for a status, including "deploying" for progressing. */
+export function parseAppStatus(word: string): AppStatus | undefined {
+  const w = word.toLowerCase();
+  if (w === "deploying") return "progressing";
+  return (APP_STATUSES as readonly string[]).includes(w) ? (w as AppStatus) : undefined;
+}
+
+/**
+ * One page of applications through the API's cursor. With a status filter the API's pages are read
+ * in turn until `limit` matches are found (or MAX_PAGES_PER_ANSWER pages), and the cursor after the
+ * last page read is handed back for the Next page button.
+ */
+export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promise<AppsPage> {
+  const apps: App[] = [];
+  const totals: Partial<Record<string, number>> = {};
+  let cursor = query.cursor;
+  let read = 0;
+  let totalItems: number | null = null;
+  let nextCursor: string | null = null;
+  for (let pages = 0; pages < MAX_PAGES_PER_ANSWER; pages++) {
+    const page = await client.listApps({ limit: query.limit, ...(cursor ? { cursor } : {}) });
+    totalItems = page.totalItems;
+    nextCursor = page.nextCursor;
+    for (const app of page.items) {
+      read++;
+      totals[app.status] = (totals[app.status] ?? 0) + 1;
+      if (!query.status || app.status === query.status) apps.push(app);
+    }
+    if (!query.status || apps.length >= query.limit || !nextCursor) break;
+    cursor = nextCursor;
+  }
+  return { apps, totals, read, totalItems, nextCursor };
+}
+
+/** Counts by status over every application (App Home), reading at most `maxPages` pages of 1000. */
+export async function countAppsByStatus(
+  client: EdgeClient,
+  maxPages = 10,
+): Promise<{ total: number; byStatus: Record<string, number>; complete: boolean }> {
+  const byStatus: Record<string, number> = {};
+  let total = 0;
+  let cursor: string | undefined;
+  for (let i = 0; i < maxPages; i++) {
+    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+    for (const app of page.items) {
+      total++;
+      byStatus[app.status] = (byStatus[app.status] ?? 0) + 1;
+    }
+    if (!page.nextCursor) return { total, byStatus, complete: true };
+    cursor = page.nextCursor;
+  }
+  return { total, byStatus, complete: false };
+}

@@ -1,0 +1,50 @@
+import type { EdgeClient } from "../edge/client.js";
+import { EdgeApiError } from "../edge/errors.js";
+import { DNS_SCAN_STATUS, type DnsScan } from "../edge/schemas/core.js";
+
+/** The latest scan, or null when the zone has never been scanned (the API's 404). */
+export async function latestScan(client: EdgeClient, zoneId: number): Promise<DnsScan | null> {
+  try {
+    return await client.getLatestDnsScan(zoneId);
+  } catch (err) {
+    if (err instanceof EdgeApiError && err.kind === "not_found") return null;
+    throw err;
+  }
+}
+
+export const isFinished = (scan: DnsScan | null) =>
+  scan !== null && (scan.status === DNS_SCAN_STATUS.completed || scan.status === DNS_SCAN_STATUS.failed);
+
+export interface ScanWaitOptions {
+  /** Give up waiting after this long and return what exists. */
+  maxWaitMs: number;
+  firstDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Poll a just-triggered scan with backoff until it completes or fails, within maxWaitMs.
+ * Returns the last scan read and whether it finished.
+ */
+export async function waitForScan(
+  client: EdgeClient,
+  zoneId: number,
+  options: ScanWaitOptions,
+): Promise<{ scan: DnsScan | null; finished: boolean }> {
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.maxWaitMs;
+  let delay = options.firstDelayMs ?? 500;
+  let scan: DnsScan | null = null;
+  while (true) {
+    const remaining = deadline - now();
+    if (remaining <= 0) return { scan, finished: false };
+    await sleep(Math.min(delay, remaining));
+    scan = await latestScan(client, zoneId);
+    if (isFinished(scan)) return { scan, finished: true };
+    delay = Math.min(delay * 2, 5000);
+  }
+}

@@ -1,0 +1,13 @@
+import type { Deps } from "../deps.js";
+import type { EdgeClient } from "../edge/client.js";
+import { UserError } from "../errors.js";
+
+export const NO_KEY_SENTENCE = "No Edge API key for this workspace yet: an admin can run /edge key.";
+
+/** The workspace's own key, else the deployment's EDGE_API_KEY, else a sentence saying what to do. */
+export async function edgeClientFor(deps: Deps, teamId: string): Promise<EdgeClient> {
+  const stored = await deps.store.keys.get(teamId);
+  const apiKey = stored?.apiKey ?? deps.config.edge.defaultApiKey;
+  if (!apiKey) throw new UserError("no_key", NO_KEY_SENTENCE);
+  return deps.edge.forKey(apiKey);
+}

@@ -1,0 +1,43 @@
+import type { WebClient } from "@slack/web-api";
+
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+/**
+ * Admins are the workspace's admins and owners (users.info) plus ADMIN_USER_IDS. Answers are cached
+ * for a minute so a burst of clicks costs one users.info call.
+ */
+export class AdminDirectory {
+  private readonly cache = new Map<string, { admin: boolean; tz: string | undefined; until: number }>();
+
+  constructor(
+    private readonly extraAdmins: readonly string[],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async isAdmin(client: WebClient, teamId: string, userId: string): Promise<boolean> {
+    if (this.extraAdmins.includes(userId)) return true;
+    return (await this.lookup(client, teamId, userId)).admin;
+  }
+
+  /** The user's IANA time zone from their Slack profile, if Slack knows it. */
+  async timeZone(client: WebClient, teamId: string, userId: string): Promise<string | undefined> {
+    return (await this.lookup(client, teamId, userId)).tz;
+  }
+
+  private async lookup(client: WebClient, teamId: string, userId: string) {
+    const cacheKey = `${teamId}:${userId}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit && hit.until > this.now()) return hit;
+    const res = await client.users.info({ user: userId });
+    const u = res.user;
+    const entry = {
+      admin: Boolean(!u?.deleted && (u?.is_admin || u?.is_owner || u?.is_primary_owner)),
+      tz: u?.tz,
+      until: this.now() + CACHE_TTL_MS,
+    };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(cacheKey, entry);
+    return entry;
+  }
+}

@@ -1,0 +1,92 @@
+import type { Server } from "node:http";
+import { App, type CustomRoute, LogLevel, type Logger as SlackLogger } from "@slack/bolt";
+import type { Deps } from "../deps.js";
+import type { Logger } from "../log.js";
+import { AdminDirectory } from "./admin.js";
+import type { SlackEnv } from "./commands/types.js";
+import { registerListeners } from "./listeners/index.js";
+import type { Transport } from "./transport.js";
+
+export const BOT_SCOPES = ["commands", "chat:write", "users:read", "usergroups:read", "im:write"];
+
+/** Bolt's logger interface over our pino logger, so Bolt's own messages are structured and redacted. */
+export function boltLogger(logger: Logger): SlackLogger {
+  const l = logger.child({ component: "bolt" });
+  return {
+    debug: (...m: unknown[]) => l.debug(m.map(String).join(" ")),
+    info: (...m: unknown[]) => l.info(m.map(String).join(" ")),
+    warn: (...m: unknown[]) => l.warn(m.map(String).join(" ")),
+    error: (...m: unknown[]) => l.error(m.map(String).join(" ")),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.INFO,
+    setName: () => undefined,
+  };
+}
+
+export interface SlackAppOptions {
+  deps: Deps;
+  transport: Exclude<Transport, { kind: "console" }>;
+  /** Extra HTTP routes (health, readiness, metrics) served beside /slack/events. */
+  routes?: CustomRoute[];
+  /** Port of the HTTP server (Socket Mode serves only the routes and OAuth pages there). */
+  port: number;
+}
+
+export interface SlackApp {
+  app: App;
+  env: SlackEnv;
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+/** Build the Bolt app for Socket Mode or HTTP, single workspace or OAuth; one set of listeners. */
+export function createSlackApp({ deps, transport, routes = [], port }: SlackAppOptions): SlackApp {
+  const clientOptions = {
+    ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
+  };
+  const auth = transport.auth;
+  const app = new App({
+    logger: boltLogger(deps.logger),
+    clientOptions,
+    customRoutes: routes,
+    ...(transport.kind === "socket"
+      ? { socketMode: true, appToken: transport.appToken, port }
+      : { signingSecret: transport.signingSecret }),
+    ...(auth.kind === "single"
+      ? { token: auth.botToken }
+      : {
+          clientId: auth.clientId,
+          clientSecret: auth.clientSecret,
+          stateSecret: auth.stateSecret,
+          scopes: BOT_SCOPES,
+          installationStore: deps.store.installations,
+          installerOptions: { directInstall: true, ...(transport.kind === "socket" ? { port } : {}) },
+        }),
+  });
+
+  const env: SlackEnv = { deps, admins: new AdminDirectory(deps.config.slack.adminUserIds, deps.now) };
+  registerListeners(app, env);
+  app.error(async (err) => {
+    deps.logger.error({ err }, "unhandled error in a Slack listener");
+  });
+
+  return {
+    app,
+    env,
+    async start() {
+      if (transport.kind === "http") {
+        const server = (await app.start(port)) as Server;
+        const address = server.address();
+        return { port: typeof address === "object" && address ? address.port : port };
+      }
+      await app.start();
+      return { port };
+    },
+    stop: () => app.stop().then(() => undefined),
+  };
+}
+
+function ensureTrailingSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}

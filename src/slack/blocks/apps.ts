@@ -1,0 +1,74 @@
+import type { KnownBlock } from "@slack/types";
+import type { App } from "../../edge/schemas/mc.js";
+import { endpointTypeLabel } from "../../edge/schemas/mc.js";
+import type { AppsPage } from "../../services/apps.js";
+import { ACTIONS } from "../ids.js";
+import { actions, button, context, escapeMrkdwn, header, packLines, type Reply, truncate } from "./common.js";
+
+const STATUS_LOOK: Record<string, { emoji: string; label: string }> = {
+  active: { emoji: ":large_green_circle:", label: "Active" },
+  progressing: { emoji: ":large_blue_circle:", label: "Deploying" },
+  inactive: { emoji: ":white_circle:", label: "Inactive" },
+  failing: { emoji: ":red_circle:", label: "Failing" },
+  suspended: { emoji: ":large_orange_circle:", label: "Suspended" },
+  unknown: { emoji: ":grey_question:", label: "Unknown" },
+};
+
+export function statusLook(status: string): { emoji: string; label: string } {
+  return STATUS_LOOK[status] ?? { emoji: ":grey_question:", label: `Unknown (${status})` };
+}
+
+export interface AppsNextValue {
+  c: string;
+  l: number;
+  s?: string;
+  p?: boolean;
+}
+
+function appLine(app: App): string {
+  const look = statusLook(app.status);
+  const endpoint = app.displayEndpoint
+    ? `\`${escapeMrkdwn(app.displayEndpoint.address)}\` (${endpointTypeLabel(app.displayEndpoint.type)})`
+    : "_no endpoint_";
+  const description = app.description ? `\n      ${escapeMrkdwn(truncate(app.description, 200))}` : "";
+  return `${look.emoji} *${escapeMrkdwn(app.name)}*  ${look.label}  ·  ${endpoint}${description}`;
+}
+
+export function totalsLine(totals: Partial<Record<string, number>>): string {
+  const order = ["active", "progressing", "failing", "suspended", "inactive", "unknown"];
+  const keys = [...order.filter((k) => totals[k]), ...Object.keys(totals).filter((k) => !order.includes(k))];
+  return keys
+    .map((k) => `${statusLook(k).emoji} ${totals[k]} ${statusLook(k).label.toLowerCase()}`)
+    .join("   ");
+}
+
+export function appsMessage(
+  page: AppsPage,
+  query: { status?: string; limit: number; isPublic: boolean },
+): Reply {
+  const filter = query.status ? ` (${statusLook(query.status).label.toLowerCase()})` : "";
+  const blocks: KnownBlock[] = [header(`Magic Containers applications${filter}`)];
+  const of = page.totalItems !== null ? ` of ${page.totalItems}` : "";
+  blocks.push(context(`${page.read} read${of} · ${totalsLine(page.totals) || "none"}`));
+  if (page.apps.length === 0) {
+    blocks.push(
+      context(
+        query.status
+          ? `No ${statusLook(query.status).label.toLowerCase()} applications on this page.`
+          : "No applications.",
+      ),
+    );
+  } else {
+    blocks.push(...packLines(page.apps.map(appLine), 44, "applications"));
+  }
+  if (page.nextCursor) {
+    const value: AppsNextValue = {
+      c: page.nextCursor,
+      l: query.limit,
+      ...(query.status ? { s: query.status } : {}),
+      ...(query.isPublic ? { p: true } : {}),
+    };
+    blocks.push(actions(button("Next page", ACTIONS.appsNextPage, JSON.stringify(value))));
+  }
+  return { text: `Magic Containers applications: ${page.apps.length} shown`, blocks };
+}

@@ -1,0 +1,121 @@
+import type { KnownBlock } from "@slack/types";
+import {
+  DNS_SCAN_STATUS,
+  type DnsScan,
+  type DnsScanRecord,
+  dnsRecordTypeLabel,
+  dnsScanStatusLabel,
+} from "../../edge/schemas/core.js";
+import { ACTIONS } from "../ids.js";
+import {
+  actions,
+  button,
+  context,
+  escapeMrkdwn,
+  fields,
+  header,
+  packLines,
+  type Reply,
+  section,
+  truncate,
+} from "./common.js";
+import { slackDate } from "./dates.js";
+
+export const DNS_RECORDS_SHOWN = 40;
+
+const STATUS_EMOJI: Record<number, string> = {
+  [DNS_SCAN_STATUS.pending]: ":hourglass:",
+  [DNS_SCAN_STATUS.inProgress]: ":hourglass_flowing_sand:",
+  [DNS_SCAN_STATUS.completed]: ":white_check_mark:",
+  [DNS_SCAN_STATUS.failed]: ":x:",
+};
+
+export const scanNowButton = (zoneId: number) =>
+  button("Scan now", ACTIONS.dnsScanNow, String(zoneId), "primary");
+
+function recordLine(r: DnsScanRecord): string {
+  const extra = [
+    r.priority != null ? `prio ${r.priority}` : "",
+    r.weight != null ? `weight ${r.weight}` : "",
+    r.port != null ? `port ${r.port}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const proxied = r.isProxied ? " · :cloud: proxied" : "";
+  return `\`${escapeMrkdwn(truncate(r.name || "@", 80))}\` → ${escapeMrkdwn(truncate(r.value ?? "", 200))}${extra ? ` (${extra})` : ""} · TTL ${r.ttl ?? "?"}${proxied}`;
+}
+
+/** Records grouped by type (A, AAAA, CNAME ...), the first DNS_RECORDS_SHOWN shown, then "N more". */
+export function recordLines(records: readonly DnsScanRecord[]): string[] {
+  const groups = new Map<string, DnsScanRecord[]>();
+  for (const r of records) {
+    const type = dnsRecordTypeLabel(r.type);
+    groups.set(type, [...(groups.get(type) ?? []), r]);
+  }
+  const lines: string[] = [];
+  let shown = 0;
+  for (const [type, group] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    if (shown >= DNS_RECORDS_SHOWN) break;
+    const take = group.slice(0, DNS_RECORDS_SHOWN - shown);
+    shown += take.length;
+    lines.push(`*${type}* (${group.length})\n${take.map(recordLine).join("\n")}`);
+  }
+  if (records.length > shown) lines.push(`_…and ${records.length - shown} more records._`);
+  return lines;
+}
+
+export function countsByType(records: readonly DnsScanRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const r of records)
+    counts.set(dnsRecordTypeLabel(r.type), (counts.get(dnsRecordTypeLabel(r.type)) ?? 0) + 1);
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([t, c]) => `${t} ${c}`)
+    .join(" · ");
+}
+
+export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
+  const status = scan.status ?? -1;
+  const blocks: KnownBlock[] = [
+    header(`DNS scan · ${truncate(scan.domain ?? `zone ${zoneId}`, 120)}`),
+    fields([
+      `*Status*\n${STATUS_EMOJI[status] ?? ":grey_question:"} ${dnsScanStatusLabel(scan.status)}`,
+      `*Records*\n${scan.records.length} (${scan.records.filter((r) => r.isProxied).length} proxied)`,
+      `*Started*\n${slackDate(scan.createdAt)}`,
+      `*Completed*\n${slackDate(scan.completedAt)}`,
+    ]),
+  ];
+  if (scan.error) blocks.push(section(`:x: *The scan failed:* ${escapeMrkdwn(scan.error)}`));
+  if (scan.records.length > 0) {
+    blocks.push(context(countsByType(scan.records)));
+    blocks.push(...packLines(recordLines(scan.records), 40, "groups"));
+  } else if (status === DNS_SCAN_STATUS.completed) {
+    blocks.push(context("The scan found no records."));
+  }
+  blocks.push(actions(scanNowButton(zoneId)));
+  return {
+    text: `DNS scan of ${scan.domain ?? `zone ${zoneId}`}: ${dnsScanStatusLabel(scan.status)}`,
+    blocks,
+  };
+}
+
+export function noScanMessage(zoneId: number): Reply {
+  return {
+    text: `DNS zone ${zoneId} has not been scanned yet`,
+    blocks: [
+      section(`:mag: DNS zone ${zoneId} has not been scanned yet. Start one now:`),
+      actions(scanNowButton(zoneId)),
+    ],
+  };
+}
+
+export function scanStartedMessage(zoneId: number): Reply {
+  return {
+    text: `Scanning DNS zone ${zoneId}…`,
+    blocks: [
+      section(
+        `:hourglass_flowing_sand: Scanning DNS zone ${zoneId}… this message updates when the scan finishes.`,
+      ),
+    ],
+  };
+}

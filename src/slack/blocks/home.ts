@@ -1,0 +1,62 @@
+import type { HomeView, KnownBlock } from "@slack/types";
+import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
+import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js";
+import { ACTIONS } from "../ids.js";
+import { totalsLine } from "./apps.js";
+import { actions, button, context, divider, escapeMrkdwn, header, packLines, section } from "./common.js";
+import { slackDateFromMs } from "./dates.js";
+import { keyStatusText } from "./key-modal.js";
+
+export interface HomeData {
+  key: ApiKeyInfo | undefined;
+  usingDeploymentKey: boolean;
+  isAdmin: boolean;
+  apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
+  pendingApprovals: ApprovalRequest[];
+  schedules: Schedule[];
+}
+
+export function homeView(d: HomeData): HomeView {
+  const blocks: KnownBlock[] = [header("edgeops"), section(keyStatusText(d.key, d.usingDeploymentKey))];
+  if (d.isAdmin)
+    blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
+  blocks.push(divider(), section("*Magic Containers applications*"));
+  if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
+  else if ("error" in d.apps) blocks.push(context(`:warning: ${escapeMrkdwn(d.apps.error)}`));
+  else
+    blocks.push(
+      context(
+        `${d.apps.total}${d.apps.complete ? "" : "+"} applications · ${totalsLine(d.apps.byStatus) || "none"}`,
+      ),
+    );
+
+  blocks.push(divider(), section(`*Pending approvals* (${d.pendingApprovals.length})`));
+  if (d.pendingApprovals.length === 0) blocks.push(context("Nothing waits for a decision."));
+  else
+    blocks.push(
+      ...packLines(
+        d.pendingApprovals.map(
+          (a) =>
+            `• <@${a.requesterId}>: ${botCategoryActionLabel(a.requestedAction)} *${botCategoryLabel(a.category)}* on zone ${a.shieldZoneId} in <#${a.channelId}>, expires ${slackDateFromMs(a.expiresAt)}`,
+        ),
+        20,
+        "approvals",
+      ),
+    );
+
+  blocks.push(divider(), section(`*Schedules* (${d.schedules.length})`));
+  if (d.schedules.length === 0) blocks.push(context("No scheduled DNS summaries yet."));
+  else
+    blocks.push(
+      ...packLines(
+        d.schedules.map(
+          (s) =>
+            `• \`${s.id}\` DNS zone ${escapeMrkdwn(s.target)} in <#${s.channelId}>, ${escapeMrkdwn(s.spec)} (${escapeMrkdwn(s.timezone)}), next ${slackDateFromMs(s.nextRunAt)}${s.failing ? " :warning: failing" : ""}`,
+        ),
+        20,
+        "schedules",
+      ),
+    );
+  blocks.push(context("Type `/edge help` in any channel for the commands."));
+  return { type: "home", blocks: blocks.slice(0, 100) };
+}

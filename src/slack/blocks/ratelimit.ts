@@ -1,0 +1,45 @@
+import type { KnownBlock } from "@slack/types";
+import type { RateLimitMetrics } from "../../edge/schemas/shield.js";
+import { context, fields, header, type Reply, section } from "./common.js";
+
+const BARS = "▁▂▃▄▅▆▇█";
+
+/** A text sparkline: one bar per value, scaled to the largest. */
+export function sparkline(values: readonly number[]): string {
+  const max = Math.max(0, ...values);
+  return values
+    .map((v) =>
+      max === 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.round((v / max) * (BARS.length - 1)))],
+    )
+    .join("");
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
+  const o = m.overview ?? { totalBreaches: 0, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 };
+  const days = m.days.slice(-28);
+  const blocks: KnownBlock[] = [
+    header(`Rate limit ${id} · breaches`),
+    fields([
+      `*Total*\n${n(o.totalBreaches)}`,
+      `*Blocked*\n${n(o.blockedBreaches)}`,
+      `*Challenged*\n${n(o.challengedBreaches)}`,
+      `*Logged*\n${n(o.loggedBreaches)}`,
+    ]),
+  ];
+  if (days.length === 0) {
+    blocks.push(context("No daily figures for the past 28 days."));
+  } else {
+    const totals = days.map((d) => d.totalBreaches);
+    const sum = totals.reduce((a, b) => a + b, 0);
+    const busiest = days.reduce((best, d) => (d.totalBreaches > best.totalBreaches ? d : best), days[0]!);
+    blocks.push(
+      section(
+        `*Past ${days.length} days*\n\`${sparkline(totals)}\`\n${days[0]!.day} → ${days[days.length - 1]!.day}`,
+      ),
+      context(`Busiest day: ${busiest.day} with ${n(busiest.totalBreaches)} · total ${n(sum)}`),
+    );
+  }
+  return { text: `Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks };
+}

@@ -1,0 +1,59 @@
+import { toUserSentence, UserError } from "../../errors.js";
+import { parseCommandText } from "../args.js";
+import { actions, button, type Reply, sentenceReply } from "../blocks/common.js";
+import { ACTIONS } from "../ids.js";
+import type { CommandContext, Subcommand } from "./types.js";
+
+export interface CommandInput extends Omit<CommandContext, "args" | "isPublic"> {
+  readonly text: string;
+  readonly forcePublic?: boolean;
+}
+
+export interface CommandOutcome {
+  reply: Reply | null;
+  isPublic: boolean;
+  subcommand: string;
+  outcome: "ok" | "usage" | "error";
+}
+
+/** Run one `/edge ...` text against the subcommand table; every failure becomes a sentence. */
+export async function runCommand(
+  subcommands: ReadonlyMap<string, Subcommand>,
+  input: CommandInput,
+): Promise<CommandOutcome> {
+  const parsed = parseCommandText(input.text);
+  const name = parsed.subcommand || "help";
+  const isPublic = parsed.isPublic || input.forcePublic === true;
+  const sub = subcommands.get(name);
+  if (!sub) {
+    return {
+      reply: sentenceReply(`I don't know "/edge ${name}". Try /edge help for the list of commands.`),
+      isPublic: false,
+      subcommand: "unknown",
+      outcome: "usage",
+    };
+  }
+  try {
+    const reply = await sub.run({ ...input, args: parsed.args, isPublic });
+    return { reply, isPublic, subcommand: sub.name, outcome: "ok" };
+  } catch (err) {
+    const isUsage = err instanceof UserError && err.kind === "usage";
+    if (!(err instanceof UserError)) input.logger.warn({ err, subcommand: sub.name }, "command failed");
+    return {
+      reply: sentenceReply(toUserSentence(err)),
+      isPublic: false,
+      subcommand: sub.name,
+      outcome: isUsage ? "usage" : "error",
+    };
+  }
+}
+
+/** Ephemeral answers offer to share the same command's answer in the channel. */
+export function withShareButton(reply: Reply, commandText: string): Reply {
+  const value = JSON.stringify({ text: commandText });
+  if (value.length > 2000 || reply.blocks.length >= 50) return reply;
+  return {
+    ...reply,
+    blocks: [...reply.blocks, actions(button("Share in channel", ACTIONS.shareInChannel, value))],
+  };
+}

@@ -1,0 +1,35 @@
+import type { WebClient } from "@slack/web-api";
+import type { Deps } from "../../deps.js";
+import type { Logger } from "../../log.js";
+import type { AdminDirectory } from "../admin.js";
+import type { Reply } from "../blocks/common.js";
+
+/** What the Slack layer adds to the shared dependencies. */
+export interface SlackEnv {
+  readonly deps: Deps;
+  readonly admins: AdminDirectory;
+}
+
+export interface CommandContext {
+  readonly env: SlackEnv;
+  readonly client: WebClient;
+  readonly logger: Logger;
+  readonly teamId: string;
+  readonly userId: string;
+  readonly channelId: string;
+  readonly triggerId: string | undefined;
+  readonly args: readonly string[];
+  readonly isPublic: boolean;
+}
+
+export interface Subcommand {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly examples: readonly string[];
+  /**
+   * Build the answer. Returns null when the subcommand answered some other way (a modal opened).
+   * Throws UserError for bad arguments; any error becomes one ephemeral sentence.
+   */
+  run(ctx: CommandContext): Promise<Reply | null>;
+}

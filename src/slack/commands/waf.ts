@@ -1,0 +1,23 @@
+import { usage } from "../../errors.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import { wafMessage } from "../blocks/waf.js";
+import { noMoreArgs, parseId } from "./parse.js";
+import type { Subcommand } from "./types.js";
+
+const EXAMPLE = "/edge waf 1234 920100";
+
+export const wafCommand: Subcommand = {
+  name: "waf",
+  usage: "waf <shieldZoneId> <ruleId>",
+  summary: "The AI recommendation for a WAF rule that was triggered in a shield zone.",
+  examples: [EXAMPLE],
+  async run(ctx) {
+    const zoneId = parseId(ctx.args[0], "zone id", EXAMPLE);
+    const ruleId = ctx.args[1];
+    if (!ruleId || !/^[\w.:-]{1,100}$/.test(ruleId))
+      throw usage(`Which rule? Give the zone id and the rule id: ${EXAMPLE}`);
+    noMoreArgs(ctx.args, 2, EXAMPLE);
+    const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
+    return wafMessage(zoneId, ruleId, await client.getWafAiRecommendation(zoneId, ruleId));
+  },
+};

@@ -1,0 +1,21 @@
+/** Every action_id, callback_id and block_id the app uses. Registration files are the only readers. */
+export const ACTIONS = {
+  shareInChannel: "edge.share_in_channel",
+  appsNextPage: "edge.apps.next_page",
+  zonesPreviousPage: "edge.zones.previous_page",
+  zonesNextPage: "edge.zones.next_page",
+  dnsScanNow: "edge.dns.scan_now",
+  openKeyModal: "edge.key.open_modal",
+} as const;
+
+export const VIEWS = {
+  keyModal: "edge.key.modal",
+} as const;
+
+export const BLOCKS = {
+  keyInput: "key_input",
+  keyAction: "key_action",
+} as const;
+
+export const KEY_INPUT_ACTION = "key_value";
+export const KEY_ACTION_SELECT = "key_action_select";

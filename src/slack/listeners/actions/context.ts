@@ -1,0 +1,69 @@
+import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
+import { toUserSentence, UserError } from "../../../errors.js";
+import type { Logger } from "../../../log.js";
+import { type Reply, sentenceReply } from "../../blocks/common.js";
+import type { SlackEnv } from "../../commands/types.js";
+
+export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+export interface ButtonContext {
+  teamId: string;
+  userId: string;
+  channelId: string;
+  triggerId: string;
+  value: string;
+  logger: Logger;
+}
+
+/** The ids every button handler needs, and a child logger carrying them. */
+export function buttonContext(env: SlackEnv, args: ButtonArgs): ButtonContext {
+  const { body, action } = args;
+  const teamId = body.team?.id ?? body.user.team_id ?? "";
+  const userId = body.user.id;
+  const channelId = body.channel?.id ?? body.container?.channel_id ?? "";
+  return {
+    teamId,
+    userId,
+    channelId,
+    triggerId: body.trigger_id,
+    value: action.value ?? "",
+    logger: env.deps.logger.child({ teamId, userId, actionId: action.action_id }),
+  };
+}
+
+/** Parse a button value the app itself wrote; a tampered or stale value yields undefined. */
+export function parseButtonValue<T>(value: string, guard: (v: unknown) => v is T): T | undefined {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return guard(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A private sentence to the person who clicked, leaving the message as it is. */
+export async function answerPrivately(args: ButtonArgs, sentence: string, logger: Logger): Promise<void> {
+  const reply = sentenceReply(sentence);
+  await args
+    .respond({ response_type: "ephemeral", replace_original: false, text: reply.text, blocks: reply.blocks })
+    .catch((err: unknown) => logger.warn({ err }, "could not answer through response_url"));
+}
+
+/** Replace the clicked message with what `build` returns; any error becomes a private sentence. */
+export async function replaceMessage(
+  args: ButtonArgs,
+  logger: Logger,
+  build: () => Promise<Reply>,
+): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = await build();
+  } catch (err) {
+    if (!(err instanceof UserError)) logger.warn({ err }, "button failed");
+    await answerPrivately(args, toUserSentence(err), logger);
+    return;
+  }
+  await args
+    .respond({ replace_original: true, text: reply.text, blocks: reply.blocks })
+    .catch((err: unknown) => logger.warn({ err }, "could not replace the message"));
+}

@@ -1,0 +1,69 @@
+import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
+import type { Logger } from "../../../log.js";
+import type { Reply } from "../../blocks/common.js";
+import { runCommand, withShareButton } from "../../commands/run.js";
+import type { SlackEnv, Subcommand } from "../../commands/types.js";
+
+/** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
+export async function sendReply(
+  respond: RespondFn,
+  reply: Reply,
+  isPublic: boolean,
+  shareText: string | undefined,
+  logger: Logger,
+  replaceOriginal = false,
+): Promise<void> {
+  const finished = !isPublic && shareText !== undefined ? withShareButton(reply, shareText) : reply;
+  try {
+    await respond({
+      response_type: isPublic ? "in_channel" : "ephemeral",
+      replace_original: replaceOriginal,
+      text: finished.text,
+      blocks: finished.blocks,
+    });
+  } catch (err) {
+    // The response_url is gone (expired or used up) or Slack refused the blocks: nothing more to tell.
+    logger.warn({ err }, "could not answer through response_url");
+  }
+}
+
+/** `/edge ...`: ack at once, then build the answer and send it through response_url. */
+export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
+  return async ({
+    command,
+    ack,
+    respond,
+    client,
+    logger: _boltLogger,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    await ack();
+    const logger = env.deps.logger.child({
+      teamId: command.team_id,
+      userId: command.user_id,
+      command: "edge",
+    });
+    const result = await runCommand(subcommands, {
+      env,
+      client,
+      logger,
+      teamId: command.team_id,
+      userId: command.user_id,
+      channelId: command.channel_id,
+      triggerId: command.trigger_id,
+      text: command.text,
+    });
+    logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "command answered");
+    if (result.reply) {
+      const shareText = result.outcome === "ok" ? stripPublic(command.text) : undefined;
+      await sendReply(respond, result.reply, result.isPublic, shareText, logger);
+    }
+  };
+}
+
+function stripPublic(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter((w) => w.toLowerCase() !== "public")
+    .join(" ")
+    .trim();
+}

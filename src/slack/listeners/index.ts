@@ -1,0 +1,26 @@
+import type { App } from "@slack/bolt";
+import { subcommandTable } from "../commands/index.js";
+import type { SlackEnv } from "../commands/types.js";
+import { ACTIONS, VIEWS } from "../ids.js";
+import { appsNextPage } from "./actions/apps-next-page.js";
+import { dnsScanNow } from "./actions/dns-scan-now.js";
+import { openKeyModalFromHome } from "./actions/open-key-modal.js";
+import { shareInChannel } from "./actions/share-in-channel.js";
+import { zonesPage } from "./actions/zones-page.js";
+import { edgeCommand } from "./commands/edge.js";
+import { appHomeOpened } from "./events/app-home-opened.js";
+import { keySubmit } from "./views/key-submit.js";
+
+/** The only place Slack ids meet code. */
+export function registerListeners(app: App, env: SlackEnv): void {
+  const subcommands = subcommandTable();
+  app.command("/edge", edgeCommand(env, subcommands));
+  app.action(ACTIONS.shareInChannel, shareInChannel(env, subcommands));
+  app.action(ACTIONS.appsNextPage, appsNextPage(env));
+  app.action(ACTIONS.zonesPreviousPage, zonesPage(env));
+  app.action(ACTIONS.zonesNextPage, zonesPage(env));
+  app.action(ACTIONS.dnsScanNow, dnsScanNow(env));
+  app.action(ACTIONS.openKeyModal, openKeyModalFromHome(env));
+  app.view(VIEWS.keyModal, keySubmit(env));
+  app.event("app_home_opened", appHomeOpened(env));
+}

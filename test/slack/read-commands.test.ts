@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function run(text: string, who: { userId?: string; teamId?: string; channelId?: string } = {}) {
+  const res = await h.command(text, who);
+  expect(res.status).toBe(200);
+  const answer = await h.slack.waitForResponse(res.responseId);
+  return {
+    res,
+    body: answer.body,
+    text: blocksText(answer.body.blocks),
+    buttons: findButtons(answer.body.blocks),
+  };
+}
+
+describe("/edge read commands over signed HTTP", () => {
+  it("acks at once with an empty 200 and answers through response_url", async () => {
+    const { res, body } = await run("apps");
+    expect(res.body).toBe("");
+    expect(body.response_type).toBe("ephemeral");
+    expect(h.slack.violations).toEqual([]);
+  });
+
+  it("/edge alone and /edge help list the commands with examples", async () => {
+    for (const text of ["", "help"]) {
+      const { text: shown } = await run(text);
+      for (const sub of ["apps", "zones", "bots", "ratelimit", "waf", "dns", "key"])
+        expect(shown).toContain(`/edge ${sub}`);
+      expect(shown).toContain("/edge apps failing 50");
+    }
+  });
+
+  it("apps: status emoji and label, endpoint, totals, and paging by the Next page button", async () => {
+    const first = await run("apps");
+    expect(first.text).toContain("Magic Containers applications");
+    expect(first.text).toMatch(/20 read of 47/);
+    expect(first.text).toMatch(/:large_green_circle: \d+ active/);
+    const next = first.buttons.find((b) => b.action_id === ACTIONS.appsNextPage);
+    expect(next).toBeDefined();
+    expect(first.buttons.some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(true);
+
+    h.sim.clearRequests();
+    const click = await h.click(next!);
+    expect(click.status).toBe(200);
+    const second = await h.slack.waitForResponse(click.responseId);
+    expect(second.body.replace_original).toBe(true);
+    expect(blocksText(second.body.blocks)).toMatch(/20 read of 47/);
+    const apiCall = h.sim.requests.find((r) => r.path === "/mc/apps");
+    expect(apiCall?.query.nextCursor).toBe(JSON.parse(next!.value!).c);
+
+    const third = await h.click(
+      findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.appsNextPage)!,
+    );
+    const last = await h.slack.waitForResponse(third.responseId);
+    expect(blocksText(last.body.blocks)).toMatch(/7 read of 47/);
+    expect(findButtons(last.body.blocks).some((b) => b.action_id === ACTIONS.appsNextPage)).toBe(false);
+  });
+
+  it("apps: progressing shows as deploying, and a status word filters", async () => {
+    const { text } = await run("apps deploying 100");
+    expect(text).toContain("(deploying)");
+    expect(text).toContain("Deploying");
+    expect(text).not.toMatch(/\bActive {2}·/);
+  });
+
+  it("apps: a bad status word or limit gets a sentence with an example", async () => {
+    expect((await run("apps sleepy")).text).toContain('"sleepy" is not a status');
+    expect((await run("apps 5000")).text).toContain(
+      "The limit is a number from 1 to 1000: /edge apps failing 50",
+    );
+  });
+
+  it("zones: compact rows with Previous/Next page buttons", async () => {
+    const first = await run("zones");
+    expect(first.text).toContain(`Zone ${SIM_IDS.firstShieldZone}`);
+    expect(first.text).toMatch(/Page 1 of 3/);
+    expect(first.buttons.map((b) => b.action_id)).toContain(ACTIONS.zonesNextPage);
+    expect(first.buttons.map((b) => b.action_id)).not.toContain(ACTIONS.zonesPreviousPage);
+    const click = await h.click(first.buttons.find((b) => b.action_id === ACTIONS.zonesNextPage)!);
+    const second = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(second.body.blocks)).toMatch(/Page 2 of 3/);
+    expect(findButtons(second.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.zonesPreviousPage);
+    expect((await run("zones two")).text).toContain("The page is a number from 1: /edge zones 2");
+  });
+
+  it("zones: an undocumented plan type shows as unknown rather than failing", async () => {
+    const { text } = await run("zones 3");
+    expect(text).toContain(`Zone ${SIM_IDS.zoneWithUnknownEnum}`);
+    expect(text).toContain("Unknown (9)");
+  });
+
+  it("bots: detection settings and each category's action", async () => {
+    const { text } = await run(`bots ${SIM_IDS.zoneEnterprise}`);
+    expect(text).toContain("Request integrity");
+    expect(text).toContain("Browser fingerprint");
+    expect(text).toContain("Challenge");
+    expect(text).toContain("SEO");
+    expect((await run("bots abc")).text).toContain("Zone ids are numbers: /edge bots 1234");
+    expect((await run("bots")).text).toContain("Which zone id? For example: /edge bots 1234");
+  });
+
+  it("ratelimit: four counters, a 28-day sparkline, the busiest day and the total", async () => {
+    const { text } = await run(`ratelimit ${SIM_IDS.rateLimitIds[0]}`);
+    expect(text).toContain("Blocked");
+    expect(text).toContain("Challenged");
+    expect(text).toContain("Past 28 days");
+    expect(text).toMatch(/`[▁▂▃▄▅▆▇█]{28}`/);
+    expect(text).toMatch(/Busiest day: \d{4}-\d\d-\d\d with [\d,]+ · total [\d,]+/);
+  });
+
+  it("waf: the recommendation escaped for Slack, or the API's reason", async () => {
+    const ok = await run(`waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
+    expect(ok.text).toContain("&lt;");
+    expect(ok.text).not.toMatch(/<(?!@|#|!date)[a-z]/i);
+    const failed = await run(`waf ${SIM_IDS.wafFailed.zoneId} ${SIM_IDS.wafFailed.ruleId}`);
+    expect(failed.text).toContain("No recommendation for this rule.");
+  });
+
+  it("dns: records grouped by type, the first 40 and N more, with Scan now", async () => {
+    const large = await run(`dns ${SIM_IDS.dnsZoneLarge}`);
+    expect(large.text).toMatch(/and \d+ more records/);
+    expect(large.buttons.map((b) => b.action_id)).toContain(ACTIONS.dnsScanNow);
+    const failed = await run(`dns ${SIM_IDS.dnsZoneFailedScan}`);
+    expect(failed.text).toContain("The scan failed:");
+    const none = await run(`dns ${SIM_IDS.dnsZoneNoScan}`);
+    expect(none.text).toContain("has not been scanned yet");
+  });
+
+  it("dns: Scan now triggers a scan and replaces the message with the finished scan", async () => {
+    const none = await run(`dns ${SIM_IDS.dnsZoneNoScan}`);
+    h.sim.clearRequests();
+    const click = await h.click(none.buttons.find((b) => b.action_id === ACTIONS.dnsScanNow)!);
+    const finished = await h.slack.waitForResponse(click.responseId, (r) =>
+      blocksText(r.body.blocks).includes("Completed"),
+    );
+    expect(finished.body.replace_original).toBe(true);
+    const trigger = h.sim.requests.find((r) => r.method === "POST" && r.path === "/dnszone/records/scan");
+    expect(trigger?.body).toEqual({ ZoneId: SIM_IDS.dnsZoneNoScan });
+  });
+
+  it("public answers go to the channel and Share in channel re-posts publicly", async () => {
+    expect((await run("zones public")).body.response_type).toBe("in_channel");
+    const priv = await run(`ratelimit ${SIM_IDS.rateLimitIds[1]}`);
+    const share = priv.buttons.find((b) => b.action_id === ACTIONS.shareInChannel)!;
+    const click = await h.click(share);
+    const posted = await h.slack.waitForResponse(
+      click.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    expect(blocksText(posted.body.blocks)).toContain(`Rate limit ${SIM_IDS.rateLimitIds[1]}`);
+    await h.slack.waitForResponse(click.responseId, (r) => r.body.delete_original === true);
+  });
+
+  it("an unknown subcommand gets a sentence pointing at help", async () => {
+    expect((await run("deploy everything")).text).toContain('I don\'t know "/edge deploy". Try /edge help');
+  });
+
+  it("a workspace without a key is told how to set one", async () => {
+    expect((await run("apps", { teamId: "T0NOKEY" })).text).toContain(
+      "No Edge API key for this workspace yet: an admin can run /edge key.",
+    );
+  });
+
+  it("Edge API errors become one sentence, never a stack trace", async () => {
+    h.sim.addFault({ path: "/shield/shield-zones", status: 500, body: "none", times: 10 });
+    const { text } = await run("zones");
+    expect(text).not.toMatch(/at .*\.ts:\d+|Error:/);
+    expect(text.length).toBeGreaterThan(10);
+    h.sim.clearFaults();
+    const notFound = await run(`bots ${SIM_IDS.unknownShieldZone}`);
+    expect(notFound.text).toMatch(/not found|doesn't exist|does not exist/i);
+  });
+
+  it("never shows the API key in any answer or log line", () => {
+    const everything = JSON.stringify(h.slack.responses) + JSON.stringify(h.slack.calls) + h.logs.text;
+    expect(everything).not.toContain(TEST_EDGE_KEY);
+  });
+});

@@ -1,0 +1,299 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkBlockKitLimits } from "./block-kit-limits.js";
+
+/**
+ * A fake Slack Web API on loopback. Point the app's SLACK_API_URL at `apiUrl` and slash commands'
+ * response_url at `responseUrl()`. Records every call, checks Block Kit limits the way Slack
+ * rejects oversize payloads (`invalid_blocks`), and can inject Slack errors and 429s per method.
+ */
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  token: string | undefined;
+  at: number;
+}
+
+export interface ResponseUrlPost {
+  id: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export interface FakeUser {
+  id: string;
+  name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  tz?: string;
+  deleted?: boolean;
+}
+
+export interface SlackFault {
+  method: string;
+  /** A Slack error code answered with ok:false, e.g. not_in_channel, channel_not_found. */
+  error?: string;
+  /** Answer 429 with this Retry-After (seconds). */
+  retryAfterSec?: number;
+  /** Only when the call's channel is this one. */
+  channel?: string;
+  times?: number;
+}
+
+export interface FakeSlack {
+  url: string;
+  apiUrl: string;
+  calls: SlackCall[];
+  responses: ResponseUrlPost[];
+  violations: { where: string; problems: string[] }[];
+  users: Map<string, FakeUser>;
+  usergroups: Map<string, string[]>;
+  responseUrl(id?: string): string;
+  addFault(f: SlackFault): void;
+  callsTo(method: string): SlackCall[];
+  responsesTo(id: string): ResponseUrlPost[];
+  waitForCall(method: string, predicate?: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
+  waitForResponse(
+    id: string,
+    predicate?: (r: ResponseUrlPost) => boolean,
+    timeoutMs?: number,
+  ): Promise<ResponseUrlPost>;
+  clear(): void;
+  close(): Promise<void>;
+}
+
+const BOT_USER_ID = "UBOT";
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes("application/json")) return JSON.parse(raw) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    // WebClient form-encodes objects and arrays as JSON strings.
+    if (
+      (v.startsWith("{") || v.startsWith("[")) &&
+      ["blocks", "view", "attachments", "metadata"].includes(k)
+    ) {
+      try {
+        out[k] = JSON.parse(v);
+        continue;
+      } catch {
+        // keep the raw string
+      }
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: SlackCall[] = [];
+  const responses: ResponseUrlPost[] = [];
+  const violations: FakeSlack["violations"] = [];
+  const users = new Map<string, FakeUser>();
+  const usergroups = new Map<string, string[]>();
+  const faults: SlackFault[] = [];
+  const waiters = new Set<() => void>();
+  let tsCounter = 1_700_000_000;
+
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+
+  function takeFault(method: string, args: Record<string, unknown>): SlackFault | undefined {
+    const f = faults.find(
+      (x) => x.method === method && (x.channel === undefined || x.channel === args.channel),
+    );
+    if (f?.times !== undefined) {
+      f.times -= 1;
+      if (f.times <= 0) faults.splice(faults.indexOf(f), 1);
+    }
+    return f;
+  }
+
+  function checkSurface(where: string, surface: "message" | "modal" | "home", payload: unknown): string[] {
+    const problems = checkBlockKitLimits(surface, payload as never);
+    if (problems.length > 0) violations.push({ where, problems });
+    return problems;
+  }
+
+  function answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const channel = typeof args.channel === "string" ? args.channel : undefined;
+    switch (method) {
+      case "auth.test":
+        return {
+          ok: true,
+          url: "https://acme.slack.com/",
+          team: "Acme",
+          user: "edgeops",
+          team_id: "T0001",
+          user_id: BOT_USER_ID,
+          bot_id: "BBOT",
+        };
+      case "users.info": {
+        const u = users.get(String(args.user));
+        if (!u) return { ok: false, error: "user_not_found" };
+        return {
+          ok: true,
+          user: {
+            id: u.id,
+            name: u.name ?? u.id.toLowerCase(),
+            is_admin: u.is_admin ?? false,
+            is_owner: u.is_owner ?? false,
+            is_primary_owner: u.is_primary_owner ?? false,
+            deleted: u.deleted ?? false,
+            tz: u.tz ?? "Europe/Amsterdam",
+          },
+        };
+      }
+      case "usergroups.users.list": {
+        const members = usergroups.get(String(args.usergroup));
+        return members ? { ok: true, users: members } : { ok: false, error: "no_such_subteam" };
+      }
+      case "chat.postMessage":
+      case "chat.update":
+      case "chat.postEphemeral": {
+        if (checkSurface(method, "message", args).length > 0) return { ok: false, error: "invalid_blocks" };
+        const ts = method === "chat.update" ? String(args.ts) : `${tsCounter++}.000100`;
+        return method === "chat.postEphemeral"
+          ? { ok: true, message_ts: ts }
+          : { ok: true, channel, ts, message: { text: args.text, blocks: args.blocks, ts } };
+      }
+      case "views.open":
+      case "views.update":
+      case "views.push":
+      case "views.publish": {
+        const view = args.view as Record<string, unknown> | undefined;
+        const surface = view?.type === "home" ? "home" : "modal";
+        if (checkSurface(method, surface, view).length > 0) return { ok: false, error: "invalid_arguments" };
+        return { ok: true, view: { id: `V${tsCounter++}`, hash: "h", ...view } };
+      }
+      case "conversations.open":
+        return { ok: true, channel: { id: `D${String(args.users ?? "X").split(",")[0]}` } };
+      case "oauth.v2.access":
+        return {
+          ok: true,
+          access_token: "xoxb-oauth-installed-token",
+          token_type: "bot",
+          scope: "commands,chat:write",
+          bot_user_id: BOT_USER_ID,
+          app_id: "A0001",
+          team: { id: "T0OAUTH", name: "OAuth Team" },
+          enterprise: null,
+          is_enterprise_install: false,
+          authed_user: { id: "U0INSTALLER" },
+        };
+      default:
+        return { ok: true };
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname.startsWith("/response/")) {
+      const id = decodeURIComponent(url.pathname.slice("/response/".length));
+      const body = JSON.parse(raw || "{}") as Record<string, unknown>;
+      const problems = checkSurface(`response_url ${id}`, "message", body);
+      responses.push({ id, body, at: Date.now() });
+      notify();
+      if (problems.length > 0) return send(400, { ok: false, error: "invalid_blocks" });
+      return send(200, { ok: true });
+    }
+    if (url.pathname.startsWith("/api/")) {
+      const method = url.pathname.slice("/api/".length);
+      let args: Record<string, unknown>;
+      try {
+        args = parseArgs(raw, req.headers["content-type"]);
+      } catch {
+        return send(200, { ok: false, error: "invalid_json" });
+      }
+      const auth = req.headers.authorization;
+      const token = auth?.startsWith("Bearer ") ? auth.slice(7) : (args.token as string | undefined);
+      calls.push({ method, args, token, at: Date.now() });
+      notify();
+      const fault = takeFault(method, args);
+      if (fault?.retryAfterSec !== undefined) {
+        return send(429, { ok: false, error: "ratelimited" }, { "retry-after": String(fault.retryAfterSec) });
+      }
+      if (fault?.error) return send(200, { ok: false, error: fault.error });
+      return send(200, answer(method, args));
+    }
+    send(404, { ok: false, error: "unknown_path" });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      res.writeHead(500);
+      res.end(String(e));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  function waitFor<T>(find: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = find();
+        if (found !== undefined) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`fake Slack: timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  }
+
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    calls,
+    responses,
+    violations,
+    users,
+    usergroups,
+    responseUrl: (id = `r${Math.random().toString(36).slice(2)}`) => `${url}/response/${id}`,
+    addFault: (f) => faults.push({ ...f }),
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    responsesTo: (id) => responses.filter((r) => r.id === id),
+    waitForCall: (method, predicate = () => true, timeoutMs = 5000) =>
+      waitFor(() => calls.find((c) => c.method === method && predicate(c)), `a ${method} call`, timeoutMs),
+    waitForResponse: (id, predicate = () => true, timeoutMs = 5000) =>
+      waitFor(
+        () => responses.find((r) => r.id === id && predicate(r)),
+        `a response_url post to ${id}`,
+        timeoutMs,
+      ),
+    clear: () => {
+      calls.length = 0;
+      responses.length = 0;
+      violations.length = 0;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close").catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { type Config, loadConfig } from "../../src/config.js";
+import type { Deps } from "../../src/deps.js";
+import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { createLogger } from "../../src/log.js";
+import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
+import { interactionBody, postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
+
+export const SIGNING_SECRET = "test-signing-secret-0123456789";
+export const BOT_TOKEN = "xoxb-test-bot-token-0000";
+/** The Edge API key the simulator accepts in these tests (the store refuses keys shorter than 8). */
+export const TEST_EDGE_KEY = "sim-test-key-7f3a9c2e51d8";
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
+
+/** Captured JSON log lines, for tests where logging is the behaviour (and for secret searches). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    this.lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    done();
+  }
+  get text(): string {
+    return this.lines.join("\n");
+  }
+}
+
+export interface Harness {
+  sim: Simulator;
+  slack: FakeSlack;
+  store: Store;
+  deps: Deps;
+  app: SlackApp;
+  logs: LogCapture;
+  config: Config;
+  eventsUrl: string;
+  baseUrl: string;
+  dataDir: string;
+  /** Send `/edge <text>` signed as Slack does; returns the receiver's HTTP answer and the response_url id. */
+  command(
+    text: string,
+    who?: { userId?: string; teamId?: string; channelId?: string },
+  ): Promise<SignedPostResult & { responseId: string }>;
+  /** Send an interactivity payload (block_actions, view_submission ...) signed as Slack does. */
+  interact(payload: unknown): Promise<SignedPostResult>;
+  /** A block_actions payload for clicking a button found in a previous answer. */
+  click(
+    button: { action_id: string; value?: string; block_id?: string },
+    who?: { userId?: string; teamId?: string; channelId?: string; responseId?: string; messageTs?: string },
+  ): Promise<SignedPostResult & { responseId: string }>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Seed the workspace T0001 with the simulator's key (default true). */
+  seedKey?: boolean;
+  admins?: string[];
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
+  const slack = await startFakeSlack();
+  slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  slack.users.set("U0002", { id: "U0002", name: "bob" });
+  slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-test-"));
+  const config = loadConfig({
+    EDGE_API_URL: sim.url,
+    DATA_DIR: dataDir,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    PORT: "0",
+    LOG_LEVEL: "debug",
+    ...(options.admins ? { ADMIN_USER_IDS: options.admins.join(",") } : {}),
+    ...options.env,
+  });
+  const logs = new LogCapture();
+  const logger = createLogger({ level: "debug", destination: logs });
+  const store = await openStore({ config, logger });
+  if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
+  const edge = createEdgeApi({
+    baseUrl: config.edge.baseUrl,
+    timeoutMs: 2000,
+    ratePerSec: config.edge.ratePerSec,
+    concurrency: config.edge.concurrency,
+    maxQueue: config.edge.maxQueue,
+    logger,
+    retry: RETRY_FAST,
+  });
+  const deps: Deps = { config, logger, store, edge, now: () => Date.now() };
+  const app = createSlackApp({
+    deps,
+    transport: { kind: "http", signingSecret: SIGNING_SECRET, auth: { kind: "single", botToken: BOT_TOKEN } },
+    port: 0,
+  });
+  const { port } = await app.start();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const eventsUrl = `${baseUrl}/slack/events`;
+
+  const harness: Harness = {
+    sim,
+    slack,
+    store,
+    deps,
+    app,
+    logs,
+    config,
+    eventsUrl,
+    baseUrl,
+    dataDir,
+    async command(text, who = {}) {
+      const responseId = `cmd-${Math.random().toString(36).slice(2)}`;
+      const body = slashCommandBody({
+        text,
+        responseUrl: slack.responseUrl(responseId),
+        ...(who.userId ? { userId: who.userId } : {}),
+        ...(who.teamId ? { teamId: who.teamId } : {}),
+        ...(who.channelId ? { channelId: who.channelId } : {}),
+      });
+      const res = await postSigned(eventsUrl, body, SIGNING_SECRET);
+      return { ...res, responseId };
+    },
+    interact: (payload) => postSigned(eventsUrl, interactionBody(payload), SIGNING_SECRET),
+    async click(button, who = {}) {
+      const responseId = who.responseId ?? `act-${Math.random().toString(36).slice(2)}`;
+      const userId = who.userId ?? "U0001";
+      const teamId = who.teamId ?? "T0001";
+      const channelId = who.channelId ?? "C0001";
+      const payload = {
+        type: "block_actions",
+        user: { id: userId, username: userId.toLowerCase(), name: userId.toLowerCase(), team_id: teamId },
+        api_app_id: "A0001",
+        token: "legacy",
+        container: {
+          type: "message",
+          message_ts: who.messageTs ?? "1700000000.000100",
+          channel_id: channelId,
+          is_ephemeral: true,
+        },
+        trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+        team: { id: teamId, domain: "acme" },
+        enterprise: null,
+        is_enterprise_install: false,
+        channel: { id: channelId, name: "incident-42" },
+        message: { ts: who.messageTs ?? "1700000000.000100", type: "message", text: "", blocks: [] },
+        response_url: slack.responseUrl(responseId),
+        actions: [
+          {
+            type: "button",
+            action_id: button.action_id,
+            block_id: button.block_id ?? "b1",
+            value: button.value,
+            text: { type: "plain_text", text: "button" },
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      };
+      const res = await postSigned(eventsUrl, interactionBody(payload), SIGNING_SECRET);
+      return { ...res, responseId };
+    },
+    async close() {
+      await app.stop().catch(() => undefined);
+      await edge.close();
+      await store.close();
+      await sim.close();
+      await slack.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** Find every button in a message's blocks (actions elements and section accessories). */
+export function findButtons(
+  blocks: unknown,
+): { action_id: string; value?: string; text: string; block_id?: string; confirm?: unknown }[] {
+  const out: { action_id: string; value?: string; text: string; block_id?: string; confirm?: unknown }[] = [];
+  for (const b of (blocks as Record<string, unknown>[] | undefined) ?? []) {
+    const candidates = [
+      ...(((b.elements as unknown[]) ?? []) as Record<string, unknown>[]),
+      ...(b.accessory ? [b.accessory as Record<string, unknown>] : []),
+    ];
+    for (const el of candidates) {
+      if (el.type !== "button") continue;
+      out.push({
+        action_id: String(el.action_id),
+        text: String((el.text as { text?: string } | undefined)?.text ?? ""),
+        ...(el.value !== undefined ? { value: String(el.value) } : {}),
+        ...(b.block_id ? { block_id: String(b.block_id) } : {}),
+        ...(el.confirm ? { confirm: el.confirm } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** All the visible text of a message's blocks, for assertions on what a user reads. */
+export function blocksText(blocks: unknown): string {
+  const parts: string[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      if ((o.type === "mrkdwn" || o.type === "plain_text") && typeof o.text === "string") parts.push(o.text);
+      for (const [k, child] of Object.entries(o)) if (k !== "text" || typeof child !== "string") walk(child);
+    }
+  };
+  walk(blocks);
+  return parts.join("\n");
+}
