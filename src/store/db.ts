@@ -158,6 +158,14 @@ export async function openDb(options: {
     });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on("error", (e) => logger.warn({ err: { message: e.message } }, "PostgreSQL connection lost"));
+    // A client checked out of the pool has no error listener (pg-pool removes its idle one), so a
+    // connection dropping mid-use would be an uncaught 'error' event and kill the process. The query
+    // in flight still rejects; the broken client is discarded on release.
+    pool.on("connect", (client) => {
+      client.on("error", (e) =>
+        logger.warn({ err: { message: e.message } }, "PostgreSQL connection lost while in use"),
+      );
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
       await sql`select 1`.execute(db);
