@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import type { EdgeApi } from "./edge/client.js";
 import type { Logger } from "./log.js";
+import type { Metrics } from "./ops/metrics.js";
 import type { Store } from "./store/index.js";
 
 /** What every service and listener may use. Built once in main.ts; tests build their own. */
@@ -9,5 +10,6 @@ export interface Deps {
   readonly logger: Logger;
   readonly store: Store;
   readonly edge: EdgeApi;
+  readonly metrics: Metrics;
   readonly now: () => number;
 }

@@ -1,6 +1,10 @@
+import { startBot } from "./bot.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./log.js";
+import { TransportError } from "./slack/transport.js";
+import { StoreError } from "./store/index.js";
 
+/** Entry point: configuration → dependencies → the selected transport; a clear sentence and exit 1 on failure. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -13,7 +17,32 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger({ level: config.logLevel });
-  logger.info({ edgeApiUrl: config.edge.baseUrl }, "edgeops starting");
+  try {
+    const bot = await startBot({ config, logger });
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, "shutting down");
+      bot.stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => shutdown("SIGTERM"));
+    process.on("SIGINT", () => shutdown("SIGINT"));
+  } catch (e) {
+    if (e instanceof TransportError || e instanceof StoreError) {
+      process.stderr.write(`edgeops: ${e.message}\n`);
+      logger.flush?.();
+      process.exit(1);
+    }
+    logger.fatal({ err: e }, "edgeops failed to start");
+    process.exit(1);
+  }
 }
 
 void main();

@@ -3,6 +3,7 @@ import { App, type CustomRoute, LogLevel, type Logger as SlackLogger } from "@sl
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { AdminDirectory } from "./admin.js";
+import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { registerListeners } from "./listeners/index.js";
 import type { Transport } from "./transport.js";
@@ -65,7 +66,15 @@ export function createSlackApp({ deps, transport, routes = [], port }: SlackAppO
         }),
   });
 
-  const env: SlackEnv = { deps, admins: new AdminDirectory(deps.config.slack.adminUserIds, deps.now) };
+  const env: SlackEnv = {
+    deps,
+    admins: new AdminDirectory(deps.config.slack.adminUserIds, deps.now),
+    clientFor: slackClientFactory(
+      auth,
+      { ...clientOptions, logger: boltLogger(deps.logger) },
+      deps.store.installations,
+    ),
+  };
   registerListeners(app, env);
   app.error(async (err) => {
     deps.logger.error({ err }, "unhandled error in a Slack listener");

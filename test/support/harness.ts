@@ -7,6 +7,7 @@ import type { Deps } from "../../src/deps.js";
 import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
 import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { createLogger } from "../../src/log.js";
+import { createMetrics } from "../../src/ops/metrics.js";
 import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
@@ -95,7 +96,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     retry: RETRY_FAST,
   });
-  const deps: Deps = { config, logger, store, edge, now: () => Date.now() };
+  const deps: Deps = {
+    config,
+    logger,
+    store,
+    edge,
+    metrics: createMetrics({ defaults: false }),
+    now: () => Date.now(),
+  };
   const app = createSlackApp({
     deps,
     transport: { kind: "http", signingSecret: SIGNING_SECRET, auth: { kind: "single", botToken: BOT_TOKEN } },

@@ -3,11 +3,14 @@ import type { Deps } from "../../deps.js";
 import type { Logger } from "../../log.js";
 import type { AdminDirectory } from "../admin.js";
 import type { Reply } from "../blocks/common.js";
+import type { SlackClientFor } from "../clients.js";
 
 /** What the Slack layer adds to the shared dependencies. */
 export interface SlackEnv {
   readonly deps: Deps;
   readonly admins: AdminDirectory;
+  /** A Web API client for work that does not start from a Slack request. */
+  readonly clientFor: SlackClientFor;
 }
 
 export interface CommandContext {

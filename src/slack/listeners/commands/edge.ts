@@ -53,6 +53,7 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
       text: command.text,
     });
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "command answered");
+    env.deps.metrics.commands.inc({ subcommand: result.subcommand, outcome: result.outcome });
     if (result.reply) {
       const shareText = result.outcome === "ok" ? stripPublic(command.text) : undefined;
       await sendReply(respond, result.reply, result.isPublic, shareText, logger);

@@ -1,0 +1,64 @@
+import type { Config } from "./config.js";
+import type { Deps } from "./deps.js";
+import { createEdgeApi } from "./edge/client.js";
+import type { Logger } from "./log.js";
+import { createMetrics } from "./ops/metrics.js";
+import { createSlackApp } from "./slack/app.js";
+import { selectTransport } from "./slack/transport.js";
+import { openStore } from "./store/index.js";
+
+export interface RunningBot {
+  readonly deps: Deps;
+  readonly mode: "socket" | "http" | "console";
+  readonly port: number;
+  /** Stop taking work, finish what is in flight (bounded by SHUTDOWN_TIMEOUT_MS), close the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** Build every dependency once from the configuration and start the transport it selects. */
+export async function startBot({ config, logger, now = Date.now }: StartOptions): Promise<RunningBot> {
+  const transport = selectTransport(config);
+  if (transport.kind === "console") {
+    const { startConsoleBot } = await import("./console/index.js");
+    return startConsoleBot({ config, logger, now });
+  }
+
+  const store = await openStore({ config, logger, now });
+  const metrics = createMetrics();
+  const edge = createEdgeApi({
+    baseUrl: config.edge.baseUrl,
+    timeoutMs: config.edge.timeoutMs,
+    ratePerSec: config.edge.ratePerSec,
+    concurrency: config.edge.concurrency,
+    maxQueue: config.edge.maxQueue,
+    logger: logger.child({ component: "edge" }),
+    now,
+    onRequest: (e) => {
+      metrics.edgeRequests.inc({ operation: e.operation, status: String(e.status ?? e.kind ?? "unknown") });
+      metrics.edgeLatency.observe({ operation: e.operation }, e.durationMs / 1000);
+    },
+    onQueueWait: (ms) => metrics.queueWait.observe(ms / 1000),
+    onQueueRejected: () => metrics.queueRejections.inc(),
+  });
+  const deps: Deps = { config, logger, store, edge, metrics, now };
+  const slack = createSlackApp({ deps, transport, port: config.port });
+  const { port } = await slack.start();
+  logger.info({ mode: transport.kind, port }, "edgeops is running");
+
+  return {
+    deps,
+    mode: transport.kind,
+    port,
+    async stop() {
+      await slack.stop().catch((err: unknown) => logger.warn({ err }, "stopping the Slack app failed"));
+      await edge.close(config.shutdownTimeoutMs);
+      await store.close();
+    },
+  };
+}
