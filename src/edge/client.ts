@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
 import type { Logger } from "../log.js";
@@ -140,6 +141,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     onQueueRejected: options.onQueueRejected,
   });
   const closing = new AbortController();
+  // Every waiting attempt listens for close; thousands may be waiting across keys.
+  setMaxListeners(0, closing.signal);
   const logger = options.logger.child({ component: "edge" });
   let closed = false;
 

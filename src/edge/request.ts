@@ -271,6 +271,7 @@ export async function execute<S extends z.ZodType>(
             return r;
           },
           retry,
+          ctx.closing,
         );
       } catch (err) {
         if (err instanceof QueueFullError) {
@@ -289,7 +290,9 @@ export async function execute<S extends z.ZodType>(
                 kind: "network",
                 operation: spec.operation,
                 subject: spec.subject,
-                message: `${spec.operation}: the request failed`,
+                message: ctx.closing.aborted
+                  ? `${spec.operation}: the Edge API client was closed`
+                  : `${spec.operation}: the request failed`,
                 cause: err,
               });
         const durationMs = started.at ? ctx.now() - started.at : 0;
