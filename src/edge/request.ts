@@ -199,14 +199,15 @@ export function interpret<S extends z.ZodType>(
     });
   }
 
-  // A 2xx can still carry an error: a Shield 202 with `invalid_plan_type.*`, or an envelope whose
-  // `error.success` is false, which claims an error status and carries no data.
+  // A 2xx can still carry an error: a Shield 202 with `invalid_plan_type.*`, or a `{data, error}`
+  // envelope whose `error.success` is false, which claims an error status and carries no data. (The WAF
+  // AI recommendation's `errorResponse` with success false is an answer, shown as such, not an error.)
   const fields = readErrorBody(parsed.value);
   const body =
     parsed.value !== null && typeof parsed.value === "object"
       ? (parsed.value as Record<string, unknown>)
       : {};
-  const envelope = body.error ?? body.errorResponse;
+  const envelope = body.error;
   const envelopeFailed =
     envelope !== null &&
     typeof envelope === "object" &&
