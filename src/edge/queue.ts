@@ -78,7 +78,12 @@ export function keyId(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
 }
 
-const RATE_WINDOW_MS = 1000;
+/**
+ * The rate window: one second plus a margin, so that timer granularity (a timer may fire a millisecond
+ * "early" by the wall clock) and network jitter never let the API see more than `ratePerSec` requests
+ * arrive within one second.
+ */
+const RATE_WINDOW_MS = 1050;
 
 export class QueueFullError extends Error {
   override readonly name = "QueueFullError";

@@ -109,9 +109,9 @@ describe("per-key queue", () => {
     // Where the attempts started (the queue's own clock): never 6 in a rolling second.
     expect(starts).toHaveLength(20);
     expect(maxInWindow(starts, 1000)).toBe(5);
-    // What the server saw: the same, allowing for new connections delaying the first batch a little.
+    // What the server saw: the same (a small allowance for a loaded machine delaying an arrival).
     const arrivals = server.requests.map((r) => r.at).sort((a, b) => a - b);
-    expect(maxInWindow(arrivals, 900)).toBe(5);
+    expect(maxInWindow(arrivals, 980)).toBe(5);
     expect(arrivals[19]! - arrivals[0]!).toBeGreaterThanOrEqual(2900);
   });
 
