@@ -1,12 +1,12 @@
 import type { Server } from "node:http";
-import { App, type CustomRoute, LogLevel, type Logger as SlackLogger } from "@slack/bolt";
+import { App, type CustomRoute, LogLevel, type Receiver, type Logger as SlackLogger } from "@slack/bolt";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { registerListeners } from "./listeners/index.js";
-import type { Transport } from "./transport.js";
+import type { SlackAuth, Transport } from "./transport.js";
 
 export const BOT_SCOPES = ["commands", "chat:write", "users:read", "usergroups:read", "im:write"];
 
@@ -26,11 +26,18 @@ export function boltLogger(logger: Logger): SlackLogger {
 
 export interface SlackAppOptions {
   deps: Deps;
-  transport: Exclude<Transport, { kind: "console" }>;
+  transport: Exclude<Transport, { kind: "console" }> | ConsoleTransport;
   /** Extra HTTP routes (health, readiness, metrics) served beside /slack/events. */
   routes?: CustomRoute[];
   /** Port of the HTTP server (Socket Mode serves only the routes and OAuth pages there). */
   port: number;
+}
+
+/** The local console (src/console): its own Bolt receiver feeds the app; one bot token, no signing. */
+export interface ConsoleTransport {
+  kind: "console";
+  receiver: Receiver;
+  botToken: string;
 }
 
 export interface SlackApp {
@@ -46,14 +53,17 @@ export function createSlackApp({ deps, transport, routes = [], port }: SlackAppO
     ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
-  const auth = transport.auth;
+  const auth: SlackAuth =
+    transport.kind === "console" ? { kind: "single", botToken: transport.botToken } : transport.auth;
   const app = new App({
     logger: boltLogger(deps.logger),
     clientOptions,
     customRoutes: routes,
-    ...(transport.kind === "socket"
-      ? { socketMode: true, appToken: transport.appToken, port }
-      : { signingSecret: transport.signingSecret }),
+    ...(transport.kind === "console"
+      ? { receiver: transport.receiver }
+      : transport.kind === "socket"
+        ? { socketMode: true, appToken: transport.appToken, port }
+        : { signingSecret: transport.signingSecret }),
     ...(auth.kind === "single"
       ? { token: auth.botToken }
       : {
