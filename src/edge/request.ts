@@ -297,13 +297,16 @@ export async function execute<S extends z.ZodType>(
                 cause: err,
               });
         const durationMs = started.at ? ctx.now() - started.at : 0;
-        ctx.onRequest?.({
-          operation: spec.operation,
-          method: spec.method,
-          attempt,
-          kind: e.kind,
-          durationMs,
-        });
+        // Only attempts that reached the network count as requests (not ones dropped while waiting).
+        if (started.at) {
+          ctx.onRequest?.({
+            operation: spec.operation,
+            method: spec.method,
+            attempt,
+            kind: e.kind,
+            durationMs,
+          });
+        }
         log.warn(
           {
             op: spec.operation,
@@ -357,7 +360,8 @@ export async function execute<S extends z.ZodType>(
           kind: e.kind,
           durationMs,
         });
-        log.warn(
+        (e.isRetryable ? log.warn : log.info).call(
+          log,
           {
             op: spec.operation,
             method: spec.method,
