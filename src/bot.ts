@@ -2,6 +2,7 @@ import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
 import type { Logger } from "./log.js";
+import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
 import { createSlackApp } from "./slack/app.js";
 import { selectTransport } from "./slack/transport.js";
@@ -47,7 +48,17 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     onQueueRejected: () => metrics.queueRejections.inc(),
   });
   const deps: Deps = { config, logger, store, edge, metrics, now };
-  const slack = createSlackApp({ deps, transport, port: config.port });
+  // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
+  const ops = createOps(deps);
+  const slack = createSlackApp({
+    deps,
+    transport,
+    port: config.port,
+    routes: ops.routes,
+    fetch: ops.slackFetch,
+    middleware: [ops.tracker.middleware],
+  });
+  ops.attach(slack.app, transport.kind);
   const { port } = await slack.start();
   logger.info({ mode: transport.kind, port }, "edgeops is running");
 
@@ -56,9 +67,8 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     mode: transport.kind,
     port,
     async stop() {
-      await slack.stop().catch((err: unknown) => logger.warn({ err }, "stopping the Slack app failed"));
-      await edge.close(config.shutdownTimeoutMs);
-      await store.close();
+      // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
+      await ops.stop({ slack });
     },
   };
 }

@@ -21,9 +21,18 @@ async function main(): Promise<void> {
     const bot = await startBot({ config, logger });
     let stopping = false;
     const shutdown = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second Ctrl-C: the operator does not want to wait.
+        if (signal === "SIGINT") process.exit(130);
+        return;
+      }
       stopping = true;
-      logger.info({ signal }, "shutting down");
+      logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
+      // Backstop: if closing hangs past the drain timeout plus closing time, leave anyway.
+      setTimeout(() => {
+        logger.error("shutdown did not finish in time; exiting");
+        process.exit(1);
+      }, config.shutdownTimeoutMs + 15_000).unref();
       bot.stop().then(
         () => process.exit(0),
         (err: unknown) => {

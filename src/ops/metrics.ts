@@ -16,6 +16,10 @@ export interface Metrics {
   readonly approvals: Counter<"state">;
   readonly schedulerRuns: Counter<"outcome">;
   readonly edgeQueueKeys: Gauge;
+  readonly edgeQueueWaiting: Gauge;
+  readonly edgeQueueInFlight: Gauge;
+  readonly slackInFlight: Gauge;
+  readonly shutdownAbandoned: Counter;
 }
 
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
@@ -75,6 +79,26 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     edgeQueueKeys: new Gauge({
       name: "edgeops_edge_queue_keys",
       help: "API keys with a live (non-idle) Edge API queue.",
+      registers,
+    }),
+    edgeQueueWaiting: new Gauge({
+      name: "edgeops_edge_queue_waiting",
+      help: "Edge API calls waiting in their key's queue (all keys).",
+      registers,
+    }),
+    edgeQueueInFlight: new Gauge({
+      name: "edgeops_edge_queue_in_flight",
+      help: "Edge API calls in progress (all keys).",
+      registers,
+    }),
+    slackInFlight: new Gauge({
+      name: "edgeops_slack_requests_in_flight",
+      help: "Slack requests (commands, actions, views, events) whose listeners are still working.",
+      registers,
+    }),
+    shutdownAbandoned: new Counter({
+      name: "edgeops_shutdown_abandoned_total",
+      help: "Slack requests still unfinished when a graceful shutdown ran out of time.",
       registers,
     }),
   };

@@ -1,7 +1,17 @@
 import type { Server } from "node:http";
-import { App, type CustomRoute, LogLevel, type Receiver, type Logger as SlackLogger } from "@slack/bolt";
+import {
+  type AnyMiddlewareArgs,
+  App,
+  type CustomRoute,
+  LogLevel,
+  type Middleware,
+  type Receiver,
+  type Logger as SlackLogger,
+} from "@slack/bolt";
+import type { FetchFunction } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
+import { socketModeHttpListening } from "../ops/transport-state.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -31,6 +41,10 @@ export interface SlackAppOptions {
   routes?: CustomRoute[];
   /** Port of the HTTP server (Socket Mode serves only the routes and OAuth pages there). */
   port: number;
+  /** fetch for every Slack WebClient and respond() (src/ops/slack-fetch.ts counts Slack errors). */
+  fetch?: FetchFunction;
+  /** Global middleware registered before any listener (src/ops/shutdown.ts tracks in-flight work). */
+  middleware?: Middleware<AnyMiddlewareArgs>[];
 }
 
 /** The local console (src/console): its own Bolt receiver feeds the app; one bot token, no signing. */
@@ -48,9 +62,17 @@ export interface SlackApp {
 }
 
 /** Build the Bolt app for Socket Mode or HTTP, single workspace or OAuth; one set of listeners. */
-export function createSlackApp({ deps, transport, routes = [], port }: SlackAppOptions): SlackApp {
+export function createSlackApp({
+  deps,
+  transport,
+  routes = [],
+  port,
+  fetch,
+  middleware = [],
+}: SlackAppOptions): SlackApp {
   const clientOptions = {
     ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
+    ...(fetch ? { fetch } : {}),
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
   const auth: SlackAuth =
@@ -85,6 +107,7 @@ export function createSlackApp({ deps, transport, routes = [], port }: SlackAppO
       deps.store.installations,
     ),
   };
+  for (const m of middleware) app.use(m);
   registerListeners(app, env);
   app.error(async (err) => {
     deps.logger.error({ err }, "unhandled error in a Slack listener");
@@ -99,8 +122,10 @@ export function createSlackApp({ deps, transport, routes = [], port }: SlackAppO
         const address = server.address();
         return { port: typeof address === "object" && address ? address.port : port };
       }
-      await app.start();
-      return { port };
+      // Socket Mode: Bolt's own server for the routes (and OAuth pages) may listen on PORT=0.
+      const listening = socketModeHttpListening(app);
+      const [actualPort] = await Promise.all([listening ?? Promise.resolve(port), app.start()]);
+      return { port: actualPort };
     },
     stop: () => app.stop().then(() => undefined),
   };

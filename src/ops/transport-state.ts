@@ -1,0 +1,95 @@
+import type { EventEmitter } from "node:events";
+import type { Server } from "node:http";
+import type { App } from "@slack/bolt";
+import { TransportError } from "../slack/transport.js";
+
+/**
+ * What readiness needs to know about the Slack side: is the HTTP receiver listening (HTTP mode), is
+ * the Socket Mode client connected (Socket Mode). Bolt keeps its receiver private, so this reads it
+ * defensively; if Bolt changes shape the check reports it rather than pretending to be ready.
+ */
+
+export interface TransportWatch {
+  /** undefined when Slack can reach the app, otherwise what is wrong. */
+  problem(): string | undefined;
+  close(): void;
+}
+
+interface ReceiverInternals {
+  /** HTTPReceiver: the listening server (undefined before start and after stop). */
+  server?: Server;
+  /** SocketModeReceiver: the SocketModeClient. */
+  client?: EventEmitter;
+  /** SocketModeReceiver: the server for custom routes and OAuth pages. */
+  httpServer?: Server;
+}
+
+function receiverOf(app: App): ReceiverInternals | undefined {
+  const r = (app as unknown as { receiver?: unknown }).receiver;
+  return r && typeof r === "object" ? (r as ReceiverInternals) : undefined;
+}
+
+const SOCKET_STATES = ["connecting", "connected", "reconnecting", "disconnecting", "disconnected"] as const;
+
+export function watchTransport(app: App, kind: "http" | "socket"): TransportWatch {
+  const receiver = receiverOf(app);
+  if (kind === "http") {
+    return {
+      problem: () => (receiver?.server?.listening ? undefined : "the HTTP receiver is not listening"),
+      close: () => undefined,
+    };
+  }
+  const client = receiver?.client;
+  if (!client || typeof client.on !== "function") {
+    return { problem: () => "cannot observe the Socket Mode connection", close: () => undefined };
+  }
+  let state: string = "connecting";
+  const listeners = SOCKET_STATES.map((s) => {
+    const fn = () => {
+      state = s;
+    };
+    client.on(s, fn);
+    return [s, fn] as const;
+  });
+  // The WebSocket dropped: the client reconnects on its own, but until "connected" nothing arrives.
+  const onClose = () => {
+    if (state === "connected") state = "reconnecting";
+  };
+  client.on("close", onClose);
+  return {
+    problem: () => (state === "connected" ? undefined : `Socket Mode is ${state}`),
+    close() {
+      for (const [s, fn] of listeners) client.off(s, fn);
+      client.off("close", onClose);
+    },
+  };
+}
+
+/**
+ * Socket Mode: Bolt listens for the custom routes (and OAuth pages) on installerOptions.port without
+ * reporting errors or the port it got. Resolve with the port once listening; reject with a clear
+ * TransportError if it cannot listen (port in use). undefined when there is no such server.
+ */
+export function socketModeHttpListening(app: App): Promise<number> | undefined {
+  const server = receiverOf(app)?.httpServer;
+  if (!server || typeof server.once !== "function") return undefined;
+  return new Promise<number>((resolve, reject) => {
+    const onListening = () => {
+      server.off("error", onError);
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : 0);
+    };
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      reject(
+        new TransportError(
+          err.code === "EADDRINUSE"
+            ? "PORT is already in use: choose another PORT for /healthz, /readyz and /metrics."
+            : `The HTTP server for /healthz, /readyz and /metrics could not start: ${err.message}`,
+        ),
+      );
+    };
+    server.once("listening", onListening);
+    server.once("error", onError);
+  });
+}

@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { BOT_TOKEN, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
+import { type OpsBot, startOpsBot } from "./support.js";
+
+let ob: OpsBot | undefined;
+afterEach(async () => {
+  await ob?.close();
+  ob = undefined;
+});
+
+/** One sample's value from Prometheus text, or undefined when the series is absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-z_:]+)(?:\{(.*)\})? (.+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries(
+      [...(m[2] ?? "").matchAll(/([a-z_]+)="([^"]*)"/g)].map((x) => [x[1], x[2]]),
+    );
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe("/healthz, /readyz, /metrics in HTTP mode (startBot, real loopback HTTP)", () => {
+  it("answers /healthz and /readyz beside /slack/events", async () => {
+    ob = await startOpsBot();
+    const health = await ob.get("/healthz");
+    expect(health).toMatchObject({ status: 200, body: "ok\n" });
+    const ready = await ob.get("/readyz");
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toEqual({ status: "ready", checks: { store: "ok", slack: "ok" } });
+    const head = await fetch(`${ob.baseUrl}/healthz`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+  });
+
+  it("/readyz is 503 naming the store when the store stops answering, /healthz stays 200", async () => {
+    ob = await startOpsBot();
+    await ob.bot.deps.store.close();
+    const ready = await ob.get("/readyz");
+    expect(ready.status).toBe(503);
+    const body = JSON.parse(ready.body) as {
+      failing: string[];
+      checks: Record<string, string>;
+      message: string;
+    };
+    expect(body.failing).toEqual(["store"]);
+    expect(body.checks.slack).toBe("ok");
+    expect(body.message).toMatch(/^Not ready: store \(/);
+    expect((await ob.get("/healthz")).status).toBe(200);
+  });
+
+  it("/metrics counts commands, Edge requests and latency, queue waits and Slack API errors; no secrets in labels", async () => {
+    ob = await startOpsBot();
+    const res = await ob.command("apps");
+    expect(res.status).toBe(200);
+    await ob.slack.waitForResponse(res.responseId);
+    // /edge key opens a modal; Slack refuses the trigger: counted by method and error code.
+    ob.slack.addFault({ method: "views.open", error: "expired_trigger_id" });
+    const key = await ob.command("key");
+    expect(key.status).toBe(200);
+    await ob.slack.waitForCall("views.open");
+
+    let text = "";
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const m = await ob.get("/metrics");
+      expect(m.status).toBe(200);
+      expect(m.contentType).toMatch(/^text\/plain/);
+      text = m.body;
+      const counted = (sample(text, "edgeops_slack_api_errors_total", { method: "views.open" }) ?? 0) > 0;
+      if (counted && sample(text, "edgeops_slack_requests_in_flight") === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(sample(text, "edgeops_commands_total", { subcommand: "apps", outcome: "ok" })).toBe(1);
+    expect(
+      sample(text, "edgeops_edge_requests_total", { operation: "listApps", status: "200" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "edgeops_edge_request_duration_seconds_count", { operation: "listApps" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "edgeops_edge_queue_wait_seconds_count")).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "edgeops_edge_queue_rejections_total")).toBe(0);
+    expect(
+      sample(text, "edgeops_slack_api_errors_total", { method: "views.open", error: "expired_trigger_id" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "edgeops_slack_requests_in_flight")).toBe(0);
+    // Process defaults are there, prefixed.
+    expect(text).toMatch(/^edgeops_process_cpu_user_seconds_total /m);
+    expect(text).toMatch(/^edgeops_nodejs_heap_size_used_bytes /m);
+    // Defined families with no samples yet still show their HELP.
+    for (const name of [
+      "edgeops_approval_requests_total",
+      "edgeops_scheduler_runs_total",
+      "edgeops_edge_queue_keys",
+    ]) {
+      expect(text).toContain(`# HELP ${name} `);
+    }
+    for (const secret of [
+      TEST_EDGE_KEY,
+      BOT_TOKEN,
+      SIGNING_SECRET,
+      TEST_ENCRYPTION_KEY,
+      "T0001",
+      "U0001",
+      "C0001",
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it("unknown paths are 404 and Slack events still need a signature", async () => {
+    ob = await startOpsBot();
+    expect((await ob.get("/nope")).status).toBe(404);
+    const unsigned = await fetch(`${ob.baseUrl}/slack/events`, { method: "POST", body: "x=1" });
+    expect(unsigned.status).toBe(401);
+  });
+});
