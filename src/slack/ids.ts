@@ -6,6 +6,16 @@ export const ACTIONS = {
   zonesNextPage: "edge.zones.next_page",
   dnsScanNow: "edge.dns.scan_now",
   openKeyModal: "edge.key.open_modal",
+  /** Block / Allow / Clear on /edge bots (Slack's confirm dialog already asked). */
+  botBlock: "edge.bot.block",
+  botAllow: "edge.bot.allow",
+  botClear: "edge.bot.clear",
+  /** Confirm / Cancel on the reply to a typed /edge bot. */
+  botConfirm: "edge.bot.confirm",
+  botCancel: "edge.bot.cancel",
+  approve: "edge.approval.approve",
+  reject: "edge.approval.reject",
+  retry: "edge.approval.retry",
 } as const;
 
 export const VIEWS = {

@@ -10,6 +10,7 @@ import { createLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { TEST_DATABASE_URL } from "../store/helpers.js";
 import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
 import { interactionBody, postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
 
@@ -42,6 +43,8 @@ export interface Harness {
   eventsUrl: string;
   baseUrl: string;
   dataDir: string;
+  /** Move the bot's clock (deps.now) forward, e.g. past an approval's expiry. */
+  advanceClock(ms: number): void;
   /** Send `/edge <text>` signed as Slack does; returns the receiver's HTTP answer and the response_url id. */
   command(
     text: string,
@@ -61,16 +64,24 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Seed the workspace T0001 with the simulator's key (default true). */
   seedKey?: boolean;
+  /** Reuse this data folder (and keep it on close): a restart of the bot over the same SQLite file. */
+  dataDir?: string;
+  /** Use PostgreSQL (TEST_DATABASE_URL) in this schema instead of SQLite. */
+  pgSchema?: string;
+  /** Reuse a running simulator (a restart keeps the Edge API's state). */
+  sim?: Simulator;
   admins?: string[];
+  /** The clock in deps.now (default Date.now), e.g. for schedules' next runs; advanceClock adds to it. */
+  now?: () => number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
+  const sim = options.sim ?? (await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] }));
   const slack = await startFakeSlack();
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
-  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-test-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "edgeops-test-"));
   const config = loadConfig({
     EDGE_API_URL: sim.url,
     DATA_DIR: dataDir,
@@ -80,12 +91,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SLACK_BOT_TOKEN: BOT_TOKEN,
     PORT: "0",
     LOG_LEVEL: "debug",
+    ...(options.pgSchema ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     ...(options.admins ? { ADMIN_USER_IDS: options.admins.join(",") } : {}),
     ...options.env,
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
-  const store = await openStore({ config, logger });
+  const store = await openStore({
+    config,
+    logger,
+    ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+  });
   if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const edge = createEdgeApi({
     baseUrl: config.edge.baseUrl,
@@ -96,13 +112,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     retry: RETRY_FAST,
   });
+  let clockOffset = 0;
   const deps: Deps = {
     config,
     logger,
     store,
     edge,
     metrics: createMetrics({ defaults: false }),
-    now: () => Date.now(),
+    now: () => (options.now ?? Date.now)() + clockOffset,
   };
   const app = createSlackApp({
     deps,
@@ -124,6 +141,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     eventsUrl,
     baseUrl,
     dataDir,
+    advanceClock: (ms) => {
+      clockOffset += ms;
+    },
     async command(text, who = {}) {
       const responseId = `cmd-${Math.random().toString(36).slice(2)}`;
       const body = slashCommandBody({
@@ -178,9 +198,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await app.stop().catch(() => undefined);
       await edge.close();
       await store.close();
-      await sim.close();
+      if (!options.sim) await sim.close();
       await slack.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return harness;

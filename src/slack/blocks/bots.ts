@@ -8,7 +8,8 @@ import {
   botDetectionSensitivityLabel,
   browserFingerprintAggressionLabel,
 } from "../../edge/schemas/shield.js";
-import { context, fields, header, type Reply, section } from "./common.js";
+import { categoryButtons } from "./approvals.js";
+import { actions, context, fields, header, type Reply, section } from "./common.js";
 
 const ACTION_EMOJI: Record<number, string> = {
   0: ":heavy_minus_sign:",
@@ -34,24 +35,30 @@ export function userCategories(categories: readonly BotCategory[]): BotCategory[
   return categories.filter((c) => c.category >= 1 && c.category <= 7).sort((a, b) => a.category - b.category);
 }
 
+/**
+ * Bot detection and each category with Block / Allow / Clear. `newId` gives each button the id of the
+ * request it would create, so the same click delivered twice makes one request.
+ */
 export function botsMessage(
   zoneId: number,
   detection: BotDetection,
   categories: readonly BotCategory[],
+  newId: () => string,
+  banner?: string,
 ): Reply {
-  const blocks: KnownBlock[] = [
-    header(`Bot detection · shield zone ${zoneId}`),
-    fields(botDetectionFields(detection)),
-  ];
+  const blocks: KnownBlock[] = [];
+  if (banner) blocks.push(section(banner));
+  blocks.push(header(`Bot detection · shield zone ${zoneId}`), fields(botDetectionFields(detection)));
   const shown = userCategories(categories);
   if (shown.length === 0) {
     blocks.push(context("This zone reports no bot categories."));
   } else {
-    blocks.push(
-      section(
-        `*Bot categories*\n${shown.map((c) => `${categoryActionText(c.action)}  *${botCategoryLabel(c.category)}*${c.bots.length ? `  _(${c.bots.length} known bots)_` : ""}`).join("\n")}`,
-      ),
-    );
+    blocks.push(section("*Bot categories*"));
+    for (const c of shown) {
+      const bots = c.bots.length ? `  _(${c.bots.length} known bots)_` : "";
+      blocks.push(section(`*${botCategoryLabel(c.category)}*: ${categoryActionText(c.action)}${bots}`));
+      blocks.push(actions(...categoryButtons(zoneId, c.category, newId)));
+    }
   }
   return { text: `Bot detection for shield zone ${zoneId}`, blocks };
 }

@@ -1,9 +1,13 @@
 import { appsCommand } from "./apps.js";
+import { auditCommand } from "./audit.js";
+import { botCommand } from "./bot.js";
 import { botsCommand } from "./bots.js";
 import { dnsCommand } from "./dns.js";
 import { helpCommand } from "./help.js";
 import { keyCommand } from "./key.js";
+import { policyCommand } from "./policy.js";
 import { ratelimitCommand } from "./ratelimit.js";
+import { scheduleCommand } from "./schedule.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
 import { zonesCommand } from "./zones.js";
@@ -14,9 +18,13 @@ export function subcommandList(): Subcommand[] {
     appsCommand,
     zonesCommand,
     botsCommand,
+    botCommand,
     ratelimitCommand,
     wafCommand,
     dnsCommand,
+    scheduleCommand,
+    policyCommand,
+    auditCommand,
     keyCommand,
   ];
   list.push(helpCommand(() => list));

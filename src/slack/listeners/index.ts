@@ -2,7 +2,9 @@ import type { App } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
 import { ACTIONS, VIEWS } from "../ids.js";
+import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
+import { botCancel, botChange } from "./actions/bot-change.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
@@ -21,6 +23,14 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.zonesNextPage, zonesPage(env));
   app.action(ACTIONS.dnsScanNow, dnsScanNow(env));
   app.action(ACTIONS.openKeyModal, openKeyModalFromHome(env));
+  app.action(ACTIONS.botBlock, botChange(env, true));
+  app.action(ACTIONS.botAllow, botChange(env, true));
+  app.action(ACTIONS.botClear, botChange(env, true));
+  app.action(ACTIONS.botConfirm, botChange(env, false));
+  app.action(ACTIONS.botCancel, botCancel(env));
+  app.action(ACTIONS.approve, approvalDecision(env, "approve"));
+  app.action(ACTIONS.reject, approvalDecision(env, "reject"));
+  app.action(ACTIONS.retry, approvalDecision(env, "retry"));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }

@@ -1,0 +1,172 @@
+import type { Button, ConfirmationDialog, KnownBlock } from "@slack/types";
+import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
+import { describeChange } from "../../services/bot-categories.js";
+import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
+import { ACTIONS } from "../ids.js";
+import { actions, button, context, escapeMrkdwn, fields, header, type Reply, section } from "./common.js";
+import { slackDateFromMs } from "./dates.js";
+
+export interface BotChangeValue {
+  /** The request id this button creates: the same click delivered twice makes one request. */
+  r: string;
+  z: number;
+  c: number;
+  a: number;
+}
+
+const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
+
+export function confirmDialog(
+  title: string,
+  text: string,
+  confirm: string,
+  style?: "danger" | "primary",
+): ConfirmationDialog {
+  const d: ConfirmationDialog = {
+    title: { type: "plain_text", text: title.slice(0, 100) },
+    text: { type: "mrkdwn", text: text.slice(0, 300) },
+    confirm: { type: "plain_text", text: confirm.slice(0, 30) },
+    deny: { type: "plain_text", text: "Cancel" },
+  };
+  if (style) d.style = style;
+  return d;
+}
+
+/** Block / Allow / Clear for one category, each with a confirmation naming the zone, category and effect. */
+export function categoryButtons(zoneId: number, category: number, newId: () => string): Button[] {
+  const name = botCategoryLabel(category);
+  const make = (
+    label: string,
+    actionId: string,
+    action: number,
+    effect: string,
+    style?: "primary" | "danger",
+  ) => {
+    const value: BotChangeValue = { r: newId(), z: zoneId, c: category, a: action };
+    const b = button(label, actionId, JSON.stringify(value), style);
+    b.confirm = confirmDialog(
+      `${label} ${name}?`,
+      `*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
+      label,
+      style === "danger" ? "danger" : "primary",
+    );
+    return b;
+  };
+  return [
+    make("Block", ACTIONS.botBlock, 1, "their requests will be blocked.", "danger"),
+    make("Allow", ACTIONS.botAllow, 2, "their requests will always be let through."),
+    make("Clear", ACTIONS.botClear, 0, "no category action; the zone's bot detection decides."),
+  ];
+}
+
+/** The reply to a typed /edge bot: typed text has no dialog, so ask again with Confirm / Cancel. */
+export function confirmChangeMessage(value: BotChangeValue, current: number | null): Reply {
+  const change = describeChange({ shieldZoneId: value.z, category: value.c, requestedAction: value.a });
+  return {
+    text: `${change}?`,
+    blocks: [
+      section(`:question: *${change}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`),
+      actions(
+        button("Confirm", ACTIONS.botConfirm, JSON.stringify(value), "primary"),
+        button("Cancel", ACTIONS.botCancel, value.r),
+      ),
+    ],
+  };
+}
+
+const STATE_LINE: Record<ApprovalRequest["state"], string> = {
+  pending: ":hourglass_flowing_sand: Waiting for approval",
+  approved: ":gear: Approved, applying…",
+  applied: ":white_check_mark: Applied",
+  failed: ":x: Failed",
+  rejected: ":no_entry_sign: Rejected",
+  expired: ":alarm_clock: Expired",
+  cancelled: ":heavy_multiplication_x: Cancelled",
+};
+
+/** One sentence about where a request stands, for clicks on decided cards and repeated buttons. */
+export function requestStateSentence(r: ApprovalRequest): string {
+  const change = describeChange(r);
+  switch (r.state) {
+    case "pending":
+      return `${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
+    case "approved":
+      return `${change} was approved by ${r.decidedBy ? `<@${r.decidedBy}>` : "someone"} and is being applied.`;
+    case "applied":
+      return `${change} was already approved${r.decidedBy ? ` by <@${r.decidedBy}>` : ""} and applied.`;
+    case "failed":
+      return `${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
+    case "rejected":
+      return `${change} was rejected${r.decidedBy ? ` by <@${r.decidedBy}>` : ""}.`;
+    case "expired":
+      return `${change} expired before anyone approved it. Ask again with /edge bots ${r.shieldZoneId}.`;
+    case "cancelled":
+      return `${change} was cancelled.`;
+  }
+}
+
+/**
+ * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
+ * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
+ */
+export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, "approvers">): Reply {
+  const change = describeChange(r);
+  const blocks: KnownBlock[] = [
+    header(r.state === "pending" ? `Approval needed: ${change}` : change),
+    fields([
+      `*Requested by*\n<@${r.requesterId}>`,
+      `*Shield zone*\n${r.shieldZoneId}`,
+      `*Category*\n${botCategoryLabel(r.category)}`,
+      `*Action*\n${actionWord(r.previousAction)} → *${actionWord(r.requestedAction)}*`,
+      `*Expires*\n${slackDateFromMs(r.expiresAt)}`,
+      `*State*\n${STATE_LINE[r.state]}`,
+    ]),
+  ];
+  if (r.state === "pending") {
+    if (policy) {
+      const who =
+        policy.approvers.kind === "admins"
+          ? "workspace admins"
+          : [
+              ...policy.approvers.users.map((u) => `<@${u}>`),
+              ...policy.approvers.usergroups.map((g) => `<!subteam^${g}>`),
+            ].join(", ");
+      blocks.push(context(`Approvers: ${who} (not the requester).`));
+    }
+    const approve = button("Approve", ACTIONS.approve, r.id, "primary");
+    approve.confirm = confirmDialog(
+      "Approve this change?",
+      `*${escapeMrkdwn(change)}* will be applied to the edge platform now.`,
+      "Approve",
+      "primary",
+    );
+    blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
+  } else {
+    const by = r.decidedBy ? `<@${r.decidedBy}>` : "edgeops";
+    const when = r.decidedAt ? slackDateFromMs(r.decidedAt) : "";
+    const verb =
+      r.state === "rejected"
+        ? "Rejected"
+        : r.state === "expired"
+          ? "Expired"
+          : r.state === "cancelled"
+            ? "Cancelled"
+            : "Approved";
+    blocks.push(
+      context(
+        r.state === "expired" ? `Expired ${when} without a decision.` : `${verb} by ${by} ${when}`.trim(),
+      ),
+    );
+    if (r.state === "failed") {
+      blocks.push(
+        section(
+          `:x: *The Edge API refused the change:* ${escapeMrkdwn(r.lastError?.message ?? "unknown error")}`,
+        ),
+      );
+      blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
+    }
+    if (r.state === "applied")
+      blocks.push(context(`:white_check_mark: ${escapeMrkdwn(change)} is in effect.`));
+  }
+  return { text: `${change}: ${STATE_LINE[r.state].replace(/^:[a-z_]+: /, "")}`, blocks };
+}

@@ -1,0 +1,146 @@
+import { UserError, usage } from "../../errors.js";
+import type { Approvers, EffectivePolicy, PolicyPatch } from "../../store/index.js";
+import { context, fields, header, type Reply } from "../blocks/common.js";
+import type { CommandContext, Subcommand } from "./types.js";
+
+const EXAMPLES = [
+  "/edge policy",
+  "/edge policy approvals off here",
+  "/edge policy approvers @oncall-leads @alice",
+  "/edge policy expiry 60",
+];
+export const NOT_ADMIN_POLICY =
+  "Only workspace admins can change the approval policy: ask an admin or owner.";
+
+const SOURCE: Record<string, string> = {
+  channel: "this channel",
+  workspace: "workspace",
+  default: "default",
+};
+
+function approversText(a: Approvers): string {
+  if (a.kind === "admins") return "Workspace admins and owners";
+  return [...a.users.map((u) => `<@${u}>`), ...a.usergroups.map((g) => `<!subteam^${g}>`)].join(", ");
+}
+
+export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
+  return {
+    text: `Approval policy in this channel: approvals ${p.approvals}`,
+    blocks: [
+      header("Approval policy in force here"),
+      fields([
+        `*Approvals*\n${p.approvals === "required" ? "Required (a second person approves)" : "Off (applied at once)"}\n_${SOURCE[p.source.approvals]}_`,
+        `*Approvers*\n${approversText(p.approvers)}\n_${SOURCE[p.source.approvers]}_`,
+        `*Expiry*\n${p.expiryMinutes} minutes\n_${SOURCE[p.source.expiryMinutes]}_`,
+      ]),
+      context(
+        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
+      ),
+    ],
+  };
+}
+
+/** `<@U123>`, `<@U123|alice>`, `<!subteam^S123>`, `<!subteam^S123|@leads>` (Slack escapes mentions in command text). */
+export function parseApprovers(words: readonly string[]): Approvers {
+  if (words.length === 1 && words[0]?.toLowerCase() === "admins") return { kind: "admins" };
+  const users: string[] = [];
+  const usergroups: string[] = [];
+  for (const w of words) {
+    const user = /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(w);
+    const group = /^<!subteam\^([A-Z0-9]+)(\|[^>]*)?>$/.exec(w);
+    if (user?.[1]) users.push(user[1]);
+    else if (group?.[1]) usergroups.push(group[1]);
+    else
+      throw usage(
+        `"${w}" is not a person or a user group. Mention them so Slack links them, or say admins: /edge policy approvers @oncall-leads @alice`,
+      );
+  }
+  if (users.length + usergroups.length === 0)
+    throw usage(
+      "Say who approves: /edge policy approvers admins, or /edge policy approvers @oncall-leads @alice",
+    );
+  return { kind: "list", users: [...new Set(users)], usergroups: [...new Set(usergroups)] };
+}
+
+function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boolean } | "reset" {
+  const here = args[args.length - 1]?.toLowerCase() === "here";
+  const words = here ? args.slice(0, -1) : args;
+  const [what, ...rest] = words;
+  switch (what?.toLowerCase()) {
+    case "approvals": {
+      const mode = rest[0]?.toLowerCase();
+      if (rest.length !== 1 || (mode !== "required" && mode !== "off"))
+        throw usage("Approvals are required or off: /edge policy approvals off here");
+      return { patch: { approvals: mode }, here };
+    }
+    case "approvers":
+      return { patch: { approvers: parseApprovers(rest) }, here };
+    case "expiry": {
+      const m = rest[0];
+      if (rest.length !== 1 || !m || !/^\d+$/.test(m) || Number(m) < 1 || Number(m) > 10_080) {
+        throw usage("Expiry is a number of minutes from 1 to 10080 (a week): /edge policy expiry 60");
+      }
+      return { patch: { expiryMinutes: Number(m) }, here };
+    }
+    case "reset":
+      if (!here || rest.length > 0)
+        throw usage("Reset removes this channel's overrides: /edge policy reset here");
+      return "reset";
+    default:
+      throw usage(`Change approvals, approvers or expiry. For example: ${EXAMPLES.slice(1).join("  ·  ")}`);
+  }
+}
+
+async function changePolicy(ctx: CommandContext): Promise<Reply> {
+  const change = parseChange(ctx.args);
+  if (!(await ctx.env.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId)))
+    throw new UserError("not_admin", NOT_ADMIN_POLICY);
+  const { store } = ctx.env.deps;
+  let details: Record<string, unknown>;
+  let scope: string;
+  if (change === "reset") {
+    await store.policies.clearChannel(ctx.teamId, ctx.channelId);
+    details = { reset: true };
+    scope = `channel ${ctx.channelId}`;
+  } else {
+    const patch = { ...change.patch, updatedBy: ctx.userId };
+    if (change.here) await store.policies.setChannel(ctx.teamId, ctx.channelId, patch);
+    else await store.policies.setWorkspace(ctx.teamId, patch);
+    details = { ...change.patch };
+    scope = change.here ? `channel ${ctx.channelId}` : "workspace";
+  }
+  await store.audit.append({
+    teamId: ctx.teamId,
+    userId: ctx.userId,
+    action: "policy.change",
+    target: scope,
+    outcome: "ok",
+    details: { ...details, channelId: ctx.channelId },
+  });
+  const reply = policyMessage(await store.policies.getEffective(ctx.teamId, ctx.channelId), ctx.channelId);
+  return {
+    ...reply,
+    blocks: [
+      context(
+        `:white_check_mark: Policy updated for the ${change !== "reset" && !change.here ? "workspace" : "channel"}.`,
+      ),
+      ...reply.blocks,
+    ],
+  };
+}
+
+export const policyCommand: Subcommand = {
+  name: "policy",
+  usage: "policy [approvals required|off | approvers admins|@group|@user … | expiry <minutes>] [here]",
+  summary:
+    "The approval policy in force in this channel; admins change it for the workspace or, with `here`, this channel.",
+  examples: EXAMPLES,
+  async run(ctx) {
+    if (ctx.args.length === 0)
+      return policyMessage(
+        await ctx.env.deps.store.policies.getEffective(ctx.teamId, ctx.channelId),
+        ctx.channelId,
+      );
+    return changePolicy(ctx);
+  },
+};

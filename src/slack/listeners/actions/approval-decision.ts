@@ -1,0 +1,66 @@
+import type { WebClient } from "@slack/web-api";
+import { toUserSentence } from "../../../errors.js";
+import type { Logger } from "../../../log.js";
+import { approve, type DecisionOutcome, reject, retry } from "../../../services/bot-categories.js";
+import type { ApprovalRequest } from "../../../store/index.js";
+import { approverCheck } from "../../approvers.js";
+import { approvalCard, requestStateSentence } from "../../blocks/approvals.js";
+import type { SlackEnv } from "../../commands/types.js";
+import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
+
+const decisions = { approve, reject, retry } as const;
+export type Decision = keyof typeof decisions;
+
+/** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
+export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
+  if (!request.messageChannel || !request.messageTs) return;
+  const card = approvalCard(request);
+  await client.chat
+    .update({ channel: request.messageChannel, ts: request.messageTs, text: card.text, blocks: card.blocks })
+    .catch((err: unknown) =>
+      logger.warn({ err, requestId: request.id }, "could not update the approval card"),
+    );
+}
+
+function privateSentence(outcome: DecisionOutcome, decision: Decision): string | undefined {
+  switch (outcome.kind) {
+    case "not_found":
+      return "That request no longer exists.";
+    case "self_approval":
+      return "You asked for this change, so someone else has to approve it. Nothing changed.";
+    case "not_approver":
+      return `Only this channel's approvers can ${decision} requests (see /edge policy). Nothing changed.`;
+    case "already_decided":
+      return requestStateSentence(outcome.request);
+    case "expired":
+      return requestStateSentence(outcome.request);
+    default:
+      return undefined;
+  }
+}
+
+/** Approve / Reject / Retry on an approval card. Every refusal is a private sentence; the card shows the outcome. */
+export function approvalDecision(env: SlackEnv, decision: Decision) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    let outcome: DecisionOutcome;
+    try {
+      outcome = await decisions[decision](env.deps, {
+        requestId: ctx.value,
+        teamId: ctx.teamId,
+        userId: ctx.userId,
+        isApprover: approverCheck(env, args.client, ctx.teamId),
+      });
+    } catch (err) {
+      ctx.logger.warn({ err, decision }, "approval decision failed");
+      return answerPrivately(args, toUserSentence(err), ctx.logger);
+    }
+    ctx.logger.info({ decision, outcome: outcome.kind, requestId: ctx.value }, "approval card clicked");
+    // Only the click that decided updates the card: a loser's view may be older than the winner's.
+    const decidedHere = ["expired", "rejected", "applied", "failed"].includes(outcome.kind);
+    if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
+    const sentence = privateSentence(outcome, decision);
+    if (sentence) await answerPrivately(args, sentence, ctx.logger);
+  };
+}
