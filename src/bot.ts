@@ -4,6 +4,7 @@ import { createEdgeApi } from "./edge/client.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
+import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { selectTransport } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
@@ -60,6 +61,9 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
   });
   ops.attach(slack.app, transport.kind);
   const { port } = await slack.start();
+  // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
+  const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
+  scheduler.start();
   logger.info({ mode: transport.kind, port }, "edgeops is running");
 
   return {
@@ -68,6 +72,7 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     port,
     async stop() {
       // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
+      await scheduler.stop(config.shutdownTimeoutMs);
       await ops.stop({ slack });
     },
   };

@@ -1,0 +1,42 @@
+/**
+ * `npm run console`: the local console explicitly, whatever Slack variables are set.
+ * `printf '/edge apps\n' | npm run console --silent` runs it as a script and prints plain text.
+ */
+import { ConfigError, loadConfig } from "../config.js";
+import { StoreError } from "../store/index.js";
+import { runConsole } from "./index.js";
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`edgeops console: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  // A reader that goes away (`| head`) is not an error worth a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+  });
+  let handle: Awaited<ReturnType<typeof runConsole>>;
+  try {
+    handle = await runConsole({ config });
+  } catch (e) {
+    process.stderr.write(`edgeops console: ${e instanceof StoreError ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+  const finish = (code: number) => {
+    handle.stop().then(
+      () => process.exit(code),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", () => finish(0));
+  await handle.done;
+  finish(0);
+}
+
+void main();

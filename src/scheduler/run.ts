@@ -1,0 +1,157 @@
+import type { WebClient } from "@slack/web-api";
+import type { Deps } from "../deps.js";
+import type { EdgeClient } from "../edge/client.js";
+import { toUserSentence } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { ScanWaitOptions } from "../services/dns.js";
+import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
+import { edgeClientFor } from "../services/edge-access.js";
+import { periodMs } from "../services/schedules.js";
+import type { Reply } from "../slack/blocks/common.js";
+import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../slack/blocks/dns-summary.js";
+import { channelFailingDm, scheduleLabel } from "../slack/blocks/schedules.js";
+import type { Schedule } from "../store/index.js";
+
+/**
+ * One run of one schedule: build the DNS summary, post it with chat.postMessage, record the run.
+ * Used by the scheduler (after it claimed the occurrence) and by `/edge schedule run <id>`.
+ */
+
+/** Small fixed set: also the `outcome` label of edgeops_scheduler_runs_total. */
+export type RunOutcome = "ok" | "partial" | "edge_error" | "channel_failing" | "slack_error" | "error";
+
+export interface RunResult {
+  outcome: RunOutcome;
+  /** Whether a message reached the channel. */
+  posted: boolean;
+  /** The sentence recorded as the run's error, if any. */
+  error: string | null;
+  /** The Slack error code when posting failed. */
+  slackError?: string;
+}
+
+export interface RunOptions {
+  deps: Deps;
+  /** The workspace's Web API client (may throw: e.g. the app was uninstalled). */
+  client: () => Promise<WebClient>;
+  logger: Logger;
+  /** The run's time (the scheduler's injected clock). */
+  now: number;
+  wait: ScanWaitOptions;
+  /** Start a DNS scan; the scheduler passes one that starts one scan per zone per tick. */
+  trigger?: (teamId: string, zoneId: number, edge: EdgeClient) => Promise<unknown>;
+}
+
+/** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
+export const CHANNEL_ERRORS = new Set(["not_in_channel", "channel_not_found", "is_archived"]);
+
+export function slackErrorCode(err: unknown): string | undefined {
+  const data = (err as { data?: { error?: unknown } } | undefined)?.data;
+  return typeof data?.error === "string" ? data.error : undefined;
+}
+
+async function buildReply(
+  s: Schedule,
+  o: RunOptions,
+): Promise<{ reply: Reply; outcome: RunOutcome; error: string | null; snapshot: SummarySnapshot | null }> {
+  const zoneId = Number(s.target);
+  const schedule = { id: s.id, label: scheduleLabel(s) };
+  try {
+    const edge = await edgeClientFor(o.deps, s.teamId);
+    const { summary, snapshot } = await collectDnsSummary({
+      client: edge,
+      zoneId,
+      now: o.now,
+      periodMs: periodMs(s, o.now),
+      previous: s.snapshot,
+      wait: o.wait,
+      ...(o.trigger ? { trigger: (id: number) => o.trigger!(s.teamId, id, edge) } : {}),
+    });
+    return {
+      reply: dnsSummaryMessage(summary, schedule),
+      outcome: summary.incomplete ? "partial" : "ok",
+      error: summary.incomplete ? "The scan had not finished in time." : null,
+      snapshot,
+    };
+  } catch (err) {
+    o.logger.warn({ err, zoneId }, "scheduled DNS summary: reading the zone failed");
+    const sentence = toUserSentence(err);
+    return {
+      reply: dnsSummaryFailedMessage(zoneId, sentence, schedule),
+      outcome: "edge_error",
+      error: sentence,
+      snapshot: null,
+    };
+  }
+}
+
+async function tellCreator(s: Schedule, client: WebClient, code: string, logger: Logger): Promise<void> {
+  try {
+    const dm = await client.conversations.open({ users: s.createdBy });
+    const channel = dm.channel?.id;
+    if (!channel) throw new Error("conversations.open returned no channel");
+    const message = channelFailingDm(s, code);
+    await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks });
+  } catch (err) {
+    logger.warn({ err, userId: s.createdBy }, "could not tell the schedule's creator that it is failing");
+  }
+}
+
+/** Run a schedule once. Never throws: every failure is a recorded outcome. */
+export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult> {
+  const { deps } = o;
+  const logger = o.logger.child({ jobId: s.id, teamId: s.teamId, channelId: s.channelId });
+  const finish = async (result: RunResult, snapshot?: SummarySnapshot | null): Promise<RunResult> => {
+    try {
+      await deps.store.schedules.recordRun(s.id, {
+        at: o.now,
+        outcome: result.outcome,
+        error: result.error,
+        ...(snapshot ? { snapshot } : {}),
+      });
+    } catch (err) {
+      logger.error({ err }, "could not record the schedule's run");
+    }
+    deps.metrics.schedulerRuns.inc({ outcome: result.outcome });
+    logger.info({ outcome: result.outcome, posted: result.posted }, "scheduled DNS summary run");
+    return result;
+  };
+
+  try {
+    const built = await buildReply(s, o);
+    let client: WebClient;
+    try {
+      client = await o.client();
+    } catch (err) {
+      logger.warn({ err }, "no Slack client for the schedule's workspace");
+      return finish({ outcome: "slack_error", posted: false, error: toUserSentence(err) });
+    }
+    try {
+      await client.chat.postMessage({
+        channel: s.channelId,
+        text: built.reply.text,
+        blocks: built.reply.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+    } catch (err) {
+      const code = slackErrorCode(err) ?? "unknown";
+      deps.metrics.slackApiErrors.inc({ method: "chat.postMessage", error: code });
+      const sentence = toUserSentence(err);
+      if (CHANNEL_ERRORS.has(code)) {
+        logger.warn({ slackError: code, alreadyFailing: s.failing }, "schedule's channel refuses posts");
+        await deps.store.schedules.markFailing(s.id, sentence);
+        // One direct message when a schedule starts failing; none while it stays failing.
+        if (!s.failing) await tellCreator(s, client, code, logger);
+        return finish({ outcome: "channel_failing", posted: false, error: sentence, slackError: code });
+      }
+      logger.warn({ err, slackError: code }, "posting the scheduled DNS summary failed");
+      return finish({ outcome: "slack_error", posted: false, error: sentence, slackError: code });
+    }
+    if (s.failing) await deps.store.schedules.clearFailing(s.id);
+    return finish({ outcome: built.outcome, posted: true, error: built.error }, built.snapshot);
+  } catch (err) {
+    logger.error({ err }, "scheduled DNS summary failed");
+    return finish({ outcome: "error", posted: false, error: toUserSentence(err) });
+  }
+}

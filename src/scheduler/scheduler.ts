@@ -1,0 +1,191 @@
+import type { Deps } from "../deps.js";
+import type { EdgeClient } from "../edge/client.js";
+import type { Logger } from "../log.js";
+import type { ScanWaitOptions } from "../services/dns.js";
+import { nextRunAfter } from "../services/schedules.js";
+import type { SlackClientFor } from "../slack/clients.js";
+import type { Schedule } from "../store/index.js";
+import { type RunResult, runSchedule } from "./run.js";
+
+/**
+ * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
+ * occurrence with a compare-and-set on next_run_at (expected: the due time it read; new: the next
+ * occurrence after *now*). Only the replica whose update matched runs it, so an occurrence is posted
+ * once however many replicas tick; after downtime the one claim jumps past every missed occurrence, so
+ * it is posted once, not once per missed period. The claim happens before the work: a replica that
+ * dies mid-run loses that occurrence rather than posting it twice.
+ */
+
+export interface SchedulerOptions {
+  deps: Deps;
+  clientFor: SlackClientFor;
+  /** The clock; default deps.now. Tests inject one and call tick() directly. */
+  now?: () => number;
+  /** How often start() ticks; default 30 s. */
+  intervalMs?: number;
+  logger?: Logger;
+  /** Due schedules read per tick; default 100 (the rest wait for the next tick). */
+  batchSize?: number;
+  /** Schedules run at once per replica; default 4. */
+  concurrency?: number;
+  /** Waiting for a fresh DNS scan: default up to 2 minutes, polling from 1 s with backoff. */
+  scanWait?: Partial<ScanWaitOptions>;
+  /** Called after each run (tests, metrics). */
+  onRun?: (schedule: Schedule, result: RunResult) => void;
+}
+
+export interface Scheduler {
+  /** Claim and run every due schedule; resolves with how many this replica ran. */
+  tick(): Promise<number>;
+  /** Tick every intervalMs (a tick still running is not overlapped). */
+  start(): void;
+  /**
+   * Stop ticking, cut scan waits short (summarising what exists), and wait for the tick in flight,
+   * at most `deadlineMs` when given.
+   */
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+export const SCAN_WAIT_DEFAULT = { maxWaitMs: 120_000, firstDelayMs: 1_000 } as const;
+const DAY_MS = 24 * 3600_000;
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const { deps, clientFor } = options;
+  const now = options.now ?? deps.now;
+  const intervalMs = options.intervalMs ?? 30_000;
+  const batchSize = options.batchSize ?? 100;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
+  const stopping = new AbortController();
+  const inFlight = new Set<Promise<number>>();
+  let timer: NodeJS.Timeout | undefined;
+
+  // Scan waits use real time (the scan runs in real time), cut short when stopping.
+  const realSleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopping.signal.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        stopping.signal.removeEventListener("abort", done);
+        resolve();
+      }
+      stopping.signal.addEventListener("abort", done, { once: true });
+    });
+  const waitClock = options.scanWait?.now ?? Date.now;
+  const wait: ScanWaitOptions = {
+    maxWaitMs: options.scanWait?.maxWaitMs ?? SCAN_WAIT_DEFAULT.maxWaitMs,
+    firstDelayMs: options.scanWait?.firstDelayMs ?? SCAN_WAIT_DEFAULT.firstDelayMs,
+    sleep: options.scanWait?.sleep ?? realSleep,
+    now: () => (stopping.signal.aborted ? Number.POSITIVE_INFINITY : waitClock()),
+  };
+
+  /** Claim one occurrence; true when this replica won it. */
+  async function claim(s: Schedule, at: number): Promise<boolean> {
+    let next: number;
+    try {
+      next = nextRunAfter(s, at);
+    } catch (err) {
+      // A stored spec that no longer computes (e.g. a time zone gone from ICU): look again tomorrow.
+      logger.error({ err, jobId: s.id }, "schedule's next run cannot be computed");
+      const won = await deps.store.schedules.claim(s.id, s.nextRunAt, at + DAY_MS);
+      if (won) {
+        await deps.store.schedules.markFailing(
+          s.id,
+          "The schedule's time could not be computed; remove it and create it again.",
+        );
+        await deps.store.schedules.recordRun(s.id, {
+          at,
+          outcome: "error",
+          error: "next run not computable",
+        });
+        deps.metrics.schedulerRuns.inc({ outcome: "error" });
+      }
+      return false;
+    }
+    return deps.store.schedules.claim(s.id, s.nextRunAt, next);
+  }
+
+  async function runTick(): Promise<number> {
+    const at = now();
+    const due = await deps.store.schedules.listDue(at, batchSize);
+    if (due.length === 0) return 0;
+    // One scan start per (workspace, zone) per tick, however many schedules summarise that zone.
+    const triggers = new Map<string, Promise<unknown>>();
+    const trigger = (teamId: string, zoneId: number, edge: EdgeClient) => {
+      const key = `${teamId}:${zoneId}`;
+      let p = triggers.get(key);
+      if (!p) {
+        p = edge.triggerDnsScan(zoneId);
+        triggers.set(key, p);
+      }
+      return p;
+    };
+    let ran = 0;
+    let index = 0;
+    const worker = async () => {
+      while (index < due.length && !stopping.signal.aborted) {
+        const s = due[index++]!;
+        let won: boolean;
+        try {
+          won = await claim(s, at);
+        } catch (err) {
+          logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");
+          continue;
+        }
+        if (!won) continue;
+        ran++;
+        const result = await runSchedule(s, {
+          deps,
+          client: () => clientFor(s.teamId),
+          logger,
+          now: at,
+          wait,
+          trigger,
+        });
+        options.onRun?.(s, result);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    return ran;
+  }
+
+  function tick(): Promise<number> {
+    const p = runTick().catch((err: unknown) => {
+      logger.error({ err }, "scheduler tick failed");
+      return 0;
+    });
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+    return p;
+  }
+
+  return {
+    tick,
+    start() {
+      if (timer || stopping.signal.aborted) return;
+      timer = setInterval(() => {
+        if (inFlight.size === 0) void tick();
+      }, intervalMs);
+      timer.unref();
+      logger.info({ intervalMs }, "scheduler started");
+      void tick();
+    },
+    async stop(deadlineMs) {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      stopping.abort();
+      const drained = Promise.all([...inFlight]).then(() => undefined);
+      if (deadlineMs === undefined) return drained;
+      let t: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        t = setTimeout(() => {
+          logger.warn({ deadlineMs }, "scheduler stopped with a run still in flight");
+          resolve();
+        }, deadlineMs);
+      });
+      await Promise.race([drained, late]);
+      clearTimeout(t);
+    },
+  };
+}

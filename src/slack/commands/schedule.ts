@@ -1,0 +1,147 @@
+import { UserError, usage } from "../../errors.js";
+import { runSchedule } from "../../scheduler/run.js";
+import { latestScan } from "../../services/dns.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import {
+  createSchedule,
+  getTeamSchedule,
+  isKnownTimezone,
+  listChannelSchedules,
+  parseTimezone,
+  parseWhenWords,
+  removeSchedule,
+  SCHEDULE_EXAMPLE,
+} from "../../services/schedules.js";
+import { context, type Reply, sentenceReply } from "../blocks/common.js";
+import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
+import type { CommandContext, Subcommand } from "./types.js";
+
+const TRY = `Try: ${SCHEDULE_EXAMPLE}`;
+/** How long `/edge schedule run` waits for a fresh scan before summarising what exists. */
+export const RUN_NOW_SCAN_WAIT_MS = 60_000;
+
+function parseZoneId(arg: string | undefined): number {
+  if (arg === undefined) throw usage(`Which DNS zone? Give its id (a number). ${TRY}`);
+  const cleaned = arg.replace(/^#/, "");
+  if (!/^\d{1,15}$/.test(cleaned) || Number(cleaned) < 1)
+    throw usage(`"${arg}" is not a DNS zone id: zone ids are numbers. ${TRY}`);
+  return Number(cleaned);
+}
+
+function scheduleId(arg: string | undefined, verb: "remove" | "run", extra: readonly string[]): string {
+  const example = `/edge schedule ${verb} s7k2m9qa (ids are in /edge schedule list)`;
+  if (arg === undefined) throw usage(`Which schedule? For example: ${example}`);
+  if (extra.length > 0) throw usage(`Too many words after the schedule id. For example: ${example}`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(arg))
+    throw usage(`"${arg}" is not a schedule id. For example: ${example}`);
+  return arg;
+}
+
+/** The requesting user's Slack time zone (users.info), else UTC. */
+async function userTimezone(ctx: CommandContext): Promise<{ tz: string; fromProfile: boolean }> {
+  try {
+    const info = await ctx.client.users.info({ user: ctx.userId });
+    const tz = info.user?.tz;
+    if (isKnownTimezone(tz)) return { tz: parseTimezone(tz), fromProfile: true };
+  } catch (err) {
+    ctx.logger.debug({ err }, "users.info failed; scheduling in UTC");
+  }
+  return { tz: "UTC", fromProfile: false };
+}
+
+async function scheduleDns(ctx: CommandContext): Promise<Reply> {
+  const args = ctx.args.slice(1);
+  const zoneId = parseZoneId(args[0]);
+  const { when, used } = parseWhenWords(args.slice(1));
+  const rest = args.slice(1 + used);
+  if (rest.length > 1)
+    throw usage(`Too many words: after the time comes only a time zone such as Europe/Amsterdam. ${TRY}`);
+  const zone =
+    rest[0] !== undefined ? { tz: parseTimezone(rest[0]), fromProfile: false } : await userTimezone(ctx);
+
+  // A schedule without an Edge API key could never post a summary: say so now.
+  const edge = await edgeClientFor(ctx.env.deps, ctx.teamId);
+  let domain: string | null = null;
+  try {
+    domain = (await latestScan(edge, zoneId))?.domain ?? null;
+  } catch (err) {
+    ctx.logger.debug({ err, zoneId }, "could not read the zone's latest scan while scheduling");
+  }
+
+  const created = await createSchedule(ctx.env.deps, {
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    userId: ctx.userId,
+    zoneId,
+    when,
+    timezone: zone.tz,
+  });
+  const reply = scheduleCreatedMessage(created.schedule, created.upcoming, created.existed, domain);
+  if (rest[0] === undefined)
+    reply.blocks.push(
+      context(
+        zone.fromProfile
+          ? `Times are in your Slack time zone, ${zone.tz}. To choose another, end the command with one, e.g. \`${SCHEDULE_EXAMPLE}\`.`
+          : `Times are in UTC. To choose a time zone, end the command with one, e.g. \`${SCHEDULE_EXAMPLE}\`.`,
+      ),
+    );
+  return reply;
+}
+
+async function runNow(ctx: CommandContext): Promise<Reply | null> {
+  const id = scheduleId(ctx.args[1], "run", ctx.args.slice(2));
+  const deps = ctx.env.deps;
+  const s = await getTeamSchedule(deps, ctx.teamId, id);
+  const result = await runSchedule(s, {
+    deps,
+    client: async () => ctx.client,
+    logger: ctx.logger,
+    now: deps.now(),
+    wait: { maxWaitMs: RUN_NOW_SCAN_WAIT_MS, firstDelayMs: 500 },
+  });
+  if (result.posted) {
+    // The summary in the channel is the answer; elsewhere, say where it went.
+    return s.channelId === ctx.channelId
+      ? null
+      : sentenceReply(
+          `Posted the DNS summary of zone ${s.target} in <#${s.channelId}>.`,
+          ":white_check_mark:",
+        );
+  }
+  if (result.outcome === "channel_failing")
+    throw new UserError(
+      "slack",
+      `${result.error ?? "I can't post in that channel."} Invite me with /invite @edgeops in that channel, or remove the schedule with /edge schedule remove ${s.id}.`,
+    );
+  throw new UserError("slack", result.error ?? "The summary could not be posted; try again in a minute.");
+}
+
+export const scheduleCommand: Subcommand = {
+  name: "schedule",
+  usage: "schedule dns <zoneId> <when> [timezone] | list | remove <id> | run <id>",
+  summary:
+    'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name.',
+  examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
+  async run(ctx) {
+    const verb = (ctx.args[0] ?? "").toLowerCase();
+    switch (verb) {
+      case "dns":
+        return scheduleDns(ctx);
+      case "list": {
+        if (ctx.args.length > 1) throw usage("Too many words: /edge schedule list takes nothing more.");
+        return scheduleListMessage(await listChannelSchedules(ctx.env.deps, ctx.teamId, ctx.channelId));
+      }
+      case "remove":
+      case "delete": {
+        const id = scheduleId(ctx.args[1], "remove", ctx.args.slice(2));
+        return scheduleRemovedMessage(await removeSchedule(ctx.env.deps, ctx.teamId, ctx.userId, id));
+      }
+      case "run":
+        return runNow(ctx);
+      case "":
+        throw usage(`What should I schedule? ${TRY}; see them with /edge schedule list.`);
+      default:
+        throw usage(`"${ctx.args[0]}" is not a schedule command: use dns, list, remove or run. ${TRY}`);
+    }
+  },
+};
