@@ -75,6 +75,9 @@ export function createSlackApp({
     ...(fetch ? { fetch } : {}),
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
+  // Socket Mode's own client (apps.connections.open) and the OAuth installer read installerOptions'
+  // clientOptions, not clientOptions: give them the same API URL and fetch, keeping their own retries.
+  const { retryConfig: _ownRetries, ...installerClientOptions } = clientOptions;
   const auth: SlackAuth =
     transport.kind === "console" ? { kind: "single", botToken: transport.botToken } : transport.auth;
   const app = new App({
@@ -84,7 +87,12 @@ export function createSlackApp({
     ...(transport.kind === "console"
       ? { receiver: transport.receiver }
       : transport.kind === "socket"
-        ? { socketMode: true, appToken: transport.appToken, port }
+        ? {
+            socketMode: true,
+            appToken: transport.appToken,
+            port,
+            installerOptions: { clientOptions: installerClientOptions },
+          }
         : { signingSecret: transport.signingSecret }),
     ...(auth.kind === "single"
       ? { token: auth.botToken }
@@ -94,7 +102,11 @@ export function createSlackApp({
           stateSecret: auth.stateSecret,
           scopes: BOT_SCOPES,
           installationStore: deps.store.installations,
-          installerOptions: { directInstall: true, ...(transport.kind === "socket" ? { port } : {}) },
+          installerOptions: {
+            directInstall: true,
+            clientOptions: installerClientOptions,
+            ...(transport.kind === "socket" ? { port } : {}),
+          },
         }),
   });
 
