@@ -71,6 +71,8 @@ export interface HarnessOptions {
   /** Reuse a running simulator (a restart keeps the Edge API's state). */
   sim?: Simulator;
   admins?: string[];
+  /** Multi-workspace OAuth install (SLACK_CLIENT_ID ...) instead of a single bot token. */
+  oauth?: boolean;
   /** The clock in deps.now (default Date.now), e.g. for schedules' next runs; advanceClock adds to it. */
   now?: () => number;
 }
@@ -123,7 +125,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const app = createSlackApp({
     deps,
-    transport: { kind: "http", signingSecret: SIGNING_SECRET, auth: { kind: "single", botToken: BOT_TOKEN } },
+    transport: {
+      kind: "http",
+      signingSecret: SIGNING_SECRET,
+      auth: options.oauth
+        ? { kind: "oauth", clientId: "111.222", clientSecret: "oauth-client-secret-x", stateSecret: "oauth-state-secret-x" }
+        : { kind: "single", botToken: BOT_TOKEN },
+    },
     port: 0,
   });
   const { port } = await app.start();

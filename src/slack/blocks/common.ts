@@ -81,27 +81,25 @@ export function actions(...elements: Button[]): KnownBlock {
 
 /**
  * Pack lines into as few sections as fit Slack's 3000-character limit, using at most `maxBlocks`
- * sections; lines that do not fit are counted in a closing "N more" line.
+ * blocks in all; when they do not all fit, the last block says how many lines were left out.
  */
 export function packLines(lines: string[], maxBlocks: number, moreNoun = "more"): KnownBlock[] {
-  const blocks: KnownBlock[] = [];
-  let current = "";
-  let shown = 0;
   const budget = LIMITS.sectionText - 40;
+  const sections: { text: string; count: number }[] = [];
   for (const line of lines) {
     const piece = truncate(line, budget);
-    if (current && current.length + 1 + piece.length > budget) {
-      if (blocks.length + 1 >= maxBlocks) break;
-      blocks.push(section(current));
-      current = "";
+    const last = sections[sections.length - 1];
+    if (last && last.text.length + 1 + piece.length <= budget) {
+      last.text = `${last.text}\n${piece}`;
+      last.count++;
+    } else {
+      sections.push({ text: piece, count: 1 });
     }
-    current = current ? `${current}\n${piece}` : piece;
-    shown++;
   }
-  if (current) blocks.push(section(current));
-  const hidden = lines.length - shown;
-  if (hidden > 0) blocks.push(context(`…and ${hidden} ${moreNoun} not shown.`));
-  return blocks;
+  if (sections.length <= maxBlocks) return sections.map((x) => section(x.text));
+  const kept = sections.slice(0, Math.max(0, maxBlocks - 1));
+  const hidden = lines.length - kept.reduce((n, x) => n + x.count, 0);
+  return [...kept.map((x) => section(x.text)), context(`…and ${hidden} ${moreNoun} not shown.`)];
 }
 
 /** A one-sentence answer, used for every error and bad argument. */

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { selectTransport, TransportError } from "../../src/slack/transport.js";
+import { type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { postSigned, slashCommandBody } from "../support/slack-signer.js";
+
+describe("the HTTP receiver checks Slack's signature", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a wrong signature gets 401 and nothing runs", async () => {
+    const body = slashCommandBody({ text: "apps", responseUrl: h.slack.responseUrl("forged") });
+    h.sim.clearRequests();
+    const res = await postSigned(h.eventsUrl, body, "not-the-signing-secret");
+    expect(res.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.slack.responsesTo("forged")).toHaveLength(0);
+    expect(h.sim.requests).toHaveLength(0);
+  });
+
+  it("a timestamp older than five minutes gets 401 and nothing runs", async () => {
+    const body = slashCommandBody({ text: "apps", responseUrl: h.slack.responseUrl("replayed") });
+    h.sim.clearRequests();
+    const res = await postSigned(h.eventsUrl, body, SIGNING_SECRET, {
+      timestampSec: Math.floor(Date.now() / 1000) - 6 * 60,
+    });
+    expect(res.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.slack.responsesTo("replayed")).toHaveLength(0);
+    expect(h.sim.requests).toHaveLength(0);
+  });
+
+  it("a correctly signed request is acknowledged", async () => {
+    const res = await h.command("help");
+    expect(res.status).toBe(200);
+    await h.slack.waitForResponse(res.responseId);
+  });
+
+  it("acknowledges before the Edge API answers, then answers through response_url", async () => {
+    h.sim.addFault({ path: "/mc/apps", latencyMs: 1500, times: 1 });
+    const res = await h.command("apps");
+    expect(res.status).toBe(200);
+    // The acknowledgement came back while the Edge API was still working on the request.
+    expect(h.slack.responsesTo(res.responseId)).toHaveLength(0);
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(JSON.stringify(answer.body.blocks)).toContain("Magic Containers applications");
+    h.sim.clearFaults();
+  });
+});
+
+describe("OAuth multi-workspace install", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ oauth: true, seedKey: false });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("/slack/install redirects to Slack, /slack/oauth_redirect stores the installation encrypted, and the new workspace can use /edge", async () => {
+    const install = await fetch(`${h.baseUrl}/slack/install`, { redirect: "manual" });
+    expect(install.status).toBe(302);
+    const location = new URL(install.headers.get("location")!);
+    expect(location.hostname).toBe("slack.com");
+    expect(location.searchParams.get("scope")).toBe(
+      "commands,chat:write,users:read,usergroups:read,im:write",
+    );
+    const state = location.searchParams.get("state")!;
+    const cookie = install.headers.get("set-cookie")!.split(";")[0]!;
+
+    const callback = await fetch(
+      `${h.baseUrl}/slack/oauth_redirect?code=abc&state=${encodeURIComponent(state)}`,
+      {
+        headers: { cookie },
+        redirect: "manual",
+      },
+    );
+    expect([200, 302]).toContain(callback.status);
+    expect(h.slack.callsTo("oauth.v2.access")).toHaveLength(1);
+
+    const installation = await h.store.installations.fetchInstallation({
+      teamId: "T0OAUTH",
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    expect(installation.bot?.token).toBe("xoxb-oauth-installed-token");
+
+    // The token is encrypted at rest: the SQLite file does not hold it in plaintext.
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const files = readdirSync(h.dataDir).filter((f) => f.startsWith("edgeops.sqlite"));
+    for (const f of files)
+      expect(readFileSync(`${h.dataDir}/${f}`).includes("xoxb-oauth-installed-token")).toBe(false);
+
+    // The installed workspace's commands are authorised with its own token.
+    await h.store.keys.set("T0OAUTH", TEST_EDGE_KEY, "U0INSTALLER");
+    const res = await h.command("zones", { teamId: "T0OAUTH" });
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(JSON.stringify(answer.body.blocks)).toContain("Shield zones");
+  });
+});
+
+describe("selectTransport", () => {
+  const base = { ENCRYPTION_KEY: "x" };
+  it("no Slack variables: the local console, except in production", () => {
+    expect(selectTransport(loadConfig(base)).kind).toBe("console");
+    expect(() => selectTransport(loadConfig({ ...base, NODE_ENV: "production" }))).toThrow(
+      /NODE_ENV=production has no local console.*SLACK_APP_TOKEN/,
+    );
+  });
+  it("Socket Mode with an app token, HTTP with a signing secret", () => {
+    expect(selectTransport(loadConfig({ SLACK_APP_TOKEN: "xapp-1", SLACK_BOT_TOKEN: "xoxb-1" })).kind).toBe(
+      "socket",
+    );
+    expect(selectTransport(loadConfig({ SLACK_SIGNING_SECRET: "s", SLACK_BOT_TOKEN: "xoxb-1" })).kind).toBe(
+      "http",
+    );
+  });
+  it("names what is missing", () => {
+    expect(() => selectTransport(loadConfig({ SLACK_SIGNING_SECRET: "s" }))).toThrow(
+      /SLACK_BOT_TOKEN is missing/,
+    );
+    expect(() => selectTransport(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1" }))).toThrow(
+      /SLACK_SIGNING_SECRET \(HTTP\) or SLACK_APP_TOKEN/,
+    );
+    expect(() => selectTransport(loadConfig({ SLACK_SIGNING_SECRET: "s", SLACK_CLIENT_ID: "1" }))).toThrow(
+      TransportError,
+    );
+    expect(() => selectTransport(loadConfig({ SLACK_SIGNING_SECRET: "s", SLACK_CLIENT_ID: "1" }))).toThrow(
+      /SLACK_CLIENT_SECRET, SLACK_STATE_SECRET/,
+    );
+    expect(() =>
+      selectTransport(loadConfig({ SLACK_APP_TOKEN: "xoxb-wrong", SLACK_BOT_TOKEN: "xoxb-1" })),
+    ).toThrow(/xapp-/);
+  });
+});
