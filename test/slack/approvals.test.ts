@@ -254,6 +254,17 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect(audit.text).toContain("bot_category.retry");
   });
 
+  it("when the bot is not in the channel the request is cancelled and the requester is told how to fix it", async () => {
+    h.slack.addFault({ method: "chat.postMessage", error: "not_in_channel", channel: "C0LOCKED", times: 1 });
+    const { click } = await clickCategory(h, "Block", 4, BOB, "C0LOCKED");
+    const answer = h.slack.responsesTo(click.responseId).at(-1)!;
+    expect(blocksText(answer.body.blocks)).toContain("invite me with /invite @edgeops");
+    expect(blocksText(answer.body.blocks)).toContain("The request was cancelled, nothing changed.");
+    expect(
+      await h.store.approvals.listPending("T0001").then((p) => p.filter((r) => r.channelId === "C0LOCKED")),
+    ).toHaveLength(0);
+  });
+
   it("a zone whose plan lacks bot categorization gets a sentence and nothing is requested", async () => {
     const bots = await command(h, `bot ${SIM_IDS.zoneWithoutBotPlan} seo block`);
     expect(bots.text).toContain("plan does not include");

@@ -77,6 +77,14 @@ describe("/edge key and the key modal", () => {
     );
   });
 
+  it("Slack's 429 on views.open is waited out and the modal still opens; an expired trigger gets a sentence", async () => {
+    h.slack.addFault({ method: "views.open", retryAfterSec: 1, times: 1 });
+    await h.command("key", { userId: "U0001" });
+    await h.slack.waitForCall("views.open", () => h.slack.callsTo("views.open").length >= 3, 8000);
+    h.slack.addFault({ method: "views.open", error: "expired_trigger_id", times: 1 });
+    expect(await command("key", "U0001")).toContain("run the command again");
+  });
+
   it("a key the Edge API rejects is shown as an error on the field and not stored", async () => {
     const res = await h.interact(submission("U0001", "wrong-key-123456789"));
     expect(res.status).toBe(200);
