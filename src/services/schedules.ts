@@ -193,7 +193,16 @@ export function formatInZone(ms: number, timezone: string): string {
     timeZoneName: "short",
   }).formatToParts(new Date(ms));
   const get = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? "";
-  return `${get("weekday")} ${get("day")} ${get("month")} ${get("year")}, ${get("hour")}:${get("minute")} ${get("timeZoneName")}`;
+  return `${get("weekday")} ${get("day")} ${get("month")} ${get("year")}, ${get("hour")}:${get("minute")} ${zoneAbbreviation(ms, timezone, get("timeZoneName"))}`;
+}
+
+/** en-GB names European zones (CET, BST), en-US American ones (EDT, PST); else the GMT offset. */
+function zoneAbbreviation(ms: number, timezone: string, british: string): string {
+  if (!british.startsWith("GMT") || british === "GMT") return british;
+  const american = new Intl.DateTimeFormat("en-US", { timeZone: timezone, timeZoneName: "short" })
+    .formatToParts(new Date(ms))
+    .find((p) => p.type === "timeZoneName")?.value;
+  return american && !american.startsWith("GMT") ? american : british;
 }
 
 // ---- store-backed operations ------------------------------------------------------------------------

@@ -1,0 +1,297 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/scheduler/index.js";
+import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
+import type { Schedule } from "../../src/store/index.js";
+import { blocksText, type Harness, startHarness } from "../support/harness.js";
+
+let h: Harness;
+let clock = Date.parse("2026-03-27T12:00:00Z");
+const schedulers: Scheduler[] = [];
+
+beforeAll(async () => {
+  h = await startHarness({ now: () => clock });
+});
+afterEach(async () => {
+  await Promise.all(schedulers.splice(0).map((s) => s.stop()));
+  for (const s of await h.store.schedules.list("T0001")) await h.store.schedules.remove("T0001", s.id);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function scheduler(extra: Partial<SchedulerOptions> = {}): Scheduler {
+  const s = createScheduler({
+    deps: h.deps,
+    clientFor: h.app.env.clientFor,
+    now: () => clock,
+    scanWait: { firstDelayMs: 20, maxWaitMs: 3000 },
+    ...extra,
+  });
+  schedulers.push(s);
+  return s;
+}
+
+async function schedule(
+  channelId: string,
+  when: string[],
+  timezone: string,
+  zoneId: number = SIM_IDS.dnsZoneCompleted,
+) {
+  const { schedule: s } = await createSchedule(h.deps, {
+    teamId: "T0001",
+    channelId,
+    userId: "U0002",
+    zoneId,
+    when: parseWhenWords(when).when,
+    timezone,
+  });
+  return s;
+}
+
+const posts = (channel: string) =>
+  h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
+const reload = async (s: Schedule) => (await h.store.schedules.get(s.id))!;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Tick at each time; return the UTC times at which this channel got a post. */
+async function tickAt(sched: Scheduler, channel: string, times: string[]): Promise<string[]> {
+  const postedAt: string[] = [];
+  for (const t of times) {
+    clock = Date.parse(t);
+    const before = posts(channel).length;
+    await sched.tick();
+    if (posts(channel).length > before) postedAt.push(t);
+  }
+  return postedAt;
+}
+
+describe("scheduler: occurrences across daylight-saving changes (injected clock)", () => {
+  it("daily 09:00 Europe/Amsterdam posts at 08:00Z before the March change and 07:00Z after", async () => {
+    clock = Date.parse("2026-03-27T12:00:00Z");
+    const s = await schedule("C0DAILY", ["daily", "09:00"], "Europe/Amsterdam");
+    expect(iso(s.nextRunAt)).toBe("2026-03-28T08:00:00.000Z");
+    const sched = scheduler();
+    const postedAt = await tickAt(sched, "C0DAILY", [
+      "2026-03-28T07:59:00Z", // not yet
+      "2026-03-28T08:00:00Z",
+      "2026-03-28T08:00:30Z", // the same occurrence again: nothing
+      "2026-03-29T06:59:00Z",
+      "2026-03-29T07:00:00Z", // 09:00 CEST
+      "2026-03-29T08:00:00Z", // 09:00 in the old offset: nothing
+      "2026-03-30T07:00:10Z",
+    ]);
+    expect(postedAt).toEqual(["2026-03-28T08:00:00Z", "2026-03-29T07:00:00Z", "2026-03-30T07:00:10Z"]);
+    const after = await reload(s);
+    expect(iso(after.nextRunAt)).toBe("2026-03-31T07:00:00.000Z");
+    expect(after.lastRunAt).toBe(Date.parse("2026-03-30T07:00:10Z"));
+    expect(after.lastOutcome).toBe("ok");
+    const text = blocksText(posts("C0DAILY")[0]!.args.blocks);
+    expect(text).toContain("DNS summary · shop-example.com");
+    expect(text).toContain("daily at 09:00 (Europe/Amsterdam)");
+  });
+
+  it("weekly mon 09:00 America/New_York posts at 13:00Z, then 14:00Z after November's change", async () => {
+    clock = Date.parse("2026-10-20T00:00:00Z");
+    await schedule("C0WEEKLY", ["weekly", "mon", "09:00"], "America/New_York");
+    const sched = scheduler();
+    const postedAt = await tickAt(sched, "C0WEEKLY", [
+      "2026-10-26T12:59:00Z",
+      "2026-10-26T13:00:00Z",
+      "2026-11-02T13:00:00Z", // 08:00 EST: not yet
+      "2026-11-02T14:00:00Z",
+      "2026-11-05T14:00:00Z",
+    ]);
+    expect(postedAt).toEqual(["2026-10-26T13:00:00Z", "2026-11-02T14:00:00Z"]);
+  });
+
+  it('cron "30 2 * * *" in the repeated autumn hour posts once that night', async () => {
+    clock = Date.parse("2026-10-24T12:00:00Z");
+    await schedule("C0CRON", ["30 2 * * *"], "Europe/Amsterdam");
+    const sched = scheduler();
+    const postedAt = await tickAt(sched, "C0CRON", [
+      "2026-10-25T00:30:00Z", // 02:30 CEST
+      "2026-10-25T01:00:00Z",
+      "2026-10-25T01:30:00Z", // 02:30 CET, the same wall time again: nothing
+      "2026-10-25T01:45:00Z",
+      "2026-10-26T01:30:00Z", // Monday 02:30 CET
+    ]);
+    expect(postedAt).toEqual(["2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z"]);
+  });
+
+  it('cron "30 2 * * *" in the spring gap posts once, at 03:00 local', async () => {
+    clock = Date.parse("2026-03-28T12:00:00Z");
+    await schedule("C0GAP", ["30 2 * * *"], "Europe/Amsterdam");
+    const postedAt = await tickAt(scheduler(), "C0GAP", [
+      "2026-03-29T00:30:00Z",
+      "2026-03-29T01:00:00Z", // 03:00 CEST
+      "2026-03-29T01:30:00Z",
+      "2026-03-30T00:30:00Z", // 02:30 CEST
+    ]);
+    expect(postedAt).toEqual(["2026-03-29T01:00:00Z", "2026-03-30T00:30:00Z"]);
+  });
+});
+
+describe("scheduler: downtime, scans and diffs", () => {
+  it("after four days of downtime the missed occurrence is posted once and the next run is computed from now", async () => {
+    clock = Date.parse("2026-05-01T00:00:00Z");
+    const s = await schedule("C0DOWN", ["daily", "09:00"], "UTC");
+    const sched = scheduler();
+    clock = Date.parse("2026-05-05T12:00:00Z");
+    expect(await sched.tick()).toBe(1);
+    expect(await sched.tick()).toBe(0);
+    expect(posts("C0DOWN")).toHaveLength(1);
+    expect(iso((await reload(s)).nextRunAt)).toBe("2026-05-06T09:00:00.000Z");
+  });
+
+  it("diffs records between two summaries, scanning afresh when the latest scan is older than the period", async () => {
+    // After the real clock, so the simulator's scans are always older than a day.
+    clock = Date.parse("2027-02-01T10:00:00Z");
+    const s = await schedule("C0DIFF", ["daily", "09:00"], "UTC", SIM_IDS.dnsZoneNoScan);
+    const sched = scheduler();
+    clock = Date.parse("2027-02-02T09:00:00Z");
+    h.sim.clearRequests();
+    expect(await sched.tick()).toBe(1);
+    const triggers = () =>
+      h.sim.requests.filter((r) => r.method === "POST" && r.path === "/dnszone/records/scan").length;
+    expect(triggers()).toBe(1);
+    const first = blocksText(posts("C0DIFF")[0]!.args.blocks);
+    expect(first).toContain("fresh-example.app");
+    expect(first).toContain("first summary");
+    expect((await reload(s)).snapshot).toMatchObject({ v: 1 });
+
+    const zone = h.sim.state.dnsZones.get(SIM_IDS.dnsZoneNoScan)!;
+    const www = zone.records.find((r) => r.Name === "www")!;
+    www.Value = "moved.b-cdn.net";
+    zone.records = zone.records.filter((r) => r.Name !== "vpn");
+    zone.records.push({ ...www, Name: "shop", Type: 0, Value: "198.51.100.7", IsProxied: false });
+
+    clock = Date.parse("2027-02-03T09:00:00Z");
+    expect(await sched.tick()).toBe(1);
+    expect(triggers()).toBe(2);
+    const second = posts("C0DIFF")[1]!;
+    const text = blocksText(second.args.blocks);
+    expect(text).toContain("1 added · 1 removed · 1 changed");
+    expect(text).toContain("`shop` → 198.51.100.7");
+    expect(text).toContain("`vpn`");
+    expect(text).toContain("→ moved.b-cdn.net");
+    expect(String(second.args.text)).toContain("1 added, 1 removed, 1 changed");
+    expect(h.slack.violations).toEqual([]);
+  });
+
+  it("a scan that does not finish in time: summarises what exists and says so", async () => {
+    clock = Date.parse("2027-02-01T10:00:00Z");
+    const s = await schedule("C0SLOW", ["daily", "09:00"], "UTC", SIM_IDS.dnsZoneInProgressScan);
+    clock = Date.parse("2027-02-02T09:00:00Z");
+    await scheduler({ scanWait: { firstDelayMs: 1, maxWaitMs: 1 } }).tick();
+    const text = blocksText(posts("C0SLOW")[0]!.args.blocks);
+    expect(text).toContain("had not finished");
+    expect(text).toContain("In progress");
+    expect((await reload(s)).lastOutcome).toBe("partial");
+  });
+
+  it("an Edge API error still posts a message naming the zone, and is recorded", async () => {
+    clock = Date.parse("2026-06-01T00:00:00Z");
+    const s = await schedule("C0EDGE", ["daily", "09:00"], "UTC", SIM_IDS.unknownDnsZone);
+    clock = Date.parse("2026-06-01T09:00:00Z");
+    await scheduler().tick();
+    expect(blocksText(posts("C0EDGE")[0]!.args.blocks)).toContain(
+      `I could not read DNS zone ${SIM_IDS.unknownDnsZone}`,
+    );
+    const after = await reload(s);
+    expect(after.lastOutcome).toBe("edge_error");
+    expect(after.lastError).toBeTruthy();
+  });
+
+  it("stop() cuts a scan wait short, posts what exists, and waits for the tick", async () => {
+    clock = Date.parse("2027-02-01T10:00:00Z");
+    await schedule("C0STOP", ["daily", "09:00"], "UTC", SIM_IDS.dnsZonePendingScan);
+    clock = Date.parse("2027-02-02T09:00:00Z");
+    // The triggered scan would take 50 ms; a 30 s first poll delay keeps the run waiting.
+    const sched = scheduler({ scanWait: { firstDelayMs: 30_000, maxWaitMs: 60_000 } });
+    const ticking = sched.tick();
+    await h.slack.waitForCall("chat.postMessage", () => false, 300).catch(() => undefined);
+    const started = Date.now();
+    await sched.stop();
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await ticking).toBe(1);
+    expect(posts("C0STOP")).toHaveLength(1);
+    expect(blocksText(posts("C0STOP")[0]!.args.blocks)).toContain("had not finished");
+  });
+});
+
+describe("scheduler: delivery", () => {
+  it("honours Slack's 429 Retry-After and posts once", async () => {
+    clock = Date.parse("2026-06-01T00:00:00Z");
+    const s = await schedule("C0RATE", ["daily", "09:00"], "UTC");
+    h.slack.addFault({ method: "chat.postMessage", channel: "C0RATE", retryAfterSec: 1, times: 1 });
+    clock = Date.parse("2026-06-01T09:00:00Z");
+    await scheduler().tick();
+    const attempts = posts("C0RATE");
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(950);
+    expect((await reload(s)).lastOutcome).toBe("ok");
+  });
+
+  it("not in the channel: marks failing, one DM to the creator, no storm, recovers after a successful post", async () => {
+    clock = Date.parse("2026-06-01T00:00:00Z");
+    const s = await schedule("C0GONE", ["daily", "09:00"], "UTC");
+    h.slack.addFault({ method: "chat.postMessage", channel: "C0GONE", error: "not_in_channel", times: 2 });
+    const dms = () => h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "DU0002");
+    const sched = scheduler();
+    const runs = async () => (await h.deps.metrics.schedulerRuns.get()).values;
+
+    clock = Date.parse("2026-06-01T09:00:00Z");
+    expect(await sched.tick()).toBe(1);
+    let now = await reload(s);
+    expect(now.failing).toBe(true);
+    expect(now.lastOutcome).toBe("channel_failing");
+    expect(now.lastError).toContain("not a member");
+    expect(iso(now.nextRunAt)).toBe("2026-06-02T09:00:00.000Z");
+    expect(h.slack.callsTo("conversations.open").filter((c) => c.args.users === "U0002")).toHaveLength(1);
+    expect(dms()).toHaveLength(1);
+    const dm = String(dms()[0]!.args.text);
+    expect(dm).toContain("<#C0GONE>");
+    expect(dm).toContain("I'm not a member of that channel");
+    expect(dm).toContain("/invite @edgeops");
+    expect(dm).toContain(`/edge schedule remove ${s.id}`);
+
+    // No storm: ticking again within the same occurrence does nothing.
+    for (const t of ["2026-06-01T09:00:30Z", "2026-06-01T12:00:00Z", "2026-06-02T08:59:00Z"]) {
+      clock = Date.parse(t);
+      expect(await sched.tick()).toBe(0);
+    }
+    expect(posts("C0GONE")).toHaveLength(1);
+
+    // The next occurrence tries again; still failing: no second DM.
+    clock = Date.parse("2026-06-02T09:00:00Z");
+    expect(await sched.tick()).toBe(1);
+    expect(dms()).toHaveLength(1);
+    expect((await reload(s)).failing).toBe(true);
+
+    // Invited: the next post arrives and clears the failing mark.
+    clock = Date.parse("2026-06-03T09:00:00Z");
+    expect(await sched.tick()).toBe(1);
+    now = await reload(s);
+    expect(now.failing).toBe(false);
+    expect(now.lastOutcome).toBe("ok");
+    expect(now.lastError).toBeNull();
+    expect(posts("C0GONE")).toHaveLength(3);
+    const byOutcome = Object.fromEntries((await runs()).map((v) => [v.labels.outcome, v.value]));
+    expect(byOutcome.channel_failing).toBeGreaterThanOrEqual(2);
+  });
+
+  it("an archived channel gets its own reason and fix", async () => {
+    clock = Date.parse("2026-06-01T00:00:00Z");
+    const s = await schedule("C0ARCH", ["daily", "09:00"], "UTC");
+    h.slack.addFault({ method: "chat.postMessage", channel: "C0ARCH", error: "is_archived", times: 1 });
+    clock = Date.parse("2026-06-01T09:00:00Z");
+    await scheduler().tick();
+    const dm = h.slack
+      .callsTo("chat.postMessage")
+      .filter((c) => String(c.args.channel).startsWith("D") && String(c.args.text).includes(s.id));
+    expect(dm).toHaveLength(1);
+    expect(String(dm[0]!.args.text)).toContain("that channel is archived");
+    expect(String(dm[0]!.args.text)).toContain("Unarchive <#C0ARCH>");
+  });
+});
