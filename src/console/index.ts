@@ -51,6 +51,7 @@ export interface ConsoleHandle extends RunningBot {
   readonly screen: Screen;
   readonly session: Session;
   readonly world: World;
+  readonly input: LineInput;
   /** Resolves when the person types /quit or the input ends. */
   readonly done: Promise<void>;
 }
@@ -136,6 +137,9 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     });
     await slack.start();
     cleanups.push(() => slack.stop());
+    // Bolt checks its token with auth.test as it is built, and nobody awaits that call: let it finish
+    // before anything can close the stand-in under it.
+    await standIn.waitForCall("auth.test", 3_000);
 
     const storedKey = await store.keys.info(CONSOLE_TEAM.id).catch(() => undefined);
     const first = world.users[0];
@@ -195,6 +199,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       screen,
       session,
       world,
+      input: lines,
       done,
       stop: () => {
         stopping ??= cleanup().then(() => logger.flush?.());

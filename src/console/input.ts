@@ -18,6 +18,8 @@ export class LineInput {
   private ended = false;
   private prompting = false;
   private currentPrompt = "";
+  /** Lines handed out by next() so far. */
+  consumed = 0;
 
   constructor(
     input: Readable,
@@ -51,6 +53,7 @@ export class LineInput {
   next(prompt: string, options: { mask?: boolean } = {}): Promise<InputItem> {
     const queued = this.queue.shift();
     if (queued !== undefined) {
+      this.consumed += 1;
       if (!this.tty) this.echo(prompt, queued, options.mask === true);
       return Promise.resolve(queued);
     }
@@ -63,10 +66,16 @@ export class LineInput {
     }
     return new Promise<InputItem>((resolve) => {
       this.waiter = (item) => {
+        if (typeof item === "string") this.consumed += 1;
         if (!this.tty && typeof item === "string") this.echo(prompt, item, options.mask === true);
         resolve(item);
       };
     });
+  }
+
+  /** Waiting for a line that has not arrived yet. */
+  get waiting(): boolean {
+    return this.waiter !== undefined && this.queue.length === 0;
   }
 
   /** Make a pending `next()` return WAKE (nothing happens when none is pending). */
@@ -78,7 +87,9 @@ export class LineInput {
   }
 
   private echo(prompt: string, line: string, mask: boolean): void {
-    this.output.write(`${prompt}${mask && line ? "*".repeat(Math.min(line.length, 8)) : line}\n`);
+    this.output.write(
+      `${prompt}${mask && line && !line.startsWith("/") ? "*".repeat(Math.min(line.length, 8)) : line}\n`,
+    );
   }
 
   private clearPromptLine(): void {

@@ -24,6 +24,8 @@ export interface StandIn {
   /** Date.now() of the last request started or finished. */
   readonly lastActivity: number;
   responseUrl(ctx: Parameters<Screen["newResponseUrl"]>[1]): string;
+  /** Resolves true once the method has been answered, false after timeoutMs. */
+  waitForCall(method: string, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
   let busy = 0;
   let lastActivity = Date.now();
   let url = "";
+  const waiters = new Set<() => void>();
 
   /** A channel argument as a channel id: a user id means their DM, `#name` a channel by name. */
   function channelId(arg: unknown): string | undefined {
@@ -271,7 +274,9 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
       const token = auth?.startsWith("Bearer ") ? auth.slice(7) : str(args.token);
       if (token !== CONSOLE_BOT_TOKEN) return send(200, { ok: false, error: "invalid_auth" });
       calls.push({ method, args });
-      return send(200, api(method, args));
+      send(200, api(method, args));
+      for (const w of [...waiters]) w();
+      return;
     }
     send(404, { ok: false, error: "unknown_path" });
   }
@@ -309,6 +314,21 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
       return lastActivity;
     },
     responseUrl: (ctx) => screen.newResponseUrl(url, ctx),
+    waitForCall: (method, timeoutMs) =>
+      new Promise<boolean>((resolve) => {
+        const check = () => {
+          if (!calls.some((c) => c.method === method)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve(false);
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
