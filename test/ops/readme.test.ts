@@ -11,7 +11,7 @@ function readmeConfigTable(): Map<string, string> {
   if (!section) throw new Error("README has no ## Configuration section");
   const rows = new Map<string, string>();
   for (const line of section.split("\n")) {
-    const m = /^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \| (.+) \|$/.exec(line.trim());
+    const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|\s*([^|]+?)\s*\|\s*(.+?)\s*\|$/.exec(line.trim());
     if (!m) continue;
     const def = (m[2] ?? "").trim();
     rows.set(m[1] ?? "", def === "unset" ? "" : def.replace(/^`|`$/g, ""));
