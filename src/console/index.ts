@@ -13,7 +13,9 @@ import type { RetryPolicy } from "../edge/client.js";
 import type { Simulator, SimulatorOptions } from "../edge/simulator/index.js";
 import { createLogger, type Logger } from "../log.js";
 import { createMetrics } from "../ops/metrics.js";
+import { createScheduler } from "../scheduler/index.js";
 import { createSlackApp } from "../slack/app.js";
+import { createApprovalSweeper } from "../slack/approval-sweeper.js";
 import { CONNECT_HINT } from "../slack/transport.js";
 import { openStore } from "../store/index.js";
 import { startConsoleEdge } from "./edge.js";
@@ -140,6 +142,14 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     // Bolt checks its token with auth.test as it is built, and nobody awaits that call: let it finish
     // before anything can close the stand-in under it.
     await standIn.waitForCall("auth.test", 3_000);
+    // Background work runs here as in every transport: scheduled DNS summaries post into the console's
+    // channels, and approval requests expire.
+    const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
+    scheduler.start();
+    cleanups.push(() => scheduler.stop(o.config.shutdownTimeoutMs));
+    const sweeper = createApprovalSweeper(slack.env);
+    sweeper.start();
+    cleanups.push(() => sweeper.stop());
 
     const storedKey = await store.keys.info(CONSOLE_TEAM.id).catch(() => undefined);
     const first = world.users[0];
