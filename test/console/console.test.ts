@@ -190,6 +190,19 @@ describe("local console, driven through standard input", () => {
     expect(shared).toContain("--- #ops · a message from edgeops was deleted ---");
   });
 
+  it("with EDGE_API_KEY and EDGE_API_URL it talks to that service and starts no simulator", async () => {
+    const key = "deployment-key-4242424242";
+    realService = await startSimulator({ apiKeys: [key] });
+    c = await startConsole({ env: { EDGE_API_KEY: key, EDGE_API_URL: realService.url } });
+    expect(c.handle.sim).toBeUndefined();
+    expect(c.output).toContain(`Edge API: ${realService.url} with the key from EDGE_API_KEY.`);
+    expect(c.output).not.toContain(key);
+    expect(await c.send("/edge zones")).toContain("== Shield zones ==");
+    expect(realService.requests.map((r) => [r.path, r.headers.accesskey])).toEqual([
+      ["/shield/shield-zones", key],
+    ]);
+  });
+
   it("/quit ends the session before the input does", async () => {
     c = await startConsole();
     c.type("/quit");
