@@ -143,6 +143,7 @@ export class Session {
         this.quitting = true;
         return;
       case "/cancel":
+        if (this.o.screen.modals.length > 0) return this.o.screen.closeModal();
         return this.note("No modal is open.");
       case "/edge":
         return this.slashCommand("/edge", arg);

@@ -136,6 +136,9 @@ describe("local console, driven through standard input", () => {
     expect(saved).toContain("Saved. The workspace now uses the key ending …cdef.");
     expect(c.output).not.toContain(realKey);
     expect(c.output).not.toContain("wrong-key");
+    expect(saved).toContain("[ Done (/cancel) ]");
+    expect(await c.send("/cancel")).toContain("(modal closed)");
+    expect(await c.send("/cancel")).toContain("No modal is open.");
 
     realService.clearRequests();
     const apps = await c.send("/edge apps");
