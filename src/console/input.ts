@@ -60,12 +60,14 @@ export class LineInput {
     if (this.ended) return Promise.resolve(null);
     this.currentPrompt = prompt;
     this.prompting = true;
+    const unmask = this.tty && options.mask === true ? this.maskTyping(prompt) : undefined;
     if (this.tty) {
       this.rl.setPrompt(prompt);
       this.rl.prompt();
     }
     return new Promise<InputItem>((resolve) => {
       this.waiter = (item) => {
+        unmask?.();
         if (typeof item === "string") this.consumed += 1;
         if (!this.tty && typeof item === "string") this.echo(prompt, item, options.mask === true);
         resolve(item);
@@ -84,6 +86,24 @@ export class LineInput {
       if (this.tty) this.clearPromptLine();
       this.settleWaiter(WAKE);
     }
+  }
+
+  /**
+   * Show `*` instead of what is typed (an API key pasted into a modal field) until the line is read.
+   * Uses readline's internal writer when it has one; otherwise the field shows as typed.
+   */
+  private maskTyping(prompt: string): (() => void) | undefined {
+    const rl = this.rl as unknown as { _writeToOutput?: (s: string) => void };
+    const original = rl._writeToOutput;
+    if (typeof original !== "function") return undefined;
+    rl._writeToOutput = (s: string) => {
+      if (s.startsWith(prompt)) original.call(rl, prompt + "*".repeat(s.length - prompt.length));
+      else if (/^[\r\n]+$/.test(s)) original.call(rl, s);
+      else original.call(rl, "*".repeat(s.length));
+    };
+    return () => {
+      rl._writeToOutput = original;
+    };
   }
 
   private echo(prompt: string, line: string, mask: boolean): void {
