@@ -38,6 +38,8 @@ export interface RunOptions {
   /** The run's time (the scheduler's injected clock). */
   now: number;
   wait: ScanWaitOptions;
+  /** Aborted when the scheduler stops: scans are read once rather than waited for. */
+  signal?: AbortSignal;
   /** Start a DNS scan; the scheduler passes one that starts one scan per zone per tick. */
   trigger?: (teamId: string, zoneId: number, edge: EdgeClient) => Promise<unknown>;
 }
@@ -65,6 +67,7 @@ async function buildReply(
       periodMs: periodMs(s, o.now),
       previous: s.snapshot,
       wait: o.wait,
+      ...(o.signal ? { signal: o.signal } : {}),
       ...(o.trigger ? { trigger: (id: number) => o.trigger!(s.teamId, id, edge) } : {}),
     });
     return {

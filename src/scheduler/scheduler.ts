@@ -60,7 +60,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const inFlight = new Set<Promise<number>>();
   let timer: NodeJS.Timeout | undefined;
 
-  // Scan waits use real time (the scan runs in real time), cut short when stopping.
+  // Scan waits use real time (the scan runs in real time), cut short when stopping: a wait in
+  // progress sees its deadline pass (now() is +Infinity); a run that has not started waiting reads
+  // the scan once instead (runSchedule's signal).
   const realSleep = (ms: number) =>
     new Promise<void>((resolve) => {
       if (stopping.signal.aborted) return resolve();
@@ -141,6 +143,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           logger,
           now: at,
           wait,
+          signal: stopping.signal,
           trigger,
         });
         options.onRun?.(s, result);

@@ -251,6 +251,8 @@ export interface CollectOptions {
   wait: ScanWaitOptions;
   /** Start a scan; lets callers share one trigger between schedules of the same zone. */
   trigger?: (zoneId: number) => Promise<unknown>;
+  /** When aborted (shutting down), read the scan once instead of waiting for it. */
+  signal?: AbortSignal;
 }
 
 function scanAgeMs(scan: DnsScan, now: number): number {
@@ -277,9 +279,14 @@ export async function collectDnsSummary(
     triggered = true;
   }
   if (triggered || !isFinished(scan)) {
-    const waited = await waitForScan(client, zoneId, options.wait);
-    scan = waited.scan ?? scan;
-    incomplete = !waited.finished;
+    if (options.signal?.aborted) {
+      scan = (await latestScan(client, zoneId)) ?? scan;
+      incomplete = !isFinished(scan);
+    } else {
+      const waited = await waitForScan(client, zoneId, options.wait);
+      scan = waited.scan ?? scan;
+      incomplete = !waited.finished;
+    }
   }
   return summarise(zoneId, scan, previous, { triggered, incomplete });
 }

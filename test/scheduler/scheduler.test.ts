@@ -14,6 +14,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(schedulers.splice(0).map((s) => s.stop()));
+  h.sim.clearFaults();
   for (const s of await h.store.schedules.list("T0001")) await h.store.schedules.remove("T0001", s.id);
 });
 afterAll(async () => {
@@ -53,6 +54,25 @@ const posts = (channel: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
 const reload = async (s: Schedule) => (await h.store.schedules.get(s.id))!;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Make the zone's scans look unfinished whatever the simulator's real-time scan duration. */
+function scansNeverFinish(zoneId: number): void {
+  h.sim.addFault({
+    method: "GET",
+    path: `/dnszone/${zoneId}/records/scan`,
+    status: 200,
+    body: {
+      JobId: "00000000-0000-4000-8000-000000000001",
+      ZoneId: zoneId,
+      Domain: "slow-example.dev",
+      Status: 1,
+      CreatedAt: "2026-08-20T09:14:03Z",
+      CompletedAt: null,
+      Records: null,
+      Error: null,
+    },
+  });
+}
 
 /** Tick at each time; return the UTC times at which this channel got a post. */
 async function tickAt(sched: Scheduler, channel: string, times: string[]): Promise<string[]> {
@@ -182,8 +202,9 @@ describe("scheduler: downtime, scans and diffs", () => {
   it("a scan that does not finish in time: summarises what exists and says so", async () => {
     clock = Date.parse("2027-02-01T10:00:00Z");
     const s = await schedule("C0SLOW", ["daily", "09:00"], "UTC", SIM_IDS.dnsZoneInProgressScan);
+    scansNeverFinish(SIM_IDS.dnsZoneInProgressScan);
     clock = Date.parse("2027-02-02T09:00:00Z");
-    await scheduler({ scanWait: { firstDelayMs: 1, maxWaitMs: 1 } }).tick();
+    await scheduler({ scanWait: { firstDelayMs: 20, maxWaitMs: 200 } }).tick();
     const text = blocksText(posts("C0SLOW")[0]!.args.blocks);
     expect(text).toContain("had not finished");
     expect(text).toContain("In progress");
@@ -206,8 +227,9 @@ describe("scheduler: downtime, scans and diffs", () => {
   it("stop() cuts a scan wait short, posts what exists, and waits for the tick", async () => {
     clock = Date.parse("2027-02-01T10:00:00Z");
     await schedule("C0STOP", ["daily", "09:00"], "UTC", SIM_IDS.dnsZonePendingScan);
+    scansNeverFinish(SIM_IDS.dnsZonePendingScan);
     clock = Date.parse("2027-02-02T09:00:00Z");
-    // The triggered scan would take 50 ms; a 30 s first poll delay keeps the run waiting.
+    // A 30 s first poll delay keeps the run waiting until stop() cuts it short.
     const sched = scheduler({ scanWait: { firstDelayMs: 30_000, maxWaitMs: 60_000 } });
     const ticking = sched.tick();
     await h.slack.waitForCall("chat.postMessage", () => false, 300).catch(() => undefined);
@@ -217,6 +239,25 @@ describe("scheduler: downtime, scans and diffs", () => {
     expect(await ticking).toBe(1);
     expect(posts("C0STOP")).toHaveLength(1);
     expect(blocksText(posts("C0STOP")[0]!.args.blocks)).toContain("had not finished");
+  });
+});
+
+describe("scheduler: stopping before a run has started waiting", () => {
+  it("reads the scan once instead of waiting, and posts what exists", async () => {
+    clock = Date.parse("2027-02-01T10:00:00Z");
+    await schedule("C0STOP2", ["daily", "09:00"], "UTC", SIM_IDS.dnsZonePendingScan);
+    scansNeverFinish(SIM_IDS.dnsZonePendingScan);
+    h.sim.addFault({ method: "POST", path: "/dnszone/records/scan", latencyMs: 400, times: 1 });
+    clock = Date.parse("2027-02-02T09:00:00Z");
+    const sched = scheduler({ scanWait: { firstDelayMs: 30_000, maxWaitMs: 60_000 } });
+    h.sim.clearRequests();
+    const ticking = sched.tick();
+    await new Promise((r) => setTimeout(r, 100));
+    await sched.stop();
+    expect(await ticking).toBe(1);
+    expect(blocksText(posts("C0STOP2")[0]!.args.blocks)).toContain("had not finished");
+    const reads = h.sim.requests.filter((r) => r.method === "GET" && r.path.endsWith("/records/scan"));
+    expect(reads).toHaveLength(2); // the latest scan before triggering, and once after
   });
 });
 
