@@ -100,6 +100,18 @@ describe("/edge schedule over signed HTTP", () => {
     }
   });
 
+  it("dns: Share in channel repeats the answer in the channel without a second schedule", async () => {
+    const first = await run(`dns ${ZONE} weekdays 07:45 UTC`, { channelId: "C0SHARE" });
+    const share = first.buttons.find((b) => b.action_id === ACTIONS.shareInChannel)!;
+    const click = await h.click(share, { channelId: "C0SHARE" });
+    const shared = await h.slack.waitForResponse(
+      click.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    expect(blocksText(shared.body.blocks)).toContain("This channel already gets a DNS summary");
+    expect(await h.store.schedules.list("T0001", "C0SHARE")).toHaveLength(1);
+  });
+
   it("list: this channel's schedules with next run, last run and outcome; not other channels' or teams'", async () => {
     const here = await run("list");
     expect(here.text).toContain("Scheduled DNS summaries (1)");
@@ -127,6 +139,20 @@ describe("/edge schedule over signed HTTP", () => {
     expect(h.slack.responsesTo(res.responseId)).toEqual([]);
     const listed = await run("list");
     expect(listed.text).toContain(":white_check_mark: posted");
+  });
+
+  it("the posted summary's Scan now button scans the zone and updates the message", async () => {
+    const post = h.slack.callsTo("chat.postMessage").find((c) => c.args.channel === "C0001")!;
+    const scanNow = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.dnsScanNow)!;
+    h.sim.clearRequests();
+    const click = await h.click(scanNow, { channelId: "C0001" });
+    const done = await h.slack.waitForResponse(
+      click.responseId,
+      (r) => blocksText(r.body.blocks).includes("Completed"),
+      10_000,
+    );
+    expect(done.body.replace_original).toBe(true);
+    expect(h.sim.requests.find((r) => r.method === "POST")?.body).toEqual({ ZoneId: ZONE });
   });
 
   it("run: when I'm not in the channel, the user is told how to fix it", async () => {
