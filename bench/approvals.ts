@@ -1,0 +1,122 @@
+/**
+ * (6) Approval throughput: N pending requests (one per workspace, each workspace its own key, so
+ * the 10/s per-key cap is not what is measured), then N concurrent Approve clicks (one per request, by
+ * an owner) → exactly N PUTs at the simulator, and how long until the last card said "in effect".
+ * Baseline: one approval alone, on the same bot, just before.
+ */
+import { ACTIONS } from "../src/slack/ids.js";
+import { ratio, round, type Summary, sleep, summarize, until } from "./common.js";
+import { type BenchContext, clickRequest, createPgDatabase, runLoad, startBotProcess } from "./processes.js";
+
+export interface ApprovalThroughput {
+  engine: "sqlite" | "postgres";
+  requests: number;
+  clicks: number;
+  /** PUTs the simulator received, counted 1.5 s after the last card update (target: exactly `requests`). */
+  puts: number;
+  cardsUpdated: number;
+  /** First click sent → last "in effect" card update at the fake Slack. */
+  durationMs: number;
+  /** First click sent → last PUT received by the simulator. */
+  lastPutMs: number;
+  approvalsPerSec: number;
+  /** The same, one approval alone (baseline). */
+  singleMs: number;
+  ratioToSingle: number;
+  /** Acks of the burst of clicks (Slack's 3-second limit). */
+  ack: Summary;
+  failedAcks: number;
+}
+
+const requestId = (engine: string, i: number) => `bench-${engine}-${String(i).padStart(6, "0")}`;
+
+export async function approvalsScenario(
+  ctx: BenchContext,
+  engine: "sqlite" | "postgres",
+  n: number,
+): Promise<ApprovalThroughput | { engine: "postgres"; skipped: string }> {
+  const pgdb = engine === "postgres" ? await createPgDatabase() : undefined;
+  if (engine === "postgres" && !pgdb)
+    return { engine, skipped: "PostgreSQL unreachable (TEST_DATABASE_URL)" };
+  const bot = await startBotProcess(ctx, {
+    name: `approvals-${engine}`,
+    workspaces: n + 1,
+    ...(pgdb ? { databaseUrl: pgdb.url } : {}),
+  });
+  const zone = ctx.sim.ready.zone;
+  const puts = () =>
+    ctx.sim.call<number>("count", { method: "PUT", pathIncludes: "/bot-categorization/categories/" });
+  const updates = () => ctx.slack.callsTo("chat.update");
+  try {
+    // n + 1 pending requests (the extra one is the baseline's): Allow AI scraper, currently Block.
+    await ctx.sim.call("setCategory", { zone, category: 2, action: 1 });
+    ctx.slack.clear();
+    ctx.progress(`approvals (${engine}): creating ${n + 1} pending requests`);
+    const creates = Array.from({ length: n + 1 }, (_, i) =>
+      clickRequest(
+        ctx,
+        `ac-${engine}-${i}`,
+        i,
+        "U0002",
+        ACTIONS.botAllow,
+        JSON.stringify({ r: requestId(engine, i), z: zone, c: 2, a: 2 }),
+      ),
+    );
+    await runLoad(ctx, { origin: bot.origin, requests: creates, rate: 100 });
+    await until(() => ctx.slack.callsTo("chat.postMessage").length >= n + 1, 60_000, "approval cards");
+    await sleep(1_300);
+
+    // Baseline: one approval alone.
+    ctx.slack.clear();
+    await ctx.sim.call("clear");
+    const [single] = await runLoad(ctx, {
+      origin: bot.origin,
+      requests: [clickRequest(ctx, `as-${engine}`, n, "U0003", ACTIONS.approve, requestId(engine, n))],
+      rate: 0,
+    });
+    await until(() => updates().length >= 1, 10_000, "the baseline approval's card update");
+    const singleMs = (updates()[0]?.at ?? 0) + 0.5 - (single?.sentAt ?? 0);
+    await sleep(1_300);
+
+    // The burst: n concurrent Approve clicks, one per request.
+    ctx.slack.clear();
+    await ctx.sim.call("clear");
+    ctx.progress(`approvals (${engine}): ${n} concurrent Approve clicks`);
+    const clicks = Array.from({ length: n }, (_, i) =>
+      clickRequest(ctx, `aa-${engine}-${i}`, i, "U0003", ACTIONS.approve, requestId(engine, i)),
+    );
+    const samples = await runLoad(ctx, { origin: bot.origin, requests: clicks, rate: 0 });
+    await until(
+      async () => updates().length >= n && (await puts()) >= n,
+      120_000,
+      `${n} PUTs and card updates`,
+    ).catch(() => undefined);
+    const t0 = Math.min(...samples.map((s) => s.sentAt));
+    const lastUpdate = Math.max(...updates().map((c) => c.at));
+    const arrivals = await ctx.sim.call<number[]>("arrivals", {
+      method: "PUT",
+      pathIncludes: "/bot-categorization/categories/",
+    });
+    await sleep(1_500);
+    const putCount = await puts();
+    const ok = samples.filter((s) => s.status === 200);
+    const durationMs = lastUpdate + 0.5 - t0;
+    return {
+      engine,
+      requests: n,
+      clicks: samples.length,
+      puts: putCount,
+      cardsUpdated: updates().length,
+      durationMs: round(durationMs, 1),
+      lastPutMs: round(Math.max(...arrivals) + 0.5 - t0, 1),
+      approvalsPerSec: round((n / durationMs) * 1000, 1),
+      singleMs: round(singleMs, 1),
+      ratioToSingle: ratio(durationMs, singleMs),
+      ack: summarize(ok.map((s) => s.ackMs)),
+      failedAcks: samples.length - ok.length,
+    };
+  } finally {
+    await bot.child.stop();
+    await pgdb?.drop().catch(() => undefined);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The bot under test, in its own process, started exactly as `src/main.ts` starts it (loadConfig →
+ * startBot, HTTP transport) from the environment the orchestrator gives it. Over IPC it answers
+ * `memory` (after forcing GC when run with --expose-gc), `queues` (the Edge client's queue stats) and
+ * `stop` (graceful stop, then exit so a --cpu-prof profile is written).
+ */
+import { readFile } from "node:fs/promises";
+import { startBot } from "../src/bot.js";
+import { loadConfig } from "../src/config.js";
+import { createLogger } from "../src/log.js";
+import { serveRpc } from "./common.js";
+
+const config = loadConfig(process.env);
+const logger = createLogger({ level: config.logLevel });
+const bot = await startBot({ config, logger });
+
+async function vmRssMiB(): Promise<number> {
+  const status = await readFile("/proc/self/status", "utf8").catch(() => "");
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+  return kb === undefined ? process.memoryUsage().rss / 2 ** 20 : Number(kb) / 1024;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+serveRpc(
+  {
+    memory: async () => {
+      if (gc) {
+        // Two full collections with a turn of the event loop between (weak refs, finalizers).
+        gc();
+        await new Promise((r) => setTimeout(r, 50));
+        gc();
+      }
+      const m = process.memoryUsage();
+      return {
+        rssMiB: await vmRssMiB(),
+        heapUsedMiB: m.heapUsed / 2 ** 20,
+        heapTotalMiB: m.heapTotal / 2 ** 20,
+        externalMiB: m.external / 2 ** 20,
+        arrayBuffersMiB: m.arrayBuffers / 2 ** 20,
+        gcForced: gc !== undefined,
+      };
+    },
+    queues: () => bot.deps.edge.queueStats(),
+    stop: async () => {
+      await bot.stop();
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  },
+  { port: bot.port },
+);

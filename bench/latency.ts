@@ -1,0 +1,152 @@
+/**
+ * (1) Acknowledgement latency of signed slash commands at fixed open-loop rates over N workspaces,
+ * bot vs a bare Bolt app (the floor); (2) end to end, command → response_url, minus the simulator's
+ * latency × the command's sequential Edge calls (`/edge zones` = 1, `/edge help` = 0).
+ */
+import { ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize, until } from "./common.js";
+import type { LoadSample } from "./loadgen.js";
+import { type BenchContext, commandRequest, runLoad } from "./processes.js";
+
+export interface LatencyOptions {
+  rates: number[];
+  durationSec: number;
+  workspaces: number;
+}
+
+export interface AckRun {
+  rate: number;
+  sent: number;
+  /** Answers other than HTTP 200 (or no answer). */
+  failed: number;
+  ack: Summary;
+  /** Load generator's own lag behind schedule (sanity: it should be tiny). */
+  senderLagP99: number;
+}
+
+export interface E2eRun extends AckRun {
+  command: string;
+  edgeCalls: number;
+  /** Answers that never reached response_url within the wait. */
+  missing: number;
+  /** Command sent → answer at response_url, minus the simulator latency × edgeCalls. */
+  overhead: Summary;
+}
+
+export interface LatencyRate {
+  rate: number;
+  bare: AckRun;
+  zones: E2eRun;
+  help: E2eRun;
+  ratios: {
+    ackP50: number;
+    ackP99: number;
+    ackMax: number;
+    /** Bot overhead (median) over the bare app's ack median: how many loopback round trips. */
+    zonesOverheadP50VsBareAck: number;
+    helpOverheadP50VsBareAck: number;
+  };
+}
+
+const SETTLE_MS = 1_300; // queues of idle keys are dropped 1.1 s after their last call
+
+function ackRun(rate: number, samples: LoadSample[]): AckRun {
+  const ok = samples.filter((s) => s.status === 200);
+  return {
+    rate,
+    sent: samples.length,
+    failed: samples.length - ok.length,
+    ack: summarize(ok.map((s) => s.ackMs)),
+    senderLagP99: summarize(samples.map((s) => s.lagMs)).p99,
+  };
+}
+
+function requestsFor(ctx: BenchContext, prefix: string, n: number, workspaces: number, text: string) {
+  return Array.from({ length: n }, (_, i) => commandRequest(ctx, `${prefix}-${i}`, i % workspaces, text));
+}
+
+/** Drive the bot and wait for every answer at response_url; e2e uses the fake Slack's arrival times. */
+async function botRun(
+  ctx: BenchContext,
+  origin: string,
+  prefix: string,
+  rate: number,
+  n: number,
+  workspaces: number,
+  text: string,
+  edgeCalls: number,
+): Promise<E2eRun> {
+  ctx.slack.clear();
+  const requests = requestsFor(ctx, prefix, n, workspaces, text);
+  const samples = await runLoad(ctx, { origin, requests, rate });
+  await until(() => ctx.slack.responses.length >= n, 15_000, `${n} answers to ${text}`).catch(
+    () => undefined,
+  );
+  const arrived = new Map<string, number>();
+  for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
+  const overheads: number[] = [];
+  for (const s of samples) {
+    const at = arrived.get(s.id);
+    // The fake Slack stamps Date.now() (whole ms, floored): +0.5 ms centres it.
+    if (at !== undefined) overheads.push(at + 0.5 - s.sentAt - edgeCalls * SIM_LATENCY_MS);
+  }
+  ctx.slack.clear();
+  await sleep(SETTLE_MS);
+  return {
+    ...ackRun(rate, samples),
+    command: `/edge ${text}`,
+    edgeCalls,
+    missing: n - overheads.length,
+    overhead: summarize(overheads),
+  };
+}
+
+export async function latencyScenario(
+  ctx: BenchContext,
+  bareOrigin: string,
+  botOrigin: string,
+  o: LatencyOptions,
+): Promise<LatencyRate[]> {
+  // Warm up both (JIT, connection pools, SQLite page cache); not measured.
+  ctx.progress("latency: warming up");
+  await runLoad(ctx, {
+    origin: bareOrigin,
+    requests: requestsFor(ctx, "wb", 200, o.workspaces, "zones"),
+    rate: 100,
+  });
+  await botRun(ctx, botOrigin, "wz", 100, 200, o.workspaces, "zones", 1);
+  await botRun(ctx, botOrigin, "wh", 100, 100, o.workspaces, "help", 0);
+
+  const out: LatencyRate[] = [];
+  for (const rate of o.rates) {
+    const n = Math.max(1, Math.round(rate * o.durationSec));
+    ctx.progress(
+      `latency: ${rate}/s for ${o.durationSec} s over ${o.workspaces} workspaces (bare Bolt, zones, help)`,
+    );
+    const bareSamples = await runLoad(ctx, {
+      origin: bareOrigin,
+      requests: requestsFor(ctx, `b${rate}`, n, o.workspaces, "zones"),
+      rate,
+    });
+    const bare = ackRun(rate, bareSamples);
+    await sleep(500);
+    const zones = await botRun(ctx, botOrigin, `z${rate}`, rate, n, o.workspaces, "zones", 1);
+    const help = await botRun(ctx, botOrigin, `h${rate}`, rate, n, o.workspaces, "help", 0);
+    out.push({
+      rate,
+      bare,
+      zones,
+      help,
+      ratios: {
+        ackP50: ratio(zones.ack.p50, bare.ack.p50),
+        ackP99: ratio(zones.ack.p99, bare.ack.p99),
+        ackMax: ratio(zones.ack.max, bare.ack.max),
+        zonesOverheadP50VsBareAck: ratio(zones.overhead.p50, bare.ack.p50),
+        helpOverheadP50VsBareAck: ratio(help.overhead.p50, bare.ack.p50),
+      },
+    });
+    ctx.progress(
+      `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms`,
+    );
+  }
+  return out;
+}

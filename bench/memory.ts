@@ -1,0 +1,147 @@
+/**
+ * (5) Memory: resident size of the bot process after N workspaces (each its own team id and stored
+ * key, so N per-key queues) have each issued `/edge zones` and their queues have gone idle, then after
+ * P pending approvals (signed Allow clicks, end to end: 3 Edge calls and an approval card each), then a
+ * second round of the same. GC is forced (--expose-gc) before each reading.
+ */
+import { ACTIONS } from "../src/slack/ids.js";
+import { ratio, round, sleep, until } from "./common.js";
+import { type BenchContext, clickRequest, commandRequest, runLoad, startBotProcess } from "./processes.js";
+
+export interface MemoryReading {
+  rssMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
+  gcForced: boolean;
+}
+
+export interface MemoryRound {
+  afterCommands: MemoryReading;
+  afterApprovals: MemoryReading;
+  commandsAnswered: number;
+  approvalCardsPosted: number;
+  /** Seconds the round's commands took to send and answer. */
+  commandSeconds: number;
+}
+
+export interface MemoryResult {
+  workspaces: number;
+  pendingApprovalsPerRound: number;
+  commandRate: number;
+  /** After start and a small warm-up, before any load. */
+  baseline: MemoryReading;
+  rounds: MemoryRound[];
+  /** Peak RSS reading over baseline. */
+  ratioPeakToBaseline: number;
+  /** RSS after round 2 minus after round 1 (target: ~0). */
+  secondRoundGrowthMiB: number;
+}
+
+interface RawMemory {
+  rssMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
+  gcForced: boolean;
+}
+
+const reading = (m: RawMemory): MemoryReading => ({
+  rssMiB: round(m.rssMiB, 1),
+  heapUsedMiB: round(m.heapUsedMiB, 1),
+  externalMiB: round(m.externalMiB, 1),
+  gcForced: m.gcForced,
+});
+
+export async function memoryScenario(
+  ctx: BenchContext,
+  o: { workspaces: number; pending: number; rate: number; rounds?: number },
+): Promise<MemoryResult> {
+  const bot = await startBotProcess(ctx, { name: "memory", workspaces: o.workspaces, exposeGc: true });
+  const zone = ctx.sim.ready.zone;
+  const queuesIdle = async () => {
+    await sleep(1_300);
+    await until(
+      async () => {
+        const q = await bot.child.call<{ keys: number; waiting: number; inFlight: number }>("queues");
+        return q.keys === 0 && q.waiting === 0 && q.inFlight === 0;
+      },
+      30_000,
+      "the bot's Edge queues to go idle",
+    );
+  };
+  const memory = async () => reading(await bot.child.call<RawMemory>("memory"));
+  try {
+    // Warm-up (code paths JIT-compiled and loaded), then the baseline.
+    await runLoad(ctx, {
+      origin: bot.origin,
+      requests: Array.from({ length: 50 }, (_, i) => commandRequest(ctx, `mw-${i}`, i, "zones")),
+      rate: 50,
+    });
+    await until(() => ctx.slack.responses.length >= 50, 10_000, "warm-up answers").catch(() => undefined);
+    ctx.slack.clear();
+    await queuesIdle();
+    const baseline = await memory();
+    ctx.progress(`memory: baseline RSS ${baseline.rssMiB} MiB`);
+
+    const rounds: MemoryRound[] = [];
+    for (let n = 1; n <= (o.rounds ?? 2); n++) {
+      ctx.slack.clear();
+      await ctx.sim.call("clear");
+      ctx.progress(`memory: round ${n}: ${o.workspaces} workspaces × /edge zones at ${o.rate}/s`);
+      const t0 = Date.now();
+      const commands = Array.from({ length: o.workspaces }, (_, i) =>
+        commandRequest(ctx, `m${n}-${i}`, i, "zones"),
+      );
+      await runLoad(ctx, { origin: bot.origin, requests: commands, rate: o.rate });
+      await until(() => ctx.slack.responses.length >= o.workspaces, 60_000, "every command's answer").catch(
+        () => undefined,
+      );
+      const commandsAnswered = new Set(ctx.slack.responses.map((r) => r.id)).size;
+      const commandSeconds = round((Date.now() - t0) / 1000, 1);
+      ctx.slack.clear();
+      await queuesIdle();
+      const afterCommands = await memory();
+      ctx.progress(`  after commands: RSS ${afterCommands.rssMiB} MiB (${commandsAnswered} answered)`);
+
+      // Pending approvals: Allow AI scraper (currently Block) on the zone, one request per workspace.
+      await ctx.sim.call("setCategory", { zone, category: 2, action: 1 });
+      const clicks = Array.from({ length: o.pending }, (_, i) =>
+        clickRequest(
+          ctx,
+          `ma${n}-${i}`,
+          i % o.workspaces,
+          "U0002",
+          ACTIONS.botAllow,
+          JSON.stringify({ r: `bench-mem-${n}-${String(i).padStart(6, "0")}`, z: zone, c: 2, a: 2 }),
+        ),
+      );
+      await runLoad(ctx, { origin: bot.origin, requests: clicks, rate: Math.min(o.rate, 100) });
+      await until(
+        () =>
+          ctx.slack.callsTo("chat.postMessage").length >= o.pending &&
+          ctx.slack.responses.length >= o.pending,
+        60_000,
+        "every approval card",
+      ).catch(() => undefined);
+      const approvalCardsPosted = ctx.slack.callsTo("chat.postMessage").length;
+      ctx.slack.clear();
+      await queuesIdle();
+      const afterApprovals = await memory();
+      ctx.progress(`  after ${approvalCardsPosted} pending approvals: RSS ${afterApprovals.rssMiB} MiB`);
+      rounds.push({ afterCommands, afterApprovals, commandsAnswered, approvalCardsPosted, commandSeconds });
+    }
+    const peak = Math.max(...rounds.flatMap((r) => [r.afterCommands.rssMiB, r.afterApprovals.rssMiB]));
+    const first = rounds[0]?.afterApprovals.rssMiB ?? Number.NaN;
+    const last = rounds.at(-1)?.afterApprovals.rssMiB ?? Number.NaN;
+    return {
+      workspaces: o.workspaces,
+      pendingApprovalsPerRound: o.pending,
+      commandRate: o.rate,
+      baseline,
+      rounds,
+      ratioPeakToBaseline: ratio(peak, baseline.rssMiB),
+      secondRoundGrowthMiB: round(last - first, 1),
+    };
+  } finally {
+    await bot.child.stop();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Summarise a V8 .cpuprofile (node --cpu-prof): self time by function and by where the code lives
+ * (a package under node_modules, the app's src/, Node internals, GC, idle).
+ * CLI: `tsx bench/profile-summary.ts <file.cpuprofile> [top]`.
+ */
+import { readFileSync } from "node:fs";
+import { round } from "./common.js";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+export interface ProfileRow {
+  name: string;
+  selfMs: number;
+  percent: number;
+}
+
+export interface ProfileSummary {
+  file: string;
+  totalMs: number;
+  /** Busy time: everything but (idle). */
+  busyMs: number;
+  byArea: ProfileRow[];
+  topFunctions: ProfileRow[];
+}
+
+function areaOf(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith("(") ? functionName : "(native)";
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return nm[1] as string;
+  if (url.startsWith("node:")) return "node internals";
+  const app = /\/(src|bench|test)\/(.*?)(\/[^/]*)?$/.exec(url);
+  if (app) return `${app[1]}/${app[2] ?? ""}`;
+  return url;
+}
+
+function shortUrl(url: string): string {
+  const nm = url.indexOf("node_modules/");
+  if (nm >= 0) return url.slice(nm + "node_modules/".length);
+  const src = url.search(/\/(src|bench|test)\//);
+  return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "");
+}
+
+export function summarizeProfile(file: string, top = 15): ProfileSummary {
+  const p = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  for (let i = 0; i < p.samples.length; i++) {
+    const id = p.samples[i] as number;
+    self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  const area = new Map<string, number>();
+  const fn = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const [id, us] of self) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    total += us;
+    if (functionName === "(idle)") idle += us;
+    const a = areaOf(url, functionName);
+    area.set(a, (area.get(a) ?? 0) + us);
+    const key = url ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : functionName;
+    fn.set(key, (fn.get(key) ?? 0) + us);
+  }
+  const busy = total - idle;
+  const rows = (m: Map<string, number>) =>
+    [...m]
+      .filter(([name]) => name !== "(idle)")
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, selfMs: round(us / 1000, 1), percent: round((us / busy) * 100, 1) }));
+  return {
+    file,
+    totalMs: round(total / 1000, 1),
+    busyMs: round(busy / 1000, 1),
+    byArea: rows(area),
+    topFunctions: rows(fn),
+  };
+}
+
+export function formatProfile(s: ProfileSummary): string {
+  const lines = [
+    `CPU profile ${s.file}: ${s.busyMs} ms busy of ${s.totalMs} ms`,
+    "  by area (self time, % of busy):",
+  ];
+  for (const r of s.byArea) lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
+  lines.push("  top functions (self time):");
+  for (const r of s.topFunctions)
+    lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
+  return lines.join("\n");
+}
+
+if (process.argv[1]?.endsWith("profile-summary.ts")) {
+  const file = process.argv[2];
+  if (!file) {
+    process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]\n");
+    process.exit(2);
+  }
+  process.stdout.write(`${formatProfile(summarizeProfile(file, Number(process.argv[3] ?? 20)))}\n`);
+}

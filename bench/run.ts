@@ -1,0 +1,450 @@
+/**
+ * `npm run bench [-- options]`: the benchmark. Runs the bot (bench/bot-process.ts, HTTP mode, started
+ * by startBot) against the Edge API simulator (bench/sim-process.ts, 150 ms a call) and a fake Slack
+ * Web API on loopback (hosted here, in the orchestrator), drives it with a load generator in its own
+ * process (bench/loadgen.ts), and writes bench/results.json plus a table on stdout. Every figure is
+ * also a ratio to a baseline measured in the same run. Options: see `--help`.
+ */
+import { execSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { startFakeSlack } from "../test/support/fake-slack.js";
+import { type ApprovalThroughput, approvalsScenario } from "./approvals.js";
+import { SIM_LATENCY_MS, spawnChild } from "./common.js";
+import { type LatencyRate, latencyScenario } from "./latency.js";
+import { type MemoryResult, memoryScenario } from "./memory.js";
+import type { BenchContext, SimReady } from "./processes.js";
+import { compileForBench, startBotProcess } from "./processes.js";
+import { formatProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.js";
+import { type Fairness, fairness, type QueueAccuracy, queueAccuracy } from "./queue.js";
+
+export const SCENARIOS = ["latency", "queue", "fairness", "memory", "approvals"] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  rates: number[];
+  durationSec: number;
+  workspaces: number;
+  queueCap: number;
+  queueCalls: number;
+  fairnessQueued: number;
+  memoryWorkspaces: number;
+  memoryRate: number;
+  pendingApprovals: number;
+  approvals: number;
+  postgres: boolean;
+  /** CPU-profile the latency bot (--cpu-prof); figures from a profiled run are inflated. */
+  profile: boolean;
+  only: Scenario[];
+  /** Where to write results.json; undefined = do not write. */
+  out: string | undefined;
+  quiet: boolean;
+  /** Run the bot and the bare Bolt app compiled (node, as in production) rather than under tsx. */
+  compiled: boolean;
+}
+
+export const DEFAULTS: BenchOptions = {
+  rates: [50, 100, 200],
+  durationSec: 10,
+  workspaces: 100,
+  queueCap: 10,
+  queueCalls: 300,
+  fairnessQueued: 1000,
+  memoryWorkspaces: 10_000,
+  memoryRate: 200,
+  pendingApprovals: 1000,
+  approvals: 500,
+  postgres: true,
+  profile: false,
+  only: [...SCENARIOS],
+  out: fileURLToPath(new URL("./results.json", import.meta.url)),
+  quiet: false,
+  compiled: true,
+};
+
+export interface Verdict {
+  target: string;
+  met: boolean;
+  detail: string;
+}
+
+export interface BenchResults {
+  meta: {
+    date: string;
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    loadavgStart: number[];
+    loadavgEnd: number[];
+    commit: string;
+    simulatorLatencyMs: number;
+    options: Omit<BenchOptions, "out" | "quiet">;
+    seconds: number;
+    setup: string[];
+  };
+  latency?: LatencyRate[];
+  queue?: QueueAccuracy;
+  fairness?: Fairness;
+  memory?: MemoryResult;
+  approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
+  profile?: ProfileSummary;
+  verdicts: Verdict[];
+}
+
+const SETUP = [
+  "Bot: bench/bot-process.ts = loadConfig(env) + startBot, compiled by tsc and run by node as in production (unless --tsx), HTTP receiver, NODE_ENV=production, LOG_LEVEL=info (JSON logs to a file), SQLite unless stated.",
+  "Edge API: the simulator in its own process, 150 ms added to every call; each workspace has its own stored, encrypted key (distinct per-key queues, default cap 10/s, concurrency 4, max queue 100).",
+  "Slack: the fake Web API (test/support/fake-slack.ts) in the orchestrator process; response_url points at it; arrival times are whole ms (+0.5 ms applied).",
+  "Load: bench/loadgen.ts in its own process, open loop (request i due at start + i/rate), signs each body just before sending, ack = send → full HTTP answer.",
+  "Baseline for acks: bench/bare-bolt.ts (Bolt App, HTTPReceiver, one /edge listener that only acks), same rates, interleaved with the bot's runs.",
+  "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
+  "Memory: the bot run with --expose-gc; two full GCs before each VmRSS reading.",
+  "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info).",
+  "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
+];
+
+function gitCommit(): string {
+  try {
+    return execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+  } catch {
+    return "unknown";
+  }
+}
+
+// ---- verdicts -----------------------------------------------------------------------------------
+
+function verdicts(r: BenchResults): Verdict[] {
+  const out: Verdict[] = [];
+  if (r.latency?.length) {
+    const top = r.latency.reduce((a, b) => (b.rate > a.rate ? b : a));
+    out.push({
+      target: `(1) ack p99 < 50 ms at ${top.rate}/s and ≤ 1.5× bare Bolt`,
+      met: top.zones.ack.p99 < 50 && top.ratios.ackP99 <= 1.5 && top.zones.failed === 0,
+      detail: `p99 ${top.zones.ack.p99} ms vs bare ${top.bare.ack.p99} ms (${top.ratios.ackP99}×), ${top.zones.failed} failed`,
+    });
+    const worstZones = Math.max(...r.latency.map((l) => l.zones.overhead.p50));
+    const worstHelp = Math.max(...r.latency.map((l) => l.help.overhead.p50));
+    const missing = r.latency.reduce((s, l) => s + l.zones.missing + l.help.missing, 0);
+    out.push({
+      target: "(2) bot's own overhead, median < 5 ms (every rate)",
+      met: worstZones < 5 && worstHelp < 5 && missing === 0,
+      detail: `worst median: zones ${worstZones} ms (after −${SIM_LATENCY_MS} ms), help ${worstHelp} ms; ${missing} answers missing`,
+    });
+  }
+  if (r.queue) {
+    const q = r.queue;
+    out.push({
+      target: `(3) never above ${q.cap}/s in any 1 s window, ≥ 95% of it on average`,
+      met: q.maxInAnySecond <= q.cap && q.utilisation >= 0.95 && q.failed === 0,
+      detail: `max ${q.maxInAnySecond} in any 1 s; ${q.achievedPerSec}/s = ${Math.round(q.utilisation * 1000) / 10}% of cap (${q.calls} calls)`,
+    });
+  }
+  if (r.fairness) {
+    const f = r.fairness;
+    out.push({
+      target: "(4) B's call while A has 1,000 queued: within one window (1 s) of idle",
+      met: f.extraMaxMs < 1000,
+      detail: `B max ${f.underLoad.max} ms vs idle ${f.idle.max} ms (+${f.extraMaxMs} ms, ${f.ratioMax}×)`,
+    });
+  }
+  if (r.memory) {
+    const m = r.memory;
+    const peak = Math.max(...m.rounds.flatMap((x) => [x.afterCommands.rssMiB, x.afterApprovals.rssMiB]));
+    out.push({
+      target: "(5) RSS < 200 MB after 10,000 workspaces + 1,000 approvals; no growth on round 2",
+      met: peak * 1.048576 < 200 && m.secondRoundGrowthMiB < 5,
+      detail: `peak ${peak} MiB (${Math.round(peak * 1.048576)} MB), ${m.ratioPeakToBaseline}× baseline ${m.baseline.rssMiB} MiB; round 2 growth ${m.secondRoundGrowthMiB} MiB`,
+    });
+  }
+  for (const a of r.approvals ?? []) {
+    if ("skipped" in a) {
+      out.push({ target: `(6) approvals on ${a.engine}`, met: false, detail: `skipped: ${a.skipped}` });
+      continue;
+    }
+    out.push({
+      target: `(6) ${a.requests} concurrent approvals → exactly ${a.requests} PUTs (${a.engine})`,
+      met: a.puts === a.requests && a.cardsUpdated === a.requests,
+      detail: `${a.puts} PUTs, ${a.cardsUpdated} cards in ${a.durationMs} ms (${a.ratioToSingle}× one alone); ack max ${a.ack.max} ms`,
+    });
+  }
+  return out;
+}
+
+// ---- table --------------------------------------------------------------------------------------
+
+const pad = (v: unknown, n: number) => String(v).padStart(n);
+const triple = (s: { p50: number; p99: number; max: number }) => `${s.p50} / ${s.p99} / ${s.max}`;
+
+export function formatTable(r: BenchResults): string {
+  const L: string[] = [];
+  const m = r.meta;
+  L.push(
+    `edgeops benchmark ${m.date}  node ${m.node}  ${m.cpus} cpu  load ${m.loadavgStart.join(" ")}  commit ${m.commit}  (${m.seconds} s)`,
+  );
+  if (r.latency?.length) {
+    L.push("", "(1) Ack latency, signed /edge zones over workspaces, ms (p50 / p99 / max)");
+    L.push(`${pad("rate/s", 7)}  ${pad("bot", 24)}  ${pad("bare Bolt", 24)}  ${pad("ratio", 20)}  fail`);
+    for (const l of r.latency) {
+      L.push(
+        `${pad(l.rate, 7)}  ${pad(triple(l.zones.ack), 24)}  ${pad(triple(l.bare.ack), 24)}  ${pad(`${l.ratios.ackP50} / ${l.ratios.ackP99} / ${l.ratios.ackMax}`, 20)}  ${l.zones.failed}`,
+      );
+    }
+    L.push(
+      "",
+      `(2) End to end to response_url minus ${SIM_LATENCY_MS} ms × Edge calls = bot overhead, ms (p50 / p99 / max)`,
+    );
+    L.push(
+      `${pad("rate/s", 7)}  ${pad("/edge zones (1 call)", 24)}  ${pad("/edge help (0 calls)", 24)}  ${pad("p50 ÷ bare ack p50", 20)}`,
+    );
+    for (const l of r.latency) {
+      L.push(
+        `${pad(l.rate, 7)}  ${pad(triple(l.zones.overhead), 24)}  ${pad(triple(l.help.overhead), 24)}  ${pad(`${l.ratios.zonesOverheadP50VsBareAck} / ${l.ratios.helpOverheadP50VsBareAck}`, 20)}`,
+      );
+    }
+  }
+  if (r.queue) {
+    const q = r.queue;
+    L.push(
+      "",
+      `(3) Queue accuracy: cap ${q.cap}/s, ${q.calls} calls queued at once on one key, ${q.durationMs} ms`,
+      `    max in any 1 s window ${q.maxInAnySecond} (cap ${q.cap}); per whole second min/mean/max ${q.perSecond.min}/${q.perSecond.mean}/${q.perSecond.max} over ${q.perSecond.windows} s; achieved ${q.achievedPerSec}/s = ${q.utilisation}× cap; ${q.failed} failed`,
+    );
+  }
+  if (r.fairness) {
+    const f = r.fairness;
+    L.push(
+      "",
+      `(4) Fairness: key B's single call, ms (p50 / p99 / max of ${f.idle.n})`,
+      `    idle ${triple(f.idle)}   A has ${f.queuedOnA} queued: ${triple(f.underLoad)}   ratio p50 ${f.ratioP50}×, max ${f.ratioMax}×, +${f.extraMaxMs} ms`,
+    );
+  }
+  if (r.memory) {
+    const mm = r.memory;
+    L.push(
+      "",
+      `(5) Memory of the bot process (VmRSS after forced GC, MiB; heap used in brackets)`,
+      `    baseline ${mm.baseline.rssMiB} [${mm.baseline.heapUsedMiB}]`,
+    );
+    for (const [i, x] of mm.rounds.entries()) {
+      L.push(
+        `    round ${i + 1}: after ${mm.workspaces} workspaces ${x.afterCommands.rssMiB} [${x.afterCommands.heapUsedMiB}] (${x.commandsAnswered} answered in ${x.commandSeconds} s); after ${x.approvalCardsPosted} pending approvals ${x.afterApprovals.rssMiB} [${x.afterApprovals.heapUsedMiB}]`,
+      );
+    }
+    L.push(`    peak ÷ baseline ${mm.ratioPeakToBaseline}×; round 2 growth ${mm.secondRoundGrowthMiB} MiB`);
+  }
+  if (r.approvals?.length) {
+    L.push("", "(6) Approval throughput: N pending, N concurrent Approve clicks (one per request)");
+    for (const a of r.approvals) {
+      if ("skipped" in a) {
+        L.push(`    ${a.engine}: skipped (${a.skipped})`);
+        continue;
+      }
+      L.push(
+        `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms`,
+      );
+    }
+  }
+  if (r.profile) L.push("", formatProfile(r.profile));
+  L.push("", "Targets");
+  for (const v of r.verdicts) L.push(`  ${v.met ? "MET   " : "MISSED"}  ${v.target}: ${v.detail}`);
+  return L.join("\n");
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+export async function runBench(options: Partial<BenchOptions> = {}): Promise<BenchResults> {
+  const o: BenchOptions = { ...DEFAULTS, ...options };
+  const started = Date.now();
+  const workDir = mkdtempSync(join(tmpdir(), "edgeops-bench-"));
+  const progress = (msg: string) => {
+    if (!o.quiet) process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
+  };
+  const only = new Set(o.only);
+  const needed = Math.max(
+    o.workspaces,
+    only.has("memory") ? o.memoryWorkspaces : 0,
+    only.has("approvals") ? o.approvals + 1 : 0,
+  );
+  const slack = await startFakeSlack();
+  slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  slack.users.set("U0002", { id: "U0002", name: "bob" });
+  slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
+  const sim = await spawnChild<SimReady>("sim-process.ts", {
+    env: { BENCH_SIM_KEYS: String(needed) },
+    logFile: join(workDir, "sim.log"),
+  });
+  const loadgen = await spawnChild("loadgen.ts", { logFile: join(workDir, "loadgen.log") });
+  let compiledDir: string | undefined;
+  if (o.compiled) {
+    progress("compiling the bot (tsc, as the production image runs it)");
+    compiledDir = await compileForBench(workDir);
+  }
+  const ctx: BenchContext = { workDir, compiledDir, slack, sim, loadgen, progress };
+  const { out: _out, quiet: _quiet, ...recorded } = o;
+  const results: BenchResults = {
+    meta: {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      loadavgStart: loadavg().map((v) => Math.round(v * 100) / 100),
+      loadavgEnd: [],
+      commit: gitCommit(),
+      simulatorLatencyMs: SIM_LATENCY_MS,
+      options: recorded,
+      seconds: 0,
+      setup: SETUP,
+    },
+    verdicts: [],
+  };
+  try {
+    if (only.has("latency")) {
+      const profileDir = o.profile ? join(workDir, "profile") : undefined;
+      if (profileDir) mkdirSync(profileDir, { recursive: true });
+      const bare = await spawnChild<{ port: number }>("bare-bolt.ts", {
+        env: { SLACK_API_URL: slack.apiUrl },
+        logFile: join(workDir, "bare.log"),
+        compiledDir,
+      });
+      const bot = await startBotProcess(ctx, {
+        name: "latency",
+        workspaces: o.workspaces,
+        ...(profileDir ? { profileDir } : {}),
+      });
+      try {
+        results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
+      } finally {
+        await bare.stop();
+        await bot.child.stop();
+      }
+      if (profileDir) {
+        const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
+        if (file) {
+          results.profile = summarizeProfile(join(profileDir, file), 20);
+          const keep = fileURLToPath(new URL("./profiles/", import.meta.url));
+          mkdirSync(keep, { recursive: true });
+          copyFileSync(join(profileDir, file), join(keep, "latency-bot.cpuprofile"));
+          results.profile.file = "bench/profiles/latency-bot.cpuprofile";
+        }
+      }
+    }
+    if (only.has("queue")) {
+      progress(
+        `queue accuracy: ${o.queueCalls} calls at cap ${o.queueCap}/s (≈ ${Math.ceil(o.queueCalls / o.queueCap)} s)`,
+      );
+      results.queue = await queueAccuracy(o.queueCalls, o.queueCap);
+    }
+    if (only.has("fairness")) {
+      progress(`fairness: key A ${o.fairnessQueued} queued, key B probes`);
+      results.fairness = await fairness(o.fairnessQueued, o.queueCap);
+    }
+    if (only.has("memory")) {
+      results.memory = await memoryScenario(ctx, {
+        workspaces: o.memoryWorkspaces,
+        pending: o.pendingApprovals,
+        rate: o.memoryRate,
+      });
+    }
+    if (only.has("approvals")) {
+      results.approvals = [await approvalsScenario(ctx, "sqlite", o.approvals)];
+      if (o.postgres) results.approvals.push(await approvalsScenario(ctx, "postgres", o.approvals));
+    }
+  } finally {
+    await loadgen.stop();
+    await sim.stop();
+    await slack.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  results.meta.loadavgEnd = loadavg().map((v) => Math.round(v * 100) / 100);
+  results.meta.seconds = Math.round((Date.now() - started) / 1000);
+  results.verdicts = verdicts(results);
+  if (o.out) writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
+  return results;
+}
+
+// ---- CLI ----------------------------------------------------------------------------------------
+
+const HELP = `npm run bench [-- options]
+  --rates 50,100,200        slash-command rates for (1)/(2)
+  --duration 10             seconds per rate
+  --workspaces 100          workspaces (each its own key) the commands are spread over
+  --queue-calls 300         calls queued on one key for (3) (--full: 1000, ~105 s)
+  --full                    (3) with 1,000 calls
+  --fairness-queued 1000    calls queued on key A for (4)
+  --memory-workspaces 10000 --memory-rate 200 --pending 1000   (5)
+  --approvals 500           (6)
+  --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
+  --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
+  --only latency,queue,fairness,memory,approvals
+  --profile                 CPU-profile the bot during (1)/(2) (bench/profiles/, summary in results)
+  --out bench/results.json  (--out - to write nothing)
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rates: { type: "string" },
+      duration: { type: "string" },
+      workspaces: { type: "string" },
+      "queue-calls": { type: "string" },
+      full: { type: "boolean" },
+      "fairness-queued": { type: "string" },
+      "memory-workspaces": { type: "string" },
+      "memory-rate": { type: "string" },
+      pending: { type: "string" },
+      approvals: { type: "string" },
+      "no-postgres": { type: "boolean" },
+      tsx: { type: "boolean" },
+      only: { type: "string" },
+      profile: { type: "boolean" },
+      out: { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const num = (v: string | undefined, def: number) => {
+    if (v === undefined) return def;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`bench: not a positive number: ${v}`);
+    return n;
+  };
+  const only = values.only
+    ? values.only.split(",").map((s) => {
+        if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`bench: unknown scenario ${s}`);
+        return s as Scenario;
+      })
+    : DEFAULTS.only;
+  const results = await runBench({
+    rates: values.rates ? values.rates.split(",").map((r) => num(r, 0)) : DEFAULTS.rates,
+    durationSec: num(values.duration, DEFAULTS.durationSec),
+    workspaces: num(values.workspaces, DEFAULTS.workspaces),
+    queueCalls: values.full ? 1000 : num(values["queue-calls"], DEFAULTS.queueCalls),
+    fairnessQueued: num(values["fairness-queued"], DEFAULTS.fairnessQueued),
+    memoryWorkspaces: num(values["memory-workspaces"], DEFAULTS.memoryWorkspaces),
+    memoryRate: num(values["memory-rate"], DEFAULTS.memoryRate),
+    pendingApprovals: num(values.pending, DEFAULTS.pendingApprovals),
+    approvals: num(values.approvals, DEFAULTS.approvals),
+    postgres: !values["no-postgres"],
+    compiled: !values.tsx,
+    profile: values.profile ?? false,
+    only,
+    out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
+  });
+  process.stdout.write(`${formatTable(results)}\n`);
+  process.exit(0);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });
+}

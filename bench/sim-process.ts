@@ -1,0 +1,62 @@
+/**
+ * The Edge API simulator in its own process (so its CPU is not the bot's), 150 ms a call, accepting
+ * one key per benchmark workspace. The orchestrator asks it, over IPC, what it received.
+ */
+import { SIM_IDS, startSimulator } from "../src/edge/simulator/index.js";
+import { keyFor, SIM_LATENCY_MS, serveRpc } from "./common.js";
+
+const keys = Number(process.env.BENCH_SIM_KEYS ?? "100");
+const sim = await startSimulator({
+  latencyMs: Number(process.env.BENCH_SIM_LATENCY_MS ?? SIM_LATENCY_MS),
+  apiKeys: Array.from({ length: keys }, (_, i) => keyFor(i)),
+});
+
+interface CountArgs {
+  method?: string;
+  pathIncludes?: string;
+  since?: number;
+}
+
+serveRpc(
+  {
+    /** How many requests matched (method, path substring, received at or after `since`). */
+    count: ({ method, pathIncludes, since = 0 }: CountArgs) =>
+      sim.requests.filter(
+        (r) =>
+          r.at >= since &&
+          (method === undefined || r.method === method) &&
+          (pathIncludes === undefined || r.path.includes(pathIncludes)),
+      ).length,
+    /** Arrival times (ms) of matching requests. */
+    arrivals: ({ method, pathIncludes, since = 0 }: CountArgs) =>
+      sim.requests
+        .filter(
+          (r) =>
+            r.at >= since &&
+            (method === undefined || r.method === method) &&
+            (pathIncludes === undefined || r.path.includes(pathIncludes)),
+        )
+        .map((r) => r.at),
+    clear: () => {
+      sim.clearRequests();
+      return true;
+    },
+    setLatency: (ms: number) => {
+      sim.setLatency(ms);
+      return true;
+    },
+    /** Set a bot category's current action on a shield zone, so a requested change is a real change. */
+    setCategory: ({ zone, category, action }: { zone: number; category: number; action: number }) => {
+      const group = sim.state.botCategories.get(zone)?.find((g) => g.category === category);
+      if (!group) throw new Error(`no category ${category} on zone ${zone}`);
+      group.categoryAction = action;
+      return true;
+    },
+    stop: async () => {
+      await sim.close();
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  },
+  { url: sim.url, zone: SIM_IDS.firstShieldZone },
+);
