@@ -3,7 +3,8 @@
  * bot vs a bare Bolt app (the floor); (2) end to end, command → response_url, minus the simulator's
  * latency × the command's sequential Edge calls (`/edge zones` = 1, `/edge help` = 0).
  */
-import { ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize, until } from "./common.js";
+import { request } from "undici";
+import { keyFor, ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize, until } from "./common.js";
 import type { LoadSample } from "./loadgen.js";
 import { type BenchContext, commandRequest, runLoad } from "./processes.js";
 
@@ -30,6 +31,14 @@ export interface E2eRun extends AckRun {
   missing: number;
   /** Command sent → answer at response_url, minus the simulator latency × edgeCalls. */
   overhead: Summary;
+  /** The same minus the measured floor of one Edge call (edgeFloor p50) × edgeCalls instead. */
+  overheadVsEdgeFloor: Summary;
+}
+
+export interface LatencyResult {
+  /** One `GET /shield/shield-zones` straight at the simulator process (no bot): 150 ms + loopback HTTP. */
+  edgeFloor: Summary;
+  rates: LatencyRate[];
 }
 
 export interface LatencyRate {
@@ -74,6 +83,7 @@ async function botRun(
   workspaces: number,
   text: string,
   edgeCalls: number,
+  floorP50: number,
 ): Promise<E2eRun> {
   ctx.slack.clear();
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
@@ -84,10 +94,13 @@ async function botRun(
   const arrived = new Map<string, number>();
   for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
   const overheads: number[] = [];
+  const vsFloor: number[] = [];
   for (const s of samples) {
     const at = arrived.get(s.id);
     // The fake Slack stamps Date.now() (whole ms, floored): +0.5 ms centres it.
-    if (at !== undefined) overheads.push(at + 0.5 - s.sentAt - edgeCalls * SIM_LATENCY_MS);
+    if (at === undefined) continue;
+    overheads.push(at + 0.5 - s.sentAt - edgeCalls * SIM_LATENCY_MS);
+    vsFloor.push(at + 0.5 - s.sentAt - edgeCalls * floorP50);
   }
   ctx.slack.clear();
   await sleep(SETTLE_MS);
@@ -97,7 +110,22 @@ async function botRun(
     edgeCalls,
     missing: n - overheads.length,
     overhead: summarize(overheads),
+    overheadVsEdgeFloor: summarize(vsFloor),
   };
+}
+
+/** The floor of one Edge call: the same request the bot makes for /edge zones, sent directly. */
+async function edgeFloor(ctx: BenchContext, n = 60): Promise<Summary> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await request(`${ctx.sim.ready.url}/shield/shield-zones?page=1&perPage=10`, {
+      headers: { AccessKey: keyFor(i % 10), accept: "application/json" },
+    });
+    await res.body.json();
+    times.push(performance.now() - t0);
+  }
+  return summarize(times);
 }
 
 export async function latencyScenario(
@@ -105,7 +133,9 @@ export async function latencyScenario(
   bareOrigin: string,
   botOrigin: string,
   o: LatencyOptions,
-): Promise<LatencyRate[]> {
+): Promise<LatencyResult> {
+  ctx.progress("latency: measuring the floor of one Edge call");
+  const floor = await edgeFloor(ctx);
   // Warm up both (JIT, connection pools, SQLite page cache); not measured.
   ctx.progress("latency: warming up");
   await runLoad(ctx, {
@@ -113,8 +143,8 @@ export async function latencyScenario(
     requests: requestsFor(ctx, "wb", 200, o.workspaces, "zones"),
     rate: 100,
   });
-  await botRun(ctx, botOrigin, "wz", 100, 200, o.workspaces, "zones", 1);
-  await botRun(ctx, botOrigin, "wh", 100, 100, o.workspaces, "help", 0);
+  await botRun(ctx, botOrigin, "wz", 100, 200, o.workspaces, "zones", 1, floor.p50);
+  await botRun(ctx, botOrigin, "wh", 100, 100, o.workspaces, "help", 0, floor.p50);
 
   const out: LatencyRate[] = [];
   for (const rate of o.rates) {
@@ -129,8 +159,8 @@ export async function latencyScenario(
     });
     const bare = ackRun(rate, bareSamples);
     await sleep(500);
-    const zones = await botRun(ctx, botOrigin, `z${rate}`, rate, n, o.workspaces, "zones", 1);
-    const help = await botRun(ctx, botOrigin, `h${rate}`, rate, n, o.workspaces, "help", 0);
+    const zones = await botRun(ctx, botOrigin, `z${rate}`, rate, n, o.workspaces, "zones", 1, floor.p50);
+    const help = await botRun(ctx, botOrigin, `h${rate}`, rate, n, o.workspaces, "help", 0, floor.p50);
     out.push({
       rate,
       bare,
@@ -148,5 +178,5 @@ export async function latencyScenario(
       `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms`,
     );
   }
-  return out;
+  return { edgeFloor: floor, rates: out };
 }
