@@ -6,6 +6,7 @@ import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
 import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
+import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { selectTransport } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
 
@@ -64,6 +65,13 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
   const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
   scheduler.start();
+  // Approval requests expire without a click, in every replica, also after a restart.
+  const sweeper = createApprovalSweeper(slack.env);
+  sweeper.start();
+  // Once new Slack work is refused: stop claiming schedules and sweeping, within the same deadline.
+  ops.onStop(() =>
+    Promise.all([scheduler.stop(config.shutdownTimeoutMs), sweeper.stop()]).then(() => undefined),
+  );
   logger.info({ mode: transport.kind, port }, "edgeops is running");
 
   return {
@@ -72,7 +80,6 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     port,
     async stop() {
       // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
-      await scheduler.stop(config.shutdownTimeoutMs);
       await ops.stop({ slack });
     },
   };

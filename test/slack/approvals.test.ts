@@ -181,6 +181,8 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect(reply.text).toContain(`Block Tool on shield zone ${ZONE}?`);
     const confirm = reply.buttons.find((b) => b.action_id === ACTIONS.botConfirm)!;
     expect(reply.buttons.find((b) => b.action_id === ACTIONS.botCancel)).toBeDefined();
+    // A request must never be re-run by "Share in channel".
+    expect(reply.buttons.some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
     const [a, b] = await Promise.all([h.click(confirm), h.click(confirm)]);
     await h.slack.waitForResponse(a.responseId);
     await h.slack.waitForResponse(b.responseId);
@@ -218,7 +220,9 @@ describe("bot category changes with approvals (SQLite)", () => {
   });
 
   it("approvals off in one channel: a confirmed request is applied at once and the message shows the outcome", async () => {
-    await command(h, "policy approvals off here", ALICE, "C0QUIET");
+    const changed = await command(h, "policy approvals off here", ALICE, "C0QUIET");
+    expect(changed.text).toContain("Policy updated for the channel");
+    expect(changed.buttons.some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
     h.sim.clearRequests();
     const { click } = await clickCategory(h, "Block", 0, BOB, "C0QUIET"); // SEO
     const answer = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);

@@ -129,7 +129,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       kind: "http",
       signingSecret: SIGNING_SECRET,
       auth: options.oauth
-        ? { kind: "oauth", clientId: "111.222", clientSecret: "oauth-client-secret-x", stateSecret: "oauth-state-secret-x" }
+        ? {
+            kind: "oauth",
+            clientId: "111.222",
+            clientSecret: "oauth-client-secret-x",
+            stateSecret: "oauth-state-secret-x",
+          }
         : { kind: "single", botToken: BOT_TOKEN },
     },
     port: 0,

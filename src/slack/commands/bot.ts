@@ -10,6 +10,7 @@ export const botCommand: Subcommand = {
   usage: "bot <shieldZoneId> <category> <block|allow|clear>",
   summary: "Ask to set a bot category's action (approval may be required in this channel).",
   examples: [BOT_EXAMPLE, "/edge bot 1234 seo clear"],
+  shareable: () => false,
   async run(ctx) {
     const zoneId = parseId(ctx.args[0], "zone id", BOT_EXAMPLE);
     const category = parseCategory(ctx.args[1]);

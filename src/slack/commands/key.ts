@@ -28,6 +28,7 @@ export const keyCommand: Subcommand = {
   summary:
     "Admins: set, replace or remove this workspace's Edge API key (in a private dialog, never as text).",
   examples: ["/edge key"],
+  shareable: () => false,
   async run(ctx) {
     if (ctx.args.length > 0) {
       throw new UserError(

@@ -135,6 +135,7 @@ export const policyCommand: Subcommand = {
   summary:
     "The approval policy in force in this channel; admins change it for the workspace or, with `here`, this channel.",
   examples: EXAMPLES,
+  shareable: (args) => args.length === 0,
   async run(ctx) {
     if (ctx.args.length === 0)
       return policyMessage(

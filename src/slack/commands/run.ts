@@ -14,6 +14,8 @@ export interface CommandOutcome {
   isPublic: boolean;
   subcommand: string;
   outcome: "ok" | "usage" | "error";
+  /** A successful answer that "Share in channel" may re-run publicly. */
+  shareable: boolean;
 }
 
 /** Run one `/edge ...` text against the subcommand table; every failure becomes a sentence. */
@@ -31,11 +33,18 @@ export async function runCommand(
       isPublic: false,
       subcommand: "unknown",
       outcome: "usage",
+      shareable: false,
     };
   }
   try {
     const reply = await sub.run({ ...input, args: parsed.args, isPublic });
-    return { reply, isPublic, subcommand: sub.name, outcome: "ok" };
+    return {
+      reply,
+      isPublic,
+      subcommand: sub.name,
+      outcome: "ok",
+      shareable: sub.shareable?.(parsed.args) ?? true,
+    };
   } catch (err) {
     const isUsage = err instanceof UserError && err.kind === "usage";
     if (!(err instanceof UserError)) input.logger.warn({ err, subcommand: sub.name }, "command failed");
@@ -44,6 +53,7 @@ export async function runCommand(
       isPublic: false,
       subcommand: sub.name,
       outcome: isUsage ? "usage" : "error",
+      shareable: false,
     };
   }
 }

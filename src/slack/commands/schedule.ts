@@ -122,6 +122,7 @@ export const scheduleCommand: Subcommand = {
   summary:
     'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name.',
   examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
+  shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
   async run(ctx) {
     const verb = (ctx.args[0] ?? "").toLowerCase();
     switch (verb) {

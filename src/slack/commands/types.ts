@@ -35,4 +35,9 @@ export interface Subcommand {
    * Throws UserError for bad arguments; any error becomes one ephemeral sentence.
    */
   run(ctx: CommandContext): Promise<Reply | null>;
+  /**
+   * Whether "Share in channel" may re-run these arguments publicly (default yes). Commands that change
+   * something (create, remove, request) say no: sharing must never do the change a second time.
+   */
+  shareable?(args: readonly string[]): boolean;
 }

@@ -55,7 +55,7 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "command answered");
     env.deps.metrics.commands.inc({ subcommand: result.subcommand, outcome: result.outcome });
     if (result.reply) {
-      const shareText = result.outcome === "ok" ? stripPublic(command.text) : undefined;
+      const shareText = result.shareable ? stripPublic(command.text) : undefined;
       await sendReply(respond, result.reply, result.isPublic, shareText, logger);
     }
   };
