@@ -4,6 +4,7 @@ import {
   DNS_SCAN_STATUS,
   type DnsScan,
   type DnsScanRecord,
+  dnsRecordExtras,
   dnsRecordTypeLabel,
 } from "../edge/schemas/core.js";
 import { isFinished, latestScan, type ScanWaitOptions, waitForScan } from "./dns.js";
@@ -74,13 +75,7 @@ export function readSnapshot(stored: unknown): SummarySnapshot | null {
 
 export function toSnapRecord(r: DnsScanRecord): SnapRecord {
   const name = (r.name ?? "").trim().toLowerCase().replace(/\.$/, "");
-  const extra = [
-    r.priority != null ? `prio ${r.priority}` : "",
-    r.weight != null ? `weight ${r.weight}` : "",
-    r.port != null ? `port ${r.port}` : "",
-  ]
-    .filter(Boolean)
-    .join(", ");
+  const extra = dnsRecordExtras(r);
   const out: SnapRecord = {
     t: dnsRecordTypeLabel(r.type),
     n: name === "" ? "@" : name,

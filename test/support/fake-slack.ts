@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseApiArgs } from "../../src/console/standin.js";
 import { checkBlockKitLimits } from "./block-kit-limits.js";
 
 /**
@@ -71,28 +72,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
-  if (!raw) return {};
-  if (contentType?.includes("application/json")) return JSON.parse(raw) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(raw)) {
-    // WebClient form-encodes objects and arrays as JSON strings.
-    if (
-      (v.startsWith("{") || v.startsWith("[")) &&
-      ["blocks", "view", "attachments", "metadata"].includes(k)
-    ) {
-      try {
-        out[k] = JSON.parse(v);
-        continue;
-      } catch {
-        // keep the raw string
-      }
-    }
-    out[k] = v;
-  }
-  return out;
 }
 
 export async function startFakeSlack(): Promise<FakeSlack> {
@@ -217,7 +196,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const method = url.pathname.slice("/api/".length);
       let args: Record<string, unknown>;
       try {
-        args = parseArgs(raw, req.headers["content-type"]);
+        args = parseApiArgs(raw, req.headers["content-type"]);
       } catch {
         return send(200, { ok: false, error: "invalid_json" });
       }

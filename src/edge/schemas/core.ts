@@ -86,3 +86,14 @@ export const dnsScanTriggerSchema = z
 export type DnsScanRecord = z.output<typeof dnsScanRecordSchema>;
 export type DnsScan = z.output<typeof dnsScanSchema>;
 export type DnsScanTrigger = z.output<typeof dnsScanTriggerSchema>;
+
+/** "prio 10, weight 5, port 443": the parts of an MX/SRV-like record besides its value. */
+export function dnsRecordExtras(r: Pick<DnsScanRecord, "priority" | "weight" | "port">): string {
+  return [
+    r.priority != null ? `prio ${r.priority}` : "",
+    r.weight != null ? `weight ${r.weight}` : "",
+    r.port != null ? `port ${r.port}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+}

@@ -3,6 +3,7 @@ import {
   DNS_SCAN_STATUS,
   type DnsScan,
   type DnsScanRecord,
+  dnsRecordExtras,
   dnsRecordTypeLabel,
   dnsScanStatusLabel,
 } from "../../edge/schemas/core.js";
@@ -34,13 +35,7 @@ export const scanNowButton = (zoneId: number) =>
   button("Scan now", ACTIONS.dnsScanNow, String(zoneId), "primary");
 
 function recordLine(r: DnsScanRecord): string {
-  const extra = [
-    r.priority != null ? `prio ${r.priority}` : "",
-    r.weight != null ? `weight ${r.weight}` : "",
-    r.port != null ? `port ${r.port}` : "",
-  ]
-    .filter(Boolean)
-    .join(", ");
+  const extra = dnsRecordExtras(r);
   const proxied = r.isProxied ? " · :cloud: proxied" : "";
   return `\`${escapeMrkdwn(truncate(r.name || "@", 80))}\` → ${escapeMrkdwn(truncate(r.value ?? "", 200))}${extra ? ` (${extra})` : ""} · TTL ${r.ttl ?? "?"}${proxied}`;
 }
