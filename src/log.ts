@@ -9,6 +9,13 @@ export type { Logger } from "pino";
 const SECRET_NAME =
   /(^|[_-])?(access[_-]?key|api[_-]?key|key|keys|secret|token|tokens|password|authorization|cookie|ciphertext)$/i;
 const SECRET_VALUE = /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,})\b/g;
+/** `client_secret=…`, `"token":"…"`, `AccessKey: …` inside free text (e.g. Bolt's and WebClient's debug lines). */
+const SECRET_PAIR =
+  /((?:client_secret|secret|token|password|access_?key|api_?key|authorization|code)["']?\s*[:=]\s*["']?)([^"'&\s,}]+)/gi;
+
+function censorString(s: string): string {
+  return s.replace(SECRET_VALUE, REDACTED).replace(SECRET_PAIR, `$1${REDACTED}`);
+}
 export const REDACTED = "[redacted]";
 
 function isSecretName(name: string): boolean {
@@ -18,7 +25,7 @@ function isSecretName(name: string): boolean {
 /** Deep copy of a log object with secret-named fields and Slack-token-looking strings censored. */
 export function censor(value: unknown, depth = 0): unknown {
   if (depth > 8) return "[depth]";
-  if (typeof value === "string") return value.replace(SECRET_VALUE, REDACTED);
+  if (typeof value === "string") return censorString(value);
   if (Array.isArray(value)) return value.map((v) => censor(v, depth + 1));
   if (value instanceof Error) {
     return censor(
@@ -59,7 +66,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       hooks: {
         logMethod(args, method) {
           // Censor Slack-token-looking strings in the message itself, too.
-          const censored = args.map((a) => (typeof a === "string" ? a.replace(SECRET_VALUE, REDACTED) : a));
+          const censored = args.map((a) => (typeof a === "string" ? censorString(a) : a));
           method.apply(this, censored as Parameters<typeof method>);
         },
       },

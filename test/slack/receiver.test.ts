@@ -96,6 +96,10 @@ describe("OAuth multi-workspace install", () => {
     for (const f of files)
       expect(readFileSync(`${h.dataDir}/${f}`).includes("xoxb-oauth-installed-token")).toBe(false);
 
+    // Neither the OAuth client secret nor the installed token reaches the logs (captured at debug level).
+    expect(h.logs.text).not.toContain("oauth-client-secret-x");
+    expect(h.logs.text).not.toContain("xoxb-oauth-installed-token");
+
     // The installed workspace's commands are authorised with its own token.
     await h.store.keys.set("T0OAUTH", TEST_EDGE_KEY, "U0INSTALLER");
     const res = await h.command("zones", { teamId: "T0OAUTH" });
