@@ -10,6 +10,10 @@ import { type BenchContext, commandRequest, runLoad } from "./processes.js";
 
 export interface LatencyOptions {
   rates: number[];
+  /** Commands sent to each app before measuring (JIT, pools, caches). */
+  warmup: number;
+  /** Pause after each run so its keys' queues go idle (dropped 1.1 s after their last call). */
+  settleMs: number;
   durationSec: number;
   workspaces: number;
 }
@@ -56,8 +60,6 @@ export interface LatencyRate {
   };
 }
 
-const SETTLE_MS = 1_300; // queues of idle keys are dropped 1.1 s after their last call
-
 function ackRun(rate: number, samples: LoadSample[]): AckRun {
   const ok = samples.filter((s) => s.status === 200);
   return {
@@ -84,6 +86,7 @@ async function botRun(
   text: string,
   edgeCalls: number,
   floorP50: number,
+  settleMs: number,
 ): Promise<E2eRun> {
   ctx.slack.clear();
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
@@ -103,7 +106,7 @@ async function botRun(
     vsFloor.push(at + 0.5 - s.sentAt - edgeCalls * floorP50);
   }
   ctx.slack.clear();
-  await sleep(SETTLE_MS);
+  await sleep(settleMs);
   return {
     ...ackRun(rate, samples),
     command: `/edge ${text}`,
@@ -115,15 +118,18 @@ async function botRun(
 }
 
 /** The floor of one Edge call: the same request the bot makes for /edge zones, sent directly. */
-async function edgeFloor(ctx: BenchContext, n = 60): Promise<Summary> {
+async function edgeFloor(ctx: BenchContext, n = 60, parallel = 10): Promise<Summary> {
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
+  const one = async (i: number) => {
     const t0 = performance.now();
     const res = await request(`${ctx.sim.ready.url}/shield/shield-zones?page=1&perPage=10`, {
       headers: { AccessKey: keyFor(i % 10), accept: "application/json" },
     });
     await res.body.json();
     times.push(performance.now() - t0);
+  };
+  for (let i = 0; i < n; i += parallel) {
+    await Promise.all(Array.from({ length: Math.min(parallel, n - i) }, (_, j) => one(i + j)));
   }
   return summarize(times);
 }
@@ -143,8 +149,19 @@ export async function latencyScenario(
     requests: requestsFor(ctx, "wb", 200, o.workspaces, "zones"),
     rate: 100,
   });
-  await botRun(ctx, botOrigin, "wz", 100, 200, o.workspaces, "zones", 1, floor.p50);
-  await botRun(ctx, botOrigin, "wh", 100, 100, o.workspaces, "help", 0, floor.p50);
+  await botRun(ctx, botOrigin, "wz", 100, o.warmup, o.workspaces, "zones", 1, floor.p50, o.settleMs);
+  await botRun(
+    ctx,
+    botOrigin,
+    "wh",
+    100,
+    Math.ceil(o.warmup / 2),
+    o.workspaces,
+    "help",
+    0,
+    floor.p50,
+    o.settleMs,
+  );
 
   const out: LatencyRate[] = [];
   for (const rate of o.rates) {
@@ -159,8 +176,30 @@ export async function latencyScenario(
     });
     const bare = ackRun(rate, bareSamples);
     await sleep(500);
-    const zones = await botRun(ctx, botOrigin, `z${rate}`, rate, n, o.workspaces, "zones", 1, floor.p50);
-    const help = await botRun(ctx, botOrigin, `h${rate}`, rate, n, o.workspaces, "help", 0, floor.p50);
+    const zones = await botRun(
+      ctx,
+      botOrigin,
+      `z${rate}`,
+      rate,
+      n,
+      o.workspaces,
+      "zones",
+      1,
+      floor.p50,
+      o.settleMs,
+    );
+    const help = await botRun(
+      ctx,
+      botOrigin,
+      `h${rate}`,
+      rate,
+      n,
+      o.workspaces,
+      "help",
+      0,
+      floor.p50,
+      o.settleMs,
+    );
     out.push({
       rate,
       bare,

@@ -34,6 +34,8 @@ export interface BenchContext {
   workDir: string;
   /** Compiled JavaScript of the bot (as production runs it: node dist/...); tsx when undefined. */
   compiledDir: string | undefined;
+  /** When set, every bot process is CPU-profiled into <profileDir>/<bot name>/. */
+  profileDir: string | undefined;
   slack: FakeSlack;
   sim: Child<SimReady>;
   loadgen: Child;
@@ -157,8 +159,6 @@ export interface BotOptions {
   /** PostgreSQL instead of SQLite. */
   databaseUrl?: string;
   exposeGc?: boolean;
-  /** Directory for a --cpu-prof profile (written when the bot stops). */
-  profileDir?: string;
   env?: Record<string, string>;
 }
 
@@ -209,7 +209,7 @@ export async function startBotProcess(ctx: BenchContext, o: BotOptions): Promise
   const logFile = join(dataDir, "bot.log");
   const execArgv = [
     ...(o.exposeGc ? ["--expose-gc"] : []),
-    ...(o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []),
+    ...(ctx.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${join(ctx.profileDir, o.name)}`] : []),
   ];
   const child = await spawnChild<{ port: number }>("bot-process.ts", {
     env,

@@ -27,6 +27,8 @@ export type Scenario = (typeof SCENARIOS)[number];
 export interface BenchOptions {
   rates: number[];
   durationSec: number;
+  warmup: number;
+  settleMs: number;
   workspaces: number;
   queueCap: number;
   queueCalls: number;
@@ -36,7 +38,7 @@ export interface BenchOptions {
   pendingApprovals: number;
   approvals: number;
   postgres: boolean;
-  /** CPU-profile the latency bot (--cpu-prof); figures from a profiled run are inflated. */
+  /** CPU-profile every bot process (--cpu-prof); figures from a profiled run are inflated. */
   profile: boolean;
   only: Scenario[];
   /** Where to write results.json; undefined = do not write. */
@@ -49,6 +51,8 @@ export interface BenchOptions {
 export const DEFAULTS: BenchOptions = {
   rates: [50, 100, 200],
   durationSec: 10,
+  warmup: 200,
+  settleMs: 1_300,
   workspaces: 100,
   queueCap: 10,
   queueCalls: 300,
@@ -90,7 +94,8 @@ export interface BenchResults {
   fairness?: Fairness;
   memory?: MemoryResult;
   approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
-  profile?: ProfileSummary;
+  /** CPU profile summaries of each bot process (with --profile), by scenario. */
+  profiles?: Record<string, ProfileSummary>;
   verdicts: Verdict[];
 }
 
@@ -256,10 +261,25 @@ export function formatTable(r: BenchResults): string {
       );
     }
   }
-  if (r.profile) L.push("", formatProfile(r.profile));
+  for (const [name, p] of Object.entries(r.profiles ?? {})) L.push("", `[${name}] ${formatProfile(p)}`);
   L.push("", "Targets");
   for (const v of r.verdicts) L.push(`  ${v.met ? "MET   " : "MISSED"}  ${v.target}: ${v.detail}`);
   return L.join("\n");
+}
+
+/** Summarise each bot's profile and keep the file outside the repository (it is megabytes). */
+function keepProfiles(profileDir: string): Record<string, ProfileSummary> {
+  const keep = join(tmpdir(), "edgeops-bench-profiles");
+  mkdirSync(keep, { recursive: true });
+  const out: Record<string, ProfileSummary> = {};
+  for (const name of readdirSync(profileDir)) {
+    const file = readdirSync(join(profileDir, name)).find((f) => f.endsWith(".cpuprofile"));
+    if (!file) continue;
+    const kept = join(keep, `${name}-${Date.now()}.cpuprofile`);
+    copyFileSync(join(profileDir, name, file), kept);
+    out[name] = { ...summarizeProfile(kept, 20), file: kept };
+  }
+  return out;
 }
 
 // ---- the run ------------------------------------------------------------------------------------
@@ -291,7 +311,8 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
     progress("compiling the bot (tsc, as the production image runs it)");
     compiledDir = await compileForBench(workDir);
   }
-  const ctx: BenchContext = { workDir, compiledDir, slack, sim, loadgen, progress };
+  const profileDir = o.profile ? join(workDir, "profiles") : undefined;
+  const ctx: BenchContext = { workDir, compiledDir, profileDir, slack, sim, loadgen, progress };
   const { out: _out, quiet: _quiet, ...recorded } = o;
   const results: BenchResults = {
     meta: {
@@ -311,34 +332,17 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
   };
   try {
     if (only.has("latency")) {
-      const profileDir = o.profile ? join(workDir, "profile") : undefined;
-      if (profileDir) mkdirSync(profileDir, { recursive: true });
       const bare = await spawnChild<{ port: number }>("bare-bolt.ts", {
         env: { SLACK_API_URL: slack.apiUrl },
         logFile: join(workDir, "bare.log"),
         compiledDir,
       });
-      const bot = await startBotProcess(ctx, {
-        name: "latency",
-        workspaces: o.workspaces,
-        ...(profileDir ? { profileDir } : {}),
-      });
+      const bot = await startBotProcess(ctx, { name: "latency", workspaces: o.workspaces });
       try {
         results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
       } finally {
         await bare.stop();
         await bot.child.stop();
-      }
-      if (profileDir) {
-        const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
-        if (file) {
-          results.profile = summarizeProfile(join(profileDir, file), 20);
-          // Kept outside the repository (a profile is megabytes); open it in Chrome DevTools.
-          const keep = join(tmpdir(), "edgeops-bench-profiles");
-          mkdirSync(keep, { recursive: true });
-          results.profile.file = join(keep, `latency-bot-${Date.now()}.cpuprofile`);
-          copyFileSync(join(profileDir, file), results.profile.file);
-        }
       }
     }
     if (only.has("queue")) {
@@ -362,6 +366,7 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       results.approvals = [await approvalsScenario(ctx, "sqlite", o.approvals)];
       if (o.postgres) results.approvals.push(await approvalsScenario(ctx, "postgres", o.approvals));
     }
+    if (profileDir) results.profiles = keepProfiles(profileDir);
   } finally {
     await loadgen.stop();
     await sim.stop();
@@ -389,7 +394,7 @@ const HELP = `npm run bench [-- options]
   --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
   --only latency,queue,fairness,memory,approvals
-  --profile                 CPU-profile the bot during (1)/(2) (file in $TMPDIR/edgeops-bench-profiles, summary in results)
+  --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
 `;
 
