@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { formatTable, runBench } from "../../bench/run.js";
+
+/**
+ * The benchmark harness itself, with tiny numbers (a couple of seconds of load): every process starts,
+ * talks and stops, and the figures are sane. Not a performance test: `npm run bench` measures.
+ */
+describe("npm run bench (smoke, tiny numbers)", () => {
+  it("runs the latency, queue and approval scenarios end to end and reports them", async () => {
+    const r = await runBench({
+      rates: [20],
+      durationSec: 1,
+      warmup: 10,
+      settleMs: 100,
+      workspaces: 5,
+      queueCalls: 15,
+      approvals: 3,
+      postgres: false,
+      compiled: false,
+      only: ["latency", "queue", "approvals"],
+      out: undefined,
+      quiet: true,
+    });
+    const [rate] = r.latency?.rates ?? [];
+    expect(rate?.zones.sent).toBe(20);
+    expect(rate?.zones.failed).toBe(0);
+    expect(rate?.zones.missing).toBe(0);
+    expect(rate?.help.missing).toBe(0);
+    expect(rate?.bare.failed).toBe(0);
+    // Answers waited for the simulator's 150 ms: the end-to-end clock is measuring something real.
+    expect(rate?.zones.overhead.p50).toBeGreaterThan(-5);
+    expect(r.queue?.maxInAnySecond).toBeLessThanOrEqual(10);
+    expect(r.queue?.failed).toBe(0);
+    const [sqlite] = r.approvals ?? [];
+    expect(sqlite && "puts" in sqlite ? sqlite.puts : -1).toBe(3);
+    expect(formatTable(r)).toContain("Targets");
+  }, 60_000);
+});
