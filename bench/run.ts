@@ -301,11 +301,13 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
-  const sim = await spawnChild<SimReady>("sim-process.ts", {
-    env: { BENCH_SIM_KEYS: String(needed) },
-    logFile: join(workDir, "sim.log"),
-  });
-  const loadgen = await spawnChild("loadgen.ts", { logFile: join(workDir, "loadgen.log") });
+  const [sim, loadgen] = await Promise.all([
+    spawnChild<SimReady>("sim-process.ts", {
+      env: { BENCH_SIM_KEYS: String(needed) },
+      logFile: join(workDir, "sim.log"),
+    }),
+    spawnChild("loadgen.ts", { logFile: join(workDir, "loadgen.log") }),
+  ]);
   let compiledDir: string | undefined;
   if (o.compiled) {
     progress("compiling the bot (tsc, as the production image runs it)");
@@ -332,12 +334,14 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
   };
   try {
     if (only.has("latency")) {
-      const bare = await spawnChild<{ port: number }>("bare-bolt.ts", {
-        env: { SLACK_API_URL: slack.apiUrl },
-        logFile: join(workDir, "bare.log"),
-        compiledDir,
-      });
-      const bot = await startBotProcess(ctx, { name: "latency", workspaces: o.workspaces });
+      const [bare, bot] = await Promise.all([
+        spawnChild<{ port: number }>("bare-bolt.ts", {
+          env: { SLACK_API_URL: slack.apiUrl },
+          logFile: join(workDir, "bare.log"),
+          compiledDir,
+        }),
+        startBotProcess(ctx, { name: "latency", workspaces: o.workspaces }),
+      ]);
       try {
         results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
       } finally {
