@@ -114,13 +114,18 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
     body = JSON.stringify(spec.body);
     headers["Content-Type"] = "application/json";
   }
-  const timeout = new AbortController();
+  // One controller per attempt, aborted by the timeout or by close(). (Not AbortSignal.any: on Node 20
+  // each composite signal stays referenced by the long-lived closing signal, a leak per request.)
+  const attempt = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    timeout.abort(new Error("edge request timed out"));
+    attempt.abort(new Error("edge request timed out"));
   }, ctx.timeoutMs);
-  const signal = AbortSignal.any([timeout.signal, ctx.closing]);
+  const onClose = () => attempt.abort(ctx.closing.reason);
+  if (ctx.closing.aborted) onClose();
+  else ctx.closing.addEventListener("abort", onClose, { once: true });
+  const signal = attempt.signal;
   try {
     const res = await request(url, {
       method: spec.method,
@@ -144,6 +149,7 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
     throw new EdgeApiError({ kind, message, operation: spec.operation, subject: spec.subject, cause: err });
   } finally {
     clearTimeout(timer);
+    ctx.closing.removeEventListener("abort", onClose);
   }
 }
 

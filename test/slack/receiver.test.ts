@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { boundTeamClientCache } from "../../src/slack/app.js";
 import { selectTransport, TransportError } from "../../src/slack/transport.js";
 import { type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned, slashCommandBody } from "../support/slack-signer.js";
@@ -33,6 +34,17 @@ describe("the HTTP receiver checks Slack's signature", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(h.slack.responsesTo("replayed")).toHaveLength(0);
     expect(h.sim.requests).toHaveLength(0);
+  });
+
+  it("Bolt's per-team Web API clients are bounded (least recently used), and every team is still answered", async () => {
+    boundTeamClientCache(h.app.app, 3);
+    for (const teamId of ["T0A", "T0B", "T0C", "T0D", "T0E", "T0F"]) {
+      const res = await h.command("help", { teamId });
+      expect(res.status).toBe(200);
+      await h.slack.waitForResponse(res.responseId);
+    }
+    const clients = (h.app.app as unknown as { clients: Record<string, unknown> }).clients;
+    expect(Object.keys(clients).sort()).toEqual(["T0D", "T0E", "T0F"]);
   });
 
   it("a correctly signed request is acknowledged", async () => {
