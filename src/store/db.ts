@@ -193,6 +193,25 @@ export async function openDb(options: {
       { cause: e },
     );
   }
+  cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return { engine: "sqlite", db, where: file };
+}
+
+/**
+ * Kysely prepares every statement anew; the store runs the same few dozen statements, so keep them
+ * (bounded). Safe because the store never streams: a statement is never in use by two callers at once.
+ */
+function cachePreparedStatements(database: BetterSqlite3.Database, max = 500): void {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size >= max) cache.clear();
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof database.prepare;
 }
