@@ -11,6 +11,8 @@ import { type BenchContext, clickRequest, commandRequest, runLoad, startBotProce
 export interface MemoryReading {
   rssMiB: number;
   heapUsedMiB: number;
+  /** V8 heap committed (used + free pages V8 keeps); RSS minus this is native memory. */
+  heapTotalMiB: number;
   externalMiB: number;
   gcForced: boolean;
 }
@@ -40,6 +42,7 @@ export interface MemoryResult {
 interface RawMemory {
   rssMiB: number;
   heapUsedMiB: number;
+  heapTotalMiB: number;
   externalMiB: number;
   gcForced: boolean;
 }
@@ -47,6 +50,7 @@ interface RawMemory {
 const reading = (m: RawMemory): MemoryReading => ({
   rssMiB: round(m.rssMiB, 1),
   heapUsedMiB: round(m.heapUsedMiB, 1),
+  heapTotalMiB: round(m.heapTotalMiB, 1),
   externalMiB: round(m.externalMiB, 1),
   gcForced: m.gcForced,
 });
