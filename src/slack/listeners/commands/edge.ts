@@ -29,13 +29,7 @@ export async function sendReply(
 
 /** `/edge ...`: ack at once, then build the answer and send it through response_url. */
 export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
-  return async ({
-    command,
-    ack,
-    respond,
-    client,
-    logger: _boltLogger,
-  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({ command, ack, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const logger = env.deps.logger.child({
       teamId: command.team_id,
