@@ -461,6 +461,12 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((e: unknown) => {
+    // A mistyped option is the user's to fix: say so with the usage, not a stack trace.
+    const code = (e as { code?: unknown } | undefined)?.code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`bench: ${(e as Error).message}\n${HELP}`);
+      process.exit(2);
+    }
     process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   });
