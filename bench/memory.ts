@@ -18,8 +18,12 @@ export interface MemoryReading {
 }
 
 export interface MemoryRound {
+  /** Read as soon as the queues are idle (GC forced). */
   afterCommands: MemoryReading;
   afterApprovals: MemoryReading;
+  /** Read again after `settleMs` with nothing to do: V8 hands back the pages it grew into under load. */
+  afterCommandsSettled: MemoryReading;
+  afterApprovalsSettled: MemoryReading;
   commandsAnswered: number;
   approvalCardsPosted: number;
   /** Seconds the round's commands took to send and answer. */
@@ -33,9 +37,13 @@ export interface MemoryResult {
   /** After start and a small warm-up, before any load. */
   baseline: MemoryReading;
   rounds: MemoryRound[];
-  /** Peak RSS reading over baseline. */
+  /** Idle time before the settled readings. */
+  settleMs: number;
+  /** Peak RSS reading (immediate) over baseline. */
   ratioPeakToBaseline: number;
-  /** RSS after round 2 minus after round 1 (target: ~0). */
+  /** Peak settled RSS reading. */
+  peakSettledMiB: number;
+  /** Settled RSS after round 2's approvals minus after round 1's (target: ~0). */
   secondRoundGrowthMiB: number;
 }
 
@@ -57,7 +65,7 @@ const reading = (m: RawMemory): MemoryReading => ({
 
 export async function memoryScenario(
   ctx: BenchContext,
-  o: { workspaces: number; pending: number; rate: number; rounds?: number },
+  o: { workspaces: number; pending: number; rate: number; rounds?: number; settleMs?: number },
 ): Promise<MemoryResult> {
   const bot = await startBotProcess(ctx, { name: "memory", workspaces: o.workspaces, exposeGc: true });
   const zone = ctx.sim.ready.zone;
@@ -73,6 +81,11 @@ export async function memoryScenario(
     );
   };
   const memory = async () => reading(await bot.child.call<RawMemory>("memory"));
+  const settleMs = o.settleMs ?? 30_000;
+  const settled = async () => {
+    await sleep(settleMs);
+    return memory();
+  };
   try {
     // Warm-up (code paths JIT-compiled and loaded), then the baseline.
     await runLoad(ctx, {
@@ -104,7 +117,10 @@ export async function memoryScenario(
       ctx.slack.clear();
       await queuesIdle();
       const afterCommands = await memory();
-      ctx.progress(`  after commands: RSS ${afterCommands.rssMiB} MiB (${commandsAnswered} answered)`);
+      const afterCommandsSettled = await settled();
+      ctx.progress(
+        `  after commands: RSS ${afterCommands.rssMiB} MiB, ${afterCommandsSettled.rssMiB} MiB after ${settleMs / 1000} s idle (${commandsAnswered} answered)`,
+      );
 
       // Pending approvals: Allow AI scraper (currently Block) on the zone, one request per workspace.
       await ctx.sim.call("setCategory", { zone, category: 2, action: 1 });
@@ -130,19 +146,35 @@ export async function memoryScenario(
       ctx.slack.clear();
       await queuesIdle();
       const afterApprovals = await memory();
-      ctx.progress(`  after ${approvalCardsPosted} pending approvals: RSS ${afterApprovals.rssMiB} MiB`);
-      rounds.push({ afterCommands, afterApprovals, commandsAnswered, approvalCardsPosted, commandSeconds });
+      const afterApprovalsSettled = await settled();
+      ctx.progress(
+        `  after ${approvalCardsPosted} pending approvals: RSS ${afterApprovals.rssMiB} MiB, ${afterApprovalsSettled.rssMiB} MiB after ${settleMs / 1000} s idle`,
+      );
+      rounds.push({
+        afterCommands,
+        afterApprovals,
+        afterCommandsSettled,
+        afterApprovalsSettled,
+        commandsAnswered,
+        approvalCardsPosted,
+        commandSeconds,
+      });
     }
     const peak = Math.max(...rounds.flatMap((r) => [r.afterCommands.rssMiB, r.afterApprovals.rssMiB]));
-    const first = rounds[0]?.afterApprovals.rssMiB ?? Number.NaN;
-    const last = rounds.at(-1)?.afterApprovals.rssMiB ?? Number.NaN;
+    const peakSettled = Math.max(
+      ...rounds.flatMap((r) => [r.afterCommandsSettled.rssMiB, r.afterApprovalsSettled.rssMiB]),
+    );
+    const first = rounds[0]?.afterApprovalsSettled.rssMiB ?? Number.NaN;
+    const last = rounds.at(-1)?.afterApprovalsSettled.rssMiB ?? Number.NaN;
     return {
       workspaces: o.workspaces,
       pendingApprovalsPerRound: o.pending,
       commandRate: o.rate,
       baseline,
       rounds,
+      settleMs,
       ratioPeakToBaseline: ratio(peak, baseline.rssMiB),
+      peakSettledMiB: peakSettled,
       secondRoundGrowthMiB: round(last - first, 1),
     };
   } finally {
