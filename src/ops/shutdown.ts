@@ -52,6 +52,12 @@ function responseUrlOf(body: unknown): string | undefined {
   return typeof first === "string" ? first : undefined;
 }
 
+function firstInputBlockId(body: unknown): string | undefined {
+  const values = (body as { view?: { state?: { values?: Record<string, unknown> } } } | undefined)?.view
+    ?.state?.values;
+  return values ? Object.keys(values)[0] : undefined;
+}
+
 function kindOf(body: unknown): string {
   if (!body || typeof body !== "object") return "unknown";
   const b = body as { command?: unknown; type?: unknown };
@@ -99,6 +105,16 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
       await (ack as (r: { response_type: "ephemeral"; text: string }) => Promise<void>)({
         response_type: "ephemeral",
         text: RESTARTING_NEW,
+      });
+      return;
+    }
+    // A modal submitted now keeps its values open with the sentence on its first input, rather than
+    // closing as if it had been saved.
+    const inputBlock = kind === "view_submission" ? firstInputBlockId(args.body) : undefined;
+    if (ack && inputBlock) {
+      await (ack as (r: { response_action: "errors"; errors: Record<string, string> }) => Promise<void>)({
+        response_action: "errors",
+        errors: { [inputBlock]: "edgeops is restarting; submit again in a minute." },
       });
       return;
     }

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RESTARTING_NEW, RESTARTING_UNFINISHED } from "../../src/ops/index.js";
+import { BLOCKS, VIEWS } from "../../src/slack/ids.js";
+import { SIGNING_SECRET } from "../support/harness.js";
+import { interactionBody, postSigned } from "../support/slack-signer.js";
 import { type OpsBot, startOpsBot, waitFor } from "./support.js";
 
 let ob: OpsBot | undefined;
@@ -29,6 +32,27 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
     const late = await o.command("apps");
     expect(late.status).toBe(200);
     expect(JSON.parse(late.body)).toMatchObject({ response_type: "ephemeral", text: RESTARTING_NEW });
+    // A modal submitted meanwhile stays open with the sentence on its field instead of closing unsaved.
+    const submit = await postSigned(
+      `${o.baseUrl}/slack/events`,
+      interactionBody({
+        type: "view_submission",
+        team: { id: "T0001" },
+        user: { id: "U0001", team_id: "T0001" },
+        api_app_id: "A0001",
+        view: {
+          id: "V1",
+          team_id: "T0001",
+          callback_id: VIEWS.keyModal,
+          state: { values: { [BLOCKS.keyInput]: {} } },
+        },
+      }),
+      SIGNING_SECRET,
+    );
+    expect(JSON.parse(submit.body)).toEqual({
+      response_action: "errors",
+      errors: { [BLOCKS.keyInput]: "edgeops is restarting; submit again in a minute." },
+    });
 
     await stopping;
     const took = Date.now() - started;
