@@ -8,7 +8,7 @@ export function keyStatusText(info: ApiKeyInfo | undefined, usingDeploymentKey: 
   if (info)
     return `:key: Key \`${info.fingerprint}\` set by <@${info.setBy}> ${slackDateFromMs(info.setAt)}${info.rotatedAt ? `, re-encrypted ${slackDateFromMs(info.rotatedAt)}` : ""}.`;
   if (usingDeploymentKey)
-    return ":key: No key stored for this workspace: the deployment's EDGE_API_KEY is used.";
+    return ":key: No key stored for this workspace: this deployment's default key (EDGE_API_KEY, or the local console's simulator) is used.";
   return ":warning: No Edge API key for this workspace yet.";
 }
 
