@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
+import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
@@ -437,14 +438,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     async close(deadlineMs = 5000) {
       if (closed) return;
       closed = true;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        queues.whenIdle(),
-        new Promise<void>((r) => {
-          timer = setTimeout(r, deadlineMs);
-        }),
-      ]);
-      if (timer) clearTimeout(timer);
+      await withDeadline(queues.whenIdle(), deadlineMs, () => undefined);
       closing.abort(new Error("edge client closed"));
       queues.close();
       if (ownsDispatcher) await dispatcher.destroy().catch(() => undefined);

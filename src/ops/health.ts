@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
+import { withDeadline } from "../deadline.js";
 import type { EdgeApi } from "../edge/client.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "./metrics.js";
@@ -44,19 +45,15 @@ export async function readiness(options: OpsRoutesOptions): Promise<Readiness> {
   }
   const results = await Promise.all(
     options.checks.map(async (c) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const problem = await Promise.race([
+        const problem = await withDeadline(
           Promise.resolve().then(() => c.check()),
-          new Promise<string>((resolve) => {
-            timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
-          }),
-        ]);
+          timeoutMs,
+          () => `no answer within ${timeoutMs} ms`,
+        );
         return [c.name, problem] as const;
       } catch (err) {
         return [c.name, err instanceof Error ? err.message : String(err)] as const;
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );

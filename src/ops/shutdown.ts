@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "./metrics.js";
 
@@ -239,12 +240,5 @@ export async function gracefulStop(parts: StopParts): Promise<StopReport> {
 }
 
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      timer.unref();
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return withDeadline(p, ms, () => undefined);
 }

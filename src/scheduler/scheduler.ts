@@ -1,3 +1,4 @@
+import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import type { Logger } from "../log.js";
@@ -180,15 +181,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       stopping.abort();
       const drained = Promise.all([...inFlight]).then(() => undefined);
       if (deadlineMs === undefined) return drained;
-      let t: NodeJS.Timeout | undefined;
-      const late = new Promise<void>((resolve) => {
-        t = setTimeout(() => {
-          logger.warn({ deadlineMs }, "scheduler stopped with a run still in flight");
-          resolve();
-        }, deadlineMs);
-      });
-      await Promise.race([drained, late]);
-      clearTimeout(t);
+      await withDeadline(drained, deadlineMs, () =>
+        logger.warn({ deadlineMs }, "scheduler stopped with a run still in flight"),
+      );
     },
   };
 }

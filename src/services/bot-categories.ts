@@ -1,4 +1,5 @@
 import type { Deps } from "../deps.js";
+import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { type BotCategoryAction, botCategoryActionLabel, botCategoryLabel } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
@@ -120,6 +121,25 @@ function countState(deps: Deps, state: ApprovalState) {
 }
 
 /**
+ * The compare-and-set that decides a request: the winner gets the updated request, a loser the
+ * state it lost to (so two clicks, replicas or approvers can never both win).
+ */
+async function decide(
+  deps: Deps,
+  request: ApprovalRequest,
+  from: ApprovalState,
+  to: ApprovalState,
+  userId: string,
+): Promise<{ won: boolean; request: ApprovalRequest }> {
+  const updated = await deps.store.approvals.transition(request.id, from, to, {
+    decidedBy: userId,
+    decidedAt: deps.now(),
+  });
+  if (updated) return { won: true, request: updated };
+  return { won: false, request: (await deps.store.approvals.get(request.id)) ?? request };
+}
+
+/**
  * A confirmed request to set a category's action. With approvals off it is applied at once; with
  * approvals required it waits, pending, for a second person. The request id comes from the button,
  * so the same click delivered twice makes one request.
@@ -159,21 +179,24 @@ export async function requestChange(deps: Deps, input: ChangeInput): Promise<Cha
   });
   if (policy.approvals === "required") return { kind: "pending", request, policy };
 
-  const approved = await deps.store.approvals.transition(request.id, "pending", "approved", {
-    decidedBy: input.userId,
-    decidedAt: deps.now(),
-  });
-  if (!approved)
-    return { kind: "duplicate", request: (await deps.store.approvals.get(request.id)) ?? request };
+  const approved = await decide(deps, request, "pending", "approved", input.userId);
+  if (!approved.won) return { kind: "duplicate", request: approved.request };
   countState(deps, "approved");
-  await audit(deps, approved, input.userId, "bot_category.approve", "approved", { policy: "approvals off" });
-  return applyApproved(deps, approved, input.userId);
+  await audit(deps, approved.request, input.userId, "bot_category.approve", "approved", {
+    policy: "approvals off",
+  });
+  return applyApproved(deps, approved.request, input.userId, client);
 }
 
 /** The single PUT for an approved request, then approved → applied | failed. Only a CAS winner calls it. */
-async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+async function applyApproved(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  edge?: EdgeClient,
+): Promise<ChangeOutcome> {
   try {
-    const client = await edgeClientFor(deps, request.teamId);
+    const client = edge ?? (await edgeClientFor(deps, request.teamId));
     await client.setBotCategoryAction(
       request.shieldZoneId,
       request.category,
@@ -260,15 +283,11 @@ export async function approve(deps: Deps, input: DecisionInput): Promise<Decisio
   if (request.requesterId === input.userId) return { kind: "self_approval", request };
   if (!(await input.isApprover(input.userId, (await policyFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  const approved = await deps.store.approvals.transition(request.id, "pending", "approved", {
-    decidedBy: input.userId,
-    decidedAt: deps.now(),
-  });
-  if (!approved)
-    return { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request };
+  const approved = await decide(deps, request, "pending", "approved", input.userId);
+  if (!approved.won) return { kind: "already_decided", request: approved.request };
   countState(deps, "approved");
-  await audit(deps, approved, input.userId, "bot_category.approve", "approved");
-  return applyApproved(deps, approved, input.userId);
+  await audit(deps, approved.request, input.userId, "bot_category.approve", "approved");
+  return applyApproved(deps, approved.request, input.userId);
 }
 
 /** Reject: approvers only; the CAS decides between a reject and an approve that race. */
@@ -280,15 +299,11 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
   if (expired) return { kind: "expired", request: expired };
   if (!(await input.isApprover(input.userId, (await policyFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  const rejected = await deps.store.approvals.transition(request.id, "pending", "rejected", {
-    decidedBy: input.userId,
-    decidedAt: deps.now(),
-  });
-  if (!rejected)
-    return { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request };
+  const rejected = await decide(deps, request, "pending", "rejected", input.userId);
+  if (!rejected.won) return { kind: "already_decided", request: rejected.request };
   countState(deps, "rejected");
-  await audit(deps, rejected, input.userId, "bot_category.reject", "rejected");
-  return { kind: "rejected", request: rejected };
+  await audit(deps, rejected.request, input.userId, "bot_category.reject", "rejected");
+  return { kind: "rejected", request: rejected.request };
 }
 
 /** Retry a failed request: approvers only; each press that wins failed → approved makes one attempt. */
@@ -300,14 +315,10 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
   const requesterMayRetry = policy.approvals === "off" && request.requesterId === input.userId;
   if (!requesterMayRetry && !(await input.isApprover(input.userId, policy.approvers)))
     return { kind: "not_approver", request };
-  const approved = await deps.store.approvals.transition(request.id, "failed", "approved", {
-    decidedBy: input.userId,
-    decidedAt: deps.now(),
-  });
-  if (!approved)
-    return { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request };
-  await audit(deps, approved, input.userId, "bot_category.retry", "approved");
-  return applyApproved(deps, approved, input.userId);
+  const approved = await decide(deps, request, "failed", "approved", input.userId);
+  if (!approved.won) return { kind: "already_decided", request: approved.request };
+  await audit(deps, approved.request, input.userId, "bot_category.retry", "approved");
+  return applyApproved(deps, approved.request, input.userId);
 }
 
 /** Cancel a pending request whose card could not be posted. */

@@ -1,3 +1,4 @@
+import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { ApiKeyInfo } from "../store/index.js";
@@ -21,17 +22,6 @@ export async function checkKey(
   apiKey: string,
   deadlineMs = KEY_CHECK_DEADLINE_MS,
 ): Promise<KeyCheck> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<KeyCheck>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({
-          ok: false,
-          reason: "The Edge API did not answer in time, so the key was not saved. Try again in a moment.",
-        }),
-      deadlineMs,
-    );
-  });
   const check = deps.edge
     .forKey(apiKey)
     .listApps({ limit: 1 })
@@ -48,11 +38,10 @@ export async function checkKey(
         reason: `The key could not be checked, so it was not saved: ${describeEdgeError(err)}`,
       };
     });
-  try {
-    return await Promise.race([check, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withDeadline(check, deadlineMs, () => ({
+    ok: false,
+    reason: "The Edge API did not answer in time, so the key was not saved. Try again in a moment.",
+  }));
 }
 
 export async function saveKey(

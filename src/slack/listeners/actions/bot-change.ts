@@ -11,7 +11,13 @@ import { escapeMrkdwn, type Reply, section } from "../../blocks/common.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { updateCard } from "./approval-decision.js";
-import { answerPrivately, type ButtonArgs, buttonContext, parseButtonValue } from "./context.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  buttonContext,
+  parseButtonValue,
+  replaceClicked,
+} from "./context.js";
 
 const isChangeValue = (v: unknown): v is BotChangeValue => {
   const o = v as Partial<BotChangeValue> | null;
@@ -117,9 +123,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
         ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
       }
     }
-    await args
-      .respond({ replace_original: true, text: reply.text, blocks: reply.blocks })
-      .catch((err: unknown) => ctx.logger.warn({ err }, "could not update the message"));
+    await replaceClicked(args, reply, ctx.logger);
   };
 }
 
@@ -128,8 +132,6 @@ export function botCancel(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    await args
-      .respond({ replace_original: true, text: "Cancelled: nothing was changed." })
-      .catch((err: unknown) => ctx.logger.warn({ err }, "could not update the message"));
+    await replaceClicked(args, { text: "Cancelled: nothing was changed.", blocks: [] }, ctx.logger);
   };
 }

@@ -49,6 +49,17 @@ export async function answerPrivately(args: ButtonArgs, sentence: string, logger
     .catch((err: unknown) => logger.warn({ err }, "could not answer through response_url"));
 }
 
+/** Replace the clicked message with `reply` (through its response_url). */
+export async function replaceClicked(args: ButtonArgs, reply: Reply, logger: Logger): Promise<void> {
+  await args
+    .respond({
+      replace_original: true,
+      text: reply.text,
+      ...(reply.blocks.length > 0 ? { blocks: reply.blocks } : {}),
+    })
+    .catch((err: unknown) => logger.warn({ err }, "could not replace the message"));
+}
+
 /** Replace the clicked message with what `build` returns; any error becomes a private sentence. */
 export async function replaceMessage(
   args: ButtonArgs,
@@ -63,7 +74,5 @@ export async function replaceMessage(
     await answerPrivately(args, toUserSentence(err), logger);
     return;
   }
-  await args
-    .respond({ replace_original: true, text: reply.text, blocks: reply.blocks })
-    .catch((err: unknown) => logger.warn({ err }, "could not replace the message"));
+  await replaceClicked(args, reply, logger);
 }

@@ -1,10 +1,10 @@
 import { toUserSentence } from "../../../errors.js";
 import { waitForScan } from "../../../services/dns.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
-import { sentenceReply } from "../../blocks/common.js";
+import { section } from "../../blocks/common.js";
 import { dnsMessage, noScanMessage, scanStartedMessage } from "../../blocks/dns.js";
 import type { SlackEnv } from "../../commands/types.js";
-import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
+import { answerPrivately, type ButtonArgs, buttonContext, replaceClicked } from "./context.js";
 
 export const SCAN_WAIT_MS = 60_000;
 
@@ -16,24 +16,19 @@ export function dnsScanNow(env: SlackEnv, waitMs = SCAN_WAIT_MS) {
     const zoneId = Number(ctx.value);
     if (!Number.isInteger(zoneId) || zoneId < 1)
       return answerPrivately(args, "That button is out of date: run /edge dns again.", ctx.logger);
-    const replace = (reply: { text: string; blocks: unknown[] }) =>
-      args
-        .respond({ replace_original: true, text: reply.text, blocks: reply.blocks as never })
-        .catch((err: unknown) => ctx.logger.warn({ err }, "could not update the message"));
     try {
       const client = await edgeClientFor(env.deps, ctx.teamId);
       await client.triggerDnsScan(zoneId);
-      await replace(scanStartedMessage(zoneId));
+      await replaceClicked(args, scanStartedMessage(zoneId), ctx.logger);
       const { scan, finished } = await waitForScan(client, zoneId, { maxWaitMs: waitMs, firstDelayMs: 250 });
       const reply = scan ? dnsMessage(zoneId, scan) : noScanMessage(zoneId);
       if (!finished)
         reply.blocks.unshift(
-          sentenceReply(
-            "The scan is still running; this is what exists so far. Press Scan now again later.",
-            ":hourglass:",
-          ).blocks[0]!,
+          section(
+            ":hourglass: The scan is still running; this is what exists so far. Press Scan now again later.",
+          ),
         );
-      await replace(reply);
+      await replaceClicked(args, reply, ctx.logger);
     } catch (err) {
       ctx.logger.warn({ err, zoneId }, "scan now failed");
       await answerPrivately(args, toUserSentence(err), ctx.logger);
