@@ -1,7 +1,8 @@
-import { APP_STATUSES, type AppStatus } from "../../../edge/schemas/mc.js";
+import { z } from "zod";
+import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
-import { type AppsNextValue, appsMessage } from "../../blocks/apps.js";
+import { appsMessage } from "../../blocks/apps.js";
 import type { SlackEnv } from "../../commands/types.js";
 import {
   answerPrivately,
@@ -11,27 +12,23 @@ import {
   replaceMessage,
 } from "./context.js";
 
-const isNextValue = (v: unknown): v is AppsNextValue => {
-  const o = v as Partial<AppsNextValue> | null;
-  return (
-    typeof o === "object" &&
-    o !== null &&
-    typeof o.c === "string" &&
-    typeof o.l === "number" &&
-    (o.s === undefined || (APP_STATUSES as readonly string[]).includes(o.s))
-  );
-};
+const nextValue = z.object({
+  c: z.string(),
+  l: z.number().int().min(1),
+  s: z.enum(APP_STATUSES).optional(),
+  p: z.boolean().optional(),
+});
 
 /** Next page: read the page after the cursor and replace the message with it. */
 export function appsNextPage(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, isNextValue);
+    const value = parseButtonValue(ctx.value, nextValue);
     if (!value) return answerPrivately(args, "That button is out of date: run /edge apps again.", ctx.logger);
     await replaceMessage(args, ctx.logger, async () => {
       const client = await edgeClientFor(env.deps, ctx.teamId);
-      const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s as AppStatus } : {}) };
+      const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
       return appsMessage(await listAppsPage(client, query), { ...query, isPublic: value.p === true });
     });
   };

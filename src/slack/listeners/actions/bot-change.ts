@@ -1,11 +1,12 @@
 import type { WebClient } from "@slack/web-api";
+import { z } from "zod";
 import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/shield.js";
 import { toUserSentence } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import { cancel, describeChange, requestChange } from "../../../services/bot-categories.js";
 import { readBotSettings } from "../../../services/bots-view.js";
 import type { ApprovalRequest } from "../../../store/index.js";
-import { approvalCard, type BotChangeValue, requestStateSentence } from "../../blocks/approvals.js";
+import { approvalCard, requestStateSentence } from "../../blocks/approvals.js";
 import { botsMessage } from "../../blocks/bots.js";
 import { escapeMrkdwn, type Reply, section } from "../../blocks/common.js";
 import type { SlackEnv } from "../../commands/types.js";
@@ -19,21 +20,12 @@ import {
   replaceClicked,
 } from "./context.js";
 
-const isChangeValue = (v: unknown): v is BotChangeValue => {
-  const o = v as Partial<BotChangeValue> | null;
-  return (
-    typeof o === "object" &&
-    o !== null &&
-    typeof o.r === "string" &&
-    /^[\w-]{10,40}$/.test(o.r) &&
-    Number.isSafeInteger(o.z) &&
-    (o.z ?? 0) >= 1 &&
-    Number.isInteger(o.c) &&
-    (o.c ?? 0) >= 1 &&
-    (o.c ?? 0) <= 7 &&
-    (o.a === 0 || o.a === 1 || o.a === 2)
-  );
-};
+const changeValue = z.object({
+  r: z.string().regex(/^[\w-]{10,40}$/),
+  z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  c: z.number().int().min(1).max(7),
+  a: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+});
 
 /** Post the approval card in the channel; on failure the request is cancelled and the reason returned. */
 async function postCard(
@@ -73,7 +65,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, isChangeValue);
+    const value = parseButtonValue(ctx.value, changeValue);
     if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
     const change = describeChange({ shieldZoneId: value.z, category: value.c, requestedAction: value.a });
     let banner: string;
@@ -84,7 +76,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
         userId: ctx.userId,
         shieldZoneId: value.z,
         category: value.c,
-        action: value.a as 0 | 1 | 2,
+        action: value.a,
         requestId: value.r,
       });
       switch (outcome.kind) {

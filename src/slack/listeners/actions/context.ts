@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
+import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import { type Reply, sentenceReply } from "../../blocks/common.js";
@@ -32,10 +33,10 @@ export function buttonContext(env: SlackEnv, args: ButtonArgs): ButtonContext {
 }
 
 /** Parse a button value the app itself wrote; a tampered or stale value yields undefined. */
-export function parseButtonValue<T>(value: string, guard: (v: unknown) => v is T): T | undefined {
+export function parseButtonValue<S extends z.ZodType>(value: string, schema: S): z.output<S> | undefined {
   try {
-    const parsed: unknown = JSON.parse(value);
-    return guard(parsed) ? parsed : undefined;
+    const parsed = schema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

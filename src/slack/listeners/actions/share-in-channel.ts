@@ -1,17 +1,17 @@
+import { z } from "zod";
 import { runCommand } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
 import { sendReply } from "../commands/edge.js";
 import { type ButtonArgs, buttonContext, parseButtonValue } from "./context.js";
 
-const isShareValue = (v: unknown): v is { text: string } =>
-  typeof v === "object" && v !== null && typeof (v as { text?: unknown }).text === "string";
+const shareValue = z.object({ text: z.string() });
 
 /** Share in channel: run the same command again, answer in the channel, remove the private copy. */
 export function shareInChannel(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, isShareValue);
+    const value = parseButtonValue(ctx.value, shareValue);
     if (!value) return;
     const result = await runCommand(subcommands, {
       env,
