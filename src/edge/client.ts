@@ -338,7 +338,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               body: { action: act },
               subject: `Shield zone ${id}`,
               idempotent: true,
-              allowEmptyBody: true,
+              statusIsTheAnswer: true,
               schema: updateBotCategoryResponseSchema.optional(),
             };
           },

@@ -30,6 +30,12 @@ export interface RequestSpec<S extends z.ZodType> {
   schema: S;
   /** A 2xx with no body is fine (returns undefined instead of validating). */
   allowEmptyBody?: boolean;
+  /**
+   * A write whose 2xx status is the whole answer: any 2xx means the change was made, whatever the body
+   * says or however it is shaped (returns undefined). A change must never be reported refused after the
+   * API accepted it.
+   */
+  statusIsTheAnswer?: boolean;
 }
 
 export interface RequestEvent {
@@ -170,6 +176,7 @@ export function interpret<S extends z.ZodType>(
   maxRetryAfterMs: number,
 ): z.output<S> {
   const { operation, subject } = spec;
+  if (spec.statusIsTheAnswer && res.status >= 200 && res.status < 300) return undefined as z.output<S>;
   const trimmed = res.text.trim();
   const parsed = trimmed === "" ? ({ ok: true, value: undefined } as const) : parseJson(trimmed);
   const ok2xx = res.status >= 200 && res.status < 300;

@@ -1,17 +1,21 @@
-import { expireDue } from "../services/bot-categories.js";
+import { expireDue, reconcileStale } from "../changes/engine.js";
+import type { ApprovalRequest } from "../store/index.js";
+import { updateCard } from "./change-requests.js";
 import type { SlackEnv } from "./commands/types.js";
-import { updateCard } from "./listeners/actions/approval-decision.js";
 
 export interface ApprovalSweeper {
-  /** Expire every pending request whose time is up and update its card; returns how many this replica expired. */
+  /**
+   * Expire every pending request whose time is up, settle approved requests whose apply never finished
+   * (the reconciler), and update their cards; returns how many this replica moved.
+   */
   sweep(): Promise<number>;
   start(): void;
   stop(): Promise<void>;
 }
 
 /**
- * Expiry without a click, in every replica: each due request is expired by whichever replica wins its
- * compare-and-set, and that one updates the card. Runs at start, so requests that expired while the
+ * Expiry without a click and the reconciler, in every replica: each due request is moved by whichever
+ * replica wins its compare-and-set, and that one updates the card. Runs at start, so requests that expired while the
  * bot was down are closed after a restart.
  */
 export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): ApprovalSweeper {
@@ -19,17 +23,29 @@ export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): Appro
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
 
-  async function sweepOnce(): Promise<number> {
-    const expired = await expireDue(env.deps);
-    for (const request of expired) {
+  async function updateCards(requests: ApprovalRequest[]) {
+    for (const request of requests) {
       try {
         await updateCard(await env.clientFor(request.teamId), request, logger);
       } catch (err) {
-        logger.warn({ err, requestId: request.id }, "could not update an expired card");
+        logger.warn({ err, requestId: request.id }, "could not update a card");
       }
     }
+  }
+
+  async function sweepOnce(): Promise<number> {
+    const expired = await expireDue(env.deps);
+    await updateCards(expired);
     if (expired.length > 0) logger.info({ expired: expired.length }, "expired approval requests");
-    return expired.length;
+    // Approved requests whose apply never finished: re-read and settle them (same claim-once CAS).
+    const settled = await reconcileStale(env.deps);
+    await updateCards(settled);
+    if (settled.length > 0)
+      logger.info(
+        { settled: settled.map((r) => ({ id: r.id, state: r.state })) },
+        "reconciled approved requests",
+      );
+    return expired.length + settled.length;
   }
 
   const sweep = () => {

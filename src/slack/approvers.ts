@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import type { ApproverCheck } from "../services/bot-categories.js";
+import type { ApproverCheck } from "../changes/engine.js";
 import type { SlackEnv } from "./commands/types.js";
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { RepoContext } from "./context.js";
-import type { ApprovalRequestsTable } from "./db.js";
+import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
 export const APPROVAL_STATES = [
@@ -16,10 +16,14 @@ export const APPROVAL_STATES = [
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
 /** The allowed moves; transition() refuses anything else. */
+/** The allowed moves; transition() refuses anything else. */
 export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object.freeze({
   pending: ["approved", "rejected", "expired", "cancelled"],
+  // approved → failed also when the reconciler finds the change not in force.
   approved: ["applied", "failed"],
-  failed: ["approved"],
+  // failed → expired when its Retry window is over, → cancelled when the setting changed since.
+  // failed → applied when a slow call that the reconciler gave up on turns out to have succeeded.
+  failed: ["approved", "expired", "cancelled", "applied"],
   applied: [],
   rejected: [],
   expired: [],
@@ -33,18 +37,17 @@ export interface ApprovalError {
   message: string;
 }
 
+/** A request for a change of some kind (src/changes/kinds), moving through the states above. */
 export interface ApprovalRequest {
   id: string;
+  kind: string;
   teamId: string;
   channelId: string;
   requesterId: string;
-  shieldZoneId: number;
-  /** Bot category, 0..7. */
-  category: number;
-  /** Requested action, 0..2. */
-  requestedAction: number;
-  /** The category's action when the request was made (null when unknown). */
-  previousAction: number | null;
+  /** The kind's parameters (JSON), checked by the kind when read. */
+  params: unknown;
+  /** The value the request saw when it was made (JSON; null when unknown or none). */
+  observed: unknown;
   state: ApprovalState;
   decidedBy: string | null;
   decidedAt: number | null;
@@ -53,6 +56,8 @@ export interface ApprovalRequest {
   messageTs: string | null;
   attempts: number;
   lastError: ApprovalError | null;
+  /** When the last attempt failed (the Retry window counts from here). */
+  failedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -60,13 +65,12 @@ export interface ApprovalRequest {
 export interface NewApprovalRequest {
   /** Generated (22 url-safe characters) when absent. */
   id?: string;
+  kind: string;
   teamId: string;
   channelId: string;
   requesterId: string;
-  shieldZoneId: number;
-  category: number;
-  requestedAction: number;
-  previousAction?: number | null;
+  params: unknown;
+  observed?: unknown;
   expiresAt: number;
 }
 
@@ -74,29 +78,41 @@ export interface ApprovalPatch {
   decidedBy?: string | null;
   decidedAt?: number | null;
   lastError?: ApprovalError | null;
+  failedAt?: number | null;
   /** Add one to the attempt count in the same statement. */
   incrementAttempts?: boolean;
   expiresAt?: number;
+}
+
+export interface TransitionGuard {
+  /** Only while expires_at > this instant (approval: an expired request can't be approved). */
+  notExpiredAt?: number;
 }
 
 export interface ApprovalsRepo {
   create(request: NewApprovalRequest): Promise<ApprovalRequest>;
   get(id: string): Promise<ApprovalRequest | undefined>;
   /**
-   * Compare-and-set: one `UPDATE ... WHERE id = ? AND state IN (from) RETURNING *`. Resolves to the
-   * updated request for the single winner, undefined for everyone who lost (or when the id is unknown).
+   * Compare-and-set: one `UPDATE ... WHERE id = ? AND state IN (from) [AND expires_at > ?] RETURNING *`.
+   * Resolves to the updated request for the single winner, undefined for everyone who lost (or when the
+   * id is unknown).
    */
   transition(
     id: string,
     from: ApprovalState | readonly ApprovalState[],
     to: ApprovalState,
     patch?: ApprovalPatch,
+    guard?: TransitionGuard,
   ): Promise<ApprovalRequest | undefined>;
+  /** Change fields of a request while it is still in `state` (no state change); undefined when it moved on. */
+  annotate(id: string, state: ApprovalState, patch: ApprovalPatch): Promise<ApprovalRequest | undefined>;
   /** Where the approval card was posted. */
   setMessage(id: string, channel: string, ts: string): Promise<boolean>;
   listPending(teamId: string): Promise<ApprovalRequest[]>;
   /** Pending requests with expires_at <= now, oldest first. */
   listExpiredPending(now: number, limit?: number): Promise<ApprovalRequest[]>;
+  /** Approved requests last updated at or before `before`, oldest first: applies that never finished. */
+  listStaleApproved(before: number, limit?: number): Promise<ApprovalRequest[]>;
   countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
 }
 
@@ -104,16 +120,32 @@ export function newId(): string {
   return randomBytes(16).toString("base64url");
 }
 
+const parseJson = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
+
 function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
+  // Rows written before change kinds existed carry a bot-category change in their own columns.
+  const params =
+    r.params === null
+      ? {
+          shieldZoneId: Number(r.shield_zone_id),
+          category: Number(r.category),
+          action: Number(r.requested_action),
+        }
+      : parseJson(r.params);
+  const observed =
+    r.params === null
+      ? r.previous_action === null
+        ? null
+        : Number(r.previous_action)
+      : parseJson(r.observed);
   return {
     id: r.id,
+    kind: r.kind ?? "bot_category",
     teamId: r.team_id,
     channelId: r.channel_id,
     requesterId: r.requester_id,
-    shieldZoneId: Number(r.shield_zone_id),
-    category: Number(r.category),
-    requestedAction: Number(r.requested_action),
-    previousAction: r.previous_action === null ? null : Number(r.previous_action),
+    params,
+    observed,
     state: r.state as ApprovalState,
     decidedBy: r.decided_by,
     decidedAt: r.decided_at === null ? null : Number(r.decided_at),
@@ -122,8 +154,24 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     messageTs: r.message_ts,
     attempts: Number(r.attempts),
     lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as ApprovalError),
+    failedAt: r.failed_at === null || r.failed_at === undefined ? null : Number(r.failed_at),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
+  };
+}
+
+/**
+ * The bot-category columns of migration 1 are still written for bot-category requests, so a replica of
+ * the previous version can read them during a rolling deploy; other kinds leave them at 0.
+ */
+function legacyColumns(req: NewApprovalRequest) {
+  const p = (req.kind === "bot_category" ? req.params : {}) as Record<string, unknown>;
+  const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : 0);
+  return {
+    shield_zone_id: int(p.shieldZoneId),
+    category: int(p.category),
+    requested_action: int(p.action),
+    previous_action: req.kind === "bot_category" && typeof req.observed === "number" ? req.observed : null,
   };
 }
 
@@ -140,24 +188,32 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
 export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
   const { db, now } = ctx;
 
+  const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ApprovalPatch) => ({
+    updated_at: now(),
+    ...(patch.decidedBy !== undefined ? { decided_by: patch.decidedBy } : {}),
+    ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
+    ...(patch.expiresAt !== undefined ? { expires_at: patch.expiresAt } : {}),
+    ...(patch.failedAt !== undefined ? { failed_at: patch.failedAt } : {}),
+    ...(patch.lastError !== undefined
+      ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
+      : {}),
+    ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
+  });
+
   return guard("approvals", {
     async create(req: NewApprovalRequest): Promise<ApprovalRequest> {
-      checkInt("category", req.category, 0, 7);
-      checkInt("requestedAction", req.requestedAction, 0, 2);
-      if (req.previousAction != null) checkInt("previousAction", req.previousAction, 0, 2);
-      checkInt("shieldZoneId", req.shieldZoneId, 0, Number.MAX_SAFE_INTEGER);
       if (!req.teamId || !req.channelId || !req.requesterId)
         throw invalid("teamId, channelId and requesterId are required");
+      if (!req.kind || !/^[a-z_]{1,40}$/.test(req.kind)) throw invalid("kind must be a change kind's name");
+      if (req.params === undefined) throw invalid("params are required");
+      checkInt("expiresAt", req.expiresAt, 0, Number.MAX_SAFE_INTEGER);
       const at = now();
       const row: ApprovalRequestsTable = {
         id: req.id ?? newId(),
         team_id: req.teamId,
         channel_id: req.channelId,
         requester_id: req.requesterId,
-        shield_zone_id: req.shieldZoneId,
-        category: req.category,
-        requested_action: req.requestedAction,
-        previous_action: req.previousAction ?? null,
+        ...legacyColumns(req),
         state: "pending",
         decided_by: null,
         decided_at: null,
@@ -168,6 +224,10 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         last_error: null,
         created_at: at,
         updated_at: at,
+        kind: req.kind,
+        params: JSON.stringify(req.params),
+        observed: req.observed === undefined ? null : JSON.stringify(req.observed),
+        failed_at: null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);
@@ -183,6 +243,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       from: ApprovalState | readonly ApprovalState[],
       to: ApprovalState,
       patch: ApprovalPatch = {},
+      guard: TransitionGuard = {},
     ): Promise<ApprovalRequest | undefined> {
       const froms = typeof from === "string" ? [from] : [...from];
       if (froms.length === 0) throw invalid("transition needs at least one state to move from");
@@ -190,21 +251,22 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         if (!APPROVAL_TRANSITIONS[f]?.includes(to))
           throw invalid(`An approval request cannot go from ${f} to ${to}`);
       }
+      let q = db
+        .updateTable("approval_requests")
+        .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
+        .where("id", "=", id)
+        .where("state", "in", froms);
+      if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
+      const r = await q.returningAll().executeTakeFirst();
+      return r ? toRequest(r) : undefined;
+    },
+
+    async annotate(id: string, state: ApprovalState, patch: ApprovalPatch) {
       const r = await db
         .updateTable("approval_requests")
-        .set((eb) => ({
-          state: to,
-          updated_at: now(),
-          ...(patch.decidedBy !== undefined ? { decided_by: patch.decidedBy } : {}),
-          ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
-          ...(patch.expiresAt !== undefined ? { expires_at: patch.expiresAt } : {}),
-          ...(patch.lastError !== undefined
-            ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
-            : {}),
-          ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
-        }))
+        .set((eb) => patchColumns(eb, patch))
         .where("id", "=", id)
-        .where("state", "in", froms)
+        .where("state", "=", state)
         .returningAll()
         .executeTakeFirst();
       return r ? toRequest(r) : undefined;
@@ -238,6 +300,19 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .where("state", "=", "pending")
         .where("expires_at", "<=", at)
         .orderBy("expires_at")
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map(toRequest);
+    },
+
+    async listStaleApproved(before: number, limit = 100): Promise<ApprovalRequest[]> {
+      const rows = await db
+        .selectFrom("approval_requests")
+        .selectAll()
+        .where("state", "=", "approved")
+        .where("updated_at", "<=", before)
+        .orderBy("updated_at")
         .orderBy("id")
         .limit(limit)
         .execute();

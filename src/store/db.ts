@@ -60,6 +60,13 @@ export interface ApprovalRequestsTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The change kind (src/changes/kinds); rows from before migration 2 are bot_category. */
+  kind: string;
+  /** JSON: the kind's parameters; null on rows from before migration 2 (read from the columns above). */
+  params: string | null;
+  /** JSON: the value the request saw when it was made. */
+  observed: string | null;
+  failed_at: number | null;
 }
 
 export interface SchedulesTable {

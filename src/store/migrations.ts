@@ -126,6 +126,26 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex("audit_log_team_at").on("audit_log").columns(["team_id", "at"]).execute();
     },
   },
+  {
+    version: 2,
+    name: "change requests of any kind",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .alterTable("approval_requests")
+        .addColumn("kind", "text", (c) => c.notNull().defaultTo("bot_category"))
+        .execute();
+      await db.schema.alterTable("approval_requests").addColumn("params", "text").execute();
+      await db.schema.alterTable("approval_requests").addColumn("observed", "text").execute();
+      await db.schema.alterTable("approval_requests").addColumn("failed_at", ts).execute();
+      // The reconciler looks for approved requests by age.
+      await db.schema
+        .createIndex("approval_requests_state_updated")
+        .on("approval_requests")
+        .columns(["state", "updated_at"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -11,6 +11,7 @@ import {
   storeInternals,
 } from "../../src/store/index.js";
 import { rotateAll } from "../../src/store/rotate.js";
+import { MIGRATIONS } from "../../src/store/migrations.js";
 import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
 
 /** One empty database for one test. */
@@ -103,7 +104,7 @@ export function storeContract(h: EngineHarness): void {
         const again = await open();
         const { db } = storeInternals(again).context;
         const rows = await db.selectFrom("edgeops_migrations").select("version").execute();
-        expect(rows.map((r) => Number(r.version))).toEqual([1]);
+        expect(rows.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
         await again.ping();
       });
     });
@@ -479,10 +480,9 @@ export function storeContract(h: EngineHarness): void {
         teamId: "T1",
         channelId: "C1",
         requesterId: "U1",
-        shieldZoneId: 4242,
-        category: 3,
-        requestedAction: 1,
-        previousAction: 0,
+        kind: "bot_category",
+        params: { shieldZoneId: 4242, category: 3, action: 1 },
+        observed: 0,
         expiresAt: 1_700_000_000_000 + 30 * 60_000,
       };
 
@@ -534,11 +534,74 @@ export function storeContract(h: EngineHarness): void {
         await expect(store.approvals.transition(r.id, "applied", "pending")).rejects.toMatchObject({
           kind: "invalid",
         });
-        await expect(store.approvals.create({ ...base, category: 8 })).rejects.toMatchObject({
+        await expect(store.approvals.create({ ...base, kind: "Not A Kind" })).rejects.toMatchObject({
           kind: "invalid",
         });
-        await expect(store.approvals.create({ ...base, requestedAction: 3 })).rejects.toMatchObject({
+        await expect(store.approvals.create({ ...base, params: undefined })).rejects.toMatchObject({
           kind: "invalid",
+        });
+      });
+
+      it("keeps a kind's params and observed value as JSON, and fills the legacy columns for bot categories", async () => {
+        const store = await open();
+        const policy = await store.approvals.create({
+          ...base,
+          kind: "policy",
+          params: { channelId: null, set: { approvals: "off" } },
+          observed: { approvals: "required", approvers: null, expiryMinutes: null },
+        });
+        expect(await store.approvals.get(policy.id)).toMatchObject({
+          kind: "policy",
+          params: { channelId: null, set: { approvals: "off" } },
+          observed: { approvals: "required", approvers: null, expiryMinutes: null },
+          failedAt: null,
+        });
+        const bot = await store.approvals.create(base);
+        expect(await store.approvals.get(bot.id)).toMatchObject({
+          kind: "bot_category",
+          params: { shieldZoneId: 4242, category: 3, action: 1 },
+          observed: 0,
+        });
+      });
+
+      it("an approval's compare-and-set refuses a request whose expiry has passed", async () => {
+        const store = await open();
+        const r = await store.approvals.create(base);
+        expect(
+          await store.approvals.transition(r.id, "pending", "approved", {}, { notExpiredAt: base.expiresAt }),
+        ).toBeUndefined();
+        expect((await store.approvals.get(r.id))?.state).toBe("pending");
+        expect(
+          await store.approvals.transition(
+            r.id,
+            "pending",
+            "approved",
+            {},
+            { notExpiredAt: base.expiresAt - 1 },
+          ),
+        ).toMatchObject({ state: "approved" });
+      });
+
+      it("annotates only in the given state, and lists approved requests left since a given time", async () => {
+        const store = await open();
+        const r = await store.approvals.create(base);
+        expect(
+          await store.approvals.annotate(r.id, "approved", { lastError: { kind: "x", message: "m" } }),
+        ).toBe(undefined);
+        await store.approvals.transition(r.id, "pending", "approved");
+        const at = clock;
+        const noted = await store.approvals.annotate(r.id, "approved", {
+          lastError: { kind: "unknown", message: "checking" },
+          incrementAttempts: true,
+        });
+        expect(noted).toMatchObject({ state: "approved", attempts: 1, lastError: { kind: "unknown" } });
+        expect(await store.approvals.listStaleApproved(at - 1)).toEqual([]);
+        expect((await store.approvals.listStaleApproved(at)).map((x) => x.id)).toEqual([r.id]);
+        const failed = await store.approvals.transition(r.id, "approved", "failed", { failedAt: at + 7 });
+        expect(failed?.failedAt).toBe(at + 7);
+        expect(await store.approvals.listStaleApproved(at + 1_000_000)).toEqual([]);
+        expect(await store.approvals.transition(r.id, "failed", "cancelled")).toMatchObject({
+          state: "cancelled",
         });
       });
 

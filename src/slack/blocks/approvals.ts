@@ -1,6 +1,7 @@
 import type { Button, ConfirmationDialog, KnownBlock } from "@slack/types";
+import { describeRequest, resolveChange } from "../../changes/index.js";
+import { botCategoryKind } from "../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
-import { describeChange } from "../../services/bot-categories.js";
 import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { actions, button, context, escapeMrkdwn, fields, header, type Reply, section } from "./common.js";
@@ -61,7 +62,11 @@ export function categoryButtons(zoneId: number, category: number, newId: () => s
 
 /** The reply to a typed /edge bot: typed text has no dialog, so ask again with Confirm / Cancel. */
 export function confirmChangeMessage(value: BotChangeValue, current: number | null): Reply {
-  const change = describeChange({ shieldZoneId: value.z, category: value.c, requestedAction: value.a });
+  const change = botCategoryKind.describe({
+    shieldZoneId: value.z,
+    category: value.c,
+    action: value.a as 0 | 1 | 2,
+  });
   return {
     text: `${change}?`,
     blocks: [
@@ -84,24 +89,41 @@ const STATE_LINE: Record<ApprovalRequest["state"], string> = {
   cancelled: ":heavy_multiplication_x: Cancelled",
 };
 
+/** Sent, but the answer was lost: the reconciler will say whether it took effect. */
+const isCheckingOutcome = (r: ApprovalRequest) => r.state === "approved" && r.lastError?.kind === "unknown";
+
+function stateLine(r: ApprovalRequest): string {
+  return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
+}
+
+const askAgain = (r: ApprovalRequest) => {
+  const c = resolveChange(r);
+  return c ? c.kind.askAgain(c.params) : "/edge help";
+};
+
 /** One sentence about where a request stands, for clicks on decided cards and repeated buttons. */
 export function requestStateSentence(r: ApprovalRequest): string {
-  const change = describeChange(r);
+  const change = describeRequest(r);
+  const by = r.decidedBy ? ` by <@${r.decidedBy}>` : "";
   switch (r.state) {
     case "pending":
       return `${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
     case "approved":
-      return `${change} was approved by ${r.decidedBy ? `<@${r.decidedBy}>` : "someone"} and is being applied.`;
+      return isCheckingOutcome(r)
+        ? `${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
+        : `${change} was approved${by || " by someone"} and is being applied.`;
     case "applied":
-      return `${change} was already approved${r.decidedBy ? ` by <@${r.decidedBy}>` : ""} and applied.`;
+      return `${change} was already approved${by} and applied.`;
     case "failed":
       return `${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
-      return `${change} was rejected${r.decidedBy ? ` by <@${r.decidedBy}>` : ""}.`;
+      return `${change} was rejected${by}.`;
     case "expired":
-      return `${change} expired before anyone approved it. Ask again with /edge bots ${r.shieldZoneId}.`;
+      return r.lastError
+        ? `${change} failed and can no longer be retried: ${r.lastError.message}`
+        : `${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
-      return `${change} was cancelled.`;
+      return r.lastError ? `${change} was closed: ${r.lastError.message}` : `${change} was cancelled.`;
   }
 }
 
@@ -110,33 +132,35 @@ export function requestStateSentence(r: ApprovalRequest): string {
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
 export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, "approvers">): Reply {
-  const change = describeChange(r);
+  const change = describeRequest(r);
+  const resolved = resolveChange(r);
+  const details = resolved ? resolved.kind.details(resolved.params, r.observed) : [];
   const blocks: KnownBlock[] = [
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
       `*Requested by*\n<@${r.requesterId}>`,
-      `*Shield zone*\n${r.shieldZoneId}`,
-      `*Category*\n${botCategoryLabel(r.category)}`,
-      `*Action*\n${actionWord(r.previousAction)} → *${actionWord(r.requestedAction)}*`,
+      ...details.map(([label, value]) => `*${label}*\n${value}`),
       `*Expires*\n${slackDateFromMs(r.expiresAt)}`,
-      `*State*\n${STATE_LINE[r.state]}`,
+      `*State*\n${stateLine(r)}`,
     ]),
   ];
   if (r.state === "pending") {
-    if (policy) {
-      const who =
-        policy.approvers.kind === "admins"
-          ? "workspace admins"
-          : [
-              ...policy.approvers.users.map((u) => `<@${u}>`),
-              ...policy.approvers.usergroups.map((g) => `<!subteam^${g}>`),
-            ].join(", ");
-      blocks.push(context(`Approvers: ${who} (not the requester).`));
-    }
+    const who =
+      resolved?.kind.approvers === "admins"
+        ? "workspace admins"
+        : policy
+          ? policy.approvers.kind === "admins"
+            ? "workspace admins"
+            : [
+                ...policy.approvers.users.map((u) => `<@${u}>`),
+                ...policy.approvers.usergroups.map((g) => `<!subteam^${g}>`),
+              ].join(", ")
+          : undefined;
+    if (who) blocks.push(context(`Approvers: ${who} (not the requester).`));
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
-      `*${escapeMrkdwn(change)}* will be applied to the edge platform now.`,
+      `*${escapeMrkdwn(change)}* will be applied now.`,
       "Approve",
       "primary",
     );
@@ -154,19 +178,27 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
             : "Approved";
     blocks.push(
       context(
-        r.state === "expired" ? `Expired ${when} without a decision.` : `${verb} by ${by} ${when}`.trim(),
+        r.state === "expired" && !r.lastError
+          ? `Expired ${when} without a decision.`
+          : `${verb} by ${by} ${when}`.trim(),
       ),
     );
+    if (isCheckingOutcome(r)) blocks.push(section(`:mag: ${escapeMrkdwn(r.lastError?.message ?? "")}`));
     if (r.state === "failed") {
       blocks.push(
         section(
-          `:x: *The Edge API refused the change:* ${escapeMrkdwn(r.lastError?.message ?? "unknown error")}`,
+          `:x: *The change did not go through:* ${escapeMrkdwn(r.lastError?.message ?? "unknown error")}`,
         ),
       );
       blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
     }
+    if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
+      blocks.push(section(`:heavy_multiplication_x: ${escapeMrkdwn(r.lastError.message)}`));
     if (r.state === "applied")
       blocks.push(context(`:white_check_mark: ${escapeMrkdwn(change)} is in effect.`));
   }
-  return { text: `${change}: ${STATE_LINE[r.state].replace(/^:[a-z_]+: /, "")}`, blocks };
+  const summary = isCheckingOutcome(r)
+    ? "Not known yet, checking"
+    : STATE_LINE[r.state].replace(/^:[a-z_]+: /, "");
+  return { text: `${change}: ${summary}`, blocks };
 }

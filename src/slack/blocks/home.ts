@@ -1,5 +1,5 @@
 import type { HomeView, KnownBlock } from "@slack/types";
-import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
+import { describeRequest } from "../../changes/index.js";
 import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { totalsLine } from "./apps.js";
@@ -37,7 +37,7 @@ export function homeView(d: HomeData): HomeView {
       ...packLines(
         d.pendingApprovals.map(
           (a) =>
-            `• <@${a.requesterId}>: ${botCategoryActionLabel(a.requestedAction)} *${botCategoryLabel(a.category)}* on zone ${a.shieldZoneId} in <#${a.channelId}>, expires ${slackDateFromMs(a.expiresAt)}`,
+            `• <@${a.requesterId}>: *${escapeMrkdwn(describeRequest(a))}* in <#${a.channelId}>, expires ${slackDateFromMs(a.expiresAt)}`,
         ),
         20,
         "approvals",

@@ -1,6 +1,10 @@
+import { requestChange } from "../../changes/engine.js";
+import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import type { Approvers, EffectivePolicy, PolicyPatch } from "../../store/index.js";
-import { context, fields, header, type Reply } from "../blocks/common.js";
+import { context, fields, header, type Reply, sentenceReply } from "../blocks/common.js";
+import { postApprovalCard } from "../change-requests.js";
+import { newRequestId } from "../request-ids.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const EXAMPLES = [
@@ -91,42 +95,63 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
   }
 }
 
+/**
+ * A policy change goes through the change state machine: tightening (or any change where approvals
+ * are off) applies at once; loosening a policy that requires approvals posts a card for another admin.
+ */
 async function changePolicy(ctx: CommandContext): Promise<Reply> {
   const change = parseChange(ctx.args);
   if (!(await ctx.env.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId)))
     throw new UserError("not_admin", NOT_ADMIN_POLICY);
-  const { store } = ctx.env.deps;
-  let details: Record<string, unknown>;
-  let scope: string;
-  if (change === "reset") {
-    await store.policies.clearChannel(ctx.teamId, ctx.channelId);
-    details = { reset: true };
-    scope = `channel ${ctx.channelId}`;
-  } else {
-    const patch = { ...change.patch, updatedBy: ctx.userId };
-    if (change.here) await store.policies.setChannel(ctx.teamId, ctx.channelId, patch);
-    else await store.policies.setWorkspace(ctx.teamId, patch);
-    details = { ...change.patch };
-    scope = change.here ? `channel ${ctx.channelId}` : "workspace";
-  }
-  await store.audit.append({
+  const { deps } = ctx.env;
+  const here = change === "reset" || change.here;
+  const params: PolicyParams =
+    change === "reset"
+      ? { channelId: ctx.channelId, reset: true }
+      : { channelId: change.here ? ctx.channelId : null, set: change.patch };
+  const outcome = await requestChange(deps, policyKind, {
     teamId: ctx.teamId,
+    channelId: ctx.channelId,
     userId: ctx.userId,
-    action: "policy.change",
-    target: scope,
-    outcome: "ok",
-    details: { ...details, channelId: ctx.channelId },
+    params,
+    requestId: newRequestId(),
   });
-  const reply = policyMessage(await store.policies.getEffective(ctx.teamId, ctx.channelId), ctx.channelId);
-  return {
-    ...reply,
-    blocks: [
-      context(
-        `:white_check_mark: Policy updated for the ${change !== "reset" && !change.here ? "workspace" : "channel"}.`,
-      ),
-      ...reply.blocks,
-    ],
-  };
+  const scope = here ? "this channel" : "the workspace";
+  let banner: string;
+  switch (outcome.kind) {
+    case "pending": {
+      const reasons = await policyLoosening(deps, ctx.teamId, params).catch(() => []);
+      const failure = await postApprovalCard(
+        ctx.env,
+        ctx.client,
+        outcome.request,
+        outcome.policy,
+        ctx.logger,
+      );
+      if (failure) throw new UserError("slack", failure);
+      return sentenceReply(
+        `This change ${reasons.join(" and ") || "loosens the policy"} while approvals are required, so another admin has to approve it: the request is posted in this channel. Nothing changed yet.`,
+        ":hourglass_flowing_sand:",
+      );
+    }
+    case "unchanged":
+      banner = `:information_source: The policy for ${scope} already says that; nothing changed.`;
+      break;
+    case "applied":
+      banner = `:white_check_mark: Policy updated for ${scope}.`;
+      break;
+    case "duplicate":
+    case "failed":
+    case "unknown":
+      return sentenceReply(
+        outcome.request.lastError?.message ?? "The policy change did not go through; try again.",
+      );
+  }
+  const reply = policyMessage(
+    await deps.store.policies.getEffective(ctx.teamId, ctx.channelId),
+    ctx.channelId,
+  );
+  return { ...reply, blocks: [context(banner), ...reply.blocks] };
 }
 
 export const policyCommand: Subcommand = {

@@ -1,26 +1,13 @@
-import type { WebClient } from "@slack/web-api";
+import { approve, type DecisionOutcome, reject, retry } from "../../../changes/engine.js";
 import { toUserSentence } from "../../../errors.js";
-import type { Logger } from "../../../log.js";
-import { approve, type DecisionOutcome, reject, retry } from "../../../services/bot-categories.js";
-import type { ApprovalRequest } from "../../../store/index.js";
 import { approverCheck } from "../../approvers.js";
-import { approvalCard, requestStateSentence } from "../../blocks/approvals.js";
+import { requestStateSentence } from "../../blocks/approvals.js";
+import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
 
 const decisions = { approve, reject, retry } as const;
 export type Decision = keyof typeof decisions;
-
-/** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
-export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
-  if (!request.messageChannel || !request.messageTs) return;
-  const card = approvalCard(request);
-  await client.chat
-    .update({ channel: request.messageChannel, ts: request.messageTs, text: card.text, blocks: card.blocks })
-    .catch((err: unknown) =>
-      logger.warn({ err, requestId: request.id }, "could not update the approval card"),
-    );
-}
 
 function privateSentence(outcome: DecisionOutcome, decision: Decision): string | undefined {
   switch (outcome.kind) {
@@ -33,6 +20,7 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): string |
     case "already_decided":
       return requestStateSentence(outcome.request);
     case "expired":
+    case "retry_closed":
       return requestStateSentence(outcome.request);
     default:
       return undefined;
@@ -58,7 +46,9 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     }
     ctx.logger.info({ decision, outcome: outcome.kind, requestId: ctx.value }, "approval card clicked");
     // Only the click that decided updates the card: a loser's view may be older than the winner's.
-    const decidedHere = ["expired", "rejected", "applied", "failed"].includes(outcome.kind);
+    const decidedHere = ["expired", "rejected", "applied", "failed", "unknown", "retry_closed"].includes(
+      outcome.kind,
+    );
     if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
     const sentence = privateSentence(outcome, decision);
     if (sentence) await answerPrivately(args, sentence, ctx.logger);

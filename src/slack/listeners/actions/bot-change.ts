@@ -1,17 +1,15 @@
-import type { WebClient } from "@slack/web-api";
 import { z } from "zod";
+import { requestChange } from "../../../changes/engine.js";
+import { botCategoryKind } from "../../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/shield.js";
 import { toUserSentence } from "../../../errors.js";
-import type { Logger } from "../../../log.js";
-import { cancel, describeChange, requestChange } from "../../../services/bot-categories.js";
 import { readBotSettings } from "../../../services/bots-view.js";
-import type { ApprovalRequest } from "../../../store/index.js";
-import { approvalCard, requestStateSentence } from "../../blocks/approvals.js";
+import { requestStateSentence } from "../../blocks/approvals.js";
 import { botsMessage } from "../../blocks/bots.js";
-import { escapeMrkdwn, type Reply, section } from "../../blocks/common.js";
+import { type Reply, section } from "../../blocks/common.js";
+import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { newRequestId } from "../../request-ids.js";
-import { updateCard } from "./approval-decision.js";
 import {
   answerPrivately,
   type ButtonArgs,
@@ -27,35 +25,6 @@ const changeValue = z.object({
   a: z.union([z.literal(0), z.literal(1), z.literal(2)]),
 });
 
-/** Post the approval card in the channel; on failure the request is cancelled and the reason returned. */
-async function postCard(
-  env: SlackEnv,
-  client: WebClient,
-  request: ApprovalRequest,
-  approvers: Parameters<typeof approvalCard>[1],
-  logger: Logger,
-): Promise<string | undefined> {
-  const card = approvalCard(request, approvers);
-  try {
-    const res = await client.chat.postMessage({
-      channel: request.channelId,
-      text: card.text,
-      blocks: card.blocks,
-    });
-    if (res.ts) {
-      await env.deps.store.approvals.setMessage(request.id, res.channel ?? request.channelId, res.ts);
-      // Decided (or expired) between posting and recording where: bring the card up to date now.
-      const latest = await env.deps.store.approvals.get(request.id);
-      if (latest && latest.state !== "pending") await updateCard(client, latest, logger);
-    }
-    return undefined;
-  } catch (err) {
-    logger.warn({ err, requestId: request.id }, "could not post the approval card");
-    await cancel(env.deps, request, "approval card could not be posted");
-    return `${toUserSentence(err)} The request was cancelled, nothing changed.`;
-  }
-}
-
 /**
  * Block / Allow / Clear (after Slack's confirmation dialog) and Confirm (after a typed /edge bot):
  * create the request, then apply it at once or post the approval card, and say what happened.
@@ -67,41 +36,34 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
     const ctx = buttonContext(env, args);
     const value = parseButtonValue(ctx.value, changeValue);
     if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
-    const change = describeChange({ shieldZoneId: value.z, category: value.c, requestedAction: value.a });
+    const params = { shieldZoneId: value.z, category: value.c, action: value.a };
+    const change = botCategoryKind.describe(params);
     let banner: string;
     try {
-      const outcome = await requestChange(env.deps, {
+      const outcome = await requestChange(env.deps, botCategoryKind, {
         teamId: ctx.teamId,
         channelId: ctx.channelId,
         userId: ctx.userId,
-        shieldZoneId: value.z,
-        category: value.c,
-        action: value.a,
+        params,
         requestId: value.r,
       });
-      switch (outcome.kind) {
-        case "unchanged":
-          banner = `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(outcome.current)}* on shield zone ${value.z}; nothing changed.`;
-          break;
-        case "duplicate":
-          return answerPrivately(
-            args,
-            `This button was already used. ${requestStateSentence(outcome.request)}`,
-            ctx.logger,
-          );
-        case "pending": {
-          const failure = await postCard(env, args.client, outcome.request, outcome.policy, ctx.logger);
-          if (failure) return answerPrivately(args, failure, ctx.logger);
-          banner = `:hourglass_flowing_sand: *${escapeMrkdwn(change)}* needs a second person's approval: the request is posted in this channel.`;
-          break;
-        }
-        case "applied":
-          banner = `:white_check_mark: Done: *${escapeMrkdwn(change)}* (approvals are off here).`;
-          break;
-        case "failed":
-          banner = `:x: *${escapeMrkdwn(change)}* failed: ${escapeMrkdwn(outcome.request.lastError?.message ?? "unknown error")}`;
-          break;
+      if (outcome.kind === "duplicate")
+        return answerPrivately(
+          args,
+          `This button was already used. ${requestStateSentence(outcome.request)}`,
+          ctx.logger,
+        );
+      if (outcome.kind === "pending" || outcome.kind === "unknown") {
+        // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show.
+        const policy =
+          outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
+        const failure = await postApprovalCard(env, args.client, outcome.request, policy, ctx.logger);
+        if (failure) return answerPrivately(args, failure, ctx.logger);
       }
+      banner =
+        outcome.kind === "unchanged"
+          ? `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
+          : (outcomeBanner(outcome, change) ?? "");
     } catch (err) {
       ctx.logger.warn({ err }, "bot category request failed");
       return answerPrivately(args, toUserSentence(err), ctx.logger);

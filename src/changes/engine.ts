@@ -1,0 +1,438 @@
+import type { Deps } from "../deps.js";
+import { EdgeApiError } from "../edge/errors.js";
+import { toUserSentence, UserError } from "../errors.js";
+import type {
+  ApprovalError,
+  ApprovalPatch,
+  ApprovalRequest,
+  ApprovalState,
+  Approvers,
+  EffectivePolicy,
+} from "../store/index.js";
+import { StoreError } from "../store/index.js";
+import { type ResolvedChange, resolveChange } from "./index.js";
+import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+
+/**
+ * The one state machine every change goes through:
+ *
+ *   request → (policy) → pending → approve (CAS, only before expiry) → approved → apply once →
+ *   applied | failed (Retry within the window, only if nothing changed since) | unknown (no answer:
+ *   the reconciler re-reads and decides) ; pending → rejected | expired | cancelled.
+ *
+ * Every move is a compare-and-set on the request's state, so clicks, replicas and workers can race and
+ * exactly one of them acts.
+ */
+
+/** A request left `approved` this long (apply never finished) is reconciled from the current value. */
+export const RECONCILE_AFTER_MS = 60_000;
+
+/** How the Slack layer answers "may this person approve here?" (admins, listed users, user groups). */
+export type ApproverCheck = (userId: string, approvers: Approvers) => Promise<boolean>;
+
+export interface ChangeInput<P> {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  params: P;
+  /** Set by the button (or command) that carried the confirmation: the same click twice makes one request. */
+  requestId: string;
+}
+
+export type ChangeOutcome =
+  | { kind: "unchanged" }
+  | { kind: "duplicate"; request: ApprovalRequest }
+  | { kind: "pending"; request: ApprovalRequest; policy: EffectivePolicy }
+  | { kind: "applied"; request: ApprovalRequest }
+  | { kind: "failed"; request: ApprovalRequest }
+  /** Sent, but no answer came: the reconciler finds out whether it took effect. */
+  | { kind: "unknown"; request: ApprovalRequest };
+
+export type DecisionOutcome =
+  | { kind: "not_found" }
+  | { kind: "self_approval"; request: ApprovalRequest }
+  | { kind: "not_approver"; request: ApprovalRequest }
+  | { kind: "already_decided"; request: ApprovalRequest }
+  | { kind: "expired"; request: ApprovalRequest }
+  | { kind: "rejected"; request: ApprovalRequest }
+  /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
+  | { kind: "retry_closed"; request: ApprovalRequest }
+  | ChangeOutcome;
+
+export interface DecisionInput {
+  requestId: string;
+  teamId: string;
+  userId: string;
+  isApprover: ApproverCheck;
+}
+
+const scopeOf = (r: ApprovalRequest): ChangeScope => ({
+  teamId: r.teamId,
+  channelId: r.channelId,
+  userId: r.requesterId,
+});
+
+function mustResolve(r: ApprovalRequest): ResolvedChange {
+  const c = resolveChange(r);
+  if (!c)
+    throw new UserError(
+      "not_found",
+      "This request was made by another version of edgeops and can't be handled here; make a new request.",
+    );
+  return c;
+}
+
+async function audit(
+  deps: Deps,
+  r: ApprovalRequest,
+  userId: string,
+  step: string,
+  outcome: string,
+  details: Record<string, unknown> = {},
+) {
+  const c = resolveChange(r);
+  await deps.store.audit.append({
+    teamId: r.teamId,
+    userId,
+    action: `${r.kind}.${step}`,
+    target: c ? c.kind.target(c.params) : r.kind,
+    outcome,
+    details: {
+      requestId: r.id,
+      channelId: r.channelId,
+      change: c ? c.kind.describe(c.params) : null,
+      ...details,
+    },
+  });
+}
+
+function countState(deps: Deps, state: ApprovalState | "unknown") {
+  deps.metrics.approvals.inc({ state });
+}
+
+/** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */
+async function decide(
+  deps: Deps,
+  request: ApprovalRequest,
+  from: ApprovalState,
+  to: ApprovalState,
+  patch: ApprovalPatch,
+  guard: { notExpiredAt?: number } = {},
+): Promise<{ won: boolean; request: ApprovalRequest }> {
+  const updated = await deps.store.approvals.transition(request.id, from, to, patch, guard);
+  if (updated) return { won: true, request: updated };
+  return { won: false, request: (await deps.store.approvals.get(request.id)) ?? request };
+}
+
+/**
+ * A confirmed request for a change. Applied at once where the kind's policy needs no second person;
+ * otherwise it waits, pending. Nothing is created when the change is already in force.
+ */
+export async function requestChange<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  input: ChangeInput<P>,
+): Promise<ChangeOutcome> {
+  const existing = await deps.store.approvals.get(input.requestId);
+  if (existing && existing.teamId === input.teamId) return { kind: "duplicate", request: existing };
+  if (existing) throw new UserError("usage", "That button is out of date: run the command again.");
+
+  const scope: ChangeScope = { teamId: input.teamId, channelId: input.channelId, userId: input.userId };
+  const current = await kind.readCurrent(deps, scope, input.params);
+  if (kind.inForce(input.params, current)) return { kind: "unchanged" };
+
+  const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
+  const required = kind.needsApproval
+    ? await kind.needsApproval(input.params, current, policy, deps, scope)
+    : policy.approvals === "required";
+  let request: ApprovalRequest;
+  try {
+    request = await deps.store.approvals.create({
+      id: input.requestId,
+      kind: kind.name,
+      teamId: input.teamId,
+      channelId: input.channelId,
+      requesterId: input.userId,
+      params: input.params,
+      observed: current,
+      expiresAt: deps.now() + policy.expiryMinutes * 60_000,
+    });
+  } catch (err) {
+    const raced = err instanceof StoreError ? await deps.store.approvals.get(input.requestId) : undefined;
+    if (raced) return { kind: "duplicate", request: raced };
+    throw err;
+  }
+  countState(deps, "pending");
+  await audit(deps, request, input.userId, "request", "pending", {
+    approvals: required ? "required" : "not required",
+    observed: current,
+  });
+  if (required) return { kind: "pending", request, policy };
+
+  const approved = await decide(deps, request, "pending", "approved", {
+    decidedBy: input.userId,
+    decidedAt: deps.now(),
+  });
+  if (!approved.won) return { kind: "duplicate", request: approved.request };
+  countState(deps, "approved");
+  await audit(deps, approved.request, input.userId, "approve", "approved", { policy: "no approval needed" });
+  return applyApproved(deps, approved.request, input.userId);
+}
+
+/** Neither a yes nor a no: the call may have reached the Edge API. */
+function outcomeUnknown(err: unknown): boolean {
+  return err instanceof EdgeApiError && (err.kind === "timeout" || err.kind === "network");
+}
+
+function toApprovalError(err: unknown): ApprovalError {
+  return {
+    kind: err instanceof EdgeApiError || err instanceof UserError ? err.kind : "internal",
+    message: toUserSentence(err),
+    ...(err instanceof EdgeApiError && err.status !== undefined ? { status: err.status } : {}),
+    ...(err instanceof EdgeApiError && err.errorKey ? { errorKey: err.errorKey } : {}),
+  };
+}
+
+export const UNKNOWN_OUTCOME_SENTENCE =
+  "Not known yet: the Edge API did not answer in time. edgeops is checking whether the change took effect.";
+
+/** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
+async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+  const { kind, params } = mustResolve(request);
+  try {
+    await kind.apply(deps, scopeOf(request), params);
+  } catch (err) {
+    if (outcomeUnknown(err)) {
+      deps.logger.warn(
+        { err, requestId: request.id },
+        "change sent but not answered; the reconciler decides",
+      );
+      const lastError: ApprovalError = { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+      const noted = await deps.store.approvals.annotate(request.id, "approved", {
+        lastError,
+        incrementAttempts: true,
+      });
+      countState(deps, "unknown");
+      await audit(deps, request, actorId, "apply", "unknown", { error: (err as EdgeApiError).kind });
+      return { kind: "unknown", request: noted ?? { ...request, lastError } };
+    }
+    const lastError = toApprovalError(err);
+    deps.logger.warn({ err, requestId: request.id, kind: request.kind }, "change failed");
+    const failed = await deps.store.approvals.transition(request.id, "approved", "failed", {
+      lastError,
+      failedAt: deps.now(),
+      incrementAttempts: true,
+    });
+    countState(deps, "failed");
+    await audit(deps, request, actorId, "apply", "failed", {
+      status: lastError.status ?? null,
+      errorKey: lastError.errorKey ?? null,
+      error: lastError.kind,
+    });
+    return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
+  }
+  // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
+  const applied = await deps.store.approvals.transition(request.id, ["approved", "failed"], "applied", {
+    lastError: null,
+    incrementAttempts: true,
+  });
+  countState(deps, "applied");
+  await audit(deps, request, actorId, "apply", "applied");
+  return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
+}
+
+async function loadForDecision(deps: Deps, input: DecisionInput) {
+  const request = await deps.store.approvals.get(input.requestId);
+  if (!request || request.teamId !== input.teamId) return undefined;
+  return request;
+}
+
+/** Expire a pending request whose time is up; the request for the one caller that did it. */
+export async function expireIfDue(
+  deps: Deps,
+  request: ApprovalRequest,
+): Promise<ApprovalRequest | undefined> {
+  if (request.state !== "pending" || request.expiresAt > deps.now()) return undefined;
+  const expired = await deps.store.approvals.transition(request.id, "pending", "expired", {
+    decidedAt: deps.now(),
+  });
+  if (expired) {
+    countState(deps, "expired");
+    await audit(deps, expired, "system", "expire", "expired");
+  }
+  return expired;
+}
+
+async function approversFor(
+  deps: Deps,
+  r: ApprovalRequest,
+): Promise<{ approvers: Approvers; approvals: string }> {
+  const policy = await deps.store.policies.getEffective(r.teamId, r.channelId);
+  const { kind } = mustResolve(r);
+  return {
+    approvals: policy.approvals,
+    approvers: kind.approvers === "admins" ? { kind: "admins" } : policy.approvers,
+  };
+}
+
+/** Approve: the requester and non-approvers are refused; one approver wins the CAS (before expiry) and applies. */
+export async function approve(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { kind: "not_found" };
+  if (request.state !== "pending") return { kind: "already_decided", request };
+  const expired = await expireIfDue(deps, request);
+  if (expired) return { kind: "expired", request: expired };
+  if (request.requesterId === input.userId) return { kind: "self_approval", request };
+  if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
+    return { kind: "not_approver", request };
+  // Expiry is part of the compare-and-set: a slow approver lookup can't approve a request that expired meanwhile.
+  const approved = await decide(
+    deps,
+    request,
+    "pending",
+    "approved",
+    { decidedBy: input.userId, decidedAt: deps.now() },
+    { notExpiredAt: deps.now() },
+  );
+  if (!approved.won) {
+    const lateExpiry = await expireIfDue(deps, approved.request);
+    if (lateExpiry) return { kind: "expired", request: lateExpiry };
+    return approved.request.state === "pending" && approved.request.expiresAt <= deps.now()
+      ? { kind: "expired", request: approved.request }
+      : { kind: "already_decided", request: approved.request };
+  }
+  countState(deps, "approved");
+  await audit(deps, approved.request, input.userId, "approve", "approved");
+  return applyApproved(deps, approved.request, input.userId);
+}
+
+/** Reject: approvers only; the CAS decides between a reject and an approve that race. */
+export async function reject(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { kind: "not_found" };
+  if (request.state !== "pending") return { kind: "already_decided", request };
+  const expired = await expireIfDue(deps, request);
+  if (expired) return { kind: "expired", request: expired };
+  if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
+    return { kind: "not_approver", request };
+  const rejected = await decide(deps, request, "pending", "rejected", {
+    decidedBy: input.userId,
+    decidedAt: deps.now(),
+  });
+  if (!rejected.won) return { kind: "already_decided", request: rejected.request };
+  countState(deps, "rejected");
+  await audit(deps, rejected.request, input.userId, "reject", "rejected");
+  return { kind: "rejected", request: rejected.request };
+}
+
+/**
+ * Retry a failed request: approvers only (or the requester where approvals are off); within the
+ * request's expiry window counted from its failure, and only while the setting is still what the
+ * request saw when it was made. Each press that wins failed → approved makes one attempt.
+ */
+export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { kind: "not_found" };
+  if (request.state !== "failed") return { kind: "already_decided", request };
+  const { kind, params } = mustResolve(request);
+  const rule = await approversFor(deps, request);
+  const requesterMayRetry =
+    kind.approvers === "policy" && rule.approvals === "off" && request.requesterId === input.userId;
+  if (!requesterMayRetry && !(await input.isApprover(input.userId, rule.approvers)))
+    return { kind: "not_approver", request };
+
+  const windowMs = Math.max(0, request.expiresAt - request.createdAt);
+  const failedAt = request.failedAt ?? request.updatedAt;
+  if (deps.now() > failedAt + windowMs) {
+    return closeFailed(deps, request, input.userId, "expired", {
+      kind: "retry_window",
+      message: `The time to retry this request is over (${Math.round(windowMs / 60_000)} minutes after it failed): make a new request with ${kind.askAgain(params)}.`,
+    });
+  }
+  const current = await kind.readCurrent(deps, scopeOf(request), params);
+  if (!sameValue(current, request.observed)) {
+    return closeFailed(deps, request, input.userId, "cancelled", {
+      kind: "changed_since",
+      message: `The setting changed since this request was made, so it was not retried: make a new request with ${kind.askAgain(params)}.`,
+    });
+  }
+  const approved = await decide(deps, request, "failed", "approved", { decidedBy: input.userId });
+  if (!approved.won) return { kind: "already_decided", request: approved.request };
+  await audit(deps, approved.request, input.userId, "retry", "approved");
+  return applyApproved(deps, approved.request, input.userId);
+}
+
+async function closeFailed(
+  deps: Deps,
+  request: ApprovalRequest,
+  userId: string,
+  to: "expired" | "cancelled",
+  lastError: ApprovalError,
+): Promise<DecisionOutcome> {
+  const closed = await decide(deps, request, "failed", to, { lastError, decidedAt: deps.now() });
+  if (!closed.won) return { kind: "already_decided", request: closed.request };
+  countState(deps, to);
+  await audit(deps, closed.request, userId, "retry", to, { reason: lastError.kind });
+  return { kind: "retry_closed", request: closed.request };
+}
+
+/** Cancel a pending request whose card could not be posted. */
+export async function cancel(deps: Deps, request: ApprovalRequest, reason: string): Promise<void> {
+  const cancelled = await deps.store.approvals.transition(request.id, "pending", "cancelled", {
+    decidedAt: deps.now(),
+  });
+  if (cancelled) {
+    countState(deps, "cancelled");
+    await audit(deps, cancelled, request.requesterId, "cancel", "cancelled", { reason });
+  }
+}
+
+/** Pending requests whose time is up, expired by whichever replica wins each CAS. */
+export async function expireDue(deps: Deps, limit = 100): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit);
+  const expired: ApprovalRequest[] = [];
+  for (const r of due) {
+    const won = await expireIfDue(deps, r);
+    if (won) expired.push(won);
+  }
+  return expired;
+}
+
+export const NOT_APPLIED_SENTENCE =
+  "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
+
+/**
+ * Requests left `approved` for over a minute (the apply's answer was lost, its `applied` write failed,
+ * or the process died between the compare-and-set and the call): re-read the current value and move
+ * each to applied (in force) or failed (with Retry). Whichever replica wins each CAS reports it.
+ */
+export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit);
+  const settled: ApprovalRequest[] = [];
+  for (const r of stale) {
+    const c = resolveChange(r);
+    if (!c) continue;
+    let current: unknown;
+    try {
+      current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+    } catch (err) {
+      deps.logger.warn(
+        { err, requestId: r.id },
+        "could not read the current value to reconcile; next sweep tries again",
+      );
+      continue;
+    }
+    const inForce = c.kind.inForce(c.params, current);
+    const moved = inForce
+      ? await deps.store.approvals.transition(r.id, "approved", "applied", { lastError: null })
+      : await deps.store.approvals.transition(r.id, "approved", "failed", {
+          lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
+          failedAt: deps.now(),
+        });
+    if (!moved) continue;
+    countState(deps, moved.state);
+    await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
+    settled.push(moved);
+  }
+  return settled;
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import {
+  type BotCategoryAction,
+  botCategoryActionLabel,
+  botCategoryLabel,
+} from "../../edge/schemas/shield.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import type { ChangeKind } from "../kind.js";
+
+export const botCategoryParams = z.object({
+  shieldZoneId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  category: z.number().int().min(1).max(7),
+  action: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+});
+export type BotCategoryParams = z.output<typeof botCategoryParams>;
+
+const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
+
+/** Set a bot category's action (Block / Allow / none) on a shield zone. */
+export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
+  name: "bot_category",
+  params: botCategoryParams,
+  approvers: "policy",
+  describe: (p) =>
+    `${p.action === 0 ? "Clear" : botCategoryActionLabel(p.action)} ${botCategoryLabel(p.category)} on shield zone ${p.shieldZoneId}`,
+  target: (p) => `shield zone ${p.shieldZoneId} / ${botCategoryLabel(p.category)}`,
+  details: (p, observed) => [
+    ["Shield zone", String(p.shieldZoneId)],
+    ["Category", botCategoryLabel(p.category)],
+    ["Action", `${actionWord(observed)} → *${actionWord(p.action)}*`],
+  ],
+  askAgain: (p) => `/edge bots ${p.shieldZoneId}`,
+  async readCurrent(deps, scope, p) {
+    const client = await edgeClientFor(deps, scope.teamId);
+    const categories = await client.getBotCategories(p.shieldZoneId);
+    return categories.find((c) => c.category === p.category)?.action ?? null;
+  },
+  inForce: (p, current) => current === p.action,
+  async apply(deps, scope, p) {
+    const client = await edgeClientFor(deps, scope.teamId);
+    await client.setBotCategoryAction(p.shieldZoneId, p.category, p.action as BotCategoryAction);
+  },
+};

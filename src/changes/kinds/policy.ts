@@ -1,0 +1,171 @@
+import { z } from "zod";
+import type { Deps } from "../../deps.js";
+import {
+  type Approvers,
+  DEFAULT_POLICY,
+  type EffectivePolicy,
+  type PolicyPatch,
+  type PolicyRow,
+  type PolicyValues,
+} from "../../store/index.js";
+import type { ChangeKind, ChangeScope } from "../kind.js";
+
+const approversSchema = z.union([
+  z.object({ kind: z.literal("admins") }),
+  z.object({ kind: z.literal("list"), users: z.array(z.string()), usergroups: z.array(z.string()) }),
+]);
+
+export const policyParams = z.object({
+  /** The workspace's rule, or one channel's override. */
+  channelId: z.string().min(1).nullable(),
+  /** Fields to set; null clears a channel's override of it. Absent with `reset`. */
+  set: z
+    .object({
+      approvals: z.enum(["required", "off"]).nullable().optional(),
+      approvers: approversSchema.nullable().optional(),
+      expiryMinutes: z.number().int().min(1).nullable().optional(),
+    })
+    .optional(),
+  /** Remove the channel's overrides. */
+  reset: z.literal(true).optional(),
+});
+export type PolicyParams = z.output<typeof policyParams>;
+
+/** A scope's own row: what it overrides (null = inherits); null when it has no row. */
+type PolicyLayer = Pick<PolicyRow, "approvals" | "approvers" | "expiryMinutes">;
+
+function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
+  if (!row) return null;
+  return { approvals: row.approvals, approvers: row.approvers, expiryMinutes: row.expiryMinutes };
+}
+
+/** With `mentions`, Slack mention markup for the (validated) ids; without, a count for plain text. */
+function approversText(a: Approvers, mentions = true): string {
+  if (a.kind === "admins") return "workspace admins";
+  if (!mentions) return `${a.users.length + a.usergroups.length} listed people or groups`;
+  return [...a.users.map((u) => `<@${u}>`), ...a.usergroups.map((g) => `<!subteam^${g}>`)].join(", ");
+}
+
+function patchText(p: PolicyParams, mentions = true): string {
+  if (p.reset) return "remove this channel's overrides";
+  const parts: string[] = [];
+  const s = p.set ?? {};
+  if (s.approvals !== undefined) parts.push(`approvals ${s.approvals ?? "inherited"}`);
+  if (s.approvers !== undefined)
+    parts.push(`approvers ${s.approvers === null ? "inherited" : approversText(s.approvers, mentions)}`);
+  if (s.expiryMinutes !== undefined)
+    parts.push(`expiry ${s.expiryMinutes === null ? "inherited" : `${s.expiryMinutes} minutes`}`);
+  return parts.join(", ");
+}
+
+const isSubset = (a: readonly string[], b: readonly string[]) => a.every((x) => b.includes(x));
+
+/**
+ * The ways `after` is looser than `before` (empty when it is as strict or stricter): approvals turned
+ * off, a longer expiry, approvers that are not a narrowing of the current list (admins is its own set).
+ */
+export function loosening(before: PolicyValues, after: PolicyValues): string[] {
+  const reasons: string[] = [];
+  if (before.approvals === "required" && after.approvals === "off") reasons.push("turns approvals off");
+  if (after.expiryMinutes > before.expiryMinutes) reasons.push("gives requests longer to be approved");
+  const a = before.approvers;
+  const b = after.approvers;
+  const narrower =
+    b.kind === a.kind &&
+    (b.kind === "admins" ||
+      (a.kind === "list" && isSubset(b.users, a.users) && isSubset(b.usergroups, a.usergroups)));
+  if (!narrower) reasons.push("changes who can approve");
+  return reasons;
+}
+
+/** The policy in force in the scope once `p` is applied over `current` (its own row). */
+async function policyAfter(deps: Deps, teamId: string, p: PolicyParams): Promise<PolicyValues> {
+  const workspace = await deps.store.policies.getEffective(teamId);
+  const own = p.channelId ? layerOf(await deps.store.policies.getChannel(teamId, p.channelId)) : null;
+  if (p.channelId === null) {
+    const ws = layerOf(await deps.store.policies.getWorkspace(teamId));
+    const s = p.set ?? {};
+    const pick = <K extends keyof PolicyValues>(k: K): PolicyValues[K] =>
+      ((s[k] !== undefined ? s[k] : ws?.[k]) ?? DEFAULT_POLICY[k]) as PolicyValues[K];
+    return {
+      approvals: pick("approvals"),
+      approvers: pick("approvers"),
+      expiryMinutes: pick("expiryMinutes"),
+    };
+  }
+  const s = p.reset ? {} : (p.set ?? {});
+  const base = p.reset ? null : own;
+  const pick = <K extends keyof PolicyValues>(k: K): PolicyValues[K] =>
+    ((s[k] !== undefined ? s[k] : base?.[k]) ?? workspace[k]) as PolicyValues[K];
+  return { approvals: pick("approvals"), approvers: pick("approvers"), expiryMinutes: pick("expiryMinutes") };
+}
+
+async function policyBefore(deps: Deps, teamId: string, p: PolicyParams): Promise<EffectivePolicy> {
+  return deps.store.policies.getEffective(teamId, p.channelId ?? undefined);
+}
+
+/** Why this change loosens the rule in its scope (empty when it does not). */
+export async function policyLoosening(deps: Deps, teamId: string, p: PolicyParams): Promise<string[]> {
+  return loosening(await policyBefore(deps, teamId, p), await policyAfter(deps, teamId, p));
+}
+
+function toPatch(p: PolicyParams, userId: string): PolicyPatch {
+  const patch: PolicyPatch = { updatedBy: userId };
+  const s = p.set ?? {};
+  if (s.approvals !== undefined) patch.approvals = s.approvals;
+  if (s.approvers !== undefined) patch.approvers = s.approvers;
+  if (s.expiryMinutes !== undefined) patch.expiryMinutes = s.expiryMinutes;
+  return patch;
+}
+
+/**
+ * A change to the approval policy. Tightening applies at once; loosening a policy that requires
+ * approvals needs a second admin, so the two-person rule has no side door.
+ */
+export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
+  name: "policy",
+  params: policyParams,
+  approvers: "admins",
+  describe: (p) =>
+    `Approval policy for ${p.channelId ? "this channel" : "the workspace"}: ${patchText(p, false)}`,
+  target: (p) => (p.channelId ? `policy of channel ${p.channelId}` : "workspace policy"),
+  details: (p, observed) => [
+    ["Scope", p.channelId ? `channel <#${p.channelId}>` : "workspace"],
+    ["Change", patchText(p)],
+    [
+      "Before",
+      observed
+        ? [
+            `approvals ${observed.approvals ?? "inherited"}`,
+            `approvers ${observed.approvers ? approversText(observed.approvers) : "inherited"}`,
+            `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
+          ].join(", ")
+        : "no override (inherited)",
+    ],
+  ],
+  askAgain: () => "/edge policy",
+  async readCurrent(deps, scope, p) {
+    const row = p.channelId
+      ? await deps.store.policies.getChannel(scope.teamId, p.channelId)
+      : await deps.store.policies.getWorkspace(scope.teamId);
+    return layerOf(row);
+  },
+  inForce(p, current) {
+    if (p.reset) return current === null;
+    const s = p.set ?? {};
+    return (Object.keys(s) as (keyof typeof s)[]).every(
+      (k) => JSON.stringify(s[k] ?? null) === JSON.stringify(current?.[k] ?? null),
+    );
+  },
+  async apply(deps, scope: ChangeScope, p) {
+    const { policies } = deps.store;
+    if (p.channelId && p.reset) await policies.clearChannel(scope.teamId, p.channelId);
+    else if (p.channelId) await policies.setChannel(scope.teamId, p.channelId, toPatch(p, scope.userId));
+    else await policies.setWorkspace(scope.teamId, toPatch(p, scope.userId));
+  },
+  async needsApproval(p, _current, _policy, deps, scope) {
+    const before = await policyBefore(deps, scope.teamId, p);
+    if (before.approvals !== "required") return false;
+    return (await policyLoosening(deps, scope.teamId, p)).length > 0;
+  },
+};
