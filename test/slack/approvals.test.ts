@@ -87,7 +87,9 @@ async function loosenPolicy(h: Harness, text: string, channelId = "C0001") {
   await h.click(approvePolicy, { userId: CAROL, channelId });
   await h.slack.waitForCall(
     "chat.update",
-    (c) => blocksText(c.args.blocks).includes("Approval policy for") && blocksText(c.args.blocks).includes("is in effect"),
+    (c) =>
+      blocksText(c.args.blocks).includes("Approval policy for") &&
+      blocksText(c.args.blocks).includes("is in effect"),
   );
   h.slack.clear();
   return changed;

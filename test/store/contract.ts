@@ -10,8 +10,8 @@ import {
   StoreError,
   storeInternals,
 } from "../../src/store/index.js";
-import { rotateAll } from "../../src/store/rotate.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
+import { rotateAll } from "../../src/store/rotate.js";
 import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
 
 /** One empty database for one test. */

@@ -41,6 +41,8 @@ export interface SlackFault {
   retryAfterSec?: number;
   /** Only when the call's channel is this one. */
   channel?: string;
+  /** Answer after this long (alone or with error / retryAfterSec). */
+  latencyMs?: number;
   times?: number;
 }
 
@@ -205,6 +207,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       calls.push({ method, args, token, at: Date.now() });
       notify();
       const fault = takeFault(method, args);
+      if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
       if (fault?.retryAfterSec !== undefined) {
         return send(429, { ok: false, error: "ratelimited" }, { "retry-after": String(fault.retryAfterSec) });
       }

@@ -99,9 +99,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
+  let clockOffset = 0;
+  // One clock for the bot and its store, as in production (src/bot.ts), moved by advanceClock.
+  const now = () => (options.now ?? Date.now)() + clockOffset;
   const store = await openStore({
     config,
     logger,
+    now,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
   });
   if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
@@ -114,14 +118,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     retry: RETRY_FAST,
   });
-  let clockOffset = 0;
   const deps: Deps = {
     config,
     logger,
     store,
     edge,
     metrics: createMetrics({ defaults: false }),
-    now: () => (options.now ?? Date.now)() + clockOffset,
+    now,
   };
   const app = createSlackApp({
     deps,
