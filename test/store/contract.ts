@@ -564,6 +564,40 @@ export function storeContract(h: EngineHarness): void {
         });
       });
 
+      it("reads a row written before change kinds existed as a bot-category change", async () => {
+        const store = await open();
+        const { db } = storeInternals(store).context;
+        await db
+          .insertInto("approval_requests")
+          .values({
+            id: "legacy-row-0123456789",
+            team_id: "T1",
+            channel_id: "C1",
+            requester_id: "U1",
+            shield_zone_id: 77,
+            category: 2,
+            requested_action: 2,
+            previous_action: 1,
+            state: "pending",
+            decided_by: null,
+            decided_at: null,
+            expires_at: base.expiresAt,
+            message_channel: null,
+            message_ts: null,
+            attempts: 0,
+            last_error: null,
+            created_at: clock,
+            updated_at: clock,
+          } as never)
+          .execute();
+        expect(await store.approvals.get("legacy-row-0123456789")).toMatchObject({
+          kind: "bot_category",
+          params: { shieldZoneId: 77, category: 2, action: 2 },
+          observed: 1,
+          failedAt: null,
+        });
+      });
+
       it("an approval's compare-and-set refuses a request whose expiry has passed", async () => {
         const store = await open();
         const r = await store.approvals.create(base);
