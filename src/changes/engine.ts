@@ -55,6 +55,9 @@ export type DecisionOutcome =
   | { kind: "already_decided"; request: ApprovalRequest }
   | { kind: "expired"; request: ApprovalRequest }
   | { kind: "rejected"; request: ApprovalRequest }
+  /** Counted, but more approvers are needed. */
+  | { kind: "approval_recorded"; request: ApprovalRequest; remaining: number }
+  | { kind: "already_approved"; request: ApprovalRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
   | { kind: "retry_closed"; request: ApprovalRequest }
   | ChangeOutcome;
@@ -156,6 +159,7 @@ export async function requestChange<P, V>(
       params: input.params,
       observed: current,
       expiresAt: deps.now() + policy.expiryMinutes * 60_000,
+      approvalsNeeded: kind.approvers === "admins" ? 1 : policy.approvalsNeeded,
     });
   } catch (err) {
     const raced = err instanceof StoreError ? await deps.store.approvals.get(input.requestId) : undefined;
@@ -285,25 +289,56 @@ export async function approve(deps: Deps, input: DecisionInput): Promise<Decisio
   if (request.requesterId === input.userId) return { kind: "self_approval", request };
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  // Expiry is part of the compare-and-set: a slow approver lookup can't approve a request that expired meanwhile.
-  const approved = await decide(
-    deps,
-    request,
-    "pending",
-    "approved",
-    { decidedBy: input.userId, decidedAt: deps.now() },
-    { notExpiredAt: deps.now() },
-  );
-  if (!approved.won) {
-    const lateExpiry = await expireIfDue(deps, approved.request);
-    if (lateExpiry) return { kind: "expired", request: lateExpiry };
-    return approved.request.state === "pending" && approved.request.expiresAt <= deps.now()
-      ? { kind: "expired", request: approved.request }
-      : { kind: "already_decided", request: approved.request };
+  return recordApproval(deps, request, input.userId);
+}
+
+/**
+ * One more distinct approver, by compare-and-set on the approvers so far: the Nth moves the request to
+ * approved and applies it; earlier ones are recorded. Expiry is part of every compare-and-set, so a slow
+ * approver lookup can't approve a request that expired meanwhile. A lost race re-reads and tries again.
+ */
+async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string): Promise<DecisionOutcome> {
+  let request = first;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (request.state !== "pending") return { kind: "already_decided", request };
+    const expired = await expireIfDue(deps, request);
+    if (expired) return { kind: "expired", request: expired };
+    if (request.state === "pending" && request.expiresAt <= deps.now()) return { kind: "expired", request };
+    if (request.approvedBy.includes(userId)) return { kind: "already_approved", request };
+    const approvedBy = [...request.approvedBy, userId];
+    const guard = { notExpiredAt: deps.now(), approvedBy: request.approvedBy };
+    if (approvedBy.length >= request.approvalsNeeded) {
+      const approved = await deps.store.approvals.transition(
+        request.id,
+        "pending",
+        "approved",
+        { decidedBy: userId, decidedAt: deps.now(), approvedBy },
+        guard,
+      );
+      if (approved) {
+        countState(deps, "approved");
+        await audit(deps, approved, userId, "approve", "approved", { approvedBy });
+        return applyApproved(deps, approved, userId);
+      }
+    } else {
+      const recorded = await deps.store.approvals.annotate(request.id, "pending", { approvedBy }, guard);
+      if (recorded) {
+        await audit(deps, recorded, userId, "approve", "recorded", {
+          approvedBy,
+          needed: recorded.approvalsNeeded,
+        });
+        return {
+          kind: "approval_recorded",
+          request: recorded,
+          remaining: recorded.approvalsNeeded - approvedBy.length,
+        };
+      }
+    }
+    const latest = await deps.store.approvals.get(request.id);
+    if (!latest) return { kind: "not_found" };
+    request = latest;
   }
-  countState(deps, "approved");
-  await audit(deps, approved.request, input.userId, "approve", "approved");
-  return applyApproved(deps, approved.request, input.userId);
+  return { kind: "already_decided", request };
 }
 
 /** Reject: approvers only; the CAS decides between a reject and an approve that race. */

@@ -58,6 +58,10 @@ export interface ApprovalRequest {
   lastError: ApprovalError | null;
   /** When the last attempt failed (the Retry window counts from here). */
   failedAt: number | null;
+  /** Distinct approvers needed (fixed when the request was made). */
+  approvalsNeeded: number;
+  /** Who approved so far, in order. */
+  approvedBy: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -72,6 +76,8 @@ export interface NewApprovalRequest {
   params: unknown;
   observed?: unknown;
   expiresAt: number;
+  /** Default 1. */
+  approvalsNeeded?: number;
 }
 
 export interface ApprovalPatch {
@@ -82,11 +88,14 @@ export interface ApprovalPatch {
   /** Add one to the attempt count in the same statement. */
   incrementAttempts?: boolean;
   expiresAt?: number;
+  approvedBy?: string[];
 }
 
 export interface TransitionGuard {
   /** Only while expires_at > this instant (approval: an expired request can't be approved). */
   notExpiredAt?: number;
+  /** Only while the approvers so far are exactly these (one more approval at a time). */
+  approvedBy?: string[];
 }
 
 export interface ApprovalsRepo {
@@ -105,7 +114,12 @@ export interface ApprovalsRepo {
     guard?: TransitionGuard,
   ): Promise<ApprovalRequest | undefined>;
   /** Change fields of a request while it is still in `state` (no state change); undefined when it moved on. */
-  annotate(id: string, state: ApprovalState, patch: ApprovalPatch): Promise<ApprovalRequest | undefined>;
+  annotate(
+    id: string,
+    state: ApprovalState,
+    patch: ApprovalPatch,
+    guard?: TransitionGuard,
+  ): Promise<ApprovalRequest | undefined>;
   /** Where the approval card was posted. */
   setMessage(id: string, channel: string, ts: string): Promise<boolean>;
   listPending(teamId: string): Promise<ApprovalRequest[]>;
@@ -155,6 +169,8 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     attempts: Number(r.attempts),
     lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as ApprovalError),
     failedAt: r.failed_at === null || r.failed_at === undefined ? null : Number(r.failed_at),
+    approvalsNeeded: Number(r.approvals_needed ?? 1),
+    approvedBy: JSON.parse(r.approved_by ?? "[]") as string[],
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -194,6 +210,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
     ...(patch.expiresAt !== undefined ? { expires_at: patch.expiresAt } : {}),
     ...(patch.failedAt !== undefined ? { failed_at: patch.failedAt } : {}),
+    ...(patch.approvedBy !== undefined ? { approved_by: JSON.stringify(patch.approvedBy) } : {}),
     ...(patch.lastError !== undefined
       ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
@@ -207,6 +224,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       if (!req.kind || !/^[a-z_]{1,40}$/.test(req.kind)) throw invalid("kind must be a change kind's name");
       if (req.params === undefined) throw invalid("params are required");
       checkInt("expiresAt", req.expiresAt, 0, Number.MAX_SAFE_INTEGER);
+      if (req.approvalsNeeded !== undefined) checkInt("approvalsNeeded", req.approvalsNeeded, 1, 10);
       const at = now();
       const row: ApprovalRequestsTable = {
         id: req.id ?? newId(),
@@ -228,6 +246,8 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         params: JSON.stringify(req.params),
         observed: req.observed === undefined ? null : JSON.stringify(req.observed),
         failed_at: null,
+        approvals_needed: req.approvalsNeeded ?? 1,
+        approved_by: "[]",
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);
@@ -257,18 +277,20 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .where("id", "=", id)
         .where("state", "in", froms);
       if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
+      if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
 
-    async annotate(id: string, state: ApprovalState, patch: ApprovalPatch) {
-      const r = await db
+    async annotate(id: string, state: ApprovalState, patch: ApprovalPatch, guard: TransitionGuard = {}) {
+      let q = db
         .updateTable("approval_requests")
         .set((eb) => patchColumns(eb, patch))
         .where("id", "=", id)
-        .where("state", "=", state)
-        .returningAll()
-        .executeTakeFirst();
+        .where("state", "=", state);
+      if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
+      if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
+      const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
 

@@ -37,6 +37,7 @@ export interface PoliciesTable {
   approvals: string | null;
   approvers: string | null;
   expiry_minutes: number | null;
+  approvals_needed: number | null;
   updated_by: string | null;
   updated_at: number;
 }
@@ -67,6 +68,10 @@ export interface ApprovalRequestsTable {
   /** JSON: the value the request saw when it was made. */
   observed: string | null;
   failed_at: number | null;
+  /** Distinct approvers a request needs (fixed when it is made). */
+  approvals_needed: number;
+  /** JSON array of the user ids who approved so far. */
+  approved_by: string;
 }
 
 export interface SchedulesTable {

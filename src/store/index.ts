@@ -20,6 +20,7 @@ export type {
   ApprovalState,
   ApprovalsRepo,
   NewApprovalRequest,
+  TransitionGuard,
 } from "./approvals.js";
 export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
 export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
@@ -39,7 +40,7 @@ export type {
   PolicySource,
   PolicyValues,
 } from "./policies.js";
-export { DEFAULT_POLICY } from "./policies.js";
+export { DEFAULT_POLICY, MAX_APPROVALS_NEEDED } from "./policies.js";
 export type { NewSchedule, Schedule, ScheduleKind, ScheduleRun, SchedulesRepo } from "./schedules.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 

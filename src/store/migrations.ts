@@ -128,7 +128,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "change requests of any kind",
+    name: "change requests of any kind, N approvers",
     async up(db, engine) {
       const ts = engine === "postgres" ? "bigint" : "integer";
       await db.schema
@@ -138,6 +138,15 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable("approval_requests").addColumn("params", "text").execute();
       await db.schema.alterTable("approval_requests").addColumn("observed", "text").execute();
       await db.schema.alterTable("approval_requests").addColumn("failed_at", ts).execute();
+      await db.schema
+        .alterTable("approval_requests")
+        .addColumn("approvals_needed", "integer", (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .alterTable("approval_requests")
+        .addColumn("approved_by", "text", (c) => c.notNull().defaultTo("[]"))
+        .execute();
+      await db.schema.alterTable("policies").addColumn("approvals_needed", "integer").execute();
       // The reconciler looks for approved requests by age.
       await db.schema
         .createIndex("approval_requests_state_updated")

@@ -8,6 +8,8 @@ export interface PolicyValues {
   approvals: ApprovalsMode;
   approvers: Approvers;
   expiryMinutes: number;
+  /** How many distinct approvers a request needs when approvals are required. */
+  approvalsNeeded: number;
 }
 
 /** Fields to change: a value sets it, null clears it (inherit again), absent leaves it alone. */
@@ -15,6 +17,7 @@ export interface PolicyPatch {
   approvals?: ApprovalsMode | null;
   approvers?: Approvers | null;
   expiryMinutes?: number | null;
+  approvalsNeeded?: number | null;
   updatedBy?: string;
 }
 
@@ -26,6 +29,7 @@ export interface PolicyRow {
   approvals: ApprovalsMode | null;
   approvers: Approvers | null;
   expiryMinutes: number | null;
+  approvalsNeeded: number | null;
   updatedBy: string | null;
   updatedAt: number;
 }
@@ -33,14 +37,22 @@ export interface PolicyRow {
 export type PolicySource = "channel" | "workspace" | "default";
 
 export interface EffectivePolicy extends PolicyValues {
-  source: { approvals: PolicySource; approvers: PolicySource; expiryMinutes: PolicySource };
+  source: {
+    approvals: PolicySource;
+    approvers: PolicySource;
+    expiryMinutes: PolicySource;
+    approvalsNeeded: PolicySource;
+  };
 }
 
 export const DEFAULT_POLICY: Readonly<PolicyValues> = Object.freeze({
   approvals: "required",
   approvers: Object.freeze({ kind: "admins" }) as Approvers,
   expiryMinutes: 30,
+  approvalsNeeded: 1,
 });
+
+export const MAX_APPROVALS_NEEDED = 10;
 
 export const MAX_EXPIRY_MINUTES = 7 * 24 * 60;
 
@@ -68,6 +80,12 @@ function validate(patch: PolicyPatch): void {
     const m = patch.expiryMinutes;
     if (!Number.isInteger(m) || m < 1 || m > MAX_EXPIRY_MINUTES) {
       throw bad(`Expiry must be a whole number of minutes from 1 to ${MAX_EXPIRY_MINUTES}`);
+    }
+  }
+  if (patch.approvalsNeeded != null) {
+    const n = patch.approvalsNeeded;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_APPROVALS_NEEDED) {
+      throw bad(`The number of approvers must be a whole number from 1 to ${MAX_APPROVALS_NEEDED}`);
     }
   }
   const a = patch.approvers;
@@ -105,6 +123,7 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     approvals: string | null;
     approvers: string | null;
     expiry_minutes: number | null;
+    approvals_needed: number | null;
     updated_by: string | null;
     updated_at: number;
   };
@@ -114,6 +133,8 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     approvals: r.approvals as ApprovalsMode | null,
     approvers: r.approvers === null ? null : (JSON.parse(r.approvers) as Approvers),
     expiryMinutes: r.expiry_minutes === null ? null : Number(r.expiry_minutes),
+    approvalsNeeded:
+      r.approvals_needed === null || r.approvals_needed === undefined ? null : Number(r.approvals_needed),
     updatedBy: r.updated_by,
     updatedAt: Number(r.updated_at),
   });
@@ -138,6 +159,7 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       set.approvers = patch.approvers === null ? null : JSON.stringify(normalizeApprovers(patch.approvers));
     }
     if (patch.expiryMinutes !== undefined) set.expiry_minutes = patch.expiryMinutes;
+    if (patch.approvalsNeeded !== undefined) set.approvals_needed = patch.approvalsNeeded;
     const row = await db
       .insertInto("policies")
       .values({
@@ -146,6 +168,7 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
         approvals: set.approvals ?? null,
         approvers: set.approvers ?? null,
         expiry_minutes: set.expiry_minutes ?? null,
+        approvals_needed: set.approvals_needed ?? null,
         updated_by: set.updated_by ?? null,
         updated_at: at,
       })
@@ -179,11 +202,13 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       const [approvals, s1] = pick("approvals");
       const [approvers, s2] = pick("approvers");
       const [expiryMinutes, s3] = pick("expiryMinutes");
+      const [approvalsNeeded, s4] = pick("approvalsNeeded");
       return {
         approvals,
         approvers: normalizeApprovers(approvers),
         expiryMinutes,
-        source: { approvals: s1, approvers: s2, expiryMinutes: s3 },
+        approvalsNeeded,
+        source: { approvals: s1, approvers: s2, expiryMinutes: s3, approvalsNeeded: s4 },
       };
     },
     getWorkspace: (teamId: string) => getRow(teamId, WORKSPACE),

@@ -91,6 +91,8 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   attempts: 0,
   lastError: null,
   failedAt: null,
+  approvalsNeeded: 1,
+  approvedBy: [],
   createdAt: 0,
   updatedAt: 0,
   ...over,

@@ -335,3 +335,86 @@ describe("five reconcilers at once settle a stale request once", () => {
     }
   });
 });
+
+async function twoApproversRace(options: HarnessOptions) {
+  const h = await startHarness(options);
+  try {
+    const approvers = Array.from({ length: 20 }, (_, i) => `UA${String(i).padStart(2, "0")}`);
+    for (const id of approvers) h.slack.users.set(id, { id, is_admin: true });
+    // More approvers per request is a tightening: it applies at once.
+    expect((await command(h, "policy approvals 2", ALICE)).text).toContain("2 approvers");
+    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    await requestBlock(h, 5);
+    const { approve } = await pendingCard(h, "Ads");
+    const clicks = await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
+    expect(clicks.every((c) => c.status === 200)).toBe(true);
+    await cardUpdate(h, (t) => t.includes("Ads") && t.includes("is in effect"));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(puts(h)).toHaveLength(1);
+    // Two distinct approvers made it applied (the policy change was the other applied request).
+    expect(await h.store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect((await h.store.approvals.countByState("T0001")).applied).toBe(2);
+    const card = h.slack.callsTo("chat.update").map((c) => blocksText(c.args.blocks));
+    expect(card.filter((t) => t.includes("is in effect") && t.includes("Ads"))).toHaveLength(1);
+  } finally {
+    await h.close();
+  }
+}
+
+describe("N approvers (issue 14)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("the card counts distinct approvers; the same approver twice counts once; the Nth applies with one PUT", async () => {
+    await command(h, "policy approvals 2", ALICE);
+    expect((await command(h, "policy", BOB)).text).toContain("Required (2 approvers");
+    await requestBlock(h, 1);
+    const { approve } = await pendingCard(h, "SEO");
+    const first = await h.click(approve, { userId: CAROL });
+    expect(blocksText((await h.slack.waitForResponse(first.responseId)).body.blocks)).toContain(
+      "1 more approver is needed",
+    );
+    const counted = await cardUpdate(h, (t) => t.includes("Approved by 1 of 2"));
+    expect(blocksText(counted.args.blocks)).toContain("<@U0003>");
+    expect(findButtons(counted.args.blocks).some((b) => b.action_id === ACTIONS.approve)).toBe(true);
+    const again = await h.click(approve, { userId: CAROL });
+    expect(blocksText((await h.slack.waitForResponse(again.responseId)).body.blocks)).toContain(
+      "already approved",
+    );
+    const self = await h.click(approve, { userId: BOB });
+    expect(blocksText((await h.slack.waitForResponse(self.responseId)).body.blocks)).toContain(
+      "someone else",
+    );
+    expect(puts(h)).toHaveLength(0);
+    await h.click(approve, { userId: ALICE });
+    const applied = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("is in effect"));
+    expect(blocksText(applied.args.blocks)).toContain("<@U0003>, <@U0001>");
+    expect(puts(h)).toHaveLength(1);
+  });
+
+  it("fewer approvers per request is a loosening: another admin approves it", async () => {
+    h.slack.clear();
+    const asked = await command(h, "policy approvals 1", ALICE);
+    expect(asked.text).toContain("needs fewer approvers");
+    expect((await command(h, "policy", BOB)).text).toContain("Required (2 approvers");
+  });
+});
+
+describe("twenty concurrent approvers with two needed: one PUT", () => {
+  it("on SQLite", async () => {
+    await twoApproversRace({});
+  });
+  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
+    const schema = randomSchema();
+    try {
+      await twoApproversRace({ pgSchema: schema });
+    } finally {
+      await dropSchema(schema).catch(() => undefined);
+    }
+  });
+});

@@ -24,6 +24,7 @@ export const policyParams = z.object({
       approvals: z.enum(["required", "off"]).nullable().optional(),
       approvers: approversSchema.nullable().optional(),
       expiryMinutes: z.number().int().min(1).nullable().optional(),
+      approvalsNeeded: z.number().int().min(1).nullable().optional(),
     })
     .optional(),
   /** Remove the channel's overrides. */
@@ -32,11 +33,16 @@ export const policyParams = z.object({
 export type PolicyParams = z.output<typeof policyParams>;
 
 /** A scope's own row: what it overrides (null = inherits); null when it has no row. */
-type PolicyLayer = Pick<PolicyRow, "approvals" | "approvers" | "expiryMinutes">;
+type PolicyLayer = Pick<PolicyRow, "approvals" | "approvers" | "expiryMinutes" | "approvalsNeeded">;
 
 function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
   if (!row) return null;
-  return { approvals: row.approvals, approvers: row.approvers, expiryMinutes: row.expiryMinutes };
+  return {
+    approvals: row.approvals,
+    approvers: row.approvers,
+    expiryMinutes: row.expiryMinutes,
+    approvalsNeeded: row.approvalsNeeded,
+  };
 }
 
 /** With `mentions`, Slack mention markup for the (validated) ids; without, a count for plain text. */
@@ -55,6 +61,10 @@ function patchText(p: PolicyParams, mentions = true): string {
     parts.push(`approvers ${s.approvers === null ? "inherited" : approversText(s.approvers, mentions)}`);
   if (s.expiryMinutes !== undefined)
     parts.push(`expiry ${s.expiryMinutes === null ? "inherited" : `${s.expiryMinutes} minutes`}`);
+  if (s.approvalsNeeded !== undefined)
+    parts.push(
+      `${s.approvalsNeeded === null ? "inherited number of" : s.approvalsNeeded} approvers per request`,
+    );
   return parts.join(", ");
 }
 
@@ -68,6 +78,7 @@ export function loosening(before: PolicyValues, after: PolicyValues): string[] {
   const reasons: string[] = [];
   if (before.approvals === "required" && after.approvals === "off") reasons.push("turns approvals off");
   if (after.expiryMinutes > before.expiryMinutes) reasons.push("gives requests longer to be approved");
+  if (after.approvalsNeeded < before.approvalsNeeded) reasons.push("needs fewer approvers");
   const a = before.approvers;
   const b = after.approvers;
   const narrower =
@@ -87,17 +98,22 @@ async function policyAfter(deps: Deps, teamId: string, p: PolicyParams): Promise
     const s = p.set ?? {};
     const pick = <K extends keyof PolicyValues>(k: K): PolicyValues[K] =>
       ((s[k] !== undefined ? s[k] : ws?.[k]) ?? DEFAULT_POLICY[k]) as PolicyValues[K];
-    return {
-      approvals: pick("approvals"),
-      approvers: pick("approvers"),
-      expiryMinutes: pick("expiryMinutes"),
-    };
+    return valuesFrom(pick);
   }
   const s = p.reset ? {} : (p.set ?? {});
   const base = p.reset ? null : own;
   const pick = <K extends keyof PolicyValues>(k: K): PolicyValues[K] =>
     ((s[k] !== undefined ? s[k] : base?.[k]) ?? workspace[k]) as PolicyValues[K];
-  return { approvals: pick("approvals"), approvers: pick("approvers"), expiryMinutes: pick("expiryMinutes") };
+  return valuesFrom(pick);
+}
+
+function valuesFrom(pick: <K extends keyof PolicyValues>(k: K) => PolicyValues[K]): PolicyValues {
+  return {
+    approvals: pick("approvals"),
+    approvers: pick("approvers"),
+    expiryMinutes: pick("expiryMinutes"),
+    approvalsNeeded: pick("approvalsNeeded"),
+  };
 }
 
 async function policyBefore(deps: Deps, teamId: string, p: PolicyParams): Promise<EffectivePolicy> {
@@ -115,6 +131,7 @@ function toPatch(p: PolicyParams, userId: string): PolicyPatch {
   if (s.approvals !== undefined) patch.approvals = s.approvals;
   if (s.approvers !== undefined) patch.approvers = s.approvers;
   if (s.expiryMinutes !== undefined) patch.expiryMinutes = s.expiryMinutes;
+  if (s.approvalsNeeded !== undefined) patch.approvalsNeeded = s.approvalsNeeded;
   return patch;
 }
 
@@ -139,6 +156,7 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
             `approvals ${observed.approvals ?? "inherited"}`,
             `approvers ${observed.approvers ? approversText(observed.approvers) : "inherited"}`,
             `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
+            `${observed.approvalsNeeded ?? "inherited number of"} approvers per request`,
           ].join(", ")
         : "no override (inherited)",
     ],

@@ -157,6 +157,14 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
               ].join(", ")
           : undefined;
     if (who) blocks.push(context(`Approvers: ${who} (not the requester).`));
+    if (r.approvalsNeeded > 1) {
+      const so = r.approvedBy.length > 0 ? `: ${r.approvedBy.map((u) => `<@${u}>`).join(", ")}` : "";
+      blocks.push(
+        context(
+          `:busts_in_silhouette: Approved by ${r.approvedBy.length} of ${r.approvalsNeeded}${so} · ${r.approvalsNeeded - r.approvedBy.length} more needed.`,
+        ),
+      );
+    }
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
@@ -166,7 +174,8 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     );
     blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
   } else {
-    const by = r.decidedBy ? `<@${r.decidedBy}>` : "edgeops";
+    const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
+    const by = approvers.length > 0 ? approvers.map((u) => `<@${u}>`).join(", ") : "edgeops";
     const when = r.decidedAt ? slackDateFromMs(r.decidedAt) : "";
     const verb =
       r.state === "rejected"

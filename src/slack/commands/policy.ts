@@ -1,7 +1,12 @@
 import { requestChange } from "../../changes/engine.js";
 import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
-import type { Approvers, EffectivePolicy, PolicyPatch } from "../../store/index.js";
+import {
+  type Approvers,
+  type EffectivePolicy,
+  MAX_APPROVALS_NEEDED,
+  type PolicyPatch,
+} from "../../store/index.js";
 import { context, fields, header, type Reply, sentenceReply } from "../blocks/common.js";
 import { postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
@@ -10,6 +15,7 @@ import type { CommandContext, Subcommand } from "./types.js";
 const EXAMPLES = [
   "/edge policy",
   "/edge policy approvals off here",
+  "/edge policy approvals 2",
   "/edge policy approvers @oncall-leads @alice",
   "/edge policy expiry 60",
 ];
@@ -33,12 +39,12 @@ export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
     blocks: [
       header("Approval policy in force here"),
       fields([
-        `*Approvals*\n${p.approvals === "required" ? "Required (a second person approves)" : "Off (applied at once)"}\n_${SOURCE[p.source.approvals]}_`,
+        `*Approvals*\n${p.approvals === "required" ? (p.approvalsNeeded > 1 ? `Required (${p.approvalsNeeded} approvers, not the requester)` : "Required (a second person approves)") : "Off (applied at once)"}\n_${SOURCE[p.source.approvals]}_`,
         `*Approvers*\n${approversText(p.approvers)}\n_${SOURCE[p.source.approvers]}_`,
         `*Expiry*\n${p.expiryMinutes} minutes\n_${SOURCE[p.source.expiryMinutes]}_`,
       ]),
       context(
-        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
+        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off|<n> [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
       ),
     ],
   };
@@ -73,8 +79,16 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
   switch (what?.toLowerCase()) {
     case "approvals": {
       const mode = rest[0]?.toLowerCase();
+      if (rest.length === 1 && mode && /^\d+$/.test(mode)) {
+        const n = Number(mode);
+        if (n < 1 || n > MAX_APPROVALS_NEEDED)
+          throw usage(`A request can need 1 to ${MAX_APPROVALS_NEEDED} approvers: /edge policy approvals 2`);
+        return { patch: { approvals: "required", approvalsNeeded: n }, here };
+      }
       if (rest.length !== 1 || (mode !== "required" && mode !== "off"))
-        throw usage("Approvals are required or off: /edge policy approvals off here");
+        throw usage(
+          "Approvals are required, off, or a number of approvers: /edge policy approvals off here, /edge policy approvals 2",
+        );
       return { patch: { approvals: mode }, here };
     }
     case "approvers":
@@ -156,7 +170,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
 
 export const policyCommand: Subcommand = {
   name: "policy",
-  usage: "policy [approvals required|off | approvers admins|@group|@user … | expiry <minutes>] [here]",
+  usage: "policy [approvals required|off|<n> | approvers admins|@group|@user … | expiry <minutes>] [here]",
   summary:
     "The approval policy in force in this channel; admins change it for the workspace or, with `here`, this channel.",
   examples: EXAMPLES,

@@ -22,6 +22,10 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): string |
     case "expired":
     case "retry_closed":
       return requestStateSentence(outcome.request);
+    case "approval_recorded":
+      return `Your approval is recorded: ${outcome.remaining} more ${outcome.remaining === 1 ? "approver is" : "approvers are"} needed.`;
+    case "already_approved":
+      return "You already approved this request; it needs another approver.";
     default:
       return undefined;
   }
@@ -46,9 +50,15 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     }
     ctx.logger.info({ decision, outcome: outcome.kind, requestId: ctx.value }, "approval card clicked");
     // Only the click that decided updates the card: a loser's view may be older than the winner's.
-    const decidedHere = ["expired", "rejected", "applied", "failed", "unknown", "retry_closed"].includes(
-      outcome.kind,
-    );
+    const decidedHere = [
+      "expired",
+      "rejected",
+      "applied",
+      "failed",
+      "unknown",
+      "retry_closed",
+      "approval_recorded",
+    ].includes(outcome.kind);
     if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
     const sentence = privateSentence(outcome, decision);
     if (sentence) await answerPrivately(args, sentence, ctx.logger);
