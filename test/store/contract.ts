@@ -426,9 +426,15 @@ export function storeContract(h: EngineHarness): void {
           approvals: "required",
           approvers: { kind: "admins" },
           expiryMinutes: 30,
-          source: { approvals: "default", approvers: "default", expiryMinutes: "default" },
+          approvalsNeeded: 1,
+          source: {
+            approvals: "default",
+            approvers: "default",
+            expiryMinutes: "default",
+            approvalsNeeded: "default",
+          },
         });
-        await store.policies.setWorkspace("T1", { expiryMinutes: 60, updatedBy: "U1" });
+        await store.policies.setWorkspace("T1", { expiryMinutes: 60, approvalsNeeded: 2, updatedBy: "U1" });
         await store.policies.setChannel("T1", "C1", {
           approvals: "off",
           approvers: { kind: "list", users: ["U2", "U2"], usergroups: ["S1"] },
@@ -440,7 +446,13 @@ export function storeContract(h: EngineHarness): void {
           approvals: "off",
           approvers: { kind: "list", users: ["U2"], usergroups: ["S1"] },
           expiryMinutes: 60,
-          source: { approvals: "channel", approvers: "channel", expiryMinutes: "workspace" },
+          approvalsNeeded: 2,
+          source: {
+            approvals: "channel",
+            approvers: "channel",
+            expiryMinutes: "workspace",
+            approvalsNeeded: "workspace",
+          },
         });
         expect(await store.policies.getEffective("T1", "C2")).toMatchObject({
           approvals: "required",
@@ -462,6 +474,9 @@ export function storeContract(h: EngineHarness): void {
 
       it("refuses invalid values with a user sentence", async () => {
         const store = await open();
+        await expect(store.policies.setWorkspace("T1", { approvalsNeeded: 11 })).rejects.toMatchObject({
+          kind: "invalid",
+        });
         await expect(store.policies.setWorkspace("T1", { expiryMinutes: 0 })).rejects.toMatchObject({
           kind: "invalid",
           userMessage: expect.stringContaining("minutes"),
