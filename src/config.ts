@@ -75,6 +75,39 @@ const slackUserIds = z.preprocess(
     }),
 );
 
+const teamIds = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [] as string[];
+      const ids = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const bad = ids.filter((id) => !/^[TE][A-Z0-9]{2,}$/.test(id));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `EDGE_API_KEY_TEAMS must be comma-separated Slack team ids like T012ABCDEF (not ${bad.join(", ")})`,
+        });
+        return z.NEVER;
+      }
+      return ids;
+    }),
+);
+
+function flagVar(name: string) {
+  return z.preprocess(
+    (v) => (typeof v === "string" ? v.trim().toLowerCase() || undefined : v),
+    z
+      .enum(["0", "1", "true", "false"], { message: `${name} must be 1 or 0` })
+      .optional()
+      .transform((v) => v === "1" || v === "true"),
+  );
+}
+
 const envSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.string().default("development")),
   LOG_LEVEL: z.preprocess(
@@ -83,12 +116,15 @@ const envSchema = z.object({
   ),
   EDGE_API_URL: urlVar("EDGE_API_URL", ["https:", "http:"]),
   EDGE_API_KEY: optionalString,
+  EDGE_API_KEY_TEAMS: teamIds,
   EDGE_API_RATE_PER_SEC: intVar("EDGE_API_RATE_PER_SEC", 10, 1, 1000),
   EDGE_API_CONCURRENCY: intVar("EDGE_API_CONCURRENCY", 4, 1, 100),
   EDGE_API_TIMEOUT_MS: intVar("EDGE_API_TIMEOUT_MS", 10_000, 100, 120_000),
   EDGE_API_MAX_QUEUE: intVar("EDGE_API_MAX_QUEUE", 100, 1, 100_000),
+  EDGE_API_MAX_BODY_BYTES: intVar("EDGE_API_MAX_BODY_BYTES", 10_485_760, 1024, 1_073_741_824),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default("./data")),
   DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
+  DATABASE_STATEMENT_TIMEOUT_MS: intVar("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
@@ -101,6 +137,11 @@ const envSchema = z.object({
   SLACK_STATE_SECRET: optionalString,
   ADMIN_USER_IDS: slackUserIds,
   SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+  SCHEDULES_PER_CHANNEL: intVar("SCHEDULES_PER_CHANNEL", 10, 1, 1000),
+  SCHEDULES_PER_WORKSPACE: intVar("SCHEDULES_PER_WORKSPACE", 100, 1, 100_000),
+  METRICS_TOKEN: optionalString,
+  METRICS_PORT: intVar("METRICS_PORT", 0, 0, 65_535),
+  CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
 });
 
 export interface Config {
@@ -110,14 +151,18 @@ export interface Config {
   readonly edge: {
     readonly baseUrl: string;
     readonly defaultApiKey: string | undefined;
+    /** With OAuth installs, the only workspaces the deployment's key serves. */
+    readonly defaultApiKeyTeams: readonly string[];
     readonly ratePerSec: number;
     readonly concurrency: number;
     readonly timeoutMs: number;
     readonly maxQueue: number;
+    readonly maxBodyBytes: number;
   };
   readonly store: {
     readonly dataDir: string;
     readonly databaseUrl: string | undefined;
+    readonly statementTimeoutMs: number;
     readonly encryptionKey: string | undefined;
     readonly encryptionKeys: string | undefined;
   };
@@ -133,6 +178,19 @@ export interface Config {
   };
   readonly port: number;
   readonly shutdownTimeoutMs: number;
+  readonly schedules: {
+    readonly perChannel: number;
+    readonly perWorkspace: number;
+  };
+  readonly metrics: {
+    /** Bearer token /metrics requires when set. */
+    readonly token: string | undefined;
+    /** Serve /metrics on this port instead of PORT when not 0. */
+    readonly port: number;
+  };
+  readonly console: {
+    readonly allowDatabaseUrl: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -170,14 +228,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     edge: {
       baseUrl: (e.EDGE_API_URL ?? "https://api.bunny.net").replace(/\/+$/, ""),
       defaultApiKey: e.EDGE_API_KEY,
+      defaultApiKeyTeams: e.EDGE_API_KEY_TEAMS,
       ratePerSec: e.EDGE_API_RATE_PER_SEC,
       concurrency: e.EDGE_API_CONCURRENCY,
       timeoutMs: e.EDGE_API_TIMEOUT_MS,
       maxQueue: e.EDGE_API_MAX_QUEUE,
+      maxBodyBytes: e.EDGE_API_MAX_BODY_BYTES,
     },
     store: {
       dataDir: e.DATA_DIR,
       databaseUrl: e.DATABASE_URL,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       encryptionKey: e.ENCRYPTION_KEY,
       encryptionKeys: e.ENCRYPTION_KEYS,
     },
@@ -193,5 +254,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     port: e.PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    schedules: { perChannel: e.SCHEDULES_PER_CHANNEL, perWorkspace: e.SCHEDULES_PER_WORKSPACE },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
   });
 }

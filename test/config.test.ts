@@ -8,11 +8,17 @@ describe("loadConfig", () => {
     expect(c.edge).toEqual({
       baseUrl: "https://api.bunny.net",
       defaultApiKey: undefined,
+      defaultApiKeyTeams: [],
       ratePerSec: 10,
       concurrency: 4,
       timeoutMs: 10_000,
       maxQueue: 100,
+      maxBodyBytes: 10 * 1024 * 1024,
     });
+    expect(c.store.statementTimeoutMs).toBe(5000);
+    expect(c.schedules).toEqual({ perChannel: 10, perWorkspace: 100 });
+    expect(c.metrics).toEqual({ token: undefined, port: 0 });
+    expect(c.console.allowDatabaseUrl).toBe(false);
     expect(c.logLevel).toBe("info");
     expect(c.store.dataDir).toBe("./data");
     expect(c.port).toBe(3000);
@@ -37,6 +43,8 @@ describe("loadConfig", () => {
   });
 
   it.each([
+    ["EDGE_API_KEY_TEAMS", "T01,nope", /EDGE_API_KEY_TEAMS must be comma-separated Slack team ids/],
+    ["CONSOLE_ALLOW_DATABASE_URL", "yes", /CONSOLE_ALLOW_DATABASE_URL must be 1 or 0/],
     ["EDGE_API_RATE_PER_SEC", "ten", /EDGE_API_RATE_PER_SEC must be a whole number from 1 to 1000/],
     ["EDGE_API_CONCURRENCY", "0", /EDGE_API_CONCURRENCY must be a whole number from 1/],
     ["EDGE_API_TIMEOUT_MS", "1.5", /EDGE_API_TIMEOUT_MS must be a whole number/],
