@@ -19,6 +19,8 @@ import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
  *   request → (policy) → pending → approve (CAS, only before expiry) → approved → apply once →
  *   applied | failed (Retry within the window, only if nothing changed since) | unknown (no answer:
  *   the reconciler re-reads and decides) ; pending → rejected | expired | cancelled.
+ *   A temporary change (`for 30m`): applied → undoing (when due, or Undo now) → undone, the previous
+ *   value put back once; left as it is when someone changed it since.
  *
  * Every move is a compare-and-set on the request's state, so clicks, replicas and workers can race and
  * exactly one of them acts.
@@ -26,6 +28,11 @@ import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 
 /** A request left `approved` this long (apply never finished) is reconciled from the current value. */
 export const RECONCILE_AFTER_MS = 60_000;
+/** The longest a temporary change may last. */
+export const MAX_TEMPORARY_MS = 24 * 60 * 60_000;
+/** A failed undo is tried again this much later, this many times in all. */
+export const UNDO_RETRY_MS = 60_000;
+export const UNDO_ATTEMPTS = 10;
 
 /** How the Slack layer answers "may this person approve here?" (admins, listed users, user groups). */
 export type ApproverCheck = (userId: string, approvers: Approvers) => Promise<boolean>;
@@ -37,6 +44,8 @@ export interface ChangeInput<P> {
   params: P;
   /** Set by the button (or command) that carried the confirmation: the same click twice makes one request. */
   requestId: string;
+  /** A temporary change: undone this long after it is applied (at most MAX_TEMPORARY_MS). */
+  temporaryMs?: number;
 }
 
 export type ChangeOutcome =
@@ -60,6 +69,9 @@ export type DecisionOutcome =
   | { kind: "already_approved"; request: ApprovalRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
   | { kind: "retry_closed"; request: ApprovalRequest }
+  /** Undo now: not a temporary change in force (any more). */
+  | { kind: "not_undoable"; request: ApprovalRequest }
+  | UndoOutcome
   | ChangeOutcome;
 
 export interface DecisionInput {
@@ -141,8 +153,15 @@ export async function requestChange<P, V>(
   if (existing) throw new UserError("usage", "That button is out of date: run the command again.");
 
   const scope: ChangeScope = { teamId: input.teamId, channelId: input.channelId, userId: input.userId };
+  if (input.temporaryMs !== undefined && !(input.temporaryMs > 0 && input.temporaryMs <= MAX_TEMPORARY_MS))
+    throw new UserError("usage", "A temporary change lasts from 1 minute to 24 hours, e.g. `for 30m`.");
   const current = await kind.readCurrent(deps, scope, input.params);
   if (kind.inForce(input.params, current)) return { kind: "unchanged" };
+  if (input.temporaryMs !== undefined && kind.undo?.(input.params, current) === undefined)
+    throw new UserError(
+      "usage",
+      `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
+    );
 
   const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
   const required = kind.needsApproval
@@ -160,6 +179,7 @@ export async function requestChange<P, V>(
       observed: current,
       expiresAt: deps.now() + policy.expiryMinutes * 60_000,
       approvalsNeeded: kind.approvers === "admins" ? 1 : policy.approvalsNeeded,
+      undoAfterMs: input.temporaryMs ?? null,
     });
   } catch (err) {
     const raced = err instanceof StoreError ? await deps.store.approvals.get(input.requestId) : undefined;
@@ -170,6 +190,7 @@ export async function requestChange<P, V>(
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
     observed: current,
+    ...(input.temporaryMs !== undefined ? { temporaryMs: input.temporaryMs } : {}),
   });
   if (required) return { kind: "pending", request, policy };
 
@@ -181,6 +202,11 @@ export async function requestChange<P, V>(
   countState(deps, "approved");
   await audit(deps, approved.request, input.userId, "approve", "approved", { policy: "no approval needed" });
   return applyApproved(deps, approved.request, input.userId);
+}
+
+/** When an applied temporary change is due to be undone. */
+function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number } {
+  return r.undoAfterMs === null ? {} : { undoAt: deps.now() + r.undoAfterMs };
 }
 
 /** Neither a yes nor a no: the call may have reached the Edge API. */
@@ -239,6 +265,7 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
   const applied = await deps.store.approvals.transition(request.id, ["approved", "failed"], "applied", {
     lastError: null,
     incrementAttempts: true,
+    ...undoSchedule(deps, request),
   });
   countState(deps, "applied");
   await audit(deps, request, actorId, "apply", "applied");
@@ -459,7 +486,10 @@ export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRe
     }
     const inForce = c.kind.inForce(c.params, current);
     const moved = inForce
-      ? await deps.store.approvals.transition(r.id, "approved", "applied", { lastError: null })
+      ? await deps.store.approvals.transition(r.id, "approved", "applied", {
+          lastError: null,
+          ...undoSchedule(deps, r),
+        })
       : await deps.store.approvals.transition(r.id, "approved", "failed", {
           lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
           failedAt: deps.now(),
@@ -470,4 +500,173 @@ export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRe
     settled.push(moved);
   }
   return settled;
+}
+
+// ---- temporary changes ----------------------------------------------------------------------------
+
+export type UndoOutcome =
+  /** Put back; or left as it is (lastError `changed_since`) because someone changed it since. */
+  | { kind: "undone"; request: ApprovalRequest }
+  /** The undo call failed: tried again later (the request is applied again, with the reason). */
+  | { kind: "undo_failed"; request: ApprovalRequest }
+  /** Sent, no answer: the reconciler decides. */
+  | { kind: "undo_unknown"; request: ApprovalRequest };
+
+export const CHANGED_SINCE_UNDO_SENTENCE =
+  "Not undone: the setting was changed by someone else since this change was applied, so edgeops left it as it is.";
+
+/**
+ * Undo an applied temporary change once: the caller that wins applied → undoing puts the previous
+ * value back, unless the setting no longer has the value this change set (someone changed it since),
+ * in which case it is left alone and the request says why. `dueBy`: only if its time has come
+ * (the sweeper); absent: Undo now.
+ */
+async function undoOnce(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  dueBy?: number,
+): Promise<UndoOutcome | undefined> {
+  const claimed = await deps.store.approvals.transition(
+    request.id,
+    "applied",
+    "undoing",
+    { lastError: null },
+    { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
+  );
+  if (!claimed) return undefined;
+  return finishUndo(deps, claimed, actorId);
+}
+
+async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
+  const { kind, params } = mustResolve(r);
+  const back = kind.undo?.(params, r.observed);
+  try {
+    const current = await kind.readCurrent(deps, scopeOf(r), params);
+    if (!back || !kind.inForce(params, current)) {
+      const left = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+        lastError: { kind: "changed_since", message: CHANGED_SINCE_UNDO_SENTENCE },
+        undoAt: null,
+      });
+      countState(deps, "undone");
+      await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
+      return { kind: "undone", request: left ?? r };
+    }
+    await kind.apply(deps, scopeOf(r), back);
+  } catch (err) {
+    if (outcomeUnknown(err)) {
+      const lastError: ApprovalError = { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+      const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
+      await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
+      return { kind: "undo_unknown", request: noted ?? r };
+    }
+    return undoFailed(deps, r, actorId, toApprovalError(err));
+  }
+  const undone = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+    lastError: null,
+    undoAt: null,
+  });
+  countState(deps, "undone");
+  await audit(deps, r, actorId, "undo", "undone", { restored: r.observed as never });
+  return { kind: "undone", request: undone ?? { ...r, state: "undone" } };
+}
+
+/** Back to applied, tried again in a minute; after UNDO_ATTEMPTS, left for a person with the reason. */
+async function undoFailed(
+  deps: Deps,
+  r: ApprovalRequest,
+  actorId: string,
+  error: ApprovalError,
+): Promise<UndoOutcome> {
+  const attempts = r.attempts + 1;
+  const giveUp = attempts >= UNDO_ATTEMPTS;
+  const { kind, params } = mustResolve(r);
+  const lastError: ApprovalError = {
+    ...error,
+    message: giveUp
+      ? `The automatic undo failed ${attempts} times (${error.message}); undo it by hand with ${kind.askAgain(params)}.`
+      : `The undo failed (${error.message}); edgeops tries again in a minute.`,
+  };
+  deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");
+  const back = await deps.store.approvals.transition(r.id, "undoing", "applied", {
+    lastError,
+    incrementAttempts: true,
+    undoAt: giveUp ? null : deps.now() + UNDO_RETRY_MS,
+  });
+  await audit(deps, r, actorId, "undo", "failed", { error: error.kind, attempts, gaveUp: giveUp });
+  return { kind: "undo_failed", request: back ?? r };
+}
+
+/** Undo now, on the card: the requester or an approver; exactly one press acts. */
+export async function undoNow(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { kind: "not_found" };
+  if (request.state !== "applied" || request.undoAt === null) return { kind: "not_undoable", request };
+  if (
+    request.requesterId !== input.userId &&
+    !(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers))
+  )
+    return { kind: "not_approver", request };
+  const outcome = await undoOnce(deps, request, input.userId);
+  return (
+    outcome ?? { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request }
+  );
+}
+
+/** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
+export async function undoDue(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listDueUndo(deps.now(), limit);
+  const moved: ApprovalRequest[] = [];
+  for (const r of due) {
+    try {
+      const outcome = await undoOnce(deps, r, "system", deps.now());
+      if (outcome) moved.push(outcome.request);
+    } catch (err) {
+      deps.logger.warn(
+        { err, requestId: r.id },
+        "undo of a temporary change could not run; next sweep tries again",
+      );
+    }
+  }
+  return moved;
+}
+
+/**
+ * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
+ * compare-and-set on their last update and finished from the current value, so each is done once.
+ */
+export async function reconcileStaleUndos(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(
+    deps.now() - RECONCILE_AFTER_MS,
+    limit,
+    "undoing",
+  );
+  const moved: ApprovalRequest[] = [];
+  for (const r of stale) {
+    const c = resolveChange(r);
+    const back = c?.kind.undo?.(c.params, r.observed);
+    if (!c || !back) continue;
+    try {
+      const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+      if (!c.kind.inForce(back, current)) {
+        // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
+        const again = await deps.store.approvals.transition(r.id, "undoing", "applied", {
+          undoAt: deps.now(),
+        });
+        if (again) moved.push(again);
+        continue;
+      }
+      const undone = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+        lastError: null,
+        undoAt: null,
+      });
+      if (!undone) continue;
+      countState(deps, "undone");
+      await audit(deps, undone, "system", "reconcile", "undone");
+      moved.push(undone);
+    } catch (err) {
+      deps.logger.warn({ err, requestId: r.id }, "could not reconcile an undo; next sweep tries again");
+    }
+  }
+  return moved;
 }

@@ -39,6 +39,11 @@ export interface ChangeKind<P = unknown, V = unknown> {
   /** Make the change. Throws an EdgeApiError, StoreError or UserError. */
   apply(deps: Deps, scope: ChangeScope, p: P): Promise<void>;
   /**
+   * The parameters that put back the value seen when the request was made, for temporary changes
+   * (`for 30m`). Absent, or undefined for this value: the change has no undo and can't be temporary.
+   */
+  undo?(p: P, observed: V | null): P | undefined;
+  /**
    * Whether this request needs a second person. Default: the channel's policy says approvals are
    * required. The policy kind asks only when the change loosens a policy that requires approvals.
    */

@@ -1,4 +1,4 @@
-import { expireDue, reconcileStale } from "../changes/engine.js";
+import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/engine.js";
 import type { ApprovalRequest } from "../store/index.js";
 import { updateCard } from "./change-requests.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -45,7 +45,12 @@ export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): Appro
         { settled: settled.map((r) => ({ id: r.id, state: r.state })) },
         "reconciled approved requests",
       );
-    return expired.length + settled.length;
+    // Temporary changes whose time is up, and undos that never finished.
+    const undone = [...(await undoDue(env.deps)), ...(await reconcileStaleUndos(env.deps))];
+    await updateCards(undone);
+    if (undone.length > 0)
+      logger.info({ undone: undone.map((r) => ({ id: r.id, state: r.state })) }, "undid temporary changes");
+    return expired.length + settled.length + undone.length;
   }
 
   const sweep = () => {

@@ -5,6 +5,7 @@ import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
 import { escapeMrkdwn } from "./blocks/common.js";
+import { slackDateFromMs } from "./blocks/dates.js";
 import type { SlackEnv } from "./commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
@@ -65,7 +66,9 @@ export function outcomeBanner(
     case "pending":
       return `:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
     case "applied":
-      return `:white_check_mark: Done: *${c}*.`;
+      return outcome.request.undoAt === null
+        ? `:white_check_mark: Done: *${c}*.`
+        : `:white_check_mark: Done: *${c}*, until ${slackDateFromMs(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;
     case "failed":
       return `:x: *${c}* failed: ${escapeMrkdwn(outcome.request.lastError?.message ?? "unknown error")}`;
     case "unknown":

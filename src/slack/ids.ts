@@ -16,6 +16,7 @@ export const ACTIONS = {
   approve: "edge.approval.approve",
   reject: "edge.approval.reject",
   retry: "edge.approval.retry",
+  undo: "edge.approval.undo",
 } as const;
 
 export const VIEWS = {

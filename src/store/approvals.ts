@@ -8,6 +8,8 @@ export const APPROVAL_STATES = [
   "pending",
   "approved",
   "applied",
+  "undoing",
+  "undone",
   "failed",
   "rejected",
   "expired",
@@ -21,10 +23,14 @@ export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly Appro
   pending: ["approved", "rejected", "expired", "cancelled"],
   // approved → failed also when the reconciler finds the change not in force.
   approved: ["applied", "failed"],
+  // A temporary change: claimed for its undo, then undone (or left, when someone changed it since).
+  applied: ["undoing"],
+  // undoing → applied: the undo failed or was interrupted and is tried again.
+  undoing: ["undone", "applied"],
+  undone: [],
   // failed → expired when its Retry window is over, → cancelled when the setting changed since.
   // failed → applied when a slow call that the reconciler gave up on turns out to have succeeded.
   failed: ["approved", "expired", "cancelled", "applied"],
-  applied: [],
   rejected: [],
   expired: [],
   cancelled: [],
@@ -62,6 +68,10 @@ export interface ApprovalRequest {
   approvalsNeeded: number;
   /** Who approved so far, in order. */
   approvedBy: string[];
+  /** A temporary change is undone this long after it was applied (null: permanent). */
+  undoAfterMs: number | null;
+  /** When an applied temporary change will be undone. */
+  undoAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -78,6 +88,8 @@ export interface NewApprovalRequest {
   expiresAt: number;
   /** Default 1. */
   approvalsNeeded?: number;
+  /** Temporary: undo this long after applying. */
+  undoAfterMs?: number | null;
 }
 
 export interface ApprovalPatch {
@@ -89,6 +101,7 @@ export interface ApprovalPatch {
   incrementAttempts?: boolean;
   expiresAt?: number;
   approvedBy?: string[];
+  undoAt?: number | null;
 }
 
 export interface TransitionGuard {
@@ -96,6 +109,8 @@ export interface TransitionGuard {
   notExpiredAt?: number;
   /** Only while the approvers so far are exactly these (one more approval at a time). */
   approvedBy?: string[];
+  /** Only when an undo is due by this instant (undo_at <= it). */
+  undoDueBy?: number;
 }
 
 export interface ApprovalsRepo {
@@ -125,8 +140,13 @@ export interface ApprovalsRepo {
   listPending(teamId: string): Promise<ApprovalRequest[]>;
   /** Pending requests with expires_at <= now, oldest first. */
   listExpiredPending(now: number, limit?: number): Promise<ApprovalRequest[]>;
-  /** Approved requests last updated at or before `before`, oldest first: applies that never finished. */
-  listStaleApproved(before: number, limit?: number): Promise<ApprovalRequest[]>;
+  /**
+   * Requests in `state` (default approved) last updated at or before `before`, oldest first: applies
+   * (or undos) that never finished.
+   */
+  listStaleApproved(before: number, limit?: number, state?: ApprovalState): Promise<ApprovalRequest[]>;
+  /** Applied temporary changes whose undo is due (undo_at <= now), oldest first. */
+  listDueUndo(now: number, limit?: number): Promise<ApprovalRequest[]>;
   countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
 }
 
@@ -171,6 +191,8 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     failedAt: r.failed_at === null || r.failed_at === undefined ? null : Number(r.failed_at),
     approvalsNeeded: Number(r.approvals_needed ?? 1),
     approvedBy: JSON.parse(r.approved_by ?? "[]") as string[],
+    undoAfterMs: r.undo_after_ms === null || r.undo_after_ms === undefined ? null : Number(r.undo_after_ms),
+    undoAt: r.undo_at === null || r.undo_at === undefined ? null : Number(r.undo_at),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -211,6 +233,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     ...(patch.expiresAt !== undefined ? { expires_at: patch.expiresAt } : {}),
     ...(patch.failedAt !== undefined ? { failed_at: patch.failedAt } : {}),
     ...(patch.approvedBy !== undefined ? { approved_by: JSON.stringify(patch.approvedBy) } : {}),
+    ...(patch.undoAt !== undefined ? { undo_at: patch.undoAt } : {}),
     ...(patch.lastError !== undefined
       ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
@@ -248,6 +271,8 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         failed_at: null,
         approvals_needed: req.approvalsNeeded ?? 1,
         approved_by: "[]",
+        undo_after_ms: req.undoAfterMs ?? null,
+        undo_at: null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);
@@ -278,6 +303,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .where("state", "in", froms);
       if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
       if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
+      if (guard.undoDueBy !== undefined) q = q.where("undo_at", "<=", guard.undoDueBy);
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
@@ -328,11 +354,24 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       return rows.map(toRequest);
     },
 
-    async listStaleApproved(before: number, limit = 100): Promise<ApprovalRequest[]> {
+    async listDueUndo(at: number, limit = 100): Promise<ApprovalRequest[]> {
       const rows = await db
         .selectFrom("approval_requests")
         .selectAll()
-        .where("state", "=", "approved")
+        .where("state", "=", "applied")
+        .where("undo_at", "<=", at)
+        .orderBy("undo_at")
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map(toRequest);
+    },
+
+    async listStaleApproved(before: number, limit = 100, state: ApprovalState = "approved") {
+      const rows = await db
+        .selectFrom("approval_requests")
+        .selectAll()
+        .where("state", "=", state)
         .where("updated_at", "<=", before)
         .orderBy("updated_at")
         .orderBy("id")

@@ -72,6 +72,10 @@ export interface ApprovalRequestsTable {
   approvals_needed: number;
   /** JSON array of the user ids who approved so far. */
   approved_by: string;
+  /** A temporary change: undone this long after it was applied. */
+  undo_after_ms: number | null;
+  /** When an applied temporary change is due to be undone. */
+  undo_at: number | null;
 }
 
 export interface SchedulesTable {

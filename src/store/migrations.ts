@@ -155,6 +155,20 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 3,
+    name: "temporary changes that undo themselves",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("approval_requests").addColumn("undo_after_ms", ts).execute();
+      await db.schema.alterTable("approval_requests").addColumn("undo_at", ts).execute();
+      await db.schema
+        .createIndex("approval_requests_state_undo")
+        .on("approval_requests")
+        .columns(["state", "undo_at"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -93,6 +93,8 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   failedAt: null,
   approvalsNeeded: 1,
   approvedBy: [],
+  undoAfterMs: null,
+  undoAt: null,
   createdAt: 0,
   updatedAt: 0,
   ...over,

@@ -654,6 +654,38 @@ export function storeContract(h: EngineHarness): void {
         });
       });
 
+      it("temporary changes: undo_at set on apply, listed when due, claimed once by applied → undoing", async () => {
+        const store = await open();
+        const r = await store.approvals.create({ ...base, undoAfterMs: 30 * 60_000 });
+        expect(r).toMatchObject({ undoAfterMs: 30 * 60_000, undoAt: null });
+        await store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U9" });
+        const applied = await store.approvals.transition(r.id, "approved", "applied", {
+          undoAt: clock + 1000,
+        });
+        expect(applied?.undoAt).toBe(clock + 1000);
+        expect(await store.approvals.listDueUndo(clock + 999)).toEqual([]);
+        expect((await store.approvals.listDueUndo(clock + 1000)).map((x) => x.id)).toEqual([r.id]);
+        // Not due yet: the due-by guard refuses the claim.
+        expect(
+          await store.approvals.transition(r.id, "applied", "undoing", {}, { undoDueBy: clock + 999 }),
+        ).toBeUndefined();
+        const stores = [store, await open(), await open()];
+        const claims = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            stores[i % 3]!.approvals.transition(r.id, "applied", "undoing", {}, { undoDueBy: clock + 1000 }),
+          ),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(
+          (await store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER, 10, "undoing")).map((x) => x.id),
+        ).toEqual([r.id]);
+        const undone = await store.approvals.transition(r.id, "undoing", "undone", { undoAt: null });
+        expect(undone).toMatchObject({ state: "undone", undoAt: null });
+        await expect(store.approvals.transition(r.id, "undone", "applied")).rejects.toThrow(
+          /cannot go from undone/,
+        );
+      });
+
       it("20 parallel approvals from several connections: exactly one wins", async () => {
         const stores = [await open(), await open(), await open()];
         const r = await stores[0]!.approvals.create(base);
@@ -690,6 +722,8 @@ export function storeContract(h: EngineHarness): void {
           pending: 3,
           approved: 0,
           applied: 0,
+          undoing: 0,
+          undone: 0,
           failed: 0,
           rejected: 0,
           expired: 0,

@@ -40,4 +40,6 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
     const client = await edgeClientFor(deps, scope.teamId);
     await client.setBotCategoryAction(p.shieldZoneId, p.category, p.action as BotCategoryAction);
   },
+  undo: (p, observed) =>
+    observed === 0 || observed === 1 || observed === 2 ? { ...p, action: observed } : undefined,
 };

@@ -13,6 +13,8 @@ export interface BotChangeValue {
   z: number;
   c: number;
   a: number;
+  /** Temporary: undone this many ms after it is applied. */
+  t?: number;
 }
 
 const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
@@ -67,10 +69,13 @@ export function confirmChangeMessage(value: BotChangeValue, current: number | nu
     category: value.c,
     action: value.a as 0 | 1 | 2,
   });
+  const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
   return {
-    text: `${change}?`,
+    text: `${change}${temporary}?`,
     blocks: [
-      section(`:question: *${change}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`),
+      section(
+        `:question: *${change}${temporary}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`,
+      ),
       actions(
         button("Confirm", ACTIONS.botConfirm, JSON.stringify(value), "primary"),
         button("Cancel", ACTIONS.botCancel, value.r),
@@ -83,6 +88,8 @@ const STATE_LINE: Record<ApprovalRequest["state"], string> = {
   pending: ":hourglass_flowing_sand: Waiting for approval",
   approved: ":gear: Approved, applying…",
   applied: ":white_check_mark: Applied",
+  undoing: ":leftwards_arrow_with_hook: Undoing…",
+  undone: ":leftwards_arrow_with_hook: Undone",
   failed: ":x: Failed",
   rejected: ":no_entry_sign: Rejected",
   expired: ":alarm_clock: Expired",
@@ -94,6 +101,14 @@ const isCheckingOutcome = (r: ApprovalRequest) => r.state === "approved" && r.la
 
 function stateLine(r: ApprovalRequest): string {
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
+}
+
+/** 90 minutes → "1 h 30 min". */
+export function durationWords(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return [h > 0 ? `${h} h` : "", m > 0 || h === 0 ? `${m} min` : ""].filter(Boolean).join(" ");
 }
 
 const askAgain = (r: ApprovalRequest) => {
@@ -113,7 +128,13 @@ export function requestStateSentence(r: ApprovalRequest): string {
         ? `${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
         : `${change} was approved${by || " by someone"} and is being applied.`;
     case "applied":
-      return `${change} was already approved${by} and applied.`;
+      return r.undoAt === null
+        ? `${change} was already approved${by} and applied.`
+        : `${change} is applied until ${new Date(r.undoAt).toISOString().slice(11, 16)} UTC, then undone.`;
+    case "undoing":
+      return `${change} is being undone.`;
+    case "undone":
+      return r.lastError ? `${change}: ${r.lastError.message}` : `${change} was undone.`;
     case "failed":
       return `${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
@@ -140,6 +161,7 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     fields([
       `*Requested by*\n<@${r.requesterId}>`,
       ...details.map(([label, value]) => `*${label}*\n${value}`),
+      ...(r.undoAfterMs !== null ? [`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
       `*Expires*\n${slackDateFromMs(r.expiresAt)}`,
       `*State*\n${stateLine(r)}`,
     ]),
@@ -205,6 +227,27 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
       blocks.push(section(`:heavy_multiplication_x: ${escapeMrkdwn(r.lastError.message)}`));
     if (r.state === "applied")
       blocks.push(context(`:white_check_mark: ${escapeMrkdwn(change)} is in effect.`));
+    if (r.lastError && (r.state === "applied" || r.state === "undone"))
+      blocks.push(section(`:warning: ${escapeMrkdwn(r.lastError.message)}`));
+    if (r.state === "applied" && r.undoAt !== null) {
+      const undo = button("Undo now", ACTIONS.undo, r.id);
+      undo.confirm = confirmDialog(
+        "Undo this change now?",
+        `*${escapeMrkdwn(change)}* will be undone: the setting goes back to what it was before.`,
+        "Undo now",
+        "primary",
+      );
+      blocks.push(
+        context(`:hourglass: Temporary: undone automatically ${slackDateFromMs(r.undoAt)}.`),
+        actions(undo),
+      );
+    }
+    if (r.state === "undone" && !r.lastError)
+      blocks.push(
+        context(
+          `:leftwards_arrow_with_hook: Undone ${slackDateFromMs(r.updatedAt)}: the previous setting is back.`,
+        ),
+      );
   }
   const summary = isCheckingOutcome(r)
     ? "Not known yet, checking"

@@ -14,6 +14,26 @@ export function noMoreArgs(args: readonly string[], count: number, example: stri
   if (args.length > count) throw usage(`Too many words after the command. For example: ${example}`);
 }
 
+/**
+ * A trailing `for 30m` / `for 2h` / `for 1h30m` (a temporary change, 1 minute to 24 hours): the words
+ * left before it and the duration in ms, or a sentence with a correct example.
+ */
+export function parseTemporary(
+  args: readonly string[],
+  example: string,
+): { args: readonly string[]; temporaryMs: number | undefined } {
+  const at = args.findIndex((a) => a.toLowerCase() === "for");
+  if (at === -1) return { args, temporaryMs: undefined };
+  const spec = args[at + 1]?.toLowerCase();
+  const m = spec ? /^(?:(\d{1,2})h)?(?:(\d{1,4})m)?$/.exec(spec) : null;
+  const ms = m && (m[1] || m[2]) ? (Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60_000 : Number.NaN;
+  if (!(ms >= 60_000 && ms <= 24 * 60 * 60_000) || args.length > at + 2)
+    throw usage(
+      `A temporary change ends the command with \`for\` and a duration from 1m to 24h, like 30m, 2h or 1h30m. For example: ${example} for 30m`,
+    );
+  return { args: args.slice(0, at), temporaryMs: ms };
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }

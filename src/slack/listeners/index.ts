@@ -31,6 +31,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.approve, approvalDecision(env, "approve"));
   app.action(ACTIONS.reject, approvalDecision(env, "reject"));
   app.action(ACTIONS.retry, approvalDecision(env, "retry"));
+  app.action(ACTIONS.undo, approvalDecision(env, "undo"));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }

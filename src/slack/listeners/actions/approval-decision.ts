@@ -1,4 +1,4 @@
-import { approve, type DecisionOutcome, reject, retry } from "../../../changes/engine.js";
+import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../changes/engine.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
@@ -6,7 +6,7 @@ import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
 
-const decisions = { approve, reject, retry } as const;
+const decisions = { approve, reject, retry, undo: undoNow } as const;
 export type Decision = keyof typeof decisions;
 
 function privateSentence(outcome: DecisionOutcome, decision: Decision): string | undefined {
@@ -16,7 +16,13 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): string |
     case "self_approval":
       return "You asked for this change, so someone else has to approve it. Nothing changed.";
     case "not_approver":
-      return `Only this channel's approvers can ${decision} requests (see /edge policy). Nothing changed.`;
+      return decision === "undo"
+        ? "Only the requester or this channel's approvers can undo this change (see /edge policy). Nothing changed."
+        : `Only this channel's approvers can ${decision} requests (see /edge policy). Nothing changed.`;
+    case "not_undoable":
+      return requestStateSentence(outcome.request);
+    case "undo_failed":
+      return outcome.request.lastError?.message;
     case "already_decided":
       return requestStateSentence(outcome.request);
     case "expired":
@@ -31,7 +37,7 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): string |
   }
 }
 
-/** Approve / Reject / Retry on an approval card. Every refusal is a private sentence; the card shows the outcome. */
+/** Approve / Reject / Retry / Undo now on an approval card. Every refusal is a private sentence; the card shows the outcome. */
 export function approvalDecision(env: SlackEnv, decision: Decision) {
   return async (args: ButtonArgs) => {
     await args.ack();
@@ -58,6 +64,9 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
       "unknown",
       "retry_closed",
       "approval_recorded",
+      "undone",
+      "undo_failed",
+      "undo_unknown",
     ].includes(outcome.kind);
     if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
     const sentence = privateSentence(outcome, decision);

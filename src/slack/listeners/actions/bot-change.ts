@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestChange } from "../../../changes/engine.js";
+import { MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
 import { botCategoryKind } from "../../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/shield.js";
 import { toUserSentence } from "../../../errors.js";
@@ -23,6 +23,7 @@ const changeValue = z.object({
   z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   c: z.number().int().min(1).max(7),
   a: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  t: z.number().int().min(60_000).max(MAX_TEMPORARY_MS).optional(),
 });
 
 /**
@@ -46,6 +47,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
         userId: ctx.userId,
         params,
         requestId: value.r,
+        ...(value.t !== undefined ? { temporaryMs: value.t } : {}),
       });
       if (outcome.kind === "duplicate")
         return answerPrivately(
@@ -53,8 +55,10 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
           `This button was already used. ${requestStateSentence(outcome.request)}`,
           ctx.logger,
         );
-      if (outcome.kind === "pending" || outcome.kind === "unknown") {
-        // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show.
+      const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
+      if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
+        // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show; a
+        // temporary change, so its Undo now button and its undo have one.
         const policy =
           outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
         const failure = await postApprovalCard(env, args.client, outcome.request, policy, ctx.logger);
