@@ -460,6 +460,9 @@ export async function expireDue(deps: Deps, limit = 100): Promise<ApprovalReques
   return expired;
 }
 
+export const ONE_OFF_UNKNOWN_SENTENCE =
+  "The Edge API never answered, and edgeops can't tell afterwards whether this ran. Check it, then Retry if it did not.";
+
 export const NOT_APPLIED_SENTENCE =
   "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
 
@@ -485,15 +488,20 @@ export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRe
       continue;
     }
     const inForce = c.kind.inForce(c.params, current);
-    const moved = inForce
-      ? await deps.store.approvals.transition(r.id, "approved", "applied", {
-          lastError: null,
-          ...undoSchedule(deps, r),
-        })
-      : await deps.store.approvals.transition(r.id, "approved", "failed", {
-          lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
+    const moved = c.kind.oneOff
+      ? await deps.store.approvals.transition(r.id, "approved", "failed", {
+          lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE },
           failedAt: deps.now(),
-        });
+        })
+      : inForce
+        ? await deps.store.approvals.transition(r.id, "approved", "applied", {
+            lastError: null,
+            ...undoSchedule(deps, r),
+          })
+        : await deps.store.approvals.transition(r.id, "approved", "failed", {
+            lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
+            failedAt: deps.now(),
+          });
     if (!moved) continue;
     countState(deps, moved.state);
     await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });

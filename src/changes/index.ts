@@ -2,11 +2,15 @@ import type { ApprovalRequest } from "../store/index.js";
 import type { ChangeKind } from "./kind.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
+import { purgeKind } from "./kinds/purge.js";
+import { restartAppKind } from "./kinds/restart-app.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: each kind has its own parameter and value types
 const KINDS: Readonly<Record<string, ChangeKind<any, any>>> = Object.freeze({
   [botCategoryKind.name]: botCategoryKind,
   [policyKind.name]: policyKind,
+  [restartAppKind.name]: restartAppKind,
+  [purgeKind.name]: purgeKind,
 });
 
 /** A stored request with its kind and checked parameters. */
@@ -31,4 +35,4 @@ export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): st
 }
 
 export type { ChangeKind, ChangeScope } from "./kind.js";
-export { botCategoryKind, policyKind };
+export { botCategoryKind, policyKind, purgeKind, restartAppKind };

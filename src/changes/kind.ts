@@ -24,11 +24,19 @@ export interface ChangeKind<P = unknown, V = unknown> {
   /** The stored parameters, checked whenever a request is read back. */
   readonly params: z.ZodType<P>;
   readonly approvers: ApproverRule;
+  /**
+   * A one-off action (restart, purge): nothing to read back, never "already in force", and a call that
+   * was sent but not answered can't be checked afterwards.
+   */
+  readonly oneOff?: boolean;
   /** "Block AI scraper on shield zone 1234" */
   describe(p: P): string;
   /** The audit log's target. */
   target(p: P): string;
-  /** Label/value pairs for the card, with the value seen when the request was made. */
+  /**
+   * Label/value pairs for the card, with the value seen when the request was made. Values are plain
+   * text unless they are mrkdwn the kind built from checked values (see the Block Kit boundary).
+   */
   details(p: P, observed: V | null): [label: string, value: string][];
   /** How to ask again, e.g. "/edge bots 1234". */
   askAgain(p: P): string;

@@ -6,6 +6,7 @@ import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent, type RequestSpec } from "./request.js";
+import { ignoredBody } from "./schemas/common.js";
 import { type DnsScan, type DnsScanTrigger, dnsScanSchema, dnsScanTriggerSchema } from "./schemas/core.js";
 import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
@@ -79,6 +80,12 @@ export interface EdgeClient {
   getWafAiRecommendation(shieldZoneId: number, ruleId: string): Promise<WafAiRecommendation>;
   getLatestDnsScan(zoneId: number): Promise<DnsScan>;
   triggerDnsScan(zoneId: number): Promise<DnsScanTrigger>;
+  /** Restart every pod of a Magic Containers application. */
+  restartApp(appId: string): Promise<void>;
+  /** Purge a pull zone's cache, all of it or only the files with `cacheTag`. */
+  purgePullZone(pullZoneId: number, cacheTag?: string): Promise<void>;
+  /** Purge one URL (a trailing `*` purges a prefix) from the cache. */
+  purgeUrl(url: string): Promise<void>;
 }
 
 export interface EdgeApi {
@@ -427,6 +434,86 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
             };
           },
           (r) => r,
+        );
+      },
+
+      restartApp(appId) {
+        const op = "restartApp";
+        return call(
+          op,
+          () => {
+            if (typeof appId !== "string" || !/^[\w-]{1,100}$/.test(appId))
+              throw invalid(op, `The application id must be letters, digits, - or _ (got ${show(appId)}).`);
+            return {
+              operation: op,
+              method: "POST",
+              path: `/mc/apps/${enc(appId)}/restart`,
+              subject: `Application ${appId}`,
+              // A second restart is not harmless: no retry after 5xx / timeout / network errors.
+              idempotent: false,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      purgePullZone(pullZoneId, cacheTag) {
+        const op = "purgePullZone";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "pull zone id", pullZoneId);
+            if (
+              cacheTag !== undefined &&
+              (typeof cacheTag !== "string" || !/^[\w.:/-]{1,200}$/.test(cacheTag))
+            )
+              throw invalid(
+                op,
+                `A cache tag is up to 200 letters, digits and . : / - _ (got ${show(cacheTag)}).`,
+              );
+            return {
+              operation: op,
+              method: "POST",
+              path: `/pullzone/${enc(id)}/purgeCache`,
+              ...(cacheTag !== undefined ? { body: { CacheTag: cacheTag } } : {}),
+              subject: `Pull zone ${id}`,
+              // Purging twice is harmless.
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      purgeUrl(url) {
+        const op = "purgeUrl";
+        return call(
+          op,
+          () => {
+            let parsed: URL | undefined;
+            try {
+              parsed = typeof url === "string" && url.length <= 2000 ? new URL(url) : undefined;
+            } catch {
+              parsed = undefined;
+            }
+            if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:"))
+              throw invalid(op, `The URL to purge must start with https:// or http:// (got ${show(url)}).`);
+            return {
+              operation: op,
+              method: "POST",
+              path: "/purge",
+              query: { url: url as string },
+              subject: `URL ${parsed.host}`,
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
         );
       },
     };

@@ -1,5 +1,6 @@
 import type { EdgeClient } from "../edge/client.js";
 import { APP_STATUSES, type App, type AppStatus } from "../edge/schemas/mc.js";
+import { usage } from "../errors.js";
 
 export const APPS_MAX_LIMIT = 1000;
 export const APPS_DEFAULT_LIMIT = 20;
@@ -73,4 +74,36 @@ export async function countAppsByStatus(
     cursor = page.nextCursor;
   }
   return { total, byStatus, complete: false };
+}
+
+/** API pages of 1000 read at most to find an application by name. */
+const MAX_PAGES_TO_FIND = 10;
+
+/**
+ * The application with this id, or the only one with this name (case-insensitive); a sentence listing
+ * the candidates when a name is ambiguous, or saying how to find it when nothing matches.
+ */
+export async function findApp(client: EdgeClient, idOrName: string, example: string): Promise<App> {
+  const wanted = idOrName.toLowerCase();
+  const byName: App[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES_TO_FIND; pages++) {
+    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+    const exact = page.items.find((a) => a.id === idOrName);
+    if (exact) return exact;
+    byName.push(...page.items.filter((a) => a.name.toLowerCase() === wanted));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  if (byName.length === 1 && byName[0]) return byName[0];
+  if (byName.length > 1)
+    throw usage(
+      `${byName.length} applications are named ${idOrName}; use the id of the one you mean: ${byName
+        .slice(0, 10)
+        .map((a) => a.id)
+        .join(", ")}.`,
+    );
+  throw usage(
+    `No application has the id or name ${idOrName}: /edge apps lists them. For example: ${example}`,
+  );
 }

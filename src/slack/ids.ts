@@ -10,9 +10,9 @@ export const ACTIONS = {
   botBlock: "edge.bot.block",
   botAllow: "edge.bot.allow",
   botClear: "edge.bot.clear",
-  /** Confirm / Cancel on the reply to a typed /edge bot. */
-  botConfirm: "edge.bot.confirm",
-  botCancel: "edge.bot.cancel",
+  /** Confirm / Cancel on the reply to a typed change (/edge bot, /edge restart, /edge purge …). */
+  changeConfirm: "edge.change.confirm",
+  changeCancel: "edge.change.cancel",
   approve: "edge.approval.approve",
   reject: "edge.approval.reject",
   retry: "edge.approval.retry",

@@ -198,8 +198,8 @@ describe("bot category changes with approvals (SQLite)", () => {
     h.slack.clear();
     const reply = await command(h, `bot ${ZONE} tool block`);
     expect(reply.text).toContain(`Block Tool on shield zone ${ZONE}?`);
-    const confirm = reply.buttons.find((b) => b.action_id === ACTIONS.botConfirm)!;
-    expect(reply.buttons.find((b) => b.action_id === ACTIONS.botCancel)).toBeDefined();
+    const confirm = reply.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
+    expect(reply.buttons.find((b) => b.action_id === ACTIONS.changeCancel)).toBeDefined();
     // A request must never be re-run by "Share in channel".
     expect(reply.buttons.some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
     const [a, b] = await Promise.all([h.click(confirm), h.click(confirm)]);
@@ -213,7 +213,7 @@ describe("bot category changes with approvals (SQLite)", () => {
       (r) => blocksText(r.body.blocks) + String(r.body.text),
     );
     expect(texts.some((t) => t.includes("already used"))).toBe(true);
-    const cancel = await h.click(reply.buttons.find((x) => x.action_id === ACTIONS.botCancel)!);
+    const cancel = await h.click(reply.buttons.find((x) => x.action_id === ACTIONS.changeCancel)!);
     expect(String((await h.slack.waitForResponse(cancel.responseId)).body.text)).toContain("Cancelled");
   });
 

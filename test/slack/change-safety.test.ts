@@ -47,7 +47,7 @@ async function command(h: Harness, text: string, userId = BOB, channelId = "C000
 async function requestBlock(h: Harness, category: number, channelId = "C0001") {
   setCurrent(h, category, 0);
   const typed = await command(h, `bot ${ZONE} ${category} block`, BOB, channelId);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.botConfirm)!;
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
   const click = await h.click(confirm, { userId: BOB, channelId });
   return blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
 }

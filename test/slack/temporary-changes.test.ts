@@ -44,8 +44,10 @@ async function blockFor30m(h: Harness, c: number, label: string) {
   category(h, c).categoryAction = 2; // Allow before
   const typed = await command(h, `bot ${ZONE} ${c} block for 30m`);
   expect(typed.text).toContain("for 30 min, then undone");
-  await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.botConfirm)!, { userId: BOB });
-  const post = await h.slack.waitForCall("chat.postMessage", (x) => blocksText(x.args.blocks).includes(label));
+  await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+  const post = await h.slack.waitForCall("chat.postMessage", (x) =>
+    blocksText(x.args.blocks).includes(label),
+  );
   expect(blocksText(post.args.blocks)).toContain("30 min, then undone");
   const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
   await h.click(approve, { userId: CAROL });
@@ -161,7 +163,7 @@ describe("temporary changes (SQLite)", () => {
     try {
       category(h, 6).categoryAction = 0;
       const typed = await command(h, `bot ${ZONE} 6 block for 1h30m`);
-      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.botConfirm)!, { userId: BOB });
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
       const card = await h.slack.waitForCall("chat.postMessage", (x) =>
         blocksText(x.args.blocks).includes("Preview"),
       );

@@ -46,3 +46,6 @@ export function stringLabel(
 
 /** `T | null | undefined` on the wire → `T | null` in the app. */
 export const nullish = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
+
+/** The body of a write whose 2xx status is the whole answer (never read). */
+export const ignoredBody = z.unknown();

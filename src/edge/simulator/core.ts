@@ -88,3 +88,31 @@ export function triggerScan(ctx: HandlerContext): SimResponse {
   else state.domainScans.set(domain, entry);
   return json(200, { JobId: job.JobId, Status: job.Status });
 }
+
+/** Pull zones the simulator knows: those of its shield zones. */
+const knownPullZone = (ctx: HandlerContext, id: number) =>
+  ctx.state.shieldZones.some((z) => z.pullZoneId === id);
+
+/** POST /pullzone/{id}/purgeCache body null | {"CacheTag": "..."} -> 204; 404 (empty) for an unknown pull zone. */
+export function purgePullZone(ctx: HandlerContext): SimResponse {
+  const id = intParam(ctx.params[0]);
+  if (id === undefined || !knownPullZone(ctx, id)) return empty(404);
+  const body = ctx.body ?? null;
+  if (body !== null && !isPlainObject(body))
+    return badRequest(null, "The request body must be a JSON object.");
+  const unknown = body === null ? [] : Object.keys(body).filter((k) => k !== "CacheTag");
+  if (unknown.length > 0) return badRequest(unknown[0] ?? null, `Unknown field ${unknown.join(", ")}.`);
+  const tag = body === null ? null : (body.CacheTag ?? null);
+  if (tag !== null && typeof tag !== "string") return badRequest("CacheTag", "CacheTag must be a string.");
+  ctx.state.purges.push({ kind: "pullZone", pullZoneId: id, cacheTag: tag, at: ctx.now });
+  return empty(204);
+}
+
+/** POST /purge?url=... -> 200 (no body). */
+export function purgeUrl(ctx: HandlerContext): SimResponse {
+  const url = ctx.query.url;
+  if (!url || !/^https?:\/\/[^/\s]+/i.test(url))
+    return badRequest("url", "The url parameter must be a full URL.");
+  ctx.state.purges.push({ kind: "url", url, at: ctx.now });
+  return { status: 200 };
+}

@@ -69,3 +69,12 @@ export function listApps(ctx: HandlerContext): SimResponse {
     cursor: next < apps.length ? encodeCursor(next) : null,
   });
 }
+
+/** POST /mc/apps/{appId}/restart -> 200 (no body), 404 ErrorDetails for an unknown app. */
+export function restartApp(ctx: HandlerContext): SimResponse {
+  const appId = decodeURIComponent(ctx.params[0] ?? "");
+  if (!ctx.state.apps.some((a) => a.id === appId))
+    return errorDetails(404, "Not Found", `Application ${appId} was not found.`, ctx.path);
+  ctx.state.appRestarts.set(appId, [...(ctx.state.appRestarts.get(appId) ?? []), ctx.now]);
+  return { status: 200 };
+}

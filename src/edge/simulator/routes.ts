@@ -1,6 +1,6 @@
-import { getLatestScan, triggerScan } from "./core.js";
+import { getLatestScan, purgePullZone, purgeUrl, triggerScan } from "./core.js";
 import type { Route } from "./http.js";
-import { listApps } from "./mc.js";
+import { listApps, restartApp } from "./mc.js";
 import {
   getAiRecommendation,
   getBotCategories,
@@ -51,6 +51,19 @@ export const ROUTES: readonly Route[] = [
     handler: getLatestScan,
   },
   { method: "POST", pattern: /^\/dnszone\/records\/scan\/?$/, unauthorized: "empty", handler: triggerScan },
+  {
+    method: "POST",
+    pattern: /^\/mc\/apps\/([^/]+)\/restart\/?$/,
+    unauthorized: "problem",
+    handler: restartApp,
+  },
+  {
+    method: "POST",
+    pattern: /^\/pullzone\/([^/]+)\/purgeCache\/?$/,
+    unauthorized: "empty",
+    handler: purgePullZone,
+  },
+  { method: "POST", pattern: /^\/purge\/?$/, unauthorized: "empty", handler: purgeUrl },
 ];
 
 /** 401 style for paths no route knows, by family. */

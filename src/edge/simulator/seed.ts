@@ -173,7 +173,15 @@ export interface SimulatorState {
   /** Scans triggered by a Domain that matches no zone, keyed by domain. */
   domainScans: Map<string, DnsScanEntry>;
   accountId: string;
+  /** Restarts asked per application id, with when (mitigations). */
+  appRestarts: Map<string, number[]>;
+  /** Cache purges, in order (mitigations). */
+  purges: SimPurge[];
 }
+
+export type SimPurge =
+  | { kind: "pullZone"; pullZoneId: number; cacheTag: string | null; at: number }
+  | { kind: "url"; url: string; at: number };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Notable ids
@@ -717,6 +725,8 @@ export function createState(seed = 1): SimulatorState {
     dnsScans: dns.scans,
     domainScans: new Map(),
     accountId,
+    appRestarts: new Map(),
+    purges: [],
   };
 }
 

@@ -13,8 +13,6 @@ export interface BotChangeValue {
   z: number;
   c: number;
   a: number;
-  /** Temporary: undone this many ms after it is applied. */
-  t?: number;
 }
 
 const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
@@ -62,26 +60,35 @@ export function categoryButtons(zoneId: number, category: number, newId: () => s
   ];
 }
 
-/** The reply to a typed /edge bot: typed text has no dialog, so ask again with Confirm / Cancel. */
-export function confirmChangeMessage(value: BotChangeValue, current: number | null): Reply {
-  const change = botCategoryKind.describe({
-    shieldZoneId: value.z,
-    category: value.c,
-    action: value.a as 0 | 1 | 2,
-  });
+/** What the Confirm button of a typed change carries (see listeners/actions/change-confirm.ts). */
+export interface ChangeButtonValue {
+  /** The request id this button creates: the same click delivered twice makes one request. */
+  r: string;
+  /** The change's kind and parameters. */
+  k: string;
+  p: unknown;
+  /** Temporary: undone this many ms after it is applied. */
+  t?: number;
+}
+
+/**
+ * The reply to a typed change command: typed text has no dialog, so ask again with Confirm / Cancel,
+ * showing the value in force now where the kind has one.
+ */
+export function confirmChangeMessage(value: ChangeButtonValue, current: unknown = null): Reply {
+  const resolved = resolveChange({ kind: value.k, params: value.p });
+  const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
+  const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
-  return {
-    text: `${change}${temporary}?`,
-    blocks: [
-      section(
-        `:question: *${change}${temporary}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`,
-      ),
-      actions(
-        button("Confirm", ACTIONS.botConfirm, JSON.stringify(value), "primary"),
-        button("Cancel", ACTIONS.botCancel, value.r),
-      ),
-    ],
-  };
+  const blocks: KnownBlock[] = [section(`:question: *${escapeMrkdwn(change)}${temporary}?*`)];
+  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => `*${label}*\n${v}`)));
+  blocks.push(
+    actions(
+      button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
+      button("Cancel", ACTIONS.changeCancel, value.r),
+    ),
+  );
+  return { text: `${change}${temporary}?`, blocks };
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {

@@ -1,6 +1,7 @@
+import { botCategoryKind } from "../../changes/kinds/bot-category.js";
 import { BOT_EXAMPLE, parseAction, parseCategory } from "../../services/bot-categories.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { type BotChangeValue, confirmChangeMessage } from "../blocks/approvals.js";
+import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseId, parseTemporary } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -20,13 +21,14 @@ export const botCommand: Subcommand = {
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const current =
       (await client.getBotCategories(zoneId)).find((c) => c.category === category)?.action ?? null;
-    const value: BotChangeValue = {
-      r: newRequestId(),
-      z: zoneId,
-      c: category,
-      a: action,
-      ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
-    };
-    return confirmChangeMessage(value, current);
+    return confirmChangeMessage(
+      {
+        r: newRequestId(),
+        k: botCategoryKind.name,
+        p: { shieldZoneId: zoneId, category, action },
+        ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
+      },
+      current,
+    );
   },
 };

@@ -6,7 +6,9 @@ import { dnsCommand } from "./dns.js";
 import { helpCommand } from "./help.js";
 import { keyCommand } from "./key.js";
 import { policyCommand } from "./policy.js";
+import { purgeCommand } from "./purge.js";
 import { ratelimitCommand } from "./ratelimit.js";
+import { restartCommand } from "./restart.js";
 import { scheduleCommand } from "./schedule.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
@@ -22,6 +24,8 @@ export function subcommandList(): Subcommand[] {
     ratelimitCommand,
     wafCommand,
     dnsCommand,
+    restartCommand,
+    purgeCommand,
     scheduleCommand,
     policyCommand,
     auditCommand,

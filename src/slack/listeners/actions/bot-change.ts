@@ -1,15 +1,12 @@
 import { z } from "zod";
-import { MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
 import { botCategoryKind } from "../../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/shield.js";
-import { toUserSentence } from "../../../errors.js";
 import { readBotSettings } from "../../../services/bots-view.js";
-import { requestStateSentence } from "../../blocks/approvals.js";
 import { botsMessage } from "../../blocks/bots.js";
 import { type Reply, section } from "../../blocks/common.js";
-import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { newRequestId } from "../../request-ids.js";
+import { submitChange } from "./change-confirm.js";
 import {
   answerPrivately,
   type ButtonArgs,
@@ -23,73 +20,31 @@ const changeValue = z.object({
   z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   c: z.number().int().min(1).max(7),
   a: z.union([z.literal(0), z.literal(1), z.literal(2)]),
-  t: z.number().int().min(60_000).max(MAX_TEMPORARY_MS).optional(),
 });
 
 /**
- * Block / Allow / Clear (after Slack's confirmation dialog) and Confirm (after a typed /edge bot):
- * create the request, then apply it at once or post the approval card, and say what happened.
- * `fromBotsMessage`: the clicked message is the /edge bots view, refreshed with the outcome on top.
+ * Block / Allow / Clear on the /edge bots view (after Slack's confirmation dialog): the one change flow,
+ * then the view refreshed with the outcome on top.
  */
-export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
+export function botChange(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
     const value = parseButtonValue(ctx.value, changeValue);
     if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
     const params = { shieldZoneId: value.z, category: value.c, action: value.a };
-    const change = botCategoryKind.describe(params);
-    let banner: string;
+    const banner = await submitChange(env, args, ctx, botCategoryKind, params, value.r);
+    if (banner === undefined) return;
+    const shown = banner.includes("is already in force")
+      ? `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
+      : banner;
+    let reply: Reply = { text: shown, blocks: [section(shown)] };
     try {
-      const outcome = await requestChange(env.deps, botCategoryKind, {
-        teamId: ctx.teamId,
-        channelId: ctx.channelId,
-        userId: ctx.userId,
-        params,
-        requestId: value.r,
-        ...(value.t !== undefined ? { temporaryMs: value.t } : {}),
-      });
-      if (outcome.kind === "duplicate")
-        return answerPrivately(
-          args,
-          `This button was already used. ${requestStateSentence(outcome.request)}`,
-          ctx.logger,
-        );
-      const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
-      if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
-        // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show; a
-        // temporary change, so its Undo now button and its undo have one.
-        const policy =
-          outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
-        const failure = await postApprovalCard(env, args.client, outcome.request, policy, ctx.logger);
-        if (failure) return answerPrivately(args, failure, ctx.logger);
-      }
-      banner =
-        outcome.kind === "unchanged"
-          ? `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
-          : (outcomeBanner(outcome, change) ?? "");
+      const { detection, categories } = await readBotSettings(env.deps, ctx.teamId, value.z);
+      reply = botsMessage(value.z, detection, categories, newRequestId, shown);
     } catch (err) {
-      ctx.logger.warn({ err }, "bot category request failed");
-      return answerPrivately(args, toUserSentence(err), ctx.logger);
-    }
-    let reply: Reply = { text: banner, blocks: [section(banner)] };
-    if (fromBotsMessage) {
-      try {
-        const { detection, categories } = await readBotSettings(env.deps, ctx.teamId, value.z);
-        reply = botsMessage(value.z, detection, categories, newRequestId, banner);
-      } catch (err) {
-        ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
-      }
+      ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
     }
     await replaceClicked(args, reply, ctx.logger);
-  };
-}
-
-/** Cancel on the reply to a typed /edge bot. */
-export function botCancel(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    await replaceClicked(args, { text: "Cancelled: nothing was changed.", blocks: [] }, ctx.logger);
   };
 }

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { edgeClientFor } from "../../services/edge-access.js";
+import type { ChangeKind } from "../kind.js";
+
+export const purgeParams = z.union([
+  z.object({
+    pullZoneId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    cacheTag: z
+      .string()
+      .regex(/^[\w.:/-]{1,200}$/)
+      .optional(),
+  }),
+  z.object({ url: z.string().url().max(1500) }),
+]);
+export type PurgeParams = z.output<typeof purgeParams>;
+
+/** Purge a pull zone's cache (all, or one cache tag) or one URL: a one-off action with no undo. */
+export const purgeKind: ChangeKind<PurgeParams, null> = {
+  name: "purge",
+  params: purgeParams,
+  approvers: "policy",
+  oneOff: true,
+  describe: (p) =>
+    "url" in p
+      ? `Purge ${p.url} from the cache`
+      : p.cacheTag
+        ? `Purge cache tag ${p.cacheTag} of pull zone ${p.pullZoneId}`
+        : `Purge the whole cache of pull zone ${p.pullZoneId}`,
+  target: (p) => ("url" in p ? `url ${p.url}` : `pull zone ${p.pullZoneId}`),
+  details: (p) =>
+    "url" in p
+      ? [["URL", p.url]]
+      : [
+          ["Pull zone", String(p.pullZoneId)],
+          ["Files", p.cacheTag ? `tagged ${p.cacheTag}` : "all"],
+        ],
+  askAgain: (p) => ("url" in p ? `/edge purge url ${p.url}` : `/edge purge ${p.pullZoneId}`),
+  readCurrent: async () => null,
+  inForce: () => false,
+  async apply(deps, scope, p) {
+    const client = await edgeClientFor(deps, scope.teamId);
+    if ("url" in p) await client.purgeUrl(p.url);
+    else await client.purgePullZone(p.pullZoneId, p.cacheTag);
+  },
+};

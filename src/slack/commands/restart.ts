@@ -1,0 +1,32 @@
+import { restartAppKind } from "../../changes/kinds/restart-app.js";
+import { usage } from "../../errors.js";
+import { findApp } from "../../services/apps.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import { confirmChangeMessage } from "../blocks/approvals.js";
+import { newRequestId } from "../request-ids.js";
+import { noMoreArgs } from "./parse.js";
+import type { Subcommand } from "./types.js";
+
+export const RESTART_EXAMPLE = "/edge restart checkout-api";
+
+export const restartCommand: Subcommand = {
+  name: "restart",
+  usage: "restart <appId or name>",
+  summary: "Ask to restart a Magic Containers application (approval may be required in this channel).",
+  examples: [RESTART_EXAMPLE],
+  shareable: () => false,
+  async run(ctx) {
+    const idOrName = ctx.args[0];
+    if (!idOrName) throw usage(`Which application? For example: ${RESTART_EXAMPLE}`);
+    if (idOrName.length > 200)
+      throw usage(`That is not an application id or name. For example: ${RESTART_EXAMPLE}`);
+    noMoreArgs(ctx.args, 1, RESTART_EXAMPLE);
+    const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
+    const app = await findApp(client, idOrName, RESTART_EXAMPLE);
+    return confirmChangeMessage({
+      r: newRequestId(),
+      k: restartAppKind.name,
+      p: { appId: app.id, appName: app.name.slice(0, 200) },
+    });
+  },
+};

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
+import { type ChangeKind, resolveChange } from "../../../changes/index.js";
+import { toUserSentence } from "../../../errors.js";
+import { requestStateSentence } from "../../blocks/approvals.js";
+import { section } from "../../blocks/common.js";
+import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
+import type { SlackEnv } from "../../commands/types.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  type ButtonContext,
+  buttonContext,
+  parseButtonValue,
+  replaceClicked,
+} from "./context.js";
+
+/** What a Confirm button carries: the request id it creates, the kind, its parameters, and `for`. */
+export const changeButtonValue = z.object({
+  r: z.string().regex(/^[\w-]{10,40}$/),
+  k: z.string().max(40),
+  p: z.unknown(),
+  t: z.number().int().min(60_000).max(MAX_TEMPORARY_MS).optional(),
+});
+
+/**
+ * Create the request for a confirmed change of any kind, post its card where one is needed (pending,
+ * an unknown outcome, a temporary change), and return the sentence for the person who asked; undefined
+ * when they were already answered privately.
+ */
+export async function submitChange<P>(
+  env: SlackEnv,
+  args: ButtonArgs,
+  ctx: ButtonContext,
+  // biome-ignore lint/suspicious/noExplicitAny: any kind's value type
+  kind: ChangeKind<P, any>,
+  params: P,
+  requestId: string,
+  temporaryMs?: number,
+): Promise<string | undefined> {
+  const change = kind.describe(params);
+  try {
+    const outcome = await requestChange(env.deps, kind, {
+      teamId: ctx.teamId,
+      channelId: ctx.channelId,
+      userId: ctx.userId,
+      params,
+      requestId,
+      ...(temporaryMs !== undefined ? { temporaryMs } : {}),
+    });
+    if (outcome.kind === "duplicate") {
+      await answerPrivately(
+        args,
+        `This button was already used. ${requestStateSentence(outcome.request)}`,
+        ctx.logger,
+      );
+      return undefined;
+    }
+    const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
+    if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
+      // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show; a
+      // temporary change, so its Undo now button and its undo have one.
+      const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
+      const failure = await postApprovalCard(env, args.client, outcome.request, policy, ctx.logger);
+      if (failure) {
+        await answerPrivately(args, failure, ctx.logger);
+        return undefined;
+      }
+    }
+    return outcomeBanner(outcome, change) ?? "";
+  } catch (err) {
+    ctx.logger.warn({ err, kind: kind.name }, "change request failed");
+    await answerPrivately(args, toUserSentence(err), ctx.logger);
+    return undefined;
+  }
+}
+
+/** Confirm on the reply to a typed change command (/edge bot, /edge restart, /edge purge …). */
+export function changeConfirm(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, changeButtonValue);
+    const resolved = value ? resolveChange({ kind: value.k, params: value.p }) : undefined;
+    if (!value || !resolved)
+      return answerPrivately(args, "That button is out of date: run the command again.", ctx.logger);
+    const banner = await submitChange(env, args, ctx, resolved.kind, resolved.params, value.r, value.t);
+    if (banner !== undefined)
+      await replaceClicked(args, { text: banner, blocks: [section(banner)] }, ctx.logger);
+  };
+}
+
+/** Cancel on the reply to a typed change command. */
+export function changeCancel(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    await replaceClicked(args, { text: "Cancelled: nothing was changed.", blocks: [] }, ctx.logger);
+  };
+}

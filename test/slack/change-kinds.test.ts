@@ -1,0 +1,261 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { reconcileStale } from "../../src/changes/engine.js";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import {
+  blocksText,
+  findButtons,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+} from "../support/harness.js";
+
+/**
+ * Issue 14: every change kind passes the same suite, through the receiver, the fake Slack and the
+ * simulator: confirm / cancel, self-approval refused, N approvals, expiry, exactly one Edge call under
+ * twenty concurrent clicks, Retry once, audit rows, faults (429, 500, timeout after send, 2xx with an
+ * odd body), bad arguments answered with an example.
+ */
+
+const ALICE = "U0001"; // admin
+const BOB = "U0002"; // requester
+const CAROL = "U0003"; // owner
+
+interface KindFixture {
+  kind: string;
+  /** A command that asks for the change (a fresh one each call: settings are reset first). */
+  ask(h: Harness): string;
+  /** Words on the card that name this change. */
+  label: string;
+  /** The Edge API write this change makes. */
+  write: { method: string; path: RegExp };
+  /** Not safe to repeat: a 5xx or timeout is not retried by the client. */
+  notRetried: boolean;
+  /** A one-off action: nothing to read back afterwards. */
+  oneOff: boolean;
+  /** How many times the change is in force now (the simulator's own state). */
+  effect(h: Harness): number;
+  /** Bad arguments, each answered with an example and no button. */
+  bad: string[];
+}
+
+const ZONE = SIM_IDS.firstShieldZone;
+const APP = SIM_IDS.appWithUnknownStatus;
+const pullZoneOf = (h: Harness) => h.sim.state.shieldZones.find((z) => z.pullZoneId !== null)!.pullZoneId!;
+
+const KINDS: KindFixture[] = [
+  {
+    kind: "bot_category",
+    ask: (h) => {
+      h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 1)!.categoryAction = 0;
+      return `bot ${ZONE} seo block`;
+    },
+    label: "SEO",
+    write: { method: "PUT", path: /bot-categorization\/categories\/1$/ },
+    notRetried: false,
+    oneOff: false,
+    effect: (h) =>
+      h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 1)!.categoryAction === 1 ? 1 : 0,
+    bad: ["bot", `bot ${ZONE}`, `bot ${ZONE} robots block`, `bot ${ZONE} seo maybe`, `bot zone seo block`],
+  },
+  {
+    kind: "restart_app",
+    ask: () => `restart ${APP}`,
+    label: "Restart application",
+    write: { method: "POST", path: /\/mc\/apps\/[^/]+\/restart$/ },
+    notRetried: true,
+    oneOff: true,
+    effect: (h) => h.sim.state.appRestarts.get(APP)?.length ?? 0,
+    bad: ["restart", "restart no-such-app", `restart ${APP} now`],
+  },
+  {
+    kind: "purge",
+    ask: (h) => `purge ${pullZoneOf(h)} product-images`,
+    label: "Purge cache tag",
+    write: { method: "POST", path: /\/pullzone\/\d+\/purgeCache$/ },
+    notRetried: false,
+    oneOff: true,
+    effect: (h) => h.sim.state.purges.filter((p) => p.kind === "pullZone").length,
+    bad: ["purge", "purge abc", "purge 1 tag extra", "purge 1 <!here>", "purge url", "purge url ftp://x"],
+  },
+];
+
+function writes(h: Harness, f: KindFixture) {
+  return h.sim.requests.filter((r) => r.method === f.write.method && f.write.path.test(r.path)).length;
+}
+
+async function command(h: Harness, text: string, userId = BOB) {
+  const res = await h.command(text, { userId, channelId: "C0001" });
+  expect(res.status).toBe(200);
+  const answer = await h.slack.waitForResponse(res.responseId);
+  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
+}
+
+const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
+  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+
+/** Bob asks and confirms: the pending card's Approve button. */
+async function askAndConfirm(h: Harness, f: KindFixture) {
+  const typed = await command(h, f.ask(h));
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  expect(confirm, `${f.kind}: ${typed.text}`).toBeDefined();
+  const click = await h.click(confirm!, { userId: BOB });
+  const banner = blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+  const post = await h.slack.waitForCall("chat.postMessage", (c) => {
+    const t = blocksText(c.args.blocks);
+    return t.includes("Approval needed") && t.includes(f.label);
+  });
+  const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+  const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
+  return { banner, approve, reject };
+}
+
+describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    h.sim.clearFaults();
+    h.slack.clear();
+    await h.store.policies.clearChannel("T0001", "C0001");
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("bad arguments get a sentence with an example and no button", async () => {
+    for (const text of f.bad) {
+      const answer = await command(h, text);
+      expect(answer.text, text).toMatch(/For example|\/edge /);
+      expect(
+        answer.buttons.filter((b) => b.action_id === ACTIONS.changeConfirm),
+        text,
+      ).toHaveLength(0);
+    }
+  });
+
+  it("Cancel changes nothing; the requester can't approve; another approver applies it with one call, audited", async () => {
+    const typed = await command(h, f.ask(h));
+    await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeCancel)!, { userId: BOB });
+    const before = writes(h, f);
+    const { banner, approve } = await askAndConfirm(h, f);
+    expect(banner).toContain("needs a second person's approval");
+    const self = await h.click(approve, { userId: BOB });
+    expect(blocksText((await h.slack.waitForResponse(self.responseId)).body.blocks)).toContain(
+      "someone else",
+    );
+    expect(writes(h, f)).toBe(before);
+    const effect = f.effect(h);
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+    expect(writes(h, f) - before).toBe(1);
+    expect(f.effect(h) - effect).toBe(1);
+    const audit = (await command(h, "audit 10", ALICE)).text;
+    for (const step of ["request", "approve", "apply"]) expect(audit).toContain(`${f.kind}.${step}`);
+  });
+
+  it("needs two distinct approvers when the policy says 2; an expired request can't be approved", async () => {
+    await h.store.policies.setChannel("T0001", "C0001", { approvalsNeeded: 2 });
+    const before = writes(h, f);
+    const { approve } = await askAndConfirm(h, f);
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("Approved by 1 of 2"));
+    expect(writes(h, f)).toBe(before);
+    await h.click(approve, { userId: ALICE });
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+    expect(writes(h, f) - before).toBe(1);
+
+    h.slack.clear();
+    await h.store.policies.clearChannel("T0001", "C0001");
+    const late = await askAndConfirm(h, f);
+    h.advanceClock(31 * 60_000);
+    const click = await h.click(late.approve, { userId: CAROL });
+    expect(blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks)).toContain("expired");
+    expect(writes(h, f) - before).toBe(1);
+  });
+
+  it("twenty concurrent Approve clicks make exactly one call", async () => {
+    const approvers = Array.from({ length: 20 }, (_, i) => `UK${String(i).padStart(2, "0")}`);
+    for (const id of approvers) h.slack.users.set(id, { id, is_admin: true });
+    const before = writes(h, f);
+    const { approve } = await askAndConfirm(h, f);
+    await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(writes(h, f) - before).toBe(1);
+  });
+
+  it("a 2xx with an odd body is applied; a 500 fails with Retry, and Retry makes one more call", async () => {
+    let { approve } = await askAndConfirm(h, f);
+    h.sim.addFault({ ...f.write, status: 200, body: "malformed", times: 1 });
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+
+    h.slack.clear();
+    ({ approve } = await askAndConfirm(h, f));
+    h.sim.addFault({ ...f.write, status: 500, body: "none", times: f.notRetried ? 1 : 3 });
+    const before = writes(h, f);
+    await h.click(approve, { userId: CAROL });
+    const failed = await cardUpdate(h, (t) => t.includes(f.label) && t.includes("did not go through"));
+    expect(writes(h, f) - before).toBe(f.notRetried ? 1 : 3);
+    const retry = findButtons(failed.args.blocks).find((b) => b.action_id === ACTIONS.retry)!;
+    await Promise.all([h.click(retry, { userId: CAROL }), h.click(retry, { userId: ALICE })]);
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(writes(h, f) - before).toBe((f.notRetried ? 1 : 3) + 1);
+  });
+
+  it("a 429 waits for Retry-After and then applies once", async () => {
+    const { approve } = await askAndConfirm(h, f);
+    h.sim.addFault({ ...f.write, status: 429, retryAfter: "1", times: 1 });
+    const before = writes(h, f);
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"), 10_000);
+    expect(writes(h, f) - before).toBe(2); // the 429 and the one that went through
+  });
+
+  it("a timeout after the call was sent says 'not known yet'; the reconciler settles it honestly", async () => {
+    const { approve } = await askAndConfirm(h, f);
+    h.sim.addFault({ ...f.write, latencyMs: 2_300, times: 3 });
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("Not known yet, checking"), 15_000);
+    await new Promise((r) => setTimeout(r, 400));
+    h.advanceClock(61_000);
+    const [settled] = await reconcileStale(h.deps);
+    // A setting is re-read (in force → applied); a one-off action can't be, so it says so, with Retry.
+    if (f.oneOff) expect(settled?.lastError?.message).toContain("can't tell afterwards");
+    else expect(settled?.state).toBe("applied");
+  }, 30_000);
+});
+
+async function oneCallOnPostgres(options: HarnessOptions) {
+  const h = await startHarness(options);
+  try {
+    for (const f of KINDS) {
+      h.slack.clear();
+      const before = writes(h, f);
+      const { approve } = await askAndConfirm(h, f);
+      await Promise.all([CAROL, ALICE, CAROL, ALICE, CAROL].map((userId) => h.click(approve, { userId })));
+      await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(writes(h, f) - before, f.kind).toBe(1);
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+const pgUp = await pgReachable();
+
+describe("every kind applies once under concurrent approvals on PostgreSQL", () => {
+  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
+    const schema = randomSchema();
+    try {
+      await oneCallOnPostgres({ pgSchema: schema });
+    } finally {
+      await dropSchema(schema).catch(() => undefined);
+    }
+  });
+});
