@@ -1,6 +1,5 @@
 import type { Button, ConfirmationDialog, KnownBlock } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
-import { botCategoryKind } from "../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
@@ -15,7 +14,7 @@ export interface BotChangeValue {
   a: number;
 }
 
-const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
+const _actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
 
 export function confirmDialog(
   title: string,
