@@ -10,7 +10,7 @@ import type {
   EffectivePolicy,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
-import { type ResolvedChange, resolveChange } from "./index.js";
+import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 
 /**
@@ -166,7 +166,7 @@ export async function requestChange<P, V>(
   const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
-    : policy.approvals === "required";
+    : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
   let request: ApprovalRequest;
   try {
     request = await deps.store.approvals.create({

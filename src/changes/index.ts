@@ -1,17 +1,48 @@
-import type { ApprovalRequest } from "../store/index.js";
-import type { ChangeKind } from "./kind.js";
+import { type ApprovalRequest, EVERY_CHANGE } from "../store/index.js";
+import { type ChangeKind, RISK_LEVELS } from "./kind.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
 import { purgeKind } from "./kinds/purge.js";
 import { restartAppKind } from "./kinds/restart-app.js";
 
+// Built on first use, not at load: kinds/policy.ts reads the table back (coverage of a policy), and an
+// import cycle must not meet a half-initialised table.
 // biome-ignore lint/suspicious/noExplicitAny: each kind has its own parameter and value types
-const KINDS: Readonly<Record<string, ChangeKind<any, any>>> = Object.freeze({
-  [botCategoryKind.name]: botCategoryKind,
-  [policyKind.name]: policyKind,
-  [restartAppKind.name]: restartAppKind,
-  [purgeKind.name]: purgeKind,
-});
+let table: Readonly<Record<string, ChangeKind<any, any>>> | undefined;
+function kindsTable() {
+  table ??= Object.freeze({
+    [botCategoryKind.name]: botCategoryKind,
+    [policyKind.name]: policyKind,
+    [restartAppKind.name]: restartAppKind,
+    [purgeKind.name]: purgeKind,
+  });
+  return table;
+}
+
+/** Words a policy accepts after `for`: the names of the changes it can gate, and the risk levels. */
+export function policyWords(): string[] {
+  return [
+    ...Object.values(kindsTable())
+      .filter((k) => k.approvers === "policy")
+      .map((k) => k.policyName),
+    ...RISK_LEVELS,
+  ];
+}
+
+/** Whether a policy's `approvalsFor` list (names, risk levels, or "*") covers this kind. */
+export function policyCovers(
+  approvalsFor: readonly string[],
+  kind: Pick<ChangeKind, "policyName" | "risk">,
+): boolean {
+  return approvalsFor.some((w) => w === EVERY_CHANGE || w === kind.policyName || w === kind.risk);
+}
+
+/** The kinds a policy's approvals cover, by name (for comparing two policies). */
+export function coveredKinds(approvalsFor: readonly string[]): string[] {
+  return Object.values(kindsTable())
+    .filter((k) => k.approvers === "policy" && policyCovers(approvalsFor, k))
+    .map((k) => k.policyName);
+}
 
 /** A stored request with its kind and checked parameters. */
 export interface ResolvedChange {
@@ -22,7 +53,7 @@ export interface ResolvedChange {
 
 /** The kind of a stored request and its parameters, or undefined for a kind or shape this version does not know. */
 export function resolveChange(r: Pick<ApprovalRequest, "kind" | "params">): ResolvedChange | undefined {
-  const kind = KINDS[r.kind];
+  const kind = kindsTable()[r.kind];
   if (!kind) return undefined;
   const parsed = kind.params.safeParse(r.params);
   return parsed.success ? { kind, params: parsed.data } : undefined;

@@ -9,6 +9,9 @@ export interface ChangeScope {
   userId: string;
 }
 
+export const RISK_LEVELS = ["low", "medium", "high"] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
 /** Who decides a request of this kind: the channel's approvers, or workspace admins only. */
 export type ApproverRule = "policy" | "admins";
 
@@ -24,6 +27,10 @@ export interface ChangeKind<P = unknown, V = unknown> {
   /** The stored parameters, checked whenever a request is read back. */
   readonly params: z.ZodType<P>;
   readonly approvers: ApproverRule;
+  /** The word a policy names it by (`/edge policy approvals required for purge,restart`). */
+  readonly policyName: string;
+  /** How much harm a mistaken change does; a policy can name a level (`… for high`). */
+  readonly risk: RiskLevel;
   /**
    * A one-off action (restart, purge): nothing to read back, never "already in force", and a call that
    * was sent but not answered can't be checked afterwards.

@@ -38,6 +38,8 @@ export interface PoliciesTable {
   approvers: string | null;
   expiry_minutes: number | null;
   approvals_needed: number | null;
+  /** JSON array of change names or risk levels approvals apply to ("*": every change); null inherits. */
+  approvals_for: string | null;
   updated_by: string | null;
   updated_at: number;
 }

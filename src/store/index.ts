@@ -40,7 +40,7 @@ export type {
   PolicySource,
   PolicyValues,
 } from "./policies.js";
-export { DEFAULT_POLICY, MAX_APPROVALS_NEEDED } from "./policies.js";
+export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.js";
 export type { NewSchedule, Schedule, ScheduleKind, ScheduleRun, SchedulesRepo } from "./schedules.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 

@@ -157,11 +157,12 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: "temporary changes that undo themselves",
+    name: "temporary changes that undo themselves; approvals for some changes only",
     async up(db, engine) {
       const ts = engine === "postgres" ? "bigint" : "integer";
       await db.schema.alterTable("approval_requests").addColumn("undo_after_ms", ts).execute();
       await db.schema.alterTable("approval_requests").addColumn("undo_at", ts).execute();
+      await db.schema.alterTable("policies").addColumn("approvals_for", "text").execute();
       await db.schema
         .createIndex("approval_requests_state_undo")
         .on("approval_requests")

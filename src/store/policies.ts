@@ -10,6 +10,8 @@ export interface PolicyValues {
   expiryMinutes: number;
   /** How many distinct approvers a request needs when approvals are required. */
   approvalsNeeded: number;
+  /** The changes approvals apply to: change names or risk levels; ["*"] is every change. */
+  approvalsFor: string[];
 }
 
 /** Fields to change: a value sets it, null clears it (inherit again), absent leaves it alone. */
@@ -18,6 +20,7 @@ export interface PolicyPatch {
   approvers?: Approvers | null;
   expiryMinutes?: number | null;
   approvalsNeeded?: number | null;
+  approvalsFor?: string[] | null;
   updatedBy?: string;
 }
 
@@ -30,6 +33,7 @@ export interface PolicyRow {
   approvers: Approvers | null;
   expiryMinutes: number | null;
   approvalsNeeded: number | null;
+  approvalsFor: string[] | null;
   updatedBy: string | null;
   updatedAt: number;
 }
@@ -42,6 +46,7 @@ export interface EffectivePolicy extends PolicyValues {
     approvers: PolicySource;
     expiryMinutes: PolicySource;
     approvalsNeeded: PolicySource;
+    approvalsFor: PolicySource;
   };
 }
 
@@ -50,7 +55,10 @@ export const DEFAULT_POLICY: Readonly<PolicyValues> = Object.freeze({
   approvers: Object.freeze({ kind: "admins" }) as Approvers,
   expiryMinutes: 30,
   approvalsNeeded: 1,
+  approvalsFor: Object.freeze(["*"]) as string[],
 });
+
+export const EVERY_CHANGE = "*";
 
 export const MAX_APPROVALS_NEEDED = 10;
 
@@ -88,6 +96,16 @@ function validate(patch: PolicyPatch): void {
       throw bad(`The number of approvers must be a whole number from 1 to ${MAX_APPROVALS_NEEDED}`);
     }
   }
+  const f = patch.approvalsFor;
+  if (f != null) {
+    if (
+      !Array.isArray(f) ||
+      f.length < 1 ||
+      f.length > 20 ||
+      f.some((w) => typeof w !== "string" || !/^(\*|[a-z][a-z0-9_-]{0,29})$/.test(w))
+    )
+      throw bad("Approvals apply to 1 to 20 change names or risk levels, like purge,restart or high");
+  }
   const a = patch.approvers;
   if (a != null) {
     if (a.kind === "list") {
@@ -124,6 +142,7 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     approvers: string | null;
     expiry_minutes: number | null;
     approvals_needed: number | null;
+    approvals_for: string | null;
     updated_by: string | null;
     updated_at: number;
   };
@@ -135,6 +154,10 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     expiryMinutes: r.expiry_minutes === null ? null : Number(r.expiry_minutes),
     approvalsNeeded:
       r.approvals_needed === null || r.approvals_needed === undefined ? null : Number(r.approvals_needed),
+    approvalsFor:
+      r.approvals_for === null || r.approvals_for === undefined
+        ? null
+        : (JSON.parse(r.approvals_for) as string[]),
     updatedBy: r.updated_by,
     updatedAt: Number(r.updated_at),
   });
@@ -160,6 +183,9 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     }
     if (patch.expiryMinutes !== undefined) set.expiry_minutes = patch.expiryMinutes;
     if (patch.approvalsNeeded !== undefined) set.approvals_needed = patch.approvalsNeeded;
+    if (patch.approvalsFor !== undefined)
+      set.approvals_for =
+        patch.approvalsFor === null ? null : JSON.stringify([...new Set(patch.approvalsFor)].sort());
     const row = await db
       .insertInto("policies")
       .values({
@@ -169,6 +195,7 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
         approvers: set.approvers ?? null,
         expiry_minutes: set.expiry_minutes ?? null,
         approvals_needed: set.approvals_needed ?? null,
+        approvals_for: set.approvals_for ?? null,
         updated_by: set.updated_by ?? null,
         updated_at: at,
       })
@@ -203,12 +230,20 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       const [approvers, s2] = pick("approvers");
       const [expiryMinutes, s3] = pick("expiryMinutes");
       const [approvalsNeeded, s4] = pick("approvalsNeeded");
+      const [approvalsFor, s5] = pick("approvalsFor");
       return {
         approvals,
         approvers: normalizeApprovers(approvers),
         expiryMinutes,
         approvalsNeeded,
-        source: { approvals: s1, approvers: s2, expiryMinutes: s3, approvalsNeeded: s4 },
+        approvalsFor: [...approvalsFor],
+        source: {
+          approvals: s1,
+          approvers: s2,
+          expiryMinutes: s3,
+          approvalsNeeded: s4,
+          approvalsFor: s5,
+        },
       };
     },
     getWorkspace: (teamId: string) => getRow(teamId, WORKSPACE),

@@ -259,3 +259,46 @@ describe("every kind applies once under concurrent approvals on PostgreSQL", () 
     }
   });
 });
+
+describe("a policy can require approvals for some changes only (by name or risk level)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("narrowing approvals to restarts needs another admin; then a restart waits and a purge applies at once", async () => {
+    const bad = await command(h, "policy approvals required for reboot", ALICE);
+    expect(bad.text).toContain("For example: /edge policy approvals required for purge,restart");
+    const asked = await command(h, "policy approvals required for restart here", ALICE);
+    expect(asked.text).toContain("requires approval for fewer kinds of change");
+    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("approvals for restart"),
+    );
+    const approve = findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("approvals for restart") && t.includes("is in effect"));
+    expect((await command(h, "policy", BOB)).text).toContain("restart");
+
+    h.slack.clear();
+    const purge = KINDS.find((k) => k.kind === "purge")!;
+    const before = writes(h, purge);
+    const typed = await command(h, purge.ask(h));
+    const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
+    const done = await h.click(confirm, { userId: BOB });
+    expect(blocksText((await h.slack.waitForResponse(done.responseId)).body.blocks)).toContain("Done");
+    expect(writes(h, purge) - before).toBe(1);
+
+    const restart = KINDS.find((k) => k.kind === "restart_app")!;
+    const { banner } = await askAndConfirm(h, restart);
+    expect(banner).toContain("needs a second person's approval");
+
+    // Widening back to every change (or to a risk level that covers more) is a tightening: at once.
+    h.slack.clear();
+    const wider = await command(h, "policy approvals required for high,medium here", ALICE);
+    expect(wider.text).toContain("Policy updated");
+    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(0);
+  });
+});

@@ -21,6 +21,8 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
   name: "bot_category",
   params: botCategoryParams,
   approvers: "policy",
+  policyName: "bot",
+  risk: "medium",
   describe: (p) =>
     `${p.action === 0 ? "Clear" : botCategoryActionLabel(p.action)} ${botCategoryLabel(p.category)} on shield zone ${p.shieldZoneId}`,
   target: (p) => `shield zone ${p.shieldZoneId} / ${botCategoryLabel(p.category)}`,

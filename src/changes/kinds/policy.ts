@@ -4,10 +4,12 @@ import {
   type Approvers,
   DEFAULT_POLICY,
   type EffectivePolicy,
+  EVERY_CHANGE,
   type PolicyPatch,
   type PolicyRow,
   type PolicyValues,
 } from "../../store/index.js";
+import { coveredKinds } from "../index.js";
 import type { ChangeKind, ChangeScope } from "../kind.js";
 
 const approversSchema = z.union([
@@ -25,6 +27,7 @@ export const policyParams = z.object({
       approvers: approversSchema.nullable().optional(),
       expiryMinutes: z.number().int().min(1).nullable().optional(),
       approvalsNeeded: z.number().int().min(1).nullable().optional(),
+      approvalsFor: z.array(z.string()).min(1).max(20).nullable().optional(),
     })
     .optional(),
   /** Remove the channel's overrides. */
@@ -33,7 +36,10 @@ export const policyParams = z.object({
 export type PolicyParams = z.output<typeof policyParams>;
 
 /** A scope's own row: what it overrides (null = inherits); null when it has no row. */
-type PolicyLayer = Pick<PolicyRow, "approvals" | "approvers" | "expiryMinutes" | "approvalsNeeded">;
+type PolicyLayer = Pick<
+  PolicyRow,
+  "approvals" | "approvers" | "expiryMinutes" | "approvalsNeeded" | "approvalsFor"
+>;
 
 function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
   if (!row) return null;
@@ -42,7 +48,14 @@ function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
     approvers: row.approvers,
     expiryMinutes: row.expiryMinutes,
     approvalsNeeded: row.approvalsNeeded,
+    approvalsFor: row.approvalsFor,
   };
+}
+
+/** "every change", or "purge, restart". */
+export function approvalsForText(words: readonly string[] | null): string {
+  if (words === null) return "inherited changes";
+  return words.includes(EVERY_CHANGE) ? "every change" : words.join(", ");
 }
 
 /** With `mentions`, Slack mention markup for the (validated) ids; without, a count for plain text. */
@@ -65,6 +78,7 @@ function patchText(p: PolicyParams, mentions = true): string {
     parts.push(
       `${s.approvalsNeeded === null ? "inherited number of" : s.approvalsNeeded} approvers per request`,
     );
+  if (s.approvalsFor !== undefined) parts.push(`approvals for ${approvalsForText(s.approvalsFor)}`);
   return parts.join(", ");
 }
 
@@ -79,6 +93,8 @@ export function loosening(before: PolicyValues, after: PolicyValues): string[] {
   if (before.approvals === "required" && after.approvals === "off") reasons.push("turns approvals off");
   if (after.expiryMinutes > before.expiryMinutes) reasons.push("gives requests longer to be approved");
   if (after.approvalsNeeded < before.approvalsNeeded) reasons.push("needs fewer approvers");
+  if (!isSubset(coveredKinds(before.approvalsFor), coveredKinds(after.approvalsFor)))
+    reasons.push("requires approval for fewer kinds of change");
   const a = before.approvers;
   const b = after.approvers;
   const narrower =
@@ -113,6 +129,7 @@ function valuesFrom(pick: <K extends keyof PolicyValues>(k: K) => PolicyValues[K
     approvers: pick("approvers"),
     expiryMinutes: pick("expiryMinutes"),
     approvalsNeeded: pick("approvalsNeeded"),
+    approvalsFor: pick("approvalsFor"),
   };
 }
 
@@ -132,6 +149,7 @@ function toPatch(p: PolicyParams, userId: string): PolicyPatch {
   if (s.approvers !== undefined) patch.approvers = s.approvers;
   if (s.expiryMinutes !== undefined) patch.expiryMinutes = s.expiryMinutes;
   if (s.approvalsNeeded !== undefined) patch.approvalsNeeded = s.approvalsNeeded;
+  if (s.approvalsFor !== undefined) patch.approvalsFor = s.approvalsFor;
   return patch;
 }
 
@@ -143,6 +161,8 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
   name: "policy",
   params: policyParams,
   approvers: "admins",
+  policyName: "policy",
+  risk: "high",
   describe: (p) =>
     `Approval policy for ${p.channelId ? "this channel" : "the workspace"}: ${patchText(p, false)}`,
   target: (p) => (p.channelId ? `policy of channel ${p.channelId}` : "workspace policy"),
@@ -157,6 +177,7 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
             `approvers ${observed.approvers ? approversText(observed.approvers) : "inherited"}`,
             `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
             `${observed.approvalsNeeded ?? "inherited number of"} approvers per request`,
+            `approvals for ${approvalsForText(observed.approvalsFor)}`,
           ].join(", ")
         : "no override (inherited)",
     ],

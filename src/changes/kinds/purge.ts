@@ -19,6 +19,8 @@ export const purgeKind: ChangeKind<PurgeParams, null> = {
   name: "purge",
   params: purgeParams,
   approvers: "policy",
+  policyName: "purge",
+  risk: "medium",
   oneOff: true,
   describe: (p) =>
     "url" in p

@@ -14,6 +14,8 @@ export const restartAppKind: ChangeKind<RestartAppParams, null> = {
   name: "restart_app",
   params: restartAppParams,
   approvers: "policy",
+  policyName: "restart",
+  risk: "high",
   oneOff: true,
   describe: (p) => `Restart application ${p.appName}`,
   target: (p) => `application ${p.appId}`,

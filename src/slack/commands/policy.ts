@@ -1,9 +1,16 @@
 import { requestChange } from "../../changes/engine.js";
-import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
+import { policyWords } from "../../changes/index.js";
+import {
+  approvalsForText,
+  type PolicyParams,
+  policyKind,
+  policyLoosening,
+} from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import {
   type Approvers,
   type EffectivePolicy,
+  EVERY_CHANGE,
   MAX_APPROVALS_NEEDED,
   type PolicyPatch,
 } from "../../store/index.js";
@@ -16,6 +23,7 @@ const EXAMPLES = [
   "/edge policy",
   "/edge policy approvals off here",
   "/edge policy approvals 2",
+  "/edge policy approvals required for purge,restart",
   "/edge policy approvers @oncall-leads @alice",
   "/edge policy expiry 60",
 ];
@@ -42,9 +50,10 @@ export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
         `*Approvals*\n${p.approvals === "required" ? (p.approvalsNeeded > 1 ? `Required (${p.approvalsNeeded} approvers, not the requester)` : "Required (a second person approves)") : "Off (applied at once)"}\n_${SOURCE[p.source.approvals]}_`,
         `*Approvers*\n${approversText(p.approvers)}\n_${SOURCE[p.source.approvers]}_`,
         `*Expiry*\n${p.expiryMinutes} minutes\n_${SOURCE[p.source.expiryMinutes]}_`,
+        `*Applies to*\n${p.approvals === "required" ? approvalsForText(p.approvalsFor) : "no change"}\n_${SOURCE[p.source.approvalsFor]}_`,
       ]),
       context(
-        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off|<n> [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
+        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off|<n> [for purge,restart|high] [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
       ),
     ],
   };
@@ -72,6 +81,27 @@ export function parseApprovers(words: readonly string[]): Approvers {
   return { kind: "list", users: [...new Set(users)], usergroups: [...new Set(usergroups)] };
 }
 
+/**
+ * `for purge,restart` (change names or risk levels) after `approvals required|<n>`; nothing means every
+ * change.
+ */
+function parseApprovalsFor(words: readonly string[]): string[] {
+  if (words.length === 0) return [EVERY_CHANGE];
+  const known = policyWords();
+  const list = words[0]?.toLowerCase() === "for" ? words.slice(1).join(",") : "";
+  const names = list
+    .toLowerCase()
+    .split(",")
+    .map((w) => w.trim())
+    .filter(Boolean);
+  const unknown = names.filter((w) => !known.includes(w));
+  if (names.length === 0 || unknown.length > 0)
+    throw usage(
+      `Approvals can apply to some changes only: ${known.join(", ")} (change names or risk levels). For example: /edge policy approvals required for purge,restart`,
+    );
+  return [...new Set(names)];
+}
+
 function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boolean } | "reset" {
   const here = args[args.length - 1]?.toLowerCase() === "here";
   const words = here ? args.slice(0, -1) : args;
@@ -79,17 +109,20 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
   switch (what?.toLowerCase()) {
     case "approvals": {
       const mode = rest[0]?.toLowerCase();
-      if (rest.length === 1 && mode && /^\d+$/.test(mode)) {
+      const approvalsFor = parseApprovalsFor(rest.slice(1));
+      if (mode === "off" && rest.length > 1)
+        throw usage("Approvals off applies to every change: /edge policy approvals off here");
+      if (mode && /^\d+$/.test(mode)) {
         const n = Number(mode);
         if (n < 1 || n > MAX_APPROVALS_NEEDED)
           throw usage(`A request can need 1 to ${MAX_APPROVALS_NEEDED} approvers: /edge policy approvals 2`);
-        return { patch: { approvals: "required", approvalsNeeded: n }, here };
+        return { patch: { approvals: "required", approvalsNeeded: n, approvalsFor }, here };
       }
-      if (rest.length !== 1 || (mode !== "required" && mode !== "off"))
+      if (mode !== "required" && mode !== "off")
         throw usage(
-          "Approvals are required, off, or a number of approvers: /edge policy approvals off here, /edge policy approvals 2",
+          "Approvals are required, off, or a number of approvers: /edge policy approvals off here, /edge policy approvals 2, /edge policy approvals required for purge,restart",
         );
-      return { patch: { approvals: mode }, here };
+      return { patch: mode === "off" ? { approvals: mode } : { approvals: mode, approvalsFor }, here };
     }
     case "approvers":
       return { patch: { approvers: parseApprovers(rest) }, here };
@@ -170,7 +203,8 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
 
 export const policyCommand: Subcommand = {
   name: "policy",
-  usage: "policy [approvals required|off|<n> | approvers admins|@group|@user … | expiry <minutes>] [here]",
+  usage:
+    "policy [approvals required|off|<n> [for <changes>] | approvers admins|@group|@user … | expiry <minutes>] [here]",
   summary:
     "The approval policy in force in this channel; admins change it for the workspace or, with `here`, this channel.",
   examples: EXAMPLES,
