@@ -248,6 +248,6 @@ export async function resolveShieldZoneId(
   const partly = directory.complete ? "" : " (only the first 20,000 zones were searched)";
   throw new UserError(
     "not_found",
-    `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Find it with /edge zones <part of its name>, or give the zone id: ${example}`,
+    `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
   );
 }

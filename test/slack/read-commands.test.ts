@@ -91,7 +91,7 @@ describe("/edge read commands over signed HTTP", () => {
     const second = await h.slack.waitForResponse(click.responseId);
     expect(blocksText(second.body.blocks)).toMatch(/Page 2 of 3/);
     expect(findButtons(second.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.zonesPreviousPage);
-    expect((await run("zones two")).text).toContain("The page is a number from 1: /edge zones 2");
+    expect((await run("zones 0")).text).toContain("The page is a number from 1: /edge zones 2");
   });
 
   it("zones: an undocumented plan type shows as unknown rather than failing", async () => {

@@ -85,7 +85,8 @@ function unshieldedText(zones: readonly UnshieldedPullZone[]): string {
 export function zoneSearchMessage(result: ZoneSearchResult): Reply {
   const query = escapeMrkdwn(result.text);
   const blocks: KnownBlock[] = [header(`Shield zones matching "${result.text}"`)];
-  const searched = `${result.totalZones} zone${result.totalZones === 1 ? "" : "s"} searched${result.complete ? "" : " (only the first 20,000)"}`;
+  const count = (v: number) => v.toLocaleString("en-US");
+  const searched = `${count(result.totalZones)} zone${result.totalZones === 1 ? "" : "s"} searched${result.complete ? "" : " (only the first 20,000)"}`;
   if (result.matches.length === 0) {
     blocks.push(
       context(
@@ -93,7 +94,7 @@ export function zoneSearchMessage(result: ZoneSearchResult): Reply {
       ),
     );
   } else {
-    blocks.push(context(`${result.matches.length} of ${searched} match \`${query}\``));
+    blocks.push(context(`${count(result.matches.length)} of ${searched} match \`${query}\``));
     // Two blocks are left for the unshielded note and Share in channel.
     blocks.push(...packLines(result.matches.map(namedZoneLine), 45, "zones (narrow the search to see them)"));
   }
