@@ -7,7 +7,14 @@ import { EdgeApiError } from "./errors.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent, type RequestSpec } from "./request.js";
 import { ignoredBody } from "./schemas/common.js";
-import { type DnsScan, type DnsScanTrigger, dnsScanSchema, dnsScanTriggerSchema } from "./schemas/core.js";
+import {
+  type DnsScan,
+  type DnsScanTrigger,
+  dnsScanSchema,
+  dnsScanTriggerSchema,
+  type PullZone,
+  pullZoneListSchema,
+} from "./schemas/core.js";
 import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
   type BotCategory,
@@ -70,9 +77,24 @@ export interface ListShieldZonesParams {
   perPage?: number;
 }
 
+export interface ListPullZonesParams {
+  /** >= 1, default 1 (the API's page 0, "everything as one array", is never asked for). */
+  page?: number;
+  /** 5..1000, default 1000. */
+  perPage?: number;
+}
+
+export interface PullZonePage {
+  items: PullZone[];
+  page: number;
+  totalCount?: number;
+  hasNext: boolean;
+}
+
 export interface EdgeClient {
   listApps(params?: ListAppsParams): Promise<AppPage>;
   listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
+  listPullZones(params?: ListPullZonesParams): Promise<PullZonePage>;
   getBotDetection(shieldZoneId: number): Promise<BotDetection>;
   getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
   setBotCategoryAction(shieldZoneId: number, category: number, action: BotCategoryAction): Promise<void>;
@@ -287,6 +309,35 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               hasNext: nextPage !== null,
             };
           },
+        );
+      },
+
+      listPullZones(params) {
+        const op = "listPullZones";
+        let page = 1;
+        let perPage = 1000;
+        return call(
+          op,
+          () => {
+            const p = paramsObject(op, params);
+            if (p.page !== undefined) page = idArg(op, "page number", p.page);
+            if (p.perPage !== undefined) perPage = intArg(op, "page size", p.perPage, 5, 1000);
+            return {
+              operation: op,
+              method: "GET",
+              path: "/pullzone",
+              // Never ask for certificates: the answer would carry each hostname's private key.
+              query: { page, perPage, includeCertificate: "false" },
+              idempotent: true,
+              schema: pullZoneListSchema,
+            };
+          },
+          (r): PullZonePage => ({
+            items: r.items,
+            page: r.currentPage ?? page,
+            ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
+            hasNext: r.hasMoreItems,
+          }),
         );
       },
 
@@ -540,6 +591,7 @@ export type {
   BotDetection,
   DnsScan,
   DnsScanTrigger,
+  PullZone,
   RateLimitMetrics,
   ShieldZonePage,
   WafAiRecommendation,

@@ -169,6 +169,7 @@ export function readErrorBody(body: unknown): ErrorBodyFields {
 const OPERATION_WORDS: Record<string, { doing: string; feature?: string }> = {
   listApps: { doing: "list Magic Containers apps" },
   listShieldZones: { doing: "list shield zones" },
+  listPullZones: { doing: "list pull zones" },
   getBotDetection: { doing: "read bot detection settings", feature: "bot detection" },
   getBotCategories: { doing: "read bot categories", feature: "bot categorization" },
   setBotCategoryAction: { doing: "change bot category actions", feature: "bot categorization" },

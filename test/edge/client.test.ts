@@ -101,6 +101,33 @@ describe("operations against the simulator", () => {
     expect(appStatusLabel(odd.status)).toBe("Unknown (hibernating)");
   });
 
+  it("listPullZones asks for a page without certificates and reads names and hostnames", async () => {
+    const page = await client.listPullZones({ page: 1, perPage: 5 });
+    const r = only();
+    expect(r.path).toBe("/pullzone");
+    expect(r.query).toEqual({ page: "1", perPage: "5", includeCertificate: "false" });
+    expect(page).toMatchObject({ page: 1, totalCount: sim.state.pullZones.length, hasNext: true });
+    expect(page.items).toHaveLength(5);
+
+    const all = await client.listPullZones();
+    expect(sim.requests[1]?.query).toMatchObject({ page: "1", perPage: "1000" });
+    expect(all.hasNext).toBe(false);
+    const shop = all.items.find((p) => p.name === "acme-shop");
+    // The site's own domains first, the b-cdn.net system hostname last.
+    expect(shop?.hostnames).toEqual(["shop.acme-example.com", "acme-shop.b-cdn.net"]);
+  });
+
+  it("listPullZones also reads the plain array the API answers for page 0", async () => {
+    sim.addFault({ path: "/pullzone", status: 200, body: [{ Id: 7, Name: "x", Extra: 1 }], times: 1 });
+    const page = await client.listPullZones();
+    expect(page).toEqual({
+      items: [{ id: 7, name: "x", hostnames: [] }],
+      page: 1,
+      totalCount: 1,
+      hasNext: false,
+    });
+  });
+
   it("listShieldZones sends page and perPage and reports hasNext", async () => {
     const p1 = await client.listShieldZones({ page: 1, perPage: 10 });
     const r = only();
@@ -278,6 +305,8 @@ describe("invalid arguments are refused before any request", () => {
     ["empty cursor", (c) => c.listApps({ cursor: "" })],
     ["page 0", (c) => c.listShieldZones({ page: 0 })],
     ["perPage -1", (c) => c.listShieldZones({ perPage: -1 })],
+    ["pull zone perPage 4", (c) => c.listPullZones({ perPage: 4 })],
+    ["pull zone page 0", (c) => c.listPullZones({ page: 0 })],
     ["zone id 0", (c) => c.getBotDetection(0)],
     ["zone id NaN", (c) => c.getBotCategories(Number.NaN)],
     ["zone id string", (c) => c.getBotDetection("12" as unknown as number)],

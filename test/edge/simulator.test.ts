@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 
@@ -189,6 +190,74 @@ describe("Shield", () => {
     expect(failed.success).toBe(false);
     expect(failed.recommendation).toBeNull();
     expect(failed.errorResponse.errorKey).toBeTruthy();
+  });
+});
+
+describe("Core pull zones", () => {
+  interface PullZoneBody {
+    Id: number;
+    Name: string;
+    Hostnames: Array<{ Value: string; IsSystemHostname: boolean; CertificateKey: string | null }>;
+  }
+  const spec = JSON.parse(
+    readFileSync(new URL("../../../shared/reference/edge-api/core-api-v1.0.0.json", import.meta.url), "utf8"),
+  ) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  const specFields = (name: string) => Object.keys(spec.components.schemas[name]?.properties ?? {});
+
+  it("lists every pull zone as a plain array by default, fields as the spec names them", async () => {
+    const res = await get("/pullzone");
+    expect(res.status).toBe(200);
+    const zones = (await res.json()) as PullZoneBody[];
+    expect(zones).toHaveLength(sim.state.pullZones.length);
+    const pullZoneFields = specFields("PullZoneModel");
+    const hostnameFields = specFields("HostnameModel");
+    expect(pullZoneFields.length).toBeGreaterThan(100);
+    for (const z of zones) {
+      for (const k of Object.keys(z)) expect(pullZoneFields).toContain(k);
+      for (const hn of z.Hostnames) for (const k of Object.keys(hn)) expect(hostnameFields).toContain(k);
+      expect(z.Hostnames.filter((hn) => hn.IsSystemHostname).map((hn) => hn.Value)).toEqual([
+        `${z.Name}.b-cdn.net`,
+      ]);
+      expect(z.Hostnames.every((hn) => hn.CertificateKey === null)).toBe(true);
+    }
+    // Every shield zone's pull zone exists, and a few pull zones have no shield zone.
+    const ids = new Set(zones.map((z) => z.Id));
+    for (const sz of sim.state.shieldZones) if (sz.pullZoneId !== null) expect(ids).toContain(sz.pullZoneId);
+    const shielded = new Set(sim.state.shieldZones.map((sz) => sz.pullZoneId));
+    expect(zones.filter((z) => !shielded.has(z.Id)).length).toBeGreaterThan(0);
+  });
+
+  it("pages with page >= 1, searches names and hostnames, refuses out-of-range values", async () => {
+    const total = sim.state.pullZones.length;
+    const first = (await (await get("/pullzone?page=1&perPage=5")).json()) as {
+      Items: PullZoneBody[];
+      CurrentPage: number;
+      TotalItems: number;
+      HasMoreItems: boolean;
+    };
+    expect(first).toMatchObject({ CurrentPage: 1, TotalItems: total, HasMoreItems: true });
+    expect(first.Items).toHaveLength(5);
+    const last = (await (await get(`/pullzone?page=${Math.ceil(total / 5)}&perPage=5`)).json()) as {
+      HasMoreItems: boolean;
+    };
+    expect(last.HasMoreItems).toBe(false);
+
+    const found = (await (await get("/pullzone?search=ACME-example")).json()) as PullZoneBody[];
+    expect(found.map((z) => z.Name).sort()).toEqual(["acme-api", "acme-shop", "acme-staging", "acme-www"]);
+
+    for (const q of ["perPage=4", "perPage=1001", "page=-1", "page=x"]) {
+      const bad = await get(`/pullzone?${q}`);
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ ErrorKey: expect.any(String), Field: q.split("=")[0] });
+    }
+    const withKeys = (await (await get("/pullzone?includeCertificate=true")).json()) as PullZoneBody[];
+    expect(withKeys[0]?.Hostnames.some((hn) => hn.CertificateKey !== null)).toBe(true);
+  });
+
+  it("answers 401 with an empty body without a valid AccessKey", async () => {
+    const res = await get("/pullzone", {});
+    expect(res.status).toBe(401);
+    expect(await res.text()).toBe("");
   });
 });
 

@@ -91,7 +91,7 @@ describe("/edge read commands over signed HTTP", () => {
     const second = await h.slack.waitForResponse(click.responseId);
     expect(blocksText(second.body.blocks)).toMatch(/Page 2 of 3/);
     expect(findButtons(second.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.zonesPreviousPage);
-    expect((await run("zones two")).text).toContain("The page is a number from 1: /edge zones 2");
+    expect((await run("zones 0")).text).toContain("The page is a number from 1: /edge zones 2");
   });
 
   it("zones: an undocumented plan type shows as unknown rather than failing", async () => {
@@ -106,8 +106,11 @@ describe("/edge read commands over signed HTTP", () => {
     expect(text).toContain("Browser fingerprint");
     expect(text).toContain("Challenge");
     expect(text).toContain("SEO");
-    expect((await run("bots abc")).text).toContain("Zone ids are numbers: /edge bots 1234");
-    expect((await run("bots")).text).toContain("Which zone id? For example: /edge bots 1234");
+    expect((await run("bots 0")).text).toContain("Zone ids are numbers: /edge bots 1234");
+    expect((await run("bots a%b")).text).toContain(
+      '"a%b" is neither a zone id nor a domain: /edge bots 1234',
+    );
+    expect((await run("bots")).text).toContain("Which shield zone? Give its id or domain: /edge bots 1234");
   });
 
   it("ratelimit: four counters, a 28-day sparkline, the busiest day and the total", async () => {

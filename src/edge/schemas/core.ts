@@ -97,3 +97,50 @@ export function dnsRecordExtras(r: Pick<DnsScanRecord, "priority" | "weight" | "
     .filter(Boolean)
     .join(", ");
 }
+
+/**
+ * Pull zones (GET /pullzone, PullZoneModel and HostnameModel): only the id, the name and the hostnames
+ * are read; the model's other 160-odd fields are tolerated and dropped.
+ */
+export const pullZoneSchema = z
+  .looseObject({
+    Id: z.number().int(),
+    Name: nullish(z.string()),
+    Hostnames: nullish(
+      z.array(z.looseObject({ Value: nullish(z.string()), IsSystemHostname: nullish(z.boolean()) })),
+    ),
+  })
+  .transform((p) => {
+    const named = (p.Hostnames ?? []).filter((h) => h.Value !== null && h.Value !== "");
+    const values = (system: boolean) =>
+      named.filter((h) => (h.IsSystemHostname ?? false) === system).map((h) => h.Value as string);
+    // The site's own domains first; bunny.net's *.b-cdn.net system hostname last.
+    return { id: p.Id, name: p.Name, hostnames: [...values(false), ...values(true)] };
+  });
+
+/**
+ * `page` 0 answers a plain array of every pull zone; `page` >= 1 answers
+ * `{Items, CurrentPage, TotalItems, HasMoreItems}`. Both are accepted.
+ */
+export const pullZoneListSchema = z
+  .union([
+    z.array(pullZoneSchema),
+    z.looseObject({
+      Items: nullish(z.array(pullZoneSchema)),
+      CurrentPage: nullish(z.number().int()),
+      TotalItems: nullish(z.number().int()),
+      HasMoreItems: nullish(z.boolean()),
+    }),
+  ])
+  .transform((r) =>
+    Array.isArray(r)
+      ? { items: r, currentPage: null, totalItems: r.length, hasMoreItems: false }
+      : {
+          items: r.Items ?? [],
+          currentPage: r.CurrentPage,
+          totalItems: r.TotalItems,
+          hasMoreItems: r.HasMoreItems ?? false,
+        },
+  );
+
+export type PullZone = z.output<typeof pullZoneSchema>;

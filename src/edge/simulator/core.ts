@@ -116,3 +116,50 @@ export function purgeUrl(ctx: HandlerContext): SimResponse {
   ctx.state.purges.push({ kind: "url", url, at: ctx.now });
   return { status: 200 };
 }
+
+const invalidQuery = (Field: string, Message: string): SimResponse =>
+  json(400, { ErrorKey: "validation.invalid_query", Field, Message });
+
+/**
+ * GET /pullzone?page&perPage&search&includeCertificate -> PullZoneModel[] when `page` is 0 or absent,
+ * else `{Items, CurrentPage, TotalItems, HasMoreItems}`. `search` keeps pull zones whose name or a
+ * hostname contains it; certificates are filled only when asked for.
+ */
+export function listPullZones(ctx: HandlerContext): SimResponse {
+  const whole = (name: string, raw: string | undefined, def: number, min: number, max: number) => {
+    if (raw === undefined || raw === "") return def;
+    const n = /^-?\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+    return Number.isInteger(n) && n >= min && n <= max
+      ? n
+      : invalidQuery(name, `${name} must be a whole number from ${min} to ${max}.`);
+  };
+  const page = whole("page", ctx.query.page, 0, 0, 2_147_483_647);
+  if (typeof page !== "number") return page;
+  const perPage = whole("perPage", ctx.query.perPage, 1000, 5, 1000);
+  if (typeof perPage !== "number") return perPage;
+  const certificates = (ctx.query.includeCertificate ?? "").toLowerCase() === "true";
+  const search = (ctx.query.search ?? "").toLowerCase();
+  const zones = ctx.state.pullZones
+    .filter(
+      (z) =>
+        search === "" ||
+        z.Name.toLowerCase().includes(search) ||
+        z.Hostnames.some((h) => h.Value.toLowerCase().includes(search)),
+    )
+    .map((z) => {
+      const copy = structuredClone(z);
+      if (certificates)
+        for (const h of copy.Hostnames.filter((x) => x.HasCertificate)) {
+          h.Certificate = Buffer.from(`certificate of ${h.Value}`).toString("base64url");
+          h.CertificateKey = Buffer.from(`private key of ${h.Value}`).toString("base64url");
+        }
+      return copy;
+    });
+  if (page === 0) return json(200, zones);
+  return json(200, {
+    Items: zones.slice((page - 1) * perPage, page * perPage),
+    CurrentPage: page,
+    TotalItems: zones.length,
+    HasMoreItems: page * perPage < zones.length,
+  });
+}

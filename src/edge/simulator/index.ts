@@ -1,6 +1,6 @@
 /**
- * Edge API simulator: a real HTTP server on loopback serving nine bunny.net Management API operations
- * (Magic Containers under /mc, Shield under /shield, Core DNS scans) with seeded, deterministic data,
+ * Edge API simulator: a real HTTP server on loopback serving ten bunny.net Management API operations
+ * (Magic Containers under /mc, Shield under /shield, Core pull zones and DNS scans) with seeded, deterministic data,
  * AccessKey auth, fault injection and request recording. Used by tests, benchmarks and `npm run simulator`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,6 +22,8 @@ export type {
   DnsZone,
   McApp,
   McDisplayEndpoint,
+  PullZone,
+  PullZoneHostname,
   RateLimitMetrics,
   ShieldGenericResponse,
   ShieldZone,

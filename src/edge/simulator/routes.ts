@@ -1,4 +1,4 @@
-import { getLatestScan, purgePullZone, purgeUrl, triggerScan } from "./core.js";
+import { getLatestScan, listPullZones, purgePullZone, purgeUrl, triggerScan } from "./core.js";
 import type { Route } from "./http.js";
 import { listApps, restartApp } from "./mc.js";
 import {
@@ -44,6 +44,7 @@ export const ROUTES: readonly Route[] = [
     unauthorized: "bare",
     handler: getAiRecommendation,
   },
+  { method: "GET", pattern: /^\/pullzone\/?$/, unauthorized: "empty", handler: listPullZones },
   {
     method: "GET",
     pattern: /^\/dnszone\/([^/]+)\/records\/scan\/?$/,

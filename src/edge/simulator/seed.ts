@@ -155,9 +155,38 @@ export interface DnsZone {
   scanError?: string;
 }
 
+/** Core HostnameModel (certificate fields only when the caller asks with `includeCertificate`). */
+export interface PullZoneHostname {
+  Id: number;
+  Value: string;
+  ForceSSL: boolean;
+  IsSystemHostname: boolean;
+  IsManagedHostname: boolean;
+  HasCertificate: boolean;
+  Certificate: string | null;
+  CertificateKey: string | null;
+}
+
+/** Core PullZoneModel: the fields the simulator serves (the real model has about 170). */
+export interface PullZone {
+  Id: number;
+  Name: string;
+  OriginUrl: string;
+  Enabled: boolean;
+  Suspended: boolean;
+  Hostnames: PullZoneHostname[];
+  StorageZoneId: number;
+  /** 0 Premium, 1 Volume */
+  Type: number;
+  EnableLogging: boolean;
+  MonthlyBandwidthUsed: number;
+}
+
 export interface SimulatorState {
   apps: McApp[];
   shieldZones: ShieldZone[];
+  /** Core pull zones: one behind each shield zone that has a pullZoneId, and a few without Shield. */
+  pullZones: PullZone[];
   botDetection: Map<number, BotDetectionState>;
   botCategories: Map<number, BotCategoryGroup[]>;
   /** Zones whose plan lacks bot categorization (GET and PUT answer with errorKey `invalid_plan_type.*`). */
@@ -213,6 +242,17 @@ export const SIM_IDS = {
   zoneEnterprise: SHIELD_ZONE_BASE + 2,
   /** A shield zone id that does not exist (404). */
   unknownShieldZone: 99_999,
+  /**
+   * Names behind the shield zones (GET /pullzone): the domain resolves to exactly one zone, "acme"
+   * matches several (ambiguous), the unshielded domain belongs to a pull zone without a shield zone.
+   */
+  zoneByDomain: {
+    domain: "shop.acme-example.com",
+    pullZoneName: "acme-shop",
+    shieldZoneId: SHIELD_ZONE_BASE + 1,
+  },
+  ambiguousName: "acme",
+  unshieldedDomain: "staging.acme-example.com",
   /** Rate-limit rule ids that have 28 daily entries. */
   rateLimitIds: [7001, 7002, 7003] as const,
   /** Rate-limit rule with all-zero overview and `ratelimitOverviewPastTwentyEightDays: null`. */
@@ -703,6 +743,83 @@ function seedDns(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Core pull zones
+
+/** Pull zone name and custom hostnames behind shield zone `SHIELD_ZONE_BASE + i` (i = index + 1). */
+const PULL_ZONE_SITES: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["acme-shop", ["shop.acme-example.com"]],
+  ["acme-api", ["api.acme-example.com"]],
+  ["acme-www", ["acme-example.com", "www.acme-example.com"]],
+  ["northwind-blog", ["blog.northwind-example.org"]],
+  ["northwind-assets", ["assets.northwind-example.org", "static.northwind-example.org"]],
+  ["globex-media", ["media.globex-example.net"]],
+  ["globex-portal", ["globex-example.net", "portal.globex-example.net"]],
+  ["", []], // i = 8: no pull zone
+  ["initech-app", ["app.initech-example.io"]],
+  ["initech-docs", ["docs.initech-example.io"]],
+  ["umbrella-store", ["umbrella-example.co.uk", "www.umbrella-example.co.uk"]],
+  ["hooli-search", ["search.hooli-example.com"]],
+  ["hooli-mail", ["mail.hooli-example.com"]],
+  ["stark-downloads", ["downloads.stark-example.dev"]],
+  ["wayne-news", ["news.wayne-example.com"]],
+  ["wonka-tickets", ["tickets.wonka-example.shop"]],
+  ["", []], // i = 17: no pull zone
+  ["cyberdyne-status", ["status.cyberdyne-example.ai"]],
+  ["tyrell-images", ["img.tyrell-example.com", "cdn.tyrell-example.com"]],
+  ["soylent-recipes", ["recipes.soylent-example.com"]],
+  ["vandelay-import", ["import.vandelay-example.com"]],
+  ["piedpiper-web", ["piedpiper-example.com", "www.piedpiper-example.com", "compress.piedpiper-example.com"]],
+  ["massive-dynamic", ["massivedynamic-example.org"]],
+  ["oscorp-labs", ["labs.oscorp-example.com"]],
+  ["aperture-test", ["test.aperture-example.com"]],
+  ["", []], // i = 26: no pull zone
+  ["blackmesa-research", ["research.blackmesa-example.org"]],
+];
+
+/** Pull zones without a shield zone (Shield is per pull zone and optional). */
+const UNSHIELDED_SITES: ReadonlyArray<readonly [number, string, readonly string[]]> = [
+  [2_309_101, "acme-staging", ["staging.acme-example.com"]],
+  [2_309_102, "northwind-video", ["video.northwind-example.org"]],
+  [2_309_103, "legacy-downloads", []],
+];
+
+function pullZone(id: number, name: string, custom: readonly string[]): PullZone {
+  const hostname = (n: number, Value: string, system: boolean): PullZoneHostname => ({
+    Id: id * 10 + n,
+    Value,
+    ForceSSL: !system,
+    IsSystemHostname: system,
+    IsManagedHostname: false,
+    HasCertificate: true,
+    Certificate: null,
+    CertificateKey: null,
+  });
+  return {
+    Id: id,
+    Name: name,
+    OriginUrl: `https://origin.${custom[0] ?? `${name}.internal`}`,
+    Enabled: true,
+    Suspended: false,
+    Hostnames: [hostname(0, `${name}.b-cdn.net`, true), ...custom.map((v, n) => hostname(n + 1, v, false))],
+    StorageZoneId: 0,
+    Type: id % 2,
+    EnableLogging: true,
+    MonthlyBandwidthUsed: (id % 997) * 1_048_576,
+  };
+}
+
+function seedPullZones(shieldZones: ShieldZone[]): PullZone[] {
+  const out: PullZone[] = [];
+  for (const z of shieldZones) {
+    const site = PULL_ZONE_SITES[z.shieldZoneId - SHIELD_ZONE_BASE - 1];
+    if (z.pullZoneId === null || site === undefined) continue;
+    out.push(pullZone(z.pullZoneId, site[0], site[1]));
+  }
+  for (const [id, name, custom] of UNSHIELDED_SITES) out.push(pullZone(id, name, custom));
+  return out.sort((a, b) => a.Id - b.Id);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 /** A fresh, fully independent copy of the seeded state. */
 export function createState(seed = 1): SimulatorState {
@@ -713,6 +830,7 @@ export function createState(seed = 1): SimulatorState {
   return {
     apps: seedApps(rng),
     shieldZones,
+    pullZones: seedPullZones(shieldZones),
     botDetection: seedBotDetection(rng, shieldZones),
     botCategories: seedBotCategories(rng, shieldZones),
     botCategorizationUnavailable: new Set(

@@ -1,4 +1,5 @@
 import { usage } from "../../errors.js";
+import type { ZoneRef } from "../../services/zone-lookup.js";
 
 /** A positive whole-number id typed by a user, or a sentence with a correct example. */
 export function parseId(arg: string | undefined, what: string, example: string): number {
@@ -8,6 +9,34 @@ export function parseId(arg: string | undefined, what: string, example: string):
     throw usage(`${capitalise(what)}s are numbers: ${example}`);
   }
   return Number(cleaned);
+}
+
+/**
+ * A domain or pull zone name as typed: `Shop.Example.com`, `https://shop.example.com/path`, or Slack's
+ * link form `<http://shop.example.com|shop.example.com>`, reduced to `shop.example.com`. Undefined
+ * when what is left cannot be a hostname or a pull zone name.
+ */
+export function parseZoneName(arg: string): string | undefined {
+  const link = /^<([^|>]+)(?:\|[^>]*)?>$/.exec(arg);
+  const name = (link?.[1] ?? arg)
+    .trim()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")
+    .replace(/[/?#].*$/, "")
+    .replace(/:\d+$/, "")
+    .replace(/\.+$/, "")
+    .toLowerCase();
+  return /^[\p{L}\p{N}._-]{1,253}$/u.test(name) ? name : undefined;
+}
+
+/** A shield zone as a user gives it: a number is its id, anything else a domain or pull zone name. */
+export function parseZoneRef(arg: string | undefined, example: string, domainExample: string): ZoneRef {
+  if (arg === undefined)
+    throw usage(`Which shield zone? Give its id or domain: ${example} or ${domainExample}`);
+  if (/^#?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "zone id", example) };
+  const name = parseZoneName(arg);
+  if (name === undefined)
+    throw usage(`"${arg}" is neither a zone id nor a domain: ${example} or ${domainExample}`);
+  return { kind: "name", name };
 }
 
 export function noMoreArgs(args: readonly string[], count: number, example: string): void {

@@ -1,21 +1,33 @@
 import { usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { zonesMessage } from "../blocks/zones.js";
+import { findShieldZones } from "../../services/zone-lookup.js";
+import { zoneSearchMessage, zonesMessage } from "../blocks/zones.js";
+import { parseZoneName } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 export const ZONES_PER_PAGE = 10;
+const SEARCH_EXAMPLE = "/edge zones acme-example.com";
 
 export const zonesCommand: Subcommand = {
   name: "zones",
-  usage: "zones [page]",
-  summary: "Shield zone (WAF and DDoS) configurations, ten to a page.",
-  examples: ["/edge zones", "/edge zones 2"],
+  usage: "zones [page | domain or pull zone name]",
+  summary:
+    "Shield zone (WAF and DDoS) configurations, ten to a page; with text, the zones whose domain or pull zone name contains it.",
+  examples: ["/edge zones", "/edge zones 2", SEARCH_EXAMPLE],
   async run(ctx) {
-    const [pageArg, extra] = ctx.args;
-    if (extra !== undefined || (pageArg !== undefined && !/^\d+$/.test(pageArg)) || pageArg === "0") {
-      throw usage("The page is a number from 1: /edge zones 2");
+    const [arg, extra] = ctx.args;
+    if (extra !== undefined)
+      throw usage(`Give one page number or one word to search for: /edge zones 2 or ${SEARCH_EXAMPLE}`);
+    if (arg !== undefined && !/^\d+$/.test(arg)) {
+      const text = parseZoneName(arg);
+      if (text === undefined)
+        throw usage(
+          `Search for part of a domain or pull zone name (letters, digits, dots, hyphens): ${SEARCH_EXAMPLE}`,
+        );
+      return zoneSearchMessage(await findShieldZones(ctx.env.deps, ctx.teamId, text));
     }
-    const page = pageArg ? Number(pageArg) : 1;
+    if (arg !== undefined && Number(arg) < 1) throw usage("The page is a number from 1: /edge zones 2");
+    const page = arg ? Number(arg) : 1;
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     return zonesMessage(await client.listShieldZones({ page, perPage: ZONES_PER_PAGE }), ctx.isPublic);
   },

@@ -1,0 +1,253 @@
+import type { Deps } from "../deps.js";
+import type { EdgeApi, EdgeClient } from "../edge/client.js";
+import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
+import type { PullZone } from "../edge/schemas/core.js";
+import type { ShieldZone } from "../edge/schemas/shield.js";
+import { UserError } from "../errors.js";
+import { edgeAccessFor } from "./edge-access.js";
+
+/**
+ * Shield zones by name. The Shield API knows zones only by id and pull zone id; the names people use
+ * (a domain, a pull zone name) live on Core's pull zones. The directory joins the two lists on
+ * pullZoneId, is kept per API key for a minute, and answers both `/edge zones <text>` and every
+ * command that takes a shield zone.
+ */
+
+export const ZONE_DIRECTORY_TTL_MS = 60_000;
+/** Directories kept at once (one per API key), least recently used dropped first. */
+export const ZONE_DIRECTORY_MAX_KEYS = 200;
+/** Candidates named in an ambiguous-name sentence. */
+export const MAX_CANDIDATES_LISTED = 10;
+const PAGE_SIZE = 1000;
+/** Pages read of each list; beyond 20,000 zones the rest is not searched (and the answer says so). */
+const MAX_PAGES = 20;
+
+/** A shield zone as a user named it: its id, or a domain / pull zone name still to resolve. */
+export type ZoneRef =
+  | { readonly kind: "id"; readonly id: number }
+  | { readonly kind: "name"; readonly name: string };
+
+export interface NamedZone {
+  readonly zone: ShieldZone;
+  /** Null when the zone has no pull zone, or its pull zone is not in the pull zone list. */
+  readonly pullZoneName: string | null;
+  /** The site's own hostnames first, bunny.net's system hostname last. */
+  readonly hostnames: readonly string[];
+}
+
+/** A pull zone without a shield zone: found by name, but nothing to act on. */
+export interface UnshieldedPullZone {
+  readonly pullZoneId: number;
+  readonly pullZoneName: string | null;
+  readonly hostnames: readonly string[];
+}
+
+export interface ZoneDirectory {
+  readonly zones: readonly NamedZone[];
+  readonly unshielded: readonly UnshieldedPullZone[];
+  /** False when a list had more pages than are read. */
+  readonly complete: boolean;
+}
+
+export interface ZoneSearchResult {
+  readonly text: string;
+  readonly matches: readonly NamedZone[];
+  readonly unshieldedMatches: readonly UnshieldedPullZone[];
+  readonly totalZones: number;
+  readonly complete: boolean;
+}
+
+// ---- the per-key cache ------------------------------------------------------------------------------
+
+/** A Map that forgets its least recently used entry beyond `max`. */
+class BoundedMap<K, V> {
+  private readonly entries = new Map<K, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+}
+
+interface CachedDirectory {
+  readonly loadedAt: number;
+  readonly directory: Promise<ZoneDirectory>;
+}
+
+// Directories belong to the EdgeApi that read them (as its per-key queues do): one bot, one cache;
+// every test harness its own.
+const cachesByApi = new WeakMap<EdgeApi, BoundedMap<string, CachedDirectory>>();
+
+function cacheFor(edge: EdgeApi): BoundedMap<string, CachedDirectory> {
+  let cache = cachesByApi.get(edge);
+  if (!cache) {
+    cache = new BoundedMap(ZONE_DIRECTORY_MAX_KEYS);
+    cachesByApi.set(edge, cache);
+  }
+  return cache;
+}
+
+/** The directory of the workspace's key: cached for a minute, one load at a time per key. */
+export async function zoneDirectory(deps: Deps, teamId: string): Promise<ZoneDirectory> {
+  const { client, keyId } = await edgeAccessFor(deps, teamId);
+  const cache = cacheFor(deps.edge);
+  const now = deps.now();
+  const cached = cache.get(keyId);
+  if (cached && now - cached.loadedAt < ZONE_DIRECTORY_TTL_MS) return cached.directory;
+  const entry: CachedDirectory = { loadedAt: now, directory: loadDirectory(client) };
+  cache.set(keyId, entry);
+  try {
+    return await entry.directory;
+  } catch (err) {
+    // A failed load is not remembered: the next command tries again.
+    if (cache.get(keyId) === entry) cache.delete(keyId);
+    throw err;
+  }
+}
+
+async function allPages<T>(
+  read: (page: number) => Promise<{ items: T[]; hasNext: boolean }>,
+): Promise<{ items: T[]; complete: boolean }> {
+  const items: T[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const answer = await read(page);
+    items.push(...answer.items);
+    if (!answer.hasNext || answer.items.length === 0) return { items, complete: true };
+  }
+  return { items, complete: false };
+}
+
+async function loadDirectory(client: EdgeClient): Promise<ZoneDirectory> {
+  const [shield, pull] = await Promise.all([
+    allPages((page) => client.listShieldZones({ page, perPage: PAGE_SIZE })),
+    allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE })),
+  ]);
+  const pullZones = new Map<number, PullZone>(pull.items.map((p) => [p.id, p]));
+  const shielded = new Set<number>();
+  const zones = shield.items.map((zone): NamedZone => {
+    const pullZone = zone.pullZoneId === null ? undefined : pullZones.get(zone.pullZoneId);
+    if (pullZone) shielded.add(pullZone.id);
+    return { zone, pullZoneName: pullZone?.name ?? null, hostnames: pullZone?.hostnames ?? [] };
+  });
+  const unshielded = pull.items
+    .filter((p) => !shielded.has(p.id))
+    .map((p) => ({ pullZoneId: p.id, pullZoneName: p.name, hostnames: p.hostnames }));
+  return { zones, unshielded, complete: shield.complete && pull.complete };
+}
+
+// ---- matching -----------------------------------------------------------------------------------
+
+/** What users type for a domain: any case, maybe a trailing dot. */
+function normalise(text: string): string {
+  return text.trim().toLowerCase().replace(/\.+$/, "");
+}
+
+type Named = Pick<NamedZone, "pullZoneName" | "hostnames">;
+
+const namesOf = (z: Named) =>
+  [...(z.pullZoneName ? [z.pullZoneName] : []), ...z.hostnames].map((n) => n.toLowerCase());
+const isExactly = (needle: string) => (z: Named) => namesOf(z).includes(needle);
+const contains = (needle: string) => (z: Named) => namesOf(z).some((n) => n.includes(needle));
+
+/** Zones whose domain or pull zone name contains `text` (any case), exact matches first. */
+export async function findShieldZones(deps: Deps, teamId: string, text: string): Promise<ZoneSearchResult> {
+  const directory = await zoneDirectory(deps, teamId);
+  const needle = normalise(text);
+  const exact = isExactly(needle);
+  const matches = directory.zones
+    .filter(contains(needle))
+    .sort((a, b) => Number(exact(b)) - Number(exact(a)) || a.zone.shieldZoneId - b.zone.shieldZoneId);
+  return {
+    text: needle,
+    matches,
+    unshieldedMatches: directory.unshielded.filter(contains(needle)),
+    totalZones: directory.zones.length,
+    complete: directory.complete,
+  };
+}
+
+/** "shop.acme-example.com (zone 18401)": the name that matched, else the zone's first name. */
+function candidateLabel(z: NamedZone, needle: string): string {
+  const all = [...z.hostnames, ...(z.pullZoneName ? [z.pullZoneName] : [])];
+  const name = all.find((n) => n.toLowerCase().includes(needle)) ?? all[0];
+  return name ? `${name} (zone ${z.zone.shieldZoneId})` : `zone ${z.zone.shieldZoneId}`;
+}
+
+function candidateList(zones: readonly NamedZone[], needle: string): string {
+  const listed = zones.slice(0, MAX_CANDIDATES_LISTED).map((z) => candidateLabel(z, needle));
+  const more = zones.length - listed.length;
+  return `${listed.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/**
+ * The shield zone id a command acts on. An id is used as given (no Edge call); a name resolves only
+ * when it is exactly one zone's domain or pull zone name, so a change never lands on a zone picked
+ * by a partial match. Anything else is a UserError naming the candidates or saying how to find one.
+ */
+export async function resolveShieldZoneId(
+  deps: Deps,
+  teamId: string,
+  ref: ZoneRef,
+  example: string,
+): Promise<number> {
+  if (ref.kind === "id") return ref.id;
+  const needle = normalise(ref.name);
+  let directory: ZoneDirectory;
+  try {
+    directory = await zoneDirectory(deps, teamId);
+  } catch (err) {
+    if (!(err instanceof EdgeApiError)) throw err;
+    throw new UserError(
+      "unavailable",
+      `I could not look up "${ref.name}" in the zone list. ${describeEdgeError(err)} Or give the zone id: ${example}`,
+      { cause: err },
+    );
+  }
+  const exact = directory.zones.filter(isExactly(needle));
+  const [only] = exact;
+  if (only && exact.length === 1) return only.zone.shieldZoneId;
+  if (exact.length > 1) {
+    throw new UserError(
+      "not_found",
+      `"${ref.name}" names ${exact.length} shield zones: ${candidateList(exact, needle)}. Give the zone id: ${example}`,
+    );
+  }
+  const partial = directory.zones.filter(contains(needle));
+  if (partial.length > 0) {
+    throw new UserError(
+      "not_found",
+      `No shield zone's domain or pull zone name is exactly "${ref.name}"; ${partial.length === 1 ? "one contains it" : `${partial.length} contain it`}: ${candidateList(partial, needle)}. Give the full domain or the zone id: ${example}`,
+    );
+  }
+  const unshielded = directory.unshielded.find(isExactly(needle));
+  if (unshielded) {
+    throw new UserError(
+      "not_found",
+      `"${ref.name}" belongs to pull zone ${unshielded.pullZoneName ?? unshielded.pullZoneId}, which has no shield zone: turn on Shield for it in the bunny.net dashboard first.`,
+    );
+  }
+  const partly = directory.complete ? "" : " (only the first 20,000 zones were searched)";
+  throw new UserError(
+    "not_found",
+    `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
+  );
+}
