@@ -8,6 +8,7 @@ import type {
   ApprovalState,
   Approvers,
   EffectivePolicy,
+  WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { type ResolvedChange, resolveChange } from "./index.js";
@@ -422,9 +423,9 @@ export async function cancel(deps: Deps, request: ApprovalRequest, reason: strin
   }
 }
 
-/** Pending requests whose time is up, expired by whichever replica wins each CAS. */
-export async function expireDue(deps: Deps, limit = 100): Promise<ApprovalRequest[]> {
-  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit);
+/** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
+export async function expireDue(deps: Deps, scope: WorkScope = {}, limit = 100): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
   const expired: ApprovalRequest[] = [];
   for (const r of due) {
     const won = await expireIfDue(deps, r);
@@ -441,8 +442,12 @@ export const NOT_APPLIED_SENTENCE =
  * or the process died between the compare-and-set and the call): re-read the current value and move
  * each to applied (in force) or failed (with Retry). Whichever replica wins each CAS reports it.
  */
-export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
-  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit);
+export async function reconcileStale(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
   const settled: ApprovalRequest[] = [];
   for (const r of stale) {
     const c = resolveChange(r);
