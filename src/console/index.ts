@@ -43,6 +43,8 @@ export interface ConsoleOptions {
   /** Edge API retry policy (tests use a fast one). */
   edgeRetry?: RetryPolicy;
   users?: readonly ConsoleUser[];
+  /** PostgreSQL schema with CONSOLE_ALLOW_DATABASE_URL=1 (tests use their own); default "public". */
+  pgSchema?: string;
   quietMs?: number;
   maxWaitMs?: number;
 }
@@ -128,7 +130,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
         stateSecret: undefined,
       },
     });
-    const store = await openStore({ config, logger, now });
+    const store = await openStore({ config, logger, now, ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}) });
     cleanups.push(() => store.close());
     const deps: Deps = {
       config,
@@ -177,7 +179,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
           ]
         : []),
       config.store.databaseUrl
-        ? "Storage: PostgreSQL (DATABASE_URL)."
+        ? "Storage: PostgreSQL (DATABASE_URL, allowed by CONSOLE_ALLOW_DATABASE_URL=1); only this console's workspace's schedules and approvals are run here."
         : `Storage: SQLite in ${config.store.dataDir}${o.logger ? "" : ` (logs in ${join(config.store.dataDir, "console.log")})`}.`,
       `You are ${first ? world.describeUser(first) : "nobody"} in #${world.channels[0]?.name ?? "general"}. Others: ${world.users
         .slice(1)
