@@ -7,7 +7,7 @@ import { startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { TransportError } from "../../src/slack/transport.js";
-import { TEST_ENCRYPTION_KEY } from "./support.js";
+import { startConsole, TEST_ENCRYPTION_KEY } from "./support.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -73,6 +73,23 @@ describe("the console as a process", () => {
     expect(r.stdout).toContain("No Slack workspace is connected");
     expect(r.stdout).toContain("SLACK_APP_TOKEN and SLACK_BOT_TOKEN for Socket Mode");
     expect(r.stdout).toContain("== Shield zones ==");
+  });
+});
+
+describe("the console's own master key", () => {
+  it("`npm run console` with Slack variables set and no ENCRYPTION_KEY still starts, on DATA_DIR/master.key", async () => {
+    const dataDir = tempDir();
+    const c = await startConsole({
+      dataDir,
+      keepDataDir: true,
+      env: { ENCRYPTION_KEY: "", SLACK_BOT_TOKEN: "xoxb-unused-0000", SLACK_SIGNING_SECRET: "unused" },
+    });
+    try {
+      expect(c.output).toContain("(Slack credentials are set; the console does not use them.)");
+      expect(existsSync(join(dataDir, "master.key"))).toBe(true);
+    } finally {
+      await c.close();
+    }
   });
 });
 
