@@ -81,7 +81,7 @@ function fileLogger(config: Config): Logger {
   });
 }
 
-export const CONSOLE_DATABASE_URL_REFUSED =
+const CONSOLE_DATABASE_URL_REFUSED =
   "DATABASE_URL is set, and the local console does not share a database that real workspaces may use: unset DATABASE_URL to keep the console's data in SQLite in DATA_DIR, or set CONSOLE_ALLOW_DATABASE_URL=1 if that database is the console's alone.";
 
 /** Start the console on the given streams; the returned handle's `done` resolves when the person leaves. */
