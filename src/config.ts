@@ -210,6 +210,20 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
+/** The Slack credential variables that are set (names only): any of them means a real Slack deployment. */
+export function slackCredentialsSet(config: Config): string[] {
+  const s = config.slack;
+  const vars: [string, string | undefined][] = [
+    ["SLACK_BOT_TOKEN", s.botToken],
+    ["SLACK_SIGNING_SECRET", s.signingSecret],
+    ["SLACK_APP_TOKEN", s.appToken],
+    ["SLACK_CLIENT_ID", s.clientId],
+    ["SLACK_CLIENT_SECRET", s.clientSecret],
+    ["SLACK_STATE_SECRET", s.stateSecret],
+  ];
+  return vars.filter(([, v]) => Boolean(v)).map(([name]) => name);
+}
+
 /** Parse the environment once. Throws ConfigError naming every bad variable and what it accepts. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     process.on("SIGTERM", () => shutdown("SIGTERM"));
     process.on("SIGINT", () => shutdown("SIGINT"));
   } catch (e) {
-    if (e instanceof TransportError || e instanceof StoreError) {
+    if (e instanceof TransportError || e instanceof StoreError || e instanceof ConfigError) {
       process.stderr.write(`edgeops: ${e.message}\n`);
       logger.flush?.();
       process.exit(1);

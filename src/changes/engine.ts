@@ -8,6 +8,7 @@ import type {
   ApprovalState,
   Approvers,
   EffectivePolicy,
+  WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
@@ -449,9 +450,9 @@ export async function cancel(deps: Deps, request: ApprovalRequest, reason: strin
   }
 }
 
-/** Pending requests whose time is up, expired by whichever replica wins each CAS. */
-export async function expireDue(deps: Deps, limit = 100): Promise<ApprovalRequest[]> {
-  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit);
+/** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
+export async function expireDue(deps: Deps, scope: WorkScope = {}, limit = 100): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
   const expired: ApprovalRequest[] = [];
   for (const r of due) {
     const won = await expireIfDue(deps, r);
@@ -471,8 +472,12 @@ export const NOT_APPLIED_SENTENCE =
  * or the process died between the compare-and-set and the call): re-read the current value and move
  * each to applied (in force) or failed (with Retry). Whichever replica wins each CAS reports it.
  */
-export async function reconcileStale(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
-  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit);
+export async function reconcileStale(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
   const settled: ApprovalRequest[] = [];
   for (const r of stale) {
     const c = resolveChange(r);
@@ -622,8 +627,8 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
 }
 
 /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
-export async function undoDue(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
-  const due = await deps.store.approvals.listDueUndo(deps.now(), limit);
+export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
   const moved: ApprovalRequest[] = [];
   for (const r of due) {
     try {
@@ -643,10 +648,15 @@ export async function undoDue(deps: Deps, limit = 50): Promise<ApprovalRequest[]
  * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
  * compare-and-set on their last update and finished from the current value, so each is done once.
  */
-export async function reconcileStaleUndos(deps: Deps, limit = 50): Promise<ApprovalRequest[]> {
+export async function reconcileStaleUndos(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+): Promise<ApprovalRequest[]> {
   const stale = await deps.store.approvals.listStaleApproved(
     deps.now() - RECONCILE_AFTER_MS,
     limit,
+    scope,
     "undoing",
   );
   const moved: ApprovalRequest[] = [];

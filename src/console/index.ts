@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
 import type { RunningBot, StartOptions } from "../bot.js";
-import type { Config } from "../config.js";
+import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { RetryPolicy } from "../edge/client.js";
 import type { Simulator, SimulatorOptions } from "../edge/simulator/index.js";
@@ -43,6 +43,8 @@ export interface ConsoleOptions {
   /** Edge API retry policy (tests use a fast one). */
   edgeRetry?: RetryPolicy;
   users?: readonly ConsoleUser[];
+  /** PostgreSQL schema with CONSOLE_ALLOW_DATABASE_URL=1 (tests use their own); default "public". */
+  pgSchema?: string;
   quietMs?: number;
   maxWaitMs?: number;
 }
@@ -79,8 +81,13 @@ function fileLogger(config: Config): Logger {
   });
 }
 
+const CONSOLE_DATABASE_URL_REFUSED =
+  "DATABASE_URL is set, and the local console does not share a database that real workspaces may use: unset DATABASE_URL to keep the console's data in SQLite in DATA_DIR, or set CONSOLE_ALLOW_DATABASE_URL=1 if that database is the console's alone.";
+
 /** Start the console on the given streams; the returned handle's `done` resolves when the person leaves. */
 export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
+  if (o.config.store.databaseUrl && !o.config.console.allowDatabaseUrl)
+    throw new ConfigError([CONSOLE_DATABASE_URL_REFUSED]);
   const input = o.input ?? process.stdin;
   const output = o.output ?? process.stdout;
   const tty = o.tty ?? Boolean((input as { isTTY?: boolean }).isTTY && (output as { isTTY?: boolean }).isTTY);
@@ -113,7 +120,9 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       edge: { baseUrl: consoleEdge.defaultBaseUrl, defaultApiKey: consoleEdge.defaultApiKey },
       slack: {
         apiUrl: standIn.apiUrl,
-        botToken: CONSOLE_BOT_TOKEN,
+        // The console's bot token lives in its transport: its configuration holds no Slack credential,
+        // so its store may use DATA_DIR/master.key (src/store/vault.ts).
+        botToken: undefined,
         appToken: undefined,
         signingSecret: undefined,
         clientId: undefined,
@@ -121,7 +130,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
         stateSecret: undefined,
       },
     });
-    const store = await openStore({ config, logger, now });
+    const store = await openStore({ config, logger, now, ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}) });
     cleanups.push(() => store.close());
     const deps: Deps = {
       config,
@@ -143,11 +152,13 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     // before anything can close the stand-in under it.
     await standIn.waitForCall("auth.test", 3_000);
     // Background work runs here as in every transport: scheduled DNS summaries post into the console's
-    // channels, and approval requests expire.
-    const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
+    // channels, and approval requests expire. Only the console's own workspace's: a shared database
+    // must never have a real workspace's schedule or approval claimed by a terminal.
+    const scope = { teamIds: [CONSOLE_TEAM.id] };
+    const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger, scope });
     scheduler.start();
     cleanups.push(() => scheduler.stop(o.config.shutdownTimeoutMs));
-    const sweeper = createApprovalSweeper(slack.env);
+    const sweeper = createApprovalSweeper(slack.env, { scope });
     sweeper.start();
     cleanups.push(() => sweeper.stop());
 
@@ -168,7 +179,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
           ]
         : []),
       config.store.databaseUrl
-        ? "Storage: PostgreSQL (DATABASE_URL)."
+        ? "Storage: PostgreSQL (DATABASE_URL, allowed by CONSOLE_ALLOW_DATABASE_URL=1); only this console's workspace's schedules and approvals are run here."
         : `Storage: SQLite in ${config.store.dataDir}${o.logger ? "" : ` (logs in ${join(config.store.dataDir, "console.log")})`}.`,
       `You are ${first ? world.describeUser(first) : "nobody"} in #${world.channels[0]?.name ?? "general"}. Others: ${world.users
         .slice(1)

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   try {
     handle = await runConsole({ config });
   } catch (e) {
-    process.stderr.write(`edgeops console: ${e instanceof StoreError ? e.message : String(e)}\n`);
+    const known = e instanceof StoreError || e instanceof ConfigError;
+    process.stderr.write(`edgeops console: ${known ? e.message : String(e)}\n`);
     process.exit(1);
   }
   const finish = (code: number) => {

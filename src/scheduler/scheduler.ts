@@ -5,7 +5,7 @@ import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
-import type { Schedule } from "../store/index.js";
+import type { Schedule, WorkScope } from "../store/index.js";
 import { type RunResult, runSchedule } from "./run.js";
 
 /**
@@ -31,6 +31,8 @@ export interface SchedulerOptions {
   concurrency?: number;
   /** Waiting for a fresh DNS scan: default up to 2 minutes, polling from 1 s with backoff. */
   scanWait?: Partial<ScanWaitOptions>;
+  /** Only these workspaces' schedules (the local console's own); default every workspace's. */
+  scope?: WorkScope;
   /** Called after each run (tests, metrics). */
   onRun?: (schedule: Schedule, result: RunResult) => void;
 }
@@ -55,6 +57,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const now = options.now ?? deps.now;
   const intervalMs = options.intervalMs ?? 30_000;
   const batchSize = options.batchSize ?? 100;
+  const scope = options.scope ?? {};
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
@@ -91,7 +94,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     } catch (err) {
       // A stored spec that no longer computes (e.g. a time zone gone from ICU): look again tomorrow.
       logger.error({ err, jobId: s.id }, "schedule's next run cannot be computed");
-      const won = await deps.store.schedules.claim(s.id, s.nextRunAt, at + DAY_MS);
+      const won = await deps.store.schedules.claim(s.id, s.nextRunAt, at + DAY_MS, scope);
       if (won) {
         await deps.store.schedules.markFailing(
           s.id,
@@ -106,12 +109,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       return false;
     }
-    return deps.store.schedules.claim(s.id, s.nextRunAt, next);
+    return deps.store.schedules.claim(s.id, s.nextRunAt, next, scope);
   }
 
   async function runTick(): Promise<number> {
     const at = now();
-    const due = await deps.store.schedules.listDue(at, batchSize);
+    const due = await deps.store.schedules.listDue(at, batchSize, scope);
     if (due.length === 0) return 0;
     // One scan start per (workspace, zone) per tick, however many schedules summarise that zone.
     const triggers = new Map<string, Promise<unknown>>();

@@ -1,5 +1,5 @@
 import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/engine.js";
-import type { ApprovalRequest } from "../store/index.js";
+import type { ApprovalRequest, WorkScope } from "../store/index.js";
 import { updateCard } from "./change-requests.js";
 import type { SlackEnv } from "./commands/types.js";
 
@@ -18,7 +18,15 @@ export interface ApprovalSweeper {
  * replica wins its compare-and-set, and that one updates the card. Runs at start, so requests that expired while the
  * bot was down are closed after a restart.
  */
-export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): ApprovalSweeper {
+export interface ApprovalSweeperOptions {
+  /** Default 15 s. */
+  intervalMs?: number;
+  /** Only these workspaces' requests (the local console's own); default every workspace's. */
+  scope?: WorkScope;
+}
+
+export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOptions = {}): ApprovalSweeper {
+  const { intervalMs = 15_000, scope = {} } = options;
   const logger = env.deps.logger.child({ job: "approval-expiry" });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -34,11 +42,11 @@ export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): Appro
   }
 
   async function sweepOnce(): Promise<number> {
-    const expired = await expireDue(env.deps);
+    const expired = await expireDue(env.deps, scope);
     await updateCards(expired);
     if (expired.length > 0) logger.info({ expired: expired.length }, "expired approval requests");
     // Approved requests whose apply never finished: re-read and settle them (same claim-once CAS).
-    const settled = await reconcileStale(env.deps);
+    const settled = await reconcileStale(env.deps, scope);
     await updateCards(settled);
     if (settled.length > 0)
       logger.info(
@@ -46,7 +54,7 @@ export function createApprovalSweeper(env: SlackEnv, intervalMs = 15_000): Appro
         "reconciled approved requests",
       );
     // Temporary changes whose time is up, and undos that never finished.
-    const undone = [...(await undoDue(env.deps)), ...(await reconcileStaleUndos(env.deps))];
+    const undone = [...(await undoDue(env.deps, scope)), ...(await reconcileStaleUndos(env.deps, scope))];
     await updateCards(undone);
     if (undone.length > 0)
       logger.info({ undone: undone.map((r) => ({ id: r.id, state: r.state })) }, "undid temporary changes");

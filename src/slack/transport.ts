@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import { type Config, slackCredentialsSet } from "../config.js";
 
 /** Which way Slack reaches the app, decided once from the configuration. */
 export type Transport =
@@ -30,7 +30,7 @@ export function selectTransport(config: Config): Transport {
     SLACK_STATE_SECRET: s.stateSecret,
   };
   const anyOauth = Object.values(oauthVars).some(Boolean);
-  const anySlack = Boolean(s.appToken || s.signingSecret || s.botToken || anyOauth);
+  const anySlack = slackCredentialsSet(config).length > 0;
 
   if (!anySlack) {
     if (config.production) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type ExpressionBuilder, sql } from "kysely";
-import type { RepoContext } from "./context.js";
+import type { RepoContext, WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -138,15 +138,20 @@ export interface ApprovalsRepo {
   /** Where the approval card was posted. */
   setMessage(id: string, channel: string, ts: string): Promise<boolean>;
   listPending(teamId: string): Promise<ApprovalRequest[]>;
-  /** Pending requests with expires_at <= now, oldest first. */
-  listExpiredPending(now: number, limit?: number): Promise<ApprovalRequest[]>;
+  /** Pending requests with expires_at <= now, oldest first; only the scope's workspaces when it names some. */
+  listExpiredPending(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
   /**
    * Requests in `state` (default approved) last updated at or before `before`, oldest first: applies
-   * (or undos) that never finished.
+   * (or undos) that never finished. Only the scope's workspaces when it names some.
    */
-  listStaleApproved(before: number, limit?: number, state?: ApprovalState): Promise<ApprovalRequest[]>;
-  /** Applied temporary changes whose undo is due (undo_at <= now), oldest first. */
-  listDueUndo(now: number, limit?: number): Promise<ApprovalRequest[]>;
+  listStaleApproved(
+    before: number,
+    limit?: number,
+    scope?: WorkScope,
+    state?: ApprovalState,
+  ): Promise<ApprovalRequest[]>;
+  /** Applied temporary changes whose undo is due (undo_at <= now), oldest first; in the scope. */
+  listDueUndo(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
   countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
 }
 
@@ -341,42 +346,47 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       return rows.map(toRequest);
     },
 
-    async listExpiredPending(at: number, limit = 100): Promise<ApprovalRequest[]> {
-      const rows = await db
+    async listExpiredPending(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return [];
+      let q = db
         .selectFrom("approval_requests")
         .selectAll()
         .where("state", "=", "pending")
-        .where("expires_at", "<=", at)
-        .orderBy("expires_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+        .where("expires_at", "<=", at);
+      if (teamIds) q = q.where("team_id", "in", teamIds);
+      const rows = await q.orderBy("expires_at").orderBy("id").limit(limit).execute();
       return rows.map(toRequest);
     },
 
-    async listDueUndo(at: number, limit = 100): Promise<ApprovalRequest[]> {
-      const rows = await db
+    async listDueUndo(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return [];
+      let q = db
         .selectFrom("approval_requests")
         .selectAll()
         .where("state", "=", "applied")
-        .where("undo_at", "<=", at)
-        .orderBy("undo_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+        .where("undo_at", "<=", at);
+      if (teamIds) q = q.where("team_id", "in", teamIds);
+      const rows = await q.orderBy("undo_at").orderBy("id").limit(limit).execute();
       return rows.map(toRequest);
     },
 
-    async listStaleApproved(before: number, limit = 100, state: ApprovalState = "approved") {
-      const rows = await db
+    async listStaleApproved(
+      before: number,
+      limit = 100,
+      scope: WorkScope = {},
+      state: ApprovalState = "approved",
+    ): Promise<ApprovalRequest[]> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return [];
+      let q = db
         .selectFrom("approval_requests")
         .selectAll()
         .where("state", "=", state)
-        .where("updated_at", "<=", before)
-        .orderBy("updated_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+        .where("updated_at", "<=", before);
+      if (teamIds) q = q.where("team_id", "in", teamIds);
+      const rows = await q.orderBy("updated_at").orderBy("id").limit(limit).execute();
       return rows.map(toRequest);
     },
 

@@ -12,6 +12,14 @@ export interface RepoContext {
   now: () => number;
 }
 
+/**
+ * The workspaces whose background work (schedules, approval expiry, reconciliation) a process may claim:
+ * the local console claims only its own simulated workspace's. Absent teamIds: every workspace.
+ */
+export interface WorkScope {
+  readonly teamIds?: readonly string[] | undefined;
+}
+
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }

@@ -24,6 +24,7 @@ export type {
 } from "./approvals.js";
 export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
 export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
+export type { WorkScope } from "./context.js";
 export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
 export type { Engine } from "./db.js";
@@ -82,7 +83,7 @@ export function storeInternals(store: Store): StoreInternals {
 }
 
 /**
- * Resolve the master keys (may generate DATA_DIR/master.key outside production), open SQLite
+ * Resolve the master keys (the local console may generate DATA_DIR/master.key), open SQLite
  * (DATA_DIR/edgeops.sqlite, WAL) or PostgreSQL (DATABASE_URL), and migrate. Throws StoreError with a
  * message fit for an operator: master_key, unavailable (cannot reach/open the database) or migration.
  */

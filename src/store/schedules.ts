@@ -1,5 +1,5 @@
 import { newId } from "./approvals.js";
-import type { RepoContext } from "./context.js";
+import type { RepoContext, WorkScope } from "./context.js";
 import type { SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -52,13 +52,13 @@ export interface SchedulesRepo {
   get(id: string): Promise<Schedule | undefined>;
   /** Only within the team; true when removed. */
   remove(teamId: string, id: string): Promise<boolean>;
-  /** next_run_at <= now, soonest first. */
-  listDue(now: number, limit: number): Promise<Schedule[]>;
+  /** next_run_at <= now, soonest first; only the scope's workspaces when it names some. */
+  listDue(now: number, limit: number, scope?: WorkScope): Promise<Schedule[]>;
   /**
-   * Compare-and-set on next_run_at: `UPDATE ... SET next_run_at = new WHERE id = ? AND next_run_at = expected`.
-   * True for the single claimer of this occurrence.
+   * Compare-and-set on next_run_at: `UPDATE ... SET next_run_at = new WHERE id = ? AND next_run_at = expected`
+   * (and, with a scope, `AND team_id IN (...)`). True for the single claimer of this occurrence.
    */
-  claim(id: string, expectedNextRunAt: number, newNextRunAt: number): Promise<boolean>;
+  claim(id: string, expectedNextRunAt: number, newNextRunAt: number, scope?: WorkScope): Promise<boolean>;
   recordRun(id: string, run: ScheduleRun): Promise<boolean>;
   markFailing(id: string, reason: string): Promise<boolean>;
   clearFailing(id: string): Promise<boolean>;
@@ -135,26 +135,30 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       return Number(r.numDeletedRows) === 1;
     },
 
-    async listDue(at: number, limit: number): Promise<Schedule[]> {
-      const rows = await db
-        .selectFrom("schedules")
-        .selectAll()
-        .where("next_run_at", "<=", at)
-        .orderBy("next_run_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+    async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Schedule[]> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return [];
+      let q = db.selectFrom("schedules").selectAll().where("next_run_at", "<=", at);
+      if (teamIds) q = q.where("team_id", "in", teamIds);
+      const rows = await q.orderBy("next_run_at").orderBy("id").limit(limit).execute();
       return rows.map(toSchedule);
     },
 
-    async claim(id: string, expectedNextRunAt: number, newNextRunAt: number): Promise<boolean> {
-      const r = await db
+    async claim(
+      id: string,
+      expectedNextRunAt: number,
+      newNextRunAt: number,
+      scope: WorkScope = {},
+    ): Promise<boolean> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return false;
+      let q = db
         .updateTable("schedules")
         .set({ next_run_at: newNextRunAt })
         .where("id", "=", id)
-        .where("next_run_at", "=", expectedNextRunAt)
-        .executeTakeFirst();
-      return updated(r);
+        .where("next_run_at", "=", expectedNextRunAt);
+      if (teamIds) q = q.where("team_id", "in", teamIds);
+      return updated(await q.executeTakeFirst());
     },
 
     async recordRun(id: string, run: ScheduleRun): Promise<boolean> {

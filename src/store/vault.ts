@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Config } from "../config.js";
+import { type Config, slackCredentialsSet } from "../config.js";
 import type { Logger } from "../log.js";
 import {
   decodeMasterKey,
@@ -59,19 +60,26 @@ export class Vault {
 export const MASTER_KEY_FILE = "master.key";
 
 /**
- * ENCRYPTION_KEY / ENCRYPTION_KEYS; otherwise, outside production, DATA_DIR/master.key (generated with
- * mode 0600 on first start, with a warning). In production without either variable: StoreError("master_key").
+ * ENCRYPTION_KEY / ENCRYPTION_KEYS; otherwise, for the local console only (no Slack credential set, not
+ * production), DATA_DIR/master.key (generated with mode 0600 on first start, with a warning). A deployment
+ * that talks to Slack, or runs in production, without either variable: StoreError("master_key").
  */
 export async function resolveMasterKeys(config: Config, logger: Logger): Promise<MasterKeyRing> {
   const ring = parseMasterKeys(config.store);
   if (ring) return ring;
-  if (config.production) {
+  const file = join(config.store.dataDir, MASTER_KEY_FILE);
+  const slackVars = slackCredentialsSet(config);
+  if (config.production || slackVars.length > 0) {
+    const why =
+      slackVars.length > 0 ? `Slack credentials are set (${slackVars.join(", ")})` : "NODE_ENV is production";
+    const consoleKey = existsSync(file)
+      ? ` ${file} belongs to the local console and is not used here: to keep reading what it sealed, set ENCRYPTION_KEY to its content.`
+      : "";
     throw new StoreError(
       "master_key",
-      "ENCRYPTION_KEY is not set: in production set ENCRYPTION_KEY (base64 of 32 random bytes, e.g. `openssl rand -base64 32`) or ENCRYPTION_KEYS (id:base64,...)",
+      `ENCRYPTION_KEY is not set: ${why}, so edgeops needs its master key from the environment. Set ENCRYPTION_KEY to base64 of 32 random bytes (\`openssl rand -base64 32\`), or ENCRYPTION_KEYS (id:base64,...), and keep it out of the database's backups.${consoleKey}`,
     );
   }
-  const file = join(config.store.dataDir, MASTER_KEY_FILE);
   let text: string | undefined;
   try {
     text = await readFile(file, "utf8");

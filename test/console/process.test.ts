@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { TransportError } from "../../src/slack/transport.js";
-import { TEST_ENCRYPTION_KEY } from "./support.js";
+import { startConsole, TEST_ENCRYPTION_KEY } from "./support.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -76,6 +76,23 @@ describe("the console as a process", () => {
   });
 });
 
+describe("the console's own master key", () => {
+  it("`npm run console` with Slack variables set and no ENCRYPTION_KEY still starts, on DATA_DIR/master.key", async () => {
+    const dataDir = tempDir();
+    const c = await startConsole({
+      dataDir,
+      keepDataDir: true,
+      env: { ENCRYPTION_KEY: "", SLACK_BOT_TOKEN: "xoxb-unused-0000", SLACK_SIGNING_SECRET: "unused" },
+    });
+    try {
+      expect(c.output).toContain("(Slack credentials are set; the console does not use them.)");
+      expect(existsSync(join(dataDir, "master.key"))).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe("start-up without a console", () => {
   it("fails in production without Slack credentials, and names missing ones when some are set", async () => {
     const dataDir = tempDir();
@@ -88,5 +105,24 @@ describe("start-up without a console", () => {
     });
     await expect(partial).rejects.toBeInstanceOf(TransportError);
     await expect(partial).rejects.toThrow(/SLACK_BOT_TOKEN is missing/);
+  });
+
+  it("with Slack credentials and no ENCRYPTION_KEY, `npm start` stops with a sentence outside production too, generating no master.key", async () => {
+    const dataDir = tempDir();
+    const { ENCRYPTION_KEY: _none, ...env } = freshEnv(dataDir);
+    const r = await run("src/main.ts", "", {
+      ...env,
+      NODE_ENV: "development",
+      SLACK_SIGNING_SECRET: "signing-secret-for-this-test",
+      SLACK_BOT_TOKEN: "xoxb-this-test-0000",
+      SLACK_API_URL: "http://127.0.0.1:9/api/",
+      PORT: "0",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^edgeops: ENCRYPTION_KEY is not set: Slack credentials are set/);
+    expect(r.stderr).toContain("openssl rand -base64 32");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr + r.stdout).not.toContain("xoxb-this-test-0000");
+    expect(existsSync(join(dataDir, "master.key"))).toBe(false);
   });
 });

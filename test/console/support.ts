@@ -26,7 +26,7 @@ export interface ConsoleDriver {
 }
 
 export async function startConsole(
-  options: { env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean } = {},
+  options: { env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; pgSchema?: string } = {},
 ): Promise<ConsoleDriver> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "edgeops-console-"));
   const config = loadConfig({
@@ -50,6 +50,7 @@ export async function startConsole(
     simulator: { scanDurationMs: 150 },
     edgeRetry: RETRY_FAST,
     quietMs: 40,
+    ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
   });
 
   async function waitIdle(consumedAtLeast: number): Promise<void> {

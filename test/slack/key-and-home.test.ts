@@ -127,7 +127,7 @@ describe("/edge key and the key modal", () => {
       blocksText((c.args.view as { blocks: unknown }).blocks).includes("set by"),
     );
     expect(blocksText((open.args.view as { blocks: unknown }).blocks)).toContain(
-      `Key \`…${TEST_EDGE_KEY.slice(-4)}\` set by <@U0001>`,
+      `This workspace's own key answers: \`…${TEST_EDGE_KEY.slice(-4)}\`, set by <@U0001>`,
     );
     const body = JSON.parse((await h.interact(submission("U0001", undefined, true))).body) as {
       view: { blocks: unknown };

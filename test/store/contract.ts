@@ -427,14 +427,17 @@ export function storeContract(h: EngineHarness): void {
           approvers: { kind: "admins" },
           expiryMinutes: 30,
           approvalsNeeded: 1,
+          approvalsFor: ["*"],
           source: {
             approvals: "default",
             approvers: "default",
             expiryMinutes: "default",
             approvalsNeeded: "default",
+            approvalsFor: "default",
           },
         });
         await store.policies.setWorkspace("T1", { expiryMinutes: 60, approvalsNeeded: 2, updatedBy: "U1" });
+        await store.policies.setWorkspace("T1", { approvalsFor: ["restart", "purge", "restart"] });
         await store.policies.setChannel("T1", "C1", {
           approvals: "off",
           approvers: { kind: "list", users: ["U2", "U2"], usergroups: ["S1"] },
@@ -447,11 +450,13 @@ export function storeContract(h: EngineHarness): void {
           approvers: { kind: "list", users: ["U2"], usergroups: ["S1"] },
           expiryMinutes: 60,
           approvalsNeeded: 2,
+          approvalsFor: ["purge", "restart"],
           source: {
             approvals: "channel",
             approvers: "channel",
             expiryMinutes: "workspace",
             approvalsNeeded: "workspace",
+            approvalsFor: "workspace",
           },
         });
         expect(await store.policies.getEffective("T1", "C2")).toMatchObject({
@@ -677,7 +682,9 @@ export function storeContract(h: EngineHarness): void {
         );
         expect(claims.filter(Boolean)).toHaveLength(1);
         expect(
-          (await store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER, 10, "undoing")).map((x) => x.id),
+          (await store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER, 10, {}, "undoing")).map(
+            (x) => x.id,
+          ),
         ).toEqual([r.id]);
         const undone = await store.approvals.transition(r.id, "undoing", "undone", { undoAt: null });
         expect(undone).toMatchObject({ state: "undone", undoAt: null });
@@ -796,6 +803,72 @@ export function storeContract(h: EngineHarness): void {
         expect(results.filter(Boolean)).toHaveLength(1);
         expect((await stores[1]!.schedules.get(s.id))?.nextRunAt).toBe(base.nextRunAt + 86_400_000);
         expect(await stores[2]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 1)).toBe(false);
+      });
+    });
+
+    describe("work scopes (the local console claims only its own workspace's work)", () => {
+      const approval = {
+        channelId: "C1",
+        requesterId: "U1",
+        kind: "bot_category",
+        params: { shieldZoneId: 4242, category: 3, action: 1 },
+        observed: 0,
+        expiresAt: 1_700_000_000_000 + 60_000,
+      };
+      const schedule = {
+        channelId: "C1",
+        createdBy: "U1",
+        kind: "dns" as const,
+        target: "zone-1",
+        spec: "daily 09:00",
+        timezone: "UTC",
+        nextRunAt: 1_700_000_060_000,
+      };
+
+      it("due schedules and their claims: only the scope's workspaces; no scope: every workspace", async () => {
+        const store = await open();
+        const mine = await store.schedules.create({ ...schedule, teamId: "TCONSOLE" });
+        const real = await store.schedules.create({ ...schedule, teamId: "TREAL" });
+        const due = schedule.nextRunAt + 1;
+        const scope = { teamIds: ["TCONSOLE"] };
+        expect((await store.schedules.listDue(due, 10, scope)).map((x) => x.id)).toEqual([mine.id]);
+        expect((await store.schedules.listDue(due, 10)).map((x) => x.id).sort()).toEqual(
+          [mine.id, real.id].sort(),
+        );
+        expect(await store.schedules.listDue(due, 10, { teamIds: [] })).toEqual([]);
+        // A claim outside the scope changes nothing, even with the right expected time.
+        expect(await store.schedules.claim(real.id, schedule.nextRunAt, due + 86_400_000, scope)).toBe(false);
+        expect((await store.schedules.get(real.id))?.nextRunAt).toBe(schedule.nextRunAt);
+        expect(await store.schedules.claim(real.id, schedule.nextRunAt, due + 1, { teamIds: [] })).toBe(
+          false,
+        );
+        expect(await store.schedules.claim(mine.id, schedule.nextRunAt, due + 86_400_000, scope)).toBe(true);
+        expect(await store.schedules.claim(real.id, schedule.nextRunAt, due + 86_400_000)).toBe(true);
+      });
+
+      it("expired pending and stale approved requests: only the scope's workspaces", async () => {
+        const store = await open();
+        const mine = await store.approvals.create({ ...approval, teamId: "TCONSOLE" });
+        const real = await store.approvals.create({ ...approval, teamId: "TREAL" });
+        const scope = { teamIds: ["TCONSOLE"] };
+        const expired = approval.expiresAt;
+        expect((await store.approvals.listExpiredPending(expired, 10, scope)).map((x) => x.id)).toEqual([
+          mine.id,
+        ]);
+        expect((await store.approvals.listExpiredPending(expired, 10)).map((x) => x.id).sort()).toEqual(
+          [mine.id, real.id].sort(),
+        );
+        expect(await store.approvals.listExpiredPending(expired, 10, { teamIds: [] })).toEqual([]);
+
+        await store.approvals.transition(mine.id, "pending", "approved");
+        await store.approvals.transition(real.id, "pending", "approved");
+        expect((await store.approvals.listStaleApproved(clock, 10, scope)).map((x) => x.id)).toEqual([
+          mine.id,
+        ]);
+        expect((await store.approvals.listStaleApproved(clock, 10)).map((x) => x.id).sort()).toEqual(
+          [mine.id, real.id].sort(),
+        );
+        expect(await store.approvals.listStaleApproved(clock, 10, { teamIds: [] })).toEqual([]);
       });
     });
 

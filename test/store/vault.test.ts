@@ -139,6 +139,61 @@ describe("master key resolution at start", () => {
     await expect(stat(join(dir, "master.key"))).rejects.toThrow();
   });
 
+  it("with any Slack credential set, refuses without ENCRYPTION_KEY whatever NODE_ENV says, and writes no master.key", async () => {
+    const credentials = [
+      { SLACK_BOT_TOKEN: "xoxb-1" },
+      { SLACK_SIGNING_SECRET: "signing" },
+      { SLACK_APP_TOKEN: "xapp-1" },
+      { SLACK_CLIENT_ID: "111.222" },
+      { SLACK_CLIENT_SECRET: "client-secret" },
+    ];
+    for (const credential of credentials) {
+      for (const NODE_ENV of ["development", "test", "staging"]) {
+        const { dir, cleanup } = await tempDir();
+        dirs.push(cleanup);
+        const [name, value] = Object.entries(credential)[0]!;
+        const err = await openStore({
+          config: configFor({ DATA_DIR: dir, NODE_ENV, ...credential }),
+          logger: captureLogger().logger,
+        }).catch((e: unknown) => e);
+        expect(err, `${name} with NODE_ENV=${NODE_ENV}`).toBeInstanceOf(StoreError);
+        expect(err).toMatchObject({ kind: "master_key" });
+        const message = (err as StoreError).message;
+        expect(message).toContain("ENCRYPTION_KEY is not set");
+        expect(message).toContain(`Slack credentials are set (${name})`);
+        expect(message).toContain("openssl rand -base64 32");
+        expect(message).not.toContain(value);
+        await expect(stat(join(dir, "master.key"))).rejects.toThrow();
+      }
+    }
+  });
+
+  it("with Slack credentials, an existing console master.key is not used, and the sentence says how to keep it", async () => {
+    const { dir, cleanup } = await tempDir();
+    dirs.push(cleanup);
+    const consoleStore = await openStore({
+      config: configFor({ DATA_DIR: dir }),
+      logger: captureLogger().logger,
+    });
+    await consoleStore.close();
+    const keyText = await readFile(join(dir, "master.key"), "utf8");
+    const err = await openStore({
+      config: configFor({ DATA_DIR: dir, SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }),
+      logger: captureLogger().logger,
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "master_key" });
+    expect((err as Error).message).toContain(
+      `${join(dir, "master.key")} belongs to the local console and is not used here`,
+    );
+    expect((err as Error).message).not.toContain(keyText.trim());
+    // With the key in the environment, the same store opens.
+    const deployed = await openStore({
+      config: configFor({ DATA_DIR: dir, SLACK_BOT_TOKEN: "xoxb-1", ENCRYPTION_KEY: keyText.trim() }),
+      logger: captureLogger().logger,
+    });
+    await deployed.close();
+  });
+
   it("refuses a malformed key at start", async () => {
     const { dir, cleanup } = await tempDir();
     dirs.push(cleanup);

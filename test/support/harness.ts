@@ -18,6 +18,11 @@ export const SIGNING_SECRET = "test-signing-secret-0123456789";
 export const BOT_TOKEN = "xoxb-test-bot-token-0000";
 /** The Edge API key the simulator accepts in these tests (the store refuses keys shorter than 8). */
 export const TEST_EDGE_KEY = "sim-test-key-7f3a9c2e51d8";
+const OAUTH = {
+  clientId: "111.222",
+  clientSecret: "oauth-client-secret-x",
+  stateSecret: "oauth-state-secret-x",
+} as const;
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
 
 /** Captured JSON log lines, for tests where logging is the behaviour (and for secret searches). */
@@ -90,7 +95,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     SLACK_API_URL: slack.apiUrl,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_BOT_TOKEN: BOT_TOKEN,
+    // As a deployment is configured: OAuth's three variables instead of a bot token.
+    ...(options.oauth
+      ? {
+          SLACK_CLIENT_ID: OAUTH.clientId,
+          SLACK_CLIENT_SECRET: OAUTH.clientSecret,
+          SLACK_STATE_SECRET: OAUTH.stateSecret,
+        }
+      : { SLACK_BOT_TOKEN: BOT_TOKEN }),
     PORT: "0",
     LOG_LEVEL: "debug",
     ...(options.pgSchema ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
@@ -131,14 +143,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     transport: {
       kind: "http",
       signingSecret: SIGNING_SECRET,
-      auth: options.oauth
-        ? {
-            kind: "oauth",
-            clientId: "111.222",
-            clientSecret: "oauth-client-secret-x",
-            stateSecret: "oauth-state-secret-x",
-          }
-        : { kind: "single", botToken: BOT_TOKEN },
+      auth: options.oauth ? { kind: "oauth", ...OAUTH } : { kind: "single", botToken: BOT_TOKEN },
     },
     port: 0,
   });

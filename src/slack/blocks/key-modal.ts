@@ -4,12 +4,13 @@ import { BLOCKS, KEY_ACTION_SELECT, KEY_INPUT_ACTION, VIEWS } from "../ids.js";
 import { context, escapeMrkdwn, section } from "./common.js";
 import { slackDateFromMs } from "./dates.js";
 
+/** Which key answers this workspace: its own, the deployment's, or none (then nothing works yet). */
 export function keyStatusText(info: ApiKeyInfo | undefined, usingDeploymentKey: boolean): string {
   if (info)
-    return `:key: Key \`${info.fingerprint}\` set by <@${info.setBy}> ${slackDateFromMs(info.setAt)}${info.rotatedAt ? `, re-encrypted ${slackDateFromMs(info.rotatedAt)}` : ""}.`;
+    return `:key: This workspace's own key answers: \`${info.fingerprint}\`, set by <@${info.setBy}> ${slackDateFromMs(info.setAt)}${info.rotatedAt ? `, re-encrypted ${slackDateFromMs(info.rotatedAt)}` : ""}.`;
   if (usingDeploymentKey)
-    return ":key: No key stored for this workspace: this deployment's default key (EDGE_API_KEY, or the local console's simulator) is used.";
-  return ":warning: No Edge API key for this workspace yet.";
+    return ":key: No key stored for this workspace: this deployment's key answers (EDGE_API_KEY, or the local console's simulator).";
+  return ":warning: No Edge API key for this workspace yet: nothing answers until an admin sets one.";
 }
 
 /** The modal that sets, replaces or removes the workspace's Edge API key. Never shows the key. */

@@ -1,4 +1,5 @@
 import { UserError } from "../../errors.js";
+import { deploymentKeyServes } from "../../services/edge-access.js";
 import { keyModal } from "../blocks/key-modal.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -16,7 +17,7 @@ export async function openKeyModal(
   await ctx.client.views.open({
     trigger_id: triggerId,
     view: {
-      ...keyModal(info, ctx.env.deps.config.edge.defaultApiKey !== undefined),
+      ...keyModal(info, deploymentKeyServes(ctx.env.deps.config, ctx.teamId)),
       private_metadata: JSON.stringify({ teamId: ctx.teamId }),
     },
   });

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import { withDeadline } from "../../../deadline.js";
 import { toUserSentence } from "../../../errors.js";
 import { countAppsByStatus } from "../../../services/apps.js";
+import { keyInUse } from "../../../services/edge-access.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../commands/types.js";
 
@@ -19,21 +20,27 @@ export function appHomeOpened(env: SlackEnv) {
     const teamId = context.teamId ?? "";
     const userId = event.user;
     const logger = env.deps.logger.child({ teamId, userId, event: "app_home_opened" });
-    const { store, config } = env.deps;
+    const { store } = env.deps;
     try {
-      const [record, isAdmin, pendingApprovals, schedules] = await Promise.all([
-        store.keys.get(teamId).catch(() => undefined),
+      const [access, isAdmin, pendingApprovals, schedules] = await Promise.all([
+        keyInUse(env.deps, teamId).catch((err: unknown) => ({ source: "unreadable" as const, err })),
         env.admins.isAdmin(client, teamId, userId).catch(() => false),
         store.approvals.listPending(teamId),
         store.schedules.list(teamId),
       ]);
-      // One read decrypts the key and describes it; the description alone is read only when that failed.
-      const key = record ?? (await store.keys.info(teamId));
-      const apiKey = record?.apiKey ?? config.edge.defaultApiKey;
+      // One read decrypts the key and describes it; a stored key that cannot be decrypted is still
+      // described, and answers nothing.
+      const key =
+        access.source === "own"
+          ? access.record
+          : access.source === "unreadable"
+            ? await store.keys.info(teamId).catch(() => undefined)
+            : undefined;
       let apps: Parameters<typeof homeView>[0]["apps"] = null;
-      if (apiKey) {
+      if (access.source === "unreadable") apps = { error: toUserSentence(access.err) };
+      else if (access.source !== "none") {
         apps = await withDeadline(
-          countAppsByStatus(env.deps.edge.forKey(apiKey)).catch((err: unknown) => ({
+          countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
             error: toUserSentence(err),
           })),
           APPS_DEADLINE_MS,
@@ -44,7 +51,7 @@ export function appHomeOpened(env: SlackEnv) {
         user_id: userId,
         view: homeView({
           key,
-          usingDeploymentKey: !key && config.edge.defaultApiKey !== undefined,
+          usingDeploymentKey: access.source === "deployment",
           isAdmin,
           apps,
           pendingApprovals,
