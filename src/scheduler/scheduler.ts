@@ -258,7 +258,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (!listing) void tick();
       }, intervalMs);
       timer.unref();
-      logger.info({ intervalMs }, "scheduler started");
+      logger.info({ intervalMs, concurrency, perWorkspace }, "scheduler started");
       void tick();
     },
     async stop(deadlineMs) {
