@@ -6,7 +6,7 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
-import { type RunResult, runSchedule } from "./run.js";
+import { type RunOptions, type RunResult, runSchedule } from "./run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
@@ -15,6 +15,12 @@ import { type RunResult, runSchedule } from "./run.js";
  * once however many replicas tick; after downtime the one claim jumps past every missed occurrence, so
  * it is posted once, not once per missed period. The claim happens before the work: a replica that
  * dies mid-run loses that occurrence rather than posting it twice.
+ *
+ * Fairness: due schedules are listed round-robin across workspaces (store listDue) and wait in one
+ * queue per workspace; a bounded pool takes them in rotation, at most `perWorkspaceConcurrency` of one
+ * workspace at a time, so one workspace's backlog or slow scans leave slots for the others. Runs
+ * outlive the tick that queued them: the next tick lists again meanwhile (skipping what is already
+ * queued or running here), so a schedule falling due is not held back by earlier, slower runs.
  */
 
 export interface SchedulerOptions {
@@ -27,20 +33,25 @@ export interface SchedulerOptions {
   logger?: Logger;
   /** Due schedules read per tick; default 100 (the rest wait for the next tick). */
   batchSize?: number;
-  /** Schedules run at once per replica; default 4. */
+  /** Schedules run at once per replica; default 8. */
   concurrency?: number;
-  /** Waiting for a fresh DNS scan: default up to 2 minutes, polling from 1 s with backoff. */
-  scanWait?: Partial<ScanWaitOptions>;
+  /** Of those, at most this many of one workspace; default half of `concurrency` (at least 1). */
+  perWorkspaceConcurrency?: number;
   /** Only these workspaces' schedules (the local console's own); default every workspace's. */
   scope?: WorkScope;
+  /** Waiting for a fresh DNS scan: default up to 2 minutes, polling from 1 s with backoff. */
+  scanWait?: Partial<ScanWaitOptions>;
   /** Called after each run (tests, metrics). */
   onRun?: (schedule: Schedule, result: RunResult) => void;
 }
 
 export interface Scheduler {
-  /** Claim and run every due schedule; resolves with how many this replica ran. */
+  /**
+   * List due schedules and queue them for the run pool; resolves, once they have run, with how many
+   * this replica claimed and ran (schedules already queued or running here are not counted again).
+   */
   tick(): Promise<number>;
-  /** Tick every intervalMs (a tick still running is not overlapped). */
+  /** Tick every intervalMs (a tick still listing is not overlapped; runs in flight do not hold it back). */
   start(): void;
   /**
    * Stop ticking, cut scan waits short (summarising what exists), and wait for the tick in flight,
@@ -58,11 +69,16 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const intervalMs = options.intervalMs ?? 30_000;
   const batchSize = options.batchSize ?? 100;
   const scope = options.scope ?? {};
-  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const perWorkspace = Math.min(
+    concurrency,
+    Math.max(1, options.perWorkspaceConcurrency ?? Math.floor(concurrency / 2)),
+  );
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
   const inFlight = new Set<Promise<number>>();
   let timer: NodeJS.Timeout | undefined;
+  let listing = false;
 
   // Scan waits use real time (the scan runs in real time), cut short when stopping: a wait in
   // progress sees its deadline pass (now() is +Infinity); a run that has not started waiting reads
@@ -112,49 +128,119 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return deps.store.schedules.claim(s.id, s.nextRunAt, next, scope);
   }
 
+  /** A due schedule waiting for (or holding) a run slot, with the tick that listed it. */
+  interface Job {
+    schedule: Schedule;
+    trigger: NonNullable<RunOptions["trigger"]>;
+    /** Settles the tick's count: true when this replica claimed and ran it. */
+    done: (ran: boolean) => void;
+  }
+  /** Waiting jobs per workspace; the Map's order is the rotation (a served workspace goes to the back). */
+  const waiting = new Map<string, Job[]>();
+  /** Schedule ids queued or running here, so overlapping ticks do not queue one twice. */
+  const queued = new Set<string>();
+  const runningPerTeam = new Map<string, number>();
+  let running = 0;
+
+  function nextJob(): Job | undefined {
+    for (const [teamId, jobs] of waiting) {
+      if ((runningPerTeam.get(teamId) ?? 0) >= perWorkspace) continue;
+      const job = jobs.shift();
+      waiting.delete(teamId);
+      if (jobs.length > 0) waiting.set(teamId, jobs);
+      if (job) return job;
+    }
+    return undefined;
+  }
+
+  /** Start waiting jobs while slots are free. */
+  function fillSlots(): void {
+    while (running < concurrency && !stopping.signal.aborted) {
+      const job = nextJob();
+      if (!job) return;
+      const { teamId, id } = job.schedule;
+      running++;
+      runningPerTeam.set(teamId, (runningPerTeam.get(teamId) ?? 0) + 1);
+      void runJob(job).finally(() => {
+        running--;
+        const left = (runningPerTeam.get(teamId) ?? 1) - 1;
+        if (left > 0) runningPerTeam.set(teamId, left);
+        else runningPerTeam.delete(teamId);
+        queued.delete(id);
+        fillSlots();
+      });
+    }
+  }
+
+  /** Claim the occurrence, then run it. Never throws. */
+  async function runJob(job: Job): Promise<void> {
+    const s = job.schedule;
+    let ran = false;
+    try {
+      // The time the slot was taken: a job that waited for one is computed from then.
+      const at = now();
+      if (!(await claim(s, at))) return;
+      ran = true;
+      const result = await runSchedule(s, {
+        deps,
+        client: () => clientFor(s.teamId),
+        logger,
+        now: at,
+        wait,
+        signal: stopping.signal,
+        trigger: job.trigger,
+      });
+      options.onRun?.(s, result);
+    } catch (err) {
+      logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");
+    } finally {
+      job.done(ran);
+    }
+  }
+
+  /** On stop: jobs not started are left to their next tick (here or in another replica). */
+  function dropWaiting(): void {
+    for (const jobs of waiting.values())
+      for (const job of jobs) {
+        queued.delete(job.schedule.id);
+        job.done(false);
+      }
+    waiting.clear();
+  }
+
   async function runTick(): Promise<number> {
-    const at = now();
-    const due = await deps.store.schedules.listDue(at, batchSize, scope);
-    if (due.length === 0) return 0;
-    // One scan start per (workspace, zone) per tick, however many schedules summarise that zone.
-    const triggers = new Map<string, Promise<unknown>>();
-    const trigger = (teamId: string, zoneId: number, edge: EdgeClient) => {
-      const key = `${teamId}:${zoneId}`;
-      let p = triggers.get(key);
-      if (!p) {
-        p = edge.triggerDnsScan(zoneId);
-        triggers.set(key, p);
-      }
-      return p;
-    };
-    let ran = 0;
-    let index = 0;
-    const worker = async () => {
-      while (index < due.length && !stopping.signal.aborted) {
-        const s = due[index++]!;
-        let won: boolean;
-        try {
-          won = await claim(s, at);
-        } catch (err) {
-          logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");
-          continue;
+    let ran: Promise<boolean>[];
+    listing = true;
+    try {
+      const due = await deps.store.schedules.listDue(now(), batchSize, scope);
+      if (due.length === 0 || stopping.signal.aborted) return 0;
+      // One scan start per (workspace, zone) per tick, however many schedules summarise that zone.
+      const triggers = new Map<string, Promise<unknown>>();
+      const trigger = (teamId: string, zoneId: number, edge: EdgeClient) => {
+        const key = `${teamId}:${zoneId}`;
+        let p = triggers.get(key);
+        if (!p) {
+          p = edge.triggerDnsScan(zoneId);
+          triggers.set(key, p);
         }
-        if (!won) continue;
-        ran++;
-        const result = await runSchedule(s, {
-          deps,
-          client: () => clientFor(s.teamId),
-          logger,
-          now: at,
-          wait,
-          signal: stopping.signal,
-          trigger,
-        });
-        options.onRun?.(s, result);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
-    return ran;
+        return p;
+      };
+      ran = due
+        .filter((s) => !queued.has(s.id))
+        .map(
+          (schedule) =>
+            new Promise<boolean>((done) => {
+              queued.add(schedule.id);
+              const jobs = waiting.get(schedule.teamId) ?? [];
+              jobs.push({ schedule, trigger, done });
+              waiting.set(schedule.teamId, jobs);
+            }),
+        );
+    } finally {
+      listing = false;
+    }
+    fillSlots();
+    return (await Promise.all(ran)).filter(Boolean).length;
   }
 
   function tick(): Promise<number> {
@@ -172,16 +258,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     start() {
       if (timer || stopping.signal.aborted) return;
       timer = setInterval(() => {
-        if (inFlight.size === 0) void tick();
+        if (!listing) void tick();
       }, intervalMs);
       timer.unref();
-      logger.info({ intervalMs }, "scheduler started");
+      logger.info({ intervalMs, concurrency, perWorkspace }, "scheduler started");
       void tick();
     },
     async stop(deadlineMs) {
       if (timer) clearInterval(timer);
       timer = undefined;
       stopping.abort();
+      dropWaiting();
       const drained = Promise.all([...inFlight]).then(() => undefined);
       if (deadlineMs === undefined) return drained;
       await withDeadline(drained, deadlineMs, () =>

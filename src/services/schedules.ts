@@ -233,7 +233,20 @@ export interface CreatedSchedule {
   existed: boolean;
 }
 
-/** Create a DNS summary schedule (idempotent per channel, zone, time and zone); audit-logged. */
+function scheduleLimitReached(scope: "channel" | "workspace", limit: number): UserError {
+  return scope === "channel"
+    ? usage(
+        `This channel already has ${limit} schedules, the most allowed here. Remove one first, e.g. /edge schedule remove s7k2m9qa (/edge schedule list shows their ids), or schedule this summary in another channel.`,
+      )
+    : usage(
+        `This workspace already has ${limit} schedules, the most allowed. Remove one first, e.g. /edge schedule remove s7k2m9qa (the app's Home tab lists them all), or ask whoever runs edgeops to raise SCHEDULES_PER_WORKSPACE.`,
+      );
+}
+
+/**
+ * Create a DNS summary schedule (idempotent per channel, zone, time and zone), within the channel's and
+ * the workspace's limits (config.schedules); audit-logged.
+ */
 export async function createSchedule(deps: Deps, input: CreateScheduleInput): Promise<CreatedSchedule> {
   const now = deps.now();
   const upcoming = nextRuns(input.when.pattern, input.timezone, now, 6);
@@ -244,24 +257,24 @@ export async function createSchedule(deps: Deps, input: CreateScheduleInput): Pr
     throw usage(
       `That would post more often than every ${MIN_PERIOD_MS / 60_000} minutes; pick a calmer schedule. ${TRY}`,
     );
-  const target = String(input.zoneId);
-  const existing = (await deps.store.schedules.list(input.teamId, input.channelId)).find(
-    (s) =>
-      s.kind === "dns" && s.target === target && s.spec === input.when.spec && s.timezone === input.timezone,
+  const created = await deps.store.schedules.createIfRoom(
+    {
+      id: newScheduleId(),
+      teamId: input.teamId,
+      channelId: input.channelId,
+      createdBy: input.userId,
+      kind: "dns",
+      target: String(input.zoneId),
+      spec: input.when.spec,
+      timezone: input.timezone,
+      nextRunAt: first,
+    },
+    deps.config.schedules,
   );
-  if (existing) return { schedule: existing, upcoming: upcoming.slice(0, 3), existed: true };
-
-  const schedule = await deps.store.schedules.create({
-    id: newScheduleId(),
-    teamId: input.teamId,
-    channelId: input.channelId,
-    createdBy: input.userId,
-    kind: "dns",
-    target,
-    spec: input.when.spec,
-    timezone: input.timezone,
-    nextRunAt: first,
-  });
+  if (created.kind === "exists")
+    return { schedule: created.schedule, upcoming: upcoming.slice(0, 3), existed: true };
+  if (created.kind === "full") throw scheduleLimitReached(created.scope, created.limit);
+  const { schedule } = created;
   await deps.store.audit.append({
     teamId: input.teamId,
     userId: input.userId,
@@ -296,14 +309,45 @@ export async function getTeamSchedule(deps: Deps, teamId: string, id: string): P
   return s;
 }
 
-/** Remove a schedule of this workspace; audit-logged. */
-export async function removeSchedule(
+export type ScheduleAction = "remove" | "run";
+
+export interface ScheduleActionInput {
+  teamId: string;
+  userId: string;
+  id: string;
+  /** Whether the user is a workspace admin; asked only when they are not the schedule's creator. */
+  isAdmin: () => Promise<boolean>;
+}
+
+/**
+ * The schedule, when this user may remove or run it: its creator or a workspace admin. A refusal is
+ * written to the audit log and thrown as a sentence.
+ */
+export async function scheduleForAction(
   deps: Deps,
-  teamId: string,
-  userId: string,
-  id: string,
+  action: ScheduleAction,
+  input: ScheduleActionInput,
 ): Promise<Schedule> {
-  const s = await getTeamSchedule(deps, teamId, id);
+  const s = await getTeamSchedule(deps, input.teamId, input.id);
+  if (s.createdBy === input.userId || (await input.isAdmin())) return s;
+  await deps.store.audit.append({
+    teamId: input.teamId,
+    userId: input.userId,
+    action: `schedule.${action}`,
+    target: `schedule:${s.id}`,
+    outcome: "refused",
+    details: { reason: "not creator or admin", createdBy: s.createdBy, channelId: s.channelId },
+  });
+  throw new UserError(
+    "not_admin",
+    `Only the person who created schedule ${s.id} or a workspace admin can ${action} it: ask them, or an admin or owner.`,
+  );
+}
+
+/** Remove a schedule of this workspace: its creator or an admin; audit-logged. */
+export async function removeSchedule(deps: Deps, input: ScheduleActionInput): Promise<Schedule> {
+  const { teamId, userId, id } = input;
+  const s = await scheduleForAction(deps, "remove", input);
   if (!(await deps.store.schedules.remove(teamId, id))) throw notFound(id);
   await deps.store.audit.append({
     teamId,

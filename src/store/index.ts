@@ -42,7 +42,15 @@ export type {
   PolicyValues,
 } from "./policies.js";
 export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.js";
-export type { NewSchedule, Schedule, ScheduleKind, ScheduleRun, SchedulesRepo } from "./schedules.js";
+export type {
+  CreateIfRoomResult,
+  NewSchedule,
+  Schedule,
+  ScheduleKind,
+  ScheduleLimits,
+  ScheduleRun,
+  SchedulesRepo,
+} from "./schedules.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 
 export interface StoreOptions {

@@ -1,6 +1,7 @@
+import { type Kysely, sql } from "kysely";
 import { newId } from "./approvals.js";
 import type { RepoContext, WorkScope } from "./context.js";
-import type { SchedulesTable } from "./db.js";
+import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
 export type ScheduleKind = "dns";
@@ -46,13 +47,38 @@ export interface ScheduleRun {
   snapshot?: unknown;
 }
 
+export interface ScheduleLimits {
+  /** Schedules allowed in one channel. */
+  perChannel: number;
+  /** Schedules allowed in one workspace. */
+  perWorkspace: number;
+}
+
+export type CreateIfRoomResult =
+  | { kind: "created"; schedule: Schedule }
+  /** The same schedule (channel, kind, target, spec, time zone) already exists; nothing was stored. */
+  | { kind: "exists"; schedule: Schedule }
+  /** The channel or the workspace already holds its limit; nothing was stored. */
+  | { kind: "full"; scope: "channel" | "workspace"; limit: number };
+
 export interface SchedulesRepo {
   create(schedule: NewSchedule): Promise<Schedule>;
+  /**
+   * Create unless the same schedule exists or the channel or workspace is full. The look, the counts and
+   * the insert are one critical section per workspace across connections and replicas (PostgreSQL: a
+   * transaction holding an advisory lock on the team; SQLite: BEGIN IMMEDIATE), so racing creates can
+   * never exceed a limit.
+   */
+  createIfRoom(schedule: NewSchedule, limits: ScheduleLimits): Promise<CreateIfRoomResult>;
   list(teamId: string, channelId?: string): Promise<Schedule[]>;
   get(id: string): Promise<Schedule | undefined>;
   /** Only within the team; true when removed. */
   remove(teamId: string, id: string): Promise<boolean>;
-  /** next_run_at <= now, soonest first; only the scope's workspaces when it names some. */
+  /**
+   * next_run_at <= now, round-robin across workspaces: every workspace's soonest, then every workspace's
+   * second soonest, and so on (soonest first within a round), so one workspace's backlog cannot fill
+   * the batch. Only the scope's workspaces when it names some.
+   */
   listDue(now: number, limit: number, scope?: WorkScope): Promise<Schedule[]>;
   /**
    * Compare-and-set on next_run_at: `UPDATE ... SET next_run_at = new WHERE id = ? AND next_run_at = expected`
@@ -85,33 +111,94 @@ function toSchedule(r: SchedulesTable): Schedule {
 }
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
-  const { db, now } = ctx;
+  const { db, engine, now } = ctx;
   const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
+
+  function newRow(s: NewSchedule): SchedulesTable {
+    if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
+    if (!Number.isSafeInteger(s.nextRunAt))
+      throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
+    return {
+      id: s.id ?? newId(),
+      team_id: s.teamId,
+      channel_id: s.channelId,
+      created_by: s.createdBy,
+      kind: s.kind,
+      target: s.target,
+      spec: s.spec,
+      timezone: s.timezone,
+      next_run_at: s.nextRunAt,
+      last_run_at: null,
+      last_outcome: null,
+      last_error: null,
+      failing: 0,
+      snapshot: null,
+      created_at: now(),
+    };
+  }
+
+  /** Run `work` with no other such section of the same workspace in between, on any connection or replica. */
+  async function exclusiveForTeam<T>(teamId: string, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (engine === "postgres") {
+      return db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext(${`edgeops:schedules:${teamId}`}))`.execute(trx);
+        return work(trx);
+      });
+    }
+    // A deferred BEGIN would read, then fail to upgrade to a write if another connection wrote meanwhile.
+    return db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await work(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (e) {
+        await sql`rollback`.execute(conn).catch(() => {});
+        throw e;
+      }
+    });
+  }
 
   return guard("schedules", {
     async create(s: NewSchedule): Promise<Schedule> {
-      if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
-      if (!Number.isSafeInteger(s.nextRunAt))
-        throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
-      const row: SchedulesTable = {
-        id: s.id ?? newId(),
-        team_id: s.teamId,
-        channel_id: s.channelId,
-        created_by: s.createdBy,
-        kind: s.kind,
-        target: s.target,
-        spec: s.spec,
-        timezone: s.timezone,
-        next_run_at: s.nextRunAt,
-        last_run_at: null,
-        last_outcome: null,
-        last_error: null,
-        failing: 0,
-        snapshot: null,
-        created_at: now(),
-      };
+      const row = newRow(s);
       await db.insertInto("schedules").values(row).execute();
       return toSchedule(row);
+    },
+
+    async createIfRoom(s: NewSchedule, limits: ScheduleLimits): Promise<CreateIfRoomResult> {
+      const row = newRow(s);
+      return exclusiveForTeam(s.teamId, async (tx) => {
+        const same = await tx
+          .selectFrom("schedules")
+          .selectAll()
+          .where("team_id", "=", s.teamId)
+          .where("channel_id", "=", s.channelId)
+          .where("kind", "=", s.kind)
+          .where("target", "=", s.target)
+          .where("spec", "=", s.spec)
+          .where("timezone", "=", s.timezone)
+          .orderBy("created_at")
+          .orderBy("id")
+          .executeTakeFirst();
+        if (same) return { kind: "exists", schedule: toSchedule(same) };
+        const counts = await tx
+          .selectFrom("schedules")
+          .select([
+            sql<string | number>`count(*)`.as("workspace"),
+            sql<string | number | null>`sum(case when channel_id = ${s.channelId} then 1 else 0 end)`.as(
+              "channel",
+            ),
+          ])
+          .where("team_id", "=", s.teamId)
+          .executeTakeFirstOrThrow();
+        if (Number(counts.channel ?? 0) >= limits.perChannel)
+          return { kind: "full", scope: "channel", limit: limits.perChannel };
+        if (Number(counts.workspace) >= limits.perWorkspace)
+          return { kind: "full", scope: "workspace", limit: limits.perWorkspace };
+        await tx.insertInto("schedules").values(row).execute();
+        return { kind: "created", schedule: toSchedule(row) };
+      });
     },
 
     async list(teamId: string, channelId?: string): Promise<Schedule[]> {
@@ -138,9 +225,20 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Schedule[]> {
       const { teamIds } = scope;
       if (teamIds?.length === 0) return [];
-      let q = db.selectFrom("schedules").selectAll().where("next_run_at", "<=", at);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      const rows = await q.orderBy("next_run_at").orderBy("id").limit(limit).execute();
+      let ranked = db
+        .selectFrom("schedules")
+        .selectAll()
+        .select(sql<number>`row_number() over (partition by team_id order by next_run_at, id)`.as("round"))
+        .where("next_run_at", "<=", at);
+      if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
+      const rows = await db
+        .selectFrom(ranked.as("due"))
+        .selectAll()
+        .orderBy("round")
+        .orderBy("next_run_at")
+        .orderBy("id")
+        .limit(limit)
+        .execute();
       return rows.map(toSchedule);
     },
 

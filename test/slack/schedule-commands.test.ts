@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
-import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import {
+  blocksText,
+  findButtons,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
 
 let h: Harness;
 const clock = Date.parse("2026-03-27T12:00:00Z");
@@ -185,4 +193,155 @@ describe("/edge schedule over signed HTTP", () => {
     const answer = await h.slack.waitForResponse(res.responseId);
     expect(blocksText(answer.body.blocks)).toContain("/edge schedule dns 5678 daily 09:00 Europe/Amsterdam");
   });
+});
+
+describe("/edge schedule remove and run: the schedule's creator and admins only", () => {
+  // bob (U0002) and erin (U0005) are members; alice (U0001) is an admin, frank (U0006) an owner.
+  const erin = { userId: "U0005", channelId: "C0BOB" };
+  const bob = { userId: "U0002", channelId: "C0BOB" };
+
+  async function bobsSchedule(time: string): Promise<string> {
+    const created = await run(`dns ${ZONE} daily ${time} UTC`, bob);
+    return idIn(created.text)!;
+  }
+  const refusals = async (id: string) =>
+    (await h.store.audit.list("T0001", 200)).filter(
+      (a) => a.target === `schedule:${id}` && a.outcome === "refused",
+    );
+
+  it("someone else who is not an admin is refused with a sentence, and the refusal is audit-logged", async () => {
+    h.slack.users.set("U0005", { id: "U0005", name: "erin" });
+    h.slack.users.set("U0006", { id: "U0006", name: "frank", is_owner: true });
+    const id = await bobsSchedule("06:00");
+    h.slack.clear();
+
+    const removal = await run(`remove ${id}`, erin);
+    expect(removal.text).toContain(
+      `Only the person who created schedule ${id} or a workspace admin can remove it: ask them, or an admin or owner.`,
+    );
+    expect(await h.store.schedules.get(id)).toBeDefined();
+
+    const running = await run(`run ${id}`, erin);
+    expect(running.text).toContain(
+      `Only the person who created schedule ${id} or a workspace admin can run it`,
+    );
+    expect(h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0BOB")).toEqual([]);
+    expect((await h.store.schedules.get(id))?.lastRunAt).toBeNull();
+
+    const refused = await refusals(id);
+    expect(refused.map((a) => [a.action, a.userId]).sort()).toEqual([
+      ["schedule.remove", "U0005"],
+      ["schedule.run", "U0005"],
+    ]);
+    expect(refused[0]!.details).toMatchObject({ createdBy: "U0002", channelId: "C0BOB" });
+  });
+
+  it("the creator runs and removes their own schedule without being an admin", async () => {
+    const id = await bobsSchedule("06:30");
+    h.slack.clear();
+    await h.command(`schedule run ${id}`, bob);
+    await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB", 10_000);
+    const removed = await run(`remove ${id}`, bob);
+    expect(removed.text).toContain(`Removed \`${id}\``);
+    expect(await h.store.schedules.get(id)).toBeUndefined();
+    expect(await refusals(id)).toEqual([]);
+  });
+
+  it("workspace admins and owners run and remove anyone's schedule", async () => {
+    const id = await bobsSchedule("07:00");
+    h.slack.clear();
+    await h.command(`schedule run ${id}`, { userId: "U0006", channelId: "C0BOB" });
+    await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB", 10_000);
+    const removed = await run(`remove ${id}`, { userId: "U0001" });
+    expect(removed.text).toContain(`Removed \`${id}\``);
+    const audit = await h.store.audit.list("T0001", 200);
+    expect(audit.find((a) => a.action === "schedule.remove" && a.target === `schedule:${id}`)).toMatchObject({
+      userId: "U0001",
+      outcome: "ok",
+    });
+    expect(await refusals(id)).toEqual([]);
+  });
+
+  it("when Slack cannot say whether the user is an admin, nothing happens and the user is told", async () => {
+    const id = await bobsSchedule("07:30");
+    const stranger = await run(`remove ${id}`, { userId: "U0GONE", channelId: "C0BOB" });
+    expect(stranger.text).toContain('Slack answered "user_not_found"');
+    expect(await h.store.schedules.get(id)).toBeDefined();
+  });
+});
+
+/** A workspace limited to 2 schedules a channel and 3 in all. */
+async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> {
+  const lh = await startHarness({
+    ...options,
+    now: () => clock,
+    env: { SCHEDULES_PER_CHANNEL: "2", SCHEDULES_PER_WORKSPACE: "3" },
+  });
+  try {
+    await lh.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
+    const send = async (text: string, who: Who) => {
+      const res = await lh.command(`schedule ${text}`, who);
+      expect(res.status).toBe(200);
+      return blocksText((await lh.slack.waitForResponse(res.responseId, undefined, 15_000)).body.blocks);
+    };
+
+    // Five at once into one channel: exactly two are stored, the others are told the channel is full.
+    const hours = ["01", "02", "03", "04", "05"];
+    const answers = await Promise.all(
+      hours.map((hh) => send(`dns ${ZONE} daily ${hh}:00 UTC`, { channelId: "C0RACE" })),
+    );
+    expect(answers.filter((t) => t.includes("Scheduled: a DNS summary"))).toHaveLength(2);
+    const full = answers.filter((t) => !t.includes("Scheduled: a DNS summary"));
+    expect(full).toHaveLength(3);
+    for (const t of full)
+      expect(t).toContain(
+        "This channel already has 2 schedules, the most allowed here. Remove one first, e.g. /edge schedule remove s7k2m9qa (/edge schedule list shows their ids)",
+      );
+    expect(await lh.store.schedules.list("T0001", "C0RACE")).toHaveLength(2);
+
+    // One already stored is still recognised in a full channel.
+    const [kept] = await lh.store.schedules.list("T0001", "C0RACE");
+    const again = await send(`dns ${ZONE} ${kept!.spec} UTC`, { channelId: "C0RACE" });
+    expect(again).toContain("This channel already gets a DNS summary");
+
+    expect(await send(`dns ${ZONE} daily 06:00 UTC`, { channelId: "C0TWO" })).toContain("Scheduled:");
+    const workspaceFull = await send(`dns ${ZONE} daily 07:00 UTC`, { channelId: "C0THREE" });
+    expect(workspaceFull).toContain("This workspace already has 3 schedules, the most allowed.");
+    expect(workspaceFull).toContain("SCHEDULES_PER_WORKSPACE");
+    expect(await lh.store.schedules.list("T0001")).toHaveLength(3);
+
+    // Another workspace has its own room; removing one makes room again.
+    expect(await send(`dns ${ZONE} daily 07:00 UTC`, { teamId: "T0002", channelId: "C0THREE" })).toContain(
+      "Scheduled:",
+    );
+    expect(await send(`remove ${kept!.id}`, { channelId: "C0RACE" })).toContain("Removed");
+    expect(await send(`dns ${ZONE} daily 07:00 UTC`, { channelId: "C0THREE" })).toContain("Scheduled:");
+    expect(await lh.store.schedules.list("T0001")).toHaveLength(3);
+    expect(lh.slack.violations).toEqual([]);
+  } finally {
+    await lh.close();
+  }
+}
+
+const pgUp = await pgReachable();
+if (!pgUp && !IN_CI)
+  console.warn("*** PostgreSQL unreachable: the PostgreSQL schedule-limit test is SKIPPED ***");
+
+describe("/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race", () => {
+  it("on SQLite", async () => {
+    await limitsThroughTheReceiver({});
+  }, 60_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "on PostgreSQL",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await limitsThroughTheReceiver({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    60_000,
+  );
 });

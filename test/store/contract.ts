@@ -760,14 +760,20 @@ export function storeContract(h: EngineHarness): void {
           channelId: "C2",
           nextRunAt: base.nextRunAt + 1000,
         });
-        await store.schedules.create({ ...base, teamId: "T2", nextRunAt: base.nextRunAt + 5000 });
+        const t2 = await store.schedules.create({ ...base, teamId: "T2", nextRunAt: base.nextRunAt + 5000 });
         expect(s).toMatchObject({ failing: false, lastRunAt: null, snapshot: null, createdAt: clock });
         // Both were created at the same instant (the test clock), so only the set is defined.
         expect((await store.schedules.list("T1")).map((x) => x.id).sort()).toEqual([s.id, s2.id].sort());
         expect((await store.schedules.list("T1", "C2")).map((x) => x.id)).toEqual([s2.id]);
         expect(await store.schedules.listDue(base.nextRunAt - 1, 10)).toEqual([]);
-        expect((await store.schedules.listDue(base.nextRunAt + 5000, 2)).map((x) => x.id)).toEqual([
+        expect((await store.schedules.listDue(base.nextRunAt + 1000, 2)).map((x) => x.id)).toEqual([
           s.id,
+          s2.id,
+        ]);
+        // Round-robin across workspaces: T2's first comes before T1's second.
+        expect((await store.schedules.listDue(base.nextRunAt + 5000, 3)).map((x) => x.id)).toEqual([
+          s.id,
+          t2.id,
           s2.id,
         ]);
         const snapshot = { records: [{ name: "www", type: "A", value: "1.2.3.4" }] };
@@ -790,6 +796,85 @@ export function storeContract(h: EngineHarness): void {
         expect(await store.schedules.remove("T2", s.id)).toBe(false);
         expect(await store.schedules.remove("T1", s.id)).toBe(true);
         expect(await store.schedules.get(s.id)).toBeUndefined();
+      });
+
+      it("lists due schedules round-robin across workspaces, so a backlog cannot fill the batch", async () => {
+        const store = await open();
+        const big: string[] = [];
+        for (let i = 0; i < 30; i++)
+          big.push(
+            (await store.schedules.create({ ...base, teamId: "TBIG", nextRunAt: base.nextRunAt + i })).id,
+          );
+        const lone = await store.schedules.create({
+          ...base,
+          teamId: "TLONE",
+          nextRunAt: base.nextRunAt + 99,
+        });
+        const pair = await store.schedules.create({
+          ...base,
+          teamId: "TPAIR",
+          nextRunAt: base.nextRunAt + 50,
+        });
+        const pair2 = await store.schedules.create({
+          ...base,
+          teamId: "TPAIR",
+          nextRunAt: base.nextRunAt + 60,
+        });
+        await store.schedules.create({ ...base, teamId: "TLATE", nextRunAt: base.nextRunAt + 100_000 });
+        const due = (await store.schedules.listDue(base.nextRunAt + 1000, 6)).map((x) => x.id);
+        expect(due).toEqual([big[0], pair.id, lone.id, big[1], pair2.id, big[2]]);
+        expect(await store.schedules.listDue(base.nextRunAt + 1000, 100)).toHaveLength(33);
+      });
+
+      it("createIfRoom: the same schedule once, then at most perChannel and perWorkspace", async () => {
+        const store = await open();
+        const limits = { perChannel: 2, perWorkspace: 3 };
+        const first = await store.schedules.createIfRoom(base, limits);
+        expect(first.kind).toBe("created");
+        const again = await store.schedules.createIfRoom({ ...base, createdBy: "U2" }, limits);
+        expect(again).toEqual({ kind: "exists", schedule: first.kind === "created" ? first.schedule : null });
+        expect((await store.schedules.createIfRoom({ ...base, target: "zone-2" }, limits)).kind).toBe(
+          "created",
+        );
+        expect(await store.schedules.createIfRoom({ ...base, target: "zone-3" }, limits)).toEqual({
+          kind: "full",
+          scope: "channel",
+          limit: 2,
+        });
+        expect(
+          (await store.schedules.createIfRoom({ ...base, channelId: "C2", target: "zone-3" }, limits)).kind,
+        ).toBe("created");
+        expect(
+          await store.schedules.createIfRoom({ ...base, channelId: "C3", target: "zone-4" }, limits),
+        ).toEqual({ kind: "full", scope: "workspace", limit: 3 });
+        // Other workspaces have their own room; a full channel still recognises its existing schedule.
+        expect((await store.schedules.createIfRoom({ ...base, teamId: "T2" }, limits)).kind).toBe("created");
+        expect((await store.schedules.createIfRoom(base, limits)).kind).toBe("exists");
+        expect(await store.schedules.list("T1")).toHaveLength(3);
+        await expect(
+          store.schedules.createIfRoom({ ...base, nextRunAt: Number.NaN }, limits),
+        ).rejects.toThrow(StoreError);
+      });
+
+      it("30 parallel createIfRoom (from several connections on PostgreSQL) never exceed the limits", async () => {
+        // PostgreSQL: three replicas' pools. SQLite serves one process through one connection (README:
+        // one process per DATA_DIR), so its racers share that connection.
+        const stores = h.engine === "postgres" ? [await open(), await open(), await open()] : [await open()];
+        const limits = { perChannel: 4, perWorkspace: 7 };
+        const results = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            stores[i % stores.length]!.schedules.createIfRoom(
+              { ...base, channelId: `C${i % 3}`, target: `zone-${i}` },
+              limits,
+            ),
+          ),
+        );
+        expect(results.filter((r) => r.kind === "created")).toHaveLength(7);
+        expect(results.filter((r) => r.kind === "full")).toHaveLength(23);
+        const stored = await stores[0]!.schedules.list("T1");
+        expect(stored).toHaveLength(7);
+        for (const channel of ["C0", "C1", "C2"])
+          expect(stored.filter((x) => x.channelId === channel).length).toBeLessThanOrEqual(4);
       });
 
       it("20 parallel claims of one occurrence from several connections: exactly one wins", async () => {

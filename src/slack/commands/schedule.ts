@@ -4,13 +4,14 @@ import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import {
   createSchedule,
-  getTeamSchedule,
   isKnownTimezone,
   listChannelSchedules,
   parseTimezone,
   parseWhenWords,
   removeSchedule,
   SCHEDULE_EXAMPLE,
+  type ScheduleActionInput,
+  scheduleForAction,
 } from "../../services/schedules.js";
 import { context, type Reply, sentenceReply } from "../blocks/common.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
@@ -88,10 +89,20 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
   return reply;
 }
 
+/** Who asks to act on schedule `id`: its creator or an admin may (src/slack/admin.ts decides admin). */
+function actor(ctx: CommandContext, id: string): ScheduleActionInput {
+  return {
+    teamId: ctx.teamId,
+    userId: ctx.userId,
+    id,
+    isAdmin: () => ctx.env.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId),
+  };
+}
+
 async function runNow(ctx: CommandContext): Promise<Reply | null> {
   const id = scheduleId(ctx.args[1], "run", ctx.args.slice(2));
   const deps = ctx.env.deps;
-  const s = await getTeamSchedule(deps, ctx.teamId, id);
+  const s = await scheduleForAction(deps, "run", actor(ctx, id));
   const result = await runSchedule(s, {
     deps,
     client: async () => ctx.client,
@@ -120,7 +131,7 @@ export const scheduleCommand: Subcommand = {
   name: "schedule",
   usage: "schedule dns <zoneId> <when> [timezone] | list | remove <id> | run <id>",
   summary:
-    'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name.',
+    'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name. Its creator and admins can remove or run it.',
   examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
   shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
   async run(ctx) {
@@ -135,7 +146,7 @@ export const scheduleCommand: Subcommand = {
       case "remove":
       case "delete": {
         const id = scheduleId(ctx.args[1], "remove", ctx.args.slice(2));
-        return scheduleRemovedMessage(await removeSchedule(ctx.env.deps, ctx.teamId, ctx.userId, id));
+        return scheduleRemovedMessage(await removeSchedule(ctx.env.deps, actor(ctx, id)));
       }
       case "run":
         return runNow(ctx);
