@@ -52,6 +52,8 @@ export interface StoreOptions {
   pgSchema?: string;
   /** PostgreSQL pool size; default 10. */
   poolSize?: number;
+  /** How long migrations wait for another process's PostgreSQL migration lock; default 60 s. */
+  migrationLockWaitMs?: number;
 }
 
 export interface Store {
@@ -96,11 +98,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     databaseUrl: config.store.databaseUrl,
     pgSchema,
     logger,
+    statementTimeoutMs: config.store.statementTimeoutMs,
     ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
   });
   const { db, engine } = opened;
   try {
-    await migrate(db, engine, { pgSchema, logger, now });
+    await migrate(db, engine, {
+      pgSchema,
+      logger,
+      now,
+      ...(options.migrationLockWaitMs !== undefined ? { lockWaitMs: options.migrationLockWaitMs } : {}),
+    });
   } catch (e) {
     await db.destroy().catch(() => {});
     throw e;
