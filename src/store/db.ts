@@ -344,8 +344,9 @@ async function retryWhileLocked<R>(
     try {
       return await run();
     } catch (e) {
-      if (!isLocked(e) || performance.now() + delay > deadline) throw e;
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      const left = deadline - performance.now();
+      if (!isLocked(e) || left <= 0) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
     }
   }
 }

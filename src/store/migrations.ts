@@ -268,17 +268,18 @@ async function takeMigrationLock(
   waitMs: number,
 ): Promise<void> {
   const deadline = performance.now() + waitMs;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const { rows } = await sql<{
       locked: boolean;
     }>`select pg_try_advisory_lock(hashtext(${lockName})) as locked`.execute(conn);
     if (rows[0]?.locked) return;
-    if (performance.now() + delay > deadline) {
+    const left = deadline - performance.now();
+    if (left <= 0) {
       throw new StoreError(
         "migration",
         `Another edgeops process has held the migration lock of schema "${pgSchema}" for over ${Math.round(waitMs / 1000)} s. If no other edgeops is starting, end the session holding it (pg_locks, locktype 'advisory'; pg_terminate_backend) and start again.`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
   }
 }
