@@ -54,6 +54,8 @@ export interface StoreOptions {
   poolSize?: number;
   /** How long migrations wait for another process's PostgreSQL migration lock; default 60 s. */
   migrationLockWaitMs?: number;
+  /** How long a SQLite statement waits for another process's lock; default 5 s. */
+  sqliteLockedWaitMs?: number;
 }
 
 export interface Store {
@@ -100,6 +102,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     logger,
     statementTimeoutMs: config.store.statementTimeoutMs,
     ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+    ...(options.sqliteLockedWaitMs !== undefined ? { sqliteLockedWaitMs: options.sqliteLockedWaitMs } : {}),
   });
   const { db, engine } = opened;
   try {
