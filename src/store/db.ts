@@ -268,7 +268,10 @@ function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
   }) as typeof client.query;
 }
 
-/** Another connection holds the lock (SQLITE_BUSY_SNAPSHOT, a stale read transaction, would stay so). */
+/**
+ * Another connection holds the lock. (Not SQLITE_BUSY_SNAPSHOT: a statement in a read transaction
+ * that went stale cannot succeed by being repeated.)
+ */
 const isLocked = (e: unknown) => {
   const code = (e as { code?: unknown } | null)?.code;
   return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_RECOVERY";
