@@ -40,6 +40,7 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     ratePerSec: config.edge.ratePerSec,
     concurrency: config.edge.concurrency,
     maxQueue: config.edge.maxQueue,
+    maxBodyBytes: config.edge.maxBodyBytes,
     logger: logger.child({ component: "edge" }),
     now,
     onRequest: (e) => {

@@ -43,6 +43,7 @@ export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEd
       ratePerSec: o.config.edge.ratePerSec,
       concurrency: o.config.edge.concurrency,
       maxQueue: o.config.edge.maxQueue,
+      maxBodyBytes: o.config.edge.maxBodyBytes,
       logger: o.logger.child({ component: "edge" }),
       now: o.now,
       ...(o.retry ? { retry: o.retry } : {}),

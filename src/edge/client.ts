@@ -48,6 +48,8 @@ export interface EdgeApiOptions {
   ratePerSec: number;
   concurrency: number;
   maxQueue: number;
+  /** Largest response body read (EDGE_API_MAX_BODY_BYTES); default 10 MiB. */
+  maxBodyBytes?: number;
   logger: Logger;
   retry?: RetryPolicy;
   /** Default: an undici Agent with keep-alive owned (and closed) by this EdgeApi. */
@@ -155,6 +157,8 @@ const enc = (v: string | number) => encodeURIComponent(String(v));
 
 // ---- the API --------------------------------------------------------------------------------------
 
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
 export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   const now = options.now ?? (() => Date.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -184,6 +188,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       apiKey: hasKey ? apiKey : "",
       keyId: id,
       timeoutMs: options.timeoutMs,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       dispatcher,
       retry: options.retry ?? RETRY_DEFAULT,
       queues,

@@ -15,6 +15,7 @@ export const EDGE_ERROR_KINDS = [
   "timeout",
   "network",
   "invalid_response",
+  "too_large",
   "queue_full",
   "invalid_argument",
 ] as const;
@@ -219,6 +220,8 @@ export function describeEdgeError(err: unknown): string {
       return "edgeops could not reach the Edge API; try again in a moment, and tell an admin if it keeps happening.";
     case "invalid_response":
       return "The Edge API sent an answer edgeops could not understand; try again, and tell an admin if it keeps happening.";
+    case "too_large":
+      return "The Edge API's answer was larger than edgeops accepts: ask for less (a smaller page or limit) if you can, and tell an admin if it keeps happening (an operator can raise EDGE_API_MAX_BODY_BYTES).";
     case "queue_full":
       return "Too many Edge API requests are waiting for this workspace; try again in a few seconds.";
   }

@@ -52,6 +52,8 @@ export interface RequestContext {
   apiKey: string;
   keyId: string;
   timeoutMs: number;
+  /** Largest response body read; a longer one is dropped unread past this many bytes. */
+  maxBodyBytes: number;
   dispatcher: Dispatcher;
   retry: RetryPolicy;
   queues: KeyQueues;
@@ -68,6 +70,8 @@ interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body was longer than maxBodyBytes: reading stopped there and `text` is empty. */
+  tooLarge: boolean;
 }
 
 function scrub(s: string, apiKey: string): string {
@@ -142,8 +146,8 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
       headersTimeout: ctx.timeoutMs,
       bodyTimeout: ctx.timeoutMs,
     });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
+    const { text, tooLarge } = await readBodyUpTo(res, ctx.maxBodyBytes);
+    return { status: res.statusCode, headers: res.headers, text, tooLarge };
   } catch (err) {
     const kind: EdgeErrorKind = timedOut ? "timeout" : networkErrorKind(err);
     const message =
@@ -157,6 +161,32 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
     clearTimeout(timer);
     ctx.closing.removeEventListener("abort", onClose);
   }
+}
+
+/**
+ * The body as text, unless it is longer than `maxBytes` (announced or counted while streaming): then
+ * reading stops at once and the connection is dropped, so a huge answer costs at most `maxBytes`.
+ */
+async function readBodyUpTo(
+  res: Dispatcher.ResponseData,
+  maxBytes: number,
+): Promise<{ text: string; tooLarge: boolean }> {
+  const announced = Number(header(res.headers, "content-length"));
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    res.body.destroy();
+    return { text: "", tooLarge: true };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      res.body.destroy();
+      return { text: "", tooLarge: true };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks, size).toString("utf8"), tooLarge: false };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: unknown } {
@@ -176,10 +206,20 @@ export function interpret<S extends z.ZodType>(
   maxRetryAfterMs: number,
 ): z.output<S> {
   const { operation, subject } = spec;
-  if (spec.statusIsTheAnswer && res.status >= 200 && res.status < 300) return undefined as z.output<S>;
+  const ok2xx = res.status >= 200 && res.status < 300;
+  if (spec.statusIsTheAnswer && ok2xx) return undefined as z.output<S>;
+  // An error status says enough without its (oversized, unread) body; an answer we need does not.
+  if (res.tooLarge && ok2xx) {
+    throw new EdgeApiError({
+      kind: "too_large",
+      status: res.status,
+      operation,
+      subject,
+      message: `${operation}: the Edge API answer is larger than EDGE_API_MAX_BODY_BYTES allows`,
+    });
+  }
   const trimmed = res.text.trim();
   const parsed = trimmed === "" ? ({ ok: true, value: undefined } as const) : parseJson(trimmed);
-  const ok2xx = res.status >= 200 && res.status < 300;
 
   if (!ok2xx) {
     const fields = parsed.ok ? readErrorBody(parsed.value) : {};

@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import { LruCache } from "../lru.js";
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
@@ -8,7 +9,9 @@ const CACHE_MAX = 10_000;
  * for a minute so a burst of clicks costs one users.info call.
  */
 export class AdminDirectory {
-  private readonly cache = new Map<string, { admin: boolean; tz: string | undefined; until: number }>();
+  private readonly cache = new LruCache<string, { admin: boolean; tz: string | undefined; until: number }>(
+    CACHE_MAX,
+  );
 
   constructor(
     private readonly extraAdmins: readonly string[],
@@ -36,7 +39,6 @@ export class AdminDirectory {
       tz: u?.tz,
       until: this.now() + CACHE_TTL_MS,
     };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(cacheKey, entry);
     return entry;
   }

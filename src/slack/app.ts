@@ -11,6 +11,7 @@ import {
 import type { FetchFunction } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
+import { LruCache } from "../lru.js";
 import { socketModeHttpListening } from "../ops/transport-state.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
@@ -119,6 +120,7 @@ export function createSlackApp({
       auth,
       { ...clientOptions, logger: boltLogger(deps.logger) },
       deps.store.installations,
+      TEAM_CLIENT_CACHE_MAX,
     ),
   };
   for (const m of middleware) app.use(m);
@@ -150,7 +152,10 @@ function ensureTrailingSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
 }
 
-/** Teams whose Web API client Bolt keeps at once; older ones are rebuilt on their next request. */
+/**
+ * Teams whose Web API client Bolt keeps at once (and so does slackClientFactory for background work);
+ * older ones are rebuilt on their next request.
+ */
 export const TEAM_CLIENT_CACHE_MAX = 1_000;
 
 /**
@@ -159,30 +164,20 @@ export const TEAM_CLIENT_CACHE_MAX = 1_000;
  * teams. Bolt only reads and assigns `clients[teamId]`, which the proxy supports; a test checks the bound.
  */
 export function boundTeamClientCache(app: App, max: number): void {
-  const cache = new Map<string, unknown>();
+  const cache = new LruCache<string, unknown>(max);
   const holder = app as unknown as { clients: Record<string, unknown> };
   holder.clients = new Proxy({} as Record<string, unknown>, {
-    get(_, key) {
-      if (typeof key !== "string") return undefined;
-      const value = cache.get(key);
-      if (value !== undefined) {
-        cache.delete(key);
-        cache.set(key, value);
-      }
-      return value;
-    },
+    get: (_, key) => (typeof key === "string" ? cache.get(key) : undefined),
     set(_, key, value) {
       if (typeof key !== "string") return false;
-      cache.delete(key);
       cache.set(key, value);
-      if (cache.size > max) cache.delete(cache.keys().next().value as string);
       return true;
     },
     has: (_, key) => typeof key === "string" && cache.has(key),
     ownKeys: () => [...cache.keys()],
     getOwnPropertyDescriptor: (_, key) =>
       typeof key === "string" && cache.has(key)
-        ? { value: cache.get(key), writable: true, enumerable: true, configurable: true }
+        ? { value: cache.peek(key), writable: true, enumerable: true, configurable: true }
         : undefined,
   });
 }

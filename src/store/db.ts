@@ -1,9 +1,21 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type Generated,
+  Kysely,
+  PostgresDialect,
+  type QueryResult,
+  SqliteDialect,
+  sql,
+  type TransactionSettings,
+} from "kysely";
 import pg from "pg";
 import type { Logger } from "../log.js";
+import { LruCache } from "../lru.js";
 import { StoreError, toStoreError } from "./errors.js";
 
 /**
@@ -148,12 +160,27 @@ export function describeUrl(url: string): string {
 
 const INT8_OID = 20;
 
+/** The PostgreSQL client gives up this long after statement_timeout, so the server cancels first. */
+const QUERY_TIMEOUT_GRACE_MS = 1_000;
+
+/**
+ * SQLite waits for another process's lock inside the (synchronous) driver call, freezing the event
+ * loop: keep that wait this short, and retry a statement that still finds the database locked
+ * asynchronously, with backoff, for up to SQLITE_LOCKED_WAIT_MS.
+ */
+const SQLITE_BUSY_TIMEOUT_MS = 5;
+export const SQLITE_LOCKED_WAIT_MS = 5_000;
+
 export async function openDb(options: {
   dataDir: string;
   databaseUrl: string | undefined;
   pgSchema: string;
   logger: Logger;
+  /** PostgreSQL statement_timeout (and, a second later, the client's query timeout). */
+  statementTimeoutMs: number;
   poolSize?: number;
+  /** How long a SQLite statement retries while another process holds the lock. */
+  sqliteLockedWaitMs?: number;
 }): Promise<OpenedDb> {
   const { logger } = options;
   if (options.databaseUrl) {
@@ -167,6 +194,15 @@ export async function openDb(options: {
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
       options: `-c search_path=${options.pgSchema}`,
+      // No statement, lock wait or half-open connection can hold a request (an approval) for ever:
+      // the server cancels a statement after statement_timeout, the client gives up on an answer that
+      // never comes a second later (and the connection is then ended, below), keep-alive probes notice
+      // a peer that vanished, and a transaction left open by a lost client does not keep its locks.
+      statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS,
+      idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
           oid === INT8_OID && format !== "binary"
@@ -183,6 +219,7 @@ export async function openDb(options: {
       client.on("error", (e) =>
         logger.warn({ err: { message: e.message } }, "PostgreSQL connection lost while in use"),
       );
+      endOnQueryTimeout(client, logger);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
@@ -201,7 +238,7 @@ export async function openDb(options: {
     await mkdir(options.dataDir, { recursive: true });
     database = new BetterSqlite3(file);
     database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     database.pragma("synchronous = NORMAL");
     database.pragma("foreign_keys = ON");
   } catch (e) {
@@ -212,8 +249,115 @@ export async function openDb(options: {
     );
   }
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({
+    dialect: new LockWaitingSqliteDialect(database, options.sqliteLockedWaitMs ?? SQLITE_LOCKED_WAIT_MS),
+  });
   return { engine: "sqlite", db, where: file };
+}
+
+/**
+ * pg's query_timeout rejects the query but leaves its connection waiting for an answer that may never
+ * come (a half-open connection), and the pool would lend it out again: end it, so the pool drops it.
+ */
+function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((e: unknown) => {
+        if ((e as Error | undefined)?.message !== "Query read timeout") return;
+        logger.warn("PostgreSQL did not answer in time; closing that connection");
+        client.end().catch(() => {});
+      });
+    }
+    return result;
+  }) as typeof client.query;
+}
+
+/**
+ * Another connection holds the lock. (Not SQLITE_BUSY_SNAPSHOT: a statement in a read transaction
+ * that went stale cannot succeed by being repeated.)
+ */
+const isLocked = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_RECOVERY";
+};
+
+/** Kysely's SQLite dialect whose statements wait for another process's lock without blocking. */
+class LockWaitingSqliteDialect extends SqliteDialect {
+  readonly #waitMs: number;
+  constructor(database: BetterSqlite3.Database, waitMs: number) {
+    super({ database });
+    this.#waitMs = waitMs;
+  }
+  override createDriver(): Driver {
+    return new LockWaitingDriver(super.createDriver(), this.#waitMs);
+  }
+}
+
+class LockWaitingDriver implements Driver {
+  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  constructor(
+    private readonly inner: Driver,
+    private readonly waitMs: number,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let wrapped = this.#wrapped.get(connection);
+    if (!wrapped) {
+      wrapped = {
+        executeQuery: <R>(query: CompiledQuery) =>
+          retryWhileLocked(() => connection.executeQuery<R>(query), this.waitMs),
+        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+          connection.streamQuery<R>(query, chunkSize),
+      };
+      this.#wrapped.set(connection, wrapped);
+    }
+    return wrapped;
+  }
+
+  // The inner driver runs begin/commit/rollback through the connection it is given: the wrapped one.
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(connection);
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/**
+ * Run a statement; while SQLite answers SQLITE_BUSY (another process holds the lock), try again after
+ * 2, 4, 8 … 50 ms, yielding the event loop in between, until `waitMs` have passed. Retrying is safe:
+ * a statement that fails with SQLITE_BUSY did nothing, and a busy COMMIT leaves its transaction open.
+ */
+async function retryWhileLocked<R>(
+  run: () => Promise<QueryResult<R>>,
+  waitMs: number,
+): Promise<QueryResult<R>> {
+  const deadline = performance.now() + waitMs;
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      return await run();
+    } catch (e) {
+      const left = deadline - performance.now();
+      if (!isLocked(e) || left <= 0) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    }
+  }
 }
 
 /**
@@ -222,12 +366,11 @@ export async function openDb(options: {
  */
 function cachePreparedStatements(database: BetterSqlite3.Database, max = 500): void {
   const prepare = database.prepare.bind(database);
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new LruCache<string, BetterSqlite3.Statement>(max);
   database.prepare = ((source: string) => {
     let statement = cache.get(source);
     if (!statement) {
       statement = prepare(source);
-      if (cache.size >= max) cache.clear();
       cache.set(source, statement);
     }
     return statement;

@@ -61,6 +61,10 @@ export interface StoreOptions {
   pgSchema?: string;
   /** PostgreSQL pool size; default 10. */
   poolSize?: number;
+  /** How long migrations wait for another process's PostgreSQL migration lock; default 60 s. */
+  migrationLockWaitMs?: number;
+  /** How long a SQLite statement waits for another process's lock; default 5 s. */
+  sqliteLockedWaitMs?: number;
 }
 
 export interface Store {
@@ -105,11 +109,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     databaseUrl: config.store.databaseUrl,
     pgSchema,
     logger,
+    statementTimeoutMs: config.store.statementTimeoutMs,
     ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+    ...(options.sqliteLockedWaitMs !== undefined ? { sqliteLockedWaitMs: options.sqliteLockedWaitMs } : {}),
   });
   const { db, engine } = opened;
   try {
-    await migrate(db, engine, { pgSchema, logger, now });
+    await migrate(db, engine, {
+      pgSchema,
+      logger,
+      now,
+      ...(options.migrationLockWaitMs !== undefined ? { lockWaitMs: options.migrationLockWaitMs } : {}),
+    });
   } catch (e) {
     await db.destroy().catch(() => {});
     throw e;

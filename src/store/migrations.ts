@@ -203,16 +203,21 @@ async function pending(db: Kysely<Database> | Transaction<Database>): Promise<Mi
   return MIGRATIONS.filter((m) => !done.has(m.version)).sort((a, b) => a.version - b.version);
 }
 
+/** How long start-up waits for another process's migrations (the PostgreSQL advisory lock). */
+export const MIGRATION_LOCK_WAIT_MS = 60_000;
+
 /**
  * Bring the schema up to date. PostgreSQL: on one connection holding `pg_advisory_lock` for the schema,
  * so two replicas starting at once take turns (the second finds nothing to do); each migration runs in
- * its own transaction with its version row. SQLite: everything in one `BEGIN IMMEDIATE` transaction,
- * which takes the file's write lock (other processes wait on busy_timeout).
+ * its own transaction with its version row. The lock is polled (`pg_try_advisory_lock`) for at most
+ * `lockWaitMs`, so a session stuck holding it stops start-up with a sentence instead of hanging it.
+ * SQLite: everything in one `BEGIN IMMEDIATE` transaction, which takes the file's write lock (other
+ * processes' statements wait for it, see db.ts).
  */
 export async function migrate(
   db: Kysely<Database>,
   engine: Engine,
-  options: { pgSchema: string; logger: Logger; now: () => number },
+  options: { pgSchema: string; logger: Logger; now: () => number; lockWaitMs?: number },
 ): Promise<MigrateResult> {
   const applied: number[] = [];
   const { logger, now } = options;
@@ -220,7 +225,12 @@ export async function migrate(
     if (engine === "postgres") {
       const lockName = `edgeops:migrate:${options.pgSchema}`;
       await db.connection().execute(async (conn) => {
-        await sql`select pg_advisory_lock(hashtext(${lockName}))`.execute(conn);
+        await takeMigrationLock(
+          conn,
+          lockName,
+          options.pgSchema,
+          options.lockWaitMs ?? MIGRATION_LOCK_WAIT_MS,
+        );
         try {
           await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(conn);
           await ensureVersionTable(conn, engine);
@@ -264,4 +274,27 @@ export async function migrate(
   }
   if (applied.length > 0) logger.info({ applied }, "database migrated");
   return { applied };
+}
+
+async function takeMigrationLock(
+  conn: Kysely<Database>,
+  lockName: string,
+  pgSchema: string,
+  waitMs: number,
+): Promise<void> {
+  const deadline = performance.now() + waitMs;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(hashtext(${lockName})) as locked`.execute(conn);
+    if (rows[0]?.locked) return;
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      throw new StoreError(
+        "migration",
+        `Another edgeops process has held the migration lock of schema "${pgSchema}" for over ${Math.round(waitMs / 1000)} s. If no other edgeops is starting, end the session holding it (pg_locks, locktype 'advisory'; pg_terminate_backend) and start again.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+  }
 }

@@ -281,3 +281,69 @@ describe("describeEdgeError", () => {
     });
   });
 });
+
+describe("a response body over maxBodyBytes (EDGE_API_MAX_BODY_BYTES)", () => {
+  const LIMIT = 4096;
+  let small: EdgeApi;
+  beforeAll(() => {
+    small = createEdgeApi({
+      baseUrl: server.url,
+      timeoutMs: 2000,
+      ratePerSec: 1000,
+      concurrency: 8,
+      maxQueue: 100,
+      maxBodyBytes: LIMIT,
+      logger: silentLogger,
+      retry: RETRY_FAST,
+    });
+  });
+  afterAll(async () => {
+    await small.close();
+  });
+  const padded = (bytes: number) => ({ data: [], padding: "x".repeat(bytes) });
+  const failing = (call: Promise<unknown>) =>
+    call.then(
+      () => {
+        throw new Error("expected the call to fail");
+      },
+      (e: unknown) => e as EdgeApiError,
+    );
+
+  it("an answer announcing a larger Content-Length → too_large at once, not retried", async () => {
+    server.handle(() => ({
+      status: 200,
+      headers: { "content-length": String(LIMIT * 100) },
+      body: "{",
+    }));
+    const err = await failing(small.forKey(KEY).listShieldZones());
+    expect(err).toBeInstanceOf(EdgeApiError);
+    expect(err.kind).toBe("too_large");
+    expect(err.isRetryable).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    expect(describeEdgeError(err)).toMatch(/larger than edgeops accepts.*EDGE_API_MAX_BODY_BYTES/);
+  });
+
+  it("one byte over the limit → too_large; exactly the limit is read", async () => {
+    const atLimit = JSON.stringify({ data: [], page: { currentPage: 1, pageSize: 10, totalCount: 0 } });
+    const fill = (n: number) => `${atLimit.slice(0, -1)},"pad":"${"x".repeat(n)}"}`;
+    const exact = fill(LIMIT - fill(0).length);
+    expect(Buffer.byteLength(exact)).toBe(LIMIT);
+    server.handle(() => ({ status: 200, body: exact }));
+    await expect(small.forKey(KEY).listShieldZones()).resolves.toMatchObject({ items: [], totalCount: 0 });
+    server.handle(() => ({ status: 200, body: `${exact} ` }));
+    expect((await failing(small.forKey(KEY).listShieldZones())).kind).toBe("too_large");
+  });
+
+  it("an oversized error answer still reports its status (a 500 is retried as a server error)", async () => {
+    server.handle(() => ({ status: 500, body: padded(LIMIT * 4) }));
+    const err = await failing(small.forKey(KEY).getBotCategories(3));
+    expect(err.kind).toBe("server");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a PUT answered 2xx with an oversized body is still applied", async () => {
+    server.handle(() => ({ status: 200, body: padded(LIMIT * 4) }));
+    await expect(small.forKey(KEY).setBotCategoryAction(3, 2, 1)).resolves.toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+  });
+});

@@ -356,6 +356,17 @@ describe("faults", () => {
     expect((await get("/mc/apps")).status).toBe(200);
   });
 
+  it("pads the real answer to a huge, still valid JSON body streamed without Content-Length", async () => {
+    sim.addFault({ path: "/shield/shield-zones", padToBytes: 2 * 1024 * 1024, times: 1 });
+    const res = await get("/shield/shield-zones");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-length")).toBeNull();
+    const text = await res.text();
+    expect(Math.abs(Buffer.byteLength(text) - 2 * 1024 * 1024)).toBeLessThan(16);
+    const body = JSON.parse(text) as { padding: string; data: unknown[] };
+    expect(body.data.length).toBeGreaterThan(0);
+  });
+
   it("sends malformed JSON that fails to parse", async () => {
     sim.addFault({ path: "/shield/shield-zones", body: "malformed" });
     const res = await get("/shield/shield-zones");

@@ -1,7 +1,8 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store, StoreError } from "../../src/store/index.js";
+import { openStore, type Store, StoreError, storeInternals } from "../../src/store/index.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
 import {
   captureLogger,
   configFor,
@@ -14,35 +15,6 @@ import {
 } from "./helpers.js";
 
 const reachable = await pgReachable();
-
-/** A TCP proxy to PostgreSQL that can be cut, to make the database "go away" at run time. */
-function proxy(target: URL): { start(port?: number): Promise<number>; cut(): Promise<void> } {
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-  return {
-    start(port = 0) {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port || 5432), target.hostname);
-        sockets.add(client).add(upstream);
-        client.pipe(upstream).pipe(client);
-        const end = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on("error", end).on("close", end);
-        upstream.on("error", end).on("close", end);
-      });
-      return new Promise((resolve) =>
-        server!.listen(port, "127.0.0.1", () => resolve((server!.address() as { port: number }).port)),
-      );
-    },
-    cut() {
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    },
-  };
-}
 
 describe.skipIf(!reachable)("PostgreSQL faults", () => {
   const schemas: string[] = [];
@@ -77,7 +49,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
   it("unreachable at run time: ping rejects, users get 'storage unavailable', and it recovers", async () => {
     const schema = randomSchema();
     schemas.push(schema);
-    const p = proxy(new URL(TEST_DATABASE_URL));
+    const p = tcpProxy(new URL(TEST_DATABASE_URL));
     const port = await p.start();
     const url = new URL(TEST_DATABASE_URL);
     url.host = `127.0.0.1:${port}`;
@@ -133,5 +105,103 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     const store = await opening;
     await store.ping();
     await store.close();
+  });
+
+  it("a connection that stops answering (half-open) fails its call within the statement timeout and is replaced", async () => {
+    const schema = randomSchema();
+    schemas.push(schema);
+    const p = tcpProxy(new URL(TEST_DATABASE_URL));
+    const url = new URL(TEST_DATABASE_URL);
+    url.host = `127.0.0.1:${await p.start()}`;
+    const store = await openStore({
+      config: configFor({
+        DATA_DIR: dataDir,
+        ENCRYPTION_KEY: masterKeyB64(),
+        DATABASE_URL: url.toString(),
+        DATABASE_STATEMENT_TIMEOUT_MS: "300",
+      }),
+      logger: captureLogger().logger,
+      pgSchema: schema,
+      poolSize: 1,
+    });
+    try {
+      await store.keys.set("T1", "edge-key-before-stall", "U1");
+      p.stall();
+      const started = Date.now();
+      const err = await store.keys.get("T1").catch((e: unknown) => e);
+      const waited = Date.now() - started;
+      expect(err).toBeInstanceOf(StoreError);
+      expect((err as StoreError).kind).toBe("unavailable");
+      // 300 ms statement timeout + the client's 1 s grace, with room for a loaded machine.
+      expect(waited).toBeGreaterThanOrEqual(1_200);
+      expect(waited).toBeLessThan(4_000);
+      // That silent connection was closed, not lent out again: the next call gets a fresh one at once.
+      const again = Date.now();
+      expect(await store.keys.get("T1")).toMatchObject({ apiKey: "edge-key-before-stall" });
+      expect(Date.now() - again).toBeLessThan(1_000);
+    } finally {
+      p.resume();
+      await p.cut();
+      await store.close();
+    }
+  });
+
+  it("the server cancels a statement after DATABASE_STATEMENT_TIMEOUT_MS", async () => {
+    const schema = randomSchema();
+    schemas.push(schema);
+    const store = await openStore({
+      config: configFor({
+        DATA_DIR: dataDir,
+        ENCRYPTION_KEY: masterKeyB64(),
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_STATEMENT_TIMEOUT_MS: "250",
+      }),
+      logger: captureLogger().logger,
+      pgSchema: schema,
+    });
+    try {
+      const { db } = storeInternals(store).context;
+      const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db);
+      expect(shown.rows[0]?.statement_timeout).toBe("250ms");
+      const started = Date.now();
+      await expect(sql`select pg_sleep(5)`.execute(db)).rejects.toThrow(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("migrations give up, with a sentence, on a migration lock held for too long", async () => {
+    const schema = randomSchema();
+    schemas.push(schema);
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    await holder.query("select pg_advisory_lock(hashtext($1))", [`edgeops:migrate:${schema}`]);
+    try {
+      const started = Date.now();
+      const err = await openStore({
+        config: configFor({
+          DATA_DIR: dataDir,
+          ENCRYPTION_KEY: masterKeyB64(),
+          DATABASE_URL: TEST_DATABASE_URL,
+        }),
+        logger: captureLogger().logger,
+        pgSchema: schema,
+        migrationLockWaitMs: 600,
+      }).catch((e: unknown) => e);
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(590);
+      expect(waited).toBeLessThan(3_000);
+      expect(err).toBeInstanceOf(StoreError);
+      expect(err).toMatchObject({
+        kind: "migration",
+        message: expect.stringContaining(
+          `Another edgeops process has held the migration lock of schema "${schema}"`,
+        ),
+      });
+    } finally {
+      await holder.end();
+    }
   });
 });

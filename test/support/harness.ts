@@ -127,6 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ratePerSec: config.edge.ratePerSec,
     concurrency: config.edge.concurrency,
     maxQueue: config.edge.maxQueue,
+    maxBodyBytes: config.edge.maxBodyBytes,
     logger,
     retry: RETRY_FAST,
   });

@@ -13,7 +13,11 @@ export interface FaultPlan {
 }
 
 const alters = (f: Fault): boolean =>
-  f.reset === true || f.status !== undefined || f.body !== undefined || f.retryAfter !== undefined;
+  f.reset === true ||
+  f.status !== undefined ||
+  f.body !== undefined ||
+  f.retryAfter !== undefined ||
+  f.padToBytes !== undefined;
 
 function matches(f: Fault, method: string, path: string): boolean {
   if (f.method !== undefined && f.method.toUpperCase() !== method.toUpperCase()) return false;

@@ -62,6 +62,11 @@ export interface Fault {
   body?: "none" | "malformed" | unknown;
   /** Destroy the connection without answering (fetch rejects). */
   reset?: boolean;
+  /**
+   * Pad the real answer (a leading `padding` field, so it stays valid JSON) to about this many bytes,
+   * streamed in chunks without a Content-Length: a huge answer.
+   */
+  padToBytes?: number;
   /** Apply to this many matching requests, then stop. Unlimited when absent. */
   times?: number;
 }
@@ -134,6 +139,33 @@ function send(res: ServerResponse, r: SimResponse, rawText?: string): void {
   res.end(text);
 }
 
+/** `{"padding":"xxx…", …the answer's fields}` of about `bytes` bytes, written with backpressure. */
+async function sendPadded(res: ServerResponse, r: SimResponse, bytes: number): Promise<void> {
+  const real = JSON.stringify(r.body ?? {});
+  const head = '{"padding":"';
+  const tail = real.startsWith("{") && real !== "{}" ? `",${real.slice(1)}` : `","answer":${real}}`;
+  res.writeHead(r.status, { ...r.headers, "content-type": "application/json; charset=utf-8" });
+  res.write(head);
+  const chunk = "x".repeat(64 * 1024);
+  let left = Math.max(0, bytes - head.length - tail.length);
+  while (left > 0 && !res.destroyed) {
+    const n = Math.min(left, chunk.length);
+    left -= n;
+    if (!res.write(n === chunk.length ? chunk : chunk.slice(0, n))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const apiKeys = new Set(options.apiKeys ?? [SIM_API_KEY]);
   const scanDurationMs = options.scanDurationMs ?? 1000;
@@ -174,7 +206,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     const faultHeaders: Record<string, string> = {};
     if (fault?.retryAfter !== undefined) faultHeaders["retry-after"] = fault.retryAfter;
-    if (fault !== undefined && fault.body !== "malformed") {
+    if (fault !== undefined && fault.body !== "malformed" && fault.padToBytes === undefined) {
       const status = fault.status ?? (fault.retryAfter !== undefined ? 429 : 200);
       const replaced = fault.body === undefined || fault.body === "none" ? undefined : fault.body;
       send(res, { status, body: replaced, headers: faultHeaders });
@@ -182,6 +214,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
 
     const real = answer(method, path, query, body, headers.accesskey);
+    if (fault?.padToBytes !== undefined) {
+      await sendPadded(res, { ...real, status: fault.status ?? real.status }, fault.padToBytes);
+      return;
+    }
     if (fault?.body === "malformed") {
       const text = JSON.stringify(real.body ?? { data: null });
       send(res, { status: fault.status ?? 200, headers: faultHeaders }, truncateJson(text));

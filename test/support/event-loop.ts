@@ -1,0 +1,20 @@
+/**
+ * Watch the event loop: a timer asks to run every `everyMs`; how late it ran is how long the loop was
+ * stalled (by synchronous work such as a blocking database wait). `stop()` returns the longest stall.
+ */
+export function watchEventLoop(everyMs = 5): { stop(): number } {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - everyMs);
+    last = now;
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      longest = Math.max(longest, performance.now() - last - everyMs);
+      return longest;
+    },
+  };
+}
