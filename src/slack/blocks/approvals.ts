@@ -1,11 +1,26 @@
-import type { Button, ConfirmationDialog, KnownBlock } from "@slack/types";
+import type { Button, KnownBlock } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { botCategoryKind } from "../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, escapeMrkdwn, fields, header, type Reply, section } from "./common.js";
-import { slackDateFromMs } from "./dates.js";
+import {
+  actions,
+  button,
+  confirmDialog,
+  context,
+  dateToken,
+  fields,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  mention,
+  mrkdwn,
+  type Reply,
+  reply,
+  section,
+  usergroup,
+} from "./common.js";
 
 export interface BotChangeValue {
   /** The request id this button creates: the same click delivered twice makes one request. */
@@ -16,22 +31,6 @@ export interface BotChangeValue {
 }
 
 const actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
-
-export function confirmDialog(
-  title: string,
-  text: string,
-  confirm: string,
-  style?: "danger" | "primary",
-): ConfirmationDialog {
-  const d: ConfirmationDialog = {
-    title: { type: "plain_text", text: title.slice(0, 100) },
-    text: { type: "mrkdwn", text: text.slice(0, 300) },
-    confirm: { type: "plain_text", text: confirm.slice(0, 30) },
-    deny: { type: "plain_text", text: "Cancel" },
-  };
-  if (style) d.style = style;
-  return d;
-}
 
 /** Block / Allow / Clear for one category, each with a confirmation naming the zone, category and effect. */
 export function categoryButtons(zoneId: number, category: number, newId: () => string): Button[] {
@@ -47,7 +46,7 @@ export function categoryButtons(zoneId: number, category: number, newId: () => s
     const b = button(label, actionId, JSON.stringify(value), style);
     b.confirm = confirmDialog(
       `${label} ${name}?`,
-      `*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
+      mrkdwn`*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
       label,
       style === "danger" ? "danger" : "primary",
     );
@@ -67,16 +66,13 @@ export function confirmChangeMessage(value: BotChangeValue, current: number | nu
     category: value.c,
     action: value.a as 0 | 1 | 2,
   });
-  return {
-    text: `${change}?`,
-    blocks: [
-      section(`:question: *${change}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`),
-      actions(
-        button("Confirm", ACTIONS.botConfirm, JSON.stringify(value), "primary"),
-        button("Cancel", ACTIONS.botCancel, value.r),
-      ),
-    ],
-  };
+  return reply(`${change}?`, [
+    section(mrkdwn`:question: *${change}?*\nNow: ${actionWord(current)} → requested: ${actionWord(value.a)}`),
+    actions(
+      button("Confirm", ACTIONS.botConfirm, JSON.stringify(value), "primary"),
+      button("Cancel", ACTIONS.botCancel, value.r),
+    ),
+  ]);
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {
@@ -102,28 +98,30 @@ const askAgain = (r: ApprovalRequest) => {
 };
 
 /** One sentence about where a request stands, for clicks on decided cards and repeated buttons. */
-export function requestStateSentence(r: ApprovalRequest): string {
+export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
   const change = describeRequest(r);
-  const by = r.decidedBy ? ` by <@${r.decidedBy}>` : "";
+  const by = r.decidedBy ? mrkdwn` by ${mention(r.decidedBy)}` : mrkdwn``;
   switch (r.state) {
     case "pending":
-      return `${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
+      return mrkdwn`${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
     case "approved":
       return isCheckingOutcome(r)
-        ? `${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
-        : `${change} was approved${by || " by someone"} and is being applied.`;
+        ? mrkdwn`${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
+        : mrkdwn`${change} was approved${r.decidedBy ? by : " by someone"} and is being applied.`;
     case "applied":
-      return `${change} was already approved${by} and applied.`;
+      return mrkdwn`${change} was already approved${by} and applied.`;
     case "failed":
-      return `${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
+      return mrkdwn`${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
-      return `${change} was rejected${by}.`;
+      return mrkdwn`${change} was rejected${by}.`;
     case "expired":
       return r.lastError
-        ? `${change} failed and can no longer be retried: ${r.lastError.message}`
-        : `${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
+        ? mrkdwn`${change} failed and can no longer be retried: ${r.lastError.message}`
+        : mrkdwn`${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
-      return r.lastError ? `${change} was closed: ${r.lastError.message}` : `${change} was cancelled.`;
+      return r.lastError
+        ? mrkdwn`${change} was closed: ${r.lastError.message}`
+        : mrkdwn`${change} was cancelled.`;
   }
 }
 
@@ -138,12 +136,13 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
   const blocks: KnownBlock[] = [
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
-      `*Requested by*\n<@${r.requesterId}>`,
-      ...details.map(([label, value]) => `*${label}*\n${value}`),
-      `*Expires*\n${slackDateFromMs(r.expiresAt)}`,
-      `*State*\n${stateLine(r)}`,
+      mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
+      ...details.map(([label, value]) => mrkdwn`*${label}*\n${value}`),
+      mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
+      mrkdwn`*State*\n${stateLine(r)}`,
     ]),
   ];
+  const people = (ids: readonly string[]) => joinMrkdwn(ids.map(mention), ", ");
   if (r.state === "pending") {
     const who =
       resolved?.kind.approvers === "admins"
@@ -151,32 +150,32 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
         : policy
           ? policy.approvers.kind === "admins"
             ? "workspace admins"
-            : [
-                ...policy.approvers.users.map((u) => `<@${u}>`),
-                ...policy.approvers.usergroups.map((g) => `<!subteam^${g}>`),
-              ].join(", ")
+            : joinMrkdwn(
+                [...policy.approvers.users.map(mention), ...policy.approvers.usergroups.map(usergroup)],
+                ", ",
+              )
           : undefined;
-    if (who) blocks.push(context(`Approvers: ${who} (not the requester).`));
+    if (who) blocks.push(context(mrkdwn`Approvers: ${who} (not the requester).`));
     if (r.approvalsNeeded > 1) {
-      const so = r.approvedBy.length > 0 ? `: ${r.approvedBy.map((u) => `<@${u}>`).join(", ")}` : "";
+      const so = r.approvedBy.length > 0 ? mrkdwn`: ${people(r.approvedBy)}` : "";
       blocks.push(
         context(
-          `:busts_in_silhouette: Approved by ${r.approvedBy.length} of ${r.approvalsNeeded}${so} · ${r.approvalsNeeded - r.approvedBy.length} more needed.`,
+          mrkdwn`:busts_in_silhouette: Approved by ${r.approvedBy.length} of ${r.approvalsNeeded}${so} · ${r.approvalsNeeded - r.approvedBy.length} more needed.`,
         ),
       );
     }
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
-      `*${escapeMrkdwn(change)}* will be applied now.`,
+      mrkdwn`*${change}* will be applied now.`,
       "Approve",
       "primary",
     );
     blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
   } else {
     const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
-    const by = approvers.length > 0 ? approvers.map((u) => `<@${u}>`).join(", ") : "edgeops";
-    const when = r.decidedAt ? slackDateFromMs(r.decidedAt) : "";
+    const by = approvers.length > 0 ? people(approvers) : "edgeops";
+    const when = r.decidedAt ? dateToken(r.decidedAt) : "";
     const verb =
       r.state === "rejected"
         ? "Rejected"
@@ -188,26 +187,25 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     blocks.push(
       context(
         r.state === "expired" && !r.lastError
-          ? `Expired ${when} without a decision.`
-          : `${verb} by ${by} ${when}`.trim(),
+          ? mrkdwn`Expired ${when} without a decision.`
+          : when
+            ? mrkdwn`${verb} by ${by} ${when}`
+            : mrkdwn`${verb} by ${by}`,
       ),
     );
-    if (isCheckingOutcome(r)) blocks.push(section(`:mag: ${escapeMrkdwn(r.lastError?.message ?? "")}`));
+    if (isCheckingOutcome(r)) blocks.push(section(mrkdwn`:mag: ${r.lastError?.message ?? ""}`));
     if (r.state === "failed") {
       blocks.push(
-        section(
-          `:x: *The change did not go through:* ${escapeMrkdwn(r.lastError?.message ?? "unknown error")}`,
-        ),
+        section(mrkdwn`:x: *The change did not go through:* ${r.lastError?.message ?? "unknown error"}`),
       );
       blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
     }
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
-      blocks.push(section(`:heavy_multiplication_x: ${escapeMrkdwn(r.lastError.message)}`));
-    if (r.state === "applied")
-      blocks.push(context(`:white_check_mark: ${escapeMrkdwn(change)} is in effect.`));
+      blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));
+    if (r.state === "applied") blocks.push(context(mrkdwn`:white_check_mark: ${change} is in effect.`));
   }
   const summary = isCheckingOutcome(r)
     ? "Not known yet, checking"
     : STATE_LINE[r.state].replace(/^:[a-z_]+: /, "");
-  return { text: `${change}: ${summary}`, blocks };
+  return reply(`${change}: ${summary}`, blocks);
 }

@@ -9,8 +9,18 @@ import {
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, header, packLines, type Reply } from "./common.js";
-import { slackDate } from "./dates.js";
+import {
+  actions,
+  button,
+  context,
+  dateToken,
+  header,
+  type Mrkdwn,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+} from "./common.js";
 
 export interface ZonesPageValue {
   page: number;
@@ -18,14 +28,14 @@ export interface ZonesPageValue {
   p?: boolean;
 }
 
-function zoneLine(z: ShieldZone): string {
+function zoneLine(z: ShieldZone): Mrkdwn {
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
   const learning = z.learningMode
-    ? ` · learning${z.learningModeUntil ? ` until ${slackDate(z.learningModeUntil)}` : ""}`
+    ? mrkdwn` · learning${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
     : "";
   const limits = `limits: ${z.rateLimitRulesLimit ?? "?"} rate-limit rules, ${z.customWafRulesLimit ?? "?"} custom rules, body ${bodyLimitActionLabel(z.wafRequestBodyLimitAction)}/${bodyLimitActionLabel(z.wafResponseBodyLimitAction)}`;
-  return `*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}\n      ${limits}`;
+  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}\n      ${limits}`;
 }
 
 export function zonesMessage(page: ShieldZonePage, isPublic: boolean): Reply {
@@ -48,5 +58,5 @@ export function zonesMessage(page: ShieldZonePage, isPublic: boolean): Reply {
     );
   }
   if (buttons.length > 0) blocks.push(actions(...buttons));
-  return { text: `Shield zones, page ${page.page}`, blocks };
+  return reply(`Shield zones, page ${page.page}`, blocks);
 }

@@ -6,7 +6,7 @@ import { toUserSentence } from "../../../errors.js";
 import { readBotSettings } from "../../../services/bots-view.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
 import { botsMessage } from "../../blocks/bots.js";
-import { type Reply, section } from "../../blocks/common.js";
+import { type MrkdwnInput, mrkdwn, type Reply, reply, section } from "../../blocks/common.js";
 import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { newRequestId } from "../../request-ids.js";
@@ -38,7 +38,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
     if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
     const params = { shieldZoneId: value.z, category: value.c, action: value.a };
     const change = botCategoryKind.describe(params);
-    let banner: string;
+    let banner: MrkdwnInput;
     try {
       const outcome = await requestChange(env.deps, botCategoryKind, {
         teamId: ctx.teamId,
@@ -50,7 +50,7 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
       if (outcome.kind === "duplicate")
         return answerPrivately(
           args,
-          `This button was already used. ${requestStateSentence(outcome.request)}`,
+          mrkdwn`This button was already used. ${requestStateSentence(outcome.request)}`,
           ctx.logger,
         );
       if (outcome.kind === "pending" || outcome.kind === "unknown") {
@@ -62,22 +62,22 @@ export function botChange(env: SlackEnv, fromBotsMessage: boolean) {
       }
       banner =
         outcome.kind === "unchanged"
-          ? `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
+          ? mrkdwn`:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
           : (outcomeBanner(outcome, change) ?? "");
     } catch (err) {
       ctx.logger.warn({ err }, "bot category request failed");
       return answerPrivately(args, toUserSentence(err), ctx.logger);
     }
-    let reply: Reply = { text: banner, blocks: [section(banner)] };
+    let answer: Reply = reply(banner, [section(banner)]);
     if (fromBotsMessage) {
       try {
         const { detection, categories } = await readBotSettings(env.deps, ctx.teamId, value.z);
-        reply = botsMessage(value.z, detection, categories, newRequestId, banner);
+        answer = botsMessage(value.z, detection, categories, newRequestId, banner);
       } catch (err) {
         ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
       }
     }
-    await replaceClicked(args, reply, ctx.logger);
+    await replaceClicked(args, answer, ctx.logger);
   };
 }
 
@@ -86,6 +86,6 @@ export function botCancel(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    await replaceClicked(args, { text: "Cancelled: nothing was changed.", blocks: [] }, ctx.logger);
+    await replaceClicked(args, reply("Cancelled: nothing was changed.", []), ctx.logger);
   };
 }
