@@ -33,22 +33,26 @@ import type {
 // Set once by Mrkdwn's static block: only this module can read a Mrkdwn's source or make one.
 let sourceOf: (m: Mrkdwn) => string;
 let trusted: (source: string) => Mrkdwn;
+const MAKE = Symbol("Mrkdwn");
 
 /** Safe Slack mrkdwn. Made only by `mrkdwn\`…\`` and the constructors below; see the comment above. */
 export class Mrkdwn {
   readonly #source: string;
-  private constructor(source: string) {
+  private constructor(token: symbol, source: string) {
+    if (token !== MAKE)
+      throw new TypeError("Mrkdwn is made by mrkdwn`…` and the helpers in blocks/common.ts");
     this.#source = source;
   }
   static {
     sourceOf = (m) => m.#source;
-    trusted = (source) => new Mrkdwn(source);
+    trusted = (source) => new Mrkdwn(MAKE, source);
   }
   /** The mrkdwn source (for logs and tests). A string made from it is escaped again when shown. */
   toString(): string {
     return this.#source;
   }
 }
+
 /** Text for a mrkdwn field: a string (escaped) or Mrkdwn (kept). */
 export type MrkdwnInput = string | Mrkdwn;
 
@@ -164,20 +168,33 @@ export function code(text: string, max = 200): Mrkdwn {
   return trusted(`\`${escapeText(truncate(text, max).replace(/`/g, "'"))}\``);
 }
 
+/** The largest time a JavaScript Date holds. */
+const MAX_DATE_MS = 8.64e15;
+
+/** The ways a date is shown (Slack's date tokens). */
+export const DATE_FORMATS = [
+  "{date_short_pretty} {time}",
+  "{date_short_pretty}",
+  "{date}",
+  "{time}",
+] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
 /**
  * A date shown in each reader's own time zone (`<!date^unix^format|fallback>`), from an ISO string
  * (a missing zone means UTC) or epoch milliseconds. Missing: "–"; unparseable: the text as sent.
  */
 export function dateToken(
   when: string | number | null | undefined,
-  format = "{date_short_pretty} {time}",
+  format: DateFormat = "{date_short_pretty} {time}",
 ): Mrkdwn {
   if (when === null || when === undefined || when === "") return trusted("–");
   const ms =
     typeof when === "number" ? when : Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(when) ? when : `${when}Z`);
-  if (!Number.isFinite(ms)) return mrkdwn`${String(when)}`;
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS || !DATE_FORMATS.includes(format))
+    return mrkdwn`${String(when)}`;
   const fallback = new Date(ms).toISOString().replace("T", " ").slice(0, 16);
-  return trusted(`<!date^${Math.floor(ms / 1000)}^${format.replace(/[<>|&]/g, "")}|${fallback} UTC>`);
+  return trusted(`<!date^${Math.floor(ms / 1000)}^${format}|${fallback} UTC>`);
 }
 
 /** A mrkdwn text object. */
