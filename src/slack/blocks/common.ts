@@ -28,6 +28,11 @@ import type {
  * same way: Slack decodes `&amp;`, `&lt;`, `&gt;` in every text object, and a message's `text` fallback
  * (notifications) parses `<!here>`. A Reply's `text` is a `FallbackText`, made only by `reply()` and
  * `sentenceReply()`.
+ *
+ * Converting older code: `\`*${escapeMrkdwn(x)}*\`` → mrkdwn`*${x}*`; `<@${id}>` → mention(id);
+ * `<#${id}>` → channel(id); slackDate(iso) / slackDateFromMs(ms) → dateToken(iso | ms);
+ * `{ text, blocks }` → reply(text, blocks); a hand-written `{ type: "plain_text", text }` → plainText(text).
+ * A plain string holding markup it made itself shows that markup as text, so pass Mrkdwn instead.
  */
 
 // Set once by Mrkdwn's static block: only this module can read a Mrkdwn's source or make one.
