@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Deps } from "../deps.js";
+import type { MrkdwnInput } from "../slack/blocks/common.js";
 import type { EffectivePolicy } from "../store/index.js";
 
 /** Where a change is asked for: the workspace, the channel the card goes to, the person asking. */
@@ -19,7 +20,7 @@ export type ApproverRule = "policy" | "admins";
  * One kind of change (a bot category's action, the approval policy, …). The state machine in
  * engine.ts is the same for every kind; a kind says only what its change is and how to read and make it.
  * `describe` and `target` are plain text (the Block Kit boundary escapes them); `details` values are
- * mrkdwn built only from values the app checked (numbers, our labels, validated Slack ids).
+ * plain text too, or Mrkdwn (`mrkdwn\`…\``, `mention(id)` …) where they need formatting.
  */
 export interface ChangeKind<P = unknown, V = unknown> {
   /** Stored with the request. */
@@ -41,10 +42,10 @@ export interface ChangeKind<P = unknown, V = unknown> {
   /** The audit log's target. */
   target(p: P): string;
   /**
-   * Label/value pairs for the card, with the value seen when the request was made. Values are plain
-   * text unless they are mrkdwn the kind built from checked values (see the Block Kit boundary).
+   * Label/value pairs for the card, with the value seen when the request was made: plain strings
+   * (escaped at the Block Kit boundary) or Mrkdwn built there.
    */
-  details(p: P, observed: V | null): [label: string, value: string][];
+  details(p: P, observed: V | null): [label: string, value: MrkdwnInput][];
   /** How to ask again, e.g. "/edge bots 1234". */
   askAgain(p: P): string;
   /** The value in force now (null when there is none). */

@@ -68,11 +68,11 @@ export function mrkdwnToPlain(
   return unescapeSlack(replaced);
 }
 
-/** A text object (`plain_text` or `mrkdwn`) as plain text. */
+/** A text object (`plain_text` or `mrkdwn`) as plain text; Slack decodes the escapes in both. */
 export function textOf(t: unknown, ctx: Pick<RenderContext, "userName" | "channelName">): string {
   if (!isObj(t)) return typeof t === "string" ? t : "";
   const text = str(t.text);
-  return t.type === "mrkdwn" ? mrkdwnToPlain(text, ctx) : text;
+  return t.type === "mrkdwn" ? mrkdwnToPlain(text, ctx) : unescapeSlack(text);
 }
 
 function optionsOf(element: Obj): Obj[] {

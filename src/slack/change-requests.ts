@@ -4,8 +4,7 @@ import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
-import { escapeMrkdwn } from "./blocks/common.js";
-import { slackDateFromMs } from "./blocks/dates.js";
+import { dateToken, type Mrkdwn, mrkdwn } from "./blocks/common.js";
 import type { SlackEnv } from "./commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
@@ -49,29 +48,29 @@ export async function postApprovalCard(
 }
 
 /**
- * What the requester reads after confirming a change (mrkdwn), once any card is posted. `who` says who
+ * What the requester reads after confirming a change, once any card is posted. `who` says who
  * must approve ("a second person", "another admin"). Undefined for a duplicate: the caller says so.
  */
 export function outcomeBanner(
   outcome: ChangeOutcome,
   change: string,
   who = "a second person",
-): string | undefined {
-  const c = escapeMrkdwn(change);
+): Mrkdwn | undefined {
+  const c = change;
   switch (outcome.kind) {
     case "unchanged":
-      return `:information_source: *${c}* is already in force; nothing changed.`;
+      return mrkdwn`:information_source: *${c}* is already in force; nothing changed.`;
     case "duplicate":
       return undefined;
     case "pending":
-      return `:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
+      return mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
     case "applied":
       return outcome.request.undoAt === null
-        ? `:white_check_mark: Done: *${c}*.`
-        : `:white_check_mark: Done: *${c}*, until ${slackDateFromMs(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;
+        ? mrkdwn`:white_check_mark: Done: *${c}*.`
+        : mrkdwn`:white_check_mark: Done: *${c}*, until ${dateToken(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;
     case "failed":
-      return `:x: *${c}* failed: ${escapeMrkdwn(outcome.request.lastError?.message ?? "unknown error")}`;
+      return mrkdwn`:x: *${c}* failed: ${outcome.request.lastError?.message ?? "unknown error"}`;
     case "unknown":
-      return `:mag: *${c}* was sent, but the Edge API did not answer in time. Not known yet: edgeops is checking and will update the request.`;
+      return mrkdwn`:mag: *${c}* was sent, but the Edge API did not answer in time. Not known yet: edgeops is checking and will update the request.`;
   }
 }

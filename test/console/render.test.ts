@@ -7,7 +7,19 @@ import {
   renderMessageBody,
   renderModal,
 } from "../../src/console/render.js";
-import { actions, button, context, divider, fields, header, section } from "../../src/slack/blocks/common.js";
+import {
+  actions,
+  button,
+  channel,
+  context,
+  dateToken,
+  divider,
+  fields,
+  header,
+  mention,
+  mrkdwn,
+  section,
+} from "../../src/slack/blocks/common.js";
 import { keyModal } from "../../src/slack/blocks/key-modal.js";
 import type { ApiKeyInfo } from "../../src/store/index.js";
 
@@ -53,10 +65,10 @@ describe("renderBlocks", () => {
     const ctx = numbered();
     const lines = renderBlocks(
       [
-        header("Bot detection"),
+        header("Bot detection & <more>"),
         fields(["*Mode*\nChallenge", "*IP*\nHigh"]),
-        section("Zone <#C0OPS> by <@U0ALICE>", button("Open", "a.open", "1")),
-        context("updated <!date^1^x|yesterday>"),
+        section(mrkdwn`Zone ${channel("C0OPS")} by ${mention("U0ALICE")}`, button("Open", "a.open", "1")),
+        context(mrkdwn`updated ${dateToken(1000, "{date}")}`),
         { type: "context", elements: [{ type: "image", image_url: "https://x/y.png", alt_text: "logo" }] },
         divider(),
         { type: "image", image_url: "https://x/chart.png", alt_text: "28-day breaches" },
@@ -66,10 +78,10 @@ describe("renderBlocks", () => {
       ctx,
     );
     expect(lines).toEqual([
-      "== Bot detection ==",
+      "== Bot detection & <more> ==",
       "  *Mode* Challenge\n  *IP* High",
       "Zone #ops by @alice\n  [1] Open",
-      "  updated yesterday",
+      "  updated 1970-01-01 00:00 UTC",
       "  [logo]",
       "-".repeat(40),
       "[image: 28-day breaches]",

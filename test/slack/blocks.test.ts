@@ -5,13 +5,13 @@ import type { ShieldZone } from "../../src/edge/schemas/shield.js";
 import { approvalCard } from "../../src/slack/blocks/approvals.js";
 import { appsMessage } from "../../src/slack/blocks/apps.js";
 import { botsMessage } from "../../src/slack/blocks/bots.js";
-import { escapeMrkdwn, packLines } from "../../src/slack/blocks/common.js";
+import { packLines } from "../../src/slack/blocks/common.js";
 import { dnsMessage } from "../../src/slack/blocks/dns.js";
+import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
 import { sparkline } from "../../src/slack/blocks/ratelimit.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { zonesMessage } from "../../src/slack/blocks/zones.js";
-import { helpReply } from "../../src/slack/commands/help.js";
 import { subcommandList } from "../../src/slack/commands/index.js";
 import type { ApprovalRequest } from "../../src/store/index.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
@@ -208,9 +208,6 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
 });
 
 describe("pure helpers", () => {
-  it("escapes Slack's control characters", () => {
-    expect(escapeMrkdwn("<@U1> & <!channel>")).toBe("&lt;@U1&gt; &amp; &lt;!channel&gt;");
-  });
   it("sparkline scales to the largest value", () => {
     expect(sparkline([0, 5, 10])).toBe("▁▅█");
     expect(sparkline([0, 0])).toBe("▁▁");

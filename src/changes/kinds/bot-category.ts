@@ -5,6 +5,7 @@ import {
   botCategoryLabel,
 } from "../../edge/schemas/shield.js";
 import { edgeClientFor } from "../../services/edge-access.js";
+import { mrkdwn } from "../../slack/blocks/common.js";
 import type { ChangeKind } from "../kind.js";
 
 export const botCategoryParams = z.object({
@@ -29,7 +30,7 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
   details: (p, observed) => [
     ["Shield zone", String(p.shieldZoneId)],
     ["Category", botCategoryLabel(p.category)],
-    ["Action", `${actionWord(observed)} → *${actionWord(p.action)}*`],
+    ["Action", mrkdwn`${actionWord(observed)} → *${actionWord(p.action)}*`],
   ],
   askAgain: (p) => `/edge bots ${p.shieldZoneId}`,
   async readCurrent(deps, scope, p) {

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import type { Deps } from "../../deps.js";
 import {
+  channel,
+  joinMrkdwn,
+  type MrkdwnInput,
+  mention,
+  mrkdwn,
+  usergroup,
+} from "../../slack/blocks/common.js";
+import {
   type Approvers,
   DEFAULT_POLICY,
   type EffectivePolicy,
@@ -53,25 +61,31 @@ function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
 }
 
 /** "every change", or "purge, restart". */
-export function approvalsForText(words: readonly string[] | null): string {
-  if (words === null) return "inherited changes";
+export function approvalsForText(words: readonly string[] | null | undefined): string {
+  // undefined: a layer stored by an older version, before approvals could name changes.
+  if (words === null || words === undefined) return "inherited changes";
   return words.includes(EVERY_CHANGE) ? "every change" : words.join(", ");
 }
 
-/** With `mentions`, Slack mention markup for the (validated) ids; without, a count for plain text. */
-function approversText(a: Approvers, mentions = true): string {
+/** Who approves, with mentions, for the card. */
+function approversMrkdwn(a: Approvers): MrkdwnInput {
   if (a.kind === "admins") return "workspace admins";
-  if (!mentions) return `${a.users.length + a.usergroups.length} listed people or groups`;
-  return [...a.users.map((u) => `<@${u}>`), ...a.usergroups.map((g) => `<!subteam^${g}>`)].join(", ");
+  return joinMrkdwn([...a.users.map(mention), ...a.usergroups.map(usergroup)], ", ");
 }
 
-function patchText(p: PolicyParams, mentions = true): string {
-  if (p.reset) return "remove this channel's overrides";
-  const parts: string[] = [];
+/** Who approves, as plain text (a count), for the one-line description. */
+function approversCount(a: Approvers): string {
+  if (a.kind === "admins") return "workspace admins";
+  return `${a.users.length + a.usergroups.length} listed people or groups`;
+}
+
+/** The parts of the change; `who` writes the approvers (plain for the description, mentions for the card). */
+function patchParts<T extends MrkdwnInput>(p: PolicyParams, who: (a: Approvers) => T): (string | T)[] {
+  if (p.reset) return ["remove this channel's overrides"];
+  const parts: (string | T)[] = [];
   const s = p.set ?? {};
   if (s.approvals !== undefined) parts.push(`approvals ${s.approvals ?? "inherited"}`);
-  if (s.approvers !== undefined)
-    parts.push(`approvers ${s.approvers === null ? "inherited" : approversText(s.approvers, mentions)}`);
+  if (s.approvers !== undefined) parts.push(s.approvers === null ? "approvers inherited" : who(s.approvers));
   if (s.expiryMinutes !== undefined)
     parts.push(`expiry ${s.expiryMinutes === null ? "inherited" : `${s.expiryMinutes} minutes`}`);
   if (s.approvalsNeeded !== undefined)
@@ -79,7 +93,7 @@ function patchText(p: PolicyParams, mentions = true): string {
       `${s.approvalsNeeded === null ? "inherited number of" : s.approvalsNeeded} approvers per request`,
     );
   if (s.approvalsFor !== undefined) parts.push(`approvals for ${approvalsForText(s.approvalsFor)}`);
-  return parts.join(", ");
+  return parts;
 }
 
 const isSubset = (a: readonly string[], b: readonly string[]) => a.every((x) => b.includes(x));
@@ -164,21 +178,32 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
   policyName: "policy",
   risk: "high",
   describe: (p) =>
-    `Approval policy for ${p.channelId ? "this channel" : "the workspace"}: ${patchText(p, false)}`,
+    `Approval policy for ${p.channelId ? "this channel" : "the workspace"}: ${patchParts(p, (a) => `approvers ${approversCount(a)}`).join(", ")}`,
   target: (p) => (p.channelId ? `policy of channel ${p.channelId}` : "workspace policy"),
   details: (p, observed) => [
-    ["Scope", p.channelId ? `channel <#${p.channelId}>` : "workspace"],
-    ["Change", patchText(p)],
+    ["Scope", p.channelId ? mrkdwn`channel ${channel(p.channelId)}` : "workspace"],
+    [
+      "Change",
+      joinMrkdwn(
+        patchParts(p, (a) => mrkdwn`approvers ${approversMrkdwn(a)}`),
+        ", ",
+      ),
+    ],
     [
       "Before",
       observed
-        ? [
-            `approvals ${observed.approvals ?? "inherited"}`,
-            `approvers ${observed.approvers ? approversText(observed.approvers) : "inherited"}`,
-            `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
-            `${observed.approvalsNeeded ?? "inherited number of"} approvers per request`,
-            `approvals for ${approvalsForText(observed.approvalsFor)}`,
-          ].join(", ")
+        ? joinMrkdwn(
+            [
+              `approvals ${observed.approvals ?? "inherited"}`,
+              observed.approvers
+                ? mrkdwn`approvers ${approversMrkdwn(observed.approvers)}`
+                : "approvers inherited",
+              `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
+              `${observed.approvalsNeeded ?? "inherited number of"} approvers per request`,
+              `approvals for ${approvalsForText(observed.approvalsFor)}`,
+            ],
+            ", ",
+          )
         : "no override (inherited)",
     ],
   ],

@@ -1,10 +1,25 @@
-import type { Button, ConfirmationDialog, KnownBlock } from "@slack/types";
+import type { Button, KnownBlock } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, escapeMrkdwn, fields, header, type Reply, section } from "./common.js";
-import { slackDateFromMs } from "./dates.js";
+import {
+  actions,
+  button,
+  confirmDialog,
+  context,
+  dateToken,
+  fields,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  mention,
+  mrkdwn,
+  type Reply,
+  reply,
+  section,
+  usergroup,
+} from "./common.js";
 
 export interface BotChangeValue {
   /** The request id this button creates: the same click delivered twice makes one request. */
@@ -15,22 +30,6 @@ export interface BotChangeValue {
 }
 
 const _actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
-
-export function confirmDialog(
-  title: string,
-  text: string,
-  confirm: string,
-  style?: "danger" | "primary",
-): ConfirmationDialog {
-  const d: ConfirmationDialog = {
-    title: { type: "plain_text", text: title.slice(0, 100) },
-    text: { type: "mrkdwn", text: text.slice(0, 300) },
-    confirm: { type: "plain_text", text: confirm.slice(0, 30) },
-    deny: { type: "plain_text", text: "Cancel" },
-  };
-  if (style) d.style = style;
-  return d;
-}
 
 /** Block / Allow / Clear for one category, each with a confirmation naming the zone, category and effect. */
 export function categoryButtons(zoneId: number, category: number, newId: () => string): Button[] {
@@ -46,7 +45,7 @@ export function categoryButtons(zoneId: number, category: number, newId: () => s
     const b = button(label, actionId, JSON.stringify(value), style);
     b.confirm = confirmDialog(
       `${label} ${name}?`,
-      `*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
+      mrkdwn`*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
       label,
       style === "danger" ? "danger" : "primary",
     );
@@ -79,15 +78,15 @@ export function confirmChangeMessage(value: ChangeButtonValue, current: unknown 
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
-  const blocks: KnownBlock[] = [section(`:question: *${escapeMrkdwn(change)}${temporary}?*`)];
-  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => `*${label}*\n${v}`)));
+  const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
+  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
   blocks.push(
     actions(
       button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
       button("Cancel", ACTIONS.changeCancel, value.r),
     ),
   );
-  return { text: `${change}${temporary}?`, blocks };
+  return reply(`${change}${temporary}?`, blocks);
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {
@@ -123,34 +122,36 @@ const askAgain = (r: ApprovalRequest) => {
 };
 
 /** One sentence about where a request stands, for clicks on decided cards and repeated buttons. */
-export function requestStateSentence(r: ApprovalRequest): string {
+export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
   const change = describeRequest(r);
-  const by = r.decidedBy ? ` by <@${r.decidedBy}>` : "";
+  const by = r.decidedBy ? mrkdwn` by ${mention(r.decidedBy)}` : mrkdwn``;
   switch (r.state) {
     case "pending":
-      return `${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
+      return mrkdwn`${change} is waiting for approval (expires ${new Date(r.expiresAt).toISOString().slice(11, 16)} UTC).`;
     case "approved":
       return isCheckingOutcome(r)
-        ? `${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
-        : `${change} was approved${by || " by someone"} and is being applied.`;
+        ? mrkdwn`${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
+        : mrkdwn`${change} was approved${r.decidedBy ? by : " by someone"} and is being applied.`;
     case "applied":
       return r.undoAt === null
-        ? `${change} was already approved${by} and applied.`
-        : `${change} is applied until ${new Date(r.undoAt).toISOString().slice(11, 16)} UTC, then undone.`;
+        ? mrkdwn`${change} was already approved${by} and applied.`
+        : mrkdwn`${change} is applied until ${new Date(r.undoAt).toISOString().slice(11, 16)} UTC, then undone.`;
     case "undoing":
-      return `${change} is being undone.`;
+      return mrkdwn`${change} is being undone.`;
     case "undone":
-      return r.lastError ? `${change}: ${r.lastError.message}` : `${change} was undone.`;
+      return r.lastError ? mrkdwn`${change}: ${r.lastError.message}` : mrkdwn`${change} was undone.`;
     case "failed":
-      return `${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
+      return mrkdwn`${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
-      return `${change} was rejected${by}.`;
+      return mrkdwn`${change} was rejected${by}.`;
     case "expired":
       return r.lastError
-        ? `${change} failed and can no longer be retried: ${r.lastError.message}`
-        : `${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
+        ? mrkdwn`${change} failed and can no longer be retried: ${r.lastError.message}`
+        : mrkdwn`${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
-      return r.lastError ? `${change} was closed: ${r.lastError.message}` : `${change} was cancelled.`;
+      return r.lastError
+        ? mrkdwn`${change} was closed: ${r.lastError.message}`
+        : mrkdwn`${change} was cancelled.`;
   }
 }
 
@@ -165,13 +166,14 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
   const blocks: KnownBlock[] = [
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
-      `*Requested by*\n<@${r.requesterId}>`,
-      ...details.map(([label, value]) => `*${label}*\n${value}`),
-      ...(r.undoAfterMs !== null ? [`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
-      `*Expires*\n${slackDateFromMs(r.expiresAt)}`,
-      `*State*\n${stateLine(r)}`,
+      mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
+      ...details.map(([label, value]) => mrkdwn`*${label}*\n${value}`),
+      ...(r.undoAfterMs !== null ? [mrkdwn`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
+      mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
+      mrkdwn`*State*\n${stateLine(r)}`,
     ]),
   ];
+  const people = (ids: readonly string[]) => joinMrkdwn(ids.map(mention), ", ");
   if (r.state === "pending") {
     const who =
       resolved?.kind.approvers === "admins"
@@ -179,32 +181,32 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
         : policy
           ? policy.approvers.kind === "admins"
             ? "workspace admins"
-            : [
-                ...policy.approvers.users.map((u) => `<@${u}>`),
-                ...policy.approvers.usergroups.map((g) => `<!subteam^${g}>`),
-              ].join(", ")
+            : joinMrkdwn(
+                [...policy.approvers.users.map(mention), ...policy.approvers.usergroups.map(usergroup)],
+                ", ",
+              )
           : undefined;
-    if (who) blocks.push(context(`Approvers: ${who} (not the requester).`));
+    if (who) blocks.push(context(mrkdwn`Approvers: ${who} (not the requester).`));
     if (r.approvalsNeeded > 1) {
-      const so = r.approvedBy.length > 0 ? `: ${r.approvedBy.map((u) => `<@${u}>`).join(", ")}` : "";
+      const so = r.approvedBy.length > 0 ? mrkdwn`: ${people(r.approvedBy)}` : "";
       blocks.push(
         context(
-          `:busts_in_silhouette: Approved by ${r.approvedBy.length} of ${r.approvalsNeeded}${so} · ${r.approvalsNeeded - r.approvedBy.length} more needed.`,
+          mrkdwn`:busts_in_silhouette: Approved by ${r.approvedBy.length} of ${r.approvalsNeeded}${so} · ${r.approvalsNeeded - r.approvedBy.length} more needed.`,
         ),
       );
     }
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
-      `*${escapeMrkdwn(change)}* will be applied now.`,
+      mrkdwn`*${change}* will be applied now.`,
       "Approve",
       "primary",
     );
     blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
   } else {
     const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
-    const by = approvers.length > 0 ? approvers.map((u) => `<@${u}>`).join(", ") : "edgeops";
-    const when = r.decidedAt ? slackDateFromMs(r.decidedAt) : "";
+    const by = approvers.length > 0 ? people(approvers) : "edgeops";
+    const when = r.decidedAt ? dateToken(r.decidedAt) : "";
     const verb =
       r.state === "rejected"
         ? "Rejected"
@@ -216,47 +218,46 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     blocks.push(
       context(
         r.state === "expired" && !r.lastError
-          ? `Expired ${when} without a decision.`
-          : `${verb} by ${by} ${when}`.trim(),
+          ? mrkdwn`Expired ${when} without a decision.`
+          : when
+            ? mrkdwn`${verb} by ${by} ${when}`
+            : mrkdwn`${verb} by ${by}`,
       ),
     );
-    if (isCheckingOutcome(r)) blocks.push(section(`:mag: ${escapeMrkdwn(r.lastError?.message ?? "")}`));
+    if (isCheckingOutcome(r)) blocks.push(section(mrkdwn`:mag: ${r.lastError?.message ?? ""}`));
     if (r.state === "failed") {
       blocks.push(
-        section(
-          `:x: *The change did not go through:* ${escapeMrkdwn(r.lastError?.message ?? "unknown error")}`,
-        ),
+        section(mrkdwn`:x: *The change did not go through:* ${r.lastError?.message ?? "unknown error"}`),
       );
       blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
     }
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
-      blocks.push(section(`:heavy_multiplication_x: ${escapeMrkdwn(r.lastError.message)}`));
-    if (r.state === "applied")
-      blocks.push(context(`:white_check_mark: ${escapeMrkdwn(change)} is in effect.`));
+      blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));
+    if (r.state === "applied") blocks.push(context(mrkdwn`:white_check_mark: ${change} is in effect.`));
     if (r.lastError && (r.state === "applied" || r.state === "undone"))
-      blocks.push(section(`:warning: ${escapeMrkdwn(r.lastError.message)}`));
+      blocks.push(section(mrkdwn`:warning: ${r.lastError.message}`));
     if (r.state === "applied" && r.undoAt !== null) {
       const undo = button("Undo now", ACTIONS.undo, r.id);
       undo.confirm = confirmDialog(
         "Undo this change now?",
-        `*${escapeMrkdwn(change)}* will be undone: the setting goes back to what it was before.`,
+        mrkdwn`*${change}* will be undone: the setting goes back to what it was before.`,
         "Undo now",
         "primary",
       );
       blocks.push(
-        context(`:hourglass: Temporary: undone automatically ${slackDateFromMs(r.undoAt)}.`),
+        context(mrkdwn`:hourglass: Temporary: undone automatically ${dateToken(r.undoAt)}.`),
         actions(undo),
       );
     }
     if (r.state === "undone" && !r.lastError)
       blocks.push(
         context(
-          `:leftwards_arrow_with_hook: Undone ${slackDateFromMs(r.updatedAt)}: the previous setting is back.`,
+          mrkdwn`:leftwards_arrow_with_hook: Undone ${dateToken(r.updatedAt)}: the previous setting is back.`,
         ),
       );
   }
   const summary = isCheckingOutcome(r)
     ? "Not known yet, checking"
     : STATE_LINE[r.state].replace(/^:[a-z_]+: /, "");
-  return { text: `${change}: ${summary}`, blocks };
+  return reply(`${change}: ${summary}`, blocks);
 }

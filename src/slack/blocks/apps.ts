@@ -3,7 +3,19 @@ import type { App } from "../../edge/schemas/mc.js";
 import { endpointTypeLabel } from "../../edge/schemas/mc.js";
 import type { AppsPage } from "../../services/apps.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, escapeMrkdwn, header, packLines, type Reply, truncate } from "./common.js";
+import {
+  actions,
+  button,
+  code,
+  context,
+  header,
+  type Mrkdwn,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+  truncate,
+} from "./common.js";
 
 const STATUS_LOOK: Record<string, { emoji: string; label: string }> = {
   active: { emoji: ":large_green_circle:", label: "Active" },
@@ -25,13 +37,13 @@ export interface AppsNextValue {
   p?: boolean;
 }
 
-function appLine(app: App): string {
+function appLine(app: App): Mrkdwn {
   const look = statusLook(app.status);
   const endpoint = app.displayEndpoint
-    ? `\`${escapeMrkdwn(app.displayEndpoint.address)}\` (${endpointTypeLabel(app.displayEndpoint.type)})`
+    ? mrkdwn`${code(app.displayEndpoint.address)} (${endpointTypeLabel(app.displayEndpoint.type)})`
     : "_no endpoint_";
-  const description = app.description ? `\n      ${escapeMrkdwn(truncate(app.description, 200))}` : "";
-  return `${look.emoji} *${escapeMrkdwn(app.name)}*  ${look.label}  ·  ${endpoint}${description}`;
+  const description = app.description ? `\n      ${truncate(app.description, 200)}` : "";
+  return mrkdwn`${look.emoji} *${app.name}*  ${look.label}  ·  ${endpoint}${description}`;
 }
 
 export function totalsLine(totals: Partial<Record<string, number>>): string {
@@ -70,5 +82,5 @@ export function appsMessage(
     };
     blocks.push(actions(button("Next page", ACTIONS.appsNextPage, JSON.stringify(value))));
   }
-  return { text: `Magic Containers applications: ${page.apps.length} shown`, blocks };
+  return reply(`Magic Containers applications: ${page.apps.length} shown`, blocks);
 }

@@ -9,7 +9,7 @@ import {
   browserFingerprintAggressionLabel,
 } from "../../edge/schemas/shield.js";
 import { categoryButtons } from "./approvals.js";
-import { actions, context, fields, header, type Reply, section } from "./common.js";
+import { actions, context, fields, header, type MrkdwnInput, type Reply, reply, section } from "./common.js";
 
 const ACTION_EMOJI: Record<number, string> = {
   0: ":heavy_minus_sign:",
@@ -44,7 +44,7 @@ export function botsMessage(
   detection: BotDetection,
   categories: readonly BotCategory[],
   newId: () => string,
-  banner?: string,
+  banner?: MrkdwnInput,
 ): Reply {
   const blocks: KnownBlock[] = [];
   if (banner) blocks.push(section(banner));
@@ -60,5 +60,5 @@ export function botsMessage(
       blocks.push(actions(...categoryButtons(zoneId, c.category, newId)));
     }
   }
-  return { text: `Bot detection for shield zone ${zoneId}`, blocks };
+  return reply(`Bot detection for shield zone ${zoneId}`, blocks);
 }

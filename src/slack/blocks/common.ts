@@ -1,14 +1,80 @@
-import type { Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from "@slack/types";
+import type {
+  Button,
+  ConfirmationDialog,
+  ContextBlock,
+  HeaderBlock,
+  KnownBlock,
+  MrkdwnElement,
+  PlainTextElement,
+  SectionBlock,
+} from "@slack/types";
+
+/*
+ * The one escaping boundary between text from outside (Edge API answers, Slack users, stored values)
+ * and Slack. Every Block Kit text object and every message `text` is made here, and nowhere else.
+ *
+ * The helpers take either
+ *  - a plain `string`, which they ALWAYS escape: `<!here>`, `<@U…>`, `<#C…>`, `<https://evil|click>`
+ *    render as the characters they are; `*bold*`, `_italic_` and backquotes keep working; or
+ *  - a `Mrkdwn` value: text already safe for Slack. Only this module makes one:
+ *      mrkdwn`*${app.name}* by ${mention(userId)}, ${dateToken(iso)}`
+ *    The tagged template escapes its literal parts and every interpolated string or number; only an
+ *    interpolated Mrkdwn is kept as it is. The deliberate markup comes from the small constructors:
+ *    mention, channel, usergroup, link, code, dateToken; joinMrkdwn joins parts.
+ * So a `<` in anything edgeops sends to Slack can only open a token one of those constructors built.
+ * There is no way to turn an unescaped string into Mrkdwn, and no raw escape function to forget.
+ *
+ * Plain-text objects (headers, button and option labels, modal titles: `plainText`) are escaped the
+ * same way: Slack decodes `&amp;`, `&lt;`, `&gt;` in every text object, and a message's `text` fallback
+ * (notifications) parses `<!here>`. A Reply's `text` is a `FallbackText`, made only by `reply()` and
+ * `sentenceReply()`.
+ *
+ * Converting older code: `\`*${escapeMrkdwn(x)}*\`` → mrkdwn`*${x}*`; `<@${id}>` → mention(id);
+ * `<#${id}>` → channel(id); slackDate(iso) / slackDateFromMs(ms) → dateToken(iso | ms);
+ * `{ text, blocks }` → reply(text, blocks); a hand-written `{ type: "plain_text", text }` → plainText(text).
+ * A plain string holding markup it made itself shows that markup as text, so pass Mrkdwn instead.
+ */
+
+// Set once by Mrkdwn's static block: only this module can read a Mrkdwn's source or make one.
+let sourceOf: (m: Mrkdwn) => string;
+let trusted: (source: string) => Mrkdwn;
+const MAKE = Symbol("Mrkdwn");
+
+/** Safe Slack mrkdwn. Made only by `mrkdwn\`…\`` and the constructors below; see the comment above. */
+export class Mrkdwn {
+  readonly #source: string;
+  private constructor(token: symbol, source: string) {
+    if (token !== MAKE)
+      throw new TypeError("Mrkdwn is made by mrkdwn`…` and the helpers in blocks/common.ts");
+    this.#source = source;
+  }
+  static {
+    sourceOf = (m) => m.#source;
+    trusted = (source) => new Mrkdwn(MAKE, source);
+  }
+  /** The mrkdwn source (for logs and tests). A string made from it is escaped again when shown. */
+  toString(): string {
+    return this.#source;
+  }
+}
+
+/** Text for a mrkdwn field: a string (escaped) or Mrkdwn (kept). */
+export type MrkdwnInput = string | Mrkdwn;
+
+declare const fallbackBrand: unique symbol;
+/** A message's top-level `text` (notifications, screen readers): escaped, made by `reply()`. */
+export type FallbackText = string & { readonly [fallbackBrand]: true };
 
 /** A finished answer: blocks plus the plain-text fallback Slack shows in notifications. */
 export interface Reply {
-  text: string;
+  text: FallbackText;
   blocks: KnownBlock[];
 }
 
 export const LIMITS = {
   messageBlocks: 50,
   viewBlocks: 100,
+  messageText: 40_000,
   sectionText: 3000,
   headerText: 150,
   buttonText: 75,
@@ -16,49 +82,166 @@ export const LIMITS = {
   contextElements: 10,
   fields: 10,
   fieldText: 2000,
+  modalTitle: 24,
+  confirmTitle: 100,
+  confirmText: 300,
+  confirmButton: 30,
 } as const;
 
-/** Escape the three characters Slack's mrkdwn treats as control characters. */
-export function escapeMrkdwn(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeText = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+const toMrkdwn = (x: MrkdwnInput): Mrkdwn => (x instanceof Mrkdwn ? x : trusted(escapeText(x)));
+
+/**
+ * Shorten escaped text to `max` characters with "…", never cutting an `&amp;` entity or a `<…>` token in
+ * two (every `&` and `<` in escaped text opens one).
+ */
+function cut(source: string, max: number): string {
+  if (source.length <= max) return source;
+  let head = source.slice(0, Math.max(0, max - 1));
+  const open = head.lastIndexOf("<");
+  if (open > head.lastIndexOf(">")) head = head.slice(0, open);
+  const amp = head.lastIndexOf("&");
+  if (amp > head.lastIndexOf(";")) head = head.slice(0, amp);
+  return `${head}…`;
 }
 
+/** Shorten a plain string (before it is escaped) to `max` characters with "…". */
 export function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
 }
 
-export function header(text: string): HeaderBlock {
-  return {
-    type: "header",
-    text: { type: "plain_text", text: truncate(text, LIMITS.headerText), emoji: true },
-  };
+/**
+ * The way to write formatted text: literal parts and interpolated strings and numbers are escaped,
+ * interpolated Mrkdwn is kept. `mrkdwn\`*${name}* is ${status}\``.
+ */
+export function mrkdwn(
+  strings: TemplateStringsArray,
+  ...values: readonly (string | number | Mrkdwn)[]
+): Mrkdwn {
+  if (!Array.isArray(strings.raw)) throw new TypeError("mrkdwn is a tagged template: mrkdwn`…`");
+  let out = escapeText(strings[0] ?? "");
+  values.forEach((v, i) => {
+    out += v instanceof Mrkdwn ? sourceOf(v) : escapeText(String(v));
+    out += escapeText(strings[i + 1] ?? "");
+  });
+  return trusted(out);
 }
 
-export function section(mrkdwn: string, accessory?: Button): SectionBlock {
-  const block: SectionBlock = {
-    type: "section",
-    text: { type: "mrkdwn", text: truncate(mrkdwn, LIMITS.sectionText) },
-  };
+/** Join strings (escaped) and Mrkdwn with a separator. */
+export function joinMrkdwn(parts: readonly MrkdwnInput[], separator: MrkdwnInput = ""): Mrkdwn {
+  const sep = sourceOf(toMrkdwn(separator));
+  return trusted(parts.map((p) => sourceOf(toMrkdwn(p))).join(sep));
+}
+
+const USER_ID = /^[UW][A-Z0-9]{1,40}$/;
+const CHANNEL_ID = /^[CGD][A-Z0-9]{1,40}$/;
+const USERGROUP_ID = /^[A-Z0-9]{1,40}$/;
+
+/** `@person` for a Slack user id; anything that is not one is shown as text. */
+export function mention(userId: string): Mrkdwn {
+  return USER_ID.test(userId) ? trusted(`<@${userId}>`) : mrkdwn`@${userId}`;
+}
+
+/** `#channel` for a Slack channel id; anything that is not one is shown as text. */
+export function channel(channelId: string): Mrkdwn {
+  return CHANNEL_ID.test(channelId) ? trusted(`<#${channelId}>`) : mrkdwn`#${channelId}`;
+}
+
+/** `@group` for a Slack user group id; anything that is not one is shown as text. */
+export function usergroup(groupId: string): Mrkdwn {
+  return USERGROUP_ID.test(groupId) ? trusted(`<!subteam^${groupId}>`) : mrkdwn`@${groupId}`;
+}
+
+/** A link to an http(s) URL, labelled; anything else is shown as text (the label, or the URL). */
+export function link(url: string, label?: string): Mrkdwn {
+  let href: string | undefined;
+  try {
+    const u = new URL(url);
+    if (u.protocol === "https:" || u.protocol === "http:") href = u.href;
+  } catch {
+    href = undefined;
+  }
+  if (!href) return mrkdwn`${label ?? url}`;
+  const target = escapeText(href.replace(/\|/g, "%7C"));
+  return trusted(label === undefined ? `<${target}>` : `<${target}|${escapeText(label)}>`);
+}
+
+/** Inline code: escaped, shortened to `max`, its backquotes replaced so it cannot close early. */
+export function code(text: string, max = 200): Mrkdwn {
+  return trusted(`\`${escapeText(truncate(text, max).replace(/`/g, "'"))}\``);
+}
+
+/** The largest time a JavaScript Date holds. */
+const MAX_DATE_MS = 8.64e15;
+
+/** The ways a date is shown (Slack's date tokens). */
+export const DATE_FORMATS = [
+  "{date_short_pretty} {time}",
+  "{date_short_pretty}",
+  "{date}",
+  "{time}",
+] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+/**
+ * A date shown in each reader's own time zone (`<!date^unix^format|fallback>`), from an ISO string
+ * (a missing zone means UTC) or epoch milliseconds. Missing: "–"; unparseable: the text as sent.
+ */
+export function dateToken(
+  when: string | number | null | undefined,
+  format: DateFormat = "{date_short_pretty} {time}",
+): Mrkdwn {
+  if (when === null || when === undefined || when === "") return trusted("–");
+  const ms =
+    typeof when === "number" ? when : Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(when) ? when : `${when}Z`);
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS || !DATE_FORMATS.includes(format))
+    return mrkdwn`${String(when)}`;
+  const fallback = new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+  return trusted(`<!date^${Math.floor(ms / 1000)}^${format}|${fallback} UTC>`);
+}
+
+/** A mrkdwn text object. */
+export function mrkdwnText(text: MrkdwnInput, max: number = LIMITS.sectionText): MrkdwnElement {
+  return { type: "mrkdwn", text: cut(sourceOf(toMrkdwn(text)), max) };
+}
+
+/** A plain_text object (header, button, option, label, modal title …), escaped. */
+export function plainText(text: string, max: number = LIMITS.sectionText): PlainTextElement {
+  return { type: "plain_text", text: cut(escapeText(text), max), emoji: true };
+}
+
+/** A message: its notification `text` (escaped, mrkdwn allowed) and its blocks. */
+export function reply(text: MrkdwnInput, blocks: KnownBlock[]): Reply {
+  return { text: cut(sourceOf(toMrkdwn(text)), LIMITS.messageText) as FallbackText, blocks };
+}
+
+export function header(text: string): HeaderBlock {
+  return { type: "header", text: plainText(text, LIMITS.headerText) };
+}
+
+export function section(text: MrkdwnInput, accessory?: Button): SectionBlock {
+  const block: SectionBlock = { type: "section", text: mrkdwnText(text) };
   if (accessory) block.accessory = accessory;
   return block;
 }
 
-export function fields(items: string[]): SectionBlock {
+export function fields(items: readonly MrkdwnInput[]): SectionBlock {
   return {
     type: "section",
-    fields: items
-      .slice(0, LIMITS.fields)
-      .map((t) => ({ type: "mrkdwn", text: truncate(t, LIMITS.fieldText) })),
+    fields: items.slice(0, LIMITS.fields).map((t) => mrkdwnText(t, LIMITS.fieldText)),
   };
 }
 
-export function context(...texts: string[]): ContextBlock {
+export function context(...texts: MrkdwnInput[]): ContextBlock {
   return {
     type: "context",
     elements: texts
-      .filter((t) => t.length > 0)
+      .map(toMrkdwn)
+      .filter((t) => sourceOf(t).length > 0)
       .slice(0, LIMITS.contextElements)
-      .map((t) => ({ type: "mrkdwn", text: truncate(t, LIMITS.sectionText) })),
+      .map((t) => mrkdwnText(t)),
   };
 }
 
@@ -67,7 +250,7 @@ export const divider = (): KnownBlock => ({ type: "divider" });
 export function button(text: string, actionId: string, value: string, style?: "primary" | "danger"): Button {
   const b: Button = {
     type: "button",
-    text: { type: "plain_text", text: truncate(text, LIMITS.buttonText), emoji: true },
+    text: plainText(text, LIMITS.buttonText),
     action_id: actionId,
     value: value.slice(0, LIMITS.buttonValue),
   };
@@ -79,15 +262,32 @@ export function actions(...elements: Button[]): KnownBlock {
   return { type: "actions", elements };
 }
 
+/** The "Are you sure?" dialog a button opens before it is sent. */
+export function confirmDialog(
+  title: string,
+  text: MrkdwnInput,
+  confirm: string,
+  style?: "danger" | "primary",
+): ConfirmationDialog {
+  const d: ConfirmationDialog = {
+    title: plainText(title, LIMITS.confirmTitle),
+    text: mrkdwnText(text, LIMITS.confirmText),
+    confirm: plainText(confirm, LIMITS.confirmButton),
+    deny: plainText("Cancel"),
+  };
+  if (style) d.style = style;
+  return d;
+}
+
 /**
  * Pack lines into as few sections as fit Slack's 3000-character limit, using at most `maxBlocks`
  * blocks in all; when they do not all fit, the last block says how many lines were left out.
  */
-export function packLines(lines: string[], maxBlocks: number, moreNoun = "more"): KnownBlock[] {
+export function packLines(lines: readonly MrkdwnInput[], maxBlocks: number, moreNoun = "more"): KnownBlock[] {
   const budget = LIMITS.sectionText - 40;
   const sections: { text: string; count: number }[] = [];
   for (const line of lines) {
-    const piece = truncate(line, budget);
+    const piece = cut(sourceOf(toMrkdwn(line)), budget);
     const last = sections[sections.length - 1];
     if (last && last.text.length + 1 + piece.length <= budget) {
       last.text = `${last.text}\n${piece}`;
@@ -96,13 +296,14 @@ export function packLines(lines: string[], maxBlocks: number, moreNoun = "more")
       sections.push({ text: piece, count: 1 });
     }
   }
-  if (sections.length <= maxBlocks) return sections.map((x) => section(x.text));
+  const toSection = (x: { text: string }) => section(trusted(x.text));
+  if (sections.length <= maxBlocks) return sections.map(toSection);
   const kept = sections.slice(0, Math.max(0, maxBlocks - 1));
   const hidden = lines.length - kept.reduce((n, x) => n + x.count, 0);
-  return [...kept.map((x) => section(x.text)), context(`…and ${hidden} ${moreNoun} not shown.`)];
+  return [...kept.map(toSection), context(`…and ${hidden} ${moreNoun} not shown.`)];
 }
 
 /** A one-sentence answer, used for every error and bad argument. */
-export function sentenceReply(sentence: string, emoji = ":warning:"): Reply {
-  return { text: sentence, blocks: [section(`${emoji} ${escapeMrkdwn(sentence)}`)] };
+export function sentenceReply(sentence: MrkdwnInput, emoji = ":warning:"): Reply {
+  return reply(sentence, [section(mrkdwn`${emoji} ${toMrkdwn(sentence)}`)]);
 }

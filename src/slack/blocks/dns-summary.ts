@@ -3,17 +3,20 @@ import { DNS_SCAN_STATUS, dnsScanStatusLabel } from "../../edge/schemas/core.js"
 import type { DnsSummary, RecordChange, SnapRecord } from "../../services/dns-summary.js";
 import {
   actions,
+  code,
   context,
-  escapeMrkdwn,
+  dateToken,
   fields,
   header,
   LIMITS,
+  type Mrkdwn,
+  mrkdwn,
   packLines,
   type Reply,
+  reply,
   section,
   truncate,
 } from "./common.js";
-import { slackDate } from "./dates.js";
 import { scanNowButton } from "./dns.js";
 
 /** At most this many lines per kind of change (added, removed, changed); the rest are counted. */
@@ -33,44 +36,41 @@ export interface SummarySchedule {
   label: string;
 }
 
-const code = (s: string, max = 60) => `\`${escapeMrkdwn(truncate(s, max)).replace(/`/g, "'")}\``;
-
-function recordText(r: SnapRecord): string {
-  return `${r.t} ${code(r.n)} → ${escapeMrkdwn(truncate(r.v, 120))}`;
+function recordText(r: SnapRecord): Mrkdwn {
+  return mrkdwn`${r.t} ${code(r.n, 60)} → ${truncate(r.v, 120)}`;
 }
 
 function attributes(r: SnapRecord): string {
   return [`TTL ${r.ttl ?? "?"}`, r.p ? "proxied" : "not proxied", r.x ?? ""].filter(Boolean).join(", ");
 }
 
-function changeText(c: RecordChange): string {
+function changeText(c: RecordChange): Mrkdwn {
   const parts: string[] = [];
-  if (c.before.v !== c.after.v)
-    parts.push(`${escapeMrkdwn(truncate(c.before.v, 80))} → ${escapeMrkdwn(truncate(c.after.v, 80))}`);
+  if (c.before.v !== c.after.v) parts.push(`${truncate(c.before.v, 80)} → ${truncate(c.after.v, 80)}`);
   if (c.before.ttl !== c.after.ttl) parts.push(`TTL ${c.before.ttl ?? "?"} → ${c.after.ttl ?? "?"}`);
   if (c.before.p !== c.after.p) parts.push(c.after.p ? "now proxied" : "no longer proxied");
   if ((c.before.x ?? "") !== (c.after.x ?? ""))
     parts.push(`${c.before.x || "no prio/weight/port"} → ${c.after.x || "no prio/weight/port"}`);
-  const value = c.before.v === c.after.v ? ` (${escapeMrkdwn(truncate(c.after.v, 60))})` : "";
-  return `${c.after.t} ${code(c.after.n)}${value}: ${parts.join("; ")}`;
+  const value = c.before.v === c.after.v ? ` (${truncate(c.after.v, 60)})` : "";
+  return mrkdwn`${c.after.t} ${code(c.after.n, 60)}${value}: ${parts.join("; ")}`;
 }
 
-function capped<T>(items: readonly T[], line: (x: T) => string, prefix: string): string[] {
-  const lines = items.slice(0, DIFF_LINES_SHOWN).map((x) => `${prefix} ${line(x)}`);
-  if (items.length > DIFF_LINES_SHOWN) lines.push(`_…and ${items.length - DIFF_LINES_SHOWN} more._`);
+function capped<T>(items: readonly T[], line: (x: T) => Mrkdwn, prefix: string): Mrkdwn[] {
+  const lines = items.slice(0, DIFF_LINES_SHOWN).map((x) => mrkdwn`${prefix} ${line(x)}`);
+  if (items.length > DIFF_LINES_SHOWN) lines.push(mrkdwn`_…and ${items.length - DIFF_LINES_SHOWN} more._`);
   return lines;
 }
 
 function diffBlocks(s: DnsSummary): KnownBlock[] {
   const d = s.diff;
   if (!d) return [];
-  const since = s.previousScannedAt ? ` (scanned ${slackDate(s.previousScannedAt)})` : "";
+  const since = s.previousScannedAt ? mrkdwn` (scanned ${dateToken(s.previousScannedAt)})` : "";
   if (d.added.length + d.removed.length + d.changed.length === 0)
-    return [section(`*Since the previous summary${since}:* no records added, removed or changed.`)];
-  const title = `*Since the previous summary${since}:* ${d.added.length} added · ${d.removed.length} removed · ${d.changed.length} changed`;
+    return [section(mrkdwn`*Since the previous summary${since}:* no records added, removed or changed.`)];
+  const title = mrkdwn`*Since the previous summary${since}:* ${d.added.length} added · ${d.removed.length} removed · ${d.changed.length} changed`;
   const lines = [
     title,
-    ...capped(d.added, (r) => `${recordText(r)} (${attributes(r)})`, ":heavy_plus_sign:"),
+    ...capped(d.added, (r) => mrkdwn`${recordText(r)} (${attributes(r)})`, ":heavy_plus_sign:"),
     ...capped(d.removed, recordText, ":heavy_minus_sign:"),
     ...capped(d.changed, changeText, ":pencil2:"),
   ];
@@ -89,9 +89,9 @@ export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule): Rep
   } else {
     blocks.push(
       fields([
-        `*Zone*\n${escapeMrkdwn(truncate(domain, 200))} (${s.zoneId})`,
+        `*Zone*\n${truncate(domain, 200)} (${s.zoneId})`,
         `*Scan*\n${STATUS_EMOJI[status] ?? ":grey_question:"} ${dnsScanStatusLabel(scan.status)}`,
-        `*Scanned*\n${slackDate(scan.completedAt ?? scan.createdAt)}${s.triggered ? " (fresh scan)" : ""}`,
+        mrkdwn`*Scanned*\n${dateToken(scan.completedAt ?? scan.createdAt)}${s.triggered ? " (fresh scan)" : ""}`,
         `*Records*\n${s.total} (${s.proxied} proxied)${s.countsFromPrevious ? " · from the previous summary" : ""}`,
       ]),
     );
@@ -104,7 +104,7 @@ export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule): Rep
           " Press *Scan now* for a fresh result.",
       ),
     );
-  if (scan?.error) blocks.push(section(`:x: *The scan failed:* ${escapeMrkdwn(truncate(scan.error, 2000))}`));
+  if (scan?.error) blocks.push(section(mrkdwn`:x: *The scan failed:* ${truncate(scan.error, 2000)}`));
   if (s.counts.length > 0) blocks.push(context(s.counts.map((c) => `${c.type} ${c.count}`).join(" · ")));
   else if (status === DNS_SCAN_STATUS.completed) blocks.push(context("The scan found no records."));
 
@@ -115,33 +115,30 @@ export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule): Rep
   blocks.push(actions(scanNowButton(s.zoneId)));
   blocks.push(
     context(
-      `Scheduled ${escapeMrkdwn(schedule.label)} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``,
+      `Scheduled ${schedule.label} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``,
     ),
   );
 
   const changes = s.diff
     ? ` · ${s.diff.added.length} added, ${s.diff.removed.length} removed, ${s.diff.changed.length} changed`
     : "";
-  return {
-    text: truncate(
+  return reply(
+    truncate(
       `DNS summary of ${domain}: ${scan ? dnsScanStatusLabel(scan.status) : "no scan"}, ${s.total} records${changes}`,
       LIMITS.sectionText,
     ),
-    blocks: blocks.slice(0, LIMITS.messageBlocks),
-  };
+    blocks.slice(0, LIMITS.messageBlocks),
+  );
 }
 
 /** Pure: posted instead of a summary when the Edge API could not be read. */
 export function dnsSummaryFailedMessage(zoneId: number, sentence: string, schedule: SummarySchedule): Reply {
-  return {
-    text: `The scheduled DNS summary of zone ${zoneId} could not be made: ${sentence}`,
-    blocks: [
-      header(`DNS summary · zone ${zoneId}`),
-      section(`:warning: I could not read DNS zone ${zoneId}: ${escapeMrkdwn(sentence)}`),
-      actions(scanNowButton(zoneId)),
-      context(
-        `Scheduled ${escapeMrkdwn(schedule.label)} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``,
-      ),
-    ],
-  };
+  return reply(`The scheduled DNS summary of zone ${zoneId} could not be made: ${sentence}`, [
+    header(`DNS summary · zone ${zoneId}`),
+    section(`:warning: I could not read DNS zone ${zoneId}: ${sentence}`),
+    actions(scanNowButton(zoneId)),
+    context(
+      `Scheduled ${schedule.label} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``,
+    ),
+  ]);
 }

@@ -11,16 +11,20 @@ import { ACTIONS } from "../ids.js";
 import {
   actions,
   button,
+  code,
   context,
-  escapeMrkdwn,
+  dateToken,
   fields,
   header,
+  joinMrkdwn,
+  type Mrkdwn,
+  mrkdwn,
   packLines,
   type Reply,
+  reply,
   section,
   truncate,
 } from "./common.js";
-import { slackDate } from "./dates.js";
 
 export const DNS_RECORDS_SHOWN = 40;
 
@@ -34,28 +38,28 @@ const STATUS_EMOJI: Record<number, string> = {
 export const scanNowButton = (zoneId: number) =>
   button("Scan now", ACTIONS.dnsScanNow, String(zoneId), "primary");
 
-function recordLine(r: DnsScanRecord): string {
+function recordLine(r: DnsScanRecord): Mrkdwn {
   const extra = dnsRecordExtras(r);
   const proxied = r.isProxied ? " · :cloud: proxied" : "";
-  return `\`${escapeMrkdwn(truncate(r.name || "@", 80))}\` → ${escapeMrkdwn(truncate(r.value ?? "", 200))}${extra ? ` (${extra})` : ""} · TTL ${r.ttl ?? "?"}${proxied}`;
+  return mrkdwn`${code(r.name || "@", 80)} → ${truncate(r.value ?? "", 200)}${extra ? ` (${extra})` : ""} · TTL ${r.ttl ?? "?"}${proxied}`;
 }
 
 /** Records grouped by type (A, AAAA, CNAME ...), the first DNS_RECORDS_SHOWN shown, then "N more". */
-export function recordLines(records: readonly DnsScanRecord[]): string[] {
+export function recordLines(records: readonly DnsScanRecord[]): Mrkdwn[] {
   const groups = new Map<string, DnsScanRecord[]>();
   for (const r of records) {
     const type = dnsRecordTypeLabel(r.type);
     groups.set(type, [...(groups.get(type) ?? []), r]);
   }
-  const lines: string[] = [];
+  const lines: Mrkdwn[] = [];
   let shown = 0;
   for (const [type, group] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
     if (shown >= DNS_RECORDS_SHOWN) break;
     const take = group.slice(0, DNS_RECORDS_SHOWN - shown);
     shown += take.length;
-    lines.push(`*${type}* (${group.length})\n${take.map(recordLine).join("\n")}`);
+    lines.push(mrkdwn`*${type}* (${group.length})\n${joinMrkdwn(take.map(recordLine), "\n")}`);
   }
-  if (records.length > shown) lines.push(`_…and ${records.length - shown} more records._`);
+  if (records.length > shown) lines.push(mrkdwn`_…and ${records.length - shown} more records._`);
   return lines;
 }
 
@@ -76,11 +80,11 @@ export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
     fields([
       `*Status*\n${STATUS_EMOJI[status] ?? ":grey_question:"} ${dnsScanStatusLabel(scan.status)}`,
       `*Records*\n${scan.records.length} (${scan.records.filter((r) => r.isProxied).length} proxied)`,
-      `*Started*\n${slackDate(scan.createdAt)}`,
-      `*Completed*\n${slackDate(scan.completedAt)}`,
+      mrkdwn`*Started*\n${dateToken(scan.createdAt)}`,
+      mrkdwn`*Completed*\n${dateToken(scan.completedAt)}`,
     ]),
   ];
-  if (scan.error) blocks.push(section(`:x: *The scan failed:* ${escapeMrkdwn(scan.error)}`));
+  if (scan.error) blocks.push(section(mrkdwn`:x: *The scan failed:* ${scan.error}`));
   if (scan.records.length > 0) {
     blocks.push(context(countsByType(scan.records)));
     blocks.push(...packLines(recordLines(scan.records), 40, "groups"));
@@ -88,29 +92,20 @@ export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
     blocks.push(context("The scan found no records."));
   }
   blocks.push(actions(scanNowButton(zoneId)));
-  return {
-    text: `DNS scan of ${scan.domain ?? `zone ${zoneId}`}: ${dnsScanStatusLabel(scan.status)}`,
-    blocks,
-  };
+  return reply(`DNS scan of ${scan.domain ?? `zone ${zoneId}`}: ${dnsScanStatusLabel(scan.status)}`, blocks);
 }
 
 export function noScanMessage(zoneId: number): Reply {
-  return {
-    text: `DNS zone ${zoneId} has not been scanned yet`,
-    blocks: [
-      section(`:mag: DNS zone ${zoneId} has not been scanned yet. Start one now:`),
-      actions(scanNowButton(zoneId)),
-    ],
-  };
+  return reply(`DNS zone ${zoneId} has not been scanned yet`, [
+    section(`:mag: DNS zone ${zoneId} has not been scanned yet. Start one now:`),
+    actions(scanNowButton(zoneId)),
+  ]);
 }
 
 export function scanStartedMessage(zoneId: number): Reply {
-  return {
-    text: `Scanning DNS zone ${zoneId}…`,
-    blocks: [
-      section(
-        `:hourglass_flowing_sand: Scanning DNS zone ${zoneId}… this message updates when the scan finishes.`,
-      ),
-    ],
-  };
+  return reply(`Scanning DNS zone ${zoneId}…`, [
+    section(
+      `:hourglass_flowing_sand: Scanning DNS zone ${zoneId}… this message updates when the scan finishes.`,
+    ),
+  ]);
 }

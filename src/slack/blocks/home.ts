@@ -3,8 +3,20 @@ import { describeRequest } from "../../changes/index.js";
 import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { totalsLine } from "./apps.js";
-import { actions, button, context, divider, escapeMrkdwn, header, packLines, section } from "./common.js";
-import { slackDateFromMs } from "./dates.js";
+import {
+  actions,
+  button,
+  channel,
+  code,
+  context,
+  dateToken,
+  divider,
+  header,
+  mention,
+  mrkdwn,
+  packLines,
+  section,
+} from "./common.js";
 import { keyStatusText } from "./key-modal.js";
 
 export interface HomeData {
@@ -22,7 +34,7 @@ export function homeView(d: HomeData): HomeView {
     blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
   blocks.push(divider(), section("*Magic Containers applications*"));
   if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
-  else if ("error" in d.apps) blocks.push(context(`:warning: ${escapeMrkdwn(d.apps.error)}`));
+  else if ("error" in d.apps) blocks.push(context(`:warning: ${d.apps.error}`));
   else
     blocks.push(
       context(
@@ -37,7 +49,7 @@ export function homeView(d: HomeData): HomeView {
       ...packLines(
         d.pendingApprovals.map(
           (a) =>
-            `• <@${a.requesterId}>: *${escapeMrkdwn(describeRequest(a))}* in <#${a.channelId}>, expires ${slackDateFromMs(a.expiresAt)}`,
+            mrkdwn`• ${mention(a.requesterId)}: *${describeRequest(a)}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`,
         ),
         20,
         "approvals",
@@ -51,7 +63,7 @@ export function homeView(d: HomeData): HomeView {
       ...packLines(
         d.schedules.map(
           (s) =>
-            `• \`${s.id}\` DNS zone ${escapeMrkdwn(s.target)} in <#${s.channelId}>, ${escapeMrkdwn(s.spec)} (${escapeMrkdwn(s.timezone)}), next ${slackDateFromMs(s.nextRunAt)}${s.failing ? " :warning: failing" : ""}`,
+            mrkdwn`• ${code(s.id)} DNS zone ${s.target} in ${channel(s.channelId)}, ${s.spec} (${s.timezone}), next ${dateToken(s.nextRunAt)}${s.failing ? " :warning: failing" : ""}`,
         ),
         20,
         "schedules",

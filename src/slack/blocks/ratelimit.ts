@@ -1,6 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import type { RateLimitMetrics } from "../../edge/schemas/shield.js";
-import { context, fields, header, type Reply, section } from "./common.js";
+import { context, fields, header, type Reply, reply, section } from "./common.js";
 
 const BARS = "▁▂▃▄▅▆▇█";
 
@@ -41,5 +41,5 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
       context(`Busiest day: ${busiest.day} with ${n(busiest.totalBreaches)} · total ${n(sum)}`),
     );
   }
-  return { text: `Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks };
+  return reply(`Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks);
 }

@@ -10,8 +10,21 @@ import {
 } from "../../edge/schemas/shield.js";
 import type { NamedZone, UnshieldedPullZone, ZoneSearchResult } from "../../services/zone-lookup.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, escapeMrkdwn, header, packLines, type Reply } from "./common.js";
-import { slackDate } from "./dates.js";
+import {
+  actions,
+  button,
+  code,
+  context,
+  dateToken,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  type MrkdwnInput,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+} from "./common.js";
 
 export interface ZonesPageValue {
   page: number;
@@ -20,18 +33,18 @@ export interface ZonesPageValue {
 }
 
 /** Plan, WAF, DDoS and learning mode: "Business · WAF on (Block) · DDoS Medium (Block)". */
-function zoneFacts(z: ShieldZone): string {
+function zoneFacts(z: ShieldZone): Mrkdwn {
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
   const learning = z.learningMode
-    ? ` · learning${z.learningModeUntil ? ` until ${slackDate(z.learningModeUntil)}` : ""}`
+    ? mrkdwn` · learning${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
     : "";
-  return `${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}`;
+  return mrkdwn`${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}`;
 }
 
-function zoneLine(z: ShieldZone): string {
+function zoneLine(z: ShieldZone): Mrkdwn {
   const limits = `limits: ${z.rateLimitRulesLimit ?? "?"} rate-limit rules, ${z.customWafRulesLimit ?? "?"} custom rules, body ${bodyLimitActionLabel(z.wafRequestBodyLimitAction)}/${bodyLimitActionLabel(z.wafResponseBodyLimitAction)}`;
-  return `*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z)}\n      ${limits}`;
+  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z)}\n      ${limits}`;
 }
 
 export function zonesMessage(page: ShieldZonePage, isPublic: boolean): Reply {
@@ -54,26 +67,26 @@ export function zonesMessage(page: ShieldZonePage, isPublic: boolean): Reply {
     );
   }
   if (buttons.length > 0) blocks.push(actions(...buttons));
-  return { text: `Shield zones, page ${page.page}`, blocks };
+  return reply(`Shield zones, page ${page.page}`, blocks);
 }
 
-/** The site's own hostnames (up to three), else the system hostname; escaped. */
+/** The site's own hostnames (up to three), else the system hostname. */
 function hostnamesText(hostnames: readonly string[]): string {
   if (hostnames.length === 0) return "no hostname";
-  const shown = hostnames.slice(0, 3).map(escapeMrkdwn).join(", ");
+  const shown = hostnames.slice(0, 3).join(", ");
   return hostnames.length > 3 ? `${shown} +${hostnames.length - 3} more` : shown;
 }
 
 function pullZoneText(id: number | null, name: string | null): string {
   if (id === null) return "no pull zone";
-  return name === null ? `pull zone ${id}` : `pull zone ${escapeMrkdwn(name)} (${id})`;
+  return name === null ? `pull zone ${id}` : `pull zone ${name} (${id})`;
 }
 
-function namedZoneLine({ zone, pullZoneName, hostnames }: NamedZone): string {
-  return `*Zone ${zone.shieldZoneId}* · ${hostnamesText(hostnames)}\n      ${pullZoneText(zone.pullZoneId, pullZoneName)} · ${zoneFacts(zone)}`;
+function namedZoneLine({ zone, pullZoneName, hostnames }: NamedZone): Mrkdwn {
+  return mrkdwn`*Zone ${zone.shieldZoneId}* · ${hostnamesText(hostnames)}\n      ${pullZoneText(zone.pullZoneId, pullZoneName)} · ${zoneFacts(zone)}`;
 }
 
-function unshieldedText(zones: readonly UnshieldedPullZone[]): string {
+function unshieldedText(zones: readonly UnshieldedPullZone[]): MrkdwnInput {
   const listed = zones
     .slice(0, 10)
     .map((p) => `${pullZoneText(p.pullZoneId, p.pullZoneName)}: ${hostnamesText(p.hostnames)}`);
@@ -83,22 +96,22 @@ function unshieldedText(zones: readonly UnshieldedPullZone[]): string {
 
 /** `/edge zones <text>`: the shield zones whose domain or pull zone name contains the text. */
 export function zoneSearchMessage(result: ZoneSearchResult): Reply {
-  const query = escapeMrkdwn(result.text);
+  const query = code(result.text);
   const blocks: KnownBlock[] = [header(`Shield zones matching "${result.text}"`)];
   const count = (v: number) => v.toLocaleString("en-US");
   const searched = `${count(result.totalZones)} zone${result.totalZones === 1 ? "" : "s"} searched${result.complete ? "" : " (only the first 20,000)"}`;
   if (result.matches.length === 0) {
     blocks.push(
       context(
-        `No shield zone's domain or pull zone name contains \`${query}\` (${searched}). Try part of the name, or page through them all with \`/edge zones\`.`,
+        mrkdwn`No shield zone's domain or pull zone name contains ${query} (${searched}). Try part of the name, or page through them all with ${code("/edge zones")}.`,
       ),
     );
   } else {
-    blocks.push(context(`${count(result.matches.length)} of ${searched} match \`${query}\``));
+    blocks.push(context(mrkdwn`${count(result.matches.length)} of ${searched} match ${query}`));
     // Two blocks are left for the unshielded note and Share in channel.
     blocks.push(...packLines(result.matches.map(namedZoneLine), 45, "zones (narrow the search to see them)"));
   }
   if (result.unshieldedMatches.length > 0) blocks.push(context(unshieldedText(result.unshieldedMatches)));
   const n = result.matches.length;
-  return { text: `${n} shield zone${n === 1 ? "" : "s"} matching "${result.text}"`, blocks };
+  return reply(`${n} shield zone${n === 1 ? "" : "s"} matching "${result.text}"`, blocks);
 }

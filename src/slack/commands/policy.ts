@@ -7,14 +7,9 @@ import {
   policyLoosening,
 } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
-import {
-  type Approvers,
-  type EffectivePolicy,
-  EVERY_CHANGE,
-  MAX_APPROVALS_NEEDED,
-  type PolicyPatch,
-} from "../../store/index.js";
-import { context, fields, header, type Reply, sentenceReply } from "../blocks/common.js";
+import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
+import { context, type Reply, sentenceReply } from "../blocks/common.js";
+import { policyMessage } from "../blocks/policy.js";
 import { postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
 import type { CommandContext, Subcommand } from "./types.js";
@@ -29,35 +24,6 @@ const EXAMPLES = [
 ];
 export const NOT_ADMIN_POLICY =
   "Only workspace admins can change the approval policy: ask an admin or owner.";
-
-const SOURCE: Record<string, string> = {
-  channel: "this channel",
-  workspace: "workspace",
-  default: "default",
-};
-
-function approversText(a: Approvers): string {
-  if (a.kind === "admins") return "Workspace admins and owners";
-  return [...a.users.map((u) => `<@${u}>`), ...a.usergroups.map((g) => `<!subteam^${g}>`)].join(", ");
-}
-
-export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
-  return {
-    text: `Approval policy in this channel: approvals ${p.approvals}`,
-    blocks: [
-      header("Approval policy in force here"),
-      fields([
-        `*Approvals*\n${p.approvals === "required" ? (p.approvalsNeeded > 1 ? `Required (${p.approvalsNeeded} approvers, not the requester)` : "Required (a second person approves)") : "Off (applied at once)"}\n_${SOURCE[p.source.approvals]}_`,
-        `*Approvers*\n${approversText(p.approvers)}\n_${SOURCE[p.source.approvers]}_`,
-        `*Expiry*\n${p.expiryMinutes} minutes\n_${SOURCE[p.source.expiryMinutes]}_`,
-        `*Applies to*\n${p.approvals === "required" ? approvalsForText(p.approvalsFor) : "no change"}\n_${SOURCE[p.source.approvalsFor]}_`,
-      ]),
-      context(
-        `Channel <#${channelId}>. Admins change it with \`/edge policy approvals required|off|<n> [for purge,restart|high] [here]\`, \`/edge policy approvers admins|@group|@user … [here]\`, \`/edge policy expiry <minutes> [here]\`, \`/edge policy reset here\`.`,
-      ),
-    ],
-  };
-}
 
 /** `<@U123>`, `<@U123|alice>`, `<!subteam^S123>`, `<!subteam^S123|@leads>` (Slack escapes mentions in command text). */
 export function parseApprovers(words: readonly string[]): Approvers {

@@ -13,7 +13,7 @@ import {
   type ScheduleActionInput,
   scheduleForAction,
 } from "../../services/schedules.js";
-import { context, type Reply, sentenceReply } from "../blocks/common.js";
+import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -115,7 +115,7 @@ async function runNow(ctx: CommandContext): Promise<Reply | null> {
     return s.channelId === ctx.channelId
       ? null
       : sentenceReply(
-          `Posted the DNS summary of zone ${s.target} in <#${s.channelId}>.`,
+          mrkdwn`Posted the DNS summary of zone ${s.target} in ${channel(s.channelId)}.`,
           ":white_check_mark:",
         );
   }

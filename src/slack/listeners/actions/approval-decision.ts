@@ -2,6 +2,7 @@ import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
+import type { MrkdwnInput } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
@@ -9,7 +10,7 @@ import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
 const decisions = { approve, reject, retry, undo: undoNow } as const;
 export type Decision = keyof typeof decisions;
 
-function privateSentence(outcome: DecisionOutcome, decision: Decision): string | undefined {
+function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnInput | undefined {
   switch (outcome.kind) {
     case "not_found":
       return "That request no longer exists.";

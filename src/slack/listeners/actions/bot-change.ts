@@ -3,7 +3,7 @@ import { botCategoryKind } from "../../../changes/kinds/bot-category.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/shield.js";
 import { readBotSettings } from "../../../services/bots-view.js";
 import { botsMessage } from "../../blocks/bots.js";
-import { type Reply, section } from "../../blocks/common.js";
+import { type MrkdwnInput, mrkdwn, type Reply, reply, section } from "../../blocks/common.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { submitChange } from "./change-confirm.js";
@@ -33,18 +33,19 @@ export function botChange(env: SlackEnv) {
     const value = parseButtonValue(ctx.value, changeValue);
     if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
     const params = { shieldZoneId: value.z, category: value.c, action: value.a };
-    const banner = await submitChange(env, args, ctx, botCategoryKind, params, value.r);
-    if (banner === undefined) return;
-    const shown = banner.includes("is already in force")
-      ? `:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
-      : banner;
-    let reply: Reply = { text: shown, blocks: [section(shown)] };
+    const outcome = await submitChange(env, args, ctx, botCategoryKind, params, value.r);
+    if (outcome === undefined) return;
+    const shown: MrkdwnInput =
+      outcome.kind === "unchanged"
+        ? mrkdwn`:information_source: ${botCategoryLabel(value.c)} is already *${botCategoryActionLabel(value.a)}* on shield zone ${value.z}; nothing changed.`
+        : outcome.banner;
+    let answer: Reply = reply(shown, [section(shown)]);
     try {
       const { detection, categories } = await readBotSettings(env.deps, ctx.teamId, value.z);
-      reply = botsMessage(value.z, detection, categories, newRequestId, shown);
+      answer = botsMessage(value.z, detection, categories, newRequestId, shown);
     } catch (err) {
       ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
     }
-    await replaceClicked(args, reply, ctx.logger);
+    await replaceClicked(args, answer, ctx.logger);
   };
 }

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
+import { type ChangeOutcome, MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../../../changes/index.js";
 import { toUserSentence } from "../../../errors.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
-import { section } from "../../blocks/common.js";
+import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
 import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import {
@@ -25,8 +25,8 @@ export const changeButtonValue = z.object({
 
 /**
  * Create the request for a confirmed change of any kind, post its card where one is needed (pending,
- * an unknown outcome, a temporary change), and return the sentence for the person who asked; undefined
- * when they were already answered privately.
+ * an unknown outcome, a temporary change), and return the outcome's kind and the sentence for the person
+ * who asked; undefined when they were already answered privately.
  */
 export async function submitChange<P>(
   env: SlackEnv,
@@ -37,7 +37,7 @@ export async function submitChange<P>(
   params: P,
   requestId: string,
   temporaryMs?: number,
-): Promise<string | undefined> {
+): Promise<{ kind: ChangeOutcome["kind"]; banner: MrkdwnInput } | undefined> {
   const change = kind.describe(params);
   try {
     const outcome = await requestChange(env.deps, kind, {
@@ -51,7 +51,7 @@ export async function submitChange<P>(
     if (outcome.kind === "duplicate") {
       await answerPrivately(
         args,
-        `This button was already used. ${requestStateSentence(outcome.request)}`,
+        mrkdwn`This button was already used. ${requestStateSentence(outcome.request)}`,
         ctx.logger,
       );
       return undefined;
@@ -67,7 +67,7 @@ export async function submitChange<P>(
         return undefined;
       }
     }
-    return outcomeBanner(outcome, change) ?? "";
+    return { kind: outcome.kind, banner: outcomeBanner(outcome, change) ?? "" };
   } catch (err) {
     ctx.logger.warn({ err, kind: kind.name }, "change request failed");
     await answerPrivately(args, toUserSentence(err), ctx.logger);
@@ -84,9 +84,9 @@ export function changeConfirm(env: SlackEnv) {
     const resolved = value ? resolveChange({ kind: value.k, params: value.p }) : undefined;
     if (!value || !resolved)
       return answerPrivately(args, "That button is out of date: run the command again.", ctx.logger);
-    const banner = await submitChange(env, args, ctx, resolved.kind, resolved.params, value.r, value.t);
-    if (banner !== undefined)
-      await replaceClicked(args, { text: banner, blocks: [section(banner)] }, ctx.logger);
+    const submitted = await submitChange(env, args, ctx, resolved.kind, resolved.params, value.r, value.t);
+    if (submitted !== undefined)
+      await replaceClicked(args, reply(submitted.banner, [section(submitted.banner)]), ctx.logger);
   };
 }
 
@@ -95,6 +95,6 @@ export function changeCancel(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    await replaceClicked(args, { text: "Cancelled: nothing was changed.", blocks: [] }, ctx.logger);
+    await replaceClicked(args, reply("Cancelled: nothing was changed.", []), ctx.logger);
   };
 }

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewar
 import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
-import { type Reply, sentenceReply } from "../../blocks/common.js";
+import { type MrkdwnInput, type Reply, sentenceReply } from "../../blocks/common.js";
 import type { SlackEnv } from "../../commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -43,7 +43,11 @@ export function parseButtonValue<S extends z.ZodType>(value: string, schema: S):
 }
 
 /** A private sentence to the person who clicked, leaving the message as it is. */
-export async function answerPrivately(args: ButtonArgs, sentence: string, logger: Logger): Promise<void> {
+export async function answerPrivately(
+  args: ButtonArgs,
+  sentence: MrkdwnInput,
+  logger: Logger,
+): Promise<void> {
   const reply = sentenceReply(sentence);
   await args
     .respond({ response_type: "ephemeral", replace_original: false, text: reply.text, blocks: reply.blocks })

@@ -1,0 +1,26 @@
+import { code, context, header, joinMrkdwn, mrkdwn, packLines, type Reply, reply } from "./common.js";
+
+/** What the help lists of one subcommand. */
+export interface HelpEntry {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly examples: readonly string[];
+}
+
+export function helpReply(subcommands: readonly HelpEntry[]): Reply {
+  const lines = subcommands
+    .filter((s) => s.name !== "help")
+    .map(
+      (s) =>
+        mrkdwn`*${code(`/edge ${s.usage}`)}*\n${s.summary}\n_e.g._ ${joinMrkdwn(
+          s.examples.map((e) => code(e)),
+          "  ",
+        )}\n`,
+    );
+  return reply("edgeops commands", [
+    header("edgeops: your edge platform from Slack"),
+    ...packLines(lines, 45, "commands"),
+    context("Answers are visible only to you; add `public` to any command to answer in the channel."),
+  ]);
+}

@@ -1,0 +1,776 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
+import type { App } from "../../src/edge/schemas/mc.js";
+import type { BotCategory, BotDetection, ShieldZone } from "../../src/edge/schemas/shield.js";
+import type { DnsSummary, SnapRecord } from "../../src/services/dns-summary.js";
+import {
+  approvalCard,
+  categoryButtons,
+  confirmChangeMessage,
+  durationWords,
+  requestStateSentence,
+} from "../../src/slack/blocks/approvals.js";
+import { appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
+import { auditMessage } from "../../src/slack/blocks/audit.js";
+import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import {
+  actions,
+  button,
+  channel,
+  code,
+  confirmDialog,
+  context,
+  DATE_FORMATS,
+  dateToken,
+  divider,
+  fields,
+  header,
+  joinMrkdwn,
+  link,
+  Mrkdwn,
+  mention,
+  mrkdwn,
+  mrkdwnText,
+  packLines,
+  plainText,
+  reply,
+  section,
+  sentenceReply,
+  truncate,
+  usergroup,
+} from "../../src/slack/blocks/common.js";
+import {
+  countsByType,
+  dnsMessage,
+  noScanMessage,
+  recordLines,
+  scanNowButton,
+  scanStartedMessage,
+} from "../../src/slack/blocks/dns.js";
+import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
+import { helpReply } from "../../src/slack/blocks/help.js";
+import { homeView } from "../../src/slack/blocks/home.js";
+import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
+import { policyMessage } from "../../src/slack/blocks/policy.js";
+import { rateLimitMessage, sparkline } from "../../src/slack/blocks/ratelimit.js";
+import {
+  channelFailingDm,
+  scheduleCreatedMessage,
+  scheduleLabel,
+  scheduleListMessage,
+  scheduleRemovedMessage,
+} from "../../src/slack/blocks/schedules.js";
+import { wafMessage } from "../../src/slack/blocks/waf.js";
+import { zoneSearchMessage, zonesMessage } from "../../src/slack/blocks/zones.js";
+import type {
+  ApiKeyInfo,
+  ApprovalRequest,
+  ApprovalState,
+  AuditEntry,
+  EffectivePolicy,
+  Schedule,
+} from "../../src/store/index.js";
+import { type Harness, startHarness } from "../support/harness.js";
+
+// ---- what may reach Slack ---------------------------------------------------------------------------------
+
+/** The control sequences edgeops itself writes: mentions, channels, user groups, dates and http(s) links. */
+const OUR_TOKEN =
+  /<(?:@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+|!subteam\^[A-Z0-9]+|!date\^\d+\^[^<>|]*\|[^<>]*|https?:\/\/[^\s<>|]+(?:\|[^<>]*)?)>/g;
+/** Marks only the hostile inputs carry: a token holding one was built from outside text. */
+const HOSTILE_MARK = /HOSTILE|evil/;
+/** Fields Slack never shows: ids and values that come back to us. */
+const NOT_SHOWN = new Set(["action_id", "block_id", "value", "callback_id", "private_metadata"]);
+
+/** Every string in a Slack payload that a person could read (block texts, plain_text, the `text` fallback). */
+function shownStrings(payload: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, key: string) => {
+    if (NOT_SHOWN.has(key)) return;
+    if (typeof v === "string") out.push(v);
+    else if (v instanceof Mrkdwn) out.push(mrkdwnText(v, Number.MAX_SAFE_INTEGER).text);
+    else if (Array.isArray(v)) for (const x of v) walk(x, key);
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(payload, "");
+  return out;
+}
+
+/** What a token of ours points at: an id, a date, or a link's host (a link's path and label may be anything). */
+function tokenTarget(token: string): string {
+  if (!token.startsWith("<http")) return token;
+  return new URL(token.slice(1).split(/[|>]/)[0] ?? "").host;
+}
+
+/**
+ * Problems with what a builder returned: any `<` or `>` that does not belong to one of our tokens, or one
+ * of our tokens aimed at something from the input. A plain string is what a builder hands to the block
+ * helpers, so it is checked as they show it.
+ */
+function controlLeaks(output: unknown): string[] {
+  const leaks: string[] = [];
+  const payload = typeof output === "string" ? section(output) : output;
+  for (const s of shownStrings(payload)) {
+    for (const token of s.match(OUR_TOKEN) ?? [])
+      if (HOSTILE_MARK.test(tokenTarget(token))) leaks.push(`input became a token: ${token}`);
+    const rest = s.replace(OUR_TOKEN, "");
+    const at = rest.search(/[<>]/);
+    if (at !== -1)
+      leaks.push(
+        `unescaped control character in: ${JSON.stringify(rest.slice(Math.max(0, at - 30), at + 40))}`,
+      );
+  }
+  return leaks;
+}
+
+// ---- a small seeded generator of hostile input -------------------------------------------------------------
+
+const ATTACKS = [
+  "<!here>",
+  "<!channel>",
+  "<!everyone>",
+  "<@U0HOSTILE>",
+  "<@W0HOSTILE|boss>",
+  "<#C0HOSTILE>",
+  "<#C0HOSTILE|general>",
+  "<!subteam^S0HOSTILE>",
+  "<https://evil.example|click>",
+  "<http://evil.example>",
+  "<mailto:ceo@evil.example|mail>",
+  "<!date^1^{date}|HOSTILE>",
+  "&lt;!here&gt;",
+  "&amp;lt;@U0HOSTILE&amp;gt;",
+  "<",
+  ">",
+  "&",
+  "|",
+  "*bold*",
+  "`",
+  "_",
+  "~",
+  "\n",
+  "…",
+  "🙂",
+  " ",
+];
+
+class Gen {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  /** mulberry32 */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(max: number): number {
+    return Math.floor(this.next() * max);
+  }
+  bool(): boolean {
+    return this.next() < 0.5;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)]!;
+  }
+  list<T>(make: () => T, max = 4): T[] {
+    return Array.from({ length: this.int(max + 1) }, make);
+  }
+  maybe<T>(make: () => T): T | null {
+    return this.next() < 0.2 ? null : make();
+  }
+  /** A hostile string: attacks mixed with text, sometimes padded so an attack straddles a length limit. */
+  s(): string {
+    const parts = Array.from({ length: 1 + this.int(6) }, () =>
+      this.next() < 0.7
+        ? this.pick(ATTACKS)
+        : Math.random()
+            .toString(36)
+            .slice(2, 2 + this.int(10)),
+    );
+    const pad =
+      this.next() < 0.15 ? "x".repeat(this.pick([20, 60, 70, 110, 140, 190, 290, 1990, 2950, 3000])) : "";
+    return this.bool() ? pad + parts.join("") : parts.join("") + pad;
+  }
+  /** A Slack id: usually real-looking, sometimes hostile. */
+  id(prefix: "U" | "C" | "S"): string {
+    return this.next() < 0.5 ? `${prefix}0${this.pick(["ALICE", "BOB", "OPS", "42"])}` : this.s();
+  }
+  /** An ISO time, sometimes without a zone, sometimes not a date at all. */
+  iso(): string {
+    const r = this.next();
+    if (r < 0.4) return new Date(1_700_000_000_000 + this.int(1e10)).toISOString();
+    if (r < 0.5) return "2026-11-20T10:00:00";
+    return this.s();
+  }
+  ms(): number {
+    return 1_700_000_000_000 + this.int(1e10);
+  }
+}
+
+// ---- domain objects with every string field hostile --------------------------------------------------------
+
+const STATES: readonly ApprovalState[] = [
+  "pending",
+  "approved",
+  "applied",
+  "failed",
+  "rejected",
+  "expired",
+  "cancelled",
+];
+
+function app(g: Gen): App {
+  return {
+    id: g.s(),
+    name: g.s(),
+    description: g.maybe(() => g.s()),
+    displayEndpoint: g.maybe(() => ({ id: g.s(), address: g.s(), type: g.s() })),
+    status: g.pick(["active", "failing", g.s()]),
+  } as App;
+}
+
+function zone(g: Gen): ShieldZone {
+  return {
+    shieldZoneId: g.int(1e6),
+    pullZoneId: g.maybe(() => g.int(1e6)),
+    planType: g.int(6),
+    learningMode: g.bool(),
+    learningModeUntil: g.maybe(() => g.iso()),
+    wafEnabled: g.bool(),
+    wafExecutionMode: g.int(3),
+    wafRealtimeThreatIntelligenceEnabled: g.bool(),
+    wafProfileId: g.int(5),
+    wafRequestBodyLimitAction: g.int(4),
+    wafResponseBodyLimitAction: g.int(4),
+    rateLimitRulesLimit: g.int(20),
+    customWafRulesLimit: g.int(20),
+    ddosShieldSensitivity: g.int(6),
+    ddosExecutionMode: g.int(3),
+    ddosChallengeWindow: g.int(60),
+    whitelabelResponsePages: g.bool(),
+  } as ShieldZone;
+}
+
+function detection(g: Gen): BotDetection {
+  return {
+    shieldZoneId: g.int(1e6),
+    requestIntegrity: { sensitivity: g.int(5) },
+    ipAddress: { sensitivity: g.int(5) },
+    browserFingerprint: { sensitivity: g.int(5), aggression: g.int(5), complexEnabled: g.bool() },
+    executionMode: g.int(3),
+  } as BotDetection;
+}
+
+function categories(g: Gen): BotCategory[] {
+  return g.list(
+    () =>
+      ({
+        category: g.int(9),
+        action: g.int(4),
+        bots: g.list(() => ({
+          botId: g.int(99),
+          userAgentMatch: g.s(),
+          category: 1,
+          action: 0,
+          isVerifiable: true,
+        })),
+      }) as BotCategory,
+  );
+}
+
+function record(g: Gen): DnsScanRecord {
+  return {
+    name: g.s(),
+    type: g.int(14),
+    ttl: g.maybe(() => g.int(3600)),
+    value: g.maybe(() => g.s()),
+    priority: g.maybe(() => g.int(20)),
+    weight: g.maybe(() => g.int(20)),
+    port: g.maybe(() => g.int(70000)),
+    isProxied: g.bool(),
+  };
+}
+
+function scan(g: Gen): DnsScan {
+  return {
+    jobId: g.s(),
+    zoneId: g.int(1e6),
+    domain: g.maybe(() => g.s()),
+    status: g.int(5),
+    createdAt: g.maybe(() => g.iso()),
+    completedAt: g.maybe(() => g.iso()),
+    records: g.list(() => record(g), 6),
+    error: g.maybe(() => g.s()),
+  } as DnsScan;
+}
+
+function snap(g: Gen): SnapRecord {
+  return { t: g.s(), n: g.s(), v: g.s(), ttl: g.maybe(() => g.int(3600)), p: g.bool(), x: g.s() };
+}
+
+function summary(g: Gen): DnsSummary {
+  return {
+    zoneId: g.int(1e6),
+    domain: g.maybe(() => g.s()),
+    scan: g.maybe(() => scan(g)),
+    triggered: g.bool(),
+    incomplete: g.bool(),
+    counts: g.list(() => ({ type: g.s(), count: g.int(100) })),
+    total: g.int(100),
+    proxied: g.int(100),
+    diff: g.maybe(() => ({
+      added: g.list(() => snap(g), 20),
+      removed: g.list(() => snap(g)),
+      changed: g.list(() => ({ before: snap(g), after: snap(g) }), 20),
+    })),
+    previousScannedAt: g.maybe(() => g.iso()),
+    countsFromPrevious: g.bool(),
+  };
+}
+
+function approvers(g: Gen) {
+  return g.bool()
+    ? { kind: "admins" as const }
+    : { kind: "list" as const, users: g.list(() => g.id("U")), usergroups: g.list(() => g.id("S")) };
+}
+
+function request(g: Gen): ApprovalRequest {
+  const kind = g.pick(["bot_category", "policy", g.s()]);
+  const params =
+    kind === "bot_category"
+      ? { shieldZoneId: 1 + g.int(1e6), category: 1 + g.int(7), action: g.int(3) }
+      : {
+          channelId: g.maybe(() => g.id("C")),
+          ...(g.bool()
+            ? { reset: true }
+            : {
+                set: {
+                  approvals: g.pick(["required", "off", null]),
+                  approvers: g.maybe(() => approvers(g)),
+                  expiryMinutes: g.maybe(() => 1 + g.int(100)),
+                  approvalsNeeded: g.maybe(() => 1 + g.int(5)),
+                },
+              }),
+        };
+  const observed =
+    kind === "policy"
+      ? g.maybe(() => ({
+          approvals: "required",
+          approvers: approvers(g),
+          expiryMinutes: g.maybe(() => g.int(100)),
+          approvalsNeeded: g.maybe(() => g.int(5)),
+        }))
+      : g.maybe(() => g.int(3));
+  return {
+    id: g.s(),
+    kind,
+    teamId: g.s(),
+    channelId: g.id("C"),
+    requesterId: g.id("U"),
+    params,
+    observed,
+    state: g.pick(STATES),
+    decidedBy: g.maybe(() => g.id("U")),
+    decidedAt: g.maybe(() => g.ms()),
+    expiresAt: g.ms(),
+    messageChannel: g.maybe(() => g.s()),
+    messageTs: g.maybe(() => g.s()),
+    attempts: g.int(3),
+    lastError: g.maybe(() => ({ kind: g.pick(["unknown", "server", g.s()]), message: g.s() })),
+    failedAt: g.maybe(() => g.ms()),
+    approvalsNeeded: 1 + g.int(4),
+    approvedBy: g.list(() => g.id("U")),
+    undoAfterMs: g.maybe(() => g.ms()),
+    undoAt: g.maybe(() => g.ms()),
+    createdAt: g.ms(),
+    updatedAt: g.ms(),
+  } as ApprovalRequest;
+}
+
+function effectivePolicy(g: Gen): EffectivePolicy {
+  const source = () => g.pick(["channel", "workspace", "default"] as const);
+  return {
+    approvals: g.pick(["required", "off"] as const),
+    approvers: approvers(g),
+    expiryMinutes: g.int(1000),
+    approvalsNeeded: 1 + g.int(5),
+    approvalsFor: g.list(() => g.s()),
+    source: {
+      approvals: source(),
+      approvers: source(),
+      expiryMinutes: source(),
+      approvalsNeeded: source(),
+      approvalsFor: source(),
+    },
+  };
+}
+
+/** Stored schedules print their time zone; only a just-created one formats times in it (it was validated). */
+function schedule(g: Gen, timezone = g.s()): Schedule {
+  return {
+    id: g.s(),
+    teamId: g.s(),
+    channelId: g.id("C"),
+    createdBy: g.id("U"),
+    kind: "dns",
+    target: g.s(),
+    spec: g.pick(["daily 09:00", "0 9 * * 1-5", g.s()]),
+    timezone,
+    nextRunAt: g.ms(),
+    lastRunAt: g.maybe(() => g.ms()),
+    lastOutcome: g.maybe(() => g.pick(["ok", "error", g.s()])),
+    lastError: g.maybe(() => g.s()),
+    failing: g.bool(),
+    snapshot: null,
+    createdAt: g.ms(),
+  } as Schedule;
+}
+
+function keyInfo(g: Gen): ApiKeyInfo {
+  return {
+    fingerprint: g.s(),
+    setBy: g.id("U"),
+    setAt: g.ms(),
+    rotatedAt: g.maybe(() => g.ms()),
+    masterKeyId: g.s(),
+  };
+}
+
+function audit(g: Gen): AuditEntry {
+  return {
+    id: g.int(1e6),
+    at: g.ms(),
+    teamId: g.s(),
+    userId: g.pick(["system", g.id("U")]),
+    action: g.s(),
+    target: g.s(),
+    outcome: g.s(),
+    details: g.maybe(() => ({ channelId: g.id("C"), status: g.int(600), errorKey: g.s() })),
+  };
+}
+
+/** A tagged-template strings array whose literal parts are hostile too (the template escapes them). */
+function templateOf(g: Gen, n: number): TemplateStringsArray {
+  const parts = Array.from({ length: n + 1 }, () => g.s());
+  return Object.assign([...parts], { raw: [...parts] }) as unknown as TemplateStringsArray;
+}
+
+// ---- every export of src/slack/blocks, and how to feed it ---------------------------------------------------
+
+const TIME_ZONES = ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kolkata"];
+
+/** `file:export` → a call with every string argument and field hostile. */
+const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "common.ts:mrkdwn": (g) => mrkdwn(templateOf(g, 3), g.s(), g.int(10), mrkdwn`${g.s()}`),
+  "common.ts:joinMrkdwn": (g) => joinMrkdwn([g.s(), mention(g.id("U")), code(g.s())], g.s()),
+  "common.ts:mention": (g) => mention(g.s()),
+  "common.ts:channel": (g) => channel(g.s()),
+  "common.ts:usergroup": (g) => usergroup(g.s()),
+  "common.ts:link": (g) =>
+    link(
+      g.pick([g.s(), `https://bunny.net/${g.s()}`, `http://x.example/?a=<b>&c=|d`, "javascript:alert(1)"]),
+      g.s(),
+    ),
+  "common.ts:code": (g) => code(g.s(), 1 + g.int(300)),
+  "common.ts:dateToken": (g) => dateToken(g.pick([g.iso(), g.ms(), null]), g.pick(DATE_FORMATS)),
+  "common.ts:mrkdwnText": (g) => mrkdwnText(g.s(), 1 + g.int(3000)),
+  "common.ts:plainText": (g) => plainText(g.s(), 1 + g.int(3000)),
+  "common.ts:reply": (g) => reply(g.s(), [section(g.s())]),
+  "common.ts:header": (g) => header(g.s()),
+  "common.ts:section": (g) => section(g.s(), button(g.s(), "a", g.s())),
+  "common.ts:fields": (g) => fields(g.list(() => g.s(), 12)),
+  "common.ts:context": (g) => context(...g.list(() => g.s(), 12)),
+  "common.ts:divider": () => divider(),
+  "common.ts:button": (g) => button(g.s(), g.s(), g.s(), "danger"),
+  "common.ts:actions": (g) => actions(button(g.s(), "a", "v"), button(g.s(), "b", "w")),
+  "common.ts:confirmDialog": (g) => confirmDialog(g.s(), g.s(), g.s(), "danger"),
+  "common.ts:packLines": (g) =>
+    packLines(
+      g.list(() => g.s(), 40),
+      1 + g.int(4),
+      g.s(),
+    ),
+  "common.ts:sentenceReply": (g) => sentenceReply(g.s(), g.s()),
+  "common.ts:truncate": (g) => truncate(g.s(), 1 + g.int(100)),
+  "approvals.ts:categoryButtons": (g) => categoryButtons(g.int(1e6), g.int(9), () => g.s()),
+  "approvals.ts:confirmChangeMessage": (g) =>
+    confirmChangeMessage(
+      g.pick([
+        {
+          r: g.s(),
+          k: "bot_category",
+          p: { shieldZoneId: 1 + g.int(1e6), category: 1 + g.int(6), action: g.int(3) },
+        },
+        { r: g.s(), k: "restart_app", p: { appId: "app-1", appName: g.s() }, t: 60_000 * (1 + g.int(1440)) },
+        { r: g.s(), k: "purge", p: { url: `https://example.com/${encodeURIComponent(g.s())}` } },
+        { r: g.s(), k: g.s(), p: g.s() },
+      ]),
+      g.maybe(() => g.int(4)),
+    ),
+  "approvals.ts:requestStateSentence": (g) => requestStateSentence(request(g)),
+  "approvals.ts:durationWords": (g) => section(durationWords(g.int(25 * 3_600_000))),
+  "approvals.ts:approvalCard": (g) =>
+    approvalCard(request(g), g.bool() ? { approvers: approvers(g) } : undefined),
+  "apps.ts:statusLook": (g) => {
+    const look = statusLook(g.s());
+    return section(mrkdwn`${look.emoji} ${look.label}`);
+  },
+  "apps.ts:totalsLine": (g) => totalsLine({ active: g.int(9), [g.s()]: g.int(9) }),
+  "apps.ts:appsMessage": (g) =>
+    appsMessage(
+      {
+        apps: g.list(() => app(g), 30),
+        totals: { [g.s()]: g.int(9), failing: g.int(9) },
+        read: g.int(100),
+        totalItems: g.maybe(() => g.int(100)),
+        nextCursor: g.maybe(() => g.s()),
+      },
+      { limit: 1 + g.int(100), isPublic: g.bool(), ...(g.bool() ? { status: g.s() } : {}) },
+    ),
+  "audit.ts:auditMessage": (g) => auditMessage(g.list(() => audit(g), 30)),
+  "bots.ts:categoryActionText": (g) => categoryActionText(g.int(5)),
+  "bots.ts:botDetectionFields": (g) => fields(botDetectionFields(detection(g))),
+  "bots.ts:botsMessage": (g) =>
+    botsMessage(g.int(1e6), detection(g), categories(g), () => g.s(), g.pick([g.s(), mrkdwn`${g.s()}`])),
+  "dns-summary.ts:dnsSummaryMessage": (g) => dnsSummaryMessage(summary(g), { id: g.s(), label: g.s() }),
+  "dns-summary.ts:dnsSummaryFailedMessage": (g) =>
+    dnsSummaryFailedMessage(g.int(1e6), g.s(), { id: g.s(), label: g.s() }),
+  "dns.ts:scanNowButton": (g) => scanNowButton(g.int(1e6)),
+  "dns.ts:recordLines": (g) => recordLines(g.list(() => record(g), 50)),
+  "dns.ts:countsByType": (g) => countsByType(g.list(() => record(g), 10)),
+  "dns.ts:dnsMessage": (g) => dnsMessage(g.int(1e6), scan(g)),
+  "dns.ts:noScanMessage": (g) => noScanMessage(g.int(1e6)),
+  "dns.ts:scanStartedMessage": (g) => scanStartedMessage(g.int(1e6)),
+  "help.ts:helpReply": (g) =>
+    helpReply(
+      g.list(() => ({ name: g.s(), usage: g.s(), summary: g.s(), examples: g.list(() => g.s()) }), 12),
+    ),
+  "home.ts:homeView": (g) =>
+    homeView({
+      key: g.bool() ? keyInfo(g) : undefined,
+      usingDeploymentKey: g.bool(),
+      isAdmin: g.bool(),
+      apps: g.pick([
+        null,
+        { error: g.s() },
+        { total: g.int(100), byStatus: { [g.s()]: g.int(9) }, complete: g.bool() },
+      ]),
+      pendingApprovals: g.list(() => request(g), 8),
+      schedules: g.list(() => schedule(g), 8),
+    }),
+  "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
+  "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
+  "key-modal.ts:keyDoneModal": (g) => keyDoneModal(g.s()),
+  "policy.ts:policyMessage": (g) => policyMessage(effectivePolicy(g), g.id("C")),
+  "ratelimit.ts:sparkline": (g) => sparkline(g.list(() => g.int(100), 28)),
+  "ratelimit.ts:rateLimitMessage": (g) =>
+    rateLimitMessage(g.int(1e6), {
+      overview: g.maybe(() => ({
+        totalBreaches: 1,
+        loggedBreaches: 2,
+        challengedBreaches: 3,
+        blockedBreaches: 4,
+      })),
+      days: g.list(
+        () => ({
+          day: g.s(),
+          totalBreaches: g.int(9),
+          loggedBreaches: 0,
+          challengedBreaches: 0,
+          blockedBreaches: 0,
+        }),
+        28,
+      ),
+    } as Parameters<typeof rateLimitMessage>[1]),
+  "schedules.ts:scheduleLabel": (g) => scheduleLabel({ spec: g.s(), timezone: g.s() }),
+  "schedules.ts:scheduleCreatedMessage": (g) =>
+    scheduleCreatedMessage(
+      schedule(g, g.pick(TIME_ZONES)),
+      g.list(() => g.ms()),
+      g.bool(),
+      g.maybe(() => g.s()),
+    ),
+  "schedules.ts:scheduleListMessage": (g) => scheduleListMessage(g.list(() => schedule(g), 20)),
+  "schedules.ts:scheduleRemovedMessage": (g) => scheduleRemovedMessage(schedule(g)),
+  "schedules.ts:channelFailingDm": (g) =>
+    channelFailingDm(schedule(g), g.pick(["not_in_channel", "is_archived", g.s()])),
+  "waf.ts:wafMessage": (g) =>
+    wafMessage(g.int(1e6), g.s(), {
+      shieldZoneId: g.int(1e6),
+      ruleId: g.s(),
+      success: g.bool(),
+      recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
+      message: g.maybe(() => g.s()),
+    }),
+  "zones.ts:zoneSearchMessage": (g) =>
+    zoneSearchMessage({
+      text: g.s(),
+      matches: g.list(
+        () => ({
+          zone: zone(g),
+          pullZoneName: g.maybe(() => g.s()),
+          hostnames: g.list(() => g.s(), 5),
+        }),
+        30,
+      ),
+      unshieldedMatches: g.list(
+        () => ({
+          pullZoneId: g.int(1e6),
+          pullZoneName: g.maybe(() => g.s()),
+          hostnames: g.list(() => g.s(), 4),
+        }),
+        12,
+      ),
+      totalZones: g.int(20_000),
+      complete: g.bool(),
+    }),
+  "zones.ts:zonesMessage": (g) =>
+    zonesMessage(
+      {
+        items: g.list(() => zone(g), 20),
+        page: 1 + g.int(5),
+        perPage: 10,
+        totalCount: g.int(100),
+        totalPages: g.int(10),
+        nextPage: g.maybe(() => g.int(10)),
+        hasNext: g.bool(),
+      },
+      g.bool(),
+    ),
+};
+
+/** Exports that are not text builders, and why. */
+const NOT_BUILDERS: Record<string, string> = {
+  "common.ts:Mrkdwn": "the safe-text type itself; it has no public constructor",
+  "bots.ts:userCategories": "picks the categories botsMessage shows; returns Edge API data, not text",
+};
+
+const BLOCKS_DIR = fileURLToPath(new URL("../../src/slack/blocks/", import.meta.url));
+const RUNS = 150;
+
+describe("one escaping boundary: hostile strings in every builder render as text", () => {
+  it("every function exported by src/slack/blocks is fed hostile input here (a new builder must be added)", async () => {
+    const exported: string[] = [];
+    for (const file of readdirSync(BLOCKS_DIR).filter((f) => f.endsWith(".ts"))) {
+      const mod = (await import(`${BLOCKS_DIR}${file}`)) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(mod))
+        if (typeof value === "function") exported.push(`${file}:${name}`);
+    }
+    const unlisted = exported.filter((e) => !(e in BUILDERS) && !(e in NOT_BUILDERS));
+    expect(unlisted, "add these exports to BUILDERS in test/slack/escaping.test.ts").toEqual([]);
+    expect(Object.keys(BUILDERS).filter((b) => !exported.includes(b))).toEqual([]);
+  });
+
+  for (const [name, build] of Object.entries(BUILDERS)) {
+    it(`${name}: no <!…>, <@…>, <#…> or <http…> from the input survives (${RUNS} runs)`, () => {
+      for (let run = 0; run < RUNS; run++) {
+        const seed = run * 7919 + name.length;
+        const output = build(new Gen(seed));
+        const leaks = controlLeaks(output);
+        expect(leaks, `${name} with seed ${seed}`).toEqual([]);
+      }
+    });
+  }
+});
+
+describe("the Mrkdwn API", () => {
+  it("no file but blocks/common.ts writes a Slack text object", () => {
+    const src = fileURLToPath(new URL("../../src/", import.meta.url));
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
+    const writers = files.filter(
+      (f) =>
+        join(src, f) !== join(BLOCKS_DIR, "common.ts") &&
+        /type:\s*["'](mrkdwn|plain_text)["']/.test(readFileSync(join(src, f), "utf8")),
+    );
+    expect(writers).toEqual([]);
+  });
+
+  it("escapes strings, keeps deliberate markup, and cannot be made from a raw string", () => {
+    const name = "<!here> & <https://evil.example|click>";
+    const text = mrkdwn`*${name}* by ${mention("U0ALICE")} in ${channel("C0OPS")}, ${usergroup("S0LEADS")} <@x>`;
+    expect(String(text)).toBe(
+      "*&lt;!here&gt; &amp; &lt;https://evil.example|click&gt;* by <@U0ALICE> in <#C0OPS>, <!subteam^S0LEADS> &lt;@x&gt;",
+    );
+    expect(section(name).text?.text).toBe("&lt;!here&gt; &amp; &lt;https://evil.example|click&gt;");
+    expect(header(name).text.text).toBe("&lt;!here&gt; &amp; &lt;https://evil.example|click&gt;");
+    expect(reply(name, []).text).toBe("&lt;!here&gt; &amp; &lt;https://evil.example|click&gt;");
+    // A string made from Mrkdwn is a string again: escaped, never trusted.
+    expect(section(`${text}`).text?.text).toContain("&lt;@U0ALICE&gt;");
+    expect(() => new (Mrkdwn as unknown as new (s: string) => Mrkdwn)("<!here>")).toThrow(TypeError);
+    expect(() => mrkdwn(["<!here>"] as unknown as TemplateStringsArray)).toThrow(TypeError);
+  });
+
+  it("ids that are not ids, links that are not http(s), code with backquotes, dates that are not dates", () => {
+    expect(String(mention("<!here>"))).toBe("@&lt;!here&gt;");
+    expect(String(channel("C1|x>"))).toBe("#C1|x&gt;");
+    expect(String(link("javascript:alert(1)", "<b>"))).toBe("&lt;b&gt;");
+    expect(String(link("https://bunny.net/a|b?c=<d>&e", "docs & <more>"))).toBe(
+      "<https://bunny.net/a%7Cb?c=%3Cd%3E&amp;e|docs &amp; &lt;more&gt;>",
+    );
+    expect(String(code("a`b<c>"))).toBe("`a'b&lt;c&gt;`");
+    expect(String(dateToken("<!here>"))).toBe("&lt;!here&gt;");
+    expect(String(dateToken("2026-11-20T10:00:00"))).toBe(
+      "<!date^1795168800^{date_short_pretty} {time}|2026-11-20 10:00 UTC>",
+    );
+    expect(String(dateToken(null))).toBe("–");
+  });
+
+  it("shortening never cuts an escape or a token in two", () => {
+    const amp = section("&".repeat(4000)).text!.text;
+    expect(amp.length).toBeLessThanOrEqual(3000);
+    expect(amp).toMatch(/^(&amp;)+…$/);
+    const mentions = section(joinMrkdwn(Array.from({ length: 800 }, () => mention("U0ALICE")))).text!.text;
+    expect(mentions).toMatch(/^(<@U0ALICE>)+…$/);
+  });
+});
+
+describe("end to end: names from the Edge API reach Slack as text", () => {
+  const HOSTILE = "<!here> <https://evil|click>";
+  const SHOWN = "&lt;!here&gt; &lt;https://evil|click&gt;";
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function edge(text: string) {
+    const res = await h.command(text);
+    expect(res.status).toBe(200);
+    return (await h.slack.waitForResponse(res.responseId)).body as { text: string; blocks: unknown[] };
+  }
+
+  it("/edge apps: an application named, described and addressed `<!here> <https://evil|click>`", async () => {
+    const target = h.sim.state.apps[0]!;
+    Object.assign(target, { name: HOSTILE, description: `${HOSTILE} <@U0001>`, status: HOSTILE });
+    target.displayEndpoint.address = HOSTILE;
+    const body = await edge("apps");
+    const json = JSON.stringify(body);
+    expect(json).toContain(`*${SHOWN}*`);
+    expect(json).toContain(`Unknown (${SHOWN})`);
+    expect(json).toContain("&lt;@U0001&gt;");
+    expect(json).not.toContain("<!here>");
+    expect(json).not.toContain("<https://evil");
+    expect(controlLeaks(body)).toEqual([]);
+  });
+
+  it("/edge zones: a zone whose learning-mode date is `<!here> <https://evil|click>`", async () => {
+    const target = h.sim.state.shieldZones[0]!;
+    Object.assign(target, { learningMode: true, learningModeUntil: HOSTILE });
+    const body = await edge("zones");
+    const json = JSON.stringify(body);
+    expect(json).toContain(`learning until ${SHOWN}`);
+    expect(json).not.toContain("<!here>");
+    expect(json).not.toContain("<https://evil");
+    expect(controlLeaks(body)).toEqual([]);
+  });
+});
