@@ -9,7 +9,7 @@ import { type RunningBot, startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { BOT_TOKEN, LogCapture, TEST_ENCRYPTION_KEY } from "../support/harness.js";
-import { waitFor } from "./support.js";
+import { waitFor, waitUntilReady } from "./support.js";
 
 /**
  * A fake Slack for Socket Mode: apps.connections.open hands out a ws:// URL on loopback, and a minimal
@@ -155,6 +155,7 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
     expect(bot.port).toBeGreaterThan(0);
     const base = `http://127.0.0.1:${bot.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await waitUntilReady(base);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { store: "ok", slack: "ok" } });
@@ -202,6 +203,7 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
       await fake.close();
       rmSync(dataDir, { recursive: true, force: true });
     };
+    await waitUntilReady(`http://127.0.0.1:${bot.port}`);
     fake.send({
       envelope_id: "env-1",
       type: "slash_commands",

@@ -48,6 +48,8 @@ export async function startOpsBot(env: Record<string, string> = {}): Promise<Ops
   const bot = await startBot({ config, logger });
   await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const baseUrl = `http://127.0.0.1:${bot.port}`;
+  // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
+  await waitUntilReady(baseUrl);
   let stopped = false;
   return {
     bot,
@@ -83,5 +85,18 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what =
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Poll /readyz until it answers 200 (the token check and, in Socket Mode, the WebSocket are up). */
+export async function waitUntilReady(baseUrl: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    const res = await fetch(`${baseUrl}/readyz`);
+    last = await res.text();
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
