@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningBot, startBot } from "../../src/bot.js";
+import { type RunningBot, type StartOptions, startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { createLogger } from "../../src/log.js";
@@ -27,10 +27,18 @@ export interface OpsBot {
   close(): Promise<void>;
 }
 
-export async function startOpsBot(env: Record<string, string> = {}): Promise<OpsBot> {
+export async function startOpsBot(
+  env: Record<string, string> = {},
+  options: {
+    waitUntilReady?: boolean;
+    beforeStart?: (slack: FakeSlack) => void;
+    onFatal?: StartOptions["onFatal"];
+  } = {},
+): Promise<OpsBot> {
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
   const slack = await startFakeSlack();
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  options.beforeStart?.(slack);
   const dataDir = mkdtempSync(join(tmpdir(), "edgeops-ops-"));
   const config = loadConfig({
     EDGE_API_URL: sim.url,
@@ -45,11 +53,11 @@ export async function startOpsBot(env: Record<string, string> = {}): Promise<Ops
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
-  const bot = await startBot({ config, logger });
+  const bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
   await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const baseUrl = `http://127.0.0.1:${bot.port}`;
   // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
-  await waitUntilReady(baseUrl);
+  if (options.waitUntilReady !== false) await waitUntilReady(baseUrl);
   let stopped = false;
   return {
     bot,
