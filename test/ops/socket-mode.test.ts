@@ -228,7 +228,9 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
     expect(down.status).toBe(503);
     const body = (await down.json()) as { failing: string[]; checks: Record<string, string> };
     expect(body.failing).toEqual(["slack"]);
-    expect(body.checks.slack).toMatch(/^Slack has not answered the token check yet.*; Socket Mode is connecting$/);
+    expect(body.checks.slack).toMatch(
+      /^Slack has not answered the token check yet.*; Socket Mode is connecting$/,
+    );
 
     // Both the token check and the WebSocket URL are asked for again, not given up on.
     const count = (m: string) => fake.requests.filter((r) => r === m).length;
