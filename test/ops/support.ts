@@ -53,7 +53,15 @@ export async function startOpsBot(
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
-  const bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  let bot: RunningBot;
+  try {
+    bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  } catch (err) {
+    await sim.close();
+    await slack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const baseUrl = `http://127.0.0.1:${bot.port}`;
   // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
