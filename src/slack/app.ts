@@ -17,7 +17,6 @@ import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import {
   createTokenCheck,
-  type RetryTimings,
   SLACK_CONNECT_RETRY,
   superviseSocketMode,
   type TokenCheck,
@@ -54,8 +53,6 @@ export interface SlackAppOptions {
   middleware?: Middleware<AnyMiddlewareArgs>[];
   /** Slack refused a token for good (src/slack/connection.ts); logged as an error when not given. */
   onRejected?: (err: TransportError) => void;
-  /** Backoff of the token check and of Socket Mode's first connection. */
-  connectRetry?: RetryTimings;
 }
 
 /** The local console (src/console): its own Bolt receiver feeds the app; one bot token, no signing. */
@@ -87,7 +84,6 @@ export function createSlackApp({
   fetch,
   middleware = [],
   onRejected = (err) => deps.logger.error({ err }, err.message),
-  connectRetry = SLACK_CONNECT_RETRY,
 }: SlackAppOptions): SlackApp {
   const clientOptions = {
     ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
@@ -111,7 +107,7 @@ export function createSlackApp({
           botToken: auth.botToken,
           clientOptions: { ...sharedClientOptions, logger: boltLogger(deps.logger) },
           logger: slackLogger,
-          retry: connectRetry,
+          retry: SLACK_CONNECT_RETRY,
           onRejected,
         })
       : undefined;
@@ -192,7 +188,7 @@ export function createSlackApp({
           first,
           reconnect: () => socketModeClientOf(app)?.start() ?? first,
           logger: slackLogger,
-          retry: connectRetry,
+          retry: SLACK_CONNECT_RETRY,
           onRejected,
         });
         return { port: await (listening ?? Promise.resolve(port)) };
