@@ -15,12 +15,7 @@ import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-st
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
-import {
-  createTokenCheck,
-  SLACK_CONNECT_RETRY,
-  superviseSocketMode,
-  type TokenCheck,
-} from "./connection.js";
+import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
 import { registerListeners } from "./listeners/index.js";
 import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
