@@ -1,6 +1,7 @@
 # edgeops: one image for Socket Mode, HTTP and OAuth installs (the environment picks the transport).
 #   docker build -t edgeops .
 #   docker run -d -p 3000:3000 -v edgeops-data:/data --env-file .env edgeops
+#   docker exec <container> npm run keys:rotate:prod   (re-encrypt stored secrets after a master-key change)
 # scripts/docker-smoke.sh runs this file's build and start commands without Docker (CI has no engine);
 # test/ops/docker.test.ts keeps the two in step.
 

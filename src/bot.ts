@@ -7,13 +7,15 @@ import { createMetrics } from "./ops/metrics.js";
 import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { createApprovalSweeper } from "./slack/approval-sweeper.js";
-import { selectTransport } from "./slack/transport.js";
+import { selectTransport, type TransportError } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
 
 export interface RunningBot {
   readonly deps: Deps;
   readonly mode: "socket" | "http" | "console";
   readonly port: number;
+  /** METRICS_PORT's own /metrics server, when set. */
+  readonly metricsPort?: number | undefined;
   /** Stop taking work, finish what is in flight (bounded by SHUTDOWN_TIMEOUT_MS), close the store. */
   stop(): Promise<void>;
 }
@@ -22,10 +24,20 @@ export interface StartOptions {
   config: Config;
   logger: Logger;
   now?: () => number;
+  /**
+   * Slack refused a token for good after start-up (invalid_auth …): the sentence to stop with. The
+   * process stays up otherwise, so main.ts stops it; without this the error is only logged.
+   */
+  onFatal?: (err: TransportError) => void;
 }
 
 /** Build every dependency once from the configuration and start the transport it selects. */
-export async function startBot({ config, logger, now = Date.now }: StartOptions): Promise<RunningBot> {
+export async function startBot({
+  config,
+  logger,
+  now = Date.now,
+  onFatal,
+}: StartOptions): Promise<RunningBot> {
   const transport = selectTransport(config);
   if (transport.kind === "console") {
     const { startConsoleBot } = await import("./console/index.js");
@@ -60,8 +72,11 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     routes: ops.routes,
     fetch: ops.slackFetch,
     middleware: [ops.tracker.middleware],
+    ...(onFatal ? { onRejected: onFatal } : {}),
   });
-  ops.attach(slack.app, transport.kind);
+  ops.attach(slack.app, transport.kind, slack);
+  const metricsPort = await ops.listenMetrics();
+  // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
   const { port } = await slack.start();
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
   const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
@@ -79,6 +94,7 @@ export async function startBot({ config, logger, now = Date.now }: StartOptions)
     deps,
     mode: transport.kind,
     port,
+    metricsPort,
     async stop() {
       // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
       await ops.stop({ slack });

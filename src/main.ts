@@ -1,6 +1,7 @@
-import { startBot } from "./bot.js";
+import { type RunningBot, startBot } from "./bot.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./log.js";
+import { installProcessGuards } from "./ops/process-guards.js";
 import { TransportError } from "./slack/transport.js";
 import { StoreError } from "./store/index.js";
 
@@ -17,32 +18,49 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger({ level: config.logLevel });
-  try {
-    const bot = await startBot({ config, logger });
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) {
-        // A second Ctrl-C: the operator does not want to wait.
-        if (signal === "SIGINT") process.exit(130);
-        return;
-      }
-      stopping = true;
-      logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
-      // Backstop: if closing hangs past the drain timeout plus closing time, leave anyway.
-      setTimeout(() => {
-        logger.error("shutdown did not finish in time; exiting");
-        process.exit(1);
-      }, config.shutdownTimeoutMs + 15_000).unref();
-      bot.stop().then(
-        () => process.exit(0),
+  let starting: Promise<RunningBot> | undefined;
+  let stopping = false;
+  /** SIGTERM, SIGINT, a token Slack refuses, an uncaught exception: drain, close, exit. */
+  const stop = (reason: string, exitCode: number) => {
+    if (stopping) {
+      // A second Ctrl-C: the operator does not want to wait.
+      if (reason === "SIGINT") process.exit(130);
+      return;
+    }
+    stopping = true;
+    logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
+    // Backstop: if closing hangs past the drain timeout plus closing time, leave anyway.
+    setTimeout(() => {
+      logger.error("shutdown did not finish in time; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 15_000).unref();
+    if (!starting) process.exit(exitCode);
+    // During start-up: let it finish, then stop what it started.
+    starting
+      .then((bot) => bot.stop())
+      .then(
+        () => process.exit(exitCode),
         (err: unknown) => {
           logger.error({ err }, "shutdown failed");
           process.exit(1);
         },
       );
-    };
-    process.on("SIGTERM", () => shutdown("SIGTERM"));
-    process.on("SIGINT", () => shutdown("SIGINT"));
+  };
+  installProcessGuards({ logger, stop });
+  process.on("SIGTERM", () => stop("SIGTERM", 0));
+  process.on("SIGINT", () => stop("SIGINT", 0));
+
+  starting = startBot({
+    config,
+    logger,
+    onFatal: (err) => {
+      process.stderr.write(`edgeops: ${err.message}\n`);
+      logger.fatal(err.message);
+      stop("slack", 1);
+    },
+  });
+  try {
+    await starting;
   } catch (e) {
     if (e instanceof TransportError || e instanceof StoreError || e instanceof ConfigError) {
       process.stderr.write(`edgeops: ${e.message}\n`);

@@ -42,7 +42,7 @@ export const RETRY_FAST: RetryPolicy = Object.freeze({
 
 /** Exponential backoff with jitter: attempt 1 → [base/2, base], attempt 2 → [base, 2·base], ... capped. */
 export function backoffDelay(
-  policy: RetryPolicy,
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
   attempt: number,
   random: () => number = Math.random,
 ): number {

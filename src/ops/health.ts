@@ -1,4 +1,5 @@
-import type { ServerResponse } from "node:http";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
 import { withDeadline } from "../deadline.js";
 import type { EdgeApi } from "../edge/client.js";
@@ -7,15 +8,22 @@ import type { Metrics } from "./metrics.js";
 
 /**
  * `GET /healthz` (the process is alive), `GET /readyz` (every readiness check passes: 200, otherwise
- * 503 naming the failing parts) and `GET /metrics` (Prometheus text). Served on PORT beside
- * /slack/events in HTTP mode and by Bolt's Socket Mode HTTP server in Socket Mode.
+ * 503 naming the failing parts) and `GET /metrics` (Prometheus text, behind METRICS_TOKEN when set).
+ * Served on PORT beside /slack/events in HTTP mode and by Bolt's Socket Mode HTTP server in Socket
+ * Mode; /metrics moves to its own server with METRICS_PORT (src/ops/metrics-server.ts).
  */
 
 export interface ReadinessCheck {
   readonly name: string;
-  /** undefined when healthy, otherwise a short sentence saying what is wrong. */
+  /**
+   * undefined when healthy, otherwise a short sentence of ours saying what is wrong. /readyz is often
+   * public: never a driver's message (host, port, user). A check that throws reads "unavailable".
+   */
   check(): Promise<string | undefined> | string | undefined;
 }
+
+/** What /readyz says of a check that failed with an error: the error itself goes to the log only. */
+export const UNAVAILABLE = "unavailable";
 
 export interface OpsRoutesOptions {
   metrics: Metrics;
@@ -27,6 +35,10 @@ export interface OpsRoutesOptions {
   logger: Logger;
   /** Each readiness check gets this long before it counts as failing. */
   checkTimeoutMs?: number;
+  /** METRICS_TOKEN: /metrics answers 401 without `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined;
+  /** False when /metrics has its own port (METRICS_PORT) and is not served beside the others. */
+  metricsOnPort?: boolean;
 }
 
 export interface Readiness {
@@ -53,7 +65,8 @@ export async function readiness(options: OpsRoutesOptions): Promise<Readiness> {
         );
         return [c.name, problem] as const;
       } catch (err) {
-        return [c.name, err instanceof Error ? err.message : String(err)] as const;
+        options.logger.warn({ err, check: c.name }, "a readiness check failed");
+        return [c.name, UNAVAILABLE] as const;
       }
     }),
   );
@@ -73,21 +86,59 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.end(body);
 }
 
-export function opsRoutes(options: OpsRoutesOptions): CustomRoute[] {
-  const { metrics, logger } = options;
-  const guard =
-    (name: string, fn: (res: ServerResponse) => Promise<void> | void) =>
-    (_req: unknown, res: ServerResponse) => {
-      Promise.resolve()
-        .then(() => fn(res))
-        .catch((err: unknown) => {
-          logger.error({ err, route: name }, "an operations endpoint failed");
-          if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", "internal error\n");
-          else res.destroy();
-        });
-    };
+/** Compares digests, so neither the token's length nor its prefix shows in the timing. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const presented = /^Bearer +(\S+)$/i.exec(header?.trim() ?? "")?.[1];
+  if (presented === undefined) return false;
+  const digest = (v: string) => createHash("sha256").update(v).digest();
+  return timingSafeEqual(digest(presented), digest(token));
+}
 
-  return [
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The /metrics handler, on PORT or on METRICS_PORT's own server. */
+export function metricsHandler(options: OpsRoutesOptions): Handler {
+  const { metrics, metricsToken } = options;
+  return guarded(options.logger, "/metrics", async (req, res) => {
+    if (metricsToken !== undefined && !bearerMatches(req.headers.authorization, metricsToken)) {
+      res.setHeader("www-authenticate", 'Bearer realm="edgeops metrics"');
+      send(
+        res,
+        401,
+        "text/plain; charset=utf-8",
+        "/metrics needs the header Authorization: Bearer <METRICS_TOKEN>.\n",
+      );
+      return;
+    }
+    const q = options.edge.queueStats();
+    metrics.edgeQueueKeys.set(q.keys);
+    metrics.edgeQueueWaiting.set(q.waiting);
+    metrics.edgeQueueInFlight.set(q.inFlight);
+    metrics.slackInFlight.set(options.inFlight());
+    send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+  });
+}
+
+function guarded(
+  logger: Logger,
+  name: string,
+  fn: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
+): Handler {
+  return (req, res) => {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch((err: unknown) => {
+        logger.error({ err, route: name }, "an operations endpoint failed");
+        if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", "internal error\n");
+        else res.destroy();
+      });
+  };
+}
+
+export function opsRoutes(options: OpsRoutesOptions): CustomRoute[] {
+  const guard = (name: string, fn: (res: ServerResponse) => Promise<void> | void): Handler =>
+    guarded(options.logger, name, (_req, res) => fn(res));
+  const routes: CustomRoute[] = [
     {
       path: "/healthz",
       method: ["GET", "HEAD"],
@@ -109,17 +160,8 @@ export function opsRoutes(options: OpsRoutesOptions): CustomRoute[] {
         send(res, r.ready ? 200 : 503, "application/json", `${JSON.stringify(body)}\n`);
       }),
     },
-    {
-      path: "/metrics",
-      method: "GET",
-      handler: guard("/metrics", async (res) => {
-        const q = options.edge.queueStats();
-        metrics.edgeQueueKeys.set(q.keys);
-        metrics.edgeQueueWaiting.set(q.waiting);
-        metrics.edgeQueueInFlight.set(q.inFlight);
-        metrics.slackInFlight.set(options.inFlight());
-        send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
-      }),
-    },
   ];
+  if (options.metricsOnPort !== false)
+    routes.push({ path: "/metrics", method: "GET", handler: metricsHandler(options) });
+  return routes;
 }

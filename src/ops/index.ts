@@ -1,7 +1,14 @@
 import type { App, CustomRoute } from "@slack/bolt";
 import type { FetchFunction } from "@slack/web-api";
 import type { Deps } from "../deps.js";
-import { opsRoutes, type ReadinessCheck } from "./health.js";
+import {
+  metricsHandler,
+  type OpsRoutesOptions,
+  opsRoutes,
+  type ReadinessCheck,
+  UNAVAILABLE,
+} from "./health.js";
+import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { createWorkTracker, gracefulStop, type StopReport, type WorkTracker } from "./shutdown.js";
 import { instrumentSlackFetch } from "./slack-fetch.js";
 import { type TransportWatch, watchTransport } from "./transport-state.js";
@@ -18,8 +25,13 @@ export interface Ops {
   readonly routes: CustomRoute[];
   readonly slackFetch: FetchFunction;
   readonly tracker: WorkTracker;
-  /** Watch the Slack transport for readiness; call after createSlackApp, before start. */
-  attach(app: App, kind: "http" | "socket"): void;
+  /**
+   * Watch the Slack transport for readiness; call after createSlackApp, before start. `connection`
+   * says whether Slack has answered the token check yet (src/slack/connection.ts).
+   */
+  attach(app: App, kind: "http" | "socket", connection?: { problem(): string | undefined }): void;
+  /** With METRICS_PORT: serve /metrics on its own port; the port it got, or undefined. */
+  listenMetrics(): Promise<number | undefined>;
   /** Add a readiness check (e.g. the scheduler's). */
   addCheck(check: ReadinessCheck): void;
   /** Run before draining (e.g. stop claiming scheduled runs). */
@@ -36,35 +48,63 @@ export function createOps(deps: Deps): Ops {
     drop: (url) => tracker.isAbandoned(url),
   });
   let transport: TransportWatch | undefined;
+  let connection: { problem(): string | undefined } | undefined;
+  let metricsServer: MetricsServer | undefined;
   const hooks: (() => Promise<void> | void)[] = [];
+  const opsLogger = logger.child({ component: "ops" });
+  let storeFailing = false;
   const checks: ReadinessCheck[] = [
     {
       name: "store",
+      // The driver's message names hosts, ports and users: the log gets it, once per outage.
       check: async () => {
         try {
           await store.ping();
+          storeFailing = false;
           return undefined;
         } catch (err) {
-          return err instanceof Error ? err.message : "the store does not answer";
+          if (!storeFailing) opsLogger.error({ err }, "the store does not answer");
+          storeFailing = true;
+          return UNAVAILABLE;
         }
       },
     },
-    { name: "slack", check: () => (transport ? transport.problem() : "not started") },
+    {
+      name: "slack",
+      check: () => {
+        if (!transport) return "not started";
+        const problems = [connection?.problem(), transport.problem()].filter((p) => p !== undefined);
+        return problems.length > 0 ? problems.join("; ") : undefined;
+      },
+    },
   ];
-  const routes = opsRoutes({
+  const routeOptions: OpsRoutesOptions = {
     metrics,
     edge,
     checks,
     stopping: () => tracker.stopping,
     inFlight: () => tracker.inFlight(),
-    logger: logger.child({ component: "ops" }),
-  });
+    logger: opsLogger,
+    metricsToken: config.metrics.token,
+    metricsOnPort: config.metrics.port === 0,
+  };
+  const routes = opsRoutes(routeOptions);
   return {
     routes,
     slackFetch,
     tracker,
-    attach(app, kind) {
+    attach(app, kind, slackConnection) {
       transport = watchTransport(app, kind);
+      connection = slackConnection;
+    },
+    async listenMetrics() {
+      if (config.metrics.port === 0) return undefined;
+      metricsServer = await startMetricsServer({
+        port: config.metrics.port,
+        handler: metricsHandler(routeOptions),
+        logger: opsLogger,
+      });
+      return metricsServer.port;
     },
     addCheck: (check) => void checks.push(check),
     onStop: (hook) => void hooks.push(hook),
@@ -80,6 +120,7 @@ export function createOps(deps: Deps): Ops {
         now: deps.now,
       });
       transport?.close();
+      await metricsServer?.close();
       return report;
     },
   };

@@ -65,6 +65,14 @@ export function watchTransport(app: App, kind: "http" | "socket"): TransportWatc
   };
 }
 
+/** Socket Mode: the client that connects the WebSocket, to start it again after it gave up. */
+export function socketModeClientOf(app: App): { start(): Promise<unknown> } | undefined {
+  const client = receiverOf(app)?.client as { start?: unknown } | undefined;
+  return client && typeof client.start === "function"
+    ? { start: () => (client.start as () => Promise<unknown>).call(client) }
+    : undefined;
+}
+
 /**
  * Socket Mode: Bolt listens for the custom routes (and OAuth pages) on installerOptions.port without
  * reporting errors or the port it got. Resolve with the port once listening; reject with a clear

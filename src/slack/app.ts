@@ -12,12 +12,13 @@ import type { FetchFunction } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
-import { socketModeHttpListening } from "../ops/transport-state.js";
+import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
+import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
 import { registerListeners } from "./listeners/index.js";
-import type { SlackAuth, Transport } from "./transport.js";
+import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
 export const BOT_SCOPES = ["commands", "chat:write", "users:read", "usergroups:read", "im:write"];
 
@@ -46,6 +47,8 @@ export interface SlackAppOptions {
   fetch?: FetchFunction;
   /** Global middleware registered before any listener (src/ops/shutdown.ts tracks in-flight work). */
   middleware?: Middleware<AnyMiddlewareArgs>[];
+  /** Slack refused a token for good (src/slack/connection.ts); logged as an error when not given. */
+  onRejected?: (err: TransportError) => void;
 }
 
 /** The local console (src/console): its own Bolt receiver feeds the app; one bot token, no signing. */
@@ -58,7 +61,13 @@ export interface ConsoleTransport {
 export interface SlackApp {
   app: App;
   env: SlackEnv;
+  /**
+   * Listen for Slack (HTTP) and the operations routes; check the bot token and connect Socket Mode in
+   * the background, retrying until Slack answers. Rejects only when the server cannot listen.
+   */
   start(): Promise<{ port: number }>;
+  /** undefined once Slack answered the token check (single-workspace installs), otherwise why not. */
+  problem(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -70,6 +79,7 @@ export function createSlackApp({
   port,
   fetch,
   middleware = [],
+  onRejected = (err) => deps.logger.error({ err }, err.message),
 }: SlackAppOptions): SlackApp {
   const clientOptions = {
     ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
@@ -77,10 +87,26 @@ export function createSlackApp({
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
   // Socket Mode's own client (apps.connections.open) and the OAuth installer read installerOptions'
-  // clientOptions, not clientOptions: give them the same API URL and fetch, keeping their own retries.
-  const { retryConfig: _ownRetries, ...installerClientOptions } = clientOptions;
+  // clientOptions, not clientOptions: give them the same API URL and fetch. Their default retries wait up
+  // to minutes between attempts; at most 30 s apart, Socket Mode reconnects soon after Slack is back.
+  const { retryConfig: _ownRetries, ...sharedClientOptions } = clientOptions;
+  const installerClientOptions = {
+    ...sharedClientOptions,
+    retryConfig: { retries: 60, factor: 2, minTimeout: 1_000, maxTimeout: 30_000, randomize: true },
+  };
   const auth: SlackAuth =
     transport.kind === "console" ? { kind: "single", botToken: transport.botToken } : transport.auth;
+  const slackLogger = deps.logger.child({ component: "slack" });
+  const tokenCheck: TokenCheck | undefined =
+    auth.kind === "single"
+      ? createTokenCheck({
+          botToken: auth.botToken,
+          clientOptions: { ...sharedClientOptions, logger: boltLogger(deps.logger) },
+          logger: slackLogger,
+          retry: SLACK_CONNECT_RETRY,
+          onRejected,
+        })
+      : undefined;
   const app = new App({
     logger: boltLogger(deps.logger),
     // No conversation state is used; Bolt's default store builds an Error on every request.
@@ -97,8 +123,9 @@ export function createSlackApp({
             installerOptions: { clientOptions: installerClientOptions },
           }
         : { signingSecret: transport.signingSecret }),
+    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
     ...(auth.kind === "single"
-      ? { token: auth.botToken }
+      ? { authorize: tokenCheck!.authorize }
       : {
           clientId: auth.clientId,
           clientSecret: auth.clientSecret,
@@ -130,21 +157,48 @@ export function createSlackApp({
     deps.logger.error({ err }, "unhandled error in a Slack listener");
   });
 
+  let socket: { stop(): void } | undefined;
+  const stopConnecting = () => {
+    tokenCheck?.stop();
+    socket?.stop();
+  };
   return {
     app,
     env,
     async start() {
-      if (transport.kind === "http") {
-        const server = (await app.start(port)) as Server;
-        const address = server.address();
-        return { port: typeof address === "object" && address ? address.port : port };
+      tokenCheck?.start();
+      try {
+        if (transport.kind === "http") {
+          const server = (await app.start(port)) as Server;
+          const address = server.address();
+          return { port: typeof address === "object" && address ? address.port : port };
+        }
+        if (transport.kind === "console") {
+          await app.start();
+          return { port };
+        }
+        // Socket Mode: Bolt's own server for the routes (and OAuth pages) may listen on PORT=0, and it
+        // listens before the WebSocket connects; the connection is supervised in the background.
+        const listening = socketModeHttpListening(app);
+        const first = app.start();
+        socket = superviseSocketMode({
+          first,
+          reconnect: () => socketModeClientOf(app)?.start() ?? first,
+          logger: slackLogger,
+          retry: SLACK_CONNECT_RETRY,
+          onRejected,
+        });
+        return { port: await (listening ?? Promise.resolve(port)) };
+      } catch (err) {
+        stopConnecting();
+        throw err;
       }
-      // Socket Mode: Bolt's own server for the routes (and OAuth pages) may listen on PORT=0.
-      const listening = socketModeHttpListening(app);
-      const [actualPort] = await Promise.all([listening ?? Promise.resolve(port), app.start()]);
-      return { port: actualPort };
     },
-    stop: () => app.stop().then(() => undefined),
+    problem: () => tokenCheck?.problem(),
+    async stop() {
+      stopConnecting();
+      await app.stop();
+    },
   };
 }
 

@@ -1,3 +1,5 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BOT_TOKEN, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
 import { type OpsBot, startOpsBot } from "./support.js";
@@ -115,4 +117,61 @@ describe("/healthz, /readyz, /metrics in HTTP mode (startBot, real loopback HTTP
     const unsigned = await fetch(`${ob.baseUrl}/slack/events`, { method: "POST", body: "x=1" });
     expect(unsigned.status).toBe(401);
   });
+
+  it("METRICS_TOKEN: /metrics answers 401 with a sentence unless the bearer token is sent", async () => {
+    const token = "metrics-token-5b1e0c";
+    ob = await startOpsBot({ METRICS_TOKEN: token });
+    const bare = await fetch(`${ob.baseUrl}/metrics`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    expect(await bare.text()).toBe("/metrics needs the header Authorization: Bearer <METRICS_TOKEN>.\n");
+    for (const header of [`Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, token, "Basic Zm9vOmJhcg=="]) {
+      const wrong = await fetch(`${ob.baseUrl}/metrics`, { headers: { authorization: header } });
+      expect(wrong.status, header).toBe(401);
+      expect(await wrong.text()).not.toContain(token);
+    }
+    const ok = await fetch(`${ob.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain("# HELP edgeops_commands_total ");
+    // Liveness and readiness stay open to probes.
+    expect((await ob.get("/healthz")).status).toBe(200);
+    expect((await ob.get("/readyz")).status).toBe(200);
+  });
+
+  it("METRICS_PORT: /metrics is served on its own port only, and closes with the bot", async () => {
+    const metricsPort = await freePort();
+    ob = await startOpsBot({ METRICS_PORT: String(metricsPort) });
+    expect(ob.bot.metricsPort).toBe(metricsPort);
+    expect((await ob.get("/metrics")).status).toBe(404);
+    expect((await ob.get("/healthz")).status).toBe(200);
+    const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain("# HELP edgeops_commands_total ");
+    const other = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
+    expect(other.status).toBe(404);
+    expect(await other.text()).toBe("Only GET /metrics is served on METRICS_PORT.\n");
+    await ob.bot.stop();
+    await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
+  });
+
+  it("METRICS_PORT already taken stops start-up with a sentence naming it", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, r));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      await expect(startOpsBot({ METRICS_PORT: String(port) })).rejects.toThrow(
+        "METRICS_PORT is already in use: choose another METRICS_PORT (0 serves /metrics on PORT).",
+      );
+    } finally {
+      taken.close();
+    }
+  });
 });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}

@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBot, startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
+import { withDeadline } from "../../src/deadline.js";
 import { createLogger } from "../../src/log.js";
 import { BOT_TOKEN, LogCapture, TEST_ENCRYPTION_KEY } from "../support/harness.js";
-import { waitFor } from "./support.js";
+import { waitFor, waitUntilReady } from "./support.js";
 
 /**
  * A fake Slack for Socket Mode: apps.connections.open hands out a ws:// URL on loopback, and a minimal
@@ -24,6 +25,10 @@ interface FakeSocketSlack {
   dropAll(): void;
   /** While false, apps.connections.open fails, so the client cannot come back. */
   accepting: boolean;
+  /** While false, every Web API request's connection is dropped unanswered (Slack unreachable). */
+  reachable: boolean;
+  /** Web API requests received, by method, answered or not. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -43,6 +48,8 @@ async function startFakeSocketSlack(): Promise<FakeSocketSlack> {
     acks: [],
     connections: 0,
     accepting: true,
+    reachable: true,
+    requests: [],
     send(message) {
       for (const s of sockets) s.write(frame(1, Buffer.from(JSON.stringify(message))));
     },
@@ -54,6 +61,11 @@ async function startFakeSocketSlack(): Promise<FakeSocketSlack> {
   };
   const server: Server = createServer((req, res) => {
     const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0];
+    fake.requests.push(method ?? "");
+    if (!fake.reachable) {
+      req.socket.destroy();
+      return;
+    }
     req.resume();
     req.on("end", () => {
       res.setHeader("content-type", "application/json");
@@ -155,6 +167,7 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
     expect(bot.port).toBeGreaterThan(0);
     const base = `http://127.0.0.1:${bot.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await waitUntilReady(base);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", checks: { store: "ok", slack: "ok" } });
@@ -184,6 +197,52 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
   });
 
+  it("Slack unreachable at start: running at once, /readyz names slack, connects with backoff once Slack answers", async () => {
+    const fake = await startFakeSocketSlack();
+    fake.reachable = false;
+    const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
+    const config = loadConfig({
+      SLACK_APP_TOKEN: "xapp-1-test-app-token",
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_API_URL: fake.apiUrl,
+      EDGE_API_URL: "http://127.0.0.1:9",
+      DATA_DIR: dataDir,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      PORT: "0",
+      SHUTDOWN_TIMEOUT_MS: "1000",
+    });
+    const logs = new LogCapture();
+    const starting = startBot({ config, logger: createLogger({ level: "debug", destination: logs }) });
+    // Before: startBot waited for the WebSocket (apps.connections.open retried for minutes).
+    const bot = await withDeadline(starting, 3000, () => {
+      throw new Error("startBot did not return while Slack was unreachable");
+    });
+    cleanup = async () => {
+      await bot.stop().catch(() => undefined);
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+    const base = `http://127.0.0.1:${bot.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const down = await fetch(`${base}/readyz`);
+    expect(down.status).toBe(503);
+    const body = (await down.json()) as { failing: string[]; checks: Record<string, string> };
+    expect(body.failing).toEqual(["slack"]);
+    expect(body.checks.slack).toMatch(
+      /^Slack has not answered the token check yet.*; Socket Mode is connecting$/,
+    );
+
+    // Both the token check and the WebSocket URL are asked for again, not given up on.
+    const count = (m: string) => fake.requests.filter((r) => r === m).length;
+    await waitFor(() => count("auth.test") >= 2 && count("apps.connections.open") >= 2, 10_000, "retries");
+    fake.reachable = true;
+    await waitUntilReady(base, 15_000);
+    expect(fake.connections).toBe(1);
+    expect(logs.text).toContain("Slack answered the token check");
+    expect(logs.text).not.toContain(BOT_TOKEN);
+    expect(logs.text).not.toContain("xapp-1-test-app-token");
+  }, 30_000);
+
   it("acks a slash command arriving over the socket, runs it through the in-flight tracking, counts it", async () => {
     const fake = await startFakeSocketSlack();
     const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
@@ -202,6 +261,7 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
       await fake.close();
       rmSync(dataDir, { recursive: true, force: true });
     };
+    await waitUntilReady(`http://127.0.0.1:${bot.port}`);
     fake.send({
       envelope_id: "env-1",
       type: "slash_commands",

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningBot, startBot } from "../../src/bot.js";
+import { type RunningBot, type StartOptions, startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { createLogger } from "../../src/log.js";
@@ -27,10 +27,18 @@ export interface OpsBot {
   close(): Promise<void>;
 }
 
-export async function startOpsBot(env: Record<string, string> = {}): Promise<OpsBot> {
+export async function startOpsBot(
+  env: Record<string, string> = {},
+  options: {
+    waitUntilReady?: boolean;
+    beforeStart?: (slack: FakeSlack) => void;
+    onFatal?: StartOptions["onFatal"];
+  } = {},
+): Promise<OpsBot> {
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
   const slack = await startFakeSlack();
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  options.beforeStart?.(slack);
   const dataDir = mkdtempSync(join(tmpdir(), "edgeops-ops-"));
   const config = loadConfig({
     EDGE_API_URL: sim.url,
@@ -45,9 +53,19 @@ export async function startOpsBot(env: Record<string, string> = {}): Promise<Ops
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
-  const bot = await startBot({ config, logger });
+  let bot: RunningBot;
+  try {
+    bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  } catch (err) {
+    await sim.close();
+    await slack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const baseUrl = `http://127.0.0.1:${bot.port}`;
+  // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
+  if (options.waitUntilReady !== false) await waitUntilReady(baseUrl);
   let stopped = false;
   return {
     bot,
@@ -83,5 +101,18 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what =
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Poll /readyz until it answers 200 (the token check and, in Socket Mode, the WebSocket are up). */
+export async function waitUntilReady(baseUrl: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    const res = await fetch(`${baseUrl}/readyz`);
+    last = await res.text();
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

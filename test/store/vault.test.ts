@@ -227,13 +227,13 @@ describe("npm run keys:rotate", () => {
       await store.close();
       const newKey = masterKeyB64();
       const env = { PATH: process.env.PATH, DATA_DIR: dir, ENCRYPTION_KEYS: `new:${newKey},old:${oldKey}` };
-      const { stdout } = await run("node", ["--import", "tsx", "scripts/rotate-keys.ts"], {
+      const { stdout } = await run("node", ["--import", "tsx", "src/rotate-keys.ts"], {
         env,
         timeout: 20_000,
       });
       expect(stdout).toMatch(/Re-encrypted 2 secrets under master key "new"/);
       expect(stdout).not.toContain("edge-key-");
-      const { stdout: again } = await run("node", ["--import", "tsx", "scripts/rotate-keys.ts"], {
+      const { stdout: again } = await run("node", ["--import", "tsx", "src/rotate-keys.ts"], {
         env,
         timeout: 20_000,
       });

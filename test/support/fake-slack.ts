@@ -56,6 +56,8 @@ export interface FakeSlack {
   usergroups: Map<string, string[]>;
   responseUrl(id?: string): string;
   addFault(f: SlackFault): void;
+  /** While true, every Web API request's connection is dropped unanswered (Slack unreachable). */
+  setUnreachable(unreachable: boolean): void;
   callsTo(method: string): SlackCall[];
   responsesTo(id: string): ResponseUrlPost[];
   waitForCall(method: string, predicate?: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
@@ -85,6 +87,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const faults: SlackFault[] = [];
   const waiters = new Set<() => void>();
   let tsCounter = 1_700_000_000;
+  let unreachable = false;
 
   const notify = () => {
     for (const w of [...waiters]) w();
@@ -218,6 +221,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   }
 
   const server: Server = createServer((req, res) => {
+    if (unreachable && (req.url ?? "").startsWith("/api/")) {
+      req.socket.destroy();
+      return;
+    }
     handle(req, res).catch((e: unknown) => {
       res.writeHead(500);
       res.end(String(e));
@@ -257,6 +264,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     usergroups,
     responseUrl: (id = `r${Math.random().toString(36).slice(2)}`) => `${url}/response/${id}`,
     addFault: (f) => faults.push({ ...f }),
+    setUnreachable: (on) => {
+      unreachable = on;
+    },
     callsTo: (method) => calls.filter((c) => c.method === method),
     responsesTo: (id) => responses.filter((r) => r.id === id),
     waitForCall: (method, predicate = () => true, timeoutMs = 5000) =>

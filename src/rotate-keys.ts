@@ -3,10 +3,10 @@
  * of ENCRYPTION_KEYS). Safe while the bot runs. Exit codes: 0 done, 1 configuration or storage error,
  * 2 some secrets could not be decrypted with any configured key.
  */
-import { ConfigError, loadConfig } from "../src/config.js";
-import { createLogger } from "../src/log.js";
-import { openStore, StoreError } from "../src/store/index.js";
-import { rotateAll } from "../src/store/rotate.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { createLogger } from "./log.js";
+import { openStore, StoreError } from "./store/index.js";
+import { rotateAll } from "./store/rotate.js";
 
 async function main(): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
