@@ -17,7 +17,6 @@ import {
   context,
   dateToken,
   header,
-  joinMrkdwn,
   type Mrkdwn,
   type MrkdwnInput,
   mrkdwn,
