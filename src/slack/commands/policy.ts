@@ -1,11 +1,6 @@
 import { requestChange } from "../../changes/engine.js";
 import { policyWords } from "../../changes/index.js";
-import {
-  approvalsForText,
-  type PolicyParams,
-  policyKind,
-  policyLoosening,
-} from "../../changes/kinds/policy.js";
+import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
 import { context, type Reply, sentenceReply } from "../blocks/common.js";
