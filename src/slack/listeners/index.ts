@@ -1,11 +1,12 @@
 import type { App } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
-import { ACTIONS, VIEWS } from "../ids.js";
+import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botCancel, botChange } from "./actions/bot-change.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
+import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
@@ -31,6 +32,11 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.approve, approvalDecision(env, "approve"));
   app.action(ACTIONS.reject, approvalDecision(env, "reject"));
   app.action(ACTIONS.retry, approvalDecision(env, "retry"));
+  app.action(ACTIONS.incidentRefresh, incidentRefresh(env));
+  app.action(ACTION_PATTERNS.incidentSeeAll, incidentList(env, "card"));
+  app.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
+  app.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
+  app.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }

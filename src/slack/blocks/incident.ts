@@ -1,0 +1,369 @@
+import type { Button, KnownBlock } from "@slack/types";
+import type { App } from "../../edge/schemas/mc.js";
+import {
+  botDetectionExecutionModeLabel,
+  ddosExecutionModeLabel,
+  ddosSensitivityLabel,
+  planTypeLabel,
+  type TriggeredRule,
+  wafExecutionModeLabel,
+} from "../../edge/schemas/shield.js";
+import {
+  botDetectionOn,
+  CARD_TOP,
+  type Change,
+  type IncidentListPage,
+  type IncidentListSection,
+  type IncidentPicture,
+  type IncidentRange,
+  type IncidentWindow,
+  type Offender,
+  type OffenderDimension,
+  type OffenderTop,
+  type RateLimitInWindow,
+  type Section,
+  type TrafficMetric,
+  type TrafficSection,
+  type ZoneSection,
+} from "../../services/incident.js";
+import { ACTIONS } from "../ids.js";
+import { statusLook } from "./apps.js";
+import {
+  actions,
+  button,
+  context,
+  divider,
+  escapeMrkdwn,
+  fields,
+  header,
+  packLines,
+  type Reply,
+  section,
+  truncate,
+} from "./common.js";
+import { slackDate, slackDateFromMs } from "./dates.js";
+import { sparkline } from "./ratelimit.js";
+
+/** The incident card of one shield zone, and the paged "see all" lists of its sections. */
+
+export interface RefreshValue {
+  z: number;
+  w: IncidentWindow;
+  p?: boolean;
+}
+
+export interface ListValue {
+  z: number;
+  w: IncidentWindow;
+  /** The end of the card's window, Unix ms. */
+  t: number;
+  s: IncidentListSection;
+  /** 1-based page. */
+  pg: number;
+}
+
+export interface WafRecommendationValue {
+  z: number;
+  r: string;
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** External text as inline code: escaped, on one line, without backticks that would end the code. */
+function code(s: string, max = 80): string {
+  const flat = s.replace(/[`\r\n\t]+/g, " ").trim();
+  return flat === "" ? "`(empty)`" : `\`${escapeMrkdwn(truncate(flat, max))}\``;
+}
+
+const warn = (sentence: string) => `:warning: ${escapeMrkdwn(sentence)}`;
+
+/** A section's title line with, when it failed, its reason on the next line. */
+function failed(title: string, s: { error: string }): KnownBlock {
+  return section(`${title}\n${warn(s.error)}`);
+}
+
+/** A WAF rule id `/edge waf` accepts as one word. */
+const COMMAND_RULE_ID = /^[\w.:-]{1,100}$/;
+
+// ---- the card -------------------------------------------------------------------------------------
+
+function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
+  const title = `*Zone* · shield zone ${zoneId}`;
+  if ("error" in s) return failed(title, s);
+  const z = s.ok.zone;
+  const pull = z.pullZoneId !== null ? ` · pull zone ${z.pullZoneId}` : "";
+  const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
+  const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
+  const learning = z.learningMode
+    ? `learning mode on${z.learningModeUntil ? ` until ${slackDate(z.learningModeUntil)}` : ""}`
+    : "learning mode off";
+  const bd = s.ok.botDetection;
+  const bots =
+    "error" in bd
+      ? `Bot detection: ${escapeMrkdwn(bd.error)}`
+      : botDetectionOn(bd.ok)
+        ? `Bot detection on (${botDetectionExecutionModeLabel(bd.ok.executionMode)})`
+        : "Bot detection off";
+  return section(
+    `${title}${pull} · ${planTypeLabel(z.planType)} plan\n${waf} · ${ddos} · ${learning}\n${bots}`,
+  );
+}
+
+const METRIC_LABELS: Record<TrafficMetric, string> = {
+  blocked: "Blocked",
+  challenged: "Challenged",
+  waf: "WAF",
+  ddos: "DDoS",
+  rateLimit: "Rate limits",
+  botDetection: "Bot detection",
+};
+
+export function changeText(c: Change): string {
+  switch (c.kind) {
+    case "unknown":
+      return "–";
+    case "same":
+      return "= same";
+    case "new":
+      return "▲ new";
+    case "up":
+      return `▲ ${n(c.percent)}%`;
+    case "down":
+      return `▼ ${n(c.percent)}%`;
+  }
+}
+
+function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBlock {
+  const title = `*Traffic and threats* · last ${range.words}, against the ${range.words} before`;
+  if ("error" in s) return failed(title, s);
+  const rows = s.ok.rows.map((r) => {
+    const label = METRIC_LABELS[r.metric].padEnd(14);
+    return `${label}${n(r.count).padStart(12)}  ${sparkline(r.series)}  ${changeText(r.change)}`;
+  });
+  const lines = [title, `\`\`\`${rows.join("\n")}\`\`\``];
+  const req = s.ok.requests;
+  if ("error" in req) lines.push(`Requests: ${escapeMrkdwn(req.error)}`);
+  else if (req.ok.billableThisMonth !== null) {
+    const limit = req.ok.cleanLimit ? ` (clean-request limit ${n(req.ok.cleanLimit)})` : "";
+    lines.push(`Requests: ${n(req.ok.billableThisMonth)} billable this month${limit}`);
+  }
+  if (s.ok.previousError) lines.push(`_Change unknown: ${escapeMrkdwn(s.ok.previousError)}_`);
+  return section(lines.join("\n"));
+}
+
+const DIMENSION_TITLES: Record<OffenderDimension, { title: string; all: string }> = {
+  ip: { title: "IPs", all: "All IPs" },
+  asn: { title: "ASNs", all: "All ASNs" },
+  country: { title: "Countries", all: "All countries" },
+  ja4: { title: "JA4 fingerprints", all: "All JA4s" },
+};
+
+function offenderLine(o: Offender, dimension: OffenderDimension): string {
+  const action = o.action ? ` · ${o.action}` : "";
+  const where =
+    dimension === "ip"
+      ? [o.asn, o.country].filter((x): x is string => x !== null).map((x) => escapeMrkdwn(truncate(x, 40)))
+      : [];
+  return `${code(o.value, 60)} ${n(o.count)}${action}${where.length > 0 ? ` · ${where.join(" ")}` : ""}`;
+}
+
+function offenderField(dimension: OffenderDimension, s: Section<OffenderTop>): string {
+  const title = `*${DIMENSION_TITLES[dimension].title}*`;
+  if ("error" in s) return `${title}\n${warn(s.error)}`;
+  if (s.ok.offenders.length === 0) return `${title}\nNone in the window.`;
+  const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension));
+  return `${title} · ${n(s.ok.total)} in all\n${lines.join("\n")}`;
+}
+
+function listValue(p: IncidentPicture, s: IncidentListSection): string {
+  const v: ListValue = { z: p.zoneId, w: p.range.window, t: p.range.to, s, pg: 1 };
+  return JSON.stringify(v);
+}
+
+const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
+
+function offenderBlocks(p: IncidentPicture): KnownBlock[] {
+  const title = `*Top offenders* · event log, last ${p.range.words}`;
+  const s = p.offenders;
+  if ("error" in s) return [failed(title, s)];
+  const dims = Object.entries(s.ok.byDimension) as [OffenderDimension, Section<OffenderTop>][];
+  const more: Button[] = dims
+    .filter(([, d]) => "ok" in d && d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length))
+    .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
+  return [
+    section(title),
+    fields(dims.map(([dim, d]) => offenderField(dim, d))),
+    ...(more.length > 0 ? [actions(...more)] : []),
+  ];
+}
+
+function ruleText(r: TriggeredRule, withUrl: boolean): string {
+  const id = r.ruleId ? code(r.ruleId, 60) : "`(no id)`";
+  const description = r.description
+    ? ` · ${escapeMrkdwn(truncate(r.description.replace(/\s+/g, " "), 200))}`
+    : "";
+  const top = r.topUrls[0];
+  const url = withUrl && top ? `\nMost targeted: ${code(top.url, 120)} (${n(top.hits)})` : "";
+  return `${id} · ${n(r.triggeredRequests)} requests${description}${url}`;
+}
+
+function wafBlocks(p: IncidentPicture): KnownBlock[] {
+  const title = "*Triggered WAF rules* · as the WAF review lists them";
+  const s = p.waf;
+  if ("error" in s) return [failed(title, s)];
+  const { rules, total } = s.ok;
+  const seeAll =
+    rules.length > CARD_TOP
+      ? button(`All ${n(rules.length)} rules`, seeAllId("waf"), listValue(p, "waf"))
+      : undefined;
+  const blocks: KnownBlock[] = [section(`${title} · ${n(total)} triggered`, seeAll)];
+  if (rules.length === 0) blocks.push(context("No WAF rule was triggered."));
+  for (const r of rules.slice(0, CARD_TOP)) {
+    const value: WafRecommendationValue | undefined =
+      r.ruleId && COMMAND_RULE_ID.test(r.ruleId) ? { z: p.zoneId, r: r.ruleId } : undefined;
+    blocks.push(
+      section(
+        ruleText(r, true),
+        value
+          ? button("AI recommendation", ACTIONS.incidentWafRecommendation, JSON.stringify(value))
+          : undefined,
+      ),
+    );
+  }
+  return blocks;
+}
+
+function rateLimitLine(r: RateLimitInWindow): string {
+  const b = r.breaches;
+  const basis = r.basis === "overview" ? " _(overall counters)_" : "";
+  return `Rate limit ${r.rateLimitId} · ${n(b.total)} breaches (${n(b.blocked)} blocked · ${n(b.challenged)} challenged · ${n(b.logged)} logged)${basis}`;
+}
+
+function rateLimitBlock(p: IncidentPicture): KnownBlock {
+  const title = "*Rate limits* · most breaches, by the daily counters of the days the window touches";
+  const s = p.rateLimits;
+  if ("error" in s) return failed(title, s);
+  const seeAll =
+    s.ok.length > CARD_TOP
+      ? button(`All ${n(s.ok.length)} rate limits`, seeAllId("ratelimits"), listValue(p, "ratelimits"))
+      : undefined;
+  const lines =
+    s.ok.length === 0 ? ["No rate limit was breached."] : s.ok.slice(0, CARD_TOP).map(rateLimitLine);
+  return section([title, ...lines].join("\n"), seeAll);
+}
+
+function appLine(app: App): string {
+  const look = statusLook(app.status);
+  const endpoint = app.displayEndpoint ? ` · ${code(app.displayEndpoint.address, 100)}` : "";
+  return `${look.emoji} *${escapeMrkdwn(truncate(app.name, 100))}* ${look.label}${endpoint}`;
+}
+
+function appsBlock(p: IncidentPicture): KnownBlock {
+  const title = "*Apps* · Magic Containers apps failing or deploying";
+  const s = p.apps;
+  if ("error" in s) return failed(title, s);
+  const { apps, read, complete } = s.ok;
+  const scope = complete ? `${n(read)} apps read` : `the first ${n(read)} apps read`;
+  const seeAll =
+    apps.length > CARD_TOP
+      ? button(`All ${n(apps.length)} apps`, seeAllId("apps"), listValue(p, "apps"))
+      : undefined;
+  const lines =
+    apps.length === 0
+      ? [`None (${scope}).`]
+      : [...apps.slice(0, CARD_TOP).map(appLine), `_${n(apps.length)} of ${scope}_`];
+  return section([title, ...lines].join("\n"), seeAll);
+}
+
+/** The whole card. Every section is bounded (top 5 each), so any data size fits Slack's limits. */
+export function incidentCard(p: IncidentPicture, opts: { isPublic: boolean }): Reply {
+  const refresh: RefreshValue = { z: p.zoneId, w: p.range.window, ...(opts.isPublic ? { p: true } : {}) };
+  const blocks: KnownBlock[] = [
+    header(`Incident picture · shield zone ${p.zoneId}`),
+    context(
+      `Last ${p.range.words}: ${slackDateFromMs(p.range.from)} → ${slackDateFromMs(p.range.to)} · \`/edge incident ${p.zoneId} ${p.range.window}\``,
+    ),
+    zoneBlock(p.zoneId, p.zone),
+    divider(),
+    trafficBlock(p.range, p.traffic),
+    divider(),
+    ...offenderBlocks(p),
+    divider(),
+    ...wafBlocks(p),
+    divider(),
+    rateLimitBlock(p),
+    divider(),
+    appsBlock(p),
+    actions(button("Refresh", ACTIONS.incidentRefresh, JSON.stringify(refresh))),
+  ];
+  return { text: `Incident picture of shield zone ${p.zoneId}, last ${p.range.words}`, blocks };
+}
+
+/** What the command posts at once, while the card is gathered. */
+export function gatheringMessage(zoneId: number, window: IncidentWindow): Reply {
+  const text = `Gathering the picture of zone ${zoneId} over the last ${window}…`;
+  return { text, blocks: [section(`:hourglass_flowing_sand: ${text}`)] };
+}
+
+// ---- "see all" lists ------------------------------------------------------------------------------
+
+const LIST_TITLES: Record<IncidentListSection, string> = {
+  ip: "Offending IPs",
+  asn: "Offending ASNs",
+  country: "Offending countries",
+  ja4: "Offending JA4 fingerprints",
+  waf: "Triggered WAF rules",
+  ratelimits: "Rate limits by breaches",
+  apps: "Apps failing or deploying",
+};
+
+function listLines(page: IncidentListPage): string[] {
+  switch (page.kind) {
+    case "offenders":
+      return page.offenders.map((o) => offenderLine(o, page.dimension));
+    case "waf":
+      return page.rules.map((r) => ruleText(r, false));
+    case "ratelimits":
+      return page.rules.map(rateLimitLine);
+    case "apps":
+      return page.apps.map(appLine);
+  }
+}
+
+/** One page of a section's whole list, with Previous / Next. */
+export function incidentListMessage(
+  zoneId: number,
+  page: IncidentListPage & { range: IncidentRange },
+  section: IncidentListSection,
+): Reply {
+  const title = `${LIST_TITLES[section]} · shield zone ${zoneId}`;
+  const lines = listLines(page);
+  const where =
+    page.kind === "offenders"
+      ? `Event log, last ${page.range.words} to ${slackDateFromMs(page.range.to)}`
+      : page.kind === "ratelimits"
+        ? "Daily counters of the days the window touches"
+        : page.kind === "apps"
+          ? page.complete
+            ? "Every app read"
+            : "The first apps read"
+          : "As the WAF review lists them; `/edge waf <zoneId> <ruleId>` shows a rule's AI recommendation";
+  const blocks: KnownBlock[] = [
+    header(title),
+    context(`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`),
+  ];
+  if (lines.length === 0) blocks.push(context("Nothing on this page."));
+  else blocks.push(...packLines(lines, 45, "lines"));
+  const base = { z: zoneId, w: page.range.window, t: page.range.to, s: section };
+  const paging: Button[] = [];
+  if (page.page > 1)
+    paging.push(
+      button("Previous page", ACTIONS.incidentPreviousPage, JSON.stringify({ ...base, pg: page.page - 1 })),
+    );
+  if (page.page < page.totalPages)
+    paging.push(
+      button("Next page", ACTIONS.incidentNextPage, JSON.stringify({ ...base, pg: page.page + 1 })),
+    );
+  if (paging.length > 0) blocks.push(actions(...paging));
+  return { text: `${LIST_TITLES[section]} of shield zone ${zoneId}, page ${page.page}`, blocks };
+}
