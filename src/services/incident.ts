@@ -42,7 +42,7 @@ const RESOLUTION_MS: Partial<Record<MetricsResolution, number>> = {
 
 /**
  * Each window's metrics resolution and sparkline bucket. A bucket is a whole number of resolution
- * steps, so every point of the series falls in exactly one bucket; at most 36 buckets a line.
+ * steps, so every point of the series falls in exactly one bucket; at most 37 buckets a line.
  */
 const WINDOW_SPECS: Record<
   IncidentWindow,
@@ -115,7 +115,8 @@ export function incidentRange(window: IncidentWindow, to: number): IncidentRange
     previousTo: from,
     resolution: spec.resolution,
     bucketMs: spec.bucketMs,
-    buckets: Math.ceil(spec.lengthMs / spec.bucketMs),
+    // One more than fit: the API's first bucket starts on its boundary, before `from`.
+    buckets: Math.floor(spec.lengthMs / spec.bucketMs) + 1,
     eventLogFrom: Math.max(from, to - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS),
   };
 }
@@ -203,13 +204,21 @@ export interface TrafficSection {
   }>;
 }
 
-/** A count named like a total (`total`, `totalRequests`) stands for the whole; otherwise the parts add up. */
+/**
+ * How many requests a feature acted on: a count named like a total (`total`, `totalRequests`) stands
+ * for the whole; otherwise the per-action counts (blocked, challenged, logged) add up, and other
+ * counters (DDoS `verifiedRequests`, `filesScanned`) are not actions. `match` picks one action.
+ */
 function countOf(values: Readonly<Record<string, number>>, match?: RegExp): number {
   const entries = Object.entries(values);
   if (match) return entries.filter(([k]) => match.test(k)).reduce((n, [, v]) => n + v, 0);
   const total = entries.find(([k]) => /^total/i.test(k));
-  return total ? total[1] : entries.reduce((n, [, v]) => n + v, 0);
+  if (total) return total[1];
+  const acted = entries.filter(([k]) => ACTION_COUNT.test(k));
+  return (acted.length > 0 ? acted : entries).reduce((n, [, v]) => n + v, 0);
 }
+
+const ACTION_COUNT = /block|challeng|logged/i;
 
 function metricCount(m: OverviewMetric, match?: RegExp): number {
   if (m.totals !== null) return countOf(m.totals, match);
