@@ -271,7 +271,7 @@ function appsBlock(p: IncidentPicture): KnownBlock {
   const lines =
     apps.length === 0
       ? [`None (${scope}).`]
-      : [...apps.slice(0, CARD_TOP).map(appLine), `_${n(apps.length)} of ${scope}_`];
+      : [...apps.slice(0, CARD_TOP).map(appLine), `_${n(apps.length)} failing or deploying among ${scope}_`];
   return section([title, ...lines].join("\n"), seeAll);
 }
 
