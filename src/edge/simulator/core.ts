@@ -88,3 +88,47 @@ export function triggerScan(ctx: HandlerContext): SimResponse {
   else state.domainScans.set(domain, entry);
   return json(200, { JobId: job.JobId, Status: job.Status });
 }
+
+/**
+ * GET /pullzone?page&perPage&search -> PullZoneModel[] (page 0, the default: every match as a plain array) or, for
+ * page >= 1, `{ Items, CurrentPage, TotalItems, HasMoreItems }`. `search` matches the name or a hostname.
+ */
+export function listPullZones(ctx: HandlerContext): SimResponse {
+  const { page: rawPage, perPage: rawPerPage, search } = ctx.query;
+  const page = rawPage === undefined || rawPage === "" ? 0 : /^\d{1,9}$/.test(rawPage) ? Number(rawPage) : -1;
+  if (page < 0) {
+    return json(400, {
+      ErrorKey: "pullzone.invalid_page",
+      Field: "page",
+      Message: "page must be 0 or more.",
+    });
+  }
+  const perPage =
+    rawPerPage === undefined || rawPerPage === ""
+      ? 1000
+      : /^\d{1,9}$/.test(rawPerPage)
+        ? Number(rawPerPage)
+        : 0;
+  if (perPage < 5 || perPage > 1000) {
+    return json(400, {
+      ErrorKey: "pullzone.invalid_per_page",
+      Field: "perPage",
+      Message: "perPage must be between 5 and 1000.",
+    });
+  }
+  const needle = (search ?? "").trim().toLowerCase();
+  const matches = ctx.state.pullZones.filter(
+    (pz) =>
+      needle === "" ||
+      (pz.Name ?? "").toLowerCase().includes(needle) ||
+      (pz.Hostnames ?? []).some((h) => (h.Value ?? "").toLowerCase().includes(needle)),
+  );
+  if (page === 0) return json(200, structuredClone(matches));
+  const items = matches.slice((page - 1) * perPage, page * perPage);
+  return json(200, {
+    Items: structuredClone(items),
+    CurrentPage: page,
+    TotalItems: matches.length,
+    HasMoreItems: page * perPage < matches.length,
+  });
+}

@@ -4,6 +4,8 @@
  * PRNG seed so that `SIM_IDS` stays valid; the seed only varies "noise" (counters, TTLs, actions, names).
  */
 
+import type { RateLimitRule, ZoneTraffic } from "./traffic.js";
+
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes (subset of the spec's schemas that the simulator serves)
 
@@ -155,18 +157,48 @@ export interface DnsZone {
   scanError?: string;
 }
 
+export interface PullZoneHostname {
+  Id: number;
+  Value: string | null;
+  ForceSSL: boolean;
+  IsSystemHostname: boolean;
+  IsManagedHostname: boolean;
+  HasCertificate: boolean;
+}
+
+/** Core PullZoneModel (subset; the document requires none of its 168 properties). */
+export interface PullZone {
+  Id: number;
+  Name: string | null;
+  OriginUrl: string | null;
+  Enabled: boolean;
+  Suspended: boolean;
+  Hostnames: PullZoneHostname[] | null;
+  /** 0 Premium, 1 Volume */
+  Type: number;
+  CnameDomain: string | null;
+}
+
 export interface SimulatorState {
+  /** The PRNG seed (the traffic model hashes it with zone and minute). */
+  seed: number;
   apps: McApp[];
   shieldZones: ShieldZone[];
   botDetection: Map<number, BotDetectionState>;
   botCategories: Map<number, BotCategoryGroup[]>;
   /** Zones whose plan lacks bot categorization (GET and PUT answer with errorKey `invalid_plan_type.*`). */
   botCategorizationUnavailable: Set<number>;
+  /** Zones whose plan lacks the event log (search answers with errorKey `invalid_plan_type.event_logs`). */
+  eventLogsUnavailable: Set<number>;
   /** HTTP status used for the "plan lacks feature" answer (the reference says 202 is seen; some tests use 403). */
   planFeatureErrorStatus: number;
+  /** Per shield zone: the traffic model behind metrics, event logs, triggered WAF rules and rate-limit metrics. */
+  shieldTraffic: Map<number, ZoneTraffic>;
   rateLimitMetrics: Map<number, RateLimitMetrics>;
   /** Keyed by `${shieldZoneId}/${ruleId}`. */
   wafRecommendations: Map<string, WafRecommendation>;
+  /** Core pull zones: the shield zones' pull zones (names and hostnames, i.e. their domains) plus a few without. */
+  pullZones: PullZone[];
   dnsZones: Map<number, DnsZone>;
   /** Latest scan per DNS zone id. */
   dnsScans: Map<number, DnsScanEntry>;
@@ -203,6 +235,24 @@ export const SIM_IDS = {
   zoneWithUnknownEnum: SHIELD_ZONE_BASE + 23,
   /** Enterprise zone with bot detection in Challenge mode, everything High. */
   zoneEnterprise: SHIELD_ZONE_BASE + 2,
+  /**
+   * Zone under attack: it started 12 minutes before the simulator started (its clock), ramps up over 15 minutes and
+   * lasts 6 hours: DDoS, WAF (busiest rules 942100 and 941100, which have AI recommendations), rate-limit and bot
+   * events from ~160 sources in 12 countries, plus its rate-limit rules `rateLimitRulesUnderAttack`.
+   */
+  zoneUnderAttack: SHIELD_ZONE_BASE + 1,
+  /** Rate-limit rule ids of the zone under attack, busiest first. */
+  rateLimitRulesUnderAttack: [7010, 7011, 7012, 7013, 7014] as const,
+  /** Basic-plan zone: event-log search answers `invalid_plan_type.event_logs` (also zoneWithoutBotPlan2). */
+  zoneWithoutEventLogs: SHIELD_ZONE_BASE + 4,
+  /** A quiet zone: ordinary background noise only. */
+  zoneQuiet: SHIELD_ZONE_BASE + 5,
+  /** The domain of the zone under attack (a hostname of its pull zone). */
+  domainUnderAttack: "shop-example.com",
+  /** Matches hostnames of two shield zones' pull zones (api. and www.acme-example.com): ambiguous. */
+  ambiguousDomain: "acme-example.com",
+  /** A pull zone that no shield zone protects. */
+  pullZoneWithoutShield: 2_309_001,
   /** A shield zone id that does not exist (404). */
   unknownShieldZone: 99_999,
   /** Rate-limit rule ids that have 28 daily entries. */
@@ -566,6 +616,126 @@ function seedWafRecommendations(): Map<string, WafRecommendation> {
   return out;
 }
 
+const PULL_ZONE_NAMES = [
+  "shop-prod",
+  "enterprise-portal",
+  "blog",
+  "basic-landing",
+  "acme-api",
+  "acme-www",
+  "docs",
+  "media-eu",
+  "status",
+  "assets-us",
+  "checkout",
+  "learn",
+  "images",
+  "video",
+  "downloads",
+  "careers",
+  "basic-legacy",
+  "partners",
+  "support",
+  "news",
+  "events",
+  "investors",
+  "odd-enum",
+  "labs",
+  "press",
+  "community",
+  "sandbox",
+];
+/** Custom hostnames by zone index (1-based); the others only have their b-cdn.net system hostname and one custom. */
+const CUSTOM_HOSTNAMES: Record<number, string[]> = {
+  1: ["shop-example.com", "www.shop-example.com"],
+  5: ["api.acme-example.com"],
+  6: ["www.acme-example.com"],
+};
+
+function seedPullZones(zones: ShieldZone[]): PullZone[] {
+  const out: PullZone[] = [];
+  let hostnameId = 900_000;
+  const make = (id: number, name: string, custom: string[]): PullZone => ({
+    Id: id,
+    Name: name,
+    OriginUrl: `https://origin.${custom[0] ?? `${name}.example`}`,
+    Enabled: true,
+    Suspended: false,
+    Hostnames: [
+      {
+        Id: ++hostnameId,
+        Value: `${name}.b-cdn.net`,
+        ForceSSL: false,
+        IsSystemHostname: true,
+        IsManagedHostname: true,
+        HasCertificate: true,
+      },
+      ...custom.map((value) => ({
+        Id: ++hostnameId,
+        Value: value,
+        ForceSSL: true,
+        IsSystemHostname: false,
+        IsManagedHostname: false,
+        HasCertificate: true,
+      })),
+    ],
+    Type: name.startsWith("media") || name === "video" ? 1 : 0,
+    CnameDomain: `${name}.b-cdn.net`,
+  });
+  for (const z of zones) {
+    if (z.pullZoneId === null) continue;
+    const i = z.shieldZoneId - SHIELD_ZONE_BASE;
+    const name = PULL_ZONE_NAMES[i - 1] ?? `zone-${i}`;
+    out.push(make(z.pullZoneId, name, CUSTOM_HOSTNAMES[i] ?? [`${name}.example.org`]));
+  }
+  out.push(make(SIM_IDS.pullZoneWithoutShield, "unshielded-archive", ["archive.example.org"]));
+  return out.sort((a, b) => a.Id - b.Id);
+}
+
+/** The hostname events of a shield zone are served on: its pull zone's first custom hostname. */
+export function zoneHost(state: SimulatorState, shieldZoneId: number): string {
+  const pullZoneId = state.shieldZones.find((z) => z.shieldZoneId === shieldZoneId)?.pullZoneId;
+  const pz = state.pullZones.find((p) => p.Id === pullZoneId);
+  const hosts = pz?.Hostnames ?? [];
+  return (
+    hosts.find((h) => !h.IsSystemHostname)?.Value ?? hosts[0]?.Value ?? `shield-zone-${shieldZoneId}.invalid`
+  );
+}
+
+const RATE_LIMIT_PATHS = ["/login", "/api/v1/search", "/cart/checkout", "/api/v1/products", "/"];
+const RATE_LIMIT_ACTIONS = ["block", "challenge", "block", "log", "block"] as const;
+
+/**
+ * Traffic per zone. Structural facts (rules, the attack's timing and size) never depend on the seed. Zone i has
+ * rate-limit rules 7000 + 10 i + k (k < i % 4; five on the zone under attack).
+ */
+function seedTraffic(zones: ShieldZone[], now: number): Map<number, ZoneTraffic> {
+  const out = new Map<number, ZoneTraffic>();
+  for (const z of zones) {
+    const i = z.shieldZoneId - SHIELD_ZONE_BASE;
+    const underAttack = z.shieldZoneId === SIM_IDS.zoneUnderAttack;
+    const ruleCount = underAttack ? 5 : i % 4;
+    const rateLimitRules: RateLimitRule[] = Array.from({ length: ruleCount }, (_, k) => ({
+      id: 7000 + i * 10 + k,
+      action: RATE_LIMIT_ACTIONS[k] ?? "block",
+      path: RATE_LIMIT_PATHS[k] ?? "/",
+      weight: 1 / (k + 1),
+      attackWeight: [0.5, 0.25, 0.15, 0.07, 0.03][k] ?? 0.01,
+    }));
+    out.set(z.shieldZoneId, {
+      baselinePerMinute: underAttack ? 6 : 0.3 + (i % 5) * 0.4,
+      requestsPerMinute: underAttack ? 4_000 : 200 + (i % 7) * 150,
+      attack: underAttack
+        ? { startedAt: now - 12 * 60_000, rampMinutes: 15, durationMinutes: 6 * 60, peakPerMinute: 6_000 }
+        : null,
+      rateLimitRules,
+      extraSources: 0,
+      extraTriggeredRules: 0,
+    });
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Core: DNS
 
@@ -696,23 +866,29 @@ function seedDns(
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A fresh, fully independent copy of the seeded state. */
-export function createState(seed = 1): SimulatorState {
+/**
+ * A fresh, fully independent copy of the seeded state. `now` (Unix ms, the simulator's clock at start) anchors the
+ * attack in progress; everything else about traffic is computed relative to the clock at request time.
+ */
+export function createState(seed = 1, now = Date.now()): SimulatorState {
   const rng = createRng(seed);
   const accountId = "a1b2c3d4-0000-4000-8000-5eed00000001";
   const shieldZones = seedShieldZones(rng);
   const dns = seedDns(rng, accountId);
+  const planless = shieldZones.filter((z) => z.planType === 0).map((z) => z.shieldZoneId);
   return {
+    seed,
     apps: seedApps(rng),
     shieldZones,
     botDetection: seedBotDetection(rng, shieldZones),
     botCategories: seedBotCategories(rng, shieldZones),
-    botCategorizationUnavailable: new Set(
-      shieldZones.filter((z) => z.planType === 0).map((z) => z.shieldZoneId),
-    ),
+    botCategorizationUnavailable: new Set(planless),
+    eventLogsUnavailable: new Set(planless),
     planFeatureErrorStatus: 202,
+    shieldTraffic: seedTraffic(shieldZones, now),
     rateLimitMetrics: seedRateLimits(rng),
     wafRecommendations: seedWafRecommendations(),
+    pullZones: seedPullZones(shieldZones),
     dnsZones: dns.zones,
     dnsScans: dns.scans,
     domainScans: new Map(),
