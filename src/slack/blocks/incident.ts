@@ -300,8 +300,8 @@ export function incidentCard(p: IncidentPicture, opts: { isPublic: boolean }): R
 }
 
 /** What the command posts at once, while the card is gathered. */
-export function gatheringMessage(zoneId: number, window: IncidentWindow): Reply {
-  const text = `Gathering the picture of zone ${zoneId} over the last ${window}…`;
+export function gatheringMessage(zoneId: number, range: Pick<IncidentRange, "words">): Reply {
+  const text = `Gathering the picture of zone ${zoneId} over the last ${range.words}…`;
   return { text, blocks: [section(`:hourglass_flowing_sand: ${text}`)] };
 }
 

@@ -2,6 +2,7 @@ import {
   gatherIncident,
   INCIDENT_EXAMPLE,
   INCIDENT_WINDOWS,
+  incidentRange,
   parseIncidentWindow,
 } from "../../services/incident.js";
 import { gatheringMessage, incidentCard } from "../blocks/incident.js";
@@ -18,7 +19,7 @@ export const incidentCommand: Subcommand = {
     const zoneId = parseId(ctx.args[0], "shield zone id", INCIDENT_EXAMPLE);
     const window = parseIncidentWindow(ctx.args[1]);
     noMoreArgs(ctx.args, 2, INCIDENT_EXAMPLE);
-    await ctx.placeholder?.(gatheringMessage(zoneId, window));
+    await ctx.placeholder?.(gatheringMessage(zoneId, incidentRange(window, 0)));
     const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window);
     return incidentCard(picture, { isPublic: ctx.isPublic });
   },
