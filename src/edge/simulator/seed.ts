@@ -434,7 +434,8 @@ function seedShieldZones(rng: Rng): ShieldZone[] {
       wafEnabled,
       wafExecutionMode: i % 3 === 0 ? 0 : 1,
       wafDisabledRules: i % 4 === 1 ? [pick(rng, WAF_RULES)] : [],
-      wafLogOnlyRules: i % 6 === 2 ? [pick(rng, WAF_RULES), "949110"] : [],
+      // A set in the document (uniqueItems): the picked rule may already be 949110.
+      wafLogOnlyRules: i % 6 === 2 ? [...new Set([pick(rng, WAF_RULES), "949110"])] : [],
       wafCustomRuleOrder: planType >= 2 ? [int(rng, 100, 999), int(rng, 1000, 1999)] : null,
       wafRequestHeaderLoggingEnabled: i % 2 === 0,
       requestBodyLoggingEnabled: i % 5 === 1,
