@@ -1,6 +1,7 @@
+import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { type EdgeClient, EVENT_LOG_RETENTION_MS } from "../edge/client.js";
-import { isEdgeApiError } from "../edge/errors.js";
+import { EdgeApiError, isEdgeApiError } from "../edge/errors.js";
 import type { App } from "../edge/schemas/mc.js";
 import {
   type BotDetection,
@@ -449,6 +450,33 @@ function offendersSearch(
 }
 
 /**
+ * `work`, or a timeout once `ms` pass: a section waiting on retries or a rate-limit pause must not hold
+ * the whole card back. (The call itself finishes in its queue; its answer is dropped.)
+ */
+async function bounded<T>(work: Promise<T>, ms: number, operation: string): Promise<T> {
+  const settle = await withDeadline<() => T>(
+    work.then(
+      (value) => () => value,
+      (err: unknown) => () => {
+        throw err;
+      },
+    ),
+    ms,
+    () => () => {
+      throw new EdgeApiError({
+        kind: "timeout",
+        operation,
+        message: `${operation}: no answer within ${ms} ms`,
+      });
+    },
+  );
+  return settle();
+}
+
+/** How long a section may take: three attempts' worth of the Edge API timeout. */
+export const sectionDeadlineMs = (deps: Pick<Deps, "config">) => 3 * deps.config.edge.timeoutMs;
+
+/**
  * Gather every section of the card at once through the workspace's key (and so its queue). A zone
  * the API does not know is one sentence for the whole answer; any other failure stays in its section.
  */
@@ -460,23 +488,30 @@ export async function gatherIncident(
 ): Promise<IncidentPicture> {
   const client = await edgeClientFor(deps, teamId);
   const range = incidentRange(window, deps.now());
+  const ms = sectionDeadlineMs(deps);
   const detailed = (from: number, to: number) =>
-    client.getMetricsOverviewDetailed(zoneId, { from, to, resolution: range.resolution });
+    bounded(
+      client.getMetricsOverviewDetailed(zoneId, { from, to, resolution: range.resolution }),
+      ms,
+      "getMetricsOverviewDetailed",
+    );
+  const offendersBy = (d: OffenderDimension) =>
+    bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
   const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps] =
     await Promise.allSettled([
-      client.getShieldZone(zoneId),
-      client.getBotDetection(zoneId),
-      client.getMetricsOverview(zoneId),
+      bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
+      bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
+      bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
       detailed(range.from, range.to),
       detailed(range.previousFrom, range.previousTo),
-      offendersSearch(client, zoneId, range, "ip"),
-      offendersSearch(client, zoneId, range, "asn"),
-      offendersSearch(client, zoneId, range, "country"),
-      offendersSearch(client, zoneId, range, "ja4"),
-      client.getTriggeredWafRules(zoneId),
-      client.getRateLimits(zoneId),
-      troubledApps(client),
+      offendersBy("ip"),
+      offendersBy("asn"),
+      offendersBy("country"),
+      offendersBy("ja4"),
+      bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
+      bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
+      bounded(troubledApps(client), ms, "listApps"),
     ] as const);
 
   if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {

@@ -263,3 +263,52 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(blocksText(said.body.blocks)).toContain("That button is out of date: run /edge incident again.");
   }, 30_000);
 });
+
+describe("/edge incident: bounded time and public answers", () => {
+  let slow: Harness;
+  beforeAll(async () => {
+    // Sections get three attempts' worth of EDGE_API_TIMEOUT_MS (3 s here); the harness's client itself
+    // times each attempt out after 2 s and tries three times, so only the section deadline can answer by 5 s.
+    slow = await startHarness({ env: { EDGE_API_TIMEOUT_MS: "1000" } });
+  });
+  afterAll(async () => {
+    slow.sim.clearFaults();
+    await slow?.close();
+  });
+
+  it("a section still waiting at its deadline says it did not answer in time; the card does not wait for it", async () => {
+    slow.sim.addFault({ path: `/shield/metrics/rate-limits/${ATTACKED}`, latencyMs: 10_000 });
+    const sent = Date.now();
+    const res = await slow.command(`incident ${ATTACKED}`);
+    const card = await slow.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    expect(card.at - sent).toBeLessThan(5000);
+    const s = sections(card.body.blocks);
+    expect(s.get("Rate limits")).toMatch(/:warning: The Edge API did not answer in time/);
+    for (const title of SECTION_TITLES.filter((t) => t !== "Rate limits"))
+      expect(s.get(title), title).not.toContain(":warning:");
+  }, 30_000);
+
+  it("`public` answers in the channel: the placeholder and the card that replaces it, without a Share button", async () => {
+    slow.sim.clearFaults();
+    slow.sim.clearRequests();
+    const res = await slow.command(`incident ${ATTACKED} 6h public`);
+    const first = await slow.slack.waitForResponse(res.responseId);
+    expect(first.body.response_type).toBe("in_channel");
+    expect(blocksText(first.body.blocks)).toContain("over the last 6 hours");
+    const card = await slow.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    expect(card.body.response_type).toBe("in_channel");
+    expect(blocksText(card.body.blocks)).toContain("Last 6 hours");
+    const ids = findButtons(card.body.blocks).map((b) => b.action_id);
+    expect(ids).toContain(ACTIONS.incidentRefresh);
+    expect(ids).not.toContain(ACTIONS.shareInChannel);
+    expect(slow.sim.requests.find((q) => q.path.endsWith("/detailed"))?.query.Resolution).toBe("2");
+  }, 30_000);
+});
