@@ -60,7 +60,7 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
       await sendReply(
         respond,
         result.reply,
-        replacing ? (placeholderPublic as boolean) : result.isPublic,
+        placeholderPublic ?? result.isPublic,
         shareText,
         logger,
         replacing,
