@@ -11,6 +11,7 @@ import { empty, type SimResponse, unauthorized } from "./http.js";
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 
+export { exactPath } from "./faults.js";
 export type {
   BotCategoryGroup,
   BotDetails,
@@ -64,7 +65,10 @@ export interface IncidentScale {
 export interface Fault {
   /** Match only this method (case-insensitive); any method when absent. */
   method?: string;
-  /** A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path. */
+  /**
+   * A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path.
+   * `exactPath("/shield/metrics/overview/18401")` fails that one section, not `.../detailed` below it.
+   */
   path: string | RegExp;
   /** Added latency before answering (stacks with other matching latency-only faults and the global latency). */
   latencyMs?: number;

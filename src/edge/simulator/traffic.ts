@@ -515,7 +515,7 @@ export const WAF_RULE_INFO: readonly WafRuleInfo[] = [
       "/profile?name=<img src=x onerror=alert(1)>",
     ],
     method: "POST",
-    attack: 20,
+    attack: 25,
     background: 1,
   },
   {
@@ -525,7 +525,7 @@ export const WAF_RULE_INFO: readonly WafRuleInfo[] = [
     severity: "CRITICAL",
     urls: ["/login", "/api/v1/search", "/wp-login.php"],
     method: "POST",
-    attack: 15,
+    attack: 10,
     background: 3,
   },
   {
