@@ -10,7 +10,9 @@
 import { type HandlerContext, intParam, json, problem, type SimResponse } from "./http.js";
 import {
   type ActionCounts,
+  addInto,
   DAY_MS,
+  emptyCounts,
   type Feature,
   MINUTE_MS,
   type MinuteCounts,
@@ -64,29 +66,6 @@ function dayOverviews(m: ZoneModel, now: number): Array<{ key: string; counts: M
   return out;
 }
 
-function addCounts(into: MinuteCounts, c: MinuteCounts): void {
-  for (const f of Object.keys(c.byFeature) as Feature[]) {
-    into.byFeature[f].block += c.byFeature[f].block;
-    into.byFeature[f].challenge += c.byFeature[f].challenge;
-    into.byFeature[f].log += c.byFeature[f].log;
-  }
-  c.byRateLimitRule.forEach((n, i) => {
-    into.byRateLimitRule[i] = (into.byRateLimitRule[i] ?? 0) + n;
-  });
-}
-
-const emptyCounts = (m: ZoneModel): MinuteCounts => ({
-  byFeature: {
-    waf: { block: 0, challenge: 0, log: 0 },
-    ddos: { block: 0, challenge: 0, log: 0 },
-    rateLimit: { block: 0, challenge: 0, log: 0 },
-    botDetection: { block: 0, challenge: 0, log: 0 },
-    accessLists: { block: 0, challenge: 0, log: 0 },
-  },
-  byRateLimitRule: m.traffic.rateLimitRules.map(() => 0),
-  attackShare: 0,
-});
-
 const shieldOverview = (c: MinuteCounts) => ({
   dDoSMitigated: c.byFeature.ddos.block + c.byFeature.ddos.challenge,
   wafTriggeredRules: sum(c.byFeature.waf),
@@ -108,7 +87,7 @@ const ddosMetrics = (c: ActionCounts) => ({
   blockedRequests: c.block,
   challengedRequests: c.challenge,
 });
-export const breachMetrics = (c: ActionCounts) => ({
+const breachMetrics = (c: ActionCounts) => ({
   totalBreaches: sum(c),
   loggedBreaches: c.log,
   challengedBreaches: c.challenge,
@@ -141,7 +120,7 @@ export function getMetricsOverview(ctx: HandlerContext): SimResponse {
   if (m === undefined) return notFound(ctx);
   const days = dayOverviews(m, ctx.now);
   const total = emptyCounts(m);
-  for (const d of days) addCounts(total, d.counts);
+  for (const d of days) addInto(total, d.counts);
   return json(200, {
     data: {
       overview: shieldOverview(total),
@@ -182,7 +161,7 @@ const DETAILED_RETENTION_MS = 90 * DAY_MS;
 const DEFAULT_RANGE_MS = DAY_MS;
 
 /** The resolution Auto picks for a range. */
-export function autoResolution(rangeMs: number): number {
+function autoResolution(rangeMs: number): number {
   if (rangeMs <= 3 * 3_600_000) return 1;
   if (rangeMs <= DAY_MS) return 2;
   if (rangeMs <= 7 * DAY_MS) return 3;

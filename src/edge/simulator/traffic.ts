@@ -224,7 +224,7 @@ export function minuteCounts(m: ZoneModel, minute: number): MinuteCounts {
   };
 }
 
-function emptyCounts(m: ZoneModel): MinuteCounts {
+export function emptyCounts(m: ZoneModel): MinuteCounts {
   return {
     byFeature: { waf: zero(), ddos: zero(), rateLimit: zero(), botDetection: zero(), accessLists: zero() },
     byRateLimitRule: m.traffic.rateLimitRules.map(() => 0),
@@ -232,7 +232,7 @@ function emptyCounts(m: ZoneModel): MinuteCounts {
   };
 }
 
-function addInto(total: MinuteCounts, c: MinuteCounts): void {
+export function addInto(total: MinuteCounts, c: MinuteCounts): void {
   for (const f of FEATURES) {
     const into = total.byFeature[f];
     const from = c.byFeature[f];
