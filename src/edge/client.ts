@@ -3,7 +3,7 @@ import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
-import { EdgeApiError } from "./errors.js";
+import { EdgeApiError, kindForStatus } from "./errors.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent, type RequestSpec } from "./request.js";
 import { ignoredBody } from "./schemas/common.js";
@@ -22,13 +22,29 @@ import {
   type BotDetection,
   botCategorizationListResponseSchema,
   botDetectionResponseSchema,
+  EVENT_LOG_DIMENSIONS,
+  type EventLogsSearch,
+  type EventLogsSearchResult,
+  eventLogsSearchResponseSchema,
+  getShieldZoneMetricsOverviewResponseSchema,
+  getShieldZoneRateLimitMetricsResponseSchema,
+  getShieldZoneResponseSchema,
   getShieldZonesResponseSchema,
+  getTriggeredRulesResponseSchema,
+  METRICS_RESOLUTION,
+  type MetricsResolution,
   type RateLimitMetrics,
   rateLimitMetricsResponseSchema,
+  type ShieldDetailedMetrics,
+  type ShieldMetricsOverview,
+  type ShieldZone,
   type ShieldZonePage,
+  shieldOverviewMetricsResponseSchema,
+  type TriggeredRules,
   updateBotCategoryResponseSchema,
   type WafAiRecommendation,
   wafAiRecommendationSchema,
+  type ZoneRateLimitMetrics,
 } from "./schemas/shield.js";
 
 export type { QueueStats, RetryPolicy } from "./queue.js";
@@ -93,10 +109,31 @@ export interface PullZonePage {
   hasNext: boolean;
 }
 
+export interface DetailedMetricsParams {
+  /** Unix ms (sent as the StartDate date-time). */
+  from: number;
+  /** Unix ms, after `from` (sent as EndDate). */
+  to: number;
+  /** MetricsOverviewResolution; default Auto. */
+  resolution?: MetricsResolution;
+}
+
 export interface EdgeClient {
   listApps(params?: ListAppsParams): Promise<AppPage>;
   listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
   listPullZones(params?: ListPullZonesParams): Promise<PullZonePage>;
+  getShieldZone(shieldZoneId: number): Promise<ShieldZone>;
+  /** Today's counters and the billable requests; the API takes no time range here. */
+  getMetricsOverview(shieldZoneId: number): Promise<ShieldMetricsOverview>;
+  getMetricsOverviewDetailed(
+    shieldZoneId: number,
+    params: DetailedMetricsParams,
+  ): Promise<ShieldDetailedMetrics>;
+  /** POST /shield/event-logs/{id}/search: a read, so it is retried like a GET. */
+  searchEventLogs(shieldZoneId: number, search: EventLogsSearch): Promise<EventLogsSearchResult>;
+  getTriggeredWafRules(shieldZoneId: number): Promise<TriggeredRules>;
+  /** GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone. */
+  getRateLimits(shieldZoneId: number): Promise<ZoneRateLimitMetrics[]>;
   getBotDetection(shieldZoneId: number): Promise<BotDetection>;
   getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
   setBotCategoryAction(shieldZoneId: number, category: number, action: BotCategoryAction): Promise<void>;
@@ -154,6 +191,87 @@ function paramsObject(operation: string, v: unknown): Record<string, unknown> {
 }
 
 const enc = (v: string | number) => encodeURIComponent(String(v));
+
+/** The event log keeps 72 hours: a search must end within them. */
+export const EVENT_LOG_RETENTION_MS = 72 * 3_600_000;
+
+function timeArg(operation: string, what: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    throw invalid(operation, `The ${what} must be a Unix time in milliseconds (got ${show(v)}).`);
+  }
+  return v;
+}
+
+function checkSearch(op: string, v: unknown): EventLogsSearch {
+  const p = paramsObject(op, v);
+  const from = timeArg(op, "search start", p.from);
+  const to = timeArg(op, "search end", p.to);
+  if (to <= from) throw invalid(op, "The event-log search must end after it starts.");
+  const out: EventLogsSearch = { from, to };
+  if (p.query !== undefined) {
+    if (typeof p.query !== "string" || p.query.length > 500)
+      throw invalid(op, `The search text must be a text of at most 500 characters (got ${show(p.query)}).`);
+    out.query = p.query;
+  }
+  if (p.groupBy !== undefined) {
+    if (
+      !Array.isArray(p.groupBy) ||
+      p.groupBy.some((d) => !(EVENT_LOG_DIMENSIONS as readonly unknown[]).includes(d))
+    ) {
+      throw invalid(op, `Event logs group by ${EVENT_LOG_DIMENSIONS.join(", ")} (got ${show(p.groupBy)}).`);
+    }
+    out.groupBy = [...(p.groupBy as EventLogsSearch["groupBy"] & unknown[])];
+  }
+  if (p.filters !== undefined) {
+    if (!Array.isArray(p.filters)) throw invalid(op, "The event-log filters must be a list.");
+    out.filters = p.filters.map((f) => {
+      const o = paramsObject(op, f);
+      if (
+        !(EVENT_LOG_DIMENSIONS as readonly unknown[]).includes(o.field) ||
+        !["eq", "in", "contains", "cidr", "wildcard"].includes(o.op as string) ||
+        !Array.isArray(o.value) ||
+        o.value.some((x) => typeof x !== "string")
+      ) {
+        throw invalid(
+          op,
+          `An event-log filter needs a known field, an operator and text values (got ${show(f)}).`,
+        );
+      }
+      return o as unknown as NonNullable<EventLogsSearch["filters"]>[number];
+    });
+  }
+  if (p.buckets !== undefined) out.buckets = intArg(op, "number of sparkline buckets", p.buckets, 0, 500);
+  if (p.page !== undefined) out.page = intArg(op, "page index", p.page, 0, Number.MAX_SAFE_INTEGER);
+  if (p.pageSize !== undefined) out.pageSize = intArg(op, "page size", p.pageSize, 1, 500);
+  return out;
+}
+
+/**
+ * The API's own failure inside a 2xx answer (`errorResponse` with success false and nothing else),
+ * as the error its status means.
+ */
+function refusedInBody(
+  operation: string,
+  subject: string | undefined,
+  e: {
+    statusCode?: number | undefined;
+    success?: boolean | undefined;
+    message: string | null;
+    errorKey: string | null;
+  } | null,
+): EdgeApiError | undefined {
+  if (e?.success !== false) return undefined;
+  const status = e.statusCode !== undefined && e.statusCode >= 400 ? e.statusCode : 400;
+  return new EdgeApiError({
+    kind: kindForStatus(status, e.errorKey ?? undefined),
+    status,
+    errorKey: e.errorKey ?? undefined,
+    apiMessage: e.message ?? undefined,
+    operation,
+    subject,
+    message: `${operation}: the Edge API answered with an error${e.errorKey ? ` (${e.errorKey})` : ""}`,
+  });
+}
 
 // ---- the API --------------------------------------------------------------------------------------
 
@@ -343,6 +461,158 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
             ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
             hasNext: r.hasMoreItems,
           }),
+        );
+      },
+
+      getShieldZone(shieldZoneId) {
+        const op = "getShieldZone";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/shield-zone/${enc(id)}`,
+              subject,
+              idempotent: true,
+              schema: getShieldZoneResponseSchema,
+            };
+          },
+          (r) => data(op, r.data, subject),
+        );
+      },
+
+      getMetricsOverview(shieldZoneId) {
+        const op = "getMetricsOverview";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/metrics/overview/${enc(id)}`,
+              subject,
+              idempotent: true,
+              schema: getShieldZoneMetricsOverviewResponseSchema,
+            };
+          },
+          (r) => data(op, r.data, subject),
+        );
+      },
+
+      getMetricsOverviewDetailed(shieldZoneId, params) {
+        const op = "getMetricsOverviewDetailed";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const p = paramsObject(op, params);
+            const from = timeArg(op, "start", p.from);
+            const to = timeArg(op, "end", p.to);
+            if (to <= from) throw invalid(op, "The metrics range must end after it starts.");
+            const resolution =
+              p.resolution === undefined
+                ? METRICS_RESOLUTION.auto
+                : intArg(op, "metrics resolution (0 Auto … 6 Monthly)", p.resolution, 0, 6);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/metrics/overview/${enc(id)}/detailed`,
+              query: {
+                StartDate: new Date(from).toISOString(),
+                EndDate: new Date(to).toISOString(),
+                Resolution: resolution,
+              },
+              subject,
+              idempotent: true,
+              schema: shieldOverviewMetricsResponseSchema,
+            };
+          },
+          (r) => data(op, r.data, subject),
+        );
+      },
+
+      searchEventLogs(shieldZoneId, search) {
+        const op = "searchEventLogs";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const body = checkSearch(op, search);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "POST",
+              path: `/shield/event-logs/${enc(id)}/search`,
+              body,
+              subject,
+              // A search changes nothing: safe to repeat.
+              idempotent: true,
+              schema: eventLogsSearchResponseSchema,
+            };
+          },
+          ({ errorResponse, ...result }) => {
+            const refused =
+              result.groups.length === 0 && result.rowCount === 0
+                ? refusedInBody(op, subject, errorResponse)
+                : undefined;
+            if (refused) throw refused;
+            return result;
+          },
+        );
+      },
+
+      getTriggeredWafRules(shieldZoneId) {
+        const op = "getTriggeredWafRules";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/waf/rules/review-triggered/${enc(id)}`,
+              subject,
+              idempotent: true,
+              schema: getTriggeredRulesResponseSchema,
+            };
+          },
+          (r): TriggeredRules => {
+            const refused = r.rules === null ? refusedInBody(op, subject, r.errorResponse) : undefined;
+            if (refused) throw refused;
+            const rules = r.rules ?? [];
+            return { rules, totalTriggeredRules: r.totalTriggeredRules ?? rules.length };
+          },
+        );
+      },
+
+      getRateLimits(shieldZoneId) {
+        const op = "getRateLimits";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/metrics/rate-limits/${enc(id)}`,
+              subject: `Shield zone ${id}`,
+              idempotent: true,
+              schema: getShieldZoneRateLimitMetricsResponseSchema,
+            };
+          },
+          (r) => r.data ?? [],
         );
       },
 
@@ -597,7 +867,14 @@ export type {
   DnsScan,
   DnsScanTrigger,
   PullZone,
+  EventLogsSearch,
+  EventLogsSearchResult,
   RateLimitMetrics,
+  ShieldDetailedMetrics,
+  ShieldMetricsOverview,
+  ShieldZone,
   ShieldZonePage,
+  TriggeredRules,
   WafAiRecommendation,
+  ZoneRateLimitMetrics,
 };

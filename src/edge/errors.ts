@@ -176,6 +176,12 @@ const OPERATION_WORDS: Record<string, { doing: string; feature?: string }> = {
   setBotCategoryAction: { doing: "change bot category actions", feature: "bot categorization" },
   getRateLimitMetrics: { doing: "read rate-limit metrics", feature: "rate-limit metrics" },
   getWafAiRecommendation: { doing: "read WAF AI recommendations", feature: "WAF AI recommendations" },
+  getShieldZone: { doing: "read shield zones" },
+  getMetricsOverview: { doing: "read shield metrics", feature: "shield metrics" },
+  getMetricsOverviewDetailed: { doing: "read shield metrics", feature: "detailed shield metrics" },
+  searchEventLogs: { doing: "search event logs", feature: "event logs" },
+  getTriggeredWafRules: { doing: "review triggered WAF rules", feature: "the triggered WAF rule review" },
+  getRateLimits: { doing: "read rate-limit metrics", feature: "rate-limit metrics" },
   getLatestDnsScan: { doing: "read DNS record scans" },
   triggerDnsScan: { doing: "start DNS record scans" },
 };

@@ -17,6 +17,19 @@ export const ACTIONS = {
   reject: "edge.approval.reject",
   retry: "edge.approval.retry",
   undo: "edge.approval.undo",
+  /** On the /edge incident card: rebuild it in place. */
+  incidentRefresh: "edge.incident.refresh",
+  /** A triggered WAF rule's AI recommendation (the /edge waf answer), from the incident card. */
+  incidentWafRecommendation: "edge.incident.waf_recommendation",
+  /** "See all" of one card section: `edge.incident.see_all.<section>` (distinct ids within one actions block). */
+  incidentSeeAll: "edge.incident.see_all",
+  incidentPreviousPage: "edge.incident.previous_page",
+  incidentNextPage: "edge.incident.next_page",
+} as const;
+
+/** Action ids registered by pattern. */
+export const ACTION_PATTERNS = {
+  incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
 } as const;
 
 export const VIEWS = {

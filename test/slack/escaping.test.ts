@@ -4,8 +4,15 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
-import type { BotCategory, BotDetection, ShieldZone } from "../../src/edge/schemas/shield.js";
+import type { BotCategory, BotDetection, ShieldZone, TriggeredRule } from "../../src/edge/schemas/shield.js";
 import type { DnsSummary, SnapRecord } from "../../src/services/dns-summary.js";
+import {
+  type IncidentPicture,
+  incidentRange,
+  OFFENDER_DIMENSIONS,
+  type Offender,
+  TRAFFIC_METRICS,
+} from "../../src/services/incident.js";
 import {
   approvalCard,
   categoryButtons,
@@ -53,6 +60,12 @@ import {
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
+import {
+  changeText,
+  gatheringMessage,
+  incidentCard,
+  incidentListMessage,
+} from "../../src/slack/blocks/incident.js";
 import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
 import { policyMessage } from "../../src/slack/blocks/policy.js";
 import { rateLimitMessage, sparkline } from "../../src/slack/blocks/ratelimit.js";
@@ -394,6 +407,84 @@ function request(g: Gen): ApprovalRequest {
   } as ApprovalRequest;
 }
 
+function incidentPicture(g: Gen): IncidentPicture {
+  const range = incidentRange(g.pick(["15m", "1h", "72h"] as const), g.ms());
+  const err = () => ({ error: g.s() });
+  const offenderList = (): Offender[] =>
+    g.list(
+      () => ({
+        value: g.s(),
+        count: g.int(1e6),
+        action: g.maybe(() => g.s()),
+        actions: { blocked: g.int(9), challenged: g.int(9), logged: g.int(9) },
+        country: g.maybe(() => g.s()),
+        asn: g.maybe(() => g.s()),
+      }),
+      8,
+    ) as Offender[];
+  const rule = (): TriggeredRule => ({
+    ruleId: g.maybe(() => g.s()),
+    description: g.maybe(() => g.s()),
+    triggeredRequests: g.int(1e6),
+    topUrls: g.list(() => ({ url: g.s(), hits: g.int(99) }), 2),
+  });
+  const app = (): App => ({
+    id: g.s(),
+    name: g.s(),
+    description: g.maybe(() => g.s()),
+    displayEndpoint: g.maybe(() => ({ id: g.s(), address: g.s(), type: g.s() })),
+    status: g.s(),
+  });
+  return {
+    zoneId: 1 + g.int(1e6),
+    range,
+    zone: g.bool() ? err() : { ok: { zone: zone(g), botDetection: g.bool() ? err() : { ok: detection(g) } } },
+    traffic: g.bool()
+      ? err()
+      : ({
+          ok: {
+            rows: TRAFFIC_METRICS.map((metric) => ({
+              metric,
+              count: g.int(1e9),
+              previous: g.maybe(() => g.int(1e9)),
+              change: g.pick([{ kind: "unknown" }, { kind: "up", percent: g.int(999) }] as const),
+              series: g.list(() => g.int(999), 30),
+            })),
+            previousError: g.maybe(() => g.s()),
+            requests: g.bool()
+              ? err()
+              : { ok: { billableThisMonth: g.int(1e9), cleanLimit: g.maybe(() => g.int(9)) } },
+          },
+        } as never),
+    offenders: g.bool()
+      ? err()
+      : {
+          ok: {
+            byDimension: Object.fromEntries(
+              OFFENDER_DIMENSIONS.map((d) => [
+                d,
+                g.bool() ? err() : { ok: { dimension: d, total: g.int(1e5), offenders: offenderList() } },
+              ]),
+            ) as never,
+          },
+        },
+    waf: g.bool() ? err() : { ok: { total: g.int(600), rules: g.list(rule, 8) } },
+    rateLimits: g.bool()
+      ? err()
+      : {
+          ok: g.list(
+            () => ({
+              rateLimitId: g.int(1e6),
+              breaches: { total: g.int(99), blocked: g.int(9), challenged: g.int(9), logged: g.int(9) },
+              basis: g.pick(["days", "overview"] as const),
+            }),
+            8,
+          ),
+        },
+    apps: g.bool() ? err() : { ok: { apps: g.list(app, 8), read: g.int(99), complete: g.bool() } },
+  };
+}
+
 function effectivePolicy(g: Gen): EffectivePolicy {
   const source = () => g.pick(["channel", "workspace", "default"] as const);
   return {
@@ -609,6 +700,44 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
       message: g.maybe(() => g.s()),
     }),
+  "incident.ts:incidentCard": (g) => incidentCard(incidentPicture(g), { isPublic: g.bool() }),
+  "incident.ts:gatheringMessage": (g) => gatheringMessage(g.bool() ? g.s() : g.int(1e6), { words: g.s() }),
+  "incident.ts:changeText": (g) =>
+    section(
+      changeText(g.pick([{ kind: "up", percent: g.int(999) }, { kind: "same" }, { kind: "new" }] as const)),
+    ),
+  "incident.ts:incidentListMessage": (g) => {
+    const p = incidentPicture(g);
+    const paging = { page: 1 + g.int(3), totalPages: 1 + g.int(9), total: g.int(999), range: p.range };
+    const kind = g.pick(["offenders", "waf", "ratelimits", "apps"] as const);
+    const rules = "ok" in p.waf ? p.waf.ok.rules : [];
+    const apps = "ok" in p.apps ? p.apps.ok.apps : [];
+    const rl = "ok" in p.rateLimits ? p.rateLimits.ok : [];
+    const page =
+      kind === "offenders"
+        ? {
+            ...paging,
+            kind,
+            dimension: "ip" as const,
+            offenders: g.list(
+              () => ({
+                value: g.s(),
+                count: 1,
+                action: g.s(),
+                actions: { blocked: 1, challenged: 0, logged: 0 },
+                country: g.s(),
+                asn: g.s(),
+              }),
+              9,
+            ),
+          }
+        : kind === "waf"
+          ? { ...paging, kind, rules }
+          : kind === "ratelimits"
+            ? { ...paging, kind, rules: rl }
+            : { ...paging, kind, apps, complete: g.bool() };
+    return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
+  },
   "zones.ts:zoneSearchMessage": (g) =>
     zoneSearchMessage({
       text: g.s(),

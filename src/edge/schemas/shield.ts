@@ -281,3 +281,322 @@ export const wafAiRecommendationSchema = z
   }));
 
 export type WafAiRecommendation = z.output<typeof wafAiRecommendationSchema>;
+
+// ---- one shield zone ------------------------------------------------------------------------------
+
+/** GET /shield/shield-zone/{id}: GetShieldZoneResponse `{data: ShieldZoneResponse}`. */
+export const getShieldZoneResponseSchema = z.looseObject({
+  data: nullish(shieldZoneSchema),
+  error: nullish(genericRequestResponseSchema),
+});
+
+// ---- metrics overview (no time range: today's counters and the past 28 days) ---------------------
+
+const count = () =>
+  z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? 0);
+
+export const shieldMetricsOverviewSchema = z
+  .looseObject({
+    overview: nullish(
+      z.looseObject({
+        dDoSMitigated: count(),
+        wafTriggeredRules: count(),
+        ratelimitBreaches: count(),
+        botDetectionChallenged: count(),
+        accessListActions: count(),
+      }),
+    ),
+    totalCleanRequestsLimit: nullish(z.number().int()),
+    totalBillableRequests: nullish(z.number().int()),
+  })
+  .transform((m) => ({
+    ddosMitigated: m.overview?.dDoSMitigated ?? 0,
+    wafTriggeredRules: m.overview?.wafTriggeredRules ?? 0,
+    rateLimitBreaches: m.overview?.ratelimitBreaches ?? 0,
+    botDetectionChallenged: m.overview?.botDetectionChallenged ?? 0,
+    accessListActions: m.overview?.accessListActions ?? 0,
+    totalCleanRequestsLimit: m.totalCleanRequestsLimit,
+    totalBillableRequests: m.totalBillableRequests,
+  }));
+
+export const getShieldZoneMetricsOverviewResponseSchema = z.looseObject({
+  data: nullish(shieldMetricsOverviewSchema),
+  error: nullish(genericRequestResponseSchema),
+});
+
+export type ShieldMetricsOverview = z.output<typeof shieldMetricsOverviewSchema>;
+
+// ---- detailed metrics overview (a time range at a resolution) ------------------------------------
+
+/** MetricsOverviewResolution. */
+export const METRICS_RESOLUTION = {
+  auto: 0,
+  twoMinutes: 1,
+  tenMinutes: 2,
+  hourly: 3,
+  daily: 4,
+  weekly: 5,
+  monthly: 6,
+} as const;
+export type MetricsResolution = (typeof METRICS_RESOLUTION)[keyof typeof METRICS_RESOLUTION];
+
+/** A date-time string or a Unix time (seconds or milliseconds) as the API may key a series; else NaN. */
+export function seriesKeyTime(key: string): number {
+  if (/^\d{9,11}$/.test(key)) return Number(key) * 1000;
+  if (/^\d{12,14}$/.test(key)) return Number(key);
+  if (!/^\d{4}-\d\d-\d\d/.test(key)) return Number.NaN;
+  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(key) || key.length <= 10 ? key : `${key}Z`);
+}
+
+export interface MetricPoint {
+  /** Unix ms of the start of the point's interval. */
+  at: number;
+  /** Counts by name (e.g. blocked, logged, challenged) in that interval. */
+  values: Readonly<Record<string, number>>;
+}
+
+/**
+ * OverviewMetric `{metrics: {string: {string: int64}}, totals: {string: int64}}`. The document does not
+ * say which level of `metrics` is time: a time-keyed outer level (`{"2024-…": {blocked: 3}}`) and a
+ * time-keyed inner level (`{blocked: {"2024-…": 3}}`) are both read into points sorted by time.
+ */
+export const overviewMetricSchema = z
+  .looseObject({
+    metrics: nullish(z.record(z.string(), nullish(z.record(z.string(), z.number().int())))),
+    totals: nullish(z.record(z.string(), z.number().int())),
+  })
+  .nullish()
+  .transform((m) => {
+    const raw = m?.metrics ?? {};
+    const outer = Object.keys(raw);
+    const timeOuter = outer.length > 0 && outer.every((k) => !Number.isNaN(seriesKeyTime(k)));
+    const byTime = new Map<number, Record<string, number>>();
+    const add = (at: number, name: string, v: number) => {
+      if (Number.isNaN(at)) return;
+      const values = byTime.get(at) ?? {};
+      values[name] = (values[name] ?? 0) + v;
+      byTime.set(at, values);
+    };
+    for (const [k, inner] of Object.entries(raw)) {
+      for (const [ik, v] of Object.entries(inner ?? {})) {
+        if (timeOuter) add(seriesKeyTime(k), ik, v);
+        else add(seriesKeyTime(ik), k, v);
+      }
+    }
+    const points: MetricPoint[] = [...byTime.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([at, values]) => ({ at, values }));
+    return { points, totals: m?.totals ?? null };
+  });
+
+export type OverviewMetric = z.output<typeof overviewMetricSchema>;
+
+export const shieldDetailedMetricsSchema = z
+  .looseObject({
+    waf: overviewMetricSchema,
+    ddos: overviewMetricSchema,
+    rateLimit: overviewMetricSchema,
+    accessLists: overviewMetricSchema,
+    botDetection: overviewMetricSchema,
+    uploadScanning: overviewMetricSchema,
+    apiGuardian: overviewMetricSchema,
+    totalCleanRequestsLimit: nullish(z.number().int()),
+    totalBillableRequestsThisMonth: nullish(z.number().int()),
+    resolution: optIntEnum(),
+  })
+  .transform((d) => ({
+    features: {
+      waf: d.waf,
+      ddos: d.ddos,
+      rateLimit: d.rateLimit,
+      accessLists: d.accessLists,
+      botDetection: d.botDetection,
+      uploadScanning: d.uploadScanning,
+      apiGuardian: d.apiGuardian,
+    },
+    totalCleanRequestsLimit: d.totalCleanRequestsLimit,
+    totalBillableRequestsThisMonth: d.totalBillableRequestsThisMonth,
+    resolution: d.resolution,
+  }));
+
+/** ShieldOverviewMetrics `{data, error}`. */
+export const shieldOverviewMetricsResponseSchema = z.looseObject({
+  data: nullish(shieldDetailedMetricsSchema),
+  error: nullish(genericRequestResponseSchema),
+});
+
+export type ShieldDetailedMetrics = z.output<typeof shieldDetailedMetricsSchema>;
+export type MetricFeature = keyof ShieldDetailedMetrics["features"];
+
+// ---- event logs search ----------------------------------------------------------------------------
+
+/** Dimensions the event-log search can filter and group on. */
+export const EVENT_LOG_DIMENSIONS = [
+  "feature",
+  "ruleId",
+  "ip",
+  "ja4",
+  "ua",
+  "url",
+  "asn",
+  "country",
+  "action",
+] as const;
+export type EventLogDimension = (typeof EVENT_LOG_DIMENSIONS)[number];
+
+/** EventLogsSearchRequest (times are Unix ms, UTC). */
+export interface EventLogsSearch {
+  from: number;
+  to: number;
+  query?: string;
+  filters?: {
+    field: EventLogDimension;
+    op: "eq" | "in" | "contains" | "cidr" | "wildcard";
+    value: string[];
+  }[];
+  groupBy?: EventLogDimension[];
+  /** Sparkline buckets per group, 0..500. */
+  buckets?: number;
+  /** Zero-based. */
+  page?: number;
+  /** 1..500. */
+  pageSize?: number;
+}
+
+const contextNumber = (ctx: Record<string, unknown>, ...names: string[]): number => {
+  for (const [k, v] of Object.entries(ctx)) {
+    if (!names.includes(k.toLowerCase())) continue;
+    if (typeof v === "number" && Number.isFinite(v)) return v;
+    if (typeof v === "string" && /^\d+$/.test(v)) return Number(v);
+  }
+  return 0;
+};
+const contextText = (ctx: Record<string, unknown>, name: string): string | null => {
+  for (const [k, v] of Object.entries(ctx)) {
+    if (k.toLowerCase() !== name) continue;
+    if (typeof v === "string" && v.trim() !== "") return v;
+    if (typeof v === "number") return String(v);
+  }
+  return null;
+};
+
+/** EventGroup; `context` is free-form in the document: the per-action counts, country and ASN are read from it. */
+export const eventGroupSchema = z
+  .looseObject({
+    key: nullish(z.record(z.string(), nullish(z.string()))),
+    count: z.number().int(),
+    firstSeen: nullish(z.number().int()),
+    lastSeen: nullish(z.number().int()),
+    context: nullish(z.record(z.string(), z.unknown())),
+    sparkline: nullish(z.array(z.number().int())),
+  })
+  .transform((g) => {
+    const ctx = g.context ?? {};
+    return {
+      key: Object.fromEntries(Object.entries(g.key ?? {}).map(([k, v]) => [k, v ?? ""])) as Record<
+        string,
+        string
+      >,
+      count: g.count,
+      firstSeen: g.firstSeen,
+      lastSeen: g.lastSeen,
+      actions: {
+        blocked: contextNumber(ctx, "blocked"),
+        challenged: contextNumber(ctx, "challenged"),
+        logged: contextNumber(ctx, "logged"),
+      },
+      country: contextText(ctx, "country"),
+      asn: contextText(ctx, "asn"),
+      sparkline: g.sparkline ?? [],
+    };
+  });
+
+export type EventGroup = z.output<typeof eventGroupSchema>;
+
+export const eventLogsSearchResponseSchema = z
+  .looseObject({
+    rows: nullish(z.array(z.unknown())),
+    groups: nullish(z.array(eventGroupSchema)),
+    total: nullish(z.number().int()),
+    totalPages: nullish(z.number().int()),
+    page: nullish(z.number().int()),
+    errorResponse: nullish(genericRequestResponseSchema),
+  })
+  .transform((r) => ({
+    groups: r.groups ?? [],
+    rowCount: r.rows?.length ?? 0,
+    total: r.total ?? r.groups?.length ?? r.rows?.length ?? 0,
+    totalPages: r.totalPages ?? 1,
+    page: r.page ?? 0,
+    errorResponse: r.errorResponse,
+  }));
+
+export type EventLogsSearchResult = Omit<z.output<typeof eventLogsSearchResponseSchema>, "errorResponse">;
+
+// ---- triggered WAF rules --------------------------------------------------------------------------
+
+export const triggeredRuleSchema = z
+  .looseObject({
+    ruleId: nullish(z.string()),
+    ruleDescription: nullish(z.string()),
+    topTargetedUrls: nullish(z.record(z.string(), z.number().int())),
+    totalTriggeredRequests: count(),
+    // ruleLogs (the raw logs) are not read.
+  })
+  .transform((r) => ({
+    ruleId: r.ruleId,
+    description: r.ruleDescription,
+    triggeredRequests: r.totalTriggeredRequests,
+    /** Busiest first. */
+    topUrls: Object.entries(r.topTargetedUrls ?? {})
+      .map(([url, hits]) => ({ url, hits }))
+      .sort((a, b) => b.hits - a.hits),
+  }));
+
+export type TriggeredRule = z.output<typeof triggeredRuleSchema>;
+
+export const getTriggeredRulesResponseSchema = z
+  .looseObject({
+    errorResponse: nullish(genericRequestResponseSchema),
+    triggeredRules: nullish(z.array(triggeredRuleSchema)),
+    totalTriggeredRules: nullish(z.number().int()),
+  })
+  .transform((r) => ({
+    rules: r.triggeredRules,
+    totalTriggeredRules: r.totalTriggeredRules,
+    errorResponse: r.errorResponse,
+  }));
+
+export interface TriggeredRules {
+  rules: TriggeredRule[];
+  /** How many rules were triggered, as the API counts them. */
+  totalTriggeredRules: number;
+}
+
+// ---- every rate limit of a zone -------------------------------------------------------------------
+
+export const zoneRateLimitMetricsSchema = z
+  .looseObject({
+    ratelimitId: z.number().int(),
+    overview: nullish(countersSchema),
+    ratelimitOverviewPastTwentyEightDays: nullish(z.record(z.string(), countersSchema)),
+  })
+  .transform((m) => ({
+    rateLimitId: m.ratelimitId,
+    overview: m.overview,
+    /** Sorted by key (a day). */
+    days: Object.entries(m.ratelimitOverviewPastTwentyEightDays ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([day, c]) => ({ day, ...c })),
+  }));
+
+export const getShieldZoneRateLimitMetricsResponseSchema = z.looseObject({
+  data: nullish(z.array(zoneRateLimitMetricsSchema)),
+  error: nullish(genericRequestResponseSchema),
+});
+
+export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;

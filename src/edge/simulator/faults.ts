@@ -59,3 +59,8 @@ export function truncateJson(text: string): string {
   if (text.length < 2) return '{"truncated":';
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
 }
+
+/** A fault path matching exactly this request path (optionally with a trailing slash), not the paths below it. */
+export function exactPath(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\/$/, "")}/?$`);
+}

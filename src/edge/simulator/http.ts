@@ -60,3 +60,28 @@ export function intParam(raw: string | undefined): number | undefined {
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * ASP.NET problem details, the Shield API's documented 400/401 body on newer endpoints and what its framework answers
+ * for an unmatched id; `errors` is the framework's validation dictionary (field -> messages).
+ */
+export function problem(
+  status: number,
+  detail: string,
+  instance: string,
+  errors?: Record<string, string[]>,
+): SimResponse {
+  const titles: Record<number, string> = {
+    400: "One or more validation errors occurred.",
+    404: "Not Found",
+  };
+  const sections: Record<number, string> = { 400: "15.5.1", 404: "15.5.5" };
+  return json(status, {
+    type: `https://tools.ietf.org/html/rfc9110#section-${sections[status] ?? "15.6.1"}`,
+    title: titles[status] ?? "Error",
+    status,
+    detail,
+    instance,
+    ...(errors === undefined ? {} : { errors }),
+  });
+}

@@ -1,6 +1,6 @@
 /**
- * Edge API simulator: a real HTTP server on loopback serving ten bunny.net Management API operations
- * (Magic Containers under /mc, Shield under /shield, Core pull zones and DNS scans) with seeded, deterministic data,
+ * Edge API simulator: a real HTTP server on loopback serving bunny.net Management API operations
+ * (Magic Containers under /mc, Shield under /shield, Core pull zones, purges and DNS scans) with seeded, deterministic data,
  * AccessKey auth, fault injection and request recording. Used by tests, benchmarks and `npm run simulator`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -11,6 +11,7 @@ import { empty, type SimResponse, unauthorized } from "./http.js";
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 
+export { exactPath } from "./faults.js";
 export type {
   BotCategoryGroup,
   BotDetails,
@@ -31,6 +32,8 @@ export type {
   WafRecommendation,
 } from "./seed.js";
 export { SIM_ANCHOR_DATE, SIM_IDS } from "./seed.js";
+export type { Attack, RateLimitRule, ZoneTraffic } from "./traffic.js";
+export { EVENT_LOG_RETENTION_MS } from "./traffic.js";
 
 export interface SimulatorOptions {
   /** 0 = random free port (default). */
@@ -45,12 +48,29 @@ export interface SimulatorOptions {
   scanDurationMs?: number;
   /** PRNG seed for the "noise" in the seeded data (ids and statuses never change). Default 1. */
   seed?: number;
+  /**
+   * The simulator's clock (Unix ms), read at start (the attack in progress began 12 minutes earlier) and on every
+   * request (metrics, event logs and triggered rules are relative to it; only whole minutes before it have events).
+   * Default `Date.now`.
+   */
+  now?: () => number;
+}
+
+/** Size hook for one shield zone (see `Simulator.scaleIncident`). */
+export interface IncidentScale {
+  /** Extra distinct sources (IP, ASN, JA4, user agent, URL), each with 1-3 events in the 10 minutes before now. */
+  eventLogGroups?: number;
+  /** Extra distinct triggered WAF rules. */
+  triggeredRules?: number;
 }
 
 export interface Fault {
   /** Match only this method (case-insensitive); any method when absent. */
   method?: string;
-  /** A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path. */
+  /**
+   * A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path.
+   * `exactPath("/shield/metrics/overview/18401")` fails that one section, not `.../detailed` below it.
+   */
   path: string | RegExp;
   /** Added latency before answering (stacks with other matching latency-only faults and the global latency). */
   latencyMs?: number;
@@ -94,6 +114,11 @@ export interface Simulator {
   setLatency(ms: number): void;
   /** The mutable seeded data; tests may inspect and alter it. */
   state: SimulatorState;
+  /**
+   * Makes a shield zone's event log and triggered WAF rules large (e.g. 10,000 event-log groups, 500 rules) so
+   * that consumers can be tested at size. Throws for a zone that does not exist.
+   */
+  scaleIncident(shieldZoneId: number, scale: IncidentScale): void;
   close(): Promise<void>;
 }
 
@@ -170,7 +195,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const apiKeys = new Set(options.apiKeys ?? [SIM_API_KEY]);
   const scanDurationMs = options.scanDurationMs ?? 1000;
   let latencyMs = options.latencyMs ?? 0;
-  const state = createState(options.seed ?? 1);
+  const clock = options.now ?? Date.now;
+  const state = createState(options.seed ?? 1, clock());
   const faults = new FaultSet();
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
@@ -182,7 +208,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!authorized) return unauthorized(route?.unauthorized ?? familyUnauthorizedStyle(path), path);
     if (route === undefined) return empty(ROUTES.some((r) => r.pattern.test(path)) ? 405 : 404);
     const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => p ?? "");
-    return route.handler({ method, path, query, params, body, state, now: Date.now(), scanDurationMs });
+    return route.handler({ method, path, query, params, body, state, now: clock(), scanDurationMs });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -259,6 +285,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       latencyMs = Math.max(0, ms);
     },
     state,
+    scaleIncident: (shieldZoneId, scale) => {
+      const traffic = state.shieldTraffic.get(shieldZoneId);
+      if (traffic === undefined) throw new Error(`simulator: no shield zone ${shieldZoneId}`);
+      if (scale.eventLogGroups !== undefined)
+        traffic.extraSources = Math.max(0, Math.floor(scale.eventLogGroups));
+      if (scale.triggeredRules !== undefined) {
+        traffic.extraTriggeredRules = Math.max(0, Math.floor(scale.triggeredRules));
+      }
+    },
     close: () => {
       if (closed === undefined) {
         closing.abort();

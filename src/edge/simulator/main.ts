@@ -43,6 +43,7 @@ async function main(): Promise<void> {
       `  EDGE_API_URL=${sim.url}`,
       `  AccessKey: ${keys.join(", ")}`,
       `  Magic Containers: ${sim.url}/mc/apps`,
+      `  Attack in progress on shield zone ${SIM_IDS.zoneUnderAttack} (${SIM_IDS.domainUnderAttack}); try /edge incident`,
       `  Notable ids: ${JSON.stringify(SIM_IDS)}`,
       "Press Ctrl+C to stop.",
       "",

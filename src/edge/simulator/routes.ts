@@ -1,4 +1,5 @@
 import { getLatestScan, listPullZones, purgePullZone, purgeUrl, triggerScan } from "./core.js";
+import { searchEventLogs } from "./event-logs.js";
 import type { Route } from "./http.js";
 import { listApps, restartApp } from "./mc.js";
 import {
@@ -6,14 +7,23 @@ import {
   getBotCategories,
   getBotDetection,
   getRateLimitMetrics,
+  getShieldZone,
+  getTriggeredRules,
   listShieldZones,
   putBotCategory,
 } from "./shield.js";
+import { getDetailedMetrics, getMetricsOverview, getZoneRateLimitMetrics } from "./shield-metrics.js";
 
 /** The router table: first match of method + full-path pattern wins; groups become `ctx.params`. */
 export const ROUTES: readonly Route[] = [
   { method: "GET", pattern: /^\/mc\/apps\/?$/, unauthorized: "problem", handler: listApps },
   { method: "GET", pattern: /^\/shield\/shield-zones\/?$/, unauthorized: "bare", handler: listShieldZones },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/?$/,
+    unauthorized: "problem",
+    handler: getShieldZone,
+  },
   {
     method: "GET",
     pattern: /^\/shield\/shield-zone\/([^/]+)\/bot-detection\/?$/,
@@ -37,6 +47,36 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/shield\/metrics\/rate-limit\/([^/]+)\/?$/,
     unauthorized: "bare",
     handler: getRateLimitMetrics,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/metrics\/rate-limits\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getZoneRateLimitMetrics,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/metrics\/overview\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getMetricsOverview,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/metrics\/overview\/([^/]+)\/detailed\/?$/,
+    unauthorized: "bare",
+    handler: getDetailedMetrics,
+  },
+  {
+    method: "POST",
+    pattern: /^\/shield\/event-logs\/([^/]+)\/search\/?$/,
+    unauthorized: "problem",
+    handler: searchEventLogs,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/waf\/rules\/review-triggered\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getTriggeredRules,
   },
   {
     method: "GET",

@@ -4,6 +4,8 @@
  * PRNG seed so that `SIM_IDS` stays valid; the seed only varies "noise" (counters, TTLs, actions, names).
  */
 
+import type { RateLimitRule, ZoneTraffic } from "./traffic.js";
+
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes (subset of the spec's schemas that the simulator serves)
 
@@ -183,6 +185,8 @@ export interface PullZone {
 }
 
 export interface SimulatorState {
+  /** The PRNG seed (the traffic model hashes it with zone and minute). */
+  seed: number;
   apps: McApp[];
   shieldZones: ShieldZone[];
   /** Core pull zones: one behind each shield zone that has a pullZoneId, and a few without Shield. */
@@ -191,8 +195,12 @@ export interface SimulatorState {
   botCategories: Map<number, BotCategoryGroup[]>;
   /** Zones whose plan lacks bot categorization (GET and PUT answer with errorKey `invalid_plan_type.*`). */
   botCategorizationUnavailable: Set<number>;
+  /** Zones whose plan lacks the event log (search answers with errorKey `invalid_plan_type.event_logs`). */
+  eventLogsUnavailable: Set<number>;
   /** HTTP status used for the "plan lacks feature" answer (the reference says 202 is seen; some tests use 403). */
   planFeatureErrorStatus: number;
+  /** Per shield zone: the traffic model behind metrics, event logs, triggered WAF rules and rate-limit metrics. */
+  shieldTraffic: Map<number, ZoneTraffic>;
   rateLimitMetrics: Map<number, RateLimitMetrics>;
   /** Keyed by `${shieldZoneId}/${ruleId}`. */
   wafRecommendations: Map<string, WafRecommendation>;
@@ -240,6 +248,26 @@ export const SIM_IDS = {
   zoneWithUnknownEnum: SHIELD_ZONE_BASE + 23,
   /** Enterprise zone with bot detection in Challenge mode, everything High. */
   zoneEnterprise: SHIELD_ZONE_BASE + 2,
+  /**
+   * Zone under attack: it started 12 minutes before the simulator started (its clock), ramps up over 15 minutes and
+   * lasts 6 hours: DDoS, WAF (busiest rules 942100 and 941100, which have AI recommendations), rate-limit and bot
+   * events from ~160 sources in 12 countries, plus its rate-limit rules `rateLimitRulesUnderAttack`.
+   */
+  zoneUnderAttack: SHIELD_ZONE_BASE + 1,
+  /** Rate-limit rule ids of the zone under attack, busiest first. */
+  rateLimitRulesUnderAttack: [7010, 7011, 7012, 7013, 7014] as const,
+  /** Basic-plan zone: event-log search answers `invalid_plan_type.event_logs` (also zoneWithoutBotPlan2). */
+  zoneWithoutEventLogs: SHIELD_ZONE_BASE + 4,
+  /** A quiet zone: ordinary background noise only. */
+  zoneQuiet: SHIELD_ZONE_BASE + 5,
+  /** The domain of the zone under attack (a hostname of its pull zone). */
+  domainUnderAttack: "shop.acme-example.com",
+  /** Matches names and hostnames of several shield zones' pull zones: ambiguous. */
+  ambiguousDomain: "acme",
+  /** A pull zone that no shield zone protects. */
+  pullZoneWithoutShield: 2_309_101,
+  /** The pull zone behind the zone under attack (purges). */
+  pullZoneUnderAttack: 2_310_037,
   /** A shield zone id that does not exist (404). */
   unknownShieldZone: 99_999,
   /**
@@ -432,7 +460,8 @@ function seedShieldZones(rng: Rng): ShieldZone[] {
       wafEnabled,
       wafExecutionMode: i % 3 === 0 ? 0 : 1,
       wafDisabledRules: i % 4 === 1 ? [pick(rng, WAF_RULES)] : [],
-      wafLogOnlyRules: i % 6 === 2 ? [pick(rng, WAF_RULES), "949110"] : [],
+      // A set in the document (uniqueItems): the picked rule may already be 949110.
+      wafLogOnlyRules: i % 6 === 2 ? [...new Set([pick(rng, WAF_RULES), "949110"])] : [],
       wafCustomRuleOrder: planType >= 2 ? [int(rng, 100, 999), int(rng, 1000, 1999)] : null,
       wafRequestHeaderLoggingEnabled: i % 2 === 0,
       requestBodyLoggingEnabled: i % 5 === 1,
@@ -611,6 +640,50 @@ function seedWafRecommendations(): Map<string, WafRecommendation> {
     recommendation: null,
     errorResponse: null,
   });
+  return out;
+}
+
+/** The hostname events of a shield zone are served on: its pull zone's first custom hostname. */
+export function zoneHost(state: SimulatorState, shieldZoneId: number): string {
+  const pullZoneId = state.shieldZones.find((z) => z.shieldZoneId === shieldZoneId)?.pullZoneId;
+  const pz = state.pullZones.find((p) => p.Id === pullZoneId);
+  const hosts = pz?.Hostnames ?? [];
+  return (
+    hosts.find((h) => !h.IsSystemHostname)?.Value ?? hosts[0]?.Value ?? `shield-zone-${shieldZoneId}.invalid`
+  );
+}
+
+const RATE_LIMIT_PATHS = ["/login", "/api/v1/search", "/cart/checkout", "/api/v1/products", "/"];
+const RATE_LIMIT_ACTIONS = ["block", "challenge", "block", "log", "block"] as const;
+
+/**
+ * Traffic per zone. Structural facts (rules, the attack's timing and size) never depend on the seed. Zone i has
+ * rate-limit rules 7000 + 10 i + k (k < i % 4; five on the zone under attack).
+ */
+function seedTraffic(zones: ShieldZone[], now: number): Map<number, ZoneTraffic> {
+  const out = new Map<number, ZoneTraffic>();
+  for (const z of zones) {
+    const i = z.shieldZoneId - SHIELD_ZONE_BASE;
+    const underAttack = z.shieldZoneId === SIM_IDS.zoneUnderAttack;
+    const ruleCount = underAttack ? 5 : i % 4;
+    const rateLimitRules: RateLimitRule[] = Array.from({ length: ruleCount }, (_, k) => ({
+      id: 7000 + i * 10 + k,
+      action: RATE_LIMIT_ACTIONS[k] ?? "block",
+      path: RATE_LIMIT_PATHS[k] ?? "/",
+      weight: 1 / (k + 1),
+      attackWeight: [0.5, 0.25, 0.15, 0.07, 0.03][k] ?? 0.01,
+    }));
+    out.set(z.shieldZoneId, {
+      baselinePerMinute: underAttack ? 6 : 0.3 + (i % 5) * 0.4,
+      requestsPerMinute: underAttack ? 4_000 : 200 + (i % 7) * 150,
+      attack: underAttack
+        ? { startedAt: now - 12 * 60_000, rampMinutes: 15, durationMinutes: 6 * 60, peakPerMinute: 6_000 }
+        : null,
+      rateLimitRules,
+      extraSources: 0,
+      extraTriggeredRules: 0,
+    });
+  }
   return out;
 }
 
@@ -821,22 +894,27 @@ function seedPullZones(shieldZones: ShieldZone[]): PullZone[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A fresh, fully independent copy of the seeded state. */
-export function createState(seed = 1): SimulatorState {
+/**
+ * A fresh, fully independent copy of the seeded state. `now` (Unix ms, the simulator's clock at start) anchors the
+ * attack in progress; everything else about traffic is computed relative to the clock at request time.
+ */
+export function createState(seed = 1, now = Date.now()): SimulatorState {
   const rng = createRng(seed);
   const accountId = "a1b2c3d4-0000-4000-8000-5eed00000001";
   const shieldZones = seedShieldZones(rng);
   const dns = seedDns(rng, accountId);
+  const planless = shieldZones.filter((z) => z.planType === 0).map((z) => z.shieldZoneId);
   return {
+    seed,
     apps: seedApps(rng),
     shieldZones,
     pullZones: seedPullZones(shieldZones),
     botDetection: seedBotDetection(rng, shieldZones),
     botCategories: seedBotCategories(rng, shieldZones),
-    botCategorizationUnavailable: new Set(
-      shieldZones.filter((z) => z.planType === 0).map((z) => z.shieldZoneId),
-    ),
+    botCategorizationUnavailable: new Set(planless),
+    eventLogsUnavailable: new Set(planless),
     planFeatureErrorStatus: 202,
+    shieldTraffic: seedTraffic(shieldZones, now),
     rateLimitMetrics: seedRateLimits(rng),
     wafRecommendations: seedWafRecommendations(),
     dnsZones: dns.zones,

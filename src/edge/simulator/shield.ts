@@ -2,8 +2,23 @@
  * Shield family: envelope `{ data, error: { statusCode, success, message, errorKey } }` (`error` is null on success),
  * except the bot categorization list (`{ categories, error }`) and the AI recommendation (not wrapped).
  */
-import { type HandlerContext, intParam, isPlainObject, json, type SimResponse } from "./http.js";
-import type { ShieldGenericResponse } from "./seed.js";
+import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
+import { type ShieldGenericResponse, type WafRecommendation, zoneHost } from "./seed.js";
+import { zoneRuleMetrics } from "./shield-metrics.js";
+import {
+  clustersBetween,
+  DAY_MS,
+  type EventCluster,
+  eventId,
+  eventRange,
+  eventTime,
+  extraRuleId,
+  MINUTE_MS,
+  serverZoneFor,
+  statusFor,
+  wafRuleInfo,
+  zoneModel,
+} from "./traffic.js";
 
 const err = (statusCode: number, message: string, errorKey: string): ShieldGenericResponse => ({
   statusCode,
@@ -43,6 +58,17 @@ export function listShieldZones(ctx: HandlerContext): SimResponse {
       pageSize: perPage,
     },
   });
+}
+
+/**
+ * GET /shield/shield-zone/{id} -> GetShieldZoneResponse `{ data }` (no `error` member in the document); an unknown
+ * zone answers the framework's 404 problem details.
+ */
+export function getShieldZone(ctx: HandlerContext): SimResponse {
+  const id = intParam(ctx.params[0]);
+  const zone = id === undefined ? undefined : ctx.state.shieldZones.find((z) => z.shieldZoneId === id);
+  if (zone === undefined) return problem(404, `Shield Zone ${ctx.params[0] ?? ""} not found.`, ctx.path);
+  return json(200, { data: structuredClone(zone) });
 }
 
 /** GET /shield/shield-zone/{id}/bot-detection -> { data: BotDetectionConfigurationState, error } */
@@ -127,7 +153,8 @@ export function putBotCategory(ctx: HandlerContext): SimResponse {
 /** GET /shield/metrics/rate-limit/{id} -> { data: { overview, ratelimitOverviewPastTwentyEightDays }, error } */
 export function getRateLimitMetrics(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
-  const metrics = id === undefined ? undefined : ctx.state.rateLimitMetrics.get(id);
+  const metrics =
+    id === undefined ? undefined : (ctx.state.rateLimitMetrics.get(id) ?? zoneRuleMetrics(ctx, id));
   if (metrics === undefined) {
     // Not documented for this endpoint; answered in the Shield envelope like its siblings.
     return envelopeError(404, `Rate limit ${ctx.params[0] ?? ""} not found.`, "rate_limit.not_found");
@@ -139,7 +166,9 @@ export function getRateLimitMetrics(ctx: HandlerContext): SimResponse {
 export function getAiRecommendation(ctx: HandlerContext): SimResponse {
   const zoneId = intParam(ctx.params[0]);
   const ruleId = decodeURIComponent(ctx.params[1] ?? "");
-  const rec = ctx.state.wafRecommendations.get(`${zoneId}/${ruleId}`);
+  const rec =
+    ctx.state.wafRecommendations.get(`${zoneId}/${ruleId}`) ??
+    (zoneId === undefined ? undefined : generatedRecommendation(ctx, zoneId, ruleId));
   if (zoneId === undefined || rec === undefined) {
     const known = zoneExists(ctx, zoneId);
     return json(404, {
@@ -153,4 +182,138 @@ export function getAiRecommendation(ctx: HandlerContext): SimResponse {
     });
   }
   return json(200, structuredClone(rec));
+}
+
+// ---- triggered WAF rules --------------------------------------------------------------------------------
+
+/** The review covers the last 24 hours. */
+const TRIGGERED_WINDOW_MS = DAY_MS;
+const TOP_URLS = 5;
+const RULE_LOGS = 3;
+
+interface TriggeredRule {
+  ruleId: string;
+  ruleDescription: string | null;
+  topTargetedUrls: Record<string, number>;
+  totalTriggeredRequests: number;
+  ruleLogs: Array<{
+    logId: string;
+    timestamp: number;
+    log: string;
+    labels: Record<string, string>;
+  }>;
+}
+
+function ruleLog(c: EventCluster, j: number, host: string) {
+  const info = wafRuleInfo(c.ruleId);
+  const status = String(statusFor(c.feature, c.action));
+  return {
+    logId: eventId(c, j),
+    timestamp: eventTime(c, j),
+    log: JSON.stringify({
+      remoteIp: c.source.ip,
+      userAgent: c.source.ua,
+      ja4: c.source.ja4,
+      method: c.method,
+      host,
+      url: c.url,
+      action: c.action,
+      status: Number(status),
+      message: info?.description ?? null,
+    }),
+    labels: {
+      asn: c.source.asn,
+      country: c.source.country,
+      ruleId: c.ruleId,
+      severity: info?.severity ?? "CRITICAL",
+      method: c.method,
+      ruleGroup: info?.group ?? "REQUEST-949-BLOCKING-EVALUATION",
+      status,
+      serverZone: serverZoneFor(c),
+    },
+  };
+}
+
+/** The zone's triggered WAF rules over the last 24 hours, busiest first. */
+export function triggeredRules(ctx: HandlerContext, zoneId: number): TriggeredRule[] | undefined {
+  const m = zoneModel(ctx.state, zoneId);
+  if (m === undefined) return undefined;
+  const to = Math.floor(ctx.now / MINUTE_MS) * MINUTE_MS;
+  const from = to - TRIGGERED_WINDOW_MS;
+  const host = zoneHost(ctx.state, zoneId);
+  const byRule = new Map<string, { total: number; urls: Map<string, number>; latest: EventCluster[] }>();
+  for (const c of clustersBetween(m, from, to, ctx.now)) {
+    if (c.feature !== "waf" || c.ruleId === "") continue;
+    const [first, end] = eventRange(c, from, to);
+    if (end <= first) continue;
+    const r = byRule.get(c.ruleId) ?? {
+      total: 0,
+      urls: new Map<string, number>(),
+      latest: [] as EventCluster[],
+    };
+    r.total += end - first;
+    r.urls.set(c.url, (r.urls.get(c.url) ?? 0) + end - first);
+    r.latest.push(c);
+    if (r.latest.length > RULE_LOGS * 4) r.latest.splice(0, r.latest.length - RULE_LOGS * 4);
+    byRule.set(c.ruleId, r);
+  }
+  const rules: TriggeredRule[] = [...byRule.entries()].map(([ruleId, r]) => ({
+    ruleId,
+    ruleDescription: wafRuleInfo(ruleId)?.description ?? null,
+    topTargetedUrls: Object.fromEntries(
+      [...r.urls.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_URLS),
+    ),
+    totalTriggeredRequests: r.total,
+    ruleLogs: r.latest
+      .slice(-RULE_LOGS)
+      .reverse()
+      .map((c) => ruleLog(c, c.count - 1, host)),
+  }));
+  for (let i = 0; i < m.traffic.extraTriggeredRules; i++) {
+    const ruleId = extraRuleId(i);
+    rules.push({
+      ruleId,
+      ruleDescription: `Custom signature ${i + 1}: probe for <${ruleId}> & *paths*`,
+      topTargetedUrls: { [`/probe/${i}`]: 1 + (i % 7) },
+      totalTriggeredRequests: 1 + (i % 7),
+      ruleLogs: [],
+    });
+  }
+  return rules.sort(
+    (a, b) => b.totalTriggeredRequests - a.totalTriggeredRequests || (a.ruleId < b.ruleId ? -1 : 1),
+  );
+}
+
+/** GET /shield/waf/rules/review-triggered/{shieldZoneId} -> GetTriggeredRulesResponse (last 24 hours). */
+export function getTriggeredRules(ctx: HandlerContext): SimResponse {
+  const id = intParam(ctx.params[0]);
+  const rules = id === undefined ? undefined : triggeredRules(ctx, id);
+  if (rules === undefined) {
+    return json(404, {
+      errorResponse: zoneNotFound(ctx.params[0]),
+      triggeredRules: null,
+      totalTriggeredRules: 0,
+    });
+  }
+  return json(200, { errorResponse: null, triggeredRules: rules, totalTriggeredRules: rules.length });
+}
+
+/** A recommendation for a rule the zone triggered recently that has no seeded one. */
+function generatedRecommendation(
+  ctx: HandlerContext,
+  zoneId: number,
+  ruleId: string,
+): WafRecommendation | undefined {
+  const rule = triggeredRules(ctx, zoneId)?.find((r) => r.ruleId === ruleId);
+  if (rule === undefined) return undefined;
+  const [url] = Object.keys(rule.topTargetedUrls);
+  return {
+    shieldZoneId: zoneId,
+    ruleId,
+    success: true,
+    recommendation:
+      `Rule ${ruleId} (${rule.ruleDescription ?? "custom rule"}) matched ${rule.totalTriggeredRequests} requests in ` +
+      `the last 24 hours, most of them to ${url ?? "/"}. The traffic looks malicious; keep the rule enabled.`,
+    errorResponse: null,
+  };
 }

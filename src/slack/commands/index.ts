@@ -4,6 +4,7 @@ import { botCommand } from "./bot.js";
 import { botsCommand } from "./bots.js";
 import { dnsCommand } from "./dns.js";
 import { helpCommand } from "./help.js";
+import { incidentCommand } from "./incident.js";
 import { keyCommand } from "./key.js";
 import { policyCommand } from "./policy.js";
 import { purgeCommand } from "./purge.js";
@@ -19,6 +20,7 @@ export function subcommandList(): Subcommand[] {
   const list: Subcommand[] = [
     appsCommand,
     zonesCommand,
+    incidentCommand,
     botsCommand,
     botCommand,
     ratelimitCommand,

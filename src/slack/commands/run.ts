@@ -4,9 +4,11 @@ import { actions, button, type Reply, sentenceReply } from "../blocks/common.js"
 import { ACTIONS } from "../ids.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
-export interface CommandInput extends Omit<CommandContext, "args" | "isPublic"> {
+export interface CommandInput extends Omit<CommandContext, "args" | "isPublic" | "placeholder"> {
   readonly text: string;
   readonly forcePublic?: boolean;
+  /** Post a placeholder the answer will replace, visible as the answer will be. */
+  readonly placeholder?: (reply: Reply, isPublic: boolean) => Promise<void>;
 }
 
 export interface CommandOutcome {
@@ -37,7 +39,13 @@ export async function runCommand(
     };
   }
   try {
-    const reply = await sub.run({ ...input, args: parsed.args, isPublic });
+    const { placeholder, ...rest } = input;
+    const reply = await sub.run({
+      ...rest,
+      args: parsed.args,
+      isPublic,
+      ...(placeholder ? { placeholder: (r: Reply) => placeholder(r, isPublic) } : {}),
+    });
     return {
       reply,
       isPublic,

@@ -23,6 +23,11 @@ export interface CommandContext {
   readonly triggerId: string | undefined;
   readonly args: readonly string[];
   readonly isPublic: boolean;
+  /**
+   * Post `reply` at once as a placeholder that the command's answer then replaces (slash commands
+   * only; absent when the command is re-run, e.g. by Share in channel).
+   */
+  readonly placeholder?: (reply: Reply) => Promise<void>;
 }
 
 export interface Subcommand {

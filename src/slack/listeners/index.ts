@@ -1,12 +1,13 @@
 import type { App } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
-import { ACTIONS, VIEWS } from "../ids.js";
+import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
 import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
+import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
@@ -33,6 +34,11 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.reject, approvalDecision(env, "reject"));
   app.action(ACTIONS.retry, approvalDecision(env, "retry"));
   app.action(ACTIONS.undo, approvalDecision(env, "undo"));
+  app.action(ACTIONS.incidentRefresh, incidentRefresh(env));
+  app.action(ACTION_PATTERNS.incidentSeeAll, incidentList(env, "card"));
+  app.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
+  app.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
+  app.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }

@@ -36,6 +36,8 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
       userId: command.user_id,
       command: "edge",
     });
+    // A slow command posts a placeholder first; its answer (or error) then replaces it, as visible as it was.
+    let placeholderPublic: boolean | undefined;
     const result = await runCommand(subcommands, {
       env,
       client,
@@ -45,12 +47,24 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       text: command.text,
+      placeholder: async (reply, isPublic) => {
+        await sendReply(respond, reply, isPublic, undefined, logger);
+        placeholderPublic = isPublic;
+      },
     });
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "command answered");
     env.deps.metrics.commands.inc({ subcommand: result.subcommand, outcome: result.outcome });
     if (result.reply) {
       const shareText = result.shareable ? stripPublic(command.text) : undefined;
-      await sendReply(respond, result.reply, result.isPublic, shareText, logger);
+      const replacing = placeholderPublic !== undefined;
+      await sendReply(
+        respond,
+        result.reply,
+        placeholderPublic ?? result.isPublic,
+        shareText,
+        logger,
+        replacing,
+      );
     }
   };
 }

@@ -1,0 +1,656 @@
+import { withDeadline } from "../deadline.js";
+import type { Deps } from "../deps.js";
+import { type EdgeClient, EVENT_LOG_RETENTION_MS } from "../edge/client.js";
+import { EdgeApiError, isEdgeApiError } from "../edge/errors.js";
+import type { App } from "../edge/schemas/mc.js";
+import {
+  type BotDetection,
+  type EventGroup,
+  METRICS_RESOLUTION,
+  type MetricsResolution,
+  type OverviewMetric,
+  type ShieldDetailedMetrics,
+  type ShieldMetricsOverview,
+  type ShieldZone,
+  seriesKeyTime,
+  type TriggeredRule,
+  type ZoneRateLimitMetrics,
+} from "../edge/schemas/shield.js";
+import { toUserSentence, UserError, usage } from "../errors.js";
+import { APPS_MAX_LIMIT } from "./apps.js";
+import { edgeClientFor } from "./edge-access.js";
+
+/**
+ * The incident picture of one shield zone over a window: every section is gathered in parallel and
+ * stands alone, as its data or the sentence saying why it is missing.
+ */
+
+// ---- windows --------------------------------------------------------------------------------------
+
+export const INCIDENT_WINDOWS = ["15m", "1h", "6h", "24h", "72h"] as const;
+export type IncidentWindow = (typeof INCIDENT_WINDOWS)[number];
+export const DEFAULT_INCIDENT_WINDOW: IncidentWindow = "15m";
+export const INCIDENT_EXAMPLE = "/edge incident 1234 1h";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+const RESOLUTION_MS: Partial<Record<MetricsResolution, number>> = {
+  [METRICS_RESOLUTION.twoMinutes]: 2 * MINUTE,
+  [METRICS_RESOLUTION.tenMinutes]: 10 * MINUTE,
+  [METRICS_RESOLUTION.hourly]: HOUR,
+};
+
+/**
+ * Each window's metrics resolution and sparkline bucket. A bucket is a whole number of resolution
+ * steps, so every point of the series falls in exactly one bucket; at most 37 buckets a line.
+ */
+const WINDOW_SPECS: Record<
+  IncidentWindow,
+  { lengthMs: number; resolution: MetricsResolution; bucketMs: number; words: string }
+> = {
+  "15m": {
+    lengthMs: 15 * MINUTE,
+    resolution: METRICS_RESOLUTION.twoMinutes,
+    bucketMs: 2 * MINUTE,
+    words: "15 minutes",
+  },
+  "1h": { lengthMs: HOUR, resolution: METRICS_RESOLUTION.twoMinutes, bucketMs: 2 * MINUTE, words: "hour" },
+  "6h": {
+    lengthMs: 6 * HOUR,
+    resolution: METRICS_RESOLUTION.tenMinutes,
+    bucketMs: 10 * MINUTE,
+    words: "6 hours",
+  },
+  "24h": { lengthMs: 24 * HOUR, resolution: METRICS_RESOLUTION.hourly, bucketMs: HOUR, words: "24 hours" },
+  "72h": {
+    lengthMs: 72 * HOUR,
+    resolution: METRICS_RESOLUTION.hourly,
+    bucketMs: 2 * HOUR,
+    words: "72 hours",
+  },
+};
+
+/** Searches start a minute inside the event log's 72 hours, so a slow request is not refused. */
+export const EVENT_LOG_MARGIN_MS = MINUTE;
+
+/** The window a user typed (default 15m), or a sentence listing the windows. */
+export function parseIncidentWindow(word: string | undefined): IncidentWindow {
+  if (word === undefined) return DEFAULT_INCIDENT_WINDOW;
+  const w = word.toLowerCase();
+  if ((INCIDENT_WINDOWS as readonly string[]).includes(w)) return w as IncidentWindow;
+  throw usage(
+    `"${word}" is not a window. Use 15m (the default), 1h, 6h, 24h or 72h (the event log keeps 72 hours): ${INCIDENT_EXAMPLE}`,
+  );
+}
+
+export interface IncidentRange {
+  window: IncidentWindow;
+  /** "15 minutes", "hour", … for sentences ("the last hour"). */
+  words: string;
+  lengthMs: number;
+  /** Unix ms; the window is [from, to). */
+  from: number;
+  to: number;
+  /** The window of the same length just before. */
+  previousFrom: number;
+  previousTo: number;
+  resolution: MetricsResolution;
+  bucketMs: number;
+  /** Sparkline buckets, ending at `to`. */
+  buckets: number;
+  /** Where event-log searches start: `from`, kept inside the log's retention. */
+  eventLogFrom: number;
+}
+
+export function incidentRange(window: IncidentWindow, to: number): IncidentRange {
+  const spec = WINDOW_SPECS[window];
+  const from = to - spec.lengthMs;
+  return {
+    window,
+    words: spec.words,
+    lengthMs: spec.lengthMs,
+    from,
+    to,
+    previousFrom: from - spec.lengthMs,
+    previousTo: from,
+    resolution: spec.resolution,
+    bucketMs: spec.bucketMs,
+    // One more than fit: the API's first bucket starts on its boundary, before `from`.
+    buckets: Math.floor(spec.lengthMs / spec.bucketMs) + 1,
+    eventLogFrom: Math.max(from, to - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS),
+  };
+}
+
+/** The resolution step in ms (undefined for Auto and the calendar ones). */
+export function resolutionMs(resolution: MetricsResolution): number | undefined {
+  return RESOLUTION_MS[resolution];
+}
+
+/**
+ * Sum timed values into the range's sparkline buckets: bucket i covers
+ * [to − (buckets − i)·bucketMs, to − (buckets − i − 1)·bucketMs). Points outside are dropped.
+ */
+export function bucketSeries(
+  points: readonly { at: number; value: number }[],
+  range: IncidentRange,
+): number[] {
+  const out = new Array<number>(range.buckets).fill(0);
+  const start = range.to - range.buckets * range.bucketMs;
+  for (const p of points) {
+    if (p.at < start || p.at >= range.to) continue;
+    const i = Math.floor((p.at - start) / range.bucketMs);
+    out[i] = (out[i] ?? 0) + p.value;
+  }
+  return out;
+}
+
+export type Change =
+  | { kind: "unknown" }
+  | { kind: "same" }
+  | { kind: "new" }
+  | { kind: "up" | "down"; percent: number };
+
+/** The change of a count against the previous window (unknown when that window could not be read). */
+export function changeAgainst(current: number, previous: number | null): Change {
+  if (previous === null) return { kind: "unknown" };
+  if (current === previous) return { kind: "same" };
+  if (previous === 0) return { kind: "new" };
+  const percent = Math.round((Math.abs(current - previous) / previous) * 100);
+  return { kind: current > previous ? "up" : "down", percent };
+}
+
+// ---- sections -------------------------------------------------------------------------------------
+
+/** A section's data, or the sentence saying why it could not be read. */
+export type Section<T> = { ok: T } | { error: string };
+
+function settled<T>(r: PromiseSettledResult<T>): Section<T> {
+  return r.status === "fulfilled" ? { ok: r.value } : { error: toUserSentence(r.reason) };
+}
+
+export interface ZoneSection {
+  zone: ShieldZone;
+  botDetection: Section<BotDetection>;
+}
+
+/** Whether any of bot detection's checks is switched on. */
+export function botDetectionOn(d: BotDetection): boolean {
+  return [d.requestIntegrity.sensitivity, d.ipAddress.sensitivity, d.browserFingerprint.sensitivity].some(
+    (s) => s !== null && s > 0,
+  );
+}
+
+export const TRAFFIC_METRICS = ["blocked", "challenged", "waf", "ddos", "rateLimit", "botDetection"] as const;
+export type TrafficMetric = (typeof TRAFFIC_METRICS)[number];
+
+export interface TrafficRow {
+  metric: TrafficMetric;
+  count: number;
+  previous: number | null;
+  change: Change;
+  /** One count per sparkline bucket. */
+  series: number[];
+}
+
+export interface TrafficSection {
+  rows: TrafficRow[];
+  /** Why the previous window is missing (its change is then unknown). */
+  previousError: string | null;
+  /** From the overview: the month's billable requests and the plan's clean-request limit. */
+  requests: Section<{
+    billableThisMonth: number | null;
+    cleanLimit: number | null;
+    today: ShieldMetricsOverview;
+  }>;
+}
+
+/**
+ * How many requests a feature acted on: a count named like a total (`total`, `totalRequests`) stands
+ * for the whole; otherwise the per-action counts (blocked, challenged, logged) add up, and other
+ * counters (DDoS `verifiedRequests`, `filesScanned`) are not actions. `match` picks one action.
+ */
+function countOf(values: Readonly<Record<string, number>>, match?: RegExp): number {
+  const entries = Object.entries(values);
+  if (match) return entries.filter(([k]) => match.test(k)).reduce((n, [, v]) => n + v, 0);
+  const total = entries.find(([k]) => /^total/i.test(k));
+  if (total) return total[1];
+  const acted = entries.filter(([k]) => ACTION_COUNT.test(k));
+  return (acted.length > 0 ? acted : entries).reduce((n, [, v]) => n + v, 0);
+}
+
+const ACTION_COUNT = /block|challeng|logged/i;
+
+function metricCount(m: OverviewMetric, match?: RegExp): number {
+  if (m.totals !== null) return countOf(m.totals, match);
+  return m.points.reduce((n, p) => n + countOf(p.values, match), 0);
+}
+
+function metricPoints(m: OverviewMetric, match?: RegExp): { at: number; value: number }[] {
+  return m.points.map((p) => ({ at: p.at, value: countOf(p.values, match) }));
+}
+
+const FEATURE_OF: Partial<Record<TrafficMetric, keyof ShieldDetailedMetrics["features"]>> = {
+  waf: "waf",
+  ddos: "ddos",
+  rateLimit: "rateLimit",
+  botDetection: "botDetection",
+};
+const ACTION_OF: Partial<Record<TrafficMetric, RegExp>> = { blocked: /block/i, challenged: /challeng/i };
+
+function trafficCount(d: ShieldDetailedMetrics, metric: TrafficMetric): number {
+  const feature = FEATURE_OF[metric];
+  if (feature) return metricCount(d.features[feature]);
+  return Object.values(d.features).reduce((n, m) => n + metricCount(m, ACTION_OF[metric]), 0);
+}
+
+function trafficPoints(d: ShieldDetailedMetrics, metric: TrafficMetric): { at: number; value: number }[] {
+  const feature = FEATURE_OF[metric];
+  if (feature) return metricPoints(d.features[feature]);
+  return Object.values(d.features).flatMap((m) => metricPoints(m, ACTION_OF[metric]));
+}
+
+/** The traffic rows: counts in the window, sparklines and the change against the previous window. */
+export function trafficRows(
+  current: ShieldDetailedMetrics,
+  previous: ShieldDetailedMetrics | null,
+  range: IncidentRange,
+): TrafficRow[] {
+  return TRAFFIC_METRICS.map((metric) => {
+    const count = trafficCount(current, metric);
+    const prev = previous ? trafficCount(previous, metric) : null;
+    return {
+      metric,
+      count,
+      previous: prev,
+      change: changeAgainst(count, prev),
+      series: bucketSeries(trafficPoints(current, metric), range),
+    };
+  });
+}
+
+export const OFFENDER_DIMENSIONS = ["ip", "asn", "country", "ja4"] as const;
+export type OffenderDimension = (typeof OFFENDER_DIMENSIONS)[number];
+export const CARD_TOP = 5;
+
+export type OffenderAction = "blocked" | "challenged" | "logged";
+
+export interface Offender {
+  value: string;
+  count: number;
+  /** The action taken most often on this group's requests, if the API said. */
+  action: OffenderAction | null;
+  actions: Record<OffenderAction, number>;
+  country: string | null;
+  asn: string | null;
+}
+
+export interface OffenderTop {
+  dimension: OffenderDimension;
+  /** Distinct values in the window, as the API counts them. */
+  total: number;
+  /** Busiest first. */
+  offenders: Offender[];
+}
+
+export interface OffendersSection {
+  byDimension: Record<OffenderDimension, Section<OffenderTop>>;
+}
+
+export function toOffender(group: EventGroup, dimension: OffenderDimension): Offender {
+  const value = group.key[dimension] ?? Object.values(group.key)[0] ?? "";
+  const { blocked, challenged, logged } = group.actions;
+  const ranked = (
+    [
+      ["blocked", blocked],
+      ["challenged", challenged],
+      ["logged", logged],
+    ] as const
+  ).filter(([, n]) => n > 0);
+  const top = ranked.reduce<readonly [OffenderAction, number] | undefined>(
+    (best, x) => (best === undefined || x[1] > best[1] ? x : best),
+    undefined,
+  );
+  return {
+    value,
+    count: group.count,
+    action: top?.[0] ?? null,
+    actions: { blocked, challenged, logged },
+    country: group.country,
+    asn: group.asn,
+  };
+}
+
+export const byCountDesc = <T extends { count: number }>(a: T, b: T) => b.count - a.count;
+
+export interface RateLimitInWindow {
+  rateLimitId: number;
+  breaches: { total: number; blocked: number; challenged: number; logged: number };
+  /** "days": the daily counters of the days the window touches; "overview": the rule's overall counters. */
+  basis: "days" | "overview";
+}
+
+const DAY = 24 * HOUR;
+
+/** Breaches of each rule in the window (the API counts by day), busiest first; rules without any left out. */
+export function rateLimitsInWindow(
+  metrics: readonly ZoneRateLimitMetrics[],
+  range: Pick<IncidentRange, "from" | "to">,
+): RateLimitInWindow[] {
+  const out: RateLimitInWindow[] = [];
+  for (const m of metrics) {
+    const dated = m.days.map((d) => ({ d, at: seriesKeyTime(d.day) })).filter((x) => !Number.isNaN(x.at));
+    const sum = { total: 0, blocked: 0, challenged: 0, logged: 0 };
+    let basis: RateLimitInWindow["basis"] = "days";
+    if (dated.length > 0) {
+      for (const { d, at } of dated) {
+        if (at + DAY <= range.from || at >= range.to) continue;
+        sum.total += d.totalBreaches;
+        sum.blocked += d.blockedBreaches;
+        sum.challenged += d.challengedBreaches;
+        sum.logged += d.loggedBreaches;
+      }
+    } else if (m.overview) {
+      basis = "overview";
+      sum.total = m.overview.totalBreaches;
+      sum.blocked = m.overview.blockedBreaches;
+      sum.challenged = m.overview.challengedBreaches;
+      sum.logged = m.overview.loggedBreaches;
+    }
+    if (sum.total > 0) out.push({ rateLimitId: m.rateLimitId, breaches: sum, basis });
+  }
+  return out.sort((a, b) => b.breaches.total - a.breaches.total || a.rateLimitId - b.rateLimitId);
+}
+
+/** Triggered rules, busiest first. */
+export function busiestRules(rules: readonly TriggeredRule[]): TriggeredRule[] {
+  return [...rules].sort((a, b) => b.triggeredRequests - a.triggeredRequests);
+}
+
+export interface WafSection {
+  total: number;
+  /** Busiest first. */
+  rules: TriggeredRule[];
+}
+
+export interface AppsSection {
+  /** Failing first, then deploying. */
+  apps: App[];
+  read: number;
+  /** False when more apps exist than were read. */
+  complete: boolean;
+}
+
+/** API pages of 1000 apps read at most for the Apps section. */
+export const APPS_MAX_PAGES = 5;
+const TROUBLED_STATUSES = ["failing", "progressing"];
+
+export async function troubledApps(client: EdgeClient): Promise<AppsSection> {
+  const apps: App[] = [];
+  let read = 0;
+  let cursor: string | undefined;
+  for (let i = 0; i < APPS_MAX_PAGES; i++) {
+    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+    read += page.items.length;
+    apps.push(...page.items.filter((a) => TROUBLED_STATUSES.includes(a.status)));
+    if (!page.nextCursor) return { apps: sortTroubled(apps), read, complete: true };
+    cursor = page.nextCursor;
+  }
+  return { apps: sortTroubled(apps), read, complete: false };
+}
+
+function sortTroubled(apps: App[]): App[] {
+  return apps.sort(
+    (a, b) =>
+      TROUBLED_STATUSES.indexOf(a.status) - TROUBLED_STATUSES.indexOf(b.status) ||
+      a.name.localeCompare(b.name),
+  );
+}
+
+// ---- the picture ----------------------------------------------------------------------------------
+
+export interface IncidentPicture {
+  zoneId: number;
+  range: IncidentRange;
+  zone: Section<ZoneSection>;
+  traffic: Section<TrafficSection>;
+  offenders: Section<OffendersSection>;
+  waf: Section<WafSection>;
+  rateLimits: Section<RateLimitInWindow[]>;
+  apps: Section<AppsSection>;
+}
+
+/** Event-log groups read for the card's top 5 (sorted here: the document does not promise an order). */
+const CARD_SEARCH_PAGE_SIZE = 100;
+
+function offendersSearch(
+  client: EdgeClient,
+  zoneId: number,
+  range: IncidentRange,
+  dimension: OffenderDimension,
+) {
+  return client
+    .searchEventLogs(zoneId, {
+      from: range.eventLogFrom,
+      to: range.to,
+      groupBy: [dimension],
+      page: 0,
+      pageSize: CARD_SEARCH_PAGE_SIZE,
+    })
+    .then(
+      (r): OffenderTop => ({
+        dimension,
+        total: r.total,
+        offenders: r.groups
+          .map((g) => toOffender(g, dimension))
+          .sort(byCountDesc)
+          .slice(0, CARD_TOP),
+      }),
+    );
+}
+
+/**
+ * `work`, or a timeout once `ms` pass: a section waiting on retries or a rate-limit pause must not hold
+ * the whole card back. (The call itself finishes in its queue; its answer is dropped.)
+ */
+async function bounded<T>(work: Promise<T>, ms: number, operation: string): Promise<T> {
+  const settle = await withDeadline<() => T>(
+    work.then(
+      (value) => () => value,
+      (err: unknown) => () => {
+        throw err;
+      },
+    ),
+    ms,
+    () => () => {
+      throw new EdgeApiError({
+        kind: "timeout",
+        operation,
+        message: `${operation}: no answer within ${ms} ms`,
+      });
+    },
+  );
+  return settle();
+}
+
+/** How long a section may take: three attempts' worth of the Edge API timeout. */
+export const sectionDeadlineMs = (deps: Pick<Deps, "config">) => 3 * deps.config.edge.timeoutMs;
+
+/**
+ * Gather every section of the card at once through the workspace's key (and so its queue). A zone
+ * the API does not know is one sentence for the whole answer; any other failure stays in its section.
+ */
+export async function gatherIncident(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+  window: IncidentWindow,
+): Promise<IncidentPicture> {
+  const client = await edgeClientFor(deps, teamId);
+  const range = incidentRange(window, deps.now());
+  const ms = sectionDeadlineMs(deps);
+  const detailed = (from: number, to: number) =>
+    bounded(
+      client.getMetricsOverviewDetailed(zoneId, { from, to, resolution: range.resolution }),
+      ms,
+      "getMetricsOverviewDetailed",
+    );
+  const offendersBy = (d: OffenderDimension) =>
+    bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
+
+  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps] =
+    await Promise.allSettled([
+      bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
+      bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
+      bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
+      detailed(range.from, range.to),
+      detailed(range.previousFrom, range.previousTo),
+      offendersBy("ip"),
+      offendersBy("asn"),
+      offendersBy("country"),
+      offendersBy("ja4"),
+      bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
+      bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
+      bounded(troubledApps(client), ms, "listApps"),
+    ] as const);
+
+  if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {
+    throw new UserError("not_found", toUserSentence(zone.reason), { cause: zone.reason });
+  }
+  for (const r of [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps]) {
+    if (r.status === "rejected") deps.logger.info({ err: r.reason, zoneId }, "incident section failed");
+  }
+
+  const byDimension = { ip: settled(ip), asn: settled(asn), country: settled(country), ja4: settled(ja4) };
+  const dims = Object.values(byDimension);
+  const offenders: Section<OffendersSection> = dims.every((d) => "error" in d)
+    ? (dims[0] as { error: string })
+    : { ok: { byDimension } };
+
+  const overviewSection = settled(overview);
+  const traffic: Section<TrafficSection> =
+    current.status === "rejected"
+      ? settled(current)
+      : {
+          ok: {
+            rows: trafficRows(current.value, previous.status === "fulfilled" ? previous.value : null, range),
+            previousError: previous.status === "rejected" ? toUserSentence(previous.reason) : null,
+            requests:
+              "ok" in overviewSection
+                ? {
+                    ok: {
+                      billableThisMonth:
+                        overviewSection.ok.totalBillableRequests ??
+                        current.value.totalBillableRequestsThisMonth,
+                      cleanLimit:
+                        overviewSection.ok.totalCleanRequestsLimit ?? current.value.totalCleanRequestsLimit,
+                      today: overviewSection.ok,
+                    },
+                  }
+                : overviewSection,
+          },
+        };
+
+  return {
+    zoneId,
+    range,
+    zone:
+      zone.status === "fulfilled" ? { ok: { zone: zone.value, botDetection: settled(bots) } } : settled(zone),
+    traffic,
+    offenders,
+    waf:
+      waf.status === "fulfilled"
+        ? { ok: { total: waf.value.totalTriggeredRules, rules: busiestRules(waf.value.rules) } }
+        : settled(waf),
+    rateLimits:
+      rateLimits.status === "fulfilled"
+        ? { ok: rateLimitsInWindow(rateLimits.value, range) }
+        : settled(rateLimits),
+    apps: settled(apps),
+  };
+}
+
+// ---- "see all": one section as a paged list -------------------------------------------------------
+
+export const INCIDENT_LIST_SECTIONS = [...OFFENDER_DIMENSIONS, "waf", "ratelimits", "apps"] as const;
+export type IncidentListSection = (typeof INCIDENT_LIST_SECTIONS)[number];
+/** Lines on one page of a "see all" list. */
+export const LIST_PAGE_SIZE = 50;
+
+export interface IncidentListQuery {
+  zoneId: number;
+  window: IncidentWindow;
+  /** The end of the card's window (Unix ms), so every page shows the same window. */
+  to: number;
+  section: IncidentListSection;
+  /** 1-based. */
+  page: number;
+}
+
+interface Paging {
+  page: number;
+  totalPages: number;
+  total: number;
+}
+
+export type IncidentListPage = Paging &
+  (
+    | { kind: "offenders"; dimension: OffenderDimension; offenders: Offender[] }
+    | { kind: "waf"; rules: TriggeredRule[] }
+    | { kind: "ratelimits"; rules: RateLimitInWindow[] }
+    | { kind: "apps"; apps: App[]; complete: boolean }
+  );
+
+/** One page of `items` (1-based); a page past the end is the last page. */
+export function pageOf<T>(items: readonly T[], page: number, size = LIST_PAGE_SIZE): Paging & { items: T[] } {
+  const totalPages = Math.max(1, Math.ceil(items.length / size));
+  const p = Math.min(Math.max(1, page), totalPages);
+  return { page: p, totalPages, total: items.length, items: items.slice((p - 1) * size, p * size) };
+}
+
+export async function listIncidentSection(
+  deps: Deps,
+  teamId: string,
+  q: IncidentListQuery,
+): Promise<IncidentListPage & { range: IncidentRange }> {
+  const client = await edgeClientFor(deps, teamId);
+  const range = incidentRange(q.window, q.to);
+  switch (q.section) {
+    case "waf": {
+      const { rules } = await client.getTriggeredWafRules(q.zoneId);
+      const { items, ...paging } = pageOf(busiestRules(rules), q.page);
+      return { kind: "waf", rules: items, ...paging, range };
+    }
+    case "ratelimits": {
+      const { items, ...paging } = pageOf(
+        rateLimitsInWindow(await client.getRateLimits(q.zoneId), range),
+        q.page,
+      );
+      return { kind: "ratelimits", rules: items, ...paging, range };
+    }
+    case "apps": {
+      const troubled = await troubledApps(client);
+      const { items, ...paging } = pageOf(troubled.apps, q.page);
+      return { kind: "apps", apps: items, complete: troubled.complete, ...paging, range };
+    }
+    default: {
+      const dimension = q.section;
+      const r = await client.searchEventLogs(q.zoneId, {
+        from: range.eventLogFrom,
+        to: range.to,
+        groupBy: [dimension],
+        page: q.page - 1,
+        pageSize: LIST_PAGE_SIZE,
+      });
+      return {
+        kind: "offenders",
+        dimension,
+        offenders: r.groups.map((g) => toOffender(g, dimension)).sort(byCountDesc),
+        page: q.page,
+        totalPages: Math.max(1, r.totalPages),
+        total: r.total,
+        range,
+      };
+    }
+  }
+}

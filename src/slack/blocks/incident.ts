@@ -1,0 +1,374 @@
+import type { Button, KnownBlock } from "@slack/types";
+import type { App } from "../../edge/schemas/mc.js";
+import {
+  botDetectionExecutionModeLabel,
+  ddosExecutionModeLabel,
+  ddosSensitivityLabel,
+  planTypeLabel,
+  type TriggeredRule,
+  wafExecutionModeLabel,
+} from "../../edge/schemas/shield.js";
+import {
+  botDetectionOn,
+  CARD_TOP,
+  type Change,
+  type IncidentListPage,
+  type IncidentListSection,
+  type IncidentPicture,
+  type IncidentRange,
+  type IncidentWindow,
+  type Offender,
+  type OffenderDimension,
+  type OffenderTop,
+  type RateLimitInWindow,
+  type Section,
+  type TrafficMetric,
+  type TrafficSection,
+  type ZoneSection,
+} from "../../services/incident.js";
+import { ACTIONS } from "../ids.js";
+import { statusLook } from "./apps.js";
+import {
+  actions,
+  button,
+  code as codeSpan,
+  context,
+  dateToken,
+  divider,
+  fields,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+  section,
+  truncate,
+} from "./common.js";
+import { sparkline } from "./ratelimit.js";
+
+/** The incident card of one shield zone, and the paged "see all" lists of its sections. */
+
+export interface RefreshValue {
+  z: number;
+  w: IncidentWindow;
+  p?: boolean;
+}
+
+export interface ListValue {
+  z: number;
+  w: IncidentWindow;
+  /** The end of the card's window, Unix ms. */
+  t: number;
+  s: IncidentListSection;
+  /** 1-based page. */
+  pg: number;
+}
+
+export interface WafRecommendationValue {
+  z: number;
+  r: string;
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** External text as inline code: escaped, on one line. */
+function code(s: string, max = 80): Mrkdwn {
+  const flat = s.replace(/[`\r\n\t]+/g, " ").trim();
+  return codeSpan(flat === "" ? "(empty)" : flat, max);
+}
+
+const warn = (sentence: string) => mrkdwn`:warning: ${sentence}`;
+
+/** A section's title line with, when it failed, its reason on the next line. */
+function failed(title: Mrkdwn, s: { error: string }): KnownBlock {
+  return section(mrkdwn`${title}\n${warn(s.error)}`);
+}
+
+/** A WAF rule id `/edge waf` accepts as one word. */
+const COMMAND_RULE_ID = /^[\w.:-]{1,100}$/;
+
+// ---- the card -------------------------------------------------------------------------------------
+
+function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
+  const title = mrkdwn`*Zone* · shield zone ${zoneId}`;
+  if ("error" in s) return failed(title, s);
+  const z = s.ok.zone;
+  const pull = z.pullZoneId !== null ? ` · pull zone ${z.pullZoneId}` : "";
+  const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
+  const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
+  const learning = z.learningMode
+    ? mrkdwn`learning mode on${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
+    : "learning mode off";
+  const bd = s.ok.botDetection;
+  const bots =
+    "error" in bd
+      ? `Bot detection: ${bd.error}`
+      : botDetectionOn(bd.ok)
+        ? `Bot detection on (${botDetectionExecutionModeLabel(bd.ok.executionMode)})`
+        : "Bot detection off";
+  return section(
+    mrkdwn`${title}${pull} · ${planTypeLabel(z.planType)} plan\n${waf} · ${ddos} · ${learning}\n${bots}`,
+  );
+}
+
+const METRIC_LABELS: Record<TrafficMetric, string> = {
+  blocked: "Blocked",
+  challenged: "Challenged",
+  waf: "WAF",
+  ddos: "DDoS",
+  rateLimit: "Rate limits",
+  botDetection: "Bot detection",
+};
+
+export function changeText(c: Change): string {
+  switch (c.kind) {
+    case "unknown":
+      return "–";
+    case "same":
+      return "= same";
+    case "new":
+      return "▲ new";
+    case "up":
+      return `▲ ${n(c.percent)}%`;
+    case "down":
+      return `▼ ${n(c.percent)}%`;
+  }
+}
+
+function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBlock {
+  const title = mrkdwn`*Traffic and threats* · last ${range.words}, against the ${range.words} before`;
+  if ("error" in s) return failed(title, s);
+  const rows = s.ok.rows.map((r) => {
+    const label = METRIC_LABELS[r.metric].padEnd(14);
+    return `${label}${n(r.count).padStart(12)}  ${sparkline(r.series)}  ${changeText(r.change)}`;
+  });
+  const lines: (string | Mrkdwn)[] = [title, mrkdwn`\`\`\`${rows.join("\n")}\`\`\``];
+  const req = s.ok.requests;
+  if ("error" in req) lines.push(`Requests: ${req.error}`);
+  else if (req.ok.billableThisMonth !== null) {
+    const limit = req.ok.cleanLimit ? ` (clean-request limit ${n(req.ok.cleanLimit)})` : "";
+    lines.push(`Requests: ${n(req.ok.billableThisMonth)} billable this month${limit}`);
+  }
+  if (s.ok.previousError) lines.push(mrkdwn`_Change unknown: ${s.ok.previousError}_`);
+  return section(joinMrkdwn(lines, "\n"));
+}
+
+const DIMENSION_TITLES: Record<OffenderDimension, { title: string; all: string }> = {
+  ip: { title: "IPs", all: "All IPs" },
+  asn: { title: "ASNs", all: "All ASNs" },
+  country: { title: "Countries", all: "All countries" },
+  ja4: { title: "JA4 fingerprints", all: "All JA4s" },
+};
+
+function offenderLine(o: Offender, dimension: OffenderDimension): Mrkdwn {
+  const action = o.action ? ` · ${o.action}` : "";
+  const where =
+    dimension === "ip"
+      ? [o.asn, o.country].filter((x): x is string => x !== null).map((x) => truncate(x, 40))
+      : [];
+  return mrkdwn`${code(o.value, 60)} ${n(o.count)}${action}${where.length > 0 ? ` · ${where.join(" ")}` : ""}`;
+}
+
+function offenderField(dimension: OffenderDimension, s: Section<OffenderTop>): Mrkdwn {
+  const title = mrkdwn`*${DIMENSION_TITLES[dimension].title}*`;
+  if ("error" in s) return mrkdwn`${title}\n${warn(s.error)}`;
+  if (s.ok.offenders.length === 0) return mrkdwn`${title}\nNone in the window.`;
+  const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension));
+  return mrkdwn`${title} · ${n(s.ok.total)} in all\n${joinMrkdwn(lines, "\n")}`;
+}
+
+function listValue(p: IncidentPicture, s: IncidentListSection): string {
+  const v: ListValue = { z: p.zoneId, w: p.range.window, t: p.range.to, s, pg: 1 };
+  return JSON.stringify(v);
+}
+
+const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
+
+function offenderBlocks(p: IncidentPicture): KnownBlock[] {
+  const title = mrkdwn`*Top offenders* · event log, last ${p.range.words}`;
+  const s = p.offenders;
+  if ("error" in s) return [failed(title, s)];
+  const dims = Object.entries(s.ok.byDimension) as [OffenderDimension, Section<OffenderTop>][];
+  const more: Button[] = dims
+    .filter(([, d]) => "ok" in d && d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length))
+    .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
+  return [
+    section(title),
+    fields(dims.map(([dim, d]) => offenderField(dim, d))),
+    ...(more.length > 0 ? [actions(...more)] : []),
+  ];
+}
+
+function ruleText(r: TriggeredRule, withUrl: boolean): Mrkdwn {
+  const id = code(r.ruleId ?? "(no id)", 60);
+  const description = r.description ? ` · ${truncate(r.description.replace(/\s+/g, " "), 200)}` : "";
+  const top = r.topUrls[0];
+  const url = withUrl && top ? mrkdwn`\nMost targeted: ${code(top.url, 120)} (${n(top.hits)})` : "";
+  return mrkdwn`${id} · ${n(r.triggeredRequests)} requests${description}${url}`;
+}
+
+function wafBlocks(p: IncidentPicture): KnownBlock[] {
+  const title = mrkdwn`*Triggered WAF rules* · as the WAF review lists them`;
+  const s = p.waf;
+  if ("error" in s) return [failed(title, s)];
+  const { rules, total } = s.ok;
+  const seeAll =
+    rules.length > CARD_TOP
+      ? button(`All ${n(rules.length)} rules`, seeAllId("waf"), listValue(p, "waf"))
+      : undefined;
+  const blocks: KnownBlock[] = [section(mrkdwn`${title} · ${n(total)} triggered`, seeAll)];
+  if (rules.length === 0) blocks.push(context("No WAF rule was triggered."));
+  for (const r of rules.slice(0, CARD_TOP)) {
+    const value: WafRecommendationValue | undefined =
+      r.ruleId && COMMAND_RULE_ID.test(r.ruleId) ? { z: p.zoneId, r: r.ruleId } : undefined;
+    blocks.push(
+      section(
+        ruleText(r, true),
+        value
+          ? button("AI recommendation", ACTIONS.incidentWafRecommendation, JSON.stringify(value))
+          : undefined,
+      ),
+    );
+  }
+  return blocks;
+}
+
+function rateLimitLine(r: RateLimitInWindow): Mrkdwn {
+  const b = r.breaches;
+  const basis = r.basis === "overview" ? mrkdwn` _(overall counters)_` : "";
+  return mrkdwn`Rate limit ${r.rateLimitId} · ${n(b.total)} breaches (${n(b.blocked)} blocked · ${n(b.challenged)} challenged · ${n(b.logged)} logged)${basis}`;
+}
+
+function rateLimitBlock(p: IncidentPicture): KnownBlock {
+  const title = mrkdwn`*Rate limits* · most breaches, by the daily counters of the days the window touches`;
+  const s = p.rateLimits;
+  if ("error" in s) return failed(title, s);
+  const seeAll =
+    s.ok.length > CARD_TOP
+      ? button(`All ${n(s.ok.length)} rate limits`, seeAllId("ratelimits"), listValue(p, "ratelimits"))
+      : undefined;
+  const lines =
+    s.ok.length === 0 ? ["No rate limit was breached."] : s.ok.slice(0, CARD_TOP).map(rateLimitLine);
+  return section(joinMrkdwn([title, ...lines], "\n"), seeAll);
+}
+
+function appLine(app: App): Mrkdwn {
+  const look = statusLook(app.status);
+  const endpoint = app.displayEndpoint ? mrkdwn` · ${code(app.displayEndpoint.address, 100)}` : "";
+  return mrkdwn`${look.emoji} *${truncate(app.name, 100)}* ${look.label}${endpoint}`;
+}
+
+function appsBlock(p: IncidentPicture): KnownBlock {
+  const title = mrkdwn`*Apps* · Magic Containers apps failing or deploying`;
+  const s = p.apps;
+  if ("error" in s) return failed(title, s);
+  const { apps, read, complete } = s.ok;
+  const scope = complete ? `${n(read)} apps read` : `the first ${n(read)} apps read`;
+  const seeAll =
+    apps.length > CARD_TOP
+      ? button(`All ${n(apps.length)} apps`, seeAllId("apps"), listValue(p, "apps"))
+      : undefined;
+  const lines =
+    apps.length === 0
+      ? [`None (${scope}).`]
+      : [
+          ...apps.slice(0, CARD_TOP).map(appLine),
+          mrkdwn`_${n(apps.length)} failing or deploying among ${scope}_`,
+        ];
+  return section(joinMrkdwn([title, ...lines], "\n"), seeAll);
+}
+
+/** The whole card. Every section is bounded (top 5 each), so any data size fits Slack's limits. */
+export function incidentCard(p: IncidentPicture, opts: { isPublic: boolean }): Reply {
+  const refresh: RefreshValue = { z: p.zoneId, w: p.range.window, ...(opts.isPublic ? { p: true } : {}) };
+  const blocks: KnownBlock[] = [
+    header(`Incident picture · shield zone ${p.zoneId}`),
+    context(
+      mrkdwn`Last ${p.range.words}: ${dateToken(p.range.from)} → ${dateToken(p.range.to)} · ${codeSpan(`/edge incident ${p.zoneId} ${p.range.window}`)}`,
+    ),
+    zoneBlock(p.zoneId, p.zone),
+    divider(),
+    trafficBlock(p.range, p.traffic),
+    divider(),
+    ...offenderBlocks(p),
+    divider(),
+    ...wafBlocks(p),
+    divider(),
+    rateLimitBlock(p),
+    divider(),
+    appsBlock(p),
+    actions(button("Refresh", ACTIONS.incidentRefresh, JSON.stringify(refresh))),
+  ];
+  return reply(`Incident picture of shield zone ${p.zoneId}, last ${p.range.words}`, blocks);
+}
+
+/** What the command posts at once, while the card is gathered. */
+export function gatheringMessage(zone: number | string, range: Pick<IncidentRange, "words">): Reply {
+  const text = `Gathering the picture of zone ${zone} over the last ${range.words}…`;
+  return reply(text, [section(`:hourglass_flowing_sand: ${text}`)]);
+}
+
+// ---- "see all" lists ------------------------------------------------------------------------------
+
+const LIST_TITLES: Record<IncidentListSection, string> = {
+  ip: "Offending IPs",
+  asn: "Offending ASNs",
+  country: "Offending countries",
+  ja4: "Offending JA4 fingerprints",
+  waf: "Triggered WAF rules",
+  ratelimits: "Rate limits by breaches",
+  apps: "Apps failing or deploying",
+};
+
+function listLines(page: IncidentListPage): Mrkdwn[] {
+  switch (page.kind) {
+    case "offenders":
+      return page.offenders.map((o) => offenderLine(o, page.dimension));
+    case "waf":
+      return page.rules.map((r) => ruleText(r, false));
+    case "ratelimits":
+      return page.rules.map(rateLimitLine);
+    case "apps":
+      return page.apps.map(appLine);
+  }
+}
+
+/** One page of a section's whole list, with Previous / Next. */
+export function incidentListMessage(
+  zoneId: number,
+  page: IncidentListPage & { range: IncidentRange },
+  section: IncidentListSection,
+): Reply {
+  const title = `${LIST_TITLES[section]} · shield zone ${zoneId}`;
+  const lines = listLines(page);
+  const where =
+    page.kind === "offenders"
+      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}`
+      : page.kind === "ratelimits"
+        ? "Daily counters of the days the window touches"
+        : page.kind === "apps"
+          ? page.complete
+            ? "Every app read"
+            : "The first apps read"
+          : mrkdwn`As the WAF review lists them; ${codeSpan("/edge waf <zoneId> <ruleId>")} shows a rule's AI recommendation`;
+  const blocks: KnownBlock[] = [
+    header(title),
+    context(mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`),
+  ];
+  if (lines.length === 0) blocks.push(context("Nothing on this page."));
+  else blocks.push(...packLines(lines, 45, "lines"));
+  const base = { z: zoneId, w: page.range.window, t: page.range.to, s: section };
+  const paging: Button[] = [];
+  if (page.page > 1)
+    paging.push(
+      button("Previous page", ACTIONS.incidentPreviousPage, JSON.stringify({ ...base, pg: page.page - 1 })),
+    );
+  if (page.page < page.totalPages)
+    paging.push(
+      button("Next page", ACTIONS.incidentNextPage, JSON.stringify({ ...base, pg: page.page + 1 })),
+    );
+  if (paging.length > 0) blocks.push(actions(...paging));
+  return reply(`${LIST_TITLES[section]} of shield zone ${zoneId}, page ${page.page}`, blocks);
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { toUserSentence, UserError } from "../../../errors.js";
+import {
+  gatherIncident,
+  INCIDENT_LIST_SECTIONS,
+  INCIDENT_WINDOWS,
+  listIncidentSection,
+} from "../../../services/incident.js";
+import type { Reply } from "../../blocks/common.js";
+import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
+import { runCommand, withShareButton } from "../../commands/run.js";
+import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { sendReply } from "../commands/edge.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  buttonContext,
+  parseButtonValue,
+  replaceMessage,
+} from "./context.js";
+
+const zoneId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const refreshValue = z.object({ z: zoneId, w: z.enum(INCIDENT_WINDOWS), p: z.boolean().optional() });
+const listValue = z.object({
+  z: zoneId,
+  w: z.enum(INCIDENT_WINDOWS),
+  t: z.number().int().min(0),
+  s: z.enum(INCIDENT_LIST_SECTIONS),
+  pg: z.number().int().min(1).max(1_000_000),
+});
+const wafValue = z.object({ z: zoneId, r: z.string().regex(/^[\w.:-]{1,100}$/) });
+
+const STALE = "That button is out of date: run /edge incident again.";
+
+/** Refresh: gather the picture again and replace the card with it. */
+export function incidentRefresh(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, refreshValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    await replaceMessage(args, ctx.logger, async () => {
+      const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w), {
+        isPublic: value.p === true,
+      });
+      return value.p ? card : withShareButton(card, `incident ${value.z} ${value.w}`);
+    });
+  };
+}
+
+/**
+ * "See all" on the card posts the section's first page privately (the card stays); Previous / Next on
+ * that list replace it with another page.
+ */
+export function incidentList(env: SlackEnv, from: "card" | "list") {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, listValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    const build = async () =>
+      incidentListMessage(
+        value.z,
+        await listIncidentSection(env.deps, ctx.teamId, {
+          zoneId: value.z,
+          window: value.w,
+          to: value.t,
+          section: value.s,
+          page: value.pg,
+        }),
+        value.s,
+      );
+    if (from === "list") return replaceMessage(args, ctx.logger, build);
+    let reply: Reply;
+    try {
+      reply = await build();
+    } catch (err) {
+      if (!(err instanceof UserError)) ctx.logger.warn({ err }, "incident list failed");
+      return answerPrivately(args, toUserSentence(err), ctx.logger);
+    }
+    await sendReply(args.respond, reply, false, undefined, ctx.logger);
+  };
+}
+
+/** A triggered rule's AI recommendation: the `/edge waf` answer, privately, beside the card. */
+export function incidentWafRecommendation(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, wafValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    const text = `waf ${value.z} ${value.r}`;
+    const result = await runCommand(subcommands, {
+      env,
+      client: args.client,
+      logger: ctx.logger,
+      teamId: ctx.teamId,
+      userId: ctx.userId,
+      channelId: ctx.channelId,
+      triggerId: ctx.triggerId,
+      text,
+    });
+    if (!result.reply) return;
+    await sendReply(args.respond, result.reply, false, result.shareable ? text : undefined, ctx.logger);
+  };
+}
