@@ -4,6 +4,7 @@ import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
 import type { ShieldZone } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
+import { LruCache } from "../lru.js";
 import { edgeAccessFor } from "./edge-access.js";
 
 /**
@@ -59,35 +60,6 @@ export interface ZoneSearchResult {
 
 // ---- the per-key cache ------------------------------------------------------------------------------
 
-/** A Map that forgets its least recently used entry beyond `max`. */
-class BoundedMap<K, V> {
-  private readonly entries = new Map<K, V>();
-  constructor(private readonly max: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.max) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
-  }
-
-  delete(key: K): void {
-    this.entries.delete(key);
-  }
-}
-
 interface CachedDirectory {
   readonly loadedAt: number;
   readonly directory: Promise<ZoneDirectory>;
@@ -95,12 +67,12 @@ interface CachedDirectory {
 
 // Directories belong to the EdgeApi that read them (as its per-key queues do): one bot, one cache;
 // every test harness its own.
-const cachesByApi = new WeakMap<EdgeApi, BoundedMap<string, CachedDirectory>>();
+const cachesByApi = new WeakMap<EdgeApi, LruCache<string, CachedDirectory>>();
 
-function cacheFor(edge: EdgeApi): BoundedMap<string, CachedDirectory> {
+function cacheFor(edge: EdgeApi): LruCache<string, CachedDirectory> {
   let cache = cachesByApi.get(edge);
   if (!cache) {
-    cache = new BoundedMap(ZONE_DIRECTORY_MAX_KEYS);
+    cache = new LruCache<string, CachedDirectory>(ZONE_DIRECTORY_MAX_KEYS);
     cachesByApi.set(edge, cache);
   }
   return cache;
