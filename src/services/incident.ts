@@ -19,6 +19,7 @@ import {
 import { toUserSentence, UserError, usage } from "../errors.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
+import { zoneDirectory } from "./zone-lookup.js";
 
 /**
  * The incident picture of one shield zone over a window: every section is gathered in parallel and
@@ -172,6 +173,9 @@ function settled<T>(r: PromiseSettledResult<T>): Section<T> {
 export interface ZoneSection {
   zone: ShieldZone;
   botDetection: Section<BotDetection>;
+  /** The site's hostnames and its pull zone's name (empty / null when the zone list did not say). */
+  hostnames: readonly string[];
+  pullZoneName: string | null;
 }
 
 /** Whether any of bot detection's checks is switched on. */
@@ -498,7 +502,7 @@ export async function gatherIncident(
   const offendersBy = (d: OffenderDimension) =>
     bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
-  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps] =
+  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps, names] =
     await Promise.allSettled([
       bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
       bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
@@ -512,7 +516,11 @@ export async function gatherIncident(
       bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
       bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
       bounded(troubledApps(client), ms, "listApps"),
+      // The zone's domain and pull zone name, from the per-key directory (cached a minute).
+      bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
     ] as const);
+  const named =
+    names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
 
   if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {
     throw new UserError("not_found", toUserSentence(zone.reason), { cause: zone.reason });
@@ -555,7 +563,16 @@ export async function gatherIncident(
     zoneId,
     range,
     zone:
-      zone.status === "fulfilled" ? { ok: { zone: zone.value, botDetection: settled(bots) } } : settled(zone),
+      zone.status === "fulfilled"
+        ? {
+            ok: {
+              zone: zone.value,
+              botDetection: settled(bots),
+              hostnames: named?.hostnames ?? [],
+              pullZoneName: named?.pullZoneName ?? null,
+            },
+          }
+        : settled(zone),
     traffic,
     offenders,
     waf:

@@ -438,7 +438,16 @@ function incidentPicture(g: Gen): IncidentPicture {
   return {
     zoneId: 1 + g.int(1e6),
     range,
-    zone: g.bool() ? err() : { ok: { zone: zone(g), botDetection: g.bool() ? err() : { ok: detection(g) } } },
+    zone: g.bool()
+      ? err()
+      : {
+          ok: {
+            zone: zone(g),
+            botDetection: g.bool() ? err() : { ok: detection(g) },
+            hostnames: g.list(() => g.s(), 3),
+            pullZoneName: g.maybe(() => g.s()),
+          },
+        },
     traffic: g.bool()
       ? err()
       : ({

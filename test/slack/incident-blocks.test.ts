@@ -91,6 +91,8 @@ function bigPicture(): IncidentPicture {
             executionMode: 1,
           },
         },
+        hostnames: [`${HOSTILE}.example.com`, "www.example.com"],
+        pullZoneName: HOSTILE,
       },
     },
     traffic: {

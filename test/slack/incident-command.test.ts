@@ -242,6 +242,22 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(blocksText(answer.body.blocks)).toContain(`WAF rule ${SIM_IDS.waf.ruleId} · AI recommendation`);
   }, 30_000);
 
+  it("takes the zone's domain: the placeholder names it, the card is that zone's and shows its domain and pull zone", async () => {
+    const r = await incident(`${SIM_IDS.domainUnderAttack} 1h`);
+    expect(blocksText(r.first.body.blocks)).toContain(
+      `Gathering the picture of zone ${SIM_IDS.domainUnderAttack}`,
+    );
+    expect(r.text).toContain(`shield zone ${ATTACKED}`);
+    expect(r.sections.get("Zone")).toContain(SIM_IDS.domainUnderAttack);
+    expect(r.sections.get("Zone")).toMatch(/pull zone \S+ \(\d+\)/);
+    const ambiguous = await h.command(`incident ${SIM_IDS.ambiguousDomain}`);
+    const answer = await h.slack.waitForResponse(
+      ambiguous.responseId,
+      (x) => x.body.replace_original === true,
+    );
+    expect(blocksText(answer.body.blocks)).toContain("Give the full domain or the zone id");
+  });
+
   it("bad arguments and an unknown zone get a sentence saying what to do", async () => {
     const cases: [string, RegExp][] = [
       ["incident", /Which shield zone\? Give its id or domain: \/edge incident 1234 1h/],

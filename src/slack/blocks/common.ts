@@ -196,7 +196,8 @@ export function dateToken(
   if (when === null || when === undefined || when === "") return trusted("–");
   const ms =
     typeof when === "number" ? when : Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(when) ? when : `${when}Z`);
-  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS || !DATE_FORMATS.includes(format))
+  // Slack's date token takes a Unix time in whole seconds from 1970; anything else is shown as sent.
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_DATE_MS || !DATE_FORMATS.includes(format))
     return mrkdwn`${String(when)}`;
   const fallback = new Date(ms).toISOString().replace("T", " ").slice(0, 16);
   return trusted(`<!date^${Math.floor(ms / 1000)}^${format}|${fallback} UTC>`);

@@ -95,7 +95,17 @@ function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
   const title = mrkdwn`*Zone* · shield zone ${zoneId}`;
   if ("error" in s) return failed(title, s);
   const z = s.ok.zone;
-  const pull = z.pullZoneId !== null ? ` · pull zone ${z.pullZoneId}` : "";
+  const site =
+    s.ok.hostnames.length > 0
+      ? ` · ${s.ok.hostnames
+          .slice(0, 2)
+          .map((h) => truncate(h, 80))
+          .join(", ")}`
+      : "";
+  const pull =
+    z.pullZoneId === null
+      ? ""
+      : ` · pull zone ${s.ok.pullZoneName ? `${truncate(s.ok.pullZoneName, 80)} (${z.pullZoneId})` : z.pullZoneId}`;
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
   const learning = z.learningMode
@@ -109,7 +119,7 @@ function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
         ? `Bot detection on (${botDetectionExecutionModeLabel(bd.ok.executionMode)})`
         : "Bot detection off";
   return section(
-    mrkdwn`${title}${pull} · ${planTypeLabel(z.planType)} plan\n${waf} · ${ddos} · ${learning}\n${bots}`,
+    mrkdwn`${title}${site}${pull} · ${planTypeLabel(z.planType)} plan\n${waf} · ${ddos} · ${learning}\n${bots}`,
   );
 }
 

@@ -5,8 +5,8 @@ import {
   incidentRange,
   parseIncidentWindow,
 } from "../../services/incident.js";
-import { gatheringMessage, incidentCard } from "../blocks/incident.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { gatheringMessage, incidentCard } from "../blocks/incident.js";
 import { noMoreArgs, parseZoneRef } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
