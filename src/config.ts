@@ -52,51 +52,31 @@ function urlVar(name: string, protocols: readonly string[]) {
 
 const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
 
-const slackUserIds = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined) return [] as string[];
-      const ids = v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const bad = ids.filter((id) => !/^[UW][A-Z0-9]{2,}$/.test(id));
-      if (bad.length > 0) {
-        ctx.addIssue({
-          code: "custom",
-          message: `ADMIN_USER_IDS must be comma-separated Slack user ids like U012ABCDEF (not ${bad.join(", ")})`,
-        });
-        return z.NEVER;
-      }
-      return ids;
-    }),
-);
-
-const teamIds = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined) return [] as string[];
-      const ids = v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const bad = ids.filter((id) => !/^[TE][A-Z0-9]{2,}$/.test(id));
-      if (bad.length > 0) {
-        ctx.addIssue({
-          code: "custom",
-          message: `EDGE_API_KEY_TEAMS must be comma-separated Slack team ids like T012ABCDEF (not ${bad.join(", ")})`,
-        });
-        return z.NEVER;
-      }
-      return ids;
-    }),
-);
+/** A comma-separated list of Slack ids matching `pattern`, e.g. user ids or team ids. */
+function idListVar(name: string, pattern: RegExp, what: string) {
+  return z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return [] as string[];
+        const ids = v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const bad = ids.filter((id) => !pattern.test(id));
+        if (bad.length > 0) {
+          ctx.addIssue({
+            code: "custom",
+            message: `${name} must be comma-separated ${what} (not ${bad.join(", ")})`,
+          });
+          return z.NEVER;
+        }
+        return ids;
+      }),
+  );
+}
 
 function flagVar(name: string) {
   return z.preprocess(
@@ -116,7 +96,7 @@ const envSchema = z.object({
   ),
   EDGE_API_URL: urlVar("EDGE_API_URL", ["https:", "http:"]),
   EDGE_API_KEY: optionalString,
-  EDGE_API_KEY_TEAMS: teamIds,
+  EDGE_API_KEY_TEAMS: idListVar("EDGE_API_KEY_TEAMS", /^[TE][A-Z0-9]{2,}$/, "Slack team ids like T012ABCDEF"),
   EDGE_API_RATE_PER_SEC: intVar("EDGE_API_RATE_PER_SEC", 10, 1, 1000),
   EDGE_API_CONCURRENCY: intVar("EDGE_API_CONCURRENCY", 4, 1, 100),
   EDGE_API_TIMEOUT_MS: intVar("EDGE_API_TIMEOUT_MS", 10_000, 100, 120_000),
@@ -135,7 +115,7 @@ const envSchema = z.object({
   SLACK_CLIENT_ID: optionalString,
   SLACK_CLIENT_SECRET: optionalString,
   SLACK_STATE_SECRET: optionalString,
-  ADMIN_USER_IDS: slackUserIds,
+  ADMIN_USER_IDS: idListVar("ADMIN_USER_IDS", /^[UW][A-Z0-9]{2,}$/, "Slack user ids like U012ABCDEF"),
   SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
   SCHEDULES_PER_CHANNEL: intVar("SCHEDULES_PER_CHANNEL", 10, 1, 1000),
   SCHEDULES_PER_WORKSPACE: intVar("SCHEDULES_PER_WORKSPACE", 100, 1, 100_000),
