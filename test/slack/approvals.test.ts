@@ -4,6 +4,7 @@ import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
+  answerTo,
   blocksText,
   findButtons,
   type Harness,
@@ -22,16 +23,8 @@ function puts(h: Harness) {
   );
 }
 
-async function command(h: Harness, text: string, userId = BOB, channelId = "C0001") {
-  const res = await h.command(text, { userId, channelId });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return {
-    body: answer.body,
-    text: blocksText(answer.body.blocks),
-    buttons: findButtons(answer.body.blocks),
-  };
-}
+const command = (h: Harness, text: string, userId = BOB, channelId = "C0001") =>
+  answerTo(h, text, userId, channelId);
 
 /** Set a category's current action in the simulator, so a test's change is a real change. */
 function setCurrent(h: Harness, category: number, action: number) {

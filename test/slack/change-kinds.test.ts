@@ -4,7 +4,9 @@ import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
+  answerTo,
   blocksText,
+  cardUpdate,
   findButtons,
   type Harness,
   type HarnessOptions,
@@ -85,15 +87,7 @@ function writes(h: Harness, f: KindFixture) {
   return h.sim.requests.filter((r) => r.method === f.write.method && f.write.path.test(r.path)).length;
 }
 
-async function command(h: Harness, text: string, userId = BOB) {
-  const res = await h.command(text, { userId, channelId: "C0001" });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
-}
-
-const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
-  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+const command = (h: Harness, text: string, userId = BOB) => answerTo(h, text, userId);
 
 /** Bob asks and confirms: the pending card's Approve button. */
 async function askAndConfirm(h: Harness, f: KindFixture) {

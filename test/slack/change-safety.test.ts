@@ -5,7 +5,9 @@ import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
+  answerTo,
   blocksText,
+  cardUpdate,
   findButtons,
   type Harness,
   type HarnessOptions,
@@ -36,12 +38,8 @@ function setCurrent(h: Harness, category: number, action: number) {
   h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === category)!.categoryAction = action;
 }
 
-async function command(h: Harness, text: string, userId = BOB, channelId = "C0001") {
-  const res = await h.command(text, { userId, channelId });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
-}
+const command = (h: Harness, text: string, userId = BOB, channelId = "C0001") =>
+  answerTo(h, text, userId, channelId);
 
 /** `/edge bot <zone> <category> block` by Bob, then Confirm: the card for Carol (or the outcome). */
 async function requestBlock(h: Harness, category: number, channelId = "C0001") {
@@ -63,9 +61,6 @@ async function pendingCard(h: Harness, includes: string) {
     reject: buttons.find((b) => b.action_id === ACTIONS.reject)!,
   };
 }
-
-const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
-  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
 
 async function auditText(h: Harness) {
   return (await command(h, "audit 50", ALICE)).text;

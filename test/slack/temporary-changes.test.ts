@@ -5,7 +5,9 @@ import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
+  answerTo,
   blocksText,
+  cardUpdate,
   findButtons,
   type Harness,
   type HarnessOptions,
@@ -29,15 +31,7 @@ const puts = (h: Harness) => h.sim.requests.filter((r) => r.method === "PUT" && 
 const category = (h: Harness, c: number) =>
   h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
 
-async function command(h: Harness, text: string, userId = BOB) {
-  const res = await h.command(text, { userId, channelId: "C0001" });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
-}
-
-const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
-  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+const command = (h: Harness, text: string, userId = BOB) => answerTo(h, text, userId);
 
 /** Bob asks to block category `c` for 30 minutes, Carol approves: the applied card with Undo now. */
 async function blockFor30m(h: Harness, c: number, label: string) {

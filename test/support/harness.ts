@@ -266,3 +266,19 @@ export function blocksText(blocks: unknown): string {
   walk(blocks);
   return parts.join("\n");
 }
+
+/** `/edge <text>` typed by `userId` in `channelId`: the answer posted to response_url, its text and buttons. */
+export async function answerTo(h: Harness, text: string, userId: string, channelId = "C0001") {
+  const res = await h.command(text, { userId, channelId });
+  if (res.status !== 200) throw new Error(`the receiver answered ${res.status} to /edge ${text}`);
+  const answer = await h.slack.waitForResponse(res.responseId);
+  return {
+    body: answer.body,
+    text: blocksText(answer.body.blocks),
+    buttons: findButtons(answer.body.blocks),
+  };
+}
+
+/** The next chat.update of a card whose text satisfies `predicate`. */
+export const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
+  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
