@@ -48,7 +48,10 @@ export interface Control {
 export interface ResponseUrlContext {
   channelId: string;
   userId: string;
-  /** The message whose button was clicked (replace_original / delete_original act on it). */
+  /**
+   * The message replace_original / delete_original act on: the one whose button was clicked, or, for a
+   * command's response_url, the last message posted through it (as Slack does for a placeholder).
+   */
   message?: ConsoleMessage;
 }
 

@@ -235,13 +235,14 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
       });
       return { status: 200, body: { ok: true } };
     }
-    screen.postMessage({
+    const posted = screen.postMessage({
       channelId: ctx.channelId,
       text,
       blocks,
       ephemeralTo: inChannel ? undefined : ctx.userId,
       threadTs: str(body.thread_ts),
     });
+    ctx.message ??= posted;
     return { status: 200, body: { ok: true } };
   }
 
