@@ -693,13 +693,18 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "schedules.ts:channelFailingDm": (g) =>
     channelFailingDm(schedule(g), g.pick(["not_in_channel", "is_archived", g.s()])),
   "waf.ts:wafMessage": (g) =>
-    wafMessage(g.int(1e6), g.s(), {
-      shieldZoneId: g.int(1e6),
-      ruleId: g.s(),
-      success: g.bool(),
-      recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
-      message: g.maybe(() => g.s()),
-    }),
+    wafMessage(
+      g.int(1e6),
+      g.s(),
+      {
+        shieldZoneId: g.int(1e6),
+        ruleId: g.s(),
+        success: g.bool(),
+        recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
+        message: g.maybe(() => g.s()),
+      },
+      () => g.s(),
+    ),
   "incident.ts:incidentCard": (g) => incidentCard(incidentPicture(g), { isPublic: g.bool() }),
   "incident.ts:gatheringMessage": (g) => gatheringMessage(g.bool() ? g.s() : g.int(1e6), { words: g.s() }),
   "incident.ts:changeText": (g) =>
