@@ -4,6 +4,8 @@ import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
 import { purgeKind } from "./kinds/purge.js";
 import { restartAppKind } from "./kinds/restart-app.js";
+import { ddosSensitivityKind, wafModeKind } from "./kinds/shield-zone-setting.js";
+import { wafRuleReviewKind } from "./kinds/waf-rule-review.js";
 
 // Built on first use, not at load: kinds/policy.ts reads the table back (coverage of a policy), and an
 // import cycle must not meet a half-initialised table.
@@ -15,6 +17,9 @@ function kindsTable() {
     [policyKind.name]: policyKind,
     [restartAppKind.name]: restartAppKind,
     [purgeKind.name]: purgeKind,
+    [ddosSensitivityKind.name]: ddosSensitivityKind,
+    [wafModeKind.name]: wafModeKind,
+    [wafRuleReviewKind.name]: wafRuleReviewKind,
   });
   return table;
 }
@@ -66,4 +71,12 @@ export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): st
 }
 
 export type { ChangeKind, ChangeScope } from "./kind.js";
-export { botCategoryKind, policyKind, purgeKind, restartAppKind };
+export {
+  botCategoryKind,
+  ddosSensitivityKind,
+  policyKind,
+  purgeKind,
+  restartAppKind,
+  wafModeKind,
+  wafRuleReviewKind,
+};

@@ -39,10 +39,12 @@ import {
   type ShieldMetricsOverview,
   type ShieldZone,
   type ShieldZonePage,
+  type ShieldZoneUpdate,
   shieldOverviewMetricsResponseSchema,
   type TriggeredRules,
   updateBotCategoryResponseSchema,
   type WafAiRecommendation,
+  type WafReviewAction,
   wafAiRecommendationSchema,
   type ZoneRateLimitMetrics,
 } from "./schemas/shield.js";
@@ -147,6 +149,10 @@ export interface EdgeClient {
   purgePullZone(pullZoneId: number, cacheTag?: string): Promise<void>;
   /** Purge one URL (a trailing `*` purges a prefix) from the cache. */
   purgeUrl(url: string): Promise<void>;
+  /** PATCH /shield/shield-zone with only the fields in `update` (the others are left as they are). */
+  updateShieldZone(shieldZoneId: number, update: ShieldZoneUpdate): Promise<void>;
+  /** POST /shield/waf/rules/review-triggered/{id}: ignore a triggered rule, make it log only, or disable it. */
+  reviewTriggeredWafRule(shieldZoneId: number, ruleId: string, action: WafReviewAction): Promise<void>;
 }
 
 export interface EdgeApi {
@@ -834,6 +840,86 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               path: "/purge",
               query: { url: url as string },
               subject: `URL ${parsed.host}`,
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      // ---- shield zone settings and WAF rule reviews (issue 14) ----
+
+      updateShieldZone(shieldZoneId, update) {
+        const op = "updateShieldZone";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const u = paramsObject(op, update);
+            const shieldZone: Record<string, unknown> = {};
+            if (u.dDoSShieldSensitivity !== undefined)
+              shieldZone.dDoSShieldSensitivity = intArg(
+                op,
+                "DDoS sensitivity (0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge)",
+                u.dDoSShieldSensitivity,
+                0,
+                4,
+              );
+            if (u.wafExecutionMode !== undefined)
+              shieldZone.wafExecutionMode = intArg(
+                op,
+                "WAF execution mode (0 Log, 1 Block)",
+                u.wafExecutionMode,
+                0,
+                1,
+              );
+            if (u.learningMode !== undefined) {
+              if (typeof u.learningMode !== "boolean")
+                throw invalid(op, `Learning mode is on or off (got ${show(u.learningMode)}).`);
+              shieldZone.learningMode = u.learningMode;
+            }
+            const unknown = Object.keys(u).filter(
+              (k) => !["dDoSShieldSensitivity", "wafExecutionMode", "learningMode"].includes(k),
+            );
+            if (unknown.length > 0 || Object.keys(shieldZone).length === 0)
+              throw invalid(
+                op,
+                "A shield zone update names dDoSShieldSensitivity, wafExecutionMode or learningMode.",
+              );
+            return {
+              operation: op,
+              method: "PATCH",
+              path: "/shield/shield-zone",
+              body: { shieldZoneId: id, shieldZone },
+              subject: `Shield zone ${id}`,
+              // Setting a field to a value twice leaves the same value.
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      reviewTriggeredWafRule(shieldZoneId, ruleId, action) {
+        const op = "reviewTriggeredWafRule";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            if (typeof ruleId !== "string" || !/^[\w.:-]{1,100}$/.test(ruleId))
+              throw invalid(op, `The WAF rule id must be letters, digits, . : - or _ (got ${show(ruleId)}).`);
+            const act = intArg(op, "review action (0 Ignore, 1 Log only, 2 Disable rule)", action, 0, 2);
+            return {
+              operation: op,
+              method: "POST",
+              path: `/shield/waf/rules/review-triggered/${enc(id)}`,
+              body: { ruleId, action: act },
+              subject: `WAF rule ${ruleId} in shield zone ${id}`,
+              // The same review twice leaves the rule as the first one did.
               idempotent: true,
               statusIsTheAnswer: true,
               schema: ignoredBody,

@@ -30,6 +30,8 @@ export const ACTIONS = {
 /** Action ids registered by pattern. */
 export const ACTION_PATTERNS = {
   incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
+  /** Confirm of a change: `edge.change.confirm`, or `edge.change.confirm.<word>` where one block holds several. */
+  changeConfirm: /^edge\.change\.confirm(\.[a-z0-9_]+)?$/,
 } as const;
 
 export const VIEWS = {

@@ -51,6 +51,12 @@ const UNDOCUMENTED: Record<string, string> = {
   "GET /shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId} 404":
     "no such triggered rule, in errorResponse",
   "GET /pullzone 400": "page/perPage outside the documented minimum/maximum, Core error data",
+  "PATCH /shield/shield-zone 400": "a field outside UpdateShieldZoneRequest: model-binding problem details",
+  "PATCH /shield/shield-zone 404": "unknown zone: the framework's NotFound problem details",
+  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 400":
+    "no ruleId or an action outside ReviewActionType: model-binding problem details",
+  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 404":
+    "unknown zone or a rule the zone did not trigger, in errorResponse",
 };
 
 /** Off-spec values the seed serves on purpose; each must be seen at least once. */
@@ -213,6 +219,12 @@ function cases(): Case[] {
   });
   const post = (path: string, body: unknown, status = 200): Case => ({ method: "POST", path, body, status });
   const put = (path: string, body: unknown, status = 200): Case => ({ method: "PUT", path, body, status });
+  const patch = (path: string, body: unknown, status = 200): Case => ({
+    method: "PATCH",
+    path,
+    body,
+    status,
+  });
   const out: Case[] = [
     // Magic Containers
     get("/mc/apps"),
@@ -336,6 +348,24 @@ function cases(): Case[] {
     post(`/pullzone/${SIM_IDS.pullZoneUnderAttack}/purgeCache`, { CacheTag: "product-images" }, 204),
     post("/pullzone/1/purgeCache", undefined, 404),
     post(`/purge?url=${encodeURIComponent("https://shop.acme-example.com/app.css")}`, undefined),
+    // Mitigations: a shield zone's DDoS sensitivity, WAF execution mode and learning mode; a triggered rule's review
+    patch("/shield/shield-zone", { shieldZoneId: zone, shieldZone: { dDoSShieldSensitivity: 4 } }),
+    patch("/shield/shield-zone", {
+      shieldZoneId: zone,
+      shieldZone: { wafExecutionMode: 0, learningMode: true },
+    }),
+    patch("/shield/shield-zone", {
+      shieldZoneId: SIM_IDS.zoneWithUnknownEnum,
+      shieldZone: { wafExecutionMode: 1 },
+    }),
+    patch("/shield/shield-zone", { shieldZoneId: zone, shieldZone: { dDoSShieldSensitivity: 5 } }, 400),
+    patch("/shield/shield-zone", { shieldZoneId: zone, shieldZone: { ddos: 1 } }, 400),
+    patch("/shield/shield-zone", { shieldZone: { wafExecutionMode: 1 } }, 400),
+    patch("/shield/shield-zone", { shieldZoneId: unknownZone, shieldZone: { wafExecutionMode: 1 } }, 404),
+    post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: SIM_IDS.waf.ruleId, action: 2 }),
+    post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: SIM_IDS.waf.ruleId, action: 3 }, 400),
+    post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: "no-such-rule", action: 0 }, 404),
+    post(`/shield/waf/rules/review-triggered/${unknownZone}`, { ruleId: "920350", action: 0 }, 404),
   ];
   // Every route without a key, in its family's 401 shape.
   for (const r of ROUTES) {

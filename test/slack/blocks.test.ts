@@ -139,13 +139,18 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
   });
 
   it("a long AI recommendation", () => {
-    const reply = wafMessage(1, "942100", {
-      shieldZoneId: 1,
-      ruleId: "942100",
-      success: true,
-      recommendation: Array.from({ length: 400 }, () => longText(300)).join("\n"),
-      message: null,
-    });
+    const reply = wafMessage(
+      1,
+      "942100",
+      {
+        shieldZoneId: 1,
+        ruleId: "942100",
+        success: true,
+        recommendation: Array.from({ length: 400 }, () => longText(300)).join("\n"),
+        message: null,
+      },
+      () => "r".repeat(22),
+    );
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });
 

@@ -44,6 +44,7 @@ interface KindFixture {
 
 const ZONE = SIM_IDS.firstShieldZone;
 const APP = SIM_IDS.appWithUnknownStatus;
+const shieldZone = (h: Harness) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
 const pullZoneOf = (h: Harness) => h.sim.state.shieldZones.find((z) => z.pullZoneId !== null)!.pullZoneId!;
 
 const KINDS: KindFixture[] = [
@@ -80,6 +81,55 @@ const KINDS: KindFixture[] = [
     oneOff: true,
     effect: (h) => h.sim.state.purges.filter((p) => p.kind === "pullZone").length,
     bad: ["purge", "purge abc", "purge 1 tag extra", "purge 1 <!here>", "purge url", "purge url ftp://x"],
+  },
+  // Shield zone settings and WAF rule reviews
+  {
+    kind: "ddos_sensitivity",
+    ask: (h) => {
+      shieldZone(h).dDoSShieldSensitivity = 1;
+      return `ddos ${ZONE} challenge`;
+    },
+    label: "DDoS sensitivity",
+    write: { method: "PATCH", path: /^\/shield\/shield-zone$/ },
+    notRetried: false,
+    oneOff: false,
+    effect: (h) => (shieldZone(h).dDoSShieldSensitivity === 4 ? 1 : 0),
+    bad: [
+      "ddos",
+      `ddos ${ZONE}`,
+      `ddos ${ZONE} extreme`,
+      `ddos ${ZONE} high now`,
+      "ddos zone!! high",
+      `ddos ${ZONE} high for 99h`,
+    ],
+  },
+  {
+    kind: "waf_mode",
+    ask: (h) => {
+      shieldZone(h).wafExecutionMode = 0;
+      return `waf-mode ${ZONE} block`;
+    },
+    label: "WAF execution mode",
+    write: { method: "PATCH", path: /^\/shield\/shield-zone$/ },
+    notRetried: false,
+    oneOff: false,
+    effect: (h) => (shieldZone(h).wafExecutionMode === 1 ? 1 : 0),
+    bad: ["waf-mode", `waf-mode ${ZONE}`, `waf-mode ${ZONE} challenge`, `waf-mode ${ZONE} log please`],
+  },
+  {
+    kind: "waf_rule_review",
+    ask: () => `waf ${ZONE} ${SIM_IDS.waf.ruleId} disable`,
+    label: `WAF rule ${SIM_IDS.waf.ruleId}`,
+    write: { method: "POST", path: /^\/shield\/waf\/rules\/review-triggered\/\d+$/ },
+    notRetried: false,
+    oneOff: true,
+    effect: (h) => h.sim.state.wafRuleReviews.length,
+    bad: [
+      `waf ${ZONE}`,
+      `waf ${ZONE} 942100 nuke`,
+      `waf ${ZONE} 942100 disable now`,
+      `waf ${ZONE} <!here> disable`,
+    ],
   },
 ];
 

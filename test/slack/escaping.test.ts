@@ -77,6 +77,7 @@ import {
   scheduleRemovedMessage,
 } from "../../src/slack/blocks/schedules.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
+import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
 import { zoneSearchMessage, zonesMessage } from "../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
@@ -701,15 +702,22 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "schedules.ts:scheduleRemovedMessage": (g) => scheduleRemovedMessage(schedule(g)),
   "schedules.ts:channelFailingDm": (g) =>
     channelFailingDm(schedule(g), g.pick(["not_in_channel", "is_archived", g.s()])),
+  "waf-review.ts:wafReviewButtons": (g) => actions(...wafReviewButtons(g.int(1e6), g.s(), () => g.s())),
   "waf.ts:wafMessage": (g) =>
-    wafMessage(g.int(1e6), g.s(), {
-      shieldZoneId: g.int(1e6),
-      ruleId: g.s(),
-      success: g.bool(),
-      recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
-      message: g.maybe(() => g.s()),
-    }),
-  "incident.ts:incidentCard": (g) => incidentCard(incidentPicture(g), { isPublic: g.bool() }),
+    wafMessage(
+      g.int(1e6),
+      g.s(),
+      {
+        shieldZoneId: g.int(1e6),
+        ruleId: g.s(),
+        success: g.bool(),
+        recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
+        message: g.maybe(() => g.s()),
+      },
+      () => g.s(),
+    ),
+  "incident.ts:incidentCard": (g) =>
+    incidentCard(incidentPicture(g), { isPublic: g.bool(), newRequestId: () => g.s() }),
   "incident.ts:gatheringMessage": (g) => gatheringMessage(g.bool() ? g.s() : g.int(1e6), { words: g.s() }),
   "incident.ts:changeText": (g) =>
     section(

@@ -12,6 +12,7 @@ import {
 import { incidentCard, incidentListMessage } from "../../src/slack/blocks/incident.js";
 import { withShareButton } from "../../src/slack/commands/run.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { newRequestId } from "../../src/slack/request-ids.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
 import { blocksText, findButtons } from "../support/harness.js";
 
@@ -126,7 +127,10 @@ function bigPicture(): IncidentPicture {
 
 describe("the incident card within Block Kit limits", () => {
   it("10,000 event-log groups a dimension, 500 triggered rules, 500 rate limits, 5,000 apps: still one valid message", () => {
-    const card = withShareButton(incidentCard(bigPicture(), { isPublic: false }), "incident 42 1h");
+    const card = withShareButton(
+      incidentCard(bigPicture(), { isPublic: false, newRequestId }),
+      "incident 42 1h",
+    );
     expect(checkBlockKitLimits("message", card)).toEqual([]);
     expect(card.blocks.length).toBeLessThanOrEqual(50);
     const buttons = findButtons(card.blocks);
@@ -139,14 +143,14 @@ describe("the incident card within Block Kit limits", () => {
   });
 
   it("escapes every external string: no mention, broadcast or link survives", () => {
-    const card = incidentCard(bigPicture(), { isPublic: true });
+    const card = incidentCard(bigPicture(), { isPublic: true, newRequestId });
     const text = `${blocksText(card.blocks)}\n${card.text}`;
     expect(text).toContain("&lt;!here&gt;");
     expect(text).not.toMatch(/<!here|<@U999|<https:\/\/evil/);
   });
 
   it("draws sparklines with unicode blocks and shows the change", () => {
-    const text = blocksText(incidentCard(bigPicture(), { isPublic: false }).blocks);
+    const text = blocksText(incidentCard(bigPicture(), { isPublic: false, newRequestId }).blocks);
     expect(text).toMatch(/[▁▂▃▄▅▆▇█]{10,}/);
     expect(text).toContain("▲ 199,999,900%");
   });
@@ -166,7 +170,7 @@ describe("the incident card within Block Kit limits", () => {
         rateLimits: error,
         apps: error,
       },
-      { isPublic: false },
+      { isPublic: false, newRequestId },
     );
     expect(checkBlockKitLimits("message", card)).toEqual([]);
     const text = blocksText(card.blocks);

@@ -600,3 +600,28 @@ export const getShieldZoneRateLimitMetricsResponseSchema = z.looseObject({
 });
 
 export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;
+
+// ---- shield zone settings and WAF rule reviews (issue 14 mitigations) ------------------------------
+
+/** DDoSShieldSensitivity: 0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge. */
+export const DDOS_SENSITIVITIES = [0, 1, 2, 3, 4] as const;
+export type DdosSensitivity = (typeof DDOS_SENSITIVITIES)[number];
+/** WAFExecutionMode: 0 Log, 1 Block. */
+export const WAF_EXECUTION_MODES = [0, 1] as const;
+export type WafExecutionMode = (typeof WAF_EXECUTION_MODES)[number];
+
+/**
+ * The fields of a PATCH /shield/shield-zone that edgeops changes. The document's ShieldZoneRequest
+ * leaves a field as it is when it is absent, so a change names only its own field.
+ */
+export interface ShieldZoneUpdate {
+  dDoSShieldSensitivity?: DdosSensitivity;
+  wafExecutionMode?: WafExecutionMode;
+  learningMode?: boolean;
+}
+
+/** ReviewActionType: 0 Ignore, 1 LogOnly, 2 DisableRule. */
+export const WAF_REVIEW_ACTION_LABELS: IntLabels = { 0: "Ignore", 1: "Log only", 2: "Disable rule" };
+export const WAF_REVIEW_ACTIONS = [0, 1, 2] as const;
+export type WafReviewAction = (typeof WAF_REVIEW_ACTIONS)[number];
+export const wafReviewActionLabel = (n: number | null | undefined) => intLabel(WAF_REVIEW_ACTION_LABELS, n);

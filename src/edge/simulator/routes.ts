@@ -13,6 +13,7 @@ import {
   putBotCategory,
 } from "./shield.js";
 import { getDetailedMetrics, getMetricsOverview, getZoneRateLimitMetrics } from "./shield-metrics.js";
+import { patchShieldZone, reviewTriggeredRule } from "./shield-settings.js";
 
 /** The router table: first match of method + full-path pattern wins; groups become `ctx.params`. */
 export const ROUTES: readonly Route[] = [
@@ -105,6 +106,14 @@ export const ROUTES: readonly Route[] = [
     handler: purgePullZone,
   },
   { method: "POST", pattern: /^\/purge\/?$/, unauthorized: "empty", handler: purgeUrl },
+  // Shield zone settings and WAF rule reviews (issue 14)
+  { method: "PATCH", pattern: /^\/shield\/shield-zone\/?$/, unauthorized: "bare", handler: patchShieldZone },
+  {
+    method: "POST",
+    pattern: /^\/shield\/waf\/rules\/review-triggered\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: reviewTriggeredRule,
+  },
 ];
 
 /** 401 style for paths no route knows, by family. */

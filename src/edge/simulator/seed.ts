@@ -214,6 +214,16 @@ export interface SimulatorState {
   appRestarts: Map<string, number[]>;
   /** Cache purges, in order (mitigations). */
   purges: SimPurge[];
+  /** Reviews of triggered WAF rules, in order (mitigations). */
+  wafRuleReviews: SimWafRuleReview[];
+}
+
+/** One POST /shield/waf/rules/review-triggered/{id}: action 0 Ignore, 1 LogOnly, 2 DisableRule. */
+export interface SimWafRuleReview {
+  shieldZoneId: number;
+  ruleId: string;
+  action: number;
+  at: number;
 }
 
 export type SimPurge =
@@ -923,6 +933,7 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     accountId,
     appRestarts: new Map(),
     purges: [],
+    wafRuleReviews: [],
   };
 }
 

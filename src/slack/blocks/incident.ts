@@ -47,6 +47,7 @@ import {
   truncate,
 } from "./common.js";
 import { sparkline } from "./ratelimit.js";
+import { wafReviewButtons } from "./waf-review.js";
 
 /** The incident card of one shield zone, and the paged "see all" lists of its sections. */
 
@@ -219,7 +220,7 @@ function ruleText(r: TriggeredRule, withUrl: boolean): Mrkdwn {
   return mrkdwn`${id} · ${n(r.triggeredRequests)} requests${description}${url}`;
 }
 
-function wafBlocks(p: IncidentPicture): KnownBlock[] {
+function wafBlocks(p: IncidentPicture, newRequestId: () => string): KnownBlock[] {
   const title = mrkdwn`*Triggered WAF rules* · as the WAF review lists them`;
   const s = p.waf;
   if ("error" in s) return [failed(title, s)];
@@ -241,6 +242,8 @@ function wafBlocks(p: IncidentPicture): KnownBlock[] {
           : undefined,
       ),
     );
+    // Ignore / Log only / Disable rule: changes through the approval flow, each behind a confirm dialog.
+    if (value) blocks.push(actions(...wafReviewButtons(p.zoneId, value.r, newRequestId)));
   }
   return blocks;
 }
@@ -291,7 +294,10 @@ function appsBlock(p: IncidentPicture): KnownBlock {
 }
 
 /** The whole card. Every section is bounded (top 5 each), so any data size fits Slack's limits. */
-export function incidentCard(p: IncidentPicture, opts: { isPublic: boolean }): Reply {
+export function incidentCard(
+  p: IncidentPicture,
+  opts: { isPublic: boolean; newRequestId: () => string },
+): Reply {
   const refresh: RefreshValue = { z: p.zoneId, w: p.range.window, ...(opts.isPublic ? { p: true } : {}) };
   const blocks: KnownBlock[] = [
     header(`Incident picture · shield zone ${p.zoneId}`),
@@ -304,7 +310,7 @@ export function incidentCard(p: IncidentPicture, opts: { isPublic: boolean }): R
     divider(),
     ...offenderBlocks(p),
     divider(),
-    ...wafBlocks(p),
+    ...wafBlocks(p, opts.newRequestId),
     divider(),
     rateLimitBlock(p),
     divider(),

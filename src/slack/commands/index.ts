@@ -11,6 +11,7 @@ import { purgeCommand } from "./purge.js";
 import { ratelimitCommand } from "./ratelimit.js";
 import { restartCommand } from "./restart.js";
 import { scheduleCommand } from "./schedule.js";
+import { ddosCommand, wafModeCommand } from "./shield-settings.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
 import { zonesCommand } from "./zones.js";
@@ -25,6 +26,8 @@ export function subcommandList(): Subcommand[] {
     botCommand,
     ratelimitCommand,
     wafCommand,
+    ddosCommand,
+    wafModeCommand,
     dnsCommand,
     restartCommand,
     purgeCommand,

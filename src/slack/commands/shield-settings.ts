@@ -1,0 +1,78 @@
+import type { ChangeKind } from "../../changes/kind.js";
+import {
+  DDOS_WORDS,
+  ddosSensitivityKind,
+  type ShieldSettingParams,
+  WAF_MODE_WORDS,
+  wafModeKind,
+} from "../../changes/kinds/shield-zone-setting.js";
+import { usage } from "../../errors.js";
+import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { confirmChangeMessage } from "../blocks/approvals.js";
+import { newRequestId } from "../request-ids.js";
+import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
+import type { Subcommand } from "./types.js";
+
+/** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
+function shieldSettingCommand<V extends number>(o: {
+  name: string;
+  kind: ChangeKind<ShieldSettingParams<V>, V>;
+  words: Readonly<Record<string, V>>;
+  what: string;
+  summary: string;
+  example: string;
+  domainExample: string;
+}): Subcommand {
+  const choices = Object.keys(o.words).join(", ");
+  return {
+    name: o.name,
+    usage: `${o.name} <shieldZoneId|domain> <${Object.keys(o.words).join("|")}> [for 30m]`,
+    summary: o.summary,
+    examples: [o.example, o.domainExample, `${o.example} for 30m`],
+    shareable: () => false,
+    async run(ctx) {
+      const { args, temporaryMs } = parseTemporary(ctx.args, o.example);
+      const zone = parseZoneRef(args[0], o.example, o.domainExample);
+      const word = args[1]?.toLowerCase();
+      if (word === undefined) throw usage(`Which ${o.what}? One of ${choices}. For example: ${o.example}`);
+      const value = Object.hasOwn(o.words, word) ? o.words[word] : undefined;
+      if (value === undefined)
+        throw usage(`"${args[1]}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`);
+      noMoreArgs(args, 2, o.example);
+      const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, o.example);
+      const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
+      const probe = { shieldZoneId, value, seen: null };
+      const seen = await o.kind.readCurrent(ctx.env.deps, scope, probe);
+      return confirmChangeMessage(
+        {
+          r: newRequestId(),
+          k: o.kind.name,
+          p: { shieldZoneId, value, seen },
+          ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
+        },
+        seen,
+      );
+    },
+  };
+}
+
+export const ddosCommand = shieldSettingCommand({
+  name: "ddos",
+  kind: ddosSensitivityKind,
+  words: DDOS_WORDS,
+  what: "DDoS sensitivity",
+  summary:
+    "Ask to set a shield zone's DDoS sensitivity (challenge: challenge suspicious visitors); approval may be required.",
+  example: "/edge ddos 1234 high",
+  domainExample: "/edge ddos shop.example.com challenge",
+});
+
+export const wafModeCommand = shieldSettingCommand({
+  name: "waf-mode",
+  kind: wafModeKind,
+  words: WAF_MODE_WORDS,
+  what: "WAF execution mode",
+  summary: "Ask to set a shield zone's WAF to log only or to block (approval may be required).",
+  example: "/edge waf-mode 1234 block",
+  domainExample: "/edge waf-mode shop.example.com log",
+});

@@ -1,0 +1,216 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { undoDue } from "../../src/changes/engine.js";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+
+/**
+ * Issue 14: DDoS sensitivity and WAF execution mode (PATCH /shield/shield-zone, one field, guarded
+ * against a concurrent change), and the review buttons of a triggered WAF rule on `/edge waf` and the
+ * incident card, through the receiver, the fake Slack and the simulator.
+ */
+
+const ZONE = SIM_IDS.zoneUnderAttack;
+const RULE = SIM_IDS.waf.ruleId;
+const BOB = "U0002"; // requester
+const CAROL = "U0003"; // owner, approves
+
+const patches = (h: Harness) =>
+  h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
+const reviews = (h: Harness) =>
+  h.sim.requests.filter((r) => r.method === "POST" && /review-triggered\/\d+$/.test(r.path));
+const zone = (h: Harness) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
+
+async function command(h: Harness, text: string, userId = BOB) {
+  const res = await h.command(text, { userId, channelId: "C0001" });
+  expect(res.status).toBe(200);
+  const answer = await h.slack.waitForResponse(res.responseId);
+  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
+}
+
+const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
+  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+
+/** Bob types the command and confirms: the pending card's Approve button. */
+async function askAndConfirm(h: Harness, text: string, label: string) {
+  const typed = await command(h, text);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  expect(confirm, typed.text).toBeDefined();
+  await h.click(confirm!, { userId: BOB });
+  const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+    blocksText(c.args.blocks).includes(label),
+  );
+  return {
+    typed,
+    post,
+    approve: findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!,
+  };
+}
+
+/** A review button: a change request through the generic Confirm, behind a Slack confirm dialog. */
+function reviewButton(buttons: ReturnType<typeof findButtons>, label: string) {
+  const b = buttons.find((x) => ACTION_PATTERNS.changeConfirm.test(x.action_id) && x.text === label);
+  expect(b, label).toBeDefined();
+  expect((b!.confirm as { title?: { text?: string } } | undefined)?.title?.text).toBe(`${label}?`);
+  return b!;
+}
+
+describe("shield zone settings and WAF rule reviews (SQLite)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("sends only the changed field, and the zone's GET and the zones list show the new value", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const before = patches(h).length;
+    const { typed, approve } = await askAndConfirm(h, `ddos ${ZONE} challenge`, "DDoS sensitivity");
+    expect(typed.text).toContain("Low → *Challenge*");
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    const sent = patches(h).slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toEqual({ shieldZoneId: ZONE, shieldZone: { dDoSShieldSensitivity: 4 } });
+    const get = async (path: string) =>
+      (await (await fetch(`${h.sim.url}${path}`, { headers: { AccessKey: TEST_EDGE_KEY } })).json()) as {
+        data: { shieldZoneId: number; dDoSShieldSensitivity: number }[] | { dDoSShieldSensitivity: number };
+      };
+    expect((await get(`/shield/shield-zone/${ZONE}`)).data).toMatchObject({ dDoSShieldSensitivity: 4 });
+    const list = (await get("/shield/shield-zones?perPage=1000")).data as { shieldZoneId: number }[];
+    expect(list.find((z) => z.shieldZoneId === ZONE)).toMatchObject({ dDoSShieldSensitivity: 4 });
+    expect(zone(h).dDoSShieldSensitivity).toBe(4);
+  });
+
+  it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
+    zone(h).wafExecutionMode = 0;
+    const before = patches(h).length;
+    const { approve } = await askAndConfirm(h, `waf-mode ${ZONE} block`, "WAF execution mode");
+    zone(h).wafExecutionMode = 1; // someone set Block in the dashboard …
+    zone(h).wafExecutionMode = 0; // … and back: unchanged, so this one goes through
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("WAF execution mode") && t.includes("is in effect"));
+    expect(patches(h).length - before).toBe(1);
+
+    h.slack.clear();
+    zone(h).dDoSShieldSensitivity = 2;
+    const late = await askAndConfirm(h, `ddos ${ZONE} high`, "DDoS sensitivity");
+    zone(h).dDoSShieldSensitivity = 0; // someone turned it off after Bob asked
+    const mid = patches(h).length;
+    await h.click(late.approve, { userId: CAROL });
+    const failed = await cardUpdate(h, (t) => t.includes("did not go through"));
+    expect(blocksText(failed.args.blocks)).toContain(
+      "changed from Medium to Off since this request was made",
+    );
+    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(true);
+    expect(patches(h).length).toBe(mid);
+    expect(zone(h).dDoSShieldSensitivity).toBe(0);
+  });
+
+  it("`ddos … for 30m` is undone exactly once: the previous value is back, later sweeps do nothing", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const { typed, approve } = await askAndConfirm(h, `ddos ${ZONE} high for 30m`, "DDoS sensitivity");
+    expect(typed.text).toContain("for 30 min, then undone");
+    await h.click(approve, { userId: CAROL });
+    const applied = await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    expect(findButtons(applied.args.blocks).some((b) => b.action_id === ACTIONS.undo)).toBe(true);
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+    const sweeper = createApprovalSweeper(h.app.env);
+    const before = patches(h).length;
+    h.advanceClock(31 * 60_000);
+    const other = createApprovalSweeper(h.app.env); // a second replica
+    const swept = await Promise.all([sweeper.sweep(), other.sweep()]);
+    expect(swept[0] + swept[1]).toBe(1);
+    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("Undone"));
+    expect(zone(h).dDoSShieldSensitivity).toBe(1);
+    expect(patches(h).length - before).toBe(1);
+    expect(patches(h).at(-1)!.body).toEqual({ shieldZoneId: ZONE, shieldZone: { dDoSShieldSensitivity: 1 } });
+    expect(await sweeper.sweep()).toBe(0);
+    expect(patches(h).length - before).toBe(1);
+  });
+
+  it("an undo leaves a value someone changed meanwhile", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const { approve } = await askAndConfirm(h, `ddos ${ZONE} medium for 30m`, "DDoS sensitivity");
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    zone(h).dDoSShieldSensitivity = 4;
+    const before = patches(h).length;
+    h.advanceClock(31 * 60_000);
+    expect(await undoDue(h.deps)).toHaveLength(1);
+    expect(patches(h).length).toBe(before);
+    expect(zone(h).dDoSShieldSensitivity).toBe(4);
+  });
+
+  it("/edge waf has Ignore / Log only / Disable rule; Disable rule, approved, disables the rule once", async () => {
+    zone(h).wafDisabledRules = [];
+    const answer = await command(h, `waf ${ZONE} ${RULE}`);
+    reviewButton(answer.buttons, "Ignore");
+    reviewButton(answer.buttons, "Log only");
+    const disable = reviewButton(answer.buttons, "Disable rule");
+    const before = reviews(h).length;
+    await h.click(disable, { userId: BOB });
+    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes(`Disable WAF rule ${RULE}`),
+    );
+    expect(reviews(h).length).toBe(before);
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    await cardUpdate(h, (t) => t.includes(`WAF rule ${RULE}`) && t.includes("is in effect"));
+    expect(
+      reviews(h)
+        .slice(before)
+        .map((r) => r.body),
+    ).toEqual([{ ruleId: RULE, action: 2 }]);
+    expect(zone(h).wafDisabledRules).toContain(RULE);
+  });
+
+  it("each triggered rule on the incident card has the review buttons; Log only goes through approval", async () => {
+    zone(h).wafLogOnlyRules = [];
+    const res = await h.command(`incident ${ZONE}`, { userId: BOB, channelId: "C0001" });
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    const buttons = findButtons(card.body.blocks);
+    const logOnly = buttons.filter(
+      (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Log only",
+    );
+    const recommendations = buttons.filter((b) => b.action_id === ACTIONS.incidentWafRecommendation);
+    expect(logOnly.length).toBeGreaterThan(0);
+    expect(logOnly).toHaveLength(recommendations.length);
+    const first = JSON.parse(logOnly[0]!.value!) as { p: { ruleId: string } };
+    const before = reviews(h).length;
+    await h.click(reviewButton(buttons, "Log only"), { userId: BOB });
+    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes(`Make WAF rule ${first.p.ruleId} log only`),
+    );
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    await cardUpdate(h, (t) => t.includes(`WAF rule ${first.p.ruleId}`) && t.includes("is in effect"));
+    expect(reviews(h).length - before).toBe(1);
+    expect(zone(h).wafLogOnlyRules).toContain(first.p.ruleId);
+  });
+
+  it("a rule the zone did not trigger is refused by the Edge API with a sentence, and nothing changes", async () => {
+    const { approve } = await askAndConfirm(h, `waf ${ZONE} 999999 ignore`, "WAF rule 999999");
+    const count = h.sim.state.wafRuleReviews.length;
+    await h.click(approve, { userId: CAROL });
+    const failed = await cardUpdate(
+      h,
+      (t) => t.includes("WAF rule 999999") && t.includes("did not go through"),
+    );
+    expect(blocksText(failed.args.blocks)).not.toMatch(/stack|Error:/);
+    expect(h.sim.state.wafRuleReviews.length).toBe(count);
+  });
+});
