@@ -1,5 +1,6 @@
 import { type ApprovalRequest, EVERY_CHANGE } from "../store/index.js";
 import { type ChangeKind, RISK_LEVELS } from "./kind.js";
+import { accessBlockKind } from "./kinds/access-block.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
 import { purgeKind } from "./kinds/purge.js";
@@ -15,6 +16,7 @@ function kindsTable() {
     [policyKind.name]: policyKind,
     [restartAppKind.name]: restartAppKind,
     [purgeKind.name]: purgeKind,
+    [accessBlockKind.name]: accessBlockKind,
   });
   return table;
 }
@@ -66,4 +68,4 @@ export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): st
 }
 
 export type { ChangeKind, ChangeScope } from "./kind.js";
-export { botCategoryKind, policyKind, purgeKind, restartAppKind };
+export { accessBlockKind, botCategoryKind, policyKind, purgeKind, restartAppKind };

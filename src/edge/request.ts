@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const pkg = require("../../package.json") as { name?: string; version?: string };
 export const EDGE_USER_AGENT = `edgeops/${pkg.version ?? "0.0.0"}`;
 
-export type HttpMethod = "GET" | "PUT" | "POST";
+export type HttpMethod = "GET" | "PUT" | "POST" | "PATCH";
 
 export interface RequestSpec<S extends z.ZodType> {
   operation: string;
