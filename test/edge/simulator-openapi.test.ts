@@ -51,6 +51,12 @@ const UNDOCUMENTED: Record<string, string> = {
   "GET /shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId} 404":
     "no such triggered rule, in errorResponse",
   "GET /pullzone 400": "page/perPage outside the documented minimum/maximum, Core error data",
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists 404":
+    "unknown zone: the framework's NotFound problem details",
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id} 404":
+    "unknown configuration: NotFound problem details",
 };
 
 /** Off-spec values the seed serves on purpose; each must be seen at least once. */
@@ -213,6 +219,15 @@ function cases(): Case[] {
   });
   const post = (path: string, body: unknown, status = 200): Case => ({ method: "POST", path, body, status });
   const put = (path: string, body: unknown, status = 200): Case => ({ method: "PUT", path, body, status });
+  const patch = (path: string, body: unknown, status = 200): Case => ({
+    method: "PATCH",
+    path,
+    body,
+    status,
+  });
+  const lists = `/shield/shield-zone/${SIM_IDS.customerAccessList.zoneId}/access-lists`;
+  // The list the POST below creates: the next id after the seeded customer list.
+  const created = SIM_IDS.customerAccessList.listId + 1;
   const out: Case[] = [
     // Magic Containers
     get("/mc/apps"),
@@ -336,6 +351,26 @@ function cases(): Case[] {
     post(`/pullzone/${SIM_IDS.pullZoneUnderAttack}/purgeCache`, { CacheTag: "product-images" }, 204),
     post("/pullzone/1/purgeCache", undefined, 404),
     post(`/purge?url=${encodeURIComponent("https://shop.acme-example.com/app.css")}`, undefined),
+    // Mitigations: custom access lists (/edge block)
+    get(lists),
+    get(`/shield/shield-zone/${unknownZone}/access-lists`, 404),
+    post(lists, { name: "edgeops: blocked IPs", type: 0, content: "" }),
+    post(lists, { name: "bad", type: 0, content: "not-an-ip" }, 400),
+    post(lists, { name: "bad", type: 9, content: "" }, 400),
+    get(`${lists}/${SIM_IDS.customerAccessList.listId}`),
+    get(`${lists}/${created}`),
+    get(`${lists}/1`, 404),
+    patch(`${lists}/${created}`, { content: "203.0.113.7\n2001:db8::1" }),
+    patch(`${lists}/${created}`, { content: "AS4134" }, 400),
+    patch(`${lists}/${created}`, { content: "203.0.113.8", checksum: "0".repeat(64) }, 400),
+    patch(`${lists}/1`, { content: "" }, 404),
+    patch(`${lists}/configurations/${SIM_IDS.customerAccessList.configurationId + 1}`, {
+      isEnabled: true,
+      action: 2,
+    }),
+    patch(`${lists}/configurations/${SIM_IDS.customerAccessList.configurationId + 1}`, { action: 7 }, 400),
+    patch(`${lists}/configurations/1`, { action: 2 }, 404),
+    get(lists),
   ];
   // Every route without a key, in its family's 401 shape.
   for (const r of ROUTES) {
