@@ -30,6 +30,8 @@ export const ACTIONS = {
 /** Action ids registered by pattern. */
 export const ACTION_PATTERNS = {
   incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
+  /** Several change buttons in one actions block need distinct ids: `edge.change.confirm.<n>`. */
+  changeConfirm: /^edge\.change\.confirm(\.\d+)?$/,
 } as const;
 
 export const VIEWS = {

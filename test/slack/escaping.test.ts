@@ -700,7 +700,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       recommendation: g.maybe(() => g.list(() => g.s(), 30).join("\n")),
       message: g.maybe(() => g.s()),
     }),
-  "incident.ts:incidentCard": (g) => incidentCard(incidentPicture(g), { isPublic: g.bool() }),
+  "incident.ts:incidentCard": (g) =>
+    incidentCard(incidentPicture(g), { isPublic: g.bool(), newId: () => "r".repeat(22) }),
   "incident.ts:gatheringMessage": (g) => gatheringMessage(g.bool() ? g.s() : g.int(1e6), { words: g.s() }),
   "incident.ts:changeText": (g) =>
     section(

@@ -11,7 +11,8 @@ import {
 } from "../../src/services/incident.js";
 import { incidentCard, incidentListMessage } from "../../src/slack/blocks/incident.js";
 import { withShareButton } from "../../src/slack/commands/run.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import { newRequestId as newId } from "../../src/slack/request-ids.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
 import { blocksText, findButtons } from "../support/harness.js";
 
@@ -124,7 +125,7 @@ function bigPicture(): IncidentPicture {
 
 describe("the incident card within Block Kit limits", () => {
   it("10,000 event-log groups a dimension, 500 triggered rules, 500 rate limits, 5,000 apps: still one valid message", () => {
-    const card = withShareButton(incidentCard(bigPicture(), { isPublic: false }), "incident 42 1h");
+    const card = withShareButton(incidentCard(bigPicture(), { isPublic: false, newId }), "incident 42 1h");
     expect(checkBlockKitLimits("message", card)).toEqual([]);
     expect(card.blocks.length).toBeLessThanOrEqual(50);
     const buttons = findButtons(card.blocks);
@@ -136,15 +137,60 @@ describe("the incident card within Block Kit limits", () => {
       expect(buttons.some((b) => b.action_id === `${ACTIONS.incidentSeeAll}.${s}`)).toBe(true);
   });
 
+  it("every valid top offender gets a Block button with a confirm dialog; the longest values still fit", () => {
+    // The longest spellings of each kind, 10,000 groups a dimension.
+    const valid: Record<string, (i: number) => string> = {
+      ip: (i) => `2001:db8:1234:5678:9abc:def0:${(i % 65535).toString(16)}:1`,
+      asn: (i) => `AS${4_294_967_295 - i}`,
+      country: (i) => ["CN", "RU", "BR", "VN", "US"][i % 5]!,
+      ja4: (i) => `t13d1516h2_8daaf6152771_${String(i).padStart(12, "0")}`,
+    };
+    const picture = bigPicture();
+    picture.offenders = {
+      ok: {
+        byDimension: Object.fromEntries(
+          OFFENDER_DIMENSIONS.map((d) => [
+            d,
+            {
+              ok: {
+                dimension: d,
+                total: 10_000,
+                offenders: offenders(10_000).map((o, i) => ({ ...o, value: valid[d]!(i) })),
+              },
+            },
+          ]),
+        ) as never,
+      },
+    };
+    const card = withShareButton(incidentCard(picture, { isPublic: false, newId }), "incident 42 1h");
+    expect(checkBlockKitLimits("message", card)).toEqual([]);
+    expect(card.blocks.length).toBeLessThanOrEqual(50);
+    const blocks = findButtons(card.blocks).filter((b) => ACTION_PATTERNS.changeConfirm.test(b.action_id));
+    expect(blocks).toHaveLength(4 * 5);
+    for (const b of blocks) {
+      expect(b.text).toMatch(/^Block /);
+      expect(b.confirm).toBeDefined();
+      const value = JSON.parse(b.value!);
+      expect(value.k).toBe("access_block");
+      expect(value.p).toMatchObject({ shieldZoneId: 42, state: "block" });
+    }
+    expect(new Set(blocks.map((b) => JSON.parse(b.value!).r)).size).toBe(20);
+    // Values that can't be blocked (the hostile ones of the big picture) get no button.
+    const hostile = incidentCard(bigPicture(), { isPublic: false, newId });
+    expect(
+      findButtons(hostile.blocks).filter((b) => ACTION_PATTERNS.changeConfirm.test(b.action_id)),
+    ).toHaveLength(0);
+  });
+
   it("escapes every external string: no mention, broadcast or link survives", () => {
-    const card = incidentCard(bigPicture(), { isPublic: true });
+    const card = incidentCard(bigPicture(), { isPublic: true, newId });
     const text = `${blocksText(card.blocks)}\n${card.text}`;
     expect(text).toContain("&lt;!here&gt;");
     expect(text).not.toMatch(/<!here|<@U999|<https:\/\/evil/);
   });
 
   it("draws sparklines with unicode blocks and shows the change", () => {
-    const text = blocksText(incidentCard(bigPicture(), { isPublic: false }).blocks);
+    const text = blocksText(incidentCard(bigPicture(), { isPublic: false, newId }).blocks);
     expect(text).toMatch(/[▁▂▃▄▅▆▇█]{10,}/);
     expect(text).toContain("▲ 199,999,900%");
   });
@@ -164,7 +210,7 @@ describe("the incident card within Block Kit limits", () => {
         rateLimits: error,
         apps: error,
       },
-      { isPublic: false },
+      { isPublic: false, newId },
     );
     expect(checkBlockKitLimits("message", card)).toEqual([]);
     const text = blocksText(card.blocks);

@@ -5,8 +5,9 @@ import {
   incidentRange,
   parseIncidentWindow,
 } from "../../services/incident.js";
-import { gatheringMessage, incidentCard } from "../blocks/incident.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { gatheringMessage, incidentCard } from "../blocks/incident.js";
+import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseZoneRef } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
@@ -28,6 +29,6 @@ export const incidentCommand: Subcommand = {
     );
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, INCIDENT_EXAMPLE);
     const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window);
-    return incidentCard(picture, { isPublic: ctx.isPublic });
+    return incidentCard(picture, { isPublic: ctx.isPublic, newId: newRequestId });
   },
 };

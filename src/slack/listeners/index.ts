@@ -28,7 +28,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.botBlock, botChange(env));
   app.action(ACTIONS.botAllow, botChange(env));
   app.action(ACTIONS.botClear, botChange(env));
-  app.action(ACTIONS.changeConfirm, changeConfirm(env));
+  app.action(ACTION_PATTERNS.changeConfirm, changeConfirm(env));
   app.action(ACTIONS.changeCancel, changeCancel(env));
   app.action(ACTIONS.approve, approvalDecision(env, "approve"));
   app.action(ACTIONS.reject, approvalDecision(env, "reject"));

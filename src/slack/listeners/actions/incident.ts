@@ -10,6 +10,7 @@ import type { Reply } from "../../blocks/common.js";
 import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
 import { runCommand, withShareButton } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { newRequestId } from "../../request-ids.js";
 import { sendReply } from "../commands/edge.js";
 import {
   answerPrivately,
@@ -42,6 +43,7 @@ export function incidentRefresh(env: SlackEnv) {
     await replaceMessage(args, ctx.logger, async () => {
       const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w), {
         isPublic: value.p === true,
+        newId: newRequestId,
       });
       return value.p ? card : withShareButton(card, `incident ${value.z} ${value.w}`);
     });
