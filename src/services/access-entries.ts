@@ -111,7 +111,7 @@ function parseCidr(raw: string): AccessEntry {
   const prefix = Number(prefixText);
   if (prefix < min)
     throw usage(
-      `/${prefix} is too wide a range to block from Slack (at least /${min} for ${v6 ? "IPv6" : "IPv4"}): narrow it, for example: ${EXAMPLES.cidr}`,
+      `/${prefix} is too wide a range to block from Slack (at least /${min} for ${v6 ? "IPv6" : "IPv4"}): narrow it. For example: ${EXAMPLES.cidr}`,
     );
   const ip = v6 ? canonicalIpv6(addr) : addr;
   const network = networkOf(ip, prefix, v6);
@@ -139,7 +139,7 @@ export function parseAccessEntry(word: string | undefined): AccessEntry {
   if (raw.includes("/")) return parseCidr(raw);
   if (isIPv4(raw)) return { type: "ip", value: raw };
   if (isIPv6(raw) && !raw.includes("%")) return { type: "ip", value: canonicalIpv6(raw) };
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(raw) || (/^[\da-f:]+$/i.test(raw) && raw.includes(":")))
+  if ((/^[\d.]+$/.test(raw) && raw.includes(".")) || raw.includes(":"))
     throw usage(`"${raw}" is not a valid IP address. For example: ${EXAMPLES.ip}`);
   const asn = /^as(\d+)$/i.exec(raw);
   if (asn) {
