@@ -1,5 +1,6 @@
 import { type ApprovalRequest, EVERY_CHANGE } from "../store/index.js";
 import { type ChangeKind, RISK_LEVELS } from "./kind.js";
+import { accessBlockKind } from "./kinds/access-block.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
 import { purgeKind } from "./kinds/purge.js";
@@ -20,6 +21,7 @@ function kindsTable() {
     [ddosSensitivityKind.name]: ddosSensitivityKind,
     [wafModeKind.name]: wafModeKind,
     [wafRuleReviewKind.name]: wafRuleReviewKind,
+    [accessBlockKind.name]: accessBlockKind,
   });
   return table;
 }
@@ -72,6 +74,7 @@ export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): st
 
 export type { ChangeKind, ChangeScope } from "./kind.js";
 export {
+  accessBlockKind,
   botCategoryKind,
   ddosSensitivityKind,
   policyKind,

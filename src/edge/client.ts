@@ -17,11 +17,15 @@ import {
 } from "./schemas/core.js";
 import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
+  type AccessListDetails,
+  accessListsResponseSchema,
   type BotCategory,
   type BotCategoryAction,
   type BotDetection,
   botCategorizationListResponseSchema,
   botDetectionResponseSchema,
+  type CustomAccessList,
+  customAccessListResponseSchema,
   EVENT_LOG_DIMENSIONS,
   type EventLogsSearch,
   type EventLogsSearchResult,
@@ -153,7 +157,33 @@ export interface EdgeClient {
   updateShieldZone(shieldZoneId: number, update: ShieldZoneUpdate): Promise<void>;
   /** POST /shield/waf/rules/review-triggered/{id}: ignore a triggered rule, make it log only, or disable it. */
   reviewTriggeredWafRule(shieldZoneId: number, ruleId: string, action: WafReviewAction): Promise<void>;
+  /** The zone's custom access lists with their configuration (action, enabled); managed lists left out. */
+  listCustomAccessLists(shieldZoneId: number): Promise<AccessListDetails[]>;
+  /** One custom list with its content. */
+  getCustomAccessList(shieldZoneId: number, listId: number): Promise<CustomAccessList>;
+  /** Create a custom list (not safe to repeat: a retried POST could make two lists). */
+  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<void>;
+  /** Replace a custom list's whole content (entries separated by newlines). */
+  setCustomAccessListContent(shieldZoneId: number, listId: number, content: string): Promise<void>;
+  /** Set a list's action and whether it is enabled. */
+  configureAccessList(shieldZoneId: number, configurationId: number, config: AccessListConfig): Promise<void>;
 }
+
+export interface NewCustomAccessList {
+  name: string;
+  /** AccessListType (0 IP, 1 CIDR, 2 ASN, 3 Country, 4 Organization, 5 JA4). */
+  type: number;
+  content: string;
+}
+
+export interface AccessListConfig {
+  isEnabled: boolean;
+  /** AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
+  action: number;
+}
+
+/** Largest list content edgeops sends (the plan's entry limit is far below this). */
+const MAX_ACCESS_LIST_CONTENT = 1_000_000;
 
 export interface EdgeApi {
   forKey(apiKey: string): EdgeClient;
@@ -928,6 +958,136 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
           () => undefined,
         );
       },
+
+      listCustomAccessLists(shieldZoneId) {
+        const op = "listCustomAccessLists";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            subject = `Shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/shield-zone/${enc(id)}/access-lists`,
+              subject,
+              idempotent: true,
+              schema: accessListsResponseSchema,
+            };
+          },
+          (r) => {
+            const refused = r.customLists === null ? refusedInBody(op, subject, r.error) : undefined;
+            if (refused) throw refused;
+            return r.customLists ?? [];
+          },
+        );
+      },
+
+      getCustomAccessList(shieldZoneId, listId) {
+        const op = "getCustomAccessList";
+        let subject: string | undefined;
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const list = idArg(op, "access list id", listId);
+            subject = `Access list ${list} of shield zone ${id}`;
+            return {
+              operation: op,
+              method: "GET",
+              path: `/shield/shield-zone/${enc(id)}/access-lists/${enc(list)}`,
+              subject,
+              idempotent: true,
+              schema: customAccessListResponseSchema,
+            };
+          },
+          (r) => {
+            const refused = r.data === null ? refusedInBody(op, subject, r.error) : undefined;
+            if (refused) throw refused;
+            return data(op, r.data, subject);
+          },
+        );
+      },
+
+      createCustomAccessList(shieldZoneId, list) {
+        const op = "createCustomAccessList";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const l = paramsObject(op, list);
+            if (typeof l.name !== "string" || l.name.trim() === "" || l.name.length > 100)
+              throw invalid(op, `The list name must be a text of 1 to 100 characters (got ${show(l.name)}).`);
+            const type = intArg(op, "access list type", l.type, 0, 5);
+            if (typeof l.content !== "string" || l.content.length > MAX_ACCESS_LIST_CONTENT)
+              throw invalid(op, `The list content must be a text (got ${show(l.content)}).`);
+            return {
+              operation: op,
+              method: "POST",
+              path: `/shield/shield-zone/${enc(id)}/access-lists`,
+              body: { name: l.name, type, content: l.content },
+              subject: `Shield zone ${id}`,
+              // Sent twice, it would make two lists: no retry after 5xx / timeout / network errors.
+              idempotent: false,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      setCustomAccessListContent(shieldZoneId, listId, content) {
+        const op = "setCustomAccessListContent";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const list = idArg(op, "access list id", listId);
+            if (typeof content !== "string" || content.length > MAX_ACCESS_LIST_CONTENT)
+              throw invalid(op, `The list content must be a text (got ${show(content)}).`);
+            return {
+              operation: op,
+              method: "PATCH",
+              path: `/shield/shield-zone/${enc(id)}/access-lists/${enc(list)}`,
+              body: { content },
+              subject: `Access list ${list} of shield zone ${id}`,
+              // The whole content is sent: sending it twice leaves the same list.
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
+
+      configureAccessList(shieldZoneId, configurationId, config) {
+        const op = "configureAccessList";
+        return call(
+          op,
+          () => {
+            const id = idArg(op, "shield zone id", shieldZoneId);
+            const conf = idArg(op, "access list configuration id", configurationId);
+            const c = paramsObject(op, config);
+            if (typeof c.isEnabled !== "boolean")
+              throw invalid(op, `isEnabled must be true or false (got ${show(c.isEnabled)}).`);
+            const action = intArg(op, "access list action", c.action, 0, 5);
+            return {
+              operation: op,
+              method: "PATCH",
+              path: `/shield/shield-zone/${enc(id)}/access-lists/configurations/${enc(conf)}`,
+              body: { isEnabled: c.isEnabled, action },
+              subject: `Access list configuration ${conf} of shield zone ${id}`,
+              idempotent: true,
+              statusIsTheAnswer: true,
+              schema: ignoredBody,
+            };
+          },
+          () => undefined,
+        );
+      },
     };
   }
 
@@ -947,9 +1107,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
 
 // Re-exported so callers can name them without reaching into schemas/.
 export type {
+  AccessListDetails,
   AppPage,
   BotCategory,
   BotDetection,
+  CustomAccessList,
   DnsScan,
   DnsScanTrigger,
   EventLogsSearch,

@@ -57,6 +57,12 @@ const UNDOCUMENTED: Record<string, string> = {
     "no ruleId or an action outside ReviewActionType: model-binding problem details",
   "POST /shield/waf/rules/review-triggered/{shieldZoneId} 404":
     "unknown zone or a rule the zone did not trigger, in errorResponse",
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists 404":
+    "unknown zone: the framework's NotFound problem details",
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id} 404":
+    "unknown configuration: NotFound problem details",
 };
 
 /** Off-spec values the seed serves on purpose; each must be seen at least once. */
@@ -225,6 +231,9 @@ function cases(): Case[] {
     body,
     status,
   });
+  const lists = `/shield/shield-zone/${SIM_IDS.customerAccessList.zoneId}/access-lists`;
+  // The list the POST below creates: the next id after the seeded customer list.
+  const created = SIM_IDS.customerAccessList.listId + 1;
   const out: Case[] = [
     // Magic Containers
     get("/mc/apps"),
@@ -366,6 +375,26 @@ function cases(): Case[] {
     post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: SIM_IDS.waf.ruleId, action: 3 }, 400),
     post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: "no-such-rule", action: 0 }, 404),
     post(`/shield/waf/rules/review-triggered/${unknownZone}`, { ruleId: "920350", action: 0 }, 404),
+    // Mitigations: custom access lists (/edge block)
+    get(lists),
+    get(`/shield/shield-zone/${unknownZone}/access-lists`, 404),
+    post(lists, { name: "edgeops: blocked IPs", type: 0, content: "" }),
+    post(lists, { name: "bad", type: 0, content: "not-an-ip" }, 400),
+    post(lists, { name: "bad", type: 9, content: "" }, 400),
+    get(`${lists}/${SIM_IDS.customerAccessList.listId}`),
+    get(`${lists}/${created}`),
+    get(`${lists}/1`, 404),
+    patch(`${lists}/${created}`, { content: "203.0.113.7\n2001:db8::1" }),
+    patch(`${lists}/${created}`, { content: "AS4134" }, 400),
+    patch(`${lists}/${created}`, { content: "203.0.113.8", checksum: "0".repeat(64) }, 400),
+    patch(`${lists}/1`, { content: "" }, 404),
+    patch(`${lists}/configurations/${SIM_IDS.customerAccessList.configurationId + 1}`, {
+      isEnabled: true,
+      action: 2,
+    }),
+    patch(`${lists}/configurations/${SIM_IDS.customerAccessList.configurationId + 1}`, { action: 7 }, 400),
+    patch(`${lists}/configurations/1`, { action: 2 }, 404),
+    get(lists),
   ];
   // Every route without a key, in its family's 401 shape.
   for (const r of ROUTES) {

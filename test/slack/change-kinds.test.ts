@@ -131,6 +131,40 @@ const KINDS: KindFixture[] = [
       `waf ${ZONE} <!here> disable`,
     ],
   },
+  {
+    kind: "access_block",
+    ask: (h) => {
+      // Out of edgeops' lists again, so each ask is a fresh block (the customer's list is never touched).
+      for (const l of h.sim.state.accessLists.get(ZONE) ?? [])
+        if (l.name.startsWith("edgeops: ")) l.content = l.content.replace(/^203\.0\.113\.7$/m, "");
+      return `block ${ZONE} 203.0.113.7`;
+    },
+    label: "Block IP 203.0.113.7",
+    write: { method: "PATCH", path: /\/access-lists\/\d+$/ },
+    notRetried: false,
+    oneOff: false,
+    effect: (h) =>
+      (h.sim.state.accessLists.get(ZONE) ?? []).filter(
+        (l) => l.name === "edgeops: blocked IPs" && l.content.split("\n").includes("203.0.113.7"),
+      ).length,
+    bad: [
+      "block",
+      `block ${ZONE}`,
+      `block ${ZONE} 203.0.113.300`,
+      `block ${ZONE} 203.0.113.0/33`,
+      `block ${ZONE} 10.0.0.0/4`,
+      `block ${ZONE} 203.0.113.7/24`,
+      `block ${ZONE} AS99999999999`,
+      `block ${ZONE} 4134`,
+      `block ${ZONE} XX`,
+      `block ${ZONE} t13d1516h2_8daaf6152771`,
+      `block ${ZONE} <!here>`,
+      `block ${ZONE} 203.0.113.7 deny`,
+      `block ${ZONE} 203.0.113.7 challenge now`,
+      `block ${ZONE} 203.0.113.7 for 3d`,
+      `unblock ${ZONE} 203.0.113.7 challenge`,
+    ],
+  },
 ];
 
 function writes(h: Harness, f: KindFixture) {

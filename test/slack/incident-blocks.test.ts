@@ -11,7 +11,7 @@ import {
 } from "../../src/services/incident.js";
 import { incidentCard, incidentListMessage } from "../../src/slack/blocks/incident.js";
 import { withShareButton } from "../../src/slack/commands/run.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { newRequestId } from "../../src/slack/request-ids.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
 import { blocksText, findButtons } from "../support/harness.js";
@@ -140,6 +140,55 @@ describe("the incident card within Block Kit limits", () => {
     expect(buttons.filter((b) => b.action_id === ACTIONS.incidentWafRecommendation)).toHaveLength(4);
     for (const s of ["ip", "asn", "country", "ja4", "waf", "ratelimits", "apps"])
       expect(buttons.some((b) => b.action_id === `${ACTIONS.incidentSeeAll}.${s}`)).toBe(true);
+  });
+
+  it("every valid top offender gets a Block button with a confirm dialog; the longest values still fit", () => {
+    // The longest spellings of each kind, 10,000 groups a dimension.
+    const valid: Record<string, (i: number) => string> = {
+      ip: (i) => `2001:db8:1234:5678:9abc:def0:${(i % 65535).toString(16)}:1`,
+      asn: (i) => `AS${4_294_967_295 - i}`,
+      country: (i) => ["CN", "RU", "BR", "VN", "US"][i % 5]!,
+      ja4: (i) => `t13d1516h2_8daaf6152771_${String(i).padStart(12, "0")}`,
+    };
+    const picture = bigPicture();
+    picture.offenders = {
+      ok: {
+        byDimension: Object.fromEntries(
+          OFFENDER_DIMENSIONS.map((d) => [
+            d,
+            {
+              ok: {
+                dimension: d,
+                total: 10_000,
+                offenders: offenders(10_000).map((o, i) => ({ ...o, value: valid[d]!(i) })),
+              },
+            },
+          ]),
+        ) as never,
+      },
+    };
+    const card = withShareButton(incidentCard(picture, { isPublic: false, newRequestId }), "incident 42 1h");
+    expect(checkBlockKitLimits("message", card)).toEqual([]);
+    expect(card.blocks.length).toBeLessThanOrEqual(50);
+    // Change buttons: the offenders' Block buttons, and the WAF rules' review buttons beside them.
+    const blocks = findButtons(card.blocks).filter(
+      (b) =>
+        ACTION_PATTERNS.changeConfirm.test(b.action_id) && JSON.parse(b.value ?? "{}").k === "access_block",
+    );
+    expect(blocks).toHaveLength(4 * 5);
+    for (const b of blocks) {
+      expect(b.text).toMatch(/^Block /);
+      expect(b.confirm).toBeDefined();
+      const value = JSON.parse(b.value!);
+      expect(value.k).toBe("access_block");
+      expect(value.p).toMatchObject({ shieldZoneId: 42, state: "block" });
+    }
+    expect(new Set(blocks.map((b) => JSON.parse(b.value!).r)).size).toBe(20);
+    // Values that can't be blocked (the hostile ones of the big picture) get no button.
+    const hostile = incidentCard(bigPicture(), { isPublic: false, newRequestId });
+    expect(
+      findButtons(hostile.blocks).filter((b) => JSON.parse(b.value ?? "{}").k === "access_block"),
+    ).toHaveLength(0);
   });
 
   it("escapes every external string: no mention, broadcast or link survives", () => {

@@ -625,3 +625,71 @@ export const WAF_REVIEW_ACTION_LABELS: IntLabels = { 0: "Ignore", 1: "Log only",
 export const WAF_REVIEW_ACTIONS = [0, 1, 2] as const;
 export type WafReviewAction = (typeof WAF_REVIEW_ACTIONS)[number];
 export const wafReviewActionLabel = (n: number | null | undefined) => intLabel(WAF_REVIEW_ACTION_LABELS, n);
+
+// ---- access lists ---------------------------------------------------------------------------------
+
+/** AccessListType. */
+export const ACCESS_LIST_TYPES = { ip: 0, cidr: 1, asn: 2, country: 3, organization: 4, ja4: 5 } as const;
+/** AccessListAction. */
+export const ACCESS_LIST_ACTIONS = { none: 0, allow: 1, block: 2, challenge: 3, log: 4, bypass: 5 } as const;
+export const ACCESS_LIST_ACTION_LABELS: IntLabels = {
+  0: "None",
+  1: "Allow",
+  2: "Block",
+  3: "Challenge",
+  4: "Log",
+  5: "Bypass",
+};
+
+/** AccessListDetails: one list in GET …/access-lists, with its configuration (action, enabled). */
+export const accessListDetailsSchema = z
+  .looseObject({
+    listId: z.number().int(),
+    configurationId: z.number().int(),
+    name: nullish(z.string()),
+    isEnabled: z.boolean(),
+    type: intEnum(),
+    action: intEnum(),
+    entryCount: nullish(z.number().int()),
+  })
+  .transform((l) => ({
+    listId: l.listId,
+    configurationId: l.configurationId,
+    name: l.name,
+    isEnabled: l.isEnabled,
+    type: l.type,
+    action: l.action,
+    entryCount: l.entryCount,
+  }));
+export type AccessListDetails = z.output<typeof accessListDetailsSchema>;
+
+/** AccessListsDetailsResponse (not wrapped in `data`). */
+export const accessListsResponseSchema = z.looseObject({
+  managedLists: nullish(z.array(accessListDetailsSchema)),
+  customLists: nullish(z.array(accessListDetailsSchema)),
+  error: nullish(genericRequestResponseSchema),
+});
+
+/** CustomAccessList: a custom list with its content (entries separated by newlines). */
+export const customAccessListSchema = z
+  .looseObject({
+    id: z.number().int(),
+    name: nullish(z.string()),
+    type: optIntEnum(),
+    content: nullish(z.string()),
+    checksum: nullish(z.string()),
+  })
+  .transform((l) => ({
+    id: l.id,
+    name: l.name,
+    type: l.type,
+    content: l.content ?? "",
+    checksum: l.checksum,
+  }));
+export type CustomAccessList = z.output<typeof customAccessListSchema>;
+
+/** CustomAccessListResponse. */
+export const customAccessListResponseSchema = z.looseObject({
+  data: nullish(customAccessListSchema),
+  error: nullish(genericRequestResponseSchema),
+});

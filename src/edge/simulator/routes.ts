@@ -1,3 +1,10 @@
+import {
+  createAccessList,
+  getAccessList,
+  getAccessLists,
+  updateAccessList,
+  updateAccessListConfiguration,
+} from "./access-lists.js";
 import { getLatestScan, listPullZones, purgePullZone, purgeUrl, triggerScan } from "./core.js";
 import { searchEventLogs } from "./event-logs.js";
 import type { Route } from "./http.js";
@@ -113,6 +120,37 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/shield\/waf\/rules\/review-triggered\/([^/]+)\/?$/,
     unauthorized: "bare",
     handler: reviewTriggeredRule,
+  },
+  // Access lists (/edge block). The configuration route comes first: "configurations" is not a list id.
+  {
+    method: "PATCH",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/access-lists\/configurations\/([^/]+)\/?$/,
+    unauthorized: "problem",
+    handler: updateAccessListConfiguration,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/access-lists\/?$/,
+    unauthorized: "problem",
+    handler: getAccessLists,
+  },
+  {
+    method: "POST",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/access-lists\/?$/,
+    unauthorized: "problem",
+    handler: createAccessList,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/access-lists\/(\d+)\/?$/,
+    unauthorized: "problem",
+    handler: getAccessList,
+  },
+  {
+    method: "PATCH",
+    pattern: /^\/shield\/shield-zone\/([^/]+)\/access-lists\/(\d+)\/?$/,
+    unauthorized: "problem",
+    handler: updateAccessList,
   },
 ];
 

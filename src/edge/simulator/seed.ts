@@ -184,6 +184,21 @@ export interface PullZone {
   MonthlyBandwidthUsed: number;
 }
 
+/** A custom access list with its configuration (the API shows both in GET …/access-lists). */
+export interface SimAccessList {
+  id: number;
+  configurationId: number;
+  name: string;
+  description: string | null;
+  /** AccessListType: 0 IP, 1 CIDR, 2 ASN, 3 Country, 4 Organization, 5 JA4. */
+  type: number;
+  content: string;
+  isEnabled: boolean;
+  /** AccessListAction: 0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass. */
+  action: number;
+  lastModified: number;
+}
+
 export interface SimulatorState {
   /** The PRNG seed (the traffic model hashes it with zone and minute). */
   seed: number;
@@ -214,6 +229,10 @@ export interface SimulatorState {
   appRestarts: Map<string, number[]>;
   /** Cache purges, in order (mitigations). */
   purges: SimPurge[];
+  /** Custom access lists per shield zone (mitigations: /edge block). */
+  accessLists: Map<number, SimAccessList[]>;
+  /** The next custom list id (its configuration id is this + ACCESS_CONFIGURATION_OFFSET). */
+  nextAccessListId: number;
   /** Reviews of triggered WAF rules, in order (mitigations). */
   wafRuleReviews: SimWafRuleReview[];
 }
@@ -319,7 +338,40 @@ export const SIM_IDS = {
   dnsZoneOddRecords: 51_007,
   /** A DNS zone id that does not exist (404). */
   unknownDnsZone: 59_999,
+  /** The customer's own custom access list on the zone under attack (edgeops must never change it). */
+  customerAccessList: {
+    zoneId: SHIELD_ZONE_BASE + 1,
+    listId: 8_101,
+    configurationId: 9_101,
+    name: "Office allowlist",
+    content: "198.51.100.10\n203.0.113.7",
+  },
 } as const;
+
+/** A custom list's configuration id is its list id plus this. */
+export const ACCESS_CONFIGURATION_OFFSET = 1_000;
+
+function seedAccessLists(now: number): Map<number, SimAccessList[]> {
+  const c = SIM_IDS.customerAccessList;
+  return new Map([
+    [
+      c.zoneId,
+      [
+        {
+          id: c.listId,
+          configurationId: c.configurationId,
+          name: c.name,
+          description: "Our offices, always let through",
+          type: 0,
+          content: c.content,
+          isEnabled: true,
+          action: 1,
+          lastModified: now - 30 * 24 * 3_600_000,
+        },
+      ],
+    ],
+  ]);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // PRNG
@@ -934,6 +986,8 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     appRestarts: new Map(),
     purges: [],
     wafRuleReviews: [],
+    accessLists: seedAccessLists(now),
+    nextAccessListId: SIM_IDS.customerAccessList.listId + 1,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from "@slack/types";
+import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import type { App } from "../../edge/schemas/mc.js";
 import {
   botDetectionExecutionModeLabel,
@@ -8,6 +9,7 @@ import {
   type TriggeredRule,
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
+import { type AccessEntryType, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
 import {
   botDetectionOn,
   CARD_TOP,
@@ -27,11 +29,13 @@ import {
   type ZoneSection,
 } from "../../services/incident.js";
 import { ACTIONS } from "../ids.js";
+import type { ChangeButtonValue } from "./approvals.js";
 import { statusLook } from "./apps.js";
 import {
   actions,
   button,
   code as codeSpan,
+  confirmDialog,
   context,
   dateToken,
   divider,
@@ -197,7 +201,46 @@ function listValue(p: IncidentPicture, s: IncidentListSection): string {
 
 const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
 
-function offenderBlocks(p: IncidentPicture): KnownBlock[] {
+const ENTRY_TYPE_OF: Record<OffenderDimension, AccessEntryType> = {
+  ip: "ip",
+  asn: "asn",
+  country: "country",
+  ja4: "ja4",
+};
+
+/**
+ * A Block button for each top offender edgeops can block: a generic change (ChangeButtonValue, the
+ * Confirm flow and the channel's policy), behind a confirmation dialog. A value that is not a valid IP,
+ * ASN, country code or JA4 (as the API may send) gets no button.
+ */
+function blockButtons(
+  zoneId: number,
+  dim: OffenderDimension,
+  top: OffenderTop,
+  newId: () => string,
+): Button[] {
+  return top.offenders.slice(0, CARD_TOP).flatMap((o, i) => {
+    const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+    if (!entry) return [];
+    const p: AccessBlockParams = { shieldZoneId: zoneId, ...entry, state: "block" };
+    const value: ChangeButtonValue = { r: newId(), k: accessBlockKind.name, p };
+    const b = button(
+      `Block ${entry.value}`,
+      `${ACTIONS.changeConfirm}.${i}`,
+      JSON.stringify(value),
+      "danger",
+    );
+    b.confirm = confirmDialog(
+      `Block this ${ENTRY_TYPE_WORDS[entry.type].one}?`,
+      mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.`,
+      "Block",
+      "danger",
+    );
+    return [b];
+  });
+}
+
+function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
   const title = mrkdwn`*Top offenders* · event log, last ${p.range.words}`;
   const s = p.offenders;
   if ("error" in s) return [failed(title, s)];
@@ -205,9 +248,15 @@ function offenderBlocks(p: IncidentPicture): KnownBlock[] {
   const more: Button[] = dims
     .filter(([, d]) => "ok" in d && d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length))
     .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
+  // One row of Block buttons per dimension (at most CARD_TOP each, well within an actions block's 25).
+  const blockRows = dims
+    .map(([dim, d]) => ("ok" in d ? blockButtons(p.zoneId, dim, d.ok, newId) : []))
+    .filter((row) => row.length > 0)
+    .map((row) => actions(...row));
   return [
     section(title),
     fields(dims.map(([dim, d]) => offenderField(dim, d))),
+    ...blockRows,
     ...(more.length > 0 ? [actions(...more)] : []),
   ];
 }
@@ -293,7 +342,10 @@ function appsBlock(p: IncidentPicture): KnownBlock {
   return section(joinMrkdwn([title, ...lines], "\n"), seeAll);
 }
 
-/** The whole card. Every section is bounded (top 5 each), so any data size fits Slack's limits. */
+/**
+ * The whole card. Every section is bounded (top 5 each), so any data size fits Slack's limits.
+ * `newRequestId` gives each change button (Block, rule review) its own change-request id.
+ */
 export function incidentCard(
   p: IncidentPicture,
   opts: { isPublic: boolean; newRequestId: () => string },
@@ -308,7 +360,7 @@ export function incidentCard(
     divider(),
     trafficBlock(p.range, p.traffic),
     divider(),
-    ...offenderBlocks(p),
+    ...offenderBlocks(p, opts.newRequestId),
     divider(),
     ...wafBlocks(p, opts.newRequestId),
     divider(),

@@ -1,5 +1,6 @@
 import { appsCommand } from "./apps.js";
 import { auditCommand } from "./audit.js";
+import { blockCommand, unblockCommand } from "./block.js";
 import { botCommand } from "./bot.js";
 import { botsCommand } from "./bots.js";
 import { dnsCommand } from "./dns.js";
@@ -31,6 +32,8 @@ export function subcommandList(): Subcommand[] {
     dnsCommand,
     restartCommand,
     purgeCommand,
+    blockCommand,
+    unblockCommand,
     scheduleCommand,
     policyCommand,
     auditCommand,

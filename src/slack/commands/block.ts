@@ -1,0 +1,70 @@
+import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
+import { usage } from "../../errors.js";
+import { BLOCK_EXAMPLE, parseAccessEntry } from "../../services/access-entries.js";
+import { readEntryState } from "../../services/access-lists.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { confirmChangeMessage } from "../blocks/approvals.js";
+import { newRequestId } from "../request-ids.js";
+import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
+import type { CommandContext, Subcommand } from "./types.js";
+
+const DOMAIN_EXAMPLE = "/edge block shop.example.com 203.0.113.7";
+const UNBLOCK_EXAMPLE = "/edge unblock 1234 203.0.113.7";
+
+/** Parse `<zone> <entry> [challenge]`, read where the entry is now, and ask to confirm the change. */
+async function askAccessChange(ctx: CommandContext, unblock: boolean) {
+  const example = unblock ? UNBLOCK_EXAMPLE : BLOCK_EXAMPLE;
+  const { args, temporaryMs } = parseTemporary(ctx.args, example);
+  const zone = parseZoneRef(args[0], example, DOMAIN_EXAMPLE);
+  const entry = parseAccessEntry(args[1]);
+  let state: AccessBlockParams["state"] = unblock ? "none" : "block";
+  if (!unblock && args[2] !== undefined) {
+    const word = args[2].toLowerCase();
+    if (word !== "challenge" && word !== "block")
+      throw usage(
+        `After what to block, only "challenge" may follow (a challenge instead of a block). For example: ${BLOCK_EXAMPLE} challenge for 30m`,
+      );
+    state = word;
+  }
+  noMoreArgs(args, unblock ? 2 : 3, example);
+  const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, example);
+  const current = await readEntryState(await edgeClientFor(ctx.env.deps, ctx.teamId), shieldZoneId, entry);
+  const p: AccessBlockParams = { shieldZoneId, ...entry, state };
+  return confirmChangeMessage(
+    {
+      r: newRequestId(),
+      k: accessBlockKind.name,
+      p,
+      ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
+    },
+    current,
+  );
+}
+
+export const blockCommand: Subcommand = {
+  name: "block",
+  usage: "block <shieldZoneId|domain> <ip|cidr|AS123|country code|ja4> [challenge] [for 30m]",
+  summary:
+    "Ask to block (or challenge) an IP, IP range, ASN, country or JA4 fingerprint on a shield zone, through edgeops' own access lists (approval may be required).",
+  examples: [
+    BLOCK_EXAMPLE,
+    "/edge block 1234 203.0.113.0/24 for 30m",
+    "/edge block 1234 AS4134 challenge",
+    "/edge block 1234 CN challenge for 2h",
+    "/edge block 1234 t13d1516h2_8daaf6152771_b186095e22b6",
+    DOMAIN_EXAMPLE,
+  ],
+  shareable: () => false,
+  run: (ctx) => askAccessChange(ctx, false),
+};
+
+export const unblockCommand: Subcommand = {
+  name: "unblock",
+  usage: "unblock <shieldZoneId|domain> <ip|cidr|AS123|country code|ja4> [for 30m]",
+  summary:
+    "Ask to take an IP, IP range, ASN, country or JA4 fingerprint out of edgeops' access lists (blocked or challenged).",
+  examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134"],
+  shareable: () => false,
+  run: (ctx) => askAccessChange(ctx, true),
+};
