@@ -5,7 +5,7 @@ import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
 import { purgeKind } from "./kinds/purge.js";
 import { restartAppKind } from "./kinds/restart-app.js";
-import { ddosSensitivityKind, wafModeKind } from "./kinds/shield-zone-setting.js";
+import { ddosSensitivityKind, learningModeKind, wafModeKind } from "./kinds/shield-zone-setting.js";
 import { wafRuleReviewKind } from "./kinds/waf-rule-review.js";
 
 // Built on first use, not at load: kinds/policy.ts reads the table back (coverage of a policy), and an
@@ -20,6 +20,7 @@ function kindsTable() {
     [purgeKind.name]: purgeKind,
     [ddosSensitivityKind.name]: ddosSensitivityKind,
     [wafModeKind.name]: wafModeKind,
+    [learningModeKind.name]: learningModeKind,
     [wafRuleReviewKind.name]: wafRuleReviewKind,
     [accessBlockKind.name]: accessBlockKind,
   });
@@ -77,6 +78,7 @@ export {
   accessBlockKind,
   botCategoryKind,
   ddosSensitivityKind,
+  learningModeKind,
   policyKind,
   purgeKind,
   restartAppKind,

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reconcileStale } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
@@ -102,6 +103,19 @@ const KINDS: KindFixture[] = [
       "ddos zone!! high",
       `ddos ${ZONE} high for 99h`,
     ],
+  },
+  {
+    kind: "learning_mode",
+    ask: (h) => {
+      shieldZone(h).learningMode = false;
+      return `learning ${ZONE} on`;
+    },
+    label: "Learning mode",
+    write: { method: "PATCH", path: /^\/shield\/shield-zone$/ },
+    notRetried: false,
+    oneOff: false,
+    effect: (h) => (shieldZone(h).learningMode === true ? 1 : 0),
+    bad: ["learning", `learning ${ZONE}`, `learning ${ZONE} maybe`, `learning ${ZONE} on now`],
   },
   {
     kind: "waf_mode",
@@ -293,6 +307,35 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
     await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"), 10_000);
     expect(writes(h, f) - before).toBe(2); // the 429 and the one that went through
   });
+
+  it.runIf(!f.oneOff)(
+    "for 30m: applied, then undone exactly once by two sweepers at once, the previous value back",
+    async () => {
+      const typed = await command(h, `${f.ask(h)} for 30m`);
+      const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+      expect(confirm, typed.text).toBeDefined();
+      await h.click(confirm!, { userId: BOB });
+      const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+        blocksText(c.args.blocks).includes(f.label),
+      );
+      expect(blocksText(post.args.blocks)).toContain("30 min, then undone");
+      const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+      await h.click(approve, { userId: CAROL });
+      await cardUpdate(h, (t) => t.includes(f.label) && t.includes("Undo now"));
+      expect(f.effect(h)).toBe(1);
+      const before = writes(h, f);
+      h.advanceClock(31 * 60_000);
+      const sweepers = [createApprovalSweeper(h.app.env), createApprovalSweeper(h.app.env)];
+      await Promise.all(sweepers.map((x) => x.sweep()));
+      await cardUpdate(h, (t) => t.includes(f.label) && t.includes("Undone"));
+      expect(f.effect(h)).toBe(0);
+      expect(writes(h, f) - before).toBe(1);
+      await Promise.all(sweepers.map((x) => x.sweep()));
+      expect(writes(h, f) - before).toBe(1);
+      const audit = (await command(h, "audit 10", ALICE)).text;
+      expect(audit).toContain(`${f.kind}.undo`);
+    },
+  );
 
   it("a timeout after the call was sent says 'not known yet'; the reconciler settles it honestly", async () => {
     const { approve } = await askAndConfirm(h, f);

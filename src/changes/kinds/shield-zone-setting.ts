@@ -125,6 +125,22 @@ export const wafModeKind = shieldSettingKind({
   label: (value) => (value === null ? "unknown" : wafExecutionModeLabel(value)),
 });
 
+/** `/edge learning <zone> on|off`: learning mode (the WAF only logs while it learns the site's traffic). */
+export const learningModeKind = shieldSettingKind({
+  name: "learning_mode",
+  policyName: "learning",
+  risk: "medium",
+  title: "Learning mode",
+  command: "learning",
+  value: z.boolean(),
+  read: (zone) => zone.learningMode ?? null,
+  update: (value) => ({ learningMode: value }),
+  label: (value) => (value === null ? "unknown" : value ? "on" : "off"),
+});
+
+/** The word a user types for learning mode. */
+export const LEARNING_WORDS: Readonly<Record<string, boolean>> = { on: true, off: false };
+
 /** The word a user types for each DDoS sensitivity, as DDoSShieldSensitivity names it. */
 export const DDOS_WORDS: Readonly<Record<string, (typeof DDOS_SENSITIVITIES)[number]>> = {
   off: 0,

@@ -12,7 +12,7 @@ import { purgeCommand } from "./purge.js";
 import { ratelimitCommand } from "./ratelimit.js";
 import { restartCommand } from "./restart.js";
 import { scheduleCommand } from "./schedule.js";
-import { ddosCommand, wafModeCommand } from "./shield-settings.js";
+import { ddosCommand, learningCommand, wafModeCommand } from "./shield-settings.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
 import { zonesCommand } from "./zones.js";
@@ -29,6 +29,7 @@ export function subcommandList(): Subcommand[] {
     wafCommand,
     ddosCommand,
     wafModeCommand,
+    learningCommand,
     dnsCommand,
     restartCommand,
     purgeCommand,

@@ -2,6 +2,8 @@ import type { ChangeKind } from "../../changes/kind.js";
 import {
   DDOS_WORDS,
   ddosSensitivityKind,
+  LEARNING_WORDS,
+  learningModeKind,
   type ShieldSettingParams,
   WAF_MODE_WORDS,
   wafModeKind,
@@ -14,7 +16,7 @@ import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 /** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
-function shieldSettingCommand<V extends number>(o: {
+function shieldSettingCommand<V extends number | boolean>(o: {
   name: string;
   kind: ChangeKind<ShieldSettingParams<V>, V>;
   words: Readonly<Record<string, V>>;
@@ -75,4 +77,14 @@ export const wafModeCommand = shieldSettingCommand({
   summary: "Ask to set a shield zone's WAF to log only or to block (approval may be required).",
   example: "/edge waf-mode 1234 block",
   domainExample: "/edge waf-mode shop.example.com log",
+});
+
+export const learningCommand = shieldSettingCommand({
+  name: "learning",
+  kind: learningModeKind,
+  words: LEARNING_WORDS,
+  what: "learning mode setting",
+  summary: "Ask to turn a shield zone's learning mode on or off (approval may be required).",
+  example: "/edge learning 1234 off",
+  domainExample: "/edge learning shop.example.com on",
 });
