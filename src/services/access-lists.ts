@@ -1,7 +1,13 @@
 import type { AccessListDetails, EdgeClient } from "../edge/client.js";
 import { ACCESS_LIST_ACTIONS, ACCESS_LIST_TYPES } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
-import { type AccessEntry, type AccessEntryType, accessEntryOf, ENTRY_TYPE_WORDS } from "./access-entries.js";
+import {
+  ACCESS_ENTRY_TYPES,
+  type AccessEntry,
+  type AccessEntryType,
+  accessEntryOf,
+  ENTRY_TYPE_WORDS,
+} from "./access-entries.js";
 
 /**
  * edgeops' entries in a shield zone's custom access lists. edgeops keeps them in lists it names, one
@@ -78,6 +84,26 @@ export async function readEntryState(
     }
   }
   return "none";
+}
+
+/** Every entry in edgeops' lists on the zone, keyed `type:value`, with the action its list takes. */
+export async function edgeopsEntries(
+  client: EdgeClient,
+  shieldZoneId: number,
+): Promise<Map<string, AccessAction>> {
+  const lists = await client.listCustomAccessLists(shieldZoneId);
+  const entries = new Map<string, AccessAction>();
+  // Challenge first, so an entry in both reads as blocked (block wins, as in readEntryState).
+  for (const action of [...ACCESS_ACTIONS].reverse())
+    for (const type of ACCESS_ENTRY_TYPES)
+      for (const l of ownLists(lists, type, action)) {
+        const list = await client.getCustomAccessList(shieldZoneId, l.listId);
+        for (const line of linesOf(list.content)) {
+          const entry = accessEntryOf(line, type);
+          if (entry) entries.set(`${type}:${entry.value}`, action);
+        }
+      }
+  return entries;
 }
 
 /** edgeops' list for this type and action, created (empty, enabled, with the action) when missing. */

@@ -17,6 +17,7 @@ import {
   type ZoneRateLimitMetrics,
 } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
+import { type AccessAction, edgeopsEntries } from "./access-lists.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
 import { zoneDirectory } from "./zone-lookup.js";
@@ -422,6 +423,8 @@ export interface IncidentPicture {
   waf: Section<WafSection>;
   rateLimits: Section<RateLimitInWindow[]>;
   apps: Section<AppsSection>;
+  /** What edgeops already blocks or challenges on the zone (`type:value`); empty when unknown. */
+  mitigated: ReadonlyMap<string, AccessAction>;
 }
 
 /** Event-log groups read for the card's top 5 (sorted here: the document does not promise an order). */
@@ -502,7 +505,7 @@ export async function gatherIncident(
   const offendersBy = (d: OffenderDimension) =>
     bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
-  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps, names] =
+  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps, names, own] =
     await Promise.allSettled([
       bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
       bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
@@ -518,6 +521,8 @@ export async function gatherIncident(
       bounded(troubledApps(client), ms, "listApps"),
       // The zone's domain and pull zone name, from the per-key directory (cached a minute).
       bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
+      // What edgeops already blocks, so the card marks those offenders and offers Unblock.
+      bounded(edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
     ] as const);
   const named =
     names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
@@ -584,6 +589,7 @@ export async function gatherIncident(
         ? { ok: rateLimitsInWindow(rateLimits.value, range) }
         : settled(rateLimits),
     apps: settled(apps),
+    mitigated: own.status === "fulfilled" ? own.value : new Map(),
   };
 }
 

@@ -87,6 +87,23 @@ describe("/edge block and /edge unblock", () => {
     await confirmAndApprove(h, ja4, `Block JA4 fingerprint ${value}`);
     expect(entries(listNamed(h, "edgeops: blocked JA4 fingerprints"))).toEqual([value]);
     expect(contentWrites(h).length - writes).toBe(1);
+
+    // The card shows what edgeops blocks, and offers to lift it instead.
+    const again = await h.command(`incident ${SIM_IDS.zoneUnderAttack}`, { userId: BOB, channelId: "C0001" });
+    const refreshed = await h.slack.waitForResponse(
+      again.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    expect(blocksText(refreshed.body.blocks)).toContain(`${value}\` `);
+    expect(blocksText(refreshed.body.blocks)).toMatch(
+      new RegExp(`${value}\` [\\d,]+ · \\w+ · blocked by edgeops`),
+    );
+    const lift = findButtons(refreshed.body.blocks).find(
+      (b) => b.value !== undefined && b.value.includes(value) && b.value.includes('"k":"access_block"'),
+    )!;
+    expect(lift.text).toBe(`Unblock ${value}`);
+    expect(JSON.parse(lift.value!).p.state).toBe("none");
   }, 30_000);
 
   it("creates edgeops' own lists on first use, moves an entry between them, and never changes the customer's lists", async () => {

@@ -492,6 +492,7 @@ function incidentPicture(g: Gen): IncidentPicture {
           ),
         },
     apps: g.bool() ? err() : { ok: { apps: g.list(app, 8), read: g.int(99), complete: g.bool() } },
+    mitigated: new Map(g.list(() => [`ip:${g.s()}`, g.pick(["block", "challenge"] as const)] as const)),
   };
 }
 

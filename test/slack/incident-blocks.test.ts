@@ -122,6 +122,7 @@ function bigPicture(): IncidentPicture {
     waf: { ok: { total: 500, rules: rules(500) } },
     rateLimits: { ok: rateLimits },
     apps: { ok: { apps: apps(5000), read: 5000, complete: false } },
+    mitigated: new Map(),
   };
 }
 
@@ -212,6 +213,7 @@ describe("the incident card within Block Kit limits", () => {
       {
         zoneId: 42,
         range,
+        mitigated: new Map(),
         zone: error,
         traffic: error,
         offenders: error,

@@ -177,8 +177,19 @@ const DIMENSION_TITLES: Record<OffenderDimension, { title: string; all: string }
   ja4: { title: "JA4 fingerprints", all: "All JA4s" },
 };
 
-function offenderLine(o: Offender, dimension: OffenderDimension): Mrkdwn {
-  const action = o.action ? ` · ${o.action}` : "";
+/** The action edgeops' own lists already take on this offender, if any. */
+function mitigatedAs(p: Pick<IncidentPicture, "mitigated"> | undefined, o: Offender, dim: OffenderDimension) {
+  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  return entry ? p?.mitigated.get(`${entry.type}:${entry.value}`) : undefined;
+}
+
+function offenderLine(
+  o: Offender,
+  dimension: OffenderDimension,
+  p?: Pick<IncidentPicture, "mitigated">,
+): Mrkdwn {
+  const mitigated = mitigatedAs(p, o, dimension);
+  const action = `${o.action ? ` · ${o.action}` : ""}${mitigated ? ` · ${mitigated === "block" ? "blocked" : "challenged"} by edgeops` : ""}`;
   const where =
     dimension === "ip"
       ? [o.asn, o.country].filter((x): x is string => x !== null).map((x) => truncate(x, 40))
@@ -186,11 +197,15 @@ function offenderLine(o: Offender, dimension: OffenderDimension): Mrkdwn {
   return mrkdwn`${code(o.value, 60)} ${n(o.count)}${action}${where.length > 0 ? ` · ${where.join(" ")}` : ""}`;
 }
 
-function offenderField(dimension: OffenderDimension, s: Section<OffenderTop>): Mrkdwn {
+function offenderField(
+  dimension: OffenderDimension,
+  s: Section<OffenderTop>,
+  p: Pick<IncidentPicture, "mitigated">,
+): Mrkdwn {
   const title = mrkdwn`*${DIMENSION_TITLES[dimension].title}*`;
   if ("error" in s) return mrkdwn`${title}\n${warn(s.error)}`;
   if (s.ok.offenders.length === 0) return mrkdwn`${title}\nNone in the window.`;
-  const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension));
+  const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension, p));
   return mrkdwn`${title} · ${n(s.ok.total)} in all\n${joinMrkdwn(lines, "\n")}`;
 }
 
@@ -214,7 +229,7 @@ const ENTRY_TYPE_OF: Record<OffenderDimension, AccessEntryType> = {
  * ASN, country code or JA4 (as the API may send) gets no button.
  */
 function blockButtons(
-  zoneId: number,
+  picture: Pick<IncidentPicture, "zoneId" | "mitigated">,
   dim: OffenderDimension,
   top: OffenderTop,
   newId: () => string,
@@ -222,19 +237,28 @@ function blockButtons(
   return top.offenders.slice(0, CARD_TOP).flatMap((o, i) => {
     const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
     if (!entry) return [];
-    const p: AccessBlockParams = { shieldZoneId: zoneId, ...entry, state: "block" };
+    // Already in edgeops' block list: the button lifts it instead (the same kind, state none).
+    const lift = picture.mitigated.get(`${entry.type}:${entry.value}`) === "block";
+    const p: AccessBlockParams = {
+      shieldZoneId: picture.zoneId,
+      ...entry,
+      state: lift ? "none" : "block",
+    };
     const value: ChangeButtonValue = { r: newId(), k: accessBlockKind.name, p };
+    const verb = lift ? "Unblock" : "Block";
     const b = button(
-      `Block ${entry.value}`,
+      `${verb} ${entry.value}`,
       `${ACTIONS.changeConfirm}.${i}`,
       JSON.stringify(value),
-      "danger",
+      lift ? "primary" : "danger",
     );
     b.confirm = confirmDialog(
-      `Block this ${ENTRY_TYPE_WORDS[entry.type].one}?`,
-      mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.`,
-      "Block",
-      "danger",
+      `${verb} this ${ENTRY_TYPE_WORDS[entry.type].one}?`,
+      lift
+        ? mrkdwn`*${accessBlockKind.describe(p)}*: it is taken out of edgeops' block list. This channel's approval policy applies.`
+        : mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.`,
+      verb,
+      lift ? "primary" : "danger",
     );
     return [b];
   });
@@ -250,12 +274,12 @@ function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
     .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
   // One row of Block buttons per dimension (at most CARD_TOP each, well within an actions block's 25).
   const blockRows = dims
-    .map(([dim, d]) => ("ok" in d ? blockButtons(p.zoneId, dim, d.ok, newId) : []))
+    .map(([dim, d]) => ("ok" in d ? blockButtons(p, dim, d.ok, newId) : []))
     .filter((row) => row.length > 0)
     .map((row) => actions(...row));
   return [
     section(title),
-    fields(dims.map(([dim, d]) => offenderField(dim, d))),
+    fields(dims.map(([dim, d]) => offenderField(dim, d, p))),
     ...blockRows,
     ...(more.length > 0 ? [actions(...more)] : []),
   ];
