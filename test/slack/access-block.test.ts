@@ -100,7 +100,7 @@ describe("/edge block and /edge unblock", () => {
       new RegExp(`${value}\` [\\d,]+ · \\w+ · blocked by edgeops`),
     );
     const lift = findButtons(refreshed.body.blocks).find(
-      (b) => b.value !== undefined && b.value.includes(value) && b.value.includes('"k":"access_block"'),
+      (b) => b.value?.includes(value) && b.value.includes('"k":"access_block"'),
     )!;
     expect(lift.text).toBe(`Unblock ${value}`);
     expect(JSON.parse(lift.value!).p.state).toBe("none");
