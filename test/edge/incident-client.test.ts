@@ -1,53 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, type EdgeClient, RETRY_FAST } from "../../src/edge/client.js";
-import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
+import { describe, expect, it } from "vitest";
+import { describeEdgeError } from "../../src/edge/errors.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
-import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
-import { silentLogger } from "../../src/log.js";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { rejection, useSimulatorClient } from "./support/sim-client.js";
 
-let sim: Simulator;
-let api: EdgeApi;
-let client: EdgeClient;
+const env = useSimulatorClient();
 const ZONE = SIM_IDS.zoneUnderAttack;
 const HOUR = 3_600_000;
 
-beforeAll(async () => {
-  sim = await startSimulator();
-  api = createEdgeApi({
-    baseUrl: sim.url,
-    timeoutMs: 2000,
-    ratePerSec: 1000,
-    concurrency: 8,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
-  client = api.forKey(SIM_API_KEY);
-});
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
-beforeEach(() => {
-  sim.clearRequests();
-  sim.clearFaults();
-});
-
-async function rejection(p: Promise<unknown>): Promise<EdgeApiError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(EdgeApiError);
-  return e as EdgeApiError;
-}
-
 describe("the incident operations against the simulator", () => {
   it("getShieldZone reads one zone; an unknown zone is not found", async () => {
-    const zone = await client.getShieldZone(ZONE);
+    const zone = await env.client.getShieldZone(ZONE);
     expect(zone.shieldZoneId).toBe(ZONE);
-    expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /shield/shield-zone/${ZONE}`]);
-    const e = await rejection(client.getShieldZone(SIM_IDS.unknownShieldZone));
+    expect(env.sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /shield/shield-zone/${ZONE}`]);
+    const e = await rejection(env.client.getShieldZone(SIM_IDS.unknownShieldZone));
     expect(e.kind).toBe("not_found");
     expect(describeEdgeError(e)).toBe(
       `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id.`,
@@ -55,16 +21,16 @@ describe("the incident operations against the simulator", () => {
   });
 
   it("getMetricsOverview and getMetricsOverviewDetailed (StartDate, EndDate, Resolution)", async () => {
-    const overview = await client.getMetricsOverview(ZONE);
+    const overview = await env.client.getMetricsOverview(ZONE);
     expect(overview.totalBillableRequests).toBeGreaterThan(0);
     expect(overview.ddosMitigated).toBeGreaterThan(0);
     const to = Date.now();
-    const d = await client.getMetricsOverviewDetailed(ZONE, {
+    const d = await env.client.getMetricsOverviewDetailed(ZONE, {
       from: to - HOUR,
       to,
       resolution: METRICS_RESOLUTION.tenMinutes,
     });
-    const r = sim.requests.at(-1)!;
+    const r = env.sim.requests.at(-1)!;
     expect(r.path).toBe(`/shield/metrics/overview/${ZONE}/detailed`);
     expect(r.query).toEqual({
       StartDate: new Date(to - HOUR).toISOString(),
@@ -79,14 +45,14 @@ describe("the incident operations against the simulator", () => {
 
   it("searchEventLogs posts the documented body and reads groups with their actions", async () => {
     const to = Date.now();
-    const r = await client.searchEventLogs(ZONE, {
+    const r = await env.client.searchEventLogs(ZONE, {
       from: to - 15 * 60_000,
       to,
       groupBy: ["ip"],
       page: 0,
       pageSize: 20,
     });
-    const req = sim.requests.at(-1)!;
+    const req = env.sim.requests.at(-1)!;
     expect(req.method).toBe("POST");
     expect(req.path).toBe(`/shield/event-logs/${ZONE}/search`);
     expect(req.headers["content-type"]).toBe("application/json");
@@ -101,21 +67,21 @@ describe("the incident operations against the simulator", () => {
   it("a plan without the event log is plan_not_eligible, and says so", async () => {
     const to = Date.now();
     const e = await rejection(
-      client.searchEventLogs(SIM_IDS.zoneWithoutEventLogs, { from: to - 60_000, to, groupBy: ["ip"] }),
+      env.client.searchEventLogs(SIM_IDS.zoneWithoutEventLogs, { from: to - 60_000, to, groupBy: ["ip"] }),
     );
     expect(e.kind).toBe("plan_not_eligible");
     expect(describeEdgeError(e)).toContain("plan does not include event logs");
   });
 
   it("getTriggeredWafRules and getRateLimits", async () => {
-    const waf = await client.getTriggeredWafRules(ZONE);
+    const waf = await env.client.getTriggeredWafRules(ZONE);
     expect(waf.rules.length).toBeGreaterThan(0);
     expect(waf.totalTriggeredRules).toBeGreaterThanOrEqual(waf.rules.length);
     expect(waf.rules.map((x) => x.ruleId)).toContain(SIM_IDS.waf.ruleId);
-    const limits = await client.getRateLimits(ZONE);
+    const limits = await env.client.getRateLimits(ZONE);
     expect(limits.map((l) => l.rateLimitId).sort()).toEqual([...SIM_IDS.rateLimitRulesUnderAttack].sort());
     expect(limits[0]!.days.length).toBe(28);
-    expect(sim.requests.map((r) => r.path)).toEqual([
+    expect(env.sim.requests.map((r) => r.path)).toEqual([
       `/shield/waf/rules/review-triggered/${ZONE}`,
       `/shield/metrics/rate-limits/${ZONE}`,
     ]);
@@ -126,37 +92,37 @@ describe("bad arguments and bad answers", () => {
   it("bad arguments are refused before any request", async () => {
     const to = Date.now();
     const calls = [
-      client.searchEventLogs(ZONE, { from: to, to }),
-      client.searchEventLogs(ZONE, { from: to - 1, to, pageSize: 501 }),
-      client.searchEventLogs(ZONE, { from: to - 1, to, groupBy: ["password" as never] }),
-      client.searchEventLogs(ZONE, { from: -5, to }),
-      client.getMetricsOverviewDetailed(ZONE, { from: to - 1, to, resolution: 9 as never }),
-      client.getMetricsOverviewDetailed(ZONE, { from: to, to: to - 1 }),
-      client.getShieldZone(0),
-      client.getRateLimits(1.5),
+      env.client.searchEventLogs(ZONE, { from: to, to }),
+      env.client.searchEventLogs(ZONE, { from: to - 1, to, pageSize: 501 }),
+      env.client.searchEventLogs(ZONE, { from: to - 1, to, groupBy: ["password" as never] }),
+      env.client.searchEventLogs(ZONE, { from: -5, to }),
+      env.client.getMetricsOverviewDetailed(ZONE, { from: to - 1, to, resolution: 9 as never }),
+      env.client.getMetricsOverviewDetailed(ZONE, { from: to, to: to - 1 }),
+      env.client.getShieldZone(0),
+      env.client.getRateLimits(1.5),
     ];
     for (const c of calls) expect((await rejection(c)).kind).toBe("invalid_argument");
-    expect(sim.requests).toEqual([]);
+    expect(env.sim.requests).toEqual([]);
   });
 
   it("a malformed or misshapen answer is invalid_response; unknown fields are tolerated", async () => {
-    sim.addFault({ path: `/shield/shield-zone/${ZONE}`, body: "malformed", times: 3 });
-    expect((await rejection(client.getShieldZone(ZONE))).kind).toBe("invalid_response");
-    sim.clearFaults();
-    sim.addFault({
+    env.sim.addFault({ path: `/shield/shield-zone/${ZONE}`, body: "malformed", times: 3 });
+    expect((await rejection(env.client.getShieldZone(ZONE))).kind).toBe("invalid_response");
+    env.sim.clearFaults();
+    env.sim.addFault({
       path: "/shield/waf/rules/review-triggered/",
       body: { triggeredRules: [{ totalTriggeredRequests: "many" }] },
     });
-    expect((await rejection(client.getTriggeredWafRules(ZONE))).kind).toBe("invalid_response");
-    sim.clearFaults();
-    sim.addFault({
+    expect((await rejection(env.client.getTriggeredWafRules(ZONE))).kind).toBe("invalid_response");
+    env.sim.clearFaults();
+    env.sim.addFault({
       path: "/shield/metrics/rate-limits/",
       body: {
         data: [{ ratelimitId: 5, overview: { totalBreaches: 3, somethingNew: true }, extra: [1] }],
         more: {},
       },
     });
-    expect(await client.getRateLimits(ZONE)).toEqual([
+    expect(await env.client.getRateLimits(ZONE)).toEqual([
       {
         rateLimitId: 5,
         overview: { totalBreaches: 3, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
@@ -166,14 +132,14 @@ describe("bad arguments and bad answers", () => {
   });
 
   it("an error carried in a 200 answer is that error", async () => {
-    sim.addFault({
+    env.sim.addFault({
       path: "/shield/waf/rules/review-triggered/",
       body: {
         errorResponse: { statusCode: 403, success: false, message: "Not yours", errorKey: null },
         triggeredRules: null,
       },
     });
-    const e = await rejection(client.getTriggeredWafRules(ZONE));
+    const e = await rejection(env.client.getTriggeredWafRules(ZONE));
     expect(e.kind).toBe("forbidden");
     expect(describeEdgeError(e)).toContain("not allowed to review triggered WAF rules");
   });
