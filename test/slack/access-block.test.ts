@@ -4,7 +4,14 @@ import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import type { SimAccessList } from "../../src/edge/simulator/seed.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
-import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  startHarness,
+} from "../support/harness.js";
 
 /**
  * Issue 14, /edge block: through the receiver, the fake Slack and the simulator's access lists. edgeops
@@ -23,15 +30,7 @@ const entries = (l: SimAccessList | undefined) => (l?.content ?? "").split("\n")
 const contentWrites = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === "PATCH" && /\/access-lists\/\d+$/.test(r.path));
 
-async function command(h: Harness, text: string) {
-  const res = await h.command(text, { userId: BOB, channelId: "C0001" });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
-}
-
-const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
-  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+const command = (h: Harness, text: string) => answerTo(h, text, BOB);
 
 /** Bob presses the button (a typed command's Confirm or a card's Block), Carol approves: applied. */
 async function confirmAndApprove(h: Harness, button: Button, label: string) {

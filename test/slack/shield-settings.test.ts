@@ -3,7 +3,15 @@ import { undoDue } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
-import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
 
 /**
  * Issue 14: DDoS sensitivity and WAF execution mode (PATCH /shield/shield-zone, one field, guarded
@@ -22,15 +30,7 @@ const reviews = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === "POST" && /review-triggered\/\d+$/.test(r.path));
 const zone = (h: Harness) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
 
-async function command(h: Harness, text: string, userId = BOB) {
-  const res = await h.command(text, { userId, channelId: "C0001" });
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return { text: blocksText(answer.body.blocks), buttons: findButtons(answer.body.blocks) };
-}
-
-const cardUpdate = (h: Harness, predicate: (text: string) => boolean, timeoutMs?: number) =>
-  h.slack.waitForCall("chat.update", (c) => predicate(blocksText(c.args.blocks)), timeoutMs);
+const command = (h: Harness, text: string, userId = BOB) => answerTo(h, text, userId);
 
 /** Bob types the command and confirms: the pending card's Approve button. */
 async function askAndConfirm(h: Harness, text: string, label: string) {
