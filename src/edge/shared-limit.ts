@@ -1,0 +1,162 @@
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Logger } from "../log.js";
+
+/**
+ * The per-key start rate shared by every replica through Redis (REDIS_URL), with rate-limiter-flexible.
+ *
+ * The library's windows are fixed and whole seconds, so one counter of `ratePerSec` points per second
+ * could let 2 × rate through around a window edge. Instead each key has `ratePerSec` start slots, each
+ * a one-point limiter of one second: a slot admits one start, then refuses until its second has passed
+ * (measured by Redis, one clock for all replicas). So any rolling second holds at most `ratePerSec`
+ * starts across the cluster: a sliding log kept by the library.
+ *
+ * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
+ *
+ * When Redis does not answer, the library's insurance limiter (in memory) takes over with this
+ * replica's share of the slots (rate ÷ EXPECTED_REPLICAS); the shared slots return once Redis answers.
+ * Concurrency (EDGE_API_CONCURRENCY) stays per replica: the library has no shared semaphore.
+ */
+export interface SharedLimit {
+  /** Wait until this key may start one attempt across all replicas (or `signal` aborts). */
+  acquireStart(id: string, signal?: AbortSignal): Promise<void>;
+  /** Pause the key for every replica for `ms` (extends, never shortens, a pause already set). */
+  pause(id: string, ms: number): Promise<void>;
+  /** undefined while Redis answers; otherwise a sentence for /readyz (degraded, still serving). */
+  problem(): string | undefined;
+  close(): Promise<void>;
+}
+
+export interface SharedLimitOptions {
+  redisUrl: string;
+  ratePerSec: number;
+  expectedReplicas: number;
+  logger: Logger;
+  /** Key prefix in Redis (tests use their own). */
+  prefix?: string;
+}
+
+/** Margin added to a refused slot's wait, so timer granularity never lets a start in early. */
+const WAIT_MARGIN_MS = 15;
+/** How long one Redis command may take before the replica uses its local share. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
+  const log = options.logger.child({ component: "shared-limit" });
+  const prefix = options.prefix ?? "edgeops";
+  const redis = new Redis(options.redisUrl, {
+    // Fail fast while Redis is away: commands must not wait in an offline queue.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    lazyConnect: false,
+  });
+  let down = false;
+  const localSlots = Math.max(1, Math.floor(options.ratePerSec / options.expectedReplicas));
+  const markDown = (err: unknown) => {
+    if (down) return;
+    down = true;
+    log.warn(
+      { err: err instanceof Error ? err.message : String(err), localRatePerSec: localSlots },
+      "Redis does not answer: the Edge API rate falls back to this replica's share",
+    );
+  };
+  const markUp = () => {
+    if (!down) return;
+    down = false;
+    log.info("Redis answers again: the Edge API rate is shared across replicas again");
+  };
+  redis.on("error", markDown);
+  redis.on("end", () => markDown(new Error("connection ended")));
+  redis.on("ready", markUp);
+
+  const slots = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:edge-slot`,
+    points: 1,
+    duration: 1,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}:edge-slot`, points: 1, duration: 1 }),
+  });
+  const pauseKey = (id: string) => `${prefix}:edge-pause:${id}`;
+
+  async function pausedForMs(id: string): Promise<number> {
+    if (down || redis.status !== "ready") return 0;
+    try {
+      const ms = await redis.pttl(pauseKey(id));
+      return ms > 0 ? ms : 0;
+    } catch (err) {
+      markDown(err);
+      return 0;
+    }
+  }
+
+  /** One start slot if any is free now; otherwise how long until the first frees. */
+  async function trySlots(id: string): Promise<{ granted: true } | { granted: false; waitMs: number }> {
+    const count = down || redis.status !== "ready" ? localSlots : options.ratePerSec;
+    const first = Math.floor(Math.random() * count);
+    let waitMs = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < count; i++) {
+      const slot = (first + i) % count;
+      try {
+        await slots.consume(`${id}:${slot}`);
+        return { granted: true };
+      } catch (refused) {
+        if (!(refused instanceof RateLimiterRes)) throw refused;
+        waitMs = Math.min(waitMs, refused.msBeforeNext);
+      }
+    }
+    return { granted: false, waitMs: Number.isFinite(waitMs) ? waitMs : 1000 };
+  }
+
+  return {
+    async acquireStart(id, signal) {
+      for (;;) {
+        const pausedMs = await pausedForMs(id);
+        if (pausedMs > 0) {
+          await sleep(pausedMs + WAIT_MARGIN_MS, signal);
+          continue;
+        }
+        const got = await trySlots(id);
+        if (got.granted) return;
+        await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
+      }
+    },
+    async pause(id, ms) {
+      if (ms <= 0 || down || redis.status !== "ready") return;
+      try {
+        const px = Math.ceil(ms);
+        await redis.multi().set(pauseKey(id), "1", "PX", px, "NX").pexpire(pauseKey(id), px, "GT").exec();
+      } catch (err) {
+        markDown(err);
+      }
+    },
+    problem() {
+      return down || redis.status !== "ready"
+        ? `degraded: Redis does not answer; this replica uses its share of the Edge API rate (${localSlots}/s per key)`
+        : undefined;
+    },
+    async close() {
+      redis.removeAllListeners("error");
+      redis.on("error", () => undefined);
+      redis.disconnect();
+    },
+  };
+}
