@@ -88,7 +88,6 @@ export async function startBot({
   if (sharedLimit) {
     // Degraded but serving: without Redis each replica keeps its local share of the rate.
     ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });
-    ops.onStop(() => sharedLimit.close());
   }
   const metricsPort = await ops.listenMetrics();
   // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
@@ -113,6 +112,8 @@ export async function startBot({
     async stop() {
       // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
       await ops.stop({ slack });
+      // After the Edge API client closed: nothing waits on the shared limit any more.
+      await sharedLimit?.close();
     },
   };
 }

@@ -69,9 +69,10 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     lazyConnect: false,
   });
   let down = false;
+  let closed = false;
   const localSlots = Math.max(1, Math.floor(options.ratePerSec / options.expectedReplicas));
   const markDown = (err: unknown) => {
-    if (down) return;
+    if (down || closed) return;
     down = true;
     log.warn(
       { err: err instanceof Error ? err.message : String(err), localRatePerSec: localSlots },
@@ -84,7 +85,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     log.info("Redis answers again: the Edge API rate is shared across replicas again");
   };
   redis.on("error", markDown);
-  redis.on("end", () => markDown(new Error("connection ended")));
+  redis.on("close", () => markDown(new Error("connection closed")));
   redis.on("ready", markUp);
 
   const slots = new RateLimiterRedis({
@@ -154,8 +155,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
         : undefined;
     },
     async close() {
-      redis.removeAllListeners("error");
-      redis.on("error", () => undefined);
+      closed = true;
       redis.disconnect();
     },
   };
