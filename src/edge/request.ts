@@ -324,10 +324,13 @@ export async function execute<S extends z.ZodType>(
           ctx.keyId,
           async () => {
             // With REDIS_URL: this key's start rate and 429 pauses hold across every replica.
-            await ctx.shared?.acquireStart(ctx.keyId, ctx.closing);
+            const settle = await ctx.shared?.acquireStart(ctx.keyId, ctx.closing);
             started.at = ctx.now();
-            const r = await sendOnce(ctx, spec);
-            return r;
+            try {
+              return await sendOnce(ctx, spec);
+            } finally {
+              settle?.();
+            }
           },
           retry,
           ctx.closing,

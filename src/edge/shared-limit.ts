@@ -11,6 +11,10 @@ import type { Logger } from "../log.js";
  * (measured by Redis, one clock for all replicas). So any rolling second holds at most `ratePerSec`
  * starts across the cluster: a sliding log kept by the library.
  *
+ * When the attempt ends its slot is blocked for one more second from then (`settle`), so the next start
+ * on that slot comes a full second after this request reached the API, whatever the network's jitter
+ * (the price: a slot serves one start per second plus the request's latency).
+ *
  * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
  *
  * When Redis does not answer, the library's insurance limiter (in memory) takes over with this
@@ -18,8 +22,11 @@ import type { Logger } from "../log.js";
  * Concurrency (EDGE_API_CONCURRENCY) stays per replica: the library has no shared semaphore.
  */
 export interface SharedLimit {
-  /** Wait until this key may start one attempt across all replicas (or `signal` aborts). */
-  acquireStart(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Wait until this key may start one attempt across all replicas (or `signal` aborts). Call the
+   * returned `settle` when the attempt has ended (answered or failed).
+   */
+  acquireStart(id: string, signal?: AbortSignal): Promise<() => void>;
   /** Pause the key for every replica for `ms` (extends, never shortens, a pause already set). */
   pause(id: string, ms: number): Promise<void>;
   /** undefined while Redis answers; otherwise a sentence for /readyz (degraded, still serving). */
@@ -110,21 +117,22 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   }
 
   /** One start slot if any is free now; otherwise how long until the first frees. */
-  async function trySlots(id: string): Promise<{ granted: true } | { granted: false; waitMs: number }> {
+  async function trySlots(id: string): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number }> {
     const count = down || redis.status !== "ready" ? localSlots : options.ratePerSec;
     const first = Math.floor(Math.random() * count);
     let waitMs = Number.POSITIVE_INFINITY;
     for (let i = 0; i < count; i++) {
       const slot = (first + i) % count;
       try {
-        await slots.consume(`${id}:${slot}`);
-        return { granted: true };
+        const slotKey = `${id}:${slot}`;
+        await slots.consume(slotKey);
+        return { slotKey };
       } catch (refused) {
         if (!(refused instanceof RateLimiterRes)) throw refused;
         waitMs = Math.min(waitMs, refused.msBeforeNext);
       }
     }
-    return { granted: false, waitMs: Number.isFinite(waitMs) ? waitMs : 1000 };
+    return { slotKey: undefined, waitMs: Number.isFinite(waitMs) ? waitMs : 1000 };
   }
 
   return {
@@ -136,7 +144,11 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
           continue;
         }
         const got = await trySlots(id);
-        if (got.granted) return;
+        if (got.slotKey !== undefined) {
+          const slotKey = got.slotKey;
+          // In memory (the insurance limiter) too when Redis is away; a failure only loses the margin.
+          return () => void slots.block(slotKey, 1).catch(markDown);
+        }
         await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
       }
     },
