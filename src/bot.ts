@@ -51,6 +51,8 @@ export async function startBot({
     ? createSharedLimit({
         redisUrl: config.redis.url,
         ratePerSec: config.edge.ratePerSec,
+        concurrency: config.edge.concurrency,
+        requestTimeoutMs: config.edge.timeoutMs,
         expectedReplicas: config.redis.expectedReplicas,
         logger,
       })

@@ -19,7 +19,11 @@ import type { Logger } from "../log.js";
  *
  * When Redis does not answer, the library's insurance limiter (in memory) takes over with this
  * replica's share of the slots (rate ÷ EXPECTED_REPLICAS); the shared slots return once Redis answers.
- * Concurrency (EDGE_API_CONCURRENCY) stays per replica: the library has no shared semaphore.
+ *
+ * Concurrency (EDGE_API_CONCURRENCY) across replicas: the library has no semaphore, so each key has
+ * `concurrency` lease slots, one-point limiters lasting a little longer than the request timeout: an
+ * attempt holds one from before it starts until it ends (then deletes it); a replica that dies
+ * mid-request frees its lease when it expires.
  */
 export interface SharedLimit {
   /**
@@ -37,6 +41,9 @@ export interface SharedLimit {
 export interface SharedLimitOptions {
   redisUrl: string;
   ratePerSec: number;
+  concurrency: number;
+  /** EDGE_API_TIMEOUT_MS: a concurrency lease outlives the longest attempt. */
+  requestTimeoutMs: number;
   expectedReplicas: number;
   logger: Logger;
   /** Key prefix in Redis (tests use their own). */
@@ -45,6 +52,8 @@ export interface SharedLimitOptions {
 
 /** Margin added to a refused slot's wait, so timer granularity never lets a start in early. */
 const WAIT_MARGIN_MS = 15;
+/** How often a call waiting for a concurrency lease asks again (leases end when attempts do). */
+const LEASE_POLL_MS = 25;
 /** How long one Redis command may take before the replica uses its local share. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
@@ -78,6 +87,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   let down = false;
   let closed = false;
   const localSlots = Math.max(1, Math.floor(options.ratePerSec / options.expectedReplicas));
+  const localLeases = Math.max(1, Math.floor(options.concurrency / options.expectedReplicas));
   const markDown = (err: unknown) => {
     if (down || closed) return;
     down = true;
@@ -103,6 +113,19 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}:edge-slot`, points: 1, duration: 1 }),
   });
+  const leaseSec = Math.ceil(options.requestTimeoutMs / 1000) + 5;
+  const leases = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:edge-lease`,
+    points: 1,
+    duration: leaseSec,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({
+      keyPrefix: `${prefix}:edge-lease`,
+      points: 1,
+      duration: leaseSec,
+    }),
+  });
   const pauseKey = (id: string) => `${prefix}:edge-pause:${id}`;
 
   async function pausedForMs(id: string): Promise<number> {
@@ -116,16 +139,21 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     }
   }
 
-  /** One start slot if any is free now; otherwise how long until the first frees. */
-  async function trySlots(id: string): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number }> {
-    const count = down || redis.status !== "ready" ? localSlots : options.ratePerSec;
+  const shared = () => !down && redis.status === "ready";
+
+  /** One free slot of `count` (consumed) if any; otherwise how long until the first frees. */
+  async function tryOne(
+    limiter: RateLimiterRedis,
+    id: string,
+    count: number,
+  ): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number }> {
     const first = Math.floor(Math.random() * count);
     let waitMs = Number.POSITIVE_INFINITY;
     for (let i = 0; i < count; i++) {
       const slot = (first + i) % count;
       try {
         const slotKey = `${id}:${slot}`;
-        await slots.consume(slotKey);
+        await limiter.consume(slotKey);
         return { slotKey };
       } catch (refused) {
         if (!(refused instanceof RateLimiterRes)) throw refused;
@@ -143,12 +171,23 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
           await sleep(pausedMs + WAIT_MARGIN_MS, signal);
           continue;
         }
-        const got = await trySlots(id);
+        const lease = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
+        if (lease.slotKey === undefined) {
+          await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
+          continue;
+        }
+        const leaseKey = lease.slotKey;
+        const releaseLease = () => void leases.delete(leaseKey).catch(markDown);
+        const got = await tryOne(slots, id, shared() ? options.ratePerSec : localSlots);
         if (got.slotKey !== undefined) {
           const slotKey = got.slotKey;
           // In memory (the insurance limiter) too when Redis is away; a failure only loses the margin.
-          return () => void slots.block(slotKey, 1).catch(markDown);
+          return () => {
+            void slots.block(slotKey, 1).catch(markDown);
+            releaseLease();
+          };
         }
+        releaseLease();
         await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
       }
     },
@@ -163,7 +202,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     },
     problem() {
       return down || redis.status !== "ready"
-        ? `degraded: Redis does not answer; this replica uses its share of the Edge API rate (${localSlots}/s per key)`
+        ? `degraded: Redis does not answer; this replica uses its share of the Edge API rate (${localSlots}/s and ${localLeases} at once per key)`
         : undefined;
     },
     async close() {

@@ -31,12 +31,26 @@ afterEach(async () => {
   sim.clearRequests();
 });
 
-function replica(shared: SharedLimit | undefined): EdgeApi {
+interface Attempt {
+  start: number;
+  end: number;
+}
+
+function replica(
+  shared: SharedLimit | undefined,
+  limits: { ratePerSec: number; concurrency: number } = { ratePerSec: RATE, concurrency: 4 },
+  attempts: Attempt[] = [],
+): EdgeApi {
   const api = createEdgeApi({
     baseUrl: sim.url,
     timeoutMs: 5000,
-    ratePerSec: RATE,
-    concurrency: 4,
+    ratePerSec: limits.ratePerSec,
+    concurrency: limits.concurrency,
+    onRequest: (e) => {
+      const end = performance.now();
+      // durationMs is whole milliseconds: 2 ms off the start keeps back-to-back attempts from touching.
+      attempts.push({ start: end - e.durationMs + 2, end });
+    },
     maxQueue: 1000,
     logger: silentLogger,
     retry: RETRY_FAST,
@@ -52,10 +66,15 @@ beforeEach(() => {
   prefix = `edgeops-test:${randomUUID()}`;
 });
 
-function sharedLimit(redisUrl = REDIS_URL, expectedReplicas = 2): SharedLimit {
+function sharedLimit(
+  redisUrl = REDIS_URL,
+  expectedReplicas = 2,
+  limits: { ratePerSec: number; concurrency: number } = { ratePerSec: RATE, concurrency: 4 },
+): SharedLimit {
   return createSharedLimit({
     redisUrl,
-    ratePerSec: RATE,
+    ...limits,
+    requestTimeoutMs: 5000,
     expectedReplicas,
     logger: silentLogger,
     prefix,
@@ -78,6 +97,23 @@ function busiestSecond(times: number[]): number {
     best = Math.max(best, hi - lo + 1);
   }
   return best;
+}
+
+/** The most attempts in flight at once (by the clients' own clock). */
+function mostInFlight(attempts: Attempt[]): number {
+  const edges = attempts.flatMap((a) => [
+    { t: a.start, d: 1 },
+    { t: a.end, d: -1 },
+  ]);
+  // An attempt that ends at the instant another starts is not overlapping it.
+  edges.sort((x, y) => x.t - y.t || x.d - y.d);
+  let now = 0;
+  let most = 0;
+  for (const e of edges) {
+    now += e.d;
+    most = Math.max(most, now);
+  }
+  return most;
 }
 
 async function burst(apis: EdgeApi[], callsEach: number): Promise<void> {
@@ -104,6 +140,25 @@ describe("per-key rate shared across replicas through Redis", () => {
     // Both replicas got starts: the limit is shared, not one replica starving the other.
     expect(busiestSecond(sim.requests.map((r) => r.at))).toBeGreaterThanOrEqual(RATE - 1);
   }, 15_000);
+
+  it("the concurrency cap holds across replicas with Redis (and doubles without)", async () => {
+    const limits = { ratePerSec: 100, concurrency: 2 };
+    sim.setLatency(150);
+    try {
+      const without: Attempt[] = [];
+      await burst([replica(undefined, limits, without), replica(undefined, limits, without)], 6);
+      expect(mostInFlight(without)).toBe(4);
+      const a = sharedLimit(REDIS_URL, 2, limits);
+      const b = sharedLimit(REDIS_URL, 2, limits);
+      await Promise.all([untilReady(a), untilReady(b)]);
+      const withRedis: Attempt[] = [];
+      await burst([replica(a, limits, withRedis), replica(b, limits, withRedis)], 6);
+      expect(withRedis).toHaveLength(12);
+      expect(mostInFlight(withRedis)).toBe(2);
+    } finally {
+      sim.setLatency(0);
+    }
+  }, 20_000);
 
   it("a Retry-After pauses the other replica while the first is still waiting", async () => {
     const a = sharedLimit();
@@ -134,7 +189,7 @@ describe("per-key rate shared across replicas through Redis", () => {
     await proxy.cut();
     const deadline = Date.now() + 3000;
     while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(a.problem()).toMatch(/^degraded: Redis does not answer.*2\/s per key/);
+    expect(a.problem()).toMatch(/^degraded: Redis does not answer.*\(2\/s and 2 at once per key\)/);
     sim.clearRequests();
     await burst([api], 6);
     expect(sim.requests).toHaveLength(6);
