@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
+import { createSharedLimit } from "./edge/shared-limit.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
@@ -46,6 +47,16 @@ export async function startBot({
 
   const store = await openStore({ config, logger, now });
   const metrics = createMetrics();
+  const sharedLimit = config.redis.url
+    ? createSharedLimit({
+        redisUrl: config.redis.url,
+        ratePerSec: config.edge.ratePerSec,
+        concurrency: config.edge.concurrency,
+        requestTimeoutMs: config.edge.timeoutMs,
+        expectedReplicas: config.redis.expectedReplicas,
+        logger,
+      })
+    : undefined;
   const edge = createEdgeApi({
     baseUrl: config.edge.baseUrl,
     timeoutMs: config.edge.timeoutMs,
@@ -61,6 +72,7 @@ export async function startBot({
     },
     onQueueWait: (ms) => metrics.queueWait.observe(ms / 1000),
     onQueueRejected: () => metrics.queueRejections.inc(),
+    ...(sharedLimit ? { sharedLimit } : {}),
   });
   const deps: Deps = { config, logger, store, edge, metrics, now };
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
@@ -75,6 +87,10 @@ export async function startBot({
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
   ops.attach(slack.app, transport.kind, slack);
+  if (sharedLimit) {
+    // Degraded but serving: without Redis each replica keeps its local share of the rate.
+    ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });
+  }
   const metricsPort = await ops.listenMetrics();
   // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
   const { port } = await slack.start();
@@ -98,6 +114,8 @@ export async function startBot({
     async stop() {
       // Refuse new work, drain in-flight work up to SHUTDOWN_TIMEOUT_MS, answer the rest, close all.
       await ops.stop({ slack });
+      // After the Edge API client closed: nothing waits on the shared limit any more.
+      await sharedLimit?.close();
     },
   };
 }

@@ -122,6 +122,8 @@ const envSchema = z.object({
   METRICS_TOKEN: optionalString,
   METRICS_PORT: intVar("METRICS_PORT", 0, 0, 65_535),
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
+  REDIS_URL: urlVar("REDIS_URL", ["redis:", "rediss:"]),
+  EXPECTED_REPLICAS: intVar("EXPECTED_REPLICAS", 1, 1, 1000),
 });
 
 export interface Config {
@@ -170,6 +172,12 @@ export interface Config {
   };
   readonly console: {
     readonly allowDatabaseUrl: boolean;
+  };
+  readonly redis: {
+    /** Shares the per-key Edge API rate across replicas when set. */
+    readonly url: string | undefined;
+    /** Divides the rate while Redis is away (each replica's local share). */
+    readonly expectedReplicas: number;
   };
 }
 
@@ -251,5 +259,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     schedules: { perChannel: e.SCHEDULES_PER_CHANNEL, perWorkspace: e.SCHEDULES_PER_WORKSPACE },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
+    redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },
   });
 }

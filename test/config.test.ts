@@ -51,10 +51,20 @@ describe("loadConfig", () => {
     ["EDGE_API_URL", "ftp://x", /EDGE_API_URL must be a URL starting with https:\/\/ or http:\/\//],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL must be a URL starting with postgres:\/\//],
     ["LOG_LEVEL", "loud", /LOG_LEVEL must be one of fatal, error/],
+    ["REDIS_URL", "http://x", /REDIS_URL must be a URL starting with redis:\/\/ or rediss:\/\//],
+    ["EXPECTED_REPLICAS", "0", /EXPECTED_REPLICAS must be a whole number from 1/],
     ["ADMIN_USER_IDS", "U123ABC,bob", /ADMIN_USER_IDS must be comma-separated Slack user ids.*bob/],
   ])("refuses a bad %s with a message naming it", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("reads REDIS_URL and EXPECTED_REPLICAS (unset: no Redis, one replica)", () => {
+    expect(loadConfig({}).redis).toEqual({ url: undefined, expectedReplicas: 1 });
+    expect(loadConfig({ REDIS_URL: "redis://10.0.0.5:6379", EXPECTED_REPLICAS: "3" }).redis).toEqual({
+      url: "redis://10.0.0.5:6379",
+      expectedReplicas: 3,
+    });
   });
 
   it("lists every problem at once", () => {

@@ -52,6 +52,7 @@ import {
   wafAiRecommendationSchema,
   type ZoneRateLimitMetrics,
 } from "./schemas/shield.js";
+import type { SharedLimit } from "./shared-limit.js";
 
 export type { QueueStats, RetryPolicy } from "./queue.js";
 export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
@@ -82,6 +83,8 @@ export interface EdgeApiOptions {
   onQueueWait?: (ms: number) => void;
   /** A call refused because its key's queue was full. */
   onQueueRejected?: () => void;
+  /** With REDIS_URL: the per-key start rate and 429 pauses shared by every replica (src/edge/shared-limit.ts). */
+  sharedLimit?: SharedLimit;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -346,6 +349,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       dispatcher,
       retry: options.retry ?? RETRY_DEFAULT,
       queues,
+      shared: options.sharedLimit,
       logger,
       now,
       sleep,

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Logger } from "../log.js";
 import { EdgeApiError, type EdgeErrorKind, isPlanErrorKey, kindForStatus, readErrorBody } from "./errors.js";
 import { backoffDelay, type KeyQueues, parseRetryAfter, QueueFullError, type RetryPolicy } from "./queue.js";
+import type { SharedLimit } from "./shared-limit.js";
 
 /**
  * One Edge API call: undici → status → error → schema, through the key's queue, with retries.
@@ -57,6 +58,8 @@ export interface RequestContext {
   dispatcher: Dispatcher;
   retry: RetryPolicy;
   queues: KeyQueues;
+  /** The rate shared with other replicas through Redis; absent: this process's queue alone. */
+  shared?: SharedLimit | undefined;
   logger: Logger;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
@@ -320,9 +323,14 @@ export async function execute<S extends z.ZodType>(
         res = await ctx.queues.run(
           ctx.keyId,
           async () => {
+            // With REDIS_URL: this key's start rate and 429 pauses hold across every replica.
+            const settle = await ctx.shared?.acquireStart(ctx.keyId, ctx.closing);
             started.at = ctx.now();
-            const r = await sendOnce(ctx, spec);
-            return r;
+            try {
+              return await sendOnce(ctx, spec);
+            } finally {
+              settle?.();
+            }
           },
           retry,
           ctx.closing,
@@ -437,6 +445,7 @@ export async function execute<S extends z.ZodType>(
             "edge API rate limit: pausing this key's queue",
           );
           ctx.queues.pause(ctx.keyId, pauseMs);
+          await ctx.shared?.pause(ctx.keyId, pauseMs);
           continue;
         }
         if (e.isRetryable && spec.idempotent && retries < ctx.retry.retries) {

@@ -20,6 +20,8 @@ export interface ReadinessCheck {
    * public: never a driver's message (host, port, user). A check that throws reads "unavailable".
    */
   check(): Promise<string | undefined> | string | undefined;
+  /** Its problem is shown under `checks` but does not fail readiness (degraded, still serving). */
+  readonly advisory?: boolean;
 }
 
 /** What /readyz says of a check that failed with an error: the error itself goes to the log only. */
@@ -63,16 +65,16 @@ export async function readiness(options: OpsRoutesOptions): Promise<Readiness> {
           timeoutMs,
           () => `no answer within ${timeoutMs} ms`,
         );
-        return [c.name, problem] as const;
+        return [c.name, problem, c.advisory === true] as const;
       } catch (err) {
         options.logger.warn({ err, check: c.name }, "a readiness check failed");
-        return [c.name, UNAVAILABLE] as const;
+        return [c.name, UNAVAILABLE, c.advisory === true] as const;
       }
     }),
   );
-  for (const [name, problem] of results) {
+  for (const [name, problem, advisory] of results) {
     checks[name] = problem ?? "ok";
-    if (problem !== undefined) failing.push(name);
+    if (problem !== undefined && !advisory) failing.push(name);
   }
   return { ready: failing.length === 0, checks, failing };
 }

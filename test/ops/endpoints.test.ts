@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BOT_TOKEN, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
 import { type OpsBot, startOpsBot } from "./support.js";
 
 let ob: OpsBot | undefined;
@@ -175,3 +176,49 @@ async function freePort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+async function until(predicate: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for /readyz");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("/readyz with REDIS_URL (the shared Edge API rate)", () => {
+  it("shows redis as degraded but stays ready while Redis is away, serves commands, and recovers", async () => {
+    const redisUrl = new URL(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
+    const proxy = tcpProxy(redisUrl);
+    const port = await proxy.start();
+    try {
+      ob = await startOpsBot({ REDIS_URL: `redis://127.0.0.1:${port}`, EXPECTED_REPLICAS: "3" });
+      const bot = ob;
+      const readyz = async () => JSON.parse((await bot.get("/readyz")).body) as Record<string, unknown>;
+      await until(async () => ((await readyz()).checks as Record<string, string>).redis === "ok");
+      await proxy.cut();
+      let degraded: Record<string, unknown> = {};
+      await until(async () => {
+        degraded = await readyz();
+        return ((degraded.checks as Record<string, string>).redis ?? "").startsWith("degraded");
+      });
+      expect(degraded.status).toBe("ready");
+      expect((await ob.get("/readyz")).status).toBe(200);
+      expect((degraded.checks as Record<string, string>).redis).toMatch(/3\/s and 1 at once per key/);
+      // No command fails because Redis is down.
+      const res = await ob.command("apps");
+      expect(res.status).toBe(200);
+      await ob.slack.waitForResponse(res.responseId);
+      const metrics = (await ob.get("/metrics")).body;
+      expect(sample(metrics, "edgeops_commands_total", { subcommand: "apps", outcome: "ok" })).toBe(1);
+      expect(ob.logs.lines.filter((l) => l.includes("Redis does not answer"))).toHaveLength(1);
+      // Redis answers again: back to the shared limit.
+      await proxy.start(port);
+      await until(async () => ((await readyz()).checks as Record<string, string>).redis === "ok", 10_000);
+      expect(ob.logs.text).toMatch(/Redis answers again/);
+    } finally {
+      await ob?.close();
+      ob = undefined;
+      await proxy.cut();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,213 @@
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Logger } from "../log.js";
+
+/**
+ * The per-key start rate shared by every replica through Redis (REDIS_URL), with rate-limiter-flexible.
+ *
+ * The library's windows are fixed and whole seconds, so one counter of `ratePerSec` points per second
+ * could let 2 × rate through around a window edge. Instead each key has `ratePerSec` start slots, each
+ * a one-point limiter of one second: a slot admits one start, then refuses until its second has passed
+ * (measured by Redis, one clock for all replicas). So any rolling second holds at most `ratePerSec`
+ * starts across the cluster: a sliding log kept by the library.
+ *
+ * When the attempt ends its slot is blocked for one more second from then (`settle`), so the next start
+ * on that slot comes a full second after this request reached the API, whatever the network's jitter
+ * (the price: a slot serves one start per second plus the request's latency).
+ *
+ * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
+ *
+ * When Redis does not answer, the library's insurance limiter (in memory) takes over with this
+ * replica's share of the slots (rate ÷ EXPECTED_REPLICAS); the shared slots return once Redis answers.
+ *
+ * Concurrency (EDGE_API_CONCURRENCY) across replicas: the library has no semaphore, so each key has
+ * `concurrency` lease slots, one-point limiters lasting a little longer than the request timeout: an
+ * attempt holds one from before it starts until it ends (then deletes it); a replica that dies
+ * mid-request frees its lease when it expires.
+ */
+export interface SharedLimit {
+  /**
+   * Wait until this key may start one attempt across all replicas (or `signal` aborts). Call the
+   * returned `settle` when the attempt has ended (answered or failed).
+   */
+  acquireStart(id: string, signal?: AbortSignal): Promise<() => void>;
+  /** Pause the key for every replica for `ms` (extends, never shortens, a pause already set). */
+  pause(id: string, ms: number): Promise<void>;
+  /** undefined while Redis answers; otherwise a sentence for /readyz (degraded, still serving). */
+  problem(): string | undefined;
+  close(): Promise<void>;
+}
+
+export interface SharedLimitOptions {
+  redisUrl: string;
+  ratePerSec: number;
+  concurrency: number;
+  /** EDGE_API_TIMEOUT_MS: a concurrency lease outlives the longest attempt. */
+  requestTimeoutMs: number;
+  expectedReplicas: number;
+  logger: Logger;
+  /** Key prefix in Redis (tests use their own). */
+  prefix?: string;
+}
+
+/** Margin added to a refused slot's wait, so timer granularity never lets a start in early. */
+const WAIT_MARGIN_MS = 15;
+/** How often a call waiting for a concurrency lease asks again (leases end when attempts do). */
+const LEASE_POLL_MS = 25;
+/** How long one Redis command may take before the replica uses its local share. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
+  const log = options.logger.child({ component: "shared-limit" });
+  const prefix = options.prefix ?? "edgeops";
+  const redis = new Redis(options.redisUrl, {
+    // Fail fast while Redis is away: commands must not wait in an offline queue.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    lazyConnect: false,
+  });
+  let down = false;
+  let closed = false;
+  const localSlots = Math.max(1, Math.floor(options.ratePerSec / options.expectedReplicas));
+  const localLeases = Math.max(1, Math.floor(options.concurrency / options.expectedReplicas));
+  const markDown = (err: unknown) => {
+    if (down || closed) return;
+    down = true;
+    log.warn(
+      { err: err instanceof Error ? err.message : String(err), localRatePerSec: localSlots },
+      "Redis does not answer: the Edge API rate falls back to this replica's share",
+    );
+  };
+  const markUp = () => {
+    if (!down) return;
+    down = false;
+    log.info("Redis answers again: the Edge API rate is shared across replicas again");
+  };
+  redis.on("error", markDown);
+  redis.on("close", () => markDown(new Error("connection closed")));
+  redis.on("ready", markUp);
+
+  const slots = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:edge-slot`,
+    points: 1,
+    duration: 1,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}:edge-slot`, points: 1, duration: 1 }),
+  });
+  const leaseSec = Math.ceil(options.requestTimeoutMs / 1000) + 5;
+  const leases = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:edge-lease`,
+    points: 1,
+    duration: leaseSec,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({
+      keyPrefix: `${prefix}:edge-lease`,
+      points: 1,
+      duration: leaseSec,
+    }),
+  });
+  const pauseKey = (id: string) => `${prefix}:edge-pause:${id}`;
+
+  async function pausedForMs(id: string): Promise<number> {
+    if (down || redis.status !== "ready") return 0;
+    try {
+      const ms = await redis.pttl(pauseKey(id));
+      return ms > 0 ? ms : 0;
+    } catch (err) {
+      markDown(err);
+      return 0;
+    }
+  }
+
+  const shared = () => !down && redis.status === "ready";
+
+  /** One free slot of `count` (consumed) if any; otherwise how long until the first frees. */
+  async function tryOne(
+    limiter: RateLimiterRedis,
+    id: string,
+    count: number,
+  ): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number }> {
+    const first = Math.floor(Math.random() * count);
+    let waitMs = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < count; i++) {
+      const slot = (first + i) % count;
+      try {
+        const slotKey = `${id}:${slot}`;
+        await limiter.consume(slotKey);
+        return { slotKey };
+      } catch (refused) {
+        if (!(refused instanceof RateLimiterRes)) throw refused;
+        waitMs = Math.min(waitMs, refused.msBeforeNext);
+      }
+    }
+    return { slotKey: undefined, waitMs: Number.isFinite(waitMs) ? waitMs : 1000 };
+  }
+
+  return {
+    async acquireStart(id, signal) {
+      for (;;) {
+        const pausedMs = await pausedForMs(id);
+        if (pausedMs > 0) {
+          await sleep(pausedMs + WAIT_MARGIN_MS, signal);
+          continue;
+        }
+        const lease = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
+        if (lease.slotKey === undefined) {
+          await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
+          continue;
+        }
+        const leaseKey = lease.slotKey;
+        const releaseLease = () => void leases.delete(leaseKey).catch(markDown);
+        const got = await tryOne(slots, id, shared() ? options.ratePerSec : localSlots);
+        if (got.slotKey !== undefined) {
+          const slotKey = got.slotKey;
+          // In memory (the insurance limiter) too when Redis is away; a failure only loses the margin.
+          return () => {
+            void slots.block(slotKey, 1).catch(markDown);
+            releaseLease();
+          };
+        }
+        releaseLease();
+        await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
+      }
+    },
+    async pause(id, ms) {
+      if (ms <= 0 || down || redis.status !== "ready") return;
+      try {
+        const px = Math.ceil(ms);
+        await redis.multi().set(pauseKey(id), "1", "PX", px, "NX").pexpire(pauseKey(id), px, "GT").exec();
+      } catch (err) {
+        markDown(err);
+      }
+    },
+    problem() {
+      return down || redis.status !== "ready"
+        ? `degraded: Redis does not answer; this replica uses its share of the Edge API rate (${localSlots}/s and ${localLeases} at once per key)`
+        : undefined;
+    },
+    async close() {
+      closed = true;
+      redis.disconnect();
+    },
+  };
+}
