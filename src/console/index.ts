@@ -198,6 +198,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       standIn,
       input: lines,
       logger,
+      sim: consoleEdge.sim,
       paint,
       ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
       ...(o.maxWaitMs !== undefined ? { maxWaitMs: o.maxWaitMs } : {}),

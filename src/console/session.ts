@@ -4,6 +4,7 @@
  * it waits until the app has finished answering, so piped input gives the same output every time.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Simulator } from "../edge/simulator/index.js";
 import type { Logger } from "../log.js";
 import {
   actionOf,
@@ -16,6 +17,7 @@ import { type InputItem, type LineInput, WAKE } from "./input.js";
 import type { ConsoleReceiver } from "./receiver.js";
 import { type Paint, PLAIN, textOf } from "./render.js";
 import type { ConsoleView, Control, Screen } from "./screen.js";
+import { runSimCommand, SIM_HELP } from "./sim-commands.js";
 import type { StandIn } from "./standin.js";
 import type { ConsoleChannel, ConsoleUser, World } from "./world.js";
 
@@ -32,6 +34,7 @@ export const META_HELP = [
   "  /home              open the App Home of the current user",
   "  /users             list the simulated users",
   "  /cancel            (in a modal) close it without submitting",
+  "  /sim               stage faults in the simulator: /sim attack <zone>, /sim fail <app>, /sim calm",
   "  /help              this list        /quit  leave (or Ctrl+D)",
 ];
 
@@ -42,6 +45,8 @@ export interface SessionOptions {
   standIn: StandIn;
   input: LineInput;
   logger: Logger;
+  /** The built-in simulator, when the Edge API is simulated (`/sim` stages faults in it). */
+  sim?: Simulator | undefined;
   paint?: Paint;
   /** How long the app must have been silent before the next line is read. Default 100 ms. */
   quietMs?: number;
@@ -136,8 +141,16 @@ export class Session {
         return this.print(this.o.world.users.map((u) => `  ${this.o.world.describeUser(u)}`).join("\n"));
       case "/help":
         return this.print(
-          ["The console's commands:", ...META_HELP, "The bot's commands: /edge help"].join("\n"),
+          [
+            "The console's commands:",
+            ...META_HELP,
+            "The simulator's fault plan:",
+            ...SIM_HELP,
+            "The bot's commands: /edge help",
+          ].join("\n"),
         );
+      case "/sim":
+        return this.note(runSimCommand(this.o.sim, arg));
       case "/quit":
       case "/exit":
         this.quitting = true;

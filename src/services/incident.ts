@@ -4,6 +4,7 @@ import { type EdgeClient, EVENT_LOG_RETENTION_MS } from "../edge/client.js";
 import { EdgeApiError, isEdgeApiError } from "../edge/errors.js";
 import type { App } from "../edge/schemas/mc.js";
 import {
+  actedOnCount,
   type BotDetection,
   type EventGroup,
   METRICS_RESOLUTION,
@@ -210,29 +211,13 @@ export interface TrafficSection {
   }>;
 }
 
-/**
- * How many requests a feature acted on: a count named like a total (`total`, `totalRequests`) stands
- * for the whole; otherwise the per-action counts (blocked, challenged, logged) add up, and other
- * counters (DDoS `verifiedRequests`, `filesScanned`) are not actions. `match` picks one action.
- */
-function countOf(values: Readonly<Record<string, number>>, match?: RegExp): number {
-  const entries = Object.entries(values);
-  if (match) return entries.filter(([k]) => match.test(k)).reduce((n, [, v]) => n + v, 0);
-  const total = entries.find(([k]) => /^total/i.test(k));
-  if (total) return total[1];
-  const acted = entries.filter(([k]) => ACTION_COUNT.test(k));
-  return (acted.length > 0 ? acted : entries).reduce((n, [, v]) => n + v, 0);
-}
-
-const ACTION_COUNT = /block|challeng|logged/i;
-
 function metricCount(m: OverviewMetric, match?: RegExp): number {
-  if (m.totals !== null) return countOf(m.totals, match);
-  return m.points.reduce((n, p) => n + countOf(p.values, match), 0);
+  if (m.totals !== null) return actedOnCount(m.totals, match);
+  return m.points.reduce((n, p) => n + actedOnCount(p.values, match), 0);
 }
 
 function metricPoints(m: OverviewMetric, match?: RegExp): { at: number; value: number }[] {
-  return m.points.map((p) => ({ at: p.at, value: countOf(p.values, match) }));
+  return m.points.map((p) => ({ at: p.at, value: actedOnCount(p.values, match) }));
 }
 
 const FEATURE_OF: Partial<Record<TrafficMetric, keyof ShieldDetailedMetrics["features"]>> = {

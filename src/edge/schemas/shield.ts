@@ -395,6 +395,22 @@ export const overviewMetricSchema = z
 
 export type OverviewMetric = z.output<typeof overviewMetricSchema>;
 
+const ACTION_COUNT = /block|challeng|logged/i;
+
+/**
+ * How many requests a feature acted on: a count named like a total (`total`, `totalRequests`) stands
+ * for the whole; otherwise the per-action counts (blocked, challenged, logged) add up, and other
+ * counters (DDoS `verifiedRequests`, `filesScanned`) are not actions. `match` picks one action.
+ */
+export function actedOnCount(values: Readonly<Record<string, number>>, match?: RegExp): number {
+  const entries = Object.entries(values);
+  if (match) return entries.filter(([k]) => match.test(k)).reduce((n, [, v]) => n + v, 0);
+  const total = entries.find(([k]) => /^total/i.test(k));
+  if (total) return total[1];
+  const acted = entries.filter(([k]) => ACTION_COUNT.test(k));
+  return (acted.length > 0 ? acted : entries).reduce((n, [, v]) => n + v, 0);
+}
+
 export const shieldDetailedMetricsSchema = z
   .looseObject({
     waf: overviewMetricSchema,

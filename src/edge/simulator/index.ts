@@ -8,10 +8,22 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FaultSet, truncateJson } from "./faults.js";
 import { empty, type SimResponse, unauthorized } from "./http.js";
+import {
+  type AppStatusStep,
+  type CalmResult,
+  calm,
+  findApp,
+  findShieldZone,
+  type StagedAttack,
+  stageAppStatus,
+  stageAttack,
+} from "./plan.js";
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 
 export { exactPath } from "./faults.js";
+export type { AppStatusStep, CalmResult, StagedAttack } from "./plan.js";
+export { SimulatorPlanError } from "./plan.js";
 export type {
   BotCategoryGroup,
   BotDetails,
@@ -119,6 +131,21 @@ export interface Simulator {
    * that consumers can be tested at size. Throws for a zone that does not exist.
    */
   scaleIncident(shieldZoneId: number, scale: IncidentScale): void;
+  /**
+   * Fault plan: an attack on a shield zone from `startsAt` (the simulator's clock), added to the zone's traffic so
+   * that metrics, event log and triggered rules agree. Throws `SimulatorPlanError` for an unknown zone or bad numbers.
+   */
+  stageAttack(shieldZoneId: number, attack: StagedAttack): void;
+  /** Fault plan: an app's status from each step's time on (GET /mc/apps). Throws `SimulatorPlanError`. */
+  stageAppStatus(appId: string, steps: ReadonlyArray<AppStatusStep>): void;
+  /** Ends every attack at the clock, drops those to come, and returns every app with a timeline to `active`. */
+  calm(): CalmResult;
+  /** A shield zone id by id or by a hostname of its pull zone; undefined when none. */
+  findShieldZone(idOrDomain: string): number | undefined;
+  /** An app id by id or name; undefined when none. */
+  findApp(idOrName: string): string | undefined;
+  /** The simulator's clock (Unix ms). */
+  now(): number;
   close(): Promise<void>;
 }
 
@@ -294,6 +321,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         traffic.extraTriggeredRules = Math.max(0, Math.floor(scale.triggeredRules));
       }
     },
+    stageAttack: (shieldZoneId, attack) => {
+      stageAttack(state, shieldZoneId, attack);
+    },
+    stageAppStatus: (appId, steps) => stageAppStatus(state, appId, steps),
+    calm: () => calm(state, clock()),
+    findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
+    findApp: (idOrName) => findApp(state, idOrName)?.id,
+    now: clock,
     close: () => {
       if (closed === undefined) {
         closing.abort();

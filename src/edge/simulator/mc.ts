@@ -1,5 +1,6 @@
 /** Magic Containers family (served under /mc): RFC 7807 ErrorDetails on 400/404/500, ProblemDetails on 401. */
 import { type HandlerContext, json, type SimResponse } from "./http.js";
+import { appStatusAt } from "./plan.js";
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -60,7 +61,7 @@ export function listApps(ctx: HandlerContext): SimResponse {
     name: a.name,
     description: a.description,
     displayEndpoint: { ...a.displayEndpoint },
-    status: a.status,
+    status: appStatusAt(ctx.state, a, ctx.now),
   }));
   const next = offset + limit;
   return json(200, {

@@ -227,6 +227,8 @@ export interface SimulatorState {
   accountId: string;
   /** Restarts asked per application id, with when (mitigations). */
   appRestarts: Map<string, number[]>;
+  /** Staged status timelines per application id, oldest step first (the fault plan, see plan.ts). */
+  appStatusPlans: Map<string, Array<{ at: number; status: string }>>;
   /** Cache purges, in order (mitigations). */
   purges: SimPurge[];
   /** Custom access lists per shield zone (mitigations: /edge block). */
@@ -738,9 +740,9 @@ function seedTraffic(zones: ShieldZone[], now: number): Map<number, ZoneTraffic>
     out.set(z.shieldZoneId, {
       baselinePerMinute: underAttack ? 6 : 0.3 + (i % 5) * 0.4,
       requestsPerMinute: underAttack ? 4_000 : 200 + (i % 7) * 150,
-      attack: underAttack
-        ? { startedAt: now - 12 * 60_000, rampMinutes: 15, durationMinutes: 6 * 60, peakPerMinute: 6_000 }
-        : null,
+      attacks: underAttack
+        ? [{ startedAt: now - 12 * 60_000, rampMinutes: 15, durationMinutes: 6 * 60, peakPerMinute: 6_000 }]
+        : [],
       rateLimitRules,
       extraSources: 0,
       extraTriggeredRules: 0,
@@ -984,6 +986,7 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     domainScans: new Map(),
     accountId,
     appRestarts: new Map(),
+    appStatusPlans: new Map(),
     purges: [],
     wafRuleReviews: [],
     accessLists: seedAccessLists(now),

@@ -36,6 +36,8 @@ export interface Attack {
   durationMinutes: number;
   /** Threat events per minute at full strength (all features together). */
   peakPerMinute: number;
+  /** Unix ms: no events from this minute on (`/sim calm` cuts attacks off at the clock; earlier minutes keep theirs). */
+  cutAt?: number;
 }
 
 export interface ZoneTraffic {
@@ -43,7 +45,8 @@ export interface ZoneTraffic {
   baselinePerMinute: number;
   /** Clean requests per minute (billable requests). */
   requestsPerMinute: number;
-  attack: Attack | null;
+  /** Attacks on the zone, seeded or staged (a fault plan); their rates add up. */
+  attacks: Attack[];
   rateLimitRules: RateLimitRule[];
   /** Size hook: this many extra distinct sources (IP, ASN, JA4, UA, URL), each with 1-3 events in the last 10 minutes. */
   extraSources: number;
@@ -125,14 +128,25 @@ function diurnal(minute: number): number {
   return 0.75 + 0.25 * Math.sin(((hour - 9) / 24) * 2 * Math.PI);
 }
 
+/** The first minute after the attack's last event minute. */
+export function attackEndMinute(attack: Attack): number {
+  const natural = Math.floor(attack.startedAt / MINUTE_MS) + attack.durationMinutes + FADE_MINUTES;
+  return attack.cutAt === undefined ? natural : Math.min(natural, Math.floor(attack.cutAt / MINUTE_MS));
+}
+
+/** Threat events per minute of one attack in the given minute (0 outside it). */
 export function attackRate(attack: Attack | null, minute: number): number {
   if (attack === null) return 0;
   const t = minute - Math.floor(attack.startedAt / MINUTE_MS);
-  if (t < 0 || t >= attack.durationMinutes + FADE_MINUTES) return 0;
+  if (t < 0 || minute >= attackEndMinute(attack)) return 0;
   const ramp = Math.min(1, (t + 1) / Math.max(1, attack.rampMinutes));
   const fade = t < attack.durationMinutes ? 1 : 1 - (t - attack.durationMinutes) / FADE_MINUTES;
   return attack.peakPerMinute * ramp * fade;
 }
+
+/** All of a zone's attacks together in the given minute. */
+export const attacksRate = (attacks: readonly Attack[], minute: number): number =>
+  attacks.reduce((sum, a) => sum + attackRate(a, minute), 0);
 
 /** A noisy integer around `rate` (never negative; small rates give occasional 1s). */
 const noisy = (rng: Rng, rate: number): number =>
@@ -160,7 +174,7 @@ const zero = (): ActionCounts => ({ block: 0, challenge: 0, log: 0 });
 export function minuteCounts(m: ZoneModel, minute: number): MinuteCounts {
   const rng = createRng(hash32(m.seed, m.zone.shieldZoneId, minute, SALT_COUNTS));
   const base = m.traffic.baselinePerMinute * diurnal(minute);
-  const attack = attackRate(m.traffic.attack, minute);
+  const attack = attacksRate(m.traffic.attacks, minute);
   // Per feature (in FEATURES order): ordinary and attack events.
   const b = FEATURES.map((f) => noisy(rng, base * BASE_SHARE[f]));
   const a = FEATURES.map((f) => (attack > 0 ? noisy(rng, attack * ATTACK_SHARE[f]) : 0));
@@ -261,18 +275,17 @@ function fingerprint(m: ZoneModel, withAttack: boolean): string {
     z.dDoSExecutionMode,
     m.botExecutionMode,
     m.traffic.baselinePerMinute,
-    withAttack ? m.traffic.attack : null,
+    withAttack ? m.traffic.attacks : null,
     m.traffic.rateLimitRules,
   ]);
 }
 
-/** Whether the attack has events in the day starting at `dayMinute` (else the day's key leaves it out). */
+/** Whether an attack has events in the day starting at `dayMinute` (else the day's key leaves them out). */
 function attackTouches(m: ZoneModel, dayMinute: number): boolean {
-  const a = m.traffic.attack;
-  if (a === null) return false;
-  const start = Math.floor(a.startedAt / MINUTE_MS);
-  const end = start + a.durationMinutes + FADE_MINUTES;
-  return start < dayMinute + MINUTES_PER_DAY && end > dayMinute;
+  return m.traffic.attacks.some((a) => {
+    const start = Math.floor(a.startedAt / MINUTE_MS);
+    return start < dayMinute + MINUTES_PER_DAY && attackEndMinute(a) > dayMinute;
+  });
 }
 
 function daySum(m: ZoneModel, dayMinute: number): MinuteCounts {
