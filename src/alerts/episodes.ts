@@ -219,3 +219,18 @@ export async function resolve(
   if (resolved.messageTs === null) return "none";
   return deliver(c, resolved, { kind: "resolved", durationMs: c.now - resolved.openedAt });
 }
+
+/**
+ * Post the parents of firing episodes that were never delivered (held back by a mute, or refused by
+ * Slack), so an open alert is never forgotten. Stops at the first delivery that fails.
+ */
+export async function deliverPending(c: EpisodeContext): Promise<DeliveryOutcome[]> {
+  if (c.watch.mutedUntil !== null && c.watch.mutedUntil > c.now) return [];
+  const out: DeliveryOutcome[] = [];
+  for (const e of await c.deps.store.episodes.listUndelivered(c.watch.id)) {
+    const outcome = await deliver(c, e);
+    out.push(outcome);
+    if (outcome !== "posted") break;
+  }
+  return out;
+}

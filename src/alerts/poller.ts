@@ -6,7 +6,7 @@ import { createFairPool } from "../scheduler/pool.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
-import type { EpisodeContext } from "./episodes.js";
+import { deliverPending, type EpisodeContext } from "./episodes.js";
 import {
   type AppsState,
   type EvaluationResult,
@@ -161,6 +161,10 @@ export function createPoller(options: PollerOptions): Poller {
       }
       spent.set(access.keyId, [...(spent.get(access.keyId) ?? []), [budgetClock(), result.calls]]);
       await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
+      // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
+      // now, unless a delivery of this evaluation just failed.
+      if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error"))
+        result.deliveries.push(...(await deliverPending(c)));
       options.onEvaluate?.(w, result);
       return true;
     } catch (err) {
