@@ -119,6 +119,12 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
   SCHEDULES_PER_CHANNEL: intVar("SCHEDULES_PER_CHANNEL", 10, 1, 1000),
   SCHEDULES_PER_WORKSPACE: intVar("SCHEDULES_PER_WORKSPACE", 100, 1, 100_000),
+  WATCHES_PER_CHANNEL: intVar("WATCHES_PER_CHANNEL", 10, 1, 1000),
+  WATCHES_PER_WORKSPACE: intVar("WATCHES_PER_WORKSPACE", 50, 1, 100_000),
+  WATCH_SHARE: intVar("WATCH_SHARE", 30, 1, 100),
+  WATCH_INTERVAL_MS: intVar("WATCH_INTERVAL_MS", 60_000, 1_000, 3_600_000),
+  WATCH_STUCK_DEPLOYING_MS: intVar("WATCH_STUCK_DEPLOYING_MS", 900_000, 60_000, 86_400_000),
+  ALERT_COOLDOWN_MS: intVar("ALERT_COOLDOWN_MS", 600_000, 0, 86_400_000),
   METRICS_TOKEN: optionalString,
   METRICS_PORT: intVar("METRICS_PORT", 0, 0, 65_535),
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
@@ -163,6 +169,18 @@ export interface Config {
   readonly schedules: {
     readonly perChannel: number;
     readonly perWorkspace: number;
+  };
+  readonly watches: {
+    readonly perChannel: number;
+    readonly perWorkspace: number;
+    /** Percent of a key's EDGE_API_RATE_PER_SEC its watches may use together. */
+    readonly sharePercent: number;
+    /** How often a watch is evaluated when its key's budget allows (stretched when it does not). */
+    readonly intervalMs: number;
+    /** An app still deploying after this long alerts. */
+    readonly stuckDeployingMs: number;
+    /** A resolved alert that fires again within this long reopens in the same thread. */
+    readonly cooldownMs: number;
   };
   readonly metrics: {
     /** Bearer token /metrics requires when set. */
@@ -257,6 +275,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     schedules: { perChannel: e.SCHEDULES_PER_CHANNEL, perWorkspace: e.SCHEDULES_PER_WORKSPACE },
+    watches: {
+      perChannel: e.WATCHES_PER_CHANNEL,
+      perWorkspace: e.WATCHES_PER_WORKSPACE,
+      sharePercent: e.WATCH_SHARE,
+      intervalMs: e.WATCH_INTERVAL_MS,
+      stuckDeployingMs: e.WATCH_STUCK_DEPLOYING_MS,
+      cooldownMs: e.ALERT_COOLDOWN_MS,
+    },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
     redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },

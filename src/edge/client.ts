@@ -188,8 +188,13 @@ export interface AccessListConfig {
 /** Largest list content edgeops sends (the plan's entry limit is far below this). */
 const MAX_ACCESS_LIST_CONTENT = 1_000_000;
 
+export interface ForKeyOptions {
+  /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
+  background?: boolean;
+}
+
 export interface EdgeApi {
-  forKey(apiKey: string): EdgeClient;
+  forKey(apiKey: string, options?: ForKeyOptions): EdgeClient;
   queueStats(): QueueStats;
   /**
    * Refuse new calls, wait up to `deadlineMs` (default 5000) for calls in progress, then abort what is
@@ -337,7 +342,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   const logger = options.logger.child({ component: "edge" });
   let closed = false;
 
-  function forKey(apiKey: string): EdgeClient {
+  function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
     const id = hasKey ? keyId(apiKey) : "none";
     const ctx: RequestContext = {
@@ -356,6 +361,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
       closing: closing.signal,
+      background: forKeyOptions.background === true,
     };
 
     /** Validate arguments synchronously (so nothing is sent), then run the request. */

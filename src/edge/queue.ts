@@ -151,9 +151,17 @@ export class KeyQueues {
   /**
    * Run one attempt through the key's queue. A first attempt is refused with QueueFullError when
    * `maxQueue` are already waiting; retries (`retry: true`) jump ahead and are never refused. An aborted
-   * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason).
+   * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason). A `background`
+   * attempt (alert polling) waits behind every other waiting attempt of the key, so people's commands
+   * go first.
    */
-  run<T>(id: string, task: () => Promise<T>, retry: boolean, signal?: AbortSignal): Promise<T> {
+  run<T>(
+    id: string,
+    task: () => Promise<T>,
+    retry: boolean,
+    signal?: AbortSignal,
+    background = false,
+  ): Promise<T> {
     const entry = this.#entry(id);
     if (!retry && entry.queue.size >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
@@ -165,7 +173,7 @@ export class KeyQueues {
         this.#options.onQueueWait?.(Math.max(0, this.#options.now() - enqueuedAt));
         return task();
       },
-      { priority: retry ? 1 : 0, ...(signal ? { signal } : {}) },
+      { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
     );
   }
 

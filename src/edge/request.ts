@@ -67,6 +67,8 @@ export interface RequestContext {
   onRequest?: ((e: RequestEvent) => void) | undefined;
   /** Aborted when the API object closes. */
   closing: AbortSignal;
+  /** Background work (alert polling): waits behind the key's other calls. */
+  background?: boolean | undefined;
 }
 
 interface RawResponse {
@@ -334,6 +336,7 @@ export async function execute<S extends z.ZodType>(
           },
           retry,
           ctx.closing,
+          ctx.background === true,
         );
       } catch (err) {
         if (err instanceof QueueFullError) {

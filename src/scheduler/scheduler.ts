@@ -6,6 +6,7 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
+import { createFairPool } from "./pool.js";
 import { type RunOptions, type RunResult, runSchedule } from "./run.js";
 
 /**
@@ -69,11 +70,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const intervalMs = options.intervalMs ?? 30_000;
   const batchSize = options.batchSize ?? 100;
   const scope = options.scope ?? {};
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  const perWorkspace = Math.min(
-    concurrency,
-    Math.max(1, options.perWorkspaceConcurrency ?? Math.floor(concurrency / 2)),
-  );
+  const concurrency = options.concurrency ?? 8;
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
   const inFlight = new Set<Promise<number>>();
@@ -132,55 +129,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   interface Job {
     schedule: Schedule;
     trigger: NonNullable<RunOptions["trigger"]>;
-    /** Settles the tick's count: true when this replica claimed and ran it. */
-    done: (ran: boolean) => void;
-  }
-  /** Waiting jobs per workspace; the Map's order is the rotation (a served workspace goes to the back). */
-  const waiting = new Map<string, Job[]>();
-  /** Schedule ids queued or running here, so overlapping ticks do not queue one twice. */
-  const queued = new Set<string>();
-  const runningPerTeam = new Map<string, number>();
-  let running = 0;
-
-  function nextJob(): Job | undefined {
-    for (const [teamId, jobs] of waiting) {
-      if ((runningPerTeam.get(teamId) ?? 0) >= perWorkspace) continue;
-      const job = jobs.shift();
-      waiting.delete(teamId);
-      if (jobs.length > 0) waiting.set(teamId, jobs);
-      if (job) return job;
-    }
-    return undefined;
   }
 
-  /** Start waiting jobs while slots are free. */
-  function fillSlots(): void {
-    while (running < concurrency && !stopping.signal.aborted) {
-      const job = nextJob();
-      if (!job) return;
-      const { teamId, id } = job.schedule;
-      running++;
-      runningPerTeam.set(teamId, (runningPerTeam.get(teamId) ?? 0) + 1);
-      void runJob(job).finally(() => {
-        running--;
-        const left = (runningPerTeam.get(teamId) ?? 1) - 1;
-        if (left > 0) runningPerTeam.set(teamId, left);
-        else runningPerTeam.delete(teamId);
-        queued.delete(id);
-        fillSlots();
-      });
-    }
-  }
-
-  /** Claim the occurrence, then run it. Never throws. */
-  async function runJob(job: Job): Promise<void> {
+  /** Claim the occurrence, then run it; true when this replica ran it. Never throws. */
+  async function runJob(job: Job): Promise<boolean> {
     const s = job.schedule;
-    let ran = false;
     try {
       // The time the slot was taken: a job that waited for one is computed from then.
       const at = now();
-      if (!(await claim(s, at))) return;
-      ran = true;
+      if (!(await claim(s, at))) return false;
       const result = await runSchedule(s, {
         deps,
         client: () => clientFor(s.teamId),
@@ -191,25 +148,24 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         trigger: job.trigger,
       });
       options.onRun?.(s, result);
+      return true;
     } catch (err) {
       logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");
-    } finally {
-      job.done(ran);
+      return false;
     }
   }
 
-  /** On stop: jobs not started are left to their next tick (here or in another replica). */
-  function dropWaiting(): void {
-    for (const jobs of waiting.values())
-      for (const job of jobs) {
-        queued.delete(job.schedule.id);
-        job.done(false);
-      }
-    waiting.clear();
-  }
+  const pool = createFairPool<Job>({
+    concurrency,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (j) => j.schedule.id,
+    teamId: (j) => j.schedule.teamId,
+    run: runJob,
+  });
+  const { perWorkspace } = pool.limits;
 
   async function runTick(): Promise<number> {
-    let ran: Promise<boolean>[];
+    let jobs: Job[];
     listing = true;
     try {
       const due = await deps.store.schedules.listDue(now(), batchSize, scope);
@@ -225,22 +181,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         }
         return p;
       };
-      ran = due
-        .filter((s) => !queued.has(s.id))
-        .map(
-          (schedule) =>
-            new Promise<boolean>((done) => {
-              queued.add(schedule.id);
-              const jobs = waiting.get(schedule.teamId) ?? [];
-              jobs.push({ schedule, trigger, done });
-              waiting.set(schedule.teamId, jobs);
-            }),
-        );
+      jobs = due.map((schedule) => ({ schedule, trigger }));
     } finally {
       listing = false;
     }
-    fillSlots();
-    return (await Promise.all(ran)).filter(Boolean).length;
+    return pool.submit(jobs);
   }
 
   function tick(): Promise<number> {
@@ -261,14 +206,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         if (!listing) void tick();
       }, intervalMs);
       timer.unref();
-      logger.info({ intervalMs, concurrency, perWorkspace }, "scheduler started");
+      logger.info({ intervalMs, ...pool.limits }, "scheduler started");
       void tick();
     },
     async stop(deadlineMs) {
       if (timer) clearInterval(timer);
       timer = undefined;
       stopping.abort();
-      dropWaiting();
+      pool.stop();
+      pool.dropWaiting();
       const drained = Promise.all([...inFlight]).then(() => undefined);
       if (deadlineMs === undefined) return drained;
       await withDeadline(drained, deadlineMs, () =>

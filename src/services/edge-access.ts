@@ -42,11 +42,18 @@ export async function keyInUse(deps: Deps, teamId: string): Promise<KeyInUse> {
   return { source: "none" };
 }
 
-/** An Edge API client with the key that answers for this workspace, else a sentence saying what to do. */
-export async function edgeAccessFor(deps: Deps, teamId: string): Promise<EdgeAccess> {
+/**
+ * An Edge API client with the key that answers for this workspace, else a sentence saying what to do.
+ * `background`: for alert polling, whose calls wait behind the key's commands.
+ */
+export async function edgeAccessFor(
+  deps: Deps,
+  teamId: string,
+  options: { background?: boolean } = {},
+): Promise<EdgeAccess> {
   const key = await keyInUse(deps, teamId);
   if (key.source === "none") throw new UserError("no_key", NO_KEY_SENTENCE);
-  return { client: deps.edge.forKey(key.apiKey), keyId: keyId(key.apiKey) };
+  return { client: deps.edge.forKey(key.apiKey, options), keyId: keyId(key.apiKey) };
 }
 
 export async function edgeClientFor(deps: Deps, teamId: string): Promise<EdgeClient> {

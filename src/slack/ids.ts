@@ -25,7 +25,21 @@ export const ACTIONS = {
   incidentSeeAll: "edge.incident.see_all",
   incidentPreviousPage: "edge.incident.previous_page",
   incidentNextPage: "edge.incident.next_page",
+  /** On an alert's parent message (value: the episode id): the incident card in its thread, mute, acknowledge. */
+  alertIncident: "edge.alert.incident",
+  alertMute: "edge.alert.mute",
+  alertAcknowledge: "edge.alert.acknowledge",
+  /**
+   * An alert's mitigations: the generic change confirm (ChangeButtonValue), answered in the alert's thread
+   * instead of replacing the alert (see listeners/actions/change-confirm.ts).
+   */
+  alertMitigateBlock: "edge.change.confirm.alert_block",
+  alertMitigateDdos: "edge.change.confirm.alert_ddos",
+  alertMitigateRestart: "edge.change.confirm.alert_restart",
 } as const;
+
+/** The action_id prefix of change confirms that answer in the clicked message's thread. */
+export const IN_THREAD_CONFIRM_PREFIX = "edge.change.confirm.alert_";
 
 /** Action ids registered by pattern. */
 export const ACTION_PATTERNS = {

@@ -110,6 +110,49 @@ export interface SchedulesTable {
   created_at: number;
 }
 
+export interface WatchesTable {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  created_by: string;
+  /** "apps" | "zone" */
+  kind: string;
+  /** The shield zone id, "" for apps. */
+  target: string;
+  /** JSON: statuses, sensitivity, label. */
+  options: string;
+  next_poll_at: number;
+  last_polled_at: number | null;
+  last_error: string | null;
+  failing: number;
+  muted_until: number | null;
+  /** JSON: the poller's memory (baseline samples, app statuses). */
+  state: string | null;
+  created_at: number;
+}
+
+export interface AlertEpisodesTable {
+  id: string;
+  watch_id: string;
+  team_id: string;
+  channel_id: string;
+  subject: string;
+  /** Unique with (watch_id, subject): opening an episode happens once. */
+  seq: number;
+  kind: string;
+  /** "firing" | "resolved" */
+  status: string;
+  opened_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+  message_ts: string | null;
+  /** JSON: the latest numbers and the history shown in the messages. */
+  details: string | null;
+  acknowledged_by: string | null;
+  acknowledged_at: number | null;
+  version: number;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   at: number;
@@ -135,6 +178,8 @@ export interface Database {
   approval_requests: ApprovalRequestsTable;
   schedules: SchedulesTable;
   audit_log: AuditLogTable;
+  watches: WatchesTable;
+  alert_episodes: AlertEpisodesTable;
 }
 
 export type Engine = "sqlite" | "postgres";

@@ -12,6 +12,7 @@ import { migrate } from "./migrations.js";
 import { createPoliciesRepo, type PoliciesRepo } from "./policies.js";
 import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
+import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
 export type {
   ApprovalError,
@@ -42,6 +43,7 @@ export type {
   PolicyValues,
 } from "./policies.js";
 export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.js";
+export type { RoomLimits, RoomResult } from "./room.js";
 export type {
   CreateIfRoomResult,
   NewSchedule,
@@ -52,6 +54,22 @@ export type {
   SchedulesRepo,
 } from "./schedules.js";
 export { type SecretPurpose, Vault } from "./vault.js";
+export type {
+  AlertEpisode,
+  CreateWatchResult,
+  EpisodePatch,
+  EpisodeStatus,
+  EpisodesRepo,
+  NewEpisode,
+  NewWatch,
+  Sensitivity,
+  Watch,
+  WatchesRepo,
+  WatchKind,
+  WatchLimits,
+  WatchOptions,
+  WatchPoll,
+} from "./watches.js";
 
 export interface StoreOptions {
   config: Config;
@@ -75,6 +93,8 @@ export interface Store {
   readonly approvals: ApprovalsRepo;
   readonly schedules: SchedulesRepo;
   readonly audit: AuditRepo;
+  readonly watches: WatchesRepo;
+  readonly episodes: EpisodesRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -138,6 +158,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     approvals: createApprovalsRepo(context),
     schedules: createSchedulesRepo(context),
     audit: createAuditRepo(context),
+    watches: createWatchesRepo(context),
+    episodes: createEpisodesRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

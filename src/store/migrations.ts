@@ -170,6 +170,68 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 4,
+    name: "watches and alert episodes",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("watches")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("created_by", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("options", "text", (c) => c.notNull())
+        .addColumn("next_poll_at", ts, (c) => c.notNull())
+        .addColumn("last_polled_at", ts)
+        .addColumn("last_error", "text")
+        .addColumn("failing", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("muted_until", ts)
+        .addColumn("state", "text")
+        .addColumn("created_at", ts, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("watches_next_poll").on("watches").column("next_poll_at").execute();
+      await db.schema
+        .createIndex("watches_team_channel")
+        .on("watches")
+        .columns(["team_id", "channel_id"])
+        .execute();
+
+      await db.schema
+        .createTable("alert_episodes")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("watch_id", "text", (c) => c.notNull())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("subject", "text", (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("opened_at", ts, (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .addColumn("resolved_at", ts)
+        .addColumn("message_ts", "text")
+        .addColumn("details", "text")
+        .addColumn("acknowledged_by", "text")
+        .addColumn("acknowledged_at", ts)
+        .addColumn("version", "integer", (c) => c.notNull().defaultTo(1))
+        .execute();
+      // One episode per (watch, subject, seq): the second replica to open the same episode fails here.
+      await db.schema
+        .createIndex("alert_episodes_watch_subject_seq")
+        .unique()
+        .on("alert_episodes")
+        .columns(["watch_id", "subject", "seq"])
+        .execute();
+      await db.schema
+        .createIndex("alert_episodes_team_status")
+        .on("alert_episodes")
+        .columns(["team_id", "status"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

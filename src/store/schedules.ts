@@ -1,8 +1,9 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { newId } from "./approvals.js";
 import type { RepoContext, WorkScope } from "./context.js";
-import type { Database, SchedulesTable } from "./db.js";
+import type { SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
+import { insertIfRoom, type RoomLimits } from "./room.js";
 
 export type ScheduleKind = "dns";
 
@@ -47,12 +48,8 @@ export interface ScheduleRun {
   snapshot?: unknown;
 }
 
-export interface ScheduleLimits {
-  /** Schedules allowed in one channel. */
-  perChannel: number;
-  /** Schedules allowed in one workspace. */
-  perWorkspace: number;
-}
+/** Schedules allowed in one channel and in one workspace. */
+export type ScheduleLimits = RoomLimits;
 
 export type CreateIfRoomResult =
   | { kind: "created"; schedule: Schedule }
@@ -111,7 +108,7 @@ function toSchedule(r: SchedulesTable): Schedule {
 }
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
-  const { db, engine, now } = ctx;
+  const { db, now } = ctx;
   const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
   function newRow(s: NewSchedule): SchedulesTable {
@@ -137,28 +134,6 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     };
   }
 
-  /** Run `work` with no other such section of the same workspace in between, on any connection or replica. */
-  async function exclusiveForTeam<T>(teamId: string, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
-    if (engine === "postgres") {
-      return db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(hashtext(${`edgeops:schedules:${teamId}`}))`.execute(trx);
-        return work(trx);
-      });
-    }
-    // A deferred BEGIN would read, then fail to upgrade to a write if another connection wrote meanwhile.
-    return db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
-      try {
-        const result = await work(conn);
-        await sql`commit`.execute(conn);
-        return result;
-      } catch (e) {
-        await sql`rollback`.execute(conn).catch(() => {});
-        throw e;
-      }
-    });
-  }
-
   return guard("schedules", {
     async create(s: NewSchedule): Promise<Schedule> {
       const row = newRow(s);
@@ -168,37 +143,32 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
 
     async createIfRoom(s: NewSchedule, limits: ScheduleLimits): Promise<CreateIfRoomResult> {
       const row = newRow(s);
-      return exclusiveForTeam(s.teamId, async (tx) => {
-        const same = await tx
-          .selectFrom("schedules")
-          .selectAll()
-          .where("team_id", "=", s.teamId)
-          .where("channel_id", "=", s.channelId)
-          .where("kind", "=", s.kind)
-          .where("target", "=", s.target)
-          .where("spec", "=", s.spec)
-          .where("timezone", "=", s.timezone)
-          .orderBy("created_at")
-          .orderBy("id")
-          .executeTakeFirst();
-        if (same) return { kind: "exists", schedule: toSchedule(same) };
-        const counts = await tx
-          .selectFrom("schedules")
-          .select([
-            sql<string | number>`count(*)`.as("workspace"),
-            sql<string | number | null>`sum(case when channel_id = ${s.channelId} then 1 else 0 end)`.as(
-              "channel",
-            ),
-          ])
-          .where("team_id", "=", s.teamId)
-          .executeTakeFirstOrThrow();
-        if (Number(counts.channel ?? 0) >= limits.perChannel)
-          return { kind: "full", scope: "channel", limit: limits.perChannel };
-        if (Number(counts.workspace) >= limits.perWorkspace)
-          return { kind: "full", scope: "workspace", limit: limits.perWorkspace };
-        await tx.insertInto("schedules").values(row).execute();
-        return { kind: "created", schedule: toSchedule(row) };
+      const result = await insertIfRoom(ctx, {
+        table: "schedules",
+        teamId: s.teamId,
+        channelId: s.channelId,
+        limits,
+        findSame: async (tx) => {
+          const same = await tx
+            .selectFrom("schedules")
+            .selectAll()
+            .where("team_id", "=", s.teamId)
+            .where("channel_id", "=", s.channelId)
+            .where("kind", "=", s.kind)
+            .where("target", "=", s.target)
+            .where("spec", "=", s.spec)
+            .where("timezone", "=", s.timezone)
+            .orderBy("created_at")
+            .orderBy("id")
+            .executeTakeFirst();
+          return same ? toSchedule(same) : undefined;
+        },
+        insert: async (tx) => {
+          await tx.insertInto("schedules").values(row).execute();
+          return toSchedule(row);
+        },
       });
+      return result.kind === "full" ? result : { kind: result.kind, schedule: result.item };
     },
 
     async list(teamId: string, channelId?: string): Promise<Schedule[]> {

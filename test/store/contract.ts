@@ -61,6 +61,8 @@ async function allRowsText(store: Store): Promise<string> {
     "approval_requests",
     "schedules",
     "audit_log",
+    "watches",
+    "alert_episodes",
   ] as const;
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await db.selectFrom(t).selectAll().execute()));
@@ -888,6 +890,194 @@ export function storeContract(h: EngineHarness): void {
         expect(results.filter(Boolean)).toHaveLength(1);
         expect((await stores[1]!.schedules.get(s.id))?.nextRunAt).toBe(base.nextRunAt + 86_400_000);
         expect(await stores[2]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 1)).toBe(false);
+      });
+    });
+
+    describe("watches and alert episodes", () => {
+      const zone = {
+        teamId: "T1",
+        channelId: "C1",
+        createdBy: "U1",
+        kind: "zone" as const,
+        target: "4242",
+        options: { sensitivity: "normal" as const, label: "shop.example" },
+        nextPollAt: 1_700_000_060_000,
+      };
+      const apps = { ...zone, kind: "apps" as const, target: "", options: { statuses: ["failing"] } };
+      const limits = { perChannel: 2, perWorkspace: 3 };
+
+      it("createIfRoom once per (channel, kind, target), capped per channel and workspace; list, mute, remove", async () => {
+        const store = await open();
+        const first = await store.watches.createIfRoom(zone, limits);
+        expect(first.kind).toBe("created");
+        if (first.kind !== "created") return;
+        expect(first.item).toMatchObject({
+          ...zone,
+          failing: false,
+          mutedUntil: null,
+          state: null,
+          createdAt: clock,
+        });
+        expect(await store.watches.createIfRoom({ ...zone, createdBy: "U2" }, limits)).toEqual({
+          kind: "exists",
+          item: first.item,
+        });
+        expect((await store.watches.createIfRoom(apps, limits)).kind).toBe("created");
+        expect(await store.watches.createIfRoom({ ...zone, target: "7" }, limits)).toEqual({
+          kind: "full",
+          scope: "channel",
+          limit: 2,
+        });
+        expect((await store.watches.createIfRoom({ ...zone, channelId: "C2" }, limits)).kind).toBe("created");
+        expect(await store.watches.createIfRoom({ ...zone, channelId: "C3" }, limits)).toEqual({
+          kind: "full",
+          scope: "workspace",
+          limit: 3,
+        });
+        // Schedules and watches are capped separately.
+        expect(
+          (
+            await store.schedules.createIfRoom(
+              { ...zone, kind: "dns", spec: "daily", timezone: "UTC", nextRunAt: zone.nextPollAt },
+              limits,
+            )
+          ).kind,
+        ).toBe("created");
+        expect(await store.watches.count("T1")).toBe(3);
+        expect(await store.watches.count("T2")).toBe(0);
+        expect((await store.watches.list("T1", "C2")).map((w) => w.channelId)).toEqual(["C2"]);
+        expect(await store.watches.mute("T2", first.item.id, clock + 3_600_000)).toBe(false);
+        expect(await store.watches.mute("T1", first.item.id, clock + 3_600_000)).toBe(true);
+        expect((await store.watches.get(first.item.id))?.mutedUntil).toBe(clock + 3_600_000);
+        expect(await store.watches.mute("T1", first.item.id, null)).toBe(true);
+        expect((await store.watches.get(first.item.id))?.mutedUntil).toBeNull();
+        await expect(store.watches.createIfRoom({ ...zone, nextPollAt: Number.NaN }, limits)).rejects.toThrow(
+          StoreError,
+        );
+        await expect(
+          store.watches.createIfRoom({ ...zone, kind: "dns" as unknown as "zone" }, limits),
+        ).rejects.toThrow(StoreError);
+        const e = await store.episodes.open({
+          watchId: first.item.id,
+          teamId: "T1",
+          channelId: "C1",
+          subject: "4242",
+          seq: 1,
+          kind: "attack",
+          details: {},
+        });
+        expect(e).toBeDefined();
+        expect(await store.watches.remove("T2", first.item.id)).toBe(false);
+        expect(await store.watches.remove("T1", first.item.id)).toBe(true);
+        expect(await store.watches.get(first.item.id)).toBeUndefined();
+        expect(await store.episodes.get(e!.id)).toBeUndefined();
+      });
+
+      it("due watches round-robin across workspaces, one claim per evaluation, polls recorded with state", async () => {
+        const stores = [await open(), await open(), await open()];
+        const store = stores[0]!;
+        const made = async (w: typeof zone) => {
+          const r = await store.watches.createIfRoom(w, { perChannel: 100, perWorkspace: 100 });
+          if (r.kind !== "created") throw new Error(r.kind);
+          return r.item;
+        };
+        const a1 = await made(zone);
+        const a2 = await made({ ...zone, target: "2", nextPollAt: zone.nextPollAt + 10 });
+        const b1 = await made({ ...zone, teamId: "T2", nextPollAt: zone.nextPollAt + 20 });
+        await made({ ...zone, teamId: "T3", nextPollAt: zone.nextPollAt + 100_000 });
+        expect((await store.watches.listDue(zone.nextPollAt + 50, 10)).map((w) => w.id)).toEqual([
+          a1.id,
+          b1.id,
+          a2.id,
+        ]);
+        expect(await store.watches.listDue(zone.nextPollAt + 50, 10, { teamIds: ["T2"] })).toHaveLength(1);
+        expect(await store.watches.listDue(zone.nextPollAt + 50, 10, { teamIds: [] })).toEqual([]);
+        const wins = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % 3]!.watches.claim(a1.id, a1.nextPollAt, a1.nextPollAt + 60_000),
+          ),
+        );
+        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect(await store.watches.claim(b1.id, b1.nextPollAt, b1.nextPollAt + 1, { teamIds: ["T1"] })).toBe(
+          false,
+        );
+        const state = { samples: [{ at: 1, counts: { ddos: 3 } }] };
+        expect(await store.watches.recordPoll(a1.id, { at: clock, state })).toBe(true);
+        expect(await stores[1]!.watches.get(a1.id)).toMatchObject({
+          lastPolledAt: clock,
+          lastError: null,
+          state,
+          nextPollAt: a1.nextPollAt + 60_000,
+        });
+        await store.watches.recordPoll(a1.id, { at: clock + 1, error: "Edge API 500" });
+        expect(await store.watches.get(a1.id)).toMatchObject({ state, lastError: "Edge API 500" });
+        await store.watches.markFailing(a1.id, "not_in_channel");
+        expect(await store.watches.get(a1.id)).toMatchObject({ failing: true, lastError: "not_in_channel" });
+        await store.watches.clearFailing(a1.id);
+        expect((await store.watches.get(a1.id))?.failing).toBe(false);
+      });
+
+      it("an episode opens once per (watch, subject, seq) across connections; parent and acknowledgement recorded once; version CAS", async () => {
+        const stores = [await open(), await open(), await open()];
+        const store = stores[0]!;
+        const base = {
+          watchId: "W1",
+          teamId: "T1",
+          channelId: "C1",
+          subject: "app-1",
+          kind: "failing",
+          details: { status: "Failing" },
+        };
+        const opened = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => stores[i % 3]!.episodes.open({ ...base, seq: 1 })),
+        );
+        const winners = opened.filter((e) => e !== undefined);
+        expect(winners).toHaveLength(1);
+        const e = winners[0]!;
+        expect(e).toMatchObject({ status: "firing", messageTs: null, version: 1, openedAt: clock });
+        await expect(store.episodes.open({ ...base, seq: 0 })).rejects.toThrow(StoreError);
+        expect(await store.episodes.latest("W1", "app-1")).toEqual(e);
+        expect(await store.episodes.latest("W1", "app-2")).toBeUndefined();
+
+        const ts = await Promise.all([
+          stores[0]!.episodes.setMessage(e.id, "1.1"),
+          stores[1]!.episodes.setMessage(e.id, "2.2"),
+          stores[2]!.episodes.setMessage(e.id, "3.3"),
+        ]);
+        expect(ts.filter(Boolean)).toHaveLength(1);
+        const posted = (await store.episodes.get(e.id))!;
+        expect(["1.1", "2.2", "3.3"]).toContain(posted.messageTs);
+
+        clock += 5_000;
+        const moved = await store.episodes.update(e.id, 1, { details: { status: "Failing", n: 2 } });
+        expect(moved).toMatchObject({ version: 2, updatedAt: clock, details: { status: "Failing", n: 2 } });
+        expect(await stores[1]!.episodes.update(e.id, 1, { status: "resolved" })).toBeUndefined();
+        const acks = await Promise.all([
+          stores[0]!.episodes.acknowledge(e.id, "U1"),
+          stores[1]!.episodes.acknowledge(e.id, "U2"),
+        ]);
+        expect(acks.filter(Boolean)).toHaveLength(1);
+        expect((await store.episodes.get(e.id))?.acknowledgedAt).toBe(clock);
+
+        const other = await store.episodes.open({ ...base, channelId: "C2", subject: "app-2", seq: 1 });
+        await store.episodes.open({ ...base, teamId: "T2", subject: "app-3", seq: 1 });
+        expect((await store.episodes.listOpen("T1")).map((x) => x.id).sort()).toEqual(
+          [e.id, other!.id].sort(),
+        );
+        expect((await store.episodes.listOpen("T1", ["C2"])).map((x) => x.id)).toEqual([other!.id]);
+        expect(await store.episodes.listOpen("T1", [])).toEqual([]);
+
+        const resolved = await store.episodes.update(e.id, 2, { status: "resolved", resolvedAt: clock });
+        expect(resolved).toMatchObject({ status: "resolved", resolvedAt: clock, version: 3 });
+        expect((await store.episodes.listOpen("T1")).map((x) => x.id)).toEqual([other!.id]);
+        const next = await store.episodes.open({ ...base, seq: 2 });
+        expect((await store.episodes.latest("W1", "app-1"))?.id).toBe(next!.id);
+        expect((await store.episodes.listForWatch("W1")).map((x) => [x.subject, x.seq])).toEqual([
+          ["app-1", 1],
+          ["app-1", 2],
+          ["app-2", 1],
+          ["app-3", 1],
+        ]);
       });
     });
 

@@ -1,0 +1,352 @@
+import type { Button, KnownBlock } from "@slack/types";
+import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
+import { restartAppKind } from "../../changes/kinds/restart-app.js";
+import { DDOS_WORDS, ddosSensitivityKind } from "../../changes/kinds/shield-zone-setting.js";
+import { ddosSensitivityLabel } from "../../edge/schemas/shield.js";
+import { accessEntryOf } from "../../services/access-entries.js";
+import type { Watch } from "../../store/index.js";
+import { ACTIONS } from "../ids.js";
+import { type ChangeButtonValue, durationWords } from "./approvals.js";
+import { statusLook } from "./apps.js";
+import {
+  actions,
+  button,
+  channel,
+  code,
+  confirmDialog,
+  context,
+  dateToken,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  mention,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+  section,
+  truncate,
+} from "./common.js";
+
+/**
+ * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with
+ * its duration), the short replies in its thread, and the /edge watch answers. Pure: data in, blocks out.
+ */
+
+export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
+
+export interface SignalNumbers {
+  signal: AlertSignal;
+  /** Per minute in the latest window. */
+  count: number;
+  /** The baseline's mean per minute. */
+  mean: number;
+  z: number;
+  over: boolean;
+}
+
+/** What a parent message shows; built by the poller from the episode and its watch. */
+export interface AlertView {
+  episodeId: string;
+  status: "firing" | "resolved";
+  openedAt: number;
+  resolvedAt: number | null;
+  acknowledgedBy: string | null;
+  mutedUntil: number | null;
+  /** How many times it fired again within the cool-down. */
+  reopened: number;
+  subject:
+    | {
+        kind: "zone";
+        shieldZoneId: number;
+        label: string | null;
+        readings: SignalNumbers[];
+        /** The busiest IP in the event log when it fired, if known. */
+        topOffender: string | null;
+        /** The zone's DDoS sensitivity when it fired, if known (the DDoS button needs it). */
+        ddosSensitivity: number | null;
+      }
+    | {
+        kind: "app";
+        appId: string;
+        appName: string;
+        status: string;
+        transition: "failing" | "stuck_deploying";
+        /** Since when it has had this status. */
+        since: number;
+      };
+}
+
+const SIGNAL_LABELS: Record<AlertSignal, string> = {
+  ddos: "DDoS",
+  waf: "WAF",
+  rateLimit: "Rate limits",
+  bot: "Bot detection",
+};
+
+const n = (v: number) => Math.round(v).toLocaleString("en-US");
+/** Mitigations raise DDoS sensitivity to this for 30 minutes. */
+export const DDOS_RAISE_TO = DDOS_WORDS.high ?? 3;
+export const MITIGATION_MS = 30 * 60_000;
+export const MUTE_BUTTON_MS = 3_600_000;
+
+function zoneName(s: { shieldZoneId: number; label: string | null }): string {
+  return s.label
+    ? `${truncate(s.label, 80)} (shield zone ${s.shieldZoneId})`
+    : `shield zone ${s.shieldZoneId}`;
+}
+
+function subjectName(v: AlertView): string {
+  return v.subject.kind === "zone" ? zoneName(v.subject) : truncate(v.subject.appName, 80);
+}
+
+function title(v: AlertView): string {
+  const s = v.subject;
+  if (v.status === "resolved")
+    return s.kind === "zone" ? `Attack on ${subjectName(v)} is over` : `${subjectName(v)} is back`;
+  if (s.kind === "zone") return `Attack on ${subjectName(v)}`;
+  return s.transition === "stuck_deploying"
+    ? `${subjectName(v)} is stuck deploying`
+    : `${subjectName(v)} is failing`;
+}
+
+export function signalLine(r: SignalNumbers): Mrkdwn {
+  const mark = r.over ? ":small_red_triangle:" : "·";
+  return mrkdwn`${mark} *${SIGNAL_LABELS[r.signal]}* ${n(r.count)}/min (usually ${n(r.mean)}, z ${r.z.toFixed(1)})`;
+}
+
+/** The change-confirm value of one mitigation, its request id fixed per episode (one request per button). */
+function changeValue(v: AlertView, suffix: string, k: string, p: unknown, t?: number): string {
+  const value: ChangeButtonValue = { r: `${v.episodeId}-${suffix}`, k, p, ...(t ? { t } : {}) };
+  return JSON.stringify(value);
+}
+
+function mitigationButtons(v: AlertView): Button[] {
+  const s = v.subject;
+  const out: Button[] = [];
+  if (s.kind === "zone") {
+    const entry = s.topOffender ? accessEntryOf(s.topOffender) : undefined;
+    if (entry) {
+      const p: AccessBlockParams = { shieldZoneId: s.shieldZoneId, ...entry, state: "block" };
+      const b = button(
+        `Block ${entry.value}`,
+        ACTIONS.alertMitigateBlock,
+        changeValue(v, "block", accessBlockKind.name, p),
+        "danger",
+      );
+      b.confirm = confirmDialog(
+        "Block the top offender?",
+        mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.`,
+        "Block",
+        "danger",
+      );
+      out.push(b);
+    }
+    if (s.ddosSensitivity !== null && s.ddosSensitivity < DDOS_RAISE_TO) {
+      const p = {
+        shieldZoneId: s.shieldZoneId,
+        value: DDOS_RAISE_TO,
+        seen: s.ddosSensitivity as typeof DDOS_RAISE_TO,
+      };
+      const b = button(
+        `DDoS ${ddosSensitivityLabel(DDOS_RAISE_TO).toLowerCase()} for 30 min`,
+        ACTIONS.alertMitigateDdos,
+        changeValue(v, "ddos", ddosSensitivityKind.name, p, MITIGATION_MS),
+      );
+      b.confirm = confirmDialog(
+        "Raise DDoS sensitivity?",
+        mrkdwn`*${ddosSensitivityKind.describe(p)}* for ${durationWords(MITIGATION_MS)}, then undone. This channel's approval policy applies.`,
+        "Raise",
+      );
+      out.push(b);
+    }
+  } else {
+    const p = { appId: s.appId, appName: truncate(s.appName, 200) };
+    const b = button(
+      "Restart app",
+      ACTIONS.alertMitigateRestart,
+      changeValue(v, "restart", restartAppKind.name, p),
+      "danger",
+    );
+    b.confirm = confirmDialog(
+      `Restart ${truncate(s.appName, 60)}?`,
+      mrkdwn`*${restartAppKind.describe(p)}*: every pod restarts. This channel's approval policy applies.`,
+      "Restart",
+      "danger",
+    );
+    out.push(b);
+  }
+  return out;
+}
+
+function stateLine(v: AlertView, now: number): Mrkdwn {
+  const parts: Mrkdwn[] = [];
+  if (v.status === "resolved" && v.resolvedAt !== null)
+    parts.push(
+      mrkdwn`:white_check_mark: Resolved ${dateToken(v.resolvedAt)} after ${durationWords(v.resolvedAt - v.openedAt)}`,
+    );
+  else parts.push(mrkdwn`:rotating_light: Firing since ${dateToken(v.openedAt)}`);
+  if (v.reopened > 0) parts.push(mrkdwn`fired again ${v.reopened}× within the cool-down`);
+  if (v.acknowledgedBy) parts.push(mrkdwn`acknowledged by ${mention(v.acknowledgedBy)}`);
+  if (v.mutedUntil !== null && v.mutedUntil > now) parts.push(mrkdwn`muted until ${dateToken(v.mutedUntil)}`);
+  return joinMrkdwn(parts, " · ");
+}
+
+/** The parent message of an alert episode, in every state; `now` decides whether a mute still shows. */
+export function alertParentMessage(v: AlertView, now: number): Reply {
+  const s = v.subject;
+  const emoji = v.status === "resolved" ? ":white_check_mark:" : ":rotating_light:";
+  const blocks: KnownBlock[] = [header(`${v.status === "resolved" ? "✅" : "🚨"} ${title(v)}`)];
+  if (s.kind === "zone") {
+    const shown = s.readings.filter((r) => r.over || r.count > 0);
+    blocks.push(
+      section(
+        shown.length > 0
+          ? joinMrkdwn(shown.map(signalLine), "\n")
+          : mrkdwn`No threat counts in the latest window.`,
+      ),
+    );
+    if (s.topOffender) blocks.push(context(mrkdwn`Top offender when it fired: ${code(s.topOffender, 60)}`));
+  } else {
+    const look = statusLook(s.status);
+    blocks.push(
+      section(
+        mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}* since ${dateToken(s.since)}`,
+      ),
+    );
+  }
+  blocks.push(context(stateLine(v, now)));
+  if (v.status === "firing") {
+    const buttons: Button[] = [];
+    if (s.kind === "zone")
+      buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"));
+    buttons.push(...mitigationButtons(v));
+    buttons.push(button("Mute 1h", ACTIONS.alertMute, v.episodeId));
+    if (!v.acknowledgedBy) buttons.push(button("Acknowledge", ACTIONS.alertAcknowledge, v.episodeId));
+    blocks.push(actions(...buttons));
+  }
+  return reply(mrkdwn`${emoji} ${title(v)}`, blocks);
+}
+
+/** What happened since the last message, for a short reply in the episode's thread. */
+export type AlertEvent =
+  | { kind: "worse"; signals: AlertSignal[]; readings: SignalNumbers[] }
+  | { kind: "status"; appName: string; status: string }
+  | { kind: "resolved"; durationMs: number }
+  | { kind: "fired_again"; afterMs: number };
+
+export function alertThreadReply(e: AlertEvent): Reply {
+  let text: Mrkdwn;
+  switch (e.kind) {
+    case "worse": {
+      const names = e.signals.map((s) => SIGNAL_LABELS[s]).join(", ");
+      const lines = e.readings.filter((r) => r.over).map(signalLine);
+      text = mrkdwn`:chart_with_upwards_trend: Now also over its baseline: *${names}*\n${joinMrkdwn(lines, "\n")}`;
+      break;
+    }
+    case "status": {
+      const look = statusLook(e.status);
+      text = mrkdwn`${look.emoji} ${truncate(e.appName, 80)} is now *${look.label}*`;
+      break;
+    }
+    case "resolved":
+      text = mrkdwn`:white_check_mark: Resolved after ${durationWords(e.durationMs)}.`;
+      break;
+    case "fired_again":
+      text = mrkdwn`:rotating_light: Firing again, ${durationWords(e.afterMs)} after it resolved (within the cool-down, so it stays in this thread).`;
+      break;
+  }
+  return reply(text, [section(text)]);
+}
+
+// ---- /edge watch answers -----------------------------------------------------------------------------
+
+export function watchLabel(w: Pick<Watch, "kind" | "target" | "options">): string {
+  if (w.kind === "zone") {
+    const name = w.options.label
+      ? `${truncate(w.options.label, 80)} (shield zone ${w.target})`
+      : `shield zone ${w.target}`;
+    return `${name}, sensitivity ${w.options.sensitivity ?? "normal"}`;
+  }
+  const statuses = w.options.statuses;
+  return statuses && statuses.length > 0 ? `apps (${statuses.join(", ")})` : "apps (any status change)";
+}
+
+export function watchCreatedMessage(w: Watch, existed: boolean, intervalMs: number): Reply {
+  const what = watchLabel(w);
+  const lead = existed
+    ? mrkdwn`:eyes: This channel already watches ${what}.`
+    : mrkdwn`:eyes: Watching ${what} in this channel: I'll post here when it ${w.kind === "zone" ? "comes under attack and when it calms down" : "changes status and when it recovers"}.`;
+  return reply(lead, [
+    section(lead),
+    context(
+      mrkdwn`Id ${code(w.id)} · checked about every ${durationWords(intervalMs)} · mute with ${code(`/edge watch mute ${w.id} 2h`)} · stop with ${code(`/edge watch remove ${w.id}`)}`,
+    ),
+  ]);
+}
+
+function watchLine(w: Watch, now: number): Mrkdwn {
+  const muted =
+    w.mutedUntil !== null && w.mutedUntil > now
+      ? mrkdwn` · :no_bell: muted until ${dateToken(w.mutedUntil)}`
+      : "";
+  const last = w.lastPolledAt === null ? "not checked yet" : mrkdwn`checked ${dateToken(w.lastPolledAt)}`;
+  const problem = w.failing
+    ? mrkdwn`\n:rotating_light: Failing: ${w.lastError ?? "the last alert did not arrive"}`
+    : w.lastError
+      ? mrkdwn`\n:warning: ${w.lastError}`
+      : "";
+  return mrkdwn`${code(w.id)} · ${watchLabel(w)} · by ${mention(w.createdBy)} · ${last}${muted}${problem}`;
+}
+
+export function watchListMessage(watches: readonly Watch[], now: number): Reply {
+  if (watches.length === 0)
+    return reply("No watches in this channel", [
+      section(
+        mrkdwn`:eyes: Nothing is watched in this channel. Add a watch with ${code("/edge watch zone shop.example.com")} or ${code("/edge watch apps")}.`,
+      ),
+    ]);
+  return reply(`${watches.length} watches in this channel`, [
+    header(`Watches in this channel (${watches.length})`),
+    ...packLines(
+      watches.map((w) => watchLine(w, now)),
+      45,
+      "watches",
+    ),
+    context(
+      mrkdwn`Mute one with ${code("/edge watch mute <id> 2h")}; stop one with ${code("/edge watch remove <id>")}.`,
+    ),
+  ]);
+}
+
+export function watchRemovedMessage(w: Watch): Reply {
+  const text = mrkdwn`:wastebasket: Removed ${code(w.id)}: ${channel(w.channelId)} no longer watches ${watchLabel(w)}.`;
+  return reply(text, [section(text)]);
+}
+
+export function watchMutedMessage(w: Watch, until: number | null): Reply {
+  const text =
+    until === null
+      ? mrkdwn`:bell: ${watchLabel(w)} (${code(w.id)}) is no longer muted.`
+      : mrkdwn`:no_bell: ${watchLabel(w)} (${code(w.id)}) is muted until ${dateToken(until)}: alerts are still tracked, and an alert still open then is posted.`;
+  return reply(text, [section(text)]);
+}
+
+const CHANNEL_REASONS: Record<string, string> = {
+  not_in_channel: "I'm not a member of that channel",
+  channel_not_found: "I can't find that channel (it was deleted, or it is private and I'm not in it)",
+  is_archived: "that channel is archived",
+};
+
+/** The one direct message a watch's creator gets when its channel stops taking alerts. */
+export function watchChannelFailingDm(w: Watch, slackError: string): Reply {
+  const why = CHANNEL_REASONS[slackError] ?? `Slack answered "${slackError}"`;
+  const where = channel(w.channelId);
+  const remove = code(`/edge watch remove ${w.id}`);
+  const fix =
+    slackError === "is_archived"
+      ? mrkdwn`Unarchive ${where}, or remove the watch with ${remove}.`
+      : mrkdwn`Invite me with ${code("/invite @edgeops")} in ${where}, or remove the watch with ${remove}.`;
+  const text = mrkdwn`:rotating_light: An alert of your watch of ${watchLabel(w)} (${code(w.id)}) could not be posted in ${where}: ${why}. ${fix} I keep tracking it and post the open alert once I can; I won't message you again about it until it works.`;
+  return reply(text, [section(text)]);
+}
