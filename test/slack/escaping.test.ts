@@ -20,6 +20,13 @@ import {
   durationWords,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
+import {
+  alertAcknowledgedReply,
+  alertMutedReply,
+  alreadyAcknowledgedText,
+  incidentOverviewNotForApps,
+} from "../../src/slack/blocks/alert-actions.js";
+import { type AlertView, alertTitle } from "../../src/slack/blocks/alerts.js";
 import { appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
@@ -535,6 +542,43 @@ function schedule(g: Gen, timezone = g.s()): Schedule {
   } as Schedule;
 }
 
+/** An alert as its parent message and the App Home show it, every string hostile. */
+function hostileAlertView(g: Gen): AlertView {
+  const subject: AlertView["subject"] = g.bool()
+    ? {
+        kind: "zone",
+        shieldZoneId: g.int(1e6),
+        label: g.maybe(() => g.s()),
+        readings: g.list(() => ({
+          signal: g.pick(["ddos", "waf", "rateLimit", "bot"] as const),
+          count: g.int(1e5),
+          mean: g.int(100),
+          z: g.int(50),
+          over: g.bool(),
+        })),
+        topOffender: g.maybe(() => g.s()),
+        ddosSensitivity: g.maybe(() => g.int(5)),
+      }
+    : {
+        kind: "app",
+        appId: g.s(),
+        appName: g.s(),
+        status: g.pick(["failing", "progressing", g.s()]),
+        transition: g.pick(["failing", "stuck_deploying"] as const),
+        since: g.ms(),
+      };
+  return {
+    episodeId: g.s(),
+    status: g.pick(["firing", "resolved"] as const),
+    openedAt: g.ms(),
+    resolvedAt: g.maybe(() => g.ms()),
+    acknowledgedBy: g.maybe(() => g.id("U")),
+    mutedUntil: g.maybe(() => g.ms()),
+    reopened: g.int(3),
+    subject,
+  };
+}
+
 function keyInfo(g: Gen): ApiKeyInfo {
   return {
     fingerprint: g.s(),
@@ -666,7 +710,23 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
       pendingApprovals: g.list(() => request(g), 8),
       schedules: g.list(() => schedule(g), 8),
+      openAlerts: g.pick([
+        { error: g.s() },
+        {
+          alerts: g.list(
+            () => ({ view: hostileAlertView(g), channelId: g.id("C"), messageTs: g.maybe(() => g.s()) }),
+            8,
+          ),
+          more: g.bool(),
+        },
+      ]),
     }),
+  "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
+  "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
+  "alert-actions.ts:alreadyAcknowledgedText": (g) =>
+    section(alreadyAcknowledgedText(g.id("U"), g.maybe(() => g.ms()), g.bool())),
+  "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
+  "alerts.ts:alertTitle": (g) => header(alertTitle(hostileAlertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyDoneModal": (g) => keyDoneModal(g.s()),
