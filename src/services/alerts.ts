@@ -5,9 +5,9 @@
 import { alertViewOf } from "../alerts/view.js";
 import type { Deps } from "../deps.js";
 import { UserError } from "../errors.js";
-import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "./incident.js";
 import type { AlertView } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
+import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "./incident.js";
 
 export interface LoadedAlert {
   episode: AlertEpisode;
@@ -39,7 +39,8 @@ export async function acknowledgeAlert(
   userId: string,
 ): Promise<AcknowledgeResult> {
   const before = await loadAlert(deps, teamId, episodeId);
-  const won = before.episode.acknowledgedBy === null && (await deps.store.episodes.acknowledge(episodeId, userId));
+  const won =
+    before.episode.acknowledgedBy === null && (await deps.store.episodes.acknowledge(episodeId, userId));
   const alert = await loadAlert(deps, teamId, episodeId);
   if (won) {
     await deps.store.audit.append({

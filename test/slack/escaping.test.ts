@@ -14,19 +14,19 @@ import {
   TRAFFIC_METRICS,
 } from "../../src/services/incident.js";
 import {
-  approvalCard,
-  categoryButtons,
-  confirmChangeMessage,
-  durationWords,
-  requestStateSentence,
-} from "../../src/slack/blocks/approvals.js";
-import {
   alertAcknowledgedReply,
   alertMutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
 import { type AlertView, alertTitle } from "../../src/slack/blocks/alerts.js";
+import {
+  approvalCard,
+  categoryButtons,
+  confirmChangeMessage,
+  durationWords,
+  requestStateSentence,
+} from "../../src/slack/blocks/approvals.js";
 import { appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
@@ -724,7 +724,13 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
   "alert-actions.ts:alreadyAcknowledgedText": (g) =>
-    section(alreadyAcknowledgedText(g.id("U"), g.maybe(() => g.ms()), g.bool())),
+    section(
+      alreadyAcknowledgedText(
+        g.id("U"),
+        g.maybe(() => g.ms()),
+        g.bool(),
+      ),
+    ),
   "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
   "alerts.ts:alertTitle": (g) => header(alertTitle(hostileAlertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),

@@ -154,7 +154,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return {
           ok: true,
           channels: all.slice(from, next).map((id) => ({ id, name: id.toLowerCase() })),
-          response_metadata: { next_cursor: next < all.length ? Buffer.from(String(next)).toString("base64") : "" },
+          response_metadata: {
+            next_cursor: next < all.length ? Buffer.from(String(next)).toString("base64") : "",
+          },
         };
       }
       case "chat.postMessage":

@@ -77,7 +77,12 @@ export function alertAcknowledge(env: SlackEnv) {
     await refreshParent(args, env, r.alert, ctx.logger);
     if (r.outcome === "already")
       return answerPrivately(args, alreadyAcknowledgedText(r.by, r.at, r.by === ctx.userId), ctx.logger);
-    await post(args.client, r.alert.episode.channelId, parentTs(args, r.alert), alertAcknowledgedReply(ctx.userId));
+    await post(
+      args.client,
+      r.alert.episode.channelId,
+      parentTs(args, r.alert),
+      alertAcknowledgedReply(ctx.userId),
+    );
   });
 }
 
