@@ -1,3 +1,4 @@
+import { createPoller } from "./alerts/poller.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
@@ -97,12 +98,19 @@ export async function startBot({
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
   const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
   scheduler.start();
+  // Alerts: every replica polls; each watch evaluation is claimed by one (src/alerts/poller.ts).
+  const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });
+  poller.start();
   // Approval requests expire without a click, in every replica, also after a restart.
   const sweeper = createApprovalSweeper(slack.env);
   sweeper.start();
-  // Once new Slack work is refused: stop claiming schedules and sweeping, within the same deadline.
+  // Once new Slack work is refused: stop claiming schedules and watches and sweeping, within the same deadline.
   ops.onStop(() =>
-    Promise.all([scheduler.stop(config.shutdownTimeoutMs), sweeper.stop()]).then(() => undefined),
+    Promise.all([
+      scheduler.stop(config.shutdownTimeoutMs),
+      poller.stop(config.shutdownTimeoutMs),
+      sweeper.stop(),
+    ]).then(() => undefined),
   );
   logger.info({ mode: transport.kind, port }, "edgeops is running");
 

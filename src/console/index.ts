@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
+import { createPoller } from "../alerts/poller.js";
 import type { RunningBot, StartOptions } from "../bot.js";
 import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
@@ -158,6 +159,9 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger, scope });
     scheduler.start();
     cleanups.push(() => scheduler.stop(o.config.shutdownTimeoutMs));
+    const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger, scope });
+    poller.start();
+    cleanups.push(() => poller.stop(o.config.shutdownTimeoutMs));
     const sweeper = createApprovalSweeper(slack.env, { scope });
     sweeper.start();
     cleanups.push(() => sweeper.stop());

@@ -162,7 +162,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     teamId: (j) => j.schedule.teamId,
     run: runJob,
   });
-  const { perWorkspace } = pool.limits;
 
   async function runTick(): Promise<number> {
     let jobs: Job[];

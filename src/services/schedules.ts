@@ -3,6 +3,7 @@ import { Cron } from "croner";
 import type { Deps } from "../deps.js";
 import { UserError, usage } from "../errors.js";
 import type { Schedule } from "../store/index.js";
+import { requireCreatorOrAdmin } from "./ownership.js";
 
 /**
  * Scheduled DNS summaries: parsing `<when>` into a five-field cron pattern, next runs in an IANA time
@@ -211,7 +212,12 @@ const ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 
 /** Short enough to type in `/edge schedule remove <id>`. */
 export function newScheduleId(): string {
-  let id = "s";
+  return newShortId("s");
+}
+
+/** A short id people can type: `prefix` and 7 letters or digits. */
+export function newShortId(prefix: string): string {
+  let id = prefix;
   for (let i = 0; i < 7; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
   return id;
 }
@@ -329,19 +335,7 @@ export async function scheduleForAction(
   input: ScheduleActionInput,
 ): Promise<Schedule> {
   const s = await getTeamSchedule(deps, input.teamId, input.id);
-  if (s.createdBy === input.userId || (await input.isAdmin())) return s;
-  await deps.store.audit.append({
-    teamId: input.teamId,
-    userId: input.userId,
-    action: `schedule.${action}`,
-    target: `schedule:${s.id}`,
-    outcome: "refused",
-    details: { reason: "not creator or admin", createdBy: s.createdBy, channelId: s.channelId },
-  });
-  throw new UserError(
-    "not_admin",
-    `Only the person who created schedule ${s.id} or a workspace admin can ${action} it: ask them, or an admin or owner.`,
-  );
+  return requireCreatorOrAdmin(deps, input, s, "schedule", action);
 }
 
 /** Remove a schedule of this workspace: its creator or an admin; audit-logged. */

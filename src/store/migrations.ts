@@ -226,6 +226,11 @@ export const MIGRATIONS: readonly Migration[] = [
         .columns(["watch_id", "subject", "seq"])
         .execute();
       await db.schema
+        .createIndex("alert_episodes_watch_status")
+        .on("alert_episodes")
+        .columns(["watch_id", "status"])
+        .execute();
+      await db.schema
         .createIndex("alert_episodes_team_status")
         .on("alert_episodes")
         .columns(["team_id", "status"])

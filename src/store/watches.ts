@@ -148,6 +148,8 @@ export interface EpisodesRepo {
   listOpen(teamId: string, channelIds?: readonly string[], limit?: number): Promise<AlertEpisode[]>;
   /** Every episode of a watch, oldest first (tests, list views). */
   listForWatch(watchId: string): Promise<AlertEpisode[]>;
+  /** Firing episodes of a watch whose parent was never posted (muted, or delivery failed). */
+  listUndelivered(watchId: string): Promise<AlertEpisode[]>;
 }
 
 const KINDS: readonly WatchKind[] = ["apps", "zone"];
@@ -460,6 +462,19 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .where("status", "=", "firing");
       if (channelIds) q = q.where("channel_id", "in", channelIds);
       const rows = await q.orderBy("opened_at", "desc").orderBy("id").limit(limit).execute();
+      return rows.map(toEpisode);
+    },
+
+    async listUndelivered(watchId: string): Promise<AlertEpisode[]> {
+      const rows = await db
+        .selectFrom("alert_episodes")
+        .selectAll()
+        .where("watch_id", "=", watchId)
+        .where("status", "=", "firing")
+        .where("message_ts", "is", null)
+        .orderBy("opened_at")
+        .orderBy("id")
+        .execute();
       return rows.map(toEpisode);
     },
 

@@ -19,7 +19,20 @@ import {
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
-import { type AlertView, alertTitle } from "../../src/slack/blocks/alerts.js";
+import {
+  type AlertView,
+  alertParentMessage,
+  alertThreadReply,
+  alertTitle,
+  type SignalNumbers,
+  signalLine,
+  watchChannelFailingDm,
+  watchCreatedMessage,
+  watchLabel,
+  watchListMessage,
+  watchMutedMessage,
+  watchRemovedMessage,
+} from "../../src/slack/blocks/alerts.js";
 import {
   approvalCard,
   categoryButtons,
@@ -93,6 +106,7 @@ import type {
   AuditEntry,
   EffectivePolicy,
   Schedule,
+  Watch,
 } from "../../src/store/index.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
@@ -542,40 +556,66 @@ function schedule(g: Gen, timezone = g.s()): Schedule {
   } as Schedule;
 }
 
-/** An alert as its parent message and the App Home show it, every string hostile. */
-function hostileAlertView(g: Gen): AlertView {
-  const subject: AlertView["subject"] = g.bool()
-    ? {
-        kind: "zone",
-        shieldZoneId: g.int(1e6),
-        label: g.maybe(() => g.s()),
-        readings: g.list(() => ({
-          signal: g.pick(["ddos", "waf", "rateLimit", "bot"] as const),
-          count: g.int(1e5),
-          mean: g.int(100),
-          z: g.int(50),
-          over: g.bool(),
-        })),
-        topOffender: g.maybe(() => g.s()),
-        ddosSensitivity: g.maybe(() => g.int(5)),
-      }
-    : {
-        kind: "app",
-        appId: g.s(),
-        appName: g.s(),
-        status: g.pick(["failing", "progressing", g.s()]),
-        transition: g.pick(["failing", "stuck_deploying"] as const),
-        since: g.ms(),
-      };
+function watch(g: Gen): Watch {
+  const kind = g.pick(["zone", "apps"] as const);
+  return {
+    id: g.s(),
+    teamId: g.s(),
+    channelId: g.pick([g.id("C"), g.s()]),
+    createdBy: g.pick([g.id("U"), g.s()]),
+    kind,
+    target: g.s(),
+    options: {
+      label: g.s(),
+      sensitivity: g.pick(["low", "normal", "high"] as const),
+      statuses: g.maybe(() => g.list(() => g.s(), 4)),
+    },
+    nextPollAt: g.ms(),
+    lastPolledAt: g.maybe(() => g.ms()),
+    lastError: g.maybe(() => g.s()),
+    failing: g.bool(),
+    mutedUntil: g.maybe(() => g.ms()),
+    state: null,
+    createdAt: g.ms(),
+  };
+}
+
+function signalNumbers(g: Gen): SignalNumbers {
+  return {
+    signal: g.pick(["ddos", "waf", "rateLimit", "bot"] as const),
+    count: g.int(1e6),
+    mean: g.int(1e4),
+    z: g.int(40),
+    over: g.bool(),
+  };
+}
+
+function alertView(g: Gen): AlertView {
   return {
     episodeId: g.s(),
     status: g.pick(["firing", "resolved"] as const),
     openedAt: g.ms(),
     resolvedAt: g.maybe(() => g.ms()),
-    acknowledgedBy: g.maybe(() => g.id("U")),
+    acknowledgedBy: g.maybe(() => g.pick([g.id("U"), g.s()])),
     mutedUntil: g.maybe(() => g.ms()),
-    reopened: g.int(3),
-    subject,
+    reopened: g.int(4),
+    subject: g.bool()
+      ? {
+          kind: "zone",
+          shieldZoneId: 1 + g.int(1e6),
+          label: g.maybe(() => g.s()),
+          readings: g.list(() => signalNumbers(g), 4),
+          topOffender: g.maybe(() => g.pick([g.s(), "203.0.113.7", "AS13335"])),
+          ddosSensitivity: g.maybe(() => g.int(4)),
+        }
+      : {
+          kind: "app",
+          appId: g.s(),
+          appName: g.s(),
+          status: g.pick(["failing", "suspended", g.s()]),
+          transition: g.pick(["failing", "stuck_deploying"] as const),
+          since: g.ms(),
+        },
   };
 }
 
@@ -614,6 +654,36 @@ const TIME_ZONES = ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kolkata
 
 /** `file:export` → a call with every string argument and field hostile. */
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "alerts.ts:alertParentMessage": (g) => alertParentMessage(alertView(g), g.ms()),
+  "alerts.ts:alertThreadReply": (g) =>
+    alertThreadReply(
+      g.pick([
+        {
+          kind: "worse" as const,
+          signals: ["ddos" as const, "waf" as const],
+          readings: g.list(() => signalNumbers(g), 4),
+        },
+        { kind: "status" as const, appName: g.s(), status: g.s() },
+        { kind: "resolved" as const, durationMs: g.int(1e8) },
+        { kind: "fired_again" as const, afterMs: g.int(1e7) },
+      ]),
+    ),
+  "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
+  "alerts.ts:watchLabel": (g) => watchLabel(watch(g)),
+  "alerts.ts:watchCreatedMessage": (g) => watchCreatedMessage(watch(g), g.bool(), g.int(1e7)),
+  "alerts.ts:watchListMessage": (g) =>
+    watchListMessage(
+      g.list(() => watch(g), 20),
+      g.ms(),
+    ),
+  "alerts.ts:watchRemovedMessage": (g) => watchRemovedMessage(watch(g)),
+  "alerts.ts:watchMutedMessage": (g) =>
+    watchMutedMessage(
+      watch(g),
+      g.maybe(() => g.ms()),
+    ),
+  "alerts.ts:watchChannelFailingDm": (g) =>
+    watchChannelFailingDm(watch(g), g.pick(["not_in_channel", "is_archived", g.s()])),
   "common.ts:mrkdwn": (g) => mrkdwn(templateOf(g, 3), g.s(), g.int(10), mrkdwn`${g.s()}`),
   "common.ts:joinMrkdwn": (g) => joinMrkdwn([g.s(), mention(g.id("U")), code(g.s())], g.s()),
   "common.ts:mention": (g) => mention(g.s()),
@@ -714,7 +784,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         { error: g.s() },
         {
           alerts: g.list(
-            () => ({ view: hostileAlertView(g), channelId: g.id("C"), messageTs: g.maybe(() => g.s()) }),
+            () => ({ view: alertView(g), channelId: g.id("C"), messageTs: g.maybe(() => g.s()) }),
             8,
           ),
           more: g.bool(),
@@ -732,7 +802,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ),
     ),
   "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
-  "alerts.ts:alertTitle": (g) => header(alertTitle(hostileAlertView(g))),
+  "alerts.ts:alertTitle": (g) => header(alertTitle(alertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyDoneModal": (g) => keyDoneModal(g.s()),

@@ -1060,7 +1060,11 @@ export function storeContract(h: EngineHarness): void {
         expect((await store.episodes.get(e.id))?.acknowledgedAt).toBe(clock);
 
         const other = await store.episodes.open({ ...base, channelId: "C2", subject: "app-2", seq: 1 });
-        await store.episodes.open({ ...base, teamId: "T2", subject: "app-3", seq: 1 });
+        const third = await store.episodes.open({ ...base, teamId: "T2", subject: "app-3", seq: 1 });
+        // The posted one is delivered; the other two still wait for their parent.
+        expect((await store.episodes.listUndelivered("W1")).map((x) => x.id).sort()).toEqual(
+          [other!.id, third!.id].sort(),
+        );
         expect((await store.episodes.listOpen("T1")).map((x) => x.id).sort()).toEqual(
           [e.id, other!.id].sort(),
         );

@@ -15,6 +15,7 @@ import { scheduleCommand } from "./schedule.js";
 import { ddosCommand, learningCommand, wafModeCommand } from "./shield-settings.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
+import { watchCommand } from "./watch.js";
 import { zonesCommand } from "./zones.js";
 
 /** Every /edge subcommand, in the order help lists them. */
@@ -36,6 +37,7 @@ export function subcommandList(): Subcommand[] {
     blockCommand,
     unblockCommand,
     scheduleCommand,
+    watchCommand,
     policyCommand,
     auditCommand,
     keyCommand,

@@ -6,6 +6,7 @@ import { requestStateSentence } from "../../blocks/approvals.js";
 import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
 import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
+import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
 import {
   answerPrivately,
   type ButtonArgs,
@@ -85,8 +86,22 @@ export function changeConfirm(env: SlackEnv) {
     if (!value || !resolved)
       return answerPrivately(args, "That button is out of date: run the command again.", ctx.logger);
     const submitted = await submitChange(env, args, ctx, resolved.kind, resolved.params, value.r, value.t);
-    if (submitted !== undefined)
-      await replaceClicked(args, reply(submitted.banner, [section(submitted.banner)]), ctx.logger);
+    if (submitted === undefined) return;
+    const answer = reply(submitted.banner, [section(submitted.banner)]);
+    // An alert's mitigation: the alert stays as it is; the outcome goes into its thread.
+    const threadTs = args.body.message?.ts ?? args.body.container?.message_ts;
+    if (args.action.action_id.startsWith(IN_THREAD_CONFIRM_PREFIX) && typeof threadTs === "string") {
+      await args.client.chat
+        .postMessage({
+          channel: ctx.channelId,
+          thread_ts: threadTs,
+          text: answer.text,
+          blocks: answer.blocks,
+        })
+        .catch((err: unknown) => ctx.logger.warn({ err }, "could not answer in the alert's thread"));
+      return;
+    }
+    await replaceClicked(args, answer, ctx.logger);
   };
 }
 

@@ -1,0 +1,236 @@
+import type { WebClient } from "@slack/web-api";
+import type { Deps } from "../deps.js";
+import type { Logger } from "../log.js";
+import { CHANNEL_ERRORS, slackErrorCode } from "../scheduler/run.js";
+import {
+  type AlertEvent,
+  type AlertView,
+  alertParentMessage,
+  alertThreadReply,
+  watchChannelFailingDm,
+} from "../slack/blocks/alerts.js";
+import type { Reply } from "../slack/blocks/common.js";
+import type { AlertEpisode, Watch } from "../store/index.js";
+
+/**
+ * Episodes and their messages. One episode is one parent message: opened once per (watch, subject, seq)
+ * (the store's unique index; the replica that loses the race posts nothing), posted with
+ * chat.postMessage and its ts recorded once, then updated in place with chat.update; every change in
+ * between is a short reply in its thread. A resolved episode that fires again within the cool-down is
+ * reopened (same parent, same thread) instead of a new one.
+ *
+ * Delivery follows the scheduler's rules (scheduler/run.ts): a channel that refuses posts
+ * (not_in_channel, channel_not_found, is_archived) marks the watch failing and tells its creator once;
+ * any other failure (429, 5xx) is logged. An episode whose parent was never delivered (or was held back by
+ * a mute) keeps message_ts empty and is posted by the next evaluation that finds it still firing, so a
+ * failure or a restart never loses an open alert, and the recorded ts means a restart never reposts one.
+ */
+
+/** The subject-specific part of a parent message, kept in the episode's details. */
+export type EpisodeSubject = AlertView["subject"];
+
+export interface EpisodeDetails {
+  subject: EpisodeSubject;
+  reopened: number;
+}
+
+export interface EpisodeContext {
+  deps: Deps;
+  watch: Watch;
+  /** The workspace's Web API client (may throw: e.g. the app was uninstalled). */
+  client: () => Promise<WebClient>;
+  logger: Logger;
+  now: number;
+  cooldownMs: number;
+}
+
+export type DeliveryOutcome = "posted" | "updated" | "muted" | "channel_failing" | "slack_error" | "none";
+
+function viewOf(e: AlertEpisode, watch: Watch): AlertView {
+  const d = e.details as EpisodeDetails;
+  return {
+    episodeId: e.id,
+    status: e.status,
+    openedAt: e.openedAt,
+    resolvedAt: e.resolvedAt,
+    acknowledgedBy: e.acknowledgedBy,
+    mutedUntil: watch.mutedUntil,
+    reopened: d.reopened ?? 0,
+    subject: d.subject,
+  };
+}
+
+/** The parent message of an episode as it stands (also for the button handlers that redraw it). */
+export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
+  return alertParentMessage(viewOf(e, watch), now);
+}
+
+/** Post or update the parent, then the thread reply if any. Never throws. */
+async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): Promise<DeliveryOutcome> {
+  const { deps, watch, logger } = c;
+  if (watch.mutedUntil !== null && watch.mutedUntil > c.now) return "muted";
+  let client: WebClient;
+  try {
+    client = await c.client();
+  } catch (err) {
+    logger.warn({ err }, "no Slack client for the watch's workspace");
+    return "slack_error";
+  }
+  const parent = parentOf(e, watch, c.now);
+  let method = "chat.postMessage";
+  let outcome: DeliveryOutcome;
+  try {
+    if (e.messageTs === null) {
+      const posted = await client.chat.postMessage({
+        channel: watch.channelId,
+        text: parent.text,
+        blocks: parent.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      if (typeof posted.ts !== "string") throw new Error("chat.postMessage returned no ts");
+      if (!(await deps.store.episodes.setMessage(e.id, posted.ts)))
+        logger.error({ episodeId: e.id }, "an alert's parent was already recorded: posted twice");
+      outcome = "posted";
+      // The first post already shows the news; a reply would repeat it.
+    } else {
+      method = "chat.update";
+      await client.chat.update({
+        channel: watch.channelId,
+        ts: e.messageTs,
+        text: parent.text,
+        blocks: parent.blocks,
+      });
+      if (event) {
+        method = "chat.postMessage";
+        const r = alertThreadReply(event);
+        await client.chat.postMessage({
+          channel: watch.channelId,
+          thread_ts: e.messageTs,
+          text: r.text,
+          blocks: r.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+      }
+      outcome = "updated";
+    }
+  } catch (err) {
+    const code = slackErrorCode(err) ?? "unknown";
+    deps.metrics.slackApiErrors.inc({ method, error: code });
+    if (CHANNEL_ERRORS.has(code)) {
+      logger.warn({ slackError: code, alreadyFailing: watch.failing }, "watch's channel refuses alerts");
+      await deps.store.watches.markFailing(watch.id, `Slack refused the alert (${code}).`);
+      if (!watch.failing) await tellCreator(watch, client, code, logger);
+      watch.failing = true;
+      return "channel_failing";
+    }
+    logger.warn({ err, slackError: code }, "delivering an alert failed; the next evaluation tries again");
+    return "slack_error";
+  }
+  if (watch.failing) {
+    await deps.store.watches.clearFailing(watch.id);
+    watch.failing = false;
+  }
+  return outcome;
+}
+
+async function tellCreator(w: Watch, client: WebClient, code: string, logger: Logger): Promise<void> {
+  try {
+    const dm = await client.conversations.open({ users: w.createdBy });
+    const channel = dm.channel?.id;
+    if (!channel) throw new Error("conversations.open returned no channel");
+    const m = watchChannelFailingDm(w, code);
+    await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks });
+  } catch (err) {
+    logger.warn({ err, userId: w.createdBy }, "could not tell the watch's creator that it is failing");
+  }
+}
+
+/**
+ * The subject is in trouble now: open an episode (or reopen one resolved within the cool-down), or bring
+ * the open one's parent up to date. `event`: the thread reply for what changed while it stayed open.
+ */
+export async function fire(
+  c: EpisodeContext,
+  subjectId: string,
+  kind: string,
+  subject: EpisodeSubject,
+  event?: (previous: EpisodeDetails) => AlertEvent | undefined,
+): Promise<DeliveryOutcome> {
+  const { deps, watch } = c;
+  const latest = await deps.store.episodes.latest(watch.id, subjectId);
+  if (latest?.status === "firing") {
+    const previous = latest.details as EpisodeDetails;
+    const moved = await deps.store.episodes.update(latest.id, latest.version, {
+      kind,
+      details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails,
+    });
+    if (!moved) return "none";
+    return deliver(c, moved, moved.messageTs === null ? undefined : event?.(previous));
+  }
+  if (
+    latest?.status === "resolved" &&
+    latest.resolvedAt !== null &&
+    c.now - latest.resolvedAt < c.cooldownMs
+  ) {
+    const previous = latest.details as EpisodeDetails;
+    const reopened = await deps.store.episodes.update(latest.id, latest.version, {
+      kind,
+      status: "firing",
+      resolvedAt: null,
+      details: { subject, reopened: (previous.reopened ?? 0) + 1 } satisfies EpisodeDetails,
+    });
+    if (!reopened) return "none";
+    c.logger.info({ episodeId: latest.id, subjectId }, "alert fired again within the cool-down");
+    return deliver(c, reopened, { kind: "fired_again", afterMs: c.now - latest.resolvedAt });
+  }
+  const opened = await deps.store.episodes.open({
+    watchId: watch.id,
+    teamId: watch.teamId,
+    channelId: watch.channelId,
+    subject: subjectId,
+    seq: (latest?.seq ?? 0) + 1,
+    kind,
+    details: { subject, reopened: 0 } satisfies EpisodeDetails,
+  });
+  if (!opened) return "none";
+  c.logger.info({ episodeId: opened.id, subjectId, kind }, "alert opened");
+  return deliver(c, opened);
+}
+
+/** The subject is fine again: resolve its open episode (parent updated with the duration, a reply). */
+export async function resolve(
+  c: EpisodeContext,
+  subjectId: string,
+  subject?: EpisodeSubject,
+): Promise<DeliveryOutcome> {
+  const latest = await c.deps.store.episodes.latest(c.watch.id, subjectId);
+  if (latest?.status !== "firing") return "none";
+  const previous = latest.details as EpisodeDetails;
+  const resolved = await c.deps.store.episodes.update(latest.id, latest.version, {
+    status: "resolved",
+    resolvedAt: c.now,
+    ...(subject ? { details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails } : {}),
+  });
+  if (!resolved) return "none";
+  c.logger.info({ episodeId: latest.id, subjectId }, "alert resolved");
+  // Never delivered (muted, or the channel refused it): nothing to update, nothing to say.
+  if (resolved.messageTs === null) return "none";
+  return deliver(c, resolved, { kind: "resolved", durationMs: c.now - resolved.openedAt });
+}
+
+/**
+ * Post the parents of firing episodes that were never delivered (held back by a mute, or refused by
+ * Slack), so an open alert is never forgotten. Stops at the first delivery that fails.
+ */
+export async function deliverPending(c: EpisodeContext): Promise<DeliveryOutcome[]> {
+  if (c.watch.mutedUntil !== null && c.watch.mutedUntil > c.now) return [];
+  const out: DeliveryOutcome[] = [];
+  for (const e of await c.deps.store.episodes.listUndelivered(c.watch.id)) {
+    const outcome = await deliver(c, e);
+    out.push(outcome);
+    if (outcome !== "posted") break;
+  }
+  return out;
+}

@@ -1,0 +1,229 @@
+import type { EdgeClient } from "../edge/client.js";
+import { METRICS_RESOLUTION } from "../edge/schemas/shield.js";
+import { APPS_MAX_LIMIT } from "../services/apps.js";
+import type { AlertSignal, SignalNumbers } from "../slack/blocks/alerts.js";
+import type { Sensitivity } from "../store/index.js";
+import {
+  classifyApp,
+  evaluateZone,
+  nextBaseline,
+  normaliseAppStatus,
+  samplesFromDetailed,
+  type ZoneEpisode,
+  type ZoneSample,
+  type ZoneVerdict,
+  zoneEpisodeStep,
+} from "./detect.js";
+import { type DeliveryOutcome, type EpisodeContext, type EpisodeDetails, fire, resolve } from "./episodes.js";
+
+/**
+ * One evaluation of one watch (after the poller claimed it): read the Edge API, run detect.ts, and turn
+ * its verdicts into episode changes. The watch's state (baseline samples, app statuses) is what the next
+ * evaluation starts from, on whichever replica claims it.
+ */
+
+/** The detailed metrics' two-minute buckets (Resolution 1). */
+export const BUCKET_MS = 120_000;
+/** How far back the first evaluation reads to fill the baseline at once. */
+export const BASELINE_FILL_MS = 3_600_000;
+/** Apps read at most (pages of APPS_MAX_LIMIT). */
+const APPS_MAX_PAGES = 5;
+
+export interface ZoneState {
+  /** The baseline, oldest first. */
+  samples: ZoneSample[];
+  /** The start of the newest bucket already evaluated. */
+  lastBucketAt: number | null;
+  episode: ZoneEpisode | null;
+}
+
+export interface AppsState {
+  apps: Record<string, { status: string; since: number; name: string }>;
+}
+
+export interface EvaluationResult {
+  state: unknown;
+  /** Edge API calls made (the key's polling budget). */
+  calls: number;
+  deliveries: DeliveryOutcome[];
+}
+
+const numbers = (v: ZoneVerdict): SignalNumbers[] =>
+  v.readings.map((r) => ({
+    signal: r.signal as AlertSignal,
+    count: r.count,
+    mean: r.mean,
+    z: r.z,
+    over: r.over,
+  }));
+
+export async function evaluateZoneWatch(
+  c: EpisodeContext,
+  edge: EdgeClient,
+  previous: ZoneState | null,
+): Promise<EvaluationResult> {
+  const { watch, now } = c;
+  const zoneId = Number(watch.target);
+  const sensitivity: Sensitivity = watch.options.sensitivity ?? "normal";
+  const state: ZoneState = previous ?? { samples: [], lastBucketAt: null, episode: null };
+  const from = Math.max(
+    state.lastBucketAt === null ? 0 : state.lastBucketAt + BUCKET_MS,
+    Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS,
+  );
+  let calls = 1;
+  const deliveries: DeliveryOutcome[] = [];
+  if (from >= now) return { state, calls: 0, deliveries };
+  const detailed = await edge.getMetricsOverviewDetailed(zoneId, {
+    from,
+    to: now,
+    resolution: METRICS_RESOLUTION.twoMinutes,
+  });
+  const fresh = samplesFromDetailed(detailed, now, BUCKET_MS).filter(
+    (s) => state.lastBucketAt === null || s.at > state.lastBucketAt,
+  );
+  if (fresh.length === 0) return { state, calls, deliveries };
+
+  const wasOpen = state.episode !== null;
+  let history = state.samples;
+  let episode = state.episode;
+  let lastAttack: ZoneVerdict | undefined;
+  let lastVerdict: ZoneVerdict | undefined;
+  for (const sample of fresh) {
+    const verdict = evaluateZone(history, sample, sensitivity);
+    const step = zoneEpisodeStep(episode, verdict);
+    history = nextBaseline(history, sample, verdict, episode !== null);
+    episode = step.episode;
+    lastVerdict = verdict;
+    if (verdict.attack) lastAttack = verdict;
+  }
+  const next: ZoneState = { samples: history, lastBucketAt: fresh.at(-1)?.at ?? state.lastBucketAt, episode };
+
+  const subjectId = watch.target;
+  const label = watch.options.label ?? null;
+  if (episode !== null && lastAttack) {
+    // Firing (or opened). A new episode is told what the mitigations need: the top offender and the
+    // zone's DDoS sensitivity, each failing alone.
+    const open = await c.deps.store.episodes.latest(watch.id, subjectId);
+    const known =
+      open?.status === "firing"
+        ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
+        : undefined;
+    let topOffender = known?.topOffender ?? null;
+    let ddosSensitivity = known?.ddosSensitivity ?? null;
+    if (!known) {
+      calls += 2;
+      [topOffender, ddosSensitivity] = await Promise.all([
+        topIp(edge, zoneId, now).catch(() => null),
+        edge
+          .getShieldZone(zoneId)
+          .then((z) => z.ddosShieldSensitivity ?? null)
+          .catch(() => null),
+      ]);
+    }
+    const readings = numbers(lastAttack);
+    const subject: ZoneSubject = {
+      kind: "zone",
+      shieldZoneId: zoneId,
+      label,
+      readings,
+      topOffender,
+      ddosSensitivity,
+    };
+    deliveries.push(
+      await fire(c, subjectId, "attack", subject, (prev) => {
+        const before = new Set(
+          (prev.subject as ZoneSubject).readings.filter((r) => r.over).map((r) => r.signal),
+        );
+        const joined = readings.filter((r) => r.over && !before.has(r.signal)).map((r) => r.signal);
+        return joined.length > 0 ? { kind: "worse", signals: joined, readings } : undefined;
+      }),
+    );
+  } else if (episode === null && (wasOpen || lastAttack)) {
+    // Calm for long enough (or an attack that came and went between two evaluations): resolve.
+    const open = await c.deps.store.episodes.latest(watch.id, subjectId);
+    const known =
+      open?.status === "firing"
+        ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
+        : undefined;
+    deliveries.push(
+      await resolve(
+        c,
+        subjectId,
+        known && lastVerdict ? { ...known, readings: numbers(lastVerdict) } : undefined,
+      ),
+    );
+  }
+  return { state: next, calls, deliveries };
+}
+
+type ZoneSubject = Extract<EpisodeDetails["subject"], { kind: "zone" }>;
+
+/** The busiest IP of the zone's event log in the last 10 minutes. */
+async function topIp(edge: EdgeClient, zoneId: number, now: number): Promise<string | null> {
+  const r = await edge.searchEventLogs(zoneId, {
+    from: now - 10 * 60_000,
+    to: now,
+    groupBy: ["ip"],
+    pageSize: 1,
+  });
+  const g = r.groups[0];
+  return g?.key.ip ?? null;
+}
+
+export async function evaluateAppsWatch(
+  c: EpisodeContext,
+  edge: EdgeClient,
+  previous: AppsState | null,
+  stuckAfterMs: number,
+): Promise<EvaluationResult> {
+  const { watch, now } = c;
+  const apps: { id: string; name: string; status: string }[] = [];
+  let cursor: string | undefined;
+  let calls = 0;
+  for (let i = 0; i < APPS_MAX_PAGES; i++) {
+    calls++;
+    const page = await edge.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+    apps.push(...page.items.map((a) => ({ id: a.id, name: a.name, status: normaliseAppStatus(a.status) })));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  const next: AppsState = { apps: {} };
+  const deliveries: DeliveryOutcome[] = [];
+  const watched = watch.options.statuses ?? null;
+  for (const app of apps) {
+    const before = previous?.apps[app.id];
+    const since = before && before.status === app.status ? before.since : now;
+    next.apps[app.id] = { status: app.status, since, name: app.name };
+    // The first evaluation learns the statuses: a watch alerts on changes from then on.
+    if (previous === null) continue;
+    const transition = classifyApp(before, app.status, now, stuckAfterMs, watched);
+    const subject = (t: "failing" | "stuck_deploying") => ({
+      kind: "app" as const,
+      appId: app.id,
+      appName: app.name,
+      status: app.status,
+      transition: t,
+      since,
+    });
+    if (transition === "failing" || transition === "stuck_deploying") {
+      deliveries.push(await fire(c, app.id, transition, subject(transition)));
+    } else if (transition === "recovered") {
+      deliveries.push(await resolve(c, app.id, { ...subject("failing"), status: app.status }));
+    } else if (before && before.status !== app.status) {
+      // Moved between two alerting statuses (failing → suspended): the open alert says so in its thread.
+      const open = await c.deps.store.episodes.latest(watch.id, app.id);
+      if (open?.status === "firing") {
+        const t = (open.details as EpisodeDetails).subject;
+        const transitionNow = t.kind === "app" ? t.transition : "failing";
+        deliveries.push(
+          await fire(c, app.id, open.kind, subject(transitionNow), () => ({
+            kind: "status",
+            appName: app.name,
+            status: app.status,
+          })),
+        );
+      }
+    }
+  }
+  return { state: next, calls, deliveries };
+}

@@ -1,0 +1,231 @@
+import { withDeadline } from "../deadline.js";
+import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
+import type { Logger } from "../log.js";
+import { createFairPool } from "../scheduler/pool.js";
+import { edgeAccessFor } from "../services/edge-access.js";
+import type { SlackClientFor } from "../slack/clients.js";
+import type { Watch, WorkScope } from "../store/index.js";
+import { deliverPending, type EpisodeContext } from "./episodes.js";
+import {
+  type AppsState,
+  type EvaluationResult,
+  evaluateAppsWatch,
+  evaluateZoneWatch,
+  type ZoneState,
+} from "./evaluate.js";
+
+/**
+ * The alert poller runs in every replica, as the scheduler does: each tick lists due watches
+ * (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
+ * next_poll_at (expected: the due time it read; new: now + the watch's interval), so one replica
+ * evaluates it however many tick. The claim is also the evaluation's lease: the next one is not due
+ * before the interval has passed. Evaluations run in the scheduler's fair bounded pool.
+ *
+ * Budget (WATCH_SHARE): a key's watches together use at most that share of the key's
+ * EDGE_API_RATE_PER_SEC. Their interval stretches past WATCH_INTERVAL_MS to
+ * (watches of the workspace × calls per evaluation) ÷ (share × rate); and this replica also counts the
+ * calls its evaluations made per key over the last 10 s, deferring an evaluation that would go over
+ * (after downtime, when everything is due at once). Every call goes through the per-key queue as
+ * background work, which waits behind people's commands, so a command typed during an attack is
+ * answered as fast as without the watches.
+ */
+
+export interface PollerOptions {
+  deps: Deps;
+  clientFor: SlackClientFor;
+  /** The clock; default deps.now. */
+  now?: () => number;
+  /** How often start() ticks; default a quarter of WATCH_INTERVAL_MS, from 1 s to 15 s. */
+  tickMs?: number;
+  logger?: Logger;
+  /** Due watches read per tick; default 100. */
+  batchSize?: number;
+  /** Evaluations at once per replica; default 8. */
+  concurrency?: number;
+  perWorkspaceConcurrency?: number;
+  /** Only these workspaces' watches (the local console's own). */
+  scope?: WorkScope;
+  /** The budget's clock (real time); tests may inject one. */
+  budgetClock?: () => number;
+  /** Called after each evaluation (tests, metrics). */
+  onEvaluate?: (watch: Watch, result: EvaluationResult | { error: string }) => void;
+}
+
+export interface Poller {
+  /** List due watches and evaluate them; resolves with how many this replica evaluated. */
+  tick(): Promise<number>;
+  start(): void;
+  stop(deadlineMs?: number): Promise<void>;
+  /** The interval a workspace's watches are evaluated at now (WATCH_INTERVAL_MS or stretched). */
+  intervalFor(teamId: string): Promise<number>;
+}
+
+/** Calls an evaluation makes in the usual case (zone: the detailed metrics; apps: one page). */
+export const CALLS_PER_EVALUATION = 1;
+const BUDGET_WINDOW_MS = 10_000;
+
+/** WATCH_INTERVAL_MS, stretched so `watches` evaluations fit in the key's share of its rate. */
+export function stretchedInterval(
+  watches: number,
+  o: { intervalMs: number; ratePerSec: number; sharePercent: number },
+): number {
+  const perSec = (o.ratePerSec * o.sharePercent) / 100;
+  return Math.max(o.intervalMs, Math.ceil((watches * CALLS_PER_EVALUATION * 1000) / perSec));
+}
+
+export function createPoller(options: PollerOptions): Poller {
+  const { deps, clientFor } = options;
+  const { config } = deps;
+  const now = options.now ?? deps.now;
+  const batchSize = options.batchSize ?? 100;
+  const scope = options.scope ?? {};
+  const tickMs =
+    options.tickMs ?? Math.min(15_000, Math.max(1_000, Math.floor(config.watches.intervalMs / 4)));
+  const budgetClock = options.budgetClock ?? (() => performance.now());
+  const logger = (options.logger ?? deps.logger).child({ component: "poller" });
+  const budgetPerWindow = Math.max(
+    1,
+    Math.floor((config.edge.ratePerSec * config.watches.sharePercent * BUDGET_WINDOW_MS) / 100_000),
+  );
+  /** Calls made by this replica's evaluations, per key: [time, calls]. */
+  const spent = new Map<string, [number, number][]>();
+  const inFlight = new Set<Promise<number>>();
+  let timer: NodeJS.Timeout | undefined;
+  let listing = false;
+  let stopped = false;
+
+  function spentIn(keyId: string): number {
+    const at = budgetClock();
+    const list = (spent.get(keyId) ?? []).filter(([t]) => at - t < BUDGET_WINDOW_MS);
+    if (list.length === 0) spent.delete(keyId);
+    else spent.set(keyId, list);
+    return list.reduce((n, [, c]) => n + c, 0);
+  }
+
+  async function intervalFor(teamId: string): Promise<number> {
+    return stretchedInterval(await deps.store.watches.count(teamId), {
+      intervalMs: config.watches.intervalMs,
+      ratePerSec: config.edge.ratePerSec,
+      sharePercent: config.watches.sharePercent,
+    });
+  }
+
+  /** Claim one evaluation and run it; true when this replica evaluated it. */
+  async function evaluate(w: Watch): Promise<boolean> {
+    const log = logger.child({ watchId: w.id, teamId: w.teamId, channelId: w.channelId });
+    try {
+      const at = now();
+      const interval = await intervalFor(w.teamId);
+      let access: Awaited<ReturnType<typeof edgeAccessFor>>;
+      try {
+        access = await edgeAccessFor(deps, w.teamId, { background: true });
+      } catch (err) {
+        // No key (removed since): look again at the next interval, and say why in /edge watch list.
+        if (await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))
+          await deps.store.watches.recordPoll(w.id, { at, error: toUserSentence(err) });
+        return false;
+      }
+      if (spentIn(access.keyId) + CALLS_PER_EVALUATION > budgetPerWindow) {
+        // Over the key's share right now: leave it due; a later tick takes it (its interval stretches).
+        log.debug({ keyId: access.keyId }, "watch deferred: its key's polling share is used up");
+        return false;
+      }
+      if (!(await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))) return false;
+      const c: EpisodeContext = {
+        deps,
+        watch: w,
+        client: () => clientFor(w.teamId),
+        logger: log,
+        now: at,
+        cooldownMs: config.watches.cooldownMs,
+      };
+      let result: EvaluationResult;
+      try {
+        result =
+          w.kind === "zone"
+            ? await evaluateZoneWatch(c, access.client, w.state as ZoneState | null)
+            : await evaluateAppsWatch(
+                c,
+                access.client,
+                w.state as AppsState | null,
+                config.watches.stuckDeployingMs,
+              );
+      } catch (err) {
+        const sentence = toUserSentence(err);
+        log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
+        spent.set(access.keyId, [...(spent.get(access.keyId) ?? []), [budgetClock(), CALLS_PER_EVALUATION]]);
+        await deps.store.watches.recordPoll(w.id, { at, error: sentence });
+        options.onEvaluate?.(w, { error: sentence });
+        return true;
+      }
+      spent.set(access.keyId, [...(spent.get(access.keyId) ?? []), [budgetClock(), result.calls]]);
+      await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
+      // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
+      // now, unless a delivery of this evaluation just failed.
+      if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error"))
+        result.deliveries.push(...(await deliverPending(c)));
+      options.onEvaluate?.(w, result);
+      return true;
+    } catch (err) {
+      log.warn({ err }, "claiming or recording a watch failed");
+      return false;
+    }
+  }
+
+  const pool = createFairPool<Watch>({
+    concurrency: options.concurrency ?? 8,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (w) => w.id,
+    teamId: (w) => w.teamId,
+    run: evaluate,
+  });
+
+  async function runTick(): Promise<number> {
+    let due: Watch[];
+    listing = true;
+    try {
+      due = await deps.store.watches.listDue(now(), batchSize, scope);
+    } finally {
+      listing = false;
+    }
+    if (due.length === 0 || stopped) return 0;
+    return pool.submit(due);
+  }
+
+  function tick(): Promise<number> {
+    const p = runTick().catch((err: unknown) => {
+      logger.error({ err }, "poller tick failed");
+      return 0;
+    });
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+    return p;
+  }
+
+  return {
+    tick,
+    intervalFor,
+    start() {
+      if (timer || stopped) return;
+      timer = setInterval(() => {
+        if (!listing) void tick();
+      }, tickMs);
+      timer.unref();
+      logger.info({ tickMs, ...pool.limits, budgetPerWindow }, "alert poller started");
+      void tick();
+    },
+    async stop(deadlineMs) {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      stopped = true;
+      pool.stop();
+      pool.dropWaiting();
+      const drained = Promise.all([...inFlight]).then(() => undefined);
+      if (deadlineMs === undefined) return drained;
+      await withDeadline(drained, deadlineMs, () =>
+        logger.warn({ deadlineMs }, "alert poller stopped with an evaluation still in flight"),
+      );
+    },
+  };
+}

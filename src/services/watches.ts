@@ -1,0 +1,173 @@
+import { APP_STATUSES, normaliseAppStatus } from "../alerts/detect.js";
+import type { Deps } from "../deps.js";
+import { UserError, usage } from "../errors.js";
+import type { Sensitivity, Watch, WatchKind, WatchOptions } from "../store/index.js";
+import { type ActorInput, requireCreatorOrAdmin } from "./ownership.js";
+import { newShortId } from "./schedules.js";
+
+/** /edge watch: create, list, remove and mute watches; the poller (src/alerts) evaluates them. */
+
+export const WATCH_ZONE_EXAMPLE = "/edge watch zone shop.example.com sensitivity high";
+export const WATCH_APPS_EXAMPLE = "/edge watch apps failing suspended";
+export const SENSITIVITY_WORDS: readonly Sensitivity[] = ["low", "normal", "high"];
+/** Statuses a watch may name: the API's, and `deploying` (stuck in Deploying). */
+export const WATCHABLE_STATUSES = APP_STATUSES.filter((s) => s !== "unknown");
+export const MAX_MUTE_MS = 7 * 24 * 3_600_000;
+
+export interface NewWatchInput {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  kind: WatchKind;
+  target: string;
+  options: WatchOptions;
+}
+
+function limitReached(scope: "channel" | "workspace", limit: number): UserError {
+  return scope === "channel"
+    ? usage(
+        `This channel already has ${limit} watches, the most allowed here. Remove one first (/edge watch list shows their ids), or watch from another channel.`,
+      )
+    : usage(
+        `This workspace already has ${limit} watches, the most allowed. Remove one first with /edge watch remove <id>, or ask whoever runs edgeops to raise WATCHES_PER_WORKSPACE.`,
+      );
+}
+
+/** Create a watch (once per channel, kind and target) within the channel's and workspace's caps; audit-logged. */
+export async function createWatch(
+  deps: Deps,
+  input: NewWatchInput,
+): Promise<{ watch: Watch; existed: boolean }> {
+  const created = await deps.store.watches.createIfRoom(
+    {
+      id: newShortId("w"),
+      teamId: input.teamId,
+      channelId: input.channelId,
+      createdBy: input.userId,
+      kind: input.kind,
+      target: input.target,
+      options: input.options,
+      // Evaluated at the next tick: the first evaluation learns the baseline.
+      nextPollAt: deps.now(),
+    },
+    deps.config.watches,
+  );
+  if (created.kind === "full") throw limitReached(created.scope, created.limit);
+  if (created.kind === "exists") return { watch: created.item, existed: true };
+  await deps.store.audit.append({
+    teamId: input.teamId,
+    userId: input.userId,
+    action: "watch.create",
+    target: `watch:${created.item.id}`,
+    outcome: "ok",
+    details: { kind: input.kind, target: input.target, channelId: input.channelId, ...input.options },
+  });
+  return { watch: created.item, existed: false };
+}
+
+async function teamWatch(deps: Deps, teamId: string, id: string): Promise<Watch> {
+  const w = await deps.store.watches.get(id);
+  if (!w || w.teamId !== teamId)
+    throw new UserError(
+      "not_found",
+      `There is no watch ${id} in this workspace. /edge watch list shows this channel's.`,
+    );
+  return w;
+}
+
+/** Remove a watch (its alerts go with it): its creator or an admin; audit-logged. */
+export async function removeWatch(deps: Deps, actor: ActorInput, id: string): Promise<Watch> {
+  const w = await requireCreatorOrAdmin(
+    deps,
+    actor,
+    await teamWatch(deps, actor.teamId, id),
+    "watch",
+    "remove",
+  );
+  if (!(await deps.store.watches.remove(actor.teamId, id)))
+    throw new UserError("not_found", `Watch ${id} was removed meanwhile.`);
+  await deps.store.audit.append({
+    teamId: actor.teamId,
+    userId: actor.userId,
+    action: "watch.remove",
+    target: `watch:${id}`,
+    outcome: "ok",
+    details: { kind: w.kind, target: w.target, channelId: w.channelId },
+  });
+  return w;
+}
+
+/** Mute a watch until `until` (null unmutes): its creator or an admin; audit-logged. */
+export async function muteWatch(
+  deps: Deps,
+  actor: ActorInput,
+  id: string,
+  until: number | null,
+): Promise<Watch> {
+  const w = await requireCreatorOrAdmin(
+    deps,
+    actor,
+    await teamWatch(deps, actor.teamId, id),
+    "watch",
+    "mute",
+  );
+  if (!(await deps.store.watches.mute(actor.teamId, id, until)))
+    throw new UserError("not_found", `Watch ${id} was removed meanwhile.`);
+  await deps.store.audit.append({
+    teamId: actor.teamId,
+    userId: actor.userId,
+    action: until === null ? "watch.unmute" : "watch.mute",
+    target: `watch:${id}`,
+    outcome: "ok",
+    details: { until },
+  });
+  return { ...w, mutedUntil: until };
+}
+
+/** `off` (unmute), or a duration like 30m, 2h, 1h30m, 1d: from one minute to seven days. */
+export function parseMuteDuration(word: string | undefined, example: string): number | null {
+  if (word === undefined) throw usage(`For how long? For example: ${example}`);
+  const w = word.toLowerCase();
+  if (w === "off" || w === "0") return null;
+  const m = /^(?:(\d{1,2})d)?(?:(\d{1,3})h)?(?:(\d{1,4})m)?$/.exec(w);
+  const ms =
+    m && (m[1] || m[2] || m[3])
+      ? ((Number(m[1] ?? 0) * 24 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 60_000
+      : Number.NaN;
+  if (!(ms >= 60_000 && ms <= MAX_MUTE_MS))
+    throw usage(
+      `"${word}" is not a mute duration: use 30m, 2h, 1d (up to 7d), or off. For example: ${example}`,
+    );
+  return ms;
+}
+
+/** The statuses typed after `/edge watch apps`, checked; none: null (the defaults). */
+export function parseWatchedStatuses(words: readonly string[]): string[] | null {
+  if (words.length === 0) return null;
+  const out: string[] = [];
+  for (const word of words) {
+    const s = normaliseAppStatus(word.replace(/,$/, ""));
+    if (!(WATCHABLE_STATUSES as readonly string[]).includes(s))
+      throw usage(
+        `"${word}" is not an app status: use ${WATCHABLE_STATUSES.map((x) => (x === "progressing" ? "deploying" : x)).join(", ")}. For example: ${WATCH_APPS_EXAMPLE}`,
+      );
+    if (!out.includes(s)) out.push(s);
+  }
+  return out;
+}
+
+/** `[sensitivity] low|normal|high` after the zone; none: normal. */
+export function parseSensitivity(words: readonly string[]): Sensitivity {
+  const rest = words[0]?.toLowerCase() === "sensitivity" ? words.slice(1) : words;
+  if (rest.length === 0) {
+    if (words.length > 0)
+      throw usage(`Which sensitivity? low, normal or high. For example: ${WATCH_ZONE_EXAMPLE}`);
+    return "normal";
+  }
+  const word = rest[0]?.toLowerCase() as Sensitivity;
+  if (!SENSITIVITY_WORDS.includes(word) || rest.length > 1)
+    throw usage(
+      `"${rest.join(" ")}" is not a sensitivity: use low, normal or high. For example: ${WATCH_ZONE_EXAMPLE}`,
+    );
+  return word;
+}
