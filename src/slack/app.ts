@@ -20,7 +20,15 @@ import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenC
 import { registerListeners } from "./listeners/index.js";
 import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
-export const BOT_SCOPES = ["commands", "chat:write", "users:read", "usergroups:read", "im:write"];
+export const BOT_SCOPES = [
+  "commands",
+  "chat:write",
+  "users:read",
+  "usergroups:read",
+  "im:write",
+  "channels:read",
+  "groups:read",
+];
 
 /** Bolt's logger interface over our pino logger, so Bolt's own messages are structured and redacted. */
 export function boltLogger(logger: Logger): SlackLogger {

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { MAX_ZONE_ATTACK_EVENTS } from "../../src/edge/simulator/plan.js";
 import { ROUTES } from "../../src/edge/simulator/routes.js";
 
 const SPEC_DIR = new URL("../../../shared/reference/edge-api/", import.meta.url);
@@ -215,6 +216,9 @@ const zone = SIM_IDS.zoneUnderAttack;
 const quiet = SIM_IDS.zoneQuiet;
 const unknownZone = SIM_IDS.unknownShieldZone;
 const window15m = { from: NOW - 15 * 60_000, to: NOW };
+const STAGED_ZONE = SIM_IDS.zoneEnterprise;
+/** An app whose seeded status is active, moved by a staged timeline. */
+const STAGED_APP = SIM_IDS.appsWithCapitalisedStatus[2];
 
 function cases(): Case[] {
   const get = (path: string, status = 200, key?: string | null): Case => ({
@@ -279,6 +283,8 @@ function cases(): Case[] {
     get(`/shield/metrics/overview/${zone}`),
     get(`/shield/metrics/overview/${quiet}`),
     get(`/shield/metrics/overview/${SIM_IDS.zoneWithUnknownEnum}`),
+    get(`/shield/metrics/overview/${STAGED_ZONE}`),
+    get(`/shield/metrics/overview/${STAGED_ZONE}/detailed?StartDate=${iso(NOW - 7 * D)}&Resolution=3`),
     get(`/shield/metrics/overview/${unknownZone}`, 404),
     get(`/shield/metrics/overview/${zone}/detailed`),
     get(
@@ -420,6 +426,19 @@ beforeAll(async () => {
   ajv = makeAjv();
   sim = await startSimulator({ now: () => NOW });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
+  // A fault plan in force: the largest attack the plan allows on a zone with every feature on, six days old and
+  // still going (its 28-day counters near the documents' 32-bit limit), and an app moved by a status timeline.
+  const days = 6 * 24 * 60;
+  sim.stageAttack(STAGED_ZONE, {
+    startsAt: NOW - days * 60_000,
+    rampMinutes: 5,
+    durationMinutes: days + 60,
+    peakPerMinute: Math.floor(MAX_ZONE_ATTACK_EVENTS / (days + 60 + 30)),
+  });
+  sim.stageAppStatus(STAGED_APP, [
+    { at: NOW - H, status: "failing" },
+    { at: NOW - 60_000, status: "progressing" },
+  ]);
   for (const c of cases()) {
     const headers: Record<string, string> = c.key === null ? {} : { AccessKey: c.key ?? SIM_API_KEY };
     if (c.body !== undefined) headers["content-type"] = "application/json";
@@ -549,6 +568,20 @@ describe("simulator answers against the OpenAPI documents", () => {
   it("sees every deliberate deviation (the list has not gone stale)", () => {
     for (const o of outcomes) check(o);
     expect([...seenDeliberate].sort()).toEqual(DELIBERATE.map((d) => d.why).sort());
+  });
+
+  it("answered with the fault plan in force", () => {
+    const body = (path: string) => {
+      const o = outcomes.find((x) => x.c.path === path && x.c.key !== null);
+      return JSON.parse(o?.text ?? "{}") as Json;
+    };
+    const apps = (body("/mc/apps?limit=1000").items ?? []) as Array<{ id: string; status: string }>;
+    expect(apps.find((a) => a.id === STAGED_APP)?.status).toBe("progressing");
+    const overview = (
+      body(`/shield/metrics/overview/${STAGED_ZONE}`).data as { overview: { dDoSMitigated: number } }
+    ).overview;
+    expect(overview.dDoSMitigated).toBeGreaterThan(200_000_000);
+    expect(overview.dDoSMitigated).toBeLessThan(2 ** 31);
   });
 
   it("fails a wrong answer (the validation can fail)", () => {

@@ -11,6 +11,7 @@ import {
   SimulatorPlanError,
   startSimulator,
 } from "../../src/edge/simulator/index.js";
+import { MAX_ZONE_ATTACK_EVENTS } from "../../src/edge/simulator/plan.js";
 
 const MIN = 60_000;
 const NOW = Date.UTC(2026, 7, 20, 10, 0, 30);
@@ -193,6 +194,19 @@ describe("a staged attack", () => {
     expect(refused(zone, { ...ok, rampMinutes: 1.5 })).toMatch(/rampMinutes must be a whole number/);
     expect(refused(zone, { ...ok, startsAt: Number.POSITIVE_INFINITY })).toMatch(/startsAt/);
     expect(sim.state.shieldTraffic.get(zone)?.attacks).toEqual([]);
+  });
+
+  it("refuses attacks that would overflow the API's 32-bit counters, counting the zone's other attacks", () => {
+    // 100,000 a minute for 9,970 + 30 minutes: exactly the limit.
+    const big = { startsAt: NOW, rampMinutes: 0, durationMinutes: 9_970, peakPerMinute: 100_000 };
+    expect(100_000 * (9_970 + 30)).toBe(MAX_ZONE_ATTACK_EVENTS);
+    sim.stageAttack(zone, big);
+    expect(() => sim.stageAttack(zone, { ...big, durationMinutes: 1, peakPerMinute: 1 })).toThrow(
+      /would add up to 1,000,000,031 threat events, more than the API's 32-bit counters hold/,
+    );
+    // The seeded attack counts too.
+    expect(() => sim.stageAttack(SIM_IDS.zoneUnderAttack, big)).toThrow(SimulatorPlanError);
+    expect(sim.state.shieldTraffic.get(zone)?.attacks).toHaveLength(1);
   });
 });
 

@@ -199,7 +199,7 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });
 
-  it("App Home with many approvals and schedules", () => {
+  it("App Home with many open alerts, approvals and schedules", () => {
     const view = homeView({
       key: { fingerprint: "…abcd", setBy: "U1", setAt: 0, rotatedAt: null, masterKeyId: "k" },
       usingDeploymentKey: false,
@@ -207,6 +207,30 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
       apps: { total: 1000, byStatus: { active: 1000 }, complete: true },
       pendingApprovals: Array.from({ length: 500 }, () => request()),
       schedules: [],
+      openAlerts: {
+        alerts: Array.from({ length: 500 }, (_, i) => ({
+          channelId: `C${i}`,
+          messageTs: null,
+          view: {
+            episodeId: `e${i}`,
+            status: "firing" as const,
+            openedAt: 0,
+            resolvedAt: null,
+            acknowledgedBy: "U1",
+            mutedUntil: null,
+            reopened: 0,
+            subject: {
+              kind: "app" as const,
+              appId: `mc-${i}`,
+              appName: "x".repeat(300),
+              status: "failing",
+              transition: "failing" as const,
+              since: 0,
+            },
+          },
+        })),
+        more: true,
+      },
     });
     expect(checkBlockKitLimits("home", view)).toEqual([]);
   });

@@ -14,9 +14,16 @@ import {
   TRAFFIC_METRICS,
 } from "../../src/services/incident.js";
 import {
+  alertAcknowledgedReply,
+  alertMutedReply,
+  alreadyAcknowledgedText,
+  incidentOverviewNotForApps,
+} from "../../src/slack/blocks/alert-actions.js";
+import {
   type AlertView,
   alertParentMessage,
   alertThreadReply,
+  alertTitle,
   type SignalNumbers,
   signalLine,
   watchChannelFailingDm,
@@ -773,7 +780,29 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
       pendingApprovals: g.list(() => request(g), 8),
       schedules: g.list(() => schedule(g), 8),
+      openAlerts: g.pick([
+        { error: g.s() },
+        {
+          alerts: g.list(
+            () => ({ view: alertView(g), channelId: g.id("C"), messageTs: g.maybe(() => g.s()) }),
+            8,
+          ),
+          more: g.bool(),
+        },
+      ]),
     }),
+  "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
+  "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
+  "alert-actions.ts:alreadyAcknowledgedText": (g) =>
+    section(
+      alreadyAcknowledgedText(
+        g.id("U"),
+        g.maybe(() => g.ms()),
+        g.bool(),
+      ),
+    ),
+  "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
+  "alerts.ts:alertTitle": (g) => header(alertTitle(alertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyDoneModal": (g) => keyDoneModal(g.s()),

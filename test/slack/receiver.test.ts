@@ -80,7 +80,7 @@ describe("OAuth multi-workspace install", () => {
     const location = new URL(install.headers.get("location")!);
     expect(location.hostname).toBe("slack.com");
     expect(location.searchParams.get("scope")).toBe(
-      "commands,chat:write,users:read,usergroups:read,im:write",
+      "commands,chat:write,users:read,usergroups:read,im:write,channels:read,groups:read",
     );
     const state = location.searchParams.get("state")!;
     const cookie = install.headers.get("set-cookie")!.split(";")[0]!;

@@ -54,6 +54,8 @@ export interface FakeSlack {
   violations: { where: string; problems: string[] }[];
   users: Map<string, FakeUser>;
   usergroups: Map<string, string[]>;
+  /** Channel ids each user is a member of (users.conversations, paged by its limit). */
+  memberships: Map<string, string[]>;
   responseUrl(id?: string): string;
   addFault(f: SlackFault): void;
   /** While true, every Web API request's connection is dropped unanswered (Slack unreachable). */
@@ -84,6 +86,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const violations: FakeSlack["violations"] = [];
   const users = new Map<string, FakeUser>();
   const usergroups = new Map<string, string[]>();
+  const memberships = new Map<string, string[]>();
   const faults: SlackFault[] = [];
   const waiters = new Set<() => void>();
   let tsCounter = 1_700_000_000;
@@ -142,6 +145,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case "usergroups.users.list": {
         const members = usergroups.get(String(args.usergroup));
         return members ? { ok: true, users: members } : { ok: false, error: "no_such_subteam" };
+      }
+      case "users.conversations": {
+        const all = memberships.get(String(args.user)) ?? [];
+        const from = Number(args.cursor ? Buffer.from(String(args.cursor), "base64").toString() : 0);
+        const limit = Number(args.limit ?? 100);
+        const next = from + limit;
+        return {
+          ok: true,
+          channels: all.slice(from, next).map((id) => ({ id, name: id.toLowerCase() })),
+          response_metadata: {
+            next_cursor: next < all.length ? Buffer.from(String(next)).toString("base64") : "",
+          },
+        };
       }
       case "chat.postMessage":
       case "chat.update":
@@ -262,6 +278,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     violations,
     users,
     usergroups,
+    memberships,
     responseUrl: (id = `r${Math.random().toString(36).slice(2)}`) => `${url}/response/${id}`,
     addFault: (f) => faults.push({ ...f }),
     setUnreachable: (on) => {

@@ -100,7 +100,8 @@ function subjectName(v: AlertView): string {
   return v.subject.kind === "zone" ? zoneName(v.subject) : truncate(v.subject.appName, 80);
 }
 
-function title(v: AlertView): string {
+/** What the alert is about in a few words, e.g. "Attack on shop.example.com (shield zone 12)". */
+export function alertTitle(v: AlertView): string {
   const s = v.subject;
   if (v.status === "resolved")
     return s.kind === "zone" ? `Attack on ${subjectName(v)} is over` : `${subjectName(v)} is back`;
@@ -196,7 +197,7 @@ function stateLine(v: AlertView, now: number): Mrkdwn {
 export function alertParentMessage(v: AlertView, now: number): Reply {
   const s = v.subject;
   const emoji = v.status === "resolved" ? ":white_check_mark:" : ":rotating_light:";
-  const blocks: KnownBlock[] = [header(`${v.status === "resolved" ? "✅" : "🚨"} ${title(v)}`)];
+  const blocks: KnownBlock[] = [header(`${v.status === "resolved" ? "✅" : "🚨"} ${alertTitle(v)}`)];
   if (s.kind === "zone") {
     const shown = s.readings.filter((r) => r.over || r.count > 0);
     blocks.push(
@@ -225,7 +226,7 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     if (!v.acknowledgedBy) buttons.push(button("Acknowledge", ACTIONS.alertAcknowledge, v.episodeId));
     blocks.push(actions(...buttons));
   }
-  return reply(mrkdwn`${emoji} ${title(v)}`, blocks);
+  return reply(mrkdwn`${emoji} ${alertTitle(v)}`, blocks);
 }
 
 /** What happened since the last message, for a short reply in the episode's thread. */

@@ -1,7 +1,9 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import { describeRequest } from "../../changes/index.js";
+import type { OpenAlert } from "../../services/alerts.js";
 import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
+import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
 import {
   actions,
@@ -26,12 +28,31 @@ export interface HomeData {
   apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
   pendingApprovals: ApprovalRequest[];
   schedules: Schedule[];
+  /** Firing alerts of the user's channels; an error sentence when they could not be read. */
+  openAlerts: { alerts: OpenAlert[]; more: boolean } | { error: string };
+}
+
+function openAlertLine(a: OpenAlert) {
+  const v = a.view;
+  const taken = v.acknowledgedBy ? mrkdwn` · acknowledged by ${mention(v.acknowledgedBy)}` : "";
+  return mrkdwn`• :rotating_light: *${alertTitle(v)}* in ${channel(a.channelId)}, since ${dateToken(v.openedAt)}${taken}`;
+}
+
+function openAlertsBlocks(d: HomeData["openAlerts"]): KnownBlock[] {
+  if ("error" in d) return [section("*Open alerts in your channels*"), context(`:warning: ${d.error}`)];
+  const count = `${d.alerts.length}${d.more ? "+" : ""}`;
+  const blocks: KnownBlock[] = [section(`*Open alerts in your channels* (${count})`)];
+  if (d.alerts.length === 0) blocks.push(context("Nothing is firing in the channels you are in."));
+  else blocks.push(...packLines(d.alerts.map(openAlertLine), 10, "alerts"));
+  if (d.more) blocks.push(context("Only the newest are shown; each channel's alerts are in the channel."));
+  return blocks;
 }
 
 export function homeView(d: HomeData): HomeView {
   const blocks: KnownBlock[] = [header("edgeops"), section(keyStatusText(d.key, d.usingDeploymentKey))];
   if (d.isAdmin)
     blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
+  blocks.push(divider(), ...openAlertsBlocks(d.openAlerts));
   blocks.push(divider(), section("*Magic Containers applications*"));
   if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
   else if ("error" in d.apps) blocks.push(context(`:warning: ${d.apps.error}`));

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
+import { alertAcknowledge, alertIncident, alertMute } from "./actions/alerts.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
@@ -39,6 +40,9 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
   app.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
   app.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
+  app.action(ACTIONS.alertAcknowledge, alertAcknowledge(env));
+  app.action(ACTIONS.alertMute, alertMute(env));
+  app.action(ACTIONS.alertIncident, alertIncident(env));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }

@@ -1,15 +1,20 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import { withDeadline } from "../../../deadline.js";
-import { toUserSentence } from "../../../errors.js";
+import { toUserSentence, UserError } from "../../../errors.js";
+import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../commands/types.js";
+import { userChannelIds } from "../../user-channels.js";
 
 /** How long the Home tab waits for application counts before showing what it has. */
 const APPS_DEADLINE_MS = 4_000;
 
-/** App Home: key status, application counts by status, pending approvals and schedules. */
+/** How long the Home tab waits for the user's channels and their open alerts. */
+const ALERTS_DEADLINE_MS = 4_000;
+
+/** App Home: key status, open alerts of the user's channels, application counts by status, pending approvals and schedules. */
 export function appHomeOpened(env: SlackEnv) {
   return async ({
     event,
@@ -22,6 +27,16 @@ export function appHomeOpened(env: SlackEnv) {
     const logger = env.deps.logger.child({ teamId, userId, event: "app_home_opened" });
     const { store } = env.deps;
     try {
+      const openAlerts = withDeadline(
+        userChannelIds(client, userId)
+          .then((channels) => openAlertsIn(env.deps, teamId, channels))
+          .catch((err: unknown) => {
+            if (!(err instanceof UserError)) logger.warn({ err }, "could not list the user's open alerts");
+            return { error: toUserSentence(err) };
+          }),
+        ALERTS_DEADLINE_MS,
+        () => ({ error: "Slack is slow to say which channels you are in; reopen this tab to try again." }),
+      );
       const [access, isAdmin, pendingApprovals, schedules] = await Promise.all([
         keyInUse(env.deps, teamId).catch((err: unknown) => ({ source: "unreadable" as const, err })),
         env.admins.isAdmin(client, teamId, userId).catch(() => false),
@@ -56,6 +71,7 @@ export function appHomeOpened(env: SlackEnv) {
           apps,
           pendingApprovals,
           schedules,
+          openAlerts: await openAlerts,
         }),
       });
     } catch (err) {

@@ -1,0 +1,136 @@
+import type { WebClient } from "@slack/web-api";
+import { alertViewOf } from "../../../alerts/view.js";
+import { toUserSentence, UserError } from "../../../errors.js";
+import type { Logger } from "../../../log.js";
+import {
+  acknowledgeAlert,
+  incidentWindowFor,
+  type LoadedAlert,
+  loadAlert,
+  muteAlertWatch,
+} from "../../../services/alerts.js";
+import { gatherIncident, incidentRange } from "../../../services/incident.js";
+import {
+  alertAcknowledgedReply,
+  alertMutedReply,
+  alreadyAcknowledgedText,
+  incidentOverviewNotForApps,
+} from "../../blocks/alert-actions.js";
+import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
+import { type Reply, sentenceReply } from "../../blocks/common.js";
+import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
+import type { SlackEnv } from "../../commands/types.js";
+import { newRequestId } from "../../request-ids.js";
+import { answerPrivately, type ButtonArgs, type ButtonContext, buttonContext } from "./context.js";
+
+/**
+ * The buttons of an alert's parent message (value: the episode id). Acknowledge and Mute 1h change the rows and
+ * render the parent again from them (so the poller's next update agrees), with a short reply in the thread;
+ * Incident overview posts the /edge incident card in the thread.
+ */
+
+const EPISODE_ID = /^[\w-]{1,100}$/;
+const STALE = "That button is out of date: the alert's latest message has the current buttons.";
+
+/** The parent's ts: recorded on the episode, else the clicked message's. */
+function parentTs(args: ButtonArgs, alert: LoadedAlert): string | undefined {
+  return alert.episode.messageTs ?? args.body.message?.ts ?? args.body.container?.message_ts;
+}
+
+async function post(client: WebClient, channel: string, threadTs: string | undefined, r: Reply) {
+  return client.chat.postMessage({
+    channel,
+    text: r.text,
+    blocks: r.blocks,
+    ...(threadTs ? { thread_ts: threadTs } : {}),
+  });
+}
+
+/** Render the parent again from the rows; a parent that cannot be updated (deleted) is logged, not shown. */
+async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert, logger: Logger) {
+  const ts = parentTs(args, alert);
+  if (!ts) return;
+  const message = alertParentMessage(alertViewOf(alert.episode, alert.watch), env.deps.now());
+  await args.client.chat
+    .update({ channel: alert.episode.channelId, ts, text: message.text, blocks: message.blocks })
+    .catch((err: unknown) => logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert"));
+}
+
+/** Runs a button's work; a sentence for what the user can fix, a log line and a sentence for the rest. */
+function alertButton(env: SlackEnv, work: (args: ButtonArgs, ctx: ButtonContext) => Promise<void>) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    if (!EPISODE_ID.test(ctx.value)) return answerPrivately(args, STALE, ctx.logger);
+    try {
+      await work(args, ctx);
+    } catch (err) {
+      if (!(err instanceof UserError)) ctx.logger.warn({ err }, "alert button failed");
+      await answerPrivately(args, toUserSentence(err), ctx.logger);
+    }
+  };
+}
+
+export function alertAcknowledge(env: SlackEnv) {
+  return alertButton(env, async (args, ctx) => {
+    const r = await acknowledgeAlert(env.deps, ctx.teamId, ctx.value, ctx.userId);
+    await refreshParent(args, env, r.alert, ctx.logger);
+    if (r.outcome === "already")
+      return answerPrivately(args, alreadyAcknowledgedText(r.by, r.at, r.by === ctx.userId), ctx.logger);
+    await post(
+      args.client,
+      r.alert.episode.channelId,
+      parentTs(args, r.alert),
+      alertAcknowledgedReply(ctx.userId),
+    );
+  });
+}
+
+export function alertMute(env: SlackEnv) {
+  return alertButton(env, async (args, ctx) => {
+    const { alert, until } = await muteAlertWatch(env.deps, {
+      teamId: ctx.teamId,
+      userId: ctx.userId,
+      episodeId: ctx.value,
+      forMs: MUTE_BUTTON_MS,
+      isAdmin: () => env.admins.isAdmin(args.client, ctx.teamId, ctx.userId),
+    });
+    await refreshParent(args, env, alert, ctx.logger);
+    await post(
+      args.client,
+      alert.episode.channelId,
+      parentTs(args, alert),
+      alertMutedReply(ctx.userId, until, MUTE_BUTTON_MS),
+    );
+  });
+}
+
+/**
+ * The incident card of the alert's zone in its thread, over the shortest window that covers the alert: a
+ * placeholder first (gathering takes seconds), replaced by the card, or by the sentence of what went wrong.
+ */
+export function alertIncident(env: SlackEnv) {
+  return alertButton(env, async (args, ctx) => {
+    const alert = await loadAlert(env.deps, ctx.teamId, ctx.value);
+    if (alert.watch.kind !== "zone") return answerPrivately(args, incidentOverviewNotForApps(), ctx.logger);
+    const zoneId = Number(alert.watch.target);
+    const window = incidentWindowFor(alert.episode.openedAt, env.deps.now());
+    const channel = alert.episode.channelId;
+    const placeholder = await post(
+      args.client,
+      channel,
+      parentTs(args, alert),
+      gatheringMessage(zoneId, incidentRange(window, 0)),
+    );
+    let card: Reply;
+    try {
+      const picture = await gatherIncident(env.deps, ctx.teamId, zoneId, window);
+      card = incidentCard(picture, { isPublic: true, newRequestId });
+    } catch (err) {
+      if (!(err instanceof UserError)) ctx.logger.warn({ err }, "incident overview failed");
+      card = sentenceReply(toUserSentence(err));
+    }
+    if (!placeholder.ts) return;
+    await args.client.chat.update({ channel, ts: placeholder.ts, text: card.text, blocks: card.blocks });
+  });
+}

@@ -1,0 +1,39 @@
+import type { WebClient } from "@slack/web-api";
+import { UserError } from "../errors.js";
+
+/** Pages of users.conversations read at most (200 channels each). */
+const MAX_PAGES = 10;
+const PAGE_SIZE = 200;
+
+const MISSING_SCOPE =
+  "I can't tell which channels you are in: edgeops needs the channels:read and groups:read scopes. An admin adds them by reinstalling the app from manifest.yml; until then each channel's alerts are in the channel.";
+
+/**
+ * The channels (public, and private ones the bot shares) that the user is a member of, by users.conversations.
+ * A workspace installed before alerts lacks the scopes: that is a sentence, not an error in the logs.
+ */
+export async function userChannelIds(client: WebClient, userId: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    let res: Awaited<ReturnType<WebClient["users"]["conversations"]>>;
+    try {
+      res = await client.users.conversations({
+        user: userId,
+        types: "public_channel,private_channel",
+        exclude_archived: true,
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      });
+    } catch (err) {
+      const code = (err as { data?: { error?: unknown } }).data?.error;
+      if (code === "missing_scope" || code === "not_allowed_token_type")
+        throw new UserError("slack", MISSING_SCOPE, { cause: err });
+      throw err;
+    }
+    for (const c of res.channels ?? []) if (c.id) ids.add(c.id);
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!cursor) break;
+  }
+  return ids;
+}
