@@ -11,6 +11,7 @@ import {
 } from "../slack/blocks/alerts.js";
 import type { Reply } from "../slack/blocks/common.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
+import { alertViewOf } from "./view.js";
 
 /**
  * Episodes and their messages. One episode is one parent message: opened once per (watch, subject, seq)
@@ -46,28 +47,17 @@ export interface EpisodeContext {
 
 export type DeliveryOutcome = "posted" | "updated" | "muted" | "channel_failing" | "slack_error" | "none";
 
-function viewOf(e: AlertEpisode, watch: Watch): AlertView {
-  const d = e.details as EpisodeDetails;
-  return {
-    episodeId: e.id,
-    status: e.status,
-    openedAt: e.openedAt,
-    resolvedAt: e.resolvedAt,
-    acknowledgedBy: e.acknowledgedBy,
-    mutedUntil: watch.mutedUntil,
-    reopened: d.reopened ?? 0,
-    subject: d.subject,
-  };
-}
-
 /** The parent message of an episode as it stands (also for the button handlers that redraw it). */
 export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
-  return alertParentMessage(viewOf(e, watch), now);
+  return alertParentMessage(alertViewOf(e, watch), now);
 }
 
 /** Post or update the parent, then the thread reply if any. Never throws. */
 async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): Promise<DeliveryOutcome> {
-  const { deps, watch, logger } = c;
+  const { deps, logger } = c;
+  // Read again just before rendering: a Mute or Acknowledge clicked meanwhile must not be drawn over.
+  const watch = (await deps.store.watches.get(c.watch.id)) ?? c.watch;
+  c.watch.mutedUntil = watch.mutedUntil;
   if (watch.mutedUntil !== null && watch.mutedUntil > c.now) return "muted";
   let client: WebClient;
   try {
@@ -122,7 +112,7 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
       logger.warn({ slackError: code, alreadyFailing: watch.failing }, "watch's channel refuses alerts");
       await deps.store.watches.markFailing(watch.id, `Slack refused the alert (${code}).`);
       if (!watch.failing) await tellCreator(watch, client, code, logger);
-      watch.failing = true;
+      c.watch.failing = true;
       return "channel_failing";
     }
     logger.warn({ err, slackError: code }, "delivering an alert failed; the next evaluation tries again");
@@ -130,7 +120,7 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
   }
   if (watch.failing) {
     await deps.store.watches.clearFailing(watch.id);
-    watch.failing = false;
+    c.watch.failing = false;
   }
   return outcome;
 }
