@@ -11,6 +11,7 @@ import {
 } from "../slack/blocks/alerts.js";
 import type { Reply } from "../slack/blocks/common.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
+import { alertViewOf } from "./view.js";
 
 /**
  * Episodes and their messages. One episode is one parent message: opened once per (watch, subject, seq)
@@ -46,23 +47,9 @@ export interface EpisodeContext {
 
 export type DeliveryOutcome = "posted" | "updated" | "muted" | "channel_failing" | "slack_error" | "none";
 
-function viewOf(e: AlertEpisode, watch: Watch): AlertView {
-  const d = e.details as EpisodeDetails;
-  return {
-    episodeId: e.id,
-    status: e.status,
-    openedAt: e.openedAt,
-    resolvedAt: e.resolvedAt,
-    acknowledgedBy: e.acknowledgedBy,
-    mutedUntil: watch.mutedUntil,
-    reopened: d.reopened ?? 0,
-    subject: d.subject,
-  };
-}
-
 /** The parent message of an episode as it stands (also for the button handlers that redraw it). */
 export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
-  return alertParentMessage(viewOf(e, watch), now);
+  return alertParentMessage(alertViewOf(e, watch), now);
 }
 
 /** Post or update the parent, then the thread reply if any. Never throws. */
