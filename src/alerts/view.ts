@@ -6,15 +6,9 @@
  */
 import type { AlertView } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
+import type { EpisodeDetails } from "./episodes.js";
 
-/** What the poller stores in `episode.details`. */
-export interface AlertDetails {
-  subject: AlertView["subject"];
-  /** How many times it fired again within the cool-down. */
-  reopened?: number;
-}
-
-/** The subject of an episode whose details are missing or from an older shape: named from the watch alone. */
+/** The subject of an episode whose details are missing or of an unknown shape: named from the watch alone. */
 function fallbackSubject(episode: AlertEpisode, watch: Watch): AlertView["subject"] {
   if (watch.kind === "zone")
     return {
@@ -35,10 +29,10 @@ function fallbackSubject(episode: AlertEpisode, watch: Watch): AlertView["subjec
   };
 }
 
-function detailsOf(episode: AlertEpisode): AlertDetails | undefined {
-  const d = episode.details as Partial<AlertDetails> | null | undefined;
+function detailsOf(episode: AlertEpisode): Partial<EpisodeDetails> | undefined {
+  const d = episode.details as Partial<EpisodeDetails> | null | undefined;
   const kind = (d?.subject as { kind?: unknown } | undefined)?.kind;
-  return d && (kind === "zone" || kind === "app") ? (d as AlertDetails) : undefined;
+  return d && (kind === "zone" || kind === "app") ? d : undefined;
 }
 
 export function alertViewOf(episode: AlertEpisode, watch: Watch): AlertView {

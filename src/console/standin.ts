@@ -139,6 +139,13 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
         if (!world.userById(first)) return { ok: false, error: "user_not_found" };
         return { ok: true, channel: { id: world.dmOf(first) } };
       }
+      case "users.conversations":
+        // Everyone in the console is in every channel it has.
+        return {
+          ok: true,
+          channels: world.channels.map((c) => ({ id: c.id, name: c.name, is_member: true })),
+          response_metadata: { next_cursor: "" },
+        };
       case "conversations.info": {
         const id = String(args.channel);
         return { ok: true, channel: { id, name: world.channelName(id), is_member: true } };

@@ -8,6 +8,7 @@ import { UserError } from "../errors.js";
 import type { AlertView } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
 import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "./incident.js";
+import { requireCreatorOrAdmin } from "./ownership.js";
 
 export interface LoadedAlert {
   episode: AlertEpisode;
@@ -80,20 +81,7 @@ export async function muteAlertWatch(
   input: MuteInput,
 ): Promise<{ alert: LoadedAlert; until: number }> {
   const { watch } = await loadAlert(deps, input.teamId, input.episodeId);
-  if (watch.createdBy !== input.userId && !(await input.isAdmin())) {
-    await deps.store.audit.append({
-      teamId: input.teamId,
-      userId: input.userId,
-      action: "watch.mute",
-      target: `watch:${watch.id}`,
-      outcome: "refused",
-      details: { reason: "not creator or admin", createdBy: watch.createdBy, channelId: watch.channelId },
-    });
-    throw new UserError(
-      "not_admin",
-      `Only the person who created this watch or a workspace admin can mute it: ask them, or an admin or owner. Acknowledge instead to show you are on it.`,
-    );
-  }
+  await requireCreatorOrAdmin(deps, input, watch, "watch", "mute");
   const until = deps.now() + input.forMs;
   if (!(await deps.store.watches.mute(input.teamId, watch.id, until))) throw new UserError("not_found", GONE);
   await deps.store.audit.append({

@@ -110,3 +110,47 @@ describe("/sim in the local console", () => {
     expect(await c.send("/sim calm")).toContain("/sim needs the built-in simulator");
   });
 });
+
+describe("the console's App Home", () => {
+  it("lists the open alerts of the console's channels (everyone is in every channel)", async () => {
+    c = await startConsole();
+    await c.send("/in #incident");
+    const { store } = c.handle.deps;
+    const created = await store.watches.createIfRoom(
+      {
+        teamId: "T0CONSOLE",
+        channelId: "C0INCIDENT",
+        createdBy: "U0ALICE",
+        kind: "zone",
+        target: String(SIM_IDS.zoneUnderAttack),
+        options: { sensitivity: "normal", label: SIM_IDS.domainUnderAttack },
+        nextPollAt: Date.now() + 3_600_000,
+      },
+      { perChannel: 10, perWorkspace: 10 },
+    );
+    if (created.kind === "full") throw new Error("full");
+    await store.episodes.open({
+      watchId: created.item.id,
+      teamId: "T0CONSOLE",
+      channelId: "C0INCIDENT",
+      subject: String(SIM_IDS.zoneUnderAttack),
+      seq: 1,
+      kind: "attack",
+      details: {
+        subject: {
+          kind: "zone",
+          shieldZoneId: SIM_IDS.zoneUnderAttack,
+          label: SIM_IDS.domainUnderAttack,
+          readings: [],
+          topOffender: null,
+          ddosSensitivity: null,
+        },
+        reopened: 0,
+      },
+    });
+    const home = await c.send("/home");
+    expect(home).toContain("*Open alerts in your channels* (1)");
+    expect(home).toContain(`Attack on ${SIM_IDS.domainUnderAttack} (shield zone ${SIM_IDS.zoneUnderAttack})`);
+    expect(home).toContain("#incident");
+  });
+});

@@ -168,7 +168,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
     const p = await postedAlert(h);
     const refused = await click(h, p, "Mute 1h", "U0002");
     expect(await privateAnswer(h, refused.responseId)).toContain(
-      "Only the person who created this watch or a workspace admin can mute it",
+      `Only the person who created watch ${p.watch.id} or a workspace admin can mute it`,
     );
     expect((await h.store.watches.get(p.watch.id))?.mutedUntil).toBeNull();
     expect(threadPosts(h)).toHaveLength(0);

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { alertViewOf } from "../../../alerts/view.js";
+import { parentOf } from "../../../alerts/episodes.js";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import {
@@ -16,7 +16,7 @@ import {
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../blocks/alert-actions.js";
-import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
+import { MUTE_BUTTON_MS } from "../../blocks/alerts.js";
 import { type Reply, sentenceReply } from "../../blocks/common.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
 import type { SlackEnv } from "../../commands/types.js";
@@ -50,7 +50,7 @@ async function post(client: WebClient, channel: string, threadTs: string | undef
 async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert, logger: Logger) {
   const ts = parentTs(args, alert);
   if (!ts) return;
-  const message = alertParentMessage(alertViewOf(alert.episode, alert.watch), env.deps.now());
+  const message = parentOf(alert.episode, alert.watch, env.deps.now());
   await args.client.chat
     .update({ channel: alert.episode.channelId, ts, text: message.text, blocks: message.blocks })
     .catch((err: unknown) => logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert"));
