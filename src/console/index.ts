@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
 import type { RunningBot, StartOptions } from "../bot.js";
+import { ChangeObservers } from "../changes/observers.js";
 import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { RetryPolicy } from "../edge/client.js";
@@ -139,6 +140,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       edge: consoleEdge.edge,
       metrics: createMetrics({ defaults: false }),
       now,
+      changeObservers: new ChangeObservers(),
     };
     const receiver = new ConsoleReceiver(logger.child({ component: "console-receiver" }));
     const slack = createSlackApp({

@@ -121,6 +121,27 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** A Workflow Builder step (function execution) waiting on a change request (migration 5). */
+export interface FunctionExecutionsTable {
+  /** Slack's function_execution_id. */
+  id: string;
+  team_id: string;
+  callback_id: string;
+  request_id: string;
+  /** The execution's own token, sealed by the Vault; null when Slack sent none. */
+  token_ciphertext: string | null;
+  /** waiting → completing (leased) → completed. */
+  state: string;
+  lease_until: number | null;
+  /** A waiting step is not settled again before this instant (after a failed completion). */
+  retry_at: number;
+  attempts: number;
+  /** JSON: what the step was completed with (outputs or the error sentence). */
+  outcome: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -135,6 +156,7 @@ export interface Database {
   approval_requests: ApprovalRequestsTable;
   schedules: SchedulesTable;
   audit_log: AuditLogTable;
+  function_executions: FunctionExecutionsTable;
 }
 
 export type Engine = "sqlite" | "postgres";

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { ChangeObservers } from "../../src/changes/observers.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
@@ -138,6 +139,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     edge,
     metrics: createMetrics({ defaults: false }),
     now,
+    changeObservers: new ChangeObservers(),
   };
   const app = createSlackApp({
     deps,
