@@ -458,10 +458,16 @@ async function closeFailed(
   return { kind: "retry_closed", request: closed.request };
 }
 
-/** Cancel a pending request whose card could not be posted. */
-export async function cancel(deps: Deps, request: ApprovalRequest, reason: string): Promise<void> {
+/** Cancel a pending request whose card could not be posted; `sentence` says why, to whoever asked. */
+export async function cancel(
+  deps: Deps,
+  request: ApprovalRequest,
+  reason: string,
+  sentence?: string,
+): Promise<void> {
   const cancelled = await move(deps, request.id, "pending", "cancelled", {
     decidedAt: deps.now(),
+    ...(sentence ? { lastError: { kind: "cancelled", message: sentence } } : {}),
   });
   if (cancelled) {
     countState(deps, "cancelled");
