@@ -138,7 +138,6 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
         const change = step.kind.describe(params);
         await completeStep(env, ctx.executionId, {
           outputs: {
-            request_id: "",
             final_state: "unchanged",
             summary: `${change}: already in force, nothing changed.`,
           },
