@@ -219,6 +219,31 @@ describe("Workflow Builder steps", () => {
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
   }, 20_000);
 
+  it("an apply the Edge API did not answer in time: the step waits for the reconciler's answer, then completes", async () => {
+    setCategory(h, 7, 0);
+    const run = await h.functionExecuted(
+      FUNCTIONS.requestBotCategoryChange,
+      botInputs({ category: "social" }),
+    );
+    const { approve } = await approvalCard(h, "Block Social");
+    // The harness's Edge timeout is 2 s: each attempt reaches the simulator, and is answered too late.
+    h.sim.addFault({ method: "PUT", path: /bot-categorization/, latencyMs: 2_300, times: 3 });
+    await h.click(approve, { userId: CAROL });
+    await h.slack.waitForCall(
+      "chat.update",
+      (c) => blocksText(c.args.blocks).includes("Not known yet"),
+      15_000,
+    );
+    await settle();
+    expect(completionsOf(h, run.executionId)).toEqual([]);
+    h.advanceClock(61_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const done = await h.slack.waitForCompletion(run.executionId);
+    expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: CAROL });
+    await settle();
+    expect(completionsOf(h, run.executionId)).toHaveLength(1);
+  }, 30_000);
+
   it("a change already in force completes at once with final state unchanged, without a request", async () => {
     setCategory(h, 4, 1);
     const again = await h.functionExecuted(
