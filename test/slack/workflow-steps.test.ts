@@ -11,6 +11,7 @@ import { storeInternals } from "../../src/store/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import type { FunctionCompletion } from "../support/fake-slack.js";
 import {
+  BOT_TOKEN,
   blocksText,
   findButtons,
   type Harness,
@@ -243,6 +244,22 @@ describe("Workflow Builder steps", () => {
     await settle();
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
   }, 30_000);
+
+  it("a step token Slack no longer accepts: completed with the workspace's bot token instead", async () => {
+    setCategory(h, 3, 0);
+    const run = await h.functionExecuted(
+      FUNCTIONS.requestBotCategoryChange,
+      botInputs({ category: "aitool" }),
+    );
+    const { approve } = await approvalCard(h, "Block AI tool");
+    h.slack.addFault({ method: "functions.completeSuccess", error: "token_expired", times: 1 });
+    await h.click(approve, { userId: CAROL });
+    const done = await h.slack.waitForCompletion(run.executionId);
+    expect(done.outputs).toMatchObject({ final_state: "applied" });
+    expect(done.token).toBe(BOT_TOKEN);
+    const tried = h.slack.callsTo("functions.completeSuccess").map((c) => c.token);
+    expect(tried).toEqual([run.token, BOT_TOKEN]);
+  }, 20_000);
 
   it("a change already in force completes at once with final state unchanged, without a request", async () => {
     setCategory(h, 4, 1);
