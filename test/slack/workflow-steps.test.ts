@@ -459,6 +459,52 @@ async function restartBetweenRequestAndApproval(options: HarnessOptions) {
   }
 }
 
+/** Two replicas on one database: A receives the step, B receives the approval; both sweep. */
+async function otherReplicaSettles(options: HarnessOptions) {
+  const a = await startHarness(options);
+  let b: Harness | undefined;
+  try {
+    b = await startHarness({ ...options, dataDir: a.dataDir, sim: a.sim, seedKey: false });
+    setCategory(a, 6, 0);
+    const run = await a.functionExecuted(
+      FUNCTIONS.requestBotCategoryChange,
+      botInputs({ category: "preview" }),
+    );
+    const { approve } = await approvalCard(a, "Block Preview");
+    await b.click(approve, { userId: CAROL });
+    const done = await b.slack.waitForCompletion(run.executionId);
+    expect(done.outputs).toMatchObject({ final_state: "applied" });
+    await Promise.all([createApprovalSweeper(a.app.env).sweep(), createApprovalSweeper(b.app.env).sweep()]);
+    await settle();
+    const all = [...a.slack.completions, ...b.slack.completions].filter(
+      (c) => c.executionId === run.executionId,
+    );
+    expect(all).toHaveLength(1);
+  } finally {
+    await b?.close();
+    await a.close();
+  }
+}
+
+describe("another replica settles the request", () => {
+  it("on SQLite (one file): the step completes once", async () => {
+    await otherReplicaSettles({});
+  }, 30_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "on PostgreSQL: the step completes once",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await otherReplicaSettles({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    30_000,
+  );
+});
+
 describe("a restart between the request and its approval", () => {
   it("on SQLite: the step still completes, once", async () => {
     await restartBetweenRequestAndApproval({});
