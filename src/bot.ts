@@ -1,4 +1,5 @@
 import { createPoller } from "./alerts/poller.js";
+import { ChangeObservers } from "./changes/observers.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
@@ -75,7 +76,7 @@ export async function startBot({
     onQueueRejected: () => metrics.queueRejections.inc(),
     ...(sharedLimit ? { sharedLimit } : {}),
   });
-  const deps: Deps = { config, logger, store, edge, metrics, now };
+  const deps: Deps = { config, logger, store, edge, metrics, now, changeObservers: new ChangeObservers() };
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
   const ops = createOps(deps);
   const slack = createSlackApp({

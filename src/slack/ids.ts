@@ -48,6 +48,14 @@ export const ACTION_PATTERNS = {
   changeConfirm: /^edge\.change\.confirm(\.[a-z0-9_]+)?$/,
 } as const;
 
+/** Workflow Builder steps: the callback_id of each function in manifest.yml. */
+export const FUNCTIONS = {
+  zoneStatus: "get_zone_status",
+  requestBotCategoryChange: "request_bot_category_change",
+  requestBlock: "request_block",
+  dnsSummary: "post_dns_summary",
+} as const;
+
 export const VIEWS = {
   keyModal: "edge.key.modal",
 } as const;

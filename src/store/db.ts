@@ -164,6 +164,27 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** A Workflow Builder step (function execution) waiting on a change request (migration 5). */
+export interface FunctionExecutionsTable {
+  /** Slack's function_execution_id. */
+  id: string;
+  team_id: string;
+  callback_id: string;
+  request_id: string;
+  /** The execution's own token, sealed by the Vault; null when Slack sent none. */
+  token_ciphertext: string | null;
+  /** waiting → completing (leased) → completed. */
+  state: string;
+  lease_until: number | null;
+  /** A waiting step is not settled again before this instant (after a failed completion). */
+  retry_at: number;
+  attempts: number;
+  /** JSON: what the step was completed with (outputs or the error sentence). */
+  outcome: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -180,6 +201,7 @@ export interface Database {
   audit_log: AuditLogTable;
   watches: WatchesTable;
   alert_episodes: AlertEpisodesTable;
+  function_executions: FunctionExecutionsTable;
 }
 
 export type Engine = "sqlite" | "postgres";

@@ -755,7 +755,11 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "bots.ts:botDetectionFields": (g) => fields(botDetectionFields(detection(g))),
   "bots.ts:botsMessage": (g) =>
     botsMessage(g.int(1e6), detection(g), categories(g), () => g.s(), g.pick([g.s(), mrkdwn`${g.s()}`])),
-  "dns-summary.ts:dnsSummaryMessage": (g) => dnsSummaryMessage(summary(g), { id: g.s(), label: g.s() }),
+  "dns-summary.ts:dnsSummaryMessage": (g) => [
+    dnsSummaryMessage(summary(g), { id: g.s(), label: g.s() }),
+    // Posted by a workflow step: no schedule.
+    dnsSummaryMessage(summary(g), null),
+  ],
   "dns-summary.ts:dnsSummaryFailedMessage": (g) =>
     dnsSummaryFailedMessage(g.int(1e6), g.s(), { id: g.s(), label: g.s() }),
   "dns.ts:scanNowButton": (g) => scanNowButton(g.int(1e6)),

@@ -63,6 +63,7 @@ async function allRowsText(store: Store): Promise<string> {
     "audit_log",
     "watches",
     "alert_episodes",
+    "function_executions",
   ] as const;
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await db.selectFrom(t).selectAll().execute()));
@@ -739,6 +740,129 @@ export function storeContract(h: EngineHarness): void {
           cancelled: 1,
         });
         expect((await store.approvals.countByState("T2")).pending).toBe(1);
+      });
+    });
+
+    describe("workflow steps waiting on requests (function executions)", () => {
+      const STEP_TOKEN = "xwfp-5555-PLAINTEXT-WORKFLOW-TOKEN";
+      const request = {
+        teamId: "T1",
+        channelId: "C1",
+        requesterId: "U1",
+        kind: "bot_category",
+        params: { shieldZoneId: 4242, category: 3, action: 1 },
+        observed: 0,
+        expiresAt: 1_700_000_000_000 + 30 * 60_000,
+      };
+
+      it("stores the token sealed, keeps the first of two deliveries, claims once, completes, releases for later", async () => {
+        const store = await open();
+        const step = {
+          id: "Fx1",
+          teamId: "T1",
+          callbackId: "request_block",
+          requestId: "R1",
+          token: STEP_TOKEN,
+        };
+        const created = await store.functionExecutions.create(step);
+        expect(created).toMatchObject({ state: "waiting", hasToken: true, attempts: 0, retryAt: clock });
+        // A redelivery keeps the row as it is.
+        expect(await store.functionExecutions.create({ ...step, requestId: "R2" })).toMatchObject({
+          requestId: "R1",
+        });
+        expect(await store.functionExecutions.token("Fx1")).toBe(STEP_TOKEN);
+        expect(await allRowsText(store)).not.toContain(STEP_TOKEN);
+        if (h.engine === "sqlite") expect((await dataDirBytes(loc.dataDir)).includes(STEP_TOKEN)).toBe(false);
+
+        const claimed = await store.functionExecutions.claim("Fx1", 60_000);
+        expect(claimed).toMatchObject({ state: "completing", attempts: 1, leaseUntil: clock + 60_000 });
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        // Released until later: not claimable before then.
+        expect(await store.functionExecutions.release("Fx1", clock + 30_000)).toBe(true);
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        clock += 30_000;
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toMatchObject({ attempts: 2 });
+        // A lapsed lease (the claimer died) can be taken over.
+        clock += 60_000;
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toMatchObject({ attempts: 3 });
+        expect(await store.functionExecutions.complete("Fx1", { outputs: { final_state: "applied" } })).toBe(
+          true,
+        );
+        expect(await store.functionExecutions.complete("Fx1", { error: "again" })).toBe(false);
+        expect(await store.functionExecutions.get("Fx1")).toMatchObject({
+          state: "completed",
+          outcome: { outputs: { final_state: "applied" } },
+        });
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        expect(await store.functionExecutions.listWaitingOn("R1")).toEqual([]);
+      });
+
+      it("lists the steps whose request settled (and only those), in the scope", async () => {
+        const store = await open();
+        const pending = await store.approvals.create(request);
+        const rejected = await store.approvals.create(request);
+        const other = await store.approvals.create({ ...request, teamId: "T2" });
+        await store.approvals.transition(rejected.id, "pending", "rejected", { decidedBy: "U2" });
+        await store.approvals.transition(other.id, "pending", "expired", {});
+        for (const [id, r] of [
+          ["FxP", pending],
+          ["FxR", rejected],
+          ["FxO", other],
+        ] as const)
+          await store.functionExecutions.create({
+            id,
+            teamId: r.teamId,
+            callbackId: "request_block",
+            requestId: r.id,
+          });
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id).sort()).toEqual([
+          "FxO",
+          "FxR",
+        ]);
+        expect(
+          (await store.functionExecutions.listSettleable(50, { teamIds: ["T1"] })).map((e) => e.id),
+        ).toEqual(["FxR"]);
+        expect(await store.functionExecutions.listSettleable(50, { teamIds: [] })).toEqual([]);
+        expect((await store.functionExecutions.listWaitingOn(pending.id)).map((e) => e.id)).toEqual(["FxP"]);
+        // Claimed (leased) steps are not listed until the lease lapses.
+        await store.functionExecutions.claim("FxR", 60_000);
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id)).toEqual(["FxO"]);
+      });
+
+      it("20 parallel claims from several connections: exactly one wins", async () => {
+        const stores = [await open(), await open(), await open()];
+        await stores[0]!.functionExecutions.create({
+          id: "FxRace",
+          teamId: "T1",
+          callbackId: "c",
+          requestId: "R",
+        });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % stores.length]!.functionExecutions.claim("FxRace", 60_000),
+          ),
+        );
+        expect(results.filter((x) => x !== undefined)).toHaveLength(1);
+      });
+
+      it("key rotation re-seals the tokens of steps still waiting", async () => {
+        const oldKey = loc.env.ENCRYPTION_KEY!;
+        const before = await open();
+        await before.functionExecutions.create({
+          id: "FxK",
+          teamId: "T1",
+          callbackId: "c",
+          requestId: "R",
+          token: STEP_TOKEN,
+        });
+        const both = { ENCRYPTION_KEY: "", ENCRYPTION_KEYS: `new:${masterKeyB64()},old:${oldKey}` };
+        const rotator = await open(both);
+        expect(await rotateAll(rotator)).toMatchObject({ reEncrypted: 1, failed: [] });
+        const newOnly = await open({
+          ENCRYPTION_KEY: "",
+          ENCRYPTION_KEYS: both.ENCRYPTION_KEYS.split(",")[0]!,
+        });
+        expect(await newOnly.functionExecutions.token("FxK")).toBe(STEP_TOKEN);
       });
     });
 

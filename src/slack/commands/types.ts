@@ -11,6 +11,8 @@ export interface SlackEnv {
   readonly admins: AdminDirectory;
   /** A Web API client for work that does not start from a Slack request. */
   readonly clientFor: SlackClientFor;
+  /** A Web API client with the same options for another token (a workflow step's own token). */
+  readonly clientWithToken: (token: string) => WebClient;
 }
 
 export interface CommandContext {

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
-import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
+import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, VIEWS } from "../ids.js";
 import { alertAcknowledge, alertIncident, alertMute } from "./actions/alerts.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
@@ -14,6 +14,9 @@ import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
+import { dnsSummaryStep } from "./functions/dns-summary.js";
+import { accessBlockStep, botCategoryStep, requestChangeStep } from "./functions/request-change.js";
+import { zoneStatusStep } from "./functions/zone-status.js";
 import { keySubmit } from "./views/key-submit.js";
 
 /** The only place Slack ids meet code. */
@@ -45,4 +48,9 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.alertIncident, alertIncident(env));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
+  // Workflow Builder steps (manifest.yml `functions`); Bolt acknowledges function_executed at once.
+  app.function(FUNCTIONS.zoneStatus, zoneStatusStep(env));
+  app.function(FUNCTIONS.requestBotCategoryChange, requestChangeStep(env, botCategoryStep));
+  app.function(FUNCTIONS.requestBlock, requestChangeStep(env, accessBlockStep));
+  app.function(FUNCTIONS.dnsSummary, dnsSummaryStep(env));
 }
