@@ -1,11 +1,10 @@
 import type { Deps } from "../deps.js";
-import type { EdgeApi, EdgeClient } from "../edge/client.js";
+import type { EdgeClient } from "../edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
 import type { ShieldZone } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
-import { LruCache } from "../lru.js";
-import { edgeAccessFor } from "./edge-access.js";
+import { allPages, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
 
 /**
  * Shield zones by name. The Shield API knows zones only by id and pull zone id; the names people use
@@ -15,13 +14,11 @@ import { edgeAccessFor } from "./edge-access.js";
  */
 
 export const ZONE_DIRECTORY_TTL_MS = 60_000;
-/** Directories kept at once (one per API key), least recently used dropped first. */
-export const ZONE_DIRECTORY_MAX_KEYS = 200;
 /** Candidates named in an ambiguous-name sentence. */
 export const MAX_CANDIDATES_LISTED = 10;
-const PAGE_SIZE = 1000;
+export const PAGE_SIZE = 1000;
 /** Pages read of each list; beyond 20,000 zones the rest is not searched (and the answer says so). */
-const MAX_PAGES = 20;
+export const MAX_PAGES = 20;
 
 /** A shield zone as a user named it: its id, or a domain / pull zone name still to resolve. */
 export type ZoneRef =
@@ -60,58 +57,28 @@ export interface ZoneSearchResult {
 
 // ---- the per-key cache ------------------------------------------------------------------------------
 
-interface CachedDirectory {
-  readonly loadedAt: number;
-  readonly directory: Promise<ZoneDirectory>;
-}
+const ZONE_DIRECTORY: KeyedList<ZoneDirectory> = {
+  name: "zones",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  load: loadDirectory,
+};
 
-// Directories belong to the EdgeApi that read them (as its per-key queues do): one bot, one cache;
-// every test harness its own.
-const cachesByApi = new WeakMap<EdgeApi, LruCache<string, CachedDirectory>>();
-
-function cacheFor(edge: EdgeApi): LruCache<string, CachedDirectory> {
-  let cache = cachesByApi.get(edge);
-  if (!cache) {
-    cache = new LruCache<string, CachedDirectory>(ZONE_DIRECTORY_MAX_KEYS);
-    cachesByApi.set(edge, cache);
-  }
-  return cache;
-}
-
-/** The directory of the workspace's key: cached for a minute, one load at a time per key. */
-export async function zoneDirectory(deps: Deps, teamId: string): Promise<ZoneDirectory> {
-  const { client, keyId } = await edgeAccessFor(deps, teamId);
-  const cache = cacheFor(deps.edge);
-  const now = deps.now();
-  const cached = cache.get(keyId);
-  if (cached && now - cached.loadedAt < ZONE_DIRECTORY_TTL_MS) return cached.directory;
-  const entry: CachedDirectory = { loadedAt: now, directory: loadDirectory(client) };
-  cache.set(keyId, entry);
-  try {
-    return await entry.directory;
-  } catch (err) {
-    // A failed load is not remembered: the next command tries again.
-    if (cache.get(keyId) === entry) cache.delete(keyId);
-    throw err;
-  }
-}
-
-async function allPages<T>(
-  read: (page: number) => Promise<{ items: T[]; hasNext: boolean }>,
-): Promise<{ items: T[]; complete: boolean }> {
-  const items: T[] = [];
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const answer = await read(page);
-    items.push(...answer.items);
-    if (!answer.hasNext || answer.items.length === 0) return { items, complete: true };
-  }
-  return { items, complete: false };
+/**
+ * The directory of the workspace's key: cached for a minute, one load at a time per key. A picker
+ * (`suggest`) also takes an older one while a fresh one loads.
+ */
+export function zoneDirectory(
+  deps: Deps,
+  teamId: string,
+  freshness: Freshness = "fresh",
+): Promise<ZoneDirectory> {
+  return cachedForKey(deps, teamId, ZONE_DIRECTORY, freshness);
 }
 
 async function loadDirectory(client: EdgeClient): Promise<ZoneDirectory> {
   const [shield, pull] = await Promise.all([
-    allPages((page) => client.listShieldZones({ page, perPage: PAGE_SIZE })),
-    allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE })),
+    allPages((page) => client.listShieldZones({ page, perPage: PAGE_SIZE }), MAX_PAGES),
+    allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE }), MAX_PAGES),
   ]);
   const pullZones = new Map<number, PullZone>(pull.items.map((p) => [p.id, p]));
   const shielded = new Set<number>();
