@@ -25,6 +25,8 @@ export const ACTIONS = {
   incidentSeeAll: "edge.incident.see_all",
   incidentPreviousPage: "edge.incident.previous_page",
   incidentNextPage: "edge.incident.next_page",
+  /** Pickers: `edge.pick.<source>` (shield, dns, app, pull); see ACTION_PATTERNS.picker. */
+  pickerPrefix: "edge.pick.",
 } as const;
 
 /** Action ids registered by pattern. */
@@ -32,6 +34,8 @@ export const ACTION_PATTERNS = {
   incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
   /** Confirm of a change: `edge.change.confirm`, or `edge.change.confirm.<word>` where one block holds several. */
   changeConfirm: /^edge\.change\.confirm(\.[a-z0-9_]+)?$/,
+  /** A picker's external_select: its suggestions (block_suggestion) and, in a message, its choice. */
+  picker: /^edge\.pick\.(shield|dns|app|pull)$/,
 } as const;
 
 export const VIEWS = {

@@ -1,4 +1,4 @@
-import type { App } from "@slack/bolt";
+import type { App, BlockAction, ExternalSelectAction } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
@@ -9,10 +9,12 @@ import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
 import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
+import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
+import { pickerSuggestions } from "./options/picker-suggestions.js";
 import { keySubmit } from "./views/key-submit.js";
 
 /** The only place Slack ids meet code. */
@@ -39,6 +41,8 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
   app.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
   app.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
+  app.options({ type: "block_suggestion", action_id: ACTION_PATTERNS.picker }, pickerSuggestions(env));
+  app.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
 }
