@@ -62,6 +62,11 @@ const APPS: KeyedList<readonly App[]> = {
   },
 };
 
+/** Every application the workspace's key sees (the first 10,000), from the per-key cache. */
+export function appList(deps: Deps, teamId: string, freshness: Freshness = "fresh"): Promise<readonly App[]> {
+  return cachedForKey(deps, teamId, APPS, freshness);
+}
+
 function shieldChoice(z: NamedZone): PickerChoice & { names: string[] } {
   const names = [...z.hostnames, ...(z.pullZoneName ? [z.pullZoneName] : [])];
   const id = z.zone.shieldZoneId;

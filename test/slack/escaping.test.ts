@@ -67,6 +67,7 @@ import {
   incidentListMessage,
 } from "../../src/slack/blocks/incident.js";
 import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
+import { pickerMessage, pickerNotice, pickerOptions, pickerSelect } from "../../src/slack/blocks/pickers.js";
 import { policyMessage } from "../../src/slack/blocks/policy.js";
 import { rateLimitMessage, sparkline } from "../../src/slack/blocks/ratelimit.js";
 import {
@@ -756,6 +757,21 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
             : { ...paging, kind, apps, complete: g.bool() };
     return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
   },
+  "pickers.ts:pickerSelect": (g) => pickerSelect(g.pick(["shield", "dns", "app", "pull"] as const)),
+  "pickers.ts:pickerMessage": (g) =>
+    pickerMessage(
+      g.pick(["shield", "dns", "app", "pull"] as const),
+      `/edge ${g.s()} <shield zone> ${g.s()}`,
+      g.s(),
+    ),
+  "pickers.ts:pickerOptions": (g) => {
+    const choices = g.list(
+      () => ({ value: g.s(), label: g.s(), ...(g.bool() ? { group: g.s() } : {}) }),
+      g.bool() ? 130 : 8,
+    );
+    return pickerOptions({ choices, total: choices.length + g.int(50) });
+  },
+  "pickers.ts:pickerNotice": (g) => pickerNotice(g.s()),
   "zones.ts:zoneSearchMessage": (g) =>
     zoneSearchMessage({
       text: g.s(),

@@ -14,6 +14,7 @@ import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
+import { linkShared } from "./events/link-shared.js";
 import { pickerSuggestions } from "./options/picker-suggestions.js";
 import { keySubmit } from "./views/key-submit.js";
 
@@ -45,4 +46,5 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
   app.event("app_home_opened", appHomeOpened(env));
+  app.event("link_shared", linkShared(env));
 }
