@@ -20,7 +20,7 @@ import {
   durationWords,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
-import { appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
+import { appStatusCard, appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
 import {
@@ -79,7 +79,7 @@ import {
 } from "../../src/slack/blocks/schedules.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
-import { zoneSearchMessage, zonesMessage } from "../../src/slack/blocks/zones.js";
+import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
   ApprovalRequest,
@@ -626,6 +626,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     return section(mrkdwn`${look.emoji} ${look.label}`);
   },
   "apps.ts:totalsLine": (g) => totalsLine({ active: g.int(9), [g.s()]: g.int(9) }),
+  "apps.ts:appStatusCard": (g) => appStatusCard(app(g)),
   "apps.ts:appsMessage": (g) =>
     appsMessage(
       {
@@ -772,6 +773,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     return pickerOptions({ choices, total: choices.length + g.int(50) });
   },
   "pickers.ts:pickerNotice": (g) => pickerNotice(g.s()),
+  "zones.ts:zoneStatusCard": (g) =>
+    zoneStatusCard({ zone: zone(g), pullZoneName: g.maybe(() => g.s()), hostnames: g.list(() => g.s(), 4) }),
   "zones.ts:zoneSearchMessage": (g) =>
     zoneSearchMessage({
       text: g.s(),

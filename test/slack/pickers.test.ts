@@ -110,7 +110,7 @@ describe("pickers", () => {
       accounts: {
         // Another bunny.net account: one shield zone with its own domain, and none of acme's.
         [OTHER_KEY]: (state) => {
-          const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.firstShieldZone)!;
+          const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan)!;
           state.shieldZones = [keep];
           const pull = state.pullZones.find((p) => p.Id === keep.pullZoneId)!;
           pull.Name = "other-secret";
@@ -245,7 +245,7 @@ describe("pickers", () => {
     const other = allOptions((await suggest(h, theirs, "", OTHER_TEAM)).answer).map((o) => o.text.text);
     expect(acme.some((t) => t.includes("shop.acme-example.com"))).toBe(true);
     expect(acme.some((t) => t.includes(OTHER_DOMAIN))).toBe(false);
-    expect(other).toEqual([`${OTHER_DOMAIN} · zone ${SIM_IDS.firstShieldZone}`]);
+    expect(other).toEqual([`${OTHER_DOMAIN} · zone ${SIM_IDS.zoneWithoutBotPlan}`]);
     expect(allOptions((await suggest(h, mine, "other-secret")).answer)).toEqual([]);
     expect(allOptions((await suggest(h, theirs, "acme", OTHER_TEAM)).answer)).toEqual([]);
     // A workspace without a key is told what to do, not shown anything.
