@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseDocument } from "yaml";
+import { DASHBOARD_HOST } from "../src/services/dashboard-links.js";
+import { SHORTCUTS } from "../src/slack/ids.js";
 
 // Slack's published manifest schema lives beside the repository (../shared, also in CI); it is read in place,
 // never copied into the project. A missing file fails the suite on purpose.
@@ -9,7 +11,15 @@ const SCHEMA_DIR = new URL("../../shared/reference/slack-manifest-schema/", impo
 const MANIFEST_URL = new URL("../manifest.yml", import.meta.url);
 
 /** Bot scopes the bot needs, and no more (see the comments in manifest.yml). */
-const EXPECTED_BOT_SCOPES = ["chat:write", "commands", "im:write", "usergroups:read", "users:read"];
+const EXPECTED_BOT_SCOPES = [
+  "chat:write",
+  "commands",
+  "im:write",
+  "links:read",
+  "links:write",
+  "usergroups:read",
+  "users:read",
+];
 const PLACEHOLDER_URL = "https://example.com/slack/events";
 
 type Json = Record<string, unknown>;
@@ -127,6 +137,27 @@ describe("manifest.yml against Slack's manifest schema", () => {
       "additionalProperties",
     ],
     [
+      "a shortcut name longer than Slack's 24 characters",
+      (m) => {
+        (m.features as { shortcuts: Json[] }).shortcuts[0]!.name = "edgeops: request a change";
+      },
+      "maxLength",
+    ],
+    [
+      "an unfurl domain with a scheme",
+      (m) => {
+        (m.features as { unfurl_domains: string[] }).unfurl_domains[0] = "https://dash.bunny.net";
+      },
+      "pattern",
+    ],
+    [
+      "a non-http options load URL",
+      (m) => {
+        ((m.settings as Json).interactivity as Json).message_menu_options_url = "slack/events";
+      },
+      "pattern",
+    ],
+    [
       "a non-http interactivity URL",
       (m) => {
         ((m.settings as Json).interactivity as Json).request_url = "example.com/slack/events";
@@ -151,6 +182,8 @@ describe("manifest.yml content", () => {
       app_home: Json;
       bot_user: Json;
       slash_commands: Json[];
+      shortcuts: Json[];
+      unfurl_domains: string[];
     };
     oauth_config: { scopes: Record<string, string[] | undefined>; redirect_urls?: string[] };
     settings: {
@@ -208,9 +241,23 @@ describe("manifest.yml content", () => {
     expect(m.settings.event_subscriptions.bot_events).toContain("app_home_opened");
   });
 
-  it("enables interactivity, Socket Mode; no org deploy, no token rotation", () => {
+  it("declares the shortcuts edgeops listens for, by the callback ids in src/slack/ids.ts", () => {
+    expect(m.features.shortcuts).toEqual([
+      expect.objectContaining({ type: "global", callback_id: SHORTCUTS.requestChange }),
+      expect.objectContaining({ type: "message", callback_id: SHORTCUTS.incidentOverview }),
+    ]);
+    expect(String(m.features.shortcuts[0]!.description)).toContain("edgeops: request a change");
+  });
+
+  it("unfurls dash.bunny.net links: the domain, the link_shared event and the links scopes", () => {
+    expect(m.features.unfurl_domains).toEqual([DASHBOARD_HOST]);
+    expect(m.settings.event_subscriptions.bot_events).toContain("link_shared");
+  });
+
+  it("enables interactivity (with the options load URL for pickers), Socket Mode; no org deploy, no token rotation", () => {
     expect(m.settings.interactivity.is_enabled).toBe(true);
     expect(m.settings.interactivity.request_url).toBe(PLACEHOLDER_URL);
+    expect(m.settings.interactivity.message_menu_options_url).toBe(PLACEHOLDER_URL);
     expect(m.settings.socket_mode_enabled).toBe(true);
     expect(m.settings.org_deploy_enabled).toBe(false);
     expect(m.settings.token_rotation_enabled).toBe(false);

@@ -40,6 +40,14 @@ export const ACTION_PATTERNS = {
 
 export const VIEWS = {
   keyModal: "edge.key.modal",
+  /** The change modal the "Request a change" shortcut opens. */
+  changeModal: "edge.change.modal",
+} as const;
+
+/** Shortcut callback ids (also in manifest.yml; test/manifest.test.ts keeps them equal). */
+export const SHORTCUTS = {
+  requestChange: "edge.shortcut.request_change",
+  incidentOverview: "edge.shortcut.incident_overview",
 } as const;
 
 export const BLOCKS = {
