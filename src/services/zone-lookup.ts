@@ -190,3 +190,51 @@ export async function resolveShieldZoneId(
     `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
   );
 }
+
+// ---- domains mentioned in a message ------------------------------------------------------------------
+
+/** Hostnames in a message as Slack sends it: `<https://shop.example.com/x|label>` links and bare domains. */
+export function domainsIn(text: string): string[] {
+  const found = new Set<string>();
+  const add = (host: string) => {
+    const h = host.toLowerCase().replace(/\.+$/, "");
+    if (/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z][a-z0-9-]{0,62}$/.test(h)) found.add(h);
+  };
+  for (const m of text.matchAll(/<(?:https?:\/\/)?([^/|>:?#\s]+)[^|>]*(?:\|[^>]*)?>/gi)) add(m[1] ?? "");
+  const bare = text.replace(/<[^>]*>/g, " ");
+  for (const m of bare.matchAll(/(?:https?:\/\/)?((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]+)/gi)) add(m[1] ?? "");
+  return [...found].slice(0, 20);
+}
+
+export type MentionedZone =
+  | { readonly kind: "none_mentioned" }
+  | { readonly kind: "no_zone"; readonly domains: readonly string[] }
+  | { readonly kind: "one"; readonly domain: string; readonly shieldZoneId: number }
+  | { readonly kind: "several"; readonly domains: readonly string[]; readonly zones: readonly NamedZone[] };
+
+/**
+ * The shield zone a message is about: the zones whose domain or pull zone name is exactly one of the
+ * domains the text mentions (never a partial match, as for typed names).
+ */
+export async function zoneMentionedIn(deps: Deps, teamId: string, text: string): Promise<MentionedZone> {
+  const domains = domainsIn(text);
+  if (domains.length === 0) return { kind: "none_mentioned" };
+  const { zones } = await zoneDirectory(deps, teamId);
+  const hits = new Map<number, { zone: NamedZone; domain: string }>();
+  for (const domain of domains)
+    for (const zone of zones.filter(isExactly(domain)))
+      if (!hits.has(zone.zone.shieldZoneId)) hits.set(zone.zone.shieldZoneId, { zone, domain });
+  const [only] = hits.values();
+  if (!only) return { kind: "no_zone", domains };
+  if (hits.size === 1) return { kind: "one", domain: only.domain, shieldZoneId: only.zone.zone.shieldZoneId };
+  return {
+    kind: "several",
+    domains: [...hits.values()].map((h) => h.domain),
+    zones: [...hits.values()].map((h) => h.zone),
+  };
+}
+
+/** Zones named in a sentence: "shop.example.com (zone 18401), …" */
+export function zoneCandidates(zones: readonly NamedZone[]): string {
+  return candidateList(zones, "");
+}

@@ -25,6 +25,8 @@ export const ACTIONS = {
   incidentSeeAll: "edge.incident.see_all",
   incidentPreviousPage: "edge.incident.previous_page",
   incidentNextPage: "edge.incident.next_page",
+  /** The kind menu of the change modal: choosing one redraws the modal with that kind's fields. */
+  changeModalKind: "edge.change_modal.kind",
   /** Pickers: `edge.pick.<source>` (shield, dns, app, pull); see ACTION_PATTERNS.picker. */
   pickerPrefix: "edge.pick.",
 } as const;
@@ -48,6 +50,16 @@ export const VIEWS = {
 export const SHORTCUTS = {
   requestChange: "edge.shortcut.request_change",
   incidentOverview: "edge.shortcut.incident_overview",
+} as const;
+
+/** Blocks of the change modal; every input's element has the action id `value`. */
+export const CHANGE_MODAL = {
+  kind: "change_kind",
+  target: "change_target",
+  fieldPrefix: "change_field_",
+  duration: "change_duration",
+  channel: "change_channel",
+  value: "value",
 } as const;
 
 export const BLOCKS = {

@@ -23,6 +23,7 @@ import {
 import { appStatusCard, appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import { changeModal } from "../../src/slack/blocks/change-modal.js";
 import {
   actions,
   button,
@@ -757,6 +758,33 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
             ? { ...paging, kind, rules: rl }
             : { ...paging, kind, apps, complete: g.bool() };
     return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
+  },
+  "change-modal.ts:changeModal": (g) => {
+    const forms = Object.fromEntries(
+      g.list(
+        () => [
+          g.s(),
+          {
+            command: g.s(),
+            label: g.s(),
+            source: g.pick(["shield", "dns", "app", "pull"] as const),
+            fields: g.list(
+              () => ({
+                id: g.s(),
+                label: g.s(),
+                placeholder: g.s(),
+                ...(g.bool() ? { choices: g.list(() => g.s(), 6) } : {}),
+              }),
+              3,
+            ),
+            temporary: g.bool(),
+          },
+        ],
+        5,
+      ),
+    );
+    const keys = Object.keys(forms);
+    return changeModal(forms, keys.length > 0 && g.bool() ? g.pick(keys) : undefined);
   },
   "pickers.ts:pickerSelect": (g) => pickerSelect(g.pick(["shield", "dns", "app", "pull"] as const)),
   "pickers.ts:pickerMessage": (g) =>

@@ -1,7 +1,7 @@
-import type { App, BlockAction, ExternalSelectAction } from "@slack/bolt";
+import type { App, BlockAction, ExternalSelectAction, StaticSelectAction } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
-import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
+import { ACTION_PATTERNS, ACTIONS, SHORTCUTS, VIEWS } from "../ids.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
@@ -16,6 +16,9 @@ import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
 import { linkShared } from "./events/link-shared.js";
 import { pickerSuggestions } from "./options/picker-suggestions.js";
+import { incidentOverview } from "./shortcuts/incident-overview.js";
+import { changeModalKind, requestChangeShortcut } from "./shortcuts/request-change.js";
+import { changeSubmit } from "./views/change-submit.js";
 import { keySubmit } from "./views/key-submit.js";
 
 /** The only place Slack ids meet code. */
@@ -45,6 +48,10 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.options({ type: "block_suggestion", action_id: ACTION_PATTERNS.picker }, pickerSuggestions(env));
   app.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
+  app.shortcut(SHORTCUTS.requestChange, requestChangeShortcut(env));
+  app.shortcut(SHORTCUTS.incidentOverview, incidentOverview(env, subcommands));
+  app.action<BlockAction<StaticSelectAction>>(ACTIONS.changeModalKind, changeModalKind(env));
+  app.view(VIEWS.changeModal, changeSubmit(env, subcommands));
   app.event("app_home_opened", appHomeOpened(env));
   app.event("link_shared", linkShared(env));
 }
