@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { ZONE_DIRECTORY_TTL_MS } from "../../src/services/zone-lookup.js";
-import { PICKER_NOTICE_VALUE } from "../../src/slack/blocks/pickers.js";
+import { PICKER_NOTICE_VALUE, pickerOptions } from "../../src/slack/blocks/pickers.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import {
   answerTo,
@@ -99,6 +99,28 @@ async function choose(
   expect(res.status).toBe(200);
   return h.slack.waitForResponse(responseId);
 }
+
+describe("picker options", () => {
+  const choices = (n: number, grouped: boolean) =>
+    Array.from({ length: n }, (_, i) => ({
+      value: String(1000 + i),
+      label: `${"very-long-domain-name-".repeat(4)}${i}.example.com · zone ${1000 + i}`,
+      ...(grouped ? { group: i % 2 ? "Failing" : "Active" } : {}),
+    }));
+
+  it("never more than 100 options, each label within 75 characters; the last says how many more match", () => {
+    for (const grouped of [false, true]) {
+      const answer = pickerOptions({ choices: choices(100, grouped), total: 340 });
+      const all = "options" in answer ? answer.options : answer.option_groups.flatMap((g) => g.options);
+      expect(all).toHaveLength(100);
+      expect(all.every((o) => o.text.text.length <= 75)).toBe(true);
+      expect(all.at(-1)).toMatchObject({ value: PICKER_NOTICE_VALUE });
+      expect(all.at(-1)!.text.text).toContain("241 more");
+    }
+    const few = pickerOptions({ choices: choices(3, false), total: 3 });
+    expect("options" in few && few.options.map((o) => o.value)).toEqual(["1000", "1001", "1002"]);
+  });
+});
 
 describe("pickers", () => {
   let sim: Simulator;
