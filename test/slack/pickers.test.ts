@@ -169,12 +169,15 @@ describe("pickers", () => {
       ["bot aiscraper block", "shield"],
       ["block 203.0.113.7 challenge", "shield"],
       ["dns", "dns"],
+      ["schedule dns weekdays 09:00", "dns"],
       ["restart", "app"],
       ["purge", "pull"],
     ] as const) {
       const answer = await answerTo(h, text, "U0002");
       expect(pickerIn(answer.body.blocks)?.actionId, text).toBe(`edge.pick.${source}`);
     }
+    const schedule = await answerTo(h, "schedule dns weekdays 09:00", "U0002");
+    expect(schedule.text).toContain("/edge schedule dns &lt;DNS zone&gt; weekdays 09:00");
     // With the zone typed, no picker: the command runs.
     const direct = await answerTo(h, `bots ${ZONE}`, "U0002");
     expect(pickerIn(direct.body.blocks)).toBeUndefined();

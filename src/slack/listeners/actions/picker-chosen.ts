@@ -24,12 +24,11 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
     const teamId = body.team?.id ?? body.user.team_id ?? "";
     const userId = body.user.id;
     const logger = env.deps.logger.child({ teamId, userId, actionId: action.action_id });
-    const asButton = args as unknown as ButtonArgs;
     const template = decodePickTemplate(action.block_id);
     const chosen = action.selected_option?.value;
     if (!template || !chosen || chosen === PICKER_NOTICE_VALUE) {
       await answerPrivately(
-        asButton,
+        args,
         template
           ? "That line only tells you something: type part of a name and pick one of the results."
           : "This picker is out of date: type the command again.",
@@ -58,7 +57,7 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       return;
     }
     // An error keeps the picker, so another choice can be made; an answer takes its place.
-    if (result.outcome === "ok") await replaceClicked(asButton, result.reply, logger);
-    else await answerPrivately(asButton, result.reply.text, logger);
+    if (result.outcome === "ok") await replaceClicked(args, result.reply, logger);
+    else await answerPrivately(args, result.reply.text, logger);
   };
 }
