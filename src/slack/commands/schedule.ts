@@ -140,8 +140,10 @@ export const scheduleCommand: Subcommand = {
     missingAt: (args) => {
       if ((args[0] ?? "").toLowerCase() !== "dns") return undefined;
       const next = args[1];
+      // Only when the schedule itself was given: a bare `schedule dns` gets the example to copy.
       const isWhen =
-        next === undefined || /\s/.test(next) || ["daily", "weekdays", "weekly"].includes(next.toLowerCase());
+        next !== undefined &&
+        (/\s/.test(next) || ["daily", "weekdays", "weekly"].includes(next.toLowerCase()));
       return isWhen ? 1 : undefined;
     },
   },
