@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseDocument } from "yaml";
-import { FUNCTIONS } from "../src/slack/ids.js";
+import { DASHBOARD_HOST } from "../src/services/dashboard-links.js";
+import { FUNCTIONS, SHORTCUTS } from "../src/slack/ids.js";
 
 // Slack's published manifest schema lives beside the repository (../shared, also in CI); it is read in place,
 // never copied into the project. A missing file fails the suite on purpose.
@@ -16,6 +17,8 @@ const EXPECTED_BOT_SCOPES = [
   "commands",
   "groups:read",
   "im:write",
+  "links:read",
+  "links:write",
   "usergroups:read",
   "users:read",
 ];
@@ -151,6 +154,27 @@ describe("manifest.yml against Slack's manifest schema", () => {
       "additionalProperties",
     ],
     [
+      "a shortcut name longer than Slack's 24 characters",
+      (m) => {
+        (m.features as { shortcuts: Json[] }).shortcuts[0]!.name = "edgeops: request a change";
+      },
+      "maxLength",
+    ],
+    [
+      "an unfurl domain with a scheme",
+      (m) => {
+        (m.features as { unfurl_domains: string[] }).unfurl_domains[0] = "https://dash.bunny.net";
+      },
+      "pattern",
+    ],
+    [
+      "a non-http options load URL",
+      (m) => {
+        ((m.settings as Json).interactivity as Json).message_menu_options_url = "slack/events";
+      },
+      "pattern",
+    ],
+    [
       "a non-http interactivity URL",
       (m) => {
         ((m.settings as Json).interactivity as Json).request_url = "example.com/slack/events";
@@ -196,6 +220,8 @@ describe("manifest.yml content", () => {
       app_home: Json;
       bot_user: Json;
       slash_commands: Json[];
+      shortcuts: Json[];
+      unfurl_domains: string[];
     };
     oauth_config: { scopes: Record<string, string[] | undefined>; redirect_urls?: string[] };
     functions: Record<string, FunctionDefinition>;
@@ -254,9 +280,23 @@ describe("manifest.yml content", () => {
     expect(m.settings.event_subscriptions.bot_events).toContain("app_home_opened");
   });
 
-  it("enables interactivity, Socket Mode, org deploy (for workflow steps); no token rotation", () => {
+  it("declares the shortcuts edgeops listens for, by the callback ids in src/slack/ids.ts", () => {
+    expect(m.features.shortcuts).toEqual([
+      expect.objectContaining({ type: "global", callback_id: SHORTCUTS.requestChange }),
+      expect.objectContaining({ type: "message", callback_id: SHORTCUTS.incidentOverview }),
+    ]);
+    expect(String(m.features.shortcuts[0]!.description)).toContain("edgeops: request a change");
+  });
+
+  it("unfurls dash.bunny.net links: the domain, the link_shared event and the links scopes", () => {
+    expect(m.features.unfurl_domains).toEqual([DASHBOARD_HOST]);
+    expect(m.settings.event_subscriptions.bot_events).toContain("link_shared");
+  });
+
+  it("enables interactivity (with the options load URL for pickers), Socket Mode, org deploy (for workflow steps); no token rotation", () => {
     expect(m.settings.interactivity.is_enabled).toBe(true);
     expect(m.settings.interactivity.request_url).toBe(PLACEHOLDER_URL);
+    expect(m.settings.interactivity.message_menu_options_url).toBe(PLACEHOLDER_URL);
     expect(m.settings.socket_mode_enabled).toBe(true);
     expect(m.settings.org_deploy_enabled).toBe(true);
     expect(m.settings.token_rotation_enabled).toBe(false);

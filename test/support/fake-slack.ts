@@ -218,6 +218,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           ? { ok: true, message_ts: ts }
           : { ok: true, channel, ts, message: { text: args.text, blocks: args.blocks, ts } };
       }
+      case "chat.unfurl": {
+        // Each unfurl is a small message of its own: Slack checks its blocks the same way.
+        const unfurls = (args.unfurls ?? {}) as Record<string, { blocks?: unknown }>;
+        const bad = Object.entries(unfurls).filter(
+          ([url, u]) => checkSurface(`chat.unfurl ${url}`, "message", u).length > 0,
+        );
+        if (Object.keys(unfurls).length === 0 || bad.length > 0)
+          return { ok: false, error: "invalid_unfurls" };
+        return { ok: true };
+      }
       case "views.open":
       case "views.update":
       case "views.push":
