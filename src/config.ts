@@ -119,6 +119,8 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
   SCHEDULES_PER_CHANNEL: intVar("SCHEDULES_PER_CHANNEL", 10, 1, 1000),
   SCHEDULES_PER_WORKSPACE: intVar("SCHEDULES_PER_WORKSPACE", 100, 1, 100_000),
+  SCHEDULER_INTERVAL_MS: intVar("SCHEDULER_INTERVAL_MS", 30_000, 500, 3_600_000),
+  SCHEDULER_LEASE_MS: intVar("SCHEDULER_LEASE_MS", 60_000, 1_000, 3_600_000),
   METRICS_TOKEN: optionalString,
   METRICS_PORT: intVar("METRICS_PORT", 0, 0, 65_535),
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
@@ -163,6 +165,10 @@ export interface Config {
   readonly schedules: {
     readonly perChannel: number;
     readonly perWorkspace: number;
+    /** How often every replica looks for due schedules. */
+    readonly intervalMs: number;
+    /** A claimed occurrence whose replica stopped renewing this long is claimed again by another. */
+    readonly leaseMs: number;
   };
   readonly metrics: {
     /** Bearer token /metrics requires when set. */
@@ -256,7 +262,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     port: e.PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    schedules: { perChannel: e.SCHEDULES_PER_CHANNEL, perWorkspace: e.SCHEDULES_PER_WORKSPACE },
+    schedules: {
+      perChannel: e.SCHEDULES_PER_CHANNEL,
+      perWorkspace: e.SCHEDULES_PER_WORKSPACE,
+      intervalMs: e.SCHEDULER_INTERVAL_MS,
+      leaseMs: e.SCHEDULER_LEASE_MS,
+    },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
     redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },

@@ -48,6 +48,7 @@ export type {
   Schedule,
   ScheduleKind,
   ScheduleLimits,
+  LeaseChange,
   ScheduleRun,
   SchedulesRepo,
 } from "./schedules.js";
