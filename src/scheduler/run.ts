@@ -124,9 +124,15 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
   const logger = o.logger.child({ jobId: s.id, teamId: s.teamId, channelId: s.channelId });
   const finish = async (result: RunResult, snapshot?: SummarySnapshot | null): Promise<RunResult> => {
     try {
-      const run = { at: o.now, outcome: result.outcome, error: result.error, ...(snapshot ? { snapshot } : {}) };
+      const run = {
+        at: o.now,
+        outcome: result.outcome,
+        error: result.error,
+        ...(snapshot ? { snapshot } : {}),
+      };
       const recorded = await deps.store.schedules.recordRun(s.id, run, o.lease?.until());
-      if (!recorded && o.lease) logger.warn("the schedule's lease had been taken over when its run was recorded");
+      if (!recorded && o.lease)
+        logger.warn("the schedule's lease had been taken over when its run was recorded");
     } catch (err) {
       logger.error({ err }, "could not record the schedule's run");
     }

@@ -44,11 +44,11 @@ export type {
 export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.js";
 export type {
   CreateIfRoomResult,
+  LeaseChange,
   NewSchedule,
   Schedule,
   ScheduleKind,
   ScheduleLimits,
-  LeaseChange,
   ScheduleRun,
   SchedulesRepo,
 } from "./schedules.js";
