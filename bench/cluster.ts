@@ -243,7 +243,7 @@ export const schedulesWork: ExactlyOnceWork = {
             createdBy: "U0001",
             kind: "dns",
             target: String(DNS_ZONE),
-            spec: "every day at 09:00",
+            spec: "0 9 * * *",
             timezone: "UTC",
             nextRunAt: due,
           }),
@@ -808,6 +808,8 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
     for (const c of children.reverse()) await c.stop(5_000).catch(() => undefined);
     await slack.close();
     await pgdb.drop().catch(() => undefined);
-    rmSync(workDir, { recursive: true, force: true });
+    // BENCH_KEEP_DIR=1 keeps the replicas' logs for a look afterwards.
+    if (process.env.BENCH_KEEP_DIR) process.stderr.write(`cluster bench: logs kept in ${workDir}\n`);
+    else rmSync(workDir, { recursive: true, force: true });
   }
 }

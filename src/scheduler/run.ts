@@ -58,8 +58,11 @@ export interface RunOptions {
 export interface RunLease {
   /** Renew the lease just before posting; false when it is no longer this replica's: do not post. */
   stillMine(): Promise<boolean>;
-  /** The lease time held now (recordRun releases the lease only if it still matches). */
-  until(): number;
+  /**
+   * Stop renewing (after any renewal in flight settles) and give the lease time held: recordRun
+   * releases the lease only if it still matches.
+   */
+  end(): Promise<number>;
 }
 
 /** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
@@ -130,7 +133,7 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
         error: result.error,
         ...(snapshot ? { snapshot } : {}),
       };
-      const recorded = await deps.store.schedules.recordRun(s.id, run, o.lease?.until());
+      const recorded = await deps.store.schedules.recordRun(s.id, run, await o.lease?.end());
       if (!recorded && o.lease)
         logger.warn("the schedule's lease had been taken over when its run was recorded");
     } catch (err) {

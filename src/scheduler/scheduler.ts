@@ -152,7 +152,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   /** Renews the lease while the run lasts; `stillMine` is the fence before posting. */
-  function holdLease(s: Schedule, first: number): RunLease & { release(): void } {
+  function holdLease(s: Schedule, first: number): RunLease {
     let until = first;
     let lost = false;
     // Renewals one at a time: each compares the lease time the previous one set.
@@ -181,8 +181,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     timer.unref();
     return {
       stillMine: () => renew(true),
-      until: () => until,
-      release: () => clearInterval(timer),
+      async end() {
+        clearInterval(timer);
+        await chain;
+        return until;
+      },
     };
   }
 
@@ -254,7 +257,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         });
         options.onRun?.(s, result);
       } finally {
-        lease.release();
+        // Also when the run threw before recording: the heartbeat stops, the lease ends on its own.
+        void lease.end();
       }
     } catch (err) {
       logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");
