@@ -11,11 +11,9 @@ import type { Logger } from "../log.js";
  * (measured by Redis, one clock for all replicas). So any rolling second holds at most `ratePerSec`
  * starts across the cluster: a sliding log kept by the library.
  *
- * A consumed slot is held for RATE_WINDOW_MS (1,050 ms, the in-process queue's window) from its start by
- * Redis's clock, not the library's whole second: the 50 ms margin absorbs timer and network jitter, so
- * the API never sees more than the rate arrive within a second, and a slot serves a start every 1.05 s
- * whatever the request's latency (the cluster bench measures ≥ 95 % of the cap; blocking a slot for a
- * second from the attempt's end instead cost 1 s + latency per start, 81–86 % of the cap at 150 ms).
+ * When the attempt ends its slot is blocked for one more second from then (`settle`), so the next start
+ * on that slot comes a full second after this request reached the API, whatever the network's jitter
+ * (the price: a slot serves one start per second plus the request's latency).
  *
  * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
  *
@@ -52,8 +50,6 @@ export interface SharedLimitOptions {
   prefix?: string;
 }
 
-/** How long a start holds its slot: one second plus the in-process queue's margin (src/edge/queue.ts). */
-const RATE_WINDOW_MS = 1050;
 /** Margin added to a refused slot's wait, so timer granularity never lets a start in early. */
 const WAIT_MARGIN_MS = 15;
 /** How often a call waiting for a concurrency lease asks again (leases end when attempts do). */
@@ -184,16 +180,12 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
         const releaseLease = () => void leases.delete(leaseKey).catch(markDown);
         const got = await tryOne(slots, id, shared() ? options.ratePerSec : localSlots);
         if (got.slotKey !== undefined) {
-          // The library's windows are whole seconds: stretch this one to RATE_WINDOW_MS (a failure only
-          // loses the margin; without Redis the in-memory limiter and the local queue hold the share).
-          if (shared()) {
-            try {
-              await redis.pexpire(slots.getKey(got.slotKey), RATE_WINDOW_MS);
-            } catch (err) {
-              markDown(err);
-            }
-          }
-          return releaseLease;
+          const slotKey = got.slotKey;
+          // In memory (the insurance limiter) too when Redis is away; a failure only loses the margin.
+          return () => {
+            void slots.block(slotKey, 1).catch(markDown);
+            releaseLease();
+          };
         }
         releaseLease();
         await sleep(got.waitMs + WAIT_MARGIN_MS, signal);

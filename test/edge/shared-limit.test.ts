@@ -196,4 +196,27 @@ describe("per-key rate shared across replicas through Redis", () => {
     // RATE ÷ 2 replicas = 2 starts per second.
     expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(2);
   }, 15_000);
+
+  it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
+    const proxy = tcpProxy(new URL(REDIS_URL));
+    const port = await proxy.start();
+    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const b = sharedLimit();
+    await Promise.all([untilReady(a), untilReady(b)]);
+    await proxy.cut();
+    const deadline = Date.now() + 3000;
+    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(a.problem()).toMatch(/^degraded/);
+    // Redis is back on the same address: the replica reconnects by itself (retry up to every 2 s).
+    await proxy.start(port);
+    const back = Date.now() + 5000;
+    while (a.problem() !== undefined && Date.now() < back) await new Promise((r) => setTimeout(r, 20));
+    expect(a.problem()).toBeUndefined();
+    sim.clearRequests();
+    // Two replicas at full local rate each (RATE) would send 2 × RATE in a second without the shared slots.
+    await burst([replica(a), replica(b)], 8);
+    expect(sim.requests).toHaveLength(16);
+    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(RATE);
+    await proxy.cut();
+  }, 20_000);
 });
