@@ -37,7 +37,10 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     });
     const text = formatClusterTable(r);
     // Every replica answered some of the burst: the proxy spread it.
-    expect(r.approvals.perReplica.every((n) => n > 0), text).toBe(true);
+    expect(
+      r.approvals.perReplica.every((n) => n > 0),
+      text,
+    ).toBe(true);
     expect(r.approvals.exactlyOnce, text).toBe(24);
     expect(r.approvals.failedAcks, text).toBe(0);
     // Across three replicas the simulator never saw more than the cap of one key in any second.
