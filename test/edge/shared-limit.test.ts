@@ -197,6 +197,31 @@ describe("per-key rate shared across replicas through Redis", () => {
     expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(2);
   }, 15_000);
 
+  it("the wait for the shared limit counts as queue wait (onQueueWait), not only the local queue's", async () => {
+    const a = sharedLimit();
+    const b = sharedLimit();
+    await Promise.all([untilReady(a), untilReady(b)]);
+    // Replica A takes every start slot of this second.
+    await burst([replica(a)], RATE);
+    const waits: number[] = [];
+    const other = createEdgeApi({
+      baseUrl: sim.url,
+      timeoutMs: 5000,
+      ratePerSec: RATE,
+      concurrency: 4,
+      maxQueue: 1000,
+      logger: silentLogger,
+      retry: RETRY_FAST,
+      sharedLimit: b,
+      onQueueWait: (ms) => waits.push(ms),
+    });
+    opened.push({ api: other, shared: b });
+    // B's own queue is empty, so only the shared limit makes its one call wait.
+    await other.forKey(SIM_API_KEY).listApps({ limit: 1 });
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(300);
+  }, 15_000);
+
   it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
     const proxy = tcpProxy(new URL(REDIS_URL));
     const port = await proxy.start();
