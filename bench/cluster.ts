@@ -172,7 +172,13 @@ export interface KillResult {
     states: Record<string, number>;
     /** Keys (one per request) with more than one PUT. */
     putTwice: number;
-    /** Applied requests without exactly one PUT, or unapplied ones with a PUT. */
+    /**
+     * Settled by the reconciler (approved, then the replica died before it recorded the answer): applied
+     * when the value was in force (every request here sets the same category, so another request's PUT
+     * may be what it found), failed otherwise.
+     */
+    reconciled: number;
+    /** Requests not reconciled: applied without exactly one PUT, or not applied with a PUT. */
     putMismatch: number;
     /** Requests with more than one expiry in the audit log. */
     expiredTwice: number;
@@ -499,12 +505,14 @@ async function oncePhase(run: ClusterRun, o: ClusterOptions): Promise<OnceTally[
   return out;
 }
 
-async function expiredTwice(databaseUrl: string, ids: string[]): Promise<number> {
+/** How many audit rows of `step` (expire, reconcile …) each of `ids` has. */
+async function auditSteps(databaseUrl: string, step: string, ids: string[]): Promise<Map<string, number>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ details: string | null }>(
-      "select details from audit_log where action like '%.expire'",
+      "select details from audit_log where action like $1",
+      [`%.${step}`],
     );
     const wanted = new Set(ids);
     const seen = new Map<string, number>();
@@ -512,7 +520,7 @@ async function expiredTwice(databaseUrl: string, ids: string[]): Promise<number>
       const id = (JSON.parse(r.details ?? "{}") as { requestId?: string }).requestId;
       if (id && wanted.has(id)) seen.set(id, (seen.get(id) ?? 0) + 1);
     }
-    return [...seen.values()].filter((c) => c > 1).length;
+    return seen;
   } finally {
     await client.end();
   }
@@ -582,12 +590,15 @@ async function killPhase(
   }
   const { out: finalStates, rows } = await states();
   const puts = await putsByWorkspace(ctx);
+  const reconciled = await auditSteps(databaseUrl, "reconcile", ids);
+  const expiries = await auditSteps(databaseUrl, "expire", ids);
   let putTwice = 0;
   let putMismatch = 0;
   rows.forEach((r, i) => {
     const c = puts.get(keyFor(first + i)) ?? 0;
     if (c > 1) putTwice++;
-    // Applied ⇔ one PUT; failed (not in force) / expired / pending ⇔ none; approved (unsettled): at most one.
+    if (reconciled.has(ids[i] as string)) return;
+    // Applied ⇔ one PUT; failed / expired / pending ⇔ none; approved (not yet reconciled): at most one.
     if (r?.state === "applied" ? c !== 1 : r?.state === "approved" ? c > 1 : c !== 0) putMismatch++;
   });
   const survivorsLogs = cluster.replicas
@@ -608,8 +619,9 @@ async function killPhase(
       clicksFailed: samples.filter((s) => s.status !== 200).length,
       states: finalStates,
       putTwice,
+      reconciled: reconciled.size,
       putMismatch,
-      expiredTwice: await expiredTwice(databaseUrl, ids),
+      expiredTwice: [...expiries.values()].filter((c) => c > 1).length,
       unsettled: (finalStates.pending ?? 0) + (finalStates.approved ?? 0),
     },
   };
@@ -657,7 +669,7 @@ function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
   v.push({
     target: "SIGKILL mid-run: approvals applied once or expired once, none twice",
     met: k.approvals.putTwice === 0 && k.approvals.putMismatch === 0 && k.approvals.expiredTwice === 0,
-    detail: `${JSON.stringify(k.approvals.states)}; PUT twice ${k.approvals.putTwice}, PUT vs state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}; ${k.approvals.clicksFailed} clicks failed at the proxy`,
+    detail: `${JSON.stringify(k.approvals.states)} (${k.approvals.reconciled} by the reconciler); PUT twice ${k.approvals.putTwice}, PUT vs state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}; ${k.approvals.clicksFailed} clicks failed at the proxy`,
   });
   return v;
 }
@@ -692,7 +704,7 @@ export function formatClusterTable(r: ClusterResults): string {
     "",
     `SIGKILL of replica ${k.victim} ${k.killedAtMs} ms after ${k.schedules.expected} schedules fell due (${k.leasedAtKill} runs held a lease; survivors took over ${k.takenOver})`,
     `  schedules: ${k.schedules.once} posted once, ${k.schedules.missing} missing, ${k.schedules.twice} twice`,
-    `  approvals: ${k.approvals.requests} pending, ${k.approvals.clicked} clicked around the kill (${k.approvals.clicksFailed} clicks failed at the proxy): ${JSON.stringify(k.approvals.states)}; PUT twice ${k.approvals.putTwice}, PUT/state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}`,
+    `  approvals: ${k.approvals.requests} pending, ${k.approvals.clicked} clicked around the kill (${k.approvals.clicksFailed} clicks failed at the proxy): ${JSON.stringify(k.approvals.states)}, ${k.approvals.reconciled} settled by the reconciler; PUT twice ${k.approvals.putTwice}, PUT/state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}`,
     "",
     "Targets",
   );
