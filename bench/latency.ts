@@ -76,7 +76,7 @@ function requestsFor(ctx: BenchContext, prefix: string, n: number, workspaces: n
 }
 
 /** Drive the bot and wait for every answer at response_url; e2e uses the fake Slack's arrival times. */
-async function botRun(
+export async function botRun(
   ctx: BenchContext,
   origin: string,
   prefix: string,

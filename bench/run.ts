@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { startFakeSlack } from "../test/support/fake-slack.js";
 import { type ApprovalThroughput, approvalsScenario } from "./approvals.js";
+import { CLUSTER_DEFAULTS, formatClusterTable, runClusterBench } from "./cluster.js";
 import { SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
@@ -408,6 +409,8 @@ const HELP = `npm run bench [-- options]
   --only latency,queue,fairness,memory,approvals
   --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
+  --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
+                            behind a round-robin proxy, one SIGKILLed mid-run; its results go in "cluster"
 `;
 
 async function main(): Promise<void> {
@@ -430,6 +433,7 @@ async function main(): Promise<void> {
       profile: { type: "boolean" },
       out: { type: "string" },
       help: { type: "boolean" },
+      replicas: { type: "string" },
     },
   });
   if (values.help) {
@@ -442,6 +446,18 @@ async function main(): Promise<void> {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`bench: not a positive number: ${v}`);
     return n;
   };
+  if (values.replicas !== undefined) {
+    const cluster = await runClusterBench({
+      replicas: num(values.replicas, CLUSTER_DEFAULTS.replicas),
+      ...(values.rates ? { rates: values.rates.split(",").map((r) => num(r, 0)) } : {}),
+      ...(values.duration ? { durationSec: num(values.duration, CLUSTER_DEFAULTS.durationSec) } : {}),
+      ...(values.approvals ? { approvals: num(values.approvals, CLUSTER_DEFAULTS.approvals) } : {}),
+      compiled: !values.tsx,
+      out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
+    });
+    process.stdout.write(`${formatClusterTable(cluster)}\n`);
+    process.exit(0);
+  }
   const only = values.only
     ? values.only.split(",").map((s) => {
         if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`bench: unknown scenario ${s}`);

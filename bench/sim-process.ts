@@ -37,6 +37,19 @@ serveRpc(
             (pathIncludes === undefined || r.path.includes(pathIncludes)),
         )
         .map((r) => r.at),
+    /** Arrival times (ms) of matching requests, by the Edge API key they carried. */
+    arrivalsByKey: ({ method, pathIncludes, since = 0 }: CountArgs) => {
+      const byKey: Record<string, number[]> = {};
+      for (const r of sim.requests) {
+        if (r.at < since || (method !== undefined && r.method !== method)) continue;
+        if (pathIncludes !== undefined && !r.path.includes(pathIncludes)) continue;
+        const key = String(r.headers.accesskey ?? "");
+        const list = byKey[key] ?? [];
+        list.push(r.at);
+        byKey[key] = list;
+      }
+      return byKey;
+    },
     clear: () => {
       sim.clearRequests();
       return true;

@@ -97,7 +97,14 @@ export async function startBot({
   // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
   const { port } = await slack.start();
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
-  const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
+  const scheduler = createScheduler({
+    deps,
+    clientFor: slack.env.clientFor,
+    now,
+    logger,
+    intervalMs: config.schedules.intervalMs,
+    leaseMs: config.schedules.leaseMs,
+  });
   scheduler.start();
   // Alerts: every replica polls; each watch evaluation is claimed by one (src/alerts/poller.ts).
   const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });

@@ -345,6 +345,9 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     now,
     onQueueWait: options.onQueueWait,
     onQueueRejected: options.onQueueRejected,
+    gate: options.sharedLimit
+      ? (id, signal) => (options.sharedLimit as SharedLimit).acquireStart(id, signal)
+      : undefined,
   });
   const closing = new AbortController();
   // Every waiting attempt listens for close; thousands may be waiting across keys.

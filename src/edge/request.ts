@@ -324,15 +324,10 @@ export async function execute<S extends z.ZodType>(
       try {
         res = await ctx.queues.run(
           ctx.keyId,
+          // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
           async () => {
-            // With REDIS_URL: this key's start rate and 429 pauses hold across every replica.
-            const settle = await ctx.shared?.acquireStart(ctx.keyId, ctx.closing);
             started.at = ctx.now();
-            try {
-              return await sendOnce(ctx, spec);
-            } finally {
-              settle?.();
-            }
+            return await sendOnce(ctx, spec);
           },
           retry,
           ctx.closing,

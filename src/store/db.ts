@@ -102,6 +102,8 @@ export interface SchedulesTable {
   spec: string;
   timezone: string;
   next_run_at: number;
+  /** Set while a replica runs a claimed occurrence; past it, the occurrence is claimed again. */
+  lease_until: number | null;
   last_run_at: number | null;
   last_outcome: string | null;
   last_error: string | null;

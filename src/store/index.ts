@@ -54,6 +54,7 @@ export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.j
 export type { RoomLimits, RoomResult } from "./room.js";
 export type {
   CreateIfRoomResult,
+  LeaseChange,
   NewSchedule,
   Schedule,
   ScheduleKind,

@@ -269,6 +269,14 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 6,
+    name: "schedule leases: an occurrence claimed by a replica that died is claimed again",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("schedules").addColumn("lease_until", ts).execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -1015,6 +1015,58 @@ export function storeContract(h: EngineHarness): void {
         expect((await stores[1]!.schedules.get(s.id))?.nextRunAt).toBe(base.nextRunAt + 86_400_000);
         expect(await stores[2]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 1)).toBe(false);
       });
+
+      it("leases: a claimed run is not due while its lease holds; once it ends one of 20 racers takes it over", async () => {
+        const stores = h.engine === "postgres" ? [await open(), await open(), await open()] : [await open()];
+        const [store] = stores as [Store];
+        const s = await store.schedules.create(base);
+        const t0 = base.nextRunAt;
+        const next = t0 + 86_400_000;
+        // Claimed at t0 with a 60 s lease: the occurrence is running, not due (nor is it due again at t0 + 1 s).
+        expect(await store.schedules.claim(s.id, t0, next, {}, { expected: null, until: t0 + 60_000 })).toBe(
+          true,
+        );
+        expect(await store.schedules.get(s.id)).toMatchObject({ nextRunAt: next, leaseUntil: t0 + 60_000 });
+        expect(await store.schedules.listDue(t0 + 1_000, 10)).toEqual([]);
+        // Renewed by its holder before it ends; a stale lease time or an ended lease is refused.
+        expect(await store.schedules.renewLease(s.id, t0 + 60_000, t0 + 80_000, t0 + 20_000)).toBe(true);
+        expect(await store.schedules.renewLease(s.id, t0 + 60_000, t0 + 90_000, t0 + 30_000)).toBe(false);
+        expect(await store.schedules.renewLease(s.id, t0 + 80_000, t0 + 150_000, t0 + 80_000)).toBe(false);
+        expect(await store.schedules.listDue(t0 + 79_999, 10)).toEqual([]);
+        // The holder died: at the lease's end the occurrence is due again, though next_run_at is a day away.
+        const [lost] = await store.schedules.listDue(t0 + 80_000, 10);
+        expect(lost).toMatchObject({ id: s.id, leaseUntil: t0 + 80_000, nextRunAt: next });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % stores.length]!.schedules.claim(
+              s.id,
+              next,
+              next,
+              {},
+              {
+                expected: t0 + 80_000,
+                until: t0 + 140_000 + i,
+              },
+            ),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = (await store.schedules.get(s.id))?.leaseUntil ?? 0;
+        expect(winner).toBeGreaterThanOrEqual(t0 + 140_000);
+        // The late first holder cannot record (nor release) a run it no longer owns; the winner can.
+        expect(await store.schedules.recordRun(s.id, { at: t0, outcome: "ok" }, t0 + 80_000)).toBe(false);
+        expect(await store.schedules.get(s.id)).toMatchObject({ lastRunAt: null, leaseUntil: winner });
+        expect(await store.schedules.recordRun(s.id, { at: t0 + 81_000, outcome: "ok" }, winner)).toBe(true);
+        expect(await store.schedules.get(s.id)).toMatchObject({ lastRunAt: t0 + 81_000, leaseUntil: null });
+        // Released: not due again until its next occurrence.
+        expect(await store.schedules.listDue(t0 + 200_000, 10)).toEqual([]);
+        expect((await store.schedules.listDue(next, 10)).map((x) => x.id)).toEqual([s.id]);
+        // A claim that expects no lease fails on a leased row.
+        expect(
+          await store.schedules.claim(s.id, next, next + 1, {}, { expected: null, until: next + 60_000 }),
+        ).toBe(true);
+        expect(await store.schedules.claim(s.id, next + 1, next + 2)).toBe(false);
+      });
     });
 
     describe("watches and alert episodes", () => {
