@@ -23,6 +23,11 @@ export interface ApprovalThroughput {
   /** The same, one approval alone (baseline). */
   singleMs: number;
   ratioToSingle: number;
+  /**
+   * CPU time of the bot per approval over the burst (first click sent → last card and PUT seen):
+   * its main thread (the event loop) and the whole process (with GC helper and libuv pool threads).
+   */
+  cpuPerApprovalMs: { mainThread: number; process: number };
   /** Acks of the burst of clicks (Slack's 3-second limit). */
   ack: Summary;
   failedAcks: number;
@@ -86,12 +91,15 @@ export async function approvalsScenario(
     const clicks = Array.from({ length: n }, (_, i) =>
       clickRequest(ctx, `aa-${engine}-${i}`, i, "U0003", ACTIONS.approve, requestId(engine, i)),
     );
+    const cpu = () => bot.child.call<{ mainThreadMs: number; processMs: number }>("cpu");
+    const cpuBefore = await cpu();
     const samples = await runLoad(ctx, { origin: bot.origin, requests: clicks, rate: 0 });
     await until(
       async () => updates().length >= n && (await puts()) >= n,
       120_000,
       `${n} PUTs and card updates`,
     ).catch(() => undefined);
+    const cpuAfter = await cpu();
     const t0 = Math.min(...samples.map((s) => s.sentAt));
     const lastUpdate = Math.max(...updates().map((c) => c.at));
     const arrivals = await ctx.sim.call<number[]>("arrivals", {
@@ -113,6 +121,10 @@ export async function approvalsScenario(
       approvalsPerSec: round((n / durationMs) * 1000, 1),
       singleMs: round(singleMs, 1),
       ratioToSingle: ratio(durationMs, singleMs),
+      cpuPerApprovalMs: {
+        mainThread: round((cpuAfter.mainThreadMs - cpuBefore.mainThreadMs) / n, 2),
+        process: round((cpuAfter.processMs - cpuBefore.processMs) / n, 2),
+      },
       ack: summarize(ok.map((s) => s.ackMs)),
       failedAcks: samples.length - ok.length,
     };

@@ -20,6 +20,16 @@ async function vmRssMiB(): Promise<number> {
   return kb === undefined ? process.memoryUsage().rss / 2 ** 20 : Number(kb) / 1024;
 }
 
+/**
+ * CPU time of this process's main thread (the event loop) in ms, from the kernel's scheduler
+ * statistics (ns); process.cpuUsage() also counts the GC helper and libuv pool threads.
+ */
+async function mainThreadCpuMs(): Promise<number> {
+  const schedstat = await readFile("/proc/thread-self/schedstat", "utf8").catch(() => "");
+  const ns = Number(schedstat.split(" ")[0]);
+  return Number.isFinite(ns) && schedstat ? ns / 1e6 : Number.NaN;
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 
 serveRpc(
@@ -40,6 +50,10 @@ serveRpc(
         arrayBuffersMiB: m.arrayBuffers / 2 ** 20,
         gcForced: gc !== undefined,
       };
+    },
+    cpu: async () => {
+      const { user, system } = process.cpuUsage();
+      return { mainThreadMs: await mainThreadCpuMs(), processMs: (user + system) / 1000 };
     },
     queues: () => bot.deps.edge.queueStats(),
     stop: async () => {
