@@ -4,6 +4,7 @@
  * `memory` (after forcing GC when run with --expose-gc), `queues` (the Edge client's queue stats) and
  * `stop` (graceful stop, then exit so a --cpu-prof profile is written).
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { startBot } from "../src/bot.js";
 import { loadConfig } from "../src/config.js";
@@ -24,8 +25,12 @@ async function vmRssMiB(): Promise<number> {
  * CPU time of this process's main thread (the event loop) in ms, from the kernel's scheduler
  * statistics (ns); process.cpuUsage() also counts the GC helper and libuv pool threads.
  */
-async function mainThreadCpuMs(): Promise<number> {
-  const schedstat = await readFile("/proc/thread-self/schedstat", "utf8").catch(() => "");
+function mainThreadCpuMs(): number {
+  // Synchronously: an asynchronous read runs on a libuv pool thread and would read that thread.
+  let schedstat = "";
+  try {
+    schedstat = readFileSync("/proc/thread-self/schedstat", "utf8");
+  } catch {}
   const ns = Number(schedstat.split(" ")[0]);
   return Number.isFinite(ns) && schedstat ? ns / 1e6 : Number.NaN;
 }
@@ -51,9 +56,9 @@ serveRpc(
         gcForced: gc !== undefined,
       };
     },
-    cpu: async () => {
+    cpu: () => {
       const { user, system } = process.cpuUsage();
-      return { mainThreadMs: await mainThreadCpuMs(), processMs: (user + system) / 1000 };
+      return { mainThreadMs: mainThreadCpuMs(), processMs: (user + system) / 1000 };
     },
     queues: () => bot.deps.edge.queueStats(),
     stop: async () => {
