@@ -1,4 +1,5 @@
 import type { FetchFunction } from "@slack/web-api";
+import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -97,6 +98,8 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
     } catch (err) {
       count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
       throw err;
+    } finally {
+      await yieldToWaitingRequests();
     }
     if (!res.ok) {
       // response_url answers errors as plain text ("expired_url", "used_url"); the Web API as JSON or status.

@@ -13,6 +13,7 @@ import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
+import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -152,6 +153,7 @@ export function createSlackApp({
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
+  ackFirstOnEveryListener(app);
   registerListeners(app, env);
   app.error(async (err) => {
     deps.logger.error({ err }, "unhandled error in a Slack listener");
