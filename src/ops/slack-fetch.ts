@@ -112,11 +112,16 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
       return res;
     }
     if (method !== RESPONSE_URL_METHOD) {
-      const text = await res
-        .clone()
-        .text()
-        .catch(() => "");
-      if (text.startsWith("{")) {
+      // Read once and hand WebClient a copy built from the text: a clone() tees the body stream,
+      // which cost more than the rest of this function; JSON is parsed only for an error answer.
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
+        throw err;
+      }
+      if (text.startsWith("{") && /"ok"\s*:\s*false/.test(text)) {
         try {
           const body = JSON.parse(text) as { ok?: unknown; error?: unknown };
           if (body.ok === false) count(method, slackErrorLabel(body.error));
@@ -124,6 +129,7 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
           // Not JSON after all: WebClient reports that itself.
         }
       }
+      return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     return res;
   };
