@@ -5,7 +5,7 @@
  * Baseline: one approval alone, on the same bot, just before.
  */
 import { ACTIONS } from "../src/slack/ids.js";
-import { ratio, round, type Summary, sleep, summarize, until } from "./common.js";
+import { ratio, round, type Summary, sleep, spawnChild, summarize, until } from "./common.js";
 import { type BenchContext, clickRequest, createPgDatabase, runLoad, startBotProcess } from "./processes.js";
 
 export interface ApprovalThroughput {
@@ -30,6 +30,8 @@ export interface ApprovalThroughput {
   cpuPerApprovalMs: { mainThread: number; process: number };
   /** Acks of the burst of clicks (Slack's 3-second limit). */
   ack: Summary;
+  /** The same burst of clicks at a bare Bolt app that only acks (the floor on this machine, this run). */
+  bareAck: Summary;
   failedAcks: number;
 }
 
@@ -108,6 +110,21 @@ export async function approvalsScenario(
     });
     await sleep(1_000); // a late duplicate PUT would show up here
     const putCount = await puts();
+    // The floor: the same burst at a bare Bolt app, once the bot is idle.
+    const bare = await spawnChild<{ port: number }>("bare-bolt.ts", {
+      env: { SLACK_API_URL: ctx.slack.apiUrl },
+      compiledDir: ctx.compiledDir,
+    });
+    let bareSamples: Awaited<ReturnType<typeof runLoad>>;
+    try {
+      bareSamples = await runLoad(ctx, {
+        origin: `http://127.0.0.1:${bare.ready.port}`,
+        requests: clicks,
+        rate: 0,
+      });
+    } finally {
+      await bare.stop();
+    }
     const ok = samples.filter((s) => s.status === 200);
     const durationMs = lastUpdate + 0.5 - t0;
     return {
@@ -126,6 +143,7 @@ export async function approvalsScenario(
         process: round((cpuAfter.processMs - cpuBefore.processMs) / n, 2),
       },
       ack: summarize(ok.map((s) => s.ackMs)),
+      bareAck: summarize(bareSamples.filter((s) => s.status === 200).map((s) => s.ackMs)),
       failedAcks: samples.length - ok.length,
     };
   } finally {

@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { startFakeSlack } from "../test/support/fake-slack.js";
 import { type ApprovalThroughput, approvalsScenario } from "./approvals.js";
-import { SIM_LATENCY_MS, spawnChild } from "./common.js";
+import { ratio, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
 import type { BenchContext, SimReady } from "./processes.js";
@@ -191,7 +191,7 @@ function verdicts(r: BenchResults): Verdict[] {
     out.push({
       target: `(6) ${a.requests} concurrent Approve clicks: click ack p99 < 100 ms (${a.engine})`,
       met: a.ack.p99 < 100 && a.failedAcks === 0,
-      detail: `p99 ${a.ack.p99} ms, p50 ${a.ack.p50}, max ${a.ack.max}; ${a.failedAcks} failed`,
+      detail: `p99 ${a.ack.p99} ms, p50 ${a.ack.p50}, max ${a.ack.max}; ${a.failedAcks} failed; the same burst at a bare Bolt app: p99 ${a.bareAck.p99} ms (${ratio(a.ack.p99, a.bareAck.p99)}×)`,
     });
     out.push({
       target: `(6) event-loop CPU per approval < 1 ms (${a.engine})`,
@@ -287,7 +287,7 @@ export function formatTable(r: BenchResults): string {
         continue;
       }
       L.push(
-        `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms; CPU per approval ${a.cpuPerApprovalMs.mainThread} ms main thread, ${a.cpuPerApprovalMs.process} ms process`,
+        `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms (bare Bolt ${triple(a.bareAck)} ms); CPU per approval ${a.cpuPerApprovalMs.mainThread} ms main thread, ${a.cpuPerApprovalMs.process} ms process`,
       );
     }
   }
