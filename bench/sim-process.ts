@@ -50,6 +50,20 @@ serveRpc(
       }
       return byKey;
     },
+    /** Per matching request: its AccessKey and how long the simulator held it (received → answered, ms). */
+    held: ({ method, pathIncludes }: CountArgs) =>
+      sim.requests
+        .filter(
+          (r) =>
+            (method === undefined || r.method === method) &&
+            (pathIncludes === undefined || r.path.includes(pathIncludes)) &&
+            r.receivedAt !== undefined &&
+            r.answeredAt !== undefined,
+        )
+        .map((r) => ({
+          key: r.headers.accesskey ?? "",
+          ms: (r.answeredAt as number) - (r.receivedAt as number),
+        })),
     clear: () => {
       sim.clearRequests();
       return true;

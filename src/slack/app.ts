@@ -13,6 +13,7 @@ import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
+import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -162,6 +163,7 @@ export function createSlackApp({
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
+  ackFirstOnEveryListener(app);
   registerListeners(app, env);
   // Workflow steps waiting on a change request complete when it settles, whichever path settled it.
   const unwatchSteps = deps.changeObservers.add((request) =>

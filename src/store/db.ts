@@ -14,6 +14,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import pg from "pg";
+import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { StoreError, toStoreError } from "./errors.js";
@@ -290,7 +291,7 @@ export async function openDb(options: {
       );
       endOnQueryTimeout(client, logger);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new AckFirstPostgresDialect({ pool }) });
     try {
       await sql`select 1`.execute(db);
     } catch (e) {
@@ -341,6 +342,80 @@ function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
     }
     return result;
   }) as typeof client.query;
+}
+
+/**
+ * PostgreSQL's dialect, whose statements outside a transaction continue their caller only after the
+ * Slack requests waiting for their ack (src/ack-priority.ts): an answer from the database arrives like
+ * any other I/O. Statements inside a transaction go on at once, so no transaction holds its locks longer.
+ */
+class AckFirstPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new AckFirstDriver(super.createDriver());
+  }
+}
+
+class AckFirstDriver implements Driver {
+  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #innerOf = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #inTransaction = new WeakSet<DatabaseConnection>();
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let wrapped = this.#wrapped.get(connection);
+    if (!wrapped) {
+      const inTransaction = this.#inTransaction;
+      const outer: DatabaseConnection = {
+        async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+          const result = await connection.executeQuery<R>(query);
+          if (!inTransaction.has(outer)) await yieldToWaitingRequests();
+          return result;
+        },
+        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+          connection.streamQuery<R>(query, chunkSize),
+      };
+      wrapped = outer;
+      this.#wrapped.set(connection, outer);
+      this.#innerOf.set(outer, connection);
+    }
+    return wrapped;
+  }
+
+  /** The driver's own connection (its release, begin and commit use what only it has). */
+  #unwrap(connection: DatabaseConnection): DatabaseConnection {
+    return this.#innerOf.get(connection) ?? connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    this.#inTransaction.add(connection);
+    await this.inner.beginTransaction(this.#unwrap(connection), settings);
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(this.#unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(this.#unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#inTransaction.delete(connection);
+    return this.inner.releaseConnection(this.#unwrap(connection));
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
 }
 
 /**

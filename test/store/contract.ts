@@ -1361,6 +1361,32 @@ export function storeContract(h: EngineHarness): void {
         });
         expect(Object.keys(store.audit).sort()).toEqual(["append", "list"]);
       });
+
+      it("appends made at once are all stored in the order made, and a row that can't be stored fails alone", async () => {
+        const store = await open();
+        const appends = Array.from({ length: 120 }, (_, i) =>
+          store.audit.append({
+            at: 1_000 + i,
+            teamId: "T1",
+            // Row 70 breaks a NOT NULL constraint: only its append may fail.
+            userId: i === 70 ? (null as unknown as string) : `U${i}`,
+            action: `a${i}`,
+            target: "zone-1",
+            outcome: "ok",
+          }),
+        );
+        const settled = await Promise.allSettled(appends);
+        const failed = settled.flatMap((r, i) => (r.status === "rejected" ? [i] : []));
+        expect(failed).toEqual([70]);
+        expect((settled[70] as PromiseRejectedResult).reason).toMatchObject({ kind: "invalid" });
+        const all = await store.audit.list("T1", 500);
+        expect(all).toHaveLength(119);
+        // Newest first, ids in the order the appends were made.
+        expect(all.map((e) => e.action).reverse()).toEqual(
+          Array.from({ length: 120 }, (_, i) => `a${i}`).filter((a) => a !== "a70"),
+        );
+        expect(all.every((e, i) => i === 0 || (all[i - 1] as { id: number }).id > e.id)).toBe(true);
+      });
     });
 
     describe("health", () => {

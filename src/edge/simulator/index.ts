@@ -119,6 +119,9 @@ export interface RecordedRequest {
   body: unknown;
   /** Date.now() when received. */
   at: number;
+  /** Wall-clock ms (sub-ms) when received and when the answer was handed to the socket (benchmarks). */
+  receivedAt?: number;
+  answeredAt?: number;
 }
 
 export interface Simulator {
@@ -262,13 +265,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = Date.now();
+    const receivedAt = performance.timeOrigin + performance.now();
     const url = new URL(req.url ?? "/", "http://simulator.local");
     const method = (req.method ?? "GET").toUpperCase();
     const path = url.pathname;
     const query = Object.fromEntries(url.searchParams);
     const headers = flattenHeaders(req);
     const body = parseBody(await readBody(req));
-    requests.push({ method, path, query, headers, body, at });
+    const recorded: RecordedRequest = { method, path, query, headers, body, at, receivedAt };
+    requests.push(recorded);
+    res.once("finish", () => {
+      recorded.answeredAt = performance.timeOrigin + performance.now();
+    });
 
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;
