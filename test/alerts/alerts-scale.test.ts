@@ -181,6 +181,12 @@ describe("a command typed during an attack", () => {
     expect(polls.length).toBeGreaterThanOrEqual(WATCHES);
     // Served ahead of polls queued before it: at 4 requests a second, waiting behind 20 would take 5 s.
     expect(command).toBeLessThan(during.length - 10);
+    console.info("/edge apps answer (ms)", {
+      idle: Math.round(idleMs),
+      duringPolling: Math.round(duringMs),
+      pollRequestsInTick: polls.length,
+      commandRequestPosition: command,
+    });
     expect(duringMs).toBeLessThan(idleMs + 1_500);
 
     // The watches' interval stretched: 20 evaluations in 50 % of 4 requests a second take 10 s.
