@@ -61,13 +61,17 @@ export interface FunctionExecutionsRepo {
   claim(id: string, leaseMs: number): Promise<FunctionExecution | undefined>;
   /** completing → completed with what it was completed with; false when the claim was lost. */
   complete(id: string, outcome: unknown): Promise<boolean>;
-  /** completing → waiting, tried again at `retryAt` (Slack could not be reached). */
-  release(id: string, retryAt: number): Promise<boolean>;
+  /**
+   * completing → waiting, tried again at `retryAt` (Slack could not be reached), keeping `pending`, the
+   * result to complete it with, for steps that do not complete from a request (an error, unchanged).
+   */
+  release(id: string, retryAt: number, pending?: unknown): Promise<boolean>;
   /** Steps not yet completed that wait on this request. */
   listWaitingOn(requestId: string): Promise<FunctionExecution[]>;
   /**
-   * Steps whose request has settled and that are due (waiting with retry due, or a lapsed lease): the
-   * ones a completion missed (the process died, Slack was down). Oldest first; in the scope.
+   * Steps that are due (waiting with retry due, or a lapsed lease) and whose request has settled or
+   * whose result was kept by `release`: the ones a completion missed (the process died, Slack was
+   * down). Oldest first; in the scope.
    */
   listSettleable(limit?: number, scope?: WorkScope): Promise<FunctionExecution[]>;
 }
@@ -175,10 +179,16 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
       return Number(r.numUpdatedRows) === 1;
     },
 
-    async release(id: string, retryAt: number): Promise<boolean> {
+    async release(id: string, retryAt: number, pending?: unknown): Promise<boolean> {
       const r = await db
         .updateTable("function_executions")
-        .set({ state: "waiting", lease_until: null, retry_at: retryAt, updated_at: now() })
+        .set({
+          state: "waiting",
+          lease_until: null,
+          retry_at: retryAt,
+          updated_at: now(),
+          ...(pending !== undefined ? { outcome: JSON.stringify(pending) } : {}),
+        })
         .where("id", "=", id)
         .where("state", "=", "completing")
         .executeTakeFirst();
@@ -202,9 +212,14 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
       if (teamIds?.length === 0) return [];
       let q = db
         .selectFrom("function_executions")
-        .innerJoin("approval_requests", "approval_requests.id", "function_executions.request_id")
+        .leftJoin("approval_requests", "approval_requests.id", "function_executions.request_id")
         .selectAll("function_executions")
-        .where("approval_requests.state", "in", [...SETTLED_REQUEST_STATES])
+        .where((eb) =>
+          eb.or([
+            eb("approval_requests.state", "in", [...SETTLED_REQUEST_STATES]),
+            eb("function_executions.outcome", "is not", null),
+          ]),
+        )
         .where(due());
       if (teamIds) q = q.where("function_executions.team_id", "in", teamIds);
       const rows = await q

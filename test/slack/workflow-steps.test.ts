@@ -348,6 +348,23 @@ describe("Workflow Builder steps", () => {
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
   }, 20_000);
 
+  it("an error Slack did not take (no request to wait on) is completed by the sweeper later, once", async () => {
+    h.sim.addFault({ method: "GET", path: /bot-categorization/, status: 500, body: "none" });
+    h.slack.addFault({ method: "functions.completeError", error: "internal_error", times: 1 });
+    const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs({ category: "seo" }));
+    await h.slack.waitForCall("functions.completeError", () => true, 15_000);
+    await settle();
+    expect(completionsOf(h, run.executionId)).toEqual([]);
+    h.advanceClock(STEP_RETRY_MS + 1_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const done = await h.slack.waitForCompletion(run.executionId);
+    expect(done.kind).toBe("error");
+    expect(done.error).toMatch(/Edge API|bunny/i);
+    await createApprovalSweeper(h.app.env).sweep();
+    await settle();
+    expect(completionsOf(h, run.executionId)).toHaveLength(1);
+  }, 30_000);
+
   it("an approval channel the bot is not in: the request is cancelled and the step says what to do", async () => {
     setCategory(h, 6, 0);
     h.slack.addFault({ method: "chat.postMessage", channel: "C0NOTIN", error: "not_in_channel" });

@@ -827,6 +827,21 @@ export function storeContract(h: EngineHarness): void {
         // Claimed (leased) steps are not listed until the lease lapses.
         await store.functionExecutions.claim("FxR", 60_000);
         expect((await store.functionExecutions.listSettleable()).map((e) => e.id)).toEqual(["FxO"]);
+        // A step with no request to wait on is listed once its completion was released with the result.
+        await store.functionExecutions.create({
+          id: "FxE",
+          teamId: "T1",
+          callbackId: "c",
+          requestId: "none",
+        });
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id)).toEqual(["FxO"]);
+        await store.functionExecutions.claim("FxE", 60_000);
+        await store.functionExecutions.release("FxE", clock + 30_000, { error: "No key." });
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id)).toEqual(["FxO"]);
+        clock += 30_000;
+        const listed = await store.functionExecutions.listSettleable();
+        expect(listed.map((e) => e.id).sort()).toEqual(["FxE", "FxO"]);
+        expect(listed.find((e) => e.id === "FxE")?.outcome).toEqual({ error: "No key." });
       });
 
       it("20 parallel claims from several connections: exactly one wins", async () => {

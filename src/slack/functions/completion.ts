@@ -143,7 +143,7 @@ async function settleFailure(
     { err, slackError: code, attempts: e.attempts },
     "completing a workflow step failed; tried again later",
   );
-  await env.deps.store.functionExecutions.release(e.id, env.deps.now() + STEP_RETRY_MS);
+  await env.deps.store.functionExecutions.release(e.id, env.deps.now() + STEP_RETRY_MS, result);
   return false;
 }
 
@@ -158,14 +158,28 @@ export async function settleStepsWaitingOn(env: SlackEnv, request: ApprovalReque
   return completed;
 }
 
-/** The sweep: steps whose request settled but that were not completed (missed, or Slack failed). */
+const isStepResult = (v: unknown): v is StepResult =>
+  typeof v === "object" &&
+  v !== null &&
+  ((typeof (v as { error?: unknown }).error === "string" && !("slackError" in v)) ||
+    typeof (v as { outputs?: unknown }).outputs === "object");
+
+/**
+ * The sweep: steps not completed although their request settled, or whose completion Slack did not
+ * take (the result kept on release): a process died, or Slack was down.
+ */
 export async function settleMissedSteps(env: SlackEnv, scope: WorkScope = {}): Promise<number> {
   const due = await env.deps.store.functionExecutions.listSettleable(50, scope);
   let completed = 0;
   for (const e of due) {
     const request = await env.deps.store.approvals.get(e.requestId);
-    if (request && isSettled(request) && (await completeStep(env, e.id, requestStepResult(request))))
-      completed++;
+    const result =
+      request && isSettled(request)
+        ? requestStepResult(request)
+        : isStepResult(e.outcome)
+          ? e.outcome
+          : undefined;
+    if (result && (await completeStep(env, e.id, result))) completed++;
   }
   return completed;
 }
