@@ -58,6 +58,6 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
     }
     // An error keeps the picker, so another choice can be made; an answer takes its place.
     if (result.outcome === "ok") await replaceClicked(args, result.reply, logger);
-    else await answerPrivately(args, result.reply.text, logger);
+    else await sendReply(args.respond, result.reply, false, undefined, logger);
   };
 }
