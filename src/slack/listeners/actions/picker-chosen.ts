@@ -9,7 +9,7 @@ import { runCommand } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";
-import { answerPrivately, type ButtonArgs, replaceClicked } from "./context.js";
+import { answerPrivately, replaceClicked } from "./context.js";
 
 type SelectArgs = SlackActionMiddlewareArgs<BlockAction<ExternalSelectAction>> & AllMiddlewareArgs;
 
