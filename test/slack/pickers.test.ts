@@ -295,6 +295,15 @@ describe("pickers", () => {
     expect(findButtons(card.args.blocks).some((b) => b.action_id === ACTIONS.approve)).toBe(true);
   });
 
+  it("a command asked in the channel (public) answers there once a choice is made, and the private picker goes", async () => {
+    const picker = pickerIn((await answerTo(h, "bots public", "U0002")).body.blocks)!;
+    const first = await choose(h, picker, String(ZONE));
+    expect(first.body.response_type).toBe("in_channel");
+    expect(blocksText(first.body.blocks)).toMatch(/bot/i);
+    const deleted = await h.slack.waitForResponse(first.id, (r) => r.body.delete_original === true);
+    expect(deleted).toBeDefined();
+  });
+
   it("choosing runs read commands too, and a bad or tampered choice gets a sentence, not a crash", async () => {
     const bots = pickerIn((await answerTo(h, "bots", "U0002")).body.blocks)!;
     const answer = await choose(h, bots, String(ZONE));

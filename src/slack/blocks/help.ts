@@ -21,6 +21,8 @@ export function helpReply(subcommands: readonly HelpEntry[]): Reply {
   return reply("edgeops commands", [
     header("edgeops: your edge platform from Slack"),
     ...packLines(lines, 45, "commands"),
-    context("Answers are visible only to you; add `public` to any command to answer in the channel."),
+    context(
+      "Answers are visible only to you; add `public` to any command to answer in the channel. Leave out a zone, DNS zone, app or pull zone id and a menu lets you search for it by name.",
+    ),
   ]);
 }

@@ -9,7 +9,7 @@ import { runCommand } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";
-import { answerPrivately, type ButtonArgs, replaceClicked } from "./context.js";
+import { answerPrivately, replaceClicked } from "./context.js";
 
 type SelectArgs = SlackActionMiddlewareArgs<BlockAction<ExternalSelectAction>> & AllMiddlewareArgs;
 
@@ -58,6 +58,6 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
     }
     // An error keeps the picker, so another choice can be made; an answer takes its place.
     if (result.outcome === "ok") await replaceClicked(args, result.reply, logger);
-    else await answerPrivately(args, result.reply.text, logger);
+    else await sendReply(args.respond, result.reply, false, undefined, logger);
   };
 }

@@ -19,7 +19,14 @@ export function linkShared(env: SlackEnv) {
     const teamId = context.teamId ?? "";
     const logger = env.deps.logger.child({ teamId, userId: event.user, event: "link_shared" });
     const links = event.links.slice(0, MAX_LINKS);
-    if ((await keyInUse(env.deps, teamId).catch(() => ({ source: "none" as const }))).source === "none") {
+    let key: Awaited<ReturnType<typeof keyInUse>>;
+    try {
+      key = await keyInUse(env.deps, teamId);
+    } catch (err) {
+      logger.warn({ err }, "unfurl skipped: the workspace's key could not be read");
+      return;
+    }
+    if (key.source === "none") {
       logger.info({ links: links.length }, "unfurl skipped: no Edge API key for this workspace");
       return;
     }
