@@ -347,10 +347,14 @@ async function createPending(
     ),
   );
   await runLoad(ctx, { origin, requests: creates, rate: 100 });
+  // A request whose create failed (an overloaded machine: the database pool timed out) has no card; its
+  // Approve click then finds nothing and the tallies show it (none / missing), rather than the run stopping.
   await until(
     () => ctx.slack.callsTo("chat.postMessage").length >= before + n,
-    60_000,
+    120_000,
     `${n} approval cards (${phase})`,
+  ).catch(() =>
+    ctx.progress(`  only ${ctx.slack.callsTo("chat.postMessage").length - before} of ${n} cards (${phase})`),
   );
   return ids;
 }
