@@ -548,6 +548,9 @@ async function killPhase(
   ctx.slack.clear();
   await ctx.sim.call("clear");
   const clicked = Math.ceil(o.killApprovals / 2);
+  // The DNS scans answer slowly in this phase, so the runs claimed before the kill are still in flight
+  // (holding their leases) when the victim dies, however fast the machine is.
+  await ctx.sim.call("slowPath", { path: "/dnszone", latencyMs: o.killAfterDueMs + 1_500 });
   const tally = await schedulesWork.prepare(run, o.killSchedules, "K");
   const dueAt = Date.now() + 1_000;
   // Clicks spread over ~1 s around the kill, so some land on the victim as it dies.
@@ -565,6 +568,7 @@ async function killPhase(
   const victimProc = cluster.replicas[victim];
   victimProc?.child.proc.kill("SIGKILL");
   const killedAt = Date.now();
+  await ctx.sim.call("clearFaults");
   ctx.progress(`kill: SIGKILL replica ${victim + 1} (${leasedAtKill} schedule runs held a lease)`);
   const samples: LoadSample[] = await clicking;
   await until(

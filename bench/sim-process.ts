@@ -68,6 +68,15 @@ serveRpc(
       sim.clearRequests();
       return true;
     },
+    /** Slow every matching request by `latencyMs` (the cluster bench keeps schedule runs in flight across a kill). */
+    slowPath: ({ path, latencyMs }: { path: string; latencyMs: number }) => {
+      sim.addFault({ path, latencyMs });
+      return true;
+    },
+    clearFaults: () => {
+      sim.clearFaults();
+      return true;
+    },
     setLatency: (ms: number) => {
       sim.setLatency(ms);
       return true;

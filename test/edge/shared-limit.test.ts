@@ -125,9 +125,11 @@ async function burst(apis: EdgeApi[], callsEach: number): Promise<void> {
 }
 
 describe("per-key rate shared across replicas through Redis", () => {
-  it("without Redis two replicas together send twice the per-key rate", async () => {
+  it("without Redis two replicas together send more than the per-key rate", async () => {
     await burst([replica(undefined), replica(undefined)], 10);
-    expect(busiestSecond(sim.requests.map((r) => r.at))).toBe(2 * RATE);
+    // Each replica keeps the rate on its own, so together they go over it (twice it, give or take the
+    // arrival jitter of a loaded machine, which can bunch two windows' starts: hence no exact figure).
+    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeGreaterThan(RATE);
   });
 
   it("with Redis two replicas together stay within the per-key rate in every second", async () => {
