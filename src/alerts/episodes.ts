@@ -54,7 +54,10 @@ export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
 
 /** Post or update the parent, then the thread reply if any. Never throws. */
 async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): Promise<DeliveryOutcome> {
-  const { deps, watch, logger } = c;
+  const { deps, logger } = c;
+  // Read again just before rendering: a Mute or Acknowledge clicked meanwhile must not be drawn over.
+  const watch = (await deps.store.watches.get(c.watch.id)) ?? c.watch;
+  c.watch.mutedUntil = watch.mutedUntil;
   if (watch.mutedUntil !== null && watch.mutedUntil > c.now) return "muted";
   let client: WebClient;
   try {
@@ -109,7 +112,7 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
       logger.warn({ slackError: code, alreadyFailing: watch.failing }, "watch's channel refuses alerts");
       await deps.store.watches.markFailing(watch.id, `Slack refused the alert (${code}).`);
       if (!watch.failing) await tellCreator(watch, client, code, logger);
-      watch.failing = true;
+      c.watch.failing = true;
       return "channel_failing";
     }
     logger.warn({ err, slackError: code }, "delivering an alert failed; the next evaluation tries again");
@@ -117,7 +120,7 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
   }
   if (watch.failing) {
     await deps.store.watches.clearFailing(watch.id);
-    watch.failing = false;
+    c.watch.failing = false;
   }
   return outcome;
 }

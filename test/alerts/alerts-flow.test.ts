@@ -130,6 +130,41 @@ describe("/edge watch zone: an attack is one parent, updated in place, with its 
   });
 });
 
+describe("the parent's buttons", () => {
+  it("Acknowledge survives the next update; a mitigation answers in the alert's thread, leaving the alert as it is", async () => {
+    clock = T0;
+    const { sim, h, poller } = await setup();
+    await answerTo(h, `watch zone ${ZONE}`, "U0001");
+    await poller.tick();
+    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
+    await minutes(8, [poller], () => parents(h).length > 0);
+    const parent = parents(h)[0];
+    const ts = await tsOf(parent, h);
+    const buttons = findButtons(parent?.args.blocks);
+
+    const ack = buttons.find((b) => b.text === "Acknowledge")!;
+    expect((await h.click(ack, { userId: "U0002", messageTs: ts })).status).toBe(200);
+    await h.slack.waitForCall("chat.update", (c) => c.args.ts === ts && text(c).includes("acknowledged by"));
+    await minutes(1, [poller]);
+    const latest = updatesOf(h, ts).at(-1);
+    expect(text(latest)).toContain("acknowledged by <@U0002>");
+    expect(findButtons(latest?.args.blocks).map((b) => b.text)).not.toContain("Acknowledge");
+
+    const block = buttons.find((b) => b.text.startsWith("Block "))!;
+    expect(block.action_id).toBe("edge.change.confirm.alert_block");
+    const click = await h.click(block, { userId: "U0001", messageTs: ts });
+    expect(click.status).toBe(200);
+    const inThread = await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.thread_ts === ts && /block|approv/i.test(text(c) + String(c.args.text)),
+    );
+    expect(inThread.args.channel).toBe("C0001");
+    // The alert itself was not replaced through the click's response_url.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.slack.responsesTo(click.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
+  });
+});
+
 describe("/edge watch apps", () => {
   it("a failing app is one alert with a Restart button; back to active resolves it with the duration", async () => {
     clock = T0;
