@@ -5,7 +5,7 @@
  * Baseline: one approval alone, on the same bot, just before.
  */
 import { ACTIONS } from "../src/slack/ids.js";
-import { ratio, round, type Summary, sleep, summarize, until } from "./common.js";
+import { ratio, round, type Summary, sleep, spawnChild, summarize, until } from "./common.js";
 import { type BenchContext, clickRequest, createPgDatabase, runLoad, startBotProcess } from "./processes.js";
 
 export interface ApprovalThroughput {
@@ -23,8 +23,15 @@ export interface ApprovalThroughput {
   /** The same, one approval alone (baseline). */
   singleMs: number;
   ratioToSingle: number;
+  /**
+   * CPU time of the bot per approval over the burst (first click sent → last card and PUT seen):
+   * its main thread (the event loop) and the whole process (with GC helper and libuv pool threads).
+   */
+  cpuPerApprovalMs: { mainThread: number; process: number };
   /** Acks of the burst of clicks (Slack's 3-second limit). */
   ack: Summary;
+  /** The same burst of clicks at a bare Bolt app that only acks (the floor on this machine, this run). */
+  bareAck: Summary;
   failedAcks: number;
 }
 
@@ -86,12 +93,15 @@ export async function approvalsScenario(
     const clicks = Array.from({ length: n }, (_, i) =>
       clickRequest(ctx, `aa-${engine}-${i}`, i, "U0003", ACTIONS.approve, requestId(engine, i)),
     );
+    const cpu = () => bot.child.call<{ mainThreadMs: number; processMs: number }>("cpu");
+    const cpuBefore = await cpu();
     const samples = await runLoad(ctx, { origin: bot.origin, requests: clicks, rate: 0 });
     await until(
       async () => updates().length >= n && (await puts()) >= n,
       120_000,
       `${n} PUTs and card updates`,
     ).catch(() => undefined);
+    const cpuAfter = await cpu();
     const t0 = Math.min(...samples.map((s) => s.sentAt));
     const lastUpdate = Math.max(...updates().map((c) => c.at));
     const arrivals = await ctx.sim.call<number[]>("arrivals", {
@@ -100,6 +110,21 @@ export async function approvalsScenario(
     });
     await sleep(1_000); // a late duplicate PUT would show up here
     const putCount = await puts();
+    // The floor: the same burst at a bare Bolt app, once the bot is idle.
+    const bare = await spawnChild<{ port: number }>("bare-bolt.ts", {
+      env: { SLACK_API_URL: ctx.slack.apiUrl },
+      compiledDir: ctx.compiledDir,
+    });
+    let bareSamples: Awaited<ReturnType<typeof runLoad>>;
+    try {
+      bareSamples = await runLoad(ctx, {
+        origin: `http://127.0.0.1:${bare.ready.port}`,
+        requests: clicks,
+        rate: 0,
+      });
+    } finally {
+      await bare.stop();
+    }
     const ok = samples.filter((s) => s.status === 200);
     const durationMs = lastUpdate + 0.5 - t0;
     return {
@@ -113,7 +138,12 @@ export async function approvalsScenario(
       approvalsPerSec: round((n / durationMs) * 1000, 1),
       singleMs: round(singleMs, 1),
       ratioToSingle: ratio(durationMs, singleMs),
+      cpuPerApprovalMs: {
+        mainThread: round((cpuAfter.mainThreadMs - cpuBefore.mainThreadMs) / n, 2),
+        process: round((cpuAfter.processMs - cpuBefore.processMs) / n, 2),
+      },
       ack: summarize(ok.map((s) => s.ackMs)),
+      bareAck: summarize(bareSamples.filter((s) => s.status === 200).map((s) => s.ackMs)),
       failedAcks: samples.length - ok.length,
     };
   } finally {

@@ -1,6 +1,7 @@
 /**
  * The floor for acknowledgement latency: a bare Bolt app (HTTPReceiver, same signing secret, token
- * and fake Slack Web API as the bot) whose only listener acks `/edge`. Same load generator, same rates.
+ * and fake Slack Web API as the bot) whose only listeners ack `/edge` and any button click. Same load
+ * generator, same rates, same bursts.
  */
 import type { Server } from "node:http";
 import { App, LogLevel } from "@slack/bolt";
@@ -14,6 +15,9 @@ const app = new App({
   ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
 });
 app.command("/edge", async ({ ack }) => {
+  await ack();
+});
+app.action(/.*/, async ({ ack }) => {
   await ack();
 });
 const server = (await app.start(0)) as Server;

@@ -37,6 +37,14 @@ export interface E2eRun extends AckRun {
   overhead: Summary;
   /** The same minus the measured floor of one Edge call (edgeFloor p50) × edgeCalls instead. */
   overheadVsEdgeFloor: Summary;
+  /**
+   * The issue's figure: command sent → answer at response_url, minus the time the simulator itself
+   * held this command's Edge calls (received → answered, timed in the simulator). What is left is the
+   * bot's own time plus loopback transit; `/edge help` (no Edge call) is the same by construction.
+   */
+  overheadVsEdgeHeld: Summary;
+  /** Commands whose Edge calls could not be matched to the simulator's record (left out above). */
+  unmatched: number;
 }
 
 export interface LatencyResult {
@@ -76,7 +84,7 @@ function requestsFor(ctx: BenchContext, prefix: string, n: number, workspaces: n
 }
 
 /** Drive the bot and wait for every answer at response_url; e2e uses the fake Slack's arrival times. */
-async function botRun(
+export async function botRun(
   ctx: BenchContext,
   origin: string,
   prefix: string,
@@ -89,21 +97,26 @@ async function botRun(
   settleMs: number,
 ): Promise<E2eRun> {
   ctx.slack.clear();
+  await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
   const samples = await runLoad(ctx, { origin, requests, rate });
   await until(() => ctx.slack.responses.length >= n, 15_000, `${n} answers to ${text}`).catch(
     () => undefined,
   );
+  const held = await edgeHeldByCommand(ctx, samples, workspaces, edgeCalls);
   const arrived = new Map<string, number>();
   for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
   const overheads: number[] = [];
   const vsFloor: number[] = [];
+  const vsHeld: number[] = [];
   for (const s of samples) {
     const at = arrived.get(s.id);
     // The fake Slack stamps Date.now() (whole ms, floored): +0.5 ms centres it.
     if (at === undefined) continue;
     overheads.push(at + 0.5 - s.sentAt - edgeCalls * SIM_LATENCY_MS);
     vsFloor.push(at + 0.5 - s.sentAt - edgeCalls * floorP50);
+    const edgeMs = held.get(s.id);
+    if (edgeMs !== undefined) vsHeld.push(at + 0.5 - s.sentAt - edgeMs);
   }
   ctx.slack.clear();
   await sleep(settleMs);
@@ -114,7 +127,48 @@ async function botRun(
     missing: n - overheads.length,
     overhead: summarize(overheads),
     overheadVsEdgeFloor: summarize(vsFloor),
+    overheadVsEdgeHeld: summarize(vsHeld),
+    unmatched: overheads.length - vsHeld.length,
   };
+}
+
+/**
+ * How long the simulator held each command's Edge calls. Every workspace has its own key and its
+ * commands are far apart (100 workspaces at 200/s: one each 0.5 s, a call takes 150 ms), so a key's
+ * calls in arrival order are its commands' calls in sending order. A key whose count does not match
+ * is left out rather than guessed.
+ */
+async function edgeHeldByCommand(
+  ctx: BenchContext,
+  samples: LoadSample[],
+  workspaces: number,
+  edgeCalls: number,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (edgeCalls === 0) {
+    for (const s of samples) out.set(s.id, 0);
+    return out;
+  }
+  const calls = await ctx.sim.call<{ key: string; ms: number }[]>("held", {});
+  const byKey = new Map<string, number[]>();
+  for (const c of calls) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c.ms]);
+  const commandsByKey = new Map<string, LoadSample[]>();
+  for (const [i, s] of samples.entries()) {
+    const key = keyFor(i % workspaces);
+    commandsByKey.set(key, [...(commandsByKey.get(key) ?? []), s]);
+  }
+  for (const [key, commands] of commandsByKey) {
+    const times = byKey.get(key) ?? [];
+    if (times.length !== commands.length * edgeCalls) continue;
+    commands.sort((a, b) => a.sentAt - b.sentAt);
+    for (const [j, s] of commands.entries()) {
+      out.set(
+        s.id,
+        times.slice(j * edgeCalls, (j + 1) * edgeCalls).reduce((a, b) => a + b, 0),
+      );
+    }
+  }
+  return out;
 }
 
 /** The floor of one Edge call: the same request the bot makes for /edge zones, sent directly. */

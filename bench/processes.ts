@@ -160,6 +160,8 @@ export interface BotOptions {
   databaseUrl?: string;
   exposeGc?: boolean;
   env?: Record<string, string>;
+  /** Store the workspace keys before starting (default true; replicas sharing one database seed once). */
+  seedKeys?: boolean;
 }
 
 export interface BotProcess {
@@ -170,7 +172,7 @@ export interface BotProcess {
 }
 
 /** Store each workspace's own key (encrypted, as /edge key does) before the bot starts. */
-async function seedKeys(env: Record<string, string>, workspaces: number): Promise<void> {
+export async function seedKeys(env: Record<string, string>, workspaces: number): Promise<void> {
   const config = loadConfig(env);
   const store = await openStore({ config, logger: createLogger({ level: "silent" }) });
   try {
@@ -204,8 +206,10 @@ export async function startBotProcess(ctx: BenchContext, o: BotOptions): Promise
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   };
-  ctx.progress(`${o.name}: storing ${o.workspaces} workspace keys`);
-  await seedKeys(env, o.workspaces);
+  if (o.seedKeys !== false) {
+    ctx.progress(`${o.name}: storing ${o.workspaces} workspace keys`);
+    await seedKeys(env, o.workspaces);
+  }
   const logFile = join(dataDir, "bot.log");
   const execArgv = [
     ...(o.exposeGc ? ["--expose-gc"] : []),

@@ -37,6 +37,33 @@ serveRpc(
             (pathIncludes === undefined || r.path.includes(pathIncludes)),
         )
         .map((r) => r.at),
+    /** Arrival times (ms) of matching requests, by the Edge API key they carried. */
+    arrivalsByKey: ({ method, pathIncludes, since = 0 }: CountArgs) => {
+      const byKey: Record<string, number[]> = {};
+      for (const r of sim.requests) {
+        if (r.at < since || (method !== undefined && r.method !== method)) continue;
+        if (pathIncludes !== undefined && !r.path.includes(pathIncludes)) continue;
+        const key = String(r.headers.accesskey ?? "");
+        const list = byKey[key] ?? [];
+        list.push(r.at);
+        byKey[key] = list;
+      }
+      return byKey;
+    },
+    /** Per matching request: its AccessKey and how long the simulator held it (received → answered, ms). */
+    held: ({ method, pathIncludes }: CountArgs) =>
+      sim.requests
+        .filter(
+          (r) =>
+            (method === undefined || r.method === method) &&
+            (pathIncludes === undefined || r.path.includes(pathIncludes)) &&
+            r.receivedAt !== undefined &&
+            r.answeredAt !== undefined,
+        )
+        .map((r) => ({
+          key: r.headers.accesskey ?? "",
+          ms: (r.answeredAt as number) - (r.receivedAt as number),
+        })),
     clear: () => {
       sim.clearRequests();
       return true;

@@ -1,4 +1,5 @@
 import { createPoller } from "./alerts/poller.js";
+import { ChangeObservers } from "./changes/observers.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
@@ -75,7 +76,7 @@ export async function startBot({
     onQueueRejected: () => metrics.queueRejections.inc(),
     ...(sharedLimit ? { sharedLimit } : {}),
   });
-  const deps: Deps = { config, logger, store, edge, metrics, now };
+  const deps: Deps = { config, logger, store, edge, metrics, now, changeObservers: new ChangeObservers() };
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
   const ops = createOps(deps);
   const slack = createSlackApp({
@@ -96,7 +97,14 @@ export async function startBot({
   // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
   const { port } = await slack.start();
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
-  const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger });
+  const scheduler = createScheduler({
+    deps,
+    clientFor: slack.env.clientFor,
+    now,
+    logger,
+    intervalMs: config.schedules.intervalMs,
+    leaseMs: config.schedules.leaseMs,
+  });
   scheduler.start();
   // Alerts: every replica polls; each watch evaluation is claimed by one (src/alerts/poller.ts).
   const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });

@@ -125,6 +125,8 @@ const envSchema = z.object({
   WATCH_INTERVAL_MS: intVar("WATCH_INTERVAL_MS", 60_000, 1_000, 3_600_000),
   WATCH_STUCK_DEPLOYING_MS: intVar("WATCH_STUCK_DEPLOYING_MS", 900_000, 60_000, 86_400_000),
   ALERT_COOLDOWN_MS: intVar("ALERT_COOLDOWN_MS", 600_000, 0, 86_400_000),
+  SCHEDULER_INTERVAL_MS: intVar("SCHEDULER_INTERVAL_MS", 30_000, 500, 3_600_000),
+  SCHEDULER_LEASE_MS: intVar("SCHEDULER_LEASE_MS", 60_000, 1_000, 3_600_000),
   METRICS_TOKEN: optionalString,
   METRICS_PORT: intVar("METRICS_PORT", 0, 0, 65_535),
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
@@ -169,6 +171,10 @@ export interface Config {
   readonly schedules: {
     readonly perChannel: number;
     readonly perWorkspace: number;
+    /** How often every replica looks for due schedules. */
+    readonly intervalMs: number;
+    /** A claimed occurrence whose replica stopped renewing this long is claimed again by another. */
+    readonly leaseMs: number;
   };
   readonly watches: {
     readonly perChannel: number;
@@ -274,7 +280,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     port: e.PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    schedules: { perChannel: e.SCHEDULES_PER_CHANNEL, perWorkspace: e.SCHEDULES_PER_WORKSPACE },
+    schedules: {
+      perChannel: e.SCHEDULES_PER_CHANNEL,
+      perWorkspace: e.SCHEDULES_PER_WORKSPACE,
+      intervalMs: e.SCHEDULER_INTERVAL_MS,
+      leaseMs: e.SCHEDULER_LEASE_MS,
+    },
     watches: {
       perChannel: e.WATCHES_PER_CHANNEL,
       perWorkspace: e.WATCHES_PER_WORKSPACE,

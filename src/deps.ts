@@ -1,3 +1,4 @@
+import type { ChangeObservers } from "./changes/observers.js";
 import type { Config } from "./config.js";
 import type { EdgeApi } from "./edge/client.js";
 import type { Logger } from "./log.js";
@@ -12,4 +13,6 @@ export interface Deps {
   readonly edge: EdgeApi;
   readonly metrics: Metrics;
   readonly now: () => number;
+  /** Told of every change request's move (src/changes/engine.ts); workflow steps wait on these. */
+  readonly changeObservers: ChangeObservers;
 }

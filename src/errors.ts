@@ -31,7 +31,7 @@ const SLACK_ERROR_SENTENCES: Record<string, string> = {
 };
 
 /** Slack Web API errors carry `data.error` (a code like not_in_channel). */
-function slackErrorCode(err: unknown): string | undefined {
+export function slackErrorCode(err: unknown): string | undefined {
   const data = (err as { data?: { error?: unknown } } | undefined)?.data;
   return typeof data?.error === "string" ? data.error : undefined;
 }

@@ -8,7 +8,8 @@ export type { Logger } from "pino";
  */
 const SECRET_NAME =
   /(^|[_-])?(access[_-]?key|api[_-]?key|key|keys|secret|token|tokens|password|authorization|cookie|ciphertext)$/i;
-const SECRET_VALUE = /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,})\b/g;
+// xwfp-: the token Slack gives a workflow step's execution (function_executed).
+const SECRET_VALUE = /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,}|xwfp-[A-Za-z0-9-]{6,})\b/g;
 /** `client_secret=…`, `"token":"…"`, `AccessKey: …` inside free text (e.g. Bolt's and WebClient's debug lines). */
 const SECRET_PAIR =
   /((?:client_secret|secret|token|password|access_?key|api_?key|authorization|code)["']?\s*[:=]\s*["']?)([^"'&\s,}]+)/gi;

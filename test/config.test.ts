@@ -16,7 +16,7 @@ describe("loadConfig", () => {
       maxBodyBytes: 10 * 1024 * 1024,
     });
     expect(c.store.statementTimeoutMs).toBe(5000);
-    expect(c.schedules).toEqual({ perChannel: 10, perWorkspace: 100 });
+    expect(c.schedules).toEqual({ perChannel: 10, perWorkspace: 100, intervalMs: 30_000, leaseMs: 60_000 });
     expect(c.metrics).toEqual({ token: undefined, port: 0 });
     expect(c.console.allowDatabaseUrl).toBe(false);
     expect(c.logLevel).toBe("info");
@@ -53,6 +53,8 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud", /LOG_LEVEL must be one of fatal, error/],
     ["REDIS_URL", "http://x", /REDIS_URL must be a URL starting with redis:\/\/ or rediss:\/\//],
     ["EXPECTED_REPLICAS", "0", /EXPECTED_REPLICAS must be a whole number from 1/],
+    ["SCHEDULER_INTERVAL_MS", "100", /SCHEDULER_INTERVAL_MS must be a whole number from 500/],
+    ["SCHEDULER_LEASE_MS", "soon", /SCHEDULER_LEASE_MS must be a whole number from 1000/],
     ["ADMIN_USER_IDS", "U123ABC,bob", /ADMIN_USER_IDS must be comma-separated Slack user ids.*bob/],
   ])("refuses a bad %s with a message naming it", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseDocument } from "yaml";
+import { DASHBOARD_HOST } from "../src/services/dashboard-links.js";
+import { FUNCTIONS, SHORTCUTS } from "../src/slack/ids.js";
 
 // Slack's published manifest schema lives beside the repository (../shared, also in CI); it is read in place,
 // never copied into the project. A missing file fails the suite on purpose.
@@ -15,12 +17,27 @@ const EXPECTED_BOT_SCOPES = [
   "commands",
   "groups:read",
   "im:write",
+  "links:read",
+  "links:write",
   "usergroups:read",
   "users:read",
 ];
 const PLACEHOLDER_URL = "https://example.com/slack/events";
 
 type Json = Record<string, unknown>;
+
+interface FunctionDefinition {
+  title: string;
+  description: string;
+  input_parameters: { properties: Record<string, Json>; required?: string[] };
+  output_parameters: { properties: Record<string, Json>; required?: string[] };
+}
+
+/** A step's input or output parameters in a parsed (mutable) manifest. */
+function stepParams(m: Json, id: string, side: "input" | "output"): Record<string, Json> {
+  const f = (m.functions as Record<string, FunctionDefinition>)[id]!;
+  return f[`${side}_parameters`].properties;
+}
 
 function readJson(name: string): Json {
   return JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as Json;
@@ -55,13 +72,14 @@ function errorsOf(validate: ValidateFunction): string[] {
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.keyword} ${e.message ?? ""}`);
 }
 
-let validateV1: ValidateFunction;
+/** The version manifest.yml declares (_metadata.major_version 2: functions with { properties, required }). */
+let validateV2: ValidateFunction;
 let validateAnyVersion: ValidateFunction;
 
 beforeAll(() => {
-  const v1 = readJson("manifest.schema.1.0.0.json");
-  expect(v1.$schema).toBe("http://json-schema.org/draft-07/schema#");
-  validateV1 = makeAjv().compile(v1);
+  const v2 = readJson("manifest.schema.2.0.0.json");
+  expect(v2.$schema).toBe("http://json-schema.org/draft-07/schema#");
+  validateV2 = makeAjv().compile(v2);
 
   // manifest.schema.json dispatches on _metadata.major_version to the versioned schemas by remote $id; register
   // the local copies under those ids so nothing is fetched.
@@ -79,9 +97,10 @@ describe("manifest.yml against Slack's manifest schema", () => {
     expect(doc.warnings).toEqual([]);
   });
 
-  it("is valid against manifest.schema.1.0.0.json", () => {
-    const ok = validateV1(loadManifest());
-    expect(errorsOf(validateV1)).toEqual([]);
+  it("is valid against manifest.schema.2.0.0.json (the major_version it declares)", () => {
+    expect((loadManifest()._metadata as Json).major_version).toBe(2);
+    const ok = validateV2(loadManifest());
+    expect(errorsOf(validateV2)).toEqual([]);
     expect(ok).toBe(true);
   });
 
@@ -93,7 +112,7 @@ describe("manifest.yml against Slack's manifest schema", () => {
 
   it("the validator accepts the schema repository's own valid example", () => {
     const example = readJson("example-manifest.v1.valid.json");
-    expect(validateV1(example)).toBe(true);
+    expect(validateV2(example)).toBe(true);
     expect(validateAnyVersion(example)).toBe(true);
   });
 
@@ -135,19 +154,61 @@ describe("manifest.yml against Slack's manifest schema", () => {
       "additionalProperties",
     ],
     [
+      "a shortcut name longer than Slack's 24 characters",
+      (m) => {
+        (m.features as { shortcuts: Json[] }).shortcuts[0]!.name = "edgeops: request a change";
+      },
+      "maxLength",
+    ],
+    [
+      "an unfurl domain with a scheme",
+      (m) => {
+        (m.features as { unfurl_domains: string[] }).unfurl_domains[0] = "https://dash.bunny.net";
+      },
+      "pattern",
+    ],
+    [
+      "a non-http options load URL",
+      (m) => {
+        ((m.settings as Json).interactivity as Json).message_menu_options_url = "slack/events";
+      },
+      "pattern",
+    ],
+    [
       "a non-http interactivity URL",
       (m) => {
         ((m.settings as Json).interactivity as Json).request_url = "example.com/slack/events";
       },
       "pattern",
     ],
+    [
+      "a step's parameter of a type Slack does not have",
+      (m) => {
+        stepParams(m, "get_zone_status", "input").zone!.type = "domain";
+      },
+      "enum",
+    ],
+    [
+      "a step without output_parameters",
+      (m) => {
+        delete (m.functions as Record<string, Json>).get_zone_status!.output_parameters;
+      },
+      "required",
+    ],
+    [
+      "a step with a key Slack does not know",
+      (m) => {
+        (m.functions as Record<string, Json>).request_block!.timeout = 60;
+      },
+      "additionalProperties",
+    ],
   ];
 
   it.each(broken)("rejects a copy with %s", (_label, breakIt, keyword) => {
     const m = loadManifest();
     breakIt(m);
-    expect(validateV1(m)).toBe(false);
-    expect((validateV1.errors ?? []).map((e) => e.keyword)).toContain(keyword);
+    expect(validateV2(m)).toBe(false);
+    expect((validateV2.errors ?? []).map((e) => e.keyword)).toContain(keyword);
     expect(validateAnyVersion(m)).toBe(false);
   });
 });
@@ -159,9 +220,13 @@ describe("manifest.yml content", () => {
       app_home: Json;
       bot_user: Json;
       slash_commands: Json[];
+      shortcuts: Json[];
+      unfurl_domains: string[];
     };
     oauth_config: { scopes: Record<string, string[] | undefined>; redirect_urls?: string[] };
+    functions: Record<string, FunctionDefinition>;
     settings: {
+      function_runtime?: string;
       event_subscriptions: { bot_events: string[]; request_url?: string };
       interactivity: Json;
       socket_mode_enabled: boolean;
@@ -215,12 +280,54 @@ describe("manifest.yml content", () => {
     expect(m.settings.event_subscriptions.bot_events).toContain("app_home_opened");
   });
 
-  it("enables interactivity, Socket Mode; no org deploy, no token rotation", () => {
+  it("declares the shortcuts edgeops listens for, by the callback ids in src/slack/ids.ts", () => {
+    expect(m.features.shortcuts).toEqual([
+      expect.objectContaining({ type: "global", callback_id: SHORTCUTS.requestChange }),
+      expect.objectContaining({ type: "message", callback_id: SHORTCUTS.incidentOverview }),
+    ]);
+    expect(String(m.features.shortcuts[0]!.description)).toContain("edgeops: request a change");
+  });
+
+  it("unfurls dash.bunny.net links: the domain, the link_shared event and the links scopes", () => {
+    expect(m.features.unfurl_domains).toEqual([DASHBOARD_HOST]);
+    expect(m.settings.event_subscriptions.bot_events).toContain("link_shared");
+  });
+
+  it("enables interactivity (with the options load URL for pickers), Socket Mode, org deploy (for workflow steps); no token rotation", () => {
     expect(m.settings.interactivity.is_enabled).toBe(true);
     expect(m.settings.interactivity.request_url).toBe(PLACEHOLDER_URL);
+    expect(m.settings.interactivity.message_menu_options_url).toBe(PLACEHOLDER_URL);
     expect(m.settings.socket_mode_enabled).toBe(true);
-    expect(m.settings.org_deploy_enabled).toBe(false);
+    expect(m.settings.org_deploy_enabled).toBe(true);
     expect(m.settings.token_rotation_enabled).toBe(false);
+  });
+
+  it("declares every Workflow Builder step the app registers, run remotely, with function_executed", () => {
+    expect(m.settings.function_runtime).toBe("remote");
+    expect(m.settings.event_subscriptions.bot_events).toContain("function_executed");
+    expect(Object.keys(m.functions).sort()).toEqual(Object.values(FUNCTIONS).sort());
+    for (const [id, f] of Object.entries(m.functions)) {
+      expect(f.title, id).toMatch(/\S/);
+      expect(f.description, id).toMatch(/\S/);
+      for (const side of ["input_parameters", "output_parameters"] as const) {
+        const props = Object.keys(f[side].properties);
+        expect(props.length, `${id} ${side}`).toBeGreaterThan(0);
+        // Every required parameter is declared.
+        for (const r of f[side].required ?? []) expect(props, `${id} ${side} requires ${r}`).toContain(r);
+      }
+    }
+  });
+
+  it("the two request steps take where the approval goes and who asks, and report the final state", () => {
+    for (const id of [FUNCTIONS.requestBotCategoryChange, FUNCTIONS.requestBlock]) {
+      const f = m.functions[id]!;
+      expect(f.input_parameters.properties.channel?.type).toBe("slack#/types/channel_id");
+      expect(f.input_parameters.properties.requester?.type).toBe("slack#/types/user_id");
+      expect(f.input_parameters.required).toEqual(expect.arrayContaining(["zone", "channel", "requester"]));
+      expect(Object.keys(f.output_parameters.properties)).toEqual(
+        expect.arrayContaining(["request_id", "final_state", "summary", "decided_by"]),
+      );
+    }
   });
 
   it("explains Socket Mode, HTTP mode and OAuth in the header comment", () => {

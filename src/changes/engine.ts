@@ -8,6 +8,7 @@ import type {
   ApprovalState,
   Approvers,
   EffectivePolicy,
+  TransitionGuard,
   WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
@@ -126,6 +127,23 @@ function countState(deps: Deps, state: ApprovalState | "unknown") {
   deps.metrics.approvals.inc({ state });
 }
 
+/**
+ * Every state change the engine makes: the store's compare-and-set, then, for the winner only, the
+ * observers (workflow steps waiting on the request). The one place a move is announced.
+ */
+async function move(
+  deps: Deps,
+  id: string,
+  from: ApprovalState | readonly ApprovalState[],
+  to: ApprovalState,
+  patch: ApprovalPatch = {},
+  guard: TransitionGuard = {},
+): Promise<ApprovalRequest | undefined> {
+  const moved = await deps.store.approvals.transition(id, from, to, patch, guard);
+  if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  return moved;
+}
+
 /** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */
 async function decide(
   deps: Deps,
@@ -135,7 +153,7 @@ async function decide(
   patch: ApprovalPatch,
   guard: { notExpiredAt?: number } = {},
 ): Promise<{ won: boolean; request: ApprovalRequest }> {
-  const updated = await deps.store.approvals.transition(request.id, from, to, patch, guard);
+  const updated = await move(deps, request.id, from, to, patch, guard);
   if (updated) return { won: true, request: updated };
   return { won: false, request: (await deps.store.approvals.get(request.id)) ?? request };
 }
@@ -249,7 +267,7 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
     }
     const lastError = toApprovalError(err);
     deps.logger.warn({ err, requestId: request.id, kind: request.kind }, "change failed");
-    const failed = await deps.store.approvals.transition(request.id, "approved", "failed", {
+    const failed = await move(deps, request.id, "approved", "failed", {
       lastError,
       failedAt: deps.now(),
       incrementAttempts: true,
@@ -263,7 +281,7 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
-  const applied = await deps.store.approvals.transition(request.id, ["approved", "failed"], "applied", {
+  const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
     lastError: null,
     incrementAttempts: true,
     ...undoSchedule(deps, request),
@@ -285,7 +303,7 @@ export async function expireIfDue(
   request: ApprovalRequest,
 ): Promise<ApprovalRequest | undefined> {
   if (request.state !== "pending" || request.expiresAt > deps.now()) return undefined;
-  const expired = await deps.store.approvals.transition(request.id, "pending", "expired", {
+  const expired = await move(deps, request.id, "pending", "expired", {
     decidedAt: deps.now(),
   });
   if (expired) {
@@ -336,7 +354,8 @@ async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string
     const approvedBy = [...request.approvedBy, userId];
     const guard = { notExpiredAt: deps.now(), approvedBy: request.approvedBy };
     if (approvedBy.length >= request.approvalsNeeded) {
-      const approved = await deps.store.approvals.transition(
+      const approved = await move(
+        deps,
         request.id,
         "pending",
         "approved",
@@ -439,10 +458,16 @@ async function closeFailed(
   return { kind: "retry_closed", request: closed.request };
 }
 
-/** Cancel a pending request whose card could not be posted. */
-export async function cancel(deps: Deps, request: ApprovalRequest, reason: string): Promise<void> {
-  const cancelled = await deps.store.approvals.transition(request.id, "pending", "cancelled", {
+/** Cancel a pending request whose card could not be posted; `sentence` says why, to whoever asked. */
+export async function cancel(
+  deps: Deps,
+  request: ApprovalRequest,
+  reason: string,
+  sentence?: string,
+): Promise<void> {
+  const cancelled = await move(deps, request.id, "pending", "cancelled", {
     decidedAt: deps.now(),
+    ...(sentence ? { lastError: { kind: "cancelled", message: sentence } } : {}),
   });
   if (cancelled) {
     countState(deps, "cancelled");
@@ -494,16 +519,16 @@ export async function reconcileStale(
     }
     const inForce = c.kind.inForce(c.params, current);
     const moved = c.kind.oneOff
-      ? await deps.store.approvals.transition(r.id, "approved", "failed", {
+      ? await move(deps, r.id, "approved", "failed", {
           lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE },
           failedAt: deps.now(),
         })
       : inForce
-        ? await deps.store.approvals.transition(r.id, "approved", "applied", {
+        ? await move(deps, r.id, "approved", "applied", {
             lastError: null,
             ...undoSchedule(deps, r),
           })
-        : await deps.store.approvals.transition(r.id, "approved", "failed", {
+        : await move(deps, r.id, "approved", "failed", {
             lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
             failedAt: deps.now(),
           });
@@ -540,7 +565,8 @@ async function undoOnce(
   actorId: string,
   dueBy?: number,
 ): Promise<UndoOutcome | undefined> {
-  const claimed = await deps.store.approvals.transition(
+  const claimed = await move(
+    deps,
     request.id,
     "applied",
     "undoing",
@@ -557,7 +583,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   try {
     const current = await kind.readCurrent(deps, scopeOf(r), params);
     if (!back || !kind.inForce(params, current)) {
-      const left = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+      const left = await move(deps, r.id, "undoing", "undone", {
         lastError: { kind: "changed_since", message: CHANGED_SINCE_UNDO_SENTENCE },
         undoAt: null,
       });
@@ -575,7 +601,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
     }
     return undoFailed(deps, r, actorId, toApprovalError(err));
   }
-  const undone = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+  const undone = await move(deps, r.id, "undoing", "undone", {
     lastError: null,
     undoAt: null,
   });
@@ -601,7 +627,7 @@ async function undoFailed(
       : `The undo failed (${error.message}); edgeops tries again in a minute.`,
   };
   deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");
-  const back = await deps.store.approvals.transition(r.id, "undoing", "applied", {
+  const back = await move(deps, r.id, "undoing", "applied", {
     lastError,
     incrementAttempts: true,
     undoAt: giveUp ? null : deps.now() + UNDO_RETRY_MS,
@@ -668,13 +694,13 @@ export async function reconcileStaleUndos(
       const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
       if (!c.kind.inForce(back, current)) {
         // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
-        const again = await deps.store.approvals.transition(r.id, "undoing", "applied", {
+        const again = await move(deps, r.id, "undoing", "applied", {
           undoAt: deps.now(),
         });
         if (again) moved.push(again);
         continue;
       }
-      const undone = await deps.store.approvals.transition(r.id, "undoing", "undone", {
+      const undone = await move(deps, r.id, "undoing", "undone", {
         lastError: null,
         undoAt: null,
       });

@@ -164,3 +164,35 @@ export function appHomeOpenedBody(f: { user: ConsoleUser; channelId: string; vie
     is_ext_shared_channel: false,
   };
 }
+
+/** A block_suggestion: what Slack sends while someone types in an external_select (a picker). */
+export function blockSuggestionBody(f: {
+  user: ConsoleUser;
+  actionId: string;
+  blockId: string;
+  value: string;
+  source: { channel: ConsoleChannel; ts: string } | ViewSource;
+}): Obj {
+  const common = {
+    type: "block_suggestion",
+    user: userRef(f.user),
+    api_app_id: CONSOLE_APP_ID,
+    token: "console",
+    team,
+    enterprise: null,
+    is_enterprise_install: false,
+    action_id: f.actionId,
+    block_id: f.blockId,
+    value: f.value,
+  };
+  if ("view" in f.source) {
+    const view = f.source.view;
+    return { ...common, container: { type: "view", view_id: view.id }, view };
+  }
+  const { channel, ts } = f.source;
+  return {
+    ...common,
+    container: { type: "message", message_ts: ts, channel_id: channel.id, is_ephemeral: true },
+    channel: { id: channel.id, name: channel.name },
+  };
+}

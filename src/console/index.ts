@@ -8,6 +8,7 @@ import type { Readable, Writable } from "node:stream";
 import pino from "pino";
 import { createPoller } from "../alerts/poller.js";
 import type { RunningBot, StartOptions } from "../bot.js";
+import { ChangeObservers } from "../changes/observers.js";
 import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { RetryPolicy } from "../edge/client.js";
@@ -140,6 +141,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       edge: consoleEdge.edge,
       metrics: createMetrics({ defaults: false }),
       now,
+      changeObservers: new ChangeObservers(),
     };
     const receiver = new ConsoleReceiver(logger.child({ component: "console-receiver" }));
     const slack = createSlackApp({

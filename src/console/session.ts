@@ -10,6 +10,7 @@ import {
   actionOf,
   appHomeOpenedBody,
   blockActionsBody,
+  blockSuggestionBody,
   slashCommandBody,
   viewSubmissionBody,
 } from "./bodies.js";
@@ -28,7 +29,7 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** The console's own commands, for the banner and /help. */
 export const META_HELP = [
   "  /edge <text>       run the slash command, e.g. /edge apps, /edge help",
-  "  <n> or /click <n>  press button or menu [n] (confirmation dialogs ask y/N)",
+  "  <n> or /click <n>  press button or menu [n] (confirmation dialogs ask y/N; a search menu: type to filter, pick by number)",
   "  /as <user>         act as someone else: alice (admin), bob (member), carol (owner)",
   "  /in #<channel>     switch channel (created on first use)",
   "  /home              open the App Home of the current user",
@@ -247,7 +248,25 @@ export class Session {
       return this.note("Cancelled: nothing was sent.");
     }
     let chosen: Obj | undefined;
-    if (element.type !== "button") {
+    if (element.type === "external_select") {
+      const source =
+        "message" in control.owner
+          ? {
+              channel: {
+                id: control.owner.message.channelId,
+                name: world.channelName(control.owner.message.channelId),
+              },
+              ts: control.owner.message.ts,
+            }
+          : { view: control.owner.view.view };
+      const picked = await this.search(element, control.blockId, source);
+      if (picked === "quit") {
+        this.quitting = true;
+        return;
+      }
+      if (!picked) return this.note("Nothing chosen.");
+      chosen = picked;
+    } else if (element.type !== "button") {
       chosen = await this.choose(control);
       if (!chosen) return;
     }
@@ -314,6 +333,64 @@ export class Session {
     const picked = typeof answer === "string" ? options[Number(answer.trim()) - 1] : undefined;
     if (!picked) this.note("Nothing chosen.");
     return picked;
+  }
+
+  /**
+   * A search menu (external_select): what is typed goes to the app as Slack's block_suggestion, the
+   * options it answers are listed by number; a number picks one, anything else searches again.
+   */
+  private async search(
+    element: Obj,
+    blockId: string,
+    source: Parameters<typeof blockSuggestionBody>[0]["source"],
+    first?: string,
+  ): Promise<Obj | "quit" | undefined> {
+    const ctx = this.names;
+    let options: Obj[] = [];
+    let prompt = "Type part of a name to search (Enter lists the first ones, /cancel stops): ";
+    let typed = first;
+    while (true) {
+      const item = typed ?? (await this.ask(prompt));
+      typed = undefined;
+      if (item === null) return undefined;
+      const text = String(item).trim();
+      if (text === "/cancel") return undefined;
+      if (text === "/quit") return "quit";
+      if (/^\d+$/.test(text) && options.length > 0) {
+        const picked = options[Number(text) - 1];
+        if (picked) return picked;
+        this.note(`Choose 1 to ${options.length}, or type something else to search.`);
+        continue;
+      }
+      const answer = await this.o.receiver.dispatch(
+        blockSuggestionBody({
+          user: this.user,
+          actionId: String(element.action_id ?? ""),
+          blockId,
+          value: text,
+          source,
+        }),
+      ).ack;
+      const lines: string[] = [];
+      options = [];
+      const list = (group: Obj | undefined, items: unknown[]) => {
+        if (group) lines.push(this.paint.bold(`  ${textOf(group.label, ctx)}`));
+        for (const o of items.filter(isObj)) {
+          options.push(o);
+          lines.push(`  ${options.length}) ${textOf(o.text, ctx)}`);
+        }
+      };
+      if (isObj(answer)) {
+        list(undefined, arr(answer.options));
+        for (const g of arr(answer.option_groups).filter(isObj)) list(g, arr(g.options));
+      }
+      if (options.length === 0) {
+        this.note("No matches: type something else, or /cancel.");
+        continue;
+      }
+      this.print(lines.join("\n"));
+      prompt = `Choose 1-${options.length}, or type to search again: `;
+    }
   }
 
   /** Fill in a modal field by field, submit it, and deal with what the app answers. */
@@ -397,13 +474,15 @@ export class Session {
           ? multi
             ? "user names"
             : "a user name"
-          : type.includes("conversations_select") || type.includes("channels_select")
-            ? "#channel"
-            : type === "datepicker"
-              ? "YYYY-MM-DD"
-              : type === "timepicker"
-                ? "HH:MM"
-                : undefined;
+          : type === "external_select"
+            ? "type to search"
+            : type.includes("conversations_select") || type.includes("channels_select")
+              ? "#channel"
+              : type === "datepicker"
+                ? "YYYY-MM-DD"
+                : type === "timepicker"
+                  ? "HH:MM"
+                  : undefined;
     const prompt = `{${n}} ${label}${optional ? " (optional)" : ""}${kind ? ` [${kind}]` : ""}: `;
     const mask = SECRET_LABEL.test(label) || SECRET_LABEL.test(String(element.action_id ?? ""));
 
@@ -413,6 +492,18 @@ export class Session {
       const text = String(item).trim();
       if (text === "/cancel") return "cancel";
       if (text === "/quit") return "quit";
+      if (type === "external_select") {
+        // A search menu in a modal: what was typed is the first search.
+        const viewOf = this.o.screen.modals.at(-1)?.view ?? {};
+        const picked = await this.search(element, String(block.block_id ?? ""), { view: viewOf }, text);
+        if (picked === "quit") return "quit";
+        if (!picked) {
+          if (optional) return { state: { type, selected_option: null } };
+          this.note("This field is required.");
+          continue;
+        }
+        return { state: { type, selected_option: picked } };
+      }
       const parsed = this.parseField(type, element, options, text, multi);
       if (typeof parsed === "string") {
         this.note(parsed);

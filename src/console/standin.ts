@@ -35,7 +35,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const JSON_ARGS = ["blocks", "view", "attachments", "metadata"];
+const JSON_ARGS = ["blocks", "view", "attachments", "metadata", "unfurls"];
 
 /** Web API arguments: JSON, or a form whose object-valued fields are JSON strings (as WebClient sends them). */
 export function parseApiArgs(raw: string, contentType: string | undefined): Obj {

@@ -10,8 +10,10 @@ import { ignoredBody } from "./schemas/common.js";
 import {
   type DnsScan,
   type DnsScanTrigger,
+  type DnsZoneSummary,
   dnsScanSchema,
   dnsScanTriggerSchema,
+  dnsZoneListSchema,
   type PullZone,
   pullZoneListSchema,
 } from "./schemas/core.js";
@@ -118,6 +120,12 @@ export interface PullZonePage {
   hasNext: boolean;
 }
 
+export interface DnsZonePage {
+  items: DnsZoneSummary[];
+  page: number;
+  hasNext: boolean;
+}
+
 export interface DetailedMetricsParams {
   /** Unix ms (sent as the StartDate date-time). */
   from: number;
@@ -131,6 +139,8 @@ export interface EdgeClient {
   listApps(params?: ListAppsParams): Promise<AppPage>;
   listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
   listPullZones(params?: ListPullZonesParams): Promise<PullZonePage>;
+  /** GET /dnszone: the account's DNS zones (id and domain), a page at a time. */
+  listDnsZones(params?: ListPullZonesParams): Promise<DnsZonePage>;
   getShieldZone(shieldZoneId: number): Promise<ShieldZone>;
   /** Today's counters and the billable requests; the API takes no time range here. */
   getMetricsOverview(shieldZoneId: number): Promise<ShieldMetricsOverview>;
@@ -335,6 +345,9 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     now,
     onQueueWait: options.onQueueWait,
     onQueueRejected: options.onQueueRejected,
+    gate: options.sharedLimit
+      ? (id, signal) => (options.sharedLimit as SharedLimit).acquireStart(id, signal)
+      : undefined,
   });
   const closing = new AbortController();
   // Every waiting attempt listens for close; thousands may be waiting across keys.
@@ -507,6 +520,29 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
             ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
             hasNext: r.hasMoreItems,
           }),
+        );
+      },
+
+      listDnsZones(params) {
+        const op = "listDnsZones";
+        let page = 1;
+        let perPage = 1000;
+        return call(
+          op,
+          () => {
+            const p = paramsObject(op, params);
+            if (p.page !== undefined) page = idArg(op, "page number", p.page);
+            if (p.perPage !== undefined) perPage = intArg(op, "page size", p.perPage, 5, 1000);
+            return {
+              operation: op,
+              method: "GET",
+              path: "/dnszone",
+              query: { page, perPage },
+              idempotent: true,
+              schema: dnsZoneListSchema,
+            };
+          },
+          (r): DnsZonePage => ({ items: r.items, page: r.currentPage ?? page, hasNext: r.hasMoreItems }),
         );
       },
 

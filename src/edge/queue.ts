@@ -94,8 +94,14 @@ export interface KeyQueuesOptions {
   concurrency: number;
   maxQueue: number;
   now: () => number;
+  /** Until this replica's queue is through: also the wait for the shared limit (Redis), when there is one. */
   onQueueWait?: ((ms: number) => void) | undefined;
   onQueueRejected?: (() => void) | undefined;
+  /**
+   * A further wait before each attempt starts, after the key's queue let it through: the shared limit
+   * across replicas (SharedLimit.acquireStart). Its returned function is called when the attempt ends.
+   */
+  gate?: ((id: string, signal?: AbortSignal) => Promise<() => void>) | undefined;
 }
 
 interface Entry {
@@ -168,10 +174,16 @@ export class KeyQueues {
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
     const enqueuedAt = this.#options.now();
+    const gate = this.#options.gate;
     return entry.queue.add(
-      () => {
+      async () => {
+        const settle = await gate?.(id, signal);
         this.#options.onQueueWait?.(Math.max(0, this.#options.now() - enqueuedAt));
-        return task();
+        try {
+          return await task();
+        } finally {
+          settle?.();
+        }
       },
       { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
     );

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { type Dispatcher, request, errors as undiciErrors } from "undici";
 import type { z } from "zod";
+import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError, type EdgeErrorKind, isPlanErrorKey, kindForStatus, readErrorBody } from "./errors.js";
 import { backoffDelay, type KeyQueues, parseRetryAfter, QueueFullError, type RetryPolicy } from "./queue.js";
@@ -152,6 +153,8 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
       bodyTimeout: ctx.timeoutMs,
     });
     const { text, tooLarge } = await readBodyUpTo(res, ctx.maxBodyBytes);
+    // Validating and rendering the answer waits for the Slack requests already waiting for their ack.
+    await yieldToWaitingRequests();
     return { status: res.statusCode, headers: res.headers, text, tooLarge };
   } catch (err) {
     const kind: EdgeErrorKind = timedOut ? "timeout" : networkErrorKind(err);
@@ -324,15 +327,10 @@ export async function execute<S extends z.ZodType>(
       try {
         res = await ctx.queues.run(
           ctx.keyId,
+          // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
           async () => {
-            // With REDIS_URL: this key's start rate and 429 pauses hold across every replica.
-            const settle = await ctx.shared?.acquireStart(ctx.keyId, ctx.closing);
             started.at = ctx.now();
-            try {
-              return await sendOnce(ctx, spec);
-            } finally {
-              settle?.();
-            }
+            return await sendOnce(ctx, spec);
           },
           retry,
           ctx.closing,

@@ -18,7 +18,15 @@ import type { Schedule } from "../store/index.js";
  */
 
 /** Small fixed set: also the `outcome` label of edgeops_scheduler_runs_total. */
-export type RunOutcome = "ok" | "partial" | "edge_error" | "channel_failing" | "slack_error" | "error";
+export type RunOutcome =
+  | "ok"
+  | "partial"
+  | "edge_error"
+  | "channel_failing"
+  | "slack_error"
+  | "error"
+  /** The lease ended before the post (this replica was too slow or cut off): another replica runs it. */
+  | "superseded";
 
 export interface RunResult {
   outcome: RunOutcome;
@@ -42,6 +50,19 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Start a DNS scan; the scheduler passes one that starts one scan per zone per tick. */
   trigger?: (teamId: string, zoneId: number, edge: EdgeClient) => Promise<unknown>;
+  /** The scheduler's claim on this occurrence; absent for `/edge schedule run <id>`. */
+  lease?: RunLease;
+}
+
+/** The scheduler's lease on the occurrence being run (see SchedulesRepo.claim). */
+export interface RunLease {
+  /** Renew the lease just before posting; false when it is no longer this replica's: do not post. */
+  stillMine(): Promise<boolean>;
+  /**
+   * Stop renewing (after any renewal in flight settles) and give the lease time held: recordRun
+   * releases the lease only if it still matches.
+   */
+  end(): Promise<number>;
 }
 
 /** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
@@ -106,12 +127,15 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
   const logger = o.logger.child({ jobId: s.id, teamId: s.teamId, channelId: s.channelId });
   const finish = async (result: RunResult, snapshot?: SummarySnapshot | null): Promise<RunResult> => {
     try {
-      await deps.store.schedules.recordRun(s.id, {
+      const run = {
         at: o.now,
         outcome: result.outcome,
         error: result.error,
         ...(snapshot ? { snapshot } : {}),
-      });
+      };
+      const recorded = await deps.store.schedules.recordRun(s.id, run, await o.lease?.end());
+      if (!recorded && o.lease)
+        logger.warn("the schedule's lease had been taken over when its run was recorded");
     } catch (err) {
       logger.error({ err }, "could not record the schedule's run");
     }
@@ -128,6 +152,12 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
     } catch (err) {
       logger.warn({ err }, "no Slack client for the schedule's workspace");
       return finish({ outcome: "slack_error", posted: false, error: toUserSentence(err) });
+    }
+    // The fence: a replica whose lease ended (another one took the occurrence over) does not post.
+    if (o.lease && !(await o.lease.stillMine())) {
+      deps.metrics.schedulerRuns.inc({ outcome: "superseded" });
+      logger.warn("the schedule's lease ended before posting; another replica runs this occurrence");
+      return { outcome: "superseded", posted: false, error: null };
     }
     try {
       await client.chat.postMessage({

@@ -7,15 +7,21 @@ import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
 import { createFairPool } from "./pool.js";
-import { type RunOptions, type RunResult, runSchedule } from "./run.js";
+import { type RunLease, type RunOptions, type RunResult, runSchedule } from "./run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
- * occurrence with a compare-and-set on next_run_at (expected: the due time it read; new: the next
- * occurrence after *now*). Only the replica whose update matched runs it, so an occurrence is posted
- * once however many replicas tick; after downtime the one claim jumps past every missed occurrence, so
- * it is posted once, not once per missed period. The claim happens before the work: a replica that
- * dies mid-run loses that occurrence rather than posting it twice.
+ * occurrence with a compare-and-set on next_run_at and lease_until (expected: what it read; new: the
+ * next occurrence after *now*, and a lease of `leaseMs`). Only the replica whose update matched runs it,
+ * so an occurrence is posted once however many replicas tick; after downtime the one claim jumps past
+ * every missed occurrence, so it is posted once, not once per missed period.
+ *
+ * The lease: the runner renews it every leaseMs / 3 while it runs, renews it once more just before it
+ * posts (and does not post if that fails: the fence) and releases it when it records the run. A replica
+ * that dies mid-run stops renewing; once the lease has ended the occurrence is due again and a survivor
+ * claims it (compare-and-set on the ended lease) and runs it. What remains: a replica that dies after
+ * Slack accepted the post but before the run was recorded (one database write) leaves the lease to end,
+ * and that occurrence is posted a second time.
  *
  * Fairness: due schedules are listed round-robin across workspaces (store listDue) and wait in one
  * queue per workspace; a bounded pool takes them in rotation, at most `perWorkspaceConcurrency` of one
@@ -42,6 +48,11 @@ export interface SchedulerOptions {
   scope?: WorkScope;
   /** Waiting for a fresh DNS scan: default up to 2 minutes, polling from 1 s with backoff. */
   scanWait?: Partial<ScanWaitOptions>;
+  /**
+   * How long a claimed occurrence stays this replica's without a renewal; default 60 s (renewed every
+   * third of it). A replica that dies mid-run delays that occurrence by up to this plus one interval.
+   */
+  leaseMs?: number;
   /** Called after each run (tests, metrics). */
   onRun?: (schedule: Schedule, result: RunResult) => void;
 }
@@ -68,6 +79,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const { deps, clientFor } = options;
   const now = options.now ?? deps.now;
   const intervalMs = options.intervalMs ?? 30_000;
+  const leaseMs = Math.max(1_000, options.leaseMs ?? 60_000);
   const batchSize = options.batchSize ?? 100;
   const scope = options.scope ?? {};
   const concurrency = options.concurrency ?? 8;
@@ -99,15 +111,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     now: () => (stopping.signal.aborted ? Number.POSITIVE_INFINITY : waitClock()),
   };
 
-  /** Claim one occurrence; true when this replica won it. */
-  async function claim(s: Schedule, at: number): Promise<boolean> {
+  /** Claim one occurrence; the lease time when this replica won it. */
+  async function claim(s: Schedule, at: number): Promise<number | undefined> {
     let next: number;
     try {
-      next = nextRunAfter(s, at);
+      // A lost run taken over before its next occurrence is due keeps that next occurrence.
+      next = s.nextRunAt > at ? s.nextRunAt : nextRunAfter(s, at);
     } catch (err) {
       // A stored spec that no longer computes (e.g. a time zone gone from ICU): look again tomorrow.
       logger.error({ err, jobId: s.id }, "schedule's next run cannot be computed");
-      const won = await deps.store.schedules.claim(s.id, s.nextRunAt, at + DAY_MS, scope);
+      const won = await deps.store.schedules.claim(s.id, s.nextRunAt, at + DAY_MS, scope, {
+        expected: s.leaseUntil,
+        until: null,
+      });
       if (won) {
         await deps.store.schedules.markFailing(
           s.id,
@@ -120,9 +136,54 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         });
         deps.metrics.schedulerRuns.inc({ outcome: "error" });
       }
-      return false;
+      return undefined;
     }
-    return deps.store.schedules.claim(s.id, s.nextRunAt, next, scope);
+    const until = at + leaseMs;
+    const won = await deps.store.schedules.claim(s.id, s.nextRunAt, next, scope, {
+      expected: s.leaseUntil,
+      until,
+    });
+    if (won && s.leaseUntil !== null)
+      logger.warn({ jobId: s.id, leaseEndedAt: s.leaseUntil }, "took over an occurrence whose run was lost");
+    return won ? until : undefined;
+  }
+
+  /** Renews the lease while the run lasts; `stillMine` is the fence before posting. */
+  function holdLease(s: Schedule, first: number): RunLease {
+    let until = first;
+    let lost = false;
+    // Renewals one at a time: each compares the lease time the previous one set.
+    let chain: Promise<unknown> = Promise.resolve();
+    const renew = (strict: boolean): Promise<boolean> => {
+      const next = chain.then(async () => {
+        if (lost) return false;
+        const at = now();
+        try {
+          if (!(await deps.store.schedules.renewLease(s.id, until, at + leaseMs, at))) {
+            lost = true;
+            return false;
+          }
+          until = at + leaseMs;
+          return true;
+        } catch (err) {
+          // The heartbeat tries again; before posting, unknown is not mine (a late post beats a second one).
+          logger.warn({ err, jobId: s.id }, "could not renew the schedule's lease");
+          return !strict;
+        }
+      });
+      chain = next;
+      return next;
+    };
+    const timer = setInterval(() => void renew(false), Math.max(100, Math.floor(leaseMs / 3)));
+    timer.unref();
+    return {
+      stillMine: () => renew(true),
+      async end() {
+        clearInterval(timer);
+        await chain;
+        return until;
+      },
+    };
   }
 
   /** A due schedule waiting for (or holding) a run slot, with the tick that listed it. */
@@ -137,17 +198,25 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     try {
       // The time the slot was taken: a job that waited for one is computed from then.
       const at = now();
-      if (!(await claim(s, at))) return false;
-      const result = await runSchedule(s, {
-        deps,
-        client: () => clientFor(s.teamId),
-        logger,
-        now: at,
-        wait,
-        signal: stopping.signal,
-        trigger: job.trigger,
-      });
-      options.onRun?.(s, result);
+      const leaseUntil = await claim(s, at);
+      if (leaseUntil === undefined) return false;
+      const lease = holdLease(s, leaseUntil);
+      try {
+        const result = await runSchedule(s, {
+          deps,
+          client: () => clientFor(s.teamId),
+          logger,
+          now: at,
+          wait,
+          signal: stopping.signal,
+          trigger: job.trigger,
+          lease,
+        });
+        options.onRun?.(s, result);
+      } finally {
+        // Also when the run threw before recording: the heartbeat stops, the lease ends on its own.
+        void lease.end();
+      }
       return true;
     } catch (err) {
       logger.warn({ err, jobId: s.id }, "claiming a due schedule failed");

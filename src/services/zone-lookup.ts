@@ -1,11 +1,10 @@
 import type { Deps } from "../deps.js";
-import type { EdgeApi, EdgeClient } from "../edge/client.js";
+import type { EdgeClient } from "../edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
 import type { ShieldZone } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
-import { LruCache } from "../lru.js";
-import { edgeAccessFor } from "./edge-access.js";
+import { allPages, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
 
 /**
  * Shield zones by name. The Shield API knows zones only by id and pull zone id; the names people use
@@ -15,13 +14,11 @@ import { edgeAccessFor } from "./edge-access.js";
  */
 
 export const ZONE_DIRECTORY_TTL_MS = 60_000;
-/** Directories kept at once (one per API key), least recently used dropped first. */
-export const ZONE_DIRECTORY_MAX_KEYS = 200;
 /** Candidates named in an ambiguous-name sentence. */
 export const MAX_CANDIDATES_LISTED = 10;
-const PAGE_SIZE = 1000;
+export const PAGE_SIZE = 1000;
 /** Pages read of each list; beyond 20,000 zones the rest is not searched (and the answer says so). */
-const MAX_PAGES = 20;
+export const MAX_PAGES = 20;
 
 /** A shield zone as a user named it: its id, or a domain / pull zone name still to resolve. */
 export type ZoneRef =
@@ -60,58 +57,28 @@ export interface ZoneSearchResult {
 
 // ---- the per-key cache ------------------------------------------------------------------------------
 
-interface CachedDirectory {
-  readonly loadedAt: number;
-  readonly directory: Promise<ZoneDirectory>;
-}
+const ZONE_DIRECTORY: KeyedList<ZoneDirectory> = {
+  name: "zones",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  load: loadDirectory,
+};
 
-// Directories belong to the EdgeApi that read them (as its per-key queues do): one bot, one cache;
-// every test harness its own.
-const cachesByApi = new WeakMap<EdgeApi, LruCache<string, CachedDirectory>>();
-
-function cacheFor(edge: EdgeApi): LruCache<string, CachedDirectory> {
-  let cache = cachesByApi.get(edge);
-  if (!cache) {
-    cache = new LruCache<string, CachedDirectory>(ZONE_DIRECTORY_MAX_KEYS);
-    cachesByApi.set(edge, cache);
-  }
-  return cache;
-}
-
-/** The directory of the workspace's key: cached for a minute, one load at a time per key. */
-export async function zoneDirectory(deps: Deps, teamId: string): Promise<ZoneDirectory> {
-  const { client, keyId } = await edgeAccessFor(deps, teamId);
-  const cache = cacheFor(deps.edge);
-  const now = deps.now();
-  const cached = cache.get(keyId);
-  if (cached && now - cached.loadedAt < ZONE_DIRECTORY_TTL_MS) return cached.directory;
-  const entry: CachedDirectory = { loadedAt: now, directory: loadDirectory(client) };
-  cache.set(keyId, entry);
-  try {
-    return await entry.directory;
-  } catch (err) {
-    // A failed load is not remembered: the next command tries again.
-    if (cache.get(keyId) === entry) cache.delete(keyId);
-    throw err;
-  }
-}
-
-async function allPages<T>(
-  read: (page: number) => Promise<{ items: T[]; hasNext: boolean }>,
-): Promise<{ items: T[]; complete: boolean }> {
-  const items: T[] = [];
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const answer = await read(page);
-    items.push(...answer.items);
-    if (!answer.hasNext || answer.items.length === 0) return { items, complete: true };
-  }
-  return { items, complete: false };
+/**
+ * The directory of the workspace's key: cached for a minute, one load at a time per key. A picker
+ * (`suggest`) also takes an older one while a fresh one loads.
+ */
+export function zoneDirectory(
+  deps: Deps,
+  teamId: string,
+  freshness: Freshness = "fresh",
+): Promise<ZoneDirectory> {
+  return cachedForKey(deps, teamId, ZONE_DIRECTORY, freshness);
 }
 
 async function loadDirectory(client: EdgeClient): Promise<ZoneDirectory> {
   const [shield, pull] = await Promise.all([
-    allPages((page) => client.listShieldZones({ page, perPage: PAGE_SIZE })),
-    allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE })),
+    allPages((page) => client.listShieldZones({ page, perPage: PAGE_SIZE }), MAX_PAGES),
+    allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE }), MAX_PAGES),
   ]);
   const pullZones = new Map<number, PullZone>(pull.items.map((p) => [p.id, p]));
   const shielded = new Set<number>();
@@ -222,4 +189,52 @@ export async function resolveShieldZoneId(
     "not_found",
     `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
   );
+}
+
+// ---- domains mentioned in a message ------------------------------------------------------------------
+
+/** Hostnames in a message as Slack sends it: `<https://shop.example.com/x|label>` links and bare domains. */
+export function domainsIn(text: string): string[] {
+  const found = new Set<string>();
+  const add = (host: string) => {
+    const h = host.toLowerCase().replace(/\.+$/, "");
+    if (/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z][a-z0-9-]{0,62}$/.test(h)) found.add(h);
+  };
+  for (const m of text.matchAll(/<(?:https?:\/\/)?([^/|>:?#\s]+)[^|>]*(?:\|[^>]*)?>/gi)) add(m[1] ?? "");
+  const bare = text.replace(/<[^>]*>/g, " ");
+  for (const m of bare.matchAll(/(?:https?:\/\/)?((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]+)/gi)) add(m[1] ?? "");
+  return [...found].slice(0, 20);
+}
+
+export type MentionedZone =
+  | { readonly kind: "none_mentioned" }
+  | { readonly kind: "no_zone"; readonly domains: readonly string[] }
+  | { readonly kind: "one"; readonly domain: string; readonly shieldZoneId: number }
+  | { readonly kind: "several"; readonly domains: readonly string[]; readonly zones: readonly NamedZone[] };
+
+/**
+ * The shield zone a message is about: the zones whose domain or pull zone name is exactly one of the
+ * domains the text mentions (never a partial match, as for typed names).
+ */
+export async function zoneMentionedIn(deps: Deps, teamId: string, text: string): Promise<MentionedZone> {
+  const domains = domainsIn(text);
+  if (domains.length === 0) return { kind: "none_mentioned" };
+  const { zones } = await zoneDirectory(deps, teamId);
+  const hits = new Map<number, { zone: NamedZone; domain: string }>();
+  for (const domain of domains)
+    for (const zone of zones.filter(isExactly(domain)))
+      if (!hits.has(zone.zone.shieldZoneId)) hits.set(zone.zone.shieldZoneId, { zone, domain });
+  const [only] = hits.values();
+  if (!only) return { kind: "no_zone", domains };
+  if (hits.size === 1) return { kind: "one", domain: only.domain, shieldZoneId: only.zone.zone.shieldZoneId };
+  return {
+    kind: "several",
+    domains: [...hits.values()].map((h) => h.domain),
+    zones: [...hits.values()].map((h) => h.zone),
+  };
+}
+
+/** Zones named in a sentence: "shop.example.com (zone 18401), …" */
+export function zoneCandidates(zones: readonly NamedZone[]): string {
+  return candidateList(zones, "");
 }

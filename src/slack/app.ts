@@ -8,15 +8,17 @@ import {
   type Receiver,
   type Logger as SlackLogger,
 } from "@slack/bolt";
-import type { FetchFunction } from "@slack/web-api";
+import { type FetchFunction, WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
+import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
+import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
 import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
@@ -157,10 +159,16 @@ export function createSlackApp({
       deps.store.installations,
       TEAM_CLIENT_CACHE_MAX,
     ),
+    clientWithToken: (token) => new WebClient(token, { ...clientOptions, logger: boltLogger(deps.logger) }),
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
+  ackFirstOnEveryListener(app);
   registerListeners(app, env);
+  // Workflow steps waiting on a change request complete when it settles, whichever path settled it.
+  const unwatchSteps = deps.changeObservers.add((request) =>
+    settleStepsWaitingOn(env, request).then(() => undefined),
+  );
   app.error(async (err) => {
     deps.logger.error({ err }, "unhandled error in a Slack listener");
   });
@@ -204,6 +212,7 @@ export function createSlackApp({
     },
     problem: () => tokenCheck?.problem(),
     async stop() {
+      unwatchSteps();
       stopConnecting();
       await app.stop();
     },

@@ -2,6 +2,7 @@ import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../chan
 import type { ApprovalRequest, WorkScope } from "../store/index.js";
 import { updateCard } from "./change-requests.js";
 import type { SlackEnv } from "./commands/types.js";
+import { settleMissedSteps } from "./functions/completion.js";
 
 export interface ApprovalSweeper {
   /**
@@ -58,7 +59,10 @@ export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOpt
     await updateCards(undone);
     if (undone.length > 0)
       logger.info({ undone: undone.map((r) => ({ id: r.id, state: r.state })) }, "undid temporary changes");
-    return expired.length + settled.length + undone.length;
+    // Workflow steps whose request settled but that were not completed (a replica died, Slack failed).
+    const steps = await settleMissedSteps(env, scope);
+    if (steps > 0) logger.info({ steps }, "completed workflow steps");
+    return expired.length + settled.length + undone.length + steps;
   }
 
   const sweep = () => {

@@ -1,5 +1,6 @@
 import type { WebClient } from "@slack/web-api";
-import { type ChangeOutcome, cancel } from "../changes/engine.js";
+import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
+import type { ChangeKind } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
@@ -42,9 +43,34 @@ export async function postApprovalCard(
     return undefined;
   } catch (err) {
     logger.warn({ err, requestId: request.id }, "could not post the approval card");
-    await cancel(env.deps, request, "approval card could not be posted");
-    return `${toUserSentence(err)} The request was cancelled, nothing changed.`;
+    const sentence = `${toUserSentence(err)} The request was cancelled, nothing changed.`;
+    await cancel(env.deps, request, "approval card could not be posted", sentence);
+    return sentence;
   }
+}
+
+/**
+ * Ask for a change (src/changes/engine.ts requestChange) and post its card in the channel where one
+ * is needed: pending (for the approvers), an unknown outcome (for the reconciler's answer), a temporary
+ * change (for Undo now and its undo). `failure`: the card could not be posted and the request was
+ * cancelled, with the sentence saying why. The one flow behind Confirm buttons and workflow steps.
+ */
+export async function requestWithCard<P>(
+  env: SlackEnv,
+  client: WebClient,
+  logger: Logger,
+  // biome-ignore lint/suspicious/noExplicitAny: any kind's value type
+  kind: ChangeKind<P, any>,
+  input: ChangeInput<P>,
+): Promise<{ outcome: ChangeOutcome; failure?: string }> {
+  const outcome = await requestChange(env.deps, kind, input);
+  const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
+  if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
+    const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
+    const failure = await postApprovalCard(env, client, outcome.request, policy, logger);
+    if (failure) return { outcome, failure };
+  }
+  return { outcome };
 }
 
 /**

@@ -36,6 +36,10 @@ export const ACTIONS = {
   alertMitigateBlock: "edge.change.confirm.alert_block",
   alertMitigateDdos: "edge.change.confirm.alert_ddos",
   alertMitigateRestart: "edge.change.confirm.alert_restart",
+  /** The kind menu of the change modal: choosing one redraws the modal with that kind's fields. */
+  changeModalKind: "edge.change_modal.kind",
+  /** Pickers: `edge.pick.<source>` (shield, dns, app, pull); see ACTION_PATTERNS.picker. */
+  pickerPrefix: "edge.pick.",
 } as const;
 
 /** The action_id prefix of change confirms that answer in the clicked message's thread. */
@@ -46,10 +50,38 @@ export const ACTION_PATTERNS = {
   incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
   /** Confirm of a change: `edge.change.confirm`, or `edge.change.confirm.<word>` where one block holds several. */
   changeConfirm: /^edge\.change\.confirm(\.[a-z0-9_]+)?$/,
+  /** A picker's external_select: its suggestions (block_suggestion) and, in a message, its choice. */
+  picker: /^edge\.pick\.(shield|dns|app|pull)$/,
+} as const;
+
+/** Workflow Builder steps: the callback_id of each function in manifest.yml. */
+export const FUNCTIONS = {
+  zoneStatus: "get_zone_status",
+  requestBotCategoryChange: "request_bot_category_change",
+  requestBlock: "request_block",
+  dnsSummary: "post_dns_summary",
 } as const;
 
 export const VIEWS = {
   keyModal: "edge.key.modal",
+  /** The change modal the "Request a change" shortcut opens. */
+  changeModal: "edge.change.modal",
+} as const;
+
+/** Shortcut callback ids (also in manifest.yml; test/manifest.test.ts keeps them equal). */
+export const SHORTCUTS = {
+  requestChange: "edge.shortcut.request_change",
+  incidentOverview: "edge.shortcut.incident_overview",
+} as const;
+
+/** Blocks of the change modal; every input's element has the action id `value`. */
+export const CHANGE_MODAL = {
+  kind: "change_kind",
+  target: "change_target",
+  fieldPrefix: "change_field_",
+  duration: "change_duration",
+  channel: "change_channel",
+  value: "value",
 } as const;
 
 export const BLOCKS = {

@@ -135,6 +135,7 @@ export function envelopeKeyId(envelope: string): string | undefined {
 const PURPOSE_NAMES: Record<string, string> = {
   edge_api_key: "Edge API key",
   installation: "Slack installation",
+  function_token: "workflow step token",
 };
 
 function decryptError(ctx: SecretContext, why: string): StoreError {

@@ -14,6 +14,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import pg from "pg";
+import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { StoreError, toStoreError } from "./errors.js";
@@ -102,6 +103,8 @@ export interface SchedulesTable {
   spec: string;
   timezone: string;
   next_run_at: number;
+  /** Set while a replica runs a claimed occurrence; past it, the occurrence is claimed again. */
+  lease_until: number | null;
   last_run_at: number | null;
   last_outcome: string | null;
   last_error: string | null;
@@ -164,6 +167,27 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** A Workflow Builder step (function execution) waiting on a change request (migration 5). */
+export interface FunctionExecutionsTable {
+  /** Slack's function_execution_id. */
+  id: string;
+  team_id: string;
+  callback_id: string;
+  request_id: string;
+  /** The execution's own token, sealed by the Vault; null when Slack sent none. */
+  token_ciphertext: string | null;
+  /** waiting → completing (leased) → completed. */
+  state: string;
+  lease_until: number | null;
+  /** A waiting step is not settled again before this instant (after a failed completion). */
+  retry_at: number;
+  attempts: number;
+  /** JSON: what the step was completed with (outputs or the error sentence). */
+  outcome: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -180,6 +204,7 @@ export interface Database {
   audit_log: AuditLogTable;
   watches: WatchesTable;
   alert_episodes: AlertEpisodesTable;
+  function_executions: FunctionExecutionsTable;
 }
 
 export type Engine = "sqlite" | "postgres";
@@ -266,7 +291,7 @@ export async function openDb(options: {
       );
       endOnQueryTimeout(client, logger);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new AckFirstPostgresDialect({ pool }) });
     try {
       await sql`select 1`.execute(db);
     } catch (e) {
@@ -317,6 +342,80 @@ function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
     }
     return result;
   }) as typeof client.query;
+}
+
+/**
+ * PostgreSQL's dialect, whose statements outside a transaction continue their caller only after the
+ * Slack requests waiting for their ack (src/ack-priority.ts): an answer from the database arrives like
+ * any other I/O. Statements inside a transaction go on at once, so no transaction holds its locks longer.
+ */
+class AckFirstPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new AckFirstDriver(super.createDriver());
+  }
+}
+
+class AckFirstDriver implements Driver {
+  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #innerOf = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #inTransaction = new WeakSet<DatabaseConnection>();
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let wrapped = this.#wrapped.get(connection);
+    if (!wrapped) {
+      const inTransaction = this.#inTransaction;
+      const outer: DatabaseConnection = {
+        async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+          const result = await connection.executeQuery<R>(query);
+          if (!inTransaction.has(outer)) await yieldToWaitingRequests();
+          return result;
+        },
+        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+          connection.streamQuery<R>(query, chunkSize),
+      };
+      wrapped = outer;
+      this.#wrapped.set(connection, outer);
+      this.#innerOf.set(outer, connection);
+    }
+    return wrapped;
+  }
+
+  /** The driver's own connection (its release, begin and commit use what only it has). */
+  #unwrap(connection: DatabaseConnection): DatabaseConnection {
+    return this.#innerOf.get(connection) ?? connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    this.#inTransaction.add(connection);
+    await this.inner.beginTransaction(this.#unwrap(connection), settings);
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(this.#unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(this.#unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#inTransaction.delete(connection);
+    return this.inner.releaseConnection(this.#unwrap(connection));
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { type AuditRepo, createAuditRepo } from "./audit.js";
 import type { RepoContext } from "./context.js";
 import { type Engine, openDb } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
+import { createFunctionExecutionsRepo, type FunctionExecutionsRepo } from "./function-executions.js";
 import { createInstallationsRepo, type InstallationsRepo } from "./installations.js";
 import { createKeysRepo, type KeysRepo } from "./keys.js";
 import { migrate } from "./migrations.js";
@@ -30,6 +31,13 @@ export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
 export type { Engine } from "./db.js";
 export { isStoreError, StoreError, type StoreErrorKind } from "./errors.js";
+export type {
+  FunctionExecution,
+  FunctionExecutionState,
+  FunctionExecutionsRepo,
+  NewFunctionExecution,
+} from "./function-executions.js";
+export { SETTLED_REQUEST_STATES } from "./function-executions.js";
 export type { InstallationsRepo } from "./installations.js";
 export type { ApiKeyInfo, ApiKeyRecord, KeysRepo } from "./keys.js";
 export type {
@@ -46,6 +54,7 @@ export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.j
 export type { RoomLimits, RoomResult } from "./room.js";
 export type {
   CreateIfRoomResult,
+  LeaseChange,
   NewSchedule,
   Schedule,
   ScheduleKind,
@@ -95,6 +104,8 @@ export interface Store {
   readonly audit: AuditRepo;
   readonly watches: WatchesRepo;
   readonly episodes: EpisodesRepo;
+  /** Workflow Builder steps waiting on change requests. */
+  readonly functionExecutions: FunctionExecutionsRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -160,6 +171,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     audit: createAuditRepo(context),
     watches: createWatchesRepo(context),
     episodes: createEpisodesRepo(context),
+    functionExecutions: createFunctionExecutionsRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

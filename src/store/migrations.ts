@@ -237,6 +237,46 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 5,
+    name: "Workflow Builder steps waiting on change requests",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("function_executions")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("callback_id", "text", (c) => c.notNull())
+        .addColumn("request_id", "text", (c) => c.notNull())
+        .addColumn("token_ciphertext", "text")
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("lease_until", ts)
+        .addColumn("retry_at", ts, (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("outcome", "text")
+        .addColumn("created_at", ts, (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("function_executions_request")
+        .on("function_executions")
+        .column("request_id")
+        .execute();
+      await db.schema
+        .createIndex("function_executions_state_retry")
+        .on("function_executions")
+        .columns(["state", "retry_at"])
+        .execute();
+    },
+  },
+  {
+    version: 6,
+    name: "schedule leases: an occurrence claimed by a replica that died is claimed again",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("schedules").addColumn("lease_until", ts).execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

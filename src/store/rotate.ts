@@ -8,7 +8,7 @@ export interface RotateResult {
   /** Secrets already under the newest master key. */
   alreadyCurrent: number;
   /** Workspaces whose secrets could not be decrypted with any configured key (left untouched). */
-  failed: { table: "api_keys" | "installations"; teamId: string; message: string }[];
+  failed: { table: "api_keys" | "installations" | "function_executions"; teamId: string; message: string }[];
 }
 
 /**
@@ -65,6 +65,41 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
       if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
       result.failed.push({ table: "installations", teamId: row.id, message: e.message });
       logger.error({ teamId: row.id, err: { message: e.message } }, "cannot re-encrypt Slack installation");
+    }
+  }
+  // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
+  const steps = await db
+    .selectFrom("function_executions")
+    .select(["id", "team_id", "token_ciphertext"])
+    .where("token_ciphertext", "is not", null)
+    .where("state", "!=", "completed")
+    .execute();
+  for (const row of steps) {
+    const envelope = row.token_ciphertext as string;
+    if (vault.isCurrent(envelope)) {
+      result.alreadyCurrent++;
+      continue;
+    }
+    try {
+      const sealed = vault.seal(
+        row.team_id,
+        "function_token",
+        vault.open(row.team_id, "function_token", envelope),
+      );
+      const r = await db
+        .updateTable("function_executions")
+        .set({ token_ciphertext: sealed })
+        .where("id", "=", row.id)
+        .where("token_ciphertext", "=", envelope)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
+    } catch (e) {
+      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
+      result.failed.push({ table: "function_executions", teamId: row.team_id, message: e.message });
+      logger.error(
+        { teamId: row.team_id, err: { message: e.message } },
+        "cannot re-encrypt a workflow step token",
+      );
     }
   }
   logger.info(

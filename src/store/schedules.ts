@@ -19,6 +19,11 @@ export interface Schedule {
   spec: string;
   timezone: string;
   nextRunAt: number;
+  /**
+   * While a replica runs a claimed occurrence: until when its claim holds (it renews it while running).
+   * Past it, the run is taken to be lost (the replica died) and the occurrence is due again.
+   */
+  leaseUntil: number | null;
   lastRunAt: number | null;
   lastOutcome: string | null;
   lastError: string | null;
@@ -48,6 +53,16 @@ export interface ScheduleRun {
   snapshot?: unknown;
 }
 
+/**
+ * The lease part of a claim: the lease the claimer read (null: none) and the one it takes. Lease times
+ * only grow for a schedule (a new lease starts after the old one ended), so a lease time also names
+ * its holder: renewing, and recording the run, compare it.
+ */
+export interface LeaseChange {
+  expected: number | null;
+  until: number | null;
+}
+
 /** Schedules allowed in one channel and in one workspace. */
 export type ScheduleLimits = RoomLimits;
 
@@ -72,17 +87,35 @@ export interface SchedulesRepo {
   /** Only within the team; true when removed. */
   remove(teamId: string, id: string): Promise<boolean>;
   /**
-   * next_run_at <= now, round-robin across workspaces: every workspace's soonest, then every workspace's
-   * second soonest, and so on (soonest first within a round), so one workspace's backlog cannot fill
-   * the batch. Only the scope's workspaces when it names some.
+   * Due: next_run_at <= now with no lease, or a lease that ended (its run was lost) at or before now;
+   * round-robin across workspaces: every workspace's soonest, then every workspace's second soonest, and
+   * so on (soonest first within a round), so one workspace's backlog cannot fill the batch. Only the
+   * scope's workspaces when it names some. A schedule whose run holds a live lease is not due.
    */
   listDue(now: number, limit: number, scope?: WorkScope): Promise<Schedule[]>;
   /**
-   * Compare-and-set on next_run_at: `UPDATE ... SET next_run_at = new WHERE id = ? AND next_run_at = expected`
-   * (and, with a scope, `AND team_id IN (...)`). True for the single claimer of this occurrence.
+   * Compare-and-set on next_run_at and lease_until: `UPDATE ... SET next_run_at = new, lease_until =
+   * lease.until WHERE id = ? AND next_run_at = expected AND lease_until IS lease.expected` (and, with a
+   * scope, `AND team_id IN (...)`). True for the single claimer of this occurrence. Without `lease`, the
+   * row must hold no lease and keeps none.
    */
-  claim(id: string, expectedNextRunAt: number, newNextRunAt: number, scope?: WorkScope): Promise<boolean>;
-  recordRun(id: string, run: ScheduleRun): Promise<boolean>;
+  claim(
+    id: string,
+    expectedNextRunAt: number,
+    newNextRunAt: number,
+    scope?: WorkScope,
+    lease?: LeaseChange,
+  ): Promise<boolean>;
+  /**
+   * Extend a lease still held (lease_until = `leaseUntil`, not yet past `now`) to `newLeaseUntil`. False
+   * when it ended or another replica took the occurrence over: the caller must not post.
+   */
+  renewLease(id: string, leaseUntil: number, newLeaseUntil: number, now: number): Promise<boolean>;
+  /**
+   * Record a run. With `leaseUntil` (the scheduler's runs), only while that lease is still the row's, and
+   * the lease is released with it; false when it was not (another replica owns the occurrence now).
+   */
+  recordRun(id: string, run: ScheduleRun, leaseUntil?: number): Promise<boolean>;
   markFailing(id: string, reason: string): Promise<boolean>;
   clearFailing(id: string): Promise<boolean>;
 }
@@ -98,6 +131,7 @@ function toSchedule(r: SchedulesTable): Schedule {
     spec: r.spec,
     timezone: r.timezone,
     nextRunAt: Number(r.next_run_at),
+    leaseUntil: r.lease_until === null || r.lease_until === undefined ? null : Number(r.lease_until),
     lastRunAt: r.last_run_at === null ? null : Number(r.last_run_at),
     lastOutcome: r.last_outcome,
     lastError: r.last_error,
@@ -125,6 +159,7 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       spec: s.spec,
       timezone: s.timezone,
       next_run_at: s.nextRunAt,
+      lease_until: null,
       last_run_at: null,
       last_outcome: null,
       last_error: null,
@@ -199,7 +234,12 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         .selectFrom("schedules")
         .selectAll()
         .select(sql<number>`row_number() over (partition by team_id order by next_run_at, id)`.as("round"))
-        .where("next_run_at", "<=", at);
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("lease_until", "is", null), eb("next_run_at", "<=", at)]),
+            eb("lease_until", "<=", at),
+          ]),
+        );
       if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
       const rows = await db
         .selectFrom(ranked.as("due"))
@@ -217,30 +257,46 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       expectedNextRunAt: number,
       newNextRunAt: number,
       scope: WorkScope = {},
+      lease: LeaseChange = { expected: null, until: null },
     ): Promise<boolean> {
       const { teamIds } = scope;
       if (teamIds?.length === 0) return false;
+      if (lease.until !== null && !Number.isSafeInteger(lease.until))
+        throw new StoreError("invalid", "lease must be epoch milliseconds");
       let q = db
         .updateTable("schedules")
-        .set({ next_run_at: newNextRunAt })
+        .set({ next_run_at: newNextRunAt, lease_until: lease.until })
         .where("id", "=", id)
-        .where("next_run_at", "=", expectedNextRunAt);
+        .where("next_run_at", "=", expectedNextRunAt)
+        .where("lease_until", lease.expected === null ? "is" : "=", lease.expected);
       if (teamIds) q = q.where("team_id", "in", teamIds);
       return updated(await q.executeTakeFirst());
     },
 
-    async recordRun(id: string, run: ScheduleRun): Promise<boolean> {
+    async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
       const r = await db
+        .updateTable("schedules")
+        .set({ lease_until: newLeaseUntil })
+        .where("id", "=", id)
+        .where("lease_until", "=", leaseUntil)
+        .where("lease_until", ">", at)
+        .executeTakeFirst();
+      return updated(r);
+    },
+
+    async recordRun(id: string, run: ScheduleRun, leaseUntil?: number): Promise<boolean> {
+      let q = db
         .updateTable("schedules")
         .set({
           last_run_at: run.at,
           last_outcome: run.outcome,
           last_error: run.error ?? null,
           ...(run.snapshot !== undefined ? { snapshot: JSON.stringify(run.snapshot) } : {}),
+          ...(leaseUntil !== undefined ? { lease_until: null } : {}),
         })
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return updated(r);
+        .where("id", "=", id);
+      if (leaseUntil !== undefined) q = q.where("lease_until", "=", leaseUntil);
+      return updated(await q.executeTakeFirst());
     },
 
     async markFailing(id: string, reason: string): Promise<boolean> {

@@ -15,7 +15,7 @@ import {
 } from "./crypto.js";
 import { StoreError } from "./errors.js";
 
-export type SecretPurpose = "edge_api_key" | "installation";
+export type SecretPurpose = "edge_api_key" | "installation" | "function_token";
 
 /** Seals and opens secrets bound to a workspace and a purpose. Holds the master keys; never logs them. */
 export class Vault {

@@ -35,8 +35,26 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(rate?.bare.failed).toBe(0);
     // Answers waited for the simulator's 150 ms: the end-to-end clock is measuring something real.
     expect(rate?.zones.overhead.p50).toBeGreaterThan(-5);
+    // The overhead: each command matched to the simulator's own time for its Edge call.
+    expect(rate?.zones.unmatched).toBe(0);
+    expect(rate?.zones.overheadVsEdgeHeld.n).toBe(20);
+    expect(rate?.zones.overheadVsEdgeHeld.p50).toBeGreaterThan(0);
+    expect(rate?.zones.overheadVsEdgeHeld.p50).toBeLessThan((rate?.zones.overhead.p50 ?? 0) + 2);
     const [sqlite] = r.approvals ?? [];
     expect(sqlite && "puts" in sqlite ? sqlite.puts : -1).toBe(3);
+    if (!sqlite || !("puts" in sqlite)) throw new Error("no approvals figures");
+    // CPU time was read from the bot's main thread (not a pool thread, which would read ~0).
+    expect(sqlite.cpuPerApprovalMs.mainThread).toBeGreaterThan(0.1);
+    expect(sqlite.cpuPerApprovalMs.process).toBeGreaterThanOrEqual(sqlite.cpuPerApprovalMs.mainThread);
+    expect(sqlite.bareAck.n).toBe(3);
+    const targets = r.verdicts.map((v) => v.target).join("\n");
+    for (const figure of [
+      "≤ 1.3× bare Bolt",
+      "bot overhead",
+      "click ack p99 < 100 ms",
+      "CPU per approval < 1 ms",
+    ])
+      expect(targets).toContain(figure);
     expect(formatTable(r)).toContain("Targets");
   }, 60_000);
 });

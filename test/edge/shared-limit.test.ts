@@ -196,4 +196,52 @@ describe("per-key rate shared across replicas through Redis", () => {
     // RATE ÷ 2 replicas = 2 starts per second.
     expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(2);
   }, 15_000);
+
+  it("the wait for the shared limit counts as queue wait (onQueueWait), not only the local queue's", async () => {
+    const a = sharedLimit();
+    const b = sharedLimit();
+    await Promise.all([untilReady(a), untilReady(b)]);
+    // Replica A takes every start slot of this second.
+    await burst([replica(a)], RATE);
+    const waits: number[] = [];
+    const other = createEdgeApi({
+      baseUrl: sim.url,
+      timeoutMs: 5000,
+      ratePerSec: RATE,
+      concurrency: 4,
+      maxQueue: 1000,
+      logger: silentLogger,
+      retry: RETRY_FAST,
+      sharedLimit: b,
+      onQueueWait: (ms) => waits.push(ms),
+    });
+    opened.push({ api: other, shared: b });
+    // B's own queue is empty, so only the shared limit makes its one call wait.
+    await other.forKey(SIM_API_KEY).listApps({ limit: 1 });
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(300);
+  }, 15_000);
+
+  it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
+    const proxy = tcpProxy(new URL(REDIS_URL));
+    const port = await proxy.start();
+    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const b = sharedLimit();
+    await Promise.all([untilReady(a), untilReady(b)]);
+    await proxy.cut();
+    const deadline = Date.now() + 3000;
+    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(a.problem()).toMatch(/^degraded/);
+    // Redis is back on the same address: the replica reconnects by itself (retry up to every 2 s).
+    await proxy.start(port);
+    const back = Date.now() + 5000;
+    while (a.problem() !== undefined && Date.now() < back) await new Promise((r) => setTimeout(r, 20));
+    expect(a.problem()).toBeUndefined();
+    sim.clearRequests();
+    // Two replicas at full local rate each (RATE) would send 2 × RATE in a second without the shared slots.
+    await burst([replica(a), replica(b)], 8);
+    expect(sim.requests).toHaveLength(16);
+    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(RATE);
+    await proxy.cut();
+  }, 20_000);
 });

@@ -52,6 +52,7 @@ const UNDOCUMENTED: Record<string, string> = {
   "GET /shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId} 404":
     "no such triggered rule, in errorResponse",
   "GET /pullzone 400": "page/perPage outside the documented minimum/maximum, Core error data",
+  "GET /dnszone 400": "page/perPage outside the documented minimum/maximum, Core error data",
   "PATCH /shield/shield-zone 400": "a field outside UpdateShieldZoneRequest: model-binding problem details",
   "PATCH /shield/shield-zone 404": "unknown zone: the framework's NotFound problem details",
   "POST /shield/waf/rules/review-triggered/{shieldZoneId} 400":
@@ -356,6 +357,9 @@ function cases(): Case[] {
     get(`/pullzone?search=${SIM_IDS.ambiguousDomain}`),
     get("/pullzone?page=2&perPage=5"),
     get("/pullzone?perPage=1", 400),
+    get("/dnszone"),
+    get("/dnszone?page=1&perPage=5&search=example"),
+    get("/dnszone?perPage=1", 400),
     // Mitigations: restart an app, purge a pull zone (all or a tag) or a URL
     post(`/mc/apps/${SIM_IDS.appWithUnknownStatus}/restart`, undefined),
     post("/mc/apps/no-such-app/restart", undefined, 404),

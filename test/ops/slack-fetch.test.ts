@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
 import { type ReadinessCheck, readiness } from "../../src/ops/health.js";
 import { createMetrics } from "../../src/ops/metrics.js";
-import { instrumentSlackFetch, slackErrorLabel, slackMethodLabel } from "../../src/ops/slack-fetch.js";
+import {
+  instrumentSlackFetch,
+  requestFetch,
+  slackErrorLabel,
+  slackMethodLabel,
+} from "../../src/ops/slack-fetch.js";
 
 const API = "http://127.0.0.1:1/api/";
 
@@ -128,5 +133,82 @@ describe("readiness", () => {
     expect((await readiness({ ...options, checks: [checks[2] as ReadinessCheck] })).failing).toEqual([
       "shutdown",
     ]);
+  });
+});
+
+describe("requestFetch (what Slack clients send, over undici's request)", () => {
+  it("sends the method, headers and body, and answers status, headers and body as fetch would", async () => {
+    const { createServer } = await import("node:http");
+    const seen: {
+      method: string | undefined;
+      type: string | undefined;
+      auth: string | undefined;
+      body: string;
+    }[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () => {
+        seen.push({
+          method: req.method,
+          type: req.headers["content-type"],
+          auth: req.headers.authorization,
+          body,
+        });
+        if (req.url === "/moved") {
+          res.writeHead(302, { location: "/elsewhere" }).end();
+          return;
+        }
+        if (req.url === "/empty") {
+          res.writeHead(204).end();
+          return;
+        }
+        res.setHeader("set-cookie", ["a=1", "b=2"]);
+        res.writeHead(200, { "content-type": "application/json", "x-slack-req-id": "r1" });
+        res.end(JSON.stringify({ ok: true, echo: body }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const res = await requestFetch(`${base}/api/users.info`, {
+        method: "POST",
+        headers: { authorization: "Bearer xoxb-test", "content-type": "application/x-www-form-urlencoded" },
+        body: "user=U1&team_id=T1",
+        redirect: "error",
+      });
+      expect(res.status).toBe(200);
+      expect(res.ok).toBe(true);
+      expect(res.headers.get("x-slack-req-id")).toBe("r1");
+      expect(await res.json()).toEqual({ ok: true, echo: "user=U1&team_id=T1" });
+      expect(seen[0]).toEqual({
+        method: "POST",
+        type: "application/x-www-form-urlencoded",
+        auth: "Bearer xoxb-test",
+        body: "user=U1&team_id=T1",
+      });
+
+      await requestFetch(`${base}/form`, { method: "POST", body: new URLSearchParams({ a: "1 2" }) });
+      expect(seen[1]).toMatchObject({
+        type: "application/x-www-form-urlencoded;charset=UTF-8",
+        body: "a=1+2",
+      });
+
+      await expect(requestFetch(`${base}/moved`, { method: "POST", redirect: "error" })).rejects.toThrow(
+        /redirected \(HTTP 302\)/,
+      );
+      const empty = await requestFetch(`${base}/empty`, { method: "POST", body: "{}" });
+      expect(empty.status).toBe(204);
+      expect(await empty.text()).toBe("");
+
+      const aborted = new AbortController();
+      aborted.abort(new Error("gave up"));
+      await expect(requestFetch(`${base}/x`, { signal: aborted.signal })).rejects.toThrow();
+    } finally {
+      server.close();
+    }
   });
 });

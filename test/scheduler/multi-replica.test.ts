@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChangeObservers } from "../../src/changes/observers.js";
 import { loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
@@ -69,6 +70,7 @@ async function startReplica(n: number): Promise<Replica> {
     edge,
     metrics: createMetrics({ defaults: false }),
     now: () => clock,
+    changeObservers: new ChangeObservers(),
   };
   const client = new WebClient(BOT_TOKEN, {
     slackApiUrl: slack.apiUrl,

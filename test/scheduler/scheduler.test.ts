@@ -336,3 +336,70 @@ describe("scheduler: delivery", () => {
     expect(String(dm[0]!.args.text)).toContain("Unarchive <#C0ARCH>");
   });
 });
+
+describe("scheduler: leases (a run lost with its replica is run by another, once)", () => {
+  it("a replica stuck past its lease does not post; the one that took the occurrence over posts it once", async () => {
+    clock = Date.parse("2026-05-04T08:59:00Z");
+    const s = await schedule("C0LEASE", ["daily", "09:00"], "UTC");
+    // The scan never finishes, so A's run waits (in the sleep it is given) instead of posting at once.
+    scansNeverFinish(SIM_IDS.dnsZoneCompleted);
+    // Replica A claims at 09:00 and hangs in its scan wait (as a replica that stopped would).
+    let releaseA: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    const outcomesA: string[] = [];
+    const a = scheduler({
+      leaseMs: 60_000,
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, sleep: () => stuck },
+      onRun: (_s, r) => outcomesA.push(r.outcome),
+    });
+    clock = Date.parse("2026-05-04T09:00:00Z");
+    const tickA = a.tick();
+    await expect.poll(async () => (await reload(s)).leaseUntil, { timeout: 15_000 }).toBe(clock + 60_000);
+    // B ticks while A's lease holds: nothing is due.
+    const b = scheduler({ leaseMs: 60_000, scanWait: { firstDelayMs: 20, maxWaitMs: 300 } });
+    clock = Date.parse("2026-05-04T09:00:30Z");
+    expect(await b.tick()).toBe(0);
+    // A's lease ended without a renewal (its clock stood still): B takes the occurrence over and posts it.
+    clock = Date.parse("2026-05-04T09:01:01Z");
+    expect(await b.tick()).toBe(1);
+    expect(posts("C0LEASE")).toHaveLength(1);
+    const after = await reload(s);
+    expect(after).toMatchObject({ leaseUntil: null, lastOutcome: "partial", lastRunAt: clock });
+    expect(iso(after.nextRunAt)).toBe("2026-05-05T09:00:00.000Z");
+    // A wakes up: the fence stops its post.
+    releaseA();
+    await tickA;
+    expect(outcomesA).toEqual(["superseded"]);
+    expect(posts("C0LEASE")).toHaveLength(1);
+    expect(await reload(s)).toMatchObject({ leaseUntil: null, lastRunAt: clock });
+  });
+
+  it("a run that outlasts several lease periods keeps its lease by renewing it, and posts once", async () => {
+    clock = Date.parse("2026-05-04T08:59:00Z");
+    const s = await schedule("C0RENEW", ["daily", "09:00"], "UTC");
+    scansNeverFinish(SIM_IDS.dnsZoneCompleted);
+    let wake: () => void = () => {};
+    const asleep = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    const a = scheduler({
+      leaseMs: 1_500,
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, sleep: () => asleep },
+    });
+    const b = scheduler({ leaseMs: 3_000 });
+    clock = Date.parse("2026-05-04T09:00:00Z");
+    const tickA = a.tick();
+    // 4 s pass (A renews every 1 s, stamped by the clock that moves with real time); B keeps looking.
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 400));
+      clock += 400;
+      expect(await b.tick()).toBe(0);
+    }
+    wake();
+    expect(await tickA).toBe(1);
+    expect(posts("C0RENEW")).toHaveLength(1);
+    expect(await reload(s)).toMatchObject({ leaseUntil: null, lastOutcome: "partial" });
+  });
+});

@@ -40,9 +40,10 @@ import {
   durationWords,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
-import { appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
+import { appStatusCard, appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import { changeModal } from "../../src/slack/blocks/change-modal.js";
 import {
   actions,
   button,
@@ -87,6 +88,7 @@ import {
   incidentListMessage,
 } from "../../src/slack/blocks/incident.js";
 import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
+import { pickerMessage, pickerNotice, pickerOptions, pickerSelect } from "../../src/slack/blocks/pickers.js";
 import { policyMessage } from "../../src/slack/blocks/policy.js";
 import { rateLimitMessage, sparkline } from "../../src/slack/blocks/ratelimit.js";
 import {
@@ -98,7 +100,7 @@ import {
 } from "../../src/slack/blocks/schedules.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
-import { zoneSearchMessage, zonesMessage } from "../../src/slack/blocks/zones.js";
+import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
   ApprovalRequest,
@@ -739,6 +741,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     return section(mrkdwn`${look.emoji} ${look.label}`);
   },
   "apps.ts:totalsLine": (g) => totalsLine({ active: g.int(9), [g.s()]: g.int(9) }),
+  "apps.ts:appStatusCard": (g) => appStatusCard(app(g)),
   "apps.ts:appsMessage": (g) =>
     appsMessage(
       {
@@ -755,7 +758,11 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "bots.ts:botDetectionFields": (g) => fields(botDetectionFields(detection(g))),
   "bots.ts:botsMessage": (g) =>
     botsMessage(g.int(1e6), detection(g), categories(g), () => g.s(), g.pick([g.s(), mrkdwn`${g.s()}`])),
-  "dns-summary.ts:dnsSummaryMessage": (g) => dnsSummaryMessage(summary(g), { id: g.s(), label: g.s() }),
+  "dns-summary.ts:dnsSummaryMessage": (g) => [
+    dnsSummaryMessage(summary(g), { id: g.s(), label: g.s() }),
+    // Posted by a workflow step: no schedule.
+    dnsSummaryMessage(summary(g), null),
+  ],
   "dns-summary.ts:dnsSummaryFailedMessage": (g) =>
     dnsSummaryFailedMessage(g.int(1e6), g.s(), { id: g.s(), label: g.s() }),
   "dns.ts:scanNowButton": (g) => scanNowButton(g.int(1e6)),
@@ -892,6 +899,50 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
             : { ...paging, kind, apps, complete: g.bool() };
     return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
   },
+  "change-modal.ts:changeModal": (g) => {
+    const forms = Object.fromEntries(
+      g.list(
+        () => [
+          g.s(),
+          {
+            command: g.s(),
+            label: g.s(),
+            source: g.pick(["shield", "dns", "app", "pull"] as const),
+            fields: g.list(
+              () => ({
+                id: g.s(),
+                label: g.s(),
+                placeholder: g.s(),
+                ...(g.bool() ? { choices: g.list(() => g.s(), 6) } : {}),
+              }),
+              3,
+            ),
+            temporary: g.bool(),
+          },
+        ],
+        5,
+      ),
+    );
+    const keys = Object.keys(forms);
+    return changeModal(forms, keys.length > 0 && g.bool() ? g.pick(keys) : undefined);
+  },
+  "pickers.ts:pickerSelect": (g) => pickerSelect(g.pick(["shield", "dns", "app", "pull"] as const)),
+  "pickers.ts:pickerMessage": (g) =>
+    pickerMessage(
+      g.pick(["shield", "dns", "app", "pull"] as const),
+      `/edge ${g.s()} <shield zone> ${g.s()}`,
+      g.s(),
+    ),
+  "pickers.ts:pickerOptions": (g) => {
+    const choices = g.list(
+      () => ({ value: g.s(), label: g.s(), ...(g.bool() ? { group: g.s() } : {}) }),
+      g.bool() ? 130 : 8,
+    );
+    return pickerOptions({ choices, total: choices.length + g.int(50) });
+  },
+  "pickers.ts:pickerNotice": (g) => pickerNotice(g.s()),
+  "zones.ts:zoneStatusCard": (g) =>
+    zoneStatusCard({ zone: zone(g), pullZoneName: g.maybe(() => g.s()), hostnames: g.list(() => g.s(), 4) }),
   "zones.ts:zoneSearchMessage": (g) =>
     zoneSearchMessage({
       text: g.s(),

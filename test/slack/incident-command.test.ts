@@ -260,7 +260,8 @@ describe("/edge incident through the receiver and the simulator", () => {
 
   it("bad arguments and an unknown zone get a sentence saying what to do", async () => {
     const cases: [string, RegExp][] = [
-      ["incident", /Which shield zone\? Give its id or domain: \/edge incident 1234 1h/],
+      // Without a zone a picker asks which (test/slack/pickers.test.ts).
+      ["incident", /Which shield zone\? Pick it below and I'll run `\/edge incident &lt;shield zone&gt;`/],
       ["incident shop!", /"shop!" is neither a zone id nor a domain: \/edge incident 1234 1h/],
       [`incident ${ATTACKED} 2h`, /"2h" is not a window\. Use 15m \(the default\), 1h, 6h, 24h or 72h/],
       [`incident ${ATTACKED} 1h now`, /Too many words after the command/],

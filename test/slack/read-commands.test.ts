@@ -110,7 +110,8 @@ describe("/edge read commands over signed HTTP", () => {
     expect((await run("bots a%b")).text).toContain(
       '"a%b" is neither a zone id nor a domain: /edge bots 1234',
     );
-    expect((await run("bots")).text).toContain("Which shield zone? Give its id or domain: /edge bots 1234");
+    // Without a zone, a picker asks which (test/slack/pickers.test.ts).
+    expect((await run("bots")).text).toContain("Which shield zone? Pick it below");
   });
 
   it("ratelimit: four counters, a 28-day sparkline, the busiest day and the total", async () => {

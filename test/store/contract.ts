@@ -63,6 +63,7 @@ async function allRowsText(store: Store): Promise<string> {
     "audit_log",
     "watches",
     "alert_episodes",
+    "function_executions",
   ] as const;
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await db.selectFrom(t).selectAll().execute()));
@@ -742,6 +743,129 @@ export function storeContract(h: EngineHarness): void {
       });
     });
 
+    describe("workflow steps waiting on requests (function executions)", () => {
+      const STEP_TOKEN = "xwfp-5555-PLAINTEXT-WORKFLOW-TOKEN";
+      const request = {
+        teamId: "T1",
+        channelId: "C1",
+        requesterId: "U1",
+        kind: "bot_category",
+        params: { shieldZoneId: 4242, category: 3, action: 1 },
+        observed: 0,
+        expiresAt: 1_700_000_000_000 + 30 * 60_000,
+      };
+
+      it("stores the token sealed, keeps the first of two deliveries, claims once, completes, releases for later", async () => {
+        const store = await open();
+        const step = {
+          id: "Fx1",
+          teamId: "T1",
+          callbackId: "request_block",
+          requestId: "R1",
+          token: STEP_TOKEN,
+        };
+        const created = await store.functionExecutions.create(step);
+        expect(created).toMatchObject({ state: "waiting", hasToken: true, attempts: 0, retryAt: clock });
+        // A redelivery keeps the row as it is.
+        expect(await store.functionExecutions.create({ ...step, requestId: "R2" })).toMatchObject({
+          requestId: "R1",
+        });
+        expect(await store.functionExecutions.token("Fx1")).toBe(STEP_TOKEN);
+        expect(await allRowsText(store)).not.toContain(STEP_TOKEN);
+        if (h.engine === "sqlite") expect((await dataDirBytes(loc.dataDir)).includes(STEP_TOKEN)).toBe(false);
+
+        const claimed = await store.functionExecutions.claim("Fx1", 60_000);
+        expect(claimed).toMatchObject({ state: "completing", attempts: 1, leaseUntil: clock + 60_000 });
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        // Released until later: not claimable before then.
+        expect(await store.functionExecutions.release("Fx1", clock + 30_000)).toBe(true);
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        clock += 30_000;
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toMatchObject({ attempts: 2 });
+        // A lapsed lease (the claimer died) can be taken over.
+        clock += 60_000;
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toMatchObject({ attempts: 3 });
+        expect(await store.functionExecutions.complete("Fx1", { outputs: { final_state: "applied" } })).toBe(
+          true,
+        );
+        expect(await store.functionExecutions.complete("Fx1", { error: "again" })).toBe(false);
+        expect(await store.functionExecutions.get("Fx1")).toMatchObject({
+          state: "completed",
+          outcome: { outputs: { final_state: "applied" } },
+        });
+        expect(await store.functionExecutions.claim("Fx1", 60_000)).toBeUndefined();
+        expect(await store.functionExecutions.listWaitingOn("R1")).toEqual([]);
+      });
+
+      it("lists the steps whose request settled (and only those), in the scope", async () => {
+        const store = await open();
+        const pending = await store.approvals.create(request);
+        const rejected = await store.approvals.create(request);
+        const other = await store.approvals.create({ ...request, teamId: "T2" });
+        await store.approvals.transition(rejected.id, "pending", "rejected", { decidedBy: "U2" });
+        await store.approvals.transition(other.id, "pending", "expired", {});
+        for (const [id, r] of [
+          ["FxP", pending],
+          ["FxR", rejected],
+          ["FxO", other],
+        ] as const)
+          await store.functionExecutions.create({
+            id,
+            teamId: r.teamId,
+            callbackId: "request_block",
+            requestId: r.id,
+          });
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id).sort()).toEqual([
+          "FxO",
+          "FxR",
+        ]);
+        expect(
+          (await store.functionExecutions.listSettleable(50, { teamIds: ["T1"] })).map((e) => e.id),
+        ).toEqual(["FxR"]);
+        expect(await store.functionExecutions.listSettleable(50, { teamIds: [] })).toEqual([]);
+        expect((await store.functionExecutions.listWaitingOn(pending.id)).map((e) => e.id)).toEqual(["FxP"]);
+        // Claimed (leased) steps are not listed until the lease lapses.
+        await store.functionExecutions.claim("FxR", 60_000);
+        expect((await store.functionExecutions.listSettleable()).map((e) => e.id)).toEqual(["FxO"]);
+      });
+
+      it("20 parallel claims from several connections: exactly one wins", async () => {
+        const stores = [await open(), await open(), await open()];
+        await stores[0]!.functionExecutions.create({
+          id: "FxRace",
+          teamId: "T1",
+          callbackId: "c",
+          requestId: "R",
+        });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % stores.length]!.functionExecutions.claim("FxRace", 60_000),
+          ),
+        );
+        expect(results.filter((x) => x !== undefined)).toHaveLength(1);
+      });
+
+      it("key rotation re-seals the tokens of steps still waiting", async () => {
+        const oldKey = loc.env.ENCRYPTION_KEY!;
+        const before = await open();
+        await before.functionExecutions.create({
+          id: "FxK",
+          teamId: "T1",
+          callbackId: "c",
+          requestId: "R",
+          token: STEP_TOKEN,
+        });
+        const both = { ENCRYPTION_KEY: "", ENCRYPTION_KEYS: `new:${masterKeyB64()},old:${oldKey}` };
+        const rotator = await open(both);
+        expect(await rotateAll(rotator)).toMatchObject({ reEncrypted: 1, failed: [] });
+        const newOnly = await open({
+          ENCRYPTION_KEY: "",
+          ENCRYPTION_KEYS: both.ENCRYPTION_KEYS.split(",")[0]!,
+        });
+        expect(await newOnly.functionExecutions.token("FxK")).toBe(STEP_TOKEN);
+      });
+    });
+
     describe("schedules", () => {
       const base = {
         teamId: "T1",
@@ -890,6 +1014,58 @@ export function storeContract(h: EngineHarness): void {
         expect(results.filter(Boolean)).toHaveLength(1);
         expect((await stores[1]!.schedules.get(s.id))?.nextRunAt).toBe(base.nextRunAt + 86_400_000);
         expect(await stores[2]!.schedules.claim(s.id, base.nextRunAt, base.nextRunAt + 1)).toBe(false);
+      });
+
+      it("leases: a claimed run is not due while its lease holds; once it ends one of 20 racers takes it over", async () => {
+        const stores = h.engine === "postgres" ? [await open(), await open(), await open()] : [await open()];
+        const [store] = stores as [Store];
+        const s = await store.schedules.create(base);
+        const t0 = base.nextRunAt;
+        const next = t0 + 86_400_000;
+        // Claimed at t0 with a 60 s lease: the occurrence is running, not due (nor is it due again at t0 + 1 s).
+        expect(await store.schedules.claim(s.id, t0, next, {}, { expected: null, until: t0 + 60_000 })).toBe(
+          true,
+        );
+        expect(await store.schedules.get(s.id)).toMatchObject({ nextRunAt: next, leaseUntil: t0 + 60_000 });
+        expect(await store.schedules.listDue(t0 + 1_000, 10)).toEqual([]);
+        // Renewed by its holder before it ends; a stale lease time or an ended lease is refused.
+        expect(await store.schedules.renewLease(s.id, t0 + 60_000, t0 + 80_000, t0 + 20_000)).toBe(true);
+        expect(await store.schedules.renewLease(s.id, t0 + 60_000, t0 + 90_000, t0 + 30_000)).toBe(false);
+        expect(await store.schedules.renewLease(s.id, t0 + 80_000, t0 + 150_000, t0 + 80_000)).toBe(false);
+        expect(await store.schedules.listDue(t0 + 79_999, 10)).toEqual([]);
+        // The holder died: at the lease's end the occurrence is due again, though next_run_at is a day away.
+        const [lost] = await store.schedules.listDue(t0 + 80_000, 10);
+        expect(lost).toMatchObject({ id: s.id, leaseUntil: t0 + 80_000, nextRunAt: next });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % stores.length]!.schedules.claim(
+              s.id,
+              next,
+              next,
+              {},
+              {
+                expected: t0 + 80_000,
+                until: t0 + 140_000 + i,
+              },
+            ),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = (await store.schedules.get(s.id))?.leaseUntil ?? 0;
+        expect(winner).toBeGreaterThanOrEqual(t0 + 140_000);
+        // The late first holder cannot record (nor release) a run it no longer owns; the winner can.
+        expect(await store.schedules.recordRun(s.id, { at: t0, outcome: "ok" }, t0 + 80_000)).toBe(false);
+        expect(await store.schedules.get(s.id)).toMatchObject({ lastRunAt: null, leaseUntil: winner });
+        expect(await store.schedules.recordRun(s.id, { at: t0 + 81_000, outcome: "ok" }, winner)).toBe(true);
+        expect(await store.schedules.get(s.id)).toMatchObject({ lastRunAt: t0 + 81_000, leaseUntil: null });
+        // Released: not due again until its next occurrence.
+        expect(await store.schedules.listDue(t0 + 200_000, 10)).toEqual([]);
+        expect((await store.schedules.listDue(next, 10)).map((x) => x.id)).toEqual([s.id]);
+        // A claim that expects no lease fails on a leased row.
+        expect(
+          await store.schedules.claim(s.id, next, next + 1, {}, { expected: null, until: next + 60_000 }),
+        ).toBe(true);
+        expect(await store.schedules.claim(s.id, next + 1, next + 2)).toBe(false);
       });
     });
 
@@ -1184,6 +1360,32 @@ export function storeContract(h: EngineHarness): void {
           details: { fingerprint: "…beef", apiKey: "[redacted]", nested: { n: 1 } },
         });
         expect(Object.keys(store.audit).sort()).toEqual(["append", "list"]);
+      });
+
+      it("appends made at once are all stored in the order made, and a row that can't be stored fails alone", async () => {
+        const store = await open();
+        const appends = Array.from({ length: 120 }, (_, i) =>
+          store.audit.append({
+            at: 1_000 + i,
+            teamId: "T1",
+            // Row 70 breaks a NOT NULL constraint: only its append may fail.
+            userId: i === 70 ? (null as unknown as string) : `U${i}`,
+            action: `a${i}`,
+            target: "zone-1",
+            outcome: "ok",
+          }),
+        );
+        const settled = await Promise.allSettled(appends);
+        const failed = settled.flatMap((r, i) => (r.status === "rejected" ? [i] : []));
+        expect(failed).toEqual([70]);
+        expect((settled[70] as PromiseRejectedResult).reason).toMatchObject({ kind: "invalid" });
+        const all = await store.audit.list("T1", 500);
+        expect(all).toHaveLength(119);
+        // Newest first, ids in the order the appends were made.
+        expect(all.map((e) => e.action).reverse()).toEqual(
+          Array.from({ length: 120 }, (_, i) => `a${i}`).filter((a) => a !== "a70"),
+        );
+        expect(all.every((e, i) => i === 0 || (all[i - 1] as { id: number }).id > e.id)).toBe(true);
       });
     });
 

@@ -46,6 +46,17 @@ export interface SlackFault {
   times?: number;
 }
 
+/** A workflow step's completion as Slack received it (functions.completeSuccess / completeError). */
+export interface FunctionCompletion {
+  executionId: string;
+  kind: "success" | "error";
+  outputs?: Record<string, unknown>;
+  error?: string;
+  token: string | undefined;
+  /** Whether Slack took it (false: the execution was already completed). */
+  accepted: boolean;
+}
+
 export interface FakeSlack {
   url: string;
   apiUrl: string;
@@ -56,6 +67,10 @@ export interface FakeSlack {
   usergroups: Map<string, string[]>;
   /** Channel ids each user is a member of (users.conversations, paged by its limit). */
   memberships: Map<string, string[]>;
+  /** Every functions.completeSuccess / completeError, in order (refused ones too). */
+  completions: FunctionCompletion[];
+  /** Wait for the first accepted completion of a function execution. */
+  waitForCompletion(executionId: string, timeoutMs?: number): Promise<FunctionCompletion>;
   responseUrl(id?: string): string;
   addFault(f: SlackFault): void;
   /** While true, every Web API request's connection is dropped unanswered (Slack unreachable). */
@@ -88,6 +103,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const usergroups = new Map<string, string[]>();
   const memberships = new Map<string, string[]>();
   const faults: SlackFault[] = [];
+  const completions: FunctionCompletion[] = [];
   const waiters = new Set<() => void>();
   let tsCounter = 1_700_000_000;
   let unreachable = false;
@@ -111,6 +127,40 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const problems = checkBlockKitLimits(surface, payload as never);
     if (problems.length > 0) violations.push({ where, problems });
     return problems;
+  }
+
+  /** As Slack does: one completion per execution; a second is refused (execution_not_in_running_state). */
+  function completeFunction(
+    method: "functions.completeSuccess" | "functions.completeError",
+    args: Record<string, unknown>,
+    token: string | undefined,
+  ): Record<string, unknown> {
+    const executionId = args.function_execution_id;
+    if (typeof executionId !== "string" || executionId === "")
+      return { ok: false, error: "invalid_arguments" };
+    const success = method === "functions.completeSuccess";
+    // Form-encoded calls carry the outputs as a JSON string, as Slack accepts them.
+    let outputs = args.outputs;
+    if (typeof outputs === "string") {
+      try {
+        outputs = JSON.parse(outputs);
+      } catch {
+        return { ok: false, error: "invalid_json" };
+      }
+    }
+    if (success && (typeof outputs !== "object" || outputs === null || Array.isArray(outputs)))
+      return { ok: false, error: "invalid_arguments" };
+    if (!success && (typeof args.error !== "string" || args.error.trim() === ""))
+      return { ok: false, error: "invalid_arguments" };
+    const accepted = !completions.some((c) => c.executionId === executionId && c.accepted);
+    completions.push({
+      executionId,
+      kind: success ? "success" : "error",
+      ...(success ? { outputs: outputs as Record<string, unknown> } : { error: String(args.error) }),
+      token,
+      accepted,
+    });
+    return accepted ? { ok: true } : { ok: false, error: "execution_not_in_running_state" };
   }
 
   function answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
@@ -167,6 +217,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return method === "chat.postEphemeral"
           ? { ok: true, message_ts: ts }
           : { ok: true, channel, ts, message: { text: args.text, blocks: args.blocks, ts } };
+      }
+      case "chat.unfurl": {
+        // Each unfurl is a small message of its own: Slack checks its blocks the same way.
+        const unfurls = (args.unfurls ?? {}) as Record<string, { blocks?: unknown }>;
+        const bad = Object.entries(unfurls).filter(
+          ([url, u]) => checkSurface(`chat.unfurl ${url}`, "message", u).length > 0,
+        );
+        if (Object.keys(unfurls).length === 0 || bad.length > 0)
+          return { ok: false, error: "invalid_unfurls" };
+        return { ok: true };
       }
       case "views.open":
       case "views.update":
@@ -231,6 +291,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return send(429, { ok: false, error: "ratelimited" }, { "retry-after": String(fault.retryAfterSec) });
       }
       if (fault?.error) return send(200, { ok: false, error: fault.error });
+      if (method === "functions.completeSuccess" || method === "functions.completeError") {
+        const result = completeFunction(method, args, token);
+        notify();
+        return send(200, result);
+      }
       return send(200, answer(method, args));
     }
     send(404, { ok: false, error: "unknown_path" });
@@ -279,6 +344,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     users,
     usergroups,
     memberships,
+    completions,
+    waitForCompletion: (executionId, timeoutMs = 5000) =>
+      waitFor(
+        () => completions.find((c) => c.executionId === executionId && c.accepted),
+        `a completion of function execution ${executionId}`,
+        timeoutMs,
+      ),
     responseUrl: (id = `r${Math.random().toString(36).slice(2)}`) => `${url}/response/${id}`,
     addFault: (f) => faults.push({ ...f }),
     setUnreachable: (on) => {
@@ -297,6 +369,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     clear: () => {
       calls.length = 0;
       responses.length = 0;
+      completions.length = 0;
       violations.length = 0;
     },
     close: async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { ChangeObservers } from "../../src/changes/observers.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
@@ -55,6 +56,15 @@ export interface Harness {
     text: string,
     who?: { userId?: string; teamId?: string; channelId?: string },
   ): Promise<SignedPostResult & { responseId: string }>;
+  /**
+   * A Workflow Builder step of this app runs: the function_executed event, signed as Slack sends it,
+   * with a fresh execution id (or the one given, for a redelivery) and the execution's own token.
+   */
+  functionExecuted(
+    callbackId: string,
+    inputs: Record<string, unknown>,
+    options?: { executionId?: string; teamId?: string; token?: string },
+  ): Promise<SignedPostResult & { executionId: string; token: string }>;
   /** Send an interactivity payload (block_actions, view_submission ...) signed as Slack does. */
   interact(payload: unknown): Promise<SignedPostResult>;
   /** A block_actions payload for clicking a button found in a previous answer. */
@@ -138,6 +148,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     edge,
     metrics: createMetrics({ defaults: false }),
     now,
+    changeObservers: new ChangeObservers(),
   };
   const app = createSlackApp({
     deps,
@@ -179,6 +190,42 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { ...res, responseId };
     },
     interact: (payload) => postSigned(eventsUrl, interactionBody(payload), SIGNING_SECRET),
+    async functionExecuted(callbackId, inputs, options = {}) {
+      const executionId = options.executionId ?? `Fx${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
+      const token = options.token ?? `xwfp-test-${executionId}-secret`;
+      const teamId = options.teamId ?? "T0001";
+      const body = JSON.stringify({
+        token: "legacy",
+        team_id: teamId,
+        api_app_id: "A0001",
+        type: "event_callback",
+        event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+        event_time: Math.floor(Date.now() / 1000),
+        event: {
+          type: "function_executed",
+          function: {
+            id: `Fn${callbackId.toUpperCase()}`,
+            callback_id: callbackId,
+            title: callbackId,
+            type: "app",
+            input_parameters: [],
+            output_parameters: [],
+            app_id: "A0001",
+            date_created: 1_700_000_000,
+            date_updated: 1_700_000_000,
+            date_deleted: 0,
+          },
+          inputs,
+          function_execution_id: executionId,
+          workflow_execution_id: `Wf${executionId.slice(2)}`,
+          event_ts: String(Date.now() / 1000),
+          bot_access_token: token,
+        },
+        authorizations: [{ team_id: teamId, user_id: "UBOT", is_bot: true, is_enterprise_install: false }],
+      });
+      const res = await postSigned(eventsUrl, body, SIGNING_SECRET, { contentType: "application/json" });
+      return { ...res, executionId, token };
+    },
     async click(button, who = {}) {
       const responseId = who.responseId ?? `act-${Math.random().toString(36).slice(2)}`;
       const userId = who.userId ?? "U0001";

@@ -144,3 +144,23 @@ export const pullZoneListSchema = z
   );
 
 export type PullZone = z.output<typeof pullZoneSchema>;
+
+/** Core DnsZoneModel, only what a picker shows: its id and domain. */
+export const dnsZoneSchema = z
+  .looseObject({ Id: z.number().int(), Domain: nullish(z.string()) })
+  .transform((z) => ({ id: z.Id, domain: z.Domain }));
+
+/** GET /dnszone: PaginationListModelOfDnsZoneModel. */
+export const dnsZoneListSchema = z
+  .looseObject({
+    Items: nullish(z.array(dnsZoneSchema)),
+    CurrentPage: nullish(z.number().int()),
+    HasMoreItems: nullish(z.boolean()),
+  })
+  .transform((r) => ({
+    items: r.Items ?? [],
+    currentPage: r.CurrentPage,
+    hasMoreItems: r.HasMoreItems ?? false,
+  }));
+
+export type DnsZoneSummary = z.output<typeof dnsZoneSchema>;

@@ -163,3 +163,40 @@ export function listPullZones(ctx: HandlerContext): SimResponse {
     HasMoreItems: page * perPage < zones.length,
   });
 }
+
+/** GET /dnszone -> PaginationListModelOfDnsZoneModel (page from 1, perPage 5..1000, optional `search`). */
+export function listDnsZones(ctx: HandlerContext): SimResponse {
+  const page = intParam(ctx.query.page ?? "1");
+  const perPage = intParam(ctx.query.perPage ?? "1000");
+  if (page === undefined || page < 1) return invalidQuery("page", "page must be a whole number from 1.");
+  if (perPage === undefined || perPage < 5 || perPage > 1000)
+    return invalidQuery("perPage", "perPage must be a whole number from 5 to 1000.");
+  const search = (ctx.query.search ?? "").toLowerCase();
+  const zones = [...ctx.state.dnsZones.values()]
+    .filter((z) => search === "" || z.domain.includes(search))
+    .sort((a, b) => a.id - b.id);
+  const now = new Date(ctx.now).toISOString();
+  return json(200, {
+    Items: zones.slice((page - 1) * perPage, page * perPage).map((z) => ({
+      Id: z.id,
+      Domain: z.domain,
+      Records: [],
+      DateModified: now,
+      DateCreated: now,
+      NameserversDetected: true,
+      CustomNameserversEnabled: false,
+      Nameserver1: "kiki.bunny.net",
+      Nameserver2: "coco.bunny.net",
+      SoaEmail: "hostmaster@bunny.net",
+      NameserversNextCheck: now,
+      LoggingEnabled: false,
+      LoggingIPAnonymizationEnabled: true,
+      LogAnonymizationType: 0,
+      DnsSecEnabled: false,
+      CertificateKeyType: 0,
+    })),
+    CurrentPage: page,
+    TotalItems: zones.length,
+    HasMoreItems: page * perPage < zones.length,
+  });
+}

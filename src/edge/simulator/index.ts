@@ -54,6 +54,12 @@ export interface SimulatorOptions {
   host?: string;
   /** Accepted `AccessKey` values. Default `["sim-key"]`. */
   apiKeys?: string[];
+  /**
+   * Other accounts: each key here is accepted too and sees its own copy of the seeded data, shaped by
+   * its function (e.g. keep one zone and rename it), as two bunny.net accounts would. Faults, latency and
+   * the recorded requests are shared.
+   */
+  accounts?: Record<string, (state: SimulatorState) => void>;
   /** Added to every request. Default 0. */
   latencyMs?: number;
   /** How long a triggered DNS scan stays InProgress. Default 1000. */
@@ -113,6 +119,9 @@ export interface RecordedRequest {
   body: unknown;
   /** Date.now() when received. */
   at: number;
+  /** Wall-clock ms (sub-ms) when received and when the answer was handed to the socket (benchmarks). */
+  receivedAt?: number;
+  answeredAt?: number;
 }
 
 export interface Simulator {
@@ -224,6 +233,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let latencyMs = options.latencyMs ?? 0;
   const clock = options.now ?? Date.now;
   const state = createState(options.seed ?? 1, clock());
+  const accountStates = new Map<string, SimulatorState>();
+  for (const [key, shape] of Object.entries(options.accounts ?? {})) {
+    const own = createState(options.seed ?? 1, clock());
+    shape(own);
+    accountStates.set(key, own);
+  }
   const faults = new FaultSet();
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
@@ -231,22 +246,37 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   function answer(method: string, path: string, query: Record<string, string>, body: unknown, key?: string) {
     const route = ROUTES.find((r) => r.pattern.test(path) && r.method === method);
-    const authorized = key !== undefined && apiKeys.has(key);
+    const account = key === undefined ? undefined : accountStates.get(key);
+    const authorized = key !== undefined && (apiKeys.has(key) || account !== undefined);
     if (!authorized) return unauthorized(route?.unauthorized ?? familyUnauthorizedStyle(path), path);
     if (route === undefined) return empty(ROUTES.some((r) => r.pattern.test(path)) ? 405 : 404);
     const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => p ?? "");
-    return route.handler({ method, path, query, params, body, state, now: clock(), scanDurationMs });
+    return route.handler({
+      method,
+      path,
+      query,
+      params,
+      body,
+      state: account ?? state,
+      now: clock(),
+      scanDurationMs,
+    });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = Date.now();
+    const receivedAt = performance.timeOrigin + performance.now();
     const url = new URL(req.url ?? "/", "http://simulator.local");
     const method = (req.method ?? "GET").toUpperCase();
     const path = url.pathname;
     const query = Object.fromEntries(url.searchParams);
     const headers = flattenHeaders(req);
     const body = parseBody(await readBody(req));
-    requests.push({ method, path, query, headers, body, at });
+    const recorded: RecordedRequest = { method, path, query, headers, body, at, receivedAt };
+    requests.push(recorded);
+    res.once("finish", () => {
+      recorded.answeredAt = performance.timeOrigin + performance.now();
+    });
 
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;

@@ -5,7 +5,7 @@ import {
   updateAccessList,
   updateAccessListConfiguration,
 } from "./access-lists.js";
-import { getLatestScan, listPullZones, purgePullZone, purgeUrl, triggerScan } from "./core.js";
+import { getLatestScan, listDnsZones, listPullZones, purgePullZone, purgeUrl, triggerScan } from "./core.js";
 import { searchEventLogs } from "./event-logs.js";
 import type { Route } from "./http.js";
 import { listApps, restartApp } from "./mc.js";
@@ -93,6 +93,7 @@ export const ROUTES: readonly Route[] = [
     handler: getAiRecommendation,
   },
   { method: "GET", pattern: /^\/pullzone\/?$/, unauthorized: "empty", handler: listPullZones },
+  { method: "GET", pattern: /^\/dnszone\/?$/, unauthorized: "empty", handler: listDnsZones },
   {
     method: "GET",
     pattern: /^\/dnszone\/([^/]+)\/records\/scan\/?$/,

@@ -14,6 +14,7 @@ import {
   packLines,
   type Reply,
   reply,
+  section,
   truncate,
 } from "./common.js";
 
@@ -83,4 +84,16 @@ export function appsMessage(
     blocks.push(actions(button("Next page", ACTIONS.appsNextPage, JSON.stringify(value))));
   }
   return reply(`Magic Containers applications: ${page.apps.length} shown`, blocks);
+}
+
+/** A dashboard link's unfurl: the application's status, endpoint and description. */
+export function appStatusCard(app: App): { blocks: KnownBlock[] } {
+  return {
+    blocks: [
+      section(appLine(app)),
+      context(
+        mrkdwn`Magic Containers application ${code(app.id)} · ${code(`/edge restart ${app.id}`)} to ask for a restart`,
+      ),
+    ],
+  };
 }

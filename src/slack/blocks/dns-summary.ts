@@ -77,8 +77,11 @@ function diffBlocks(s: DnsSummary): KnownBlock[] {
   return packLines(lines, 6, "changes");
 }
 
-/** Pure: the scheduled DNS summary message. Fits Slack's limits whatever the zone's size. */
-export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule): Reply {
+/**
+ * Pure: the DNS summary message, posted by a schedule or (schedule null) by a Workflow Builder step.
+ * Fits Slack's limits whatever the zone's size.
+ */
+export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule | null): Reply {
   const domain = s.domain ?? `zone ${s.zoneId}`;
   const scan = s.scan;
   const status = scan?.status ?? -1;
@@ -109,13 +112,15 @@ export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule): Rep
   else if (status === DNS_SCAN_STATUS.completed) blocks.push(context("The scan found no records."));
 
   if (s.diff) blocks.push(...diffBlocks(s));
-  else if (status === DNS_SCAN_STATUS.completed && s.previousScannedAt === null)
+  else if (schedule && status === DNS_SCAN_STATUS.completed && s.previousScannedAt === null)
     blocks.push(context("This is the schedule's first summary: changes show from the next one."));
 
   blocks.push(actions(scanNowButton(s.zoneId)));
   blocks.push(
     context(
-      `Scheduled ${schedule.label} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``,
+      schedule
+        ? `Scheduled ${schedule.label} · id \`${schedule.id}\` · stop with \`/edge schedule remove ${schedule.id}\``
+        : "Posted by a workflow step · for a recurring summary with changes since the last one, use `/edge schedule`",
     ),
   );
 

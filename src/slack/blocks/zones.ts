@@ -23,6 +23,7 @@ import {
   packLines,
   type Reply,
   reply,
+  section,
 } from "./common.js";
 
 export interface ZonesPageValue {
@@ -113,4 +114,18 @@ export function zoneSearchMessage(result: ZoneSearchResult): Reply {
   if (result.unshieldedMatches.length > 0) blocks.push(context(unshieldedText(result.unshieldedMatches)));
   const n = result.matches.length;
   return reply(`${n} shield zone${n === 1 ? "" : "s"} matching "${result.text}"`, blocks);
+}
+
+/** A dashboard link's unfurl: the zone's names and its Shield settings, and the commands that go further. */
+export function zoneStatusCard({ zone, pullZoneName, hostnames }: NamedZone): { blocks: KnownBlock[] } {
+  return {
+    blocks: [
+      section(
+        mrkdwn`:shield: *${hostnames[0] ?? pullZoneName ?? `Zone ${zone.shieldZoneId}`}* · shield zone ${zone.shieldZoneId} · ${pullZoneText(zone.pullZoneId, pullZoneName)}\n${zoneFacts(zone)}`,
+      ),
+      context(
+        mrkdwn`${code(`/edge incident ${zone.shieldZoneId}`)} for the attack picture · ${code(`/edge bots ${zone.shieldZoneId}`)} for bot detection`,
+      ),
+    ],
+  };
 }

@@ -6,7 +6,7 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
+import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge block shop.example.com 203.0.113.7";
@@ -42,6 +42,17 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   );
 }
 
+/** `/edge block 203.0.113.7`: what to block where the zone goes (a number is always a zone id). */
+const accessPicker = pickerBeforeWord("shield", (w) => {
+  if (/^#?\d+$/.test(w)) return false;
+  try {
+    parseAccessEntry(w);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
 export const blockCommand: Subcommand = {
   name: "block",
   usage: "block <shieldZoneId|domain> <ip|cidr|AS123|country code|ja4> [challenge] [for 30m]",
@@ -56,6 +67,7 @@ export const blockCommand: Subcommand = {
     DOMAIN_EXAMPLE,
   ],
   shareable: () => false,
+  picker: accessPicker,
   run: (ctx) => askAccessChange(ctx, false),
 };
 
@@ -66,5 +78,6 @@ export const unblockCommand: Subcommand = {
     "Ask to take an IP, IP range, ASN, country or JA4 fingerprint out of edgeops' access lists (blocked or challenged).",
   examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134"],
   shareable: () => false,
+  picker: accessPicker,
   run: (ctx) => askAccessChange(ctx, true),
 };

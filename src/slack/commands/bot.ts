@@ -4,7 +4,7 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
+import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge bot shop.example.com aiscraper block";
@@ -15,6 +15,16 @@ export const botCommand: Subcommand = {
   summary: "Ask to set a bot category's action (approval may be required in this channel).",
   examples: [BOT_EXAMPLE, "/edge bot 1234 seo clear", DOMAIN_EXAMPLE, `${BOT_EXAMPLE} for 30m`],
   shareable: () => false,
+  // A category name where the zone goes (`/edge bot aiscraper block`): the zone is missing.
+  picker: pickerBeforeWord("shield", (w) => {
+    if (/^\d+$/.test(w)) return false;
+    try {
+      parseCategory(w);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
   async run(ctx) {
     const { args, temporaryMs } = parseTemporary(ctx.args, BOT_EXAMPLE);
     const zone = parseZoneRef(args[0], BOT_EXAMPLE, DOMAIN_EXAMPLE);

@@ -2,7 +2,7 @@ import { readBotSettings } from "../../services/bots-view.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { botsMessage } from "../blocks/bots.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseZoneRef } from "./parse.js";
+import { noMoreArgs, parseZoneRef, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge bots 1234";
@@ -14,6 +14,7 @@ export const botsCommand: Subcommand = {
   summary:
     "Bot detection settings and each bot category's action for a shield zone, with Block, Allow and Clear.",
   examples: [EXAMPLE, DOMAIN_EXAMPLE],
+  picker: pickerWhenEmpty("shield"),
   async run(ctx) {
     const zone = parseZoneRef(ctx.args[0], EXAMPLE, DOMAIN_EXAMPLE);
     noMoreArgs(ctx.args, 1, EXAMPLE);

@@ -1,7 +1,7 @@
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsMessage, noScanMessage } from "../blocks/dns.js";
-import { noMoreArgs, parseId } from "./parse.js";
+import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge dns 5678";
@@ -11,6 +11,7 @@ export const dnsCommand: Subcommand = {
   usage: "dns <zoneId>",
   summary: "The latest DNS record scan of a DNS zone, with a Scan now button.",
   examples: [EXAMPLE],
+  picker: pickerWhenEmpty("dns"),
   async run(ctx) {
     const zoneId = parseId(ctx.args[0], "DNS zone id", EXAMPLE);
     noMoreArgs(ctx.args, 1, EXAMPLE);

@@ -8,7 +8,7 @@ import {
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { gatheringMessage, incidentCard } from "../blocks/incident.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseZoneRef } from "./parse.js";
+import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge incident shop.example.com 1h";
@@ -19,6 +19,9 @@ export const incidentCommand: Subcommand = {
   summary:
     "The picture of an attack on one shield zone, on one card: the zone, traffic and threats with sparklines against the window before, top offending IPs, ASNs, countries and JA4s, triggered WAF rules, rate-limit breaches and apps in trouble. Window 15m by default.",
   examples: ["/edge incident 1234", INCIDENT_EXAMPLE, DOMAIN_EXAMPLE],
+  picker: pickerBeforeWord("shield", (w) =>
+    (INCIDENT_WINDOWS as readonly string[]).includes(w.toLowerCase()),
+  ),
   async run(ctx) {
     const zone = parseZoneRef(ctx.args[0], INCIDENT_EXAMPLE, DOMAIN_EXAMPLE);
     const window = parseIncidentWindow(ctx.args[1]);

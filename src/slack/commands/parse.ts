@@ -1,5 +1,7 @@
 import { usage } from "../../errors.js";
+import type { PickerSource } from "../../services/pickers.js";
 import type { ZoneRef } from "../../services/zone-lookup.js";
+import type { PickerArg } from "./types.js";
 
 /** A positive whole-number id typed by a user, or a sentence with a correct example. */
 export function parseId(arg: string | undefined, what: string, example: string): number {
@@ -65,4 +67,20 @@ export function parseTemporary(
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A picker for the first argument, offered when nothing was typed after the command. */
+export function pickerWhenEmpty(source: PickerSource): PickerArg {
+  return { source, missingAt: (args) => (args.length === 0 ? 0 : undefined) };
+}
+
+/**
+ * A picker for a leading zone, offered when nothing was typed or when the first word is already what
+ * comes after the zone (`/edge ddos high`, `/edge incident 1h`): `follows` says whether a word is that.
+ */
+export function pickerBeforeWord(source: PickerSource, follows: (word: string) => boolean): PickerArg {
+  return {
+    source,
+    missingAt: (args) => (args.length === 0 || (args[0] !== undefined && follows(args[0])) ? 0 : undefined),
+  };
 }

@@ -2,7 +2,7 @@ import { purgeKind, purgeParams } from "../../changes/kinds/purge.js";
 import { usage } from "../../errors.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseId } from "./parse.js";
+import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 export const PURGE_EXAMPLE = "/edge purge 2310001";
@@ -17,6 +17,7 @@ export const purgeCommand: Subcommand = {
   summary: "Ask to purge a pull zone's cache (or one cache tag), or one URL (approval may be required).",
   examples: [PURGE_EXAMPLE, `${PURGE_EXAMPLE} product-images`, PURGE_URL_EXAMPLE],
   shareable: () => false,
+  picker: pickerWhenEmpty("pull"),
   async run(ctx) {
     let params: unknown;
     if (ctx.args[0]?.toLowerCase() === "url") {

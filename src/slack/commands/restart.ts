@@ -4,7 +4,7 @@ import { findApp } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs } from "./parse.js";
+import { noMoreArgs, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 export const RESTART_EXAMPLE = "/edge restart checkout-api";
@@ -15,6 +15,7 @@ export const restartCommand: Subcommand = {
   summary: "Ask to restart a Magic Containers application (approval may be required in this channel).",
   examples: [RESTART_EXAMPLE],
   shareable: () => false,
+  picker: pickerWhenEmpty("app"),
   async run(ctx) {
     const idOrName = ctx.args[0];
     if (!idOrName) throw usage(`Which application? For example: ${RESTART_EXAMPLE}`);

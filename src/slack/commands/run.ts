@@ -1,7 +1,11 @@
 import { toUserSentence, UserError } from "../../errors.js";
+import { edgeAccessFor } from "../../services/edge-access.js";
+import { warmPicker } from "../../services/pickers.js";
 import { parseCommandText } from "../args.js";
 import { actions, button, type Reply, sentenceReply } from "../blocks/common.js";
+import { pickerMessage } from "../blocks/pickers.js";
 import { ACTIONS } from "../ids.js";
+import { commandShapeOf, encodePickTemplate } from "../picker-template.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 export interface CommandInput extends Omit<CommandContext, "args" | "isPublic" | "placeholder"> {
@@ -39,6 +43,9 @@ export async function runCommand(
     };
   }
   try {
+    const picker = await offerPicker(input, sub, parsed.args, isPublic);
+    if (picker)
+      return { reply: picker, isPublic: false, subcommand: sub.name, outcome: "ok", shareable: false };
     const { placeholder, ...rest } = input;
     const reply = await sub.run({
       ...rest,
@@ -64,6 +71,27 @@ export async function runCommand(
       shareable: false,
     };
   }
+}
+
+/**
+ * A command typed without the id a picker can supply answers with the picker (privately: it is a
+ * question to the person who typed it). The workspace must have a key; its list starts loading now so
+ * the first suggestions do not wait for the Edge API.
+ */
+async function offerPicker(
+  input: CommandInput,
+  sub: Subcommand,
+  args: readonly string[],
+  isPublic: boolean,
+): Promise<Reply | undefined> {
+  const at = sub.picker?.missingAt(args);
+  if (!sub.picker || at === undefined) return undefined;
+  const template = { source: sub.picker.source, command: sub.name, args, at, isPublic };
+  const blockId = encodePickTemplate(template);
+  if (blockId === undefined) return undefined;
+  await edgeAccessFor(input.env.deps, input.teamId);
+  warmPicker(input.env.deps, input.teamId, sub.picker.source);
+  return pickerMessage(sub.picker.source, commandShapeOf(template), blockId);
 }
 
 /** Ephemeral answers offer to share the same command's answer in the channel. */

@@ -134,6 +134,19 @@ export const scheduleCommand: Subcommand = {
     'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name. Its creator and admins can remove or run it.',
   examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
   shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
+  // `/edge schedule dns daily 09:00` (or a quoted cron right after dns): the DNS zone goes after `dns`.
+  picker: {
+    source: "dns",
+    missingAt: (args) => {
+      if ((args[0] ?? "").toLowerCase() !== "dns") return undefined;
+      const next = args[1];
+      // Only when the schedule itself was given: a bare `schedule dns` gets the example to copy.
+      const isWhen =
+        next !== undefined &&
+        (/\s/.test(next) || ["daily", "weekdays", "weekly"].includes(next.toLowerCase()));
+      return isWhen ? 1 : undefined;
+    },
+  },
   async run(ctx) {
     const verb = (ctx.args[0] ?? "").toLowerCase();
     switch (verb) {

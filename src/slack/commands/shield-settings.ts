@@ -12,7 +12,7 @@ import { usage } from "../../errors.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef } from "./parse.js";
+import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 /** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
@@ -32,6 +32,7 @@ function shieldSettingCommand<V extends number | boolean>(o: {
     summary: o.summary,
     examples: [o.example, o.domainExample, `${o.example} for 30m`],
     shareable: () => false,
+    picker: pickerBeforeWord("shield", (w) => Object.hasOwn(o.words, w.toLowerCase())),
     async run(ctx) {
       const { args, temporaryMs } = parseTemporary(ctx.args, o.example);
       const zone = parseZoneRef(args[0], o.example, o.domainExample);

@@ -1,6 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../../deps.js";
 import type { Logger } from "../../log.js";
+import type { PickerSource } from "../../services/pickers.js";
 import type { AdminDirectory } from "../admin.js";
 import type { Reply } from "../blocks/common.js";
 import type { SlackClientFor } from "../clients.js";
@@ -11,6 +12,8 @@ export interface SlackEnv {
   readonly admins: AdminDirectory;
   /** A Web API client for work that does not start from a Slack request. */
   readonly clientFor: SlackClientFor;
+  /** A Web API client with the same options for another token (a workflow step's own token). */
+  readonly clientWithToken: (token: string) => WebClient;
 }
 
 export interface CommandContext {
@@ -45,4 +48,15 @@ export interface Subcommand {
    * something (create, remove, request) say no: sharing must never do the change a second time.
    */
   shareable?(args: readonly string[]): boolean;
+  /**
+   * Where the command takes an id a picker can supply: typed without it, the command answers with a
+   * picker whose choice runs it with the id in place.
+   */
+  readonly picker?: PickerArg;
+}
+
+export interface PickerArg {
+  readonly source: PickerSource;
+  /** The index in `args` where the id is missing, or undefined when the words typed already hold one. */
+  missingAt(args: readonly string[]): number | undefined;
 }

@@ -1,7 +1,7 @@
-import type { App } from "@slack/bolt";
+import type { App, BlockAction, ExternalSelectAction, StaticSelectAction } from "@slack/bolt";
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
-import { ACTION_PATTERNS, ACTIONS, VIEWS } from "../ids.js";
+import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
 import { alertAcknowledge, alertIncident, alertMute } from "./actions/alerts.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
@@ -10,10 +10,19 @@ import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
 import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
+import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
+import { linkShared } from "./events/link-shared.js";
+import { dnsSummaryStep } from "./functions/dns-summary.js";
+import { accessBlockStep, botCategoryStep, requestChangeStep } from "./functions/request-change.js";
+import { zoneStatusStep } from "./functions/zone-status.js";
+import { pickerSuggestions } from "./options/picker-suggestions.js";
+import { incidentOverview } from "./shortcuts/incident-overview.js";
+import { changeModalKind, requestChangeShortcut } from "./shortcuts/request-change.js";
+import { changeSubmit } from "./views/change-submit.js";
 import { keySubmit } from "./views/key-submit.js";
 
 /** The only place Slack ids meet code. */
@@ -43,6 +52,18 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.action(ACTIONS.alertAcknowledge, alertAcknowledge(env));
   app.action(ACTIONS.alertMute, alertMute(env));
   app.action(ACTIONS.alertIncident, alertIncident(env));
+  app.options({ type: "block_suggestion", action_id: ACTION_PATTERNS.picker }, pickerSuggestions(env));
+  app.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));
   app.view(VIEWS.keyModal, keySubmit(env));
+  app.shortcut(SHORTCUTS.requestChange, requestChangeShortcut(env));
+  app.shortcut(SHORTCUTS.incidentOverview, incidentOverview(env, subcommands));
+  app.action<BlockAction<StaticSelectAction>>(ACTIONS.changeModalKind, changeModalKind(env));
+  app.view(VIEWS.changeModal, changeSubmit(env, subcommands));
   app.event("app_home_opened", appHomeOpened(env));
+  // Workflow Builder steps (manifest.yml `functions`); Bolt acknowledges function_executed at once.
+  app.function(FUNCTIONS.zoneStatus, zoneStatusStep(env));
+  app.function(FUNCTIONS.requestBotCategoryChange, requestChangeStep(env, botCategoryStep));
+  app.function(FUNCTIONS.requestBlock, requestChangeStep(env, accessBlockStep));
+  app.function(FUNCTIONS.dnsSummary, dnsSummaryStep(env));
+  app.event("link_shared", linkShared(env));
 }

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { type ChangeOutcome, MAX_TEMPORARY_MS, requestChange } from "../../../changes/engine.js";
+import { type ChangeOutcome, MAX_TEMPORARY_MS } from "../../../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../../../changes/index.js";
 import { toUserSentence } from "../../../errors.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
 import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
-import { outcomeBanner, postApprovalCard } from "../../change-requests.js";
+import { outcomeBanner, requestWithCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
 import {
@@ -41,7 +41,7 @@ export async function submitChange<P>(
 ): Promise<{ kind: ChangeOutcome["kind"]; banner: MrkdwnInput } | undefined> {
   const change = kind.describe(params);
   try {
-    const outcome = await requestChange(env.deps, kind, {
+    const { outcome, failure } = await requestWithCard(env, args.client, ctx.logger, kind, {
       teamId: ctx.teamId,
       channelId: ctx.channelId,
       userId: ctx.userId,
@@ -57,16 +57,9 @@ export async function submitChange<P>(
       );
       return undefined;
     }
-    const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
-    if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
-      // An unknown outcome gets a card too, so the reconciler's answer has somewhere to show; a
-      // temporary change, so its Undo now button and its undo have one.
-      const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
-      const failure = await postApprovalCard(env, args.client, outcome.request, policy, ctx.logger);
-      if (failure) {
-        await answerPrivately(args, failure, ctx.logger);
-        return undefined;
-      }
+    if (failure) {
+      await answerPrivately(args, failure, ctx.logger);
+      return undefined;
     }
     return { kind: outcome.kind, banner: outcomeBanner(outcome, change) ?? "" };
   } catch (err) {

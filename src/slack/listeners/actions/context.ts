@@ -6,6 +6,8 @@ import { type MrkdwnInput, type Reply, sentenceReply } from "../../blocks/common
 import type { SlackEnv } from "../../commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+/** What answering the person who acted needs: the interaction's response_url. */
+type Respondable = Pick<ButtonArgs, "respond">;
 
 export interface ButtonContext {
   teamId: string;
@@ -44,7 +46,7 @@ export function parseButtonValue<S extends z.ZodType>(value: string, schema: S):
 
 /** A private sentence to the person who clicked, leaving the message as it is. */
 export async function answerPrivately(
-  args: ButtonArgs,
+  args: Respondable,
   sentence: MrkdwnInput,
   logger: Logger,
 ): Promise<void> {
@@ -55,7 +57,7 @@ export async function answerPrivately(
 }
 
 /** Replace the clicked message with `reply` (through its response_url). */
-export async function replaceClicked(args: ButtonArgs, reply: Reply, logger: Logger): Promise<void> {
+export async function replaceClicked(args: Respondable, reply: Reply, logger: Logger): Promise<void> {
   await args
     .respond({
       replace_original: true,

@@ -1,0 +1,827 @@
+/**
+ * `npm run bench -- --replicas 3`: the scaled-out setup under load. N bot replicas (bench/bot-process.ts,
+ * HTTP mode, as the single-replica bench starts one) on one fresh PostgreSQL database and one Redis
+ * (REDIS_URL, EXPECTED_REPLICAS=N), behind a round-robin proxy (bench/proxy.ts), with the simulator, the
+ * fake Slack and the open-loop load generator of the single-replica bench. It measures:
+ *
+ *   - ack latency through the proxy, and against one replica directly in the same run;
+ *   - the per-key cap across the cluster as the simulator saw it: hot keys driven over their cap through
+ *     every replica; 1 s windows over the cap (goal 0) and mean use of the cap (goal ≥ 95 %);
+ *   - N concurrent Approve clicks spread over the replicas: exactly one Edge call (PUT) each;
+ *   - work that must happen exactly once (EXACTLY_ONCE_WORK: schedules today; alerts to come);
+ *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
+ *     flight: no PUT twice, every request applied once, expired once or settled by the reconciler, and
+ *     every schedule occurrence posted once (the ones the dead replica had claimed: by a survivor, after
+ *     its lease ended).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { loadConfig } from "../src/config.js";
+import { SIM_IDS } from "../src/edge/simulator/index.js";
+import { createLogger } from "../src/log.js";
+import { ACTIONS } from "../src/slack/ids.js";
+import { openStore, type Store } from "../src/store/index.js";
+import { startFakeSlack } from "../test/support/fake-slack.js";
+import {
+  type Child,
+  ENCRYPTION_KEY,
+  keyFor,
+  round,
+  SIM_LATENCY_MS,
+  type Summary,
+  sleep,
+  spawnChild,
+  summarize,
+  teamFor,
+  until,
+} from "./common.js";
+import { botRun, type E2eRun } from "./latency.js";
+import type { LoadSample } from "./loadgen.js";
+import {
+  type BenchContext,
+  type BotProcess,
+  clickRequest,
+  commandRequest,
+  compileForBench,
+  createPgDatabase,
+  runLoad,
+  type SimReady,
+  seedKeys,
+  startBotProcess,
+} from "./processes.js";
+import { maxInWindow } from "./queue.js";
+
+export interface ClusterOptions {
+  replicas: number;
+  /** Open-loop /edge zones rates for the ack comparison (cluster vs one replica). */
+  rates: number[];
+  durationSec: number;
+  warmup: number;
+  workspaces: number;
+  /** Keys driven over their cap (each its own workspace). */
+  hotKeys: number;
+  /** Commands per second per hot key (the cap is EDGE_API_RATE_PER_SEC, 10). */
+  hotRate: number;
+  hotSeconds: number;
+  /** Pending approvals, then as many concurrent Approve clicks. */
+  approvals: number;
+  /** Schedules made due at once. */
+  schedules: number;
+  /** The kill: pending approvals (half clicked around the kill, half left to expire) and due schedules. */
+  killApprovals: number;
+  killSchedules: number;
+  /** After the kill phase's schedules fall due, when to SIGKILL the victim. */
+  killAfterDueMs: number;
+  schedulerIntervalMs: number;
+  schedulerLeaseMs: number;
+  /** Wait for every request of the kill phase to expire or be reconciled (≈ 80 s); the test does not. */
+  settleApprovals: boolean;
+  redisUrl: string;
+  compiled: boolean;
+  quiet: boolean;
+  /** results.json to put a `cluster` section in; undefined = write nothing. */
+  out: string | undefined;
+}
+
+export const CLUSTER_DEFAULTS: ClusterOptions = {
+  replicas: 3,
+  rates: [50, 100, 200],
+  durationSec: 10,
+  warmup: 300,
+  workspaces: 100,
+  hotKeys: 5,
+  hotRate: 20,
+  hotSeconds: 10,
+  approvals: 500,
+  schedules: 300,
+  killApprovals: 200,
+  killSchedules: 300,
+  killAfterDueMs: 2_500,
+  schedulerIntervalMs: 1_000,
+  schedulerLeaseMs: 5_000,
+  settleApprovals: true,
+  // Its own logical database: the shared limit's keys never meet the tests' (db 0) or the test's (db 3).
+  redisUrl: `${(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379").replace(/\/\d*$/, "")}/2`,
+  compiled: true,
+  quiet: false,
+  out: undefined,
+};
+
+// ---- results ------------------------------------------------------------------------------------
+
+export interface AckComparison {
+  rate: number;
+  cluster: E2eRun;
+  oneReplica: E2eRun;
+  ratioP99: number;
+}
+
+export interface CapUse {
+  cap: number;
+  keys: number;
+  callsPerKey: number;
+  /** 1 s windows (one starting at each arrival) holding more than `cap` arrivals of one key, all keys. */
+  windowsOverCap: number;
+  /** Most arrivals of one key within any 1 s. */
+  maxInAnySecond: number;
+  /** Per key: cap·m arrivals over the time they took (m whole windows), ÷ cap; the mean over keys. */
+  meanUse: number;
+  minUse: number;
+  failed: number;
+}
+
+export interface ApprovalBurst {
+  requests: number;
+  clicks: number;
+  /** Requests whose key saw exactly one PUT / none / more than one. */
+  exactlyOnce: number;
+  none: number;
+  twice: number;
+  cardsUpdated: number;
+  durationMs: number;
+  ack: Summary;
+  failedAcks: number;
+  /** Clicks each replica answered (the proxy's count). */
+  perReplica: number[];
+}
+
+/** One kind of background work that must happen exactly once across the cluster. */
+export interface OnceTally {
+  work: string;
+  expected: number;
+  once: number;
+  missing: number;
+  twice: number;
+}
+
+export interface KillResult {
+  victim: number;
+  killedAtMs: number;
+  /** Schedule runs holding a lease when the victim died (any replica's). */
+  leasedAtKill: number;
+  /** Occurrences survivors took over after their lease ended (from the survivors' logs). */
+  takenOver: number;
+  schedules: OnceTally;
+  approvals: {
+    requests: number;
+    clicked: number;
+    /** Clicks the proxy answered 502 (sent to the victim as it died) or that got no answer. */
+    clicksFailed: number;
+    states: Record<string, number>;
+    /** Keys (one per request) with more than one PUT. */
+    putTwice: number;
+    /**
+     * Settled by the reconciler (approved, then the replica died before it recorded the answer): applied
+     * when the value was in force (every request here sets the same category, so another request's PUT
+     * may be what it found), failed otherwise.
+     */
+    reconciled: number;
+    /** Requests not reconciled: applied without exactly one PUT, or not applied with a PUT. */
+    putMismatch: number;
+    /** Requests with more than one expiry in the audit log. */
+    expiredTwice: number;
+    /** Still pending or approved when the run stopped waiting (0 with settleApprovals). */
+    unsettled: number;
+  };
+}
+
+export interface ClusterResults {
+  meta: {
+    date: string;
+    node: string;
+    cpus: number;
+    loadavgStart: number[];
+    loadavgEnd: number[];
+    seconds: number;
+    options: Omit<ClusterOptions, "out" | "quiet" | "redisUrl">;
+    setup: string[];
+  };
+  acks: AckComparison[];
+  cap: CapUse;
+  approvals: ApprovalBurst;
+  exactlyOnce: OnceTally[];
+  kill: KillResult;
+  verdicts: { target: string; met: boolean; detail: string }[];
+}
+
+const SETUP = [
+  "Replicas: bench/bot-process.ts (loadConfig + startBot, HTTP receiver), compiled by tsc and run by node unless --tsx, one PostgreSQL database made for the run, one Redis (REDIS_URL, EXPECTED_REPLICAS = replicas), SCHEDULER_INTERVAL_MS and SCHEDULER_LEASE_MS shortened so the kill's takeover fits in the run.",
+  "Front: bench/proxy.ts, round-robin over the replicas; a replica refusing connections is left out for 2 s (the request goes to the next); a request lost with its replica is answered 502.",
+  "Edge API: the simulator in its own process, 150 ms a call, every workspace its own key (cap 10/s, 4 at once per key, shared through Redis).",
+  "Slack: the fake Web API in the orchestrator; load: bench/loadgen.ts, open loop.",
+  "Machine: 2 shared cores for every replica, the proxy, the simulator, the load generator, PostgreSQL and Redis.",
+];
+
+// ---- exactly-once work ----------------------------------------------------------------------------
+
+interface ClusterRun {
+  ctx: BenchContext;
+  store: Store;
+  options: ClusterOptions;
+}
+
+/**
+ * Background work that every replica ticks for and exactly one must do: prepare some due, then tally
+ * what reached Slack. Alerts (issue 15) join this list with their own entry (make watches fire, count
+ * alert posts per episode) so "alerts posted exactly once" is reported beside schedules.
+ */
+export interface ExactlyOnceWork {
+  name: string;
+  /** Make `n` units due (prefix keeps each phase's units apart); returns a tally function. */
+  prepare(run: ClusterRun, n: number, prefix: string): Promise<() => OnceTally>;
+}
+
+const DNS_ZONE = SIM_IDS.dnsZoneCompleted;
+
+export const schedulesWork: ExactlyOnceWork = {
+  name: "scheduled DNS summaries",
+  async prepare({ ctx, store, options }, n, prefix) {
+    const channels = Array.from({ length: n }, (_, i) => `C${prefix}${String(i).padStart(5, "0")}`);
+    const due = Date.now() + 1_000;
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(
+        channels.slice(i, i + 50).map((channelId, j) =>
+          store.schedules.create({
+            teamId: teamFor((i + j) % options.workspaces),
+            channelId,
+            createdBy: "U0001",
+            kind: "dns",
+            target: String(DNS_ZONE),
+            spec: "0 9 * * *",
+            timezone: "UTC",
+            nextRunAt: due,
+          }),
+        ),
+      );
+    }
+    return () => {
+      const posts = new Map<string, number>();
+      for (const c of ctx.slack.callsTo("chat.postMessage")) {
+        const channel = String(c.args.channel ?? "");
+        posts.set(channel, (posts.get(channel) ?? 0) + 1);
+      }
+      const counts = channels.map((c) => posts.get(c) ?? 0);
+      return {
+        work: schedulesWork.name,
+        expected: n,
+        once: counts.filter((c) => c === 1).length,
+        missing: counts.filter((c) => c === 0).length,
+        twice: counts.filter((c) => c > 1).length,
+      };
+    };
+  },
+};
+
+/** Alerts (issue 15): add `alertsWork` here. */
+export const EXACTLY_ONCE_WORK: readonly ExactlyOnceWork[] = [schedulesWork];
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+interface Cluster {
+  replicas: (BotProcess | undefined)[];
+  proxy: Child<{ port: number }>;
+  origin: string;
+}
+
+const CATEGORY_PUT = { method: "PUT", pathIncludes: "/bot-categorization/categories/" };
+
+/** PUTs per key (keyed by workspace index) since the simulator's requests were last cleared. */
+async function putsByWorkspace(ctx: BenchContext): Promise<Map<string, number>> {
+  const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", CATEGORY_PUT);
+  return new Map(Object.entries(byKey).map(([k, v]) => [k, v.length]));
+}
+
+function capUse(arrivalsByKey: number[][], cap: number, calls: number, failed: number): CapUse {
+  let windowsOverCap = 0;
+  let most = 0;
+  const uses: number[] = [];
+  for (const raw of arrivalsByKey) {
+    const a = [...raw].sort((x, y) => x - y);
+    most = Math.max(most, maxInWindow(a));
+    let hi = 0;
+    for (let lo = 0; lo < a.length; lo++) {
+      while (hi < a.length && (a[hi] as number) - (a[lo] as number) < 1000) hi++;
+      if (hi - lo > cap) windowsOverCap++;
+    }
+    const m = Math.floor((a.length - 1) / cap);
+    const span = (a[cap * m] ?? 0) - (a[0] ?? 0);
+    if (m > 0 && span > 0) uses.push((cap * m) / span / (cap / 1000));
+  }
+  return {
+    cap,
+    keys: arrivalsByKey.length,
+    callsPerKey: calls,
+    windowsOverCap,
+    maxInAnySecond: most,
+    meanUse: round(uses.reduce((s, u) => s + u, 0) / Math.max(1, uses.length), 3),
+    minUse: round(uses.length ? Math.min(...uses) : 0, 3),
+    failed,
+  };
+}
+
+const requestIdFor = (phase: string, i: number) => `cl-${phase}-${String(i).padStart(6, "0")}`;
+
+/** Pending bot-category requests (Allow AI scraper) in `channel`, one per workspace from `first`. */
+async function createPending(
+  ctx: BenchContext,
+  origin: string,
+  phase: string,
+  first: number,
+  n: number,
+  channel: string,
+): Promise<string[]> {
+  await ctx.sim.call("setCategory", { zone: ctx.sim.ready.zone, category: 2, action: 1 });
+  const before = ctx.slack.callsTo("chat.postMessage").length;
+  const ids = Array.from({ length: n }, (_, i) => requestIdFor(phase, i));
+  const creates = ids.map((r, i) =>
+    clickRequest(
+      ctx,
+      `${phase}-create-${i}`,
+      first + i,
+      "U0002",
+      ACTIONS.botAllow,
+      JSON.stringify({ r, z: ctx.sim.ready.zone, c: 2, a: 2 }),
+      channel,
+    ),
+  );
+  await runLoad(ctx, { origin, requests: creates, rate: 100 });
+  await until(
+    () => ctx.slack.callsTo("chat.postMessage").length >= before + n,
+    60_000,
+    `${n} approval cards (${phase})`,
+  );
+  return ids;
+}
+
+async function proxyCounts(proxy: Child): Promise<number[]> {
+  const stats = await proxy.call<{ sent: number }[]>("stats");
+  return stats.map((s) => s.sent);
+}
+
+function countLines(file: string, needle: string): number {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes(needle)).length;
+  } catch {
+    return 0;
+  }
+}
+
+// ---- phases -------------------------------------------------------------------------------------
+
+async function ackPhase(ctx: BenchContext, cluster: Cluster, o: ClusterOptions): Promise<AckComparison[]> {
+  const direct = cluster.replicas[0]?.origin as string;
+  const settle = 1_300;
+  ctx.progress("acks: warming up through the proxy");
+  await botRun(ctx, cluster.origin, "cw", 100, o.warmup, o.workspaces, "zones", 1, SIM_LATENCY_MS, settle);
+  const out: AckComparison[] = [];
+  for (const rate of o.rates) {
+    const n = Math.max(1, Math.round(rate * o.durationSec));
+    ctx.progress(`acks: /edge zones ${rate}/s for ${o.durationSec} s through the proxy, then one replica`);
+    const viaProxy = await botRun(
+      ctx,
+      cluster.origin,
+      `cp${rate}`,
+      rate,
+      n,
+      o.workspaces,
+      "zones",
+      1,
+      SIM_LATENCY_MS,
+      settle,
+    );
+    const one = await botRun(
+      ctx,
+      direct,
+      `c1${rate}`,
+      rate,
+      n,
+      o.workspaces,
+      "zones",
+      1,
+      SIM_LATENCY_MS,
+      settle,
+    );
+    out.push({
+      rate,
+      cluster: viaProxy,
+      oneReplica: one,
+      ratioP99: round(viaProxy.ack.p99 / one.ack.p99, 2),
+    });
+    ctx.progress(`  ack p99 cluster ${viaProxy.ack.p99} ms, one replica ${one.ack.p99} ms`);
+  }
+  return out;
+}
+
+async function capPhase(
+  ctx: BenchContext,
+  cluster: Cluster,
+  o: ClusterOptions,
+  first: number,
+): Promise<CapUse> {
+  const cap = 10;
+  const perKey = o.hotRate * o.hotSeconds;
+  const n = perKey * o.hotKeys;
+  ctx.progress(
+    `cap: ${o.hotKeys} keys × ${o.hotRate}/s for ${o.hotSeconds} s through ${o.replicas} replicas (cap ${cap}/s per key)`,
+  );
+  await ctx.sim.call("clear");
+  ctx.slack.clear();
+  const requests = Array.from({ length: n }, (_, j) =>
+    commandRequest(ctx, `cap-${j}`, first + (j % o.hotKeys), "zones"),
+  );
+  const samples = await runLoad(ctx, { origin: cluster.origin, requests, rate: o.hotRate * o.hotKeys });
+  // The backlog drains at the cap: perKey / cap seconds in all.
+  await until(() => ctx.slack.responses.length >= n, (perKey / cap) * 1000 + 30_000, "hot-key answers").catch(
+    () => undefined,
+  );
+  const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", {
+    pathIncludes: "/shield/shield-zones",
+  });
+  const hot = Array.from({ length: o.hotKeys }, (_, i) => byKey[keyFor(first + i)] ?? []);
+  const failed = samples.filter((s) => s.status !== 200).length + (n - ctx.slack.responses.length);
+  ctx.slack.clear();
+  await sleep(1_300);
+  return capUse(hot, cap, perKey, failed);
+}
+
+async function approvalPhase(
+  ctx: BenchContext,
+  cluster: Cluster,
+  o: ClusterOptions,
+  first: number,
+): Promise<ApprovalBurst> {
+  const n = o.approvals;
+  ctx.progress(`approvals: creating ${n} pending requests through the proxy`);
+  const ids = await createPending(ctx, cluster.origin, "burst", first, n, "C0001");
+  await sleep(1_300);
+  ctx.slack.clear();
+  await ctx.sim.call("clear");
+  await cluster.proxy.call("resetStats");
+  ctx.progress(`approvals: ${n} concurrent Approve clicks spread over ${o.replicas} replicas`);
+  const clicks = ids.map((r, i) =>
+    clickRequest(ctx, `burst-approve-${i}`, first + i, "U0003", ACTIONS.approve, r),
+  );
+  const samples = await runLoad(ctx, { origin: cluster.origin, requests: clicks, rate: 0 });
+  const updates = () => ctx.slack.callsTo("chat.update");
+  await until(
+    async () =>
+      updates().length >= n && [...(await putsByWorkspace(ctx)).values()].reduce((s, v) => s + v, 0) >= n,
+    120_000,
+    `${n} PUTs and card updates`,
+  ).catch(() => undefined);
+  await sleep(1_000); // a late second PUT would show up here
+  const puts = await putsByWorkspace(ctx);
+  const perRequest = ids.map((_, i) => puts.get(keyFor(first + i)) ?? 0);
+  const t0 = Math.min(...samples.map((s) => s.sentAt));
+  const ok = samples.filter((s) => s.status === 200);
+  return {
+    requests: n,
+    clicks: samples.length,
+    exactlyOnce: perRequest.filter((c) => c === 1).length,
+    none: perRequest.filter((c) => c === 0).length,
+    twice: perRequest.filter((c) => c > 1).length,
+    cardsUpdated: updates().length,
+    durationMs: round(Math.max(...updates().map((c) => c.at)) + 0.5 - t0, 1),
+    ack: summarize(ok.map((s) => s.ackMs)),
+    failedAcks: samples.length - ok.length,
+    perReplica: await proxyCounts(cluster.proxy),
+  };
+}
+
+async function oncePhase(run: ClusterRun, o: ClusterOptions): Promise<OnceTally[]> {
+  const out: OnceTally[] = [];
+  for (const work of EXACTLY_ONCE_WORK) {
+    run.ctx.progress(`exactly once: ${o.schedules} × ${work.name} due at once`);
+    run.ctx.slack.clear();
+    const tally = await work.prepare(run, o.schedules, "S");
+    await until(() => tally().missing === 0, 120_000, work.name).catch(() => undefined);
+    await sleep(2_000); // a late second post would show up here
+    out.push(tally());
+  }
+  return out;
+}
+
+/** How many audit rows of `step` (expire, reconcile …) each of `ids` has. */
+async function auditSteps(databaseUrl: string, step: string, ids: string[]): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ details: string | null }>(
+      "select details from audit_log where action like $1",
+      [`%.${step}`],
+    );
+    const wanted = new Set(ids);
+    const seen = new Map<string, number>();
+    for (const r of rows) {
+      const id = (JSON.parse(r.details ?? "{}") as { requestId?: string }).requestId;
+      if (id && wanted.has(id)) seen.set(id, (seen.get(id) ?? 0) + 1);
+    }
+    return seen;
+  } finally {
+    await client.end();
+  }
+}
+
+async function killPhase(
+  run: ClusterRun,
+  cluster: Cluster,
+  o: ClusterOptions,
+  first: number,
+  databaseUrl: string,
+): Promise<KillResult> {
+  const { ctx, store } = run;
+  const victim = cluster.replicas.length - 1;
+  const channel = "CKILL0001";
+  ctx.progress(
+    `kill: ${o.killApprovals} pending requests (expiring in 1 min), ${o.killSchedules} schedules due`,
+  );
+  const ids = await createPending(ctx, cluster.origin, "kill", first, o.killApprovals, channel);
+  await sleep(1_300);
+  ctx.slack.clear();
+  await ctx.sim.call("clear");
+  const clicked = Math.ceil(o.killApprovals / 2);
+  const tally = await schedulesWork.prepare(run, o.killSchedules, "K");
+  const dueAt = Date.now() + 1_000;
+  // Clicks spread over ~1 s around the kill, so some land on the victim as it dies.
+  const clickRate = Math.max(50, clicked);
+  const clickStart = dueAt + o.killAfterDueMs - 500;
+  const clicks = ids
+    .slice(0, clicked)
+    .map((r, i) => clickRequest(ctx, `kill-approve-${i}`, first + i, "U0003", ACTIONS.approve, r, channel));
+  await sleep(Math.max(0, clickStart - Date.now()));
+  const clicking = runLoad(ctx, { origin: cluster.origin, requests: clicks, rate: clickRate });
+  await sleep(Math.max(0, dueAt + o.killAfterDueMs - Date.now()));
+  const leasedAtKill = (await store.schedules.listDue(Number.MAX_SAFE_INTEGER, 100_000)).filter(
+    (s) => s.leaseUntil !== null && s.leaseUntil > Date.now(),
+  ).length;
+  const victimProc = cluster.replicas[victim];
+  victimProc?.child.proc.kill("SIGKILL");
+  const killedAt = Date.now();
+  ctx.progress(`kill: SIGKILL replica ${victim + 1} (${leasedAtKill} schedule runs held a lease)`);
+  const samples: LoadSample[] = await clicking;
+  await until(
+    () => tally().missing === 0,
+    o.schedulerLeaseMs + o.schedulerIntervalMs + 90_000,
+    "every schedule of the kill phase posted",
+  ).catch(() => undefined);
+  await sleep(2_000);
+  const schedules = tally();
+
+  const states = async () => {
+    const out: Record<string, number> = {};
+    const rows = await Promise.all(ids.map((id) => store.approvals.get(id)));
+    for (const r of rows) out[r?.state ?? "missing"] = (out[r?.state ?? "missing"] ?? 0) + 1;
+    return { out, rows };
+  };
+  if (o.settleApprovals) {
+    ctx.progress("kill: waiting for the unclicked requests to expire and the stranded ones to be reconciled");
+    await until(
+      async () => {
+        const { out } = await states();
+        return (out.pending ?? 0) + (out.approved ?? 0) === 0;
+      },
+      150_000,
+      "every request of the kill phase settled",
+    ).catch(() => undefined);
+  }
+  const { out: finalStates, rows } = await states();
+  const puts = await putsByWorkspace(ctx);
+  const reconciled = await auditSteps(databaseUrl, "reconcile", ids);
+  const expiries = await auditSteps(databaseUrl, "expire", ids);
+  let putTwice = 0;
+  let putMismatch = 0;
+  rows.forEach((r, i) => {
+    const c = puts.get(keyFor(first + i)) ?? 0;
+    if (c > 1) putTwice++;
+    if (reconciled.has(ids[i] as string)) return;
+    // Applied ⇔ one PUT; failed / expired / pending ⇔ none; approved (not yet reconciled): at most one.
+    if (r?.state === "applied" ? c !== 1 : r?.state === "approved" ? c > 1 : c !== 0) putMismatch++;
+  });
+  const survivorsLogs = cluster.replicas
+    .filter((r, i) => r && i !== victim)
+    .map((r) => (r as BotProcess).logFile);
+  return {
+    victim: victim + 1,
+    killedAtMs: killedAt - dueAt,
+    leasedAtKill,
+    takenOver: survivorsLogs.reduce(
+      (s, f) => s + countLines(f, "took over an occurrence whose run was lost"),
+      0,
+    ),
+    schedules,
+    approvals: {
+      requests: ids.length,
+      clicked,
+      clicksFailed: samples.filter((s) => s.status !== 200).length,
+      states: finalStates,
+      putTwice,
+      reconciled: reconciled.size,
+      putMismatch,
+      expiredTwice: [...expiries.values()].filter((c) => c > 1).length,
+      unsettled: (finalStates.pending ?? 0) + (finalStates.approved ?? 0),
+    },
+  };
+}
+
+// ---- verdicts and table -----------------------------------------------------------------------------
+
+function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
+  const v: ClusterResults["verdicts"] = [];
+  const top = r.acks.reduce<AckComparison | undefined>((a, b) => (!a || b.rate > a.rate ? b : a), undefined);
+  if (top)
+    v.push({
+      target: `ack p99 through the proxy at ${top.rate}/s (< 50 ms; vs one replica)`,
+      met: top.cluster.ack.p99 < 50 && top.cluster.failed === 0,
+      detail: `${top.cluster.ack.p99} ms vs one replica ${top.oneReplica.ack.p99} ms (${top.ratioP99}×), ${top.cluster.failed} failed`,
+    });
+  v.push({
+    target: "per-key cap across the cluster: 1 s windows over the cap (goal 0)",
+    met: r.cap.windowsOverCap === 0,
+    detail: `${r.cap.windowsOverCap} windows over; max ${r.cap.maxInAnySecond} in any 1 s (cap ${r.cap.cap}) over ${r.cap.keys} keys`,
+  });
+  v.push({
+    target: "mean use of the cap (goal ≥ 95 %)",
+    met: r.cap.meanUse >= 0.95,
+    detail: `mean ${round(r.cap.meanUse * 100, 1)} %, worst key ${round(r.cap.minUse * 100, 1)} %`,
+  });
+  const a = r.approvals;
+  v.push({
+    target: `${a.requests} concurrent Approve clicks over ${r.meta.options.replicas} replicas: exactly one PUT each`,
+    met: a.exactlyOnce === a.requests && a.failedAcks === 0,
+    detail: `${a.exactlyOnce} once, ${a.none} none, ${a.twice} twice; click ack p99 ${a.ack.p99} ms; per replica ${a.perReplica.join("/")}`,
+  });
+  for (const t of r.exactlyOnce)
+    v.push({
+      target: `${t.expected} ${t.work} posted exactly once`,
+      met: t.once === t.expected,
+      detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice`,
+    });
+  const k = r.kill;
+  v.push({
+    target: "SIGKILL mid-run: every schedule occurrence posted once (claimed ones re-claimed by survivors)",
+    met: k.schedules.once === k.schedules.expected,
+    detail: `${k.schedules.once}/${k.schedules.expected} once, ${k.schedules.missing} missing, ${k.schedules.twice} twice; ${k.leasedAtKill} leased at the kill, ${k.takenOver} taken over`,
+  });
+  v.push({
+    target: "SIGKILL mid-run: approvals applied once or expired once, none twice",
+    met: k.approvals.putTwice === 0 && k.approvals.putMismatch === 0 && k.approvals.expiredTwice === 0,
+    detail: `${JSON.stringify(k.approvals.states)} (${k.approvals.reconciled} by the reconciler); PUT twice ${k.approvals.putTwice}, PUT vs state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}; ${k.approvals.clicksFailed} clicks failed at the proxy`,
+  });
+  return v;
+}
+
+const triple = (s: { p50: number; p99: number; max: number }) => `${s.p50} / ${s.p99} / ${s.max}`;
+
+export function formatClusterTable(r: ClusterResults): string {
+  const L: string[] = [];
+  const m = r.meta;
+  L.push(
+    `edgeops cluster benchmark ${m.date}  ${m.options.replicas} replicas  node ${m.node}  ${m.cpus} cpu  load ${m.loadavgStart.join(" ")}  (${m.seconds} s)`,
+    "",
+    "Ack latency, /edge zones, ms (p50 / p99 / max): through the proxy | one replica directly",
+  );
+  for (const a of r.acks)
+    L.push(
+      `  ${String(a.rate).padStart(4)}/s  ${triple(a.cluster.ack).padStart(22)} | ${triple(a.oneReplica.ack).padStart(22)}   p99 ${a.ratioP99}×; failed ${a.cluster.failed}/${a.oneReplica.failed}, missing ${a.cluster.missing}/${a.oneReplica.missing}`,
+    );
+  const c = r.cap;
+  L.push(
+    "",
+    `Per-key cap across the cluster: ${c.keys} keys × ${c.callsPerKey} calls (cap ${c.cap}/s): ${c.windowsOverCap} windows over the cap, max ${c.maxInAnySecond} in any 1 s; use of the cap mean ${round(c.meanUse * 100, 1)} %, worst ${round(c.minUse * 100, 1)} %; ${c.failed} failed`,
+  );
+  const a = r.approvals;
+  L.push(
+    `Approvals: ${a.clicks} concurrent clicks (per replica ${a.perReplica.join("/")}): ${a.exactlyOnce} exactly one PUT, ${a.none} none, ${a.twice} twice; ${a.cardsUpdated} cards in ${a.durationMs} ms; click acks ${triple(a.ack)} ms, ${a.failedAcks} failed`,
+  );
+  for (const t of r.exactlyOnce)
+    L.push(`Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice`);
+  const k = r.kill;
+  L.push(
+    "",
+    `SIGKILL of replica ${k.victim} ${k.killedAtMs} ms after ${k.schedules.expected} schedules fell due (${k.leasedAtKill} runs held a lease; survivors took over ${k.takenOver})`,
+    `  schedules: ${k.schedules.once} posted once, ${k.schedules.missing} missing, ${k.schedules.twice} twice`,
+    `  approvals: ${k.approvals.requests} pending, ${k.approvals.clicked} clicked around the kill (${k.approvals.clicksFailed} clicks failed at the proxy): ${JSON.stringify(k.approvals.states)}, ${k.approvals.reconciled} settled by the reconciler; PUT twice ${k.approvals.putTwice}, PUT/state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}`,
+    "",
+    "Targets",
+  );
+  for (const v of r.verdicts) L.push(`  ${v.met ? "MET   " : "MISSED"}  ${v.target}: ${v.detail}`);
+  return L.join("\n");
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+export async function runClusterBench(options: Partial<ClusterOptions> = {}): Promise<ClusterResults> {
+  const o: ClusterOptions = { ...CLUSTER_DEFAULTS, ...options };
+  const started = Date.now();
+  const workDir = mkdtempSync(join(tmpdir(), "edgeops-cluster-"));
+  const progress = (msg: string) => {
+    if (!o.quiet) process.stderr.write(`[cluster ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
+  };
+  // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill.
+  const hotFirst = o.workspaces;
+  const burstFirst = hotFirst + o.hotKeys;
+  const killFirst = burstFirst + o.approvals;
+  const keys = killFirst + o.killApprovals;
+
+  const pgdb = await createPgDatabase();
+  if (!pgdb) throw new Error("bench --replicas: PostgreSQL is unreachable (TEST_DATABASE_URL)");
+  const slack = await startFakeSlack();
+  slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  slack.users.set("U0002", { id: "U0002", name: "bob" });
+  slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
+  const children: Child[] = [];
+  const cluster: Cluster = { replicas: [], proxy: undefined as never, origin: "" };
+  let store: Store | undefined;
+  try {
+    const [sim, loadgen, proxy] = await Promise.all([
+      spawnChild<SimReady>("sim-process.ts", {
+        env: { BENCH_SIM_KEYS: String(keys) },
+        logFile: join(workDir, "sim.log"),
+      }),
+      spawnChild("loadgen.ts", { logFile: join(workDir, "loadgen.log") }),
+      spawnChild<{ port: number }>("proxy.ts", { logFile: join(workDir, "proxy.log") }),
+    ]);
+    children.push(sim, loadgen, proxy);
+    cluster.proxy = proxy;
+    cluster.origin = `http://127.0.0.1:${proxy.ready.port}`;
+    if (o.compiled) progress("compiling the bot (tsc, as the production image runs it)");
+    const compiledDir = o.compiled ? await compileForBench(workDir) : undefined;
+    const ctx: BenchContext = { workDir, compiledDir, profileDir: undefined, slack, sim, loadgen, progress };
+
+    const env: Record<string, string> = {
+      REDIS_URL: o.redisUrl,
+      EXPECTED_REPLICAS: String(o.replicas),
+      SCHEDULER_INTERVAL_MS: String(o.schedulerIntervalMs),
+      SCHEDULER_LEASE_MS: String(o.schedulerLeaseMs),
+    };
+    progress(`storing ${keys} workspace keys and the kill channel's 1-minute expiry in PostgreSQL`);
+    const storeEnv = { DATABASE_URL: pgdb.url, ENCRYPTION_KEY, DATA_DIR: workDir };
+    await seedKeys(storeEnv, keys);
+    store = await openStore({ config: loadConfig(storeEnv), logger: createLogger({ level: "silent" }) });
+    for (let i = killFirst; i < keys; i++)
+      await store.policies.setChannel(teamFor(i), "CKILL0001", { expiryMinutes: 1, updatedBy: "U0001" });
+
+    progress(`starting ${o.replicas} replicas`);
+    cluster.replicas = await Promise.all(
+      Array.from({ length: o.replicas }, (_, i) =>
+        startBotProcess(ctx, {
+          name: `replica-${i + 1}`,
+          workspaces: keys,
+          databaseUrl: pgdb.url,
+          seedKeys: false,
+          env,
+        }),
+      ),
+    );
+    await proxy.call(
+      "backends",
+      cluster.replicas.map((r) => r?.origin),
+    );
+    const run: ClusterRun = { ctx, store, options: o };
+    const { out: _out, quiet: _quiet, redisUrl: _redis, ...recorded } = o;
+    const results: ClusterResults = {
+      meta: {
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        loadavgStart: loadavg().map((v) => round(v)),
+        loadavgEnd: [],
+        seconds: 0,
+        options: recorded,
+        setup: SETUP,
+      },
+      acks: await ackPhase(ctx, cluster, o),
+      cap: await capPhase(ctx, cluster, o, hotFirst),
+      approvals: await approvalPhase(ctx, cluster, o, burstFirst),
+      exactlyOnce: await oncePhase(run, o),
+      kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
+      verdicts: [],
+    };
+    results.meta.loadavgEnd = loadavg().map((v) => round(v));
+    results.meta.seconds = Math.round((Date.now() - started) / 1000);
+    results.verdicts = verdicts(results);
+    if (o.out) {
+      let all: Record<string, unknown> = {};
+      try {
+        all = JSON.parse(readFileSync(o.out, "utf8")) as Record<string, unknown>;
+      } catch {
+        all = {};
+      }
+      writeFileSync(o.out, `${JSON.stringify({ ...all, cluster: results }, null, 2)}\n`);
+    }
+    return results;
+  } finally {
+    await Promise.all(cluster.replicas.map((r) => r?.child.stop(5_000).catch(() => undefined)));
+    await store?.close().catch(() => undefined);
+    for (const c of children.reverse()) await c.stop(5_000).catch(() => undefined);
+    await slack.close();
+    await pgdb.drop().catch(() => undefined);
+    // BENCH_KEEP_DIR=1 keeps the replicas' logs for a look afterwards.
+    if (process.env.BENCH_KEEP_DIR) process.stderr.write(`cluster bench: logs kept in ${workDir}\n`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,183 @@
+import type { Deps } from "../deps.js";
+import type { EdgeClient } from "../edge/client.js";
+import type { DnsZoneSummary } from "../edge/schemas/core.js";
+import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
+import { allPages, cachedForKey, type Freshness, type KeyedList, warmForKey } from "./key-cache.js";
+import { MAX_PAGES, type NamedZone, PAGE_SIZE, ZONE_DIRECTORY_TTL_MS, zoneDirectory } from "./zone-lookup.js";
+
+/**
+ * What a picker searches as the user types: the workspace key's shield zones, DNS zones, applications
+ * or pull zones, by name. Every list comes from the per-key cache (src/services/key-cache.ts), so a
+ * suggestion never waits for the Edge API once the list is loaded, and never shows another key's data.
+ */
+
+export const PICKER_SOURCES = ["shield", "dns", "app", "pull"] as const;
+export type PickerSource = (typeof PICKER_SOURCES)[number];
+
+/** What each source is called in a sentence. */
+export const PICKER_NOUNS: Readonly<Record<PickerSource, string>> = {
+  shield: "shield zone",
+  dns: "DNS zone",
+  app: "application",
+  pull: "pull zone",
+};
+
+export interface PickerChoice {
+  /** What the command receives: the id. */
+  readonly value: string;
+  /** What the user reads: a name and the id. */
+  readonly label: string;
+  /** An option group, where the source has them (applications by status, pull zones by Shield). */
+  readonly group?: string;
+}
+
+export interface PickerMatches {
+  readonly choices: readonly PickerChoice[];
+  /** Matches before any limit: more than `choices.length` means the user should type more. */
+  readonly total: number;
+}
+
+const APP_PAGES = 10;
+
+const DNS_ZONES: KeyedList<readonly DnsZoneSummary[]> = {
+  name: "dns-zones",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  load: async (client: EdgeClient) =>
+    (await allPages((page) => client.listDnsZones({ page, perPage: PAGE_SIZE }), MAX_PAGES)).items,
+};
+
+const APPS: KeyedList<readonly App[]> = {
+  name: "apps",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  async load(client: EdgeClient) {
+    const apps: App[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < APP_PAGES; pages++) {
+      const page = await client.listApps({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      apps.push(...page.items);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    return apps;
+  },
+};
+
+/** Every application the workspace's key sees (the first 10,000), from the per-key cache. */
+export function appList(deps: Deps, teamId: string, freshness: Freshness = "fresh"): Promise<readonly App[]> {
+  return cachedForKey(deps, teamId, APPS, freshness);
+}
+
+function shieldChoice(z: NamedZone): PickerChoice & { names: string[] } {
+  const names = [...z.hostnames, ...(z.pullZoneName ? [z.pullZoneName] : [])];
+  const id = z.zone.shieldZoneId;
+  return { value: String(id), label: `${names[0] ?? "(no domain)"} · zone ${id}`, names };
+}
+
+/** Failing and deploying first: those are the ones people restart. */
+const APP_GROUP_ORDER: readonly AppStatus[] = [
+  "failing",
+  "progressing",
+  "active",
+  "inactive",
+  "suspended",
+  "unknown",
+];
+
+async function choicesOf(
+  deps: Deps,
+  teamId: string,
+  source: PickerSource,
+  freshness: Freshness,
+): Promise<(PickerChoice & { names: string[] })[]> {
+  switch (source) {
+    case "shield":
+      return (await zoneDirectory(deps, teamId, freshness)).zones.map(shieldChoice);
+    case "pull": {
+      const directory = await zoneDirectory(deps, teamId, freshness);
+      const shielded = directory.zones.flatMap((z) =>
+        z.zone.pullZoneId === null
+          ? []
+          : [{ id: z.zone.pullZoneId, name: z.pullZoneName, hostnames: z.hostnames }],
+      );
+      const plain = directory.unshielded.map((p) => ({
+        id: p.pullZoneId,
+        name: p.pullZoneName,
+        hostnames: p.hostnames,
+      }));
+      const choice =
+        (group: string) => (p: { id: number; name: string | null; hostnames: readonly string[] }) => {
+          const names = [...(p.name ? [p.name] : []), ...p.hostnames];
+          return {
+            value: String(p.id),
+            label: `${names[0] ?? "(no name)"} · pull zone ${p.id}`,
+            group,
+            names,
+          };
+        };
+      return [...shielded.map(choice("With Shield")), ...plain.map(choice("Without Shield"))];
+    }
+    case "dns":
+      return (await cachedForKey(deps, teamId, DNS_ZONES, freshness)).map((z) => ({
+        value: String(z.id),
+        label: `${z.domain ?? "(no domain)"} · DNS zone ${z.id}`,
+        names: z.domain ? [z.domain] : [],
+      }));
+    case "app":
+      return [...(await cachedForKey(deps, teamId, APPS, freshness))]
+        .sort(
+          (a, b) =>
+            rank(APP_GROUP_ORDER, a.status) - rank(APP_GROUP_ORDER, b.status) || a.name.localeCompare(b.name),
+        )
+        .map((a) => ({
+          value: a.id,
+          label: a.name === a.id ? a.id : `${a.name} · ${a.id}`,
+          group: APP_STATUS_LABELS[a.status as AppStatus] ?? a.status,
+          names: [a.name],
+        }));
+  }
+}
+
+const rank = (order: readonly string[], s: string) => {
+  const i = order.indexOf(s);
+  return i === -1 ? order.length : i;
+};
+
+/**
+ * The workspace's `source` entries whose name or id contains `text` (any case), those starting with it
+ * first, at most `limit`.
+ */
+export async function searchPicker(
+  deps: Deps,
+  teamId: string,
+  source: PickerSource,
+  text: string,
+  limit: number,
+  freshness: Freshness = "suggest",
+): Promise<PickerMatches> {
+  const needle = text.trim().toLowerCase();
+  const all = await choicesOf(deps, teamId, source, freshness);
+  const scored = all.flatMap((c) => {
+    const names = [...c.names.map((n) => n.toLowerCase()), c.value.toLowerCase()];
+    if (needle === "") return [{ c, score: 1 }];
+    if (names.some((n) => n.startsWith(needle))) return [{ c, score: 0 }];
+    if (names.some((n) => n.includes(needle))) return [{ c, score: 1 }];
+    return [];
+  });
+  scored.sort((a, b) => a.score - b.score);
+  const choices = scored.slice(0, limit).map(({ c }) => ({
+    value: c.value,
+    label: c.label,
+    ...(c.group !== undefined ? { group: c.group } : {}),
+  }));
+  return { choices, total: scored.length };
+}
+
+/** Start loading a source's list for the workspace's key (a picker is about to be shown). */
+export function warmPicker(deps: Deps, teamId: string, source: PickerSource): void {
+  if (source === "shield" || source === "pull") {
+    zoneDirectory(deps, teamId, "suggest").catch((err: unknown) =>
+      deps.logger.debug({ err, teamId }, "warming the zone directory failed"),
+    );
+  } else if (source === "dns") warmForKey(deps, teamId, DNS_ZONES);
+  else warmForKey(deps, teamId, APPS);
+}

@@ -1,0 +1,85 @@
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import { sentenceReply } from "../../blocks/common.js";
+import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
+import { formFor } from "../../change-forms.js";
+import { parseTemporary } from "../../commands/parse.js";
+import { runCommand } from "../../commands/run.js";
+import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { CHANGE_MODAL } from "../../ids.js";
+import { sendReply } from "../commands/edge.js";
+
+type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+type StateValue = {
+  selected_option?: { value?: string } | null;
+  value?: string | null;
+  selected_conversation?: string | null;
+};
+
+/**
+ * The change modal submitted: its fields become the words of the kind's command, which runs as if typed
+ * in the chosen channel; its answer (the Confirm / Cancel of every change, or a sentence) is posted
+ * there, privately. Nothing is requested until Confirm is pressed, as for a typed command.
+ */
+export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
+  return async ({ ack, body, view, client, respond }: Args) => {
+    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    const userId = body.user.id;
+    const logger = env.deps.logger.child({ teamId, userId, view: view.callback_id });
+    const values = view.state.values as Record<string, Record<string, StateValue>>;
+    const read = (block: string): string | undefined => {
+      const v = values[block]?.[CHANGE_MODAL.value];
+      const s = v?.selected_option?.value ?? v?.value ?? v?.selected_conversation ?? undefined;
+      return s === null || s === undefined || s.trim() === "" ? undefined : s.trim();
+    };
+    const kindBlock = Object.values(values[CHANGE_MODAL.kind] ?? {})[0];
+    const form = formFor(kindBlock?.selected_option?.value ?? undefined);
+    const target = read(CHANGE_MODAL.target);
+    const channelId = read(CHANGE_MODAL.channel);
+    const errors: Record<string, string> = {};
+    if (!form) errors[CHANGE_MODAL.target] = "Choose what to change first.";
+    if (!target || target === PICKER_NOTICE_VALUE)
+      errors[CHANGE_MODAL.target] = "Type part of a name and pick one of the results.";
+    if (!channelId)
+      errors[CHANGE_MODAL.channel] = "Choose the channel where the change is confirmed and approved.";
+    const duration = read(CHANGE_MODAL.duration);
+    if (duration !== undefined) {
+      try {
+        parseTemporary(["for", duration], "for 30m");
+      } catch {
+        errors[CHANGE_MODAL.duration] =
+          "A duration from 1m to 24h, like 30m, 2h or 1h30m (or leave it empty).";
+      }
+    }
+    if (!form || !target || !channelId || Object.keys(errors).length > 0) {
+      await ack({ response_action: "errors", errors });
+      return;
+    }
+    await ack();
+    const words = [
+      form.command,
+      target,
+      ...form.fields.flatMap((f) => read(`${CHANGE_MODAL.fieldPrefix}${f.id}`) ?? []),
+      ...(duration !== undefined ? ["for", duration] : []),
+    ];
+    const text = words.map((w) => (/\s/.test(w) ? `"${w.replace(/"/g, "")}"` : w)).join(" ");
+    const result = await runCommand(subcommands, {
+      env,
+      client,
+      logger,
+      teamId,
+      userId,
+      channelId,
+      triggerId: undefined,
+      text,
+    });
+    logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "change modal submitted");
+    const reply = result.reply ?? sentenceReply("Nothing to confirm.");
+    if ((body.response_urls ?? []).length > 0) {
+      await sendReply(respond, reply, false, undefined, logger);
+      return;
+    }
+    await client.chat
+      .postEphemeral({ channel: channelId, user: userId, text: reply.text, blocks: reply.blocks })
+      .catch((err: unknown) => logger.warn({ err }, "could not post the change to confirm"));
+  };
+}

@@ -1,0 +1,218 @@
+import { sql } from "kysely";
+import type { ApprovalState } from "./approvals.js";
+import type { RepoContext, WorkScope } from "./context.js";
+import type { FunctionExecutionsTable } from "./db.js";
+import { guard, StoreError } from "./errors.js";
+
+/**
+ * A Workflow Builder step (a Slack function execution) that waits on a change request: completed once,
+ * by whichever replica wins the claim, when the request reaches a state it will not leave on its own.
+ */
+export const FUNCTION_EXECUTION_STATES = ["waiting", "completing", "completed"] as const;
+export type FunctionExecutionState = (typeof FUNCTION_EXECUTION_STATES)[number];
+
+/** Request states a waiting step completes on (applied and later undo states count as applied). */
+export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = [
+  "applied",
+  "undoing",
+  "undone",
+  "failed",
+  "rejected",
+  "expired",
+  "cancelled",
+];
+
+export interface FunctionExecution {
+  id: string;
+  teamId: string;
+  callbackId: string;
+  requestId: string;
+  state: FunctionExecutionState;
+  /** Whether an execution token is stored (sealed); read it with `token()`. */
+  hasToken: boolean;
+  leaseUntil: number | null;
+  retryAt: number;
+  attempts: number;
+  /** What it was completed with: outputs, or the error sentence. */
+  outcome: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewFunctionExecution {
+  id: string;
+  teamId: string;
+  callbackId: string;
+  requestId: string;
+  /** The execution's bot_access_token; sealed with the Vault, never stored in the clear. */
+  token?: string | undefined;
+}
+
+export interface FunctionExecutionsRepo {
+  /** Record a waiting step; a second delivery of the same execution returns the row already there. */
+  create(e: NewFunctionExecution): Promise<FunctionExecution>;
+  get(id: string): Promise<FunctionExecution | undefined>;
+  /** The execution's token in the clear, or undefined when none was stored. Never log it. */
+  token(id: string): Promise<string | undefined>;
+  /**
+   * Compare-and-set: waiting (retry due) or completing with a lapsed lease → completing until
+   * `now + leaseMs`. The single winner gets the row; everyone else undefined.
+   */
+  claim(id: string, leaseMs: number): Promise<FunctionExecution | undefined>;
+  /** completing → completed with what it was completed with; false when the claim was lost. */
+  complete(id: string, outcome: unknown): Promise<boolean>;
+  /** completing → waiting, tried again at `retryAt` (Slack could not be reached). */
+  release(id: string, retryAt: number): Promise<boolean>;
+  /** Steps not yet completed that wait on this request. */
+  listWaitingOn(requestId: string): Promise<FunctionExecution[]>;
+  /**
+   * Steps whose request has settled and that are due (waiting with retry due, or a lapsed lease): the
+   * ones a completion missed (the process died, Slack was down). Oldest first; in the scope.
+   */
+  listSettleable(limit?: number, scope?: WorkScope): Promise<FunctionExecution[]>;
+}
+
+const SEAL_PURPOSE = "function_token" as const;
+
+function toExecution(r: FunctionExecutionsTable): FunctionExecution {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    callbackId: r.callback_id,
+    requestId: r.request_id,
+    state: r.state as FunctionExecutionState,
+    hasToken: r.token_ciphertext !== null,
+    leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
+    retryAt: Number(r.retry_at),
+    attempts: Number(r.attempts),
+    outcome: r.outcome === null ? null : JSON.parse(r.outcome),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutionsRepo {
+  const { db, vault, now } = ctx;
+
+  const due = () => {
+    const at = now();
+    return sql<boolean>`((function_executions.state = 'waiting' and function_executions.retry_at <= ${at}) or (function_executions.state = 'completing' and function_executions.lease_until <= ${at}))`;
+  };
+
+  return guard("functionExecutions", {
+    async create(e: NewFunctionExecution): Promise<FunctionExecution> {
+      if (!e.id || !e.teamId || !e.callbackId || !e.requestId)
+        throw new StoreError("invalid", "id, teamId, callbackId and requestId are required");
+      const at = now();
+      await db
+        .insertInto("function_executions")
+        .values({
+          id: e.id,
+          team_id: e.teamId,
+          callback_id: e.callbackId,
+          request_id: e.requestId,
+          token_ciphertext: e.token ? vault.seal(e.teamId, SEAL_PURPOSE, e.token) : null,
+          state: "waiting",
+          lease_until: null,
+          retry_at: at,
+          attempts: 0,
+          outcome: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) => oc.column("id").doNothing())
+        .execute();
+      const row = await db
+        .selectFrom("function_executions")
+        .selectAll()
+        .where("id", "=", e.id)
+        .executeTakeFirstOrThrow();
+      return toExecution(row);
+    },
+
+    async get(id: string): Promise<FunctionExecution | undefined> {
+      const r = await db
+        .selectFrom("function_executions")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return r ? toExecution(r) : undefined;
+    },
+
+    async token(id: string): Promise<string | undefined> {
+      const r = await db
+        .selectFrom("function_executions")
+        .select(["team_id", "token_ciphertext"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (!r?.token_ciphertext) return undefined;
+      return vault.open(r.team_id, SEAL_PURPOSE, r.token_ciphertext);
+    },
+
+    async claim(id: string, leaseMs: number): Promise<FunctionExecution | undefined> {
+      const r = await db
+        .updateTable("function_executions")
+        .set((eb) => ({
+          state: "completing",
+          lease_until: now() + leaseMs,
+          attempts: eb("attempts", "+", 1),
+          updated_at: now(),
+        }))
+        .where("id", "=", id)
+        .where(due())
+        .returningAll()
+        .executeTakeFirst();
+      return r ? toExecution(r) : undefined;
+    },
+
+    async complete(id: string, outcome: unknown): Promise<boolean> {
+      const r = await db
+        .updateTable("function_executions")
+        .set({ state: "completed", lease_until: null, outcome: JSON.stringify(outcome), updated_at: now() })
+        .where("id", "=", id)
+        .where("state", "=", "completing")
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async release(id: string, retryAt: number): Promise<boolean> {
+      const r = await db
+        .updateTable("function_executions")
+        .set({ state: "waiting", lease_until: null, retry_at: retryAt, updated_at: now() })
+        .where("id", "=", id)
+        .where("state", "=", "completing")
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async listWaitingOn(requestId: string): Promise<FunctionExecution[]> {
+      const rows = await db
+        .selectFrom("function_executions")
+        .selectAll()
+        .where("request_id", "=", requestId)
+        .where("state", "!=", "completed")
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toExecution);
+    },
+
+    async listSettleable(limit = 50, scope: WorkScope = {}): Promise<FunctionExecution[]> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return [];
+      let q = db
+        .selectFrom("function_executions")
+        .innerJoin("approval_requests", "approval_requests.id", "function_executions.request_id")
+        .selectAll("function_executions")
+        .where("approval_requests.state", "in", [...SETTLED_REQUEST_STATES])
+        .where(due());
+      if (teamIds) q = q.where("function_executions.team_id", "in", teamIds);
+      const rows = await q
+        .orderBy("function_executions.updated_at")
+        .orderBy("function_executions.id")
+        .limit(limit)
+        .execute();
+      return rows.map(toExecution);
+    },
+  });
+}
