@@ -8,7 +8,7 @@ import { UserError } from "../errors.js";
 import type { AlertView } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
 import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "./incident.js";
-import { requireCreatorOrAdmin } from "./ownership.js";
+import { muteWatch } from "./watches.js";
 
 export interface LoadedAlert {
   episode: AlertEpisode;
@@ -49,7 +49,7 @@ export async function acknowledgeAlert(
       userId,
       action: "alert.acknowledge",
       target: `alert:${episodeId}`,
-      outcome: "applied",
+      outcome: "ok",
       details: { watchId: alert.watch.id, subject: alert.episode.subject },
     });
     return { outcome: "acknowledged", alert };
@@ -73,25 +73,16 @@ export interface MuteInput {
 }
 
 /**
- * Mutes the alert's watch from now for `forMs` (its creator or a workspace admin, as /edge watch mute): the
- * poller keeps tracking, and posts what is still open when the mute ends. A refusal is audited and thrown.
+ * Mutes the alert's watch from now for `forMs` as /edge watch mute does (its creator or a workspace admin,
+ * audited): the poller keeps tracking, and posts what is still open when the mute ends.
  */
 export async function muteAlertWatch(
   deps: Deps,
   input: MuteInput,
 ): Promise<{ alert: LoadedAlert; until: number }> {
   const { watch } = await loadAlert(deps, input.teamId, input.episodeId);
-  await requireCreatorOrAdmin(deps, input, watch, "watch", "mute");
   const until = deps.now() + input.forMs;
-  if (!(await deps.store.watches.mute(input.teamId, watch.id, until))) throw new UserError("not_found", GONE);
-  await deps.store.audit.append({
-    teamId: input.teamId,
-    userId: input.userId,
-    action: "watch.mute",
-    target: `watch:${watch.id}`,
-    outcome: "applied",
-    details: { until, from: "alert", episodeId: input.episodeId },
-  });
+  await muteWatch(deps, input, watch.id, until);
   return { alert: await loadAlert(deps, input.teamId, input.episodeId), until };
 }
 

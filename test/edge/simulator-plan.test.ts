@@ -244,6 +244,34 @@ describe("a staged app status timeline", () => {
     expect(await appStatus(other)).toBe("hibernating");
   });
 
+  it("a restart deploys the app for 30 s, then it is active; a suspended or stopped app stays so", async () => {
+    sim.stageAppStatus(app, [
+      { at: NOW, status: "failing" },
+      { at: NOW + 10 * MIN, status: "failing" },
+    ]);
+    const restart = (id: string) =>
+      fetch(`${sim.url}/mc/apps/${id}/restart`, { method: "POST", headers: { AccessKey: SIM_API_KEY } });
+    clock = NOW + MIN;
+    expect((await restart(app)).status).toBe(200);
+    expect(await appStatus(app)).toBe("progressing");
+    clock = NOW + MIN + 29_999;
+    expect(await appStatus(app)).toBe("progressing");
+    clock = NOW + MIN + 30_000;
+    expect(await appStatus(app)).toBe("active");
+    // The plan's later step still applies: it fails again at +10 min.
+    clock = NOW + 10 * MIN;
+    expect(await appStatus(app)).toBe("failing");
+
+    const suspended = sim.state.apps.find((a) => a.status === "suspended");
+    const inactive = sim.state.apps.find((a) => a.status === "inactive");
+    for (const a of [suspended, inactive]) {
+      if (!a) throw new Error("the seed should have suspended and inactive apps");
+      expect((await restart(a.id)).status).toBe(200);
+      expect(await appStatus(a.id)).toBe(a.status);
+    }
+    expect(sim.state.appRestarts.get(app)).toEqual([NOW + MIN]);
+  });
+
   it("refuses an unknown app and steps without a status or time", () => {
     expect(() => sim.stageAppStatus("mc-nope", [{ at: NOW, status: "failing" }])).toThrow(
       "There is no app mc-nope in the simulator.",

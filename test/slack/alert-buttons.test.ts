@@ -194,6 +194,40 @@ describe("alert buttons through the receiver (SQLite)", () => {
     expect(blocksText(threadPosts(h)[0]?.args.blocks)).toContain("<@U0001> muted this watch");
   });
 
+  it("Mute 1h on one app's alert shows the mute on every open alert of that watch", async () => {
+    const p = await postedAlert(h, { kind: "app" });
+    const otherTs = "1700000999.000300";
+    const other = await h.store.episodes.open({
+      watchId: p.watch.id,
+      teamId: "T0001",
+      channelId: p.episode.channelId,
+      subject: "mc-other-app",
+      seq: 1,
+      kind: "failing",
+      details: {
+        subject: {
+          kind: "app",
+          appId: "mc-other-app",
+          appName: "other-app",
+          status: "failing",
+          transition: "failing",
+          since: h.deps.now(),
+        },
+        reopened: 0,
+      },
+    });
+    if (!other) throw new Error("not opened");
+    await h.store.episodes.setMessage(other.id, otherTs);
+    await click(h, p, "Mute 1h", DAVE);
+    await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === PARENT_TS);
+    const updated = h.slack.callsTo("chat.update");
+    expect(updated.map((c) => c.args.ts).sort()).toEqual([PARENT_TS, otherTs].sort());
+    for (const u of updated) expect(blocksText(u.args.blocks)).toContain("muted until");
+    expect(blocksText(updated.find((u) => u.args.ts === otherTs)?.args.blocks)).toContain(
+      "other-app is failing",
+    );
+  });
+
   it("Incident overview: a placeholder in the thread, replaced by the zone's incident card from the simulator", async () => {
     const p = await postedAlert(h);
     h.sim.clearRequests();

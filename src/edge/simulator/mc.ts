@@ -1,6 +1,6 @@
 /** Magic Containers family (served under /mc): RFC 7807 ErrorDetails on 400/404/500, ProblemDetails on 401. */
 import { type HandlerContext, json, type SimResponse } from "./http.js";
-import { appStatusAt } from "./plan.js";
+import { appStatusAt, stageAppStatus } from "./plan.js";
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -71,11 +71,25 @@ export function listApps(ctx: HandlerContext): SimResponse {
   });
 }
 
-/** POST /mc/apps/{appId}/restart -> 200 (no body), 404 ErrorDetails for an unknown app. */
+/** How long a restarted app is Deploying (`progressing`) before it is active again. */
+export const RESTART_MS = 30_000;
+/** Statuses a restart does not change: a stopped or suspended app is not started by it. */
+const RESTART_KEEPS = new Set(["inactive", "suspended"]);
+
+/**
+ * POST /mc/apps/{appId}/restart -> 200 (no body), 404 ErrorDetails for an unknown app. The app deploys for
+ * RESTART_MS, then is active (a failing app is healed; a staged timeline's later steps still apply).
+ */
 export function restartApp(ctx: HandlerContext): SimResponse {
   const appId = decodeURIComponent(ctx.params[0] ?? "");
-  if (!ctx.state.apps.some((a) => a.id === appId))
+  const app = ctx.state.apps.find((a) => a.id === appId);
+  if (app === undefined)
     return errorDetails(404, "Not Found", `Application ${appId} was not found.`, ctx.path);
   ctx.state.appRestarts.set(appId, [...(ctx.state.appRestarts.get(appId) ?? []), ctx.now]);
+  if (!RESTART_KEEPS.has(appStatusAt(ctx.state, app, ctx.now).toLowerCase()))
+    stageAppStatus(ctx.state, appId, [
+      { at: ctx.now, status: "progressing" },
+      { at: ctx.now + RESTART_MS, status: "active" },
+    ]);
   return { status: 200 };
 }

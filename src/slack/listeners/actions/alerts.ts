@@ -96,6 +96,11 @@ export function alertMute(env: SlackEnv) {
       isAdmin: () => env.admins.isAdmin(args.client, ctx.teamId, ctx.userId),
     });
     await refreshParent(args, env, alert, ctx.logger);
+    // The watch's other open alerts (an apps watch has one per app) show the mute too: the poller stays quiet.
+    const others = await env.deps.store.episodes.listOpen(ctx.teamId, [alert.watch.channelId], 100);
+    for (const episode of others)
+      if (episode.watchId === alert.watch.id && episode.id !== alert.episode.id && episode.messageTs)
+        await refreshParent(args, env, { episode, watch: alert.watch }, ctx.logger);
     await post(
       args.client,
       alert.episode.channelId,
