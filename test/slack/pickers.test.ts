@@ -295,6 +295,19 @@ describe("pickers", () => {
     expect(findButtons(card.args.blocks).some((b) => b.action_id === ACTIONS.approve)).toBe(true);
   });
 
+  it("/edge watch zone without a zone offers the zones; choosing one creates the watch with the sensitivity typed", async () => {
+    const typed = await answerTo(h, "watch zone sensitivity high", "U0002");
+    const picker = pickerIn(typed.body.blocks)!;
+    expect(picker.actionId).toBe("edge.pick.shield");
+    expect(typed.text).toContain("/edge watch zone &lt;shield zone&gt; sensitivity high");
+    const answer = await choose(h, picker, String(ZONE));
+    expect(blocksText(answer.body.blocks)).toContain("Watching");
+    const watches = await h.store.watches.list("T0001", "C0001");
+    expect(watches.map((w) => [w.target, w.options.sensitivity])).toContainEqual([String(ZONE), "high"]);
+    // `watch apps` and `watch list` take no zone: no picker.
+    expect(pickerIn((await answerTo(h, "watch list", "U0002")).body.blocks)).toBeUndefined();
+  });
+
   it("a command asked in the channel (public) answers there once a choice is made, and the private picker goes", async () => {
     const picker = pickerIn((await answerTo(h, "bots public", "U0002")).body.blocks)!;
     const first = await choose(h, picker, String(ZONE));

@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from "@slack/types";
+import { DEFAULT_ALERT_STATUSES } from "../../alerts/detect.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { restartAppKind } from "../../changes/kinds/restart-app.js";
 import { DDOS_WORDS, ddosSensitivityKind } from "../../changes/kinds/shield-zone-setting.js";
@@ -270,7 +271,9 @@ export function watchLabel(w: Pick<Watch, "kind" | "target" | "options">): strin
     return `${name}, sensitivity ${w.options.sensitivity ?? "normal"}`;
   }
   const statuses = w.options.statuses;
-  return statuses && statuses.length > 0 ? `apps (${statuses.join(", ")})` : "apps (any status change)";
+  return statuses && statuses.length > 0
+    ? `apps (${statuses.join(", ")})`
+    : `apps (${DEFAULT_ALERT_STATUSES.join(", ")}, or deploying for too long)`;
 }
 
 export function watchCreatedMessage(w: Watch, existed: boolean, intervalMs: number): Reply {

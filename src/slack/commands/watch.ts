@@ -98,6 +98,15 @@ export const watchCommand: Subcommand = {
     "Post alerts in this channel when a Magic Containers app changes status or a shield zone comes under attack, updated in one thread until it is over. Its creator and admins can remove or mute it.",
   examples: [WATCH_ZONE_EXAMPLE, WATCH_APPS_EXAMPLE, "/edge watch list", MUTE_EXAMPLE],
   shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
+  // `/edge watch zone` (or `/edge watch zone sensitivity high`) without a zone: a search menu of zones.
+  picker: {
+    source: "shield",
+    missingAt: (args) =>
+      (args[0] ?? "").toLowerCase() === "zone" &&
+      (args.length === 1 || (args[1] ?? "").toLowerCase() === "sensitivity")
+        ? 1
+        : undefined,
+  },
   async run(ctx) {
     const verb = (ctx.args[0] ?? "").toLowerCase();
     const deps = ctx.env.deps;
