@@ -318,11 +318,12 @@ describe("manifest.yml content", () => {
     }
   });
 
-  it("the two request steps take where the approval goes and who asks, and report the final state", () => {
+  it("the two request steps take where the approval goes and who ran the workflow, and report the final state", () => {
     for (const id of [FUNCTIONS.requestBotCategoryChange, FUNCTIONS.requestBlock]) {
       const f = m.functions[id]!;
       expect(f.input_parameters.properties.channel?.type).toBe("slack#/types/channel_id");
-      expect(f.input_parameters.properties.requester?.type).toBe("slack#/types/user_id");
+      // Filled by Slack with the person who ran the workflow; a user_id would let the author name anyone.
+      expect(f.input_parameters.properties.requester?.type).toBe("slack#/types/user_context");
       expect(f.input_parameters.required).toEqual(expect.arrayContaining(["zone", "channel", "requester"]));
       expect(Object.keys(f.output_parameters.properties)).toEqual(
         expect.arrayContaining(["request_id", "final_state", "summary", "decided_by"]),

@@ -25,6 +25,7 @@ import {
  * does) and the Edge API simulator. The request steps go through the same change flow as /edge.
  */
 
+const ALICE = "U0001"; // admin: an approver under the default policy
 const BOB = "U0002"; // requester (not an admin)
 const CAROL = "U0003"; // owner: an approver under the default policy
 const CHANNEL = "C0001";
@@ -87,9 +88,15 @@ const botInputs = (over: Record<string, unknown> = {}) => ({
   category: "aiscraper",
   action: "block",
   channel: CHANNEL,
-  requester: BOB,
+  requester: ranBy(BOB),
   ...over,
 });
+
+/**
+ * The requester input as Slack fills a `slack#/types/user_context`: the person who ran the workflow
+ * (the workflow's author can't set it), with the secret Slack adds to it.
+ */
+const ranBy = (id: string) => ({ id, secret: `uctx-secret-of-${id}` });
 
 /** Let anything in flight land (a second completion would show up here). */
 const settle = () => new Promise((r) => setTimeout(r, 300));
@@ -162,13 +169,46 @@ describe("Workflow Builder steps", () => {
     expect(JSON.stringify(rows)).not.toContain(run.token);
   }, 20_000);
 
+  it("the person who ran the workflow (user_context) is the requester: an approver who runs it can't approve it themselves", async () => {
+    h.sim.clearRequests();
+    const requester = ranBy(CAROL);
+    const run = await h.functionExecuted(FUNCTIONS.requestBlock, {
+      zone: String(ZONE),
+      entry: "203.0.113.78",
+      channel: CHANNEL,
+      requester,
+    });
+    const { post, approve } = await approvalCard(h, "Block IP 203.0.113.78");
+
+    const own = await h.click(approve, { userId: CAROL });
+    const refusal = await h.slack.waitForResponse(own.responseId);
+    expect(JSON.stringify(refusal.body)).toContain("someone else has to approve it");
+    await settle();
+    expect(completionsOf(h, run.executionId)).toEqual([]);
+    expect(h.sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(await h.store.approvals.get(stepRequestId(run.executionId))).toMatchObject({
+      state: "pending",
+      requesterId: CAROL,
+    });
+
+    await h.click(approve, { userId: ALICE });
+    const done = await h.slack.waitForCompletion(run.executionId);
+    expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: ALICE });
+    expect(h.sim.requests.filter((r) => r.method !== "GET").length).toBeGreaterThan(0);
+    // The user_context's secret is Slack's, not something to show or keep.
+    const stored = await h.store.approvals.get(stepRequestId(run.executionId));
+    expect(JSON.stringify(stored)).not.toContain(requester.secret);
+    expect(JSON.stringify(h.slack.calls)).not.toContain(requester.secret);
+    expect(blocksText(post.args.blocks)).toContain(CAROL);
+  }, 20_000);
+
   it("Request a block: a rejection completes the step with final state rejected, and nothing is blocked", async () => {
     h.sim.clearRequests();
     const run = await h.functionExecuted(FUNCTIONS.requestBlock, {
       zone: String(ZONE),
       entry: "203.0.113.77",
       channel: CHANNEL,
-      requester: BOB,
+      requester: ranBy(BOB),
     });
     const { reject } = await approvalCard(h, "Block IP 203.0.113.77");
     await h.click(reject, { userId: CAROL });
@@ -279,12 +319,30 @@ describe("Workflow Builder steps", () => {
       "no requester",
       FUNCTIONS.requestBotCategoryChange,
       botInputs({ requester: undefined }),
-      /Choose who asks for the change/,
+      /did not get the person who ran the workflow/,
+    ],
+    [
+      "a requester given as a plain user id, not as who ran the workflow",
+      FUNCTIONS.requestBotCategoryChange,
+      botInputs({ requester: CAROL }),
+      /did not get the person who ran the workflow/,
+    ],
+    [
+      "a requester without its user id",
+      FUNCTIONS.requestBlock,
+      { zone: String(ZONE), entry: "203.0.113.9", channel: CHANNEL, requester: { secret: "s" } },
+      /did not get the person who ran the workflow/,
+    ],
+    [
+      "a requester whose id is not a Slack user id",
+      FUNCTIONS.requestBotCategoryChange,
+      botInputs({ requester: { id: "<!channel>", secret: "s" } }),
+      /did not get the person who ran the workflow/,
     ],
     [
       "no channel",
       FUNCTIONS.requestBlock,
-      { zone: "1", entry: "203.0.113.9", requester: BOB },
+      { zone: "1", entry: "203.0.113.9", requester: ranBy(BOB) },
       /Choose the channel/,
     ],
     [
@@ -302,7 +360,7 @@ describe("Workflow Builder steps", () => {
     [
       "something that can't be blocked",
       FUNCTIONS.requestBlock,
-      { zone: String(ZONE), entry: "not an ip", channel: CHANNEL, requester: BOB },
+      { zone: String(ZONE), entry: "not an ip", channel: CHANNEL, requester: ranBy(BOB) },
       /IP|ASN|country/,
     ],
     [

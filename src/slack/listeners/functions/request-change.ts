@@ -35,17 +35,23 @@ export interface RequestStep<P> {
 const ZONE_EXAMPLE = "1234";
 const DOMAIN_EXAMPLE = "shop.example.com";
 
+/**
+ * Who ran the workflow, as Slack fills a `slack#/types/user_context` input: the workflow's author can't
+ * type it, so the requester is really the person who asked and can't approve their own request.
+ */
+const userContext = z.object({ id: z.string().regex(USER_ID), secret: z.string().min(1) });
+
 /** Inputs every request step has: where the approval card goes and who asks. */
 const whereAndWho = z.object({
   channel: z.string().regex(CHANNEL_ID),
-  requester: z.string().regex(USER_ID),
+  requester: userContext,
   zone: z.string().trim().min(1).max(300),
 });
 const WHERE_AND_WHO_HELP = {
   channel:
     "Choose the channel where the approval request is posted (edgeops must be a member of it, and the channel's approval policy applies).",
   requester:
-    'Choose who asks for the change, usually "Person who used this workflow": that person can\'t approve it themselves.',
+    "The step did not get the person who ran the workflow from Slack: start the workflow from a person's action (a link trigger, a shortcut or a button in a message), then edit the step and publish the workflow again.",
   zone: `Give the step a shield zone: its id (e.g. ${ZONE_EXAMPLE}) or its domain (e.g. ${DOMAIN_EXAMPLE}).`,
 };
 
@@ -97,7 +103,7 @@ export const accessBlockStep: RequestStep<AccessBlockParams> = {
 };
 
 /** The channel and requester, read again after the kind's own parse (which checked them). */
-const target = z.object({ channel: z.string(), requester: z.string() });
+const target = z.object({ channel: z.string(), requester: userContext });
 
 export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
   return async (args: FunctionArgs) => {
@@ -129,7 +135,7 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
       const { outcome } = await requestWithCard(env, await env.clientFor(ctx.teamId), ctx.logger, step.kind, {
         teamId: ctx.teamId,
         channelId: channel,
-        userId: requester,
+        userId: requester.id,
         params,
         requestId,
       });
