@@ -1,8 +1,7 @@
-import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
-import { createFairPool } from "../scheduler/pool.js";
+import { createClaimLoop, createFairPool } from "../scheduler/pool.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
@@ -90,10 +89,6 @@ export function createPoller(options: PollerOptions): Poller {
   );
   /** Calls made by this replica's evaluations, per key: [time, calls]. */
   const spent = new Map<string, [number, number][]>();
-  const inFlight = new Set<Promise<number>>();
-  let timer: NodeJS.Timeout | undefined;
-  let listing = false;
-  let stopped = false;
 
   function spentIn(keyId: string): number {
     const at = budgetClock();
@@ -181,51 +176,19 @@ export function createPoller(options: PollerOptions): Poller {
     run: evaluate,
   });
 
-  async function runTick(): Promise<number> {
-    let due: Watch[];
-    listing = true;
-    try {
-      due = await deps.store.watches.listDue(now(), batchSize, scope);
-    } finally {
-      listing = false;
-    }
-    if (due.length === 0 || stopped) return 0;
-    return pool.submit(due);
-  }
-
-  function tick(): Promise<number> {
-    const p = runTick().catch((err: unknown) => {
-      logger.error({ err }, "poller tick failed");
-      return 0;
-    });
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-    return p;
-  }
+  const loop = createClaimLoop({
+    name: "alert poller",
+    intervalMs: tickMs,
+    logger,
+    pool,
+    listDue: () => deps.store.watches.listDue(now(), batchSize, scope),
+    startedFields: { budgetPerWindow },
+  });
 
   return {
-    tick,
+    tick: loop.tick,
     intervalFor,
-    start() {
-      if (timer || stopped) return;
-      timer = setInterval(() => {
-        if (!listing) void tick();
-      }, tickMs);
-      timer.unref();
-      logger.info({ tickMs, ...pool.limits, budgetPerWindow }, "alert poller started");
-      void tick();
-    },
-    async stop(deadlineMs) {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      stopped = true;
-      pool.stop();
-      pool.dropWaiting();
-      const drained = Promise.all([...inFlight]).then(() => undefined);
-      if (deadlineMs === undefined) return drained;
-      await withDeadline(drained, deadlineMs, () =>
-        logger.warn({ deadlineMs }, "alert poller stopped with an evaluation still in flight"),
-      );
-    },
+    start: loop.start,
+    stop: loop.stop,
   };
 }

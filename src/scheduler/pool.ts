@@ -1,3 +1,6 @@
+import { withDeadline } from "../deadline.js";
+import type { Logger } from "../log.js";
+
 /**
  * The bounded, fair run pool every claim-once background worker uses (the scheduler, the alert poller):
  * due items wait in one queue per workspace; at most `concurrency` run at once, at most `perWorkspace` of
@@ -100,6 +103,89 @@ export function createFairPool<T>(o: FairPoolOptions<T>): FairPool<T> {
     },
     stop() {
       stopped = true;
+    },
+  };
+}
+
+export interface ClaimLoopOptions<T> {
+  /** For log lines: "scheduler", "alert poller". */
+  name: string;
+  intervalMs: number;
+  logger: Logger;
+  pool: FairPool<T>;
+  /** The due items of this tick (each is claimed by the pool's `run`). */
+  listDue(): Promise<readonly T[]>;
+  /** Extra fields of the "started" log line. */
+  startedFields?: Record<string, unknown>;
+  /** Called first when stopping (e.g. cut waits short). */
+  onStop?: () => void;
+}
+
+export interface ClaimLoop {
+  /** List due items and submit them to the pool; resolves with how many this replica ran. */
+  tick(): Promise<number>;
+  /** Tick every intervalMs (a tick still listing is not overlapped; runs in flight do not hold it back). */
+  start(): void;
+  /** Stop ticking and starting items; wait for the ticks in flight, at most `deadlineMs` when given. */
+  stop(deadlineMs?: number): Promise<void>;
+  readonly stopped: boolean;
+}
+
+/** The tick loop every claim-once background worker runs around its fair pool. */
+export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
+  const inFlight = new Set<Promise<number>>();
+  let timer: NodeJS.Timeout | undefined;
+  let listing = false;
+  let stopped = false;
+
+  async function runTick(): Promise<number> {
+    let due: readonly T[];
+    listing = true;
+    try {
+      due = await o.listDue();
+    } finally {
+      listing = false;
+    }
+    if (due.length === 0 || stopped) return 0;
+    return o.pool.submit(due);
+  }
+
+  function tick(): Promise<number> {
+    const p = runTick().catch((err: unknown) => {
+      o.logger.error({ err }, `${o.name} tick failed`);
+      return 0;
+    });
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+    return p;
+  }
+
+  return {
+    tick,
+    get stopped() {
+      return stopped;
+    },
+    start() {
+      if (timer || stopped) return;
+      timer = setInterval(() => {
+        if (!listing) void tick();
+      }, o.intervalMs);
+      timer.unref();
+      o.logger.info({ intervalMs: o.intervalMs, ...o.pool.limits, ...o.startedFields }, `${o.name} started`);
+      void tick();
+    },
+    async stop(deadlineMs) {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      stopped = true;
+      o.onStop?.();
+      o.pool.stop();
+      o.pool.dropWaiting();
+      const drained = Promise.all([...inFlight]).then(() => undefined);
+      if (deadlineMs === undefined) return drained;
+      await withDeadline(drained, deadlineMs, () =>
+        o.logger.warn({ deadlineMs }, `${o.name} stopped with work still in flight`),
+      );
     },
   };
 }

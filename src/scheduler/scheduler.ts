@@ -1,4 +1,3 @@
-import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import type { Logger } from "../log.js";
@@ -6,7 +5,7 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
-import { createFairPool } from "./pool.js";
+import { createClaimLoop, createFairPool } from "./pool.js";
 import { type RunLease, type RunOptions, type RunResult, runSchedule } from "./run.js";
 
 /**
@@ -85,9 +84,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const concurrency = options.concurrency ?? 8;
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
-  const inFlight = new Set<Promise<number>>();
-  let timer: NodeJS.Timeout | undefined;
-  let listing = false;
 
   // Scan waits use real time (the scan runs in real time), cut short when stopping: a wait in
   // progress sees its deadline pass (now() is +Infinity); a run that has not started waiting reads
@@ -232,62 +228,30 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     run: runJob,
   });
 
-  async function runTick(): Promise<number> {
-    let jobs: Job[];
-    listing = true;
-    try {
-      const due = await deps.store.schedules.listDue(now(), batchSize, scope);
-      if (due.length === 0 || stopping.signal.aborted) return 0;
-      // One scan start per (workspace, zone) per tick, however many schedules summarise that zone.
-      const triggers = new Map<string, Promise<unknown>>();
-      const trigger = (teamId: string, zoneId: number, edge: EdgeClient) => {
-        const key = `${teamId}:${zoneId}`;
-        let p = triggers.get(key);
-        if (!p) {
-          p = edge.triggerDnsScan(zoneId);
-          triggers.set(key, p);
-        }
-        return p;
-      };
-      jobs = due.map((schedule) => ({ schedule, trigger }));
-    } finally {
-      listing = false;
-    }
-    return pool.submit(jobs);
+  /** The due schedules of a tick, sharing one scan start per (workspace, zone). */
+  async function listDue(): Promise<Job[]> {
+    const due = await deps.store.schedules.listDue(now(), batchSize, scope);
+    const triggers = new Map<string, Promise<unknown>>();
+    const trigger = (teamId: string, zoneId: number, edge: EdgeClient) => {
+      const key = `${teamId}:${zoneId}`;
+      let p = triggers.get(key);
+      if (!p) {
+        p = edge.triggerDnsScan(zoneId);
+        triggers.set(key, p);
+      }
+      return p;
+    };
+    return due.map((schedule) => ({ schedule, trigger }));
   }
 
-  function tick(): Promise<number> {
-    const p = runTick().catch((err: unknown) => {
-      logger.error({ err }, "scheduler tick failed");
-      return 0;
-    });
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-    return p;
-  }
+  const loop = createClaimLoop({
+    name: "scheduler",
+    intervalMs,
+    logger,
+    pool,
+    listDue,
+    onStop: () => stopping.abort(),
+  });
 
-  return {
-    tick,
-    start() {
-      if (timer || stopping.signal.aborted) return;
-      timer = setInterval(() => {
-        if (!listing) void tick();
-      }, intervalMs);
-      timer.unref();
-      logger.info({ intervalMs, ...pool.limits }, "scheduler started");
-      void tick();
-    },
-    async stop(deadlineMs) {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      stopping.abort();
-      pool.stop();
-      pool.dropWaiting();
-      const drained = Promise.all([...inFlight]).then(() => undefined);
-      if (deadlineMs === undefined) return drained;
-      await withDeadline(drained, deadlineMs, () =>
-        logger.warn({ deadlineMs }, "scheduler stopped with a run still in flight"),
-      );
-    },
-  };
+  return { tick: loop.tick, start: loop.start, stop: loop.stop };
 }
