@@ -56,8 +56,6 @@ export interface Poller {
   tick(): Promise<number>;
   start(): void;
   stop(deadlineMs?: number): Promise<void>;
-  /** The interval a workspace's watches are evaluated at now (WATCH_INTERVAL_MS or stretched). */
-  intervalFor(teamId: string): Promise<number>;
 }
 
 /** Calls an evaluation makes in the usual case (zone: the detailed metrics; apps: one page). */
@@ -71,6 +69,22 @@ export function stretchedInterval(
 ): number {
   const perSec = (o.ratePerSec * o.sharePercent) / 100;
   return Math.max(o.intervalMs, Math.ceil((watches * CALLS_PER_EVALUATION * 1000) / perSec));
+}
+
+/** The interval a workspace's watches are evaluated at now: WATCH_INTERVAL_MS, or stretched to its share. */
+export async function watchInterval(deps: Deps, teamId: string): Promise<number> {
+  const { config } = deps;
+  return stretchedInterval(await deps.store.watches.count(teamId), {
+    intervalMs: config.watches.intervalMs,
+    ratePerSec: config.edge.ratePerSec,
+    sharePercent: config.watches.sharePercent,
+  });
+}
+
+/** A due watch and the interval its claim sets. */
+interface DueWatch {
+  watch: Watch;
+  interval: number;
 }
 
 export function createPoller(options: PollerOptions): Poller {
@@ -98,20 +112,17 @@ export function createPoller(options: PollerOptions): Poller {
     return list.reduce((n, [, c]) => n + c, 0);
   }
 
-  async function intervalFor(teamId: string): Promise<number> {
-    return stretchedInterval(await deps.store.watches.count(teamId), {
-      intervalMs: config.watches.intervalMs,
-      ratePerSec: config.edge.ratePerSec,
-      sharePercent: config.watches.sharePercent,
-    });
+  function spend(keyId: string, calls: number): void {
+    const list = spent.get(keyId);
+    if (list) list.push([budgetClock(), calls]);
+    else spent.set(keyId, [[budgetClock(), calls]]);
   }
 
   /** Claim one evaluation and run it; true when this replica evaluated it. */
-  async function evaluate(w: Watch): Promise<boolean> {
+  async function evaluate({ watch: w, interval }: DueWatch): Promise<boolean> {
     const log = logger.child({ watchId: w.id, teamId: w.teamId, channelId: w.channelId });
     try {
       const at = now();
-      const interval = await intervalFor(w.teamId);
       let access: Awaited<ReturnType<typeof edgeAccessFor>>;
       try {
         access = await edgeAccessFor(deps, w.teamId, { background: true });
@@ -149,12 +160,12 @@ export function createPoller(options: PollerOptions): Poller {
       } catch (err) {
         const sentence = toUserSentence(err);
         log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
-        spent.set(access.keyId, [...(spent.get(access.keyId) ?? []), [budgetClock(), CALLS_PER_EVALUATION]]);
+        spend(access.keyId, CALLS_PER_EVALUATION);
         await deps.store.watches.recordPoll(w.id, { at, error: sentence });
         options.onEvaluate?.(w, { error: sentence });
         return true;
       }
-      spent.set(access.keyId, [...(spent.get(access.keyId) ?? []), [budgetClock(), result.calls]]);
+      spend(access.keyId, result.calls);
       await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
       // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
       // now, unless a delivery of this evaluation just failed.
@@ -168,26 +179,37 @@ export function createPoller(options: PollerOptions): Poller {
     }
   }
 
-  const pool = createFairPool<Watch>({
+  const pool = createFairPool<DueWatch>({
     concurrency: options.concurrency ?? 8,
     perWorkspace: options.perWorkspaceConcurrency,
-    id: (w) => w.id,
-    teamId: (w) => w.teamId,
+    id: (d) => d.watch.id,
+    teamId: (d) => d.watch.teamId,
     run: evaluate,
   });
+
+  /** The due watches of a tick, each with its workspace's interval (counted once per workspace per tick). */
+  async function listDue(): Promise<DueWatch[]> {
+    const due = await deps.store.watches.listDue(now(), batchSize, scope);
+    const intervals = new Map<string, number>();
+    for (const teamId of new Set(due.map((w) => w.teamId)))
+      intervals.set(teamId, await watchInterval(deps, teamId));
+    return due.map((watch) => ({
+      watch,
+      interval: intervals.get(watch.teamId) ?? config.watches.intervalMs,
+    }));
+  }
 
   const loop = createClaimLoop({
     name: "alert poller",
     intervalMs: tickMs,
     logger,
     pool,
-    listDue: () => deps.store.watches.listDue(now(), batchSize, scope),
+    listDue,
     startedFields: { budgetPerWindow },
   });
 
   return {
     tick: loop.tick,
-    intervalFor,
     start: loop.start,
     stop: loop.stop,
   };

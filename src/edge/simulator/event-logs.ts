@@ -3,6 +3,7 @@
  * failures answer 400 problem details (as documented); an unknown zone 404 problem details; a plan without the
  * event log `planFeatureErrorStatus` with `errorResponse.errorKey` `invalid_plan_type.event_logs`.
  */
+import { EVENT_LOG_DIMENSIONS } from "../schemas/shield.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import { zoneHost } from "./seed.js";
 import {
@@ -19,17 +20,7 @@ import {
   zoneModel,
 } from "./traffic.js";
 
-export const DIMENSIONS = [
-  "feature",
-  "ruleId",
-  "ip",
-  "ja4",
-  "ua",
-  "url",
-  "asn",
-  "country",
-  "action",
-] as const;
+export const DIMENSIONS = EVENT_LOG_DIMENSIONS;
 export type Dimension = (typeof DIMENSIONS)[number];
 const OPERATORS = ["eq", "in", "contains", "cidr", "wildcard"] as const;
 type Operator = (typeof OPERATORS)[number];

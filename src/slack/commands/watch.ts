@@ -1,4 +1,4 @@
-import { stretchedInterval } from "../../alerts/poller.js";
+import { watchInterval } from "../../alerts/poller.js";
 import { UserError, usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import type { ActorInput } from "../../services/ownership.js";
@@ -46,15 +46,6 @@ function actor(ctx: CommandContext): ActorInput {
   };
 }
 
-async function intervalNow(ctx: CommandContext): Promise<number> {
-  const { config, store } = ctx.env.deps;
-  return stretchedInterval(await store.watches.count(ctx.teamId), {
-    intervalMs: config.watches.intervalMs,
-    ratePerSec: config.edge.ratePerSec,
-    sharePercent: config.watches.sharePercent,
-  });
-}
-
 async function watchZone(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
   const ref = parseZoneRef(args[0], "/edge watch zone 1234", WATCH_ZONE_EXAMPLE);
@@ -71,7 +62,7 @@ async function watchZone(ctx: CommandContext): Promise<Reply> {
     target: String(shieldZoneId),
     options: { sensitivity, ...(ref.kind === "name" ? { label: ref.name } : {}) },
   });
-  return watchCreatedMessage(watch, existed, await intervalNow(ctx));
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
 }
 
 async function watchApps(ctx: CommandContext): Promise<Reply> {
@@ -87,7 +78,7 @@ async function watchApps(ctx: CommandContext): Promise<Reply> {
     target: "",
     options: { statuses },
   });
-  return watchCreatedMessage(watch, existed, await intervalNow(ctx));
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
 }
 
 export const watchCommand: Subcommand = {
