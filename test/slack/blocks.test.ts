@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DnsScan } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
 import type { ShieldZone } from "../../src/edge/schemas/shield.js";
-import { approvalCard } from "../../src/slack/blocks/approvals.js";
+import { approvalCard, durationWords } from "../../src/slack/blocks/approvals.js";
 import { appsMessage } from "../../src/slack/blocks/apps.js";
 import { botsMessage } from "../../src/slack/blocks/bots.js";
 import { packLines } from "../../src/slack/blocks/common.js";
@@ -237,6 +237,14 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
 });
 
 describe("pure helpers", () => {
+  it("durationWords says seconds under a minute (a short watch interval), minutes and hours above", () => {
+    expect(durationWords(5_000)).toBe("5 s");
+    expect(durationWords(400)).toBe("1 s");
+    expect(durationWords(60_000)).toBe("1 min");
+    expect(durationWords(30 * 60_000)).toBe("30 min");
+    expect(durationWords(90 * 60_000)).toBe("1 h 30 min");
+  });
+
   it("sparkline scales to the largest value", () => {
     expect(sparkline([0, 5, 10])).toBe("▁▅█");
     expect(sparkline([0, 0])).toBe("▁▁");

@@ -110,6 +110,8 @@ function stateLine(r: ApprovalRequest): string {
 
 /** 90 minutes → "1 h 30 min". */
 export function durationWords(ms: number): string {
+  // Under a minute (a short watch interval), "0 min" would say nothing.
+  if (ms < 59_500) return `${Math.max(1, Math.round(ms / 1000))} s`;
   const minutes = Math.round(ms / 60_000);
   const h = Math.floor(minutes / 60);
   const m = minutes % 60;
