@@ -11,9 +11,12 @@ import type { Logger } from "../log.js";
  * (measured by Redis, one clock for all replicas). So any rolling second holds at most `ratePerSec`
  * starts across the cluster: a sliding log kept by the library.
  *
- * When the attempt ends its slot is blocked for one more second from then (`settle`), so the next start
- * on that slot comes a full second after this request reached the API, whatever the network's jitter
- * (the price: a slot serves one start per second plus the request's latency).
+ * The library's durations are whole seconds, so the slot the library granted (held one second from when
+ * Redis counted it) is then re-stamped with a plain `SET … PX` to SLOT_HOLD_MS from the moment the request
+ * leaves: the re-stamp is sent in the same turn of the event loop as the request itself, so however long
+ * this replica took to hear back from Redis, the next start on that slot comes at least SLOT_HOLD_MS after
+ * this request left. The margin over a second absorbs the network's jitter on the way to the Edge API; a
+ * slot serves about 1000 / SLOT_HOLD_MS of a start per second, so the cap is used at about 97 %.
  *
  * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
  *
@@ -50,10 +53,18 @@ export interface SharedLimitOptions {
   prefix?: string;
 }
 
-/** Margin added to a refused slot's wait, so timer granularity never lets a start in early. */
-const WAIT_MARGIN_MS = 15;
+/**
+ * How long a start holds its slot, from when its request left. Over a second by the most that the way to
+ * the Edge API may vary between two requests of one key (loopback under load: a few ms; measured with
+ * `npm run bench -- --replicas 3`).
+ */
+export const SLOT_HOLD_MS = 1_025;
+/** Added to a refused slot's wait; Redis is the judge, so waking early only costs another round trip. */
+const WAIT_MARGIN_MS = 2;
 /** How often a call waiting for a concurrency lease asks again (leases end when attempts do). */
 const LEASE_POLL_MS = 25;
+/** A call waiting for a start slot gives its concurrency lease back after this long (the lease outlives it). */
+const LEASE_KEPT_WAITING_MS = 3_000;
 /** How long one Redis command may take before the replica uses its local share. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
@@ -141,14 +152,19 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
 
   const shared = () => !down && redis.status === "ready";
 
-  /** One free slot of `count` (consumed) if any; otherwise how long until the first frees. */
+  /**
+   * One free slot of `count` (consumed) if any, trying `first` first; otherwise how long until the
+   * earliest frees, and which: a waiter asks for that one first when it wakes, so a freed slot is taken
+   * again one Redis round trip after it frees, not after trying the others.
+   */
   async function tryOne(
     limiter: RateLimiterRedis,
     id: string,
     count: number,
-  ): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number }> {
-    const first = Math.floor(Math.random() * count);
+    first = Math.floor(Math.random() * count),
+  ): Promise<{ slotKey: string } | { slotKey: undefined; waitMs: number; earliest: number }> {
     let waitMs = Number.POSITIVE_INFINITY;
+    let earliest = first;
     for (let i = 0; i < count; i++) {
       const slot = (first + i) % count;
       try {
@@ -157,38 +173,73 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
         return { slotKey };
       } catch (refused) {
         if (!(refused instanceof RateLimiterRes)) throw refused;
-        waitMs = Math.min(waitMs, refused.msBeforeNext);
+        if (refused.msBeforeNext < waitMs) {
+          waitMs = refused.msBeforeNext;
+          earliest = slot;
+        }
       }
     }
-    return { slotKey: undefined, waitMs: Number.isFinite(waitMs) ? waitMs : 1000 };
+    return { slotKey: undefined, waitMs: Number.isFinite(waitMs) ? waitMs : 1000, earliest };
   }
 
   return {
     async acquireStart(id, signal) {
-      for (;;) {
-        const pausedMs = await pausedForMs(id);
-        if (pausedMs > 0) {
-          await sleep(pausedMs + WAIT_MARGIN_MS, signal);
-          continue;
-        }
-        const lease = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
-        if (lease.slotKey === undefined) {
-          await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
-          continue;
-        }
-        const leaseKey = lease.slotKey;
-        const releaseLease = () => void leases.delete(leaseKey).catch(markDown);
-        const got = await tryOne(slots, id, shared() ? options.ratePerSec : localSlots);
-        if (got.slotKey !== undefined) {
-          const slotKey = got.slotKey;
-          // In memory (the insurance limiter) too when Redis is away; a failure only loses the margin.
-          return () => {
-            void slots.block(slotKey, 1).catch(markDown);
+      let earliestSlot: number | undefined;
+      // The concurrency lease is kept while waiting for a start slot (fewer round trips between a slot
+      // freeing and the next start), but not through a pause, nor longer than LEASE_KEPT_WAITING_MS.
+      let lease: { key: string; at: number } | undefined;
+      const releaseLease = () => {
+        if (!lease) return;
+        const key = lease.key;
+        lease = undefined;
+        void leases.delete(key).catch(markDown);
+      };
+      try {
+        for (;;) {
+          const pausedMs = await pausedForMs(id);
+          if (pausedMs > 0) {
             releaseLease();
-          };
+            await sleep(pausedMs + WAIT_MARGIN_MS, signal);
+            continue;
+          }
+          if (lease && Date.now() - lease.at > LEASE_KEPT_WAITING_MS) releaseLease();
+          if (!lease) {
+            const got = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
+            if (got.slotKey === undefined) {
+              await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
+              continue;
+            }
+            lease = { key: got.slotKey, at: Date.now() };
+          }
+          const sharedNow = shared();
+          const slotCount = sharedNow ? options.ratePerSec : localSlots;
+          const got = await tryOne(
+            slots,
+            id,
+            slotCount,
+            earliestSlot !== undefined && earliestSlot < slotCount ? earliestSlot : undefined,
+          );
+          if (got.slotKey !== undefined) {
+            const slotKey = got.slotKey;
+            const leaseKey = lease.key;
+            lease = undefined;
+            const endLease = () => void leases.delete(leaseKey).catch(markDown);
+            if (sharedNow) {
+              // Sent now, in the turn that goes on to send the request (see the module's comment).
+              void redis.set(slots.getKey(slotKey), "1", "PX", SLOT_HOLD_MS, "XX").catch(markDown);
+              return endLease;
+            }
+            // This replica's share, in memory: held a second past the attempt's end, whatever its latency.
+            return () => {
+              void slots.block(slotKey, 1).catch(markDown);
+              endLease();
+            };
+          }
+          earliestSlot = got.earliest;
+          await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
         }
+      } finally {
         releaseLease();
-        await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
       }
     },
     async pause(id, ms) {
