@@ -14,6 +14,7 @@ import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
+import { AckFirstReceiver } from "./ack-first-receiver.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -117,37 +118,57 @@ export function createSlackApp({
           onRejected,
         })
       : undefined;
-  const app = new App({
-    logger: boltLogger(deps.logger),
-    // No conversation state is used; Bolt's default store builds an Error on every request.
-    convoStore: false,
-    clientOptions,
-    customRoutes: routes,
-    ...(transport.kind === "console"
-      ? { receiver: transport.receiver }
-      : transport.kind === "socket"
-        ? {
-            socketMode: true,
-            appToken: transport.appToken,
-            port,
-            installerOptions: { clientOptions: installerClientOptions },
-          }
-        : { signingSecret: transport.signingSecret }),
-    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
-    ...(auth.kind === "single"
-      ? { authorize: tokenCheck!.authorize }
+  const oauth =
+    auth.kind === "single"
+      ? undefined
       : {
           clientId: auth.clientId,
           clientSecret: auth.clientSecret,
           stateSecret: auth.stateSecret,
           scopes: BOT_SCOPES,
           installationStore: deps.store.installations,
-          installerOptions: {
-            directInstall: true,
-            clientOptions: installerClientOptions,
-            ...(transport.kind === "socket" ? { port } : {}),
-          },
-        }),
+        };
+  const app = new App({
+    logger: boltLogger(deps.logger),
+    // No conversation state is used; Bolt's default store builds an Error on every request.
+    convoStore: false,
+    clientOptions,
+    ...(transport.kind === "console"
+      ? { receiver: transport.receiver, customRoutes: routes }
+      : transport.kind === "socket"
+        ? {
+            socketMode: true,
+            appToken: transport.appToken,
+            port,
+            customRoutes: routes,
+            installerOptions: { clientOptions: installerClientOptions },
+          }
+        : {
+            receiver: new AckFirstReceiver({
+              signingSecret: transport.signingSecret,
+              customRoutes: routes,
+              logger: boltLogger(deps.logger),
+              ...(oauth
+                ? {
+                    ...oauth,
+                    installerOptions: { directInstall: true, clientOptions: installerClientOptions },
+                  }
+                : {}),
+            }),
+          }),
+    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
+    ...(auth.kind === "single"
+      ? { authorize: tokenCheck!.authorize }
+      : transport.kind === "http"
+        ? {}
+        : {
+            ...oauth,
+            installerOptions: {
+              directInstall: true,
+              clientOptions: installerClientOptions,
+              ...(transport.kind === "socket" ? { port } : {}),
+            },
+          }),
   });
 
   const env: SlackEnv = {

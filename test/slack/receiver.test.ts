@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { acknowledgedEmpty } from "../../src/slack/ack-first-receiver.js";
 import { boundTeamClientCache } from "../../src/slack/app.js";
+import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { selectTransport, TransportError } from "../../src/slack/transport.js";
 import { type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned, slashCommandBody } from "../support/slack-signer.js";
@@ -118,6 +120,81 @@ describe("OAuth multi-workspace install", () => {
     expect(res.status).toBe(200);
     const answer = await h.slack.waitForResponse(res.responseId);
     expect(JSON.stringify(answer.body.blocks)).toContain("Shield zones");
+  });
+});
+
+describe("acknowledgements that carry nothing are given before Bolt authorizes and runs middleware", () => {
+  let h: Harness;
+  // Holds every request in Bolt's middleware (after authorize, before the listeners) until opened.
+  let open: () => void = () => {};
+  let gate: Promise<void> = Promise.resolve();
+  const closeGate = () => {
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+  };
+  beforeAll(async () => {
+    h = await startHarness({
+      middleware: [
+        async ({ next }) => {
+          await gate;
+          await next();
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    open();
+    await h?.close();
+  });
+
+  it("a command and a click are acknowledged while Bolt's middleware still holds them, then run; a modal submission waits for its listener's ack", async () => {
+    closeGate();
+    const command = await h.command("help");
+    expect(command.status).toBe(200);
+    const click = await h.click({ action_id: ACTIONS.approve, value: "no-such-request" });
+    expect(click.status).toBe(200);
+    expect(h.slack.responsesTo(command.responseId)).toHaveLength(0);
+
+    let submitted = false;
+    const submission = h
+      .interact({
+        type: "view_submission",
+        team: { id: "T0001", domain: "acme" },
+        user: { id: "U0001", team_id: "T0001" },
+        api_app_id: "A0001",
+        is_enterprise_install: false,
+        view: { id: "V1", callback_id: VIEWS.keyModal, state: { values: {} }, private_metadata: "" },
+      })
+      .then((res) => {
+        submitted = true;
+        return res;
+      });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(submitted).toBe(false);
+
+    open();
+    const answer = await h.slack.waitForResponse(command.responseId);
+    expect(JSON.stringify(answer.body)).toContain("/edge");
+    expect((await submission).status).toBe(200);
+  });
+});
+
+describe("acknowledgedEmpty", () => {
+  it("commands, clicks, shortcuts, closed modals and events: yes; submissions, options and the unknown: no", () => {
+    expect(acknowledgedEmpty({ command: "/edge", text: "apps" })).toBe(true);
+    for (const type of ["block_actions", "shortcut", "message_action", "view_closed", "event_callback"])
+      expect(acknowledgedEmpty({ type })).toBe(true);
+    for (const type of [
+      "view_submission",
+      "block_suggestion",
+      "url_verification",
+      "interactive_message",
+      undefined,
+    ])
+      expect(acknowledgedEmpty({ type })).toBe(false);
+    expect(acknowledgedEmpty(null)).toBe(false);
+    expect(acknowledgedEmpty("payload")).toBe(false);
   });
 });
 

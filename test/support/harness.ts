@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import { ChangeObservers } from "../../src/changes/observers.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
@@ -90,6 +91,8 @@ export interface HarnessOptions {
   oauth?: boolean;
   /** The clock in deps.now (default Date.now), e.g. for schedules' next runs; advanceClock adds to it. */
   now?: () => number;
+  /** Global Bolt middleware (createSlackApp's own option), run after authorize and before the listeners. */
+  middleware?: Middleware<AnyMiddlewareArgs>[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -158,6 +161,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       auth: options.oauth ? { kind: "oauth", ...OAUTH } : { kind: "single", botToken: BOT_TOKEN },
     },
     port: 0,
+    ...(options.middleware ? { middleware: options.middleware } : {}),
   });
   const { port } = await app.start();
   const baseUrl = `http://127.0.0.1:${port}`;
