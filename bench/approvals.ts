@@ -28,6 +28,8 @@ export interface ApprovalThroughput {
    * its main thread (the event loop) and the whole process (with GC helper and libuv pool threads).
    */
   cpuPerApprovalMs: { mainThread: number; process: number };
+  /** The bare Bolt app's CPU per click of the same burst (it only acks): the floor under the figure above. */
+  bareCpuPerClickMs: { mainThreadMs: number; processMs: number };
   /** Acks of the burst of clicks (Slack's 3-second limit). */
   ack: Summary;
   /** The same burst of clicks at a bare Bolt app that only acks (the floor on this machine, this run). */
@@ -116,12 +118,19 @@ export async function approvalsScenario(
       compiledDir: ctx.compiledDir,
     });
     let bareSamples: Awaited<ReturnType<typeof runLoad>>;
+    let bareCpu: { mainThreadMs: number; processMs: number };
     try {
+      const bareCpuBefore = await bare.call<{ mainThreadMs: number; processMs: number }>("cpu");
       bareSamples = await runLoad(ctx, {
         origin: `http://127.0.0.1:${bare.ready.port}`,
         requests: clicks,
         rate: 0,
       });
+      const bareCpuAfter = await bare.call<{ mainThreadMs: number; processMs: number }>("cpu");
+      bareCpu = {
+        mainThreadMs: round((bareCpuAfter.mainThreadMs - bareCpuBefore.mainThreadMs) / n, 2),
+        processMs: round((bareCpuAfter.processMs - bareCpuBefore.processMs) / n, 2),
+      };
     } finally {
       await bare.stop();
     }
@@ -142,6 +151,7 @@ export async function approvalsScenario(
         mainThread: round((cpuAfter.mainThreadMs - cpuBefore.mainThreadMs) / n, 2),
         process: round((cpuAfter.processMs - cpuBefore.processMs) / n, 2),
       },
+      bareCpuPerClickMs: bareCpu,
       ack: summarize(ok.map((s) => s.ackMs)),
       bareAck: summarize(bareSamples.filter((s) => s.status === 200).map((s) => s.ackMs)),
       failedAcks: samples.length - ok.length,

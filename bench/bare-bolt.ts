@@ -5,7 +5,7 @@
  */
 import type { Server } from "node:http";
 import { App, LogLevel } from "@slack/bolt";
-import { BOT_TOKEN, SIGNING_SECRET, serveRpc } from "./common.js";
+import { BOT_TOKEN, cpuNow, SIGNING_SECRET, serveRpc } from "./common.js";
 
 const slackApiUrl = process.env.SLACK_API_URL;
 const app = new App({
@@ -25,6 +25,7 @@ const address = server.address();
 
 serveRpc(
   {
+    cpu: cpuNow,
     stop: async () => {
       await app.stop();
       setImmediate(() => process.exit(0));

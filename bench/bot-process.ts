@@ -4,12 +4,11 @@
  * `memory` (after forcing GC when run with --expose-gc), `queues` (the Edge client's queue stats) and
  * `stop` (graceful stop, then exit so a --cpu-prof profile is written).
  */
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { startBot } from "../src/bot.js";
 import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
-import { serveRpc } from "./common.js";
+import { cpuNow, serveRpc } from "./common.js";
 
 const config = loadConfig(process.env);
 const logger = createLogger({ level: config.logLevel });
@@ -19,20 +18,6 @@ async function vmRssMiB(): Promise<number> {
   const status = await readFile("/proc/self/status", "utf8").catch(() => "");
   const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
   return kb === undefined ? process.memoryUsage().rss / 2 ** 20 : Number(kb) / 1024;
-}
-
-/**
- * CPU time of this process's main thread (the event loop) in ms, from the kernel's scheduler
- * statistics (ns); process.cpuUsage() also counts the GC helper and libuv pool threads.
- */
-function mainThreadCpuMs(): number {
-  // Synchronously: an asynchronous read runs on a libuv pool thread and would read that thread.
-  let schedstat = "";
-  try {
-    schedstat = readFileSync("/proc/thread-self/schedstat", "utf8");
-  } catch {}
-  const ns = Number(schedstat.split(" ")[0]);
-  return Number.isFinite(ns) && schedstat ? ns / 1e6 : Number.NaN;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -56,10 +41,7 @@ serveRpc(
         gcForced: gc !== undefined,
       };
     },
-    cpu: () => {
-      const { user, system } = process.cpuUsage();
-      return { mainThreadMs: mainThreadCpuMs(), processMs: (user + system) / 1000 };
-    },
+    cpu: cpuNow,
     queues: () => bot.deps.edge.queueStats(),
     stop: async () => {
       await bot.stop();

@@ -3,7 +3,7 @@
  * request/reply protocol over Node's IPC channel (`child_process.fork`).
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { openSync } from "node:fs";
+import { openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -196,4 +196,24 @@ export async function rssOf(pid: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU time of this process's main thread (the event loop) in ms, from the kernel's scheduler
+ * statistics (ns); process.cpuUsage() also counts the GC helper and libuv pool threads.
+ */
+export function mainThreadCpuMs(): number {
+  // Synchronously: an asynchronous read runs on a libuv pool thread and would read that thread.
+  let schedstat = "";
+  try {
+    schedstat = readFileSync("/proc/thread-self/schedstat", "utf8");
+  } catch {}
+  const ns = Number(schedstat.split(" ")[0]);
+  return Number.isFinite(ns) && schedstat ? ns / 1e6 : Number.NaN;
+}
+
+/** This process's CPU time so far: its main thread and the whole process (`cpu` RPC of the bench's children). */
+export function cpuNow(): { mainThreadMs: number; processMs: number } {
+  const { user, system } = process.cpuUsage();
+  return { mainThreadMs: mainThreadCpuMs(), processMs: (user + system) / 1000 };
 }
