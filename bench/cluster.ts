@@ -163,6 +163,8 @@ export interface OnceTally {
   twice: number;
   /** From made due until the last expected post arrived (or the wait gave up). */
   settledMs: number;
+  /** Units each replica did (its log lines); the exactly-once phase only. */
+  perReplica?: number[];
 }
 
 export interface KillResult {
@@ -240,12 +242,18 @@ interface ClusterRun {
  */
 export interface ExactlyOnceWork {
   name: string;
+  /** The info line a replica logs once per unit it does. */
+  logLine: string;
   /** How many units the exactly-once phase makes due. */
   count(o: ClusterOptions): number;
   /** After the last expected post, how long a second one could still come. */
   lateMs(o: ClusterOptions): number;
   /** Make `n` units due (prefix keeps each phase's units apart); returns a tally function. */
-  prepare(run: ClusterRun, n: number, prefix: string): Promise<() => Omit<OnceTally, "settledMs">>;
+  prepare(
+    run: ClusterRun,
+    n: number,
+    prefix: string,
+  ): Promise<() => Omit<OnceTally, "settledMs" | "perReplica">>;
   /** Stop the work from going on into the next phases. */
   cleanup?(run: ClusterRun): Promise<void>;
 }
@@ -254,6 +262,7 @@ const DNS_ZONE = SIM_IDS.dnsZoneCompleted;
 
 export const schedulesWork: ExactlyOnceWork = {
   name: "scheduled DNS summaries",
+  logLine: "scheduled DNS summary run",
   count: (o) => o.schedules,
   lateMs: () => 2_000,
   async prepare({ ctx, store, options }, n, prefix) {
@@ -309,6 +318,7 @@ const ALERT_ZONES = Array.from(
  */
 export const alertsWork: ExactlyOnceWork = {
   name: "zone attack alerts",
+  logLine: "alert opened",
   count: (o) => o.alerts,
   // Two more evaluations of every watch, by any replica, after its alert was posted.
   lateMs: (o) => 2 * o.watchIntervalMs + 1_000,
@@ -329,7 +339,7 @@ export const alertsWork: ExactlyOnceWork = {
       });
     for (let i = 0; i < n; i += 50) {
       await Promise.all(
-        watches.slice(i, i + 50).map(async (w) => {
+        watches.slice(i, i + 50).map(async (w, j) => {
           const r = await store.watches.createIfRoom(
             {
               teamId: w.teamId,
@@ -338,7 +348,8 @@ export const alertsWork: ExactlyOnceWork = {
               kind: "zone",
               target: String(w.zone),
               options: { sensitivity: "normal" },
-              nextPollAt: Date.now(),
+              // Due over one interval, as watches made at different times: every replica's ticks take some.
+              nextPollAt: Date.now() + Math.floor(((i + j) / n) * options.watchIntervalMs),
             },
             config.watches,
           );
@@ -593,19 +604,24 @@ async function approvalPhase(
   };
 }
 
-async function oncePhase(run: ClusterRun, o: ClusterOptions): Promise<OnceTally[]> {
+async function oncePhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions): Promise<OnceTally[]> {
   const out: OnceTally[] = [];
+  const logs = cluster.replicas.map((r) => r?.logFile ?? "");
   for (const work of EXACTLY_ONCE_WORK) {
     const n = work.count(o);
-    run.ctx.progress(`exactly once: ${n} × ${work.name} due at once`);
+    run.ctx.progress(`exactly once: ${n} × ${work.name}`);
     run.ctx.slack.clear();
+    const before = logs.map((f) => countLines(f, work.logLine));
     const started = Date.now();
     const tally = await work.prepare(run, n, "S");
     await until(() => tally().missing === 0, 120_000, work.name).catch(() => undefined);
     const settledMs = Date.now() - started;
     await sleep(work.lateMs(o)); // a late second post would show up here
-    const t = { ...tally(), settledMs };
-    run.ctx.progress(`  ${t.once} once, ${t.missing} missing, ${t.twice} twice; settled in ${settledMs} ms`);
+    const perReplica = logs.map((f, i) => countLines(f, work.logLine) - (before[i] ?? 0));
+    const t = { ...tally(), settledMs, perReplica };
+    run.ctx.progress(
+      `  ${t.once} once, ${t.missing} missing, ${t.twice} twice in ${settledMs} ms; per replica ${perReplica.join("/")}`,
+    );
     out.push(t);
     await work.cleanup?.(run);
   }
@@ -770,7 +786,7 @@ function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
     v.push({
       target: `${t.expected} ${t.work} posted exactly once`,
       met: t.once === t.expected,
-      detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice`,
+      detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice; per replica ${t.perReplica?.join("/") ?? "?"}`,
     });
   const k = r.kill;
   v.push({
@@ -811,7 +827,7 @@ export function formatClusterTable(r: ClusterResults): string {
   );
   for (const t of r.exactlyOnce)
     L.push(
-      `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms)`,
+      `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms; per replica ${t.perReplica?.join("/") ?? "?"})`,
     );
   const k = r.kill;
   L.push(
@@ -913,7 +929,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       acks: await ackPhase(ctx, cluster, o),
       cap: await capPhase(ctx, cluster, o, hotFirst),
       approvals: await approvalPhase(ctx, cluster, o, burstFirst),
-      exactlyOnce: await oncePhase(run, o),
+      exactlyOnce: await oncePhase(run, cluster, o),
       kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
       verdicts: [],
     };

@@ -52,6 +52,12 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     expect(r.acks[0]?.cluster.missing, text).toBe(0);
     expect(r.exactlyOnce.map((t) => t.work)).toEqual([schedulesWork.name, alertsWork.name]);
     for (const t of r.exactlyOnce) expect(t.once, text).toBe(t.expected);
+    // One episode opened per watch, on whichever replica claimed its evaluation.
+    const alerts = r.exactlyOnce.find((t) => t.work === alertsWork.name);
+    expect(
+      alerts?.perReplica?.reduce((s, n) => s + n, 0),
+      text,
+    ).toBe(6);
     // The kill: runs were in flight on the victim, and every occurrence was still posted exactly once.
     expect(r.kill.leasedAtKill, text).toBeGreaterThan(0);
     // Nothing lost. A second post is only possible for an occurrence a survivor took over (the victim
