@@ -55,7 +55,10 @@ export interface RunOptions {
   lease?: RunLease;
 }
 
-/** The scheduler's lease on the occurrence being run (see SchedulesRepo.claim and holdLease). */
+/**
+ * The scheduler's lease on the occurrence being run (see SchedulesRepo.claim and holdLease): `end()`
+ * gives the lease time held, and recordRun releases the lease only if it still matches.
+ */
 export type RunLease = Lease;
 
 /** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
