@@ -8,7 +8,8 @@
  *   - the per-key cap across the cluster as the simulator saw it: hot keys driven over their cap through
  *     every replica; 1 s windows over the cap (goal 0) and mean use of the cap (goal ≥ 95 %);
  *   - N concurrent Approve clicks spread over the replicas: exactly one Edge call (PUT) each;
- *   - work that must happen exactly once (EXACTLY_ONCE_WORK: schedules today; alerts to come);
+ *   - work that must happen exactly once (EXACTLY_ONCE_WORK): schedules made due at once, and zone watches
+ *     whose zones come under attack (one alert parent per watch, WATCH_INTERVAL_MS shortened);
  *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
  *     flight: no PUT twice, every request applied once, expired once or settled by the reconciler, and
  *     every schedule occurrence posted once (the ones the dead replica had claimed: by a survivor, after
@@ -18,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { loadConfig } from "../src/config.js";
+import { type Config, loadConfig } from "../src/config.js";
 import { SIM_IDS } from "../src/edge/simulator/index.js";
 import { createLogger } from "../src/log.js";
 import { ACTIONS } from "../src/slack/ids.js";
@@ -69,6 +70,10 @@ export interface ClusterOptions {
   approvals: number;
   /** Schedules made due at once. */
   schedules: number;
+  /** Zone watches (one a channel) whose zones are under attack: that many alerts, each to be posted once. */
+  alerts: number;
+  /** The replicas' WATCH_INTERVAL_MS (the poller ticks at a quarter of it, at least every second). */
+  watchIntervalMs: number;
   /** The kill: pending approvals (half clicked around the kill, half left to expire) and due schedules. */
   killApprovals: number;
   killSchedules: number;
@@ -96,6 +101,8 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   hotSeconds: 10,
   approvals: 500,
   schedules: 300,
+  alerts: 40,
+  watchIntervalMs: 2_000,
   killApprovals: 200,
   killSchedules: 300,
   killAfterDueMs: 2_500,
@@ -154,6 +161,10 @@ export interface OnceTally {
   once: number;
   missing: number;
   twice: number;
+  /** From made due until the last expected post arrived (or the wait gave up). */
+  settledMs: number;
+  /** Units each replica did (its log lines); the exactly-once phase only. */
+  perReplica?: number[];
 }
 
 export interface KillResult {
@@ -209,6 +220,7 @@ export interface ClusterResults {
 const SETUP = [
   "Replicas: bench/bot-process.ts (loadConfig + startBot, HTTP receiver), compiled by tsc and run by node unless --tsx, one PostgreSQL database made for the run, one Redis (REDIS_URL, EXPECTED_REPLICAS = replicas), SCHEDULER_INTERVAL_MS and SCHEDULER_LEASE_MS shortened so the kill's takeover fits in the run.",
   "Front: bench/proxy.ts, round-robin over the replicas; a replica refusing connections is left out for 2 s (the request goes to the next); a request lost with its replica is answered 502.",
+  "Alerts: zone watches stored as /edge watch zone stores them, one a channel, on zones whose staged attack began 6 minutes earlier (each watch's first evaluation reads the hour before and fires); WATCH_INTERVAL_MS shortened so the watches are evaluated again (by any replica) while the tally waits.",
   "Edge API: the simulator in its own process, 150 ms a call, every workspace its own key (cap 10/s, 4 at once per key, shared through Redis).",
   "Slack: the fake Web API in the orchestrator; load: bench/loadgen.ts, open loop.",
   "Machine: 2 shared cores for every replica, the proxy, the simulator, the load generator, PostgreSQL and Redis.",
@@ -219,24 +231,40 @@ const SETUP = [
 interface ClusterRun {
   ctx: BenchContext;
   store: Store;
+  /** The replicas' configuration as far as the orchestrator's store needs it (watch limits). */
+  config: Config;
   options: ClusterOptions;
 }
 
 /**
  * Background work that every replica ticks for and exactly one must do: prepare some due, then tally
- * what reached Slack. Alerts (issue 15) join this list with their own entry (make watches fire, count
- * alert posts per episode) so "alerts posted exactly once" is reported beside schedules.
+ * what reached Slack (OnceTally.settledMs is filled in by the caller).
  */
 export interface ExactlyOnceWork {
   name: string;
+  /** The info line a replica logs once per unit it does. */
+  logLine: string;
+  /** How many units the exactly-once phase makes due. */
+  count(o: ClusterOptions): number;
+  /** After the last expected post, how long a second one could still come. */
+  lateMs(o: ClusterOptions): number;
   /** Make `n` units due (prefix keeps each phase's units apart); returns a tally function. */
-  prepare(run: ClusterRun, n: number, prefix: string): Promise<() => OnceTally>;
+  prepare(
+    run: ClusterRun,
+    n: number,
+    prefix: string,
+  ): Promise<() => Omit<OnceTally, "settledMs" | "perReplica">>;
+  /** Stop the work from going on into the next phases. */
+  cleanup?(run: ClusterRun): Promise<void>;
 }
 
 const DNS_ZONE = SIM_IDS.dnsZoneCompleted;
 
 export const schedulesWork: ExactlyOnceWork = {
   name: "scheduled DNS summaries",
+  logLine: "scheduled DNS summary run",
+  count: (o) => o.schedules,
+  lateMs: () => 2_000,
   async prepare({ ctx, store, options }, n, prefix) {
     const channels = Array.from({ length: n }, (_, i) => `C${prefix}${String(i).padStart(5, "0")}`);
     const due = Date.now() + 1_000;
@@ -274,8 +302,88 @@ export const schedulesWork: ExactlyOnceWork = {
   },
 };
 
-/** Alerts (issue 15): add `alertsWork` here. */
-export const EXACTLY_ONCE_WORK: readonly ExactlyOnceWork[] = [schedulesWork];
+/** Every shield zone of the simulator but the one its seed already has under attack. */
+const ALERT_ZONES = Array.from(
+  { length: SIM_IDS.shieldZoneCount },
+  (_, i) => SIM_IDS.firstShieldZone + i,
+).filter((z) => z !== SIM_IDS.zoneUnderAttack);
+
+/**
+ * Zone watches (issue 15), one a channel, spread over the workspaces and the zones; every watched zone
+ * under an attack that began six minutes ago. A watch's first evaluation fills its baseline from the
+ * hour before (quiet) and finds the last two-minute buckets far over it, so each watch fires at its
+ * first evaluation, on whichever replica claims it; the attack outlasts the run, so the episode stays
+ * open and later evaluations (every WATCH_INTERVAL_MS, any replica) only update it. The tally counts
+ * alert parents: chat.postMessage in the watch's channel without thread_ts (replies carry one).
+ */
+export const alertsWork: ExactlyOnceWork = {
+  name: "zone attack alerts",
+  logLine: "alert opened",
+  count: (o) => o.alerts,
+  // Two more evaluations of every watch, by any replica, after its alert was posted.
+  lateMs: (o) => 2 * o.watchIntervalMs + 1_000,
+  async prepare({ ctx, store, config, options }, n, prefix) {
+    const watches = Array.from({ length: n }, (_, i) => ({
+      channelId: `C${prefix}W${String(i).padStart(5, "0")}`,
+      teamId: teamFor(i % options.workspaces),
+      zone: ALERT_ZONES[i % ALERT_ZONES.length] as number,
+    }));
+    const startsAt = Date.now() - 6 * 60_000;
+    for (const zone of new Set(watches.map((w) => w.zone)))
+      await ctx.sim.call("stageAttack", {
+        zone,
+        startsAt,
+        rampMinutes: 0,
+        durationMinutes: 60,
+        peakPerMinute: 900,
+      });
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(
+        watches.slice(i, i + 50).map(async (w, j) => {
+          const r = await store.watches.createIfRoom(
+            {
+              teamId: w.teamId,
+              channelId: w.channelId,
+              createdBy: "U0001",
+              kind: "zone",
+              target: String(w.zone),
+              options: { sensitivity: "normal" },
+              // Due over one interval, as watches made at different times: every replica's ticks take some.
+              nextPollAt: Date.now() + Math.floor(((i + j) / n) * options.watchIntervalMs),
+            },
+            config.watches,
+          );
+          if (r.kind !== "created") throw new Error(`watch in ${w.channelId} not created: ${r.kind}`);
+        }),
+      );
+    }
+    const channels = new Set(watches.map((w) => w.channelId));
+    return () => {
+      const parents = new Map<string, number>();
+      for (const c of ctx.slack.callsTo("chat.postMessage")) {
+        const channel = String(c.args.channel ?? "");
+        if (!channels.has(channel) || c.args.thread_ts) continue;
+        parents.set(channel, (parents.get(channel) ?? 0) + 1);
+      }
+      const counts = [...channels].map((c) => parents.get(c) ?? 0);
+      return {
+        work: alertsWork.name,
+        expected: n,
+        once: counts.filter((c) => c === 1).length,
+        missing: counts.filter((c) => c === 0).length,
+        twice: counts.filter((c) => c > 1).length,
+      };
+    };
+  },
+  async cleanup({ store, options }) {
+    for (let i = 0; i < options.workspaces; i++) {
+      const teamId = teamFor(i);
+      for (const w of await store.watches.list(teamId)) await store.watches.remove(teamId, w.id);
+    }
+  },
+};
+
+export const EXACTLY_ONCE_WORK: readonly ExactlyOnceWork[] = [schedulesWork, alertsWork];
 
 // ---- helpers ------------------------------------------------------------------------------------
 
@@ -496,15 +604,26 @@ async function approvalPhase(
   };
 }
 
-async function oncePhase(run: ClusterRun, o: ClusterOptions): Promise<OnceTally[]> {
+async function oncePhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions): Promise<OnceTally[]> {
   const out: OnceTally[] = [];
+  const logs = cluster.replicas.map((r) => r?.logFile ?? "");
   for (const work of EXACTLY_ONCE_WORK) {
-    run.ctx.progress(`exactly once: ${o.schedules} × ${work.name} due at once`);
+    const n = work.count(o);
+    run.ctx.progress(`exactly once: ${n} × ${work.name}`);
     run.ctx.slack.clear();
-    const tally = await work.prepare(run, o.schedules, "S");
+    const before = logs.map((f) => countLines(f, work.logLine));
+    const started = Date.now();
+    const tally = await work.prepare(run, n, "S");
     await until(() => tally().missing === 0, 120_000, work.name).catch(() => undefined);
-    await sleep(2_000); // a late second post would show up here
-    out.push(tally());
+    const settledMs = Date.now() - started;
+    await sleep(work.lateMs(o)); // a late second post would show up here
+    const perReplica = logs.map((f, i) => countLines(f, work.logLine) - (before[i] ?? 0));
+    const t = { ...tally(), settledMs, perReplica };
+    run.ctx.progress(
+      `  ${t.once} once, ${t.missing} missing, ${t.twice} twice in ${settledMs} ms; per replica ${perReplica.join("/")}`,
+    );
+    out.push(t);
+    await work.cleanup?.(run);
   }
   return out;
 }
@@ -576,8 +695,9 @@ async function killPhase(
     o.schedulerLeaseMs + o.schedulerIntervalMs + 90_000,
     "every schedule of the kill phase posted",
   ).catch(() => undefined);
+  const settledMs = Date.now() - dueAt;
   await sleep(2_000);
-  const schedules = tally();
+  const schedules = { ...tally(), settledMs };
 
   const states = async () => {
     const out: Record<string, number> = {};
@@ -666,7 +786,7 @@ function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
     v.push({
       target: `${t.expected} ${t.work} posted exactly once`,
       met: t.once === t.expected,
-      detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice`,
+      detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice; per replica ${t.perReplica?.join("/") ?? "?"}`,
     });
   const k = r.kill;
   v.push({
@@ -706,7 +826,9 @@ export function formatClusterTable(r: ClusterResults): string {
     `Approvals: ${a.clicks} concurrent clicks (per replica ${a.perReplica.join("/")}): ${a.exactlyOnce} exactly one PUT, ${a.none} none, ${a.twice} twice; ${a.cardsUpdated} cards in ${a.durationMs} ms; click acks ${triple(a.ack)} ms, ${a.failedAcks} failed`,
   );
   for (const t of r.exactlyOnce)
-    L.push(`Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice`);
+    L.push(
+      `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms; per replica ${t.perReplica?.join("/") ?? "?"})`,
+    );
   const k = r.kill;
   L.push(
     "",
@@ -765,11 +887,13 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       EXPECTED_REPLICAS: String(o.replicas),
       SCHEDULER_INTERVAL_MS: String(o.schedulerIntervalMs),
       SCHEDULER_LEASE_MS: String(o.schedulerLeaseMs),
+      WATCH_INTERVAL_MS: String(o.watchIntervalMs),
     };
     progress(`storing ${keys} workspace keys and the kill channel's 1-minute expiry in PostgreSQL`);
     const storeEnv = { DATABASE_URL: pgdb.url, ENCRYPTION_KEY, DATA_DIR: workDir };
     await seedKeys(storeEnv, keys);
-    store = await openStore({ config: loadConfig(storeEnv), logger: createLogger({ level: "silent" }) });
+    const config = loadConfig(storeEnv);
+    store = await openStore({ config, logger: createLogger({ level: "silent" }) });
     for (let i = killFirst; i < keys; i++)
       await store.policies.setChannel(teamFor(i), "CKILL0001", { expiryMinutes: 1, updatedBy: "U0001" });
 
@@ -789,7 +913,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       "backends",
       cluster.replicas.map((r) => r?.origin),
     );
-    const run: ClusterRun = { ctx, store, options: o };
+    const run: ClusterRun = { ctx, store, config, options: o };
     const { out: _out, quiet: _quiet, redisUrl: _redis, ...recorded } = o;
     const results: ClusterResults = {
       meta: {
@@ -805,7 +929,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       acks: await ackPhase(ctx, cluster, o),
       cap: await capPhase(ctx, cluster, o, hotFirst),
       approvals: await approvalPhase(ctx, cluster, o, burstFirst),
-      exactlyOnce: await oncePhase(run, o),
+      exactlyOnce: await oncePhase(run, cluster, o),
       kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
       verdicts: [],
     };

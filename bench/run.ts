@@ -435,6 +435,7 @@ const HELP = `npm run bench [-- options]
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
                             behind a round-robin proxy, one SIGKILLed mid-run; its results go in "cluster"
+  --alerts 40               (with --replicas) zone watches under attack, each alert to be posted once
 `;
 
 async function main(): Promise<void> {
@@ -458,6 +459,7 @@ async function main(): Promise<void> {
       out: { type: "string" },
       help: { type: "boolean" },
       replicas: { type: "string" },
+      alerts: { type: "string" },
     },
   });
   if (values.help) {
@@ -476,6 +478,7 @@ async function main(): Promise<void> {
       ...(values.rates ? { rates: values.rates.split(",").map((r) => num(r, 0)) } : {}),
       ...(values.duration ? { durationSec: num(values.duration, CLUSTER_DEFAULTS.durationSec) } : {}),
       ...(values.approvals ? { approvals: num(values.approvals, CLUSTER_DEFAULTS.approvals) } : {}),
+      ...(values.alerts ? { alerts: num(values.alerts, CLUSTER_DEFAULTS.alerts) } : {}),
       compiled: !values.tsx,
       out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
     });

@@ -2,7 +2,7 @@
  * The Edge API simulator in its own process (so its CPU is not the bot's), 150 ms a call, accepting
  * one key per benchmark workspace. The orchestrator asks it, over IPC, what it received.
  */
-import { SIM_IDS, startSimulator } from "../src/edge/simulator/index.js";
+import { SIM_IDS, type StagedAttack, startSimulator } from "../src/edge/simulator/index.js";
 import { keyFor, SIM_LATENCY_MS, serveRpc } from "./common.js";
 
 const keys = Number(process.env.BENCH_SIM_KEYS ?? "100");
@@ -75,6 +75,11 @@ serveRpc(
     },
     clearFaults: () => {
       sim.clearFaults();
+      return true;
+    },
+    /** Stage an attack on a shield zone (the cluster bench's alerts): see Simulator.stageAttack. */
+    stageAttack: ({ zone, ...attack }: StagedAttack & { zone: number }) => {
+      sim.stageAttack(zone, attack);
       return true;
     },
     setLatency: (ms: number) => {

@@ -1,6 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
+import type { Lease } from "../scheduler/pool.js";
 import { CHANNEL_ERRORS, slackErrorCode } from "../scheduler/run.js";
 import {
   type AlertEvent,
@@ -43,9 +44,19 @@ export interface EpisodeContext {
   logger: Logger;
   now: number;
   cooldownMs: number;
+  /** The poller's claim on this evaluation: renewed before a parent is posted, which is not posted if lost. */
+  lease?: Lease;
 }
 
-export type DeliveryOutcome = "posted" | "updated" | "muted" | "channel_failing" | "slack_error" | "none";
+export type DeliveryOutcome =
+  | "posted"
+  | "updated"
+  | "muted"
+  | "channel_failing"
+  | "slack_error"
+  /** The evaluation's claim ended (another replica evaluates the watch now): nothing posted. */
+  | "superseded"
+  | "none";
 
 /** The parent message of an episode as it stands (also for the button handlers that redraw it). */
 export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
@@ -67,6 +78,13 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
     return "slack_error";
   }
   const parent = parentOf(e, watch, c.now);
+  if (e.messageTs === null && c.lease && !(await c.lease.stillMine())) {
+    logger.warn(
+      { episodeId: e.id },
+      "the watch's claim ended before its alert was posted; another replica posts it",
+    );
+    return "superseded";
+  }
   let method = "chat.postMessage";
   let outcome: DeliveryOutcome;
   try {

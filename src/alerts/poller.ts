@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
-import { createClaimLoop, createFairPool } from "../scheduler/pool.js";
+import { createClaimLoop, createFairPool, holdLease, type Lease } from "../scheduler/pool.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
@@ -18,8 +18,11 @@ import {
  * The alert poller runs in every replica, as the scheduler does: each tick lists due watches
  * (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
  * next_poll_at (expected: the due time it read; new: now + the watch's interval), so one replica
- * evaluates it however many tick. The claim is also the evaluation's lease: the next one is not due
- * before the interval has passed. Evaluations run in the scheduler's fair bounded pool.
+ * evaluates it however many tick. The claim is also the evaluation's lease (holdLease, as the
+ * scheduler's): renewed while the evaluation runs, so an evaluation slower than the interval (a Slack
+ * post retried after a 429) is not evaluated again meanwhile by another replica, which would find the
+ * alert it is posting still unposted and post it too; and renewed once more before an alert's parent is
+ * posted (the fence). Evaluations run in the scheduler's fair bounded pool.
  *
  * Budget (WATCH_SHARE): a key's watches together use at most that share of the key's
  * EDGE_API_RATE_PER_SEC. Their interval stretches past WATCH_INTERVAL_MS to
@@ -138,45 +141,67 @@ export function createPoller(options: PollerOptions): Poller {
         return false;
       }
       if (!(await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))) return false;
-      const c: EpisodeContext = {
-        deps,
-        watch: w,
-        client: () => clientFor(w.teamId),
-        logger: log,
-        now: at,
-        cooldownMs: config.watches.cooldownMs,
-      };
-      let result: EvaluationResult;
+      const lease = holdLease({
+        first: at + interval,
+        leaseMs: interval,
+        now,
+        renew: (from, to) => deps.store.watches.claim(w.id, from, to, scope),
+        onError: (err) => log.warn({ err }, "could not renew the claim on a watch's evaluation"),
+      });
       try {
-        result =
-          w.kind === "zone"
-            ? await evaluateZoneWatch(c, access.client, w.state as ZoneState | null)
-            : await evaluateAppsWatch(
-                c,
-                access.client,
-                w.state as AppsState | null,
-                config.watches.stuckDeployingMs,
-              );
-      } catch (err) {
-        const sentence = toUserSentence(err);
-        log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
-        spend(access.keyId, CALLS_PER_EVALUATION);
-        await deps.store.watches.recordPoll(w.id, { at, error: sentence });
-        options.onEvaluate?.(w, { error: sentence });
-        return true;
+        return await evaluateClaimed(w, at, access, lease, log);
+      } finally {
+        await lease.end();
       }
-      spend(access.keyId, result.calls);
-      await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
-      // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
-      // now, unless a delivery of this evaluation just failed.
-      if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error"))
-        result.deliveries.push(...(await deliverPending(c)));
-      options.onEvaluate?.(w, result);
-      return true;
     } catch (err) {
       log.warn({ err }, "claiming or recording a watch failed");
       return false;
     }
+  }
+
+  async function evaluateClaimed(
+    w: Watch,
+    at: number,
+    access: Awaited<ReturnType<typeof edgeAccessFor>>,
+    lease: Lease,
+    log: Logger,
+  ): Promise<boolean> {
+    const c: EpisodeContext = {
+      deps,
+      watch: w,
+      client: () => clientFor(w.teamId),
+      logger: log,
+      now: at,
+      cooldownMs: config.watches.cooldownMs,
+      lease,
+    };
+    let result: EvaluationResult;
+    try {
+      result =
+        w.kind === "zone"
+          ? await evaluateZoneWatch(c, access.client, w.state as ZoneState | null)
+          : await evaluateAppsWatch(
+              c,
+              access.client,
+              w.state as AppsState | null,
+              config.watches.stuckDeployingMs,
+            );
+    } catch (err) {
+      const sentence = toUserSentence(err);
+      log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
+      spend(access.keyId, CALLS_PER_EVALUATION);
+      await deps.store.watches.recordPoll(w.id, { at, error: sentence });
+      options.onEvaluate?.(w, { error: sentence });
+      return true;
+    }
+    spend(access.keyId, result.calls);
+    await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
+    // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
+    // now, unless a delivery of this evaluation just failed.
+    if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error" || d === "superseded"))
+      result.deliveries.push(...(await deliverPending(c)));
+    options.onEvaluate?.(w, result);
+    return true;
   }
 
   const pool = createFairPool<DueWatch>({

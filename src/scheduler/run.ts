@@ -11,6 +11,7 @@ import type { Reply } from "../slack/blocks/common.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../slack/blocks/dns-summary.js";
 import { channelFailingDm, scheduleLabel } from "../slack/blocks/schedules.js";
 import type { Schedule } from "../store/index.js";
+import type { Lease } from "./pool.js";
 
 /**
  * One run of one schedule: build the DNS summary, post it with chat.postMessage, record the run.
@@ -54,16 +55,11 @@ export interface RunOptions {
   lease?: RunLease;
 }
 
-/** The scheduler's lease on the occurrence being run (see SchedulesRepo.claim). */
-export interface RunLease {
-  /** Renew the lease just before posting; false when it is no longer this replica's: do not post. */
-  stillMine(): Promise<boolean>;
-  /**
-   * Stop renewing (after any renewal in flight settles) and give the lease time held: recordRun
-   * releases the lease only if it still matches.
-   */
-  end(): Promise<number>;
-}
+/**
+ * The scheduler's lease on the occurrence being run (see SchedulesRepo.claim and holdLease): `end()`
+ * gives the lease time held, and recordRun releases the lease only if it still matches.
+ */
+export type RunLease = Lease;
 
 /** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
 export const CHANNEL_ERRORS = new Set(["not_in_channel", "channel_not_found", "is_archived"]);

@@ -5,8 +5,8 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
-import { createClaimLoop, createFairPool } from "./pool.js";
-import { type RunLease, type RunOptions, type RunResult, runSchedule } from "./run.js";
+import { createClaimLoop, createFairPool, holdLease } from "./pool.js";
+import { type RunOptions, type RunResult, runSchedule } from "./run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
@@ -144,44 +144,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return won ? until : undefined;
   }
 
-  /** Renews the lease while the run lasts; `stillMine` is the fence before posting. */
-  function holdLease(s: Schedule, first: number): RunLease {
-    let until = first;
-    let lost = false;
-    // Renewals one at a time: each compares the lease time the previous one set.
-    let chain: Promise<unknown> = Promise.resolve();
-    const renew = (strict: boolean): Promise<boolean> => {
-      const next = chain.then(async () => {
-        if (lost) return false;
-        const at = now();
-        try {
-          if (!(await deps.store.schedules.renewLease(s.id, until, at + leaseMs, at))) {
-            lost = true;
-            return false;
-          }
-          until = at + leaseMs;
-          return true;
-        } catch (err) {
-          // The heartbeat tries again; before posting, unknown is not mine (a late post beats a second one).
-          logger.warn({ err, jobId: s.id }, "could not renew the schedule's lease");
-          return !strict;
-        }
-      });
-      chain = next;
-      return next;
-    };
-    const timer = setInterval(() => void renew(false), Math.max(100, Math.floor(leaseMs / 3)));
-    timer.unref();
-    return {
-      stillMine: () => renew(true),
-      async end() {
-        clearInterval(timer);
-        await chain;
-        return until;
-      },
-    };
-  }
-
   /** A due schedule waiting for (or holding) a run slot, with the tick that listed it. */
   interface Job {
     schedule: Schedule;
@@ -196,7 +158,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const at = now();
       const leaseUntil = await claim(s, at);
       if (leaseUntil === undefined) return false;
-      const lease = holdLease(s, leaseUntil);
+      const lease = holdLease({
+        first: leaseUntil,
+        leaseMs,
+        now,
+        renew: (from, to, renewedAt) => deps.store.schedules.renewLease(s.id, from, to, renewedAt),
+        onError: (err) => logger.warn({ err, jobId: s.id }, "could not renew the schedule's lease"),
+      });
       try {
         const result = await runSchedule(s, {
           deps,

@@ -117,6 +117,76 @@ describe.skipIf(!reachable)("three replicas on one PostgreSQL", () => {
   }, 120_000);
 });
 
+describe.skipIf(!reachable)("an evaluation that outlives its interval", () => {
+  it("keeps its claim: the next replica does not post again the alert still being posted", async () => {
+    clock = T0;
+    const sim = await simulator();
+    const schema = randomSchema();
+    cleanups.push(() => dropSchema(schema));
+    const INTERVAL = 1_000;
+    const h = await startHarness({
+      sim,
+      now: () => clock,
+      pgSchema: schema,
+      env: { WATCH_INTERVAL_MS: String(INTERVAL) },
+    });
+    cleanups.push(() => h.close());
+    const store = await openStore({
+      config: h.config,
+      logger: captureLogger().logger,
+      now: () => clock,
+      pgSchema: schema,
+    });
+    cleanups.push(() => store.close());
+    const [a, b] = [h.deps, { ...h.deps, store }].map((deps) =>
+      createPoller({ deps, clientFor: h.app.env.clientFor, now: () => clock }),
+    ) as [Poller, Poller];
+    cleanups.push(() => a.stop());
+    cleanups.push(() => b.stop());
+
+    // Under attack for six minutes when the watch is made: its first evaluation fires.
+    sim.stageAttack(SIM_IDS.zoneEnterprise, {
+      startsAt: T0 - 6 * MIN,
+      rampMinutes: 0,
+      durationMinutes: 60,
+      peakPerMinute: 900,
+    });
+    await createWatch(h.deps, {
+      teamId: "T0001",
+      channelId: "C0050",
+      userId: "U0001",
+      kind: "zone",
+      target: String(SIM_IDS.zoneEnterprise),
+      options: { sensitivity: "normal" },
+    });
+    // Slack takes longer than the watch's interval to answer the alert's post (a 429 retried, a slow
+    // network). The replica posting it keeps its claim on the evaluation meanwhile, so the other one
+    // does not evaluate the watch again, find the alert unposted and post it a second time.
+    h.slack.addFault({ method: "chat.postMessage", channel: "C0050", latencyMs: 1_500, times: 1 });
+    const first = a.tick();
+    await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0050");
+    clock += 2 * INTERVAL;
+    const [made] = await h.store.watches.list("T0001");
+    const renewedBy = Date.now() + 1_200;
+    while (
+      ((await h.store.watches.get(made?.id as string))?.nextPollAt ?? 0) <= clock &&
+      Date.now() < renewedBy
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await b.tick()).toBe(0);
+    await first;
+    clock += 2 * INTERVAL;
+    await Promise.all([a.tick(), b.tick()]);
+
+    const parents = posts(h).filter((c) => c.args.channel === "C0050" && !c.args.thread_ts);
+    expect(parents).toHaveLength(1);
+    const [watch] = await h.store.watches.list("T0001");
+    const episodes = await h.store.episodes.listForWatch(watch?.id as string);
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]?.messageTs).toBeTruthy();
+  }, 60_000);
+});
+
 describe("a command typed during an attack", () => {
   it("is answered ahead of the polling, whose interval stretches to the key's share", async () => {
     clock = T0;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatClusterTable, runClusterBench } from "../../bench/cluster.js";
+import { alertsWork, formatClusterTable, runClusterBench, schedulesWork } from "../../bench/cluster.js";
 import { IN_CI, pgReachable } from "../store/helpers.js";
 
 /**
  * The cluster bench at small scale, as `npm run bench -- --replicas 3` runs it: three replicas from
  * source (tsx) on the real PostgreSQL (a database made for the run) and Redis, behind the round-robin
- * proxy; a few dozen clicks and schedules; one replica SIGKILLed while schedule runs hold leases and
+ * proxy; a few dozen clicks and schedules, a few zone alerts; one replica SIGKILLed while schedule runs hold leases and
  * clicks are arriving. Correctness only (nothing lost, nothing twice); `npm run bench` measures.
  */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -24,6 +24,8 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
       hotSeconds: 2,
       approvals: 24,
       schedules: 24,
+      alerts: 6,
+      watchIntervalMs: 1_000,
       killApprovals: 24,
       killSchedules: 36,
       killAfterDueMs: 1_500,
@@ -48,7 +50,14 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     expect(r.cap.failed, text).toBe(0);
     expect(r.acks[0]?.cluster.failed, text).toBe(0);
     expect(r.acks[0]?.cluster.missing, text).toBe(0);
+    expect(r.exactlyOnce.map((t) => t.work)).toEqual([schedulesWork.name, alertsWork.name]);
     for (const t of r.exactlyOnce) expect(t.once, text).toBe(t.expected);
+    // One episode opened per watch, on whichever replica claimed its evaluation.
+    const alerts = r.exactlyOnce.find((t) => t.work === alertsWork.name);
+    expect(
+      alerts?.perReplica?.reduce((s, n) => s + n, 0),
+      text,
+    ).toBe(6);
     // The kill: runs were in flight on the victim, and every occurrence was still posted exactly once.
     expect(r.kill.leasedAtKill, text).toBeGreaterThan(0);
     // Nothing lost. A second post is only possible for an occurrence a survivor took over (the victim
