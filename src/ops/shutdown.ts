@@ -102,13 +102,6 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
   async function refuse(args: AnyMiddlewareArgs & AllMiddlewareArgs, kind: string): Promise<void> {
     const ack = "ack" in args && typeof args.ack === "function" ? args.ack : undefined;
     logger.info({ kind }, "refused a Slack request: shutting down");
-    if (kind === "command" && ack) {
-      await (ack as (r: { response_type: "ephemeral"; text: string }) => Promise<void>)({
-        response_type: "ephemeral",
-        text: RESTARTING_NEW,
-      });
-      return;
-    }
     // A modal submitted now keeps its values open with the sentence on its first input, rather than
     // closing as if it had been saved.
     const inputBlock = kind === "view_submission" ? firstInputBlockId(args.body) : undefined;
@@ -119,9 +112,11 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
       });
       return;
     }
+    // Commands and clicks hear it through response_url: over HTTP the receiver has already given their
+    // (empty) ack (src/slack/ack-first-receiver.ts).
     if (ack) await (ack as () => Promise<void>)();
     const url = responseUrlOf(args.body);
-    if (url && kind === "block_actions") await say(url, RESTARTING_NEW);
+    if (url && (kind === "command" || kind === "block_actions")) await say(url, RESTARTING_NEW);
   }
 
   const middleware: Middleware<AnyMiddlewareArgs> = async (args) => {

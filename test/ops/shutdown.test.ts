@@ -31,7 +31,8 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
     expect((await o.get("/healthz")).status).toBe(200);
     const late = await o.command("apps");
     expect(late.status).toBe(200);
-    expect(JSON.parse(late.body)).toMatchObject({ response_type: "ephemeral", text: RESTARTING_NEW });
+    const refusal = await o.slack.waitForResponse(late.responseId);
+    expect(refusal.body).toMatchObject({ response_type: "ephemeral", text: RESTARTING_NEW });
     // A modal submitted meanwhile stays open with the sentence on its field instead of closing unsaved.
     const submit = await postSigned(
       `${o.baseUrl}/slack/events`,
@@ -65,7 +66,7 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
     expect(JSON.stringify(answers[0]?.body)).toMatch(/app/i);
     // The refused command never reached the Edge API and got no other answer.
     expect(listAppsCalls(o)).toBe(1);
-    expect(o.slack.responsesTo(late.responseId)).toHaveLength(0);
+    expect(o.slack.responsesTo(late.responseId)).toHaveLength(1);
     // The store is closed.
     await expect(o.bot.deps.store.ping()).rejects.toThrow(/closed/);
     // The server is gone.
