@@ -16,7 +16,7 @@ import type { Logger } from "../log.js";
  * leaves: the re-stamp is sent in the same turn of the event loop as the request itself, so however long
  * this replica took to hear back from Redis, the next start on that slot comes at least SLOT_HOLD_MS after
  * this request left. The margin over a second absorbs the network's jitter on the way to the Edge API; a
- * slot serves about 1000 / SLOT_HOLD_MS of a start per second, so the cap is used at about 97 %.
+ * slot serves about 1000 / SLOT_HOLD_MS of a start per second, so the cap is used at about 95–96 %.
  *
  * A 429's Retry-After is a Redis key with PX that every replica reads before its attempt.
  *
@@ -58,9 +58,9 @@ export interface SharedLimitOptions {
  * the Edge API may vary between two requests of one key (loopback under load: a few ms; measured with
  * `npm run bench -- --replicas 3`).
  */
-export const SLOT_HOLD_MS = 1_025;
+export const SLOT_HOLD_MS = 1_040;
 /** Added to a refused slot's wait; Redis is the judge, so waking early only costs another round trip. */
-const WAIT_MARGIN_MS = 2;
+const WAIT_MARGIN_MS = 1;
 /** How often a call waiting for a concurrency lease asks again (leases end when attempts do). */
 const LEASE_POLL_MS = 25;
 /** A call waiting for a start slot gives its concurrency lease back after this long (the lease outlives it). */
@@ -196,12 +196,6 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       };
       try {
         for (;;) {
-          const pausedMs = await pausedForMs(id);
-          if (pausedMs > 0) {
-            releaseLease();
-            await sleep(pausedMs + WAIT_MARGIN_MS, signal);
-            continue;
-          }
           if (lease && Date.now() - lease.at > LEASE_KEPT_WAITING_MS) releaseLease();
           if (!lease) {
             const got = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
@@ -213,12 +207,22 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
           }
           const sharedNow = shared();
           const slotCount = sharedNow ? options.ratePerSec : localSlots;
-          const got = await tryOne(
-            slots,
-            id,
-            slotCount,
-            earliestSlot !== undefined && earliestSlot < slotCount ? earliestSlot : undefined,
-          );
+          // The pause is read beside the slot, not before it: one round trip fewer between a slot
+          // freeing and the next start. A slot taken while the key is paused lapses unused.
+          const [pausedMs, got] = await Promise.all([
+            pausedForMs(id),
+            tryOne(
+              slots,
+              id,
+              slotCount,
+              earliestSlot !== undefined && earliestSlot < slotCount ? earliestSlot : undefined,
+            ),
+          ]);
+          if (pausedMs > 0) {
+            releaseLease();
+            await sleep(pausedMs + WAIT_MARGIN_MS, signal);
+            continue;
+          }
           if (got.slotKey !== undefined) {
             const slotKey = got.slotKey;
             const leaseKey = lease.key;
