@@ -2,7 +2,8 @@
  * (5) Memory: resident size of the bot process after N workspaces (each its own team id and stored
  * key, so N per-key queues) have each issued `/edge zones` and their queues have gone idle, then after
  * P pending approvals (signed Allow clicks, end to end: 3 Edge calls and an approval card each), then a
- * second round of the same. GC is forced (--expose-gc) before each reading.
+ * second round of the same. GC is forced (--expose-gc) before each reading, and V8 given 0.5 s to
+ * unmap what it freed.
  */
 import { ACTIONS } from "../src/slack/ids.js";
 import { ratio, round, sleep, until } from "./common.js";
@@ -15,6 +16,8 @@ export interface MemoryReading {
   heapTotalMiB: number;
   externalMiB: number;
   gcForced: boolean;
+  /** Highest RSS since the bot started (VmHWM): the peak under load, which no reading above catches. */
+  peakRssMiB: number;
 }
 
 export interface MemoryRound {
@@ -53,6 +56,7 @@ interface RawMemory {
   heapTotalMiB: number;
   externalMiB: number;
   gcForced: boolean;
+  peakRssMiB: number;
 }
 
 const reading = (m: RawMemory): MemoryReading => ({
@@ -61,6 +65,7 @@ const reading = (m: RawMemory): MemoryReading => ({
   heapTotalMiB: round(m.heapTotalMiB, 1),
   externalMiB: round(m.externalMiB, 1),
   gcForced: m.gcForced,
+  peakRssMiB: round(m.peakRssMiB, 1),
 });
 
 export async function memoryScenario(

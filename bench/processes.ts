@@ -3,7 +3,7 @@
  * sends. The orchestrator (bench/run.ts) hosts the fake Slack Web API (and response_url) itself.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -189,6 +189,14 @@ export async function seedKeys(env: Record<string, string>, workspaces: number):
   }
 }
 
+/** The node flags production runs the bot with: package.json's start:prod (the Dockerfile's CMD is tested equal). */
+export const PRODUCTION_NODE_FLAGS: readonly string[] =
+  (
+    JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }
+  ).scripts["start:prod"]
+    ?.split(/\s+/)
+    .filter((arg) => arg.startsWith("--")) ?? [];
+
 export async function startBotProcess(ctx: BenchContext, o: BotOptions): Promise<BotProcess> {
   const dataDir = mkdtempSync(join(ctx.workDir, `${o.name}-`));
   const env: Record<string, string> = {
@@ -212,6 +220,7 @@ export async function startBotProcess(ctx: BenchContext, o: BotOptions): Promise
   }
   const logFile = join(dataDir, "bot.log");
   const execArgv = [
+    ...PRODUCTION_NODE_FLAGS,
     ...(o.exposeGc ? ["--expose-gc"] : []),
     ...(ctx.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${join(ctx.profileDir, o.name)}`] : []),
   ];

@@ -110,7 +110,7 @@ const SETUP = [
   "Load: bench/loadgen.ts in its own process, open loop (request i due at start + i/rate), signs each body just before sending, ack = send → full HTTP answer.",
   "Baseline for acks: bench/bare-bolt.ts (Bolt App, HTTPReceiver, one /edge listener that only acks), same rates, interleaved with the bot's runs.",
   "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
-  "Memory: the bot run with --expose-gc; two full GCs before each VmRSS reading.",
+  "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
   "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info).",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
 ];

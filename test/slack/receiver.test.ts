@@ -1,10 +1,11 @@
+import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { acknowledgedEmpty } from "../../src/slack/ack-first-receiver.js";
 import { boundTeamClientCache } from "../../src/slack/app.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { selectTransport, TransportError } from "../../src/slack/transport.js";
-import { type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { BOT_TOKEN, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned, slashCommandBody } from "../support/slack-signer.js";
 
 describe("the HTTP receiver checks Slack's signature", () => {
@@ -38,15 +39,28 @@ describe("the HTTP receiver checks Slack's signature", () => {
     expect(h.sim.requests).toHaveLength(0);
   });
 
-  it("Bolt's per-team Web API clients are bounded (least recently used), and every team is still answered", async () => {
+  it("Bolt's per-team Web API clients are built on first use only, and bounded (least recently used)", async () => {
     boundTeamClientCache(h.app.app, 3);
-    for (const teamId of ["T0A", "T0B", "T0C", "T0D", "T0E", "T0F"]) {
+    const teams = ["T0A", "T0B", "T0C", "T0D", "T0E", "T0F"];
+    for (const teamId of teams) {
       const res = await h.command("help", { teamId });
       expect(res.status).toBe(200);
       await h.slack.waitForResponse(res.responseId);
     }
-    const clients = (h.app.app as unknown as { clients: Record<string, unknown> }).clients;
+    type Pool = { getOrCreate(token: string, options: WebClientOptions): WebClient };
+    const clients = (h.app.app as unknown as { clients: Record<string, Pool> }).clients;
+    // /edge help answers through response_url: no team's client was built.
+    expect(Object.keys(clients)).toEqual([]);
+
+    // What Bolt does for a request, then a listener calling the Web API.
+    for (const teamId of teams) {
+      const client = clients[teamId]?.getOrCreate(BOT_TOKEN, { slackApiUrl: h.slack.apiUrl, teamId });
+      expect(client).toBeInstanceOf(WebClient);
+      expect((await client?.auth.test())?.ok).toBe(true);
+    }
     expect(Object.keys(clients).sort()).toEqual(["T0D", "T0E", "T0F"]);
+    const again = clients.T0F?.getOrCreate(BOT_TOKEN, {});
+    expect(again).toBe(clients.T0F?.getOrCreate(BOT_TOKEN, {}));
   });
 
   it("a correctly signed request is acknowledged", async () => {
