@@ -38,7 +38,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-# --max-semi-space-size=4: V8 lets each young-generation semi-space grow to 16 MiB under load and keeps
-# it until idle; at 4 MiB the RSS right after a burst of 10,000 workspaces is lower (bench (5)) for slightly
-# more frequent scavenges. package.json's start scripts and the bench's bot use the same flags (a test checks).
-CMD ["node", "--max-semi-space-size=4", "dist/main.js"]
+CMD ["node", "dist/main.js"]

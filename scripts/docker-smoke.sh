@@ -22,7 +22,7 @@ DOCKERFILE="$ROOT/Dockerfile"
 INSTALL_STEP="npm ci --no-audit --no-fund"
 BUILD_STEP="npm run build"
 PRUNE_STEP="npm prune --omit=dev --no-audit --no-fund"
-START_CMD='CMD ["node", "--max-semi-space-size=4", "dist/main.js"]'
+START_CMD='CMD ["node", "dist/main.js"]'
 HEALTH_SNIPPET="fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ROTATE_SCRIPT='"keys:rotate:prod": "node dist/rotate-keys.js"'
 BUILD_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json src)
@@ -99,7 +99,7 @@ PORT="$(free_port)"
 SLACK_PORT="$(free_port)"
 KEY_1="$(node -e 'console.log(Buffer.alloc(32,1).toString("base64"))')"
 KEY_2="$(node -e 'console.log(Buffer.alloc(32,2).toString("base64"))')"
-say "starting node --max-semi-space-size=4 dist/main.js on port $PORT (HTTP mode, fake credentials, NODE_ENV=production, Slack unreachable)"
+say "starting node dist/main.js on port $PORT (HTTP mode, fake credentials, NODE_ENV=production, Slack unreachable)"
 (
   cd "$APP"
   exec env -i PATH="$PATH" HOME="$WORK" \
@@ -108,7 +108,7 @@ say "starting node --max-semi-space-size=4 dist/main.js on port $PORT (HTTP mode
     SLACK_API_URL="http://127.0.0.1:$SLACK_PORT/api/" EDGE_API_URL=http://127.0.0.1:9 \
     ENCRYPTION_KEY="$KEY_1" \
     SHUTDOWN_TIMEOUT_MS=2000 \
-    node --max-semi-space-size=4 dist/main.js
+    node dist/main.js
 ) >"$WORK/bot.log" 2>&1 &
 BOT_PID=$!
 

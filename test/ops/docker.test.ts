@@ -31,7 +31,7 @@ describe("Dockerfile", () => {
     expect(runtime.find((l) => l.startsWith("HEALTHCHECK"))).toMatch(/\/healthz/);
     // One entry point for every transport: the environment picks Socket Mode, HTTP or OAuth.
     const entry = instructions.filter((l) => l.startsWith("CMD ") || l.startsWith("ENTRYPOINT "));
-    expect(entry).toEqual(['CMD ["node", "--max-semi-space-size=4", "dist/main.js"]']);
+    expect(entry).toEqual(['CMD ["node", "dist/main.js"]']);
     // The image runs the bot as `npm run start:prod` does (and so does the bench's bot, from that script).
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     expect(`exec ${(JSON.parse(entry[0]?.slice("CMD ".length) ?? "[]") as string[]).join(" ")}`).toBe(
