@@ -37,6 +37,18 @@ async function minutes(n: number, pollers: Poller[]): Promise<void> {
 
 const posts = (h: Harness) => h.slack.callsTo("chat.postMessage");
 
+/** Another replica's store on the same PostgreSQL schema and clock (closed after the test). */
+async function anotherReplicaStore(h: Harness, schema: string) {
+  const store = await openStore({
+    config: h.config,
+    logger: captureLogger().logger,
+    now: () => clock,
+    pgSchema: schema,
+  });
+  cleanups.push(() => store.close());
+  return store;
+}
+
 describe.skipIf(!reachable)("three replicas on one PostgreSQL", () => {
   it("every replica polls, each alert is posted once, each reply once", async () => {
     clock = T0;
@@ -47,14 +59,7 @@ describe.skipIf(!reachable)("three replicas on one PostgreSQL", () => {
     cleanups.push(() => h.close());
     const replicas: Deps[] = [h.deps];
     for (let i = 1; i < 3; i++) {
-      const store = await openStore({
-        config: h.config,
-        logger: captureLogger().logger,
-        now: () => clock,
-        pgSchema: schema,
-      });
-      cleanups.push(() => store.close());
-      replicas.push({ ...h.deps, store });
+      replicas.push({ ...h.deps, store: await anotherReplicaStore(h, schema) });
     }
     const pollers = replicas.map((deps) =>
       createPoller({ deps, clientFor: h.app.env.clientFor, now: () => clock, concurrency: 4 }),
@@ -131,13 +136,7 @@ describe.skipIf(!reachable)("an evaluation that outlives its interval", () => {
       env: { WATCH_INTERVAL_MS: String(INTERVAL) },
     });
     cleanups.push(() => h.close());
-    const store = await openStore({
-      config: h.config,
-      logger: captureLogger().logger,
-      now: () => clock,
-      pgSchema: schema,
-    });
-    cleanups.push(() => store.close());
+    const store = await anotherReplicaStore(h, schema);
     const [a, b] = [h.deps, { ...h.deps, store }].map((deps) =>
       createPoller({ deps, clientFor: h.app.env.clientFor, now: () => clock }),
     ) as [Poller, Poller];
