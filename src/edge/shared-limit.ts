@@ -139,8 +139,11 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   });
   const pauseKey = (id: string) => `${prefix}:edge-pause:${id}`;
 
+  /** Redis answers: the limits are the cluster's (otherwise this replica's share, in memory). */
+  const shared = () => !down && redis.status === "ready";
+
   async function pausedForMs(id: string): Promise<number> {
-    if (down || redis.status !== "ready") return 0;
+    if (!shared()) return 0;
     try {
       const ms = await redis.pttl(pauseKey(id));
       return ms > 0 ? ms : 0;
@@ -149,8 +152,6 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       return 0;
     }
   }
-
-  const shared = () => !down && redis.status === "ready";
 
   /**
    * One free slot of `count` (consumed) if any, trying `first` first; otherwise how long until the
@@ -247,7 +248,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       }
     },
     async pause(id, ms) {
-      if (ms <= 0 || down || redis.status !== "ready") return;
+      if (ms <= 0 || !shared()) return;
       try {
         const px = Math.ceil(ms);
         await redis.multi().set(pauseKey(id), "1", "PX", px, "NX").pexpire(pauseKey(id), px, "GT").exec();
@@ -256,7 +257,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       }
     },
     problem() {
-      return down || redis.status !== "ready"
+      return !shared()
         ? `degraded: Redis does not answer; this replica uses its share of the Edge API rate (${localSlots}/s and ${localLeases} at once per key)`
         : undefined;
     },

@@ -24,7 +24,8 @@ export function acknowledgedEmpty(body: unknown): boolean {
   }
 }
 
-const alreadyAcknowledged = async (): Promise<void> => {};
+/** The ack Bolt's listeners get for a payload this receiver has already acknowledged (and yielded after). */
+export const alreadyAcknowledged = async (): Promise<void> => {};
 
 /**
  * Bolt's HTTP receiver (signature check, OAuth pages, custom routes, all unchanged), except that a

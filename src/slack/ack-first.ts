@@ -1,6 +1,7 @@
 import type { App } from "@slack/bolt";
 
 import { yieldToWaitingRequests } from "../ack-priority.js";
+import { alreadyAcknowledged } from "./ack-first-receiver.js";
 
 type Acknowledging = { ack: (...args: never[]) => Promise<void> };
 
@@ -8,6 +9,8 @@ type Acknowledging = { ack: (...args: never[]) => Promise<void> };
 export function ackFirst<A extends Acknowledging>(listener: (args: A) => Promise<void>) {
   return (args: A): Promise<void> => {
     const ack = args.ack;
+    // Acknowledged by the HTTP receiver, which already let the waiting requests go first.
+    if (ack === alreadyAcknowledged) return listener(args);
     const yieldingAck = (async (...ackArgs: never[]) => {
       await ack(...ackArgs);
       await yieldToWaitingRequests();

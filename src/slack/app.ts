@@ -133,14 +133,15 @@ export function createSlackApp({
     // No conversation state is used; Bolt's default store builds an Error on every request.
     convoStore: false,
     clientOptions,
+    // Only Bolt's own receivers read it (Socket Mode's); the HTTP receiver below is given it.
+    customRoutes: routes,
     ...(transport.kind === "console"
-      ? { receiver: transport.receiver, customRoutes: routes }
+      ? { receiver: transport.receiver }
       : transport.kind === "socket"
         ? {
             socketMode: true,
             appToken: transport.appToken,
             port,
-            customRoutes: routes,
             installerOptions: { clientOptions: installerClientOptions },
           }
         : {
@@ -157,17 +158,14 @@ export function createSlackApp({
             }),
           }),
     // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
+    // OAuth over HTTP lives in the receiver; the console always has a single token, so this is Socket Mode.
     ...(auth.kind === "single"
       ? { authorize: tokenCheck!.authorize }
       : transport.kind === "http"
         ? {}
         : {
             ...oauth,
-            installerOptions: {
-              directInstall: true,
-              clientOptions: installerClientOptions,
-              ...(transport.kind === "socket" ? { port } : {}),
-            },
+            installerOptions: { directInstall: true, clientOptions: installerClientOptions, port },
           }),
   });
 
