@@ -173,9 +173,6 @@ export function nextBaseline(
 /** App status changes: which transitions alert, which resolve, Deploying for too long. */
 export type AppTransition = "failing" | "recovered" | "stuck_deploying" | null;
 
-/** The ApplicationStatus values of the Magic Containers API. */
-export const APP_STATUSES = ["unknown", "active", "progressing", "inactive", "failing", "suspended"] as const;
-
 /** The statuses that alert when a watch names none. */
 export const DEFAULT_ALERT_STATUSES: readonly string[] = ["failing", "suspended"];
 

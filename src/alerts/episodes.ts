@@ -155,9 +155,20 @@ async function tellCreator(w: Watch, client: WebClient, code: string, logger: Lo
   }
 }
 
+/** The subject's latest episode: `read` when the caller has it already (null: none), else from the store. */
+async function latestEpisode(
+  c: EpisodeContext,
+  subjectId: string,
+  read: AlertEpisode | null | undefined,
+): Promise<AlertEpisode | undefined> {
+  if (read !== undefined) return read ?? undefined;
+  return c.deps.store.episodes.latest(c.watch.id, subjectId);
+}
+
 /**
  * The subject is in trouble now: open an episode (or reopen one resolved within the cool-down), or bring
  * the open one's parent up to date. `event`: the thread reply for what changed while it stayed open.
+ * `read`: the subject's latest episode when the caller has just read it (null: it has none).
  */
 export async function fire(
   c: EpisodeContext,
@@ -165,9 +176,10 @@ export async function fire(
   kind: string,
   subject: EpisodeSubject,
   event?: (previous: EpisodeDetails) => AlertEvent | undefined,
+  read?: AlertEpisode | null,
 ): Promise<DeliveryOutcome> {
   const { deps, watch } = c;
-  const latest = await deps.store.episodes.latest(watch.id, subjectId);
+  const latest = await latestEpisode(c, subjectId, read);
   if (latest?.status === "firing") {
     const previous = latest.details as EpisodeDetails;
     const moved = await deps.store.episodes.update(latest.id, latest.version, {
@@ -212,8 +224,9 @@ export async function resolve(
   c: EpisodeContext,
   subjectId: string,
   subject?: EpisodeSubject,
+  read?: AlertEpisode | null,
 ): Promise<DeliveryOutcome> {
-  const latest = await c.deps.store.episodes.latest(c.watch.id, subjectId);
+  const latest = await latestEpisode(c, subjectId, read);
   if (latest?.status !== "firing") return "none";
   const previous = latest.details as EpisodeDetails;
   const resolved = await c.deps.store.episodes.update(latest.id, latest.version, {

@@ -2,7 +2,7 @@ import type { EdgeClient } from "../edge/client.js";
 import { METRICS_RESOLUTION } from "../edge/schemas/shield.js";
 import { APPS_MAX_LIMIT } from "../services/apps.js";
 import type { AlertSignal, SignalNumbers } from "../slack/blocks/alerts.js";
-import type { Sensitivity } from "../store/index.js";
+import type { AlertEpisode, Sensitivity } from "../store/index.js";
 import {
   classifyApp,
   evaluateZone,
@@ -103,11 +103,8 @@ export async function evaluateZoneWatch(
   if (episode !== null && lastAttack) {
     // Firing (or opened). A new episode is told what the mitigations need: the top offender and the
     // zone's DDoS sensitivity, each failing alone.
-    const open = await c.deps.store.episodes.latest(watch.id, subjectId);
-    const known =
-      open?.status === "firing"
-        ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
-        : undefined;
+    const open = (await c.deps.store.episodes.latest(watch.id, subjectId)) ?? null;
+    const known = firingZoneSubject(open);
     let topOffender = known?.topOffender ?? null;
     let ddosSensitivity = known?.ddosSensitivity ?? null;
     if (!known) {
@@ -130,26 +127,31 @@ export async function evaluateZoneWatch(
       ddosSensitivity,
     };
     deliveries.push(
-      await fire(c, subjectId, "attack", subject, (prev) => {
-        const before = new Set(
-          (prev.subject as ZoneSubject).readings.filter((r) => r.over).map((r) => r.signal),
-        );
-        const joined = readings.filter((r) => r.over && !before.has(r.signal)).map((r) => r.signal);
-        return joined.length > 0 ? { kind: "worse", signals: joined, readings } : undefined;
-      }),
+      await fire(
+        c,
+        subjectId,
+        "attack",
+        subject,
+        (prev) => {
+          const before = new Set(
+            (prev.subject as ZoneSubject).readings.filter((r) => r.over).map((r) => r.signal),
+          );
+          const joined = readings.filter((r) => r.over && !before.has(r.signal)).map((r) => r.signal);
+          return joined.length > 0 ? { kind: "worse", signals: joined, readings } : undefined;
+        },
+        open,
+      ),
     );
   } else if (episode === null && (wasOpen || lastAttack)) {
     // Calm for long enough (or an attack that came and went between two evaluations): resolve.
-    const open = await c.deps.store.episodes.latest(watch.id, subjectId);
-    const known =
-      open?.status === "firing"
-        ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
-        : undefined;
+    const open = (await c.deps.store.episodes.latest(watch.id, subjectId)) ?? null;
+    const known = firingZoneSubject(open);
     deliveries.push(
       await resolve(
         c,
         subjectId,
         known && lastVerdict ? { ...known, readings: numbers(lastVerdict) } : undefined,
+        open,
       ),
     );
   }
@@ -157,6 +159,13 @@ export async function evaluateZoneWatch(
 }
 
 type ZoneSubject = Extract<EpisodeDetails["subject"], { kind: "zone" }>;
+
+/** What the zone's open alert already knows (top offender, DDoS sensitivity), if one is firing. */
+function firingZoneSubject(open: AlertEpisode | null): ZoneSubject | undefined {
+  return open?.status === "firing"
+    ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
+    : undefined;
+}
 
 /** The busiest IP of the zone's event log in the last 10 minutes. */
 async function topIp(edge: EdgeClient, zoneId: number, now: number): Promise<string | null> {
@@ -216,11 +225,18 @@ export async function evaluateAppsWatch(
         const t = (open.details as EpisodeDetails).subject;
         const transitionNow = t.kind === "app" ? t.transition : "failing";
         deliveries.push(
-          await fire(c, app.id, open.kind, subject(transitionNow), () => ({
-            kind: "status",
-            appName: app.name,
-            status: app.status,
-          })),
+          await fire(
+            c,
+            app.id,
+            open.kind,
+            subject(transitionNow),
+            () => ({
+              kind: "status",
+              appName: app.name,
+              status: app.status,
+            }),
+            open,
+          ),
         );
       }
     }

@@ -3,7 +3,14 @@ import type { EdgeClient } from "../edge/client.js";
 import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
 import { allPages, cachedForKey, type Freshness, type KeyedList, warmForKey } from "./key-cache.js";
-import { MAX_PAGES, type NamedZone, PAGE_SIZE, ZONE_DIRECTORY_TTL_MS, zoneDirectory } from "./zone-lookup.js";
+import {
+  MAX_PAGES,
+  type NamedZone,
+  PAGE_SIZE,
+  ZONE_DIRECTORY,
+  ZONE_DIRECTORY_TTL_MS,
+  zoneDirectory,
+} from "./zone-lookup.js";
 
 /**
  * What a picker searches as the user types: the workspace key's shield zones, DNS zones, applications
@@ -174,10 +181,9 @@ export async function searchPicker(
 
 /** Start loading a source's list for the workspace's key (a picker is about to be shown). */
 export function warmPicker(deps: Deps, teamId: string, source: PickerSource): void {
-  if (source === "shield" || source === "pull") {
-    zoneDirectory(deps, teamId, "suggest").catch((err: unknown) =>
-      deps.logger.debug({ err, teamId }, "warming the zone directory failed"),
-    );
-  } else if (source === "dns") warmForKey(deps, teamId, DNS_ZONES);
-  else warmForKey(deps, teamId, APPS);
+  warmForKey<unknown>(
+    deps,
+    teamId,
+    source === "shield" || source === "pull" ? ZONE_DIRECTORY : source === "dns" ? DNS_ZONES : APPS,
+  );
 }

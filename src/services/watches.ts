@@ -1,5 +1,6 @@
-import { APP_STATUSES, normaliseAppStatus } from "../alerts/detect.js";
+import { normaliseAppStatus } from "../alerts/detect.js";
 import type { Deps } from "../deps.js";
+import { APP_STATUSES } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
 import type { Sensitivity, Watch, WatchKind, WatchOptions } from "../store/index.js";
 import { type ActorInput, requireCreatorOrAdmin } from "./ownership.js";

@@ -57,7 +57,7 @@ export interface ZoneSearchResult {
 
 // ---- the per-key cache ------------------------------------------------------------------------------
 
-const ZONE_DIRECTORY: KeyedList<ZoneDirectory> = {
+export const ZONE_DIRECTORY: KeyedList<ZoneDirectory> = {
   name: "zones",
   ttlMs: ZONE_DIRECTORY_TTL_MS,
   load: loadDirectory,

@@ -44,7 +44,8 @@ export function decodePickTemplate(blockId: string): PickTemplate | undefined {
   }
 }
 
-const quoted = (w: string) => (/\s/.test(w) ? `"${w.replace(/"/g, "")}"` : w);
+/** One word of `/edge` text: a word with spaces is quoted (its own quotes dropped). */
+export const quoted = (w: string) => (/\s/.test(w) ? `"${w.replace(/"/g, "")}"` : w);
 
 /** `/edge` text for the template with `id` in its place (what runs once a choice is made). */
 export function commandTextFor(t: PickTemplate, id: string): string {

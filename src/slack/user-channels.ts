@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { UserError } from "../errors.js";
+import { slackErrorCode, UserError } from "../errors.js";
 
 /** Pages of users.conversations read at most (200 channels each). */
 const MAX_PAGES = 10;
@@ -26,7 +26,7 @@ export async function userChannelIds(client: WebClient, userId: string): Promise
         ...(cursor ? { cursor } : {}),
       });
     } catch (err) {
-      const code = (err as { data?: { error?: unknown } }).data?.error;
+      const code = slackErrorCode(err);
       if (code === "missing_scope" || code === "not_allowed_token_type")
         throw new UserError("slack", MISSING_SCOPE, { cause: err });
       throw err;

@@ -6,6 +6,7 @@ import { parseTemporary } from "../../commands/parse.js";
 import { runCommand } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
 import { CHANGE_MODAL } from "../../ids.js";
+import { quoted } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";
 
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -61,7 +62,7 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       ...form.fields.flatMap((f) => read(`${CHANGE_MODAL.fieldPrefix}${f.id}`) ?? []),
       ...(duration !== undefined ? ["for", duration] : []),
     ];
-    const text = words.map((w) => (/\s/.test(w) ? `"${w.replace(/"/g, "")}"` : w)).join(" ");
+    const text = words.map(quoted).join(" ");
     const result = await runCommand(subcommands, {
       env,
       client,
