@@ -2,7 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import type { Lease } from "../scheduler/pool.js";
-import { CHANNEL_ERRORS, slackErrorCode } from "../scheduler/run.js";
+import { CHANNEL_ERRORS, slackErrorCode, tellCreator } from "../scheduler/run.js";
 import {
   type AlertEvent,
   type AlertView,
@@ -129,7 +129,8 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
     if (CHANNEL_ERRORS.has(code)) {
       logger.warn({ slackError: code, alreadyFailing: watch.failing }, "watch's channel refuses alerts");
       await deps.store.watches.markFailing(watch.id, `Slack refused the alert (${code}).`);
-      if (!watch.failing) await tellCreator(watch, client, code, logger);
+      if (!watch.failing)
+        await tellCreator(client, watch.createdBy, watchChannelFailingDm(watch, code), "watch", logger);
       c.watch.failing = true;
       return "channel_failing";
     }
@@ -141,18 +142,6 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
     c.watch.failing = false;
   }
   return outcome;
-}
-
-async function tellCreator(w: Watch, client: WebClient, code: string, logger: Logger): Promise<void> {
-  try {
-    const dm = await client.conversations.open({ users: w.createdBy });
-    const channel = dm.channel?.id;
-    if (!channel) throw new Error("conversations.open returned no channel");
-    const m = watchChannelFailingDm(w, code);
-    await client.chat.postMessage({ channel, text: m.text, blocks: m.blocks });
-  } catch (err) {
-    logger.warn({ err, userId: w.createdBy }, "could not tell the watch's creator that it is failing");
-  }
 }
 
 /** The subject's latest episode: `read` when the caller has it already (null: none), else from the store. */

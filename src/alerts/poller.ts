@@ -215,9 +215,10 @@ export function createPoller(options: PollerOptions): Poller {
   /** The due watches of a tick, each with its workspace's interval (counted once per workspace per tick). */
   async function listDue(): Promise<DueWatch[]> {
     const due = await deps.store.watches.listDue(now(), batchSize, scope);
-    const intervals = new Map<string, number>();
-    for (const teamId of new Set(due.map((w) => w.teamId)))
-      intervals.set(teamId, await watchInterval(deps, teamId));
+    const teams = [...new Set(due.map((w) => w.teamId))];
+    const intervals = new Map(
+      await Promise.all(teams.map(async (teamId) => [teamId, await watchInterval(deps, teamId)] as const)),
+    );
     return due.map((watch) => ({
       watch,
       interval: intervals.get(watch.teamId) ?? config.watches.intervalMs,

@@ -105,15 +105,21 @@ async function buildReply(
   }
 }
 
-async function tellCreator(s: Schedule, client: WebClient, code: string, logger: Logger): Promise<void> {
+/** A direct message to whoever created `what` (a schedule, a watch) that its channel refuses posts. */
+export async function tellCreator(
+  client: WebClient,
+  userId: string,
+  message: Reply,
+  what: "schedule" | "watch",
+  logger: Logger,
+): Promise<void> {
   try {
-    const dm = await client.conversations.open({ users: s.createdBy });
+    const dm = await client.conversations.open({ users: userId });
     const channel = dm.channel?.id;
     if (!channel) throw new Error("conversations.open returned no channel");
-    const message = channelFailingDm(s, code);
     await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks });
   } catch (err) {
-    logger.warn({ err, userId: s.createdBy }, "could not tell the schedule's creator that it is failing");
+    logger.warn({ err, userId }, `could not tell the ${what}'s creator that it is failing`);
   }
 }
 
@@ -171,7 +177,7 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
         logger.warn({ slackError: code, alreadyFailing: s.failing }, "schedule's channel refuses posts");
         await deps.store.schedules.markFailing(s.id, sentence);
         // One direct message when a schedule starts failing; none while it stays failing.
-        if (!s.failing) await tellCreator(s, client, code, logger);
+        if (!s.failing) await tellCreator(client, s.createdBy, channelFailingDm(s, code), "schedule", logger);
         return finish({ outcome: "channel_failing", posted: false, error: sentence, slackError: code });
       }
       logger.warn({ err, slackError: code }, "posting the scheduled DNS summary failed");

@@ -42,7 +42,10 @@ export async function acknowledgeAlert(
   const before = await loadAlert(deps, teamId, episodeId);
   const won =
     before.episode.acknowledgedBy === null && (await deps.store.episodes.acknowledge(episodeId, userId));
-  const alert = await loadAlert(deps, teamId, episodeId);
+  // Acknowledging changes the episode only: read it again (who won), not its watch.
+  const episode = await deps.store.episodes.get(episodeId);
+  if (!episode) throw new UserError("not_found", GONE);
+  const alert: LoadedAlert = { episode, watch: before.watch };
   if (won) {
     await deps.store.audit.append({
       teamId,
@@ -80,10 +83,10 @@ export async function muteAlertWatch(
   deps: Deps,
   input: MuteInput,
 ): Promise<{ alert: LoadedAlert; until: number }> {
-  const { watch } = await loadAlert(deps, input.teamId, input.episodeId);
+  const { episode, watch } = await loadAlert(deps, input.teamId, input.episodeId);
   const until = deps.now() + input.forMs;
-  await muteWatch(deps, input, watch.id, until);
-  return { alert: await loadAlert(deps, input.teamId, input.episodeId), until };
+  // muteWatch answers with the watch as muted; the episode does not change.
+  return { alert: { episode, watch: await muteWatch(deps, input, watch.id, until) }, until };
 }
 
 /** An open alert as the App Home lists it. */

@@ -90,58 +90,99 @@ const APP_GROUP_ORDER: readonly AppStatus[] = [
   "unknown",
 ];
 
+type Choice = PickerChoice & { names: string[] };
+
+/**
+ * A loaded list's choices, built once per list and source: the cached list is the same object until it
+ * is reloaded, and every keystroke in a picker searches it again. `keys`: the names and id, lower case.
+ */
+const builtChoices = new WeakMap<object, Partial<Record<PickerSource, (Choice & { keys: string[] })[]>>>();
+
+function memoChoices(
+  list: object,
+  source: PickerSource,
+  build: () => Choice[],
+): (Choice & { keys: string[] })[] {
+  let bySource = builtChoices.get(list);
+  if (!bySource) {
+    bySource = {};
+    builtChoices.set(list, bySource);
+  }
+  bySource[source] ??= build().map((c) => ({
+    ...c,
+    keys: [...c.names.map((n) => n.toLowerCase()), c.value.toLowerCase()],
+  }));
+  return bySource[source];
+}
+
 async function choicesOf(
   deps: Deps,
   teamId: string,
   source: PickerSource,
   freshness: Freshness,
-): Promise<(PickerChoice & { names: string[] })[]> {
+): Promise<(Choice & { keys: string[] })[]> {
   switch (source) {
-    case "shield":
-      return (await zoneDirectory(deps, teamId, freshness)).zones.map(shieldChoice);
+    case "shield": {
+      const directory = await zoneDirectory(deps, teamId, freshness);
+      return memoChoices(directory, source, () => directory.zones.map(shieldChoice));
+    }
     case "pull": {
       const directory = await zoneDirectory(deps, teamId, freshness);
-      const shielded = directory.zones.flatMap((z) =>
-        z.zone.pullZoneId === null
-          ? []
-          : [{ id: z.zone.pullZoneId, name: z.pullZoneName, hostnames: z.hostnames }],
-      );
-      const plain = directory.unshielded.map((p) => ({
-        id: p.pullZoneId,
-        name: p.pullZoneName,
-        hostnames: p.hostnames,
-      }));
-      const choice =
-        (group: string) => (p: { id: number; name: string | null; hostnames: readonly string[] }) => {
-          const names = [...(p.name ? [p.name] : []), ...p.hostnames];
-          return {
-            value: String(p.id),
-            label: `${names[0] ?? "(no name)"} · pull zone ${p.id}`,
-            group,
-            names,
-          };
-        };
-      return [...shielded.map(choice("With Shield")), ...plain.map(choice("Without Shield"))];
+      return memoChoices(directory, source, () => pullChoices(directory));
     }
-    case "dns":
-      return (await cachedForKey(deps, teamId, DNS_ZONES, freshness)).map((z) => ({
-        value: String(z.id),
-        label: `${z.domain ?? "(no domain)"} · DNS zone ${z.id}`,
-        names: z.domain ? [z.domain] : [],
-      }));
-    case "app":
-      return [...(await cachedForKey(deps, teamId, APPS, freshness))]
-        .sort(
-          (a, b) =>
-            rank(APP_GROUP_ORDER, a.status) - rank(APP_GROUP_ORDER, b.status) || a.name.localeCompare(b.name),
-        )
-        .map((a) => ({
-          value: a.id,
-          label: a.name === a.id ? a.id : `${a.name} · ${a.id}`,
-          group: APP_STATUS_LABELS[a.status as AppStatus] ?? a.status,
-          names: [a.name],
-        }));
+    case "dns": {
+      const zones = await cachedForKey(deps, teamId, DNS_ZONES, freshness);
+      return memoChoices(zones, source, () =>
+        zones.map((z) => ({
+          value: String(z.id),
+          label: `${z.domain ?? "(no domain)"} · DNS zone ${z.id}`,
+          names: z.domain ? [z.domain] : [],
+        })),
+      );
+    }
+    case "app": {
+      const apps = await cachedForKey(deps, teamId, APPS, freshness);
+      return memoChoices(apps, source, () => appChoices(apps));
+    }
   }
+}
+
+function pullChoices(directory: Awaited<ReturnType<typeof zoneDirectory>>): Choice[] {
+  const shielded = directory.zones.flatMap((z) =>
+    z.zone.pullZoneId === null
+      ? []
+      : [{ id: z.zone.pullZoneId, name: z.pullZoneName, hostnames: z.hostnames }],
+  );
+  const plain = directory.unshielded.map((p) => ({
+    id: p.pullZoneId,
+    name: p.pullZoneName,
+    hostnames: p.hostnames,
+  }));
+  const choice =
+    (group: string) => (p: { id: number; name: string | null; hostnames: readonly string[] }) => {
+      const names = [...(p.name ? [p.name] : []), ...p.hostnames];
+      return {
+        value: String(p.id),
+        label: `${names[0] ?? "(no name)"} · pull zone ${p.id}`,
+        group,
+        names,
+      };
+    };
+  return [...shielded.map(choice("With Shield")), ...plain.map(choice("Without Shield"))];
+}
+
+function appChoices(apps: readonly App[]): Choice[] {
+  return [...apps]
+    .sort(
+      (a, b) =>
+        rank(APP_GROUP_ORDER, a.status) - rank(APP_GROUP_ORDER, b.status) || a.name.localeCompare(b.name),
+    )
+    .map((a) => ({
+      value: a.id,
+      label: a.name === a.id ? a.id : `${a.name} · ${a.id}`,
+      group: APP_STATUS_LABELS[a.status as AppStatus] ?? a.status,
+      names: [a.name],
+    }));
 }
 
 const rank = (order: readonly string[], s: string) => {
@@ -164,10 +205,9 @@ export async function searchPicker(
   const needle = text.trim().toLowerCase();
   const all = await choicesOf(deps, teamId, source, freshness);
   const scored = all.flatMap((c) => {
-    const names = [...c.names.map((n) => n.toLowerCase()), c.value.toLowerCase()];
     if (needle === "") return [{ c, score: 1 }];
-    if (names.some((n) => n.startsWith(needle))) return [{ c, score: 0 }];
-    if (names.some((n) => n.includes(needle))) return [{ c, score: 1 }];
+    if (c.keys.some((n) => n.startsWith(needle))) return [{ c, score: 0 }];
+    if (c.keys.some((n) => n.includes(needle))) return [{ c, score: 1 }];
     return [];
   });
   scored.sort((a, b) => a.score - b.score);
