@@ -56,6 +56,20 @@ export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promis
   return { apps, totals, read, totalItems, nextCursor };
 }
 
+/** The applications, a page of 1000 at a time through the API's cursor, at most `maxPages` pages. */
+export async function* appPages(
+  client: EdgeClient,
+  maxPages: number,
+): AsyncGenerator<{ items: App[]; last: boolean }> {
+  let cursor: string | undefined;
+  for (let i = 0; i < maxPages; i++) {
+    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+    yield { items: page.items, last: !page.nextCursor };
+    if (!page.nextCursor) return;
+    cursor = page.nextCursor;
+  }
+}
+
 /** Counts by status over every application (App Home), reading at most `maxPages` pages of 1000. */
 export async function countAppsByStatus(
   client: EdgeClient,
@@ -63,21 +77,18 @@ export async function countAppsByStatus(
 ): Promise<{ total: number; byStatus: Record<string, number>; complete: boolean }> {
   const byStatus: Record<string, number> = {};
   let total = 0;
-  let cursor: string | undefined;
-  for (let i = 0; i < maxPages; i++) {
-    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+  for await (const page of appPages(client, maxPages)) {
     for (const app of page.items) {
       total++;
       byStatus[app.status] = (byStatus[app.status] ?? 0) + 1;
     }
-    if (!page.nextCursor) return { total, byStatus, complete: true };
-    cursor = page.nextCursor;
+    if (page.last) return { total, byStatus, complete: true };
   }
   return { total, byStatus, complete: false };
 }
 
-/** API pages of 1000 read at most to find an application by name. */
-const MAX_PAGES_TO_FIND = 10;
+/** API pages of 1000 read at most to find an application by name (and to list them for a picker). */
+export const MAX_PAGES_TO_FIND = 10;
 
 /**
  * The application with this id, or the only one with this name (case-insensitive); a sentence listing
@@ -86,14 +97,10 @@ const MAX_PAGES_TO_FIND = 10;
 export async function findApp(client: EdgeClient, idOrName: string, example: string): Promise<App> {
   const wanted = idOrName.toLowerCase();
   const byName: App[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < MAX_PAGES_TO_FIND; pages++) {
-    const page = await client.listApps({ limit: APPS_MAX_LIMIT, ...(cursor ? { cursor } : {}) });
+  for await (const page of appPages(client, MAX_PAGES_TO_FIND)) {
     const exact = page.items.find((a) => a.id === idOrName);
     if (exact) return exact;
     byName.push(...page.items.filter((a) => a.name.toLowerCase() === wanted));
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
   }
   if (byName.length === 1 && byName[0]) return byName[0];
   if (byName.length > 1)

@@ -2,6 +2,7 @@ import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
+import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
 import { allPages, cachedForKey, type Freshness, type KeyedList, warmForKey } from "./key-cache.js";
 import {
   MAX_PAGES,
@@ -44,8 +45,6 @@ export interface PickerMatches {
   readonly total: number;
 }
 
-const APP_PAGES = 10;
-
 const DNS_ZONES: KeyedList<readonly DnsZoneSummary[]> = {
   name: "dns-zones",
   ttlMs: ZONE_DIRECTORY_TTL_MS,
@@ -58,13 +57,7 @@ const APPS: KeyedList<readonly App[]> = {
   ttlMs: ZONE_DIRECTORY_TTL_MS,
   async load(client: EdgeClient) {
     const apps: App[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages < APP_PAGES; pages++) {
-      const page = await client.listApps({ limit: 1000, ...(cursor ? { cursor } : {}) });
-      apps.push(...page.items);
-      if (!page.nextCursor) break;
-      cursor = page.nextCursor;
-    }
+    for await (const page of appPages(client, MAX_PAGES_TO_FIND)) apps.push(...page.items);
     return apps;
   },
 };
