@@ -1,5 +1,6 @@
 import { normaliseAppStatus } from "../alerts/detect.js";
 import type { Deps } from "../deps.js";
+import { durationMs } from "../duration.js";
 import { APP_STATUSES } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
 import type { Sensitivity, Watch, WatchKind, WatchOptions } from "../store/index.js";
@@ -130,11 +131,7 @@ export function parseMuteDuration(word: string | undefined, example: string): nu
   if (word === undefined) throw usage(`For how long? For example: ${example}`);
   const w = word.toLowerCase();
   if (w === "off" || w === "0") return null;
-  const m = /^(?:(\d{1,2})d)?(?:(\d{1,3})h)?(?:(\d{1,4})m)?$/.exec(w);
-  const ms =
-    m && (m[1] || m[2] || m[3])
-      ? ((Number(m[1] ?? 0) * 24 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 60_000
-      : Number.NaN;
+  const ms = durationMs(w, { days: true });
   if (!(ms >= 60_000 && ms <= MAX_MUTE_MS))
     throw usage(
       `"${word}" is not a mute duration: use 30m, 2h, 1d (up to 7d), or off. For example: ${example}`,

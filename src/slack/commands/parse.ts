@@ -1,3 +1,4 @@
+import { durationMs } from "../../duration.js";
 import { usage } from "../../errors.js";
 import type { PickerSource } from "../../services/pickers.js";
 import type { ZoneRef } from "../../services/zone-lookup.js";
@@ -55,9 +56,7 @@ export function parseTemporary(
 ): { args: readonly string[]; temporaryMs: number | undefined } {
   const at = args.findIndex((a) => a.toLowerCase() === "for");
   if (at === -1) return { args, temporaryMs: undefined };
-  const spec = args[at + 1]?.toLowerCase();
-  const m = spec ? /^(?:(\d{1,2})h)?(?:(\d{1,4})m)?$/.exec(spec) : null;
-  const ms = m && (m[1] || m[2]) ? (Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60_000 : Number.NaN;
+  const ms = durationMs(args[at + 1], { days: false });
   if (!(ms >= 60_000 && ms <= 24 * 60 * 60_000) || args.length > at + 2)
     throw usage(
       `A temporary change ends the command with \`for\` and a duration from 1m to 24h, like 30m, 2h or 1h30m. For example: ${example} for 30m`,
