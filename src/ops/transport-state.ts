@@ -16,8 +16,8 @@ export interface TransportWatch {
 }
 
 interface ReceiverInternals {
-  /** HTTPReceiver: the listening server (undefined before start and after stop). */
-  server?: Server;
+  /** ThreadedHttpReceiver: whether its front thread and Bolt's receiver behind it are both listening. */
+  listening?: boolean;
   /** SocketModeReceiver: the SocketModeClient. */
   client?: EventEmitter;
   /** SocketModeReceiver: the server for custom routes and OAuth pages. */
@@ -35,7 +35,7 @@ export function watchTransport(app: App, kind: "http" | "socket"): TransportWatc
   const receiver = receiverOf(app);
   if (kind === "http") {
     return {
-      problem: () => (receiver?.server?.listening ? undefined : "the HTTP receiver is not listening"),
+      problem: () => (receiver?.listening ? undefined : "the HTTP receiver is not listening"),
       close: () => undefined,
     };
   }

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 
 import { yieldToWaitingRequests } from "../ack-priority.js";
-import { alreadyAcknowledged } from "./ack-first-receiver.js";
+import { alreadyAcknowledged } from "./threaded-receiver.js";
 
 type Acknowledging = { ack: (...args: never[]) => Promise<void> };
 
@@ -9,7 +9,7 @@ type Acknowledging = { ack: (...args: never[]) => Promise<void> };
 export function ackFirst<A extends Acknowledging>(listener: (args: A) => Promise<void>) {
   return (args: A): Promise<void> => {
     const ack = args.ack;
-    // Acknowledged by the HTTP receiver, which already let the waiting requests go first.
+    // Acknowledged by the HTTP front thread (src/slack/threaded-receiver.ts).
     if (ack === alreadyAcknowledged) return listener(args);
     const yieldingAck = (async (...ackArgs: never[]) => {
       await ack(...ackArgs);

@@ -1,4 +1,3 @@
-import type { Server } from "node:http";
 import {
   type AnyMiddlewareArgs,
   App,
@@ -14,13 +13,13 @@ import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
-import { AckFirstReceiver } from "./ack-first-receiver.js";
 import { AdminDirectory } from "./admin.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
+import { ThreadedHttpReceiver } from "./threaded-receiver.js";
 import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
 export const BOT_SCOPES = [
@@ -128,6 +127,20 @@ export function createSlackApp({
           scopes: BOT_SCOPES,
           installationStore: deps.store.installations,
         };
+  const receiver =
+    transport.kind === "http"
+      ? new ThreadedHttpReceiver(
+          {
+            signingSecret: transport.signingSecret,
+            customRoutes: routes,
+            logger: boltLogger(deps.logger),
+            ...(oauth
+              ? { ...oauth, installerOptions: { directInstall: true, clientOptions: installerClientOptions } }
+              : {}),
+          },
+          slackLogger,
+        )
+      : undefined;
   const app = new App({
     logger: boltLogger(deps.logger),
     // No conversation state is used; Bolt's default store builds an Error on every request.
@@ -144,19 +157,9 @@ export function createSlackApp({
             port,
             installerOptions: { clientOptions: installerClientOptions },
           }
-        : {
-            receiver: new AckFirstReceiver({
-              signingSecret: transport.signingSecret,
-              customRoutes: routes,
-              logger: boltLogger(deps.logger),
-              ...(oauth
-                ? {
-                    ...oauth,
-                    installerOptions: { directInstall: true, clientOptions: installerClientOptions },
-                  }
-                : {}),
-            }),
-          }),
+        : receiver
+          ? { receiver }
+          : {}),
     // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
     // OAuth over HTTP lives in the receiver; the console always has a single token, so this is Socket Mode.
     ...(auth.kind === "single"
@@ -204,9 +207,8 @@ export function createSlackApp({
       tokenCheck?.start();
       try {
         if (transport.kind === "http") {
-          const server = (await app.start(port)) as Server;
-          const address = server.address();
-          return { port: typeof address === "object" && address ? address.port : port };
+          await app.start(port);
+          return { port: receiver?.port ?? port };
         }
         if (transport.kind === "console") {
           await app.start();

@@ -1,8 +1,8 @@
 import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { acknowledgedEmpty } from "../../src/slack/ack-first-receiver.js";
 import { boundTeamClientCache } from "../../src/slack/app.js";
+import { acknowledgedEmpty } from "../../src/slack/front-thread.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { selectTransport, TransportError } from "../../src/slack/transport.js";
 import { BOT_TOKEN, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
