@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
@@ -6,7 +7,7 @@ import { acknowledgedEmpty } from "../../src/slack/front-thread.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { selectTransport, TransportError } from "../../src/slack/transport.js";
 import { BOT_TOKEN, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
-import { postSigned, slashCommandBody } from "../support/slack-signer.js";
+import { postSigned, slackSignatureHeaders, slashCommandBody } from "../support/slack-signer.js";
 
 describe("the HTTP receiver checks Slack's signature", () => {
   let h: Harness;
@@ -246,3 +247,73 @@ describe("selectTransport", () => {
     ).toThrow(/xapp-/);
   });
 });
+
+describe("acknowledgements come from the HTTP front thread, whatever the main thread is doing", () => {
+  let h: Harness;
+  let blockFor = 0;
+  let blocked: { from: number; to: number } | undefined;
+  beforeAll(async () => {
+    h = await startHarness({
+      middleware: [
+        async ({ next }) => {
+          if (blockFor > 0) {
+            // Synchronous work on the main thread (as a long SQLite statement or a full GC would be).
+            const from = Date.now();
+            while (Date.now() - from < blockFor) {}
+            blocked = { from, to: Date.now() };
+            blockFor = 0;
+          }
+          await next();
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a command sent while the main thread is blocked is acknowledged before the block ends, and both commands are answered", async () => {
+    const curlArgs = (id: string) => {
+      const body = slashCommandBody({ text: "help", responseUrl: h.slack.responseUrl(id) });
+      const headers = Object.entries(slackSignatureHeaders(body, SIGNING_SECRET)).flatMap(([k, v]) => [
+        "-H",
+        `${k}: ${v}`,
+      ]);
+      return [
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{time_total}\\n",
+        ...headers,
+        "--data-raw",
+        body,
+        h.eventsUrl,
+      ];
+    };
+    blockFor = 2_000;
+    // A separate process sends both: the first request's processing blocks this process's main thread,
+    // the second is sent 300 ms after the first was answered, and the shell stamps when it was sent.
+    const script = [
+      `curl ${curlArgs("first").map(shellQuote).join(" ")}`,
+      "sleep 0.3",
+      "date +%s%3N",
+      `curl ${curlArgs("second").map(shellQuote).join(" ")}`,
+    ].join("; ");
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile("sh", ["-c", script], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    const [first, sentAt, second] = out.trim().split("\n");
+    expect(first?.split(" ")[0]).toBe("200");
+    expect(second?.split(" ")[0]).toBe("200");
+    const secondSent = Number(sentAt);
+    const secondAcked = secondSent + Number(second?.split(" ")[1]) * 1000;
+    expect(blocked).toBeDefined();
+    expect(secondSent).toBeGreaterThan(blocked!.from);
+    expect(secondAcked).toBeLessThan(blocked!.to);
+    await h.slack.waitForResponse("first");
+    await h.slack.waitForResponse("second");
+  });
+});
+
+const shellQuote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
