@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { watchTransport } from "../../src/ops/transport-state.js";
 import { boundTeamClientCache } from "../../src/slack/app.js";
 import { acknowledgedEmpty } from "../../src/slack/front-thread.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
@@ -313,6 +314,23 @@ describe("acknowledgements come from the HTTP front thread, whatever the main th
     expect(secondAcked).toBeLessThan(blocked!.to);
     await h.slack.waitForResponse("first");
     await h.slack.waitForResponse("second");
+  });
+
+  it("a front thread that dies is started again on the same port; readiness says not listening meanwhile", async () => {
+    const receiver = (h.app.app as unknown as { receiver: { worker?: { terminate(): Promise<number> } } })
+      .receiver;
+    const transport = watchTransport(h.app.app, "http");
+    expect(transport.problem()).toBeUndefined();
+    await receiver.worker?.terminate();
+    expect(transport.problem()).toBe("the HTTP receiver is not listening");
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && transport.problem() !== undefined)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(transport.problem()).toBeUndefined();
+    const res = await h.command("help");
+    expect(res.status).toBe(200);
+    await h.slack.waitForResponse(res.responseId);
+    expect(h.logs.text).toContain("the HTTP front thread exited; starting it again");
   });
 });
 
