@@ -352,6 +352,8 @@ describe("App Home: open alerts of the user's channels", () => {
 
   it("lists the firing alerts of the channels the user is in, newest first, and nothing else", async () => {
     const mine = await postedAlert(h, { channelId: "C0MINE" });
+    // Opened in the same millisecond, the two would tie on opened_at and "newest first" would be a coin toss.
+    h.advanceClock(1000);
     const app = await postedAlert(h, { channelId: "C0MINE2", kind: "app" });
     await h.store.episodes.acknowledge(app.episode.id, "U0003");
     await postedAlert(h, { channelId: "C0NOTMINE" });
