@@ -218,7 +218,7 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn("acknowledged_at", ts)
         .addColumn("version", "integer", (c) => c.notNull().defaultTo(1))
         .execute();
-      // One episode per (watch, subject, seq): the second replica to open the same episode fails here.
+      // One episode per (watch, subject, seq): the second replica to open the same episode inserts nothing.
       await db.schema
         .createIndex("alert_episodes_watch_subject_seq")
         .unique()

@@ -194,12 +194,6 @@ function toEpisode(r: AlertEpisodesTable): AlertEpisode {
   };
 }
 
-/** A unique-index violation on either engine. */
-function isUniqueViolation(e: unknown): boolean {
-  const code = (e as { code?: unknown } | undefined)?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
-}
-
 const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
 export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
@@ -401,13 +395,13 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         acknowledged_at: null,
         version: 1,
       };
-      try {
-        await db.insertInto("alert_episodes").values(row).execute();
-      } catch (err) {
-        if (isUniqueViolation(err)) return undefined;
-        throw err;
-      }
-      return toEpisode(row);
+      // Another replica that opened this (watch, subject, seq) first wins; this insert then does nothing.
+      const inserted = await db
+        .insertInto("alert_episodes")
+        .values(row)
+        .onConflict((oc) => oc.columns(["watch_id", "subject", "seq"]).doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toEpisode(row) : undefined;
     },
 
     get,
