@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from "@slack/bo
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "./metrics.js";
+import { postEphemeral, responseUrlOf } from "./response-url.js";
 
 /**
  * Graceful shutdown. A Bolt global middleware counts every Slack request whose listeners are still
@@ -45,14 +46,6 @@ export interface WorkTrackerOptions {
   now?: () => number;
 }
 
-function responseUrlOf(body: unknown): string | undefined {
-  if (!body || typeof body !== "object") return undefined;
-  const b = body as { response_url?: unknown; response_urls?: { response_url?: unknown }[] };
-  if (typeof b.response_url === "string") return b.response_url;
-  const first = Array.isArray(b.response_urls) ? b.response_urls[0]?.response_url : undefined;
-  return typeof first === "string" ? first : undefined;
-}
-
 function firstInputBlockId(body: unknown): string | undefined {
   const values = (body as { view?: { state?: { values?: Record<string, unknown> } } } | undefined)?.view
     ?.state?.values;
@@ -85,19 +78,7 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
     }
   };
 
-  async function say(url: string, text: string): Promise<void> {
-    try {
-      const res = await post(url, {
-        method: "POST",
-        headers: { "content-type": "application/json; charset=utf-8" },
-        body: JSON.stringify({ response_type: "ephemeral", replace_original: false, text }),
-        signal: AbortSignal.timeout(3000),
-      });
-      if (!res.ok) logger.warn({ status: res.status }, "response_url refused the shutdown sentence");
-    } catch (err) {
-      logger.warn({ err }, "could not post the shutdown sentence to response_url");
-    }
-  }
+  const say = (url: string, text: string) => postEphemeral(post, url, text, logger, "the shutdown sentence");
 
   async function refuse(args: AnyMiddlewareArgs & AllMiddlewareArgs, kind: string): Promise<void> {
     const ack = "ack" in args && typeof args.ack === "function" ? args.ack : undefined;

@@ -2,6 +2,7 @@ import {
   type AnyMiddlewareArgs,
   App,
   type CustomRoute,
+  ErrorCode,
   LogLevel,
   type Middleware,
   type Receiver,
@@ -9,8 +10,10 @@ import {
 } from "@slack/bolt";
 import { type FetchFunction, WebClient, type WebClientOptions } from "@slack/web-api";
 import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
+import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
@@ -145,6 +148,8 @@ export function createSlackApp({
     logger: boltLogger(deps.logger),
     // No conversation state is used; Bolt's default store builds an Error on every request.
     convoStore: false,
+    // The error handler gets the payload, so a request Bolt could not authorize is answered (below).
+    extendedErrorHandler: true,
     clientOptions,
     // Only Bolt's own receivers read it (Socket Mode's); the HTTP receiver below is given it.
     customRoutes: routes,
@@ -191,8 +196,24 @@ export function createSlackApp({
   const unwatchSteps = deps.changeObservers.add((request) =>
     settleStepsWaitingOn(env, request).then(() => undefined),
   );
-  app.error(async (err) => {
-    deps.logger.error({ err }, "unhandled error in a Slack listener");
+  app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
+    if (error.code !== ErrorCode.AuthorizationError) {
+      deps.logger.error({ err: error }, "unhandled error in a Slack listener");
+      return;
+    }
+    // No installation for the workspace (or the store could not read it): Bolt runs no listener and its
+    // ack is empty, so without this the user would hear nothing.
+    const url = responseUrlOf(body);
+    // The error's message names the workspace (the store's "No Slack installation stored for ...").
+    slackLogger.warn({ err: error, answered: url !== undefined }, "a Slack request could not be authorized");
+    if (url)
+      await postEphemeral(
+        fetch ?? globalThis.fetch,
+        url,
+        toUserSentence(rootCause(error)),
+        slackLogger,
+        "the authorization sentence",
+      );
   });
 
   let socket: { stop(): void } | undefined;
@@ -238,6 +259,12 @@ export function createSlackApp({
       await app.stop();
     },
   };
+}
+
+/** Bolt's and @slack/oauth's AuthorizationError each keep what they wrapped as `original`. */
+function rootCause(err: unknown): unknown {
+  const inner = (err as { original?: unknown } | undefined)?.original;
+  return inner === undefined ? err : rootCause(inner);
 }
 
 function ensureTrailingSlash(url: string): string {

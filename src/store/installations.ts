@@ -2,6 +2,10 @@ import type { Installation, InstallationQuery, InstallationStore } from "@slack/
 import type { RepoContext } from "./context.js";
 import { guard, StoreError } from "./errors.js";
 
+/** What a user of a workspace with no stored installation reads. */
+const NOT_INSTALLED_SENTENCE =
+  "edgeops has no installation for this workspace (it was removed, or installed on another deployment). A workspace admin can install it again from this deployment's /slack/install page.";
+
 /**
  * Bolt's InstallationStore over the installations table. The whole installation JSON (bot and user
  * tokens included) is sealed with purpose "installation", bound to `T:<teamId>` or `E:<enterpriseId>`.
@@ -85,7 +89,7 @@ export function createInstallationsRepo(ctx: RepoContext): InstallationsRepo {
           `No Slack installation stored for ${key.startsWith("E:") ? "enterprise" : "workspace"} ${key.slice(2)}`,
           {
             teamId: key.slice(2),
-            userMessage: "This app is not installed in this workspace. Ask an admin to install it.",
+            userMessage: NOT_INSTALLED_SENTENCE,
           },
         );
       }

@@ -137,6 +137,23 @@ describe("OAuth multi-workspace install", () => {
     const answer = await h.slack.waitForResponse(res.responseId);
     expect(JSON.stringify(answer.body.blocks)).toContain("Shield zones");
   });
+
+  it("a workspace with no stored installation is told so (a command, a click), not left in silence", async () => {
+    h.sim.clearRequests();
+    const res = await h.command("zones", { teamId: "T0GONE" });
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(answer.body.response_type).toBe("ephemeral");
+    expect(answer.body.text).toBe(
+      "edgeops has no installation for this workspace (it was removed, or installed on another deployment). A workspace admin can install it again from this deployment's /slack/install page.",
+    );
+    const click = await h.click({ action_id: "edge_anything", value: "x" }, { teamId: "T0GONE" });
+    expect(click.status).toBe(200);
+    const clicked = await h.slack.waitForResponse(click.responseId);
+    expect(clicked.body.text).toContain("edgeops has no installation for this workspace");
+    expect(h.sim.requests).toHaveLength(0);
+    expect(h.logs.text).toContain("Authorization of incoming event did not succeed");
+  });
 });
 
 describe("acknowledgements that carry nothing are given before Bolt authorizes and runs middleware", () => {
