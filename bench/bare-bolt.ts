@@ -1,11 +1,14 @@
 /**
- * The floor for acknowledgement latency: a bare Bolt app (HTTPReceiver, same signing secret, token
- * and fake Slack Web API as the bot) whose only listeners ack `/edge` and any button click. Same load
- * generator, same rates, same bursts.
+ * The floors: a bare Bolt app (HTTPReceiver, same signing secret, token and fake Slack Web API as the
+ * bot) whose listeners ack `/edge` and any button click, and nothing else, for acknowledgement latency;
+ * and for the bot's overhead to response_url, `/edge fetch-zones`: ack, the same Edge call the bot
+ * makes for `/edge zones` (undici, kept-alive), and one POST of the count to response_url (undici).
+ * Same load generator, same rates, same bursts.
  */
 import type { Server } from "node:http";
 import { App, LogLevel } from "@slack/bolt";
-import { BOT_TOKEN, cpuNow, SIGNING_SECRET, serveRpc } from "./common.js";
+import { request } from "undici";
+import { BOT_TOKEN, cpuNow, keyFor, SIGNING_SECRET, serveRpc } from "./common.js";
 
 const slackApiUrl = process.env.SLACK_API_URL;
 const app = new App({
@@ -14,8 +17,21 @@ const app = new App({
   logLevel: LogLevel.ERROR,
   ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
 });
-app.command("/edge", async ({ ack }) => {
+const edgeApiUrl = process.env.EDGE_API_URL;
+app.command("/edge", async ({ ack, command }) => {
   await ack();
+  if (command.text !== "fetch-zones" || !edgeApiUrl) return;
+  // The bench's workspace i is team T00000i with key keyFor(i).
+  const edge = await request(`${edgeApiUrl}/shield/shield-zones?page=1&perPage=10`, {
+    headers: { AccessKey: keyFor(Number(command.team_id.slice(1))), accept: "application/json" },
+  });
+  const zones = (await edge.body.json()) as { data?: unknown[] };
+  const answer = await request(command.response_url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ text: `${zones.data?.length ?? 0} shield zones` }),
+  });
+  await answer.body.dump();
 });
 app.action(/.*/, async ({ ack }) => {
   await ack();

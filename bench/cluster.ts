@@ -29,6 +29,7 @@ import {
   type Child,
   ENCRYPTION_KEY,
   keyFor,
+  readResults,
   round,
   SIM_LATENCY_MS,
   type Summary,
@@ -486,37 +487,21 @@ function countLines(file: string, needle: string): number {
 
 async function ackPhase(ctx: BenchContext, cluster: Cluster, o: ClusterOptions): Promise<AckComparison[]> {
   const direct = cluster.replicas[0]?.origin as string;
-  const settle = 1_300;
+  const zones = {
+    workspaces: o.workspaces,
+    text: "zones",
+    edgeCalls: 1,
+    floorP50: SIM_LATENCY_MS,
+    settleMs: 1_300,
+  };
   ctx.progress("acks: warming up through the proxy");
-  await botRun(ctx, cluster.origin, "cw", 100, o.warmup, o.workspaces, "zones", 1, SIM_LATENCY_MS, settle);
+  await botRun(ctx, { ...zones, origin: cluster.origin, prefix: "cw", rate: 100, n: o.warmup });
   const out: AckComparison[] = [];
   for (const rate of o.rates) {
     const n = Math.max(1, Math.round(rate * o.durationSec));
     ctx.progress(`acks: /edge zones ${rate}/s for ${o.durationSec} s through the proxy, then one replica`);
-    const viaProxy = await botRun(
-      ctx,
-      cluster.origin,
-      `cp${rate}`,
-      rate,
-      n,
-      o.workspaces,
-      "zones",
-      1,
-      SIM_LATENCY_MS,
-      settle,
-    );
-    const one = await botRun(
-      ctx,
-      direct,
-      `c1${rate}`,
-      rate,
-      n,
-      o.workspaces,
-      "zones",
-      1,
-      SIM_LATENCY_MS,
-      settle,
-    );
+    const viaProxy = await botRun(ctx, { ...zones, origin: cluster.origin, prefix: `cp${rate}`, rate, n });
+    const one = await botRun(ctx, { ...zones, origin: direct, prefix: `c1${rate}`, rate, n });
     out.push({
       rate,
       cluster: viaProxy,
@@ -937,13 +922,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
     results.meta.seconds = Math.round((Date.now() - started) / 1000);
     results.verdicts = verdicts(results);
     if (o.out) {
-      let all: Record<string, unknown> = {};
-      try {
-        all = JSON.parse(readFileSync(o.out, "utf8")) as Record<string, unknown>;
-      } catch {
-        all = {};
-      }
-      writeFileSync(o.out, `${JSON.stringify({ ...all, cluster: results }, null, 2)}\n`);
+      writeFileSync(o.out, `${JSON.stringify({ ...readResults(o.out), cluster: results }, null, 2)}\n`);
     }
     return results;
   } finally {

@@ -18,6 +18,15 @@ export const teamFor = (i: number): string => `T${String(i).padStart(6, "0")}`;
 /** The Edge API key stored for (and accepted by the simulator from) the i-th workspace. */
 export const keyFor = (i: number): string => `bench-edge-key-${String(i).padStart(6, "0")}`;
 
+/** The results file as it stands (`{}` when missing or unreadable), for a run that replaces only its own part. */
+export function readResults(path: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 // ---- statistics ---------------------------------------------------------------------------------
 
 export interface Summary {

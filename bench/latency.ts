@@ -43,6 +43,8 @@ export interface E2eRun extends AckRun {
    * bot's own time plus loopback transit; `/edge help` (no Edge call) is the same by construction.
    */
   overheadVsEdgeHeld: Summary;
+  /** overheadVsEdgeHeld's p99 for the commands sent in each second of the run, in order (where a tail comes from). */
+  overheadP99BySecond: number[];
   /** Commands whose Edge calls could not be matched to the simulator's record (left out above). */
   unmatched: number;
 }
@@ -58,6 +60,8 @@ export interface LatencyRate {
   bare: AckRun;
   zones: E2eRun;
   help: E2eRun;
+  /** The floor for zones' overhead: the bare Bolt app's `/edge fetch-zones` (ack, the same Edge call, one POST). */
+  bareZones: E2eRun;
   ratios: {
     ackP50: number;
     ackP99: number;
@@ -84,18 +88,24 @@ function requestsFor(ctx: BenchContext, prefix: string, n: number, workspaces: n
 }
 
 /** Drive the bot and wait for every answer at response_url; e2e uses the fake Slack's arrival times. */
-export async function botRun(
-  ctx: BenchContext,
-  origin: string,
-  prefix: string,
-  rate: number,
-  n: number,
-  workspaces: number,
-  text: string,
-  edgeCalls: number,
-  floorP50: number,
-  settleMs: number,
-): Promise<E2eRun> {
+export interface E2eRunSpec {
+  origin: string;
+  /** Request ids start with it (unique per run). */
+  prefix: string;
+  rate: number;
+  n: number;
+  workspaces: number;
+  /** The /edge text: its Edge calls are `edgeCalls`. */
+  text: string;
+  edgeCalls: number;
+  /** The measured floor of one Edge call (for overheadVsEdgeFloor). */
+  floorP50: number;
+  /** Idle after the run, before the next one. */
+  settleMs: number;
+}
+
+export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRun> {
+  const { origin, prefix, rate, n, workspaces, text, edgeCalls, floorP50, settleMs } = spec;
   ctx.slack.clear();
   await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
@@ -109,6 +119,8 @@ export async function botRun(
   const overheads: number[] = [];
   const vsFloor: number[] = [];
   const vsHeld: number[] = [];
+  const bySecond: number[][] = [];
+  const firstSent = samples[0]?.sentAt ?? 0;
   for (const s of samples) {
     const at = arrived.get(s.id);
     // The fake Slack stamps Date.now() (whole ms, floored): +0.5 ms centres it.
@@ -116,7 +128,13 @@ export async function botRun(
     overheads.push(at + 0.5 - s.sentAt - edgeCalls * SIM_LATENCY_MS);
     vsFloor.push(at + 0.5 - s.sentAt - edgeCalls * floorP50);
     const edgeMs = held.get(s.id);
-    if (edgeMs !== undefined) vsHeld.push(at + 0.5 - s.sentAt - edgeMs);
+    if (edgeMs === undefined) continue;
+    const overhead = at + 0.5 - s.sentAt - edgeMs;
+    vsHeld.push(overhead);
+    const second = Math.floor((s.sentAt - firstSent) / 1000);
+    const bucket = bySecond[second] ?? [];
+    bucket.push(overhead);
+    bySecond[second] = bucket;
   }
   ctx.slack.clear();
   await sleep(settleMs);
@@ -128,6 +146,7 @@ export async function botRun(
     overhead: summarize(overheads),
     overheadVsEdgeFloor: summarize(vsFloor),
     overheadVsEdgeHeld: summarize(vsHeld),
+    overheadP99BySecond: Array.from(bySecond, (values) => (values ? summarize(values).p99 : 0)),
     unmatched: overheads.length - vsHeld.length,
   };
 }
@@ -196,6 +215,7 @@ export async function latencyScenario(
 ): Promise<LatencyResult> {
   ctx.progress("latency: measuring the floor of one Edge call");
   const floor = await edgeFloor(ctx);
+  const base = { workspaces: o.workspaces, floorP50: floor.p50, settleMs: o.settleMs };
   // Warm up both (JIT, connection pools, SQLite page cache); not measured.
   ctx.progress("latency: warming up");
   await runLoad(ctx, {
@@ -203,19 +223,33 @@ export async function latencyScenario(
     requests: requestsFor(ctx, "wb", 200, o.workspaces, "zones"),
     rate: 100,
   });
-  await botRun(ctx, botOrigin, "wz", 100, o.warmup, o.workspaces, "zones", 1, floor.p50, o.settleMs);
-  await botRun(
-    ctx,
-    botOrigin,
-    "wh",
-    100,
-    Math.ceil(o.warmup / 2),
-    o.workspaces,
-    "help",
-    0,
-    floor.p50,
-    o.settleMs,
-  );
+  await botRun(ctx, {
+    ...base,
+    origin: botOrigin,
+    prefix: "wz",
+    rate: 100,
+    n: o.warmup,
+    text: "zones",
+    edgeCalls: 1,
+  });
+  await botRun(ctx, {
+    ...base,
+    origin: bareOrigin,
+    prefix: "wbz",
+    rate: 100,
+    n: o.warmup,
+    text: "fetch-zones",
+    edgeCalls: 1,
+  });
+  await botRun(ctx, {
+    ...base,
+    origin: botOrigin,
+    prefix: "wh",
+    rate: 100,
+    n: Math.ceil(o.warmup / 2),
+    text: "help",
+    edgeCalls: 0,
+  });
 
   const out: LatencyRate[] = [];
   for (const rate of o.rates) {
@@ -230,35 +264,39 @@ export async function latencyScenario(
     });
     const bare = ackRun(rate, bareSamples);
     await sleep(500);
-    const zones = await botRun(
-      ctx,
-      botOrigin,
-      `z${rate}`,
+    const zones = await botRun(ctx, {
+      ...base,
+      origin: botOrigin,
+      prefix: `z${rate}`,
       rate,
       n,
-      o.workspaces,
-      "zones",
-      1,
-      floor.p50,
-      o.settleMs,
-    );
-    const help = await botRun(
-      ctx,
-      botOrigin,
-      `h${rate}`,
+      text: "zones",
+      edgeCalls: 1,
+    });
+    const help = await botRun(ctx, {
+      ...base,
+      origin: botOrigin,
+      prefix: `h${rate}`,
       rate,
       n,
-      o.workspaces,
-      "help",
-      0,
-      floor.p50,
-      o.settleMs,
-    );
+      text: "help",
+      edgeCalls: 0,
+    });
+    const bareZones = await botRun(ctx, {
+      ...base,
+      origin: bareOrigin,
+      prefix: `bz${rate}`,
+      rate,
+      n,
+      text: "fetch-zones",
+      edgeCalls: 1,
+    });
     out.push({
       rate,
       bare,
       zones,
       help,
+      bareZones,
       ratios: {
         ackP50: ratio(zones.ack.p50, bare.ack.p50),
         ackP99: ratio(zones.ack.p99, bare.ack.p99),
@@ -268,7 +306,7 @@ export async function latencyScenario(
       },
     });
     ctx.progress(
-      `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms`,
+      `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms, bare fetch-zones ${round(bareZones.overhead.p50)} ms`,
     );
   }
   return { edgeFloor: floor, rates: out };

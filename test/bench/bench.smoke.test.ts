@@ -40,6 +40,11 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(rate?.zones.overheadVsEdgeHeld.n).toBe(20);
     expect(rate?.zones.overheadVsEdgeHeld.p50).toBeGreaterThan(0);
     expect(rate?.zones.overheadVsEdgeHeld.p50).toBeLessThan((rate?.zones.overhead.p50 ?? 0) + 2);
+    // The floor for that overhead: the bare app's /edge fetch-zones, answered and matched the same way.
+    expect(rate?.bareZones.missing).toBe(0);
+    expect(rate?.bareZones.unmatched).toBe(0);
+    expect(rate?.bareZones.overheadVsEdgeHeld.n).toBe(20);
+    expect(rate?.zones.overheadP99BySecond.length).toBeGreaterThan(0);
     const [sqlite] = r.approvals ?? [];
     expect(sqlite && "puts" in sqlite ? sqlite.puts : -1).toBe(3);
     if (!sqlite || !("puts" in sqlite)) throw new Error("no approvals figures");
