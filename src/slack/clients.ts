@@ -2,6 +2,7 @@ import type { InstallationStore } from "@slack/bolt";
 import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { UserError } from "../errors.js";
 import { LruCache } from "../lru.js";
+import { NOT_INSTALLED_SENTENCE } from "../store/installations.js";
 import type { SlackAuth } from "./transport.js";
 
 /**
@@ -30,11 +31,7 @@ export function slackClientFactory(
       isEnterpriseInstall: false,
     });
     const token = installation.bot?.token;
-    if (!token)
-      throw new UserError(
-        "slack",
-        `edgeops is not installed in workspace ${teamId} any more: reinstall it from /slack/install.`,
-      );
+    if (!token) throw new UserError("slack", NOT_INSTALLED_SENTENCE);
     const cached = clients.get(teamId);
     if (cached?.token === token) return cached.client;
     const client = new WebClient(token, { ...options, teamId });

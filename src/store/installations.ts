@@ -2,8 +2,8 @@ import type { Installation, InstallationQuery, InstallationStore } from "@slack/
 import type { RepoContext } from "./context.js";
 import { guard, StoreError } from "./errors.js";
 
-/** What a user of a workspace with no stored installation reads. */
-const NOT_INSTALLED_SENTENCE =
+/** What a user of a workspace with no stored installation (or one without a bot token) reads. */
+export const NOT_INSTALLED_SENTENCE =
   "edgeops has no installation for this workspace (it was removed, or installed on another deployment). A workspace admin can install it again from this deployment's /slack/install page.";
 
 /**

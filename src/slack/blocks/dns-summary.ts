@@ -17,17 +17,10 @@ import {
   section,
   truncate,
 } from "./common.js";
-import { scanNowButton } from "./dns.js";
+import { scanNowButton, scanStatusText } from "./dns.js";
 
 /** At most this many lines per kind of change (added, removed, changed); the rest are counted. */
 export const DIFF_LINES_SHOWN = 15;
-
-const STATUS_EMOJI: Record<number, string> = {
-  [DNS_SCAN_STATUS.pending]: ":hourglass:",
-  [DNS_SCAN_STATUS.inProgress]: ":hourglass_flowing_sand:",
-  [DNS_SCAN_STATUS.completed]: ":white_check_mark:",
-  [DNS_SCAN_STATUS.failed]: ":x:",
-};
 
 /** What the footer says about the schedule that posted the summary. */
 export interface SummarySchedule {
@@ -93,7 +86,7 @@ export function dnsSummaryMessage(s: DnsSummary, schedule: SummarySchedule | nul
     blocks.push(
       fields([
         `*Zone*\n${truncate(domain, 200)} (${s.zoneId})`,
-        `*Scan*\n${STATUS_EMOJI[status] ?? ":grey_question:"} ${dnsScanStatusLabel(scan.status)}`,
+        `*Scan*\n${scanStatusText(scan.status)}`,
         mrkdwn`*Scanned*\n${dateToken(scan.completedAt ?? scan.createdAt)}${s.triggered ? " (fresh scan)" : ""}`,
         `*Records*\n${s.total} (${s.proxied} proxied)${s.countsFromPrevious ? " · from the previous summary" : ""}`,
       ]),

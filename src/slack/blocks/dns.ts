@@ -35,6 +35,11 @@ const STATUS_EMOJI: Record<number, string> = {
   [DNS_SCAN_STATUS.failed]: ":x:",
 };
 
+/** A scan's status as an emoji and its label, e.g. ":white_check_mark: Completed". */
+export function scanStatusText(status: number | null | undefined): string {
+  return `${STATUS_EMOJI[status ?? -1] ?? ":grey_question:"} ${dnsScanStatusLabel(status)}`;
+}
+
 export const scanNowButton = (zoneId: number) =>
   button("Scan now", ACTIONS.dnsScanNow, String(zoneId), "primary");
 
@@ -78,7 +83,7 @@ export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
   const blocks: KnownBlock[] = [
     header(`DNS scan · ${truncate(scan.domain ?? `zone ${zoneId}`, 120)}`),
     fields([
-      `*Status*\n${STATUS_EMOJI[status] ?? ":grey_question:"} ${dnsScanStatusLabel(scan.status)}`,
+      `*Status*\n${scanStatusText(scan.status)}`,
       `*Records*\n${scan.records.length} (${scan.records.filter((r) => r.isProxied).length} proxied)`,
       mrkdwn`*Started*\n${dateToken(scan.createdAt)}`,
       mrkdwn`*Completed*\n${dateToken(scan.completedAt)}`,
