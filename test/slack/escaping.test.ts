@@ -77,6 +77,7 @@ import {
   recordLines,
   scanNowButton,
   scanStartedMessage,
+  scanStatusText,
 } from "../../src/slack/blocks/dns.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
@@ -768,6 +769,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "dns.ts:scanNowButton": (g) => scanNowButton(g.int(1e6)),
   "dns.ts:recordLines": (g) => recordLines(g.list(() => record(g), 50)),
   "dns.ts:countsByType": (g) => countsByType(g.list(() => record(g), 10)),
+  "dns.ts:scanStatusText": (g) => scanStatusText(g.int(8) - 2),
   "dns.ts:dnsMessage": (g) => dnsMessage(g.int(1e6), scan(g)),
   "dns.ts:noScanMessage": (g) => noScanMessage(g.int(1e6)),
   "dns.ts:scanStartedMessage": (g) => scanStartedMessage(g.int(1e6)),
