@@ -146,7 +146,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
     if (!shared()) return 0;
     try {
       const ms = await redis.pttl(pauseKey(id));
-      return ms > 0 ? ms : 0;
+      return Math.max(ms, 0);
     } catch (err) {
       markDown(err);
       return 0;
