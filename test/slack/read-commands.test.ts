@@ -168,6 +168,11 @@ describe("/edge read commands over signed HTTP", () => {
 
   it("an unknown subcommand gets a sentence pointing at help", async () => {
     expect((await run("deploy everything")).text).toContain('I don\'t know "/edge deploy". Try /edge help');
+    // A slip of a letter or two is named, with the rest of what was typed, ready to copy.
+    expect((await run("blok 1234 203.0.113.7")).text).toBe(
+      ':warning: I don\'t know "/edge blok". Did you mean /edge block 1234 203.0.113.7? Try /edge help for the list of commands.',
+    );
+    expect((await run("incdent <@U1|x> 1h")).text).toContain("Did you mean /edge incident &lt;@U1|x&gt; 1h?");
   });
 
   it("a workspace without a key is told how to set one", async () => {

@@ -1,3 +1,4 @@
+import { closestMatch } from "leven";
 import { toUserSentence, UserError } from "../../errors.js";
 import { edgeAccessFor } from "../../services/edge-access.js";
 import { warmPicker } from "../../services/pickers.js";
@@ -35,7 +36,7 @@ export async function runCommand(
   const sub = subcommands.get(name);
   if (!sub) {
     return {
-      reply: sentenceReply(`I don't know "/edge ${name}". Try /edge help for the list of commands.`),
+      reply: sentenceReply(unknownSubcommandSentence(name, parsed.args, [...subcommands.keys()])),
       isPublic: false,
       subcommand: "unknown",
       outcome: "usage",
@@ -71,6 +72,18 @@ export async function runCommand(
       shareable: false,
     };
   }
+}
+
+/** "Did you mean" for a slip of one or two letters (blok, incdent); a longer name may be off by two. */
+export function unknownSubcommandSentence(
+  name: string,
+  args: readonly string[],
+  known: readonly string[],
+): string {
+  const near = closestMatch(name, known, { maxDistance: name.length > 5 ? 2 : 1 });
+  const rest = args.join(" ");
+  const meant = near && (rest.length <= 200 ? `/edge ${near}${rest ? ` ${rest}` : ""}` : `/edge ${near}`);
+  return `I don't know "/edge ${name}".${meant ? ` Did you mean ${meant}?` : ""} Try /edge help for the list of commands.`;
 }
 
 /**
