@@ -226,3 +226,14 @@ export function cpuNow(): { mainThreadMs: number; processMs: number } {
   const { user, system } = process.cpuUsage();
   return { mainThreadMs: mainThreadCpuMs(), processMs: (user + system) / 1000 };
 }
+
+/** Which recorded requests an RPC looks at: method, path substring, query values, received at or after `since`. */
+export interface CountArgs {
+  method?: string;
+  pathIncludes?: string;
+  query?: Record<string, string>;
+  since?: number;
+}
+
+/** The Edge call `/edge zones` waits for: its page of ten (the pull zone list that names them loads beside it). */
+export const ZONES_PAGE_CALL: CountArgs = { pathIncludes: "/shield/shield-zones", query: { perPage: "10" } };

@@ -4,7 +4,18 @@
  * latency × the command's sequential Edge calls (`/edge zones` = 1, `/edge help` = 0).
  */
 import { request } from "undici";
-import { keyFor, ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize, until } from "./common.js";
+import {
+  type CountArgs,
+  keyFor,
+  ratio,
+  round,
+  SIM_LATENCY_MS,
+  type Summary,
+  sleep,
+  summarize,
+  until,
+  ZONES_PAGE_CALL,
+} from "./common.js";
 import type { LoadSample } from "./loadgen.js";
 import { type BenchContext, commandRequest, runLoad } from "./processes.js";
 
@@ -98,6 +109,8 @@ export interface E2eRunSpec {
   /** The /edge text: its Edge calls are `edgeCalls`. */
   text: string;
   edgeCalls: number;
+  /** Which simulator requests are those calls (default: every request). */
+  awaited?: CountArgs;
   /** The measured floor of one Edge call (for overheadVsEdgeFloor). */
   floorP50: number;
   /** Idle after the run, before the next one. */
@@ -105,7 +118,7 @@ export interface E2eRunSpec {
 }
 
 export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRun> {
-  const { origin, prefix, rate, n, workspaces, text, edgeCalls, floorP50, settleMs } = spec;
+  const { origin, prefix, rate, n, workspaces, text, edgeCalls, floorP50, settleMs, awaited = {} } = spec;
   ctx.slack.clear();
   await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
@@ -113,7 +126,7 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
   await until(() => ctx.slack.responses.length >= n, 15_000, `${n} answers to ${text}`).catch(
     () => undefined,
   );
-  const held = await edgeHeldByCommand(ctx, samples, workspaces, edgeCalls);
+  const held = await edgeHeldByCommand(ctx, samples, workspaces, edgeCalls, awaited);
   const arrived = new Map<string, number>();
   for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
   const overheads: number[] = [];
@@ -162,13 +175,14 @@ async function edgeHeldByCommand(
   samples: LoadSample[],
   workspaces: number,
   edgeCalls: number,
+  awaited: CountArgs,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (edgeCalls === 0) {
     for (const s of samples) out.set(s.id, 0);
     return out;
   }
-  const calls = await ctx.sim.call<{ key: string; ms: number }[]>("held", {});
+  const calls = await ctx.sim.call<{ key: string; ms: number }[]>("held", awaited);
   const byKey = new Map<string, number[]>();
   for (const c of calls) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c.ms]);
   const commandsByKey = new Map<string, LoadSample[]>();
@@ -231,6 +245,7 @@ export async function latencyScenario(
     n: o.warmup,
     text: "zones",
     edgeCalls: 1,
+    awaited: ZONES_PAGE_CALL,
   });
   await botRun(ctx, {
     ...base,
@@ -272,6 +287,7 @@ export async function latencyScenario(
       n,
       text: "zones",
       edgeCalls: 1,
+      awaited: ZONES_PAGE_CALL,
     });
     const help = await botRun(ctx, {
       ...base,

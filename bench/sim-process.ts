@@ -2,8 +2,13 @@
  * The Edge API simulator in its own process (so its CPU is not the bot's), 150 ms a call, accepting
  * one key per benchmark workspace. The orchestrator asks it, over IPC, what it received.
  */
-import { SIM_IDS, type StagedAttack, startSimulator } from "../src/edge/simulator/index.js";
-import { keyFor, SIM_LATENCY_MS, serveRpc } from "./common.js";
+import {
+  type RecordedRequest,
+  SIM_IDS,
+  type StagedAttack,
+  startSimulator,
+} from "../src/edge/simulator/index.js";
+import { type CountArgs, keyFor, SIM_LATENCY_MS, serveRpc } from "./common.js";
 
 const keys = Number(process.env.BENCH_SIM_KEYS ?? "100");
 const sim = await startSimulator({
@@ -11,38 +16,26 @@ const sim = await startSimulator({
   apiKeys: Array.from({ length: keys }, (_, i) => keyFor(i)),
 });
 
-interface CountArgs {
-  method?: string;
-  pathIncludes?: string;
-  since?: number;
+function matching({ method, pathIncludes, query, since = 0 }: CountArgs): RecordedRequest[] {
+  return sim.requests.filter(
+    (r) =>
+      r.at >= since &&
+      (method === undefined || r.method === method) &&
+      (pathIncludes === undefined || r.path.includes(pathIncludes)) &&
+      Object.entries(query ?? {}).every(([k, v]) => r.query[k] === v),
+  );
 }
 
 serveRpc(
   {
-    /** How many requests matched (method, path substring, received at or after `since`). */
-    count: ({ method, pathIncludes, since = 0 }: CountArgs) =>
-      sim.requests.filter(
-        (r) =>
-          r.at >= since &&
-          (method === undefined || r.method === method) &&
-          (pathIncludes === undefined || r.path.includes(pathIncludes)),
-      ).length,
+    /** How many requests matched. */
+    count: (args: CountArgs) => matching(args).length,
     /** Arrival times (ms) of matching requests. */
-    arrivals: ({ method, pathIncludes, since = 0 }: CountArgs) =>
-      sim.requests
-        .filter(
-          (r) =>
-            r.at >= since &&
-            (method === undefined || r.method === method) &&
-            (pathIncludes === undefined || r.path.includes(pathIncludes)),
-        )
-        .map((r) => r.at),
+    arrivals: (args: CountArgs) => matching(args).map((r) => r.at),
     /** Arrival times (ms) of matching requests, by the Edge API key they carried. */
-    arrivalsByKey: ({ method, pathIncludes, since = 0 }: CountArgs) => {
+    arrivalsByKey: (args: CountArgs) => {
       const byKey: Record<string, number[]> = {};
-      for (const r of sim.requests) {
-        if (r.at < since || (method !== undefined && r.method !== method)) continue;
-        if (pathIncludes !== undefined && !r.path.includes(pathIncludes)) continue;
+      for (const r of matching(args)) {
         const key = String(r.headers.accesskey ?? "");
         const list = byKey[key] ?? [];
         list.push(r.at);
@@ -51,15 +44,9 @@ serveRpc(
       return byKey;
     },
     /** Per matching request: its AccessKey and how long the simulator held it (received → answered, ms). */
-    held: ({ method, pathIncludes }: CountArgs) =>
-      sim.requests
-        .filter(
-          (r) =>
-            (method === undefined || r.method === method) &&
-            (pathIncludes === undefined || r.path.includes(pathIncludes)) &&
-            r.receivedAt !== undefined &&
-            r.answeredAt !== undefined,
-        )
+    held: (args: CountArgs) =>
+      matching(args)
+        .filter((r) => r.receivedAt !== undefined && r.answeredAt !== undefined)
         .map((r) => ({
           key: r.headers.accesskey ?? "",
           ms: (r.answeredAt as number) - (r.receivedAt as number),

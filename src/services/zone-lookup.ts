@@ -2,8 +2,9 @@ import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
-import type { ShieldZone } from "../edge/schemas/shield.js";
+import type { ShieldZone, ShieldZonePage } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
+import { edgeClientFor } from "./edge-access.js";
 import { allPages, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
 
 /**
@@ -106,6 +107,55 @@ const namesOf = (z: Named) =>
   [...(z.pullZoneName ? [z.pullZoneName] : []), ...z.hostnames].map((n) => n.toLowerCase());
 const isExactly = (needle: string) => (z: Named) => namesOf(z).includes(needle);
 const contains = (needle: string) => (z: Named) => namesOf(z).some((n) => n.includes(needle));
+
+/** A page of shield zones as read now, each named (domain, pull zone name) when its pull zone is known. */
+export interface NamedZonesPage {
+  readonly page: ShieldZonePage;
+  /** The page's zones in order, named; null when the names were not at hand in time. */
+  readonly named: readonly NamedZone[] | null;
+}
+
+type ZoneNames = Pick<NamedZone, "pullZoneName" | "hostnames">;
+
+/** Only the pull zones' names, by pull zone id: what a zones page needs (a few KB a key). */
+export const PULL_ZONE_NAMES: KeyedList<ReadonlyMap<number, ZoneNames>> = {
+  name: "pull-zone-names",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  load: async (client) => {
+    const pull = await allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE }), MAX_PAGES);
+    return new Map(pull.items.map((p) => [p.id, { pullZoneName: p.name, hostnames: p.hostnames }]));
+  },
+};
+
+/**
+ * `/edge zones [page]`: the page is read from the Edge API as asked; names come from the pull zone
+ * list only if it is at hand by the time the page is (cached, or loaded alongside), so naming never
+ * makes the answer wait. A list not yet loaded starts loading, and the next page shows the names.
+ */
+export async function namedShieldZonesPage(
+  deps: Deps,
+  teamId: string,
+  page: number,
+  perPage: number,
+): Promise<NamedZonesPage> {
+  let names: ReadonlyMap<number, ZoneNames> | undefined;
+  cachedForKey(deps, teamId, PULL_ZONE_NAMES, "suggest").then(
+    (loaded) => {
+      names = loaded;
+    },
+    (err: unknown) => deps.logger.debug({ err, teamId }, "the names for a zones page could not be read"),
+  );
+  const client = await edgeClientFor(deps, teamId);
+  const read = await client.listShieldZones({ page, perPage });
+  const known = names;
+  const named = known
+    ? read.items.map((zone): NamedZone => {
+        const found = zone.pullZoneId === null ? undefined : known.get(zone.pullZoneId);
+        return { zone, pullZoneName: found?.pullZoneName ?? null, hostnames: found?.hostnames ?? [] };
+      })
+    : null;
+  return { page: read, named };
+}
 
 /** Zones whose domain or pull zone name contains `text` (any case), exact matches first. */
 export async function findShieldZones(deps: Deps, teamId: string, text: string): Promise<ZoneSearchResult> {

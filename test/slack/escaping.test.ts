@@ -967,10 +967,16 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       totalZones: g.int(20_000),
       complete: g.bool(),
     }),
-  "zones.ts:zonesMessage": (g) =>
-    zonesMessage(
+  "zones.ts:zonesMessage": (g) => {
+    const items = g.list(() => zone(g), 20);
+    const named = items.map((z) => ({
+      zone: z,
+      pullZoneName: g.maybe(() => g.s()),
+      hostnames: g.list(() => g.s(), 5),
+    }));
+    return zonesMessage(
       {
-        items: g.list(() => zone(g), 20),
+        items,
         page: 1 + g.int(5),
         perPage: 10,
         totalCount: g.int(100),
@@ -979,7 +985,9 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         hasNext: g.bool(),
       },
       g.bool(),
-    ),
+      g.bool() ? named : null,
+    );
+  },
 };
 
 /** Exports that are not text builders, and why. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
@@ -194,5 +194,76 @@ describe("/edge read commands over signed HTTP", () => {
   it("never shows the API key in any answer or log line", () => {
     const everything = JSON.stringify(h.slack.responses) + JSON.stringify(h.slack.calls) + h.logs.text;
     expect(everything).not.toContain(TEST_EDGE_KEY);
+  });
+});
+
+describe("/edge zones names each zone once the pull zones are read, never waiting for them", () => {
+  let fresh: Harness;
+  beforeAll(async () => {
+    fresh = await startHarness();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  async function zonesText(text: string) {
+    const res = await fresh.command(text);
+    expect(res.status).toBe(200);
+    return (await fresh.slack.waitForResponse(res.responseId)).body;
+  }
+
+  it("answers by id while the pull zone list is slow, then by name on later pages", async () => {
+    fresh.sim.addFault({ path: "/pullzone", latencyMs: 1500, times: 1 });
+    const first = blocksText((await zonesText("zones")).blocks);
+    expect(first).toContain(`*Zone ${SIM_IDS.firstShieldZone}* · pull zone 2310037 · Business`);
+    expect(first).not.toContain("shop.acme-example.com");
+
+    // The names load in the background; a later page has them, with the same facts and limits.
+    await vi.waitFor(() => expect(fresh.sim.requests.some((r) => r.path === "/pullzone")).toBe(true), {
+      timeout: 5000,
+    });
+    let named = "";
+    await vi.waitFor(
+      async () => {
+        named = blocksText((await zonesText("zones")).blocks);
+        expect(named).toContain("shop.acme-example.com");
+      },
+      { timeout: 5000, interval: 300 },
+    );
+    expect(named).toContain(
+      `*Zone ${SIM_IDS.firstShieldZone}* · shop.acme-example.com, acme-shop.b-cdn.net\n      pull zone acme-shop (2310037) · Business · WAF on (Block)`,
+    );
+    expect(named).toContain("limits: 25 rate-limit rules, 50 custom rules");
+    expect(named).toMatch(/Page 1 of 3/);
+
+    // The Next page button names its zones too; the page itself is still read from the Edge API.
+    const next = findButtons((await zonesText("zones")).blocks).find(
+      (b) => b.action_id === ACTIONS.zonesNextPage,
+    );
+    fresh.sim.clearRequests();
+    const click = await fresh.click(next!);
+    const second = blocksText((await fresh.slack.waitForResponse(click.responseId)).body.blocks);
+    expect(second).toMatch(/Page 2 of 3/);
+    expect(second).toMatch(/\*Zone \d+\* · [a-z0-9.-]+\.[a-z]+/);
+    expect(fresh.sim.requests.filter((r) => r.path === "/shield/shield-zones")).toHaveLength(1);
+    expect(fresh.slack.violations).toEqual([]);
+  });
+
+  it("a pull zone list that fails does not fail the zones page", async () => {
+    const other = await startHarness();
+    try {
+      other.sim.addFault({ path: "/pullzone", status: 500, times: 100 });
+      const res = await other.command("zones");
+      const text = blocksText((await other.slack.waitForResponse(res.responseId)).body.blocks);
+      expect(text).toContain(`*Zone ${SIM_IDS.firstShieldZone}* · pull zone 2310037`);
+      expect(text).toMatch(/Page 1 of 3/);
+      // A second look (the list still failing) is answered the same way.
+      const again = await other.command("zones 2");
+      expect(blocksText((await other.slack.waitForResponse(again.responseId)).body.blocks)).toMatch(
+        /Page 2 of 3/,
+      );
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -42,18 +42,32 @@ function zoneFacts(z: ShieldZone): Mrkdwn {
   return mrkdwn`${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}`;
 }
 
-function zoneLine(z: ShieldZone): Mrkdwn {
-  const limits = `limits: ${z.rateLimitRulesLimit ?? "?"} rate-limit rules, ${z.customWafRulesLimit ?? "?"} custom rules, body ${bodyLimitActionLabel(z.wafRequestBodyLimitAction)}/${bodyLimitActionLabel(z.wafResponseBodyLimitAction)}`;
-  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z)}\n      ${limits}`;
+function limitsText(z: ShieldZone): string {
+  return `limits: ${z.rateLimitRulesLimit ?? "?"} rate-limit rules, ${z.customWafRulesLimit ?? "?"} custom rules, body ${bodyLimitActionLabel(z.wafRequestBodyLimitAction)}/${bodyLimitActionLabel(z.wafResponseBodyLimitAction)}`;
 }
 
-export function zonesMessage(page: ShieldZonePage, isPublic: boolean): Reply {
+function zoneLine(z: ShieldZone): Mrkdwn {
+  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z)}\n      ${limitsText(z)}`;
+}
+
+/**
+ * A page of `/edge zones`; `named` (the same zones with their domains and pull zone names) when the
+ * names were at hand, else the zones by id.
+ */
+export function zonesMessage(
+  page: ShieldZonePage,
+  isPublic: boolean,
+  named: readonly NamedZone[] | null = null,
+): Reply {
   const blocks: KnownBlock[] = [header("Shield zones")];
   const pages = page.totalPages ? ` of ${page.totalPages}` : "";
   const total = page.totalCount !== undefined ? ` · ${page.totalCount} zones` : "";
   blocks.push(context(`Page ${page.page}${pages}${total}`));
+  const lines = named
+    ? named.map((z) => mrkdwn`${namedZoneLine(z)}\n      ${limitsText(z.zone)}`)
+    : page.items.map(zoneLine);
   if (page.items.length === 0) blocks.push(context("No shield zones on this page."));
-  else blocks.push(...packLines(page.items.map(zoneLine), 45, "zones"));
+  else blocks.push(...packLines(lines, 45, "zones"));
   const buttons = [];
   const base = { perPage: page.perPage, ...(isPublic ? { p: true } : {}) };
   if (page.page > 1) {

@@ -1,6 +1,5 @@
 import { usage } from "../../errors.js";
-import { edgeClientFor } from "../../services/edge-access.js";
-import { findShieldZones } from "../../services/zone-lookup.js";
+import { findShieldZones, namedShieldZonesPage } from "../../services/zone-lookup.js";
 import { zoneSearchMessage, zonesMessage } from "../blocks/zones.js";
 import { parseZoneName } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -28,7 +27,7 @@ export const zonesCommand: Subcommand = {
     }
     if (arg !== undefined && Number(arg) < 1) throw usage("The page is a number from 1: /edge zones 2");
     const page = arg ? Number(arg) : 1;
-    const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
-    return zonesMessage(await client.listShieldZones({ page, perPage: ZONES_PER_PAGE }), ctx.isPublic);
+    const { page: read, named } = await namedShieldZonesPage(ctx.env.deps, ctx.teamId, page, ZONES_PER_PAGE);
+    return zonesMessage(read, ctx.isPublic, named);
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { edgeClientFor } from "../../../services/edge-access.js";
+import { namedShieldZonesPage } from "../../../services/zone-lookup.js";
 import { zonesMessage } from "../../blocks/zones.js";
 import type { SlackEnv } from "../../commands/types.js";
 import {
@@ -25,11 +25,8 @@ export function zonesPage(env: SlackEnv) {
     if (!value)
       return answerPrivately(args, "That button is out of date: run /edge zones again.", ctx.logger);
     await replaceMessage(args, ctx.logger, async () => {
-      const client = await edgeClientFor(env.deps, ctx.teamId);
-      return zonesMessage(
-        await client.listShieldZones({ page: value.page, perPage: value.perPage }),
-        value.p === true,
-      );
+      const { page, named } = await namedShieldZonesPage(env.deps, ctx.teamId, value.page, value.perPage);
+      return zonesMessage(page, value.p === true, named);
     });
   };
 }
