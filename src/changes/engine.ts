@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
@@ -48,11 +49,19 @@ export interface ChangeInput<P> {
   requestId: string;
   /** A temporary change: undone this long after it is applied (at most MAX_TEMPORARY_MS). */
   temporaryMs?: number;
+  /**
+   * When the same change (kind, parameters, duration) already waits for approval in the workspace, the
+   * answer is that request instead of a second card (default). A workflow step follows its own request
+   * to the end, so it says false.
+   */
+  joinPending?: boolean;
 }
 
 export type ChangeOutcome =
   | { kind: "unchanged" }
   | { kind: "duplicate"; request: ApprovalRequest }
+  /** The same change already waits for approval, in this request (someone else's, or an earlier one). */
+  | { kind: "already_pending"; request: ApprovalRequest }
   | { kind: "pending"; request: ApprovalRequest; policy: EffectivePolicy }
   | { kind: "applied"; request: ApprovalRequest }
   | { kind: "failed"; request: ApprovalRequest }
@@ -182,6 +191,16 @@ export async function requestChange<P, V>(
       `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
     );
 
+  if (input.joinPending !== false) {
+    const twin = await pendingTwin(deps, kind.name, input);
+    // The same button pressed twice at once: the other press made this very request.
+    if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
+    if (twin) {
+      await audit(deps, twin, input.userId, "request", "already pending");
+      return { kind: "already_pending", request: twin };
+    }
+  }
+
   const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
@@ -221,6 +240,25 @@ export async function requestChange<P, V>(
   countState(deps, "approved");
   await audit(deps, approved.request, input.userId, "approve", "approved", { policy: "no approval needed" });
   return applyApproved(deps, approved.request, input.userId);
+}
+
+/** A request in the workspace still waiting for approval for the very same change, if any. */
+async function pendingTwin<P>(
+  deps: Deps,
+  kindName: string,
+  input: ChangeInput<P>,
+): Promise<ApprovalRequest | undefined> {
+  // Compared as stored: JSON drops undefined members, and the engines may reorder keys.
+  const params: unknown = JSON.parse(JSON.stringify(input.params));
+  const undoAfterMs = input.temporaryMs ?? null;
+  const now = deps.now();
+  return (await deps.store.approvals.listPending(input.teamId)).find(
+    (r) =>
+      r.kind === kindName &&
+      r.undoAfterMs === undoAfterMs &&
+      r.expiresAt > now &&
+      isDeepStrictEqual(r.params, params),
+  );
 }
 
 /** When an applied temporary change is due to be undone. */

@@ -5,7 +5,7 @@ import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
-import { dateToken, type Mrkdwn, mrkdwn } from "./blocks/common.js";
+import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import type { SlackEnv } from "./commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
@@ -80,6 +80,7 @@ export async function requestWithCard<P>(
 export function outcomeBanner(
   outcome: ChangeOutcome,
   change: string,
+  viewerId: string,
   who = "a second person",
 ): Mrkdwn | undefined {
   const c = change;
@@ -88,6 +89,11 @@ export function outcomeBanner(
       return mrkdwn`:information_source: *${c}* is already in force; nothing changed.`;
     case "duplicate":
       return undefined;
+    case "already_pending": {
+      const r = outcome.request;
+      const asker = r.requesterId === viewerId ? mrkdwn`You` : mention(r.requesterId);
+      return mrkdwn`:hourglass_flowing_sand: ${asker} already asked for *${c}*: it is waiting for approval in ${channel(r.channelId)} until ${dateToken(r.expiresAt)}. No second request was made; approve that one there if you may.`;
+    }
     case "pending":
       return mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
     case "applied":

@@ -3,7 +3,7 @@ import { policyWords } from "../../changes/index.js";
 import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
-import { context, type Reply, sentenceReply } from "../blocks/common.js";
+import { channel, context, mention, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { policyMessage } from "../blocks/policy.js";
 import { postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
@@ -148,6 +148,11 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
     case "applied":
       banner = `:white_check_mark: Policy updated for ${scope}.`;
       break;
+    case "already_pending":
+      return sentenceReply(
+        mrkdwn`${outcome.request.requesterId === ctx.userId ? "You" : mention(outcome.request.requesterId)} already asked for this policy change: it is waiting for another admin's approval in ${channel(outcome.request.channelId)}. Nothing changed yet.`,
+        ":hourglass_flowing_sand:",
+      );
     case "duplicate":
     case "failed":
     case "unknown":

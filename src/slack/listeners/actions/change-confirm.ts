@@ -61,7 +61,7 @@ export async function submitChange<P>(
       await answerPrivately(args, failure, ctx.logger);
       return undefined;
     }
-    return { kind: outcome.kind, banner: outcomeBanner(outcome, change) ?? "" };
+    return { kind: outcome.kind, banner: outcomeBanner(outcome, change, ctx.userId) ?? "" };
   } catch (err) {
     ctx.logger.warn({ err, kind: kind.name }, "change request failed");
     await answerPrivately(args, toUserSentence(err), ctx.logger);

@@ -138,6 +138,7 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
         userId: requester.id,
         params,
         requestId,
+        joinPending: false,
       });
       ctx.logger.info({ requestId, outcome: outcome.kind }, "workflow step asked for a change");
       if (outcome.kind === "unchanged") {

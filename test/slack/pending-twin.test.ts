@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
+
+/**
+ * Several people reach for the same mitigation during an incident (the same Block button on the same
+ * card). One request waits for approval; the others are pointed at it instead of a card each.
+ */
+
+const ZONE = SIM_IDS.customerAccessList.zoneId;
+const BOB = "U0002";
+const CAROL = "U0003";
+const IP = "203.0.113.99";
+const LABEL = `Block IP ${IP} on shield zone ${ZONE}`;
+
+/** Types the command as `userId` in `channelId`, presses Confirm, and returns what the click answered. */
+async function typeAndConfirm(h: Harness, text: string, userId: string, channelId = "C0001") {
+  const typed = await answerTo(h, text, userId, channelId);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  if (!confirm) throw new Error(`no Confirm on: ${typed.text}`);
+  const click = await h.click(confirm, { userId, channelId });
+  expect(click.status).toBe(200);
+  return blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+}
+
+const cards = (h: Harness) =>
+  h.slack.callsTo("chat.postMessage").filter((c) => blocksText(c.args.blocks).includes("Approval needed"));
+
+async function twins(options: Parameters<typeof startHarness>[0] = {}) {
+  const h = await startHarness(options);
+  try {
+    const first = await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB);
+    expect(first).toContain("needs a second person's approval");
+    expect(cards(h)).toHaveLength(1);
+
+    // Carol, in another channel, asks for the very same change: pointed at Bob's request.
+    const second = await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL, "C0002");
+    expect(second).toContain(`<@${BOB}> already asked for *${LABEL}*: it is waiting for approval in <#C0001>`);
+    expect(second).toContain("No second request was made");
+    // Bob again: told it is his own.
+    expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB)).toContain(`You already asked for *${LABEL}*`);
+    expect(cards(h)).toHaveLength(1);
+    expect(await h.store.approvals.listPending("T0001")).toHaveLength(1);
+    const audit = await h.store.audit.list("T0001", 10);
+    expect(audit.filter((e) => e.outcome === "already pending").map((e) => e.userId)).toEqual([BOB, CAROL]);
+
+    // Not the same change: for 30 minutes only, or another IP. Each gets its own request.
+    expect(await typeAndConfirm(h, `block ${ZONE} ${IP} for 30m`, CAROL)).toContain(
+      "needs a second person's approval",
+    );
+    expect(await typeAndConfirm(h, `block ${ZONE} 203.0.113.98`, CAROL)).toContain(
+      "needs a second person's approval",
+    );
+    expect(cards(h)).toHaveLength(3);
+
+    // Once Bob's request has expired, asking again makes a new one.
+    h.advanceClock(31 * 60_000);
+    expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL)).toContain("needs a second person's approval");
+    expect(cards(h)).toHaveLength(4);
+    expect(h.slack.violations).toEqual([]);
+  } finally {
+    await h.close();
+  }
+}
+
+const pgUp = await pgReachable();
+
+describe("the same change asked twice while the first waits for approval", () => {
+  it("on SQLite: points the second asker at the waiting request, posts no second card", async () => {
+    await twins();
+  });
+
+  it.runIf(pgUp || IN_CI)("on PostgreSQL (parameters compared as stored)", async () => {
+    const schema = randomSchema();
+    try {
+      await twins({ pgSchema: schema });
+    } finally {
+      await dropSchema(schema).catch(() => undefined);
+    }
+  });
+});
