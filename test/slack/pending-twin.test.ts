@@ -37,7 +37,9 @@ async function twins(options: Parameters<typeof startHarness>[0] = {}) {
 
     // Carol, in another channel, asks for the very same change: pointed at Bob's request.
     const second = await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL, "C0002");
-    expect(second).toContain(`<@${BOB}> already asked for *${LABEL}*: it is waiting for approval in <#C0001>`);
+    expect(second).toContain(
+      `<@${BOB}> already asked for *${LABEL}*: it is waiting for approval in <#C0001>`,
+    );
     expect(second).toContain("No second request was made");
     // Bob again: told it is his own.
     expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB)).toContain(`You already asked for *${LABEL}*`);
@@ -57,7 +59,9 @@ async function twins(options: Parameters<typeof startHarness>[0] = {}) {
 
     // Once Bob's request has expired, asking again makes a new one.
     h.advanceClock(31 * 60_000);
-    expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL)).toContain("needs a second person's approval");
+    expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL)).toContain(
+      "needs a second person's approval",
+    );
     expect(cards(h)).toHaveLength(4);
     expect(h.slack.violations).toEqual([]);
   } finally {
