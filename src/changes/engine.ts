@@ -191,20 +191,19 @@ export async function requestChange<P, V>(
       `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
     );
 
-  if (input.joinPending !== false) {
-    const twin = await pendingTwin(deps, kind.name, input);
-    // The same button pressed twice at once: the other press made this very request.
-    if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
-    if (twin) {
-      await audit(deps, twin, input.userId, "request", "already pending");
-      return { kind: "already_pending", request: twin };
-    }
-  }
-
   const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
     : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
+  // Where it would wait for approval, the same change already waiting answers instead (applied at once
+  // here, it is simply applied).
+  const joins = required && input.joinPending !== false;
+  if (joins) {
+    const twin = await pendingTwin(deps, kind.name, input);
+    // The same button pressed twice at once: the other press made this very request.
+    if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
+    if (twin) return joinTwin(deps, twin, input.userId);
+  }
   let request: ApprovalRequest;
   try {
     request = await deps.store.approvals.create({
@@ -224,6 +223,21 @@ export async function requestChange<P, V>(
     if (raced) return { kind: "duplicate", request: raced };
     throw err;
   }
+  if (joins) {
+    // Two people confirming at the same instant both passed the check above: the older request stays
+    // (created_at, then id: the order every replica sees), the newer one is withdrawn before any card.
+    const first = await pendingTwin(deps, kind.name, input);
+    if (first && first.id !== request.id) {
+      await move(deps, request.id, "pending", "cancelled", {
+        decidedAt: deps.now(),
+        lastError: {
+          kind: "superseded",
+          message: `The same change was already waiting for approval (${first.id}).`,
+        },
+      });
+      return joinTwin(deps, first, input.userId);
+    }
+  }
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
@@ -242,7 +256,12 @@ export async function requestChange<P, V>(
   return applyApproved(deps, approved.request, input.userId);
 }
 
-/** A request in the workspace still waiting for approval for the very same change, if any. */
+async function joinTwin(deps: Deps, twin: ApprovalRequest, userId: string): Promise<ChangeOutcome> {
+  await audit(deps, twin, userId, "request", "already pending");
+  return { kind: "already_pending", request: twin };
+}
+
+/** The oldest request in the workspace still waiting for approval for the very same change, if any. */
 async function pendingTwin<P>(
   deps: Deps,
   kindName: string,

@@ -57,6 +57,13 @@ async function twins(options: Parameters<typeof startHarness>[0] = {}) {
     );
     expect(cards(h)).toHaveLength(3);
 
+    // In a channel where approvals are off, the same change is simply applied: nothing to join.
+    await h.store.policies.setChannel("T0001", "C0OPEN", { approvals: "off", updatedBy: "U0001" });
+    expect(await typeAndConfirm(h, `block ${ZONE} 203.0.113.98`, CAROL, "C0OPEN")).toContain(
+      `Done: *Block IP 203.0.113.98 on shield zone ${ZONE}*`,
+    );
+    expect(cards(h)).toHaveLength(3);
+
     // Once Bob's request has expired, asking again makes a new one.
     h.advanceClock(31 * 60_000);
     expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL)).toContain(
@@ -64,6 +71,39 @@ async function twins(options: Parameters<typeof startHarness>[0] = {}) {
     );
     expect(cards(h)).toHaveLength(4);
     expect(h.slack.violations).toEqual([]);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Bob and Carol press Confirm on the same change at the same instant, five times over. */
+async function atOnce(options: Parameters<typeof startHarness>[0] = {}) {
+  const h = await startHarness(options);
+  try {
+    const ips = ["198.51.100.11", "198.51.100.12", "198.51.100.13", "198.51.100.14", "198.51.100.15"];
+    const answers = await Promise.all(
+      ips.map(async (ip) => {
+        const [bob, carol] = await Promise.all(
+          [BOB, CAROL].map(async (userId) => {
+            const typed = await answerTo(h, `block ${ZONE} ${ip}`, userId);
+            return typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
+          }),
+        );
+        const clicks = await Promise.all([
+          h.click(bob!, { userId: BOB }),
+          h.click(carol!, { userId: CAROL }),
+        ]);
+        return Promise.all(
+          clicks.map(async (c) => blocksText((await h.slack.waitForResponse(c.responseId)).body.blocks)),
+        );
+      }),
+    );
+    for (const pair of answers) {
+      expect(pair.filter((t) => t.includes("needs a second person's approval"))).toHaveLength(1);
+      expect(pair.filter((t) => t.includes("already asked for"))).toHaveLength(1);
+    }
+    expect(cards(h)).toHaveLength(ips.length);
+    expect(await h.store.approvals.listPending("T0001")).toHaveLength(ips.length);
   } finally {
     await h.close();
   }
@@ -84,4 +124,20 @@ describe("the same change asked twice while the first waits for approval", () =>
       await dropSchema(schema).catch(() => undefined);
     }
   });
+
+  it("two people confirming it at the same instant: one request and one card (SQLite)", async () => {
+    await atOnce();
+  });
+
+  it.runIf(pgUp || IN_CI)(
+    "two people confirming it at the same instant: one request and one card (PostgreSQL)",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await atOnce({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+  );
 });
