@@ -1,3 +1,4 @@
+import { accessBlockKind, accessBlockParams } from "../changes/kinds/access-block.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { type EdgeClient, EVENT_LOG_RETENTION_MS } from "../edge/client.js";
@@ -18,7 +19,7 @@ import {
   type ZoneRateLimitMetrics,
 } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
-import { type AccessAction, edgeopsEntries } from "./access-lists.js";
+import { type AccessAction, type EntryState, edgeopsEntries } from "./access-lists.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
 import { zoneDirectory } from "./zone-lookup.js";
@@ -410,6 +411,8 @@ export interface IncidentPicture {
   apps: Section<AppsSection>;
   /** What edgeops already blocks or challenges on the zone (`type:value`); empty when unknown. */
   mitigated: ReadonlyMap<string, AccessAction>;
+  /** Block, challenge or unblock requests waiting for approval on the zone (`type:value` → the state asked). */
+  pendingAccess: ReadonlyMap<string, EntryState>;
 }
 
 /** Event-log groups read for the card's top 5 (sorted here: the document does not promise an order). */
@@ -490,25 +493,42 @@ export async function gatherIncident(
   const offendersBy = (d: OffenderDimension) =>
     bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
-  const [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps, names, own] =
-    await Promise.allSettled([
-      bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
-      bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
-      bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
-      detailed(range.from, range.to),
-      detailed(range.previousFrom, range.previousTo),
-      offendersBy("ip"),
-      offendersBy("asn"),
-      offendersBy("country"),
-      offendersBy("ja4"),
-      bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
-      bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
-      bounded(troubledApps(client), ms, "listApps"),
-      // The zone's domain and pull zone name, from the per-key directory (cached a minute).
-      bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
-      // What edgeops already blocks, so the card marks those offenders and offers Unblock.
-      bounded(edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
-    ] as const);
+  const [
+    zone,
+    bots,
+    overview,
+    current,
+    previous,
+    ip,
+    asn,
+    country,
+    ja4,
+    waf,
+    rateLimits,
+    apps,
+    names,
+    own,
+    pending,
+  ] = await Promise.allSettled([
+    bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
+    bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
+    bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
+    detailed(range.from, range.to),
+    detailed(range.previousFrom, range.previousTo),
+    offendersBy("ip"),
+    offendersBy("asn"),
+    offendersBy("country"),
+    offendersBy("ja4"),
+    bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
+    bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
+    bounded(troubledApps(client), ms, "listApps"),
+    // The zone's domain and pull zone name, from the per-key directory (cached a minute).
+    bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
+    // What edgeops already blocks, so the card marks those offenders and offers Unblock.
+    bounded(edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
+    // What someone already asked to block: marked, so the team approves that one instead of asking again.
+    pendingAccessChanges(deps, teamId, zoneId),
+  ] as const);
   const named =
     names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
 
@@ -575,7 +595,23 @@ export async function gatherIncident(
         : settled(rateLimits),
     apps: settled(apps),
     mitigated: own.status === "fulfilled" ? own.value : new Map(),
+    pendingAccess: pending.status === "fulfilled" ? pending.value : new Map(),
   };
+}
+
+async function pendingAccessChanges(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+): Promise<Map<string, EntryState>> {
+  const out = new Map<string, EntryState>();
+  const now = deps.now();
+  for (const r of await deps.store.approvals.listPending(teamId)) {
+    if (r.kind !== accessBlockKind.name || r.expiresAt <= now) continue;
+    const p = accessBlockParams.safeParse(r.params);
+    if (p.success && p.data.shieldZoneId === zoneId) out.set(`${p.data.type}:${p.data.value}`, p.data.state);
+  }
+  return out;
 }
 
 // ---- "see all": one section as a paged list -------------------------------------------------------

@@ -517,6 +517,9 @@ function incidentPicture(g: Gen): IncidentPicture {
         },
     apps: g.bool() ? err() : { ok: { apps: g.list(app, 8), read: g.int(99), complete: g.bool() } },
     mitigated: new Map(g.list(() => [`ip:${g.s()}`, g.pick(["block", "challenge"] as const)] as const)),
+    pendingAccess: new Map(
+      g.list(() => [`ip:${g.s()}`, g.pick(["block", "challenge", "none"] as const)] as const),
+    ),
   };
 }
 

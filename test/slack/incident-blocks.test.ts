@@ -123,6 +123,7 @@ function bigPicture(): IncidentPicture {
     rateLimits: { ok: rateLimits },
     apps: { ok: { apps: apps(5000), read: 5000, complete: false } },
     mitigated: new Map(),
+    pendingAccess: new Map(),
   };
 }
 
@@ -214,6 +215,7 @@ describe("the incident card within Block Kit limits", () => {
         zoneId: 42,
         range,
         mitigated: new Map(),
+        pendingAccess: new Map(),
         zone: error,
         traffic: error,
         offenders: error,

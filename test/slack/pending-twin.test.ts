@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
-import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
+import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**
  * Several people reach for the same mitigation during an incident (the same Block button on the same
@@ -140,4 +140,48 @@ describe("the same change asked twice while the first waits for approval", () =>
       }
     },
   );
+});
+
+describe("the incident card marks an offender whose block waits for approval", () => {
+  it("Bob's pending block shows on the card; Carol pressing the same Block is pointed at it", async () => {
+    const h = await startHarness();
+    try {
+      const card = async () => {
+        const res = await h.command(`incident ${SIM_IDS.zoneUnderAttack}`, {
+          userId: CAROL,
+          channelId: "C0001",
+        });
+        return (
+          await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 15_000)
+        ).body.blocks;
+      };
+      const ipBlock = (blocks: unknown) =>
+        findButtons(blocks).find(
+          (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && JSON.parse(b.value!).p.type === "ip",
+        )!;
+      const first = ipBlock(await card());
+      const ip = JSON.parse(first.value!).p.value as string;
+      expect(blocksText(await card())).not.toContain("awaiting approval");
+
+      await h.click(first, { userId: BOB, channelId: "C0001" });
+      await h.slack.waitForCall("chat.postMessage", (c) =>
+        blocksText(c.args.blocks).includes("Approval needed"),
+      );
+
+      const refreshed = await card();
+      expect(blocksText(refreshed)).toMatch(
+        new RegExp(
+          `${ip.replaceAll(".", "\\.")}\` [\\d,]+ · [^\n]*:hourglass_flowing_sand: block awaiting approval`,
+        ),
+      );
+      const click = await h.click(ipBlock(refreshed), { userId: CAROL, channelId: "C0001" });
+      const answer = blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+      expect(answer).toContain(
+        `<@${BOB}> already asked for *Block IP ${ip} on shield zone ${SIM_IDS.zoneUnderAttack}*`,
+      );
+      expect(cards(h)).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
 });

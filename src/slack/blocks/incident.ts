@@ -10,6 +10,7 @@ import {
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
 import { type AccessEntryType, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
+import type { EntryState } from "../../services/access-lists.js";
 import {
   botDetectionOn,
   CARD_TOP,
@@ -183,13 +184,30 @@ function mitigatedAs(p: Pick<IncidentPicture, "mitigated"> | undefined, o: Offen
   return entry ? p?.mitigated.get(`${entry.type}:${entry.value}`) : undefined;
 }
 
+const PENDING_WORDS: Record<EntryState, string> = {
+  block: "block",
+  challenge: "challenge",
+  none: "unblock",
+};
+
+/** The change to this offender already waiting for approval, if any. */
+function pendingAs(
+  p: Pick<IncidentPicture, "pendingAccess"> | undefined,
+  o: Offender,
+  dim: OffenderDimension,
+) {
+  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  return entry ? p?.pendingAccess.get(`${entry.type}:${entry.value}`) : undefined;
+}
+
 function offenderLine(
   o: Offender,
   dimension: OffenderDimension,
-  p?: Pick<IncidentPicture, "mitigated">,
+  p?: Pick<IncidentPicture, "mitigated" | "pendingAccess">,
 ): Mrkdwn {
   const mitigated = mitigatedAs(p, o, dimension);
-  const action = `${o.action ? ` · ${o.action}` : ""}${mitigated ? ` · ${mitigated === "block" ? "blocked" : "challenged"} by edgeops` : ""}`;
+  const pending = pendingAs(p, o, dimension);
+  const action = `${o.action ? ` · ${o.action}` : ""}${mitigated ? ` · ${mitigated === "block" ? "blocked" : "challenged"} by edgeops` : ""}${pending ? ` · :hourglass_flowing_sand: ${PENDING_WORDS[pending]} awaiting approval` : ""}`;
   const where =
     dimension === "ip"
       ? [o.asn, o.country].filter((x): x is string => x !== null).map((x) => truncate(x, 40))
@@ -200,7 +218,7 @@ function offenderLine(
 function offenderField(
   dimension: OffenderDimension,
   s: Section<OffenderTop>,
-  p: Pick<IncidentPicture, "mitigated">,
+  p: Pick<IncidentPicture, "mitigated" | "pendingAccess">,
 ): Mrkdwn {
   const title = mrkdwn`*${DIMENSION_TITLES[dimension].title}*`;
   if ("error" in s) return mrkdwn`${title}\n${warn(s.error)}`;
