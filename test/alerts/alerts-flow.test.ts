@@ -162,6 +162,39 @@ describe("the parent's buttons", () => {
     // The alert itself was not replaced through the click's response_url.
     await new Promise((r) => setTimeout(r, 200));
     expect(h.slack.responsesTo(click.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
+
+    // The same button pressed again: that button's request, answered privately.
+    const again = await h.click(block, { userId: "U0002", messageTs: ts });
+    expect(String((await h.slack.waitForResponse(again.responseId)).body.text)).toContain(
+      "This button was already used",
+    );
+  });
+
+  it("a mitigation someone already asked for by command: the presser is pointed at it privately, the thread stays quiet", async () => {
+    clock = T0;
+    const { sim, h, poller } = await setup();
+    await answerTo(h, `watch zone ${ZONE}`, "U0001");
+    await poller.tick();
+    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
+    await minutes(8, [poller], () => parents(h).length > 0);
+    const parent = parents(h)[0];
+    const ts = await tsOf(parent, h);
+    const block = findButtons(parent?.args.blocks).find((b) => b.text.startsWith("Block "))!;
+    const p = JSON.parse(block.value!).p as { shieldZoneId: number; value: string };
+
+    const typed = await answerTo(h, `block ${p.shieldZoneId} ${p.value}`, "U0002");
+    const confirm = typed.buttons.find((b) => b.text === "Confirm")!;
+    await h.click(confirm, { userId: "U0002" });
+    await h.slack.waitForCall("chat.postMessage", (c) => text(c).includes("Approval needed"));
+
+    const threadBefore = replies(h, ts).length;
+    const click = await h.click(block, { userId: "U0001", messageTs: ts });
+    const pointer = await h.slack.waitForResponse(click.responseId);
+    expect(pointer.body.response_type).toBe("ephemeral");
+    expect(pointer.body.replace_original).toBe(false);
+    expect(String(pointer.body.text)).toContain("<@U0002> already asked for");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(replies(h, ts)).toHaveLength(threadBefore);
   });
 });
 

@@ -81,9 +81,23 @@ export function changeConfirm(env: SlackEnv) {
     const submitted = await submitChange(env, args, ctx, resolved.kind, resolved.params, value.r, value.t);
     if (submitted === undefined) return;
     const answer = reply(submitted.banner, [section(submitted.banner)]);
-    // An alert's mitigation: the alert stays as it is; the outcome goes into its thread.
+    // An alert's mitigation: the alert stays as it is; the outcome goes into its thread, except a
+    // pointer to someone's waiting request, which concerns the presser alone.
     const threadTs = args.body.message?.ts ?? args.body.container?.message_ts;
-    if (args.action.action_id.startsWith(IN_THREAD_CONFIRM_PREFIX) && typeof threadTs === "string") {
+    const inThread =
+      args.action.action_id.startsWith(IN_THREAD_CONFIRM_PREFIX) && typeof threadTs === "string";
+    if (inThread && submitted.kind === "already_pending") {
+      await args
+        .respond({
+          response_type: "ephemeral",
+          replace_original: false,
+          text: answer.text,
+          blocks: answer.blocks,
+        })
+        .catch((err: unknown) => ctx.logger.warn({ err }, "could not answer through response_url"));
+      return;
+    }
+    if (inThread) {
       await args.client.chat
         .postMessage({
           channel: ctx.channelId,
