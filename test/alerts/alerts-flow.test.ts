@@ -131,7 +131,8 @@ describe("/edge watch zone: an attack is one parent, updated in place, with its 
 });
 
 describe("the parent's buttons", () => {
-  it("Acknowledge survives the next update; a mitigation answers in the alert's thread, leaving the alert as it is", async () => {
+  /** A zone watch in C0001, an attack staged on the zone, and the alert it posted. */
+  async function alertedZone() {
     clock = T0;
     const { sim, h, poller } = await setup();
     await answerTo(h, `watch zone ${ZONE}`, "U0001");
@@ -139,7 +140,11 @@ describe("the parent's buttons", () => {
     sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
     await minutes(8, [poller], () => parents(h).length > 0);
     const parent = parents(h)[0];
-    const ts = await tsOf(parent, h);
+    return { h, poller, parent, ts: await tsOf(parent, h) };
+  }
+
+  it("Acknowledge survives the next update; a mitigation answers in the alert's thread, leaving the alert as it is", async () => {
+    const { h, poller, parent, ts } = await alertedZone();
     const buttons = findButtons(parent?.args.blocks);
 
     const ack = buttons.find((b) => b.text === "Acknowledge")!;
@@ -171,14 +176,7 @@ describe("the parent's buttons", () => {
   });
 
   it("a mitigation someone already asked for by command: the presser is pointed at it privately, the thread stays quiet", async () => {
-    clock = T0;
-    const { sim, h, poller } = await setup();
-    await answerTo(h, `watch zone ${ZONE}`, "U0001");
-    await poller.tick();
-    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(8, [poller], () => parents(h).length > 0);
-    const parent = parents(h)[0];
-    const ts = await tsOf(parent, h);
+    const { h, parent, ts } = await alertedZone();
     const block = findButtons(parent?.args.blocks).find((b) => b.text.startsWith("Block "))!;
     const p = JSON.parse(block.value!).p as { shieldZoneId: number; value: string };
 
