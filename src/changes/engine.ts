@@ -261,6 +261,18 @@ async function joinTwin(deps: Deps, twin: ApprovalRequest, userId: string): Prom
   return { kind: "already_pending", request: twin };
 }
 
+/** The workspace's requests of one kind still waiting for approval (not expired), oldest first. */
+export async function waitingRequests(
+  deps: Deps,
+  teamId: string,
+  kindName: string,
+): Promise<ApprovalRequest[]> {
+  const now = deps.now();
+  return (await deps.store.approvals.listPending(teamId)).filter(
+    (r) => r.kind === kindName && r.expiresAt > now,
+  );
+}
+
 /** The oldest request in the workspace still waiting for approval for the very same change, if any. */
 async function pendingTwin<P>(
   deps: Deps,
@@ -270,13 +282,8 @@ async function pendingTwin<P>(
   // Compared as stored: JSON drops undefined members, and the engines may reorder keys.
   const params: unknown = JSON.parse(JSON.stringify(input.params));
   const undoAfterMs = input.temporaryMs ?? null;
-  const now = deps.now();
-  return (await deps.store.approvals.listPending(input.teamId)).find(
-    (r) =>
-      r.kind === kindName &&
-      r.undoAfterMs === undoAfterMs &&
-      r.expiresAt > now &&
-      isDeepStrictEqual(r.params, params),
+  return (await waitingRequests(deps, input.teamId, kindName)).find(
+    (r) => r.undoAfterMs === undoAfterMs && isDeepStrictEqual(r.params, params),
   );
 }
 

@@ -1,3 +1,4 @@
+import { waitingRequests } from "../changes/engine.js";
 import { accessBlockKind, accessBlockParams } from "../changes/kinds/access-block.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
@@ -605,9 +606,7 @@ async function pendingAccessChanges(
   zoneId: number,
 ): Promise<Map<string, EntryState>> {
   const out = new Map<string, EntryState>();
-  const now = deps.now();
-  for (const r of await deps.store.approvals.listPending(teamId)) {
-    if (r.kind !== accessBlockKind.name || r.expiresAt <= now) continue;
+  for (const r of await waitingRequests(deps, teamId, accessBlockKind.name)) {
     const p = accessBlockParams.safeParse(r.params);
     if (p.success && p.data.shieldZoneId === zoneId) out.set(`${p.data.type}:${p.data.value}`, p.data.state);
   }

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import type { EdgeApi, EdgeClient } from "../edge/client.js";
 import { LruCache } from "../lru.js";
-import { edgeAccessFor } from "./edge-access.js";
+import { type EdgeAccess, edgeAccessFor } from "./edge-access.js";
 
 /**
  * Lists read from the Edge API and kept per API key (never per workspace: two workspaces with one key
@@ -64,7 +64,16 @@ export async function cachedForKey<T>(
   list: KeyedList<T>,
   freshness: Freshness = "fresh",
 ): Promise<T> {
-  const { client, keyId } = await edgeAccessFor(deps, teamId);
+  return cachedFor(deps, await edgeAccessFor(deps, teamId), list, freshness);
+}
+
+/** The same, for a caller that already holds the workspace's access (one key read, not two). */
+export async function cachedFor<T>(
+  deps: Deps,
+  { client, keyId }: EdgeAccess,
+  list: KeyedList<T>,
+  freshness: Freshness = "fresh",
+): Promise<T> {
   const cache = cacheFor(deps.edge);
   const cacheKey = `${list.name}:${keyId}`;
   let entry = cache.get(cacheKey) as Entry<T> | undefined;

@@ -4,8 +4,8 @@ import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
 import type { ShieldZone, ShieldZonePage } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
-import { edgeClientFor } from "./edge-access.js";
-import { allPages, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
+import { edgeAccessFor } from "./edge-access.js";
+import { allPages, cachedFor, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
 
 /**
  * Shield zones by name. The Shield API knows zones only by id and pull zone id; the names people use
@@ -138,15 +138,15 @@ export async function namedShieldZonesPage(
   page: number,
   perPage: number,
 ): Promise<NamedZonesPage> {
+  const access = await edgeAccessFor(deps, teamId);
   let names: ReadonlyMap<number, ZoneNames> | undefined;
-  cachedForKey(deps, teamId, PULL_ZONE_NAMES, "suggest").then(
+  cachedFor(deps, access, PULL_ZONE_NAMES, "suggest").then(
     (loaded) => {
       names = loaded;
     },
     (err: unknown) => deps.logger.debug({ err, teamId }, "the names for a zones page could not be read"),
   );
-  const client = await edgeClientFor(deps, teamId);
-  const read = await client.listShieldZones({ page, perPage });
+  const read = await access.client.listShieldZones({ page, perPage });
   const known = names;
   const named = known
     ? read.items.map((zone): NamedZone => {

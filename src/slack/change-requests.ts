@@ -73,6 +73,11 @@ export async function requestWithCard<P>(
   return { outcome };
 }
 
+/** Who asked for a waiting request, as its reader sees it: "You", or a mention. */
+export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
+  return request.requesterId === viewerId ? mrkdwn`You` : mention(request.requesterId);
+}
+
 /**
  * What the requester reads after confirming a change, once any card is posted. `who` says who
  * must approve ("a second person", "another admin"). Undefined for a duplicate: the caller says so.
@@ -91,8 +96,7 @@ export function outcomeBanner(
       return undefined;
     case "already_pending": {
       const r = outcome.request;
-      const asker = r.requesterId === viewerId ? mrkdwn`You` : mention(r.requesterId);
-      return mrkdwn`:hourglass_flowing_sand: ${asker} already asked for *${c}*: it is waiting for approval in ${channel(r.channelId)} until ${dateToken(r.expiresAt)}. No second request was made; approve that one there if you may.`;
+      return mrkdwn`:hourglass_flowing_sand: ${askerOf(r, viewerId)} already asked for *${c}*: it is waiting for approval in ${channel(r.channelId)} until ${dateToken(r.expiresAt)}. No second request was made; approve that one there if you may.`;
     }
     case "pending":
       return mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;

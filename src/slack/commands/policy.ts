@@ -3,9 +3,9 @@ import { policyWords } from "../../changes/index.js";
 import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
-import { channel, context, mention, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
+import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { policyMessage } from "../blocks/policy.js";
-import { postApprovalCard } from "../change-requests.js";
+import { askerOf, postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -150,7 +150,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
       break;
     case "already_pending":
       return sentenceReply(
-        mrkdwn`${outcome.request.requesterId === ctx.userId ? "You" : mention(outcome.request.requesterId)} already asked for this policy change: it is waiting for another admin's approval in ${channel(outcome.request.channelId)}. Nothing changed yet.`,
+        mrkdwn`${askerOf(outcome.request, ctx.userId)} already asked for this policy change: it is waiting for another admin's approval in ${channel(outcome.request.channelId)}. Nothing changed yet.`,
         ":hourglass_flowing_sand:",
       );
     case "duplicate":

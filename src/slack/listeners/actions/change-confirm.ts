@@ -14,6 +14,7 @@ import {
   buttonContext,
   parseButtonValue,
   replaceClicked,
+  respondPrivately,
 } from "./context.js";
 
 /** What a Confirm button carries: the request id it creates, the kind, its parameters, and `for`. */
@@ -86,17 +87,7 @@ export function changeConfirm(env: SlackEnv) {
     const threadTs = args.body.message?.ts ?? args.body.container?.message_ts;
     const inThread =
       args.action.action_id.startsWith(IN_THREAD_CONFIRM_PREFIX) && typeof threadTs === "string";
-    if (inThread && submitted.kind === "already_pending") {
-      await args
-        .respond({
-          response_type: "ephemeral",
-          replace_original: false,
-          text: answer.text,
-          blocks: answer.blocks,
-        })
-        .catch((err: unknown) => ctx.logger.warn({ err }, "could not answer through response_url"));
-      return;
-    }
+    if (inThread && submitted.kind === "already_pending") return respondPrivately(args, answer, ctx.logger);
     if (inThread) {
       await args.client.chat
         .postMessage({

@@ -50,7 +50,11 @@ export async function answerPrivately(
   sentence: MrkdwnInput,
   logger: Logger,
 ): Promise<void> {
-  const reply = sentenceReply(sentence);
+  await respondPrivately(args, sentenceReply(sentence), logger);
+}
+
+/** A private reply to the person who clicked, leaving the message as it is. */
+export async function respondPrivately(args: Respondable, reply: Reply, logger: Logger): Promise<void> {
   await args
     .respond({ response_type: "ephemeral", replace_original: false, text: reply.text, blocks: reply.blocks })
     .catch((err: unknown) => logger.warn({ err }, "could not answer through response_url"));
