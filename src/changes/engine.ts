@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from "node:util";
+import { createHash } from "node:crypto";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
@@ -9,6 +9,7 @@ import type {
   ApprovalState,
   Approvers,
   EffectivePolicy,
+  NewApprovalRequest,
   TransitionGuard,
   WorkScope,
 } from "../store/index.js";
@@ -195,49 +196,31 @@ export async function requestChange<P, V>(
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
     : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
-  // Where it would wait for approval, the same change already waiting answers instead (applied at once
-  // here, it is simply applied).
-  const joins = required && input.joinPending !== false;
-  if (joins) {
-    const twin = await pendingTwin(deps, kind.name, input);
+  // Where it would wait for approval, one request for the same change waits and a second asker is
+  // pointed at it; the store's unique twin key decides between two asking at the same instant. Applied
+  // at once here, the change is simply applied.
+  const twinKey = required && input.joinPending !== false ? twinKeyOf(kind.name, input) : null;
+  if (twinKey) {
+    const twin = await pendingTwin(deps, input.teamId, twinKey);
     // The same button pressed twice at once: the other press made this very request.
     if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
     if (twin) return joinTwin(deps, twin, input.userId);
   }
-  let request: ApprovalRequest;
-  try {
-    request = await deps.store.approvals.create({
-      id: input.requestId,
-      kind: kind.name,
-      teamId: input.teamId,
-      channelId: input.channelId,
-      requesterId: input.userId,
-      params: input.params,
-      observed: current,
-      expiresAt: deps.now() + policy.expiryMinutes * 60_000,
-      approvalsNeeded: kind.approvers === "admins" ? 1 : policy.approvalsNeeded,
-      undoAfterMs: input.temporaryMs ?? null,
-    });
-  } catch (err) {
-    const raced = err instanceof StoreError ? await deps.store.approvals.get(input.requestId) : undefined;
-    if (raced) return { kind: "duplicate", request: raced };
-    throw err;
-  }
-  if (joins) {
-    // Two people confirming at the same instant both passed the check above: the older request stays
-    // (created_at, then id: the order every replica sees), the newer one is withdrawn before any card.
-    const first = await pendingTwin(deps, kind.name, input);
-    if (first && first.id !== request.id) {
-      await move(deps, request.id, "pending", "cancelled", {
-        decidedAt: deps.now(),
-        lastError: {
-          kind: "superseded",
-          message: `The same change was already waiting for approval (${first.id}).`,
-        },
-      });
-      return joinTwin(deps, first, input.userId);
-    }
-  }
+  const created = await createRequest(deps, input, twinKey, {
+    id: input.requestId,
+    kind: kind.name,
+    teamId: input.teamId,
+    channelId: input.channelId,
+    requesterId: input.userId,
+    params: input.params,
+    observed: current,
+    expiresAt: deps.now() + policy.expiryMinutes * 60_000,
+    approvalsNeeded: kind.approvers === "admins" ? 1 : policy.approvalsNeeded,
+    undoAfterMs: input.temporaryMs ?? null,
+    twinKey,
+  });
+  if ("outcome" in created) return created.outcome;
+  const { request } = created;
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
@@ -273,18 +256,62 @@ export async function waitingRequests(
   );
 }
 
-/** The oldest request in the workspace still waiting for approval for the very same change, if any. */
-async function pendingTwin<P>(
+/** The change itself, kind, parameters (in a canonical key order) and duration, as one bounded key. */
+function twinKeyOf<P>(kindName: string, input: ChangeInput<P>): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([, x]) => x !== undefined)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([k, x]) => [k, canonical(x)]),
+          )
+        : v;
+  const text = `${kindName}\n${JSON.stringify(canonical(input.params))}\n${input.temporaryMs ?? ""}`;
+  return createHash("sha256").update(text).digest("base64url");
+}
+
+/** The request waiting for approval with this twin key (expired ones too, when asked), if any. */
+async function pendingTwin(
   deps: Deps,
-  kindName: string,
-  input: ChangeInput<P>,
+  teamId: string,
+  twinKey: string,
+  expiredToo = false,
 ): Promise<ApprovalRequest | undefined> {
-  // Compared as stored: JSON drops undefined members, and the engines may reorder keys.
-  const params: unknown = JSON.parse(JSON.stringify(input.params));
-  const undoAfterMs = input.temporaryMs ?? null;
-  return (await waitingRequests(deps, input.teamId, kindName)).find(
-    (r) => r.undoAfterMs === undoAfterMs && isDeepStrictEqual(r.params, params),
+  const now = deps.now();
+  return (await deps.store.approvals.listPending(teamId)).find(
+    (r) => r.twinKey === twinKey && (expiredToo || r.expiresAt > now),
   );
+}
+
+/**
+ * Stores a new request. Refused by the store when the same button made it already (a duplicate) or
+ * when a request for the same change waits (joined); one that expired but is still pending (the
+ * sweeper has not moved it yet) releases the key and the request is stored after all.
+ */
+async function createRequest<P>(
+  deps: Deps,
+  input: ChangeInput<P>,
+  twinKey: string | null,
+  fields: NewApprovalRequest,
+): Promise<{ request: ApprovalRequest } | { outcome: ChangeOutcome }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { request: await deps.store.approvals.create(fields) };
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      const raced = await deps.store.approvals.get(input.requestId);
+      if (raced) return { outcome: { kind: "duplicate", request: raced } };
+      const holder = twinKey ? await pendingTwin(deps, input.teamId, twinKey, true) : undefined;
+      if (holder && holder.expiresAt > deps.now())
+        return { outcome: await joinTwin(deps, holder, input.userId) };
+      if (!holder || attempt > 0) throw err;
+      // Expired, not yet moved by the sweeper (which will, and will update its card): it gives way.
+      await deps.store.approvals.annotate(holder.id, "pending", { twinKey: null });
+    }
+  }
 }
 
 /** When an applied temporary change is due to be undone. */

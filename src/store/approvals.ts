@@ -72,6 +72,8 @@ export interface ApprovalRequest {
   undoAfterMs: number | null;
   /** When an applied temporary change will be undone. */
   undoAt: number | null;
+  /** The change itself (kind, parameters, duration) where only one request for it may wait; else null. */
+  twinKey: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -90,6 +92,8 @@ export interface NewApprovalRequest {
   approvalsNeeded?: number;
   /** Temporary: undo this long after applying. */
   undoAfterMs?: number | null;
+  /** While this request is pending, another with the same key in the workspace fails (StoreError). */
+  twinKey?: string | null;
 }
 
 export interface ApprovalPatch {
@@ -102,6 +106,8 @@ export interface ApprovalPatch {
   expiresAt?: number;
   approvedBy?: string[];
   undoAt?: number | null;
+  /** Release the twin key: an expired request the sweeper has not moved yet gives way to a new one. */
+  twinKey?: null;
 }
 
 export interface TransitionGuard {
@@ -198,6 +204,7 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     approvedBy: JSON.parse(r.approved_by ?? "[]") as string[],
     undoAfterMs: r.undo_after_ms === null || r.undo_after_ms === undefined ? null : Number(r.undo_after_ms),
     undoAt: r.undo_at === null || r.undo_at === undefined ? null : Number(r.undo_at),
+    twinKey: r.twin_key ?? null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -239,6 +246,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     ...(patch.failedAt !== undefined ? { failed_at: patch.failedAt } : {}),
     ...(patch.approvedBy !== undefined ? { approved_by: JSON.stringify(patch.approvedBy) } : {}),
     ...(patch.undoAt !== undefined ? { undo_at: patch.undoAt } : {}),
+    ...(patch.twinKey !== undefined ? { twin_key: patch.twinKey } : {}),
     ...(patch.lastError !== undefined
       ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
@@ -278,6 +286,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         approved_by: "[]",
         undo_after_ms: req.undoAfterMs ?? null,
         undo_at: null,
+        twin_key: req.twinKey ?? null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);

@@ -91,6 +91,8 @@ export interface ApprovalRequestsTable {
   undo_after_ms: number | null;
   /** When an applied temporary change is due to be undone. */
   undo_at: number | null;
+  /** Set where only one request for the change may wait (migration 7); unique among pending ones. */
+  twin_key: string | null;
 }
 
 export interface SchedulesTable {

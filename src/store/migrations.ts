@@ -277,6 +277,21 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable("schedules").addColumn("lease_until", ts).execute();
     },
   },
+  {
+    version: 7,
+    name: "one pending request per change that waits for approval",
+    async up(db) {
+      await db.schema.alterTable("approval_requests").addColumn("twin_key", "text").execute();
+      // Only while pending: once decided or expired, the same change may be asked for again.
+      await db.schema
+        .createIndex("approval_requests_pending_twin")
+        .on("approval_requests")
+        .columns(["team_id", "twin_key"])
+        .unique()
+        .where(sql.ref("state"), "=", "pending")
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

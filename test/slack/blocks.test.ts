@@ -95,6 +95,7 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   approvedBy: [],
   undoAfterMs: null,
   undoAt: null,
+  twinKey: null,
   createdAt: 0,
   updatedAt: 0,
   ...over,

@@ -587,6 +587,26 @@ export function storeContract(h: EngineHarness): void {
         });
       });
 
+      it("one pending request per twin key and workspace; decided or released, the key is free again", async () => {
+        const store = await open();
+        const first = await store.approvals.create({ ...base, twinKey: "same-change" });
+        expect(first.twinKey).toBe("same-change");
+        await expect(store.approvals.create({ ...base, twinKey: "same-change" })).rejects.toBeInstanceOf(
+          StoreError,
+        );
+        // Another workspace, another key, or no key at all: not the same change.
+        await store.approvals.create({ ...base, teamId: "T2", twinKey: "same-change" });
+        await store.approvals.create({ ...base, twinKey: "other-change" });
+        await store.approvals.create(base);
+        await store.approvals.create(base);
+        // Decided: a new request for the same change may wait.
+        await store.approvals.transition(first.id, "pending", "rejected");
+        const second = await store.approvals.create({ ...base, twinKey: "same-change" });
+        // Released while pending (an expired request the sweeper has not moved yet): free too.
+        expect((await store.approvals.annotate(second.id, "pending", { twinKey: null }))?.twinKey).toBeNull();
+        expect((await store.approvals.create({ ...base, twinKey: "same-change" })).state).toBe("pending");
+      });
+
       it("reads a row written before change kinds existed as a bot-category change", async () => {
         const store = await open();
         const { db } = storeInternals(store).context;
