@@ -78,6 +78,27 @@ function idListVar(name: string, pattern: RegExp, what: string) {
   );
 }
 
+/** An admin from ADMIN_USER_IDS: `U…` (every workspace the deployment serves) or `T…:U…` (that one). */
+export interface AdminId {
+  readonly teamId: string | undefined;
+  readonly userId: string;
+}
+
+const ADMIN_ID = /^(?:([TE][A-Z0-9]{2,}):)?([UW][A-Z0-9]{2,})$/;
+
+function adminIdsVar(name: string) {
+  return idListVar(
+    name,
+    ADMIN_ID,
+    "Slack user ids like U012ABCDEF, or T012ABCDEF:U012ABCDEF pairs",
+  ).transform((ids): AdminId[] =>
+    ids.map((id) => {
+      const m = ADMIN_ID.exec(id)!;
+      return { teamId: m[1], userId: m[2]! };
+    }),
+  );
+}
+
 function flagVar(name: string) {
   return z.preprocess(
     (v) => (typeof v === "string" ? v.trim().toLowerCase() || undefined : v),
@@ -115,7 +136,7 @@ const envSchema = z.object({
   SLACK_CLIENT_ID: optionalString,
   SLACK_CLIENT_SECRET: optionalString,
   SLACK_STATE_SECRET: optionalString,
-  ADMIN_USER_IDS: idListVar("ADMIN_USER_IDS", /^[UW][A-Z0-9]{2,}$/, "Slack user ids like U012ABCDEF"),
+  ADMIN_USER_IDS: adminIdsVar("ADMIN_USER_IDS"),
   SHUTDOWN_TIMEOUT_MS: intVar("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
   SCHEDULES_PER_CHANNEL: intVar("SCHEDULES_PER_CHANNEL", 10, 1, 1000),
   SCHEDULES_PER_WORKSPACE: intVar("SCHEDULES_PER_WORKSPACE", 100, 1, 100_000),
@@ -164,7 +185,8 @@ export interface Config {
     readonly clientId: string | undefined;
     readonly clientSecret: string | undefined;
     readonly stateSecret: string | undefined;
-    readonly adminUserIds: readonly string[];
+    /** Bare ids only on single-workspace deployments (loadConfig refuses them with OAuth). */
+    readonly adminUserIds: readonly AdminId[];
   };
   readonly port: number;
   readonly shutdownTimeoutMs: number;
@@ -247,6 +269,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(problems);
   }
   const e = parsed.data;
+  const bareAdmins = e.ADMIN_USER_IDS.filter((a) => a.teamId === undefined).map((a) => a.userId);
+  if (bareAdmins.length > 0 && (e.SLACK_CLIENT_ID || e.SLACK_CLIENT_SECRET || e.SLACK_STATE_SECRET)) {
+    // With OAuth installs a bare id would be an admin in every workspace that installs the app.
+    throw new ConfigError([
+      `ADMIN_USER_IDS: with OAuth installs (SLACK_CLIENT_ID) write each admin as the workspace and user id, ` +
+        `like T012ABCDEF:${bareAdmins[0]} (not ${bareAdmins.join(", ")})`,
+    ]);
+  }
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
     production: e.NODE_ENV === "production",

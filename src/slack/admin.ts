@@ -1,11 +1,13 @@
 import type { WebClient } from "@slack/web-api";
+import type { AdminId } from "../config.js";
 import { LruCache } from "../lru.js";
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 /**
- * Admins are the workspace's admins and owners (users.info) plus ADMIN_USER_IDS. Answers are cached
+ * Admins are the workspace's admins and owners (users.info) plus ADMIN_USER_IDS (a `T…:U…` pair only in
+ * its own workspace). Answers are cached
  * for a minute so a burst of clicks costs one users.info call.
  */
 export class AdminDirectory {
@@ -14,12 +16,13 @@ export class AdminDirectory {
   );
 
   constructor(
-    private readonly extraAdmins: readonly string[],
+    private readonly extraAdmins: readonly AdminId[],
     private readonly now: () => number = Date.now,
   ) {}
 
   async isAdmin(client: WebClient, teamId: string, userId: string): Promise<boolean> {
-    if (this.extraAdmins.includes(userId)) return true;
+    if (this.extraAdmins.some((a) => a.userId === userId && (a.teamId === undefined || a.teamId === teamId)))
+      return true;
     return (await this.lookup(client, teamId, userId)).admin;
   }
 
