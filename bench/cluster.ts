@@ -845,7 +845,8 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
 
   const pgdb = await createPgDatabase();
   if (!pgdb) throw new Error("bench --replicas: PostgreSQL is unreachable (TEST_DATABASE_URL)");
-  const slack = await startFakeSlack();
+  // Many workspaces on one bot token: the fake's auth.test names no workspace, so the bot serves them all.
+  const slack = await startFakeSlack({ tokenTeamId: null });
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });

@@ -334,7 +334,8 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
     only.has("memory") ? o.memoryWorkspaces : 0,
     only.has("approvals") ? o.approvals + 1 : 0,
   );
-  const slack = await startFakeSlack();
+  // Many workspaces on one bot token: the fake's auth.test names no workspace, so the bot serves them all.
+  const slack = await startFakeSlack({ tokenTeamId: null });
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });

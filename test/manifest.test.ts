@@ -288,6 +288,12 @@ describe("manifest.yml content", () => {
     expect(String(m.features.shortcuts[0]!.description)).toContain("edgeops: request a change");
   });
 
+  it("subscribes to app_uninstalled and tokens_revoked, so a removed workspace is forgotten", () => {
+    expect(m.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(["app_uninstalled", "tokens_revoked"]),
+    );
+  });
+
   it("unfurls dash.bunny.net links: the domain, the link_shared event and the links scopes", () => {
     expect(m.features.unfurl_domains).toEqual([DASHBOARD_HOST]);
     expect(m.settings.event_subscriptions.bot_events).toContain("link_shared");

@@ -1,4 +1,4 @@
-import type { AuthorizeResult } from "@slack/bolt";
+import type { AuthorizeResult, AuthorizeSourceData } from "@slack/bolt";
 import {
   WebAPIHTTPError,
   WebAPIPlatformError,
@@ -8,6 +8,7 @@ import {
   type WebClientOptions,
 } from "@slack/web-api";
 import { backoffDelay } from "../edge/queue.js";
+import { UserError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { TransportError } from "./transport.js";
 
@@ -116,9 +117,16 @@ export interface TokenCheckOptions extends RetryLoopOptions {
   readonly onRejected: (err: TransportError) => void;
 }
 
+/** What a request from a workspace the single bot token does not belong to is told (and nothing else). */
+export const OTHER_WORKSPACE_SENTENCE =
+  "edgeops is installed for another Slack workspace and does not answer here: ask an admin of this workspace to install it.";
+
 export interface TokenCheck {
-  /** Bolt's authorize: the bot token, with the bot's user and bot ids once Slack confirmed them. */
-  authorize(): Promise<AuthorizeResult>;
+  /**
+   * Bolt's authorize: the bot token, with the bot's user and bot ids once Slack confirmed them. Once
+   * auth.test named the token's workspace, a request from any other workspace is refused.
+   */
+  authorize(source?: AuthorizeSourceData<boolean>): Promise<AuthorizeResult>;
   /** undefined once Slack answered the check, otherwise what /readyz says. */
   problem(): string | undefined;
   start(): void;
@@ -134,6 +142,7 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
     timeout: o.attemptTimeoutMs ?? 10_000,
   });
   let identity: { botId?: string; botUserId?: string } | undefined;
+  let home: { teamId: string | undefined; enterpriseId: string | undefined; orgWide: boolean } | undefined;
   let problem: string | undefined = "Slack has not answered the token check yet";
   const loop = retryLoop({
     ...o,
@@ -142,6 +151,11 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
       identity = {
         ...(typeof r.bot_id === "string" ? { botId: r.bot_id } : {}),
         ...(typeof r.user_id === "string" ? { botUserId: r.user_id } : {}),
+      };
+      home = {
+        teamId: typeof r.team_id === "string" && r.team_id ? r.team_id : undefined,
+        enterpriseId: typeof r.enterprise_id === "string" && r.enterprise_id ? r.enterprise_id : undefined,
+        orgWide: r.is_enterprise_install === true,
       };
       problem = undefined;
       o.logger.info({ attempts: n }, "Slack answered the token check");
@@ -164,11 +178,29 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
     },
   });
   return {
-    authorize: async () => ({ botToken: o.botToken, ...identity }),
+    authorize: async (source) => {
+      if (home && source && !servesHome(home, source)) {
+        o.logger.warn(
+          { teamId: source.teamId, enterpriseId: source.enterpriseId },
+          "a request from another workspace than the bot token's was refused",
+        );
+        throw new UserError("slack", OTHER_WORKSPACE_SENTENCE);
+      }
+      return { botToken: o.botToken, ...identity };
+    },
     problem: () => problem,
     start: loop.start,
     stop: loop.stop,
   };
+}
+
+/** An org-wide token serves its enterprise's workspaces; any other token, its own workspace. */
+function servesHome(
+  home: { teamId: string | undefined; enterpriseId: string | undefined; orgWide: boolean },
+  source: AuthorizeSourceData<boolean>,
+): boolean {
+  if (home.orgWide && home.enterpriseId) return source.enterpriseId === home.enterpriseId;
+  return home.teamId === undefined || source.teamId === home.teamId;
 }
 
 export interface SocketSupervisorOptions extends RetryLoopOptions {

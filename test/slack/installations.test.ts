@@ -1,26 +1,26 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
-import { VIEWS } from "../../src/slack/ids.js";
-import { blocksText, type Harness, startHarness } from "../support/harness.js";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { UNINSTALLED_SENTENCE } from "../../src/services/uninstall.js";
+import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/connection.js";
+import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
+import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
+import { waitFor } from "../ops/support.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  type HarnessOptions,
+  installWorkspace,
+  SIGNING_SECRET,
+  startHarness,
+} from "../support/harness.js";
+import { postSigned } from "../support/slack-signer.js";
 
 /** Installations and admins: which workspace a request comes from decides who is an admin and whether it is served. */
-
-async function install(h: Harness, teamId: string): Promise<void> {
-  await h.store.installations.storeInstallation({
-    team: { id: teamId, name: teamId },
-    enterprise: undefined,
-    user: { id: "U0001", token: undefined, scopes: undefined },
-    bot: {
-      id: `B${teamId}`,
-      userId: "UBOT",
-      token: `xoxb-installed-${teamId.toLowerCase()}`,
-      scopes: ["commands", "chat:write"],
-    },
-    tokenType: "bot",
-    isEnterpriseInstall: false,
-    appId: "A0001",
-  });
-}
 
 async function answerIn(h: Harness, text: string, teamId: string, userId: string): Promise<string> {
   const res = await h.command(text, { teamId, userId });
@@ -32,9 +32,11 @@ describe("ADMIN_USER_IDS with OAuth installs", () => {
   let h: Harness;
   beforeAll(async () => {
     // Bob (U0002) is no Slack admin; the pair makes him an admin of T0002 only.
-    h = await startHarness({ oauth: true, env: { ADMIN_USER_IDS: "T0002:U0002" } });
-    await install(h, "T0001");
-    await install(h, "T0002");
+    h = await startHarness({
+      oauth: true,
+      installs: ["T0001", "T0002"],
+      env: { ADMIN_USER_IDS: "T0002:U0002" },
+    });
   });
   afterAll(async () => {
     await h?.close();
@@ -69,5 +71,208 @@ describe("ADMIN_USER_IDS on a single-token install", () => {
     h = await startHarness({ admins: ["U0002"] });
     expect((await h.command("key", { userId: "U0002" })).status).toBe(200);
     await h.slack.waitForCall("views.open");
+  });
+});
+
+describe("a single-token install answers only its token's workspace", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { EDGE_API_KEY: "sim-deployment-key-0000" } });
+    // auth.test names the token's workspace (T0001 in the fake Slack).
+    await waitFor(() => h.app.problem() === undefined, 5_000);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a command from another workspace gets a sentence and nothing else", async () => {
+    const edgeBefore = h.sim.requests.length;
+    const slackBefore = h.slack.calls.length;
+    const res = await h.command("zones", { teamId: "T0OTHER", userId: "U0002" });
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(answer.body.text ?? blocksText(answer.body.blocks)).toBe(OTHER_WORKSPACE_SENTENCE);
+    expect(h.slack.responsesTo(res.responseId)).toHaveLength(1);
+    expect(h.sim.requests.length).toBe(edgeBefore);
+    expect(h.slack.calls.slice(slackBefore).map((c) => c.method)).toEqual([]);
+  });
+
+  it("a button pressed in another workspace is refused the same way; its own workspace is answered", async () => {
+    const res = await h.click({ action_id: "anything", value: "x" }, { teamId: "T0OTHER", userId: "U0002" });
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(answer.body.text ?? blocksText(answer.body.blocks)).toBe(OTHER_WORKSPACE_SENTENCE);
+
+    const own = await h.command("help", { userId: "U0002" });
+    expect(blocksText((await h.slack.waitForResponse(own.responseId)).body.blocks)).toContain("/edge");
+  });
+});
+
+const ZONE = SIM_IDS.firstShieldZone;
+const BOB = "U0002";
+const CAROL = "U0003";
+
+/** An event Slack sends without authorizations (Bolt skips authorize for these two). */
+async function sendEvent(h: Harness, teamId: string, event: Record<string, unknown>) {
+  const body = {
+    token: "legacy",
+    team_id: teamId,
+    api_app_id: "A0001",
+    type: "event_callback",
+    event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { ...event, event_ts: String(Date.now() / 1000) },
+  };
+  const res = await postSigned(h.eventsUrl, JSON.stringify(body), SIGNING_SECRET, {
+    contentType: "application/json",
+  });
+  expect(res.status).toBe(200);
+}
+
+async function auditOf(h: Harness, teamId: string) {
+  return h.store.audit.list(teamId, 200);
+}
+
+/** Issue 28.3: a workspace that removes edgeops leaves nothing running; a reinstall starts clean. */
+async function uninstallForgetsTheWorkspace(
+  options: HarnessOptions,
+  event: "app_uninstalled" | "tokens_revoked",
+) {
+  const h = await startHarness({ ...options, oauth: true, installs: ["T0001", "T0002"] });
+  try {
+    const category = (c: number) => h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
+    // A temporary change in force: Bob blocks category 1 for 30 minutes, Carol approves.
+    category(1).categoryAction = 2;
+    const typed = await answerTo(h, `bot ${ZONE} 1 block for 30m`, BOB);
+    await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("SEO"),
+    );
+    await h.click(findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    await cardUpdate(h, (t) => t.includes("SEO") && t.includes("is in effect"));
+    expect(category(1).categoryAction).toBe(1);
+    // A request waiting for approval.
+    const asked = await answerTo(h, `bot ${ZONE} 3 block`, BOB);
+    await h.click(asked.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+    await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) =>
+        findButtons(c.args.blocks).some((b) => b.action_id === ACTIONS.approve) &&
+        !blocksText(c.args.blocks).includes("SEO"),
+    );
+    const [temporary] = await h.store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, 10, {
+      teamIds: ["T0001"],
+    });
+    const [pending] = await h.store.approvals.listPending("T0001");
+    expect(temporary?.state).toBe("applied");
+    expect(pending?.state).toBe("pending");
+    // A schedule and a watch here; a watch in the other workspace.
+    const far = h.deps.now() + 3_600_000;
+    await h.store.schedules.create({
+      teamId: "T0001",
+      channelId: "C0001",
+      createdBy: BOB,
+      kind: "dns",
+      target: String(SIM_IDS.dnsZoneCompleted),
+      spec: "daily 07:00",
+      timezone: "UTC",
+      nextRunAt: far,
+    });
+    for (const teamId of ["T0001", "T0002"])
+      await h.store.watches.createIfRoom(
+        {
+          teamId,
+          channelId: "C0001",
+          createdBy: BOB,
+          kind: "zone",
+          target: String(ZONE),
+          options: { sensitivity: "normal", label: "shop" },
+          nextPollAt: far,
+        },
+        { perChannel: 10, perWorkspace: 10 },
+      );
+    const auditBefore = (await auditOf(h, "T0001")).length;
+    const putsBefore = h.sim.requests.filter((r) => r.method === "PUT").length;
+
+    await sendEvent(
+      h,
+      "T0001",
+      event === "app_uninstalled"
+        ? { type: "app_uninstalled" }
+        : { type: "tokens_revoked", tokens: { oauth: [], bot: ["UBOT"] } },
+    );
+    const deadline = Date.now() + 10_000;
+    while (!(await auditOf(h, "T0001")).some((e) => e.action === "app.uninstalled")) {
+      if (Date.now() > deadline) throw new Error("no app.uninstalled audit entry");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+
+    expect(await h.store.installations.findByTeam("T0001")).toBeUndefined();
+    expect(await h.store.keys.get("T0001")).toBeUndefined();
+    expect(await h.store.watches.list("T0001")).toEqual([]);
+    expect(await h.store.schedules.list("T0001")).toEqual([]);
+    expect(await h.store.approvals.get(pending!.id)).toMatchObject({
+      state: "cancelled",
+      lastError: { message: UNINSTALLED_SENTENCE },
+    });
+    // Where Slack still takes the post (the fake does), the card says so.
+    await cardUpdate(h, (t) => t.includes(UNINSTALLED_SENTENCE));
+    // The temporary change was put back once, while the key still opened.
+    expect(await h.store.approvals.get(temporary!.id)).toMatchObject({ state: "undone" });
+    expect(category(1).categoryAction).toBe(2);
+    expect(h.sim.requests.filter((r) => r.method === "PUT").length - putsBefore).toBe(1);
+    // The audit log is kept, and says what happened.
+    const audit = await auditOf(h, "T0001");
+    expect(audit.length).toBeGreaterThan(auditBefore);
+    expect(audit.find((e) => e.action === "app.uninstalled")).toMatchObject({
+      outcome: "ok",
+      details: { event, keyRemoved: true, watches: 1, schedules: 1, cancelled: 1, undone: 1 },
+    });
+    // The other workspace keeps its installation and its watch.
+    expect(await h.store.installations.findByTeam("T0002")).toBeDefined();
+    expect(await h.store.watches.list("T0002")).toHaveLength(1);
+
+    // Removed: a command is told so. Reinstalled: the key is asked again.
+    const gone = await h.command("zones", { userId: BOB });
+    expect((await h.slack.waitForResponse(gone.responseId)).body.text).toBe(NOT_INSTALLED_SENTENCE);
+    await installWorkspace(h.store, "T0001");
+    expect((await answerTo(h, "zones", BOB)).text).toContain("No Edge API key for this workspace yet");
+  } finally {
+    await h.close();
+  }
+}
+
+const pgUp = await pgReachable();
+
+describe("a workspace that removes edgeops", () => {
+  it("app_uninstalled on SQLite: installation, key, watches, schedules go; requests settle; audit kept", async () => {
+    await uninstallForgetsTheWorkspace({}, "app_uninstalled");
+  }, 30_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "tokens_revoked (the bot's) on PostgreSQL: the same",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await uninstallForgetsTheWorkspace({ pgSchema: schema }, "tokens_revoked");
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    30_000,
+  );
+
+  it("a revoked user token alone changes nothing", async () => {
+    const h = await startHarness({ oauth: true, installs: ["T0001"] });
+    try {
+      await sendEvent(h, "T0001", { type: "tokens_revoked", tokens: { oauth: ["U0001"], bot: [] } });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await h.store.installations.findByTeam("T0001")).toBeDefined();
+      expect(await h.store.keys.get("T0001")).toBeDefined();
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -176,9 +176,16 @@ describe("/edge read commands over signed HTTP", () => {
   });
 
   it("a workspace without a key is told how to set one", async () => {
-    expect((await run("apps", { teamId: "T0NOKEY" })).text).toContain(
-      "No Edge API key for this workspace yet: an admin can run /edge key.",
-    );
+    // Its own harness: a single-token install answers only its token's workspace.
+    const nokey = await startHarness({ seedKey: false });
+    try {
+      const res = await nokey.command("apps");
+      expect(blocksText((await nokey.slack.waitForResponse(res.responseId)).body.blocks)).toContain(
+        "No Edge API key for this workspace yet: an admin can run /edge key.",
+      );
+    } finally {
+      await nokey.close();
+    }
   });
 
   it("Edge API errors become one sentence, never a stack trace", async () => {

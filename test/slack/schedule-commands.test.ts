@@ -17,7 +17,8 @@ const ZONE = SIM_IDS.dnsZoneCompleted;
 const EXAMPLE = "Try: /edge schedule dns 5678";
 
 beforeAll(async () => {
-  h = await startHarness({ now: () => clock });
+  // Two workspaces: OAuth installs (a single bot token answers only its own workspace).
+  h = await startHarness({ now: () => clock, oauth: true, installs: ["T0001", "T0002"] });
   h.slack.users.set("U0003", { id: "U0003", name: "carol", tz: "America/New_York" });
 });
 afterAll(async () => {
@@ -275,6 +276,8 @@ async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> 
   const lh = await startHarness({
     ...options,
     now: () => clock,
+    oauth: true,
+    installs: ["T0001", "T0002"],
     env: { SCHEDULES_PER_CHANNEL: "2", SCHEDULES_PER_WORKSPACE: "3" },
   });
   try {

@@ -438,9 +438,15 @@ describe("Workflow Builder steps", () => {
   }, 20_000);
 
   it("a workspace without an Edge API key: the step says an admin can set one", async () => {
-    const run = await h.functionExecuted(FUNCTIONS.zoneStatus, { zone: String(ZONE) }, { teamId: "T0NOKEY" });
-    const done = await h.slack.waitForCompletion(run.executionId);
-    expect(done).toMatchObject({ kind: "error", error: NO_KEY_SENTENCE });
+    // Its own harness: a single-token install answers only its token's workspace.
+    const nokey = await startHarness({ seedKey: false });
+    try {
+      const run = await nokey.functionExecuted(FUNCTIONS.zoneStatus, { zone: String(ZONE) });
+      const done = await nokey.slack.waitForCompletion(run.executionId);
+      expect(done).toMatchObject({ kind: "error", error: NO_KEY_SENTENCE });
+    } finally {
+      await nokey.close();
+    }
   }, 20_000);
 
   it("Get zone status: plan, WAF mode and attack counts of a zone found by domain", async () => {

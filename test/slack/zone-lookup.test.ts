@@ -19,7 +19,8 @@ let h: Harness;
 
 beforeAll(async () => {
   sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY, OTHER_KEY] });
-  h = await startHarness({ sim });
+  // Two workspaces: OAuth installs (a single bot token answers only its own workspace).
+  h = await startHarness({ sim, oauth: true, installs: ["T0001", "T0002"] });
   await h.store.keys.set("T0002", OTHER_KEY, "U0001");
 });
 afterAll(async () => {

@@ -95,7 +95,16 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+export interface FakeSlackOptions {
+  /**
+   * The workspace auth.test names for the bot token (default T0001); null names none, so a single-token
+   * bot serves every workspace: the benchmark's many workspaces on one token, which real Slack cannot give.
+   */
+  tokenTeamId?: string | null;
+}
+
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const tokenTeamId = options.tokenTeamId === undefined ? "T0001" : options.tokenTeamId;
   const calls: SlackCall[] = [];
   const responses: ResponseUrlPost[] = [];
   const violations: FakeSlack["violations"] = [];
@@ -172,7 +181,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           url: "https://acme.slack.com/",
           team: "Acme",
           user: "edgeops",
-          team_id: "T0001",
+          ...(tokenTeamId === null ? {} : { team_id: tokenTeamId }),
           user_id: BOT_USER_ID,
           bot_id: "BBOT",
         };

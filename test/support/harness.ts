@@ -89,6 +89,11 @@ export interface HarnessOptions {
   admins?: string[];
   /** Multi-workspace OAuth install (SLACK_CLIENT_ID ...) instead of a single bot token. */
   oauth?: boolean;
+  /**
+   * With oauth: store an installation (bot token `xoxb-installed-<team>`) for each of these workspaces.
+   * A single-token install serves only its token's workspace (T0001), so tests of several use OAuth.
+   */
+  installs?: string[];
   /** The clock in deps.now (default Date.now), e.g. for schedules' next runs; advanceClock adds to it. */
   now?: () => number;
   /** Global Bolt middleware (createSlackApp's own option), run after authorize and before the listeners. */
@@ -134,6 +139,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
   });
   if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
+  for (const teamId of options.installs ?? []) await installWorkspace(store, teamId);
   const edge = createEdgeApi({
     baseUrl: config.edge.baseUrl,
     timeoutMs: 2000,
@@ -277,6 +283,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
   return harness;
+}
+
+/** The installation OAuth would store for `teamId`: bot token `xoxb-installed-<team>`, bot user UBOT. */
+export async function installWorkspace(store: Store, teamId: string): Promise<void> {
+  await store.installations.storeInstallation({
+    team: { id: teamId, name: teamId },
+    enterprise: undefined,
+    user: { id: "U0001", token: undefined, scopes: undefined },
+    bot: {
+      id: `B${teamId}`,
+      userId: "UBOT",
+      token: `xoxb-installed-${teamId.toLowerCase()}`,
+      scopes: ["commands", "chat:write"],
+    },
+    tokenType: "bot",
+    isEnterpriseInstall: false,
+    appId: "A0001",
+  });
 }
 
 /** Find every button in a message's blocks (actions elements and section accessories). */

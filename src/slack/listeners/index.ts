@@ -15,6 +15,7 @@ import { shareInChannel } from "./actions/share-in-channel.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
+import { appUninstalled } from "./events/app-uninstalled.js";
 import { linkShared } from "./events/link-shared.js";
 import { dnsSummaryStep } from "./functions/dns-summary.js";
 import { accessBlockStep, botCategoryStep, requestChangeStep } from "./functions/request-change.js";
@@ -68,5 +69,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.function(FUNCTIONS.requestBlock, requestChangeStep(env, accessBlockStep));
   app.function(FUNCTIONS.dnsSummary, dnsSummaryStep(env));
   on.event("link_shared", linkShared(env));
+  on.event("app_uninstalled", appUninstalled(env));
+  on.event("tokens_revoked", appUninstalled(env));
   on.register();
 }
