@@ -142,10 +142,15 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   /** Redis answers: the limits are the cluster's (otherwise this replica's share, in memory). */
   const shared = () => !down && redis.status === "ready";
 
+  /**
+   * Asked even while degraded when the connection is up: a stall (commands timing out on a connection
+   * that never closed) emits no "ready" when it ends, so the next answer is what ends the degraded state.
+   */
   async function pausedForMs(id: string): Promise<number> {
-    if (!shared()) return 0;
+    if (closed || redis.status !== "ready") return 0;
     try {
       const ms = await redis.pttl(pauseKey(id));
+      markUp();
       return Math.max(ms, 0);
     } catch (err) {
       markDown(err);
@@ -248,10 +253,11 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       }
     },
     async pause(id, ms) {
-      if (ms <= 0 || !shared()) return;
+      if (ms <= 0 || closed || redis.status !== "ready") return;
       try {
         const px = Math.ceil(ms);
         await redis.multi().set(pauseKey(id), "1", "PX", px, "NX").pexpire(pauseKey(id), px, "GT").exec();
+        markUp();
       } catch (err) {
         markDown(err);
       }

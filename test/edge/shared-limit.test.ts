@@ -224,6 +224,35 @@ describe("per-key rate shared across replicas through Redis", () => {
     expect(waits[0]).toBeGreaterThanOrEqual(300);
   }, 15_000);
 
+  it("a Redis stall that never closed the connection: the next answer ends 'degraded', and the cluster's 429 pause holds again", async () => {
+    const proxy = tcpProxy(new URL(REDIS_URL));
+    const port = await proxy.start();
+    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const b = sharedLimit();
+    await Promise.all([untilReady(a), untilReady(b)]);
+    const first = replica(a);
+    const second = replica(b);
+    // Half-open: nothing answers, nothing closes; commands time out, the call runs on the local share.
+    proxy.stall();
+    await first.forKey(SIM_API_KEY).listApps({ limit: 1 });
+    expect(a.problem()).toMatch(/^degraded/);
+    proxy.resume();
+    // Redis answers again on the same connection ("ready" is never emitted again): B meets a 429.
+    sim.clearRequests();
+    sim.addFault({ path: "/mc/apps", retryAfter: "2", times: 1 });
+    const hit = Date.now();
+    const secondCall = second.forKey(SIM_API_KEY).listApps({ limit: 1 });
+    while (sim.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 100));
+    await first.forKey(SIM_API_KEY).listApps({ limit: 1 });
+    const firstAnsweredAfter = Date.now() - hit;
+    await secondCall;
+    expect(a.problem()).toBeUndefined();
+    expect(firstAnsweredAfter).toBeGreaterThanOrEqual(1900);
+    expect(sim.requests.filter((r) => r.at - hit < 1900)).toHaveLength(1);
+    await proxy.cut();
+  }, 20_000);
+
   it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
     const proxy = tcpProxy(new URL(REDIS_URL));
     const port = await proxy.start();
