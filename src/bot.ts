@@ -10,6 +10,7 @@ import { createMetrics } from "./ops/metrics.js";
 import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { createApprovalSweeper } from "./slack/approval-sweeper.js";
+import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
 import { selectTransport, type TransportError } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
 
@@ -89,6 +90,8 @@ export async function startBot({
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
   ops.attach(slack.app, transport.kind, slack);
+  // Requests refused while stopping were acknowledged already: logged, counted, workflow steps completed.
+  ops.tracker.onRefused((body) => slack.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
   if (sharedLimit) {
     // Degraded but serving: without Redis each replica keeps its local share of the rate.
     ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });

@@ -20,6 +20,7 @@ export interface Metrics {
   readonly edgeQueueInFlight: Gauge;
   readonly slackInFlight: Gauge;
   readonly shutdownAbandoned: Counter;
+  readonly slackRefused: Counter<"reason" | "kind">;
 }
 
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
@@ -99,6 +100,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     shutdownAbandoned: new Counter({
       name: "edgeops_shutdown_abandoned_total",
       help: "Slack requests still unfinished when a graceful shutdown ran out of time.",
+      registers,
+    }),
+    slackRefused: new Counter({
+      name: "edgeops_slack_refused_total",
+      help: "Slack requests acknowledged and then not run, by reason (authorization, shutdown) and kind.",
+      labelNames: ["reason", "kind"],
       registers,
     }),
   };

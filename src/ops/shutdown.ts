@@ -32,6 +32,8 @@ export interface WorkTracker {
   /** True for a response_url already answered with RESTARTING_UNFINISHED. */
   isAbandoned(url: string): boolean;
   beginStop(): void;
+  /** Told of every request refused while stopping (after its sentence), e.g. to log, count and settle it. */
+  onRefused(handler: (body: unknown) => Promise<void>): void;
   /** Resolve true when nothing is in flight, false when `timeoutMs` passed first. */
   drain(timeoutMs: number): Promise<boolean>;
   /** Answer everything still in flight with RESTARTING_UNFINISHED; returns how many were unfinished. */
@@ -67,6 +69,7 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
   const abandoned = new Set<string>();
   let idleWaiters: (() => void)[] = [];
   let stopping = false;
+  let refusedHandler: ((body: unknown) => Promise<void>) | undefined;
 
   const finish = (w: Work) => {
     work.delete(w);
@@ -98,6 +101,9 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
     if (ack) await (ack as () => Promise<void>)();
     const url = responseUrlOf(args.body);
     if (url && (kind === "command" || kind === "block_actions")) await say(url, RESTARTING_NEW);
+    await refusedHandler?.(args.body).catch((err: unknown) =>
+      logger.warn({ err }, "could not settle a request refused while stopping"),
+    );
   }
 
   const middleware: Middleware<AnyMiddlewareArgs> = async (args) => {
@@ -134,6 +140,9 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
     isAbandoned: (url) => abandoned.has(url),
     beginStop() {
       stopping = true;
+    },
+    onRefused(handler) {
+      refusedHandler = handler;
     },
     drain(timeoutMs) {
       if (work.size === 0) return Promise.resolve(true);

@@ -22,6 +22,7 @@ import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
+import { createRefusals, type RefusalReason } from "./refused.js";
 import { ThreadedHttpReceiver } from "./threaded-receiver.js";
 import type { SlackAuth, Transport, TransportError } from "./transport.js";
 
@@ -81,6 +82,11 @@ export interface SlackApp {
   start(): Promise<{ port: number }>;
   /** undefined once Slack answered the token check (single-workspace installs), otherwise why not. */
   problem(): string | undefined;
+  /**
+   * A request already acknowledged that will not run (src/slack/refused.ts): logged, counted, and a
+   * workflow step completed with `sentence`.
+   */
+  refused(body: unknown, reason: RefusalReason, sentence: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -196,11 +202,17 @@ export function createSlackApp({
   const unwatchSteps = deps.changeObservers.add((request) =>
     settleStepsWaitingOn(env, request).then(() => undefined),
   );
+  const refused = createRefusals({
+    logger: slackLogger,
+    metrics: deps.metrics,
+    clientWithToken: env.clientWithToken,
+  });
   app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
     if (error.code !== ErrorCode.AuthorizationError) {
       deps.logger.error({ err: error }, "unhandled error in a Slack listener");
       return;
     }
+    await refused(body, "authorization", toUserSentence(rootCause(error)));
     // No installation for the workspace (or the store could not read it): Bolt runs no listener and its
     // ack is empty, so without this the user would hear nothing.
     const url = responseUrlOf(body);
@@ -253,6 +265,7 @@ export function createSlackApp({
       }
     },
     problem: () => tokenCheck?.problem(),
+    refused,
     async stop() {
       unwatchSteps();
       stopConnecting();

@@ -15,7 +15,6 @@ import { Agent, createServer, request } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 import {
   bufferIncomingMessage,
-  defaultBodyLimit,
   extractRetryNumFromHTTPRequest,
   extractRetryReasonFromHTTPRequest,
   parseHTTPRequestBody,
@@ -61,6 +60,13 @@ export function acknowledgedEmpty(body) {
  *   | { kind: "payload"; body: Record<string, unknown>; retryNum: number | undefined; retryReason: string | undefined }
  *   | { kind: "stopped" }} FrontMessage
  */
+
+/**
+ * The largest request body the front reads and hands on (Bolt's own limit is 4 MB). Slack's largest
+ * payloads stay far below it: a message is at most 50 blocks of 3,000 characters and 40,000 characters of
+ * text, a modal 100 blocks with their state; anything bigger is not from Slack and gets 413 unread.
+ */
+export const FRONT_BODY_LIMIT = 1024 * 1024;
 
 /** Headers that belong to one connection, not to the request or answer being passed on. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"]);
@@ -137,7 +143,7 @@ function startFront(options, tell) {
   }
 
   const server = createServer((req, res) => {
-    bufferIncomingMessage(req, defaultBodyLimit).then(
+    bufferIncomingMessage(req, FRONT_BODY_LIMIT).then(
       (buffered) => {
         const body = ackableHere(req, buffered.rawBody);
         if (!body) return passOn(req, res, buffered.rawBody);
