@@ -48,11 +48,14 @@ export interface EvaluationResult {
   deliveries: DeliveryOutcome[];
 }
 
+/** Minutes in one bucket: a sample counts a whole bucket, an alert shows a rate per minute. */
+const BUCKET_MINUTES = BUCKET_MS / 60_000;
+
 const numbers = (v: ZoneVerdict): SignalNumbers[] =>
   v.readings.map((r) => ({
     signal: r.signal as AlertSignal,
-    count: r.count,
-    mean: r.mean,
+    count: r.count / BUCKET_MINUTES,
+    mean: r.mean / BUCKET_MINUTES,
     z: r.z,
     over: r.over,
   }));

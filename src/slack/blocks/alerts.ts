@@ -38,9 +38,9 @@ export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
 
 export interface SignalNumbers {
   signal: AlertSignal;
-  /** Per minute in the latest window. */
+  /** Per minute in the latest window (its bucket's count ÷ the bucket's minutes). */
   count: number;
-  /** The baseline's mean per minute. */
+  /** The baseline's mean, per minute. */
   mean: number;
   z: number;
   over: boolean;

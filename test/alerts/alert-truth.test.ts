@@ -1,0 +1,100 @@
+/**
+ * What an alert's parent says is what is true (issues 28.6, 29.3, 29.9), on one controlled clock shared by
+ * the bot, its store and the Edge API simulator, through the real receiver and the fake Slack Web API; on
+ * SQLite and on PostgreSQL where the store keeps what Slack was last shown.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { BUCKET_MS, type ZoneState } from "../../src/alerts/evaluate.js";
+import { createPoller, type Poller } from "../../src/alerts/poller.js";
+import { actedOnCount, METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
+import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
+import type { SlackCall } from "../support/fake-slack.js";
+import {
+  answerTo,
+  blocksText,
+  findButtons,
+  type Harness,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
+const ZONE = SIM_IDS.zoneEnterprise;
+const CHANNEL = "C0001";
+const reachable = await pgReachable();
+
+let clock = T0;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(engine: "sqlite" | "postgres" = "sqlite") {
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  cleanups.push(() => sim.close());
+  let pgSchema: string | undefined;
+  if (engine === "postgres") {
+    const schema = randomSchema();
+    pgSchema = schema;
+    cleanups.push(() => dropSchema(schema));
+  }
+  const h = await startHarness({ sim, now: () => clock, ...(pgSchema ? { pgSchema } : {}) });
+  cleanups.push(() => h.close());
+  const poller = createPoller({
+    deps: h.deps,
+    clientFor: h.app.env.clientFor,
+    now: () => clock,
+    budgetClock: () => clock,
+  });
+  cleanups.push(() => poller.stop());
+  return { sim, h, poller };
+}
+
+async function minutes(n: number, poller: Poller, until?: () => boolean): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    clock += MIN;
+    await poller.tick();
+    if (until?.()) return;
+  }
+}
+
+const parents = (h: Harness) =>
+  h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
+const replies = (h: Harness, ts: string) =>
+  h.slack.callsTo("chat.postMessage").filter((c) => c.args.thread_ts === ts);
+const updatesOf = (h: Harness, ts: string) => h.slack.callsTo("chat.update").filter((c) => c.args.ts === ts);
+const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
+
+/** A zone watch in C0001 by U0001, an attack staged on the zone, and the alert it posted. */
+async function alertedZone(engine: "sqlite" | "postgres" = "sqlite") {
+  clock = T0;
+  const s = await setup(engine);
+  await answerTo(s.h, `watch zone ${ZONE}`, "U0001");
+  await s.poller.tick();
+  s.sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
+  await minutes(8, s.poller, () => parents(s.h).length > 0);
+  const parent = parents(s.h)[0];
+  const ts = (await s.h.store.episodes.listOpen("T0001"))[0]?.messageTs ?? "";
+  expect(ts).not.toBe("");
+  return { ...s, parent, ts };
+}
+
+describe("a zone alert's numbers (29.9)", () => {
+  it("shows events per minute: the two-minute bucket's count halved, not labelled /min as it is", async () => {
+    const { h, parent } = await alertedZone();
+    const [watch] = await h.store.watches.list("T0001", CHANNEL);
+    const bucketAt = (watch?.state as ZoneState | undefined)?.lastBucketAt ?? 0;
+    const detailed = await h.deps.edge.forKey(TEST_EDGE_KEY).getMetricsOverviewDetailed(ZONE, {
+      from: bucketAt,
+      to: bucketAt + BUCKET_MS,
+      resolution: METRICS_RESOLUTION.twoMinutes,
+    });
+    const point = detailed.features.ddos.points.find((p) => p.at === bucketAt);
+    const inBucket = actedOnCount(point?.values ?? {});
+    expect(inBucket).toBeGreaterThan(500);
+    const perMinute = Math.round(inBucket / 2).toLocaleString("en-US");
+    expect(text(parent)).toContain(`*DDoS* ${perMinute}/min`);
+  });
+});
