@@ -98,3 +98,51 @@ describe("a zone alert's numbers (29.9)", () => {
     expect(text(parent)).toContain(`*DDoS* ${perMinute}/min`);
   });
 });
+
+/** The zone watch's state: how many calm samples its open episode has seen (null: none open). */
+async function calmSamples(h: Harness): Promise<number | null> {
+  const [watch] = await h.store.watches.list("T0001", CHANNEL);
+  return (watch?.state as ZoneState | undefined)?.episode?.calmSamples ?? null;
+}
+
+/** Minutes until the open episode has seen a calm sample: the next change to its parent is the resolution. */
+async function untilCalming(h: Harness, poller: Poller): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    await minutes(1, poller);
+    if (((await calmSamples(h)) ?? 0) >= 1) return;
+  }
+  throw new Error("the attack did not calm down");
+}
+
+describe.each([
+  ["SQLite", "sqlite"],
+  ["PostgreSQL", "postgres"],
+] as const)("a resolution Slack refused, on %s (28.6)", (_name, engine) => {
+  it.skipIf(engine === "postgres" && !reachable)(
+    "is shown at the next evaluation once Slack takes updates again: the parent says it is over, without buttons, and the thread says Resolved",
+    async () => {
+      const { sim, h, poller, ts } = await alertedZone(engine);
+      sim.calm();
+      await untilCalming(h, poller);
+      const tried = updatesOf(h, ts).length;
+      // Slack answers 429 to every attempt of the resolution's update (the client tries three times).
+      h.slack.addFault({ method: "chat.update", retryAfterSec: 0, times: 3 });
+      for (let i = 0; i < 10 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
+        await minutes(1, poller);
+      expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
+      expect(updatesOf(h, ts).length).toBe(tried + 3);
+      expect(replies(h, ts).some((r) => text(r).includes("Resolved"))).toBe(false);
+
+      // Slack is healthy again: the next evaluation brings the parent up to date, once.
+      await minutes(1, poller);
+      const latest = updatesOf(h, ts).at(-1);
+      expect(updatesOf(h, ts).length).toBe(tried + 4);
+      expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
+      expect(findButtons(latest?.args.blocks)).toEqual([]);
+      expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+      await minutes(3, poller);
+      expect(updatesOf(h, ts).length).toBe(tried + 4);
+      expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+    },
+  );
+});

@@ -16,6 +16,7 @@ import {
 import {
   alertAcknowledgedReply,
   alertMutedReply,
+  alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
@@ -805,6 +806,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     }),
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
+  "alert-actions.ts:alertUnmutedReply": (g) => alertUnmutedReply(g.id("U")),
   "alert-actions.ts:alreadyAcknowledgedText": (g) =>
     section(
       alreadyAcknowledgedText(

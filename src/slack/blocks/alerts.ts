@@ -223,7 +223,11 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     if (s.kind === "zone")
       buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"));
     buttons.push(...mitigationButtons(v));
-    buttons.push(button("Mute 1h", ACTIONS.alertMute, v.episodeId));
+    buttons.push(
+      v.mutedUntil !== null && v.mutedUntil > now
+        ? button("Unmute", ACTIONS.alertUnmute, v.episodeId)
+        : button("Mute 1h", ACTIONS.alertMute, v.episodeId),
+    );
     if (!v.acknowledgedBy) buttons.push(button("Acknowledge", ACTIONS.alertAcknowledge, v.episodeId));
     blocks.push(actions(...buttons));
   }
