@@ -31,7 +31,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(engine: "sqlite" | "postgres" = "sqlite") {
+async function setup(engine: "sqlite" | "postgres" = "sqlite", env?: Record<string, string>) {
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
   cleanups.push(() => sim.close());
   let pgSchema: string | undefined;
@@ -40,7 +40,12 @@ async function setup(engine: "sqlite" | "postgres" = "sqlite") {
     pgSchema = schema;
     cleanups.push(() => dropSchema(schema));
   }
-  const h = await startHarness({ sim, now: () => clock, ...(pgSchema ? { pgSchema } : {}) });
+  const h = await startHarness({
+    sim,
+    now: () => clock,
+    ...(pgSchema ? { pgSchema } : {}),
+    ...(env ? { env } : {}),
+  });
   cleanups.push(() => h.close());
   const poller = createPoller({
     deps: h.deps,
@@ -145,4 +150,89 @@ describe.each([
       expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
     },
   );
+});
+
+async function clickOn(
+  h: Harness,
+  message: SlackCall | undefined,
+  label: string,
+  userId: string,
+  ts: string,
+) {
+  const button = findButtons(message?.args.blocks).find((b) => b.text === label);
+  if (!button) throw new Error(`no ${label} on ${text(message)}`);
+  const res = await h.click(button, { userId, channelId: CHANNEL, messageTs: ts });
+  expect(res.status).toBe(200);
+  return res;
+}
+
+describe("a muted alert (29.3)", () => {
+  it("offers Unmute instead of Mute 1h, and Unmute gives Mute 1h back", async () => {
+    const { h, parent, ts } = await alertedZone();
+    await clickOn(h, parent, "Mute 1h", "U0001", ts);
+    const muted = await h.slack.waitForCall(
+      "chat.update",
+      (c) => c.args.ts === ts && text(c).includes("muted until"),
+    );
+    const labels = findButtons(muted.args.blocks).map((b) => b.text);
+    expect(labels).toContain("Unmute");
+    expect(labels).not.toContain("Mute 1h");
+
+    await clickOn(h, muted, "Unmute", "U0001", ts);
+    await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.thread_ts === ts && text(c).includes("unmuted"),
+    );
+    const after = updatesOf(h, ts).at(-1);
+    expect(text(after)).not.toContain("muted until");
+    expect(findButtons(after?.args.blocks).map((b) => b.text)).toContain("Mute 1h");
+    const [watch] = await h.store.watches.list("T0001", CHANNEL);
+    expect(watch?.mutedUntil).toBeNull();
+  });
+
+  it("that resolves during the mute says so once the watch is unmuted, not Firing for ever", async () => {
+    const { sim, h, poller, parent, ts } = await alertedZone();
+    await clickOn(h, parent, "Mute 1h", "U0001", ts);
+    await h.slack.waitForCall("chat.update", (c) => c.args.ts === ts && text(c).includes("muted until"));
+    sim.calm();
+    for (let i = 0; i < 15 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
+      await minutes(1, poller);
+    expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
+    // Muted: nothing was sent about it.
+    expect(text(updatesOf(h, ts).at(-1))).toContain("Firing since");
+
+    const [watch] = await h.store.watches.list("T0001", CHANNEL);
+    expect((await answerTo(h, `watch mute ${watch?.id} off`, "U0001")).text).toContain("no longer muted");
+    await minutes(1, poller);
+    const latest = updatesOf(h, ts).at(-1);
+    expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
+    expect(findButtons(latest?.args.blocks)).toEqual([]);
+    expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+  });
+});
+
+describe("a stuck-deploying app (29.3)", () => {
+  it("is posted once and not sent again while nothing changes; its since says the watch could not see further back", async () => {
+    clock = T0;
+    const { sim, h, poller } = await setup("sqlite", { WATCH_STUCK_DEPLOYING_MS: "120000" });
+    const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
+    const app = apps.items.find((a) => a.status === "active");
+    if (!app) throw new Error("the simulator has no active app");
+    // Deploying since long before the watch was created.
+    sim.stageAppStatus(app.id, [{ at: T0 - 60 * MIN, status: "progressing" }]);
+    await answerTo(h, "watch apps", "U0001");
+    await poller.tick();
+    const ofApp = () => parents(h).filter((c) => text(c).includes(app.name));
+    await minutes(4, poller, () => ofApp().length > 0);
+    expect(ofApp()).toHaveLength(1);
+    const parent = ofApp()[0];
+    expect(text(parent)).toContain(`${app.name} is stuck deploying`);
+    expect(text(parent)).toContain("at least since");
+    expect(text(parent)).toContain("it was already when this watch started");
+    const ts = (await h.store.episodes.listOpen("T0001")).find((e) => e.subject === app.id)?.messageTs ?? "";
+    expect(ts).not.toBe("");
+    await minutes(6, poller);
+    expect(updatesOf(h, ts)).toEqual([]);
+    expect(ofApp()).toHaveLength(1);
+  });
 });

@@ -75,6 +75,8 @@ export interface AlertView {
         transition: "failing" | "stuck_deploying";
         /** Since when it has had this status. */
         since: number;
+        /** It had it already when the watch first looked: `since` is when the watch started, a lower bound. */
+        sinceAtLeast?: boolean;
       };
 }
 
@@ -213,7 +215,9 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     const look = statusLook(s.status);
     blocks.push(
       section(
-        mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}* since ${dateToken(s.since)}`,
+        s.sinceAtLeast
+          ? mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}*, at least since ${dateToken(s.since)} (it was already when this watch started; the Edge API does not say since when)`
+          : mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}* since ${dateToken(s.since)}`,
       ),
     );
   }
