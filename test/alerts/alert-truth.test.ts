@@ -236,3 +236,24 @@ describe("a stuck-deploying app (29.3)", () => {
     expect(ofApp()).toHaveLength(1);
   });
 });
+
+describe("removing a watch with an open alert (29.3)", () => {
+  it("marks the parent as no longer watched, without buttons, and tells the channel", async () => {
+    const { h, poller, ts } = await alertedZone();
+    const [watch] = await h.store.watches.list("T0001", CHANNEL);
+    const answer = await answerTo(h, `watch remove ${watch?.id}`, "U0001");
+    expect(answer.text).toContain("Removed");
+    const marked = await h.slack.waitForCall(
+      "chat.update",
+      (c) => c.args.ts === ts && text(c).includes("no longer watched"),
+    );
+    expect(text(marked)).toContain("No longer tracked: <@U0001> removed its watch");
+    expect(findButtons(marked.args.blocks)).toEqual([]);
+    const notice = parents(h).find((c) => text(c).includes("removed the watch"));
+    expect(text(notice)).toContain("its open alert is no longer tracked");
+    // Nothing more arrives about it.
+    const calls = h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length;
+    await minutes(3, poller);
+    expect(h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length).toBe(calls);
+  });
+});

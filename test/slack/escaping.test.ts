@@ -32,6 +32,7 @@ import {
   watchLabel,
   watchListMessage,
   watchMutedMessage,
+  watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../../src/slack/blocks/alerts.js";
 import {
@@ -606,6 +607,7 @@ function alertView(g: Gen): AlertView {
     acknowledgedBy: g.maybe(() => g.pick([g.id("U"), g.s()])),
     mutedUntil: g.maybe(() => g.ms()),
     reopened: g.int(4),
+    ...(g.bool() ? { untracked: { by: g.pick([g.id("U"), g.s()]), at: g.ms() } } : {}),
     subject: g.bool()
       ? {
           kind: "zone",
@@ -622,6 +624,7 @@ function alertView(g: Gen): AlertView {
           status: g.pick(["failing", "suspended", g.s()]),
           transition: g.pick(["failing", "stuck_deploying"] as const),
           since: g.ms(),
+          ...(g.bool() ? { sinceAtLeast: true } : {}),
         },
   };
 }
@@ -684,6 +687,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       g.ms(),
     ),
   "alerts.ts:watchRemovedMessage": (g) => watchRemovedMessage(watch(g)),
+  "alerts.ts:watchRemovedChannelNotice": (g) => watchRemovedChannelNotice(watch(g), g.id("U"), g.int(50)),
   "alerts.ts:watchMutedMessage": (g) =>
     watchMutedMessage(
       watch(g),
