@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
@@ -51,6 +52,8 @@ export interface EpisodeContext {
 export type DeliveryOutcome =
   | "posted"
   | "updated"
+  /** Slack already shows this parent: nothing sent. */
+  | "unchanged"
   | "muted"
   | "channel_failing"
   | "slack_error"
@@ -63,13 +66,27 @@ export function parentOf(e: AlertEpisode, watch: Watch, now: number): Reply {
   return alertParentMessage(alertViewOf(e, watch), now);
 }
 
-/** Post or update the parent, then the thread reply if any. Never throws. */
+/** What a parent shows, in a few bytes: the same digest means the same message in Slack. */
+export function parentDigest(parent: Reply): string {
+  return createHash("sha256")
+    .update(JSON.stringify([parent.text, parent.blocks]))
+    .digest("base64url");
+}
+
+/** Post or update the parent (unless Slack already shows it so), then the thread reply if any. Never throws. */
 async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): Promise<DeliveryOutcome> {
   const { deps, logger } = c;
   // Read again just before rendering: a Mute or Acknowledge clicked meanwhile must not be drawn over.
   const watch = (await deps.store.watches.get(c.watch.id)) ?? c.watch;
   c.watch.mutedUntil = watch.mutedUntil;
   if (watch.mutedUntil !== null && watch.mutedUntil > c.now) return "muted";
+  const parent = parentOf(e, watch, c.now);
+  const digest = parentDigest(parent);
+  const unchanged = e.messageTs !== null && e.shownDigest === digest;
+  if (unchanged && !event) {
+    if (e.shownVersion !== e.version) await deps.store.episodes.setShown(e.id, e.version, digest);
+    return "unchanged";
+  }
   let client: WebClient;
   try {
     client = await c.client();
@@ -77,7 +94,6 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
     logger.warn({ err }, "no Slack client for the watch's workspace");
     return "slack_error";
   }
-  const parent = parentOf(e, watch, c.now);
   if (e.messageTs === null && c.lease && !(await c.lease.stillMine())) {
     logger.warn(
       { episodeId: e.id },
@@ -99,16 +115,21 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
       if (typeof posted.ts !== "string") throw new Error("chat.postMessage returned no ts");
       if (!(await deps.store.episodes.setMessage(e.id, posted.ts)))
         logger.error({ episodeId: e.id }, "an alert's parent was already recorded: posted twice");
+      await deps.store.episodes.setShown(e.id, e.version, digest);
       outcome = "posted";
       // The first post already shows the news; a reply would repeat it.
     } else {
-      method = "chat.update";
-      await client.chat.update({
-        channel: watch.channelId,
-        ts: e.messageTs,
-        text: parent.text,
-        blocks: parent.blocks,
-      });
+      if (!unchanged) {
+        method = "chat.update";
+        await client.chat.update({
+          channel: watch.channelId,
+          ts: e.messageTs,
+          text: parent.text,
+          blocks: parent.blocks,
+        });
+      }
+      // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
+      await deps.store.episodes.setShown(e.id, e.version, digest);
       if (event) {
         method = "chat.postMessage";
         const r = alertThreadReply(event);
@@ -121,7 +142,7 @@ async function deliver(c: EpisodeContext, e: AlertEpisode, event?: AlertEvent): 
           unfurl_media: false,
         });
       }
-      outcome = "updated";
+      outcome = unchanged ? "unchanged" : "updated";
     }
   } catch (err) {
     const code = slackErrorCode(err) ?? "unknown";
@@ -231,8 +252,11 @@ export async function resolve(
 }
 
 /**
- * Post the parents of firing episodes that were never delivered (held back by a mute, or refused by
- * Slack), so an open alert is never forgotten. Stops at the first delivery that fails.
+ * Bring the watch's alerts in Slack up to date: post the parents of firing episodes never delivered (held
+ * back by a mute, or refused by Slack), so an open alert is never forgotten; then update every posted parent
+ * that no longer shows what is true (a resolution Slack refused or a mute held back, with its "Resolved"
+ * reply; a mute that has ended). A parent Slack already shows as it is costs nothing. Stops at the first
+ * delivery that fails.
  */
 export async function deliverPending(c: EpisodeContext): Promise<DeliveryOutcome[]> {
   if (c.watch.mutedUntil !== null && c.watch.mutedUntil > c.now) return [];
@@ -240,7 +264,18 @@ export async function deliverPending(c: EpisodeContext): Promise<DeliveryOutcome
   for (const e of await c.deps.store.episodes.listUndelivered(c.watch.id)) {
     const outcome = await deliver(c, e);
     out.push(outcome);
-    if (outcome !== "posted") break;
+    if (outcome !== "posted") return out;
+  }
+  for (const e of await c.deps.store.episodes.listToRefresh(c.watch.id)) {
+    // A resolved episode is listed only when Slack never took its last version, the resolution itself.
+    const resolution: AlertEvent | undefined =
+      e.status === "resolved" && e.resolvedAt !== null
+        ? { kind: "resolved", durationMs: e.resolvedAt - e.openedAt }
+        : undefined;
+    const outcome = await deliver(c, e, resolution);
+    if (outcome === "unchanged") continue;
+    out.push(outcome);
+    if (outcome !== "updated") break;
   }
   return out;
 }

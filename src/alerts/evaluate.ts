@@ -38,7 +38,8 @@ export interface ZoneState {
 }
 
 export interface AppsState {
-  apps: Record<string, { status: string; since: number; name: string }>;
+  /** `firstSeen`: the app had this status when the watch first looked, so `since` is only a lower bound. */
+  apps: Record<string, { status: string; since: number; name: string; firstSeen?: true }>;
 }
 
 export interface EvaluationResult {
@@ -48,11 +49,14 @@ export interface EvaluationResult {
   deliveries: DeliveryOutcome[];
 }
 
+/** Minutes in one bucket: a sample counts a whole bucket, an alert shows a rate per minute. */
+const BUCKET_MINUTES = BUCKET_MS / 60_000;
+
 const numbers = (v: ZoneVerdict): SignalNumbers[] =>
   v.readings.map((r) => ({
     signal: r.signal as AlertSignal,
-    count: r.count,
-    mean: r.mean,
+    count: r.count / BUCKET_MINUTES,
+    mean: r.mean / BUCKET_MINUTES,
     z: r.z,
     over: r.over,
   }));
@@ -201,8 +205,11 @@ export async function evaluateAppsWatch(
   const watched = watch.options.statuses ?? null;
   for (const app of apps) {
     const before = previous?.apps[app.id];
-    const since = before && before.status === app.status ? before.since : now;
-    next.apps[app.id] = { status: app.status, since, name: app.name };
+    const same = before !== undefined && before.status === app.status;
+    const since = same ? before.since : now;
+    // The API does not say since when an app has its status: one already there at the first look is older.
+    const firstSeen = same ? before.firstSeen === true : previous === null;
+    next.apps[app.id] = { status: app.status, since, name: app.name, ...(firstSeen ? { firstSeen } : {}) };
     // The first evaluation learns the statuses: a watch alerts on changes from then on.
     if (previous === null) continue;
     const transition = classifyApp(before, app.status, now, stuckAfterMs, watched);
@@ -213,6 +220,7 @@ export async function evaluateAppsWatch(
       status: app.status,
       transition: t,
       since,
+      ...(firstSeen ? { sinceAtLeast: true } : {}),
     });
     if (transition === "failing" || transition === "stuck_deploying") {
       deliveries.push(await fire(c, app.id, transition, subject(transition)));

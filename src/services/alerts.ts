@@ -89,6 +89,12 @@ export async function muteAlertWatch(
   return { alert: { episode, watch: await muteWatch(deps, input, watch.id, until) }, until };
 }
 
+/** Ends the mute of the alert's watch now (its creator or a workspace admin, audited, as /edge watch mute off). */
+export async function unmuteAlertWatch(deps: Deps, input: Omit<MuteInput, "forMs">): Promise<LoadedAlert> {
+  const { episode, watch } = await loadAlert(deps, input.teamId, input.episodeId);
+  return { episode, watch: await muteWatch(deps, input, watch.id, null) };
+}
+
 /** An open alert as the App Home lists it. */
 export interface OpenAlert {
   view: AlertView;

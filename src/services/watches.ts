@@ -3,7 +3,7 @@ import type { Deps } from "../deps.js";
 import { durationMs } from "../duration.js";
 import { APP_STATUSES } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
-import type { Sensitivity, Watch, WatchKind, WatchOptions } from "../store/index.js";
+import type { AlertEpisode, Sensitivity, Watch, WatchKind, WatchOptions } from "../store/index.js";
 import { type ActorInput, requireCreatorOrAdmin } from "./ownership.js";
 import { newShortId } from "./schedules.js";
 
@@ -77,14 +77,23 @@ async function teamWatch(deps: Deps, teamId: string, id: string): Promise<Watch>
   return w;
 }
 
+/** A removed watch and its alerts that were still firing with a parent in Slack (to say they are no longer tracked). */
+export interface RemovedWatch {
+  watch: Watch;
+  openAlerts: AlertEpisode[];
+}
+
 /** Remove a watch (its alerts go with it): its creator or an admin; audit-logged. */
-export async function removeWatch(deps: Deps, actor: ActorInput, id: string): Promise<Watch> {
+export async function removeWatch(deps: Deps, actor: ActorInput, id: string): Promise<RemovedWatch> {
   const w = await requireCreatorOrAdmin(
     deps,
     actor,
     await teamWatch(deps, actor.teamId, id),
     "watch",
     "remove",
+  );
+  const openAlerts = (await deps.store.episodes.listForWatch(id)).filter(
+    (e) => e.status === "firing" && e.messageTs !== null,
   );
   if (!(await deps.store.watches.remove(actor.teamId, id)))
     throw new UserError("not_found", `Watch ${id} was removed meanwhile.`);
@@ -96,7 +105,7 @@ export async function removeWatch(deps: Deps, actor: ActorInput, id: string): Pr
     outcome: "ok",
     details: { kind: w.kind, target: w.target, channelId: w.channelId },
   });
-  return w;
+  return { watch: w, openAlerts };
 }
 
 /** Mute a watch until `until` (null unmutes): its creator or an admin; audit-logged. */

@@ -28,6 +28,7 @@ export const ACTIONS = {
   /** On an alert's parent message (value: the episode id): the incident card in its thread, mute, acknowledge. */
   alertIncident: "edge.alert.incident",
   alertMute: "edge.alert.mute",
+  alertUnmute: "edge.alert.unmute",
   alertAcknowledge: "edge.alert.acknowledge",
   /**
    * An alert's mitigations: the generic change confirm (ChangeButtonValue), answered in the alert's thread

@@ -156,6 +156,10 @@ export interface AlertEpisodesTable {
   acknowledged_by: string | null;
   acknowledged_at: number | null;
   version: number;
+  /** The version whose parent Slack last accepted (null: never shown). */
+  shown_version: number | null;
+  /** A digest of that parent's text and blocks: an unchanged parent is not sent again. */
+  shown_digest: string | null;
 }
 
 export interface AuditLogTable {

@@ -292,6 +292,20 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 8,
+    name: "what an alert's parent message last showed in Slack",
+    async up(db) {
+      await db.schema.alterTable("alert_episodes").addColumn("shown_version", "integer").execute();
+      await db.schema.alterTable("alert_episodes").addColumn("shown_digest", "text").execute();
+      // Parents posted before this migration are taken as shown at their current version.
+      await db
+        .updateTable("alert_episodes")
+        .set({ shown_version: sql.ref("version") })
+        .where("message_ts", "is not", null)
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

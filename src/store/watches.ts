@@ -113,6 +113,10 @@ export interface AlertEpisode {
   acknowledgedAt: number | null;
   /** Bumped by every update: the compare-and-set token of update(). */
   version: number;
+  /** The version whose parent Slack last accepted (null: none yet). */
+  shownVersion: number | null;
+  /** The digest of the parent Slack last accepted: one unchanged is not sent again. */
+  shownDigest: string | null;
 }
 
 export interface NewEpisode {
@@ -150,6 +154,13 @@ export interface EpisodesRepo {
   listForWatch(watchId: string): Promise<AlertEpisode[]>;
   /** Firing episodes of a watch whose parent was never posted (muted, or delivery failed). */
   listUndelivered(watchId: string): Promise<AlertEpisode[]>;
+  /** Record what Slack accepted as the parent: this version, rendered to this digest. */
+  setShown(id: string, version: number, digest: string): Promise<boolean>;
+  /**
+   * Posted episodes of a watch whose parent may not show what is true: every firing one (its mute line may
+   * have ended), and any other whose latest version Slack never accepted (a resolution it refused).
+   */
+  listToRefresh(watchId: string): Promise<AlertEpisode[]>;
 }
 
 const KINDS: readonly WatchKind[] = ["apps", "zone"];
@@ -191,6 +202,8 @@ function toEpisode(r: AlertEpisodesTable): AlertEpisode {
     acknowledgedBy: r.acknowledged_by,
     acknowledgedAt: r.acknowledged_at === null ? null : Number(r.acknowledged_at),
     version: Number(r.version),
+    shownVersion: r.shown_version === null || r.shown_version === undefined ? null : Number(r.shown_version),
+    shownDigest: r.shown_digest ?? null,
   };
 }
 
@@ -394,6 +407,8 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         acknowledged_by: null,
         acknowledged_at: null,
         version: 1,
+        shown_version: null,
+        shown_digest: null,
       };
       // Another replica that opened this (watch, subject, seq) first wins; this insert then does nothing.
       const inserted = await db
@@ -466,6 +481,36 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .where("watch_id", "=", watchId)
         .where("status", "=", "firing")
         .where("message_ts", "is", null)
+        .orderBy("opened_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toEpisode);
+    },
+
+    async setShown(id: string, version: number, digest: string): Promise<boolean> {
+      const r = await db
+        .updateTable("alert_episodes")
+        .set({ shown_version: version, shown_digest: digest })
+        .where("id", "=", id)
+        // A slower delivery of an older version does not overwrite a newer one's.
+        .where((eb) => eb.or([eb("shown_version", "is", null), eb("shown_version", "<=", version)]))
+        .executeTakeFirst();
+      return updated(r);
+    },
+
+    async listToRefresh(watchId: string): Promise<AlertEpisode[]> {
+      const rows = await db
+        .selectFrom("alert_episodes")
+        .selectAll()
+        .where("watch_id", "=", watchId)
+        .where("message_ts", "is not", null)
+        .where((eb) =>
+          eb.or([
+            eb("status", "=", "firing"),
+            eb("shown_version", "is", null),
+            eb("shown_version", "<>", eb.ref("version")),
+          ]),
+        )
         .orderBy("opened_at")
         .orderBy("id")
         .execute();

@@ -16,6 +16,7 @@ import {
 import {
   alertAcknowledgedReply,
   alertMutedReply,
+  alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
@@ -31,6 +32,7 @@ import {
   watchLabel,
   watchListMessage,
   watchMutedMessage,
+  watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../../src/slack/blocks/alerts.js";
 import {
@@ -605,6 +607,7 @@ function alertView(g: Gen): AlertView {
     acknowledgedBy: g.maybe(() => g.pick([g.id("U"), g.s()])),
     mutedUntil: g.maybe(() => g.ms()),
     reopened: g.int(4),
+    ...(g.bool() ? { untracked: { by: g.pick([g.id("U"), g.s()]), at: g.ms() } } : {}),
     subject: g.bool()
       ? {
           kind: "zone",
@@ -621,6 +624,7 @@ function alertView(g: Gen): AlertView {
           status: g.pick(["failing", "suspended", g.s()]),
           transition: g.pick(["failing", "stuck_deploying"] as const),
           since: g.ms(),
+          ...(g.bool() ? { sinceAtLeast: true } : {}),
         },
   };
 }
@@ -683,6 +687,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       g.ms(),
     ),
   "alerts.ts:watchRemovedMessage": (g) => watchRemovedMessage(watch(g)),
+  "alerts.ts:watchRemovedChannelNotice": (g) => watchRemovedChannelNotice(watch(g), g.id("U"), g.int(50)),
   "alerts.ts:watchMutedMessage": (g) =>
     watchMutedMessage(
       watch(g),
@@ -805,6 +810,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     }),
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
+  "alert-actions.ts:alertUnmutedReply": (g) => alertUnmutedReply(g.id("U")),
   "alert-actions.ts:alreadyAcknowledgedText": (g) =>
     section(
       alreadyAcknowledgedText(

@@ -1285,6 +1285,12 @@ export function storeContract(h: EngineHarness): void {
         const resolved = await store.episodes.update(e.id, 2, { status: "resolved", resolvedAt: clock });
         expect(resolved).toMatchObject({ status: "resolved", resolvedAt: clock, version: 3 });
         expect((await store.episodes.listOpen("T1")).map((x) => x.id)).toEqual([other!.id]);
+        // What Slack last showed: a resolved parent is refreshed until Slack took its last version.
+        expect((await store.episodes.listToRefresh("W1")).map((x) => x.id)).toEqual([e.id]);
+        expect(await store.episodes.setShown(e.id, 3, "d3")).toBe(true);
+        expect(await stores[1]!.episodes.setShown(e.id, 2, "d2")).toBe(false);
+        expect(await store.episodes.get(e.id)).toMatchObject({ shownVersion: 3, shownDigest: "d3" });
+        expect(await store.episodes.listToRefresh("W1")).toEqual([]);
         const next = await store.episodes.open({ ...base, seq: 2 });
         expect((await store.episodes.latest("W1", "app-1"))?.id).toBe(next!.id);
         expect((await store.episodes.listForWatch("W1")).map((x) => [x.subject, x.seq])).toEqual([

@@ -17,6 +17,12 @@ export function alertMutedReply(userId: string, until: number, forMs: number): R
   return reply(text, [section(text)]);
 }
 
+/** Thread reply: the watch's mute was ended, by whom. */
+export function alertUnmutedReply(userId: string): Reply {
+  const text = mrkdwn`:bell: ${mention(userId)} unmuted this watch: its alerts are posted and updated again.`;
+  return reply(text, [section(text)]);
+}
+
 /** Private: someone took it first. */
 export function alreadyAcknowledgedText(by: string, at: number | null, self: boolean): Mrkdwn {
   const when = at === null ? "" : mrkdwn` ${dateToken(at)}`;

@@ -38,9 +38,9 @@ export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
 
 export interface SignalNumbers {
   signal: AlertSignal;
-  /** Per minute in the latest window. */
+  /** Per minute in the latest window (its bucket's count ÷ the bucket's minutes). */
   count: number;
-  /** The baseline's mean per minute. */
+  /** The baseline's mean, per minute. */
   mean: number;
   z: number;
   over: boolean;
@@ -56,6 +56,8 @@ export interface AlertView {
   mutedUntil: number | null;
   /** How many times it fired again within the cool-down. */
   reopened: number;
+  /** Its watch was removed while it was open: no longer tracked (who removed it, when). */
+  untracked?: { by: string; at: number };
   subject:
     | {
         kind: "zone";
@@ -75,6 +77,8 @@ export interface AlertView {
         transition: "failing" | "stuck_deploying";
         /** Since when it has had this status. */
         since: number;
+        /** It had it already when the watch first looked: `since` is when the watch started, a lower bound. */
+        sinceAtLeast?: boolean;
       };
 }
 
@@ -106,6 +110,7 @@ export function alertTitle(v: AlertView): string {
   const s = v.subject;
   if (v.status === "resolved")
     return s.kind === "zone" ? `Attack on ${subjectName(v)} is over` : `${subjectName(v)} is back`;
+  if (v.untracked) return `${s.kind === "zone" ? "Attack on " : ""}${subjectName(v)}: no longer watched`;
   if (s.kind === "zone") return `Attack on ${subjectName(v)}`;
   return s.transition === "stuck_deploying"
     ? `${subjectName(v)} is stuck deploying`
@@ -187,6 +192,10 @@ function stateLine(v: AlertView, now: number): Mrkdwn {
     parts.push(
       mrkdwn`:white_check_mark: Resolved ${dateToken(v.resolvedAt)} after ${durationWords(v.resolvedAt - v.openedAt)}`,
     );
+  else if (v.untracked)
+    parts.push(
+      mrkdwn`:wastebasket: No longer tracked: ${mention(v.untracked.by)} removed its watch ${dateToken(v.untracked.at)}, while it had been firing since ${dateToken(v.openedAt)}`,
+    );
   else parts.push(mrkdwn`:rotating_light: Firing since ${dateToken(v.openedAt)}`);
   if (v.reopened > 0) parts.push(mrkdwn`fired again ${v.reopened}× within the cool-down`);
   if (v.acknowledgedBy) parts.push(mrkdwn`acknowledged by ${mention(v.acknowledgedBy)}`);
@@ -213,17 +222,23 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     const look = statusLook(s.status);
     blocks.push(
       section(
-        mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}* since ${dateToken(s.since)}`,
+        s.sinceAtLeast
+          ? mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}*, at least since ${dateToken(s.since)} (it was already when this watch started; the Edge API does not say since when)`
+          : mrkdwn`${look.emoji} *${truncate(s.appName, 80)}* (${code(s.appId, 60)}) is *${look.label}* since ${dateToken(s.since)}`,
       ),
     );
   }
   blocks.push(context(stateLine(v, now)));
-  if (v.status === "firing") {
+  if (v.status === "firing" && !v.untracked) {
     const buttons: Button[] = [];
     if (s.kind === "zone")
       buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"));
     buttons.push(...mitigationButtons(v));
-    buttons.push(button("Mute 1h", ACTIONS.alertMute, v.episodeId));
+    buttons.push(
+      v.mutedUntil !== null && v.mutedUntil > now
+        ? button("Unmute", ACTIONS.alertUnmute, v.episodeId)
+        : button("Mute 1h", ACTIONS.alertMute, v.episodeId),
+    );
     if (!v.acknowledgedBy) buttons.push(button("Acknowledge", ACTIONS.alertAcknowledge, v.episodeId));
     blocks.push(actions(...buttons));
   }
@@ -325,6 +340,13 @@ export function watchListMessage(watches: readonly Watch[], now: number): Reply 
 
 export function watchRemovedMessage(w: Watch): Reply {
   const text = mrkdwn`:wastebasket: Removed ${code(w.id)}: ${channel(w.channelId)} no longer watches ${watchLabel(w)}.`;
+  return reply(text, [section(text)]);
+}
+
+/** In the channel, when a watch with open alerts is removed: they are no longer tracked. */
+export function watchRemovedChannelNotice(w: Watch, by: string, openAlerts: number): Reply {
+  const alerts = openAlerts === 1 ? "its open alert is" : `its ${openAlerts} open alerts are`;
+  const text = mrkdwn`:wastebasket: ${mention(by)} removed the watch of ${watchLabel(w)} (${code(w.id)}): ${alerts} no longer tracked, and nothing more is posted about ${w.kind === "zone" ? "this zone" : "these apps"} here. Watch again with ${code(w.kind === "zone" ? `/edge watch zone ${w.target}` : "/edge watch apps")}.`;
   return reply(text, [section(text)]);
 }
 

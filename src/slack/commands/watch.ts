@@ -1,4 +1,5 @@
 import { watchInterval } from "../../alerts/poller.js";
+import { alertViewOf } from "../../alerts/view.js";
 import { UserError, usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import type { ActorInput } from "../../services/ownership.js";
@@ -8,15 +9,18 @@ import {
   parseMuteDuration,
   parseSensitivity,
   parseWatchedStatuses,
+  type RemovedWatch,
   removeWatch,
   WATCH_APPS_EXAMPLE,
   WATCH_ZONE_EXAMPLE,
 } from "../../services/watches.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import {
+  alertParentMessage,
   watchCreatedMessage,
   watchListMessage,
   watchMutedMessage,
+  watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../blocks/alerts.js";
 import type { Reply } from "../blocks/common.js";
@@ -81,6 +85,28 @@ async function watchApps(ctx: CommandContext): Promise<Reply> {
   return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
 }
 
+/**
+ * A removed watch's alerts that were still firing: each parent says it is no longer tracked (no buttons), and the
+ * channel is told once. Slack refusing is logged; the watch is removed either way.
+ */
+async function tellUntracked(ctx: CommandContext, { watch, openAlerts }: RemovedWatch): Promise<void> {
+  if (openAlerts.length === 0) return;
+  const at = ctx.env.deps.now();
+  for (const e of openAlerts) {
+    if (e.messageTs === null) continue;
+    const parent = alertParentMessage({ ...alertViewOf(e, watch), untracked: { by: ctx.userId, at } }, at);
+    await ctx.client.chat
+      .update({ channel: watch.channelId, ts: e.messageTs, text: parent.text, blocks: parent.blocks })
+      .catch((err: unknown) =>
+        ctx.logger.warn({ err, episodeId: e.id }, "could not mark a removed watch's alert as untracked"),
+      );
+  }
+  const notice = watchRemovedChannelNotice(watch, ctx.userId, openAlerts.length);
+  await ctx.client.chat
+    .postMessage({ channel: watch.channelId, text: notice.text, blocks: notice.blocks })
+    .catch((err: unknown) => ctx.logger.warn({ err }, "could not tell the channel its watch was removed"));
+}
+
 export const watchCommand: Subcommand = {
   name: "watch",
   usage:
@@ -113,7 +139,9 @@ export const watchCommand: Subcommand = {
       case "remove":
       case "delete": {
         const id = watchId(ctx.args[1], "remove", 0, ctx.args.slice(2));
-        return watchRemovedMessage(await removeWatch(deps, actor(ctx), id));
+        const removed = await removeWatch(deps, actor(ctx), id);
+        await tellUntracked(ctx, removed);
+        return watchRemovedMessage(removed.watch);
       }
       case "mute": {
         const id = watchId(ctx.args[1], "mute", 1, ctx.args.slice(2));

@@ -2,7 +2,7 @@ import type { App, BlockAction, ExternalSelectAction, StaticSelectAction } from 
 import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
-import { alertAcknowledge, alertIncident, alertMute } from "./actions/alerts.js";
+import { alertAcknowledge, alertIncident, alertMute, alertUnmute } from "./actions/alerts.js";
 import { approvalDecision } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
@@ -54,6 +54,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
   on.action(ACTIONS.alertAcknowledge, alertAcknowledge(env));
   on.action(ACTIONS.alertMute, alertMute(env));
+  on.action(ACTIONS.alertUnmute, alertUnmute(env));
   on.action(ACTIONS.alertIncident, alertIncident(env));
   app.options({ type: "block_suggestion", action_id: ACTION_PATTERNS.picker }, pickerSuggestions(env));
   on.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { parentOf } from "../../../alerts/episodes.js";
+import { parentDigest, parentOf } from "../../../alerts/episodes.js";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import {
@@ -8,11 +8,13 @@ import {
   type LoadedAlert,
   loadAlert,
   muteAlertWatch,
+  unmuteAlertWatch,
 } from "../../../services/alerts.js";
 import { gatherIncident, incidentRange } from "../../../services/incident.js";
 import {
   alertAcknowledgedReply,
   alertMutedReply,
+  alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../blocks/alert-actions.js";
@@ -51,9 +53,18 @@ async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert
   const ts = parentTs(args, alert);
   if (!ts) return;
   const message = parentOf(alert.episode, alert.watch, env.deps.now());
-  await args.client.chat
-    .update({ channel: alert.episode.channelId, ts, text: message.text, blocks: message.blocks })
-    .catch((err: unknown) => logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert"));
+  try {
+    await args.client.chat.update({
+      channel: alert.episode.channelId,
+      ts,
+      text: message.text,
+      blocks: message.blocks,
+    });
+    // What Slack shows now: the poller does not send it again.
+    await env.deps.store.episodes.setShown(alert.episode.id, alert.episode.version, parentDigest(message));
+  } catch (err) {
+    logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert");
+  }
 }
 
 /** Runs a button's work; a sentence for what the user can fix, a log line and a sentence for the rest. */
@@ -95,18 +106,42 @@ export function alertMute(env: SlackEnv) {
       forMs: MUTE_BUTTON_MS,
       isAdmin: () => env.admins.isAdmin(args.client, ctx.teamId, ctx.userId),
     });
-    await refreshParent(args, env, alert, ctx.logger);
-    // The watch's other open alerts (an apps watch has one per app) show the mute too: the poller stays quiet.
-    const others = await env.deps.store.episodes.listOpen(ctx.teamId, [alert.watch.channelId], 100);
-    for (const episode of others)
-      if (episode.watchId === alert.watch.id && episode.id !== alert.episode.id && episode.messageTs)
-        await refreshParent(args, env, { episode, watch: alert.watch }, ctx.logger);
+    await refreshWatchParents(args, env, alert, ctx.teamId, ctx.logger);
     await post(
       args.client,
       alert.episode.channelId,
       parentTs(args, alert),
       alertMutedReply(ctx.userId, until, MUTE_BUTTON_MS),
     );
+  });
+}
+
+/** The alert's parent and the watch's other open alerts (an apps watch has one per app) show its mute as it is. */
+async function refreshWatchParents(
+  args: ButtonArgs,
+  env: SlackEnv,
+  alert: LoadedAlert,
+  teamId: string,
+  logger: Logger,
+) {
+  await refreshParent(args, env, alert, logger);
+  const others = await env.deps.store.episodes.listOpen(teamId, [alert.watch.channelId], 100);
+  for (const episode of others)
+    if (episode.watchId === alert.watch.id && episode.id !== alert.episode.id && episode.messageTs)
+      await refreshParent(args, env, { episode, watch: alert.watch }, logger);
+}
+
+/** Unmute: the parents lose their mute line and show Mute 1h again; the poller brings them up to date. */
+export function alertUnmute(env: SlackEnv) {
+  return alertButton(env, async (args, ctx) => {
+    const alert = await unmuteAlertWatch(env.deps, {
+      teamId: ctx.teamId,
+      userId: ctx.userId,
+      episodeId: ctx.value,
+      isAdmin: () => env.admins.isAdmin(args.client, ctx.teamId, ctx.userId),
+    });
+    await refreshWatchParents(args, env, alert, ctx.teamId, ctx.logger);
+    await post(args.client, alert.episode.channelId, parentTs(args, alert), alertUnmutedReply(ctx.userId));
   });
 }
 
