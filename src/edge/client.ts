@@ -17,6 +17,7 @@ import {
   type PullZone,
   pullZoneListSchema,
 } from "./schemas/core.js";
+import { dateKeyShape } from "./schemas/date-key.js";
 import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
   type AccessListDetails,
@@ -48,6 +49,7 @@ import {
   type ShieldZoneUpdate,
   shieldOverviewMetricsResponseSchema,
   type TriggeredRules,
+  unreadableMetricKeys,
   updateBotCategoryResponseSchema,
   type WafAiRecommendation,
   type WafReviewAction,
@@ -236,6 +238,13 @@ function intArg(operation: string, what: string, v: unknown, min: number, max: n
 const idArg = (operation: string, what: string, v: unknown) =>
   intArg(operation, what, v, 1, Number.MAX_SAFE_INTEGER);
 
+/** The largest id a path the document types int32 can carry. */
+export const MAX_INT32_ID = 2_147_483_647;
+
+/** An id sent where the document's path parameter is int32 (shield zones, rate limits). */
+const int32IdArg = (operation: string, what: string, v: unknown) =>
+  intArg(operation, what, v, 1, MAX_INT32_ID);
+
 function paramsObject(operation: string, v: unknown): Record<string, unknown> {
   if (v === undefined) return {};
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
@@ -354,6 +363,17 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   setMaxListeners(0, closing.signal);
   const logger = options.logger.child({ component: "edge" });
   let closed = false;
+  // Each form of date key edgeops cannot read is logged once (not every answer that carries it).
+  const unreadableShapes = new Set<string>();
+  function noteUnreadableKeys(operation: string, keys: readonly string[]): void {
+    const fresh = [...new Set(keys.map(dateKeyShape))].filter((k) => !unreadableShapes.has(k));
+    if (fresh.length === 0 || unreadableShapes.size >= 100) return;
+    for (const k of fresh) unreadableShapes.add(k);
+    logger.warn(
+      { op: operation, unreadable: keys.slice(0, 5), forms: fresh },
+      "edge answer has date keys edgeops cannot read; shown as written",
+    );
+  }
 
   function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
@@ -552,7 +572,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -573,7 +593,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -594,7 +614,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const p = paramsObject(op, params);
             const from = timeArg(op, "start", p.from);
             const to = timeArg(op, "end", p.to);
@@ -618,7 +638,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: shieldOverviewMetricsResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            const d = data(op, r.data, subject);
+            noteUnreadableKeys(op, unreadableMetricKeys(d));
+            return d;
+          },
         );
       },
 
@@ -628,7 +652,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const body = checkSearch(op, search);
             subject = `Shield zone ${id}`;
             return {
@@ -684,7 +708,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             return {
               operation: op,
               method: "GET",
@@ -704,7 +728,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -724,7 +748,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             return {
               operation: op,
               method: "GET",
@@ -743,7 +767,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const cat = intArg(op, "bot category (255 System cannot be changed)", category, 0, 7);
             const act = intArg(op, "bot category action (0 None, 1 Block, 2 Allow)", action, 0, 2);
             return {
@@ -767,7 +791,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "rate limit id", rateLimitId);
+            const id = int32IdArg(op, "rate limit id", rateLimitId);
             subject = `Rate limit ${id}`;
             return {
               operation: op,
@@ -778,7 +802,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: rateLimitMetricsResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            const m = data(op, r.data, subject);
+            noteUnreadableKeys(op, m.unreadableDays);
+            return m;
+          },
         );
       },
 
@@ -1011,7 +1039,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -1036,7 +1064,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const list = idArg(op, "access list id", listId);
             subject = `Access list ${list} of shield zone ${id}`;
             return {
@@ -1061,7 +1089,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const l = paramsObject(op, list);
             if (typeof l.name !== "string" || l.name.trim() === "" || l.name.length > 100)
               throw invalid(op, `The list name must be a text of 1 to 100 characters (got ${show(l.name)}).`);
@@ -1089,7 +1117,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const list = idArg(op, "access list id", listId);
             if (typeof content !== "string" || content.length > MAX_ACCESS_LIST_CONTENT)
               throw invalid(op, `The list content must be a text (got ${show(content)}).`);
@@ -1114,7 +1142,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const conf = idArg(op, "access list configuration id", configurationId);
             const c = paramsObject(op, config);
             if (typeof c.isEnabled !== "boolean")

@@ -75,6 +75,7 @@ describe("schemas", () => {
     ).toEqual({
       overview: { totalBreaches: 0, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
       days: [],
+      unreadableDays: [],
     });
     const scan = dnsScanSchema.parse({
       JobId: "j",
