@@ -79,6 +79,18 @@ export function getBotDetection(ctx: HandlerContext): SimResponse {
   if (!zoneExists(ctx, id) || state === undefined) {
     return json(404, { data: null, error: zoneNotFound(ctx.params[0]) });
   }
+  if (ctx.state.shieldZones.find((z) => z.shieldZoneId === id)?.planType === 0) {
+    // A Basic plan has no bot detection: the 202 the Terraform provider handles.
+    const status = ctx.state.planFeatureErrorStatus;
+    return json(status, {
+      data: null,
+      error: err(
+        status,
+        "Bot detection is not available on this Shield Zone's plan. Upgrade to Advanced or higher.",
+        "invalid_plan_type.bot_detection",
+      ),
+    });
+  }
   return json(200, { data: structuredClone(state), error: null });
 }
 
