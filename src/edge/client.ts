@@ -117,6 +117,8 @@ export interface ListPullZonesParams {
 
 export interface PullZonePage {
   items: PullZone[];
+  /** Rows without an Id (optional in the document), left out. */
+  skipped?: number;
   page: number;
   totalCount?: number;
   hasNext: boolean;
@@ -124,6 +126,8 @@ export interface PullZonePage {
 
 export interface DnsZonePage {
   items: DnsZoneSummary[];
+  /** Rows without an Id (optional in the document), left out. */
+  skipped?: number;
   page: number;
   hasNext: boolean;
 }
@@ -336,6 +340,13 @@ function refusedInBody(
   });
 }
 
+/** The document's AcceptedResult (the 202 of GET /shield/shield-zone/{id}): no zone yet, work under way. */
+function isAcceptedResult(r: Record<string, unknown>): boolean {
+  return ["location", "value", "formatters", "contentTypes", "declaredType", "statusCode"].some(
+    (k) => k in r,
+  );
+}
+
 // ---- the API --------------------------------------------------------------------------------------
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -503,6 +514,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
             const nextPage = pg?.nextPage ?? null;
             return {
               items: r.data ?? [],
+              ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
               page: pg?.currentPage ?? page,
               perPage: pg?.pageSize ?? perPage,
               ...(pg?.totalCount == null ? {} : { totalCount: pg.totalCount }),
@@ -536,6 +548,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
           },
           (r): PullZonePage => ({
             items: r.items,
+            ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
             page: r.currentPage ?? page,
             ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
             hasNext: r.hasMoreItems,
@@ -562,7 +575,12 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: dnsZoneListSchema,
             };
           },
-          (r): DnsZonePage => ({ items: r.items, page: r.currentPage ?? page, hasNext: r.hasMoreItems }),
+          (r): DnsZonePage => ({
+            items: r.items,
+            ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
+            page: r.currentPage ?? page,
+            hasNext: r.hasMoreItems,
+          }),
         );
       },
 
@@ -583,7 +601,17 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: getShieldZoneResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            if (r.data === null && isAcceptedResult(r)) {
+              throw new EdgeApiError({
+                kind: "not_ready",
+                operation: op,
+                subject,
+                message: `${op}: the Edge API answered 202 Accepted (an AcceptedResult) instead of the zone`,
+              });
+            }
+            return data(op, r.data, subject);
+          },
         );
       },
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type IntLabels, intEnum, intLabel, nullish, optIntEnum } from "./common.js";
+import { type IntLabels, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
 import { isoDay, parseDateKey } from "./date-key.js";
 
 /**
@@ -129,14 +129,18 @@ export const paginationSchema = z.looseObject({
   pageSize: nullish(z.number().int()),
 });
 
-export const getShieldZonesResponseSchema = z.looseObject({
-  data: nullish(z.array(shieldZoneSchema)),
-  page: nullish(paginationSchema),
-});
+export const getShieldZonesResponseSchema = z
+  .looseObject({
+    data: nullish(rowsOf(shieldZoneSchema, ["shieldZoneId"])),
+    page: nullish(paginationSchema),
+  })
+  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ShieldZone = z.output<typeof shieldZoneSchema>;
 export interface ShieldZonePage {
   items: ShieldZone[];
+  /** Zones without a shieldZoneId (optional in the document), left out. */
+  skipped?: number;
   page: number;
   perPage: number;
   totalCount?: number;
@@ -574,16 +578,18 @@ export type EventGroup = z.output<typeof eventGroupSchema>;
 export const eventLogsSearchResponseSchema = z
   .looseObject({
     rows: nullish(z.array(z.unknown())),
-    groups: nullish(z.array(eventGroupSchema)),
+    groups: nullish(rowsOf(eventGroupSchema, ["count"])),
     total: nullish(z.number().int()),
     totalPages: nullish(z.number().int()),
     page: nullish(z.number().int()),
     errorResponse: nullish(genericRequestResponseSchema),
   })
   .transform((r) => ({
-    groups: r.groups ?? [],
+    groups: r.groups?.rows ?? [],
+    /** Groups without a count (optional in the document), left out. */
+    skippedGroups: r.groups?.skipped ?? 0,
     rowCount: r.rows?.length ?? 0,
-    total: r.total ?? r.groups?.length ?? r.rows?.length ?? 0,
+    total: r.total ?? r.groups?.rows.length ?? r.rows?.length ?? 0,
     totalPages: r.totalPages ?? 1,
     page: r.page ?? 0,
     errorResponse: r.errorResponse,
@@ -645,10 +651,12 @@ export const zoneRateLimitMetricsSchema = z
     ...datedDays(m.ratelimitOverviewPastTwentyEightDays),
   }));
 
-export const getShieldZoneRateLimitMetricsResponseSchema = z.looseObject({
-  data: nullish(z.array(zoneRateLimitMetricsSchema)),
-  error: nullish(genericRequestResponseSchema),
-});
+export const getShieldZoneRateLimitMetricsResponseSchema = z
+  .looseObject({
+    data: nullish(rowsOf(zoneRateLimitMetricsSchema, ["ratelimitId"])),
+    error: nullish(genericRequestResponseSchema),
+  })
+  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;
 
