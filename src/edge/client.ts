@@ -180,8 +180,11 @@ export interface EdgeClient {
   listCustomAccessLists(shieldZoneId: number): Promise<AccessListDetails[]>;
   /** One custom list with its content. */
   getCustomAccessList(shieldZoneId: number, listId: number): Promise<CustomAccessList>;
-  /** Create a custom list (not safe to repeat: a retried POST could make two lists). */
-  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<void>;
+  /**
+   * Create a custom list (not safe to repeat: a retried POST could make two lists). The new list's id
+   * as the answer gives it (`data.id`), or null when the answer does not say.
+   */
+  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<number | null>;
   /** Replace a custom list's whole content (entries separated by newlines). */
   setCustomAccessListContent(shieldZoneId: number, listId: number, content: string): Promise<void>;
   /** Set a list's action and whether it is enabled. */
@@ -200,6 +203,12 @@ export interface AccessListConfig {
   /** AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
   action: number;
 }
+
+/** CustomAccessListResponse's `data.id` when there is one; any other 2xx body means no id given. */
+const createdListIdSchema = ignoredBody.transform((b): number | null => {
+  const d = (b as { data?: { id?: unknown } } | null | undefined)?.data;
+  return typeof d?.id === "number" && Number.isSafeInteger(d.id) && d.id > 0 ? d.id : null;
+});
 
 /** Largest list content edgeops sends (the plan's entry limit is far below this). */
 const MAX_ACCESS_LIST_CONTENT = 1_000_000;
@@ -1132,11 +1141,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               subject: `Shield zone ${id}`,
               // Sent twice, it would make two lists: no retry after 5xx / timeout / network errors.
               idempotent: false,
-              statusIsTheAnswer: true,
-              schema: ignoredBody,
+              allowEmptyBody: true,
+              schema: createdListIdSchema,
             };
           },
-          () => undefined,
+          (createdId) => createdId ?? null,
         );
       },
 
@@ -1155,8 +1164,9 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               path: `/shield/shield-zone/${enc(id)}/access-lists/${enc(list)}`,
               body: { content },
               subject: `Access list ${list} of shield zone ${id}`,
-              // The whole content is sent: sending it twice leaves the same list.
-              idempotent: true,
+              // Not retried here: the content was computed from a read that may be stale by then, so a
+              // retry must read the list again and recompute (the caller's read-modify-write loop).
+              idempotent: false,
               statusIsTheAnswer: true,
               schema: ignoredBody,
             };
