@@ -108,6 +108,9 @@ const SIGNAL_FEATURE: Record<ZoneSignal, keyof ShieldDetailedMetrics["features"]
   bot: "botDetection",
 };
 
+/** The detailed-metrics features a zone watch reads. */
+export const WATCHED_FEATURES = Object.values(SIGNAL_FEATURE);
+
 /**
  * One sample per whole bucket of a detailed-metrics answer (oldest first): a bucket counts only once it has ended
  * before the clock's current minute (the API shows a minute's events after it is over), so the bucket still

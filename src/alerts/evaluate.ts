@@ -1,5 +1,10 @@
 import type { EdgeClient } from "../edge/client.js";
-import { METRICS_RESOLUTION } from "../edge/schemas/shield.js";
+import {
+  METRICS_RESOLUTION,
+  unreadableMetricKeys,
+  unreadableMetricsSentence,
+} from "../edge/schemas/shield.js";
+import { UserError } from "../errors.js";
 import { APPS_MAX_LIMIT } from "../services/apps.js";
 import type { AlertSignal, SignalNumbers } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Sensitivity } from "../store/index.js";
@@ -9,6 +14,7 @@ import {
   nextBaseline,
   normaliseAppStatus,
   samplesFromDetailed,
+  WATCHED_FEATURES,
   type ZoneEpisode,
   type ZoneSample,
   type ZoneVerdict,
@@ -82,6 +88,14 @@ export async function evaluateZoneWatch(
     to: now,
     resolution: METRICS_RESOLUTION.twoMinutes,
   });
+  const unreadable = unreadableMetricKeys(detailed, WATCHED_FEATURES);
+  if (unreadable.length > 0) {
+    // Counts at times edgeops cannot place would read as no traffic: say so rather than stay silent.
+    throw new UserError(
+      "unavailable",
+      unreadableMetricsSentence(unreadable, "this watch cannot see an attack on it"),
+    );
+  }
   const fresh = samplesFromDetailed(detailed, now, BUCKET_MS).filter(
     (s) => state.lastBucketAt === null || s.at > state.lastBucketAt,
   );

@@ -17,6 +17,7 @@ import {
   type PullZone,
   pullZoneListSchema,
 } from "./schemas/core.js";
+import { dateKeyShape } from "./schemas/date-key.js";
 import { type AppPage, listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
   type AccessListDetails,
@@ -48,6 +49,7 @@ import {
   type ShieldZoneUpdate,
   shieldOverviewMetricsResponseSchema,
   type TriggeredRules,
+  unreadableMetricKeys,
   updateBotCategoryResponseSchema,
   type WafAiRecommendation,
   type WafReviewAction,
@@ -115,6 +117,8 @@ export interface ListPullZonesParams {
 
 export interface PullZonePage {
   items: PullZone[];
+  /** Rows without an Id (optional in the document), left out. */
+  skipped?: number;
   page: number;
   totalCount?: number;
   hasNext: boolean;
@@ -122,6 +126,8 @@ export interface PullZonePage {
 
 export interface DnsZonePage {
   items: DnsZoneSummary[];
+  /** Rows without an Id (optional in the document), left out. */
+  skipped?: number;
   page: number;
   hasNext: boolean;
 }
@@ -174,8 +180,11 @@ export interface EdgeClient {
   listCustomAccessLists(shieldZoneId: number): Promise<AccessListDetails[]>;
   /** One custom list with its content. */
   getCustomAccessList(shieldZoneId: number, listId: number): Promise<CustomAccessList>;
-  /** Create a custom list (not safe to repeat: a retried POST could make two lists). */
-  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<void>;
+  /**
+   * Create a custom list (not safe to repeat: a retried POST could make two lists). The new list's id
+   * as the answer gives it (`data.id`), or null when the answer does not say.
+   */
+  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<number | null>;
   /** Replace a custom list's whole content (entries separated by newlines). */
   setCustomAccessListContent(shieldZoneId: number, listId: number, content: string): Promise<void>;
   /** Set a list's action and whether it is enabled. */
@@ -194,6 +203,12 @@ export interface AccessListConfig {
   /** AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
   action: number;
 }
+
+/** CustomAccessListResponse's `data.id` when there is one; any other 2xx body means no id given. */
+const createdListIdSchema = ignoredBody.transform((b): number | null => {
+  const d = (b as { data?: { id?: unknown } } | null | undefined)?.data;
+  return typeof d?.id === "number" && Number.isSafeInteger(d.id) && d.id > 0 ? d.id : null;
+});
 
 /** Largest list content edgeops sends (the plan's entry limit is far below this). */
 const MAX_ACCESS_LIST_CONTENT = 1_000_000;
@@ -235,6 +250,13 @@ function intArg(operation: string, what: string, v: unknown, min: number, max: n
 
 const idArg = (operation: string, what: string, v: unknown) =>
   intArg(operation, what, v, 1, Number.MAX_SAFE_INTEGER);
+
+/** The largest id a path the document types int32 can carry. */
+export const MAX_INT32_ID = 2_147_483_647;
+
+/** An id sent where the document's path parameter is int32 (shield zones, rate limits). */
+const int32IdArg = (operation: string, what: string, v: unknown) =>
+  intArg(operation, what, v, 1, MAX_INT32_ID);
 
 function paramsObject(operation: string, v: unknown): Record<string, unknown> {
   if (v === undefined) return {};
@@ -327,6 +349,13 @@ function refusedInBody(
   });
 }
 
+/** The document's AcceptedResult (the 202 of GET /shield/shield-zone/{id}): no zone yet, work under way. */
+function isAcceptedResult(r: Record<string, unknown>): boolean {
+  return ["location", "value", "formatters", "contentTypes", "declaredType", "statusCode"].some(
+    (k) => k in r,
+  );
+}
+
 // ---- the API --------------------------------------------------------------------------------------
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -354,6 +383,17 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   setMaxListeners(0, closing.signal);
   const logger = options.logger.child({ component: "edge" });
   let closed = false;
+  // Each form of date key edgeops cannot read is logged once (not every answer that carries it).
+  const unreadableShapes = new Set<string>();
+  function noteUnreadableKeys(operation: string, keys: readonly string[]): void {
+    const fresh = [...new Set(keys.map(dateKeyShape))].filter((k) => !unreadableShapes.has(k));
+    if (fresh.length === 0 || unreadableShapes.size >= 100) return;
+    for (const k of fresh) unreadableShapes.add(k);
+    logger.warn(
+      { op: operation, unreadable: keys.slice(0, 5), forms: fresh },
+      "edge answer has date keys edgeops cannot read; shown as written",
+    );
+  }
 
   function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
@@ -483,6 +523,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
             const nextPage = pg?.nextPage ?? null;
             return {
               items: r.data ?? [],
+              ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
               page: pg?.currentPage ?? page,
               perPage: pg?.pageSize ?? perPage,
               ...(pg?.totalCount == null ? {} : { totalCount: pg.totalCount }),
@@ -516,6 +557,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
           },
           (r): PullZonePage => ({
             items: r.items,
+            ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
             page: r.currentPage ?? page,
             ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
             hasNext: r.hasMoreItems,
@@ -542,7 +584,12 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: dnsZoneListSchema,
             };
           },
-          (r): DnsZonePage => ({ items: r.items, page: r.currentPage ?? page, hasNext: r.hasMoreItems }),
+          (r): DnsZonePage => ({
+            items: r.items,
+            ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
+            page: r.currentPage ?? page,
+            hasNext: r.hasMoreItems,
+          }),
         );
       },
 
@@ -552,7 +599,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -563,7 +610,17 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: getShieldZoneResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            if (r.data === null && isAcceptedResult(r)) {
+              throw new EdgeApiError({
+                kind: "not_ready",
+                operation: op,
+                subject,
+                message: `${op}: the Edge API answered 202 Accepted (an AcceptedResult) instead of the zone`,
+              });
+            }
+            return data(op, r.data, subject);
+          },
         );
       },
 
@@ -573,7 +630,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -594,7 +651,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const p = paramsObject(op, params);
             const from = timeArg(op, "start", p.from);
             const to = timeArg(op, "end", p.to);
@@ -618,7 +675,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: shieldOverviewMetricsResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            const d = data(op, r.data, subject);
+            noteUnreadableKeys(op, unreadableMetricKeys(d));
+            return d;
+          },
         );
       },
 
@@ -628,7 +689,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const body = checkSearch(op, search);
             subject = `Shield zone ${id}`;
             return {
@@ -684,7 +745,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             return {
               operation: op,
               method: "GET",
@@ -704,7 +765,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -724,7 +785,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             return {
               operation: op,
               method: "GET",
@@ -743,7 +804,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const cat = intArg(op, "bot category (255 System cannot be changed)", category, 0, 7);
             const act = intArg(op, "bot category action (0 None, 1 Block, 2 Allow)", action, 0, 2);
             return {
@@ -767,7 +828,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "rate limit id", rateLimitId);
+            const id = int32IdArg(op, "rate limit id", rateLimitId);
             subject = `Rate limit ${id}`;
             return {
               operation: op,
@@ -778,7 +839,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: rateLimitMetricsResponseSchema,
             };
           },
-          (r) => data(op, r.data, subject),
+          (r) => {
+            const m = data(op, r.data, subject);
+            noteUnreadableKeys(op, m.unreadableDays);
+            return m;
+          },
         );
       },
 
@@ -1011,7 +1076,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             subject = `Shield zone ${id}`;
             return {
               operation: op,
@@ -1036,7 +1101,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const list = idArg(op, "access list id", listId);
             subject = `Access list ${list} of shield zone ${id}`;
             return {
@@ -1061,7 +1126,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const l = paramsObject(op, list);
             if (typeof l.name !== "string" || l.name.trim() === "" || l.name.length > 100)
               throw invalid(op, `The list name must be a text of 1 to 100 characters (got ${show(l.name)}).`);
@@ -1076,11 +1141,11 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               subject: `Shield zone ${id}`,
               // Sent twice, it would make two lists: no retry after 5xx / timeout / network errors.
               idempotent: false,
-              statusIsTheAnswer: true,
-              schema: ignoredBody,
+              allowEmptyBody: true,
+              schema: createdListIdSchema,
             };
           },
-          () => undefined,
+          (createdId) => createdId ?? null,
         );
       },
 
@@ -1089,7 +1154,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const list = idArg(op, "access list id", listId);
             if (typeof content !== "string" || content.length > MAX_ACCESS_LIST_CONTENT)
               throw invalid(op, `The list content must be a text (got ${show(content)}).`);
@@ -1099,8 +1164,9 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               path: `/shield/shield-zone/${enc(id)}/access-lists/${enc(list)}`,
               body: { content },
               subject: `Access list ${list} of shield zone ${id}`,
-              // The whole content is sent: sending it twice leaves the same list.
-              idempotent: true,
+              // Not retried here: the content was computed from a read that may be stale by then, so a
+              // retry must read the list again and recompute (the caller's read-modify-write loop).
+              idempotent: false,
               statusIsTheAnswer: true,
               schema: ignoredBody,
             };
@@ -1114,7 +1180,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         return call(
           op,
           () => {
-            const id = idArg(op, "shield zone id", shieldZoneId);
+            const id = int32IdArg(op, "shield zone id", shieldZoneId);
             const conf = idArg(op, "access list configuration id", configurationId);
             const c = paramsObject(op, config);
             if (typeof c.isEnabled !== "boolean")

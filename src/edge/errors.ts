@@ -18,6 +18,7 @@ export const EDGE_ERROR_KINDS = [
   "too_large",
   "queue_full",
   "invalid_argument",
+  "not_ready",
 ] as const;
 
 export type EdgeErrorKind = (typeof EDGE_ERROR_KINDS)[number];
@@ -184,7 +185,23 @@ const OPERATION_WORDS: Record<string, { doing: string; feature?: string }> = {
   getRateLimits: { doing: "read rate-limit metrics", feature: "rate-limit metrics" },
   getLatestDnsScan: { doing: "read DNS record scans" },
   triggerDnsScan: { doing: "start DNS record scans" },
+  listDnsZones: { doing: "list DNS zones" },
+  restartApp: { doing: "restart Magic Containers apps" },
+  purgePullZone: { doing: "purge pull zone caches" },
+  purgeUrl: { doing: "purge URLs from the cache" },
+  updateShieldZone: { doing: "change shield zone settings" },
+  reviewTriggeredWafRule: { doing: "review triggered WAF rules", feature: "the triggered WAF rule review" },
+  listCustomAccessLists: { doing: "read access lists", feature: "custom access lists" },
+  getCustomAccessList: { doing: "read access lists", feature: "custom access lists" },
+  createCustomAccessList: { doing: "create access lists", feature: "custom access lists" },
+  setCustomAccessListContent: { doing: "change access lists", feature: "custom access lists" },
+  configureAccessList: { doing: "change access lists", feature: "custom access lists" },
 };
+
+/** Operations whose 403 can be about the account rather than the key (billing, suspension). */
+const ACCOUNT_BOUND = new Set(["restartApp", "listApps"]);
+/** An API 403 message about the key's reach, not about the account. */
+const KEY_WORDS = /\b(api ?key|access ?key|key|permission|scope|not allowed|unauthori[sz]ed)\b/i;
 
 function endSentence(s: string): string {
   const t = s.trim();
@@ -208,6 +225,8 @@ export function describeEdgeError(err: unknown): string {
     case "unauthorized":
       return "The Edge API rejected this workspace's API key: an admin can set a new one with /edge key.";
     case "forbidden":
+      if (ACCOUNT_BOUND.has(err.operation) && err.apiMessage && !KEY_WORDS.test(err.apiMessage))
+        return `The Edge API refused to ${doing}: ${endSentence(err.apiMessage)} That is about the bunny.net account (billing or its standing), not the key: an account owner can check it in the bunny.net dashboard.`;
       return `This workspace's Edge API key is not allowed to ${doing}: an admin can set a key with more access with /edge key.`;
     case "not_found":
       if (err.operation === "getLatestDnsScan") {
@@ -230,5 +249,7 @@ export function describeEdgeError(err: unknown): string {
       return "The Edge API's answer was larger than edgeops accepts: ask for less (a smaller page or limit) if you can, and tell an admin if it keeps happening (an operator can raise EDGE_API_MAX_BODY_BYTES).";
     case "queue_full":
       return "Too many Edge API requests are waiting for this workspace; try again in a few seconds.";
+    case "not_ready":
+      return `The Edge API accepted ${err.subject ?? "that"} but has not finished setting it up (HTTP 202), so there is nothing to show yet; try again in a minute.`;
   }
 }

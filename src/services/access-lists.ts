@@ -1,4 +1,5 @@
 import type { AccessListDetails, EdgeClient } from "../edge/client.js";
+import { isEdgeApiError } from "../edge/errors.js";
 import { ACCESS_LIST_ACTIONS, ACCESS_LIST_TYPES } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import {
@@ -116,12 +117,17 @@ async function ensureList(
 ): Promise<AccessListDetails> {
   let list = ownLists(lists, type, action)[0];
   if (!list) {
-    await client.createCustomAccessList(shieldZoneId, {
+    const created = await client.createCustomAccessList(shieldZoneId, {
       name: edgeopsListName(type, action),
       type: TYPE_CODES[type],
       content: "",
     });
-    list = ownLists(await client.listCustomAccessLists(shieldZoneId), type, action)[0];
+    // The list's configuration (its id, action, enabled) is only in the listing: found by the id the
+    // answer gave, by name when it gave none.
+    const listed = await client.listCustomAccessLists(shieldZoneId);
+    list =
+      (created === null ? undefined : listed.find((l) => l.listId === created)) ??
+      ownLists(listed, type, action)[0];
     if (!list)
       throw new UserError(
         "unavailable",
@@ -153,7 +159,13 @@ async function writeEntry(
     const next = present ? [...lines, entry.value] : lines.filter((line) => !isEntry(line, entry));
     const again = await client.getCustomAccessList(shieldZoneId, listId);
     if (again.content !== before.content) continue;
-    await client.setCustomAccessListContent(shieldZoneId, listId, next.join("\n"));
+    try {
+      await client.setCustomAccessListContent(shieldZoneId, listId, next.join("\n"));
+    } catch (err) {
+      // A failed write is tried again from a fresh read: the content sent must come from what the list is now.
+      if (isEdgeApiError(err) && err.isRetryable && attempt < WRITE_ATTEMPTS) continue;
+      throw err;
+    }
     return true;
   }
   throw new UserError(

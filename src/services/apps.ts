@@ -18,6 +18,8 @@ export interface AppsPage {
   /** Counts by status among the applications read for this answer. */
   totals: Partial<Record<string, number>>;
   read: number;
+  /** Applications the API listed without an id (optional in the document), left out. */
+  skipped?: number;
   totalItems: number | null;
   nextCursor: string | null;
 }
@@ -39,12 +41,14 @@ export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promis
   const totals: Partial<Record<string, number>> = {};
   let cursor = query.cursor;
   let read = 0;
+  let skipped = 0;
   let totalItems: number | null = null;
   let nextCursor: string | null = null;
   for (let pages = 0; pages < MAX_PAGES_PER_ANSWER; pages++) {
     const page = await client.listApps({ limit: query.limit, ...(cursor ? { cursor } : {}) });
     totalItems = page.totalItems;
     nextCursor = page.nextCursor;
+    skipped += page.skipped;
     for (const app of page.items) {
       read++;
       totals[app.status] = (totals[app.status] ?? 0) + 1;
@@ -53,7 +57,7 @@ export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promis
     if (!query.status || apps.length >= query.limit || !nextCursor) break;
     cursor = nextCursor;
   }
-  return { apps, totals, read, totalItems, nextCursor };
+  return { apps, totals, read, ...(skipped > 0 ? { skipped } : {}), totalItems, nextCursor };
 }
 
 /** The applications, a page of 1000 at a time through the API's cursor, at most `maxPages` pages. */

@@ -17,6 +17,8 @@ import {
   type ShieldZone,
   seriesKeyTime,
   type TriggeredRule,
+  unreadableMetricKeys,
+  unreadableMetricsSentence,
   type ZoneRateLimitMetrics,
 } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
@@ -205,6 +207,8 @@ export interface TrafficSection {
   rows: TrafficRow[];
   /** Why the previous window is missing (its change is then unknown). */
   previousError: string | null;
+  /** Set when some of the series' times did not read as dates (their counts are left out). */
+  unreadable?: string | null;
   /** From the overview: the month's billable requests and the plan's clean-request limit. */
   requests: Section<{
     billableThisMonth: number | null;
@@ -240,6 +244,11 @@ function trafficPoints(d: ShieldDetailedMetrics, metric: TrafficMetric): { at: n
   const feature = FEATURE_OF[metric];
   if (feature) return metricPoints(d.features[feature]);
   return Object.values(d.features).flatMap((m) => metricPoints(m, ACTION_OF[metric]));
+}
+
+function unreadableTraffic(d: ShieldDetailedMetrics): string | null {
+  const keys = unreadableMetricKeys(d);
+  return keys.length === 0 ? null : unreadableMetricsSentence(keys, "the lines leave those times out");
 }
 
 /** The traffic rows: counts in the window, sparklines and the change against the previous window. */
@@ -554,6 +563,7 @@ export async function gatherIncident(
           ok: {
             rows: trafficRows(current.value, previous.status === "fulfilled" ? previous.value : null, range),
             previousError: previous.status === "rejected" ? toUserSentence(previous.reason) : null,
+            unreadable: unreadableTraffic(current.value),
             requests:
               "ok" in overviewSection
                 ? {

@@ -75,6 +75,7 @@ describe("schemas", () => {
     ).toEqual({
       overview: { totalBreaches: 0, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
       days: [],
+      unreadableDays: [],
     });
     const scan = dnsScanSchema.parse({
       JobId: "j",
@@ -93,6 +94,11 @@ describe("schemas", () => {
 
   it("reject what cannot be right", () => {
     expect(getShieldZonesResponseSchema.safeParse({ data: [{ shieldZoneId: "1" }] }).success).toBe(false);
-    expect(listApplicationsResponseSchema.safeParse({ items: [{ name: "no id" }] }).success).toBe(false);
+    expect(listApplicationsResponseSchema.safeParse({ items: [{ id: 7 }] }).success).toBe(false);
+    // An app without an id (the document leaves it optional) is left out and counted, not a failure (issue 30.7).
+    expect(listApplicationsResponseSchema.parse({ items: [{ name: "no id" }] })).toMatchObject({
+      items: [],
+      skipped: 1,
+    });
   });
 });

@@ -38,6 +38,8 @@ const UNDOCUMENTED: Record<string, string> = {
     "plan lacks the feature: the reference notes a 202 carrying invalid_plan_type.*",
   "PUT /shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category} 202":
     "plan lacks the feature (as above)",
+  "GET /shield/shield-zone/{shieldZoneId}/bot-detection 202":
+    "a Basic plan: invalid_plan_type.bot_detection, the form the Terraform provider handles",
   "GET /shield/metrics/rate-limit/{id} 404": "unknown rule, in the operation's envelope",
   "GET /shield/metrics/rate-limits/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
   "GET /shield/metrics/overview/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
@@ -256,6 +258,7 @@ function cases(): Case[] {
     // Bots
     get(`/shield/shield-zone/${SIM_IDS.zoneEnterprise}/bot-detection`),
     get(`/shield/shield-zone/${unknownZone}/bot-detection`, 404),
+    get(`/shield/shield-zone/${SIM_IDS.zoneWithoutBotPlan}/bot-detection`, 202),
     get(`/shield/shield-zone/${SIM_IDS.zoneEnterprise}/bot-categorization`),
     get(`/shield/shield-zone/${SIM_IDS.zoneWithoutBotPlan}/bot-categorization`, 202),
     get(`/shield/shield-zone/${unknownZone}/bot-categorization`, 404),

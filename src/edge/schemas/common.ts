@@ -49,3 +49,26 @@ export const nullish = <S extends z.ZodType>(schema: S) => schema.nullish().tran
 
 /** The body of a write whose 2xx status is the whole answer (never read). */
 export const ignoredBody = z.unknown();
+
+/**
+ * A list whose rows need a field the document leaves optional (an id, a count): a row without it is
+ * skipped and counted, so one such row does not fail the whole answer. Any other fault in a row still
+ * fails it.
+ */
+export function rowsOf<S extends z.ZodType>(row: S, needed: readonly string[]) {
+  return z.array(z.unknown()).transform((items, ctx) => {
+    const rows: z.output<S>[] = [];
+    let skipped = 0;
+    items.forEach((item, i) => {
+      const o = item !== null && typeof item === "object" ? (item as Record<string, unknown>) : undefined;
+      if (o && needed.some((k) => o[k] === undefined || o[k] === null)) {
+        skipped++;
+        return;
+      }
+      const r = row.safeParse(item);
+      if (r.success) rows.push(r.data);
+      else for (const issue of r.error.issues) ctx.addIssue({ ...issue, path: [i, ...issue.path] } as never);
+    });
+    return { rows, skipped };
+  });
+}

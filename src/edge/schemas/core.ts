@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type IntLabels, intLabel, nullish, optIntEnum } from "./common.js";
+import { type IntLabels, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
 
 /**
  * Core (PascalCase JSON): DNS record scans. Shapes from core-api-v1.0.0.json
@@ -122,26 +122,32 @@ export const pullZoneSchema = z
  * `page` 0 answers a plain array of every pull zone; `page` >= 1 answers
  * `{Items, CurrentPage, TotalItems, HasMoreItems}`. Both are accepted.
  */
-export const pullZoneListSchema = z
-  .union([
-    z.array(pullZoneSchema),
-    z.looseObject({
-      Items: nullish(z.array(pullZoneSchema)),
+const pullZoneRows = rowsOf(pullZoneSchema, ["Id"]);
+
+export const pullZoneListSchema = z.union([
+  pullZoneRows.transform((r) => ({
+    items: r.rows,
+    skipped: r.skipped,
+    currentPage: null as number | null,
+    totalItems: r.rows.length as number | null,
+    hasMoreItems: false,
+  })),
+  z
+    .looseObject({
+      Items: nullish(pullZoneRows),
       CurrentPage: nullish(z.number().int()),
       TotalItems: nullish(z.number().int()),
       HasMoreItems: nullish(z.boolean()),
-    }),
-  ])
-  .transform((r) =>
-    Array.isArray(r)
-      ? { items: r, currentPage: null, totalItems: r.length, hasMoreItems: false }
-      : {
-          items: r.Items ?? [],
-          currentPage: r.CurrentPage,
-          totalItems: r.TotalItems,
-          hasMoreItems: r.HasMoreItems ?? false,
-        },
-  );
+    })
+    .transform((r) => ({
+      items: r.Items?.rows ?? [],
+      /** Pull zones without an Id (optional in the document), left out. */
+      skipped: r.Items?.skipped ?? 0,
+      currentPage: r.CurrentPage,
+      totalItems: r.TotalItems,
+      hasMoreItems: r.HasMoreItems ?? false,
+    })),
+]);
 
 export type PullZone = z.output<typeof pullZoneSchema>;
 
@@ -153,12 +159,14 @@ export const dnsZoneSchema = z
 /** GET /dnszone: PaginationListModelOfDnsZoneModel. */
 export const dnsZoneListSchema = z
   .looseObject({
-    Items: nullish(z.array(dnsZoneSchema)),
+    Items: nullish(rowsOf(dnsZoneSchema, ["Id"])),
     CurrentPage: nullish(z.number().int()),
     HasMoreItems: nullish(z.boolean()),
   })
   .transform((r) => ({
-    items: r.Items ?? [],
+    items: r.Items?.rows ?? [],
+    /** DNS zones without an Id (optional in the document), left out. */
+    skipped: r.Items?.skipped ?? 0,
     currentPage: r.CurrentPage,
     hasMoreItems: r.HasMoreItems ?? false,
   }));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseStringEnum, nullish, stringLabel } from "./common.js";
+import { looseStringEnum, nullish, rowsOf, stringLabel } from "./common.js";
 
 /**
  * Magic Containers (served under /mc). Shapes from magic-containers-api-v1.0.0.json:
@@ -61,12 +61,14 @@ export const appListItemSchema = z
 
 export const listApplicationsResponseSchema = z
   .looseObject({
-    items: nullish(z.array(appListItemSchema)),
+    items: nullish(rowsOf(appListItemSchema, ["id"])),
     meta: nullish(z.looseObject({ totalItems: nullish(z.number().int()) })),
     cursor: nullish(z.string()),
   })
   .transform((r) => ({
-    items: r.items ?? [],
+    items: r.items?.rows ?? [],
+    /** Apps without an id (optional in the document), left out. */
+    skipped: r.items?.skipped ?? 0,
     nextCursor: r.cursor && r.cursor !== "" ? r.cursor : null,
     totalItems: r.meta?.totalItems ?? null,
   }));

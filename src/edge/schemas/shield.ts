@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type IntLabels, intEnum, intLabel, nullish, optIntEnum } from "./common.js";
+import { type IntLabels, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
+import { isoDay, parseDateKey } from "./date-key.js";
 
 /**
  * Shield (paths under /shield/). Shapes from shield-api-v1.0.0.json. Integer enums keep values the
@@ -128,14 +129,18 @@ export const paginationSchema = z.looseObject({
   pageSize: nullish(z.number().int()),
 });
 
-export const getShieldZonesResponseSchema = z.looseObject({
-  data: nullish(z.array(shieldZoneSchema)),
-  page: nullish(paginationSchema),
-});
+export const getShieldZonesResponseSchema = z
+  .looseObject({
+    data: nullish(rowsOf(shieldZoneSchema, ["shieldZoneId"])),
+    page: nullish(paginationSchema),
+  })
+  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ShieldZone = z.output<typeof shieldZoneSchema>;
 export interface ShieldZonePage {
   items: ShieldZone[];
+  /** Zones without a shieldZoneId (optional in the document), left out. */
+  skipped?: number;
   page: number;
   perPage: number;
   totalCount?: number;
@@ -241,18 +246,36 @@ const countersSchema = z
 
 export type RateLimitCounters = z.output<typeof countersSchema>;
 
+export interface RateLimitDay extends RateLimitCounters {
+  /** The day as `YYYY-MM-DD` when its key reads as a date, else the key as the API wrote it. */
+  day: string;
+  /** Unix ms the key names; null when it does not read as a date. */
+  at: number | null;
+}
+
+/**
+ * The 28-day map (a day per key, the format unspecified) by date; keys that do not read as a date
+ * follow, as written and in the order they came, and are named in `unreadableDays`.
+ */
+function datedDays(raw: Record<string, RateLimitCounters> | null | undefined): {
+  days: RateLimitDay[];
+  unreadableDays: string[];
+} {
+  const all = Object.entries(raw ?? {}).map(([key, c]) => ({ key, at: parseDateKey(key), c }));
+  const dated = all.filter((d) => d.at !== null).sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+  const undated = all.filter((d) => d.at === null);
+  return {
+    days: [...dated, ...undated].map(({ key, at, c }) => ({ day: at === null ? key : isoDay(at), at, ...c })),
+    unreadableDays: undated.map((d) => d.key),
+  };
+}
+
 export const rateLimitMetricsSchema = z
   .looseObject({
     overview: nullish(countersSchema),
     ratelimitOverviewPastTwentyEightDays: nullish(z.record(z.string(), countersSchema)),
   })
-  .transform((m) => ({
-    overview: m.overview,
-    /** One entry per key of `ratelimitOverviewPastTwentyEightDays` (a day, format unspecified), sorted by key. */
-    days: Object.entries(m.ratelimitOverviewPastTwentyEightDays ?? {})
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([day, c]) => ({ day, ...c })),
-  }));
+  .transform((m) => ({ overview: m.overview, ...datedDays(m.ratelimitOverviewPastTwentyEightDays) }));
 
 export const rateLimitMetricsResponseSchema = z.looseObject({
   data: nullish(rateLimitMetricsSchema),
@@ -344,12 +367,9 @@ export const METRICS_RESOLUTION = {
 } as const;
 export type MetricsResolution = (typeof METRICS_RESOLUTION)[keyof typeof METRICS_RESOLUTION];
 
-/** A date-time string or a Unix time (seconds or milliseconds) as the API may key a series; else NaN. */
+/** The Unix ms a series key names (any date form of `parseDateKey`); else NaN. */
 export function seriesKeyTime(key: string): number {
-  if (/^\d{9,11}$/.test(key)) return Number(key) * 1000;
-  if (/^\d{12,14}$/.test(key)) return Number(key);
-  if (!/^\d{4}-\d\d-\d\d/.test(key)) return Number.NaN;
-  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(key) || key.length <= 10 ? key : `${key}Z`);
+  return parseDateKey(key) ?? Number.NaN;
 }
 
 export interface MetricPoint {
@@ -373,7 +393,13 @@ export const overviewMetricSchema = z
   .transform((m) => {
     const raw = m?.metrics ?? {};
     const outer = Object.keys(raw);
-    const timeOuter = outer.length > 0 && outer.every((k) => !Number.isNaN(seriesKeyTime(k)));
+    const inner = [...new Set(Object.values(raw).flatMap((i) => Object.keys(i ?? {})))];
+    const dated = (keys: string[]) => keys.filter((k) => !Number.isNaN(seriesKeyTime(k))).length;
+    // The level with more keys that read as dates is time; with none, the one with more digits in its keys.
+    const digits = (keys: string[]) => keys.filter((k) => /\d/.test(k)).length;
+    const timeOuter =
+      dated(outer) !== dated(inner) ? dated(outer) > dated(inner) : digits(outer) >= digits(inner);
+    const unreadableKeys = (timeOuter ? outer : inner).filter((k) => Number.isNaN(seriesKeyTime(k)));
     const byTime = new Map<number, Record<string, number>>();
     const add = (at: number, name: string, v: number) => {
       if (Number.isNaN(at)) return;
@@ -390,7 +416,8 @@ export const overviewMetricSchema = z
     const points: MetricPoint[] = [...byTime.entries()]
       .sort(([a], [b]) => a - b)
       .map(([at, values]) => ({ at, values }));
-    return { points, totals: m?.totals ?? null };
+    /** Time keys that did not read as a date: their counts are missing from `points`. */
+    return { points, totals: m?.totals ?? null, unreadableKeys };
   });
 
 export type OverviewMetric = z.output<typeof overviewMetricSchema>;
@@ -447,6 +474,21 @@ export const shieldOverviewMetricsResponseSchema = z.looseObject({
 
 export type ShieldDetailedMetrics = z.output<typeof shieldDetailedMetricsSchema>;
 export type MetricFeature = keyof ShieldDetailedMetrics["features"];
+
+/** The time keys of these features' series that did not read as a date (their counts are missing). */
+export function unreadableMetricKeys(
+  d: ShieldDetailedMetrics,
+  features: readonly MetricFeature[] = Object.keys(d.features) as MetricFeature[],
+): string[] {
+  return [...new Set(features.flatMap((f) => d.features[f].unreadableKeys))];
+}
+
+/** The sentence for metrics whose time keys edgeops cannot read as dates. */
+export function unreadableMetricsSentence(keys: readonly string[], consequence: string): string {
+  const shown = JSON.stringify((keys[0] ?? "").slice(0, 40));
+  const more = keys.length > 1 ? ` and ${keys.length - 1} more` : "";
+  return `edgeops can't read this zone's metrics: the Edge API dated them as ${shown}${more}, a form edgeops does not know, so ${consequence}; tell an admin.`;
+}
 
 // ---- event logs search ----------------------------------------------------------------------------
 
@@ -536,16 +578,18 @@ export type EventGroup = z.output<typeof eventGroupSchema>;
 export const eventLogsSearchResponseSchema = z
   .looseObject({
     rows: nullish(z.array(z.unknown())),
-    groups: nullish(z.array(eventGroupSchema)),
+    groups: nullish(rowsOf(eventGroupSchema, ["count"])),
     total: nullish(z.number().int()),
     totalPages: nullish(z.number().int()),
     page: nullish(z.number().int()),
     errorResponse: nullish(genericRequestResponseSchema),
   })
   .transform((r) => ({
-    groups: r.groups ?? [],
+    groups: r.groups?.rows ?? [],
+    /** Groups without a count (optional in the document), left out. */
+    skippedGroups: r.groups?.skipped ?? 0,
     rowCount: r.rows?.length ?? 0,
-    total: r.total ?? r.groups?.length ?? r.rows?.length ?? 0,
+    total: r.total ?? r.groups?.rows.length ?? r.rows?.length ?? 0,
     totalPages: r.totalPages ?? 1,
     page: r.page ?? 0,
     errorResponse: r.errorResponse,
@@ -604,16 +648,15 @@ export const zoneRateLimitMetricsSchema = z
   .transform((m) => ({
     rateLimitId: m.ratelimitId,
     overview: m.overview,
-    /** Sorted by key (a day). */
-    days: Object.entries(m.ratelimitOverviewPastTwentyEightDays ?? {})
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([day, c]) => ({ day, ...c })),
+    ...datedDays(m.ratelimitOverviewPastTwentyEightDays),
   }));
 
-export const getShieldZoneRateLimitMetricsResponseSchema = z.looseObject({
-  data: nullish(z.array(zoneRateLimitMetricsSchema)),
-  error: nullish(genericRequestResponseSchema),
-});
+export const getShieldZoneRateLimitMetricsResponseSchema = z
+  .looseObject({
+    data: nullish(rowsOf(zoneRateLimitMetricsSchema, ["ratelimitId"])),
+    error: nullish(genericRequestResponseSchema),
+  })
+  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;
 

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { DateKeyFormat } from "./date-keys.js";
 import { FaultSet, truncateJson } from "./faults.js";
 import { empty, type SimResponse, unauthorized } from "./http.js";
 import {
@@ -21,6 +22,7 @@ import {
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 
+export { DATE_KEY_FORMATS, type DateKeyFormat } from "./date-keys.js";
 export { exactPath } from "./faults.js";
 export type { AppStatusStep, CalmResult, StagedAttack } from "./plan.js";
 export { SimulatorPlanError } from "./plan.js";
@@ -72,6 +74,8 @@ export interface SimulatorOptions {
    * Default `Date.now`.
    */
   now?: () => number;
+  /** How the Shield metrics maps write their date keys (not documented; default "iso"). */
+  dateKeyFormat?: DateKeyFormat;
 }
 
 /** Size hook for one shield zone (see `Simulator.scaleIncident`). */
@@ -233,6 +237,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let latencyMs = options.latencyMs ?? 0;
   const clock = options.now ?? Date.now;
   const state = createState(options.seed ?? 1, clock());
+  if (options.dateKeyFormat !== undefined) state.dateKeyFormat = options.dateKeyFormat;
   const accountStates = new Map<string, SimulatorState>();
   for (const [key, shape] of Object.entries(options.accounts ?? {})) {
     const own = createState(options.seed ?? 1, clock());

@@ -4,6 +4,7 @@
  * PRNG seed so that `SIM_IDS` stays valid; the seed only varies "noise" (counters, TTLs, actions, names).
  */
 
+import type { DateKeyFormat } from "./date-keys.js";
 import type { RateLimitRule, ZoneTraffic } from "./traffic.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -235,6 +236,8 @@ export interface SimulatorState {
   accessLists: Map<number, SimAccessList[]>;
   /** The next custom list id (its configuration id is this + ACCESS_CONFIGURATION_OFFSET). */
   nextAccessListId: number;
+  /** How the Shield metrics maps write their date keys (see date-keys.ts); "iso" by default. */
+  dateKeyFormat: DateKeyFormat;
   /** Reviews of triggered WAF rules, in order (mitigations). */
   wafRuleReviews: SimWafRuleReview[];
 }
@@ -991,6 +994,7 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     wafRuleReviews: [],
     accessLists: seedAccessLists(now),
     nextAccessListId: SIM_IDS.customerAccessList.listId + 1,
+    dateKeyFormat: "iso",
   };
 }
 

@@ -7,6 +7,7 @@
  * The documents leave the inner keys of the detailed `metrics`/`totals` maps open; they are named here after the
  * counters of the 28-day DTOs (`blockedRequests`, `loggedBreaches`, ...), bucket keys are ISO 8601 UTC bucket starts.
  */
+import { type DateKeyFormat, formatDateKey } from "./date-keys.js";
 import { type HandlerContext, intParam, json, problem, type SimResponse } from "./http.js";
 import {
   type ActionCounts,
@@ -33,8 +34,6 @@ const notFound = (ctx: HandlerContext) =>
     },
   });
 
-const isoSeconds = (t: number): string => new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
-const dayKey = (t: number): string => new Date(t).toISOString().slice(0, 10);
 const startOfDay = (t: number): number => Math.floor(t / DAY_MS) * DAY_MS;
 
 /** Clean-request allowance per plan (Basic, Advanced, Business, Enterprise). */
@@ -55,13 +54,17 @@ function ddosVerified(c: ActionCounts): number {
   return Math.floor(c.challenge / 12);
 }
 
-function dayOverviews(m: ZoneModel, now: number): Array<{ key: string; counts: MinuteCounts }> {
+function dayOverviews(
+  m: ZoneModel,
+  now: number,
+  format: DateKeyFormat,
+): Array<{ key: string; counts: MinuteCounts }> {
   const today = startOfDay(now);
   const out: Array<{ key: string; counts: MinuteCounts }> = [];
   for (let back = 27; back >= 0; back--) {
     const start = today - back * DAY_MS;
     const counts = sumMinutes(m, start / MINUTE_MS, (start + DAY_MS) / MINUTE_MS, now);
-    out.push({ key: dayKey(start), counts });
+    out.push({ key: formatDateKey(start, format, false), counts });
   }
   return out;
 }
@@ -118,7 +121,7 @@ export function getMetricsOverview(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const m = id === undefined ? undefined : zoneModel(ctx.state, id);
   if (m === undefined) return notFound(ctx);
-  const days = dayOverviews(m, ctx.now);
+  const days = dayOverviews(m, ctx.now, ctx.state.dateKeyFormat);
   const total = emptyCounts(m);
   for (const d of days) addInto(total, d.counts);
   return json(200, {
@@ -291,7 +294,7 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
     buckets.forEach((b, i) => {
       const counts = perBucket[i]?.byFeature[feature] ?? { block: 0, challenge: 0, log: 0 };
       const series = SERIES[feature](counts);
-      metrics[isoSeconds(b)] = series;
+      metrics[formatDateKey(b, ctx.state.dateKeyFormat, true)] = series;
       for (const [name, n] of Object.entries(series)) totals[name] = (totals[name] ?? 0) + n;
     });
     if (buckets.length === 0) Object.assign(totals, SERIES[feature]({ block: 0, challenge: 0, log: 0 }));
@@ -299,7 +302,8 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
   }
   const zeroSeries = (names: string[]) => {
     const metrics: Record<string, Series> = {};
-    for (const b of buckets) metrics[isoSeconds(b)] = Object.fromEntries(names.map((n) => [n, 0]));
+    for (const b of buckets)
+      metrics[formatDateKey(b, ctx.state.dateKeyFormat, true)] = Object.fromEntries(names.map((n) => [n, 0]));
     return { metrics, totals: Object.fromEntries(names.map((n) => [n, 0])) };
   };
   data.uploadScanning = zeroSeries(["blockedRequests", "loggedRequests", "filesScanned"]);
@@ -329,7 +333,7 @@ export function getZoneRateLimitMetrics(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const m = id === undefined ? undefined : zoneModel(ctx.state, id);
   if (m === undefined) return notFound(ctx);
-  const days = dayOverviews(m, ctx.now);
+  const days = dayOverviews(m, ctx.now, ctx.state.dateKeyFormat);
   const data = m.traffic.rateLimitRules.map((rule, i) => ({
     ratelimitId: rule.id,
     ...ruleMetrics(days, rule, i),
@@ -343,7 +347,8 @@ export function zoneRuleMetrics(ctx: HandlerContext, ruleId: number) {
     const index = traffic.rateLimitRules.findIndex((r) => r.id === ruleId);
     const rule = traffic.rateLimitRules[index];
     const m = zoneModel(ctx.state, zoneId);
-    if (rule !== undefined && m !== undefined) return ruleMetrics(dayOverviews(m, ctx.now), rule, index);
+    if (rule !== undefined && m !== undefined)
+      return ruleMetrics(dayOverviews(m, ctx.now, ctx.state.dateKeyFormat), rule, index);
   }
   return undefined;
 }

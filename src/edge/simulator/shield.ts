@@ -2,6 +2,7 @@
  * Shield family: envelope `{ data, error: { statusCode, success, message, errorKey } }` (`error` is null on success),
  * except the bot categorization list (`{ categories, error }`) and the AI recommendation (not wrapped).
  */
+import { rekeyDays } from "./date-keys.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import { type ShieldGenericResponse, type WafRecommendation, zoneHost } from "./seed.js";
 import { zoneRuleMetrics } from "./shield-metrics.js";
@@ -77,6 +78,18 @@ export function getBotDetection(ctx: HandlerContext): SimResponse {
   const state = id === undefined ? undefined : ctx.state.botDetection.get(id);
   if (!zoneExists(ctx, id) || state === undefined) {
     return json(404, { data: null, error: zoneNotFound(ctx.params[0]) });
+  }
+  if (ctx.state.shieldZones.find((z) => z.shieldZoneId === id)?.planType === 0) {
+    // A Basic plan has no bot detection: the 202 the Terraform provider handles.
+    const status = ctx.state.planFeatureErrorStatus;
+    return json(status, {
+      data: null,
+      error: err(
+        status,
+        "Bot detection is not available on this Shield Zone's plan. Upgrade to Advanced or higher.",
+        "invalid_plan_type.bot_detection",
+      ),
+    });
   }
   return json(200, { data: structuredClone(state), error: null });
 }
@@ -159,7 +172,16 @@ export function getRateLimitMetrics(ctx: HandlerContext): SimResponse {
     // Not documented for this endpoint; answered in the Shield envelope like its siblings.
     return envelopeError(404, `Rate limit ${ctx.params[0] ?? ""} not found.`, "rate_limit.not_found");
   }
-  return json(200, { data: structuredClone(metrics), error: null });
+  // The seeded rules keep ISO days; the zones' rules are already written in the state's format.
+  const seeded = id === undefined ? undefined : ctx.state.rateLimitMetrics.get(id);
+  const days = seeded?.ratelimitOverviewPastTwentyEightDays;
+  const data = days
+    ? {
+        ...structuredClone(seeded),
+        ratelimitOverviewPastTwentyEightDays: rekeyDays(days, ctx.state.dateKeyFormat),
+      }
+    : structuredClone(metrics);
+  return json(200, { data, error: null });
 }
 
 /** GET /shield/waf/rules/review-triggered/ai-recommendation/{zoneId}/{ruleId} -> unwrapped recommendation. */

@@ -55,6 +55,11 @@ export function totalsLine(totals: Partial<Record<string, number>>): string {
     .join("   ");
 }
 
+/** "2 applications came without an id and are left out." */
+export function skippedText(n: number, what: string, field: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"} came without ${field} and ${n === 1 ? "is" : "are"} left out.`;
+}
+
 export function appsMessage(
   page: AppsPage,
   query: { status?: string; limit: number; isPublic: boolean },
@@ -63,6 +68,7 @@ export function appsMessage(
   const blocks: KnownBlock[] = [header(`Magic Containers applications${filter}`)];
   const of = page.totalItems !== null ? ` of ${page.totalItems}` : "";
   blocks.push(context(`${page.read} read${of} · ${totalsLine(page.totals) || "none"}`));
+  if (page.skipped) blocks.push(context(skippedText(page.skipped, "application", "an id")));
   if (page.apps.length === 0) {
     blocks.push(
       context(

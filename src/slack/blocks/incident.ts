@@ -168,6 +168,7 @@ function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBl
     lines.push(`Requests: ${n(req.ok.billableThisMonth)} billable this month${limit}`);
   }
   if (s.ok.previousError) lines.push(mrkdwn`_Change unknown: ${s.ok.previousError}_`);
+  if (s.ok.unreadable) lines.push(mrkdwn`:warning: ${s.ok.unreadable}`);
   return section(joinMrkdwn(lines, "\n"));
 }
 

@@ -40,6 +40,12 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
       ),
       context(`Busiest day: ${busiest.day} with ${n(busiest.totalBreaches)} · total ${n(sum)}`),
     );
+    if (m.unreadableDays.length > 0)
+      blocks.push(
+        context(
+          `${m.unreadableDays.length} of these days came with a date edgeops could not read; they are shown last, as the Edge API wrote them (${m.unreadableDays.slice(0, 3).join(", ")}).`,
+        ),
+      );
   }
   return reply(`Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks);
 }

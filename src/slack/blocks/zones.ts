@@ -10,6 +10,7 @@ import {
 } from "../../edge/schemas/shield.js";
 import type { NamedZone, UnshieldedPullZone, ZoneSearchResult } from "../../services/zone-lookup.js";
 import { ACTIONS } from "../ids.js";
+import { skippedText } from "./apps.js";
 import {
   actions,
   button,
@@ -63,6 +64,7 @@ export function zonesMessage(
   const pages = page.totalPages ? ` of ${page.totalPages}` : "";
   const total = page.totalCount !== undefined ? ` · ${page.totalCount} zones` : "";
   blocks.push(context(`Page ${page.page}${pages}${total}`));
+  if (page.skipped) blocks.push(context(skippedText(page.skipped, "shield zone", "a shieldZoneId")));
   const lines = named
     ? named.map((z) => mrkdwn`${namedZoneLine(z)}\n      ${limitsText(z.zone)}`)
     : page.items.map(zoneLine);

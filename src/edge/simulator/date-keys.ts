@@ -1,0 +1,45 @@
+/**
+ * How the simulator writes the date keys of the Shield metrics maps. The documents do not give the
+ * format (an invention of the simulator either way); the alternatives are the forms the API's
+ * platform may write, so the rate-limit and metrics paths can be tested under each.
+ */
+export const DATE_KEY_FORMATS = ["iso", "iso-local", "us", "dotted", "compact", "unknown"] as const;
+export type DateKeyFormat = (typeof DATE_KEY_FORMATS)[number];
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+/** A day (`time` false) or a bucket start (`time` true) at `t` (Unix ms, UTC) in `format`. */
+export function formatDateKey(t: number, format: DateKeyFormat, time: boolean): string {
+  const d = new Date(t);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth() + 1;
+  const day = d.getUTCDate();
+  const h = d.getUTCHours();
+  const mi = pad(d.getUTCMinutes());
+  const s = pad(d.getUTCSeconds());
+  switch (format) {
+    case "iso":
+      return time ? d.toISOString().replace(/\.\d{3}Z$/, "Z") : d.toISOString().slice(0, 10);
+    case "iso-local":
+      return d.toISOString().slice(0, 19);
+    case "us":
+      return time
+        ? `${mo}/${day}/${y} ${h % 12 === 0 ? 12 : h % 12}:${mi}:${s} ${h < 12 ? "AM" : "PM"}`
+        : `${mo}/${day}/${y}`;
+    case "dotted":
+      return time ? `${day}.${mo}.${y} ${pad(h)}:${mi}:${s}` : `${day}.${mo}.${y}`;
+    case "compact":
+      return `${y}${pad(mo)}${pad(day)}${pad(h)}${mi}${s}`;
+    case "unknown":
+      // A form no reader knows: for the "cannot read" paths.
+      return `day ${Math.floor(t / 86_400_000)}${time ? ` minute ${Math.floor((t % 86_400_000) / 60_000)}` : ""}`;
+  }
+}
+
+/** Rewrite a map keyed by ISO days (`2026-08-09`) into `format`. */
+export function rekeyDays<T>(days: Record<string, T>, format: DateKeyFormat): Record<string, T> {
+  if (format === "iso") return days;
+  return Object.fromEntries(
+    Object.entries(days).map(([k, v]) => [formatDateKey(Date.parse(`${k}T00:00:00Z`), format, false), v]),
+  );
+}
