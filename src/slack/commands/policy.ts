@@ -7,6 +7,7 @@ import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/c
 import { policyMessage } from "../blocks/policy.js";
 import { askerOf, postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
+import { echo } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const EXAMPLES = [
@@ -23,6 +24,10 @@ export const NOT_ADMIN_POLICY =
 /** `<@U123>`, `<@U123|alice>`, `<!subteam^S123>`, `<!subteam^S123|@leads>` (Slack escapes mentions in command text). */
 export function parseApprovers(words: readonly string[]): Approvers {
   if (words.length === 1 && words[0]?.toLowerCase() === "admins") return { kind: "admins" };
+  if (words.some((w) => w.toLowerCase() === "admins"))
+    throw usage(
+      "Approvers are either the workspace admins or a list of people and groups, not both: /edge policy approvers admins, or /edge policy approvers @oncall-leads @alice",
+    );
   const users: string[] = [];
   const usergroups: string[] = [];
   for (const w of words) {
@@ -32,7 +37,7 @@ export function parseApprovers(words: readonly string[]): Approvers {
     else if (group?.[1]) usergroups.push(group[1]);
     else
       throw usage(
-        `"${w}" is not a person or a user group. Mention them so Slack links them, or say admins: /edge policy approvers @oncall-leads @alice`,
+        `"${echo(w)}" is not a person or a user group. Mention them so Slack links them, or say admins: /edge policy approvers @oncall-leads @alice`,
       );
   }
   if (users.length + usergroups.length === 0)

@@ -12,7 +12,7 @@ import { usage } from "../../errors.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
+import { echo, noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 /** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
@@ -26,21 +26,24 @@ function shieldSettingCommand<V extends number | boolean>(o: {
   domainExample: string;
 }): Subcommand {
   const choices = Object.keys(o.words).join(", ");
+  const isValue = (w: string) => Object.hasOwn(o.words, w.toLowerCase());
   return {
     name: o.name,
     usage: `${o.name} <shieldZoneId|domain> <${Object.keys(o.words).join("|")}> [for 30m]`,
     summary: o.summary,
     examples: [o.example, o.domainExample, `${o.example} for 30m`],
     shareable: () => false,
-    picker: pickerBeforeWord("shield", (w) => Object.hasOwn(o.words, w.toLowerCase())),
+    picker: pickerBeforeWord("shield", isValue),
     async run(ctx) {
-      const { args, temporaryMs } = parseTemporary(ctx.args, o.example);
+      const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isValue), o.example);
       const zone = parseZoneRef(args[0], o.example, o.domainExample);
       const word = args[1]?.toLowerCase();
       if (word === undefined) throw usage(`Which ${o.what}? One of ${choices}. For example: ${o.example}`);
       const value = Object.hasOwn(o.words, word) ? o.words[word] : undefined;
       if (value === undefined)
-        throw usage(`"${args[1]}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`);
+        throw usage(
+          `"${echo(args[1] ?? "")}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`,
+        );
       noMoreArgs(args, 2, o.example);
       const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, o.example);
       const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerTo, type Harness, startHarness } from "../support/harness.js";
+
+// Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ admins: ["U0001"] });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const say = (text: string) => answerTo(h, text, "U0001");
+
+describe("input and paging (29.13)", () => {
+  const long = "a".repeat(5000);
+
+  it("quotes at most ~60 characters of a long word and keeps the advice", async () => {
+    for (const text of [`apps ${long}`, `waf 18401 920100 ${long}`, `ddos 18401 ${long}`, long]) {
+      const answer = await say(text);
+      expect(answer.text.length).toBeLessThan(400);
+      expect(answer.text).not.toContain("a".repeat(61));
+      expect(answer.text).toMatch(/For example|Use active|Try \/edge help/);
+    }
+  });
+
+  it("a long zone search is refused for its length, not its letters", async () => {
+    const answer = await say(`zones ${long}`);
+    expect(answer.text).toContain("too long");
+    expect(answer.text).not.toContain("letters, digits");
+    expect((await say(`block ${long} 203.0.113.7`)).text).toContain("too long for a domain");
+  });
+
+  it("a number too large is called too large, never echoed rewritten", async () => {
+    for (const text of [
+      "ratelimit 9007199254740993",
+      "ratelimit 100000000000000000000",
+      "dns 99999999999999999999",
+    ]) {
+      const answer = await say(text);
+      expect(answer.text).toContain("too large");
+      expect(answer.text).not.toMatch(/e\+\d|9007199254740992|are numbers/);
+    }
+  });
+
+  it("a negative limit or id is a number out of range, not a status", async () => {
+    expect((await say("apps -5")).text).toContain("The limit is a number from 1 to 1000");
+    const ratelimit = (await say("ratelimit -1")).text;
+    expect(ratelimit).toContain("whole numbers from 1");
+    expect(ratelimit).not.toContain("are numbers:");
+  });
+
+  it("a page past the last says how many pages there are", async () => {
+    const answer = await say("zones 4");
+    expect(answer.text).not.toContain("Page 4 of 3");
+    expect(answer.text).toContain("There are 3 pages of shield zones (27 zones): /edge zones 3");
+  });
+
+  it("admins and people together: says it is one or the other", async () => {
+    const answer = await say("policy approvers admins <@U0002>");
+    expect(answer.text).toContain("either the workspace admins or a list of people and groups");
+    expect(answer.text).not.toContain('"admins" is not a person');
+  });
+
+  it("a zone id typed after the value is recognised and the command runs", async () => {
+    const block = await say("block 203.0.113.9 18401");
+    expect(block.text).toContain("Block IP 203.0.113.9 on shield zone 18401?");
+    expect(block.buttons.map((b) => b.text)).toContain("Confirm");
+    expect((await say("ddos high 18401")).text).toContain(
+      "Set DDoS sensitivity of shield zone 18401 to High?",
+    );
+    expect((await say("bot aiscraper 18401 allow")).text).toContain("AI scraper on shield zone 18401?");
+    // Without a zone at all, the picker is still the answer.
+    expect((await say("ddos high")).text).toContain("Which shield zone?");
+  });
+});
