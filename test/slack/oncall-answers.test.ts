@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { answerTo, type Harness, startHarness } from "../support/harness.js";
 
 // Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
@@ -72,5 +73,38 @@ describe("input and paging (29.13)", () => {
     expect((await say("bot aiscraper 18401 allow")).text).toContain("AI scraper on shield zone 18401?");
     // Without a zone at all, the picker is still the answer.
     expect((await say("ddos high")).text).toContain("Which shield zone?");
+  });
+});
+
+describe("every refusal names the next step (29.8)", () => {
+  it("a schedule for a DNS zone that does not exist is refused, and none is stored", async () => {
+    const answer = await say("schedule dns 59999 daily 09:00");
+    expect(answer.text).toContain("There is no DNS zone 59999 in this account");
+    expect(answer.text).toContain("/edge dns alone to pick one");
+    expect((await h.store.schedules.list("T0001")).map((s) => s.target)).not.toContain("59999");
+    // A zone that exists but was never scanned can still be scheduled.
+    expect((await say(`schedule dns ${SIM_IDS.dnsZoneNoScan} daily 09:00`)).text).toContain("Scheduled");
+  });
+
+  it("/edge dns of a missing zone says it is missing, not unscanned", async () => {
+    const missing = await say("dns 59999");
+    expect(missing.text).toContain("There is no DNS zone 59999");
+    expect(missing.text).not.toContain("has not been scanned");
+    expect(missing.buttons.map((b) => b.text)).not.toContain("Scan now");
+    expect((await say(`dns ${SIM_IDS.dnsZoneNoScan}`)).text).toContain("has not been scanned yet");
+  });
+
+  it("/edge waf blames the zone when the zone is missing, the rule when the rule is", async () => {
+    const zone = await say(`waf ${SIM_IDS.unknownShieldZone} 942100`);
+    expect(zone.text).toContain(`Shield zone ${SIM_IDS.unknownShieldZone} was not found`);
+    expect(zone.text).not.toContain("WAF rule");
+    const rule = await say(`waf ${SIM_IDS.zoneUnderAttack} 999999`);
+    expect(rule.text).toContain(`/edge incident ${SIM_IDS.zoneUnderAttack} lists the rules`);
+  });
+
+  it("a missing shield zone names how to find the right one", async () => {
+    const answer = await say("block 99999999 203.0.113.50");
+    expect(answer.text).toContain("Shield zone 99999999 was not found");
+    expect(answer.text).toContain("/edge zones shop.example.com");
   });
 });
