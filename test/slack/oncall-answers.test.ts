@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { answerTo, type Harness, startHarness } from "../support/harness.js";
+import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
 
 // Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
 let h: Harness;
@@ -106,5 +106,46 @@ describe("every refusal names the next step (29.8)", () => {
     const answer = await say("block 99999999 203.0.113.50");
     expect(answer.text).toContain("Shield zone 99999999 was not found");
     expect(answer.text).toContain("/edge zones shop.example.com");
+  });
+});
+
+describe("WAF off and learning mode ended are said as they are (29.4)", () => {
+  // Seeded: zone 18405's WAF is off (mode Block); zone 18403 reports learning mode on until a past day.
+  const WAF_OFF = SIM_IDS.firstShieldZone + 4;
+  const LEARNING_ENDED = SIM_IDS.firstShieldZone + 2;
+
+  it("waf-mode on a zone whose WAF is off says the WAF is off, not 'already in force'", async () => {
+    const same = await say(`waf-mode ${WAF_OFF} block`);
+    expect(same.text).toContain(`The WAF of shield zone ${WAF_OFF} is off`);
+    expect(same.text).toContain("Turn the WAF on in the bunny.net dashboard");
+    expect(same.buttons.map((b) => b.text)).not.toContain("Confirm");
+    const other = await say(`waf-mode ${WAF_OFF} log`);
+    expect(other.text).toContain("Log takes effect only once the WAF is turned on");
+    expect(other.buttons.map((b) => b.text)).toContain("Confirm");
+  });
+
+  it("learning mode on until a past date is shown as ended, and learning on is a change", async () => {
+    const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
+    expect(zone.learningMode).toBe(true);
+    expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
+
+    const list = await say("zones");
+    const line = list.text.split("\n").find((l) => l.includes(`*Zone ${LEARNING_ENDED}*`));
+    const facts = list.text.slice(list.text.indexOf(line!)).split("\n")[1];
+    expect(facts).toContain("learning ended");
+    expect(facts).not.toMatch(/learning until/);
+
+    const on = await say(`learning ${LEARNING_ENDED} on`);
+    expect(on.text).toContain("off → *on*");
+
+    const res = await h.command(`incident ${LEARNING_ENDED}`, { userId: "U0001" });
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    const text = blocksText(card.body.blocks);
+    expect(text).toContain("learning mode off (ended");
+    expect(text).not.toContain("learning mode on");
   });
 });
