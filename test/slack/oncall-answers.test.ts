@@ -149,3 +149,55 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
     expect(text).not.toContain("learning mode on");
   });
 });
+
+describe("approvers Slack knows, and a number of approvals that can be met (29.10)", () => {
+  let p: Harness;
+  beforeAll(async () => {
+    p = await startHarness();
+    p.slack.usergroups.set("S0LEADS", ["U0002", "U0003"]);
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+  const admin = (text: string) => answerTo(p, text, "U0001");
+  const policyNow = () => p.store.policies.getEffective("T0001", "C0001");
+
+  it("an unknown person or group is refused before any policy changes", async () => {
+    const person = await admin("policy approvers <@U0NOSUCH>");
+    expect(person.text).toContain("Slack knows no person U0NOSUCH");
+    const group = await admin("policy approvers <!subteam^S0NOPE|@nope>");
+    expect(group.text).toContain("Slack knows no user group S0NOPE");
+    expect((await policyNow()).approvers).toEqual({ kind: "admins" });
+    expect(p.slack.callsTo("users.info").some((c) => c.args.user === "U0NOSUCH")).toBe(true);
+    expect(p.slack.callsTo("usergroups.users.list").some((c) => c.args.usergroup === "S0NOPE")).toBe(true);
+  });
+
+  it("more approvals than people besides the requester is refused", async () => {
+    // Approvals off, so each change below applies at once (none loosens a rule in force).
+    await p.store.policies.setWorkspace("T0001", {
+      approvals: "off",
+      approvers: { kind: "list", users: ["U0001", "U0002"], usergroups: [] },
+      updatedBy: "U0001",
+    });
+    const tooMany = await admin("policy approvals 2");
+    expect(tooMany.text).toContain("only 1 person besides you could approve");
+    expect((await policyNow()).approvalsNeeded).toBe(1);
+    // A group whose members make up the number is enough.
+    expect((await admin("policy approvers <@U0001> <!subteam^S0LEADS|@leads>")).text).toContain(
+      "Policy updated",
+    );
+    expect((await admin("policy approvals 2")).text).toContain("Policy updated");
+    expect((await policyNow()).approvalsNeeded).toBe(2);
+  });
+
+  it("a loosening policy card needs the number of approvals the policy imposes", async () => {
+    const asked = await answerTo(p, "policy approvals 1", "U0003");
+    expect(asked.text).toContain("another admin has to approve it");
+    const card = await p.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval policy"),
+    );
+    expect(blocksText(card.args.blocks)).toMatch(/0 of 2|2 approvals|2 more needed/);
+    const pending = await p.store.approvals.listPending("T0001");
+    expect(pending.find((r) => r.kind === "policy")?.approvalsNeeded).toBe(2);
+  });
+});
