@@ -215,7 +215,7 @@ export async function requestChange<P, V>(
     params: input.params,
     observed: current,
     expiresAt: deps.now() + policy.expiryMinutes * 60_000,
-    approvalsNeeded: kind.approvers === "admins" ? 1 : policy.approvalsNeeded,
+    approvalsNeeded: policy.approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
   });

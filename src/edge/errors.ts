@@ -208,6 +208,16 @@ function endSentence(s: string): string {
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }
 
+/** Where to find the right id of what was not found. */
+function notFoundNextStep(subject: string | undefined): string {
+  if (subject?.startsWith("Shield zone"))
+    return " Find a zone by its domain with /edge zones and part of the name, e.g. /edge zones shop.example.com.";
+  if (subject?.startsWith("DNS zone")) return " Type /edge dns alone to pick one of your DNS zones.";
+  if (subject?.startsWith("Pull zone")) return " Type /edge purge alone to pick one of your pull zones.";
+  if (subject?.startsWith("Application")) return " /edge apps lists the applications with their ids.";
+  return "";
+}
+
 /** The sentence a Slack user reads for any error, saying what to do next. Never includes the API key. */
 export function describeEdgeError(err: unknown): string {
   if (!(err instanceof EdgeApiError)) {
@@ -232,7 +242,7 @@ export function describeEdgeError(err: unknown): string {
       if (err.operation === "getLatestDnsScan") {
         return `No DNS scan was found for ${err.subject ?? "that DNS zone"} (or the zone does not exist): check the id, or start a scan first.`;
       }
-      return `${err.subject ?? "What you asked for"} was not found: check the id.`;
+      return `${err.subject ?? "What you asked for"} was not found: check the id.${notFoundNextStep(err.subject)}`;
     case "plan_not_eligible":
       return `This shield zone's plan does not include ${words?.feature ?? "this feature"}: upgrade the zone's Shield plan in the bunny.net dashboard to use it.`;
     case "rate_limited":

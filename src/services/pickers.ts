@@ -62,6 +62,16 @@ const APPS: KeyedList<readonly App[]> = {
   },
 };
 
+/**
+ * Whether the workspace's key sees DNS zone `id` (its list, at most a minute old); undefined when the
+ * list is cut short and the zone may be beyond it.
+ */
+export async function dnsZoneKnown(deps: Deps, teamId: string, id: number): Promise<boolean | undefined> {
+  const zones = await cachedForKey(deps, teamId, DNS_ZONES);
+  if (zones.some((z) => z.id === id)) return true;
+  return zones.length >= PAGE_SIZE * MAX_PAGES ? undefined : false;
+}
+
 /** Every application the workspace's key sees (the first 10,000), from the per-key cache. */
 export function appList(deps: Deps, teamId: string, freshness: Freshness = "fresh"): Promise<readonly App[]> {
   return cachedForKey(deps, teamId, APPS, freshness);

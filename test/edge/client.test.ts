@@ -281,7 +281,7 @@ describe("operations against the simulator", () => {
     const e = await rejection(client.getBotDetection(SIM_IDS.unknownShieldZone));
     expect(e.kind).toBe("not_found");
     expect(describeEdgeError(e)).toBe(
-      `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id.`,
+      `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id. Find a zone by its domain with /edge zones and part of the name, e.g. /edge zones shop.example.com.`,
     );
   });
 

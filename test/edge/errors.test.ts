@@ -111,7 +111,9 @@ describe("error body shapes → kind and sentence", () => {
     expect(err.kind).toBe("not_found");
     expect(err.errorKey).toBe("shield_zone.not_found");
     expect(err.apiMessage).toBe("Shield Zone not found.");
-    expect(describeEdgeError(err)).toBe("Shield zone 42 was not found: check the id.");
+    expect(describeEdgeError(err)).toBe(
+      "Shield zone 42 was not found: check the id. Find a zone by its domain with /edge zones and part of the name, e.g. /edge zones shop.example.com.",
+    );
   });
 
   it("a Shield 202 with invalid_plan_type.* → plan_not_eligible", async () => {

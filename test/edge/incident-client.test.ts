@@ -16,7 +16,7 @@ describe("the incident operations against the simulator", () => {
     const e = await rejection(env.client.getShieldZone(SIM_IDS.unknownShieldZone));
     expect(e.kind).toBe("not_found");
     expect(describeEdgeError(e)).toBe(
-      `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id.`,
+      `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id. Find a zone by its domain with /edge zones and part of the name, e.g. /edge zones shop.example.com.`,
     );
   });
 

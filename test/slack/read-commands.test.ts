@@ -106,7 +106,9 @@ describe("/edge read commands over signed HTTP", () => {
     expect(text).toContain("Browser fingerprint");
     expect(text).toContain("Challenge");
     expect(text).toContain("SEO");
-    expect((await run("bots 0")).text).toContain("Zone ids are numbers: /edge bots 1234");
+    expect((await run("bots 0")).text).toContain(
+      "Zone ids are whole numbers from 1. For example: /edge bots 1234",
+    );
     expect((await run("bots a%b")).text).toContain(
       '"a%b" is neither a zone id nor a domain: /edge bots 1234',
     );

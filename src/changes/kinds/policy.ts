@@ -120,7 +120,7 @@ export function loosening(before: PolicyValues, after: PolicyValues): string[] {
 }
 
 /** The policy in force in the scope once `p` is applied over `current` (its own row). */
-async function policyAfter(deps: Deps, teamId: string, p: PolicyParams): Promise<PolicyValues> {
+export async function policyAfter(deps: Deps, teamId: string, p: PolicyParams): Promise<PolicyValues> {
   const workspace = await deps.store.policies.getEffective(teamId);
   const own = p.channelId ? layerOf(await deps.store.policies.getChannel(teamId, p.channelId)) : null;
   if (p.channelId === null) {

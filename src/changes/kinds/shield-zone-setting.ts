@@ -3,6 +3,7 @@ import type { Deps } from "../../deps.js";
 import {
   DDOS_SENSITIVITIES,
   ddosSensitivityLabel,
+  learningModeEnded,
   type ShieldZone,
   type ShieldZoneUpdate,
   WAF_EXECUTION_MODES,
@@ -29,7 +30,7 @@ interface ShieldSetting<V extends number | boolean> {
   /** The command word: `/edge ddos …`. */
   command: string;
   value: z.ZodType<V>;
-  read(zone: ShieldZone): V | null;
+  read(zone: ShieldZone, now: number): V | null;
   update(value: V): ShieldZoneUpdate;
   label(value: V | null): string;
 }
@@ -48,7 +49,7 @@ async function readSetting<V extends number | boolean>(
   shieldZoneId: number,
 ): Promise<V | null> {
   const client = await edgeClientFor(deps, scope.teamId);
-  return s.read(await client.getShieldZone(shieldZoneId));
+  return s.read(await client.getShieldZone(shieldZoneId), deps.now());
 }
 
 function shieldSettingKind<V extends number | boolean>(
@@ -133,7 +134,8 @@ export const learningModeKind = shieldSettingKind({
   title: "Learning mode",
   command: "learning",
   value: z.boolean(),
-  read: (zone) => zone.learningMode ?? null,
+  // On "until" a time already past is off: it ended.
+  read: (zone, now) => (learningModeEnded(zone, now) ? false : (zone.learningMode ?? null)),
   update: (value) => ({ learningMode: value }),
   label: (value) => (value === null ? "unknown" : value ? "on" : "off"),
 });

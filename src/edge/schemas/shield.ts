@@ -47,6 +47,16 @@ export const BOT_CATEGORY_ACTION_LABELS: IntLabels = { 0: "None", 1: "Block", 2:
 export const BOT_ACTION_LABELS: IntLabels = { 0: "None", 1: "Block", 2: "Allow", 3: "Ignore" };
 
 export const wafExecutionModeLabel = (n: number | null | undefined) => intLabel(WAF_EXECUTION_MODE_LABELS, n);
+
+/** When learning mode ended: it is on with an end (learningModeUntil) already past; else undefined. */
+export function learningModeEnded(
+  z: { learningMode?: boolean | null | undefined; learningModeUntil?: string | null | undefined },
+  now: number,
+): string | undefined {
+  if (!z.learningMode || !z.learningModeUntil) return undefined;
+  const until = Date.parse(z.learningModeUntil);
+  return Number.isFinite(until) && until <= now ? z.learningModeUntil : undefined;
+}
 export const planTypeLabel = (n: number | null | undefined) => intLabel(PLAN_TYPE_LABELS, n);
 export const ddosSensitivityLabel = (n: number | null | undefined) => intLabel(DDOS_SENSITIVITY_LABELS, n);
 export const ddosExecutionModeLabel = (n: number | null | undefined) =>

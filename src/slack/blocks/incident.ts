@@ -5,6 +5,7 @@ import {
   botDetectionExecutionModeLabel,
   ddosExecutionModeLabel,
   ddosSensitivityLabel,
+  learningModeEnded,
   planTypeLabel,
   type TriggeredRule,
   wafExecutionModeLabel,
@@ -114,9 +115,12 @@ function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
       : ` · pull zone ${s.ok.pullZoneName ? `${truncate(s.ok.pullZoneName, 80)} (${z.pullZoneId})` : z.pullZoneId}`;
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
-  const learning = z.learningMode
-    ? mrkdwn`learning mode on${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
-    : "learning mode off";
+  const ended = learningModeEnded(z, Date.now());
+  const learning = ended
+    ? mrkdwn`learning mode off (ended ${dateToken(ended)})`
+    : z.learningMode
+      ? mrkdwn`learning mode on${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
+      : "learning mode off";
   const bd = s.ok.botDetection;
   const bots =
     "error" in bd

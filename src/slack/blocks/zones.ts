@@ -3,6 +3,7 @@ import {
   bodyLimitActionLabel,
   ddosExecutionModeLabel,
   ddosSensitivityLabel,
+  learningModeEnded,
   planTypeLabel,
   type ShieldZone,
   type ShieldZonePage,
@@ -37,9 +38,12 @@ export interface ZonesPageValue {
 function zoneFacts(z: ShieldZone): Mrkdwn {
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
-  const learning = z.learningMode
-    ? mrkdwn` · learning${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
-    : "";
+  const ended = learningModeEnded(z, Date.now());
+  const learning = ended
+    ? mrkdwn` · learning ended ${dateToken(ended)}`
+    : z.learningMode
+      ? mrkdwn` · learning${z.learningModeUntil ? mrkdwn` until ${dateToken(z.learningModeUntil)}` : ""}`
+      : "";
   return mrkdwn`${planTypeLabel(z.planType)} · ${waf} · ${ddos}${learning}`;
 }
 

@@ -2,6 +2,7 @@ import { usage } from "../../errors.js";
 import { APPS_DEFAULT_LIMIT, APPS_MAX_LIMIT, listAppsPage, parseAppStatus } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { appsMessage } from "../blocks/apps.js";
+import { echo } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge apps failing 50";
@@ -10,15 +11,15 @@ export function parseAppsArgs(args: readonly string[]) {
   let status: ReturnType<typeof parseAppStatus>;
   let limit = APPS_DEFAULT_LIMIT;
   for (const arg of args) {
-    if (/^\d+$/.test(arg)) {
+    if (/^[-+]?\d+$/.test(arg)) {
       limit = Number(arg);
-      if (limit < 1 || limit > APPS_MAX_LIMIT)
+      if (!(limit >= 1 && limit <= APPS_MAX_LIMIT))
         throw usage(`The limit is a number from 1 to ${APPS_MAX_LIMIT}: ${EXAMPLE}`);
     } else {
       status = parseAppStatus(arg);
       if (!status) {
         throw usage(
-          `"${arg}" is not a status. Use active, deploying, failing, suspended, inactive or unknown: ${EXAMPLE}`,
+          `"${echo(arg)}" is not a status. Use active, deploying, failing, suspended, inactive or unknown: ${EXAMPLE}`,
         );
       }
     }

@@ -6,7 +6,7 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
+import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge block shop.example.com 203.0.113.7";
@@ -15,7 +15,7 @@ const UNBLOCK_EXAMPLE = "/edge unblock 1234 203.0.113.7";
 /** Parse `<zone> <entry> [challenge]`, read where the entry is now, and ask to confirm the change. */
 async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const example = unblock ? UNBLOCK_EXAMPLE : BLOCK_EXAMPLE;
-  const { args, temporaryMs } = parseTemporary(ctx.args, example);
+  const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isAccessEntry), example);
   const zone = parseZoneRef(args[0], example, DOMAIN_EXAMPLE);
   const entry = parseAccessEntry(args[1]);
   let state: AccessBlockParams["state"] = unblock ? "none" : "block";
@@ -42,8 +42,8 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   );
 }
 
-/** `/edge block 203.0.113.7`: what to block where the zone goes (a number is always a zone id). */
-const accessPicker = pickerBeforeWord("shield", (w) => {
+/** What to block where the zone goes (`/edge block 203.0.113.7`); a number is always a zone id. */
+function isAccessEntry(w: string): boolean {
   if (/^#?\d+$/.test(w)) return false;
   try {
     parseAccessEntry(w);
@@ -51,7 +51,9 @@ const accessPicker = pickerBeforeWord("shield", (w) => {
   } catch {
     return false;
   }
-});
+}
+
+const accessPicker = pickerBeforeWord("shield", isAccessEntry);
 
 export const blockCommand: Subcommand = {
   name: "block",

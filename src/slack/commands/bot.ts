@@ -4,10 +4,20 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
+import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge bot shop.example.com aiscraper block";
+
+function isCategory(w: string): boolean {
+  if (/^\d+$/.test(w)) return false;
+  try {
+    parseCategory(w);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const botCommand: Subcommand = {
   name: "bot",
@@ -16,17 +26,9 @@ export const botCommand: Subcommand = {
   examples: [BOT_EXAMPLE, "/edge bot 1234 seo clear", DOMAIN_EXAMPLE, `${BOT_EXAMPLE} for 30m`],
   shareable: () => false,
   // A category name where the zone goes (`/edge bot aiscraper block`): the zone is missing.
-  picker: pickerBeforeWord("shield", (w) => {
-    if (/^\d+$/.test(w)) return false;
-    try {
-      parseCategory(w);
-      return true;
-    } catch {
-      return false;
-    }
-  }),
+  picker: pickerBeforeWord("shield", isCategory),
   async run(ctx) {
-    const { args, temporaryMs } = parseTemporary(ctx.args, BOT_EXAMPLE);
+    const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isCategory), BOT_EXAMPLE);
     const zone = parseZoneRef(args[0], BOT_EXAMPLE, DOMAIN_EXAMPLE);
     const category = parseCategory(args[1]);
     const action = parseAction(args[2]);

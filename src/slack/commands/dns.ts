@@ -1,10 +1,19 @@
+import { UserError } from "../../errors.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
+import { dnsZoneKnown } from "../../services/pickers.js";
 import { dnsMessage, noScanMessage } from "../blocks/dns.js";
 import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge dns 5678";
+
+/** A DNS zone id this workspace's key does not see. */
+export const unknownDnsZone = (zoneId: number) =>
+  new UserError(
+    "not_found",
+    `There is no DNS zone ${zoneId} in this account: check the id, or type /edge dns alone to pick one of your DNS zones.`,
+  );
 
 export const dnsCommand: Subcommand = {
   name: "dns",
@@ -17,6 +26,8 @@ export const dnsCommand: Subcommand = {
     noMoreArgs(ctx.args, 1, EXAMPLE);
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const scan = await latestScan(client, zoneId);
-    return scan ? dnsMessage(zoneId, scan) : noScanMessage(zoneId);
+    if (scan) return dnsMessage(zoneId, scan);
+    if ((await dnsZoneKnown(ctx.env.deps, ctx.teamId, zoneId)) === false) throw unknownDnsZone(zoneId);
+    return noScanMessage(zoneId);
   },
 };

@@ -8,10 +8,29 @@ import type { PickerArg } from "./types.js";
 export function parseId(arg: string | undefined, what: string, example: string): number {
   if (arg === undefined) throw usage(`Which ${what}? For example: ${example}`);
   const cleaned = arg.replace(/^#/, "");
-  if (!/^\d{1,15}$/.test(cleaned) || Number(cleaned) < 1) {
-    throw usage(`${capitalise(what)}s are numbers: ${example}`);
-  }
+  if (/^-?\d+$/.test(cleaned) && cleaned.replace(/^-?0*/, "").length > 15)
+    throw usage(`That number is too large for a ${what}. For example: ${example}`);
+  if (/^-?\d+$/.test(cleaned) && Number(cleaned) < 1)
+    throw usage(`${capitalise(what)}s are whole numbers from 1. For example: ${example}`);
+  if (!/^\d{1,15}$/.test(cleaned)) throw usage(`${capitalise(what)}s are numbers: ${example}`);
   return Number(cleaned);
+}
+
+/** What a user typed, quoted in a sentence: at most about 60 characters, so the advice after it shows. */
+export function echo(typed: string): string {
+  const flat = typed.replace(/\s+/g, " ");
+  return flat.length <= 60 ? flat : `${flat.slice(0, 57)}…`;
+}
+
+/**
+ * Words typed in the wrong order, `/edge ddos high 18401` for `/edge ddos 18401 high`: when the first
+ * word is what comes after the zone and the second is a zone id, the two are swapped back.
+ */
+export function zoneFirst(args: readonly string[], follows: (word: string) => boolean): readonly string[] {
+  const [first, second, ...rest] = args;
+  if (first === undefined || second === undefined) return args;
+  if (/^#?\d+$/.test(first) || !/^#?\d+$/.test(second) || !follows(first)) return args;
+  return [second, first, ...rest];
 }
 
 /**
@@ -37,8 +56,12 @@ export function parseZoneRef(arg: string | undefined, example: string, domainExa
     throw usage(`Which shield zone? Give its id or domain: ${example} or ${domainExample}`);
   if (/^#?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "zone id", example) };
   const name = parseZoneName(arg);
+  if (name === undefined && arg.length > 253)
+    throw usage(
+      `That is too long for a domain (${arg.length} characters; at most 253): ${example} or ${domainExample}`,
+    );
   if (name === undefined)
-    throw usage(`"${arg}" is neither a zone id nor a domain: ${example} or ${domainExample}`);
+    throw usage(`"${echo(arg)}" is neither a zone id nor a domain: ${example} or ${domainExample}`);
   return { kind: "name", name };
 }
 
@@ -80,6 +103,9 @@ export function pickerWhenEmpty(source: PickerSource): PickerArg {
 export function pickerBeforeWord(source: PickerSource, follows: (word: string) => boolean): PickerArg {
   return {
     source,
-    missingAt: (args) => (args.length === 0 || (args[0] !== undefined && follows(args[0])) ? 0 : undefined),
+    missingAt: (args) =>
+      args.length === 0 || (args[0] !== undefined && follows(args[0]) && zoneFirst(args, follows) === args)
+        ? 0
+        : undefined,
   };
 }

@@ -1,12 +1,13 @@
 import { requestChange } from "../../changes/engine.js";
 import { policyWords } from "../../changes/index.js";
-import { type PolicyParams, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
+import { type PolicyParams, policyAfter, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
 import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { policyMessage } from "../blocks/policy.js";
 import { askerOf, postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
+import { echo } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const EXAMPLES = [
@@ -23,6 +24,10 @@ export const NOT_ADMIN_POLICY =
 /** `<@U123>`, `<@U123|alice>`, `<!subteam^S123>`, `<!subteam^S123|@leads>` (Slack escapes mentions in command text). */
 export function parseApprovers(words: readonly string[]): Approvers {
   if (words.length === 1 && words[0]?.toLowerCase() === "admins") return { kind: "admins" };
+  if (words.some((w) => w.toLowerCase() === "admins"))
+    throw usage(
+      "Approvers are either the workspace admins or a list of people and groups, not both: /edge policy approvers admins, or /edge policy approvers @oncall-leads @alice",
+    );
   const users: string[] = [];
   const usergroups: string[] = [];
   for (const w of words) {
@@ -32,7 +37,7 @@ export function parseApprovers(words: readonly string[]): Approvers {
     else if (group?.[1]) usergroups.push(group[1]);
     else
       throw usage(
-        `"${w}" is not a person or a user group. Mention them so Slack links them, or say admins: /edge policy approvers @oncall-leads @alice`,
+        `"${echo(w)}" is not a person or a user group. Mention them so Slack links them, or say admins: /edge policy approvers @oncall-leads @alice`,
       );
   }
   if (users.length + usergroups.length === 0)
@@ -103,6 +108,60 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
   }
 }
 
+/** Slack's error code for a failed Web API call, if it answered with one. */
+const slackError = (err: unknown) => (err as { data?: { error?: string } }).data?.error;
+
+/**
+ * Every approver named must be a person (or group) Slack knows, and a request must be approvable:
+ * the approvers other than the admin asking must be at least the number each request needs.
+ */
+async function checkApprovers(ctx: CommandContext, params: PolicyParams): Promise<void> {
+  const set = params.set ?? {};
+  if (set.approvers === undefined && set.approvalsNeeded === undefined && !params.reset) return;
+  const named = set.approvers?.kind === "list" ? set.approvers : undefined;
+  for (const user of named?.users ?? []) {
+    const info = await ctx.client.users.info({ user }).catch((err: unknown) => {
+      if (slackError(err) === "user_not_found") return undefined;
+      throw err;
+    });
+    if (!info?.user || info.user.deleted)
+      throw usage(
+        `Slack knows no person ${user} in this workspace, so they could never approve. Mention people so Slack links them: /edge policy approvers @oncall-leads @alice`,
+      );
+    if (info.user.is_bot)
+      throw usage(
+        `${user} is a bot, and bots cannot approve. Name people: /edge policy approvers @alice @bob`,
+      );
+  }
+  const after = await policyAfter(ctx.env.deps, ctx.teamId, params);
+  if (after.approvals !== "required" || after.approvers.kind !== "list") return;
+  const eligible = new Set(after.approvers.users);
+  for (const group of after.approvers.usergroups) {
+    const members = await ctx.client.usergroups.users
+      .list({ usergroup: group })
+      .then((res) => res.users ?? [])
+      .catch((err: unknown) => {
+        if (slackError(err) === "no_such_subteam" || slackError(err) === "subteam_not_found")
+          return undefined;
+        throw err;
+      });
+    if (members === undefined) {
+      if (named?.usergroups.includes(group))
+        throw usage(
+          `Slack knows no user group ${group} in this workspace, so its members could never approve. Mention the group so Slack links it: /edge policy approvers @oncall-leads`,
+        );
+      continue;
+    }
+    for (const m of members) eligible.add(m);
+  }
+  eligible.delete(ctx.userId);
+  const needed = after.approvalsNeeded;
+  if (eligible.size < needed)
+    throw usage(
+      `Each request would need ${needed} approver${needed === 1 ? "" : "s"}, but only ${eligible.size} ${eligible.size === 1 ? "person" : "people"} besides you could approve, so no request of yours could ever be approved. Name more approvers (/edge policy approvers @oncall-leads @alice) or ask for fewer: /edge policy approvals ${Math.max(1, eligible.size)}`,
+    );
+}
+
 /**
  * A policy change goes through the change state machine: tightening (or any change where approvals
  * are off) applies at once; loosening a policy that requires approvals posts a card for another admin.
@@ -117,6 +176,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
     change === "reset"
       ? { channelId: ctx.channelId, reset: true }
       : { channelId: change.here ? ctx.channelId : null, set: change.patch };
+  await checkApprovers(ctx, params);
   const outcome = await requestChange(deps, policyKind, {
     teamId: ctx.teamId,
     channelId: ctx.channelId,

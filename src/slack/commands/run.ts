@@ -7,6 +7,7 @@ import { actions, button, type Reply, sentenceReply } from "../blocks/common.js"
 import { pickerMessage } from "../blocks/pickers.js";
 import { ACTIONS } from "../ids.js";
 import { commandShapeOf, encodePickTemplate } from "../picker-template.js";
+import { echo } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 export interface CommandInput extends Omit<CommandContext, "args" | "isPublic" | "placeholder"> {
@@ -65,7 +66,7 @@ export async function runCommand(
     const isUsage = err instanceof UserError && err.kind === "usage";
     if (!(err instanceof UserError)) input.logger.warn({ err, subcommand: sub.name }, "command failed");
     return {
-      reply: sentenceReply(toUserSentence(err)),
+      reply: sentenceReply(shortenEchoes(toUserSentence(err), parsed.args)),
       isPublic: false,
       subcommand: sub.name,
       outcome: isUsage ? "usage" : "error",
@@ -83,7 +84,7 @@ export function unknownSubcommandSentence(
   const near = closestMatch(name, known, { maxDistance: name.length > 5 ? 2 : 1 });
   const rest = args.join(" ");
   const meant = near && (rest.length <= 200 ? `/edge ${near}${rest ? ` ${rest}` : ""}` : `/edge ${near}`);
-  return `I don't know "/edge ${name}".${meant ? ` Did you mean ${meant}?` : ""} Try /edge help for the list of commands.`;
+  return `I don't know "/edge ${echo(name)}".${meant ? ` Did you mean ${meant}?` : ""} Try /edge help for the list of commands.`;
 }
 
 /**
@@ -105,6 +106,19 @@ async function offerPicker(
   await edgeAccessFor(input.env.deps, input.teamId);
   warmPicker(input.env.deps, input.teamId, sub.picker.source);
   return pickerMessage(sub.picker.source, commandShapeOf(template), blockId);
+}
+
+/**
+ * A sentence that quotes a long word as typed (or lowercased) quotes its first ~60 characters instead,
+ * so the advice after it is not cut off at Slack's 3,000 characters.
+ */
+export function shortenEchoes(sentence: string, words: readonly string[]): string {
+  let out = sentence;
+  for (const w of new Set(words.filter((x) => x.length > 60)).values()) {
+    const escaped = w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(escaped, "gi"), () => echo(w));
+  }
+  return out;
 }
 
 /** Ephemeral answers offer to share the same command's answer in the channel. */

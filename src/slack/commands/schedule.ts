@@ -2,6 +2,7 @@ import { UserError, usage } from "../../errors.js";
 import { runSchedule } from "../../scheduler/run.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
+import { dnsZoneKnown } from "../../services/pickers.js";
 import {
   createSchedule,
   isKnownTimezone,
@@ -15,6 +16,7 @@ import {
 } from "../../services/schedules.js";
 import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
+import { unknownDnsZone } from "./dns.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const TRY = `Try: ${SCHEDULE_EXAMPLE}`;
@@ -62,6 +64,12 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
 
   // A schedule without an Edge API key could never post a summary: say so now.
   const edge = await edgeClientFor(ctx.env.deps, ctx.teamId);
+  // A schedule for a zone the key does not see would only post "not found" later.
+  const known = await dnsZoneKnown(ctx.env.deps, ctx.teamId, zoneId).catch((err: unknown) => {
+    ctx.logger.debug({ err, zoneId }, "could not read the DNS zone list while scheduling");
+    return undefined;
+  });
+  if (known === false) throw unknownDnsZone(zoneId);
   let domain: string | null = null;
   try {
     domain = (await latestScan(edge, zoneId))?.domain ?? null;

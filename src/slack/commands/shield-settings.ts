@@ -8,12 +8,15 @@ import {
   WAF_MODE_WORDS,
   wafModeKind,
 } from "../../changes/kinds/shield-zone-setting.js";
+import { wafExecutionModeLabel } from "../../edge/schemas/shield.js";
 import { usage } from "../../errors.js";
+import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
+import { context } from "../blocks/common.js";
 import { newRequestId } from "../request-ids.js";
-import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord } from "./parse.js";
-import type { Subcommand } from "./types.js";
+import { echo, noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
+import type { CommandContext, Subcommand } from "./types.js";
 
 /** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
 function shieldSettingCommand<V extends number | boolean>(o: {
@@ -24,29 +27,35 @@ function shieldSettingCommand<V extends number | boolean>(o: {
   summary: string;
   example: string;
   domainExample: string;
+  /** A sentence to show on the confirmation (or throw, to refuse) once the zone's value is read. */
+  note?: (ctx: CommandContext, shieldZoneId: number, value: V, seen: V | null) => Promise<string | undefined>;
 }): Subcommand {
   const choices = Object.keys(o.words).join(", ");
+  const isValue = (w: string) => Object.hasOwn(o.words, w.toLowerCase());
   return {
     name: o.name,
     usage: `${o.name} <shieldZoneId|domain> <${Object.keys(o.words).join("|")}> [for 30m]`,
     summary: o.summary,
     examples: [o.example, o.domainExample, `${o.example} for 30m`],
     shareable: () => false,
-    picker: pickerBeforeWord("shield", (w) => Object.hasOwn(o.words, w.toLowerCase())),
+    picker: pickerBeforeWord("shield", isValue),
     async run(ctx) {
-      const { args, temporaryMs } = parseTemporary(ctx.args, o.example);
+      const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isValue), o.example);
       const zone = parseZoneRef(args[0], o.example, o.domainExample);
       const word = args[1]?.toLowerCase();
       if (word === undefined) throw usage(`Which ${o.what}? One of ${choices}. For example: ${o.example}`);
       const value = Object.hasOwn(o.words, word) ? o.words[word] : undefined;
       if (value === undefined)
-        throw usage(`"${args[1]}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`);
+        throw usage(
+          `"${echo(args[1] ?? "")}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`,
+        );
       noMoreArgs(args, 2, o.example);
       const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, o.example);
       const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
       const probe = { shieldZoneId, value, seen: null };
       const seen = await o.kind.readCurrent(ctx.env.deps, scope, probe);
-      return confirmChangeMessage(
+      const note = await o.note?.(ctx, shieldZoneId, value, seen);
+      const confirm = confirmChangeMessage(
         {
           r: newRequestId(),
           k: o.kind.name,
@@ -55,6 +64,9 @@ function shieldSettingCommand<V extends number | boolean>(o: {
         },
         seen,
       );
+      if (note === undefined) return confirm;
+      const [title, ...rest] = confirm.blocks;
+      return { ...confirm, blocks: [...(title ? [title] : []), context(`:warning: ${note}`), ...rest] };
     },
   };
 }
@@ -78,6 +90,18 @@ export const wafModeCommand = shieldSettingCommand({
   summary: "Ask to set a shield zone's WAF to log only or to block (approval may be required).",
   example: "/edge waf-mode 1234 block",
   domainExample: "/edge waf-mode shop.example.com log",
+  // The mode of a WAF that is off changes nothing until the WAF is turned on.
+  async note(ctx, shieldZoneId, value, seen) {
+    const zone = await (await edgeClientFor(ctx.env.deps, ctx.teamId)).getShieldZone(shieldZoneId);
+    if (zone.wafEnabled !== false) return undefined;
+    const mode = wafExecutionModeLabel(value);
+    const off = `The WAF of shield zone ${shieldZoneId} is off, so it neither blocks nor logs anything`;
+    if (seen === value)
+      throw usage(
+        `${off}; its execution mode is already ${mode}. Turn the WAF on in the bunny.net dashboard (Shield, WAF) for ${mode} to take effect.`,
+      );
+    return `${off}: ${mode} takes effect only once the WAF is turned on in the bunny.net dashboard.`;
+  },
 });
 
 export const learningCommand = shieldSettingCommand({

@@ -1,5 +1,6 @@
 import { WAF_REVIEW_WORDS, wafRuleReviewKind } from "../../changes/kinds/waf-rule-review.js";
-import { usage } from "../../errors.js";
+import { EdgeApiError } from "../../edge/errors.js";
+import { UserError, usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
@@ -39,6 +40,16 @@ export const wafCommand: Subcommand = {
         p: { shieldZoneId: zoneId, ruleId, action },
       });
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
-    return wafMessage(zoneId, ruleId, await client.getWafAiRecommendation(zoneId, ruleId), newRequestId);
+    const recommendation = await client.getWafAiRecommendation(zoneId, ruleId).catch(async (err: unknown) => {
+      // The API's 404 does not say whether the zone or the rule is missing: ask about the zone.
+      if (!(err instanceof EdgeApiError && err.kind === "not_found")) throw err;
+      await client.getShieldZone(zoneId);
+      throw new UserError(
+        "not_found",
+        `WAF rule ${ruleId} has no AI recommendation in shield zone ${zoneId}: check the rule id; /edge incident ${zoneId} lists the rules triggered there.`,
+        { cause: err },
+      );
+    });
+    return wafMessage(zoneId, ruleId, recommendation, newRequestId);
   },
 };

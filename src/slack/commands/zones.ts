@@ -19,6 +19,10 @@ export const zonesCommand: Subcommand = {
       throw usage(`Give one page number or one word to search for: /edge zones 2 or ${SEARCH_EXAMPLE}`);
     if (arg !== undefined && !/^\d+$/.test(arg)) {
       const text = parseZoneName(arg);
+      if (text === undefined && arg.length > 253)
+        throw usage(
+          `That is too long to search for (${arg.length} characters; a domain has at most 253): give part of a domain or pull zone name, like ${SEARCH_EXAMPLE}`,
+        );
       if (text === undefined)
         throw usage(
           `Search for part of a domain or pull zone name (letters, digits, dots, hyphens): ${SEARCH_EXAMPLE}`,
@@ -28,6 +32,11 @@ export const zonesCommand: Subcommand = {
     if (arg !== undefined && Number(arg) < 1) throw usage("The page is a number from 1: /edge zones 2");
     const page = arg ? Number(arg) : 1;
     const { page: read, named } = await namedShieldZonesPage(ctx.env.deps, ctx.teamId, page, ZONES_PER_PAGE);
+    const last = read.totalPages;
+    if (last !== undefined && last > 0 && page > last)
+      throw usage(
+        `There ${last === 1 ? "is 1 page" : `are ${last} pages`} of shield zones${read.totalCount !== undefined ? ` (${read.totalCount} zones)` : ""}: /edge zones ${last} shows the last.`,
+      );
     return zonesMessage(read, ctx.isPublic, named);
   },
 };
