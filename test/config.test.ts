@@ -61,6 +61,18 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it("reads ADMIN_USER_IDS as bare ids and T…:U… pairs; with OAuth a bare id is refused with a sentence", () => {
+    expect(loadConfig({ ADMIN_USER_IDS: "U0AAA, T0001:U0BBB" }).slack.adminUserIds).toEqual([
+      { teamId: undefined, userId: "U0AAA" },
+      { teamId: "T0001", userId: "U0BBB" },
+    ]);
+    const oauth = { SLACK_CLIENT_ID: "1.2", SLACK_CLIENT_SECRET: "s", SLACK_STATE_SECRET: "t" };
+    expect(loadConfig({ ...oauth, ADMIN_USER_IDS: "T0001:U0BBB" }).slack.adminUserIds).toHaveLength(1);
+    expect(() => loadConfig({ ...oauth, ADMIN_USER_IDS: "T0001:U0BBB,U0AAA" })).toThrow(
+      /ADMIN_USER_IDS: with OAuth installs .*T012ABCDEF:U0AAA \(not U0AAA\)/,
+    );
+  });
+
   it("reads REDIS_URL and EXPECTED_REPLICAS (unset: no Redis, one replica)", () => {
     expect(loadConfig({}).redis).toEqual({ url: undefined, expectedReplicas: 1 });
     expect(loadConfig({ REDIS_URL: "redis://10.0.0.5:6379", EXPECTED_REPLICAS: "3" }).redis).toEqual({

@@ -31,7 +31,10 @@ function kindOf(body: unknown): string {
 /** A function_executed event's execution and its own token (which completes the step), if it is one. */
 function workflowStep(body: unknown): { executionId: string; token: string } | undefined {
   const event = (body as { type?: unknown; event?: Record<string, unknown> } | undefined)?.event;
-  if ((body as { type?: unknown }).type !== "event_callback" || event?.type !== "function_executed")
+  if (
+    (body as { type?: unknown } | undefined)?.type !== "event_callback" ||
+    event?.type !== "function_executed"
+  )
     return undefined;
   const executionId = event.function_execution_id;
   const token = event.bot_access_token;

@@ -49,3 +49,32 @@ describe("the background Slack clients (approval expiry, schedules) with OAuth i
     expect(call?.token).toBe("xoxb-T0A-token-0000");
   });
 });
+
+describe("the background Slack client of a single-token install", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a 429 on one channel's chat.update holds back no card, update or call elsewhere (issue 28.7)", async () => {
+    h.slack.addFault({ method: "chat.update", channel: "C0BUSY", retryAfterSec: 3, times: 1 });
+    const background = await h.app.env.clientFor("T0001");
+    const started = Date.now();
+    const busy = background.chat.update({ channel: "C0BUSY", ts: "1700000000.000100", text: "Firing" });
+    await h.slack.waitForCall("chat.update", (c) => c.args.channel === "C0BUSY");
+
+    const before = Date.now();
+    await background.chat.postMessage({ channel: "C0002", text: "approval card" });
+    await background.chat.update({ channel: "C0003", ts: "1700000000.000200", text: "undone" });
+    await background.users.info({ user: "U0001" });
+    expect(Date.now() - before).toBeLessThan(1000);
+
+    // The busy channel's own update waits out its Retry-After, then goes through.
+    await busy;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(h.slack.callsTo("chat.update").filter((c) => c.args.channel === "C0BUSY")).toHaveLength(2);
+  }, 15_000);
+});

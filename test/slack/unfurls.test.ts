@@ -61,7 +61,8 @@ describe("dashboard link unfurls", () => {
         },
       },
     });
-    h = await startHarness({ sim });
+    // Several workspaces: OAuth installs (a single bot token answers only its own workspace).
+    h = await startHarness({ sim, oauth: true, installs: ["T0001", OTHER_TEAM, "T0NOKEY"] });
     await h.store.keys.set(OTHER_TEAM, OTHER_KEY, "U0001");
     appId = sim.state.apps[0]!.id;
     pullZoneId = sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!.pullZoneId!;
