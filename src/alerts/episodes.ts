@@ -27,6 +27,8 @@ import { alertViewOf } from "./view.js";
  * any other failure (429, 5xx) is logged. An episode whose parent was never delivered (or was held back by
  * a mute) keeps message_ts empty and is posted by the next evaluation that finds it still firing, so a
  * failure or a restart never loses an open alert, and the recorded ts means a restart never reposts one.
+ * Each episode also records the version and digest of the parent Slack last accepted: a parent rendered the
+ * same is not sent again, and one Slack refused (or a mute held back) is brought up to date by deliverPending.
  */
 
 /** The subject-specific part of a parent message, kept in the episode's details. */

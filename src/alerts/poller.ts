@@ -196,8 +196,9 @@ export function createPoller(options: PollerOptions): Poller {
     }
     spend(access.keyId, result.calls);
     await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
-    // Open alerts whose parent never arrived (a mute ended, the channel takes posts again): post them
-    // now, unless a delivery of this evaluation just failed.
+    // Open alerts whose parent never arrived (a mute ended, the channel takes posts again), and parents
+    // that no longer show what is true (a resolution Slack refused): post or update them now, unless a
+    // delivery of this evaluation just failed.
     if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error" || d === "superseded"))
       result.deliveries.push(...(await deliverPending(c)));
     options.onEvaluate?.(w, result);

@@ -99,12 +99,18 @@ export interface IncidentRange {
   /** Unix ms; the window is [from, to). */
   from: number;
   to: number;
-  /** The window of the same length just before. */
+  /**
+   * What the metrics cover: whole sparkline buckets (`buckets` × `bucketMs`, at least the window's length), ending
+   * where the slot still in progress begins, so no line ends in a half-counted slot.
+   */
+  metricsFrom: number;
+  metricsTo: number;
+  /** The same number of whole buckets just before, for a like-for-like change. */
   previousFrom: number;
   previousTo: number;
   resolution: MetricsResolution;
   bucketMs: number;
-  /** Sparkline buckets, ending at `to`. */
+  /** Sparkline buckets, from `metricsFrom` to `metricsTo`. */
   buckets: number;
   /** Where event-log searches start: `from`, kept inside the log's retention. */
   eventLogFrom: number;
@@ -113,18 +119,23 @@ export interface IncidentRange {
 export function incidentRange(window: IncidentWindow, to: number): IncidentRange {
   const spec = WINDOW_SPECS[window];
   const from = to - spec.lengthMs;
+  // Buckets start on multiples of their length (as the API's points do): the one holding `to` is in progress.
+  const buckets = Math.ceil(spec.lengthMs / spec.bucketMs);
+  const metricsTo = Math.floor(to / spec.bucketMs) * spec.bucketMs;
+  const metricsFrom = metricsTo - buckets * spec.bucketMs;
   return {
     window,
     words: spec.words,
     lengthMs: spec.lengthMs,
     from,
     to,
-    previousFrom: from - spec.lengthMs,
-    previousTo: from,
+    metricsFrom,
+    metricsTo,
+    previousFrom: metricsFrom - buckets * spec.bucketMs,
+    previousTo: metricsFrom,
     resolution: spec.resolution,
     bucketMs: spec.bucketMs,
-    // One more than fit: the API's first bucket starts on its boundary, before `from`.
-    buckets: Math.floor(spec.lengthMs / spec.bucketMs) + 1,
+    buckets,
     eventLogFrom: Math.max(from, to - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS),
   };
 }
@@ -136,16 +147,16 @@ export function resolutionMs(resolution: MetricsResolution): number | undefined 
 
 /**
  * Sum timed values into the range's sparkline buckets: bucket i covers
- * [to − (buckets − i)·bucketMs, to − (buckets − i − 1)·bucketMs). Points outside are dropped.
+ * [metricsFrom + i·bucketMs, metricsFrom + (i + 1)·bucketMs). Points outside (the slot in progress) are dropped.
  */
 export function bucketSeries(
   points: readonly { at: number; value: number }[],
   range: IncidentRange,
 ): number[] {
   const out = new Array<number>(range.buckets).fill(0);
-  const start = range.to - range.buckets * range.bucketMs;
+  const start = range.metricsFrom;
   for (const p of points) {
-    if (p.at < start || p.at >= range.to) continue;
+    if (p.at < start || p.at >= range.metricsTo) continue;
     const i = Math.floor((p.at - start) / range.bucketMs);
     out[i] = (out[i] ?? 0) + p.value;
   }
@@ -523,7 +534,7 @@ export async function gatherIncident(
     bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
     bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
     bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
-    detailed(range.from, range.to),
+    detailed(range.metricsFrom, range.metricsTo),
     detailed(range.previousFrom, range.previousTo),
     offendersBy("ip"),
     offendersBy("asn"),

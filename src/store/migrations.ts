@@ -293,7 +293,8 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 8,
+    // 10, not 8: the writer's branch takes 8 (target locks) and 9 (request leases); they touch other tables.
+    version: 10,
     name: "what an alert's parent message last showed in Slack",
     async up(db) {
       await db.schema.alterTable("alert_episodes").addColumn("shown_version", "integer").execute();

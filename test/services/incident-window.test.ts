@@ -46,14 +46,18 @@ describe("incident windows", () => {
     }
   });
 
-  it("the window ends now; the previous window has the same length and ends where it starts", () => {
+  it("the window ends now; its metrics are whole buckets ending where the slot in progress begins, against as many just before", () => {
     const lengths = { "15m": 15 * MIN, "1h": HOUR, "6h": 6 * HOUR, "24h": 24 * HOUR, "72h": 72 * HOUR };
     for (const w of INCIDENT_WINDOWS) {
       const r = incidentRange(w, NOW);
       expect(r.to).toBe(NOW);
       expect(r.to - r.from).toBe(lengths[w]);
-      expect(r.previousTo).toBe(r.from);
-      expect(r.previousTo - r.previousFrom).toBe(lengths[w]);
+      expect(r.metricsTo).toBe(Math.floor(NOW / r.bucketMs) * r.bucketMs);
+      expect(r.metricsTo - r.metricsFrom).toBe(r.buckets * r.bucketMs);
+      expect(r.metricsTo - r.metricsFrom).toBeGreaterThanOrEqual(lengths[w]);
+      expect(r.metricsTo - r.metricsFrom).toBeLessThan(lengths[w] + r.bucketMs);
+      expect(r.previousTo).toBe(r.metricsFrom);
+      expect(r.previousTo - r.previousFrom).toBe(r.metricsTo - r.metricsFrom);
     }
   });
 
@@ -72,11 +76,11 @@ describe("incident windows", () => {
       expect(r.bucketMs % step).toBe(0);
       expect(r.buckets).toBeLessThanOrEqual(37);
       expect(r.buckets).toBeGreaterThanOrEqual(8);
-      // The buckets reach back past the start of the API's first bucket (aligned on its step).
-      expect(r.to - r.buckets * r.bucketMs).toBeLessThanOrEqual(Math.floor(r.from / step) * step);
+      // The buckets start on the API's own boundaries.
+      expect(r.metricsFrom % step).toBe(0);
     }
     expect(incidentRange("15m", NOW).buckets).toBe(8);
-    expect(incidentRange("72h", NOW).buckets).toBe(37);
+    expect(incidentRange("72h", NOW).buckets).toBe(36);
   });
 
   it("event-log searches stay inside the log's 72 hours", () => {
@@ -88,10 +92,10 @@ describe("incident windows", () => {
 
   it("buckets a series by time, one point per bucket at the same step, dropping points outside", () => {
     const r = incidentRange("15m", NOW);
-    const firstApiBucket = Math.floor(r.from / (2 * MIN)) * 2 * MIN;
-    const points = Array.from({ length: 8 }, (_, i) => ({ at: firstApiBucket + i * 2 * MIN, value: i + 1 }));
+    const points = Array.from({ length: 8 }, (_, i) => ({ at: r.metricsFrom + i * 2 * MIN, value: i + 1 }));
+    // The slot in progress (it holds NOW) and one before the window are dropped.
     const series = bucketSeries(
-      [...points, { at: NOW, value: 1000 }, { at: r.to - 20 * MIN, value: 1000 }],
+      [...points, { at: r.metricsTo, value: 1000 }, { at: r.to - 20 * MIN, value: 1000 }],
       r,
     );
     expect(series).toHaveLength(8);
@@ -101,7 +105,7 @@ describe("incident windows", () => {
     // 72h: two hourly points per bucket.
     const r72 = incidentRange("72h", NOW);
     const hourly = Array.from({ length: 72 }, (_, i) => ({
-      at: Math.floor(r72.from / HOUR) * HOUR + (i + 1) * HOUR,
+      at: r72.metricsFrom + i * HOUR,
       value: 1,
     }));
     const s72 = bucketSeries(hourly, r72);
@@ -129,7 +133,7 @@ describe("incident windows", () => {
 
 describe("traffic rows from the detailed metrics", () => {
   const r = incidentRange("15m", NOW);
-  const at = (i: number) => new Date(Math.floor(r.from / (2 * MIN)) * 2 * MIN + i * 2 * MIN).toISOString();
+  const at = (i: number) => new Date(r.metricsFrom + i * 2 * MIN).toISOString();
 
   it("reads a time-keyed or a counter-keyed series alike; DDoS verified requests are not an action", () => {
     const timeKeyed = shieldDetailedMetricsSchema.parse({

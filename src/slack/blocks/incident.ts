@@ -31,7 +31,7 @@ import {
   type ZoneSection,
 } from "../../services/incident.js";
 import { ACTIONS } from "../ids.js";
-import type { ChangeButtonValue } from "./approvals.js";
+import { type ChangeButtonValue, durationWords } from "./approvals.js";
 import { statusLook } from "./apps.js";
 import {
   actions,
@@ -158,7 +158,8 @@ export function changeText(c: Change): string {
 }
 
 function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBlock {
-  const title = mrkdwn`*Traffic and threats* · last ${range.words}, against the ${range.words} before`;
+  const span = durationWords(range.metricsTo - range.metricsFrom);
+  const title = mrkdwn`*Traffic and threats* · ${span} in whole ${durationWords(range.bucketMs)} slots to ${dateToken(range.metricsTo)} (the slot in progress is left out), against the ${span} before`;
   if ("error" in s) return failed(title, s);
   const rows = s.ok.rows.map((r) => {
     const label = METRIC_LABELS[r.metric].padEnd(14);
@@ -317,7 +318,9 @@ function ruleText(r: TriggeredRule, withUrl: boolean): Mrkdwn {
 }
 
 function wafBlocks(p: IncidentPicture, newRequestId: () => string): KnownBlock[] {
-  const title = mrkdwn`*Triggered WAF rules* · as the WAF review lists them`;
+  // The review endpoint takes no dates and answers none (shield API, GET /shield/waf/rules/review-triggered):
+  // its counts are its own, which can be larger than the window's WAF count.
+  const title = mrkdwn`*Triggered WAF rules* · the WAF review's own counts, not this window's (the Edge API gives no period for them)`;
   const s = p.waf;
   if ("error" in s) return [failed(title, s)];
   const { rules, total } = s.ok;
@@ -467,7 +470,7 @@ export function incidentListMessage(
           ? page.complete
             ? "Every app read"
             : "The first apps read"
-          : mrkdwn`As the WAF review lists them; ${codeSpan("/edge waf <zoneId> <ruleId>")} shows a rule's AI recommendation`;
+          : mrkdwn`The WAF review's own counts, not the window's (the Edge API gives no period for them); ${codeSpan("/edge waf <zoneId> <ruleId>")} shows a rule's AI recommendation`;
   const blocks: KnownBlock[] = [
     header(title),
     context(mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`),
