@@ -1,0 +1,138 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  startHarness,
+} from "../support/harness.js";
+
+/**
+ * Issue 27 (verified writes) and issue 30.1, through the receiver, the fake Slack and the simulator: a
+ * refusal inside a 2xx is a refusal, for writes and reads alike (the simulator's refusal fault answers
+ * each operation's documented form).
+ */
+
+const BOB = "U0002"; // requester
+const CAROL = "U0003"; // owner, approves
+const BOTS_ZONE = SIM_IDS.zoneEnterprise;
+const ZONE = SIM_IDS.zoneUnderAttack;
+
+const command = (h: Harness, text: string, userId = BOB) => answerTo(h, text, userId);
+const shieldZone = (h: Harness, id: number) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === id)!;
+const category = (h: Harness, zoneId: number, c: number) =>
+  h.sim.state.botCategories.get(zoneId)!.find((g) => g.category === c)!;
+
+/** Bob types the command and confirms, Carol approves: the card's next update that `settled` accepts. */
+async function askAndApprove(h: Harness, text: string, label: string, settled: (t: string) => boolean) {
+  const typed = await command(h, text);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  expect(confirm, typed.text).toBeDefined();
+  await h.click(confirm!, { userId: BOB });
+  const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+    blocksText(c.args.blocks).includes(label),
+  );
+  const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+  await h.click(approve, { userId: CAROL });
+  const card = await cardUpdate(h, (t) => t.includes(label) && settled(t));
+  return { typed, card, text: blocksText(card.args.blocks), buttons: findButtons(card.args.blocks) };
+}
+
+const failedCard = (t: string) => t.includes("did not go through");
+
+describe("verified writes (SQLite)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("a bot-category PUT answered 202 invalid_plan_type is refused with the plan sentence, not applied", async () => {
+    category(h, BOTS_ZONE, 1).categoryAction = 0;
+    h.sim.addFault({ method: "PUT", path: /\/bot-categorization\/categories\/1$/, refuse: {}, times: 1 });
+    const { text, buttons } = await askAndApprove(h, `bot ${BOTS_ZONE} seo block`, "SEO", failedCard);
+    expect(text).toContain("plan does not include bot categorization");
+    expect(text).not.toContain("is in effect");
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(true);
+    expect(category(h, BOTS_ZONE, 1).categoryAction).toBe(0);
+  });
+
+  it("a PATCH /shield/shield-zone answered 202 with an error envelope is refused with the API's message", async () => {
+    shieldZone(h, ZONE).dDoSShieldSensitivity = 1;
+    h.sim.addFault({
+      method: "PATCH",
+      path: "/shield/shield-zone",
+      refuse: { message: "Shield zone is locked by billing.", errorKey: "shield_zone.locked" },
+      times: 1,
+    });
+    const { text } = await askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity", failedCard);
+    expect(text).toContain("Shield zone is locked by billing.");
+    expect(text).not.toContain("is in effect");
+    expect(shieldZone(h, ZONE).dDoSShieldSensitivity).toBe(1);
+  });
+
+  it("an access-list write answered 202 with an error envelope is refused, even when the body claims 200", async () => {
+    const zoneId = SIM_IDS.customerAccessList.zoneId;
+    h.sim.addFault({
+      method: "PATCH",
+      path: new RegExp(`/shield-zone/${zoneId}/access-lists/\\d+$`),
+      refuse: { message: "Custom entry limit reached.", statusCode: 200 },
+    });
+    const { text } = await askAndApprove(h, `block ${zoneId} 203.0.113.77`, "203.0.113.77", failedCard);
+    expect(text).toContain("Custom entry limit reached.");
+    const lists = h.sim.state.accessLists.get(zoneId) ?? [];
+    expect(lists.some((l) => l.content.includes("203.0.113.77"))).toBe(false);
+  });
+
+  it("a WAF rule review answered {success:false, errorResponse} is refused with the API's message", async () => {
+    h.sim.addFault({
+      method: "POST",
+      path: /\/waf\/rules\/review-triggered\/\d+$/,
+      refuse: { message: "Rule reviews are paused for this zone." },
+      times: 1,
+    });
+    const waf = await command(h, `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
+    const ignore = waf.buttons.find(
+      (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Ignore",
+    );
+    expect(ignore, waf.text).toBeDefined();
+    await h.click(ignore!, { userId: BOB });
+    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes(SIM_IDS.waf.ruleId),
+    );
+    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+    await h.click(approve, { userId: CAROL });
+    const card = await cardUpdate(h, failedCard);
+    expect(blocksText(card.args.blocks)).toContain("Rule reviews are paused for this zone.");
+  });
+
+  it("reads: bot categories answered {categories: null, error.success false} claiming 200 are a refusal, not an empty list", async () => {
+    h.sim.addFault({
+      method: "GET",
+      path: new RegExp(`/shield-zone/${BOTS_ZONE}/bot-categorization$`),
+      refuse: { message: "Categorization is being rebuilt.", statusCode: 200 },
+    });
+    const bots = await command(h, `bots ${BOTS_ZONE}`);
+    expect(bots.text).toContain("Categorization is being rebuilt.");
+  });
+
+  it("reads: the shield zone list answered {data: null, error.success false} is a refusal, not 'no zones'", async () => {
+    h.sim.addFault({
+      method: "GET",
+      path: "/shield/shield-zones",
+      status: 200,
+      body: { data: null, error: { statusCode: 200, success: false, message: "Zones are unavailable." } },
+    });
+    const zones = await command(h, "zones");
+    expect(zones.text).toContain("Zones are unavailable.");
+  });
+});
