@@ -27,7 +27,13 @@ const category = (h: Harness, zoneId: number, c: number) =>
   h.sim.state.botCategories.get(zoneId)!.find((g) => g.category === c)!;
 
 /** Bob types the command and confirms, Carol approves: the card's next update that `settled` accepts. */
-async function askAndApprove(h: Harness, text: string, label: string, settled: (t: string) => boolean) {
+async function askAndApprove(
+  h: Harness,
+  text: string,
+  label: string,
+  settled: (t: string) => boolean,
+  beforeApprove?: () => void,
+) {
   const typed = await command(h, text);
   const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
   expect(confirm, typed.text).toBeDefined();
@@ -36,6 +42,7 @@ async function askAndApprove(h: Harness, text: string, label: string, settled: (
     blocksText(c.args.blocks).includes(label),
   );
   const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+  beforeApprove?.();
   await h.click(approve, { userId: CAROL });
   const card = await cardUpdate(h, (t) => t.includes(label) && settled(t));
   return { typed, card, text: blocksText(card.args.blocks), buttons: findButtons(card.args.blocks) };
@@ -134,5 +141,93 @@ describe("verified writes (SQLite)", () => {
     });
     const zones = await command(h, "zones");
     expect(zones.text).toContain("Zones are unavailable.");
+  });
+
+  // ---- 27.2: applied means the read right after shows it -------------------------------------------
+
+  it("a bot-category PUT answered 200 with nothing changed: the read-back shows None, the card says so and offers Retry", async () => {
+    category(h, BOTS_ZONE, 2).categoryAction = 0;
+    const { text, buttons } = await askAndApprove(
+      h,
+      `bot ${BOTS_ZONE} aiscraper block`,
+      "AI scraper",
+      failedCard,
+      () => h.sim.addFault({ method: "PUT", path: /\/categories\/2$/, status: 200, body: "none", times: 1 }),
+    );
+    expect(text).toContain("reading it back right after shows None: it is not in effect");
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(true);
+    expect(category(h, BOTS_ZONE, 2).categoryAction).toBe(0);
+    const audit = await h.store.audit.list("T0001", 20);
+    expect(audit.find((a) => a.action === "bot_category.apply")?.outcome).toBe("failed");
+  });
+
+  it("an access-list write answered 200 with nothing changed is not reported blocked", async () => {
+    const zoneId = SIM_IDS.customerAccessList.zoneId;
+    const { text } = await askAndApprove(
+      h,
+      `block ${zoneId} 198.51.100.77`,
+      "198.51.100.77",
+      failedCard,
+      () =>
+        h.sim.addFault({
+          method: "PATCH",
+          path: new RegExp(`/shield-zone/${zoneId}/access-lists/\\d+$`),
+          status: 200,
+          body: "none",
+        }),
+    );
+    expect(text).toContain("reading it back right after shows not listed by edgeops");
+    const lists = h.sim.state.accessLists.get(zoneId) ?? [];
+    expect(lists.some((l) => l.content.includes("198.51.100.77"))).toBe(false);
+  });
+
+  it("a write whose read-back fails is not known yet (checking), not applied", async () => {
+    category(h, BOTS_ZONE, 3).categoryAction = 0;
+    const { text } = await askAndApprove(
+      h,
+      `bot ${BOTS_ZONE} aitool block`,
+      "AI tool",
+      (t) => t.includes("Not known yet"),
+      () =>
+        h.sim.addFault({
+          method: "GET",
+          path: new RegExp(`/shield-zone/${BOTS_ZONE}/bot-categorization$`),
+          status: 500,
+        }),
+    );
+    expect(text).toContain("reading it back failed");
+    expect(text).not.toContain("is in effect");
+  });
+
+  // ---- 27.9: what else moved with PATCH /shield/shield-zone ------------------------------------------
+
+  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
+    const z = shieldZone(h, ZONE);
+    z.dDoSShieldSensitivity = 1;
+    z.wafExecutionMode = 1;
+    z.learningMode = false;
+    const patches = () =>
+      h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
+    const sent = patches().length;
+    const settled = askAndApprove(
+      h,
+      `ddos ${ZONE} high`,
+      "DDoS sensitivity",
+      (t) => t.includes("is in effect"),
+      () => h.sim.addFault({ method: "PATCH", path: "/shield/shield-zone", latencyMs: 300, times: 1 }),
+    );
+    // While the PATCH is in flight, two other settings move (the API's reset or someone in the dashboard).
+    await expect.poll(() => patches().length, { timeout: 10_000 }).toBe(sent + 1);
+    z.wafExecutionMode = 0;
+    z.learningMode = true;
+    const { text, buttons } = await settled;
+    expect(text).toContain("WAF execution mode: Block → Log");
+    expect(text).toContain("Learning mode: off → on");
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+    expect(z.dDoSShieldSensitivity).toBe(3);
+    const audit = await h.store.audit.list("T0001", 20);
+    const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
+    expect(applied?.outcome).toBe("applied");
+    expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
   });
 });

@@ -231,7 +231,9 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
       blocks.push(
         section(mrkdwn`:x: *The change did not go through:* ${r.lastError?.message ?? "unknown error"}`),
       );
-      blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
+      // Other settings moved with it: a Retry would act as if nothing happened.
+      if (r.lastError?.kind !== "other_settings_moved")
+        blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
     }
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
       blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));
