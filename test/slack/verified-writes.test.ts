@@ -231,3 +231,36 @@ describe("verified writes (SQLite)", () => {
     expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
   });
 });
+
+describe("a temporary change applied at once whose card can't be posted (27.10)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.store.policies.setChannel("T0001", "C0NOCARD", { approvals: "off" });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("the requester reads that it is in effect, until when, and the command that undoes it", async () => {
+    const z = shieldZone(h, ZONE);
+    z.dDoSShieldSensitivity = 1;
+    const typed = await command(h, `ddos ${ZONE} high for 30m`, BOB);
+    const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
+    h.slack.addFault({ method: "chat.postMessage", error: "not_in_channel", channel: "C0NOCARD", times: 1 });
+    const click = await h.click(confirm, { userId: BOB, channelId: "C0NOCARD" });
+    await expect
+      .poll(() => h.slack.responsesTo(click.responseId).length, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    const said = blocksText(h.slack.responsesTo(click.responseId).at(-1)!.body.blocks);
+    expect(z.dDoSShieldSensitivity).toBe(3);
+    expect(said).not.toContain("nothing changed");
+    expect(said).toContain("is in effect until");
+    expect(said).toContain("/edge ddos");
+    expect(said).toContain("low");
+    const [request] = (await h.store.audit.list("T0001", 20)).filter(
+      (a) => a.action === "ddos_sensitivity.apply",
+    );
+    expect(request?.outcome).toBe("applied");
+  });
+});
