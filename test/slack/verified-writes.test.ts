@@ -264,3 +264,28 @@ describe("a temporary change applied at once whose card can't be posted (27.10)"
     expect(request?.outcome).toBe("applied");
   });
 });
+
+describe("/edge block on a list someone turned off (27.11)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("the confirmation says that confirming turns the list back on with every entry in it", async () => {
+    const zoneId = SIM_IDS.customerAccessList.zoneId;
+    await askAndApprove(h, `block ${zoneId} 203.0.113.10`, "203.0.113.10", (t) => t.includes("is in effect"));
+    await askAndApprove(h, `block ${zoneId} 203.0.113.11`, "203.0.113.11", (t) => t.includes("is in effect"));
+    const list = (h.sim.state.accessLists.get(zoneId) ?? []).find((l) => l.name === "edgeops: blocked IPs")!;
+    list.isEnabled = false; // a person turned it off in the dashboard
+
+    const typed = await command(h, `block ${zoneId} 203.0.113.12`);
+    expect(typed.text).toContain('"edgeops: blocked IPs" on this zone is turned off');
+    expect(typed.text).toContain("entries in it are blocked again, not only 203.0.113.12");
+    // The entries of a list that is off are not in force: the confirmation does not call them blocked.
+    const again = await command(h, `block ${zoneId} 203.0.113.10`);
+    expect(again.text).toContain("not listed by edgeops → *blocked*");
+  });
+});

@@ -73,13 +73,19 @@ export interface ChangeButtonValue {
  * The reply to a typed change command: typed text has no dialog, so ask again with Confirm / Cancel,
  * showing the value in force now where the kind has one.
  */
-export function confirmChangeMessage(value: ChangeButtonValue, current: unknown = null): Reply {
+export function confirmChangeMessage(
+  value: ChangeButtonValue,
+  current: unknown = null,
+  /** What else confirming does, said before anyone confirms (plain text). */
+  warning?: string,
+): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
   if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+  if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
       button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
