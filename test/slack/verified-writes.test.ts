@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import {
   answerTo,
@@ -287,5 +288,50 @@ describe("/edge block on a list someone turned off (27.11)", () => {
     // The entries of a list that is off are not in force: the confirmation does not call them blocked.
     const again = await command(h, `block ${zoneId} 203.0.113.10`);
     expect(again.text).toContain("not listed by edgeops → *blocked*");
+  });
+});
+
+describe("reads and undos (30.1, 27.2)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("the incident card's rate limits answered {data: null, error.success false} claiming 200 say the refusal, not 'none'", async () => {
+    h.sim.addFault({
+      method: "GET",
+      path: `/shield/metrics/rate-limits/${ZONE}`,
+      refuse: { message: "Rate-limit metrics are paused.", statusCode: 200 },
+    });
+    const res = await h.command(`incident ${ZONE}`, { userId: BOB, channelId: "C0001" });
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    expect(blocksText(card.body.blocks)).toContain("Rate-limit metrics are paused.");
+  });
+
+  it("an undo answered 200 with nothing put back is not reported undone: it is tried again", async () => {
+    category(h, BOTS_ZONE, 7).categoryAction = 0;
+    await askAndApprove(h, `bot ${BOTS_ZONE} social block for 30m`, "Social", (t) =>
+      t.includes("is in effect"),
+    );
+    expect(category(h, BOTS_ZONE, 7).categoryAction).toBe(1);
+    h.sim.addFault({ method: "PUT", path: /\/categories\/7$/, status: 200, body: "none", times: 1 });
+    h.advanceClock(31 * 60_000);
+    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    const card = await cardUpdate(h, (t) => t.includes("Social") && t.includes("undo failed"));
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("reading it back right after shows Block");
+    expect(text).not.toContain("Undone");
+    expect(category(h, BOTS_ZONE, 7).categoryAction).toBe(1);
   });
 });
