@@ -231,6 +231,32 @@ describe("verified writes (SQLite)", () => {
     expect(applied?.outcome).toBe("applied");
     expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
   });
+
+  it("a PATCH that did not take while another setting moved: failed, naming what moved, with no Retry", async () => {
+    const z = shieldZone(h, ZONE);
+    z.dDoSShieldSensitivity = 1;
+    z.wafExecutionMode = 1;
+    z.learningMode = false;
+    const patches = () =>
+      h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
+    const sent = patches().length;
+    const settled = askAndApprove(h, `ddos ${ZONE} challenge`, "DDoS sensitivity", failedCard, () =>
+      h.sim.addFault({
+        method: "PATCH",
+        path: "/shield/shield-zone",
+        latencyMs: 300,
+        status: 200,
+        body: "none",
+        times: 1,
+      }),
+    );
+    await expect.poll(() => patches().length, { timeout: 10_000 }).toBe(sent + 1);
+    z.wafExecutionMode = 0;
+    const { text, buttons } = await settled;
+    expect(text).toContain("reading it back right after shows Low");
+    expect(text).toContain("WAF execution mode: Block → Log");
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+  });
 });
 
 describe("a temporary change applied at once whose card can't be posted (27.10)", () => {
