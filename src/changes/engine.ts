@@ -15,7 +15,7 @@ import type {
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
-import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 
 /**
  * The one state machine every change goes through:
@@ -319,12 +319,18 @@ function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number } {
   return r.undoAfterMs === null ? {} : { undoAt: deps.now() + r.undoAfterMs };
 }
 
-/** Neither a yes nor a no: the call may have reached the Edge API. */
+/** Neither a yes nor a no: the call may have reached the Edge API (or its read-back failed). */
 function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof ReadBackError) return err.kind === "unknown";
   return err instanceof EdgeApiError && (err.kind === "timeout" || err.kind === "network");
 }
 
+/** Other settings moved with a write: the request says which, and offers no Retry. */
+export const OTHER_SETTINGS_MOVED = "other_settings_moved";
+
 function toApprovalError(err: unknown): ApprovalError {
+  if (err instanceof ReadBackError)
+    return { kind: err.alsoChanged.length > 0 ? OTHER_SETTINGS_MOVED : err.kind, message: err.message };
   return {
     kind: err instanceof EdgeApiError || err instanceof UserError ? err.kind : "internal",
     message: toUserSentence(err),
@@ -336,24 +342,82 @@ function toApprovalError(err: unknown): ApprovalError {
 export const UNKNOWN_OUTCOME_SENTENCE =
   "Not known yet: the Edge API did not answer in time. edgeops is checking whether the change took effect.";
 
+/** The API accepted a write, but a read right after does not show it (`unknown`: the read failed). */
+class ReadBackError extends Error {
+  constructor(
+    readonly kind: "not_applied" | "unknown",
+    message: string,
+    readonly alsoChanged: string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const alsoChangedSentence = (moved: string[]) =>
+  `Other settings moved with this change: ${moved.join("; ")}. edgeops did not set them back: check them in the bunny.net dashboard.`;
+
+/**
+ * Right after a write the API accepted: read the target back. The change counts as made only when the
+ * read shows it (else ReadBackError); one-off kinds can't be read back. Returns the note for the
+ * request when other settings moved with it.
+ */
+async function readBack<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  report: ApplyReport | undefined,
+): Promise<ApprovalError | null> {
+  const moved = report?.alsoChanged ?? [];
+  const also = moved.length > 0 ? ` ${alsoChangedSentence(moved)}` : "";
+  if (kind.oneOff) return null;
+  let current: V | null;
+  try {
+    current = await kind.readCurrent(deps, scope, params);
+  } catch (err) {
+    throw new ReadBackError(
+      "unknown",
+      `The Edge API accepted the change, but reading it back failed: ${toUserSentence(err)} edgeops reads it again shortly to tell whether it took effect.${also}`,
+      moved,
+      { cause: err },
+    );
+  }
+  if (!kind.inForce(params, current))
+    throw new ReadBackError(
+      "not_applied",
+      `The Edge API accepted the change, but reading it back right after shows ${kind.valueWord?.(current) ?? "another value"}: it is not in effect.${also}`,
+      moved,
+    );
+  return moved.length > 0 ? { kind: OTHER_SETTINGS_MOVED, message: alsoChangedSentence(moved) } : null;
+}
+
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
+  let note: ApprovalError | null;
   try {
-    await kind.apply(deps, scopeOf(request), params);
+    const report = await kind.apply(deps, scopeOf(request), params);
+    note = await readBack(deps, kind, scopeOf(request), params, report);
   } catch (err) {
     if (outcomeUnknown(err)) {
       deps.logger.warn(
         { err, requestId: request.id },
         "change sent but not answered; the reconciler decides",
       );
-      const lastError: ApprovalError = { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+      const lastError: ApprovalError = {
+        kind: "unknown",
+        message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
+      };
       const noted = await deps.store.approvals.annotate(request.id, "approved", {
         lastError,
         incrementAttempts: true,
       });
       countState(deps, "unknown");
-      await audit(deps, request, actorId, "apply", "unknown", { error: (err as EdgeApiError).kind });
+      await audit(deps, request, actorId, "apply", "unknown", {
+        error: (err as EdgeApiError | ReadBackError).kind,
+        ...alsoChangedDetail(err),
+      });
       return { kind: "unknown", request: noted ?? { ...request, lastError } };
     }
     const lastError = toApprovalError(err);
@@ -368,19 +432,23 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
       status: lastError.status ?? null,
       errorKey: lastError.errorKey ?? null,
       error: lastError.kind,
+      ...alsoChangedDetail(err),
     });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
   const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
-    lastError: null,
+    lastError: note,
     incrementAttempts: true,
     ...undoSchedule(deps, request),
   });
   countState(deps, "applied");
-  await audit(deps, request, actorId, "apply", "applied");
+  await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
 }
+
+const alsoChangedDetail = (err: unknown) =>
+  err instanceof ReadBackError && err.alsoChanged.length > 0 ? { alsoChanged: err.alsoChanged } : {};
 
 async function loadForDecision(deps: Deps, input: DecisionInput) {
   const request = await deps.store.approvals.get(input.requestId);
@@ -514,6 +582,11 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
   if (!requesterMayRetry && !(await input.isApprover(input.userId, rule.approvers)))
     return { kind: "not_approver", request };
 
+  if (request.lastError?.kind === OTHER_SETTINGS_MOVED)
+    return closeFailed(deps, request, input.userId, "cancelled", {
+      kind: OTHER_SETTINGS_MOVED,
+      message: `${request.lastError.message} Not retried: check the zone, then make a new request with ${kind.askAgain(params)}.`,
+    });
   const windowMs = Math.max(0, request.expiresAt - request.createdAt);
   const failedAt = request.failedAt ?? request.updatedAt;
   if (deps.now() > failedAt + windowMs) {
@@ -671,6 +744,7 @@ async function undoOnce(
 async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
   const { kind, params } = mustResolve(r);
   const back = kind.undo?.(params, r.observed);
+  let note: ApprovalError | null;
   try {
     const current = await kind.readCurrent(deps, scopeOf(r), params);
     if (!back || !kind.inForce(params, current)) {
@@ -682,10 +756,14 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
       await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
       return { kind: "undone", request: left ?? r };
     }
-    await kind.apply(deps, scopeOf(r), back);
+    const report = await kind.apply(deps, scopeOf(r), back);
+    note = await readBack(deps, kind, scopeOf(r), back, report);
   } catch (err) {
     if (outcomeUnknown(err)) {
-      const lastError: ApprovalError = { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+      const lastError: ApprovalError = {
+        kind: "unknown",
+        message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
+      };
       const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
       await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
       return { kind: "undo_unknown", request: noted ?? r };
@@ -693,11 +771,14 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
     return undoFailed(deps, r, actorId, toApprovalError(err));
   }
   const undone = await move(deps, r.id, "undoing", "undone", {
-    lastError: null,
+    lastError: note,
     undoAt: null,
   });
   countState(deps, "undone");
-  await audit(deps, r, actorId, "undo", "undone", { restored: r.observed as never });
+  await audit(deps, r, actorId, "undo", "undone", {
+    restored: r.observed as never,
+    ...(note ? { alsoChanged: note.message } : {}),
+  });
   return { kind: "undone", request: undone ?? { ...r, state: "undone" } };
 }
 

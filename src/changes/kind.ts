@@ -52,8 +52,13 @@ export interface ChangeKind<P = unknown, V = unknown> {
   readCurrent(deps: Deps, scope: ChangeScope, p: P): Promise<V | null>;
   /** Whether the requested change is what `current` already is. */
   inForce(p: P, current: V | null): boolean;
-  /** Make the change. Throws an EdgeApiError, StoreError or UserError. */
-  apply(deps: Deps, scope: ChangeScope, p: P): Promise<void>;
+  /**
+   * Make the change. Throws an EdgeApiError, StoreError or UserError. May report what else moved on
+   * the target with it (a shield zone's other settings), which the card and the audit log then show.
+   */
+  apply(deps: Deps, scope: ChangeScope, p: P): Promise<ApplyReport | undefined>;
+  /** The value in words ("Block", "High", "blocked"), for "reading it back shows …". */
+  valueWord?(v: V | null): string;
   /**
    * The parameters that put back the value seen when the request was made, for temporary changes
    * (`for 30m`). Absent, or undefined for this value: the change has no undo and can't be temporary.
@@ -70,6 +75,12 @@ export interface ChangeKind<P = unknown, V = unknown> {
     deps: Deps,
     scope: ChangeScope,
   ): Promise<boolean>;
+}
+
+/** What an apply saw besides its own change. */
+export interface ApplyReport {
+  /** Other settings of the target that moved with the write: "learning mode: on → off". */
+  alsoChanged?: string[];
 }
 
 /** Values compared as JSON, as they were stored. */

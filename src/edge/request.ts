@@ -33,9 +33,9 @@ export interface RequestSpec<S extends z.ZodType> {
   /** A 2xx with no body is fine (returns undefined instead of validating). */
   allowEmptyBody?: boolean;
   /**
-   * A write whose 2xx status is the whole answer: any 2xx means the change was made, whatever the body
-   * says or however it is shaped (returns undefined). A change must never be reported refused after the
-   * API accepted it.
+   * A write whose 2xx status is its answer (returns undefined) unless the body carries a refusal (an
+   * error envelope or a plan key: refusalInBody). An empty, oversized or unreadable body is no refusal:
+   * the change is taken as made, and the read-back after it decides.
    */
   statusIsTheAnswer?: boolean;
 }
@@ -205,6 +205,48 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
   }
 }
 
+/**
+ * The one rule for a refusal inside a 2xx, for reads and writes alike: a Shield `invalid_plan_type.*`
+ * key (the 202 a plan without the feature gets), or an error envelope (`error` / `errorResponse`) with
+ * `success: false` while the answer itself is absent (every other field null, or `data` null with a
+ * status >= 400 in the body). The AI recommendation's `{ruleId, success:false, errorResponse}` carries
+ * its answer and is not a refusal.
+ */
+function refusalInBody(
+  value: unknown,
+  spec: RequestSpec<z.ZodType>,
+  apiKey: string,
+  status: number,
+): EdgeApiError | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const body = value as Record<string, unknown>;
+  const fields = readErrorBody(body);
+  const failed = (e: unknown) =>
+    e !== null && typeof e === "object" && (e as { success?: unknown }).success === false;
+  const answerAbsent = Object.entries(body).every(
+    ([k, v]) => k === "error" || k === "errorResponse" || k === "success" || v === null || v === undefined,
+  );
+  const refused =
+    ((failed(body.error) || failed(body.errorResponse)) && answerAbsent) ||
+    (failed(body.error) &&
+      (body.data === undefined || body.data === null) &&
+      fields.bodyStatus !== undefined &&
+      fields.bodyStatus >= 400);
+  if (!isPlanErrorKey(fields.errorKey) && !refused) return undefined;
+  const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
+  // A body that claims no error status still refused: the API's own words, as a refusal.
+  const bodyStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400 ? fields.bodyStatus : 400;
+  return new EdgeApiError({
+    kind: kindForStatus(bodyStatus, fields.errorKey),
+    status,
+    errorKey: fields.errorKey,
+    apiMessage,
+    operation: spec.operation,
+    subject: spec.subject,
+    message: `${spec.operation}: Edge API answered HTTP ${status} carrying an error${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
+  });
+}
+
 /** Turn a response into the validated payload, or throw the EdgeApiError its status and body mean. */
 export function interpret<S extends z.ZodType>(
   res: RawResponse,
@@ -215,7 +257,14 @@ export function interpret<S extends z.ZodType>(
 ): z.output<S> {
   const { operation, subject } = spec;
   const ok2xx = res.status >= 200 && res.status < 300;
-  if (spec.statusIsTheAnswer && ok2xx) return undefined as z.output<S>;
+  // A write's 2xx is its answer unless the body says it was refused; no body, or one that can't be
+  // read, leaves it accepted (the read-back after the write decides).
+  if (spec.statusIsTheAnswer && ok2xx) {
+    const body = res.tooLarge ? undefined : parseJson(res.text.trim());
+    const refusal = body?.ok ? refusalInBody(body.value, spec, apiKey, res.status) : undefined;
+    if (refusal) throw refusal;
+    return undefined as z.output<S>;
+  }
   // An error status says enough without its (oversized, unread) body; an answer we need does not.
   if (res.tooLarge && ok2xx) {
     throw new EdgeApiError({
@@ -260,34 +309,8 @@ export function interpret<S extends z.ZodType>(
     });
   }
 
-  // A 2xx can still carry an error: a Shield 202 with `invalid_plan_type.*`, or a `{data, error}`
-  // envelope whose `error.success` is false, which claims an error status and carries no data. (The WAF
-  // AI recommendation's `errorResponse` with success false is an answer, shown as such, not an error.)
-  const fields = readErrorBody(parsed.value);
-  const body =
-    parsed.value !== null && typeof parsed.value === "object"
-      ? (parsed.value as Record<string, unknown>)
-      : {};
-  const envelope = body.error;
-  const envelopeFailed =
-    envelope !== null &&
-    typeof envelope === "object" &&
-    (envelope as { success?: unknown }).success === false &&
-    (body.data === undefined || body.data === null) &&
-    fields.bodyStatus !== undefined &&
-    fields.bodyStatus >= 400;
-  if (isPlanErrorKey(fields.errorKey) || envelopeFailed) {
-    const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
-    throw new EdgeApiError({
-      kind: kindForStatus(fields.bodyStatus ?? res.status, fields.errorKey),
-      status: res.status,
-      errorKey: fields.errorKey,
-      apiMessage,
-      operation,
-      subject,
-      message: `${operation}: Edge API answered HTTP ${res.status} carrying an error${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
-    });
-  }
+  const refusal = refusalInBody(parsed.value, spec, apiKey, res.status);
+  if (refusal) throw refusal;
 
   if (parsed.value === undefined && spec.allowEmptyBody) return undefined as z.output<S>;
   const result = spec.schema.safeParse(parsed.value);

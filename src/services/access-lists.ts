@@ -71,7 +71,14 @@ const linesOf = (content: string) =>
 const isEntry = (line: string, entry: AccessEntry) =>
   line === entry.value || accessEntryOf(line, entry.type)?.value === entry.value;
 
-/** Which of edgeops' lists holds the entry now: block wins over challenge; `none` when neither. */
+/** Whether a list does what its name says: enabled, with its action (a person may have changed either). */
+const inForce = (l: AccessListDetails, action: AccessAction) =>
+  l.isEnabled && l.action === ACTION_CODES[action];
+
+/**
+ * Which of edgeops' lists in force holds the entry now: block wins over challenge; `none` when neither
+ * (an entry in a list someone turned off is not in force).
+ */
 export async function readEntryState(
   client: EdgeClient,
   shieldZoneId: number,
@@ -79,7 +86,7 @@ export async function readEntryState(
 ): Promise<EntryState> {
   const lists = await client.listCustomAccessLists(shieldZoneId);
   for (const action of ACCESS_ACTIONS) {
-    for (const l of ownLists(lists, entry.type, action)) {
+    for (const l of ownLists(lists, entry.type, action).filter((x) => inForce(x, action))) {
       const list = await client.getCustomAccessList(shieldZoneId, l.listId);
       if (linesOf(list.content).some((line) => isEntry(line, entry))) return action;
     }
@@ -105,6 +112,20 @@ export async function edgeopsEntries(
         }
       }
   return entries;
+}
+
+/**
+ * edgeops' list an entry would go into, when it is not in force (a person turned it off in the dashboard
+ * or changed its action): adding the entry turns it back on, with every entry in it.
+ */
+export async function listTurnedOff(
+  client: EdgeClient,
+  shieldZoneId: number,
+  type: AccessEntryType,
+  action: AccessAction,
+): Promise<AccessListDetails | undefined> {
+  const list = ownLists(await client.listCustomAccessLists(shieldZoneId), type, action)[0];
+  return list && !inForce(list, action) ? list : undefined;
 }
 
 /** edgeops' list for this type and action, created (empty, enabled, with the action) when missing. */
@@ -135,7 +156,7 @@ async function ensureList(
       );
   }
   // The list is edgeops' by its name: it must do what its name says, or adding to it does nothing.
-  if (!list.isEnabled || list.action !== ACTION_CODES[action])
+  if (!inForce(list, action))
     await client.configureAccessList(shieldZoneId, list.configurationId, {
       isEnabled: true,
       action: ACTION_CODES[action],

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
-import type { ChangeKind } from "../changes/index.js";
+import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
@@ -43,10 +43,25 @@ export async function postApprovalCard(
     return undefined;
   } catch (err) {
     logger.warn({ err, requestId: request.id }, "could not post the approval card");
+    // Only a waiting request can be cancelled: an applied (or sent) change stands without its card.
+    if (request.state !== "pending") return withoutCard(request, toUserSentence(err));
     const sentence = `${toUserSentence(err)} The request was cancelled, nothing changed.`;
     await cancel(env.deps, request, "approval card could not be posted", sentence);
     return sentence;
   }
+}
+
+/** What is true of a change made (or sent) whose card could not be posted, and how to undo it by hand. */
+function withoutCard(request: ApprovalRequest, why: string): string {
+  const c = resolveChange(request);
+  const change = c ? c.kind.describe(c.params) : "The change";
+  const back = c?.kind.undo?.(c.params, request.observed);
+  const undoBy =
+    back && c ? ` To undo it sooner: ${c.kind.describe(back)}, with ${c.kind.askAgain(back)}.` : "";
+  if (request.state === "applied" && request.undoAt !== null)
+    return `${why} The change was made all the same: ${change} is in effect until ${new Date(request.undoAt).toISOString().slice(0, 16).replace("T", " ")} UTC, then edgeops undoes it (there is no card with Undo now).${undoBy}`;
+  if (request.state === "applied") return `${why} The change was made all the same: ${change} is in effect.`;
+  return `${why} ${change} was sent to the Edge API, but no answer came yet: edgeops checks whether it took effect (there is no card to show the outcome; /edge audit will).`;
 }
 
 /**

@@ -8,7 +8,14 @@
 import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import {
+  exactPath,
+  type Refusal,
+  SIM_API_KEY,
+  SIM_IDS,
+  type Simulator,
+  startSimulator,
+} from "../../src/edge/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../src/edge/simulator/plan.js";
 import { ROUTES } from "../../src/edge/simulator/routes.js";
 
@@ -208,6 +215,8 @@ interface Case {
   /** null: no AccessKey header. */
   key?: string | null;
   status: number;
+  /** Answered by the refusal fault (the operation's documented refusal inside a 2xx). */
+  refuse?: Refusal;
 }
 
 /** A fixed clock: everything below is deterministic. */
@@ -414,6 +423,26 @@ function cases(): Case[] {
     const sample = out.find((c) => c.method === r.method && r.pattern.test(c.path.split("?")[0] ?? ""));
     if (sample) out.push({ ...sample, key: null, status: 401 });
   }
+  // Every documented refusal inside a 2xx, on demand (the refusal fault), and one claiming no error status.
+  const refused = (c: Case, refuse: Refusal = {}): Case => ({ ...c, refuse });
+  const category = `/shield/shield-zone/${SIM_IDS.zoneEnterprise}/bot-categorization`;
+  out.push(
+    refused(patch("/shield/shield-zone", { shieldZoneId: zone, shieldZone: { learningMode: true } }, 202)),
+    refused(put(`${category}/categories/1`, { action: 1 }, 202)),
+    refused(get(category), { statusCode: 200 }),
+    refused(get(`/shield/metrics/rate-limits/${zone}`), { statusCode: 200 }),
+    refused(post(`/shield/waf/rules/review-triggered/${zone}`, { ruleId: SIM_IDS.waf.ruleId, action: 2 })),
+    refused(get(lists), { statusCode: 403, errorKey: "access_lists.forbidden" }),
+    refused(post(lists, { name: "edgeops: blocked IPs", type: 0, content: "" }, 202)),
+    refused(patch(`${lists}/${created}`, { content: "203.0.113.9" }, 202)),
+    refused(
+      patch(
+        `${lists}/configurations/${SIM_IDS.customerAccessList.configurationId + 1}`,
+        { isEnabled: true, action: 1 },
+        202,
+      ),
+    ),
+  );
   return out;
 }
 
@@ -447,6 +476,7 @@ beforeAll(async () => {
     { at: NOW - 60_000, status: "progressing" },
   ]);
   for (const c of cases()) {
+    if (c.refuse) sim.addFault({ method: c.method, path: exactPath(c.path), refuse: c.refuse, times: 1 });
     const headers: Record<string, string> = c.key === null ? {} : { AccessKey: c.key ?? SIM_API_KEY };
     if (c.body !== undefined) headers["content-type"] = "application/json";
     const res = await fetch(`${sim.url}${c.path}`, {
@@ -575,6 +605,15 @@ describe("simulator answers against the OpenAPI documents", () => {
   it("sees every deliberate deviation (the list has not gone stale)", () => {
     for (const o of outcomes) check(o);
     expect([...seenDeliberate].sort()).toEqual(DELIBERATE.map((d) => d.why).sort());
+  });
+
+  it("answered each refusal case with the refusal, not the real answer", () => {
+    const refusals = outcomes.filter((o) => o.c.refuse);
+    expect(refusals.length).toBeGreaterThanOrEqual(9);
+    for (const o of refusals) {
+      const body = JSON.parse(o.text) as { error?: Json; errorResponse?: Json };
+      expect((body.error ?? body.errorResponse)?.success, `${o.c.method} ${o.c.path}`).toBe(false);
+    }
   });
 
   it("answered with the fault plan in force", () => {

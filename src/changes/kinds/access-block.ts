@@ -55,6 +55,7 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
     return readEntryState(client, p.shieldZoneId, p);
   },
   inForce: (p, current) => (current ?? "none") === p.state,
+  valueWord: stateWord,
   async apply(deps, scope, p) {
     const client = await edgeClientFor(deps, scope.teamId);
     await setEntryState(client, p.shieldZoneId, p, p.state);

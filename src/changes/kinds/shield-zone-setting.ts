@@ -33,6 +33,8 @@ interface ShieldSetting<V extends number | boolean> {
   read(zone: ShieldZone, now: number): V | null;
   update(value: V): ShieldZoneUpdate;
   label(value: V | null): string;
+  /** Settings that move with this one by design (learning mode's end time), beside `update`'s own. */
+  movesWith?: readonly string[];
 }
 
 export interface ShieldSettingParams<V> {
@@ -78,20 +80,72 @@ function shieldSettingKind<V extends number | boolean>(
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
     readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
     inForce: (p, current) => current === p.value,
+    valueWord: (v) => s.label(v),
     async apply(deps, scope, p) {
-      const current = await readSetting(s, deps, scope, p.shieldZoneId);
+      const client = await edgeClientFor(deps, scope.teamId);
+      const before = await client.getShieldZone(p.shieldZoneId);
+      const current = s.read(before, deps.now());
       if (current === p.value) return;
       if (current !== p.seen)
         throw new UserError(
           "usage",
           `The ${s.title} of shield zone ${p.shieldZoneId} changed from ${s.label(p.seen)} to ${s.label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${`/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`}`,
         );
-      const client = await edgeClientFor(deps, scope.teamId);
-      await client.updateShieldZone(p.shieldZoneId, s.update(p.value));
+      const update = s.update(p.value);
+      await client.updateShieldZone(p.shieldZoneId, update);
+      // The API documents no "a field left out stays as it is": whatever else moved with the PATCH is said.
+      let after: ShieldZone;
+      try {
+        after = await client.getShieldZone(p.shieldZoneId);
+      } catch (err) {
+        deps.logger.warn(
+          { err, shieldZoneId: p.shieldZoneId },
+          "could not read the shield zone after its PATCH; the read-back decides",
+        );
+        return;
+      }
+      const moved = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      return moved.length > 0 ? { alsoChanged: moved } : undefined;
     },
     undo: (p, observed) =>
       observed === null ? undefined : { shieldZoneId: p.shieldZoneId, value: observed, seen: p.value },
   };
+}
+
+/** How a setting reads in "what moved": its title and value in words where edgeops knows it. */
+const SETTING_WORDS: Readonly<Record<string, [string, (v: unknown) => string]>> = {
+  dDoSShieldSensitivity: [
+    "DDoS sensitivity",
+    (v) => (typeof v === "number" ? ddosSensitivityLabel(v) : show(v)),
+  ],
+  wafExecutionMode: [
+    "WAF execution mode",
+    (v) => (typeof v === "number" ? wafExecutionModeLabel(v) : show(v)),
+  ],
+  learningMode: ["Learning mode", (v) => (typeof v === "boolean" ? (v ? "on" : "off") : show(v))],
+};
+
+function show(v: unknown): string {
+  const text = JSON.stringify(v ?? null);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** Sets (rule ids, header names) may come back in another order: compared sorted. */
+const comparable = (v: unknown) =>
+  Array.isArray(v) && v.every((x) => typeof x === "string") ? [...v].sort() : (v ?? null);
+
+/** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
+export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
+  const a = before.settings ?? {};
+  const b = after.settings ?? {};
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => !own.includes(k))
+    .filter((k) => JSON.stringify(comparable(a[k])) !== JSON.stringify(comparable(b[k])))
+    .sort()
+    .map((k) => {
+      const [title, word] = SETTING_WORDS[k] ?? [k, show];
+      return `${title}: ${word(a[k])} → ${word(b[k])}`;
+    });
 }
 
 const ddosSensitivity = z.union(DDOS_SENSITIVITIES.map((n) => z.literal(n)));
@@ -137,6 +191,7 @@ export const learningModeKind = shieldSettingKind({
   // On "until" a time already past is off: it ended.
   read: (zone, now) => (learningModeEnded(zone, now) ? false : (zone.learningMode ?? null)),
   update: (value) => ({ learningMode: value }),
+  movesWith: ["learningModeUntil"],
   label: (value) => (value === null ? "unknown" : value ? "on" : "off"),
 });
 

@@ -129,6 +129,8 @@ export const shieldZoneSchema = z
     ddosExecutionMode: s.dDoSExecutionMode,
     ddosChallengeWindow: s.dDoSChallengeWindow,
     whitelabelResponsePages: s.whitelabelResponsePages,
+    // Every setting as the API named it, read or not above: what moved with a PATCH is compared on these.
+    ...({ settings: s } as { settings?: Readonly<Record<string, unknown>> }),
   }));
 
 export const paginationSchema = z.looseObject({

@@ -3,7 +3,8 @@
  * tested against the path). Faults that only add latency stack; the first matching fault that changes the answer
  * (reset, status, body) wins. Each applied fault counts one use against `times` and is dropped when used up.
  */
-import type { Fault } from "./index.js";
+import type { SimResponse } from "./http.js";
+import type { Fault, Refusal } from "./index.js";
 
 /** What the server does for a request once faults are considered. */
 export interface FaultPlan {
@@ -17,7 +18,8 @@ const alters = (f: Fault): boolean =>
   f.status !== undefined ||
   f.body !== undefined ||
   f.retryAfter !== undefined ||
-  f.padToBytes !== undefined;
+  f.padToBytes !== undefined ||
+  f.refuse !== undefined;
 
 function matches(f: Fault, method: string, path: string): boolean {
   if (f.method !== undefined && f.method.toUpperCase() !== method.toUpperCase()) return false;
@@ -64,3 +66,102 @@ export function truncateJson(text: string): string {
 export function exactPath(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\/$/, "")}/?$`);
 }
+
+/**
+ * The documented refusal inside a 2xx for the operation at this path: the Shield envelope
+ * `{…, error: GenericRequestResponse}` with every answer field null (202 for the writes that document a
+ * 202: PATCH /shield/shield-zone and the access-list writes; 202 with a plan key for a bot-category PUT,
+ * as the reference notes), or `{success: false, errorResponse}` (200) for a WAF rule review.
+ */
+export function refusalAnswer(method: string, path: string, refuse: Refusal): SimResponse {
+  const form = REFUSAL_FORMS.find((f) => f.method === method && f.pattern.test(path));
+  const error = {
+    statusCode: refuse.statusCode ?? 400,
+    success: false,
+    message: refuse.message ?? form?.message ?? "The request could not be completed.",
+    errorKey: refuse.errorKey ?? form?.errorKey ?? "request.refused",
+  };
+  if (form === undefined) return { status: 200, body: { data: null, error } };
+  return { status: form.status, body: { ...form.answer, [form.envelope]: error } };
+}
+
+interface RefusalForm {
+  method: string;
+  pattern: RegExp;
+  status: number;
+  /** The answer's own fields, all null. */
+  answer: Record<string, null | boolean>;
+  envelope: "error" | "errorResponse";
+  errorKey?: string;
+  message?: string;
+}
+
+const BOT_PLAN_MESSAGE = "Bot categorization is not available on your current Shield plan.";
+
+const REFUSAL_FORMS: readonly RefusalForm[] = [
+  {
+    method: "PATCH",
+    pattern: /^\/shield\/shield-zone\/?$/,
+    status: 202,
+    answer: { data: null },
+    envelope: "error",
+  },
+  {
+    method: "PUT",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/bot-categorization\/categories\/[^/]+\/?$/,
+    status: 202,
+    answer: { data: null },
+    envelope: "error",
+    errorKey: "invalid_plan_type.bot_categorization",
+    message: BOT_PLAN_MESSAGE,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/bot-categorization\/?$/,
+    status: 200,
+    answer: { categories: null },
+    envelope: "error",
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/metrics\/rate-limits\/[^/]+\/?$/,
+    status: 200,
+    answer: { data: null },
+    envelope: "error",
+  },
+  {
+    method: "POST",
+    pattern: /^\/shield\/waf\/rules\/review-triggered\/[^/]+\/?$/,
+    status: 200,
+    answer: { success: false },
+    envelope: "errorResponse",
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/access-lists\/?$/,
+    status: 200,
+    answer: { managedLists: null, customLists: null },
+    envelope: "error",
+  },
+  {
+    method: "POST",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/access-lists\/?$/,
+    status: 202,
+    answer: { data: null },
+    envelope: "error",
+  },
+  {
+    method: "PATCH",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/access-lists\/\d+\/?$/,
+    status: 202,
+    answer: { data: null },
+    envelope: "error",
+  },
+  {
+    method: "PATCH",
+    pattern: /^\/shield\/shield-zone\/[^/]+\/access-lists\/configurations\/[^/]+\/?$/,
+    status: 202,
+    answer: { data: null },
+    envelope: "error",
+  },
+];

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DateKeyFormat } from "./date-keys.js";
-import { FaultSet, truncateJson } from "./faults.js";
+import { FaultSet, refusalAnswer, truncateJson } from "./faults.js";
 import { empty, type SimResponse, unauthorized } from "./http.js";
 import {
   type AppStatusStep,
@@ -109,8 +109,22 @@ export interface Fault {
    * streamed in chunks without a Content-Length: a huge answer.
    */
   padToBytes?: number;
+  /**
+   * Answer with the operation's documented refusal inside a 2xx (faults.ts refusalAnswer): the error
+   * envelope with the answer absent, e.g. a 202 `{data: null, error: {success: false, …}}` to PATCH
+   * /shield/shield-zone. Nothing is changed.
+   */
+  refuse?: Refusal;
   /** Apply to this many matching requests, then stop. Unlimited when absent. */
   times?: number;
+}
+
+/** The error a refusal carries; each field defaults to the operation's own (a plan key where it has one). */
+export interface Refusal {
+  errorKey?: string;
+  message?: string;
+  /** The status the body claims (default 400); a 2xx here is the "claims no error status" case. */
+  statusCode?: number;
 }
 
 export interface RecordedRequest {
@@ -290,6 +304,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const fault = plan.terminal;
     if (fault?.reset) {
       req.socket.resetAndDestroy();
+      return;
+    }
+    if (fault?.refuse !== undefined) {
+      send(res, refusalAnswer(method, path, fault.refuse));
       return;
     }
     const faultHeaders: Record<string, string> = {};

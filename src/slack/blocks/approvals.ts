@@ -73,13 +73,19 @@ export interface ChangeButtonValue {
  * The reply to a typed change command: typed text has no dialog, so ask again with Confirm / Cancel,
  * showing the value in force now where the kind has one.
  */
-export function confirmChangeMessage(value: ChangeButtonValue, current: unknown = null): Reply {
+export function confirmChangeMessage(
+  value: ChangeButtonValue,
+  current: unknown = null,
+  /** What else confirming does, said before anyone confirms (plain text). */
+  warning?: string,
+): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
   if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+  if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
       button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
@@ -231,7 +237,9 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
       blocks.push(
         section(mrkdwn`:x: *The change did not go through:* ${r.lastError?.message ?? "unknown error"}`),
       );
-      blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
+      // Other settings moved with it: a Retry would act as if nothing happened.
+      if (r.lastError?.kind !== "other_settings_moved")
+        blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
     }
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
       blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));

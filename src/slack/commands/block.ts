@@ -1,7 +1,7 @@
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { usage } from "../../errors.js";
 import { BLOCK_EXAMPLE, parseAccessEntry } from "../../services/access-entries.js";
-import { readEntryState } from "../../services/access-lists.js";
+import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/access-lists.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
@@ -29,8 +29,16 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   }
   noMoreArgs(args, unblock ? 2 : 3, example);
   const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, example);
-  const current = await readEntryState(await edgeClientFor(ctx.env.deps, ctx.teamId), shieldZoneId, entry);
+  const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
+  const current = await readEntryState(client, shieldZoneId, entry);
   const p: AccessBlockParams = { shieldZoneId, ...entry, state };
+  const action = state === "none" ? undefined : state;
+  const off = action && (await listTurnedOff(client, shieldZoneId, entry.type, action));
+  const all = off?.entryCount == null ? "every entry in it" : `all ${off.entryCount} entries in it`;
+  const warning =
+    action && off
+      ? `edgeops' list "${edgeopsListName(entry.type, action)}" on this zone is ${off.isEnabled ? `no longer set to ${action}` : "turned off"} (someone changed it in the dashboard). Confirming turns it back on, and ${all} ${action === "block" ? "are blocked" : "are challenged"} again, not only ${entry.value}.`
+      : undefined;
   return confirmChangeMessage(
     {
       r: newRequestId(),
@@ -39,6 +47,7 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
       ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
     },
     current,
+    warning,
   );
 }
 
