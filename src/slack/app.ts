@@ -17,6 +17,7 @@ import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
+import { updateCard } from "./change-requests.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
@@ -196,6 +197,10 @@ export function createSlackApp({
   const unwatchSteps = deps.changeObservers.add((request) =>
     settleStepsWaitingOn(env, request).then(() => undefined),
   );
+  // A card whose request another request took over (its undo cancelled, a conflict) is redrawn.
+  const unwatchNotes = deps.changeObservers.addNoted(async (request) =>
+    updateCard(await env.clientFor(request.teamId), request, deps.logger),
+  );
   app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
     if (error.code !== ErrorCode.AuthorizationError) {
       deps.logger.error({ err: error }, "unhandled error in a Slack listener");
@@ -255,6 +260,7 @@ export function createSlackApp({
     problem: () => tokenCheck?.problem(),
     async stop() {
       unwatchSteps();
+      unwatchNotes();
       stopConnecting();
       await app.stop();
     },

@@ -292,6 +292,23 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 8,
+    name: "each target remembers the request that set it last",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("approval_requests").addColumn("replaced", "text").execute();
+      await db.schema.alterTable("approval_requests").addColumn("note", "text").execute();
+      await db.schema
+        .createTable("change_targets")
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("target_key", "text", (c) => c.notNull())
+        .addColumn("request_id", "text", (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .addPrimaryKeyConstraint("change_targets_pk", ["team_id", "target_key"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {
