@@ -60,12 +60,10 @@ async function withHarness(options: HarnessOptions, run: (h: Harness) => Promise
   }
 }
 
-/** 27.4: a later request for the value in force takes it over; the temporary one's undo is cancelled. */
-async function takeOver(options: HarnessOptions) {
+/** 27.4: DDoS high for 30 minutes; a second responder asks for high to keep it: it stays High. */
+async function keptForGood(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     const sweeper = createApprovalSweeper(h.app.env);
-
-    // DDoS high for 30 minutes; a second responder asks for high to keep it.
     zone(h).dDoSShieldSensitivity = 1;
     expect(await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB)).toContain("Done");
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
@@ -81,8 +79,13 @@ async function takeOver(options: HarnessOptions) {
     await sweeper.sweep();
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
     expect(patches(h).length).toBe(before);
+  });
+}
 
-    // block X for 24h while block X for 30m is in force: X stays blocked for 24 hours, then is unblocked.
+/** 27.4: block X for 24h while block X for 30m is in force: X stays blocked for 24 hours, then is unblocked. */
+async function keptLonger(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    const sweeper = createApprovalSweeper(h.app.env);
     const ip = "198.51.100.40";
     expect(await confirm(h, `block ${ACCESS_ZONE} ${ip} for 30m`, BOB)).toContain("Done");
     expect(blockedIps(h)).toContain(ip);
@@ -95,8 +98,13 @@ async function takeOver(options: HarnessOptions) {
     h.advanceClock(24 * 60 * 60_000);
     await sweeper.sweep();
     expect(blockedIps(h)).not.toContain(ip);
+  });
+}
 
-    // Unblocked, then blocked again by someone else: the first block's undo leaves the new block alone.
+/** 27.4: unblocked, then blocked again by someone else: the first block's undo leaves the new block alone. */
+async function reblocked(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    const sweeper = createApprovalSweeper(h.app.env);
     const other = "198.51.100.41";
     expect(await confirm(h, `block ${ACCESS_ZONE} ${other} for 30m`, BOB)).toContain("Done");
     expect(await confirm(h, `unblock ${ACCESS_ZONE} ${other}`, CAROL)).toContain("Done");
@@ -112,10 +120,9 @@ async function takeOver(options: HarnessOptions) {
   });
 }
 
-/** 27.5: refused when the value moved since the request; an undo puts back what its apply replaced. */
-async function staleAndReplaced(options: HarnessOptions) {
+/** 27.5: SEO is Allow; Bob asks Block for 30m; someone clears it in the dashboard; Carol approves: refused. */
+async function stale(options: HarnessOptions) {
   await withHarness(options, async (h) => {
-    // SEO is Allow; Bob asks Block for 30m; someone clears it in the dashboard; Carol approves: refused.
     category(h, 1).categoryAction = 2;
     expect(await confirm(h, `bot ${BOT_ZONE} 1 block for 30m`, BOB, "C0001")).toContain(
       "needs a second person's approval",
@@ -132,9 +139,15 @@ async function staleAndReplaced(options: HarnessOptions) {
     expect(blocksText(refused.args.blocks)).toContain("since this request was made");
     expect(botPuts(h).length).toBe(puts);
     expect(category(h, 1).categoryAction).toBe(0);
+  });
+}
 
-    // Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: in
-    // force, nothing written; its undo puts back Block (what the apply replaced), not Allow.
+/**
+ * 27.5: Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: in
+ * force, nothing written; its undo puts back Block (what the apply replaced), not Allow.
+ */
+async function undoesToReplaced(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
     category(h, 2).categoryAction = 2;
     await confirm(h, `bot ${BOT_ZONE} 2 block for 30m`, BOB, "C0001");
     const second = await h.slack.waitForCall("chat.postMessage", (c) =>
@@ -148,8 +161,12 @@ async function staleAndReplaced(options: HarnessOptions) {
     h.advanceClock(31 * 60_000);
     await createApprovalSweeper(h.app.env).sweep();
     expect(category(h, 2).categoryAction).toBe(1);
+  });
+}
 
-    // Chained temporary changes unwind to the value before the first: High for 30m, then Medium for 1h.
+/** Chained temporary changes unwind to the value before the first: High for 30m, then Medium for 1h. */
+async function chained(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
     zone(h).dDoSShieldSensitivity = 1;
     await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB);
     await confirm(h, `ddos ${DDOS_ZONE} medium for 1h`, ALICE);
@@ -211,17 +228,20 @@ async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
   }
 }
 
+const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
+  ["a request for the value a temporary change holds keeps it for good: that undo is cancelled", keptForGood],
+  ["block for 24h while block for 30m is in force: blocked for 24 hours, then unblocked", keptLonger],
+  ["unblocked, then blocked again by someone else: the first block's undo leaves it", reblocked],
+  ["an apply is refused when the value moved since the request", stale],
+  ["an undo puts back what its apply replaced, not the value seen when asked", undoesToReplaced],
+  ["chained temporary changes unwind to the value before the first", chained],
+  ["conflicting requests say so on both cards; the later approval is refused as superseded", conflicts],
+];
+
 describe("each target remembers its last writer (SQLite)", () => {
-  it("a later request for the value in force takes it over: the earlier undo is cancelled", () =>
-    takeOver({}));
-  it("refused when the value moved since the request; an undo puts back what its apply replaced", () =>
-    staleAndReplaced({}));
-  it("conflicting requests say so on both cards; the later approval is refused as superseded", () =>
-    conflicts({}));
+  for (const [name, run] of SCENARIOS) it(name, () => run({}));
 });
 
 describe.runIf(pgUp || IN_CI)("each target remembers its last writer (PostgreSQL)", () => {
-  it("takes over", () => onPostgres(takeOver));
-  it("stale and replaced", () => onPostgres(staleAndReplaced));
-  it("conflicts", () => onPostgres(conflicts));
+  for (const [name, run] of SCENARIOS) it(name, () => onPostgres(run));
 });
