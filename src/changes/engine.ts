@@ -153,7 +153,22 @@ async function move(
 ): Promise<ApprovalRequest | undefined> {
   const moved = await deps.store.approvals.transition(id, from, to, patch, guard);
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
+    await releaseConflicts(deps, moved);
   return moved;
+}
+
+/** A request closed without applying no longer conflicts: the cards still waiting stop naming it. */
+async function releaseConflicts(deps: Deps, closed: ApprovalRequest): Promise<void> {
+  if (closed.note?.kind !== "conflicts") return;
+  for (const { id } of closed.note.with) {
+    const other = await deps.store.approvals.get(id);
+    if (other?.state !== "pending" || other.note?.kind !== "conflicts") continue;
+    const left = other.note.with.filter((o) => o.id !== closed.id);
+    await annotateOther(deps, id, "pending", {
+      note: left.length > 0 ? { kind: "conflicts", with: left } : null,
+    });
+  }
 }
 
 /** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */

@@ -217,6 +217,27 @@ async function conflicts(options: HarnessOptions) {
   });
 }
 
+/** 27.12: a conflicting request rejected: the card still waiting stops naming it. */
+async function conflictClosed(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    category(h, 6).categoryAction = 1;
+    await confirm(h, `bot ${BOT_ZONE} 6 allow`, BOB, "C0001");
+    await confirm(h, `bot ${BOT_ZONE} 6 clear`, ALICE, "C0002");
+    const alices = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval needed: Clear"),
+    );
+    await cardUpdate(h, (t) => t.includes("Approval needed: Allow") && t.includes("Conflicts"));
+    await h.click(findButtons(alices.args.blocks).find((b) => b.action_id === ACTIONS.reject)!, {
+      userId: CAROL,
+    });
+    const bobsNow = await cardUpdate(
+      h,
+      (t) => t.includes("Approval needed: Allow") && !t.includes("Conflicts"),
+    );
+    expect(findButtons(bobsNow.args.blocks).some((b) => b.action_id === ACTIONS.approve)).toBe(true);
+  });
+}
+
 const pgUp = await pgReachable();
 
 async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
@@ -236,6 +257,7 @@ const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["an undo puts back what its apply replaced, not the value seen when asked", undoesToReplaced],
   ["chained temporary changes unwind to the value before the first", chained],
   ["conflicting requests say so on both cards; the later approval is refused as superseded", conflicts],
+  ["a conflicting request rejected: the card still waiting stops naming it", conflictClosed],
 ];
 
 describe("each target remembers its last writer (SQLite)", () => {
