@@ -69,8 +69,10 @@ async function keptForGood(options: HarnessOptions) {
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
     const before = patches(h).length;
     const kept = await confirm(h, `ddos ${DDOS_ZONE} high`, ALICE);
-    expect(kept).not.toContain("already in force");
-    expect(kept).toContain("Done");
+    expect(kept).not.toContain("nothing changed");
+    expect(kept).toContain(
+      "was already in force and now stays: the temporary change that set it will not undo it",
+    );
     expect(patches(h).length).toBe(before); // nothing to write
     const bobsCard = await cardUpdate(h, (t) => t.includes("Kept for good by"));
     expect(blocksText(bobsCard.args.blocks)).toContain(`<@${ALICE}>'s request`);
@@ -89,7 +91,9 @@ async function keptLonger(options: HarnessOptions) {
     const ip = "198.51.100.40";
     expect(await confirm(h, `block ${ACCESS_ZONE} ${ip} for 30m`, BOB)).toContain("Done");
     expect(blockedIps(h)).toContain(ip);
-    expect(await confirm(h, `block ${ACCESS_ZONE} ${ip} for 24h`, ALICE)).toContain("Done");
+    expect(await confirm(h, `block ${ACCESS_ZONE} ${ip} for 24h`, ALICE)).toContain(
+      "was already in force and now stays until",
+    );
     const until = await cardUpdate(h, (t) => t.includes(`Block IP ${ip}`) && t.includes("Kept by"));
     expect(blocksText(until.args.blocks)).toMatch(/Kept by <@U0001>'s request \(Block IP [^)]*\) until/);
     h.advanceClock(31 * 60_000);
