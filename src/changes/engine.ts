@@ -334,15 +334,18 @@ function otherOf(r: ApprovalRequest): OtherRequest {
   return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
 }
 
-/** The request that set the target last, when it is not `exceptId`. */
+/** The request that set the target last, when it is not `exceptId`; `since`: when it did. */
 async function ownerOf(
   deps: Deps,
   teamId: string,
   target: string,
   exceptId?: string,
+  since = 0,
 ): Promise<ApprovalRequest | undefined> {
-  const id = await deps.store.approvals.targetOwner(teamId, target);
-  return id && id !== exceptId ? deps.store.approvals.get(id) : undefined;
+  const owner = await deps.store.approvals.targetOwner(teamId, target);
+  return owner && owner.requestId !== exceptId && owner.since >= since
+    ? deps.store.approvals.get(owner.requestId)
+    : undefined;
 }
 
 /** The temporary change that set the target last and whose undo is still to come, if any. */
@@ -536,8 +539,7 @@ async function refuseStale(
     kind: "changed_since",
     message: `${kind.describe(params)} was not applied: ${kind.target(params)} changed from ${label(request.observed)} to ${label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${kind.askAgain(params)}`,
   };
-  const owner = await ownerOf(deps, request.teamId, target, request.id);
-  const supersededBy = owner && owner.updatedAt >= request.createdAt ? owner : undefined;
+  const supersededBy = await ownerOf(deps, request.teamId, target, request.id, request.createdAt);
   const failed = await move(deps, request.id, "approved", "failed", {
     lastError,
     failedAt: deps.now(),

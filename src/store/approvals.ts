@@ -185,8 +185,8 @@ export interface ApprovalsRepo {
   countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
   /** Record `requestId` as the request that set the target last (replacing any earlier one). */
   setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void>;
-  /** The id of the request that set the target last, if edgeops set it. */
-  targetOwner(teamId: string, targetKey: string): Promise<string | undefined>;
+  /** The request that set the target last (if edgeops set it) and when it did. */
+  targetOwner(teamId: string, targetKey: string): Promise<{ requestId: string; since: number } | undefined>;
 }
 
 export function newId(): string {
@@ -457,14 +457,14 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .execute();
     },
 
-    async targetOwner(teamId: string, targetKey: string): Promise<string | undefined> {
+    async targetOwner(teamId: string, targetKey: string) {
       const r = await db
         .selectFrom("change_targets")
-        .select("request_id")
+        .select(["request_id", "updated_at"])
         .where("team_id", "=", teamId)
         .where("target_key", "=", targetKey)
         .executeTakeFirst();
-      return r?.request_id;
+      return r ? { requestId: r.request_id, since: Number(r.updated_at) } : undefined;
     },
   });
 }
