@@ -851,9 +851,9 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   const back = kind.undo?.(params, restoreOf(r));
   const target = kind.targetKey?.(params, scopeOf(r));
   try {
-    // Only while this request is still the target's last writer.
-    const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
     const current = await kind.readCurrent(deps, scopeOf(r), params);
+    // Only while this request is still the target's last writer (asked last, just before the write).
+    const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
     if (!back || !kind.inForce(params, current) || owner) {
       const left = await move(deps, r.id, "undoing", "undone", {
         lastError: {
