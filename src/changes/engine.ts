@@ -8,13 +8,15 @@ import type {
   ApprovalRequest,
   ApprovalState,
   Approvers,
+  ChangeNote,
   EffectivePolicy,
   NewApprovalRequest,
+  OtherRequest,
   TransitionGuard,
   WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
-import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
+import { describeRequest, policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 
 /**
@@ -151,7 +153,22 @@ async function move(
 ): Promise<ApprovalRequest | undefined> {
   const moved = await deps.store.approvals.transition(id, from, to, patch, guard);
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
+    await releaseConflicts(deps, moved);
   return moved;
+}
+
+/** A request closed without applying no longer conflicts: the cards still waiting stop naming it. */
+async function releaseConflicts(deps: Deps, closed: ApprovalRequest): Promise<void> {
+  if (closed.note?.kind !== "conflicts") return;
+  for (const { id } of closed.note.with) {
+    const other = await deps.store.approvals.get(id);
+    if (other?.state !== "pending" || other.note?.kind !== "conflicts") continue;
+    const left = other.note.with.filter((o) => o.id !== closed.id);
+    await annotateOther(deps, id, "pending", {
+      note: left.length > 0 ? { kind: "conflicts", with: left } : null,
+    });
+  }
 }
 
 /** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */
@@ -185,8 +202,15 @@ export async function requestChange<P, V>(
   if (input.temporaryMs !== undefined && !(input.temporaryMs > 0 && input.temporaryMs <= MAX_TEMPORARY_MS))
     throw new UserError("usage", "A temporary change lasts from 1 minute to 24 hours, e.g. `for 30m`.");
   const current = await kind.readCurrent(deps, scope, input.params);
-  if (kind.inForce(input.params, current)) return { kind: "unchanged" };
-  if (input.temporaryMs !== undefined && kind.undo?.(input.params, current) === undefined)
+  const target = kind.targetKey?.(input.params, scope);
+  // The value is in force: nothing to ask, unless a temporary change set it and would undo it. Then this
+  // request takes the target over (applied without a write) and that undo is cancelled.
+  const takenOver = kind.inForce(input.params, current)
+    ? target && (await pendingUndoOwner(deps, input.teamId, target))
+    : undefined;
+  if (kind.inForce(input.params, current) && !takenOver) return { kind: "unchanged" };
+  const restores = takenOver ? restoreOf(takenOver) : current;
+  if (input.temporaryMs !== undefined && kind.undo?.(input.params, restores as V | null) === undefined)
     throw new UserError(
       "usage",
       `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
@@ -206,6 +230,16 @@ export async function requestChange<P, V>(
     if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
     if (twin) return joinTwin(deps, twin, input.userId);
   }
+  // Waiting beside requests for the same target with another value: both cards say so.
+  const conflicts =
+    required && target
+      ? (await waitingRequests(deps, input.teamId, kind.name)).filter(
+          (r) =>
+            r.id !== input.requestId &&
+            targetOf(r)?.key === target &&
+            JSON.stringify(canonical(r.params)) !== JSON.stringify(canonical(input.params)),
+        )
+      : [];
   const created = await createRequest(deps, input, twinKey, {
     id: input.requestId,
     kind: kind.name,
@@ -218,9 +252,16 @@ export async function requestChange<P, V>(
     approvalsNeeded: policy.approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
+    ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map(otherOf) } } : {}),
   });
   if ("outcome" in created) return created.outcome;
   const { request } = created;
+  for (const other of conflicts) {
+    const listed = other.note?.kind === "conflicts" ? other.note.with : [];
+    await annotateOther(deps, other.id, "pending", {
+      note: { kind: "conflicts", with: [...listed, otherOf(request)] },
+    });
+  }
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
@@ -258,19 +299,107 @@ export async function waitingRequests(
 
 /** The change itself, kind, parameters (in a canonical key order) and duration, as one bounded key. */
 function twinKeyOf<P>(kindName: string, input: ChangeInput<P>): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === "object"
-        ? Object.fromEntries(
-            Object.entries(v)
-              .filter(([, x]) => x !== undefined)
-              .sort(([a], [b]) => (a < b ? -1 : 1))
-              .map(([k, x]) => [k, canonical(x)]),
-          )
-        : v;
   const text = `${kindName}\n${JSON.stringify(canonical(input.params))}\n${input.temporaryMs ?? ""}`;
   return createHash("sha256").update(text).digest("base64url");
+}
+
+/** Parameters in a canonical key order, so two spellings of one change compare equal. */
+const canonical = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(canonical)
+    : v !== null && typeof v === "object"
+      ? Object.fromEntries(
+          Object.entries(v)
+            .filter(([, x]) => x !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, x]) => [k, canonical(x)]),
+        )
+      : v;
+
+// ---- who owns a target ------------------------------------------------------------------------------
+
+/** The target a stored request sets, for kinds that have one. */
+function targetOf(r: ApprovalRequest): { key: string; change: ResolvedChange } | undefined {
+  const change = resolveChange(r);
+  const key = change?.kind.targetKey?.(change.params, scopeOf(r));
+  return change && key ? { key, change } : undefined;
+}
+
+/** What an undo of this request puts back: the value its apply replaced (the value seen, before it applied). */
+export function restoreOf(r: ApprovalRequest): unknown {
+  return r.replaced ? r.replaced.value : r.observed;
+}
+
+function otherOf(r: ApprovalRequest): OtherRequest {
+  return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
+}
+
+/** The request that set the target last, when it is not `exceptId`; `since`: when it did. */
+async function ownerOf(
+  deps: Deps,
+  teamId: string,
+  target: string,
+  exceptId?: string,
+  since = 0,
+): Promise<ApprovalRequest | undefined> {
+  const owner = await deps.store.approvals.targetOwner(teamId, target);
+  return owner && owner.requestId !== exceptId && owner.since >= since
+    ? deps.store.approvals.get(owner.requestId)
+    : undefined;
+}
+
+/** The temporary change that set the target last and whose undo is still to come, if any. */
+async function pendingUndoOwner(deps: Deps, teamId: string, target: string, exceptId?: string) {
+  const owner = await ownerOf(deps, teamId, target, exceptId);
+  return owner?.state === "applied" && owner.undoAt !== null ? owner : undefined;
+}
+
+/** A note on another request (no move): stored while it is still in `state`, and its card redrawn. */
+async function annotateOther(deps: Deps, id: string, state: ApprovalState, patch: ApprovalPatch) {
+  const noted = await deps.store.approvals.annotate(id, state, patch);
+  if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
+  return noted;
+}
+
+/**
+ * Before a request's move to applied: what its undo will put back. The value its apply replaced; but
+ * where that value was set by a temporary change still to be undone, what that change would have put
+ * back (the earlier change is taken over, not stacked).
+ */
+async function replacedBy(
+  deps: Deps,
+  r: ApprovalRequest,
+  target: string,
+  replaced: unknown,
+): Promise<{ patch: ApprovalPatch; previous?: { request: ApprovalRequest; kept: boolean } }> {
+  const previous = await pendingUndoOwner(deps, r.teamId, target, r.id);
+  const prevChange = previous && resolveChange(previous);
+  if (!previous || !prevChange?.kind.inForce(prevChange.params, replaced))
+    return { patch: { replaced: { value: replaced } } };
+  // Kept: the value was already the one asked for, so the apply wrote nothing.
+  const kept = prevChange.kind.inForce(resolveChange(r)?.params, replaced);
+  return { patch: { replaced: { value: restoreOf(previous) } }, previous: { request: previous, kept } };
+}
+
+/**
+ * After the move to applied: the request is the target's last writer. A temporary change it took over
+ * is not undone any more; its card says who kept the value (and until when) or set another one.
+ */
+async function recordOwner(
+  deps: Deps,
+  applied: ApprovalRequest,
+  target: string,
+  actorId: string,
+  previous: { request: ApprovalRequest; kept: boolean } | undefined,
+): Promise<void> {
+  await deps.store.approvals.setTargetOwner(applied.teamId, target, applied.id);
+  if (!previous) return;
+  const by = otherOf(applied);
+  const { kept } = previous;
+  const note: ChangeNote = kept ? { kind: "kept", by, until: applied.undoAt } : { kind: "superseded", by };
+  const cancelled = await annotateOther(deps, previous.request.id, "applied", { undoAt: null, note });
+  if (cancelled)
+    await audit(deps, cancelled, actorId, "undo", kept ? "kept" : "superseded", { by: applied.id });
 }
 
 /** The request waiting for approval with this twin key (expired ones too, when asked), if any. */
@@ -395,10 +524,20 @@ async function readBack<P, V>(
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
-  let note: ApprovalError | null;
+  const target = kind.targetKey?.(params, scopeOf(request));
+  let replaced: unknown = request.observed;
+  let note: ApprovalError | null = null;
   try {
-    const report = await kind.apply(deps, scopeOf(request), params);
-    note = await readBack(deps, kind, scopeOf(request), params, report);
+    if (target) {
+      // Refused when the value moved since the request was made (another request, the dashboard).
+      replaced = await kind.readCurrent(deps, scopeOf(request), params);
+      if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
+        return refuseStale(deps, request, actorId, target, replaced);
+    }
+    if (!target || !kind.inForce(params, replaced)) {
+      const report = await kind.apply(deps, scopeOf(request), params);
+      note = await readBack(deps, kind, scopeOf(request), params, report);
+    }
   } catch (err) {
     if (outcomeUnknown(err)) {
       deps.logger.warn(
@@ -436,12 +575,15 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
     });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
+  const owning = target ? await replacedBy(deps, request, target, replaced) : undefined;
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
   const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
     lastError: note,
     incrementAttempts: true,
     ...undoSchedule(deps, request),
+    ...owning?.patch,
   });
+  if (applied && target) await recordOwner(deps, applied, target, actorId, owning?.previous);
   countState(deps, "applied");
   await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
@@ -449,6 +591,39 @@ async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: stri
 
 const alsoChangedDetail = (err: unknown) =>
   err instanceof ReadBackError && err.alsoChanged.length > 0 ? { alsoChanged: err.alsoChanged } : {};
+
+/**
+ * The value moved since the request was made: not applied (Retry stays, for when it moves back). Where
+ * another request set it, the card says which.
+ */
+async function refuseStale(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  target: string,
+  current: unknown,
+): Promise<ChangeOutcome> {
+  const { kind, params } = mustResolve(request);
+  const label = (v: unknown) => (kind.valueLabel ? kind.valueLabel(v) : JSON.stringify(v ?? null));
+  const lastError: ApprovalError = {
+    kind: "changed_since",
+    message: `${kind.describe(params)} was not applied: ${kind.target(params)} changed from ${label(request.observed)} to ${label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${kind.askAgain(params)}`,
+  };
+  const supersededBy = await ownerOf(deps, request.teamId, target, request.id, request.createdAt);
+  const failed = await move(deps, request.id, "approved", "failed", {
+    lastError,
+    failedAt: deps.now(),
+    incrementAttempts: true,
+    ...(supersededBy ? { note: { kind: "superseded", by: otherOf(supersededBy) } } : {}),
+  });
+  countState(deps, "failed");
+  await audit(deps, request, actorId, "apply", "refused", {
+    reason: "changed_since",
+    observedNow: current as never,
+    ...(supersededBy ? { supersededBy: supersededBy.id } : {}),
+  });
+  return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
+}
 
 async function loadForDecision(deps: Deps, input: DecisionInput) {
   const request = await deps.store.approvals.get(input.requestId);
@@ -697,6 +872,8 @@ export async function reconcileStale(
             failedAt: deps.now(),
           });
     if (!moved) continue;
+    const target = moved.state === "applied" ? targetOf(moved) : undefined;
+    if (target) await recordOwner(deps, moved, target.key, "system", undefined);
     countState(deps, moved.state);
     await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
     settled.push(moved);
@@ -713,6 +890,9 @@ export type UndoOutcome =
   | { kind: "undo_failed"; request: ApprovalRequest }
   /** Sent, no answer: the reconciler decides. */
   | { kind: "undo_unknown"; request: ApprovalRequest };
+
+export const TAKEN_OVER_UNDO_SENTENCE =
+  "Not undone: a later request set this since, so edgeops left it as that request has it.";
 
 export const CHANGED_SINCE_UNDO_SENTENCE =
   "Not undone: the setting was changed by someone else since this change was applied, so edgeops left it as it is.";
@@ -743,14 +923,21 @@ async function undoOnce(
 
 async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
   const { kind, params } = mustResolve(r);
-  const back = kind.undo?.(params, r.observed);
+  const back = kind.undo?.(params, restoreOf(r));
+  const target = kind.targetKey?.(params, scopeOf(r));
   let note: ApprovalError | null;
   try {
     const current = await kind.readCurrent(deps, scopeOf(r), params);
-    if (!back || !kind.inForce(params, current)) {
+    // Only while this request is still the target's last writer (asked last, just before the write).
+    const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
+    if (!back || !kind.inForce(params, current) || owner) {
       const left = await move(deps, r.id, "undoing", "undone", {
-        lastError: { kind: "changed_since", message: CHANGED_SINCE_UNDO_SENTENCE },
+        lastError: {
+          kind: "changed_since",
+          message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
+        },
         undoAt: null,
+        ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
       });
       countState(deps, "undone");
       await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
@@ -776,7 +963,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   });
   countState(deps, "undone");
   await audit(deps, r, actorId, "undo", "undone", {
-    restored: r.observed as never,
+    restored: restoreOf(r) as never,
     ...(note ? { alsoChanged: note.message } : {}),
   });
   return { kind: "undone", request: undone ?? { ...r, state: "undone" } };
@@ -860,7 +1047,7 @@ export async function reconcileStaleUndos(
   const moved: ApprovalRequest[] = [];
   for (const r of stale) {
     const c = resolveChange(r);
-    const back = c?.kind.undo?.(c.params, r.observed);
+    const back = c?.kind.undo?.(c.params, restoreOf(r));
     if (!c || !back) continue;
     try {
       const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);

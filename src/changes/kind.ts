@@ -50,6 +50,14 @@ export interface ChangeKind<P = unknown, V = unknown> {
   askAgain(p: P): string;
   /** The value in force now (null when there is none). */
   readCurrent(deps: Deps, scope: ChangeScope, p: P): Promise<V | null>;
+  /**
+   * The one thing this change sets (a zone's setting, a bot category, an access entry), so that each
+   * target remembers the request that set it last and an undo touches only what its request still owns.
+   * Absent for changes with no lasting target (one-off actions, the policy).
+   */
+  targetKey?(p: P, scope: ChangeScope): string;
+  /** A value as the card names it ("Allow", "blocked"), for sentences about a value that moved. */
+  valueLabel?(v: V | null): string;
   /** Whether the requested change is what `current` already is. */
   inForce(p: P, current: V | null): boolean;
   /**

@@ -19,6 +19,24 @@ export class ChangeObservers {
     return () => this.#observers.delete(observer);
   }
 
+  readonly #noted = new Set<ChangeObserver>();
+
+  /** Told when what a request's card says changed without a move (another request took its target). */
+  addNoted(observer: ChangeObserver): () => void {
+    this.#noted.add(observer);
+    return () => this.#noted.delete(observer);
+  }
+
+  async notifyNoted(request: ApprovalRequest, logger: Logger): Promise<void> {
+    for (const observer of this.#noted) {
+      try {
+        await observer(request);
+      } catch (err) {
+        logger.warn({ err, requestId: request.id }, "a change note observer failed");
+      }
+    }
+  }
+
   async notify(request: ApprovalRequest, logger: Logger): Promise<void> {
     for (const observer of this.#observers) {
       try {

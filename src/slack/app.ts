@@ -17,6 +17,7 @@ import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
+import { updateCard } from "./change-requests.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
@@ -207,6 +208,10 @@ export function createSlackApp({
     metrics: deps.metrics,
     clientWithToken: env.clientWithToken,
   });
+  // A card whose request another request took over (its undo cancelled, a conflict) is redrawn.
+  const unwatchNotes = deps.changeObservers.addNoted(async (request) =>
+    updateCard(await env.clientFor(request.teamId), request, deps.logger),
+  );
   app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
     if (error.code !== ErrorCode.AuthorizationError) {
       deps.logger.error({ err: error }, "unhandled error in a Slack listener");
@@ -268,6 +273,7 @@ export function createSlackApp({
     refused,
     async stop() {
       unwatchSteps();
+      unwatchNotes();
       stopConnecting();
       await app.stop();
     },

@@ -88,6 +88,12 @@ export async function requestWithCard<P>(
   return { outcome };
 }
 
+/** Applied without a write: the value was in force when asked (a temporary change held it), so it took it over. */
+function tookOver(r: ApprovalRequest): boolean {
+  const c = resolveChange(r);
+  return c !== undefined && c.kind.targetKey !== undefined && c.kind.inForce(c.params, r.observed);
+}
+
 /** Who asked for a waiting request, as its reader sees it: "You", or a mention. */
 export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
   return request.requesterId === viewerId ? mrkdwn`You` : mention(request.requesterId);
@@ -116,6 +122,10 @@ export function outcomeBanner(
     case "pending":
       return mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
     case "applied":
+      if (tookOver(outcome.request))
+        return outcome.request.undoAt === null
+          ? mrkdwn`:white_check_mark: *${c}* was already in force and now stays: the temporary change that set it will not undo it (its card says so).`
+          : mrkdwn`:white_check_mark: *${c}* was already in force and now stays until ${dateToken(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;
       return outcome.request.undoAt === null
         ? mrkdwn`:white_check_mark: Done: *${c}*.`
         : mrkdwn`:white_check_mark: Done: *${c}*, until ${dateToken(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;

@@ -43,6 +43,24 @@ export interface ApprovalError {
   message: string;
 }
 
+/** Another request for the same target, as a card names it. */
+export interface OtherRequest {
+  id: string;
+  userId: string;
+  channelId: string;
+  /** Its change, described by its kind (plain text). */
+  change: string;
+}
+
+/** What a card says about other requests for the same target (the target's last writer, conflicts). */
+export type ChangeNote =
+  /** Waiting while other requests for the same target, with another value, wait too. */
+  | { kind: "conflicts"; with: OtherRequest[] }
+  /** A later request for the value this temporary change set took it over: no undo (until: its own). */
+  | { kind: "kept"; by: OtherRequest; until: number | null }
+  /** A later request set the target to another value: refused at apply, or its undo cancelled. */
+  | { kind: "superseded"; by: OtherRequest };
+
 /** A request for a change of some kind (src/changes/kinds), moving through the states above. */
 export interface ApprovalRequest {
   id: string;
@@ -74,6 +92,9 @@ export interface ApprovalRequest {
   undoAt: number | null;
   /** The change itself (kind, parameters, duration) where only one request for it may wait; else null. */
   twinKey: string | null;
+  /** What its apply replaced, which its undo puts back; null until applied (then `observed` stands). */
+  replaced?: { value: unknown } | null;
+  note?: ChangeNote | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -94,6 +115,7 @@ export interface NewApprovalRequest {
   undoAfterMs?: number | null;
   /** While this request is pending, another with the same key in the workspace fails (StoreError). */
   twinKey?: string | null;
+  note?: ChangeNote | null;
 }
 
 export interface ApprovalPatch {
@@ -108,6 +130,8 @@ export interface ApprovalPatch {
   undoAt?: number | null;
   /** Release the twin key: an expired request the sweeper has not moved yet gives way to a new one. */
   twinKey?: null;
+  replaced?: { value: unknown } | null;
+  note?: ChangeNote | null;
 }
 
 export interface TransitionGuard {
@@ -159,6 +183,10 @@ export interface ApprovalsRepo {
   /** Applied temporary changes whose undo is due (undo_at <= now), oldest first; in the scope. */
   listDueUndo(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
   countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
+  /** Record `requestId` as the request that set the target last (replacing any earlier one). */
+  setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void>;
+  /** The request that set the target last (if edgeops set it) and when it did. */
+  targetOwner(teamId: string, targetKey: string): Promise<{ requestId: string; since: number } | undefined>;
 }
 
 export function newId(): string {
@@ -205,6 +233,8 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     undoAfterMs: r.undo_after_ms === null || r.undo_after_ms === undefined ? null : Number(r.undo_after_ms),
     undoAt: r.undo_at === null || r.undo_at === undefined ? null : Number(r.undo_at),
     twinKey: r.twin_key ?? null,
+    replaced: r.replaced ? (JSON.parse(r.replaced) as { value: unknown }) : null,
+    note: r.note ? (JSON.parse(r.note) as ChangeNote) : null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -247,6 +277,10 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     ...(patch.approvedBy !== undefined ? { approved_by: JSON.stringify(patch.approvedBy) } : {}),
     ...(patch.undoAt !== undefined ? { undo_at: patch.undoAt } : {}),
     ...(patch.twinKey !== undefined ? { twin_key: patch.twinKey } : {}),
+    ...(patch.replaced !== undefined
+      ? { replaced: patch.replaced === null ? null : JSON.stringify(patch.replaced) }
+      : {}),
+    ...(patch.note !== undefined ? { note: patch.note === null ? null : JSON.stringify(patch.note) } : {}),
     ...(patch.lastError !== undefined
       ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
@@ -287,6 +321,8 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         undo_after_ms: req.undoAfterMs ?? null,
         undo_at: null,
         twin_key: req.twinKey ?? null,
+        replaced: null,
+        note: req.note ? JSON.stringify(req.note) : null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);
@@ -409,6 +445,26 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       const out = Object.fromEntries(APPROVAL_STATES.map((s) => [s, 0])) as Record<ApprovalState, number>;
       for (const r of rows) if (r.state in out) out[r.state as ApprovalState] = Number(r.n);
       return out;
+    },
+
+    async setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void> {
+      await db
+        .insertInto("change_targets")
+        .values({ team_id: teamId, target_key: targetKey, request_id: requestId, updated_at: now() })
+        .onConflict((oc) =>
+          oc.columns(["team_id", "target_key"]).doUpdateSet({ request_id: requestId, updated_at: now() }),
+        )
+        .execute();
+    },
+
+    async targetOwner(teamId: string, targetKey: string) {
+      const r = await db
+        .selectFrom("change_targets")
+        .select(["request_id", "updated_at"])
+        .where("team_id", "=", teamId)
+        .where("target_key", "=", targetKey)
+        .executeTakeFirst();
+      return r ? { requestId: r.request_id, since: Number(r.updated_at) } : undefined;
     },
   });
 }

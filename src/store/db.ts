@@ -93,6 +93,18 @@ export interface ApprovalRequestsTable {
   undo_at: number | null;
   /** Set where only one request for the change may wait (migration 7); unique among pending ones. */
   twin_key: string | null;
+  /** JSON `{value}`: what the request's apply replaced, which its undo puts back (migration 8). */
+  replaced: string | null;
+  /** JSON: what the card says about other requests for the same target (migration 8). */
+  note: string | null;
+}
+
+/** Which request last set each target (a zone's setting, a bot category, an access entry). */
+export interface ChangeTargetsTable {
+  team_id: string;
+  target_key: string;
+  request_id: string;
+  updated_at: number;
 }
 
 export interface SchedulesTable {
@@ -206,6 +218,7 @@ export interface Database {
   installations: InstallationsTable;
   policies: PoliciesTable;
   approval_requests: ApprovalRequestsTable;
+  change_targets: ChangeTargetsTable;
   schedules: SchedulesTable;
   audit_log: AuditLogTable;
   watches: WatchesTable;

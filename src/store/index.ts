@@ -21,7 +21,9 @@ export type {
   ApprovalRequest,
   ApprovalState,
   ApprovalsRepo,
+  ChangeNote,
   NewApprovalRequest,
+  OtherRequest,
   TransitionGuard,
 } from "./approvals.js";
 export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";

@@ -293,7 +293,23 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // 10, not 8: the writer's branch takes 8 (target locks) and 9 (request leases); they touch other tables.
+    version: 8,
+    name: "each target remembers the request that set it last",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("approval_requests").addColumn("replaced", "text").execute();
+      await db.schema.alterTable("approval_requests").addColumn("note", "text").execute();
+      await db.schema
+        .createTable("change_targets")
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("target_key", "text", (c) => c.notNull())
+        .addColumn("request_id", "text", (c) => c.notNull())
+        .addColumn("updated_at", ts, (c) => c.notNull())
+        .addPrimaryKeyConstraint("change_targets_pk", ["team_id", "target_key"])
+        .execute();
+    },
+  },
+  {
     version: 10,
     name: "what an alert's parent message last showed in Slack",
     async up(db) {

@@ -641,6 +641,30 @@ export function storeContract(h: EngineHarness): void {
         });
       });
 
+      it("each target remembers its last writer per workspace; a request's replaced value and note round-trip", async () => {
+        const store = await open();
+        expect(await store.approvals.targetOwner("T1", "zone 1/ddos")).toBeUndefined();
+        await store.approvals.setTargetOwner("T1", "zone 1/ddos", "req-a");
+        await store.approvals.setTargetOwner("T1", "zone 1/ddos", "req-b");
+        await store.approvals.setTargetOwner("T2", "zone 1/ddos", "req-c");
+        expect((await store.approvals.targetOwner("T1", "zone 1/ddos"))?.requestId).toBe("req-b");
+        expect((await store.approvals.targetOwner("T2", "zone 1/ddos"))?.requestId).toBe("req-c");
+        expect(typeof (await store.approvals.targetOwner("T1", "zone 1/ddos"))?.since).toBe("number");
+        const note = {
+          kind: "conflicts" as const,
+          with: [{ id: "x", userId: "U1", channelId: "C1", change: "c" }],
+        };
+        const r = await store.approvals.create({ ...base, note });
+        expect(r.note).toEqual(note);
+        expect((await store.approvals.get(r.id))?.replaced).toBeNull();
+        const noted = await store.approvals.annotate(r.id, "pending", {
+          replaced: { value: null },
+          note: null,
+        });
+        expect(noted?.replaced).toEqual({ value: null });
+        expect((await store.approvals.get(r.id))?.note).toBeNull();
+      });
+
       it("an approval's compare-and-set refuses a request whose expiry has passed", async () => {
         const store = await open();
         const r = await store.approvals.create(base);

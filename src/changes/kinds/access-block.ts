@@ -54,6 +54,8 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
     const client = await edgeClientFor(deps, scope.teamId);
     return readEntryState(client, p.shieldZoneId, p);
   },
+  targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/access ${p.type} ${p.value}`,
+  valueLabel: stateWord,
   inForce: (p, current) => (current ?? "none") === p.state,
   valueWord: stateWord,
   async apply(deps, scope, p) {

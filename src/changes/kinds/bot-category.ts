@@ -38,6 +38,8 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
     const categories = await client.getBotCategories(p.shieldZoneId);
     return categories.find((c) => c.category === p.category)?.action ?? null;
   },
+  targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/bot category ${p.category}`,
+  valueLabel: actionWord,
   inForce: (p, current) => current === p.action,
   valueWord: actionWord,
   async apply(deps, scope, p) {

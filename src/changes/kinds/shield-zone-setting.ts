@@ -79,6 +79,8 @@ function shieldSettingKind<V extends number | boolean>(
     ],
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
     readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
+    targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/${s.name}`,
+    valueLabel: s.label,
     inForce: (p, current) => current === p.value,
     valueWord: (v) => s.label(v),
     async apply(deps, scope, p) {

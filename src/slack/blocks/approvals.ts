@@ -1,11 +1,12 @@
 import type { Button, KnownBlock } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
-import type { ApprovalRequest, EffectivePolicy } from "../../store/index.js";
+import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import {
   actions,
   button,
+  channel,
   confirmDialog,
   context,
   dateToken,
@@ -163,6 +164,39 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
   }
 }
 
+/** At most this many other requests named on a card. */
+const MAX_NOTED = 5;
+
+/** "@bob's request (Allow AI scraper on shield zone 1)" */
+const otherRequest = (o: OtherRequest) => mrkdwn`${mention(o.userId)}'s request (${o.change})`;
+
+/** What the card says about other requests for the same target. */
+function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
+  const note = r.note;
+  if (!note) return undefined;
+  switch (note.kind) {
+    case "conflicts": {
+      if (r.state !== "pending" || note.with.length === 0) return undefined;
+      const listed = joinMrkdwn(
+        note.with
+          .slice(0, MAX_NOTED)
+          .map((o) => mrkdwn`${otherRequest(o)}, waiting in ${channel(o.channelId)}`),
+        "; ",
+      );
+      const more = note.with.length > MAX_NOTED ? ` and ${note.with.length - MAX_NOTED} more` : "";
+      return mrkdwn`:warning: Conflicts with ${listed}${more}. Whichever is approved first is applied; the other is then refused.`;
+    }
+    case "kept":
+      return note.until === null
+        ? mrkdwn`:pushpin: Kept for good by ${otherRequest(note.by)}: this change will not be undone.`
+        : mrkdwn`:pushpin: Kept by ${otherRequest(note.by)} until ${dateToken(note.until)}: this request's undo is cancelled; that request's undo puts back what was there before.`;
+    case "superseded":
+      return r.state === "applied" || r.state === "undone"
+        ? mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherRequest(note.by)}: it set this since, so this request's undo does not touch it.`
+        : mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherRequest(note.by)}, applied first: this request was not applied.`;
+  }
+}
+
 /**
  * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
@@ -195,6 +229,8 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
               )
           : undefined;
     if (who) blocks.push(context(mrkdwn`Approvers: ${who} (not the requester).`));
+    const noted = noteLine(r);
+    if (noted) blocks.push(section(noted));
     if (r.approvalsNeeded > 1) {
       const so = r.approvedBy.length > 0 ? mrkdwn`: ${people(r.approvedBy)}` : "";
       blocks.push(
@@ -244,6 +280,8 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
       blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));
     if (r.state === "applied") blocks.push(context(mrkdwn`:white_check_mark: ${change} is in effect.`));
+    const noted = noteLine(r);
+    if (noted) blocks.push(section(noted));
     if (r.lastError && (r.state === "applied" || r.state === "undone"))
       blocks.push(section(mrkdwn`:warning: ${r.lastError.message}`));
     if (r.state === "applied" && r.undoAt !== null) {
