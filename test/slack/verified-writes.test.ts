@@ -194,6 +194,8 @@ describe("verified writes (SQLite)", () => {
           method: "GET",
           path: new RegExp(`/shield-zone/${BOTS_ZONE}/bot-categorization$`),
           status: 500,
+          // The read before the write (is it still what the request saw?) passes; the read-back fails.
+          skip: 1,
         }),
     );
     expect(text).toContain("reading it back failed");

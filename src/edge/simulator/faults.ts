@@ -29,10 +29,10 @@ function matches(f: Fault, method: string, path: string): boolean {
 }
 
 export class FaultSet {
-  private faults: Array<{ fault: Fault; remaining: number }> = [];
+  private faults: Array<{ fault: Fault; remaining: number; skip: number }> = [];
 
   add(fault: Fault): void {
-    this.faults.push({ fault, remaining: fault.times ?? Number.POSITIVE_INFINITY });
+    this.faults.push({ fault, remaining: fault.times ?? Number.POSITIVE_INFINITY, skip: fault.skip ?? 0 });
   }
 
   clear(): void {
@@ -44,6 +44,10 @@ export class FaultSet {
     const plan: FaultPlan = { latencyMs: 0 };
     for (const entry of this.faults) {
       if (entry.remaining <= 0 || !matches(entry.fault, method, path)) continue;
+      if (entry.skip > 0) {
+        entry.skip -= 1;
+        continue;
+      }
       if (alters(entry.fault)) {
         if (plan.terminal !== undefined) continue;
         plan.terminal = entry.fault;

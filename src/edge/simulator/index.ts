@@ -117,6 +117,8 @@ export interface Fault {
   refuse?: Refusal;
   /** Apply to this many matching requests, then stop. Unlimited when absent. */
   times?: number;
+  /** Let this many matching requests through untouched first (e.g. the read before a write). */
+  skip?: number;
 }
 
 /** The error a refusal carries; each field defaults to the operation's own (a plan key where it has one). */
