@@ -251,8 +251,8 @@ export async function waitingRequests(
   kindName: string,
 ): Promise<ApprovalRequest[]> {
   const now = deps.now();
-  return (await deps.store.approvals.listPending(teamId)).filter(
-    (r) => r.kind === kindName && r.expiresAt > now,
+  return (await deps.store.approvals.listPending(teamId, { kind: kindName })).filter(
+    (r) => r.expiresAt > now,
   );
 }
 
@@ -281,8 +281,8 @@ async function pendingTwin(
   expiredToo = false,
 ): Promise<ApprovalRequest | undefined> {
   const now = deps.now();
-  return (await deps.store.approvals.listPending(teamId)).find(
-    (r) => r.twinKey === twinKey && (expiredToo || r.expiresAt > now),
+  return (await deps.store.approvals.listPending(teamId, { twinKey })).find(
+    (r) => expiredToo || r.expiresAt > now,
   );
 }
 

@@ -22,6 +22,7 @@ export type {
   ApprovalState,
   ApprovalsRepo,
   NewApprovalRequest,
+  PendingQuery,
   TransitionGuard,
 } from "./approvals.js";
 export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
