@@ -16,6 +16,7 @@ import type {
 import { StoreError } from "../store/index.js";
 import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+import { policyFor } from "./stricter-policy.js";
 
 /**
  * The one state machine every change goes through:
@@ -56,6 +57,8 @@ export interface ChangeInput<P> {
    * to the end, so it says false.
    */
   joinPending?: boolean;
+  /** A channel chosen by someone else (a workflow step's author): the stricter of workspace and channel policy. */
+  strictPolicy?: boolean;
 }
 
 export type ChangeOutcome =
@@ -192,7 +195,7 @@ export async function requestChange<P, V>(
       `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
     );
 
-  const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
+  const policy = await policyFor(deps, input.teamId, input.channelId, input.strictPolicy === true);
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
     : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
