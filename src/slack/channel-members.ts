@@ -10,7 +10,10 @@ const CHANNELS_KEPT = 500;
 const MAX_PAGES = 20;
 const PAGE_SIZE = 1000;
 
-type Cache = LruCache<string, { members: ReadonlySet<string>; until: number }>;
+/** A cached list without the user asked about is read again once it is this old (they may just have joined). */
+const RECHECK_MISSING_MS = 5_000;
+
+type Cache = LruCache<string, { members: ReadonlySet<string>; readAt: number }>;
 /** One cache per running app (its deps), so two apps in one process never share answers. */
 const caches = new WeakMap<Deps, Cache>();
 
@@ -35,11 +38,15 @@ export async function channelMembers(
   client: WebClient,
   teamId: string,
   channelId: string,
+  /** The user the caller looks for: a list without them is trusted for a few seconds only. */
+  lookingFor?: string,
 ): Promise<ReadonlySet<string>> {
   const cache = cacheOf(deps);
   const key = `${teamId}:${channelId}`;
   const hit = cache.get(key);
-  if (hit && hit.until > deps.now()) return hit.members;
+  const age = hit ? deps.now() - hit.readAt : Number.POSITIVE_INFINITY;
+  const missing = lookingFor !== undefined && hit !== undefined && !hit.members.has(lookingFor);
+  if (hit && age < (missing ? RECHECK_MISSING_MS : TTL_MS)) return hit.members;
   const members = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -60,7 +67,7 @@ export async function channelMembers(
     cursor = res.response_metadata?.next_cursor || undefined;
     if (!cursor) break;
   }
-  cache.set(key, { members, until: deps.now() + TTL_MS });
+  cache.set(key, { members, readAt: deps.now() });
   return members;
 }
 
@@ -72,7 +79,7 @@ export async function isChannelMember(
   channelId: string,
   userId: string,
 ): Promise<boolean> {
-  return channelMembers(deps, client, teamId, channelId).then(
+  return channelMembers(deps, client, teamId, channelId, userId).then(
     (members) => members.has(userId),
     () => false,
   );

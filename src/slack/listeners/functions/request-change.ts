@@ -124,7 +124,7 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
     let client: Awaited<ReturnType<SlackEnv["clientFor"]>>;
     try {
       client = await env.clientFor(ctx.teamId);
-      if (!(await channelMembers(env.deps, client, ctx.teamId, channel)).has(requester.id)) {
+      if (!(await channelMembers(env.deps, client, ctx.teamId, channel, requester.id)).has(requester.id)) {
         ctx.logger.info({ channel }, "workflow step's requester is not in its channel");
         return finishNow(args, ctx, { error: NOT_A_MEMBER });
       }
