@@ -50,6 +50,27 @@ function openAlertsBlocks(d: HomeData["openAlerts"]): KnownBlock[] {
   return blocks;
 }
 
+export function homeView(d: HomeData): HomeView {
+  const blocks: KnownBlock[] = [header("edgeops"), section(keyStatusText(d.key, d.usingDeploymentKey))];
+  if (d.isAdmin)
+    blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
+  blocks.push(divider(), ...openAlertsBlocks(d.openAlerts));
+  blocks.push(divider(), section("*Magic Containers applications*"));
+  if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
+  else if ("error" in d.apps) blocks.push(context(`:warning: ${d.apps.error}`));
+  else
+    blocks.push(
+      context(
+        `${d.apps.total}${d.apps.complete ? "" : "+"} applications · ${totalsLine(d.apps.byStatus) || "none"}`,
+      ),
+    );
+
+  blocks.push(divider(), ...pendingBlocks(d.pendingApprovals));
+  blocks.push(divider(), ...scheduleBlocks(d.schedules));
+  blocks.push(context("Type `/edge help` in any channel for the commands."));
+  return { type: "home", blocks: blocks.slice(0, 100) };
+}
+
 function pendingBlocks(d: HomeData["pendingApprovals"]): KnownBlock[] {
   if ("error" in d) return [section("*Pending approvals in your channels*"), context(`:warning: ${d.error}`)];
   const blocks: KnownBlock[] = [section(`*Pending approvals in your channels* (${d.total})`)];
@@ -86,25 +107,4 @@ function scheduleBlocks(d: HomeData["schedules"]): KnownBlock[] {
       ),
     );
   return blocks;
-}
-
-export function homeView(d: HomeData): HomeView {
-  const blocks: KnownBlock[] = [header("edgeops"), section(keyStatusText(d.key, d.usingDeploymentKey))];
-  if (d.isAdmin)
-    blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
-  blocks.push(divider(), ...openAlertsBlocks(d.openAlerts));
-  blocks.push(divider(), section("*Magic Containers applications*"));
-  if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
-  else if ("error" in d.apps) blocks.push(context(`:warning: ${d.apps.error}`));
-  else
-    blocks.push(
-      context(
-        `${d.apps.total}${d.apps.complete ? "" : "+"} applications · ${totalsLine(d.apps.byStatus) || "none"}`,
-      ),
-    );
-
-  blocks.push(divider(), ...pendingBlocks(d.pendingApprovals));
-  blocks.push(divider(), ...scheduleBlocks(d.schedules));
-  blocks.push(context("Type `/edge help` in any channel for the commands."));
-  return { type: "home", blocks: blocks.slice(0, 100) };
 }
