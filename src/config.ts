@@ -126,6 +126,7 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default("./data")),
   DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
   DATABASE_STATEMENT_TIMEOUT_MS: intVar("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+  AUDIT_RETENTION_DAYS: intVar("AUDIT_RETENTION_DAYS", 400, 1, 36_500),
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
@@ -174,6 +175,8 @@ export interface Config {
     readonly dataDir: string;
     readonly databaseUrl: string | undefined;
     readonly statementTimeoutMs: number;
+    /** Audit rows older than this many days are deleted by the sweeper. */
+    readonly auditRetentionDays: number;
     readonly encryptionKey: string | undefined;
     readonly encryptionKeys: string | undefined;
   };
@@ -295,6 +298,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       dataDir: e.DATA_DIR,
       databaseUrl: e.DATABASE_URL,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      auditRetentionDays: e.AUDIT_RETENTION_DAYS,
       encryptionKey: e.ENCRYPTION_KEY,
       encryptionKeys: e.ENCRYPTION_KEYS,
     },

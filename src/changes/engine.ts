@@ -18,6 +18,7 @@ import type {
 import { StoreError } from "../store/index.js";
 import { describeRequest, policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+import { policyFor } from "./stricter-policy.js";
 
 /**
  * The one state machine every change goes through:
@@ -58,6 +59,8 @@ export interface ChangeInput<P> {
    * to the end, so it says false.
    */
   joinPending?: boolean;
+  /** A channel chosen by someone else (a workflow step's author): the stricter of workspace and channel policy. */
+  strictPolicy?: boolean;
 }
 
 export type ChangeOutcome =
@@ -216,7 +219,7 @@ export async function requestChange<P, V>(
       `${kind.describe(input.params)} can't be temporary: edgeops can't tell what to put back. Ask without \`for\`.`,
     );
 
-  const policy = await deps.store.policies.getEffective(input.teamId, input.channelId);
+  const policy = await policyFor(deps, input.teamId, input.channelId, input.strictPolicy === true);
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
     : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
@@ -292,8 +295,8 @@ export async function waitingRequests(
   kindName: string,
 ): Promise<ApprovalRequest[]> {
   const now = deps.now();
-  return (await deps.store.approvals.listPending(teamId)).filter(
-    (r) => r.kind === kindName && r.expiresAt > now,
+  return (await deps.store.approvals.listPending(teamId, { kind: kindName })).filter(
+    (r) => r.expiresAt > now,
   );
 }
 
@@ -410,8 +413,8 @@ async function pendingTwin(
   expiredToo = false,
 ): Promise<ApprovalRequest | undefined> {
   const now = deps.now();
-  return (await deps.store.approvals.listPending(teamId)).find(
-    (r) => r.twinKey === twinKey && (expiredToo || r.expiresAt > now),
+  return (await deps.store.approvals.listPending(teamId, { twinKey })).find(
+    (r) => expiredToo || r.expiresAt > now,
   );
 }
 

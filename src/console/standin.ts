@@ -146,6 +146,8 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
           channels: world.channels.map((c) => ({ id: c.id, name: c.name, is_member: true })),
           response_metadata: { next_cursor: "" },
         };
+      case "conversations.members":
+        return { ok: true, members: world.users.map((u) => u.id), response_metadata: { next_cursor: "" } };
       case "conversations.info": {
         const id = String(args.channel);
         return { ok: true, channel: { id, name: world.channelName(id), is_member: true } };

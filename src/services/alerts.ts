@@ -53,7 +53,7 @@ export async function acknowledgeAlert(
       action: "alert.acknowledge",
       target: `alert:${episodeId}`,
       outcome: "ok",
-      details: { watchId: alert.watch.id, subject: alert.episode.subject },
+      details: { watchId: alert.watch.id, channelId: alert.watch.channelId, subject: alert.episode.subject },
     });
     return { outcome: "acknowledged", alert };
   }

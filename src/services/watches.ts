@@ -130,7 +130,7 @@ export async function muteWatch(
     action: until === null ? "watch.unmute" : "watch.mute",
     target: `watch:${id}`,
     outcome: "ok",
-    details: { until },
+    details: { until, channelId: w.channelId },
   });
   return { ...w, mutedUntil: until };
 }

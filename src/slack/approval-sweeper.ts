@@ -1,4 +1,5 @@
 import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/engine.js";
+import { pruneAuditLog } from "../services/audit-retention.js";
 import type { ApprovalRequest, WorkScope } from "../store/index.js";
 import { updateCard } from "./change-requests.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -42,6 +43,15 @@ export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOpt
     }
   }
 
+  /** Audit rows past AUDIT_RETENTION_DAYS; its failure is its own, not the sweep's. */
+  async function pruneOldAudit(): Promise<void> {
+    const pruned = await pruneAuditLog(env.deps, scope).catch((err: unknown) => {
+      logger.warn({ err }, "could not prune the audit log");
+      return 0;
+    });
+    if (pruned > 0) logger.info({ pruned }, "pruned audit rows past their retention");
+  }
+
   async function sweepOnce(): Promise<number> {
     const expired = await expireDue(env.deps, scope);
     await updateCards(expired);
@@ -62,6 +72,7 @@ export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOpt
     // Workflow steps whose request settled but that were not completed (a replica died, Slack failed).
     const steps = await settleMissedSteps(env, scope);
     if (steps > 0) logger.info({ steps }, "completed workflow steps");
+    await pruneOldAudit();
     return expired.length + settled.length + undone.length + steps;
   }
 

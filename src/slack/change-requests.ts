@@ -6,6 +6,7 @@ import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
+import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
@@ -100,14 +101,30 @@ export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
 }
 
 /**
+ * Whether the viewer may be told where a waiting request is and who asked: its channel's members (and its
+ * requester) only, so a private channel's request is not revealed to someone asking from elsewhere.
+ */
+export async function seesWhereItWaits(
+  env: SlackEnv,
+  client: WebClient,
+  request: ApprovalRequest,
+  viewer: { userId: string; channelId: string },
+): Promise<boolean> {
+  if (request.requesterId === viewer.userId || request.channelId === viewer.channelId) return true;
+  return isChannelMember(env.deps, client, request.teamId, request.channelId, viewer.userId);
+}
+
+/**
  * What the requester reads after confirming a change, once any card is posted. `who` says who
  * must approve ("a second person", "another admin"). Undefined for a duplicate: the caller says so.
+ * `seesWhere`: false when the viewer is not in the channel where a joined request waits.
  */
 export function outcomeBanner(
   outcome: ChangeOutcome,
   change: string,
   viewerId: string,
   who = "a second person",
+  seesWhere = true,
 ): Mrkdwn | undefined {
   const c = change;
   switch (outcome.kind) {
@@ -117,6 +134,8 @@ export function outcomeBanner(
       return undefined;
     case "already_pending": {
       const r = outcome.request;
+      if (!seesWhere)
+        return mrkdwn`:hourglass_flowing_sand: Someone already asked for *${c}*; it waits for approval elsewhere. No second request was made.`;
       return mrkdwn`:hourglass_flowing_sand: ${askerOf(r, viewerId)} already asked for *${c}*: it is waiting for approval in ${channel(r.channelId)} until ${dateToken(r.expiresAt)}. No second request was made; approve that one there if you may.`;
     }
     case "pending":

@@ -143,6 +143,19 @@ export interface TransitionGuard {
   undoDueBy?: number;
 }
 
+/** Which pending requests to list: every filter given must match. */
+export interface PendingQuery {
+  /** Only requests made in these channels (none: an empty list). */
+  channelIds?: readonly string[];
+  kind?: string;
+  twinKey?: string;
+  limit?: number;
+  newestFirst?: boolean;
+}
+
+/** The most pending requests one read returns. */
+export const MAX_PENDING_LISTED = 1000;
+
 export interface ApprovalsRepo {
   create(request: NewApprovalRequest): Promise<ApprovalRequest>;
   get(id: string): Promise<ApprovalRequest | undefined>;
@@ -167,7 +180,10 @@ export interface ApprovalsRepo {
   ): Promise<ApprovalRequest | undefined>;
   /** Where the approval card was posted. */
   setMessage(id: string, channel: string, ts: string): Promise<boolean>;
-  listPending(teamId: string): Promise<ApprovalRequest[]>;
+  /** A workspace's pending requests, oldest first (newest first when asked), at most `limit` (1000). */
+  listPending(teamId: string, query?: PendingQuery): Promise<ApprovalRequest[]>;
+  /** How many pending requests match (the same filters; no limit). */
+  countPending(teamId: string, query?: Omit<PendingQuery, "limit" | "newestFirst">): Promise<number>;
   /** Pending requests with expires_at <= now, oldest first; only the scope's workspaces when it names some. */
   listExpiredPending(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
   /**
@@ -287,6 +303,14 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
   });
 
+  const pendingWhere = (teamId: string, q: PendingQuery) => {
+    let sel = db.selectFrom("approval_requests").where("team_id", "=", teamId).where("state", "=", "pending");
+    if (q.channelIds) sel = sel.where("channel_id", "in", [...q.channelIds]);
+    if (q.kind !== undefined) sel = sel.where("kind", "=", q.kind);
+    if (q.twinKey !== undefined) sel = sel.where("twin_key", "=", q.twinKey);
+    return sel;
+  };
+
   return guard("approvals", {
     async create(req: NewApprovalRequest): Promise<ApprovalRequest> {
       if (!req.teamId || !req.channelId || !req.requesterId)
@@ -379,16 +403,22 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       return Number(r.numUpdatedRows) === 1;
     },
 
-    async listPending(teamId: string): Promise<ApprovalRequest[]> {
-      const rows = await db
-        .selectFrom("approval_requests")
+    async listPending(teamId: string, query: PendingQuery = {}): Promise<ApprovalRequest[]> {
+      if (query.channelIds?.length === 0) return [];
+      const order = query.newestFirst ? "desc" : "asc";
+      const rows = await pendingWhere(teamId, query)
         .selectAll()
-        .where("team_id", "=", teamId)
-        .where("state", "=", "pending")
-        .orderBy("created_at")
-        .orderBy("id")
+        .orderBy("created_at", order)
+        .orderBy("id", order)
+        .limit(Math.max(0, Math.min(query.limit ?? MAX_PENDING_LISTED, MAX_PENDING_LISTED)))
         .execute();
       return rows.map(toRequest);
+    },
+
+    async countPending(teamId: string, query: PendingQuery = {}): Promise<number> {
+      if (query.channelIds?.length === 0) return 0;
+      const row = await pendingWhere(teamId, query).select(sql<number>`count(*)`.as("n")).executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     async listExpiredPending(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {

@@ -1,5 +1,6 @@
+import { sql } from "kysely";
 import { censor } from "../log.js";
-import type { RepoContext } from "./context.js";
+import type { RepoContext, WorkScope } from "./context.js";
 import type { AuditLogTable } from "./db.js";
 import { guard } from "./errors.js";
 
@@ -25,11 +26,16 @@ export interface AuditEntry {
   details: Record<string, unknown> | null;
 }
 
-/** Append-only: there is no update or delete. */
+/** Append-only: there is no update; rows leave only by age (prune). */
 export interface AuditRepo {
   append(entry: AuditEntryInput): Promise<void>;
-  /** Newest first. */
-  list(teamId: string, limit: number): Promise<AuditEntry[]>;
+  /** Newest first; with `channelIds`, only the entries about one of those channels (details.channelId). */
+  list(teamId: string, limit: number, query?: { channelIds?: readonly string[] }): Promise<AuditEntry[]>;
+  /**
+   * Deletes at most `batch` rows written before `before` (epoch ms), the oldest first, and says how many;
+   * only the scope's workspaces when it names some.
+   */
+  prune(before: number, batch: number, scope?: WorkScope): Promise<number>;
 }
 
 function toEntry(r: { id: number } & Omit<AuditLogTable, "id">): AuditEntry {
@@ -51,7 +57,12 @@ const MAX_BATCH = 50;
 type AuditRow = Omit<AuditLogTable, "id">;
 
 export function createAuditRepo(ctx: RepoContext): AuditRepo {
-  const { db, now } = ctx;
+  const { db, now, engine } = ctx;
+  // The channel an entry is about, read from its JSON details by the database itself.
+  const channelOf =
+    engine === "postgres"
+      ? sql<string | null>`(details::json ->> 'channelId')`
+      : sql<string | null>`json_extract(details, '$.channelId')`;
   /**
    * Appends are written in batches: every row appended during one turn of the event loop (and while a
    * batch is being written) goes into one multi-row INSERT, one commit instead of one each. append()
@@ -108,16 +119,42 @@ export function createAuditRepo(ctx: RepoContext): AuditRepo {
       });
     },
 
-    async list(teamId: string, limit: number): Promise<AuditEntry[]> {
-      const rows = await db
-        .selectFrom("audit_log")
-        .selectAll()
-        .where("team_id", "=", teamId)
+    async list(
+      teamId: string,
+      limit: number,
+      { channelIds }: { channelIds?: readonly string[] } = {},
+    ): Promise<AuditEntry[]> {
+      if (channelIds?.length === 0) return [];
+      let q = db.selectFrom("audit_log").selectAll().where("team_id", "=", teamId);
+      if (channelIds) q = q.where(channelOf, "in", [...channelIds]);
+      const rows = await q
         .orderBy("at", "desc")
         .orderBy("id", "desc")
         .limit(Math.max(0, Math.min(limit, 1000)))
         .execute();
       return rows.map(toEntry);
+    },
+
+    async prune(before: number, batch: number, scope: WorkScope = {}): Promise<number> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return 0;
+      const n = Math.max(1, Math.min(batch, 10_000));
+      // Unscoped: only the `n` oldest rows by id are looked at (ids grow with time), so a table with
+      // nothing to prune costs one short index read, not a scan. Scoped: the (team_id, at) index.
+      const ids = teamIds
+        ? db
+            .selectFrom("audit_log")
+            .select("id")
+            .where("team_id", "in", [...teamIds])
+            .where("at", "<", before)
+            .orderBy("at")
+            .limit(n)
+        : db
+            .selectFrom(db.selectFrom("audit_log").select(["id", "at"]).orderBy("id").limit(n).as("oldest"))
+            .select("oldest.id")
+            .where("oldest.at", "<", before);
+      const res = await db.deleteFrom("audit_log").where("id", "in", ids).executeTakeFirst();
+      return Number(res.numDeletedRows);
     },
   });
 }

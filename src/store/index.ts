@@ -24,6 +24,7 @@ export type {
   ChangeNote,
   NewApprovalRequest,
   OtherRequest,
+  PendingQuery,
   TransitionGuard,
 } from "./approvals.js";
 export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";

@@ -206,7 +206,7 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
       usingDeploymentKey: false,
       isAdmin: true,
       apps: { total: 1000, byStatus: { active: 1000 }, complete: true },
-      pendingApprovals: Array.from({ length: 500 }, () => request()),
+      pendingApprovals: { requests: Array.from({ length: 20 }, () => request()), total: 500 },
       schedules: [],
       openAlerts: {
         alerts: Array.from({ length: 500 }, (_, i) => ({

@@ -762,7 +762,11 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       },
       { limit: 1 + g.int(100), isPublic: g.bool(), ...(g.bool() ? { status: g.s() } : {}) },
     ),
-  "audit.ts:auditMessage": (g) => auditMessage(g.list(() => audit(g), 30)),
+  "audit.ts:auditMessage": (g) =>
+    auditMessage(
+      g.list(() => audit(g), 30),
+      g.pick([{ kind: "channel" as const, channelId: g.id("C") }, { kind: "yours" as const }]),
+    ),
   "bots.ts:categoryActionText": (g) => categoryActionText(g.int(5)),
   "bots.ts:botDetectionFields": (g) => fields(botDetectionFields(detection(g))),
   "bots.ts:botsMessage": (g) =>
@@ -795,7 +799,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         { error: g.s() },
         { total: g.int(100), byStatus: { [g.s()]: g.int(9) }, complete: g.bool() },
       ]),
-      pendingApprovals: g.list(() => request(g), 8),
+      pendingApprovals: { requests: g.list(() => request(g), 8), total: g.int(50) },
       schedules: g.list(() => schedule(g), 8),
       openAlerts: g.pick([
         { error: g.s() },

@@ -98,6 +98,11 @@ const botInputs = (over: Record<string, unknown> = {}) => ({
  */
 const ranBy = (id: string) => ({ id, secret: `uctx-secret-of-${id}` });
 
+/** The requesters are members of the channels their steps post in (a request step checks it). */
+function joinChannels(h: Harness) {
+  for (const user of [ALICE, BOB, CAROL]) h.slack.memberships.set(user, [CHANNEL, "C0NOTIN"]);
+}
+
 /** Let anything in flight land (a second completion would show up here). */
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -105,6 +110,7 @@ describe("Workflow Builder steps", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
+    joinChannels(h);
   });
   afterEach(() => {
     h.sim.clearFaults();
@@ -509,6 +515,7 @@ if (!pgUp && !IN_CI)
 async function restartBetweenRequestAndApproval(options: HarnessOptions) {
   const first = await startHarness(options);
   const sim = first.sim;
+  joinChannels(first);
   let second: Harness | undefined;
   try {
     setCategory(first, 3, 0);
@@ -544,6 +551,7 @@ async function restartBetweenRequestAndApproval(options: HarnessOptions) {
 async function otherReplicaSettles(options: HarnessOptions) {
   const a = await startHarness(options);
   let b: Harness | undefined;
+  joinChannels(a);
   try {
     b = await startHarness({ ...options, dataDir: a.dataDir, sim: a.sim, seedKey: false });
     setCategory(a, 6, 0);

@@ -785,6 +785,40 @@ export function storeContract(h: EngineHarness): void {
         });
         expect((await store.approvals.countByState("T2")).pending).toBe(1);
       });
+
+      it("lists a page of pending requests by channel, kind or twin key (newest first when asked), and counts them", async () => {
+        const store = await open();
+        const made: { id: string }[] = [];
+        for (let i = 0; i < 5; i++) {
+          clock += 1000;
+          made.push(
+            await store.approvals.create({
+              ...base,
+              channelId: i < 3 ? "C1" : "G2",
+              ...(i === 4 ? { kind: "purge", twinKey: "k4" } : {}),
+            }),
+          );
+        }
+        await store.approvals.create({ ...base, teamId: "T2" });
+        const ids = (rs: { id: string }[]) => rs.map((r) => r.id);
+        const at = (...i: number[]) => i.map((n) => made[n]?.id);
+        expect(ids(await store.approvals.listPending("T1", { channelIds: ["C1"] }))).toEqual(at(0, 1, 2));
+        expect(
+          ids(
+            await store.approvals.listPending("T1", {
+              channelIds: ["C1", "G2"],
+              limit: 2,
+              newestFirst: true,
+            }),
+          ),
+        ).toEqual(at(4, 3));
+        expect(await store.approvals.listPending("T1", { channelIds: [] })).toEqual([]);
+        expect(ids(await store.approvals.listPending("T1", { kind: "purge" }))).toEqual(at(4));
+        expect(ids(await store.approvals.listPending("T1", { twinKey: "k4" }))).toEqual(at(4));
+        expect(await store.approvals.countPending("T1")).toBe(5);
+        expect(await store.approvals.countPending("T1", { channelIds: ["G2"] })).toBe(2);
+        expect(await store.approvals.countPending("T1", { channelIds: [] })).toBe(0);
+      });
     });
 
     describe("workflow steps waiting on requests (function executions)", () => {
@@ -1424,7 +1458,41 @@ export function storeContract(h: EngineHarness): void {
           userId: "U2",
           details: { fingerprint: "…beef", apiKey: "[redacted]", nested: { n: 1 } },
         });
-        expect(Object.keys(store.audit).sort()).toEqual(["append", "list"]);
+        // No update or delete by id: rows leave only by age.
+        expect(Object.keys(store.audit).sort()).toEqual(["append", "list", "prune"]);
+      });
+
+      it("lists one reader's channels (details.channelId) and prunes by age in batches, oldest first", async () => {
+        const store = await open();
+        const add = (teamId: string, at: number, channelId?: string) =>
+          store.audit.append({
+            at,
+            teamId,
+            userId: "U1",
+            action: `a${at}`,
+            target: "t",
+            outcome: "ok",
+            ...(channelId ? { details: { channelId } } : {}),
+          });
+        for (let at = 1; at <= 7; at++) await add("T1", at, at % 2 ? "C1" : "G2");
+        await add("T1", 8);
+        await add("T2", 2, "C1");
+        expect((await store.audit.list("T1", 10, { channelIds: ["G2"] })).map((e) => e.at)).toEqual([
+          6, 4, 2,
+        ]);
+        expect((await store.audit.list("T1", 2, { channelIds: ["C1", "G2"] })).map((e) => e.at)).toEqual([
+          7, 6,
+        ]);
+        expect(await store.audit.list("T1", 10, { channelIds: [] })).toEqual([]);
+
+        expect(await store.audit.prune(4, 2)).toBe(2);
+        expect(await store.audit.prune(4, 2)).toBe(1);
+        expect(await store.audit.prune(4, 2)).toBe(0);
+        expect((await store.audit.list("T1", 10)).map((e) => e.at)).toEqual([8, 7, 6, 5, 4]);
+        // A scope prunes only its workspaces' rows.
+        expect(await store.audit.prune(100, 10, { teamIds: ["T2"] })).toBe(1);
+        expect(await store.audit.prune(100, 10, { teamIds: [] })).toBe(0);
+        expect(await store.audit.list("T1", 10)).toHaveLength(5);
       });
 
       it("appends made at once are all stored in the order made, and a row that can't be stored fails alone", async () => {

@@ -65,7 +65,7 @@ export interface FakeSlack {
   violations: { where: string; problems: string[] }[];
   users: Map<string, FakeUser>;
   usergroups: Map<string, string[]>;
-  /** Channel ids each user is a member of (users.conversations, paged by its limit). */
+  /** Channel ids each user is a member of (users.conversations and conversations.members, paged by their limit). */
   memberships: Map<string, string[]>;
   /** Every functions.completeSuccess / completeError, in order (refused ones too). */
   completions: FunctionCompletion[];
@@ -213,6 +213,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return {
           ok: true,
           channels: all.slice(from, next).map((id) => ({ id, name: id.toLowerCase() })),
+          response_metadata: {
+            next_cursor: next < all.length ? Buffer.from(String(next)).toString("base64") : "",
+          },
+        };
+      }
+      case "conversations.members": {
+        // The same memberships, seen from the channel (paged by its limit).
+        const all = [...memberships].filter(([, cs]) => cs.includes(String(args.channel))).map(([u]) => u);
+        const from = Number(args.cursor ? Buffer.from(String(args.cursor), "base64").toString() : 0);
+        const next = from + Number(args.limit ?? 100);
+        return {
+          ok: true,
+          members: all.slice(from, next),
           response_metadata: {
             next_cursor: next < all.length ? Buffer.from(String(next)).toString("base64") : "",
           },

@@ -5,6 +5,7 @@ import {
   context,
   dateToken,
   header,
+  type MrkdwnInput,
   mention,
   mrkdwn,
   packLines,
@@ -12,12 +13,27 @@ import {
   reply,
 } from "./common.js";
 
-/** The workspace's audit log, newest first: when, who, what, where, outcome and any HTTP status. */
-export function auditMessage(entries: readonly AuditEntry[]): Reply {
+/** Whose entries an answer holds: one channel's, the reader's channels', or (admins) the workspace's. */
+export type AuditScope = { kind: "channel"; channelId: string } | { kind: "yours" } | { kind: "workspace" };
+
+function scopeLine(scope: AuditScope): MrkdwnInput {
+  switch (scope.kind) {
+    case "channel":
+      return mrkdwn`What happened in ${channel(scope.channelId)}.`;
+    case "yours":
+      return "What happened in the channels you are in (and that edgeops is in). `/edge audit public` shows this channel's in the channel.";
+    case "workspace":
+      return "Every entry of the workspace, as you are an admin: this answer is for you alone. `/edge audit public` shows this channel's in the channel.";
+  }
+}
+
+/** An audit log, newest first: when, who, what, where, outcome and any HTTP status. */
+export function auditMessage(entries: readonly AuditEntry[], scope: AuditScope): Reply {
   if (entries.length === 0)
     return reply("No audit entries yet", [
       header("Audit log"),
-      context("Nothing has been recorded for this workspace yet."),
+      context(scopeLine(scope)),
+      context("Nothing has been recorded here yet."),
     ]);
   const lines = entries.map((e) => {
     const where = typeof e.details?.channelId === "string" ? mrkdwn` in ${channel(e.details.channelId)}` : "";
@@ -30,6 +46,7 @@ export function auditMessage(entries: readonly AuditEntry[]): Reply {
   });
   return reply(`Audit log: last ${entries.length} entries`, [
     header("Audit log"),
-    ...packLines(lines, 45, "entries"),
+    context(scopeLine(scope)),
+    ...packLines(lines, 44, "entries"),
   ]);
 }

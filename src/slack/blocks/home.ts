@@ -26,8 +26,10 @@ export interface HomeData {
   usingDeploymentKey: boolean;
   isAdmin: boolean;
   apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
-  pendingApprovals: ApprovalRequest[];
-  schedules: Schedule[];
+  /** The newest pending approvals of the user's channels and how many there are in all. */
+  pendingApprovals: { requests: ApprovalRequest[]; total: number } | { error: string };
+  /** The schedules of the user's channels. */
+  schedules: Schedule[] | { error: string };
   /** Firing alerts of the user's channels; an error sentence when they could not be read. */
   openAlerts: { alerts: OpenAlert[]; more: boolean } | { error: string };
 }
@@ -63,12 +65,20 @@ export function homeView(d: HomeData): HomeView {
       ),
     );
 
-  blocks.push(divider(), section(`*Pending approvals* (${d.pendingApprovals.length})`));
-  if (d.pendingApprovals.length === 0) blocks.push(context("Nothing waits for a decision."));
+  blocks.push(divider(), ...pendingBlocks(d.pendingApprovals));
+  blocks.push(divider(), ...scheduleBlocks(d.schedules));
+  blocks.push(context("Type `/edge help` in any channel for the commands."));
+  return { type: "home", blocks: blocks.slice(0, 100) };
+}
+
+function pendingBlocks(d: HomeData["pendingApprovals"]): KnownBlock[] {
+  if ("error" in d) return [section("*Pending approvals in your channels*"), context(`:warning: ${d.error}`)];
+  const blocks: KnownBlock[] = [section(`*Pending approvals in your channels* (${d.total})`)];
+  if (d.total === 0) blocks.push(context("Nothing waits for a decision in the channels you are in."));
   else
     blocks.push(
       ...packLines(
-        d.pendingApprovals.map(
+        d.requests.map(
           (a) =>
             mrkdwn`• ${mention(a.requesterId)}: *${describeRequest(a)}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`,
         ),
@@ -76,13 +86,19 @@ export function homeView(d: HomeData): HomeView {
         "approvals",
       ),
     );
+  if (d.total > d.requests.length)
+    blocks.push(context(`The newest ${d.requests.length} are shown; each waits on its card in its channel.`));
+  return blocks;
+}
 
-  blocks.push(divider(), section(`*Schedules* (${d.schedules.length})`));
-  if (d.schedules.length === 0) blocks.push(context("No scheduled DNS summaries yet."));
+function scheduleBlocks(d: HomeData["schedules"]): KnownBlock[] {
+  if ("error" in d) return [section("*Schedules in your channels*"), context(`:warning: ${d.error}`)];
+  const blocks: KnownBlock[] = [section(`*Schedules in your channels* (${d.length})`)];
+  if (d.length === 0) blocks.push(context("No scheduled DNS summaries in the channels you are in."));
   else
     blocks.push(
       ...packLines(
-        d.schedules.map(
+        d.map(
           (s) =>
             mrkdwn`• ${code(s.id)} DNS zone ${s.target} in ${channel(s.channelId)}, ${s.spec} (${s.timezone}), next ${dateToken(s.nextRunAt)}${s.failing ? " :warning: failing" : ""}`,
         ),
@@ -90,6 +106,5 @@ export function homeView(d: HomeData): HomeView {
         "schedules",
       ),
     );
-  blocks.push(context("Type `/edge help` in any channel for the commands."));
-  return { type: "home", blocks: blocks.slice(0, 100) };
+  return blocks;
 }

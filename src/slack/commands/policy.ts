@@ -185,6 +185,11 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
     requestId: newRequestId(),
   });
   const scope = here ? "this channel" : "the workspace";
+  // Approvals off in one channel are off for every zone, for whoever can post there.
+  const reach =
+    change !== "reset" && change.here && change.patch.approvals === "off"
+      ? " Approvals off here covers every zone, for anyone who can post in this channel (workflow steps that pick this channel keep the workspace's policy when it is stricter)."
+      : "";
   let banner: string;
   switch (outcome.kind) {
     case "pending": {
@@ -198,7 +203,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
       );
       if (failure) throw new UserError("slack", failure);
       return sentenceReply(
-        `This change ${reasons.join(" and ") || "loosens the policy"} while approvals are required, so another admin has to approve it: the request is posted in this channel. Nothing changed yet.`,
+        `This change ${reasons.join(" and ") || "loosens the policy"} while approvals are required, so another admin has to approve it: the request is posted in this channel. Nothing changed yet.${reach}`,
         ":hourglass_flowing_sand:",
       );
     }
@@ -206,7 +211,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
       banner = `:information_source: The policy for ${scope} already says that; nothing changed.`;
       break;
     case "applied":
-      banner = `:white_check_mark: Policy updated for ${scope}.`;
+      banner = `:white_check_mark: Policy updated for ${scope}.${reach}`;
       break;
     case "already_pending":
       return sentenceReply(

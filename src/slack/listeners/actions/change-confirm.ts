@@ -4,7 +4,7 @@ import { type ChangeKind, resolveChange } from "../../../changes/index.js";
 import { toUserSentence } from "../../../errors.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
 import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
-import { outcomeBanner, requestWithCard } from "../../change-requests.js";
+import { outcomeBanner, requestWithCard, seesWhereItWaits } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
 import {
@@ -62,7 +62,13 @@ export async function submitChange<P>(
       await answerPrivately(args, failure, ctx.logger);
       return undefined;
     }
-    return { kind: outcome.kind, banner: outcomeBanner(outcome, change, ctx.userId) ?? "" };
+    const seesWhere =
+      outcome.kind !== "already_pending" ||
+      (await seesWhereItWaits(env, args.client, outcome.request, ctx).catch(() => false));
+    return {
+      kind: outcome.kind,
+      banner: outcomeBanner(outcome, change, ctx.userId, undefined, seesWhere) ?? "",
+    };
   } catch (err) {
     ctx.logger.warn({ err, kind: kind.name }, "change request failed");
     await answerPrivately(args, toUserSentence(err), ctx.logger);

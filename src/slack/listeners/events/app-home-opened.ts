@@ -11,6 +11,9 @@ import { userChannelIds } from "../../user-channels.js";
 /** How long the Home tab waits for application counts before showing what it has. */
 const APPS_DEADLINE_MS = 4_000;
 
+/** The newest pending approvals the Home tab lists (with their count). */
+const HOME_PENDING_SHOWN = 20;
+
 /** How long the Home tab waits for the user's channels and their open alerts. */
 const ALERTS_DEADLINE_MS = 4_000;
 
@@ -27,21 +30,39 @@ export function appHomeOpened(env: SlackEnv) {
     const logger = env.deps.logger.child({ teamId, userId, event: "app_home_opened" });
     const { store } = env.deps;
     try {
+      // Everything listed per channel (alerts, approvals, schedules) is of the user's channels only.
+      const channels: Promise<ReadonlySet<string> | { error: string }> = withDeadline(
+        userChannelIds(client, userId).catch((err: unknown) => {
+          if (!(err instanceof UserError)) logger.warn({ err }, "could not list the user's channels");
+          return { error: toUserSentence(err) };
+        }),
+        ALERTS_DEADLINE_MS,
+        () => ({ error: "Slack is slow to say which channels you are in; reopen this tab to try again." }),
+      );
+      const inChannels = <T>(read: (c: ReadonlySet<string>) => Promise<T>): Promise<T | { error: string }> =>
+        channels.then((c): Promise<T | { error: string }> | { error: string } =>
+          "error" in c ? c : read(c),
+        );
       const openAlerts = withDeadline(
-        userChannelIds(client, userId)
-          .then((channels) => openAlertsIn(env.deps, teamId, channels))
-          .catch((err: unknown) => {
-            if (!(err instanceof UserError)) logger.warn({ err }, "could not list the user's open alerts");
-            return { error: toUserSentence(err) };
-          }),
+        inChannels((c) => openAlertsIn(env.deps, teamId, c)).catch((err: unknown) => {
+          logger.warn({ err }, "could not list the user's open alerts");
+          return { error: toUserSentence(err) };
+        }),
         ALERTS_DEADLINE_MS,
         () => ({ error: "Slack is slow to say which channels you are in; reopen this tab to try again." }),
       );
       const [access, isAdmin, pendingApprovals, schedules] = await Promise.all([
         keyInUse(env.deps, teamId).catch((err: unknown) => ({ source: "unreadable" as const, err })),
         env.admins.isAdmin(client, teamId, userId).catch(() => false),
-        store.approvals.listPending(teamId),
-        store.schedules.list(teamId),
+        inChannels(async (c) => {
+          const query = { channelIds: [...c] };
+          const [requests, total] = await Promise.all([
+            store.approvals.listPending(teamId, { ...query, limit: HOME_PENDING_SHOWN, newestFirst: true }),
+            store.approvals.countPending(teamId, query),
+          ]);
+          return { requests, total };
+        }),
+        inChannels(async (c) => (await store.schedules.list(teamId)).filter((s) => c.has(s.channelId))),
       ]);
       // One read decrypts the key and describes it; a stored key that cannot be decrypted is still
       // described, and answers nothing.

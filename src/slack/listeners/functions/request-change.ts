@@ -8,6 +8,7 @@ import { parseAccessEntry } from "../../../services/access-entries.js";
 import { parseAction, parseCategory } from "../../../services/bot-categories.js";
 import { resolveShieldZoneId } from "../../../services/zone-lookup.js";
 import { requestWithCard } from "../../change-requests.js";
+import { channelMembers } from "../../channel-members.js";
 import { parseZoneRef } from "../../commands/parse.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { completeStep, settleStepsWaitingOn, stepRequestId } from "../../functions/completion.js";
@@ -49,7 +50,7 @@ const whereAndWho = z.object({
 });
 const WHERE_AND_WHO_HELP = {
   channel:
-    "Choose the channel where the approval request is posted (edgeops must be a member of it, and the channel's approval policy applies).",
+    "Choose the channel where the approval request is posted (edgeops and the person who runs the workflow must be members of it; the stricter of the workspace's and the channel's approval policy applies).",
   requester:
     "The step did not get the person who ran the workflow from Slack: start the workflow from a person's action (a link trigger, a shortcut or a button in a message), then edit the step and publish the workflow again.",
   zone: `Give the step a shield zone: its id (e.g. ${ZONE_EXAMPLE}) or its domain (e.g. ${DOMAIN_EXAMPLE}).`,
@@ -102,6 +103,9 @@ export const accessBlockStep: RequestStep<AccessBlockParams> = {
   },
 };
 
+const NOT_A_MEMBER =
+  "The person who ran the workflow is not a member of the channel this step posts its approval request in, so nothing was asked: pick a channel they are in, or have them join it.";
+
 /** The channel and requester, read again after the kind's own parse (which checked them). */
 const target = z.object({ channel: z.string(), requester: userContext });
 
@@ -116,6 +120,18 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
       return finishNow(args, ctx, { error: toUserSentence(err) });
     }
     const { channel, requester } = target.parse(args.inputs);
+    // The workflow's author picked the channel: its policy is only for those who can post in it.
+    let client: Awaited<ReturnType<SlackEnv["clientFor"]>>;
+    try {
+      client = await env.clientFor(ctx.teamId);
+      if (!(await channelMembers(env.deps, client, ctx.teamId, channel, requester.id)).has(requester.id)) {
+        ctx.logger.info({ channel }, "workflow step's requester is not in its channel");
+        return finishNow(args, ctx, { error: NOT_A_MEMBER });
+      }
+    } catch (err) {
+      ctx.logger.info({ err, channel }, "could not read the workflow step's channel members");
+      return finishNow(args, ctx, { error: toUserSentence(err) });
+    }
     const requestId = stepRequestId(ctx.executionId);
     try {
       // Stored before the request exists, so that the request settling (at once, where no approval
@@ -132,13 +148,14 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
       return finishNow(args, ctx, { error: toUserSentence(err) });
     }
     try {
-      const { outcome } = await requestWithCard(env, await env.clientFor(ctx.teamId), ctx.logger, step.kind, {
+      const { outcome } = await requestWithCard(env, client, ctx.logger, step.kind, {
         teamId: ctx.teamId,
         channelId: channel,
         userId: requester.id,
         params,
         requestId,
         joinPending: false,
+        strictPolicy: true,
       });
       ctx.logger.info({ requestId, outcome: outcome.kind }, "workflow step asked for a change");
       if (outcome.kind === "unchanged") {

@@ -1,0 +1,161 @@
+/**
+ * What happens in a private channel stays with its members: the App Home, `/edge audit` and the pointer to
+ * a request someone already made, through the real receiver (signed requests, the fake Slack Web API's
+ * memberships, the store on SQLite and PostgreSQL).
+ */
+import { describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import {
+  answerTo,
+  blocksText,
+  type Harness,
+  type HarnessOptions,
+  SIGNING_SECRET,
+  startHarness,
+} from "../support/harness.js";
+import { postSigned } from "../support/slack-signer.js";
+
+const ZONE = SIM_IDS.customerAccessList.zoneId;
+const IP = "198.51.100.23";
+const LABEL = `Block IP ${IP} on shield zone ${ZONE}`;
+const ALICE = "U0001"; // admin, in no channel
+const BOB = "U0002"; // in the private channel
+const CAROL = "U0003"; // in the private channel too, and in #general
+const DAVE = "U0004"; // a member of #general only
+const PRIVATE = "G0PRIV";
+const GENERAL = "C0GEN";
+
+async function openHome(h: Harness, userId: string): Promise<string> {
+  const before = h.slack.callsTo("views.publish").length;
+  const event = {
+    token: "legacy",
+    team_id: "T0001",
+    api_app_id: "A0001",
+    type: "event_callback",
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
+    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
+  };
+  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
+    contentType: "application/json",
+  });
+  expect(ack.status).toBe(200);
+  const publish = await h.slack.waitForCall(
+    "views.publish",
+    (c) => c.args.user_id === userId && h.slack.callsTo("views.publish").indexOf(c) >= before,
+  );
+  expect(h.slack.violations).toEqual([]);
+  return blocksText((publish.args.view as { blocks: unknown }).blocks);
+}
+
+/** Types the command as `userId` in `channelId`, presses Confirm, and returns what the click answered. */
+async function typeAndConfirm(h: Harness, text: string, userId: string, channelId: string) {
+  const typed = await answerTo(h, text, userId, channelId);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  if (!confirm) throw new Error(`no Confirm on: ${typed.text}`);
+  const click = await h.click(confirm, { userId, channelId });
+  expect(click.status).toBe(200);
+  return blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+}
+
+async function withPrivateChannel(options: HarnessOptions, body: (h: Harness) => Promise<void>) {
+  const h = await startHarness(options);
+  h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
+  h.slack.memberships.set(BOB, [PRIVATE]);
+  h.slack.memberships.set(CAROL, [PRIVATE, GENERAL]);
+  h.slack.memberships.set(DAVE, [GENERAL]);
+  try {
+    expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB, PRIVATE)).toContain(
+      "needs a second person's approval",
+    );
+    const scheduled = await answerTo(h, "schedule dns 5678 daily 09:00 UTC", BOB, PRIVATE);
+    expect(scheduled.text).toContain("5678");
+    await body(h);
+  } finally {
+    await h.close();
+  }
+}
+
+async function homeAndAudit(options: HarnessOptions = {}) {
+  await withPrivateChannel(options, async (h) => {
+    // Dave, in #general only: neither the request nor the schedule of the private channel.
+    const daves = await openHome(h, DAVE);
+    expect(daves).not.toContain(IP);
+    expect(daves).not.toContain(PRIVATE);
+    expect(daves).toContain("*Pending approvals in your channels* (0)");
+    expect(daves).toContain("*Schedules in your channels* (0)");
+
+    // Bob, who is in it, sees both.
+    const bobs = await openHome(h, BOB);
+    expect(bobs).toContain("*Pending approvals in your channels* (1)");
+    expect(bobs).toContain(`*${LABEL}* in <#${PRIVATE}>`);
+    expect(bobs).toContain("*Schedules in your channels* (1)");
+
+    // /edge audit: Dave sees nothing of it, Bob does.
+    const daveAudit = await answerTo(h, "audit 5", DAVE, GENERAL);
+    expect(daveAudit.text).not.toContain(IP);
+    expect(daveAudit.text).not.toContain(PRIVATE);
+    expect(daveAudit.text).toContain("the channels you are in");
+    expect(daveAudit.buttons.map((b) => b.text)).not.toContain("Share in channel");
+    const bobAudit = await answerTo(h, "audit 5", BOB, PRIVATE);
+    expect(bobAudit.text).toContain(`shield zone ${ZONE} / ip ${IP}`);
+    expect(bobAudit.text).toContain(`in <#${PRIVATE}>`);
+
+    // Alice, an admin in no channel: everything, for her alone (no Share in channel).
+    const aliceAudit = await answerTo(h, "audit 5", ALICE, GENERAL);
+    expect(aliceAudit.text).toContain(`in <#${PRIVATE}>`);
+    expect(aliceAudit.text).toContain("for you alone");
+    expect(aliceAudit.buttons.map((b) => b.text)).not.toContain("Share in channel");
+    // In the channel, even an admin's answer holds only that channel's entries.
+    const shared = await h.command("audit 5 public", { userId: ALICE, channelId: GENERAL });
+    const sharedText = blocksText((await h.slack.waitForResponse(shared.responseId)).body.blocks);
+    expect(sharedText).toContain(`What happened in <#${GENERAL}>`);
+    expect(sharedText).not.toContain(PRIVATE);
+    expect(sharedText).not.toContain(IP);
+  });
+}
+
+const pgUp = await pgReachable();
+
+async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
+  const schema = randomSchema();
+  try {
+    await run({ pgSchema: schema });
+  } finally {
+    await dropSchema(schema).catch(() => undefined);
+  }
+}
+
+describe("a private channel's requests and schedules", () => {
+  it("App Home and /edge audit show them only to its members; admins see the audit alone (SQLite)", async () => {
+    await homeAndAudit();
+  }, 20_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "the same on PostgreSQL",
+    async () => {
+      await onPostgres(homeAndAudit);
+    },
+    20_000,
+  );
+});
+
+describe("the pointer to a request someone already made", () => {
+  it("names the private channel and the asker only to the channel's members", async () => {
+    await withPrivateChannel({}, async (h) => {
+      const daves = await typeAndConfirm(h, `block ${ZONE} ${IP}`, DAVE, GENERAL);
+      expect(daves).toContain(`Someone already asked for *${LABEL}*; it waits for approval elsewhere.`);
+      expect(daves).not.toContain(PRIVATE);
+      expect(daves).not.toContain(BOB);
+      // Carol is in the private channel: told who asked and where, from #general too.
+      const carols = await typeAndConfirm(h, `block ${ZONE} ${IP}`, CAROL, GENERAL);
+      expect(carols).toContain(
+        `<@${BOB}> already asked for *${LABEL}*: it is waiting for approval in <#${PRIVATE}>`,
+      );
+      expect(await h.store.approvals.countPending("T0001")).toBe(1);
+    });
+  }, 20_000);
+});
