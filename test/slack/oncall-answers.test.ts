@@ -201,3 +201,35 @@ describe("approvers Slack knows, and a number of approvals that can be met (29.1
     expect(pending.find((r) => r.kind === "policy")?.approvalsNeeded).toBe(2);
   });
 });
+
+describe("tightening is told to the channel, and the audit log says before → after (29.11)", () => {
+  it("a tightening posts in the channel who changed what, and what it was", async () => {
+    const answer = await say("policy expiry 10");
+    expect(answer.text).toContain("Policy updated for the workspace");
+    const post = await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.channel === "C0001" && blocksText(c.args.blocks).includes("changed the approval policy"),
+    );
+    const text = blocksText(post.args.blocks);
+    expect(text).toContain("<@U0001> changed the approval policy for the workspace");
+    expect(text).toContain("expiry 10 minutes");
+    expect(text).toContain("*Before*");
+  });
+
+  it("policy and change entries show what changed, before and after", async () => {
+    const typed = await say("ddos 18401 high");
+    const confirm = typed.buttons.find((b) => b.text === "Confirm")!;
+    await h.click(confirm, { userId: "U0001" });
+    await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("DDoS sensitivity"),
+    );
+    const audit = (await say("audit")).text;
+    const ddos = audit.split("\n").findIndex((l) => l.includes("ddos_sensitivity.request"));
+    expect(ddos).toBeGreaterThanOrEqual(0);
+    expect(audit.split("\n")[ddos + 1]).toMatch(/DDoS sensitivity: \w+ → \*High\*/);
+    const policy = audit.split("\n").findIndex((l) => l.includes("policy.request"));
+    expect(policy).toBeGreaterThanOrEqual(0);
+    expect(audit.split("\n")[policy + 1]).toContain("Change: expiry 10 minutes");
+    expect(audit.split("\n")[policy + 1]).toContain("Before:");
+  });
+});
