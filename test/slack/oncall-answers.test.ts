@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 // Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
 let h: Harness;
@@ -231,5 +232,63 @@ describe("tightening is told to the channel, and the audit log says before → a
     expect(policy).toBeGreaterThanOrEqual(0);
     expect(audit.split("\n")[policy + 1]).toContain("Change: expiry 10 minutes");
     expect(audit.split("\n")[policy + 1]).toContain("Before:");
+  });
+});
+
+describe("Retry only where it can succeed, and a press is answered; purge checks its pull zone (29.7)", () => {
+  const simZone = (id: number) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === id)!;
+
+  /** Bob asks and confirms; the card's Approve button. */
+  async function asked(text: string, label: string) {
+    const typed = await answerTo(h, text, "U0002");
+    await h.click(typed.buttons.find((b) => b.text === "Confirm")!, { userId: "U0002" });
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) =>
+        blocksText(c.args.blocks).includes(label) &&
+        findButtons(c.args.blocks).some((b) => b.action_id === ACTIONS.approve),
+    );
+    return findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+  }
+
+  it("a setting changed since the request: no Retry, the card says to ask again", async () => {
+    const id = SIM_IDS.firstShieldZone + 5;
+    simZone(id).dDoSShieldSensitivity = 2;
+    const approve = await asked(`ddos ${id} high`, `shield zone ${id}`);
+    simZone(id).dDoSShieldSensitivity = 0;
+    await h.click(approve, { userId: "U0003" });
+    const failed = await h.slack.waitForCall("chat.update", (c) => {
+      const t = blocksText(c.args.blocks);
+      return t.includes(`shield zone ${id}`) && t.includes("did not go through");
+    });
+    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+    expect(blocksText(failed.args.blocks)).toContain(`Retrying would fail the same way`);
+    expect(blocksText(failed.args.blocks)).toContain(`/edge ddos ${id} high`);
+  });
+
+  it("a Retry press that fails again is answered privately", async () => {
+    const id = SIM_IDS.firstShieldZone + 6;
+    simZone(id).dDoSShieldSensitivity = 1;
+    const approve = await asked(`ddos ${id} high`, `shield zone ${id}`);
+    h.sim.addFault({ method: "PATCH", path: /\/shield\/shield-zone/, status: 500, body: "none", times: 6 });
+    await h.click(approve, { userId: "U0003" });
+    const failed = await h.slack.waitForCall("chat.update", (c) => {
+      const t = blocksText(c.args.blocks);
+      return t.includes(`shield zone ${id}`) && t.includes("did not go through");
+    });
+    const retry = findButtons(failed.args.blocks).find((b) => b.action_id === ACTIONS.retry);
+    expect(retry).toBeDefined();
+    const press = await h.click(retry!, { userId: "U0003" });
+    const answer = await h.slack.waitForResponse(press.responseId, undefined, 15_000);
+    expect(blocksText(answer.body.blocks)).toContain("Retried, and it failed again");
+  });
+
+  it("/edge purge checks the pull zone before anything is asked, and names it", async () => {
+    const missing = await say("purge 9999999");
+    expect(missing.text).toContain("There is no pull zone 9999999");
+    expect(missing.buttons.map((b) => b.text)).not.toContain("Confirm");
+    const known = await say(`purge ${SIM_IDS.pullZoneUnderAttack}`);
+    expect(known.text).toContain(`Pull zone ${SIM_IDS.pullZoneUnderAttack} is acme-shop`);
+    expect(known.buttons.map((b) => b.text)).toContain("Confirm");
   });
 });
