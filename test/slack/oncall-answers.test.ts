@@ -125,7 +125,7 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
     expect(other.buttons.map((b) => b.text)).toContain("Confirm");
   });
 
-  it("learning mode on until a past date is shown as ended, and learning on is a change", async () => {
+  it("learning mode on until a past date is shown as ended, and learning on says so", async () => {
     const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
     expect(zone.learningMode).toBe(true);
     expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
@@ -136,8 +136,11 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
     expect(facts).toContain("learning ended");
     expect(facts).not.toMatch(/learning until/);
 
+    // Not "already in force": it ended, and a new period is set where edgeops cannot set one.
     const on = await say(`learning ${LEARNING_ENDED} on`);
-    expect(on.text).toContain("off → *on*");
+    expect(on.text).toContain(`Learning mode of shield zone ${LEARNING_ENDED} ended`);
+    expect(on.text).toContain("bunny.net dashboard");
+    expect(on.buttons.map((b) => b.text)).not.toContain("Confirm");
 
     const res = await h.command(`incident ${LEARNING_ENDED}`, { userId: "U0001" });
     const card = await h.slack.waitForResponse(
