@@ -133,6 +133,9 @@ async function audit(
       requestId: r.id,
       channelId: r.channelId,
       change: c ? c.kind.describe(c.params) : null,
+      // What the change found and asked for, so the audit log can say before → after.
+      params: r.params,
+      observed: r.observed,
       ...details,
     },
   });

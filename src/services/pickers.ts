@@ -72,6 +72,23 @@ export async function dnsZoneKnown(deps: Deps, teamId: string, id: number): Prom
   return zones.length >= PAGE_SIZE * MAX_PAGES ? undefined : false;
 }
 
+/**
+ * Pull zone `id` as the workspace's key sees it (its name and hostnames), false when the key sees no
+ * such pull zone, undefined when the list is cut short and it may be beyond it.
+ */
+export async function pullZoneKnown(
+  deps: Deps,
+  teamId: string,
+  id: number,
+): Promise<{ name: string | null; hostnames: readonly string[] } | false | undefined> {
+  const directory = await zoneDirectory(deps, teamId);
+  const shielded = directory.zones.find((z) => z.zone.pullZoneId === id);
+  if (shielded) return { name: shielded.pullZoneName, hostnames: shielded.hostnames };
+  const plain = directory.unshielded.find((p) => p.pullZoneId === id);
+  if (plain) return { name: plain.pullZoneName, hostnames: plain.hostnames };
+  return directory.complete ? false : undefined;
+}
+
 /** Every application the workspace's key sees (the first 10,000), from the per-key cache. */
 export function appList(deps: Deps, teamId: string, freshness: Freshness = "fresh"): Promise<readonly App[]> {
   return cachedForKey(deps, teamId, APPS, freshness);

@@ -275,7 +275,10 @@ describe("8. the two-person rule has no side door (SQLite)", () => {
     const tightened = await command(h, "policy approvals required", ALICE);
     expect(tightened.text).toContain("Policy updated for the workspace");
     expect(tightened.text).toContain("Required");
-    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    // Told to the channel (issue 29.11), not put to a vote.
+    expect(h.slack.callsTo("chat.postMessage").map((c) => blocksText(c.args.blocks))).toEqual([
+      expect.stringContaining("changed the approval policy"),
+    ]);
   });
 
   it("a shorter expiry and a narrower approver list apply at once; a longer expiry and a channel override that relaxes wait", async () => {
@@ -290,7 +293,8 @@ describe("8. the two-person rule has no side door (SQLite)", () => {
     expect((await command(h, "policy approvers <@U0003|carol> <@U0001|alice>", ALICE)).text).toContain(
       "changes who can approve",
     );
-    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(3);
+    // Three cards, and the channel told of the shorter expiry (issue 29.11).
+    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(4);
   });
 
   it("policy reset here that relaxes the channel waits for approval; one that tightens applies at once", async () => {
@@ -343,7 +347,7 @@ async function twoApproversRace(options: HarnessOptions) {
     for (const id of approvers) h.slack.users.set(id, { id, is_admin: true });
     // More approvers per request is a tightening: it applies at once.
     expect((await command(h, "policy approvals 2", ALICE)).text).toContain("2 approvers");
-    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(1); // the channel is told (issue 29.11)
     await requestBlock(h, 5);
     const { approve } = await pendingCard(h, "Ads");
     const clicks = await Promise.all(approvers.map((userId) => h.click(approve, { userId })));

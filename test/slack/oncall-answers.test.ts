@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 // Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
 let h: Harness;
@@ -124,7 +125,7 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
     expect(other.buttons.map((b) => b.text)).toContain("Confirm");
   });
 
-  it("learning mode on until a past date is shown as ended, and learning on is a change", async () => {
+  it("learning mode on until a past date is shown as ended, and learning on says so", async () => {
     const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
     expect(zone.learningMode).toBe(true);
     expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
@@ -135,8 +136,11 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
     expect(facts).toContain("learning ended");
     expect(facts).not.toMatch(/learning until/);
 
+    // Not "already in force": it ended, and a new period is set where edgeops cannot set one.
     const on = await say(`learning ${LEARNING_ENDED} on`);
-    expect(on.text).toContain("off → *on*");
+    expect(on.text).toContain(`Learning mode of shield zone ${LEARNING_ENDED} ended`);
+    expect(on.text).toContain("bunny.net dashboard");
+    expect(on.buttons.map((b) => b.text)).not.toContain("Confirm");
 
     const res = await h.command(`incident ${LEARNING_ENDED}`, { userId: "U0001" });
     const card = await h.slack.waitForResponse(
@@ -199,5 +203,95 @@ describe("approvers Slack knows, and a number of approvals that can be met (29.1
     expect(blocksText(card.args.blocks)).toMatch(/0 of 2|2 approvals|2 more needed/);
     const pending = await p.store.approvals.listPending("T0001");
     expect(pending.find((r) => r.kind === "policy")?.approvalsNeeded).toBe(2);
+  });
+});
+
+describe("tightening is told to the channel, and the audit log says before → after (29.11)", () => {
+  it("a tightening posts in the channel who changed what, and what it was", async () => {
+    const answer = await say("policy expiry 10");
+    expect(answer.text).toContain("Policy updated for the workspace");
+    const post = await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.channel === "C0001" && blocksText(c.args.blocks).includes("changed the approval policy"),
+    );
+    const text = blocksText(post.args.blocks);
+    expect(text).toContain("<@U0001> changed the approval policy for the workspace");
+    expect(text).toContain("expiry 10 minutes");
+    expect(text).toContain("*Before*");
+  });
+
+  it("policy and change entries show what changed, before and after", async () => {
+    const typed = await say("ddos 18401 high");
+    const confirm = typed.buttons.find((b) => b.text === "Confirm")!;
+    await h.click(confirm, { userId: "U0001" });
+    await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("DDoS sensitivity"),
+    );
+    const audit = (await say("audit")).text;
+    const ddos = audit.split("\n").findIndex((l) => l.includes("ddos_sensitivity.request"));
+    expect(ddos).toBeGreaterThanOrEqual(0);
+    expect(audit.split("\n")[ddos + 1]).toMatch(/DDoS sensitivity: \w+ → \*High\*/);
+    const policy = audit.split("\n").findIndex((l) => l.includes("policy.request"));
+    expect(policy).toBeGreaterThanOrEqual(0);
+    expect(audit.split("\n")[policy + 1]).toContain("Change: expiry 10 minutes");
+    expect(audit.split("\n")[policy + 1]).toContain("Before:");
+  });
+});
+
+describe("Retry only where it can succeed, and a press is answered; purge checks its pull zone (29.7)", () => {
+  const simZone = (id: number) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === id)!;
+
+  /** Bob asks and confirms; the card's Approve button. */
+  async function asked(text: string, label: string) {
+    const typed = await answerTo(h, text, "U0002");
+    await h.click(typed.buttons.find((b) => b.text === "Confirm")!, { userId: "U0002" });
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) =>
+        blocksText(c.args.blocks).includes(label) &&
+        findButtons(c.args.blocks).some((b) => b.action_id === ACTIONS.approve),
+    );
+    return findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+  }
+
+  it("a setting changed since the request: no Retry, the card says to ask again", async () => {
+    const id = SIM_IDS.firstShieldZone + 5;
+    simZone(id).dDoSShieldSensitivity = 2;
+    const approve = await asked(`ddos ${id} high`, `shield zone ${id}`);
+    simZone(id).dDoSShieldSensitivity = 0;
+    await h.click(approve, { userId: "U0003" });
+    const failed = await h.slack.waitForCall("chat.update", (c) => {
+      const t = blocksText(c.args.blocks);
+      return t.includes(`shield zone ${id}`) && t.includes("did not go through");
+    });
+    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+    expect(blocksText(failed.args.blocks)).toContain(`Retrying would fail the same way`);
+    expect(blocksText(failed.args.blocks)).toContain(`/edge ddos ${id} high`);
+  });
+
+  it("a Retry press that fails again is answered privately", async () => {
+    const id = SIM_IDS.firstShieldZone + 6;
+    simZone(id).dDoSShieldSensitivity = 1;
+    const approve = await asked(`ddos ${id} high`, `shield zone ${id}`);
+    h.sim.addFault({ method: "PATCH", path: /\/shield\/shield-zone/, status: 500, body: "none", times: 6 });
+    await h.click(approve, { userId: "U0003" });
+    const failed = await h.slack.waitForCall("chat.update", (c) => {
+      const t = blocksText(c.args.blocks);
+      return t.includes(`shield zone ${id}`) && t.includes("did not go through");
+    });
+    const retry = findButtons(failed.args.blocks).find((b) => b.action_id === ACTIONS.retry);
+    expect(retry).toBeDefined();
+    const press = await h.click(retry!, { userId: "U0003" });
+    const answer = await h.slack.waitForResponse(press.responseId, undefined, 15_000);
+    expect(blocksText(answer.body.blocks)).toContain("Retried, and it failed again");
+  });
+
+  it("/edge purge checks the pull zone before anything is asked, and names it", async () => {
+    const missing = await say("purge 9999999");
+    expect(missing.text).toContain("There is no pull zone 9999999");
+    expect(missing.buttons.map((b) => b.text)).not.toContain("Confirm");
+    const known = await say(`purge ${SIM_IDS.pullZoneUnderAttack}`);
+    expect(known.text).toContain(`Pull zone ${SIM_IDS.pullZoneUnderAttack} is acme-shop`);
+    expect(known.buttons.map((b) => b.text)).toContain("Confirm");
   });
 });

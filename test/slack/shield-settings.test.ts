@@ -109,7 +109,8 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(blocksText(failed.args.blocks)).toContain(
       "changed from Medium to Off since this request was made",
     );
-    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(true);
+    // Retry would meet the same changed setting (issue 29.7): the card says to ask again instead.
+    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(false);
     expect(patches(h).length).toBe(mid);
     expect(zone(h).dDoSShieldSensitivity).toBe(0);
   });

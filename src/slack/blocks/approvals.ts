@@ -1,5 +1,6 @@
 import type { Button, KnownBlock } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
+import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
@@ -273,9 +274,13 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
       blocks.push(
         section(mrkdwn`:x: *The change did not go through:* ${r.lastError?.message ?? "unknown error"}`),
       );
-      // Other settings moved with it: a Retry would act as if nothing happened.
-      if (r.lastError?.kind !== "other_settings_moved")
-        blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
+      if (retryCanHelp(r.lastError)) blocks.push(actions(button("Retry", ACTIONS.retry, r.id)));
+      else
+        blocks.push(
+          context(
+            mrkdwn`Retrying would fail the same way: once it is put right, ask again with ${askAgain(r)}.`,
+          ),
+        );
     }
     if ((r.state === "expired" || r.state === "cancelled") && r.lastError)
       blocks.push(section(mrkdwn`:heavy_multiplication_x: ${r.lastError.message}`));

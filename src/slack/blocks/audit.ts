@@ -1,3 +1,4 @@
+import { resolveChange } from "../../changes/index.js";
 import type { AuditEntry } from "../../store/index.js";
 import {
   channel,
@@ -5,6 +6,7 @@ import {
   context,
   dateToken,
   header,
+  joinMrkdwn,
   type MrkdwnInput,
   mention,
   mrkdwn,
@@ -27,6 +29,19 @@ function scopeLine(scope: AuditScope): MrkdwnInput {
   }
 }
 
+/** A change's entry: what it found and what it asked for ("Low → High", a policy's change and before). */
+function beforeAfter(e: AuditEntry): MrkdwnInput {
+  const kind = e.action.slice(0, e.action.lastIndexOf("."));
+  if (!e.details || !("params" in e.details)) return "";
+  const c = resolveChange({ kind, params: e.details.params });
+  if (!c) return "";
+  const rows = c.kind.details(c.params, e.details.observed ?? null);
+  return mrkdwn`\n      ${joinMrkdwn(
+    rows.map(([label, v]) => mrkdwn`${label}: ${v}`),
+    " · ",
+  )}`;
+}
+
 /** An audit log, newest first: when, who, what, where, outcome and any HTTP status. */
 export function auditMessage(entries: readonly AuditEntry[], scope: AuditScope): Reply {
   if (entries.length === 0)
@@ -42,7 +57,7 @@ export function auditMessage(entries: readonly AuditEntry[], scope: AuditScope):
         ? ` (HTTP ${e.details.status}${typeof e.details.errorKey === "string" ? `, ${e.details.errorKey}` : ""})`
         : "";
     const who = e.userId === "system" ? "edgeops" : mention(e.userId);
-    return mrkdwn`${dateToken(e.at)} · ${who} · ${code(e.action)} · ${e.target}${where} · *${e.outcome}*${status}`;
+    return mrkdwn`${dateToken(e.at)} · ${who} · ${code(e.action)} · ${e.target}${where} · *${e.outcome}*${status}${beforeAfter(e)}`;
   });
   return reply(`Audit log: last ${entries.length} entries`, [
     header("Audit log"),

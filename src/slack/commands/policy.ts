@@ -2,8 +2,23 @@ import { requestChange } from "../../changes/engine.js";
 import { policyWords } from "../../changes/index.js";
 import { type PolicyParams, policyAfter, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
-import { type Approvers, EVERY_CHANGE, MAX_APPROVALS_NEEDED, type PolicyPatch } from "../../store/index.js";
-import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
+import {
+  type ApprovalRequest,
+  type Approvers,
+  EVERY_CHANGE,
+  MAX_APPROVALS_NEEDED,
+  type PolicyPatch,
+} from "../../store/index.js";
+import {
+  channel,
+  context,
+  fields,
+  mention,
+  mrkdwn,
+  type Reply,
+  section,
+  sentenceReply,
+} from "../blocks/common.js";
 import { policyMessage } from "../blocks/policy.js";
 import { askerOf, postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
@@ -105,6 +120,31 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
       return "reset";
     default:
       throw usage(`Change approvals, approvers or expiry. For example: ${EXAMPLES.slice(1).join("  ·  ")}`);
+  }
+}
+
+/**
+ * A policy change that applied at once (tightening, or approvals off) is announced in the channel as
+ * a loosening's card is: who changed what, and what it was before.
+ */
+async function announceInChannel(
+  ctx: CommandContext,
+  request: ApprovalRequest,
+  scope: string,
+): Promise<boolean> {
+  const params = policyKind.params.parse(request.params);
+  const rows = policyKind.details(params, request.observed as Parameters<typeof policyKind.details>[1]);
+  const title = mrkdwn`:scroll: ${mention(ctx.userId)} changed the approval policy for ${scope}.`;
+  try {
+    await ctx.client.chat.postMessage({
+      channel: ctx.channelId,
+      text: `The approval policy for ${scope} changed.`,
+      blocks: [section(title), fields(rows.map(([label, v]) => mrkdwn`*${label}*\n${v}`))],
+    });
+    return true;
+  } catch (err) {
+    ctx.logger.warn({ err }, "could not announce a policy change in the channel");
+    return false;
   }
 }
 
@@ -212,6 +252,9 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
       break;
     case "applied":
       banner = `:white_check_mark: Policy updated for ${scope}.${reach}`;
+      if (!(await announceInChannel(ctx, outcome.request, scope)))
+        banner +=
+          " I could not post it in this channel (invite me with /invite @edgeops), so tell the channel yourself.";
       break;
     case "already_pending":
       return sentenceReply(

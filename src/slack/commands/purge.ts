@@ -1,6 +1,8 @@
 import { purgeKind, purgeParams } from "../../changes/kinds/purge.js";
-import { usage } from "../../errors.js";
+import { UserError, usage } from "../../errors.js";
+import { pullZoneKnown } from "../../services/pickers.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
+import { context } from "../blocks/common.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -38,6 +40,21 @@ export const purgeCommand: Subcommand = {
       throw usage(
         `That is not something edgeops can purge: a cache tag is up to 200 letters, digits and . : / - _, and a URL up to 1500 characters. For example: ${PURGE_EXAMPLE} product-images or ${PURGE_URL_EXAMPLE}`,
       );
-    return confirmChangeMessage({ r: newRequestId(), k: purgeKind.name, p: checked.data });
+    const confirm = confirmChangeMessage({ r: newRequestId(), k: purgeKind.name, p: checked.data });
+    if (!("pullZoneId" in checked.data)) return confirm;
+    const id = checked.data.pullZoneId;
+    const zone = await pullZoneKnown(ctx.env.deps, ctx.teamId, id);
+    if (zone === false)
+      throw new UserError(
+        "not_found",
+        `There is no pull zone ${id} in this account: check the id, or type /edge purge alone to pick one of your pull zones.`,
+      );
+    if (zone === undefined) return confirm;
+    const names = [...(zone.name ? [zone.name] : []), ...zone.hostnames.slice(0, 3)];
+    const [title, ...rest] = confirm.blocks;
+    const which = context(
+      `Pull zone ${id} is ${names.length > 0 ? names.join(", ") : "a pull zone without a name or hostname"}.`,
+    );
+    return { ...confirm, blocks: [...(title ? [title] : []), which, ...rest] };
   },
 };

@@ -8,7 +8,7 @@ import {
   WAF_MODE_WORDS,
   wafModeKind,
 } from "../../changes/kinds/shield-zone-setting.js";
-import { wafExecutionModeLabel } from "../../edge/schemas/shield.js";
+import { learningModeEnded, wafExecutionModeLabel } from "../../edge/schemas/shield.js";
 import { usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
@@ -112,4 +112,14 @@ export const learningCommand = shieldSettingCommand({
   summary: "Ask to turn a shield zone's learning mode on or off (approval may be required).",
   example: "/edge learning 1234 off",
   domainExample: "/edge learning shop.example.com on",
+  // On "until" a time past reads as off, but sending "on" again would not start a new period.
+  async note(ctx, shieldZoneId, value) {
+    if (!value) return undefined;
+    const zone = await (await edgeClientFor(ctx.env.deps, ctx.teamId)).getShieldZone(shieldZoneId);
+    const ended = learningModeEnded(zone, ctx.env.deps.now());
+    if (ended === undefined) return undefined;
+    throw usage(
+      `Learning mode of shield zone ${shieldZoneId} ended ${ended.replace("T", " ").replace(/:00(\.\d+)?Z$/, " UTC")} (the zone still lists it as on until then). edgeops can turn learning on or off but not set when it ends: start a new learning period in the bunny.net dashboard (Shield, WAF).`,
+    );
+  },
 });

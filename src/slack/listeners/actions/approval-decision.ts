@@ -2,7 +2,7 @@ import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
-import type { MrkdwnInput } from "../../blocks/common.js";
+import { type MrkdwnInput, mrkdwn } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
@@ -33,6 +33,13 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
       return `Your approval is recorded: ${outcome.remaining} more ${outcome.remaining === 1 ? "approver is" : "approvers are"} needed.`;
     case "already_approved":
       return "You already approved this request; it needs another approver.";
+    // A Retry press gets an answer whatever the card shows.
+    case "failed":
+      return decision === "retry"
+        ? mrkdwn`Retried, and it failed again: ${outcome.request.lastError?.message ?? "unknown error"}`
+        : undefined;
+    case "applied":
+      return decision === "retry" ? "Retried: the change is applied." : undefined;
     default:
       return undefined;
   }
