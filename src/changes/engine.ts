@@ -16,6 +16,7 @@ import type {
 import { StoreError } from "../store/index.js";
 import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+import { withChangeLock } from "./target-lock.js";
 
 /**
  * The one state machine every change goes through:
@@ -340,7 +341,9 @@ export const UNKNOWN_OUTCOME_SENTENCE =
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
   try {
-    await kind.apply(deps, scopeOf(request), params);
+    await withChangeLock(deps, kind, scopeOf(request), params, async () => {
+      await kind.apply(deps, scopeOf(request), params);
+    });
   } catch (err) {
     if (outcomeUnknown(err)) {
       deps.logger.warn(
@@ -672,17 +675,21 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   const { kind, params } = mustResolve(r);
   const back = kind.undo?.(params, r.observed);
   try {
-    const current = await kind.readCurrent(deps, scopeOf(r), params);
-    if (!back || !kind.inForce(params, current)) {
-      const left = await move(deps, r.id, "undoing", "undone", {
-        lastError: { kind: "changed_since", message: CHANGED_SINCE_UNDO_SENTENCE },
-        undoAt: null,
-      });
-      countState(deps, "undone");
-      await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
-      return { kind: "undone", request: left ?? r };
-    }
-    await kind.apply(deps, scopeOf(r), back);
+    const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
+      const current = await kind.readCurrent(deps, scopeOf(r), params);
+      if (!back || !kind.inForce(params, current)) {
+        const moved = await move(deps, r.id, "undoing", "undone", {
+          lastError: { kind: "changed_since", message: CHANGED_SINCE_UNDO_SENTENCE },
+          undoAt: null,
+        });
+        countState(deps, "undone");
+        await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
+        return { kind: "undone", request: moved ?? r } as const;
+      }
+      await kind.apply(deps, scopeOf(r), back);
+      return undefined;
+    });
+    if (left) return left;
   } catch (err) {
     if (outcomeUnknown(err)) {
       const lastError: ApprovalError = { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };

@@ -52,6 +52,11 @@ export interface ChangeKind<P = unknown, V = unknown> {
   readCurrent(deps: Deps, scope: ChangeScope, p: P): Promise<V | null>;
   /** Whether the requested change is what `current` already is. */
   inForce(p: P, current: V | null): boolean;
+  /**
+   * The Edge target this change writes (within the workspace's API key), e.g. "shield-zone:1234"; changes
+   * of one target are made one at a time across replicas (target-lock.ts). Absent: no shared target.
+   */
+  lockKey?(p: P, scope: ChangeScope): string;
   /** Make the change. Throws an EdgeApiError, StoreError or UserError. */
   apply(deps: Deps, scope: ChangeScope, p: P): Promise<void>;
   /**

@@ -207,6 +207,17 @@ export interface Database {
   watches: WatchesTable;
   alert_episodes: AlertEpisodesTable;
   function_executions: FunctionExecutionsTable;
+  target_locks: TargetLocksTable;
+}
+
+/** One writer at a time per Edge target (an access list, a zone's settings, a bot category), migration 8. */
+export interface TargetLocksTable {
+  /** The target, as its change kind names it (changes/kind.ts lockKey). */
+  key: string;
+  /** The process and call holding it (random per hold). */
+  holder: string;
+  /** Held until this instant unless renewed; past it, anyone may take it (its holder died). */
+  lease_until: number;
 }
 
 export type Engine = "sqlite" | "postgres";

@@ -292,6 +292,19 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 8,
+    name: "one writer per Edge target: target locks held as renewed leases",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("target_locks")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .addColumn("holder", "text", (c) => c.notNull())
+        .addColumn("lease_until", ts, (c) => c.notNull())
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -55,6 +55,8 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
     return readEntryState(client, p.shieldZoneId, p);
   },
   inForce: (p, current) => (current ?? "none") === p.state,
+  // Every edgeops list of the entry's type (block and challenge): a move reads and writes both.
+  lockKey: (p) => `shield-zone:${p.shieldZoneId}:access-lists:${p.type}`,
   async apply(deps, scope, p) {
     const client = await edgeClientFor(deps, scope.teamId);
     await setEntryState(client, p.shieldZoneId, p, p.state);

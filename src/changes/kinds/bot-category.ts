@@ -39,6 +39,7 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
     return categories.find((c) => c.category === p.category)?.action ?? null;
   },
   inForce: (p, current) => current === p.action,
+  lockKey: (p) => `shield-zone:${p.shieldZoneId}:bot-category:${p.category}`,
   async apply(deps, scope, p) {
     const client = await edgeClientFor(deps, scope.teamId);
     await client.setBotCategoryAction(p.shieldZoneId, p.category, p.action as BotCategoryAction);

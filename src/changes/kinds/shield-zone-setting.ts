@@ -77,6 +77,8 @@ function shieldSettingKind<V extends number | boolean>(
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
     readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
     inForce: (p, current) => current === p.value,
+    // One PATCH for every setting of the zone: its settings are one target.
+    lockKey: (p) => `shield-zone:${p.shieldZoneId}:settings`,
     async apply(deps, scope, p) {
       const current = await readSetting(s, deps, scope, p.shieldZoneId);
       if (current === p.value) return;
