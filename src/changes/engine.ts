@@ -78,7 +78,13 @@ export type DecisionOutcome =
   | { kind: "expired"; request: ApprovalRequest }
   | { kind: "rejected"; request: ApprovalRequest }
   /** Counted, but more approvers are needed. */
-  | { kind: "approval_recorded"; request: ApprovalRequest; remaining: number }
+  | {
+      kind: "approval_recorded";
+      request: ApprovalRequest;
+      remaining: number;
+      /** Earlier approvers who are no longer approvers here: their approvals were dropped. */
+      dropped?: string[];
+    }
   | { kind: "already_approved"; request: ApprovalRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
   | { kind: "retry_closed"; request: ApprovalRequest }
@@ -429,15 +435,23 @@ export async function approve(deps: Deps, input: DecisionInput): Promise<Decisio
   if (request.requesterId === input.userId) return { kind: "self_approval", request };
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  return recordApproval(deps, request, input.userId);
+  return recordApproval(deps, request, input.userId, input.isApprover);
 }
+
+export const APPROVALS_DROPPED_SENTENCE =
+  "An earlier approval no longer counts: that person is no longer an approver here, so another approver is needed.";
 
 /**
  * One more distinct approver, by compare-and-set on the approvers so far: the Nth moves the request to
  * approved and applies it; earlier ones are recorded. Expiry is part of every compare-and-set, so a slow
  * approver lookup can't approve a request that expired meanwhile. A lost race re-reads and tries again.
  */
-async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string): Promise<DecisionOutcome> {
+async function recordApproval(
+  deps: Deps,
+  first: ApprovalRequest,
+  userId: string,
+  isApprover: ApproverCheck,
+): Promise<DecisionOutcome> {
   let request = first;
   for (let attempt = 0; attempt < 100; attempt++) {
     if (request.state !== "pending") return { kind: "already_decided", request };
@@ -445,8 +459,16 @@ async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string
     if (expired) return { kind: "expired", request: expired };
     if (request.state === "pending" && request.expiresAt <= deps.now()) return { kind: "expired", request };
     if (request.approvedBy.includes(userId)) return { kind: "already_approved", request };
-    const approvedBy = [...request.approvedBy, userId];
+    let approvedBy = [...request.approvedBy, userId];
     const guard = { notExpiredAt: deps.now(), approvedBy: request.approvedBy };
+    let dropped: string[] = [];
+    if (approvedBy.length >= request.approvalsNeeded) {
+      // The final approval: the earlier ones count only if those people are still approvers now.
+      const rule = (await approversFor(deps, request)).approvers;
+      const still = await Promise.all(request.approvedBy.map((id) => isApprover(id, rule)));
+      dropped = request.approvedBy.filter((_, i) => !still[i]);
+      approvedBy = [...request.approvedBy.filter((_, i) => still[i]), userId];
+    }
     if (approvedBy.length >= request.approvalsNeeded) {
       const approved = await move(
         deps,
@@ -462,16 +484,28 @@ async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string
         return applyApproved(deps, approved, userId);
       }
     } else {
-      const recorded = await deps.store.approvals.annotate(request.id, "pending", { approvedBy }, guard);
+      const recorded = await deps.store.approvals.annotate(
+        request.id,
+        "pending",
+        {
+          approvedBy,
+          ...(dropped.length > 0
+            ? { lastError: { kind: "approvals_dropped", message: APPROVALS_DROPPED_SENTENCE } }
+            : {}),
+        },
+        guard,
+      );
       if (recorded) {
         await audit(deps, recorded, userId, "approve", "recorded", {
           approvedBy,
           needed: recorded.approvalsNeeded,
+          ...(dropped.length > 0 ? { dropped } : {}),
         });
         return {
           kind: "approval_recorded",
           request: recorded,
           remaining: recorded.approvalsNeeded - approvedBy.length,
+          ...(dropped.length > 0 ? { dropped } : {}),
         };
       }
     }
