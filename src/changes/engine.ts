@@ -14,6 +14,7 @@ import type {
   WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
+import { holdInFlight } from "./in-flight.js";
 import { policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 import { withChangeLock } from "./target-lock.js";
@@ -345,6 +346,16 @@ export const UNKNOWN_OUTCOME_SENTENCE =
 
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+  const flight = await holdInFlight(deps, request.id, "approved");
+  try {
+    return await applyHeld(flight.deps, request, actorId);
+  } finally {
+    await flight.end();
+  }
+}
+
+/** applyApproved's work, while the request's in-flight lease is held. */
+async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
   try {
     await withChangeLock(deps, kind, scopeOf(request), params, async () => {
@@ -646,20 +657,27 @@ export async function reconcileStale(
       continue;
     }
     const inForce = c.kind.inForce(c.params, current);
+    // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
+    const ended = { leaseEndedBy: deps.now() };
     const moved = c.kind.oneOff
-      ? await move(deps, r.id, "approved", "failed", {
-          lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE },
-          failedAt: deps.now(),
-        })
+      ? await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+          ended,
+        )
       : inForce
-        ? await move(deps, r.id, "approved", "applied", {
-            lastError: null,
-            ...undoSchedule(deps, r),
-          })
-        : await move(deps, r.id, "approved", "failed", {
-            lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
-            failedAt: deps.now(),
-          });
+        ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
+        : await move(
+            deps,
+            r.id,
+            "approved",
+            "failed",
+            { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
+            ended,
+          );
     if (!moved) continue;
     countState(deps, moved.state);
     await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
@@ -702,7 +720,12 @@ async function undoOnce(
     { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
   );
   if (!claimed) return undefined;
-  return finishUndo(deps, claimed, actorId);
+  const flight = await holdInFlight(deps, claimed.id, "undoing");
+  try {
+    return await finishUndo(flight.deps, claimed, actorId);
+  } finally {
+    await flight.end();
+  }
 }
 
 async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
@@ -826,16 +849,25 @@ export async function reconcileStaleUndos(
       const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
       if (!c.kind.inForce(back, current)) {
         // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
-        const again = await move(deps, r.id, "undoing", "applied", {
-          undoAt: deps.now(),
-        });
+        const again = await move(
+          deps,
+          r.id,
+          "undoing",
+          "applied",
+          { undoAt: deps.now() },
+          { leaseEndedBy: deps.now() },
+        );
         if (again) moved.push(again);
         continue;
       }
-      const undone = await move(deps, r.id, "undoing", "undone", {
-        lastError: null,
-        undoAt: null,
-      });
+      const undone = await move(
+        deps,
+        r.id,
+        "undoing",
+        "undone",
+        { lastError: null, undoAt: null },
+        { leaseEndedBy: deps.now() },
+      );
       if (!undone) continue;
       countState(deps, "undone");
       await audit(deps, undone, "system", "reconcile", "undone");

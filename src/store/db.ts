@@ -93,6 +93,8 @@ export interface ApprovalRequestsTable {
   undo_at: number | null;
   /** Set where only one request for the change may wait (migration 7); unique among pending ones. */
   twin_key: string | null;
+  /** While an apply or undo is in flight: until when its replica holds it (renewed); migration 9. */
+  lease_until: number | null;
 }
 
 export interface SchedulesTable {

@@ -305,6 +305,14 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 9,
+    name: "an apply or undo in flight holds a lease on its request; the reconciler waits for it to end",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("approval_requests").addColumn("lease_until", ts).execute();
+    },
+  },
 ];
 
 export interface MigrateResult {
