@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
@@ -648,12 +649,16 @@ export async function reconcileStale(
     if (!c) continue;
     let current: unknown;
     try {
-      current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+      current = await readForSweep(deps, c, r);
     } catch (err) {
-      deps.logger.warn(
-        { err, requestId: r.id },
-        "could not read the current value to reconcile; next sweep tries again",
-      );
+      const ended = await sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
+        deps.logger.warn(
+          { err: e, requestId: r.id },
+          "could not record a failed read; next sweep tries again",
+        );
+        return undefined;
+      });
+      if (ended) settled.push(ended);
       continue;
     }
     const inForce = c.kind.inForce(c.params, current);
@@ -684,6 +689,86 @@ export async function reconcileStale(
     settled.push(moved);
   }
   return settled;
+}
+
+/** How long the sweeper waits for one read of the current value (one slow workspace must not hold it). */
+export const SWEEP_READ_DEADLINE_MS = 15_000;
+/** A request whose current value can't be read is tried again a minute later, this many times in all. */
+export const SWEEP_READ_ATTEMPTS = 5;
+
+async function readForSweep(deps: Deps, c: ResolvedChange, r: ApprovalRequest): Promise<unknown> {
+  const read = await withDeadline(
+    c.kind.readCurrent(deps, scopeOf(r), c.params).then((value) => ({ value })),
+    SWEEP_READ_DEADLINE_MS,
+    () => undefined,
+  );
+  if (!read)
+    throw new UserError(
+      "unavailable",
+      `The Edge API did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds.`,
+    );
+  return read.value;
+}
+
+/**
+ * The sweeper could not read a stale request's current value: it backs off (the request's last update
+ * moves, so it is stale again a minute later) and, after SWEEP_READ_ATTEMPTS, ends it with a sentence:
+ * an apply as failed (with Retry), an undo as applied with no undo left (undo it by hand).
+ */
+async function sweepReadFailed(
+  deps: Deps,
+  r: ApprovalRequest,
+  state: "approved" | "undoing",
+  err: unknown,
+): Promise<ApprovalRequest | undefined> {
+  const tries = (r.lastError?.tries ?? 0) + 1;
+  if (tries < SWEEP_READ_ATTEMPTS) {
+    deps.logger.warn(
+      { err, requestId: r.id, tries },
+      "could not read the current value to reconcile; tried again in a minute",
+    );
+    const previous = r.lastError ?? { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+    await deps.store.approvals.annotate(r.id, state, { lastError: { ...previous, tries } });
+    return undefined;
+  }
+  const { kind, params } = mustResolve(r);
+  const reason = toUserSentence(err);
+  const ended = { leaseEndedBy: deps.now() };
+  const moved =
+    state === "approved"
+      ? await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          {
+            lastError: {
+              kind: "not_known",
+              message: `edgeops could not find out whether this change took effect: the current value could not be read ${tries} times (${reason}). Check it, then Retry, or make a new request with ${kind.askAgain(params)}.`,
+            },
+            failedAt: deps.now(),
+          },
+          ended,
+        )
+      : await move(
+          deps,
+          r.id,
+          "undoing",
+          "applied",
+          {
+            lastError: {
+              kind: "undo_gave_up",
+              message: `The automatic undo could not be finished: the current value could not be read ${tries} times (${reason}); check it and undo it by hand with ${kind.askAgain(params)}.`,
+            },
+            undoAt: null,
+          },
+          ended,
+        );
+  if (moved) {
+    countState(deps, moved.state);
+    await audit(deps, moved, "system", "reconcile", moved.state, { reason: "unreadable", tries });
+  }
+  return moved;
 }
 
 // ---- temporary changes ----------------------------------------------------------------------------
@@ -845,8 +930,21 @@ export async function reconcileStaleUndos(
     const c = resolveChange(r);
     const back = c?.kind.undo?.(c.params, r.observed);
     if (!c || !back) continue;
+    let current: unknown;
     try {
-      const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+      current = await readForSweep(deps, c, r);
+    } catch (err) {
+      const ended = await sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
+        deps.logger.warn(
+          { err: e, requestId: r.id },
+          "could not record a failed read; next sweep tries again",
+        );
+        return undefined;
+      });
+      if (ended) moved.push(ended);
+      continue;
+    }
+    try {
       if (!c.kind.inForce(back, current)) {
         // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
         const again = await move(

@@ -41,6 +41,8 @@ export interface ApprovalError {
   status?: number;
   errorKey?: string;
   message: string;
+  /** The sweeper's failed reads of the current value so far (it backs off, then gives up). */
+  tries?: number;
 }
 
 /** A request for a change of some kind (src/changes/kinds), moving through the states above. */
