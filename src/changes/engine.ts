@@ -3,6 +3,7 @@ import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
+import { createFairPool } from "../scheduler/pool.js";
 import type {
   ApprovalError,
   ApprovalPatch,
@@ -896,19 +897,33 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
 export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
   const moved: ApprovalRequest[] = [];
-  for (const r of due) {
-    try {
-      const outcome = await undoOnce(deps, r, "system", deps.now());
-      if (outcome) moved.push(outcome.request);
-    } catch (err) {
-      deps.logger.warn(
-        { err, requestId: r.id },
-        "undo of a temporary change could not run; next sweep tries again",
-      );
-    }
-  }
+  // Round-robin over workspaces, a few at once, one per workspace: one workspace's slow undos (its
+  // reads are slow, its key's queue is full) leave the others' on time.
+  const pool = createFairPool<ApprovalRequest>({
+    concurrency: SWEEP_CONCURRENCY,
+    perWorkspace: 1,
+    id: (r) => r.id,
+    teamId: (r) => r.teamId,
+    async run(r) {
+      try {
+        const outcome = await undoOnce(deps, r, "system", deps.now());
+        if (outcome) moved.push(outcome.request);
+        return outcome !== undefined;
+      } catch (err) {
+        deps.logger.warn(
+          { err, requestId: r.id },
+          "undo of a temporary change could not run; next sweep tries again",
+        );
+        return false;
+      }
+    },
+  });
+  await pool.submit(due);
   return moved;
 }
+
+/** Due undos run at once, at most one of each workspace. */
+export const SWEEP_CONCURRENCY = 4;
 
 /**
  * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by

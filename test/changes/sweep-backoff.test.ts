@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { SWEEP_READ_ATTEMPTS } from "../../src/changes/engine.js";
+import { SWEEP_READ_ATTEMPTS, undoDue } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
-import { type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
+import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /**
  * Issue 27.8: requests whose current value can't be read (a workspace without a key) back off and end
@@ -59,6 +59,49 @@ async function keylessRows(options: HarnessOptions = {}) {
   }
 }
 
+/** A temporary bot-category change (Block, was None) in force and due to be undone. */
+async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, category: number) {
+  h.sim.state.botCategories.get(shieldZoneId)!.find((g) => g.category === category)!.categoryAction = 1;
+  const r = await h.store.approvals.create({
+    kind: "bot_category",
+    teamId,
+    channelId: "C0001",
+    requesterId: "U0002",
+    params: { shieldZoneId, category, action: 1 },
+    observed: 0,
+    expiresAt: h.deps.now() + 30 * 60_000,
+    undoAfterMs: 60_000,
+  });
+  await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
+  await h.store.approvals.transition(r.id, "approved", "applied", { undoAt: h.deps.now() });
+  return r.id;
+}
+
+/** One workspace's three slow undos, due first; another workspace's undo is not held behind them. */
+async function slowWorkspace(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
+    const slowZone = SIM_IDS.firstShieldZone + 1;
+    const fastZone = SIM_IDS.firstShieldZone + 2;
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    const slow: string[] = [];
+    for (const category of [1, 2, 3]) slow.push(await dueUndo(h, "T0002", slowZone, category));
+    h.advanceClock(10);
+    const fast = await dueUndo(h, "T0001", fastZone, 1);
+    h.advanceClock(1_000);
+
+    const undone = async (id: string) => (await h.store.approvals.get(id))?.state === "undone";
+    const sweep = undoDue(h.deps);
+    while (!(await undone(fast))) await new Promise((r) => setTimeout(r, 20));
+    const slowDoneFirst = (await Promise.all(slow.map(undone))).filter(Boolean).length;
+    expect(slowDoneFirst).toBeLessThanOrEqual(1);
+    expect((await sweep).map((r) => r.state)).toEqual(["undone", "undone", "undone", "undone"]);
+  } finally {
+    await h.close();
+  }
+}
+
 const pgUp = await pgReachable();
 
 describe("the sweeper backs off unreadable requests and ends them (issue 27.8)", () => {
@@ -72,6 +115,23 @@ describe("the sweeper backs off unreadable requests and ends them (issue 27.8)",
       const schema = randomSchema();
       try {
         await keylessRows({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    60_000,
+  );
+
+  it("three slow undos of one workspace don't hold back another workspace's (SQLite)", async () => {
+    await slowWorkspace();
+  }, 60_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "three slow undos of one workspace … (PostgreSQL)",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await slowWorkspace({ pgSchema: schema });
       } finally {
         await dropSchema(schema).catch(() => undefined);
       }
