@@ -8,6 +8,8 @@
  *   - the per-key cap across the cluster as the simulator saw it: hot keys driven over their cap through
  *     every replica; 1 s windows over the cap (goal 0) and mean use of the cap (goal ≥ 95 %);
  *   - N concurrent Approve clicks spread over the replicas: exactly one Edge call (PUT) each;
+ *   - one access list, many writers: different IPs blocked on one zone by one workspace, their Approve
+ *     clicks at once over the replicas: every IP in the list, every card applied, none lost;
  *   - work that must happen exactly once (EXACTLY_ONCE_WORK): schedules made due at once, and zone watches
  *     whose zones come under attack (one alert parent per watch, WATCH_INTERVAL_MS shortened);
  *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
@@ -70,6 +72,8 @@ export interface ClusterOptions {
   hotSeconds: number;
   /** Pending approvals, then as many concurrent Approve clicks. */
   approvals: number;
+  /** Different IPs blocked on one zone (one list, one key), approved at once over the replicas. */
+  listBlocks: number;
   /** Schedules made due at once. */
   schedules: number;
   /** Zone watches (one a channel) whose zones are under attack: that many alerts, each to be posted once. */
@@ -102,6 +106,7 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   hotRate: 20,
   hotSeconds: 10,
   approvals: 500,
+  listBlocks: 50,
   schedules: 300,
   alerts: 40,
   watchIntervalMs: 2_000,
@@ -153,6 +158,20 @@ export interface ApprovalBurst {
   ack: Summary;
   failedAcks: number;
   /** Clicks each replica answered (the proxy's count). */
+  perReplica: number[];
+}
+
+/** One access list written by many approvals at once (issue 27.3: one writer per target). */
+export interface OneListResult {
+  requests: number;
+  /** Requests whose card ended applied / in another state. */
+  applied: number;
+  states: Record<string, number>;
+  /** The requested IPs in the list afterwards; lost: applied but not in the list. */
+  inList: number;
+  lost: number;
+  durationMs: number;
+  failedAcks: number;
   perReplica: number[];
 }
 
@@ -214,6 +233,7 @@ export interface ClusterResults {
   acks: AckComparison[];
   cap: CapUse;
   approvals: ApprovalBurst;
+  oneList: OneListResult;
   exactlyOnce: OnceTally[];
   kill: KillResult;
   verdicts: { target: string; met: boolean; detail: string }[];
@@ -590,6 +610,75 @@ async function approvalPhase(
   };
 }
 
+/**
+ * One workspace asks to block `listBlocks` different IPs on one shield zone (one edgeops list, one
+ * key); every card is approved at once, the clicks spread over the replicas. Each apply is a
+ * read-modify-PUT of the whole list, so only one writer per list at a time keeps every entry.
+ */
+async function oneListPhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions, team: number) {
+  const { ctx, store } = run;
+  const n = o.listBlocks;
+  const zone = SIM_IDS.customerAccessList.zoneId;
+  const ips = Array.from({ length: n }, (_, i) => `10.${27 + Math.floor(i / 250)}.${i % 250}.3`);
+  const ids = ips.map((_, i) => requestIdFor("list", i));
+  ctx.progress(`one list: ${n} blocks of different IPs on zone ${zone} asked by one workspace`);
+  const before = ctx.slack.callsTo("chat.postMessage").length;
+  const creates = ips.map((ip, i) =>
+    clickRequest(
+      ctx,
+      `list-create-${i}`,
+      team,
+      "U0002",
+      ACTIONS.changeConfirm,
+      JSON.stringify({
+        r: ids[i],
+        k: "access_block",
+        p: { shieldZoneId: zone, type: "ip", value: ip, state: "block" },
+      }),
+    ),
+  );
+  await runLoad(ctx, { origin: cluster.origin, requests: creates, rate: 50 });
+  await until(
+    () => ctx.slack.callsTo("chat.postMessage").length >= before + n,
+    120_000,
+    `${n} block cards`,
+  ).catch(() => ctx.progress("  not every block card was posted"));
+  await cluster.proxy.call("resetStats");
+  ctx.progress(`one list: ${n} concurrent Approve clicks spread over ${o.replicas} replicas`);
+  const clicks = ids.map((r, i) => clickRequest(ctx, `list-approve-${i}`, team, "U0003", ACTIONS.approve, r));
+  const t0 = Date.now();
+  const samples = await runLoad(ctx, { origin: cluster.origin, requests: clicks, rate: 0 });
+  const settled = new Set(["applied", "failed", "expired", "cancelled", "rejected"]);
+  const states = async () =>
+    Promise.all(ids.map(async (id) => (await store.approvals.get(id))?.state ?? "none"));
+  await until(
+    async () => (await states()).every((s) => settled.has(s)),
+    240_000,
+    `${n} blocks settled`,
+  ).catch(() => ctx.progress("  not every block settled"));
+  const durationMs = Date.now() - t0;
+  const final = await states();
+  const lines = new Set(
+    await ctx.sim.call<string[]>("accessListLines", { zone, name: "edgeops: blocked IPs" }),
+  );
+  const tally: Record<string, number> = {};
+  for (const s of final) tally[s] = (tally[s] ?? 0) + 1;
+  const result: OneListResult = {
+    requests: n,
+    applied: final.filter((s) => s === "applied").length,
+    states: tally,
+    inList: ips.filter((ip) => lines.has(ip)).length,
+    lost: ips.filter((ip, i) => final[i] === "applied" && !lines.has(ip)).length,
+    durationMs,
+    failedAcks: samples.filter((s) => s.status !== 200).length,
+    perReplica: await proxyCounts(cluster.proxy),
+  };
+  ctx.progress(
+    `  ${result.inList}/${n} in the list, ${result.applied} applied, ${result.lost} lost in ${durationMs} ms`,
+  );
+  return result;
+}
+
 async function oncePhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions): Promise<OnceTally[]> {
   const out: OnceTally[] = [];
   const logs = cluster.replicas.map((r) => r?.logFile ?? "");
@@ -774,6 +863,12 @@ function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
       met: t.once === t.expected,
       detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice; per replica ${t.perReplica?.join("/") ?? "?"}`,
     });
+  const l = r.oneList;
+  v.push({
+    target: `${l.requests} different IPs blocked on one zone, approved at once over ${r.meta.options.replicas} replicas: all in the list, all applied, 0 lost`,
+    met: l.inList === l.requests && l.applied === l.requests && l.lost === 0,
+    detail: `${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; per replica ${l.perReplica.join("/")}`,
+  });
   const k = r.kill;
   v.push({
     target: "SIGKILL mid-run: every schedule occurrence posted once (claimed ones re-claimed by survivors)",
@@ -811,6 +906,10 @@ export function formatClusterTable(r: ClusterResults): string {
   L.push(
     `Approvals: ${a.clicks} concurrent clicks (per replica ${a.perReplica.join("/")}): ${a.exactlyOnce} exactly one PUT, ${a.none} none, ${a.twice} twice; ${a.cardsUpdated} cards in ${a.durationMs} ms; click acks ${triple(a.ack)} ms, ${a.failedAcks} failed`,
   );
+  const l = r.oneList;
+  L.push(
+    `One list: ${l.requests} IPs blocked on one zone, approved at once (per replica ${l.perReplica.join("/")}): ${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; ${l.failedAcks} clicks failed`,
+  );
   for (const t of r.exactlyOnce)
     L.push(
       `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms; per replica ${t.perReplica?.join("/") ?? "?"})`,
@@ -837,11 +936,12 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
   const progress = (msg: string) => {
     if (!o.quiet) process.stderr.write(`[cluster ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   };
-  // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill.
+  // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill | one list.
   const hotFirst = o.workspaces;
   const burstFirst = hotFirst + o.hotKeys;
   const killFirst = burstFirst + o.approvals;
-  const keys = killFirst + o.killApprovals;
+  const listTeam = killFirst + o.killApprovals;
+  const keys = listTeam + 1;
 
   const pgdb = await createPgDatabase();
   if (!pgdb) throw new Error("bench --replicas: PostgreSQL is unreachable (TEST_DATABASE_URL)");
@@ -916,6 +1016,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       acks: await ackPhase(ctx, cluster, o),
       cap: await capPhase(ctx, cluster, o, hotFirst),
       approvals: await approvalPhase(ctx, cluster, o, burstFirst),
+      oneList: await oneListPhase(run, cluster, o, listTeam),
       exactlyOnce: await oncePhase(run, cluster, o),
       kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
       verdicts: [],

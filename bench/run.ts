@@ -447,6 +447,7 @@ const HELP = `npm run bench [-- options]
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
                             behind a round-robin proxy, one SIGKILLed mid-run; its results go in "cluster"
   --alerts 40               (with --replicas) zone watches under attack, each alert to be posted once
+  --list-blocks 50          (with --replicas) different IPs blocked on one zone, approved at once
 `;
 
 async function main(): Promise<void> {
@@ -471,6 +472,7 @@ async function main(): Promise<void> {
       help: { type: "boolean" },
       replicas: { type: "string" },
       alerts: { type: "string" },
+      "list-blocks": { type: "string" },
     },
   });
   if (values.help) {
@@ -490,6 +492,9 @@ async function main(): Promise<void> {
       ...(values.duration ? { durationSec: num(values.duration, CLUSTER_DEFAULTS.durationSec) } : {}),
       ...(values.approvals ? { approvals: num(values.approvals, CLUSTER_DEFAULTS.approvals) } : {}),
       ...(values.alerts ? { alerts: num(values.alerts, CLUSTER_DEFAULTS.alerts) } : {}),
+      ...(values["list-blocks"]
+        ? { listBlocks: num(values["list-blocks"], CLUSTER_DEFAULTS.listBlocks) }
+        : {}),
       compiled: !values.tsx,
       out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
     });

@@ -80,6 +80,11 @@ serveRpc(
       group.categoryAction = action;
       return true;
     },
+    /** The lines of the access lists named `name` on a shield zone (the cluster bench's one-list phase). */
+    accessListLines: ({ zone, name }: { zone: number; name: string }) =>
+      (sim.state.accessLists.get(zone) ?? [])
+        .filter((l) => l.name === name)
+        .flatMap((l) => l.content.split("\n").filter((x) => x !== "")),
     stop: async () => {
       await sim.close();
       setImmediate(() => process.exit(0));

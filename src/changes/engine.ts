@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
+import { createFairPool } from "../scheduler/pool.js";
 import type {
   ApprovalError,
   ApprovalPatch,
@@ -16,9 +18,11 @@ import type {
   WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
+import { holdInFlight } from "./in-flight.js";
 import { describeRequest, policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
 import { policyFor } from "./stricter-policy.js";
+import { withChangeLock } from "./target-lock.js";
 
 /**
  * The one state machine every change goes through:
@@ -82,7 +86,13 @@ export type DecisionOutcome =
   | { kind: "expired"; request: ApprovalRequest }
   | { kind: "rejected"; request: ApprovalRequest }
   /** Counted, but more approvers are needed. */
-  | { kind: "approval_recorded"; request: ApprovalRequest; remaining: number }
+  | {
+      kind: "approval_recorded";
+      request: ApprovalRequest;
+      remaining: number;
+      /** Earlier approvers who are no longer approvers here: their approvals were dropped. */
+      dropped?: string[];
+    }
   | { kind: "already_approved"; request: ApprovalRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
   | { kind: "retry_closed"; request: ApprovalRequest }
@@ -521,7 +531,7 @@ async function readBack<P, V>(
   if (!kind.inForce(params, current))
     throw new ReadBackError(
       "not_applied",
-      `The Edge API accepted the change, but reading it back right after shows ${kind.valueWord?.(current) ?? "another value"}: it is not in effect.${also}`,
+      `The Edge API accepted the change, but reading it back right after shows ${kind.valueLabel?.(current) ?? "another value"}: it is not in effect.${also}`,
       moved,
     );
   return moved.length > 0 ? { kind: OTHER_SETTINGS_MOVED, message: alsoChangedSentence(moved) } : null;
@@ -529,21 +539,37 @@ async function readBack<P, V>(
 
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+  const flight = await holdInFlight(deps, request.id, "approved");
+  try {
+    return await applyHeld(flight.deps, request, actorId);
+  } finally {
+    await flight.end();
+  }
+}
+
+/** applyApproved's work, while the request's in-flight lease is held. */
+async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
   const target = kind.targetKey?.(params, scopeOf(request));
   let replaced: unknown = request.observed;
-  let note: ApprovalError | null = null;
+  // Set inside the target lock (a closure): typed so TypeScript does not narrow it to null here.
+  let note = null as ApprovalError | null;
   try {
-    if (target) {
-      // Refused when the value moved since the request was made (another request, the dashboard).
-      replaced = await kind.readCurrent(deps, scopeOf(request), params);
-      if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
-        return refuseStale(deps, request, actorId, target, replaced);
-    }
-    if (!target || !kind.inForce(params, replaced)) {
-      const report = await kind.apply(deps, scopeOf(request), params);
-      note = await readBack(deps, kind, scopeOf(request), params, report);
-    }
+    // One writer per target: the check, the write and its read-back hold the target's lock.
+    const moved = await withChangeLock(deps, kind, scopeOf(request), params, async () => {
+      if (target) {
+        // Refused when the value moved since the request was made (another request, the dashboard).
+        replaced = await kind.readCurrent(deps, scopeOf(request), params);
+        if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
+          return { now: replaced };
+      }
+      if (!target || !kind.inForce(params, replaced)) {
+        const report = await kind.apply(deps, scopeOf(request), params);
+        note = await readBack(deps, kind, scopeOf(request), params, report);
+      }
+      return undefined;
+    });
+    if (moved && target) return refuseStale(deps, request, actorId, target, moved.now);
   } catch (err) {
     if (outcomeUnknown(err)) {
       deps.logger.warn(
@@ -675,15 +701,23 @@ export async function approve(deps: Deps, input: DecisionInput): Promise<Decisio
   if (request.requesterId === input.userId) return { kind: "self_approval", request };
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  return recordApproval(deps, request, input.userId);
+  return recordApproval(deps, request, input.userId, input.isApprover);
 }
+
+export const APPROVALS_DROPPED_SENTENCE =
+  "An earlier approval no longer counts: that person is no longer an approver here, so another approver is needed.";
 
 /**
  * One more distinct approver, by compare-and-set on the approvers so far: the Nth moves the request to
  * approved and applies it; earlier ones are recorded. Expiry is part of every compare-and-set, so a slow
  * approver lookup can't approve a request that expired meanwhile. A lost race re-reads and tries again.
  */
-async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string): Promise<DecisionOutcome> {
+async function recordApproval(
+  deps: Deps,
+  first: ApprovalRequest,
+  userId: string,
+  isApprover: ApproverCheck,
+): Promise<DecisionOutcome> {
   let request = first;
   for (let attempt = 0; attempt < 100; attempt++) {
     if (request.state !== "pending") return { kind: "already_decided", request };
@@ -691,8 +725,16 @@ async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string
     if (expired) return { kind: "expired", request: expired };
     if (request.state === "pending" && request.expiresAt <= deps.now()) return { kind: "expired", request };
     if (request.approvedBy.includes(userId)) return { kind: "already_approved", request };
-    const approvedBy = [...request.approvedBy, userId];
+    let approvedBy = [...request.approvedBy, userId];
     const guard = { notExpiredAt: deps.now(), approvedBy: request.approvedBy };
+    let dropped: string[] = [];
+    if (approvedBy.length >= request.approvalsNeeded) {
+      // The final approval: the earlier ones count only if those people are still approvers now.
+      const rule = (await approversFor(deps, request)).approvers;
+      const still = await Promise.all(request.approvedBy.map((id) => isApprover(id, rule)));
+      dropped = request.approvedBy.filter((_, i) => !still[i]);
+      approvedBy = [...request.approvedBy.filter((_, i) => still[i]), userId];
+    }
     if (approvedBy.length >= request.approvalsNeeded) {
       const approved = await move(
         deps,
@@ -708,16 +750,28 @@ async function recordApproval(deps: Deps, first: ApprovalRequest, userId: string
         return applyApproved(deps, approved, userId);
       }
     } else {
-      const recorded = await deps.store.approvals.annotate(request.id, "pending", { approvedBy }, guard);
+      const recorded = await deps.store.approvals.annotate(
+        request.id,
+        "pending",
+        {
+          approvedBy,
+          ...(dropped.length > 0
+            ? { lastError: { kind: "approvals_dropped", message: APPROVALS_DROPPED_SENTENCE } }
+            : {}),
+        },
+        guard,
+      );
       if (recorded) {
         await audit(deps, recorded, userId, "approve", "recorded", {
           approvedBy,
           needed: recorded.approvalsNeeded,
+          ...(dropped.length > 0 ? { dropped } : {}),
         });
         return {
           kind: "approval_recorded",
           request: recorded,
           remaining: recorded.approvalsNeeded - approvedBy.length,
+          ...(dropped.length > 0 ? { dropped } : {}),
         };
       }
     }
@@ -854,29 +908,40 @@ export async function reconcileStale(
     if (!c) continue;
     let current: unknown;
     try {
-      current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+      current = await readForSweep(deps, c, r);
     } catch (err) {
-      deps.logger.warn(
-        { err, requestId: r.id },
-        "could not read the current value to reconcile; next sweep tries again",
-      );
+      const ended = await sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
+        deps.logger.warn(
+          { err: e, requestId: r.id },
+          "could not record a failed read; next sweep tries again",
+        );
+        return undefined;
+      });
+      if (ended) settled.push(ended);
       continue;
     }
     const inForce = c.kind.inForce(c.params, current);
+    // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
+    const ended = { leaseEndedBy: deps.now() };
     const moved = c.kind.oneOff
-      ? await move(deps, r.id, "approved", "failed", {
-          lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE },
-          failedAt: deps.now(),
-        })
+      ? await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+          ended,
+        )
       : inForce
-        ? await move(deps, r.id, "approved", "applied", {
-            lastError: null,
-            ...undoSchedule(deps, r),
-          })
-        : await move(deps, r.id, "approved", "failed", {
-            lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE },
-            failedAt: deps.now(),
-          });
+        ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
+        : await move(
+            deps,
+            r.id,
+            "approved",
+            "failed",
+            { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
+            ended,
+          );
     if (!moved) continue;
     const target = moved.state === "applied" ? targetOf(moved) : undefined;
     if (target) await recordOwner(deps, moved, target.key, "system", undefined);
@@ -885,6 +950,86 @@ export async function reconcileStale(
     settled.push(moved);
   }
   return settled;
+}
+
+/** How long the sweeper waits for one read of the current value (one slow workspace must not hold it). */
+export const SWEEP_READ_DEADLINE_MS = 15_000;
+/** A request whose current value can't be read is tried again a minute later, this many times in all. */
+export const SWEEP_READ_ATTEMPTS = 5;
+
+async function readForSweep(deps: Deps, c: ResolvedChange, r: ApprovalRequest): Promise<unknown> {
+  const read = await withDeadline(
+    c.kind.readCurrent(deps, scopeOf(r), c.params).then((value) => ({ value })),
+    SWEEP_READ_DEADLINE_MS,
+    () => undefined,
+  );
+  if (!read)
+    throw new UserError(
+      "unavailable",
+      `The Edge API did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds.`,
+    );
+  return read.value;
+}
+
+/**
+ * The sweeper could not read a stale request's current value: it backs off (the request's last update
+ * moves, so it is stale again a minute later) and, after SWEEP_READ_ATTEMPTS, ends it with a sentence:
+ * an apply as failed (with Retry), an undo as applied with no undo left (undo it by hand).
+ */
+async function sweepReadFailed(
+  deps: Deps,
+  r: ApprovalRequest,
+  state: "approved" | "undoing",
+  err: unknown,
+): Promise<ApprovalRequest | undefined> {
+  const tries = (r.lastError?.tries ?? 0) + 1;
+  if (tries < SWEEP_READ_ATTEMPTS) {
+    deps.logger.warn(
+      { err, requestId: r.id, tries },
+      "could not read the current value to reconcile; tried again in a minute",
+    );
+    const previous = r.lastError ?? { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+    await deps.store.approvals.annotate(r.id, state, { lastError: { ...previous, tries } });
+    return undefined;
+  }
+  const { kind, params } = mustResolve(r);
+  const reason = toUserSentence(err);
+  const ended = { leaseEndedBy: deps.now() };
+  const moved =
+    state === "approved"
+      ? await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          {
+            lastError: {
+              kind: "not_known",
+              message: `edgeops could not find out whether this change took effect: the current value could not be read ${tries} times (${reason}). Check it, then Retry, or make a new request with ${kind.askAgain(params)}.`,
+            },
+            failedAt: deps.now(),
+          },
+          ended,
+        )
+      : await move(
+          deps,
+          r.id,
+          "undoing",
+          "applied",
+          {
+            lastError: {
+              kind: "undo_gave_up",
+              message: `The automatic undo could not be finished: the current value could not be read ${tries} times (${reason}); check it and undo it by hand with ${kind.askAgain(params)}.`,
+            },
+            undoAt: null,
+          },
+          ended,
+        );
+  if (moved) {
+    countState(deps, moved.state);
+    await audit(deps, moved, "system", "reconcile", moved.state, { reason: "unreadable", tries });
+  }
+  return moved;
 }
 
 // ---- temporary changes ----------------------------------------------------------------------------
@@ -924,33 +1069,42 @@ async function undoOnce(
     { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
   );
   if (!claimed) return undefined;
-  return finishUndo(deps, claimed, actorId);
+  const flight = await holdInFlight(deps, claimed.id, "undoing");
+  try {
+    return await finishUndo(flight.deps, claimed, actorId);
+  } finally {
+    await flight.end();
+  }
 }
 
 async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
   const { kind, params } = mustResolve(r);
   const back = kind.undo?.(params, restoreOf(r));
   const target = kind.targetKey?.(params, scopeOf(r));
-  let note: ApprovalError | null;
+  let note = null as ApprovalError | null;
   try {
-    const current = await kind.readCurrent(deps, scopeOf(r), params);
-    // Only while this request is still the target's last writer (asked last, just before the write).
-    const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
-    if (!back || !kind.inForce(params, current) || owner) {
-      const left = await move(deps, r.id, "undoing", "undone", {
-        lastError: {
-          kind: "changed_since",
-          message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
-        },
-        undoAt: null,
-        ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
-      });
-      countState(deps, "undone");
-      await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
-      return { kind: "undone", request: left ?? r };
-    }
-    const report = await kind.apply(deps, scopeOf(r), back);
-    note = await readBack(deps, kind, scopeOf(r), back, report);
+    const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
+      const current = await kind.readCurrent(deps, scopeOf(r), params);
+      // Only while this request is still the target's last writer (asked last, just before the write).
+      const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
+      if (!back || !kind.inForce(params, current) || owner) {
+        const moved = await move(deps, r.id, "undoing", "undone", {
+          lastError: {
+            kind: "changed_since",
+            message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
+          },
+          undoAt: null,
+          ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
+        });
+        countState(deps, "undone");
+        await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
+        return { kind: "undone", request: moved ?? r } as const;
+      }
+      const report = await kind.apply(deps, scopeOf(r), back);
+      note = await readBack(deps, kind, scopeOf(r), back, report);
+      return undefined;
+    });
+    if (left) return left;
   } catch (err) {
     if (outcomeUnknown(err)) {
       const lastError: ApprovalError = {
@@ -1021,19 +1175,33 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
 export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
   const moved: ApprovalRequest[] = [];
-  for (const r of due) {
-    try {
-      const outcome = await undoOnce(deps, r, "system", deps.now());
-      if (outcome) moved.push(outcome.request);
-    } catch (err) {
-      deps.logger.warn(
-        { err, requestId: r.id },
-        "undo of a temporary change could not run; next sweep tries again",
-      );
-    }
-  }
+  // Round-robin over workspaces, a few at once, one per workspace: one workspace's slow undos (its
+  // reads are slow, its key's queue is full) leave the others' on time.
+  const pool = createFairPool<ApprovalRequest>({
+    concurrency: SWEEP_CONCURRENCY,
+    perWorkspace: 1,
+    id: (r) => r.id,
+    teamId: (r) => r.teamId,
+    async run(r) {
+      try {
+        const outcome = await undoOnce(deps, r, "system", deps.now());
+        if (outcome) moved.push(outcome.request);
+        return outcome !== undefined;
+      } catch (err) {
+        deps.logger.warn(
+          { err, requestId: r.id },
+          "undo of a temporary change could not run; next sweep tries again",
+        );
+        return false;
+      }
+    },
+  });
+  await pool.submit(due);
   return moved;
 }
+
+/** Due undos run at once, at most one of each workspace. */
+export const SWEEP_CONCURRENCY = 4;
 
 /**
  * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
@@ -1055,20 +1223,42 @@ export async function reconcileStaleUndos(
     const c = resolveChange(r);
     const back = c?.kind.undo?.(c.params, restoreOf(r));
     if (!c || !back) continue;
+    let current: unknown;
     try {
-      const current = await c.kind.readCurrent(deps, scopeOf(r), c.params);
+      current = await readForSweep(deps, c, r);
+    } catch (err) {
+      const ended = await sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
+        deps.logger.warn(
+          { err: e, requestId: r.id },
+          "could not record a failed read; next sweep tries again",
+        );
+        return undefined;
+      });
+      if (ended) moved.push(ended);
+      continue;
+    }
+    try {
       if (!c.kind.inForce(back, current)) {
         // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
-        const again = await move(deps, r.id, "undoing", "applied", {
-          undoAt: deps.now(),
-        });
+        const again = await move(
+          deps,
+          r.id,
+          "undoing",
+          "applied",
+          { undoAt: deps.now() },
+          { leaseEndedBy: deps.now() },
+        );
         if (again) moved.push(again);
         continue;
       }
-      const undone = await move(deps, r.id, "undoing", "undone", {
-        lastError: null,
-        undoAt: null,
-      });
+      const undone = await move(
+        deps,
+        r.id,
+        "undoing",
+        "undone",
+        { lastError: null, undoAt: null },
+        { leaseEndedBy: deps.now() },
+      );
       if (!undone) continue;
       countState(deps, "undone");
       await audit(deps, undone, "system", "reconcile", "undone");

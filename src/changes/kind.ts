@@ -56,17 +56,20 @@ export interface ChangeKind<P = unknown, V = unknown> {
    * Absent for changes with no lasting target (one-off actions, the policy).
    */
   targetKey?(p: P, scope: ChangeScope): string;
-  /** A value as the card names it ("Allow", "blocked"), for sentences about a value that moved. */
+  /** A value as the card names it ("Allow", "High", "blocked"), for sentences about a value that moved or was read back. */
   valueLabel?(v: V | null): string;
   /** Whether the requested change is what `current` already is. */
   inForce(p: P, current: V | null): boolean;
+  /**
+   * The Edge target this change writes (within the workspace's API key), e.g. "shield-zone:1234"; changes
+   * of one target are made one at a time across replicas (target-lock.ts). Absent: no shared target.
+   */
+  lockKey?(p: P, scope: ChangeScope): string;
   /**
    * Make the change. Throws an EdgeApiError, StoreError or UserError. May report what else moved on
    * the target with it (a shield zone's other settings), which the card and the audit log then show.
    */
   apply(deps: Deps, scope: ChangeScope, p: P): Promise<ApplyReport | undefined>;
-  /** The value in words ("Block", "High", "blocked"), for "reading it back shows …". */
-  valueWord?(v: V | null): string;
   /**
    * The parameters that put back the value seen when the request was made, for temporary changes
    * (`for 30m`). Absent, or undefined for this value: the change has no undo and can't be temporary.

@@ -216,6 +216,11 @@ const MAX_ACCESS_LIST_CONTENT = 1_000_000;
 export interface ForKeyOptions {
   /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
   background?: boolean;
+  /**
+   * Aborts this client's calls, waiting or sent (a change in flight whose lease is about to end). The
+   * caller aborts it when done with the client, which also lets go of it here.
+   */
+  signal?: AbortSignal;
 }
 
 export interface EdgeApi {
@@ -395,6 +400,22 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     );
   }
 
+  /** Aborted by close() or by `signal`; stops listening to close() once `signal` is aborted. */
+  function closingOr(signal: AbortSignal): AbortSignal {
+    const either = new AbortController();
+    setMaxListeners(0, either.signal);
+    const onClose = () => either.abort(closing.signal.reason);
+    const onSignal = () => {
+      closing.signal.removeEventListener("abort", onClose);
+      either.abort(signal.reason);
+    };
+    if (closing.signal.aborted) onClose();
+    else closing.signal.addEventListener("abort", onClose, { once: true });
+    if (signal.aborted) onSignal();
+    else signal.addEventListener("abort", onSignal, { once: true });
+    return either.signal;
+  }
+
   function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
     const id = hasKey ? keyId(apiKey) : "none";
@@ -413,7 +434,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       sleep,
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
-      closing: closing.signal,
+      closing: forKeyOptions.signal ? closingOr(forKeyOptions.signal) : closing.signal,
       background: forKeyOptions.background === true,
     };
 

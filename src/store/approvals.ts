@@ -41,6 +41,8 @@ export interface ApprovalError {
   status?: number;
   errorKey?: string;
   message: string;
+  /** The sweeper's failed reads of the current value so far (it backs off, then gives up). */
+  tries?: number;
 }
 
 /** Another request for the same target, as a card names it. */
@@ -141,6 +143,8 @@ export interface TransitionGuard {
   approvedBy?: string[];
   /** Only when an undo is due by this instant (undo_at <= it). */
   undoDueBy?: number;
+  /** Only when no apply or undo holds the request's lease at this instant (the reconciler's takeover). */
+  leaseEndedBy?: number;
 }
 
 /** Which pending requests to list: every filter given must match. */
@@ -187,9 +191,16 @@ export interface ApprovalsRepo {
   /** Pending requests with expires_at <= now, oldest first; only the scope's workspaces when it names some. */
   listExpiredPending(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
   /**
-   * Requests in `state` (default approved) last updated at or before `before`, oldest first: applies
-   * (or undos) that never finished. Only the scope's workspaces when it names some.
+   * Requests in `state` (default approved) last updated at or before `before` whose in-flight lease (if
+   * any) has ended, oldest first: applies (or undos) that never finished. Only the scope's workspaces
+   * when it names some.
    */
+  /** An apply or undo in flight takes the request's lease (while it is still in `state`); false: it moved on. */
+  takeLease(id: string, state: ApprovalState, until: number): Promise<boolean>;
+  /** Extend the lease from `from` to `to` while the request is still in `state`; false when lost. */
+  renewLease(id: string, state: ApprovalState, from: number, to: number): Promise<boolean>;
+  /** The work in flight is over: the lease it last held ends now. */
+  endLease(id: string, until: number): Promise<void>;
   listStaleApproved(
     before: number,
     limit?: number,
@@ -347,6 +358,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         twin_key: req.twinKey ?? null,
         replaced: null,
         note: req.note ? JSON.stringify(req.note) : null,
+        lease_until: null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);
@@ -378,6 +390,9 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
       if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
       if (guard.undoDueBy !== undefined) q = q.where("undo_at", "<=", guard.undoDueBy);
+      const endedBy = guard.leaseEndedBy;
+      if (endedBy !== undefined)
+        q = q.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", endedBy)]));
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
@@ -459,10 +474,41 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .selectFrom("approval_requests")
         .selectAll()
         .where("state", "=", state)
-        .where("updated_at", "<=", before);
+        .where("updated_at", "<=", before)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now())]));
       if (teamIds) q = q.where("team_id", "in", teamIds);
       const rows = await q.orderBy("updated_at").orderBy("id").limit(limit).execute();
       return rows.map(toRequest);
+    },
+
+    async takeLease(id: string, state: ApprovalState, until: number): Promise<boolean> {
+      const r = await db
+        .updateTable("approval_requests")
+        .set({ lease_until: until })
+        .where("id", "=", id)
+        .where("state", "=", state)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async renewLease(id: string, state: ApprovalState, from: number, to: number): Promise<boolean> {
+      const r = await db
+        .updateTable("approval_requests")
+        .set({ lease_until: to })
+        .where("id", "=", id)
+        .where("state", "=", state)
+        .where("lease_until", "=", from)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async endLease(id: string, until: number): Promise<void> {
+      await db
+        .updateTable("approval_requests")
+        .set({ lease_until: null })
+        .where("id", "=", id)
+        .where("lease_until", "=", until)
+        .execute();
     },
 
     async countByState(teamId?: string): Promise<Record<ApprovalState, number>> {

@@ -97,6 +97,8 @@ export interface ApprovalRequestsTable {
   replaced: string | null;
   /** JSON: what the card says about other requests for the same target (migration 8). */
   note: string | null;
+  /** While an apply or undo is in flight: until when its replica holds it (renewed); migration 11. */
+  lease_until: number | null;
 }
 
 /** Which request last set each target (a zone's setting, a bot category, an access entry). */
@@ -224,6 +226,17 @@ export interface Database {
   watches: WatchesTable;
   alert_episodes: AlertEpisodesTable;
   function_executions: FunctionExecutionsTable;
+  target_locks: TargetLocksTable;
+}
+
+/** One writer at a time per Edge target (an access list, a zone's settings, a bot category), migration 9. */
+export interface TargetLocksTable {
+  /** The target, as its change kind names it (changes/kind.ts lockKey). */
+  key: string;
+  /** The process and call holding it (random per hold). */
+  holder: string;
+  /** Held until this instant unless renewed; past it, anyone may take it (its holder died). */
+  lease_until: number;
 }
 
 export type Engine = "sqlite" | "postgres";

@@ -12,6 +12,7 @@ import { createKeysRepo, type KeysRepo } from "./keys.js";
 import { migrate } from "./migrations.js";
 import { createPoliciesRepo, type PoliciesRepo } from "./policies.js";
 import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
+import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
@@ -65,6 +66,7 @@ export type {
   ScheduleRun,
   SchedulesRepo,
 } from "./schedules.js";
+export type { TargetLocksRepo } from "./target-locks.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 export type {
   AlertEpisode,
@@ -109,6 +111,8 @@ export interface Store {
   readonly episodes: EpisodesRepo;
   /** Workflow Builder steps waiting on change requests. */
   readonly functionExecutions: FunctionExecutionsRepo;
+  /** One writer at a time per Edge target, across replicas (changes/target-lock.ts). */
+  readonly targetLocks: TargetLocksRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -175,6 +179,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     watches: createWatchesRepo(context),
     episodes: createEpisodesRepo(context),
     functionExecutions: createFunctionExecutionsRepo(context),
+    targetLocks: createTargetLocksRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

@@ -310,6 +310,19 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 9,
+    name: "one writer per Edge target: target locks held as renewed leases",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("target_locks")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .addColumn("holder", "text", (c) => c.notNull())
+        .addColumn("lease_until", ts, (c) => c.notNull())
+        .execute();
+    },
+  },
+  {
     version: 10,
     name: "what an alert's parent message last showed in Slack",
     async up(db) {
@@ -321,6 +334,14 @@ export const MIGRATIONS: readonly Migration[] = [
         .set({ shown_version: sql.ref("version") })
         .where("message_ts", "is not", null)
         .execute();
+    },
+  },
+  {
+    version: 11,
+    name: "an apply or undo in flight holds a lease on its request; the reconciler waits for it to end",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema.alterTable("approval_requests").addColumn("lease_until", ts).execute();
     },
   },
 ];

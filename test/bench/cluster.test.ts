@@ -23,6 +23,7 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
       hotRate: 15,
       hotSeconds: 2,
       approvals: 24,
+      listBlocks: 12,
       schedules: 24,
       alerts: 6,
       watchIntervalMs: 1_000,
@@ -47,6 +48,10 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     expect(r.approvals.failedAcks, text).toBe(0);
     // Across three replicas the simulator never saw more than the cap of one key in any second.
     expect(r.cap.windowsOverCap, text).toBe(0);
+    // One access list, twelve writers at once over three replicas: every IP in it, none lost.
+    expect(r.oneList.inList, text).toBe(12);
+    expect(r.oneList.applied, text).toBe(12);
+    expect(r.oneList.lost, text).toBe(0);
     expect(r.cap.failed, text).toBe(0);
     expect(r.acks[0]?.cluster.failed, text).toBe(0);
     expect(r.acks[0]?.cluster.missing, text).toBe(0);
@@ -68,5 +73,5 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     expect(r.kill.approvals.putMismatch, text).toBe(0);
     expect(r.kill.approvals.expiredTwice, text).toBe(0);
     expect(text).toContain("SIGKILL of replica 3");
-  }, 120_000);
+  }, 180_000);
 });

@@ -1522,6 +1522,26 @@ export function storeContract(h: EngineHarness): void {
       });
     });
 
+    describe("target locks", () => {
+      it("one holder at a time; a lease that ended is taken over; renew and release only by the holder", async () => {
+        const store = await open();
+        const t = store.targetLocks;
+        expect(await t.take("k:zone:1", "a", 2_000, 1_000)).toBe(true);
+        expect(await t.take("k:zone:1", "b", 2_500, 1_500)).toBe(false);
+        expect(await t.take("k:zone:2", "b", 2_500, 1_500)).toBe(true);
+        expect(await t.renew("k:zone:1", "b", 2_000, 3_000)).toBe(false);
+        expect(await t.renew("k:zone:1", "a", 2_000, 3_000)).toBe(true);
+        // a's renewed lease still holds at 2 500; once it has ended (a died), b takes it.
+        expect(await t.take("k:zone:1", "b", 3_500, 2_500)).toBe(false);
+        expect(await t.take("k:zone:1", "b", 4_000, 3_001)).toBe(true);
+        await t.release("k:zone:1", "a");
+        expect(await t.renew("k:zone:1", "a", 3_000, 5_000)).toBe(false);
+        expect(await t.take("k:zone:1", "c", 4_500, 3_500)).toBe(false);
+        await t.release("k:zone:1", "b");
+        expect(await t.take("k:zone:1", "c", 4_500, 3_500)).toBe(true);
+      });
+    });
+
     describe("health", () => {
       it("ping resolves while open and rejects with 'unavailable' once closed", async () => {
         const store = await open();

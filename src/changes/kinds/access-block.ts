@@ -57,7 +57,8 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
   targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/access ${p.type} ${p.value}`,
   valueLabel: stateWord,
   inForce: (p, current) => (current ?? "none") === p.state,
-  valueWord: stateWord,
+  // Every edgeops list of the entry's type (block and challenge): a move reads and writes both.
+  lockKey: (p) => `shield-zone:${p.shieldZoneId}:access-lists:${p.type}`,
   async apply(deps, scope, p) {
     const client = await edgeClientFor(deps, scope.teamId);
     await setEntryState(client, p.shieldZoneId, p, p.state);

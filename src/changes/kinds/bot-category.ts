@@ -41,7 +41,7 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
   targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/bot category ${p.category}`,
   valueLabel: actionWord,
   inForce: (p, current) => current === p.action,
-  valueWord: actionWord,
+  lockKey: (p) => `shield-zone:${p.shieldZoneId}:bot-category:${p.category}`,
   async apply(deps, scope, p) {
     const client = await edgeClientFor(deps, scope.teamId);
     await client.setBotCategoryAction(p.shieldZoneId, p.category, p.action as BotCategoryAction);

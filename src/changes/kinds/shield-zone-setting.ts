@@ -82,7 +82,8 @@ function shieldSettingKind<V extends number | boolean>(
     targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/${s.name}`,
     valueLabel: s.label,
     inForce: (p, current) => current === p.value,
-    valueWord: (v) => s.label(v),
+    // One PATCH for every setting of the zone: its settings are one target.
+    lockKey: (p) => `shield-zone:${p.shieldZoneId}:settings`,
     async apply(deps, scope, p) {
       const client = await edgeClientFor(deps, scope.teamId);
       const before = await client.getShieldZone(p.shieldZoneId);

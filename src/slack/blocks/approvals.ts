@@ -240,6 +240,8 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
         ),
       );
     }
+    if (r.lastError?.kind === "approvals_dropped")
+      blocks.push(context(mrkdwn`:warning: ${r.lastError.message}`));
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",

@@ -2,7 +2,7 @@ import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
-import { type MrkdwnInput, mrkdwn } from "../../blocks/common.js";
+import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
@@ -29,8 +29,12 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
     case "expired":
     case "retry_closed":
       return requestStateSentence(outcome.request);
-    case "approval_recorded":
-      return `Your approval is recorded: ${outcome.remaining} more ${outcome.remaining === 1 ? "approver is" : "approvers are"} needed.`;
+    case "approval_recorded": {
+      const more = `${outcome.remaining} more ${outcome.remaining === 1 ? "approver is" : "approvers are"} needed`;
+      return outcome.dropped?.length
+        ? mrkdwn`Your approval is recorded, but the approval of ${joinMrkdwn(outcome.dropped.map(mention), ", ")} no longer counts (no longer an approver here): ${more}.`
+        : `Your approval is recorded: ${more}.`;
+    }
     case "already_approved":
       return "You already approved this request; it needs another approver.";
     // A Retry press gets an answer whatever the card shows.

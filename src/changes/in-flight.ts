@@ -1,0 +1,66 @@
+import type { Deps } from "../deps.js";
+import type { EdgeApi } from "../edge/client.js";
+import { holdLease } from "../scheduler/pool.js";
+import type { ApprovalState } from "../store/index.js";
+
+/**
+ * An apply or undo in flight holds a lease on its request, renewed while it runs (holdLease), so the
+ * reconciler, which takes over requests left `approved` or `undoing`, leaves it alone however long its
+ * Edge calls take (Retry-After, timeouts, the key's queue). Should renewing fail, its Edge calls are
+ * aborted while a third of the lease is still left; the reconciler takes over only after it ended.
+ */
+
+/** Longer than the reconciler's minute, so a renewal lost once never lets it in. */
+export const IN_FLIGHT_LEASE_MS = 90_000;
+
+export interface InFlight {
+  /** The caller's deps, with Edge clients whose calls the lease aborts. */
+  deps: Deps;
+  /** Done (whatever the outcome): stop renewing and end the lease. */
+  end(): Promise<void>;
+}
+
+export async function holdInFlight(deps: Deps, requestId: string, state: ApprovalState): Promise<InFlight> {
+  const log = deps.logger.child({ requestId });
+  const abort = new AbortController();
+  const first = deps.now() + IN_FLIGHT_LEASE_MS;
+  await deps.store.approvals.takeLease(requestId, state, first);
+  // Real time, not the store's clock: how long since this process last held the lease for sure.
+  let heldAt = performance.now();
+  const lease = holdLease({
+    first,
+    leaseMs: IN_FLIGHT_LEASE_MS,
+    now: deps.now,
+    async renew(from, to) {
+      const renewed = await deps.store.approvals.renewLease(requestId, state, from, to);
+      if (renewed) heldAt = performance.now();
+      else abort.abort(new Error("the request's lease is no longer this replica's"));
+      return renewed;
+    },
+    onError: (err) => log.warn({ err }, "could not renew the lease on a change in flight"),
+  });
+  const watchdog = setInterval(
+    () => {
+      if (performance.now() - heldAt > (IN_FLIGHT_LEASE_MS * 2) / 3)
+        abort.abort(new Error("the lease on this change could not be renewed"));
+    },
+    Math.max(100, IN_FLIGHT_LEASE_MS / 9),
+  );
+  watchdog.unref();
+  const edge: EdgeApi = {
+    forKey: (apiKey, options) => deps.edge.forKey(apiKey, { ...options, signal: abort.signal }),
+    queueStats: () => deps.edge.queueStats(),
+    close: (deadlineMs) => deps.edge.close(deadlineMs),
+  };
+  return {
+    deps: { ...deps, edge },
+    async end() {
+      clearInterval(watchdog);
+      const until = await lease.end();
+      abort.abort(new Error("done"));
+      await deps.store.approvals
+        .endLease(requestId, until)
+        .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
+    },
+  };
+}

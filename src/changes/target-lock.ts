@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import type { Deps } from "../deps.js";
+import { UserError } from "../errors.js";
+import { holdLease } from "../scheduler/pool.js";
+import { edgeAccessFor } from "../services/edge-access.js";
+import type { Store } from "../store/index.js";
+import type { ChangeKind, ChangeScope } from "./kind.js";
+
+/**
+ * One writer at a time per Edge target (an access list, a zone's settings, a bot category): the API has
+ * no conditional write, so two read-modify-writes of one list at once lose an entry. Within a process the
+ * callers queue on a promise per target; across replicas the first in each process's queue takes the
+ * target's lock row (store/target-locks.ts), held as a renewed lease while the work runs, so a replica
+ * that dies mid-write releases it by letting it end.
+ */
+
+/** The lock row's lease, renewed every third of it while the work runs. */
+export const TARGET_LOCK_LEASE_MS = 30_000;
+/** How long a writer waits for the target before giving up with a sentence. */
+export const TARGET_LOCK_WAIT_MS = 120_000;
+
+/** Per store (a replica), per target: the tail of the queue of writers in this process. */
+const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
+/**
+ * Run `work` as the only writer of `targetKey` among every replica sharing the store. Throws a UserError
+ * ("unavailable") when the target stays taken for TARGET_LOCK_WAIT_MS.
+ */
+export async function withTargetLock<T>(deps: Deps, targetKey: string, work: () => Promise<T>): Promise<T> {
+  let perTarget = queues.get(deps.store);
+  if (!perTarget) {
+    perTarget = new Map();
+    queues.set(deps.store, perTarget);
+  }
+  const before = perTarget.get(targetKey) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(() => holdRow(deps, targetKey, work));
+  const tail = mine.catch(() => undefined);
+  perTarget.set(targetKey, tail);
+  void tail.then(() => {
+    if (perTarget.get(targetKey) === tail) perTarget.delete(targetKey);
+  });
+  return mine;
+}
+
+/**
+ * Run `work` as the only writer of the change's target: the kind's lockKey within the workspace's Edge
+ * API key (two workspaces sharing a key write to one account). Kinds without a target run as they are.
+ */
+export async function withChangeLock<P, V, T>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  p: P,
+  work: () => Promise<T>,
+): Promise<T> {
+  const target = kind.lockKey?.(p, scope);
+  if (target === undefined) return work();
+  const { keyId } = await edgeAccessFor(deps, scope.teamId);
+  return withTargetLock(deps, `${keyId}:${target}`, work);
+}
+
+async function holdRow<T>(deps: Deps, key: string, work: () => Promise<T>): Promise<T> {
+  const { store, logger } = deps;
+  const holder = randomBytes(12).toString("base64url");
+  const giveUpAt = performance.now() + TARGET_LOCK_WAIT_MS;
+  let until = 0;
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const at = deps.now();
+    until = at + TARGET_LOCK_LEASE_MS;
+    if (await store.targetLocks.take(key, holder, until, at)) break;
+    if (performance.now() >= giveUpAt)
+      throw new UserError(
+        "unavailable",
+        "Another change to the same target has been under way for over 2 minutes, so this one was not made; try again in a minute.",
+      );
+    // Jitter, so replicas waiting on one target do not poll in step.
+    await sleep(delay / 2 + Math.random() * delay);
+  }
+  const lease = holdLease({
+    first: until,
+    leaseMs: TARGET_LOCK_LEASE_MS,
+    now: deps.now,
+    renew: (from, to) => store.targetLocks.renew(key, holder, from, to),
+    onError: (err) => logger.warn({ err, target: key }, "could not renew the lock on an Edge target"),
+  });
+  try {
+    return await work();
+  } finally {
+    await lease.end();
+    await store.targetLocks
+      .release(key, holder)
+      .catch((err: unknown) =>
+        logger.warn({ err, target: key }, "could not release the lock on an Edge target; its lease ends it"),
+      );
+  }
+}

@@ -1,0 +1,48 @@
+import type { RepoContext } from "./context.js";
+import { guard } from "./errors.js";
+
+/**
+ * One writer at a time per Edge target, across replicas: a row per target held as a lease. Taking it
+ * is one statement (insert, or take over a lease that ended); renewing and releasing compare the holder,
+ * so a holder that lost its lease can neither extend nor drop someone else's.
+ */
+export interface TargetLocksRepo {
+  /** Take the lock until `until` unless another holder's lease is still running at `now`; true when taken. */
+  take(key: string, holder: string, until: number, now: number): Promise<boolean>;
+  /** Extend this holder's lease from `from` to `to`; false when it is no longer this holder's. */
+  renew(key: string, holder: string, from: number, to: number): Promise<boolean>;
+  /** Let go of it (only this holder's). */
+  release(key: string, holder: string): Promise<void>;
+}
+
+export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
+  const { db } = ctx;
+  return guard("targetLocks", {
+    async take(key: string, holder: string, until: number, now: number): Promise<boolean> {
+      const result = await db
+        .insertInto("target_locks")
+        .values({ key, holder, lease_until: until })
+        .onConflict((oc) =>
+          oc
+            .column("key")
+            .doUpdateSet({ holder, lease_until: until })
+            .where("target_locks.lease_until", "<", now),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async renew(key: string, holder: string, from: number, to: number): Promise<boolean> {
+      const result = await db
+        .updateTable("target_locks")
+        .set({ lease_until: to })
+        .where("key", "=", key)
+        .where("holder", "=", holder)
+        .where("lease_until", "=", from)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async release(key: string, holder: string): Promise<void> {
+      await db.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder).execute();
+    },
+  });
+}

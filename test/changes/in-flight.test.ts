@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { reconcileStale } from "../../src/changes/engine.js";
+import { IN_FLIGHT_LEASE_MS } from "../../src/changes/in-flight.js";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import {
+  answerTo,
+  blocksText,
+  findButtons,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+} from "../support/harness.js";
+
+/**
+ * Issue 27.7: the reconciler takes over requests left `approved` for a minute, but an apply still in
+ * flight holds a renewed lease on its request, and the reconciler waits for that lease to end.
+ */
+
+const APP = SIM_IDS.appWithUnknownStatus;
+const BOB = "U0002";
+const CAROL = "U0003";
+const RESTART = { method: "POST", path: /\/mc\/apps\/[^/]+\/restart$/ };
+
+const restarts = (h: Harness) => h.sim.state.appRestarts.get(APP)?.length ?? 0;
+const restartPosts = (h: Harness) =>
+  h.sim.requests.filter((r) => r.method === RESTART.method && RESTART.path.test(r.path)).length;
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function slowRestart(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    const typed = await answerTo(h, `restart ${APP}`, BOB);
+    const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
+    await h.click(confirm, { userId: BOB });
+    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval needed"),
+    );
+    const approve = findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+    const requestId = approve.value!;
+
+    // The restart's POST is slow (just under the client's timeout); while it runs, a minute passes.
+    h.sim.addFault({ ...RESTART, latencyMs: 1_500, times: 1 });
+    await h.click(approve, { userId: CAROL });
+    await until("the restart POST", () => restartPosts(h) === 1);
+    h.advanceClock(61_000);
+    expect(await reconcileStale(h.deps)).toEqual([]);
+    expect((await h.store.approvals.get(requestId))?.state).toBe("approved");
+
+    await until(
+      "the restart applied",
+      async () => (await h.store.approvals.get(requestId))?.state === "applied",
+    );
+    expect((await h.store.approvals.get(requestId))?.lastError).toBeNull();
+    // Retry on the (old) card can't restart it a second time.
+    const retry = await h.click({ action_id: ACTIONS.retry, value: requestId }, { userId: CAROL });
+    expect(blocksText((await h.slack.waitForResponse(retry.responseId)).body.blocks)).not.toContain("Retry");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(restartPosts(h)).toBe(1);
+    expect(restarts(h)).toBe(1);
+
+    // A replica that died mid-apply: its lease is left as it was; the reconciler waits for it to end.
+    const orphan = await h.store.approvals.create({
+      kind: "restart_app",
+      teamId: "T0001",
+      channelId: "C0001",
+      requesterId: BOB,
+      params: { appId: APP, appName: "shop" },
+      expiresAt: h.deps.now() + 30 * 60_000,
+    });
+    await h.store.approvals.transition(orphan.id, "pending", "approved", { decidedBy: CAROL });
+    expect(await h.store.approvals.takeLease(orphan.id, "approved", h.deps.now() + IN_FLIGHT_LEASE_MS)).toBe(
+      true,
+    );
+    h.advanceClock(61_000);
+    expect(await reconcileStale(h.deps)).toEqual([]);
+    h.advanceClock(IN_FLIGHT_LEASE_MS - 60_000);
+    expect((await reconcileStale(h.deps)).map((r) => r.id)).toEqual([orphan.id]);
+  } finally {
+    await h.close();
+  }
+}
+
+const pgUp = await pgReachable();
+
+describe("an apply in flight holds a lease the reconciler waits for (issue 27.7)", () => {
+  it("a slow restart is not marked 'can't tell' while its POST runs, and Retry can't restart it twice (SQLite)", async () => {
+    await slowRestart();
+  }, 30_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "the same on PostgreSQL",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await slowRestart({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    30_000,
+  );
+});

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import { EdgeApiError } from "../../src/edge/errors.js";
+import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { silentLogger } from "../../src/log.js";
+
+/**
+ * Issue 27.7: a change in flight whose lease can't be renewed aborts its Edge calls (ForKeyOptions.signal,
+ * src/changes/in-flight.ts), sent or still waiting in the key's queue, and the outcome is "not known".
+ */
+
+let sim: Simulator;
+let api: EdgeApi;
+beforeAll(async () => {
+  sim = await startSimulator({ scanDurationMs: 200 });
+  api = createEdgeApi({
+    baseUrl: sim.url,
+    timeoutMs: 5000,
+    ratePerSec: 1000,
+    concurrency: 1,
+    maxQueue: 100,
+    logger: silentLogger,
+    retry: RETRY_FAST,
+  });
+});
+afterAll(async () => {
+  await api.close();
+  await sim.close();
+});
+
+describe("a client's calls aborted by its signal", () => {
+  it("a call in flight and one waiting behind it end at once as network errors; other clients go on", async () => {
+    const zone = SIM_IDS.firstShieldZone;
+    sim.addFault({ path: `/shield/shield-zone/${zone}/bot-categorization`, latencyMs: 3_000, times: 1 });
+    const abort = new AbortController();
+    const client = api.forKey(SIM_API_KEY, { signal: abort.signal });
+    const started = performance.now();
+    const sent = client.getBotCategories(zone).catch((e: unknown) => e);
+    const waiting = client.getBotCategories(zone).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    abort.abort(new Error("lease lost"));
+    for (const err of [await sent, await waiting]) {
+      expect(err).toBeInstanceOf(EdgeApiError);
+      expect((err as EdgeApiError).kind).toBe("network");
+    }
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The same key without the signal is not affected.
+    expect((await api.forKey(SIM_API_KEY).getBotCategories(zone)).length).toBeGreaterThan(0);
+  });
+});
