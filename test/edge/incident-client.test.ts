@@ -129,6 +129,7 @@ describe("bad arguments and bad answers", () => {
         rateLimitId: 5,
         overview: { totalBreaches: 3, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
         days: [],
+        unreadableDays: [],
       },
     ]);
   });
