@@ -40,7 +40,13 @@ import {
   durationWords,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
-import { appStatusCard, appsMessage, skippedText, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
+import {
+  appStatusCard,
+  appsMessage,
+  skippedText,
+  statusLook,
+  totalsLine,
+} from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
 import { changeModal } from "../../src/slack/blocks/change-modal.js";
