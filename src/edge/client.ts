@@ -640,7 +640,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
                 message: `${op}: the Edge API answered 202 Accepted (an AcceptedResult) instead of the zone`,
               });
             }
-            return data(op, r.data, subject);
+            const zone = data(op, r.data, subject);
+            return zone.shieldZoneId === 0 ? { ...zone, shieldZoneId: shieldZoneId } : zone;
           },
         );
       },

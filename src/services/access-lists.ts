@@ -183,8 +183,9 @@ async function writeEntry(
     try {
       await client.setCustomAccessListContent(shieldZoneId, listId, next.join("\n"));
     } catch (err) {
-      // A failed write is tried again from a fresh read: the content sent must come from what the list is now.
-      if (isEdgeApiError(err) && err.isRetryable && attempt < WRITE_ATTEMPTS) continue;
+      // A write the API failed (5xx) is tried again from a fresh read: the content sent must come from
+      // what the list is now. A timeout leaves the outcome unknown, and says so.
+      if (isEdgeApiError(err) && err.kind === "server" && attempt < WRITE_ATTEMPTS) continue;
       throw err;
     }
     return true;

@@ -303,6 +303,10 @@ export interface OffenderTop {
   total: number;
   /** Busiest first. */
   offenders: Offender[];
+  /** Set when not every group was read: the top is of this many groups. */
+  readGroups?: number;
+  /** Groups the API gave without a count, left out. */
+  skippedGroups?: number;
 }
 
 export interface OffendersSection {
@@ -436,33 +440,48 @@ export interface IncidentPicture {
   pendingAccess: ReadonlyMap<string, EntryState>;
 }
 
-/** Event-log groups read for the card's top 5 (sorted here: the document does not promise an order). */
-const CARD_SEARCH_PAGE_SIZE = 100;
+/**
+ * Event-log groups read for the card's top 5: the document promises no order, so the top is certain only
+ * once every group is read; past CARD_SEARCH_MAX_PAGES pages it is the top of those read.
+ */
+const CARD_SEARCH_PAGE_SIZE = 500;
+export const CARD_SEARCH_MAX_PAGES = 4;
 
-function offendersSearch(
+export async function offendersSearch(
   client: EdgeClient,
   zoneId: number,
-  range: IncidentRange,
+  range: Pick<IncidentRange, "eventLogFrom" | "to">,
   dimension: OffenderDimension,
-) {
-  return client
-    .searchEventLogs(zoneId, {
+): Promise<OffenderTop> {
+  const groups: EventGroup[] = [];
+  let total = 0;
+  let skipped = 0;
+  for (let page = 0; ; page++) {
+    const r = await client.searchEventLogs(zoneId, {
       from: range.eventLogFrom,
       to: range.to,
       groupBy: [dimension],
-      page: 0,
+      page,
       pageSize: CARD_SEARCH_PAGE_SIZE,
-    })
-    .then(
-      (r): OffenderTop => ({
+    });
+    groups.push(...r.groups);
+    skipped += r.skippedGroups;
+    total = r.total;
+    const all = page + 1 >= r.totalPages || r.groups.length + r.skippedGroups < CARD_SEARCH_PAGE_SIZE;
+    if (all || page + 1 >= CARD_SEARCH_MAX_PAGES) {
+      const offenders = groups
+        .map((g) => toOffender(g, dimension))
+        .sort(byCountDesc)
+        .slice(0, CARD_TOP);
+      return {
         dimension,
-        total: r.total,
-        offenders: r.groups
-          .map((g) => toOffender(g, dimension))
-          .sort(byCountDesc)
-          .slice(0, CARD_TOP),
-      }),
-    );
+        total,
+        offenders,
+        ...(all ? {} : { readGroups: groups.length + skipped }),
+        ...(skipped > 0 ? { skippedGroups: skipped } : {}),
+      };
+    }
+  }
 }
 
 /**

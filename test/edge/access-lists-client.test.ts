@@ -21,7 +21,7 @@ describe("custom access lists: client and edgeops' lists against the simulator",
     expect(env.sim.requests).toHaveLength(0);
   });
 
-  it("a POST that fails is not repeated (it could make two lists); a content PATCH is", async () => {
+  it("a POST that fails is not repeated (it could make two lists)", async () => {
     env.sim.addFault({ method: "POST", path: /\/access-lists$/, status: 500, body: "none", times: 3 });
     await rejection(env.client.createCustomAccessList(ZONE, { name: "x", type: 0, content: "" }));
     expect(env.sim.requests.filter((r) => r.method === "POST")).toHaveLength(1);

@@ -90,6 +90,16 @@ describe("rows without a field the document leaves optional", () => {
     expect(apps.skipped).toBe(1);
   });
 
+  it("a zone read by its id without shieldZoneId is that zone; an app with an empty id is left out", async () => {
+    answer(`/shield/shield-zone/${SIM_IDS.zoneQuiet}`, { data: { planType: 2 } });
+    expect(await s.client.getShieldZone(SIM_IDS.zoneQuiet)).toMatchObject({
+      shieldZoneId: SIM_IDS.zoneQuiet,
+      planType: 2,
+    });
+    answer("/mc/apps", { items: [{ id: "", name: "blank" }, { id: "a2" }] });
+    expect(await s.client.listApps()).toMatchObject({ items: [{ id: "a2" }], skipped: 1 });
+  });
+
   it("any other fault in a row still fails the answer", async () => {
     answer("/shield/shield-zones", { data: [{ shieldZoneId: "five" }] });
     expect((await rejection(s.client.listShieldZones())).kind).toBe("invalid_response");

@@ -42,7 +42,13 @@ import {
   durationWords,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
-import { appStatusCard, appsMessage, statusLook, totalsLine } from "../../src/slack/blocks/apps.js";
+import {
+  appStatusCard,
+  appsMessage,
+  skippedText,
+  statusLook,
+  totalsLine,
+} from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
 import { changeModal } from "../../src/slack/blocks/change-modal.js";
@@ -750,6 +756,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     return section(mrkdwn`${look.emoji} ${look.label}`);
   },
   "apps.ts:totalsLine": (g) => totalsLine({ active: g.int(9), [g.s()]: g.int(9) }),
+  // Its words are edgeops' own (callers pass constants); the count varies.
+  "apps.ts:skippedText": (g) => skippedText(g.int(9), "application", "an id"),
   "apps.ts:appStatusCard": (g) => appStatusCard(app(g)),
   "apps.ts:appsMessage": (g) =>
     appsMessage(
@@ -848,6 +856,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         }),
         28,
       ),
+      unreadableDays: g.list(() => g.s(), 3),
     } as Parameters<typeof rateLimitMessage>[1]),
   "schedules.ts:scheduleLabel": (g) => scheduleLabel({ spec: g.s(), timezone: g.s() }),
   "schedules.ts:scheduleCreatedMessage": (g) =>

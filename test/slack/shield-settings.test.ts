@@ -203,6 +203,9 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).wafLogOnlyRules).toContain(first.p.ruleId);
   });
 
+  // Simulator deviation: the document lists no 404 for POST /shield/waf/rules/review-triggered/{id}; the
+  // simulator refuses an untriggered rule with one (UNDOCUMENTED in simulator-openapi.test.ts). What is
+  // checked is that any refusal reads as a sentence and changes nothing.
   it("a rule the zone did not trigger is refused by the Edge API with a sentence, and nothing changes", async () => {
     const { approve } = await askAndConfirm(h, `waf ${ZONE} 999999 ignore`, "WAF rule 999999");
     const count = h.sim.state.wafRuleReviews.length;

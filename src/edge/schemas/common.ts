@@ -61,7 +61,7 @@ export function rowsOf<S extends z.ZodType>(row: S, needed: readonly string[]) {
     let skipped = 0;
     items.forEach((item, i) => {
       const o = item !== null && typeof item === "object" ? (item as Record<string, unknown>) : undefined;
-      if (o && needed.some((k) => o[k] === undefined || o[k] === null)) {
+      if (o && needed.some((k) => o[k] === undefined || o[k] === null || o[k] === "")) {
         skipped++;
         return;
       }

@@ -321,7 +321,17 @@ export type WafAiRecommendation = z.output<typeof wafAiRecommendationSchema>;
 
 /** GET /shield/shield-zone/{id}: GetShieldZoneResponse `{data: ShieldZoneResponse}`. */
 export const getShieldZoneResponseSchema = z.looseObject({
-  data: nullish(shieldZoneSchema),
+  // The document leaves shieldZoneId optional: a zone read by its id without one is that zone (0 here,
+  // the id asked for in the client).
+  data: nullish(
+    z.preprocess(
+      (d) =>
+        d !== null && typeof d === "object" && (d as { shieldZoneId?: unknown }).shieldZoneId == null
+          ? { ...d, shieldZoneId: 0 }
+          : d,
+      shieldZoneSchema,
+    ),
+  ),
   error: nullish(genericRequestResponseSchema),
 });
 

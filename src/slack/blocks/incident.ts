@@ -230,7 +230,9 @@ function offenderField(
   if ("error" in s) return mrkdwn`${title}\n${warn(s.error)}`;
   if (s.ok.offenders.length === 0) return mrkdwn`${title}\nNone in the window.`;
   const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension, p));
-  return mrkdwn`${title} · ${n(s.ok.total)} in all\n${joinMrkdwn(lines, "\n")}`;
+  const of = s.ok.readGroups === undefined ? "" : ` · top of the first ${n(s.ok.readGroups)} groups`;
+  const skipped = s.ok.skippedGroups ? ` · ${n(s.ok.skippedGroups)} without a count left out` : "";
+  return mrkdwn`${title} · ${n(s.ok.total)} in all${of}${skipped}\n${joinMrkdwn(lines, "\n")}`;
 }
 
 function listValue(p: IncidentPicture, s: IncidentListSection): string {
