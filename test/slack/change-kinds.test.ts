@@ -420,6 +420,9 @@ describe("a policy can require approvals for some changes only (by name or risk 
     h.slack.clear();
     const wider = await command(h, "policy approvals required for high,medium here", ALICE);
     expect(wider.text).toContain("Policy updated");
-    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    // A tightening is told to the channel (issue 29.11), not put to a vote.
+    expect(h.slack.callsTo("chat.postMessage").map((c) => blocksText(c.args.blocks))).toEqual([
+      expect.stringContaining("changed the approval policy"),
+    ]);
   });
 });

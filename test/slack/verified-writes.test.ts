@@ -70,7 +70,8 @@ describe("verified writes (SQLite)", () => {
     const { text, buttons } = await askAndApprove(h, `bot ${BOTS_ZONE} seo block`, "SEO", failedCard);
     expect(text).toContain("plan does not include bot categorization");
     expect(text).not.toContain("is in effect");
-    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(true);
+    // A plan refusal would meet the same refusal again: no Retry (issue 29.7), the plan sentence says what to do.
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
     expect(category(h, BOTS_ZONE, 1).categoryAction).toBe(0);
   });
 
