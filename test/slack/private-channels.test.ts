@@ -71,8 +71,13 @@ async function withPrivateChannel(options: HarnessOptions, body: (h: Harness) =>
     expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB, PRIVATE)).toContain(
       "needs a second person's approval",
     );
-    const scheduled = await answerTo(h, "schedule dns 5678 daily 09:00 UTC", BOB, PRIVATE);
-    expect(scheduled.text).toContain("5678");
+    const scheduled = await answerTo(
+      h,
+      `schedule dns ${SIM_IDS.dnsZoneCompleted} daily 09:00 UTC`,
+      BOB,
+      PRIVATE,
+    );
+    expect(scheduled.text).toContain("Scheduled");
     await body(h);
   } finally {
     await h.close();
