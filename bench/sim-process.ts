@@ -14,6 +14,8 @@ const keys = Number(process.env.BENCH_SIM_KEYS ?? "100");
 const sim = await startSimulator({
   latencyMs: Number(process.env.BENCH_SIM_LATENCY_MS ?? SIM_LATENCY_MS),
   apiKeys: Array.from({ length: keys }, (_, i) => keyFor(i)),
+  // Each workspace (key) is its own account here: one approval's change is not in force for the others.
+  botCategoriesPerKey: true,
 });
 
 function matching({ method, pathIncludes, query, since = 0 }: CountArgs): RecordedRequest[] {
@@ -78,6 +80,9 @@ serveRpc(
       const group = sim.state.botCategories.get(zone)?.find((g) => g.category === category);
       if (!group) throw new Error(`no category ${category} on zone ${zone}`);
       group.categoryAction = action;
+      // Every key's own copy starts again from this value.
+      for (const k of [...sim.state.botCategoriesByKey.keys()])
+        if (k.endsWith(` ${zone}`)) sim.state.botCategoriesByKey.delete(k);
       return true;
     },
     /** The lines of the access lists named `name` on a shield zone (the cluster bench's one-list phase). */

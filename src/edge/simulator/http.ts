@@ -18,6 +18,8 @@ export interface HandlerContext {
   state: SimulatorState;
   now: number;
   scanDurationMs: number;
+  /** Set where each key keeps its own bot categories (SimulatorOptions.botCategoriesPerKey). */
+  accessKey?: string;
 }
 
 export type Handler = (ctx: HandlerContext) => SimResponse;

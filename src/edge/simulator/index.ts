@@ -76,6 +76,12 @@ export interface SimulatorOptions {
   now?: () => number;
   /** How the Shield metrics maps write their date keys (not documented; default "iso"). */
   dateKeyFormat?: DateKeyFormat;
+  /**
+   * Each AccessKey keeps its own bot-category actions (copied from the seed on its first call), as
+   * separate accounts would, without copying the rest of the data: the benchmarks' many workspaces, each
+   * with its own key, then change "the same" category without finding another's change in force.
+   */
+  botCategoriesPerKey?: boolean;
 }
 
 /** Size hook for one shield zone (see `Simulator.scaleIncident`). */
@@ -281,6 +287,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       state: account ?? state,
       now: clock(),
       scanDurationMs,
+      ...(options.botCategoriesPerKey ? { accessKey: key } : {}),
     });
   }
 

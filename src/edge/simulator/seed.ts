@@ -209,6 +209,8 @@ export interface SimulatorState {
   pullZones: PullZone[];
   botDetection: Map<number, BotDetectionState>;
   botCategories: Map<number, BotCategoryGroup[]>;
+  /** `${accessKey} ${zoneId}` → that key's own copy (SimulatorOptions.botCategoriesPerKey). */
+  botCategoriesByKey: Map<string, BotCategoryGroup[]>;
   /** Zones whose plan lacks bot categorization (GET and PUT answer with errorKey `invalid_plan_type.*`). */
   botCategorizationUnavailable: Set<number>;
   /** Zones whose plan lacks the event log (search answers with errorKey `invalid_plan_type.event_logs`). */
@@ -978,6 +980,7 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     pullZones: seedPullZones(shieldZones),
     botDetection: seedBotDetection(rng, shieldZones),
     botCategories: seedBotCategories(rng, shieldZones),
+    botCategoriesByKey: new Map(),
     botCategorizationUnavailable: new Set(planless),
     eventLogsUnavailable: new Set(planless),
     planFeatureErrorStatus: 202,

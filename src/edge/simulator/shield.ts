@@ -4,7 +4,12 @@
  */
 import { rekeyDays } from "./date-keys.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
-import { type ShieldGenericResponse, type WafRecommendation, zoneHost } from "./seed.js";
+import {
+  type BotCategoryGroup,
+  type ShieldGenericResponse,
+  type WafRecommendation,
+  zoneHost,
+} from "./seed.js";
 import { zoneRuleMetrics } from "./shield-metrics.js";
 import {
   clustersBetween,
@@ -101,6 +106,24 @@ const planLacksCategorization = (status: number) =>
     "invalid_plan_type.bot_categorization",
   );
 
+/** A zone's bot categories as the calling key sees them: its own copy where keys keep their own. */
+function botGroupsOf(ctx: HandlerContext, id: number | undefined): BotCategoryGroup[] | undefined {
+  if (id === undefined) return undefined;
+  if (ctx.accessKey === undefined) return ctx.state.botCategories.get(id);
+  const own = ctx.state.botCategoriesByKey.get(`${ctx.accessKey} ${id}`);
+  if (own) return own;
+  const shared = ctx.state.botCategories.get(id);
+  if (shared === undefined) return undefined;
+  const copy = structuredClone(shared);
+  ctx.state.botCategoriesByKey.set(`${ctx.accessKey} ${id}`, copy);
+  return copy;
+}
+
+function setBotGroups(ctx: HandlerContext, id: number, groups: BotCategoryGroup[]): void {
+  if (ctx.accessKey === undefined) ctx.state.botCategories.set(id, groups);
+  else ctx.state.botCategoriesByKey.set(`${ctx.accessKey} ${id}`, groups);
+}
+
 /** GET /shield/shield-zone/{id}/bot-categorization -> { categories: BotCategorizationGroup[], error } */
 export function getBotCategories(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
@@ -109,7 +132,7 @@ export function getBotCategories(ctx: HandlerContext): SimResponse {
     const status = ctx.state.planFeatureErrorStatus;
     return json(status, { categories: null, error: planLacksCategorization(status) });
   }
-  const groups = ctx.state.botCategories.get(id) ?? [];
+  const groups = botGroupsOf(ctx, id) ?? [];
   return json(200, { categories: structuredClone(groups), error: null });
 }
 
@@ -152,10 +175,10 @@ export function putBotCategory(ctx: HandlerContext): SimResponse {
     const status = ctx.state.planFeatureErrorStatus;
     return json(status, { data: null, error: planLacksCategorization(status) });
   }
-  let groups = ctx.state.botCategories.get(id);
+  let groups = botGroupsOf(ctx, id);
   if (groups === undefined) {
     groups = [];
-    ctx.state.botCategories.set(id, groups);
+    setBotGroups(ctx, id, groups);
   }
   const group = groups.find((g) => g.category === category);
   if (group) group.categoryAction = action;
