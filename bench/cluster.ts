@@ -10,6 +10,8 @@
  *   - N concurrent Approve clicks spread over the replicas: exactly one Edge call (PUT) each;
  *   - one access list, many writers: different IPs blocked on one zone by one workspace, their Approve
  *     clicks at once over the replicas: every IP in the list, every card applied, none lost;
+ *   - temporary blocks taken over by later permanent requests for the same IPs: once their time is up,
+ *     none is undone (a control block nobody took over is, so the sweepers did run meanwhile);
  *   - work that must happen exactly once (EXACTLY_ONCE_WORK): schedules made due at once, and zone watches
  *     whose zones come under attack (one alert parent per watch, WATCH_INTERVAL_MS shortened);
  *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
@@ -74,6 +76,8 @@ export interface ClusterOptions {
   approvals: number;
   /** Different IPs blocked on one zone (one list, one key), approved at once over the replicas. */
   listBlocks: number;
+  /** Temporary blocks (1 minute) taken over by permanent requests for the same IPs. */
+  takeovers: number;
   /** Schedules made due at once. */
   schedules: number;
   /** Zone watches (one a channel) whose zones are under attack: that many alerts, each to be posted once. */
@@ -107,6 +111,7 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   hotSeconds: 10,
   approvals: 500,
   listBlocks: 50,
+  takeovers: 20,
   schedules: 300,
   alerts: 40,
   watchIntervalMs: 2_000,
@@ -175,6 +180,24 @@ export interface OneListResult {
   perReplica: number[];
 }
 
+/** Temporary changes taken over by later permanent requests (issue 27.4: undo only what it owns). */
+export interface TakeoverResult {
+  requests: number;
+  /** The temporary blocks applied, then the permanent requests for the same IPs applied. */
+  temporaryApplied: number;
+  permanentApplied: number;
+  /** Once the temporary blocks' time was up: their undo cancelled (still applied) / undone anyway. */
+  undoCancelled: number;
+  undone: number;
+  /** IPs no longer in the list: targets that went back. */
+  wentBack: number;
+  /** The control (one more temporary block, not taken over) was undone: the sweepers ran meanwhile. */
+  controlUndone: boolean;
+  /** From the last temporary block applied until the control was undone (or the wait gave up). */
+  waitedMs: number;
+  states: Record<string, number>;
+}
+
 /** One kind of background work that must happen exactly once across the cluster. */
 export interface OnceTally {
   work: string;
@@ -234,6 +257,7 @@ export interface ClusterResults {
   cap: CapUse;
   approvals: ApprovalBurst;
   oneList: OneListResult;
+  takeover: TakeoverResult;
   exactlyOnce: OnceTally[];
   kill: KillResult;
   verdicts: { target: string; met: boolean; detail: string }[];
@@ -679,6 +703,106 @@ async function oneListPhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions
   return result;
 }
 
+/** Confirm a block of each IP (temporary for `temporaryMs`), then approve them all; their final states. */
+async function blockAndApprove(
+  run: ClusterRun,
+  cluster: Cluster,
+  team: number,
+  phase: string,
+  ips: string[],
+  temporaryMs?: number,
+): Promise<string[]> {
+  const { ctx, store } = run;
+  const zone = SIM_IDS.customerAccessList.zoneId;
+  const ids = ips.map((_, i) => requestIdFor(phase, i));
+  const state = async (id: string) => (await store.approvals.get(id))?.state ?? "none";
+  const states = () => Promise.all(ids.map(state));
+  const creates = ips.map((ip, i) =>
+    clickRequest(
+      ctx,
+      `${phase}-create-${i}`,
+      team,
+      "U0002",
+      ACTIONS.changeConfirm,
+      JSON.stringify({
+        r: ids[i],
+        k: "access_block",
+        p: { shieldZoneId: zone, type: "ip", value: ip, state: "block" },
+        ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
+      }),
+    ),
+  );
+  await runLoad(ctx, { origin: cluster.origin, requests: creates, rate: 50 });
+  await until(async () => (await states()).every((s) => s !== "none"), 120_000, `${phase}: requests`).catch(
+    () => ctx.progress(`  ${phase}: not every request was made`),
+  );
+  const clicks = ids.map((r, i) =>
+    clickRequest(ctx, `${phase}-approve-${i}`, team, "U0003", ACTIONS.approve, r),
+  );
+  await runLoad(ctx, { origin: cluster.origin, requests: clicks, rate: 0 });
+  await until(
+    async () => (await states()).every((s) => s !== "pending" && s !== "approved"),
+    120_000,
+    `${phase}: approvals settled`,
+  ).catch(() => ctx.progress(`  ${phase}: not every approval settled`));
+  return ids;
+}
+
+/**
+ * Temporary blocks (1 minute, the shortest) of different IPs, each taken over by a later permanent
+ * block of the same IP: the later request keeps the value, so once the minute is up no temporary block
+ * may be undone. One more temporary block nobody took over is the control: its undo shows the sweepers
+ * ran past the blocks' time.
+ */
+async function takeoverPhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions, team: number) {
+  const { ctx, store } = run;
+  const n = o.takeovers;
+  const zone = SIM_IDS.customerAccessList.zoneId;
+  const ips = Array.from({ length: n }, (_, i) => `10.${127 + Math.floor(i / 250)}.${i % 250}.9`);
+  const control = "10.126.0.9";
+  ctx.progress(`takeover: ${n} temporary blocks (1 min) and a control, approved over ${o.replicas} replicas`);
+  const temporary = await blockAndApprove(run, cluster, team, "tmp", [...ips, control], 60_000);
+  const appliedAt = Date.now();
+  const controlId = temporary.pop() as string;
+  const get = (ids: string[]) => Promise.all(ids.map((id) => store.approvals.get(id)));
+  const temporaryApplied = (await get(temporary)).filter((r) => r?.state === "applied").length;
+  ctx.progress(`takeover: ${n} permanent blocks of the same IPs, approved`);
+  const permanent = await blockAndApprove(run, cluster, team, "perm", ips);
+  ctx.progress("takeover: waiting for the temporary blocks' time to be up and the control to be undone");
+  const controlUndone = await until(
+    async () => (await store.approvals.get(controlId))?.state === "undone",
+    60_000 + 90_000,
+    "the control block undone",
+  )
+    .then(() => true)
+    .catch(() => false);
+  const waitedMs = Date.now() - appliedAt;
+  await sleep(2_000); // an undo of a taken-over block running alongside would show here
+  const temps = await get(temporary);
+  const perms = await get(permanent);
+  const lines = new Set(
+    await ctx.sim.call<string[]>("accessListLines", { zone, name: "edgeops: blocked IPs" }),
+  );
+  const states: Record<string, number> = {};
+  for (const r of temps) states[`temporary ${r?.state}`] = (states[`temporary ${r?.state}`] ?? 0) + 1;
+  for (const r of perms) states[`permanent ${r?.state}`] = (states[`permanent ${r?.state}`] ?? 0) + 1;
+  const result: TakeoverResult = {
+    requests: n,
+    temporaryApplied,
+    permanentApplied: perms.filter((r) => r?.state === "applied").length,
+    undoCancelled: temps.filter((r) => r?.state === "applied" && r.undoAt === null).length,
+    undone: temps.filter((r) => r?.state === "undone").length,
+    wentBack: ips.filter((ip) => !lines.has(ip)).length,
+    controlUndone,
+    waitedMs,
+    states,
+  };
+  ctx.progress(
+    `  ${result.undoCancelled}/${n} undos cancelled, ${result.undone} undone, ${result.wentBack} went back; control undone ${controlUndone} after ${waitedMs} ms`,
+  );
+  return result;
+}
+
 async function oncePhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions): Promise<OnceTally[]> {
   const out: OnceTally[] = [];
   const logs = cluster.replicas.map((r) => r?.logFile ?? "");
@@ -869,6 +993,18 @@ function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
     met: l.inList === l.requests && l.applied === l.requests && l.lost === 0,
     detail: `${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; per replica ${l.perReplica.join("/")}`,
   });
+  const t = r.takeover;
+  v.push({
+    target: `${t.requests} temporary blocks taken over by later permanent requests: 0 undone once their time is up`,
+    met:
+      t.controlUndone &&
+      t.temporaryApplied === t.requests &&
+      t.permanentApplied === t.requests &&
+      t.undoCancelled === t.requests &&
+      t.undone === 0 &&
+      t.wentBack === 0,
+    detail: `${t.undoCancelled} undos cancelled, ${t.undone} undone, ${t.wentBack} went back; ${JSON.stringify(t.states)}; control undone: ${t.controlUndone} after ${t.waitedMs} ms`,
+  });
   const k = r.kill;
   v.push({
     target: "SIGKILL mid-run: every schedule occurrence posted once (claimed ones re-claimed by survivors)",
@@ -910,6 +1046,10 @@ export function formatClusterTable(r: ClusterResults): string {
   L.push(
     `One list: ${l.requests} IPs blocked on one zone, approved at once (per replica ${l.perReplica.join("/")}): ${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; ${l.failedAcks} clicks failed`,
   );
+  const tk = r.takeover;
+  L.push(
+    `Takeover: ${tk.requests} temporary blocks (1 min) taken over by permanent ones: ${tk.undoCancelled} undos cancelled, ${tk.undone} undone, ${tk.wentBack} went back; ${JSON.stringify(tk.states)}; control undone: ${tk.controlUndone} after ${tk.waitedMs} ms`,
+  );
   for (const t of r.exactlyOnce)
     L.push(
       `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms; per replica ${t.perReplica?.join("/") ?? "?"})`,
@@ -936,12 +1076,14 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
   const progress = (msg: string) => {
     if (!o.quiet) process.stderr.write(`[cluster ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   };
-  // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill | one list.
+  // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill | one
+  // list | takeover.
   const hotFirst = o.workspaces;
   const burstFirst = hotFirst + o.hotKeys;
   const killFirst = burstFirst + o.approvals;
   const listTeam = killFirst + o.killApprovals;
-  const keys = listTeam + 1;
+  const takeoverTeam = listTeam + 1;
+  const keys = takeoverTeam + 1;
 
   const pgdb = await createPgDatabase();
   if (!pgdb) throw new Error("bench --replicas: PostgreSQL is unreachable (TEST_DATABASE_URL)");
@@ -1017,6 +1159,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
       cap: await capPhase(ctx, cluster, o, hotFirst),
       approvals: await approvalPhase(ctx, cluster, o, burstFirst),
       oneList: await oneListPhase(run, cluster, o, listTeam),
+      takeover: await takeoverPhase(run, cluster, o, takeoverTeam),
       exactlyOnce: await oncePhase(run, cluster, o),
       kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
       verdicts: [],

@@ -448,6 +448,7 @@ const HELP = `npm run bench [-- options]
                             behind a round-robin proxy, one SIGKILLed mid-run; its results go in "cluster"
   --alerts 40               (with --replicas) zone watches under attack, each alert to be posted once
   --list-blocks 50          (with --replicas) different IPs blocked on one zone, approved at once
+  --takeovers 20            (with --replicas) temporary blocks taken over by permanent ones, none undone
 `;
 
 async function main(): Promise<void> {
@@ -473,6 +474,7 @@ async function main(): Promise<void> {
       replicas: { type: "string" },
       alerts: { type: "string" },
       "list-blocks": { type: "string" },
+      takeovers: { type: "string" },
     },
   });
   if (values.help) {
@@ -495,6 +497,7 @@ async function main(): Promise<void> {
       ...(values["list-blocks"]
         ? { listBlocks: num(values["list-blocks"], CLUSTER_DEFAULTS.listBlocks) }
         : {}),
+      ...(values.takeovers ? { takeovers: num(values.takeovers, CLUSTER_DEFAULTS.takeovers) } : {}),
       compiled: !values.tsx,
       out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
     });

@@ -877,12 +877,9 @@ export async function cancel(
 /** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
 export async function expireDue(deps: Deps, scope: WorkScope = {}, limit = 100): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
-  const expired: ApprovalRequest[] = [];
-  for (const r of due) {
-    const won = await expireIfDue(deps, r);
-    if (won) expired.push(won);
-  }
-  return expired;
+  return sweepFairly(deps, due, "could not expire a request; next sweep tries again", (r) =>
+    expireIfDue(deps, r),
+  );
 }
 
 export const ONE_OFF_UNKNOWN_SENTENCE =
@@ -902,54 +899,51 @@ export async function reconcileStale(
   limit = 50,
 ): Promise<ApprovalRequest[]> {
   const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
-  const settled: ApprovalRequest[] = [];
-  for (const r of stale) {
-    const c = resolveChange(r);
-    if (!c) continue;
-    let current: unknown;
-    try {
-      current = await readForSweep(deps, c, r);
-    } catch (err) {
-      const ended = await sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
-        deps.logger.warn(
-          { err: e, requestId: r.id },
-          "could not record a failed read; next sweep tries again",
-        );
-        return undefined;
-      });
-      if (ended) settled.push(ended);
-      continue;
-    }
-    const inForce = c.kind.inForce(c.params, current);
-    // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
-    const ended = { leaseEndedBy: deps.now() };
-    const moved = c.kind.oneOff
-      ? await move(
+  return sweepFairly(deps, stale, "could not reconcile a request; next sweep tries again", (r) =>
+    reconcileOne(deps, r),
+  );
+}
+
+async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+  const c = resolveChange(r);
+  if (!c) return undefined;
+  let current: unknown;
+  try {
+    current = await readForSweep(deps, c, r);
+  } catch (err) {
+    return sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
+      deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
+      return undefined;
+    });
+  }
+  const inForce = c.kind.inForce(c.params, current);
+  // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
+  const ended = { leaseEndedBy: deps.now() };
+  const moved = c.kind.oneOff
+    ? await move(
+        deps,
+        r.id,
+        "approved",
+        "failed",
+        { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+        ended,
+      )
+    : inForce
+      ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
+      : await move(
           deps,
           r.id,
           "approved",
           "failed",
-          { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+          { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
           ended,
-        )
-      : inForce
-        ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
-        : await move(
-            deps,
-            r.id,
-            "approved",
-            "failed",
-            { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
-            ended,
-          );
-    if (!moved) continue;
-    const target = moved.state === "applied" ? targetOf(moved) : undefined;
-    if (target) await recordOwner(deps, moved, target.key, "system", undefined);
-    countState(deps, moved.state);
-    await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
-    settled.push(moved);
-  }
-  return settled;
+        );
+  if (!moved) return undefined;
+  const target = moved.state === "applied" ? targetOf(moved) : undefined;
+  if (target) await recordOwner(deps, moved, target.key, "system", undefined);
+  countState(deps, moved.state);
+  await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
+  return moved;
 }
 
 /** How long the sweeper waits for one read of the current value (one slow workspace must not hold it). */
@@ -1084,7 +1078,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   let note = null as ApprovalError | null;
   try {
     const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
-      const current = await kind.readCurrent(deps, scopeOf(r), params);
+      const current = await readForSweep(deps, { kind, params }, r);
       // Only while this request is still the target's last writer (asked last, just before the write).
       const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
       if (!back || !kind.inForce(params, current) || owner) {
@@ -1174,9 +1168,26 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
 /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
 export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
+  return sweepFairly(
+    deps,
+    due,
+    "undo of a temporary change could not run; next sweep tries again",
+    async (r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
+  );
+}
+
+/**
+ * Run `one` on each due request round-robin over workspaces, a few at once, one per workspace: one
+ * workspace's slow or failing rows (its reads are slow, its key's queue is full) leave the others' on
+ * time. Resolves once all ran, with what they moved, in the order they finished.
+ */
+async function sweepFairly(
+  deps: Deps,
+  due: readonly ApprovalRequest[],
+  failed: string,
+  one: (r: ApprovalRequest) => Promise<ApprovalRequest | undefined>,
+): Promise<ApprovalRequest[]> {
   const moved: ApprovalRequest[] = [];
-  // Round-robin over workspaces, a few at once, one per workspace: one workspace's slow undos (its
-  // reads are slow, its key's queue is full) leave the others' on time.
   const pool = createFairPool<ApprovalRequest>({
     concurrency: SWEEP_CONCURRENCY,
     perWorkspace: 1,
@@ -1184,14 +1195,11 @@ export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Pr
     teamId: (r) => r.teamId,
     async run(r) {
       try {
-        const outcome = await undoOnce(deps, r, "system", deps.now());
-        if (outcome) moved.push(outcome.request);
-        return outcome !== undefined;
+        const done = await one(r);
+        if (done) moved.push(done);
+        return done !== undefined;
       } catch (err) {
-        deps.logger.warn(
-          { err, requestId: r.id },
-          "undo of a temporary change could not run; next sweep tries again",
-        );
+        deps.logger.warn({ err, requestId: r.id }, failed);
         return false;
       }
     },
@@ -1218,54 +1226,38 @@ export async function reconcileStaleUndos(
     scope,
     "undoing",
   );
-  const moved: ApprovalRequest[] = [];
-  for (const r of stale) {
-    const c = resolveChange(r);
-    const back = c?.kind.undo?.(c.params, restoreOf(r));
-    if (!c || !back) continue;
-    let current: unknown;
-    try {
-      current = await readForSweep(deps, c, r);
-    } catch (err) {
-      const ended = await sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
-        deps.logger.warn(
-          { err: e, requestId: r.id },
-          "could not record a failed read; next sweep tries again",
-        );
-        return undefined;
-      });
-      if (ended) moved.push(ended);
-      continue;
-    }
-    try {
-      if (!c.kind.inForce(back, current)) {
-        // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
-        const again = await move(
-          deps,
-          r.id,
-          "undoing",
-          "applied",
-          { undoAt: deps.now() },
-          { leaseEndedBy: deps.now() },
-        );
-        if (again) moved.push(again);
-        continue;
-      }
-      const undone = await move(
-        deps,
-        r.id,
-        "undoing",
-        "undone",
-        { lastError: null, undoAt: null },
-        { leaseEndedBy: deps.now() },
-      );
-      if (!undone) continue;
-      countState(deps, "undone");
-      await audit(deps, undone, "system", "reconcile", "undone");
-      moved.push(undone);
-    } catch (err) {
-      deps.logger.warn({ err, requestId: r.id }, "could not reconcile an undo; next sweep tries again");
-    }
+  return sweepFairly(deps, stale, "could not reconcile an undo; next sweep tries again", (r) =>
+    reconcileUndoOne(deps, r),
+  );
+}
+
+async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+  const c = resolveChange(r);
+  const back = c?.kind.undo?.(c.params, restoreOf(r));
+  if (!c || !back) return undefined;
+  let current: unknown;
+  try {
+    current = await readForSweep(deps, c, r);
+  } catch (err) {
+    return sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
+      deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
+      return undefined;
+    });
   }
-  return moved;
+  if (!c.kind.inForce(back, current)) {
+    // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
+    return move(deps, r.id, "undoing", "applied", { undoAt: deps.now() }, { leaseEndedBy: deps.now() });
+  }
+  const undone = await move(
+    deps,
+    r.id,
+    "undoing",
+    "undone",
+    { lastError: null, undoAt: null },
+    { leaseEndedBy: deps.now() },
+  );
+  if (!undone) return undefined;
+  countState(deps, "undone");
+  await audit(deps, undone, "system", "reconcile", "undone");
+  return undone;
 }

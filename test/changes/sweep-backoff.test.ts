@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { SWEEP_READ_ATTEMPTS, undoDue } from "../../src/changes/engine.js";
+import {
+  expireDue,
+  reconcileStale,
+  SWEEP_READ_ATTEMPTS,
+  SWEEP_READ_DEADLINE_MS,
+  undoDue,
+} from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
@@ -13,13 +19,13 @@ import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "
 const ZONE = SIM_IDS.customerAccessList.zoneId;
 
 /** A bot-category request left `approved` (its replica died before the apply finished). */
-async function leftApproved(h: Harness, teamId: string) {
+async function leftApproved(h: Harness, teamId: string, shieldZoneId = ZONE, category = 1) {
   const r = await h.store.approvals.create({
     kind: "bot_category",
     teamId,
     channelId: "C0001",
     requesterId: "U0002",
-    params: { shieldZoneId: ZONE, category: 1, action: 1 },
+    params: { shieldZoneId, category, action: 1 },
     observed: 0,
     expiresAt: h.deps.now() + 30 * 60_000,
   });
@@ -102,6 +108,66 @@ async function slowWorkspace(options: HarnessOptions = {}) {
   }
 }
 
+/** Resolves once `settled(id)` holds, polling while the sweep runs. */
+async function until(settled: () => Promise<boolean>): Promise<void> {
+  while (!(await settled())) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** One workspace's three stale requests with slow reads, stale first; another's is not held behind them. */
+async function slowReconcile(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
+    const slowZone = SIM_IDS.firstShieldZone + 1;
+    const fastZone = SIM_IDS.firstShieldZone + 2;
+    for (const zone of [slowZone, fastZone])
+      for (const g of h.sim.state.botCategories.get(zone)!) if (g.category <= 3) g.categoryAction = 1;
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    const slow: string[] = [];
+    for (const category of [1, 2, 3]) slow.push(await leftApproved(h, "T0002", slowZone, category));
+    h.advanceClock(10);
+    const fast = await leftApproved(h, "T0001", fastZone, 1);
+    h.advanceClock(61_000);
+
+    const applied = async (id: string) => (await h.store.approvals.get(id))?.state === "applied";
+    const sweep = reconcileStale(h.deps);
+    await until(() => applied(fast));
+    expect((await Promise.all(slow.map(applied))).filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect((await sweep).map((r) => r.state)).toEqual(["applied", "applied", "applied", "applied"]);
+  } finally {
+    await h.close();
+  }
+}
+
+/** 30 expired requests of one workspace, older than another's: that one is not expired last. */
+async function busyExpiry(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    const pending = (teamId: string) =>
+      h.store.approvals.create({
+        kind: "bot_category",
+        teamId,
+        channelId: "C0001",
+        requesterId: "U0002",
+        params: { shieldZoneId: ZONE, category: 1, action: 1 },
+        observed: 0,
+        expiresAt: h.deps.now() + 60_000,
+      });
+    for (let i = 0; i < 30; i++) await pending("T0002");
+    h.advanceClock(10);
+    const ours = await pending("T0001");
+    h.advanceClock(61_000);
+
+    const expired = await expireDue(h.deps);
+    expect(expired.map((r) => r.state)).toEqual(expired.map(() => "expired"));
+    expect(expired).toHaveLength(31);
+    // Cards are updated in this order: ours among the first round, not after the other's 30.
+    expect(expired.findIndex((r) => r.id === ours.id)).toBeLessThan(4);
+  } finally {
+    await h.close();
+  }
+}
+
 const pgUp = await pgReachable();
 
 describe("the sweeper backs off unreadable requests and ends them (issue 27.8)", () => {
@@ -138,4 +204,53 @@ describe("the sweeper backs off unreadable requests and ends them (issue 27.8)",
     },
     60_000,
   );
+
+  function onBothStores(name: string, run: (options: HarnessOptions) => Promise<void>) {
+    it(`${name} (SQLite)`, () => run({}), 60_000);
+    it.runIf(pgUp || IN_CI)(
+      `${name} (PostgreSQL)`,
+      async () => {
+        const schema = randomSchema();
+        try {
+          await run({ pgSchema: schema });
+        } finally {
+          await dropSchema(schema).catch(() => undefined);
+        }
+      },
+      60_000,
+    );
+  }
+
+  onBothStores(
+    "three slow reconcile reads of one workspace don't hold back another workspace's",
+    slowReconcile,
+  );
+  onBothStores("30 expired requests of one workspace don't put another workspace's last", busyExpiry);
+
+  it("an undo's own read of the current value ends at the sweep's deadline (retried in a minute)", async () => {
+    const h = await startHarness();
+    try {
+      const zone = SIM_IDS.firstShieldZone + 1;
+      const id = await dueUndo(h, "T0001", zone, 1);
+      // Three 429s asking for 6 s each: the client's own waits add up past the sweep's deadline.
+      h.sim.addFault({
+        method: "GET",
+        path: `/shield/shield-zone/${zone}/bot-categorization`,
+        retryAfter: "6",
+        times: 3,
+      });
+      h.advanceClock(1_000);
+      const started = Date.now();
+      const [r] = await undoDue(h.deps);
+      expect(Date.now() - started).toBeLessThan(SWEEP_READ_DEADLINE_MS + 2_000);
+      expect(r?.id).toBe(id);
+      expect(r?.state).toBe("applied");
+      expect(r?.lastError?.message).toContain(
+        `did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds`,
+      );
+      expect(r?.lastError?.message).toContain("tries again in a minute");
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
 });
