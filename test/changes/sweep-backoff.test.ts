@@ -157,6 +157,9 @@ async function busyExpiry(options: HarnessOptions = {}) {
     h.advanceClock(10);
     const ours = await pending("T0001");
     h.advanceClock(61_000);
+    // Open the store's connections first (PostgreSQL's pool opens one per concurrent query on first use):
+    // a fresh connection costs more than a whole expiry, and would order the results by it, not by turns.
+    await Promise.all(Array.from({ length: 4 }, () => h.store.approvals.get(ours.id)));
 
     const expired = await expireDue(h.deps);
     expect(expired.map((r) => r.state)).toEqual(expired.map(() => "expired"));
