@@ -141,6 +141,12 @@ export interface DetailedMetricsParams {
   resolution?: MetricsResolution;
 }
 
+/** A zone's rate limits, and how many rows were left out for lacking an id. */
+export interface RateLimitList {
+  rules: ZoneRateLimitMetrics[];
+  skipped: number;
+}
+
 export interface EdgeClient {
   listApps(params?: ListAppsParams): Promise<AppPage>;
   listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
@@ -158,7 +164,8 @@ export interface EdgeClient {
   searchEventLogs(shieldZoneId: number, search: EventLogsSearch): Promise<EventLogsSearchResult>;
   getTriggeredWafRules(shieldZoneId: number): Promise<TriggeredRules>;
   /** GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone. */
-  getRateLimits(shieldZoneId: number): Promise<ZoneRateLimitMetrics[]>;
+  /** The zone's rate limits; `skipped`: rows left out for lacking the ratelimitId the document leaves optional. */
+  getRateLimits(shieldZoneId: number): Promise<RateLimitList>;
   getBotDetection(shieldZoneId: number): Promise<BotDetection>;
   getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
   setBotCategoryAction(shieldZoneId: number, category: number, action: BotCategoryAction): Promise<void>;
@@ -777,7 +784,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
               schema: getShieldZoneRateLimitMetricsResponseSchema,
             };
           },
-          (r) => r.data ?? [],
+          (r) => ({ rules: r.data ?? [], skipped: r.skipped }),
         );
       },
 

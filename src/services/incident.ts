@@ -432,7 +432,8 @@ export interface IncidentPicture {
   traffic: Section<TrafficSection>;
   offenders: Section<OffendersSection>;
   waf: Section<WafSection>;
-  rateLimits: Section<RateLimitInWindow[]>;
+  /** `skipped`: rules the answer gave without an id, left out. */
+  rateLimits: Section<{ rules: RateLimitInWindow[]; skipped: number }>;
   apps: Section<AppsSection>;
   /** What edgeops already blocks or challenges on the zone (`type:value`); empty when unknown. */
   mitigated: ReadonlyMap<string, AccessAction>;
@@ -632,7 +633,12 @@ export async function gatherIncident(
         : settled(waf),
     rateLimits:
       rateLimits.status === "fulfilled"
-        ? { ok: rateLimitsInWindow(rateLimits.value, range) }
+        ? {
+            ok: {
+              rules: rateLimitsInWindow(rateLimits.value.rules, range),
+              skipped: rateLimits.value.skipped,
+            },
+          }
         : settled(rateLimits),
     apps: settled(apps),
     mitigated: own.status === "fulfilled" ? own.value : new Map(),
@@ -706,7 +712,7 @@ export async function listIncidentSection(
     }
     case "ratelimits": {
       const { items, ...paging } = pageOf(
-        rateLimitsInWindow(await client.getRateLimits(q.zoneId), range),
+        rateLimitsInWindow((await client.getRateLimits(q.zoneId)).rules, range),
         q.page,
       );
       return { kind: "ratelimits", rules: items, ...paging, range };

@@ -58,8 +58,9 @@ describe("rows without a field the document leaves optional", () => {
       data: [{ ratelimitId: 3, overview: { totalBreaches: 1 } }, { overview: { totalBreaches: 2 } }],
       error: null,
     });
-    const rules = await s.client.getRateLimits(SIM_IDS.zoneQuiet);
+    const { rules, skipped } = await s.client.getRateLimits(SIM_IDS.zoneQuiet);
     expect(rules.map((r) => r.rateLimitId)).toEqual([3]);
+    expect(skipped).toBe(1);
   });
 
   it("pull zones and DNS zones without Id, apps without id", async () => {

@@ -80,7 +80,8 @@ describe("the incident operations against the simulator", () => {
     expect(waf.rules.length).toBeGreaterThan(0);
     expect(waf.totalTriggeredRules).toBeGreaterThanOrEqual(waf.rules.length);
     expect(waf.rules.map((x) => x.ruleId)).toContain(SIM_IDS.waf.ruleId);
-    const limits = await env.client.getRateLimits(ZONE);
+    const { rules: limits, skipped } = await env.client.getRateLimits(ZONE);
+    expect(skipped).toBe(0);
     expect(limits.map((l) => l.rateLimitId).sort()).toEqual([...SIM_IDS.rateLimitRulesUnderAttack].sort());
     expect(limits[0]!.days.length).toBe(28);
     expect(env.sim.requests.map((r) => r.path)).toEqual([
@@ -124,7 +125,7 @@ describe("bad arguments and bad answers", () => {
         more: {},
       },
     });
-    expect(await env.client.getRateLimits(ZONE)).toEqual([
+    expect((await env.client.getRateLimits(ZONE)).rules).toEqual([
       {
         rateLimitId: 5,
         overview: { totalBreaches: 3, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },

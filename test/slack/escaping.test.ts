@@ -514,14 +514,17 @@ function incidentPicture(g: Gen): IncidentPicture {
     rateLimits: g.bool()
       ? err()
       : {
-          ok: g.list(
-            () => ({
-              rateLimitId: g.int(1e6),
-              breaches: { total: g.int(99), blocked: g.int(9), challenged: g.int(9), logged: g.int(9) },
-              basis: g.pick(["days", "overview"] as const),
-            }),
-            8,
-          ),
+          ok: {
+            rules: g.list(
+              () => ({
+                rateLimitId: g.int(1e6),
+                breaches: { total: g.int(99), blocked: g.int(9), challenged: g.int(9), logged: g.int(9) },
+                basis: g.pick(["days", "overview"] as const),
+              }),
+              8,
+            ),
+            skipped: g.int(3),
+          },
         },
     apps: g.bool() ? err() : { ok: { apps: g.list(app, 8), read: g.int(99), complete: g.bool() } },
     mitigated: new Map(g.list(() => [`ip:${g.s()}`, g.pick(["block", "challenge"] as const)] as const)),
@@ -897,7 +900,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     const kind = g.pick(["offenders", "waf", "ratelimits", "apps"] as const);
     const rules = "ok" in p.waf ? p.waf.ok.rules : [];
     const apps = "ok" in p.apps ? p.apps.ok.apps : [];
-    const rl = "ok" in p.rateLimits ? p.rateLimits.ok : [];
+    const rl = "ok" in p.rateLimits ? p.rateLimits.ok.rules : [];
     const page =
       kind === "offenders"
         ? {

@@ -120,7 +120,7 @@ function bigPicture(): IncidentPicture {
       },
     },
     waf: { ok: { total: 500, rules: rules(500) } },
-    rateLimits: { ok: rateLimits },
+    rateLimits: { ok: { rules: rateLimits, skipped: 0 } },
     apps: { ok: { apps: apps(5000), read: 5000, complete: false } },
     mitigated: new Map(),
     pendingAccess: new Map(),

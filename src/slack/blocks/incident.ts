@@ -32,7 +32,7 @@ import {
 } from "../../services/incident.js";
 import { ACTIONS } from "../ids.js";
 import { type ChangeButtonValue, durationWords } from "./approvals.js";
-import { statusLook } from "./apps.js";
+import { skippedText, statusLook } from "./apps.js";
 import {
   actions,
   button,
@@ -45,6 +45,7 @@ import {
   header,
   joinMrkdwn,
   type Mrkdwn,
+  type MrkdwnInput,
   mrkdwn,
   packLines,
   type Reply,
@@ -359,12 +360,14 @@ function rateLimitBlock(p: IncidentPicture): KnownBlock {
   const title = mrkdwn`*Rate limits* · most breaches, by the daily counters of the days the window touches`;
   const s = p.rateLimits;
   if ("error" in s) return failed(title, s);
+  const { rules, skipped } = s.ok;
   const seeAll =
-    s.ok.length > CARD_TOP
-      ? button(`All ${n(s.ok.length)} rate limits`, seeAllId("ratelimits"), listValue(p, "ratelimits"))
+    rules.length > CARD_TOP
+      ? button(`All ${n(rules.length)} rate limits`, seeAllId("ratelimits"), listValue(p, "ratelimits"))
       : undefined;
-  const lines =
-    s.ok.length === 0 ? ["No rate limit was breached."] : s.ok.slice(0, CARD_TOP).map(rateLimitLine);
+  const lines: MrkdwnInput[] =
+    rules.length === 0 ? ["No rate limit was breached."] : rules.slice(0, CARD_TOP).map(rateLimitLine);
+  if (skipped > 0) lines.push(`_${skippedText(skipped, "rate limit", "a ratelimitId")}_`);
   return section(joinMrkdwn([title, ...lines], "\n"), seeAll);
 }
 
