@@ -1046,7 +1046,7 @@ export const TAKEN_OVER_UNDO_SENTENCE =
   "Not undone: a later request set this since, so edgeops left it as that request has it.";
 
 export const CHANGED_SINCE_UNDO_SENTENCE =
-  "Not undone: the setting was changed by someone else since this change was applied, so edgeops left it as it is.";
+  "Not undone: the setting was changed since this change was applied (in the dashboard, or by another request), so edgeops left it as it is.";
 
 /**
  * Undo an applied temporary change once: the caller that wins applied → undoing puts the previous
@@ -1065,7 +1065,7 @@ async function undoOnce(
     request.id,
     "applied",
     "undoing",
-    { lastError: null },
+    { lastError: null, undoneBy: actorId },
     { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
   );
   if (!claimed) return undefined;

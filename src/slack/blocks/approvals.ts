@@ -112,8 +112,20 @@ const STATE_LINE: Record<ApprovalRequest["state"], string> = {
 /** Sent, but the answer was lost: the reconciler will say whether it took effect. */
 const isCheckingOutcome = (r: ApprovalRequest) => r.state === "approved" && r.lastError?.kind === "unknown";
 
+/** The undo ran but left the setting alone: someone or something changed it since. */
+const isUndoSkipped = (r: ApprovalRequest) => r.state === "undone" && r.lastError?.kind === "changed_since";
+
 function stateLine(r: ApprovalRequest): string {
+  if (isUndoSkipped(r)) return ":fast_forward: Undo skipped: left as it was";
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
+}
+
+/** "by @bob (the requester) with Undo now", "by edgeops at the end of its period". */
+function undoneByWords(r: ApprovalRequest): Mrkdwn {
+  if (!r.undoneBy) return mrkdwn``;
+  if (r.undoneBy === "system") return mrkdwn` by edgeops at the end of its period`;
+  const who = r.undoneBy === r.requesterId ? "the requester" : "an approver";
+  return mrkdwn` by ${mention(r.undoneBy)} (${who}) with Undo now`;
 }
 
 /** 90 minutes → "1 h 30 min". */
@@ -149,7 +161,9 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
     case "undoing":
       return mrkdwn`${change} is being undone.`;
     case "undone":
-      return r.lastError ? mrkdwn`${change}: ${r.lastError.message}` : mrkdwn`${change} was undone.`;
+      return r.lastError
+        ? mrkdwn`${change}: ${r.lastError.message}`
+        : mrkdwn`${change} was undone${undoneByWords(r)}.`;
     case "failed":
       return mrkdwn`${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
@@ -265,7 +279,9 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     blocks.push(
       context(
         r.state === "expired" && !r.lastError
-          ? mrkdwn`Expired ${when} without a decision.`
+          ? r.approvedBy.length > 0
+            ? mrkdwn`Expired ${when} with ${r.approvedBy.length} of ${r.approvalsNeeded} approvals (${people(r.approvedBy)}): not enough approvers in time.`
+            : mrkdwn`Expired ${when} without a decision.`
           : when
             ? mrkdwn`${verb} by ${by} ${when}`
             : mrkdwn`${verb} by ${by}`,
@@ -307,12 +323,12 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     if (r.state === "undone" && !r.lastError)
       blocks.push(
         context(
-          mrkdwn`:leftwards_arrow_with_hook: Undone ${dateToken(r.updatedAt)}: the previous setting is back.`,
+          mrkdwn`:leftwards_arrow_with_hook: Undone${undoneByWords(r)} ${dateToken(r.updatedAt)}: the previous setting is back.`,
         ),
       );
+    if (isUndoSkipped(r))
+      blocks.push(context(mrkdwn`:fast_forward: Undo skipped${undoneByWords(r)} ${dateToken(r.updatedAt)}.`));
   }
-  const summary = isCheckingOutcome(r)
-    ? "Not known yet, checking"
-    : STATE_LINE[r.state].replace(/^:[a-z_]+: /, "");
+  const summary = stateLine(r).replace(/^:[a-z_]+: /, "");
   return reply(`${change}: ${summary}`, blocks);
 }

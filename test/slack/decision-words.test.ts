@@ -1,0 +1,118 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  startHarness,
+} from "../support/harness.js";
+
+/**
+ * Issue 29 items 5, 6 and 12: what a card says about who decided, who undid and why, and what the
+ * requester and the channel are told.
+ */
+
+const ZONE = SIM_IDS.firstShieldZone;
+const ALICE = "U0001"; // admin
+const BOB = "U0002"; // not an admin
+const CAROL = "U0003"; // owner
+
+const category = (h: Harness, c: number) =>
+  h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
+
+/** Bob asks for `/edge <text>` in C0001 and confirms; the card posted for approval. */
+async function asked(h: Harness, text: string, label: string, channelId = "C0001") {
+  const typed = await answerTo(h, text, BOB, channelId);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  expect(confirm, typed.text).toBeDefined();
+  const click = await h.click(confirm!, { userId: BOB, channelId });
+  return { click, label };
+}
+
+async function pendingCard(h: Harness, label: string) {
+  return h.slack.waitForCall(
+    "chat.postMessage",
+    (x) => blocksText(x.args.blocks).includes(label) && blocksText(x.args.blocks).includes("Approval needed"),
+  );
+}
+
+/** Bob blocks category `c` for 30 minutes, Carol approves: the applied card's Undo now. */
+async function blockFor30m(h: Harness, c: number, label: string) {
+  category(h, c).categoryAction = 2;
+  await asked(h, `bot ${ZONE} ${c} block for 30m`, label);
+  const post = await pendingCard(h, label);
+  await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+    userId: CAROL,
+  });
+  const applied = await cardUpdate(h, (t) => t.includes(label) && t.includes("is in effect"));
+  return findButtons(applied.args.blocks).find((b) => b.action_id === ACTIONS.undo)!;
+}
+
+describe("what cards say about decisions and undos (issue 29)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("29.5: a skipped undo has its own label, not 'Undone'", async () => {
+    await blockFor30m(h, 2, "AI scraper");
+    category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
+    h.advanceClock(31 * 60_000);
+    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not undone"));
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("Undo skipped");
+    expect(text).not.toContain(":leftwards_arrow_with_hook: Undone");
+    expect(text).not.toContain("someone else");
+    expect(card.args.text).toContain("Undo skipped");
+  });
+
+  it("29.5: an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
+    await blockFor30m(h, 1, "SEO");
+    h.advanceClock(31 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const byEdgeops = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("Undone"));
+    expect(blocksText(byEdgeops.args.blocks)).toContain("Undone by edgeops at the end of its period");
+
+    const undo = await blockFor30m(h, 3, "AI tool");
+    await h.click(undo, { userId: BOB });
+    const byRequester = await cardUpdate(h, (t) => t.includes("AI tool") && t.includes("Undone"));
+    expect(blocksText(byRequester.args.blocks)).toContain(
+      `Undone by <@${BOB}> (the requester) with Undo now`,
+    );
+
+    const again = await blockFor30m(h, 4, "Tool");
+    await h.click(again, { userId: ALICE });
+    const byApprover = await cardUpdate(h, (t) => t.includes("Tool") && t.includes("Undone"));
+    expect(blocksText(byApprover.args.blocks)).toContain(`Undone by <@${ALICE}> (an approver) with Undo now`);
+  });
+
+  it("29.5: 'Expired' keeps a recorded 1-of-2 approval", async () => {
+    await h.store.policies.setChannel("T0001", "C0TWO", { approvalsNeeded: 2 });
+    category(h, 5).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 5 block`, "Ads", "C0TWO");
+    const post = await pendingCard(h, "Ads");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+      channelId: "C0TWO",
+    });
+    await cardUpdate(h, (t) => t.includes("Ads") && t.includes("1 of 2"));
+    h.advanceClock(25 * 60 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const expired = await cardUpdate(h, (t) => t.includes("Ads") && t.includes("Expired"));
+    const text = blocksText(expired.args.blocks);
+    expect(text).toContain(`with 1 of 2 approvals (<@${CAROL}>)`);
+    expect(text).not.toContain("without a decision");
+  });
+});
