@@ -286,13 +286,21 @@ export async function requestChange<P, V>(
   });
   if (required) return { kind: "pending", request, policy };
 
+  // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
+  const approvals = policy.approvals === "off" ? "off" : "not_covered";
   const approved = await decide(deps, request, "pending", "approved", {
-    decidedBy: input.userId,
     decidedAt: deps.now(),
+    reason: { kind: "no_approval", approvals },
   });
   if (!approved.won) return { kind: "duplicate", request: approved.request };
   countState(deps, "approved");
-  await audit(deps, approved.request, input.userId, "approve", "approved", { policy: "no approval needed" });
+  await audit(
+    deps,
+    approved.request,
+    input.userId,
+    "no_approval",
+    approvals === "off" ? "approvals off" : "not required for this change",
+  );
   return applyApproved(deps, approved.request, input.userId);
 }
 

@@ -4,7 +4,7 @@ import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
-import { approvalCard } from "./blocks/approvals.js";
+import { appliedLine, approvalCard } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -85,6 +85,14 @@ export async function requestWithCard<P>(
     const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
     const failure = await postApprovalCard(env, client, outcome.request, policy, logger);
     if (failure) return { outcome, failure };
+  } else if (outcome.kind === "applied" && outcome.request.reason?.kind === "no_approval") {
+    // No card: the channel still sees who changed what, not only the actor's private "Done".
+    const line = appliedLine(outcome.request);
+    await client.chat
+      .postMessage({ channel: outcome.request.channelId, text: line.text, blocks: line.blocks })
+      .catch((err: unknown) =>
+        logger.warn({ err, requestId: outcome.request.id }, "could not post the applied line"),
+      );
   }
   return { outcome };
 }

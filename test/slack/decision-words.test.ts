@@ -115,4 +115,35 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(text).toContain(`with 1 of 2 approvals (<@${CAROL}>)`);
     expect(text).not.toContain("without a decision");
   });
+
+  it("29.6: with approvals off nobody is recorded as approver; the channel is told of a restart", async () => {
+    await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
+    const app = SIM_IDS.appWithUnknownStatus;
+    const { click } = await asked(h, `restart ${app}`, "Restart", "C0FAST");
+    const done = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    expect(blocksText(done.body.blocks)).toContain("Done");
+    const line = await h.slack.waitForCall("chat.postMessage", (x) => x.args.channel === "C0FAST");
+    const text = blocksText(line.args.blocks);
+    expect(text).toContain(`<@${BOB}> applied`);
+    expect(text).toContain("without approval (approvals off in <#C0FAST>)");
+    const audit = await h.store.audit.list("T0001", 10);
+    const mine = audit.filter((a) => a.action.startsWith("restart_app."));
+    expect(mine.some((a) => a.action === "restart_app.approve")).toBe(false);
+    expect(mine.some((a) => a.action === "restart_app.no_approval" && a.outcome === "approvals off")).toBe(
+      true,
+    );
+  });
+
+  it("29.6: a temporary change with approvals off: its card says applied without approval, not 'Approved by'", async () => {
+    await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
+    category(h, 6).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 6 block for 30m`, "Preview", "C0FAST");
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0FAST" && blocksText(x.args.blocks).includes("Preview"),
+    );
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("Applied without approval (approvals off in <#C0FAST>)");
+    expect(text).not.toContain("Approved by");
+  });
 });

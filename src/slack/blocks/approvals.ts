@@ -155,6 +155,8 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
         ? mrkdwn`${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
         : mrkdwn`${change} was approved${r.decidedBy ? by : " by someone"} and is being applied.`;
     case "applied":
+      if (r.reason?.kind === "no_approval" && r.undoAt === null)
+        return mrkdwn`${change} was already applied, ${withoutApproval(r)}.`;
       return r.undoAt === null
         ? mrkdwn`${change} was already approved${by} and applied.`
         : mrkdwn`${change} is applied until ${new Date(r.undoAt).toISOString().slice(11, 16)} UTC, then undone.`;
@@ -177,6 +179,21 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
         ? mrkdwn`${change} was closed: ${r.lastError.message}`
         : mrkdwn`${change} was cancelled.`;
   }
+}
+
+/** "without approval (approvals off in #fast)": a change applied at once, nobody approved it. */
+function withoutApproval(r: ApprovalRequest): Mrkdwn {
+  return r.reason?.kind === "no_approval" && r.reason.approvals === "not_covered"
+    ? mrkdwn`without approval (${channel(r.channelId)}'s policy asks none for this change)`
+    : mrkdwn`without approval (approvals off in ${channel(r.channelId)})`;
+}
+
+/** The public line in the channel for a change applied at once without a card: who did what, and why unapproved. */
+export function appliedLine(r: ApprovalRequest): Reply {
+  const change = describeRequest(r);
+  return reply(`${change}: applied`, [
+    context(mrkdwn`:white_check_mark: ${mention(r.requesterId)} applied *${change}* ${withoutApproval(r)}.`),
+  ]);
 }
 
 /** At most this many other requests named on a card. */
@@ -278,13 +295,17 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
             : "Approved";
     blocks.push(
       context(
-        r.state === "expired" && !r.lastError
-          ? r.approvedBy.length > 0
-            ? mrkdwn`Expired ${when} with ${r.approvedBy.length} of ${r.approvalsNeeded} approvals (${people(r.approvedBy)}): not enough approvers in time.`
-            : mrkdwn`Expired ${when} without a decision.`
-          : when
-            ? mrkdwn`${verb} by ${by} ${when}`
-            : mrkdwn`${verb} by ${by}`,
+        r.reason?.kind === "no_approval" && approvers.length === 0
+          ? when
+            ? mrkdwn`Applied ${withoutApproval(r)} ${when}`
+            : mrkdwn`Applied ${withoutApproval(r)}`
+          : r.state === "expired" && !r.lastError
+            ? r.approvedBy.length > 0
+              ? mrkdwn`Expired ${when} with ${r.approvedBy.length} of ${r.approvalsNeeded} approvals (${people(r.approvedBy)}): not enough approvers in time.`
+              : mrkdwn`Expired ${when} without a decision.`
+            : when
+              ? mrkdwn`${verb} by ${by} ${when}`
+              : mrkdwn`${verb} by ${by}`,
       ),
     );
     if (isCheckingOutcome(r)) blocks.push(section(mrkdwn`:mag: ${r.lastError?.message ?? ""}`));
