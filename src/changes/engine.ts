@@ -85,6 +85,8 @@ export type DecisionOutcome =
   | { kind: "already_decided"; request: ApprovalRequest }
   | { kind: "expired"; request: ApprovalRequest }
   | { kind: "rejected"; request: ApprovalRequest }
+  /** Its requester pressed Reject: the request is withdrawn (cancelled), nothing changed. */
+  | { kind: "withdrawn"; request: ApprovalRequest }
   /** Counted, but more approvers are needed. */
   | {
       kind: "approval_recorded";
@@ -790,13 +792,27 @@ async function recordApproval(
   return { kind: "already_decided", request };
 }
 
-/** Reject: approvers only; the CAS decides between a reject and an approve that race. */
+/**
+ * Reject: approvers only, or the requester, whose Reject withdraws the request; the CAS decides between
+ * a reject and an approve that race.
+ */
 export async function reject(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
   const request = await loadForDecision(deps, input);
   if (!request) return { kind: "not_found" };
   if (request.state !== "pending") return { kind: "already_decided", request };
   const expired = await expireIfDue(deps, request);
   if (expired) return { kind: "expired", request: expired };
+  if (request.requesterId === input.userId) {
+    const withdrawn = await decide(deps, request, "pending", "cancelled", {
+      decidedBy: input.userId,
+      decidedAt: deps.now(),
+      reason: { kind: "withdrawn" },
+    });
+    if (!withdrawn.won) return { kind: "already_decided", request: withdrawn.request };
+    countState(deps, "cancelled");
+    await audit(deps, withdrawn.request, input.userId, "withdraw", "cancelled");
+    return { kind: "withdrawn", request: withdrawn.request };
+  }
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
   const rejected = await decide(deps, request, "pending", "rejected", {

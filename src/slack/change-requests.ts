@@ -4,7 +4,7 @@ import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
-import { appliedLine, approvalCard } from "./blocks/approvals.js";
+import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -17,6 +17,24 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
     .update({ channel: request.messageChannel, ts: request.messageTs, text: card.text, blocks: card.blocks })
     .catch((err: unknown) =>
       logger.warn({ err, requestId: request.id }, "could not update the approval card"),
+    );
+}
+
+/** Tell the requester, in the card's thread (a mention notifies them), how others decided their request. */
+export async function tellRequester(env: SlackEnv, request: ApprovalRequest): Promise<void> {
+  if (!request.messageChannel || !request.messageTs) return;
+  const line = requesterOutcome(request);
+  if (!line) return;
+  const client = await env.clientFor(request.teamId);
+  await client.chat
+    .postMessage({
+      channel: request.messageChannel,
+      thread_ts: request.messageTs,
+      text: line.text,
+      blocks: line.blocks,
+    })
+    .catch((err: unknown) =>
+      env.deps.logger.warn({ err, requestId: request.id }, "could not tell the requester the outcome"),
     );
 }
 

@@ -146,4 +146,58 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(text).toContain("Applied without approval (approvals off in <#C0FAST>)");
     expect(text).not.toContain("Approved by");
   });
+
+  it("29.12: the requester's Reject withdraws their own pending request", async () => {
+    category(h, 7).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 7 block`, "Social");
+    const post = await pendingCard(h, "Social");
+    expect(blocksText(post.args.blocks)).toContain("who can withdraw the request with Reject");
+    const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
+    const click = await h.click(reject, { userId: BOB });
+    const answer = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(answer.body.blocks)).toContain("You withdrew your request");
+    const card = await cardUpdate(h, (t) => t.includes("Social") && t.includes("Withdrawn"));
+    expect(findButtons(card.args.blocks)).toHaveLength(0);
+    expect(blocksText(card.args.blocks)).toContain(`Withdrawn by <@${BOB}>`);
+    expect(category(h, 7).categoryAction).toBe(2);
+  });
+
+  it("29.12: the requester is told the outcome in the card's thread: applied, rejected, expired", async () => {
+    const thread = (label: string, words: string) =>
+      h.slack.waitForCall(
+        "chat.postMessage",
+        (x) =>
+          typeof x.args.thread_ts === "string" &&
+          blocksText(x.args.blocks).includes(label) &&
+          blocksText(x.args.blocks).includes(words),
+      );
+    category(h, 1).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 1 block`, "SEO");
+    let post = await pendingCard(h, "SEO");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    const applied = await thread("SEO", "applied");
+    expect(applied.args.channel).toBe("C0001");
+    expect(blocksText(applied.args.blocks)).toContain(`<@${BOB}> your request`);
+    expect(blocksText(applied.args.blocks)).toContain(`approved by <@${CAROL}> and applied`);
+
+    category(h, 3).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 3 block`, "AI tool");
+    post = await pendingCard(h, "AI tool");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!, {
+      userId: CAROL,
+    });
+    expect(blocksText((await thread("AI tool", "rejected")).args.blocks)).toContain(
+      `rejected by <@${CAROL}>`,
+    );
+
+    category(h, 4).categoryAction = 2;
+    const { click } = await asked(h, `bot ${ZONE} 4 block`, "Tool");
+    await h.slack.waitForResponse(click.responseId); // the card is posted and recorded
+    await pendingCard(h, "Tool");
+    h.advanceClock(25 * 60 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
+  });
 });

@@ -117,6 +117,7 @@ const isUndoSkipped = (r: ApprovalRequest) => r.state === "undone" && r.lastErro
 
 function stateLine(r: ApprovalRequest): string {
   if (isUndoSkipped(r)) return ":fast_forward: Undo skipped: left as it was";
+  if (r.state === "cancelled" && r.reason?.kind === "withdrawn") return ":heavy_multiplication_x: Withdrawn";
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
 }
 
@@ -175,6 +176,7 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
         ? mrkdwn`${change} failed and can no longer be retried: ${r.lastError.message}`
         : mrkdwn`${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
+      if (r.reason?.kind === "withdrawn") return mrkdwn`${change} was withdrawn by its requester.`;
       return r.lastError
         ? mrkdwn`${change} was closed: ${r.lastError.message}`
         : mrkdwn`${change} was cancelled.`;
@@ -194,6 +196,30 @@ export function appliedLine(r: ApprovalRequest): Reply {
   return reply(`${change}: applied`, [
     context(mrkdwn`:white_check_mark: ${mention(r.requesterId)} applied *${change}* ${withoutApproval(r)}.`),
   ]);
+}
+
+/**
+ * What the requester is told in the card's thread once others decided their request: approved and
+ * applied, failed, rejected (with the reason), expired. Undefined for every other move.
+ */
+export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
+  if (r.reason?.kind === "no_approval") return undefined;
+  const change = describeRequest(r);
+  const you = mention(r.requesterId);
+  const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
+  const by = approvers.length > 0 ? mrkdwn` by ${joinMrkdwn(approvers.map(mention), ", ")}` : mrkdwn``;
+  let line: Mrkdwn;
+  if (r.state === "applied" && !r.undoneBy)
+    line = mrkdwn`:white_check_mark: ${you} your request *${change}* was approved${by} and applied.`;
+  else if (r.state === "failed")
+    line = mrkdwn`:x: ${you} your request *${change}* was approved${by} but failed: ${r.lastError?.message ?? "unknown error"}`;
+  else if (r.state === "rejected") {
+    const why = r.reason?.kind === "rejected" && r.reason.text ? mrkdwn`: “${r.reason.text}”` : mrkdwn`.`;
+    line = mrkdwn`:no_entry_sign: ${you} your request *${change}* was rejected${by}${why}`;
+  } else if (r.state === "expired" && !r.lastError)
+    line = mrkdwn`:alarm_clock: ${you} your request *${change}* expired before ${r.approvalsNeeded > 1 ? "enough approvers" : "an approver"} approved it. Ask again with ${askAgain(r)}.`;
+  else return undefined;
+  return reply(line, [section(line)]);
 }
 
 /** At most this many other requests named on a card. */
@@ -260,7 +286,10 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
                 ", ",
               )
           : undefined;
-    if (who) blocks.push(context(mrkdwn`Approvers: ${who} (not the requester).`));
+    if (who)
+      blocks.push(
+        context(mrkdwn`Approvers: ${who} (not the requester, who can withdraw the request with Reject).`),
+      );
     const noted = noteLine(r);
     if (noted) blocks.push(section(noted));
     if (r.approvalsNeeded > 1) {
@@ -291,7 +320,9 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
         : r.state === "expired"
           ? "Expired"
           : r.state === "cancelled"
-            ? "Cancelled"
+            ? r.reason?.kind === "withdrawn"
+              ? "Withdrawn"
+              : "Cancelled"
             : "Approved";
     blocks.push(
       context(

@@ -35,6 +35,8 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
         ? mrkdwn`Your approval is recorded, but the approval of ${joinMrkdwn(outcome.dropped.map(mention), ", ")} no longer counts (no longer an approver here): ${more}.`
         : `Your approval is recorded: ${more}.`;
     }
+    case "withdrawn":
+      return "You withdrew your request: nothing changed.";
     case "already_approved":
       return "You already approved this request; it needs another approver.";
     // A Retry press gets an answer whatever the card shows.
@@ -71,6 +73,7 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     const decidedHere = [
       "expired",
       "rejected",
+      "withdrawn",
       "applied",
       "failed",
       "unknown",
