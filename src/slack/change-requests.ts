@@ -46,7 +46,11 @@ export async function postApprovalCard(
   policy: Pick<EffectivePolicy, "approvers">,
   logger: Logger,
 ): Promise<string | undefined> {
-  const card = approvalCard(request, policy);
+  const c = resolveChange(request);
+  const byAdmins = c?.kind.approvers === "admins" || policy.approvers.kind === "admins";
+  const admins =
+    request.state === "pending" && byAdmins ? await env.admins.listAdmins(client, request.teamId) : [];
+  const card = approvalCard(request, policy, admins);
   try {
     const res = await client.chat.postMessage({
       channel: request.channelId,

@@ -200,4 +200,13 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     await createApprovalSweeper(h.app.env).sweep();
     expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
   });
+
+  it("29.12: the default card names the workspace admins, so they are notified", async () => {
+    category(h, 6).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 6 block`, "Preview");
+    const post = await pendingCard(h, "Preview");
+    const text = blocksText(post.args.blocks);
+    expect(text).toMatch(/Approvers: workspace admins, <@U0001>, <@U0003> \(not the requester/);
+    expect(text).not.toMatch(/Approvers:[^\n]*<@U0002>/);
+  });
 });

@@ -222,6 +222,9 @@ export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
   return reply(line, [section(line)]);
 }
 
+/** At most this many admins named on a card. */
+const MAX_NAMED = 10;
+
 /** At most this many other requests named on a card. */
 const MAX_NOTED = 5;
 
@@ -259,7 +262,12 @@ function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
  * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
-export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, "approvers">): Reply {
+export function approvalCard(
+  r: ApprovalRequest,
+  policy?: Pick<EffectivePolicy, "approvers">,
+  /** The workspace's admins, named (and so notified) where they are the approvers. */
+  admins: readonly string[] = [],
+): Reply {
   const change = describeRequest(r);
   const resolved = resolveChange(r);
   const details = resolved ? resolved.kind.details(resolved.params, r.observed) : [];
@@ -275,12 +283,17 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
   ];
   const people = (ids: readonly string[]) => joinMrkdwn(ids.map(mention), ", ");
   if (r.state === "pending") {
+    const named = admins.filter((id) => id !== r.requesterId);
+    const adminWords =
+      named.length === 0
+        ? "workspace admins"
+        : mrkdwn`workspace admins, ${people(named.slice(0, MAX_NAMED))}${named.length > MAX_NAMED ? ` and ${named.length - MAX_NAMED} more` : ""}`;
     const who =
       resolved?.kind.approvers === "admins"
-        ? "workspace admins"
+        ? adminWords
         : policy
           ? policy.approvers.kind === "admins"
-            ? "workspace admins"
+            ? adminWords
             : joinMrkdwn(
                 [...policy.approvers.users.map(mention), ...policy.approvers.usergroups.map(usergroup)],
                 ", ",
