@@ -208,5 +208,11 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     const text = blocksText(post.args.blocks);
     expect(text).toMatch(/Approvers: workspace admins, <@U0001>, <@U0003> \(not the requester/);
     expect(text).not.toMatch(/Approvers:[^\n]*<@U0002>/);
+    // Block Kit's confirm is the same for every clicker: it no longer promises a non-approver the change.
+    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve) as {
+      confirm?: { text?: { text?: string } };
+    };
+    expect(approve.confirm?.text?.text).toContain("If you are one of its approvers");
+    expect(approve.confirm?.text?.text).not.toContain("will be applied now");
   });
 });

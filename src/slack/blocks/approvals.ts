@@ -318,7 +318,8 @@ export function approvalCard(
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
-      mrkdwn`*${change}* will be applied now.`,
+      // Block Kit shows this dialog to everyone who clicks; only an approver's click applies anything.
+      mrkdwn`If you are one of its approvers, *${change}* is applied now. If not, nothing changes and edgeops tells you who can approve.`,
       "Approve",
       "primary",
     );
