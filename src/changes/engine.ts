@@ -825,6 +825,21 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
   return { kind: "rejected", request: rejected.request };
 }
 
+/** The rejecter's reason, added after the rejection (theirs only): the request as it is now, or undefined. */
+export async function setRejectReason(
+  deps: Deps,
+  input: { requestId: string; teamId: string; userId: string; text: string },
+): Promise<ApprovalRequest | undefined> {
+  const request = await deps.store.approvals.get(input.requestId);
+  if (request?.teamId !== input.teamId || request.state !== "rejected" || request.decidedBy !== input.userId)
+    return undefined;
+  const noted = await deps.store.approvals.annotate(request.id, "rejected", {
+    reason: { kind: "rejected", text: input.text },
+  });
+  if (noted) await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
+  return noted;
+}
+
 /**
  * Retry a failed request: approvers only (or the requester where approvals are off); within the
  * request's expiry window counted from its failure, and only while the setting is still what the

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import {
   answerTo,
   blocksText,
@@ -214,5 +214,61 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     };
     expect(approve.confirm?.text?.text).toContain("If you are one of its approvers");
     expect(approve.confirm?.text?.text).not.toContain("will be applied now");
+  });
+
+  it("29.12: a rejecter may add a reason: shown on the card and told to the requester", async () => {
+    category(h, 2).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 2 block`, "AI scraper");
+    const post = await pendingCard(h, "AI scraper");
+    const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
+    const rejected = await h.click(reject, { userId: CAROL });
+    const answer = await h.slack.waitForResponse(rejected.responseId);
+    const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason);
+    expect(add, "the rejecter is offered Add a reason").toBeDefined();
+    const other = await h.click(add!, { userId: ALICE });
+    expect(blocksText((await h.slack.waitForResponse(other.responseId)).body.blocks)).toContain(
+      "Only the person who rejected",
+    );
+    await h.click(add!, { userId: CAROL });
+    const opened = await h.slack.waitForCall("views.open", () => true);
+    const view = opened.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(VIEWS.rejectReason);
+    const reason = "not during the <!channel> sale";
+    const submitted = await h.interact({
+      type: "view_submission",
+      team: { id: "T0001", domain: "acme" },
+      user: { id: CAROL, username: "carol", name: "carol", team_id: "T0001" },
+      api_app_id: "A0001",
+      token: "legacy",
+      trigger_id: "trigger-1",
+      view: {
+        id: "V0001",
+        team_id: "T0001",
+        type: "modal",
+        callback_id: VIEWS.rejectReason,
+        private_metadata: view.private_metadata,
+        state: {
+          values: {
+            [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: reason } },
+          },
+        },
+        hash: "h",
+        title: { type: "plain_text", text: "Reason" },
+        blocks: [],
+        app_id: "A0001",
+        bot_id: "BBOT",
+      },
+      response_urls: [],
+    });
+    expect(submitted.status).toBe(200);
+    const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Reason:"));
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("not during the &lt;!channel&gt; sale");
+    expect(text).not.toContain("<!channel>");
+    const told = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => typeof x.args.thread_ts === "string" && blocksText(x.args.blocks).includes("not during the"),
+    );
+    expect(blocksText(told.args.blocks)).toContain(`<@${BOB}> your request`);
   });
 });

@@ -41,6 +41,8 @@ import {
   categoryButtons,
   confirmChangeMessage,
   durationWords,
+  rejectedAnswer,
+  rejectReasonModal,
   requesterOutcome,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
@@ -760,6 +762,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       g.list(() => g.id("U")),
     ),
   "approvals.ts:appliedLine": (g) => appliedLine(request(g)),
+  "approvals.ts:rejectedAnswer": (g) => rejectedAnswer(request(g)),
+  "approvals.ts:rejectReasonModal": (g) => rejectReasonModal(request(g)).blocks,
   "approvals.ts:requesterOutcome": (g) => requesterOutcome(request(g)) ?? sentenceReply("none"),
   "apps.ts:statusLook": (g) => {
     const look = statusLook(g.s());

@@ -1,9 +1,9 @@
-import type { Button, KnownBlock } from "@slack/types";
+import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
-import { ACTIONS } from "../ids.js";
+import { ACTIONS, VIEWS } from "../ids.js";
 import {
   actions,
   button,
@@ -17,6 +17,7 @@ import {
   type Mrkdwn,
   mention,
   mrkdwn,
+  plainText,
   type Reply,
   reply,
   section,
@@ -222,6 +223,41 @@ export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
   return reply(line, [section(line)]);
 }
 
+/** The longest reason a rejecter may give. */
+export const REJECT_REASON_MAX = 500;
+
+/** The rejecter's private answer: rejected, with a button to say why (shown on the card). */
+export function rejectedAnswer(r: ApprovalRequest): Reply {
+  const line = mrkdwn`You rejected *${describeRequest(r)}*. Say why, if you like: the reason is shown on the card and to the requester.`;
+  return reply(line, [section(line), actions(button("Add a reason", ACTIONS.rejectReason, r.id))]);
+}
+
+/** The modal where a rejecter types the reason. */
+export function rejectReasonModal(r: ApprovalRequest): ModalView {
+  return {
+    type: "modal",
+    callback_id: VIEWS.rejectReason,
+    private_metadata: r.id,
+    title: plainText("Reason for rejecting"),
+    submit: plainText("Save"),
+    close: plainText("Cancel"),
+    blocks: [
+      section(mrkdwn`*${describeRequest(r)}*`),
+      {
+        type: "input",
+        block_id: VIEWS.rejectReason,
+        label: plainText("Why it was rejected"),
+        element: {
+          type: "plain_text_input",
+          action_id: VIEWS.rejectReason,
+          multiline: true,
+          max_length: REJECT_REASON_MAX,
+        },
+      },
+    ],
+  };
+}
+
 /** At most this many admins named on a card. */
 const MAX_NAMED = 10;
 
@@ -353,6 +389,8 @@ export function approvalCard(
               : mrkdwn`${verb} by ${by}`,
       ),
     );
+    if (r.state === "rejected" && r.reason?.kind === "rejected" && r.reason.text)
+      blocks.push(section(mrkdwn`*Reason:* ${r.reason.text}`));
     if (isCheckingOutcome(r)) blocks.push(section(mrkdwn`:mag: ${r.lastError?.message ?? ""}`));
     if (r.state === "failed") {
       blocks.push(
