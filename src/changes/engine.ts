@@ -85,6 +85,8 @@ export type DecisionOutcome =
   | { kind: "already_decided"; request: ApprovalRequest }
   | { kind: "expired"; request: ApprovalRequest }
   | { kind: "rejected"; request: ApprovalRequest }
+  /** Its requester pressed Reject: the request is withdrawn (cancelled), nothing changed. */
+  | { kind: "withdrawn"; request: ApprovalRequest }
   /** Counted, but more approvers are needed. */
   | {
       kind: "approval_recorded";
@@ -286,13 +288,21 @@ export async function requestChange<P, V>(
   });
   if (required) return { kind: "pending", request, policy };
 
+  // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
+  const approvals = policy.approvals === "off" ? "off" : "not_covered";
   const approved = await decide(deps, request, "pending", "approved", {
-    decidedBy: input.userId,
     decidedAt: deps.now(),
+    reason: { kind: "no_approval", approvals },
   });
   if (!approved.won) return { kind: "duplicate", request: approved.request };
   countState(deps, "approved");
-  await audit(deps, approved.request, input.userId, "approve", "approved", { policy: "no approval needed" });
+  await audit(
+    deps,
+    approved.request,
+    input.userId,
+    "no_approval",
+    approvals === "off" ? "approvals off" : "not required for this change",
+  );
   return applyApproved(deps, approved.request, input.userId);
 }
 
@@ -782,13 +792,27 @@ async function recordApproval(
   return { kind: "already_decided", request };
 }
 
-/** Reject: approvers only; the CAS decides between a reject and an approve that race. */
+/**
+ * Reject: approvers only, or the requester, whose Reject withdraws the request; the CAS decides between
+ * a reject and an approve that race.
+ */
 export async function reject(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
   const request = await loadForDecision(deps, input);
   if (!request) return { kind: "not_found" };
   if (request.state !== "pending") return { kind: "already_decided", request };
   const expired = await expireIfDue(deps, request);
   if (expired) return { kind: "expired", request: expired };
+  if (request.requesterId === input.userId) {
+    const withdrawn = await decide(deps, request, "pending", "cancelled", {
+      decidedBy: input.userId,
+      decidedAt: deps.now(),
+      reason: { kind: "withdrawn" },
+    });
+    if (!withdrawn.won) return { kind: "already_decided", request: withdrawn.request };
+    countState(deps, "cancelled");
+    await audit(deps, withdrawn.request, input.userId, "withdraw", "cancelled");
+    return { kind: "withdrawn", request: withdrawn.request };
+  }
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
   const rejected = await decide(deps, request, "pending", "rejected", {
@@ -799,6 +823,21 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
   countState(deps, "rejected");
   await audit(deps, rejected.request, input.userId, "reject", "rejected");
   return { kind: "rejected", request: rejected.request };
+}
+
+/** The rejecter's reason, added after the rejection (theirs only): the request as it is now, or undefined. */
+export async function setRejectReason(
+  deps: Deps,
+  input: { requestId: string; teamId: string; userId: string; text: string },
+): Promise<ApprovalRequest | undefined> {
+  const request = await deps.store.approvals.get(input.requestId);
+  if (request?.teamId !== input.teamId || request.state !== "rejected" || request.decidedBy !== input.userId)
+    return undefined;
+  const noted = await deps.store.approvals.annotate(request.id, "rejected", {
+    reason: { kind: "rejected", text: input.text },
+  });
+  if (noted) await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
+  return noted;
 }
 
 /**
@@ -1040,7 +1079,7 @@ export const TAKEN_OVER_UNDO_SENTENCE =
   "Not undone: a later request set this since, so edgeops left it as that request has it.";
 
 export const CHANGED_SINCE_UNDO_SENTENCE =
-  "Not undone: the setting was changed by someone else since this change was applied, so edgeops left it as it is.";
+  "Not undone: the setting was changed since this change was applied (in the dashboard, or by another request), so edgeops left it as it is.";
 
 /**
  * Undo an applied temporary change once: the caller that wins applied → undoing puts the previous
@@ -1059,7 +1098,7 @@ async function undoOnce(
     request.id,
     "applied",
     "undoing",
-    { lastError: null },
+    { lastError: null, undoneBy: actorId },
     { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
   );
   if (!claimed) return undefined;

@@ -4,6 +4,8 @@ import { LruCache } from "../lru.js";
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
+const LIST_PAGES = 5;
+const LIST_TTL_MS = 5 * 60_000;
 
 /**
  * Admins are the workspace's admins and owners (users.info) plus ADMIN_USER_IDS (a `T…:U…` pair only in
@@ -24,6 +26,37 @@ export class AdminDirectory {
     if (this.extraAdmins.some((a) => a.userId === userId && (a.teamId === undefined || a.teamId === teamId)))
       return true;
     return (await this.lookup(client, teamId, userId)).admin;
+  }
+
+  private readonly listed = new LruCache<string, { ids: string[]; until: number }>(1_000);
+
+  /**
+   * Who the admins are, to name them on a card (so they are notified): ADMIN_USER_IDS of this workspace
+   * and its Slack admins and owners (users.list, at most LIST_PAGES pages, cached LIST_TTL_MS). What
+   * Slack won't list is left out: the card then names fewer people, approving still checks each one.
+   */
+  async listAdmins(client: WebClient, teamId: string): Promise<string[]> {
+    const hit = this.listed.get(teamId);
+    if (hit && hit.until > this.now()) return hit.ids;
+    const ids = new Set(
+      this.extraAdmins.filter((a) => a.teamId === undefined || a.teamId === teamId).map((a) => a.userId),
+    );
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < LIST_PAGES; page++) {
+        const res = await client.users.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+        for (const u of res.members ?? [])
+          if (u.id && !u.deleted && !u.is_bot && (u.is_admin || u.is_owner || u.is_primary_owner))
+            ids.add(u.id);
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+    } catch {
+      // Not listed (missing scope, Slack down): the ADMIN_USER_IDS alone.
+    }
+    const list = [...ids];
+    this.listed.set(teamId, { ids: list, until: this.now() + LIST_TTL_MS });
+    return list;
   }
 
   /** The user's IANA time zone from their Slack profile, if Slack knows it. */

@@ -17,7 +17,7 @@ import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
-import { updateCard } from "./change-requests.js";
+import { tellRequester, updateCard } from "./change-requests.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
@@ -203,6 +203,8 @@ export function createSlackApp({
   const unwatchSteps = deps.changeObservers.add((request) =>
     settleStepsWaitingOn(env, request).then(() => undefined),
   );
+  // The requester hears how others decided their request, whichever path decided it.
+  const unwatchOutcomes = deps.changeObservers.add((request) => tellRequester(env, request));
   const refused = createRefusals({
     logger: slackLogger,
     metrics: deps.metrics,
@@ -273,6 +275,7 @@ export function createSlackApp({
     refused,
     async stop() {
       unwatchSteps();
+      unwatchOutcomes();
       unwatchNotes();
       stopConnecting();
       await app.stop();

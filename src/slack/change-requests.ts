@@ -4,7 +4,7 @@ import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
-import { approvalCard } from "./blocks/approvals.js";
+import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./commands/types.js";
@@ -20,6 +20,24 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
     );
 }
 
+/** Tell the requester, in the card's thread (a mention notifies them), how others decided their request. */
+export async function tellRequester(env: SlackEnv, request: ApprovalRequest): Promise<void> {
+  if (!request.messageChannel || !request.messageTs) return;
+  const line = requesterOutcome(request);
+  if (!line) return;
+  const client = await env.clientFor(request.teamId);
+  await client.chat
+    .postMessage({
+      channel: request.messageChannel,
+      thread_ts: request.messageTs,
+      text: line.text,
+      blocks: line.blocks,
+    })
+    .catch((err: unknown) =>
+      env.deps.logger.warn({ err, requestId: request.id }, "could not tell the requester the outcome"),
+    );
+}
+
 /** Post the approval card in the channel; on failure the request is cancelled and the reason returned. */
 export async function postApprovalCard(
   env: SlackEnv,
@@ -28,7 +46,11 @@ export async function postApprovalCard(
   policy: Pick<EffectivePolicy, "approvers">,
   logger: Logger,
 ): Promise<string | undefined> {
-  const card = approvalCard(request, policy);
+  const c = resolveChange(request);
+  const byAdmins = c?.kind.approvers === "admins" || policy.approvers.kind === "admins";
+  const admins =
+    request.state === "pending" && byAdmins ? await env.admins.listAdmins(client, request.teamId) : [];
+  const card = approvalCard(request, policy, admins);
   try {
     const res = await client.chat.postMessage({
       channel: request.channelId,
@@ -85,6 +107,14 @@ export async function requestWithCard<P>(
     const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
     const failure = await postApprovalCard(env, client, outcome.request, policy, logger);
     if (failure) return { outcome, failure };
+  } else if (outcome.kind === "applied" && outcome.request.reason?.kind === "no_approval") {
+    // No card: the channel still sees who changed what, not only the actor's private "Done".
+    const line = appliedLine(outcome.request);
+    await client.chat
+      .postMessage({ channel: outcome.request.channelId, text: line.text, blocks: line.blocks })
+      .catch((err: unknown) =>
+        logger.warn({ err, requestId: outcome.request.id }, "could not post the applied line"),
+      );
   }
   return { outcome };
 }

@@ -15,6 +15,8 @@ export const ACTIONS = {
   changeCancel: "edge.change.cancel",
   approve: "edge.approval.approve",
   reject: "edge.approval.reject",
+  /** On the rejecter's private answer: open the modal that adds a reason to their rejection. */
+  rejectReason: "edge.approval.reject_reason",
   retry: "edge.approval.retry",
   undo: "edge.approval.undo",
   /** On the /edge incident card: rebuild it in place. */
@@ -67,6 +69,8 @@ export const VIEWS = {
   keyModal: "edge.key.modal",
   /** The change modal the "Request a change" shortcut opens. */
   changeModal: "edge.change.modal",
+  /** The reason a rejecter adds (block id and action id of its one input). */
+  rejectReason: "edge.reject.reason",
 } as const;
 
 /** Shortcut callback ids (also in manifest.yml; test/manifest.test.ts keeps them equal). */

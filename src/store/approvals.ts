@@ -63,6 +63,15 @@ export type ChangeNote =
   /** A later request set the target to another value: refused at apply, or its undo cancelled. */
   | { kind: "superseded"; by: OtherRequest };
 
+/** Why a request was decided as it was, where the card says so. */
+export type DecisionReason =
+  /** Rejected by an approver, with the reason typed (may be empty). */
+  | { kind: "rejected"; text: string }
+  /** Withdrawn by its requester while it waited. */
+  | { kind: "withdrawn" }
+  /** Applied at once: the channel's policy asks no approval ("off") or not for this kind of change. */
+  | { kind: "no_approval"; approvals: "off" | "not_covered" };
+
 /** A request for a change of some kind (src/changes/kinds), moving through the states above. */
 export interface ApprovalRequest {
   id: string;
@@ -97,6 +106,9 @@ export interface ApprovalRequest {
   /** What its apply replaced, which its undo puts back; null until applied (then `observed` stands). */
   replaced?: { value: unknown } | null;
   note?: ChangeNote | null;
+  /** Who undid it: a user id, or "system" (edgeops at the end of its period). */
+  undoneBy?: string | null;
+  reason?: DecisionReason | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -134,6 +146,8 @@ export interface ApprovalPatch {
   twinKey?: null;
   replaced?: { value: unknown } | null;
   note?: ChangeNote | null;
+  undoneBy?: string | null;
+  reason?: DecisionReason | null;
 }
 
 export interface TransitionGuard {
@@ -262,6 +276,8 @@ function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
     twinKey: r.twin_key ?? null,
     replaced: r.replaced ? (JSON.parse(r.replaced) as { value: unknown }) : null,
     note: r.note ? (JSON.parse(r.note) as ChangeNote) : null,
+    undoneBy: r.undone_by ?? null,
+    reason: r.reason ? (JSON.parse(r.reason) as DecisionReason) : null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -308,6 +324,10 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       ? { replaced: patch.replaced === null ? null : JSON.stringify(patch.replaced) }
       : {}),
     ...(patch.note !== undefined ? { note: patch.note === null ? null : JSON.stringify(patch.note) } : {}),
+    ...(patch.undoneBy !== undefined ? { undone_by: patch.undoneBy } : {}),
+    ...(patch.reason !== undefined
+      ? { reason: patch.reason === null ? null : JSON.stringify(patch.reason) }
+      : {}),
     ...(patch.lastError !== undefined
       ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
@@ -359,6 +379,8 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         replaced: null,
         note: req.note ? JSON.stringify(req.note) : null,
         lease_until: null,
+        undone_by: null,
+        reason: null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);

@@ -99,6 +99,10 @@ export interface ApprovalRequestsTable {
   note: string | null;
   /** While an apply or undo is in flight: until when its replica holds it (renewed); migration 11. */
   lease_until: number | null;
+  /** Who undid a temporary change: a user id, or "system" at the end of its period (migration 12). */
+  undone_by: string | null;
+  /** JSON {@link DecisionReason}: a reject's reason, a withdrawal, no approval needed (migration 12). */
+  reason: string | null;
 }
 
 /** Which request last set each target (a zone's setting, a bot category, an access entry). */

@@ -23,6 +23,7 @@ export type {
   ApprovalState,
   ApprovalsRepo,
   ChangeNote,
+  DecisionReason,
   NewApprovalRequest,
   OtherRequest,
   PendingQuery,

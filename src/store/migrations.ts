@@ -344,6 +344,14 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable("approval_requests").addColumn("lease_until", ts).execute();
     },
   },
+  {
+    version: 12,
+    name: "who undid a temporary change; a reject's reason; a change applied without approval",
+    async up(db) {
+      await db.schema.alterTable("approval_requests").addColumn("undone_by", "text").execute();
+      await db.schema.alterTable("approval_requests").addColumn("reason", "text").execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -36,10 +36,14 @@ import {
   watchRemovedMessage,
 } from "../../src/slack/blocks/alerts.js";
 import {
+  appliedLine,
   approvalCard,
   categoryButtons,
   confirmChangeMessage,
   durationWords,
+  rejectedAnswer,
+  rejectReasonModal,
+  requesterOutcome,
   requestStateSentence,
 } from "../../src/slack/blocks/approvals.js";
 import {
@@ -435,6 +439,14 @@ function request(g: Gen): ApprovalRequest {
     approvedBy: g.list(() => g.id("U")),
     undoAfterMs: g.maybe(() => g.ms()),
     undoAt: g.maybe(() => g.ms()),
+    undoneBy: g.maybe(() => g.pick(["system", g.id("U")])),
+    reason: g.maybe(() =>
+      g.pick([
+        { kind: "rejected", text: g.s() },
+        { kind: "withdrawn" },
+        { kind: "no_approval", approvals: g.pick(["off", "not_covered"]) },
+      ]),
+    ),
     createdAt: g.ms(),
     updatedAt: g.ms(),
   } as ApprovalRequest;
@@ -753,7 +765,15 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "approvals.ts:requestStateSentence": (g) => requestStateSentence(request(g)),
   "approvals.ts:durationWords": (g) => section(durationWords(g.int(25 * 3_600_000))),
   "approvals.ts:approvalCard": (g) =>
-    approvalCard(request(g), g.bool() ? { approvers: approvers(g) } : undefined),
+    approvalCard(
+      request(g),
+      g.bool() ? { approvers: approvers(g) } : undefined,
+      g.list(() => g.id("U")),
+    ),
+  "approvals.ts:appliedLine": (g) => appliedLine(request(g)),
+  "approvals.ts:rejectedAnswer": (g) => rejectedAnswer(request(g)),
+  "approvals.ts:rejectReasonModal": (g) => rejectReasonModal(request(g)).blocks,
+  "approvals.ts:requesterOutcome": (g) => requesterOutcome(request(g)) ?? sentenceReply("none"),
   "apps.ts:statusLook": (g) => {
     const look = statusLook(g.s());
     return section(mrkdwn`${look.emoji} ${look.label}`);

@@ -201,6 +201,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           },
         };
       }
+      case "users.list":
+        return {
+          ok: true,
+          members: [...users.values()].map((u) => ({
+            id: u.id,
+            name: u.name ?? u.id.toLowerCase(),
+            is_admin: u.is_admin ?? false,
+            is_owner: u.is_owner ?? false,
+            is_primary_owner: u.is_primary_owner ?? false,
+            deleted: u.deleted ?? false,
+          })),
+          response_metadata: { next_cursor: "" },
+        };
       case "usergroups.users.list": {
         const members = usergroups.get(String(args.usergroup));
         return members ? { ok: true, users: members } : { ok: false, error: "no_such_subteam" };

@@ -1,9 +1,9 @@
-import type { Button, KnownBlock } from "@slack/types";
+import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
-import { ACTIONS } from "../ids.js";
+import { ACTIONS, VIEWS } from "../ids.js";
 import {
   actions,
   button,
@@ -17,6 +17,7 @@ import {
   type Mrkdwn,
   mention,
   mrkdwn,
+  plainText,
   type Reply,
   reply,
   section,
@@ -112,8 +113,21 @@ const STATE_LINE: Record<ApprovalRequest["state"], string> = {
 /** Sent, but the answer was lost: the reconciler will say whether it took effect. */
 const isCheckingOutcome = (r: ApprovalRequest) => r.state === "approved" && r.lastError?.kind === "unknown";
 
+/** The undo ran but left the setting alone: someone or something changed it since. */
+const isUndoSkipped = (r: ApprovalRequest) => r.state === "undone" && r.lastError?.kind === "changed_since";
+
 function stateLine(r: ApprovalRequest): string {
+  if (isUndoSkipped(r)) return ":fast_forward: Undo skipped: left as it was";
+  if (r.state === "cancelled" && r.reason?.kind === "withdrawn") return ":heavy_multiplication_x: Withdrawn";
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
+}
+
+/** "by @bob (the requester) with Undo now", "by edgeops at the end of its period". */
+function undoneByWords(r: ApprovalRequest): Mrkdwn {
+  if (!r.undoneBy) return mrkdwn``;
+  if (r.undoneBy === "system") return mrkdwn` by edgeops at the end of its period`;
+  const who = r.undoneBy === r.requesterId ? "the requester" : "an approver";
+  return mrkdwn` by ${mention(r.undoneBy)} (${who}) with Undo now`;
 }
 
 /** 90 minutes → "1 h 30 min". */
@@ -143,13 +157,17 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
         ? mrkdwn`${change} was sent, but the Edge API did not answer in time: edgeops is checking whether it took effect.`
         : mrkdwn`${change} was approved${r.decidedBy ? by : " by someone"} and is being applied.`;
     case "applied":
+      if (r.reason?.kind === "no_approval" && r.undoAt === null)
+        return mrkdwn`${change} was already applied, ${withoutApproval(r)}.`;
       return r.undoAt === null
         ? mrkdwn`${change} was already approved${by} and applied.`
         : mrkdwn`${change} is applied until ${new Date(r.undoAt).toISOString().slice(11, 16)} UTC, then undone.`;
     case "undoing":
       return mrkdwn`${change} is being undone.`;
     case "undone":
-      return r.lastError ? mrkdwn`${change}: ${r.lastError.message}` : mrkdwn`${change} was undone.`;
+      return r.lastError
+        ? mrkdwn`${change}: ${r.lastError.message}`
+        : mrkdwn`${change} was undone${undoneByWords(r)}.`;
     case "failed":
       return mrkdwn`${change} was approved but failed: ${r.lastError?.message ?? "unknown error"}`;
     case "rejected":
@@ -159,11 +177,89 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
         ? mrkdwn`${change} failed and can no longer be retried: ${r.lastError.message}`
         : mrkdwn`${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
+      if (r.reason?.kind === "withdrawn") return mrkdwn`${change} was withdrawn by its requester.`;
       return r.lastError
         ? mrkdwn`${change} was closed: ${r.lastError.message}`
         : mrkdwn`${change} was cancelled.`;
   }
 }
+
+/** "without approval (approvals off in #fast)": a change applied at once, nobody approved it. */
+function withoutApproval(r: ApprovalRequest): Mrkdwn {
+  return r.reason?.kind === "no_approval" && r.reason.approvals === "not_covered"
+    ? mrkdwn`without approval (${channel(r.channelId)}'s policy asks none for this change)`
+    : mrkdwn`without approval (approvals off in ${channel(r.channelId)})`;
+}
+
+/** The public line in the channel for a change applied at once without a card: who did what, and why unapproved. */
+export function appliedLine(r: ApprovalRequest): Reply {
+  const change = describeRequest(r);
+  return reply(`${change}: applied`, [
+    context(mrkdwn`:white_check_mark: ${mention(r.requesterId)} applied *${change}* ${withoutApproval(r)}.`),
+  ]);
+}
+
+/**
+ * What the requester is told in the card's thread once others decided their request: approved and
+ * applied, failed, rejected (with the reason), expired. Undefined for every other move.
+ */
+export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
+  if (r.reason?.kind === "no_approval") return undefined;
+  const change = describeRequest(r);
+  const you = mention(r.requesterId);
+  const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
+  const by = approvers.length > 0 ? mrkdwn` by ${joinMrkdwn(approvers.map(mention), ", ")}` : mrkdwn``;
+  let line: Mrkdwn;
+  if (r.state === "applied" && !r.undoneBy)
+    line = mrkdwn`:white_check_mark: ${you} your request *${change}* was approved${by} and applied.`;
+  else if (r.state === "failed")
+    line = mrkdwn`:x: ${you} your request *${change}* was approved${by} but failed: ${r.lastError?.message ?? "unknown error"}`;
+  else if (r.state === "rejected") {
+    const why = r.reason?.kind === "rejected" && r.reason.text ? mrkdwn`: “${r.reason.text}”` : mrkdwn`.`;
+    line = mrkdwn`:no_entry_sign: ${you} your request *${change}* was rejected${by}${why}`;
+  } else if (r.state === "expired" && !r.lastError)
+    line = mrkdwn`:alarm_clock: ${you} your request *${change}* expired before ${r.approvalsNeeded > 1 ? "enough approvers" : "an approver"} approved it. Ask again with ${askAgain(r)}.`;
+  else return undefined;
+  return reply(line, [section(line)]);
+}
+
+/** The longest reason a rejecter may give. */
+export const REJECT_REASON_MAX = 500;
+
+/** The rejecter's private answer: rejected, with a button to say why (shown on the card). */
+export function rejectedAnswer(r: ApprovalRequest): Reply {
+  const line = mrkdwn`You rejected *${describeRequest(r)}*. Say why, if you like: the reason is shown on the card and to the requester.`;
+  return reply(line, [section(line), actions(button("Add a reason", ACTIONS.rejectReason, r.id))]);
+}
+
+/** The modal where a rejecter types the reason. */
+export function rejectReasonModal(r: ApprovalRequest): ModalView {
+  return {
+    type: "modal",
+    callback_id: VIEWS.rejectReason,
+    private_metadata: r.id,
+    title: plainText("Reason for rejecting"),
+    submit: plainText("Save"),
+    close: plainText("Cancel"),
+    blocks: [
+      section(mrkdwn`*${describeRequest(r)}*`),
+      {
+        type: "input",
+        block_id: VIEWS.rejectReason,
+        label: plainText("Why it was rejected"),
+        element: {
+          type: "plain_text_input",
+          action_id: VIEWS.rejectReason,
+          multiline: true,
+          max_length: REJECT_REASON_MAX,
+        },
+      },
+    ],
+  };
+}
+
+/** At most this many admins named on a card. */
+const MAX_NAMED = 10;
 
 /** At most this many other requests named on a card. */
 const MAX_NOTED = 5;
@@ -202,7 +298,12 @@ function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
  * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
-export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, "approvers">): Reply {
+export function approvalCard(
+  r: ApprovalRequest,
+  policy?: Pick<EffectivePolicy, "approvers">,
+  /** The workspace's admins, named (and so notified) where they are the approvers. */
+  admins: readonly string[] = [],
+): Reply {
   const change = describeRequest(r);
   const resolved = resolveChange(r);
   const details = resolved ? resolved.kind.details(resolved.params, r.observed) : [];
@@ -218,18 +319,26 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
   ];
   const people = (ids: readonly string[]) => joinMrkdwn(ids.map(mention), ", ");
   if (r.state === "pending") {
+    const named = admins.filter((id) => id !== r.requesterId);
+    const adminWords =
+      named.length === 0
+        ? "workspace admins"
+        : mrkdwn`workspace admins, ${people(named.slice(0, MAX_NAMED))}${named.length > MAX_NAMED ? ` and ${named.length - MAX_NAMED} more` : ""}`;
     const who =
       resolved?.kind.approvers === "admins"
-        ? "workspace admins"
+        ? adminWords
         : policy
           ? policy.approvers.kind === "admins"
-            ? "workspace admins"
+            ? adminWords
             : joinMrkdwn(
                 [...policy.approvers.users.map(mention), ...policy.approvers.usergroups.map(usergroup)],
                 ", ",
               )
           : undefined;
-    if (who) blocks.push(context(mrkdwn`Approvers: ${who} (not the requester).`));
+    if (who)
+      blocks.push(
+        context(mrkdwn`Approvers: ${who} (not the requester, who can withdraw the request with Reject).`),
+      );
     const noted = noteLine(r);
     if (noted) blocks.push(section(noted));
     if (r.approvalsNeeded > 1) {
@@ -245,7 +354,8 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     const approve = button("Approve", ACTIONS.approve, r.id, "primary");
     approve.confirm = confirmDialog(
       "Approve this change?",
-      mrkdwn`*${change}* will be applied now.`,
+      // Block Kit shows this dialog to everyone who clicks; only an approver's click applies anything.
+      mrkdwn`If you are one of its approvers, *${change}* is applied now. If not, nothing changes and edgeops tells you who can approve.`,
       "Approve",
       "primary",
     );
@@ -260,17 +370,27 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
         : r.state === "expired"
           ? "Expired"
           : r.state === "cancelled"
-            ? "Cancelled"
+            ? r.reason?.kind === "withdrawn"
+              ? "Withdrawn"
+              : "Cancelled"
             : "Approved";
     blocks.push(
       context(
-        r.state === "expired" && !r.lastError
-          ? mrkdwn`Expired ${when} without a decision.`
-          : when
-            ? mrkdwn`${verb} by ${by} ${when}`
-            : mrkdwn`${verb} by ${by}`,
+        r.reason?.kind === "no_approval" && approvers.length === 0
+          ? when
+            ? mrkdwn`Applied ${withoutApproval(r)} ${when}`
+            : mrkdwn`Applied ${withoutApproval(r)}`
+          : r.state === "expired" && !r.lastError
+            ? r.approvedBy.length > 0
+              ? mrkdwn`Expired ${when} with ${r.approvedBy.length} of ${r.approvalsNeeded} approvals (${people(r.approvedBy)}): not enough approvers in time.`
+              : mrkdwn`Expired ${when} without a decision.`
+            : when
+              ? mrkdwn`${verb} by ${by} ${when}`
+              : mrkdwn`${verb} by ${by}`,
       ),
     );
+    if (r.state === "rejected" && r.reason?.kind === "rejected" && r.reason.text)
+      blocks.push(section(mrkdwn`*Reason:* ${r.reason.text}`));
     if (isCheckingOutcome(r)) blocks.push(section(mrkdwn`:mag: ${r.lastError?.message ?? ""}`));
     if (r.state === "failed") {
       blocks.push(
@@ -307,12 +427,12 @@ export function approvalCard(r: ApprovalRequest, policy?: Pick<EffectivePolicy, 
     if (r.state === "undone" && !r.lastError)
       blocks.push(
         context(
-          mrkdwn`:leftwards_arrow_with_hook: Undone ${dateToken(r.updatedAt)}: the previous setting is back.`,
+          mrkdwn`:leftwards_arrow_with_hook: Undone${undoneByWords(r)} ${dateToken(r.updatedAt)}: the previous setting is back.`,
         ),
       );
+    if (isUndoSkipped(r))
+      blocks.push(context(mrkdwn`:fast_forward: Undo skipped${undoneByWords(r)} ${dateToken(r.updatedAt)}.`));
   }
-  const summary = isCheckingOutcome(r)
-    ? "Not known yet, checking"
-    : STATE_LINE[r.state].replace(/^:[a-z_]+: /, "");
+  const summary = stateLine(r).replace(/^:[a-z_]+: /, "");
   return reply(`${change}: ${summary}`, blocks);
 }

@@ -3,7 +3,7 @@ import { subcommandTable } from "../commands/index.js";
 import type { SlackEnv } from "../commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
 import { alertAcknowledge, alertIncident, alertMute, alertUnmute } from "./actions/alerts.js";
-import { approvalDecision } from "./actions/approval-decision.js";
+import { approvalDecision, rejectReasonOpen } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
 import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
@@ -26,6 +26,7 @@ import { incidentOverview } from "./shortcuts/incident-overview.js";
 import { changeModalKind, requestChangeShortcut } from "./shortcuts/request-change.js";
 import { changeSubmit } from "./views/change-submit.js";
 import { keySubmit } from "./views/key-submit.js";
+import { rejectReasonSubmit } from "./views/reject-reason.js";
 
 /** The only place Slack ids meet code. */
 export function registerListeners(app: App, env: SlackEnv): void {
@@ -45,6 +46,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.changeCancel, changeCancel(env));
   on.action(ACTIONS.approve, approvalDecision(env, "approve"));
   on.action(ACTIONS.reject, approvalDecision(env, "reject"));
+  on.action(ACTIONS.rejectReason, rejectReasonOpen(env));
   on.action(ACTIONS.retry, approvalDecision(env, "retry"));
   on.action(ACTIONS.undo, approvalDecision(env, "undo"));
   on.action(ACTIONS.incidentRefresh, incidentRefresh(env));
@@ -63,6 +65,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.shortcut(SHORTCUTS.incidentOverview, incidentOverview(env, subcommands));
   on.action<BlockAction<StaticSelectAction>>(ACTIONS.changeModalKind, changeModalKind(env));
   on.view(VIEWS.changeModal, changeSubmit(env, subcommands));
+  on.view(VIEWS.rejectReason, rejectReasonSubmit(env));
   on.event("app_home_opened", appHomeOpened(env));
   // Workflow Builder steps (manifest.yml `functions`); Bolt acknowledges function_executed at once.
   app.function(FUNCTIONS.zoneStatus, zoneStatusStep(env));

@@ -1,11 +1,11 @@
 import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../changes/engine.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
-import { requestStateSentence } from "../../blocks/approvals.js";
+import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
 import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
-import { answerPrivately, type ButtonArgs, buttonContext } from "./context.js";
+import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 
 const decisions = { approve, reject, retry, undo: undoNow } as const;
 export type Decision = keyof typeof decisions;
@@ -35,6 +35,8 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
         ? mrkdwn`Your approval is recorded, but the approval of ${joinMrkdwn(outcome.dropped.map(mention), ", ")} no longer counts (no longer an approver here): ${more}.`
         : `Your approval is recorded: ${more}.`;
     }
+    case "withdrawn":
+      return "You withdrew your request: nothing changed.";
     case "already_approved":
       return "You already approved this request; it needs another approver.";
     // A Retry press gets an answer whatever the card shows.
@@ -71,6 +73,7 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     const decidedHere = [
       "expired",
       "rejected",
+      "withdrawn",
       "applied",
       "failed",
       "unknown",
@@ -81,7 +84,27 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
       "undo_unknown",
     ].includes(outcome.kind);
     if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
+    if (outcome.kind === "rejected")
+      return respondPrivately(args, rejectedAnswer(outcome.request), ctx.logger);
     const sentence = privateSentence(outcome, decision);
     if (sentence) await answerPrivately(args, sentence, ctx.logger);
+  };
+}
+
+/** "Add a reason" on the rejecter's private answer: the modal, only for the person who rejected. */
+export function rejectReasonOpen(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const request = await env.deps.store.approvals.get(ctx.value);
+    if (request?.teamId !== ctx.teamId || request.state !== "rejected" || request.decidedBy !== ctx.userId)
+      return answerPrivately(
+        args,
+        "Only the person who rejected this request can add its reason.",
+        ctx.logger,
+      );
+    await args.client.views
+      .open({ trigger_id: ctx.triggerId, view: rejectReasonModal(request) })
+      .catch((err: unknown) => ctx.logger.warn({ err }, "could not open the reject reason modal"));
   };
 }

@@ -1,0 +1,274 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
+import {
+  answerTo,
+  blocksText,
+  cardUpdate,
+  findButtons,
+  type Harness,
+  startHarness,
+} from "../support/harness.js";
+
+/**
+ * Issue 29 items 5, 6 and 12: what a card says about who decided, who undid and why, and what the
+ * requester and the channel are told.
+ */
+
+const ZONE = SIM_IDS.firstShieldZone;
+const ALICE = "U0001"; // admin
+const BOB = "U0002"; // not an admin
+const CAROL = "U0003"; // owner
+
+const category = (h: Harness, c: number) =>
+  h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
+
+/** Bob asks for `/edge <text>` in C0001 and confirms; the card posted for approval. */
+async function asked(h: Harness, text: string, label: string, channelId = "C0001") {
+  const typed = await answerTo(h, text, BOB, channelId);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  expect(confirm, typed.text).toBeDefined();
+  const click = await h.click(confirm!, { userId: BOB, channelId });
+  return { click, label };
+}
+
+async function pendingCard(h: Harness, label: string) {
+  return h.slack.waitForCall(
+    "chat.postMessage",
+    (x) => blocksText(x.args.blocks).includes(label) && blocksText(x.args.blocks).includes("Approval needed"),
+  );
+}
+
+/** Bob blocks category `c` for 30 minutes, Carol approves: the applied card's Undo now. */
+async function blockFor30m(h: Harness, c: number, label: string) {
+  category(h, c).categoryAction = 2;
+  await asked(h, `bot ${ZONE} ${c} block for 30m`, label);
+  const post = await pendingCard(h, label);
+  await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+    userId: CAROL,
+  });
+  const applied = await cardUpdate(h, (t) => t.includes(label) && t.includes("is in effect"));
+  return findButtons(applied.args.blocks).find((b) => b.action_id === ACTIONS.undo)!;
+}
+
+describe("what cards say about decisions and undos (issue 29)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("29.5: a skipped undo has its own label, not 'Undone'", async () => {
+    await blockFor30m(h, 2, "AI scraper");
+    category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
+    h.advanceClock(31 * 60_000);
+    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not undone"));
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("Undo skipped");
+    expect(text).not.toContain(":leftwards_arrow_with_hook: Undone");
+    expect(text).not.toContain("someone else");
+    expect(card.args.text).toContain("Undo skipped");
+  });
+
+  it("29.5: an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
+    await blockFor30m(h, 1, "SEO");
+    h.advanceClock(31 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const byEdgeops = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("Undone"));
+    expect(blocksText(byEdgeops.args.blocks)).toContain("Undone by edgeops at the end of its period");
+
+    const undo = await blockFor30m(h, 3, "AI tool");
+    await h.click(undo, { userId: BOB });
+    const byRequester = await cardUpdate(h, (t) => t.includes("AI tool") && t.includes("Undone"));
+    expect(blocksText(byRequester.args.blocks)).toContain(
+      `Undone by <@${BOB}> (the requester) with Undo now`,
+    );
+
+    const again = await blockFor30m(h, 4, "Tool");
+    await h.click(again, { userId: ALICE });
+    const byApprover = await cardUpdate(h, (t) => t.includes("Tool") && t.includes("Undone"));
+    expect(blocksText(byApprover.args.blocks)).toContain(`Undone by <@${ALICE}> (an approver) with Undo now`);
+  });
+
+  it("29.5: 'Expired' keeps a recorded 1-of-2 approval", async () => {
+    await h.store.policies.setChannel("T0001", "C0TWO", { approvalsNeeded: 2 });
+    category(h, 5).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 5 block`, "Ads", "C0TWO");
+    const post = await pendingCard(h, "Ads");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+      channelId: "C0TWO",
+    });
+    await cardUpdate(h, (t) => t.includes("Ads") && t.includes("1 of 2"));
+    h.advanceClock(25 * 60 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    const expired = await cardUpdate(h, (t) => t.includes("Ads") && t.includes("Expired"));
+    const text = blocksText(expired.args.blocks);
+    expect(text).toContain(`with 1 of 2 approvals (<@${CAROL}>)`);
+    expect(text).not.toContain("without a decision");
+  });
+
+  it("29.6: with approvals off nobody is recorded as approver; the channel is told of a restart", async () => {
+    await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
+    const app = SIM_IDS.appWithUnknownStatus;
+    const { click } = await asked(h, `restart ${app}`, "Restart", "C0FAST");
+    const done = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    expect(blocksText(done.body.blocks)).toContain("Done");
+    const line = await h.slack.waitForCall("chat.postMessage", (x) => x.args.channel === "C0FAST");
+    const text = blocksText(line.args.blocks);
+    expect(text).toContain(`<@${BOB}> applied`);
+    expect(text).toContain("without approval (approvals off in <#C0FAST>)");
+    const audit = await h.store.audit.list("T0001", 10);
+    const mine = audit.filter((a) => a.action.startsWith("restart_app."));
+    expect(mine.some((a) => a.action === "restart_app.approve")).toBe(false);
+    expect(mine.some((a) => a.action === "restart_app.no_approval" && a.outcome === "approvals off")).toBe(
+      true,
+    );
+  });
+
+  it("29.6: a temporary change with approvals off: its card says applied without approval, not 'Approved by'", async () => {
+    await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
+    category(h, 6).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 6 block for 30m`, "Preview", "C0FAST");
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0FAST" && blocksText(x.args.blocks).includes("Preview"),
+    );
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("Applied without approval (approvals off in <#C0FAST>)");
+    expect(text).not.toContain("Approved by");
+  });
+
+  it("29.12: the requester's Reject withdraws their own pending request", async () => {
+    category(h, 7).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 7 block`, "Social");
+    const post = await pendingCard(h, "Social");
+    expect(blocksText(post.args.blocks)).toContain("who can withdraw the request with Reject");
+    const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
+    const click = await h.click(reject, { userId: BOB });
+    const answer = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(answer.body.blocks)).toContain("You withdrew your request");
+    const card = await cardUpdate(h, (t) => t.includes("Social") && t.includes("Withdrawn"));
+    expect(findButtons(card.args.blocks)).toHaveLength(0);
+    expect(blocksText(card.args.blocks)).toContain(`Withdrawn by <@${BOB}>`);
+    expect(category(h, 7).categoryAction).toBe(2);
+  });
+
+  it("29.12: the requester is told the outcome in the card's thread: applied, rejected, expired", async () => {
+    const thread = (label: string, words: string) =>
+      h.slack.waitForCall(
+        "chat.postMessage",
+        (x) =>
+          typeof x.args.thread_ts === "string" &&
+          blocksText(x.args.blocks).includes(label) &&
+          blocksText(x.args.blocks).includes(words),
+      );
+    category(h, 1).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 1 block`, "SEO");
+    let post = await pendingCard(h, "SEO");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    const applied = await thread("SEO", "applied");
+    expect(applied.args.channel).toBe("C0001");
+    expect(blocksText(applied.args.blocks)).toContain(`<@${BOB}> your request`);
+    expect(blocksText(applied.args.blocks)).toContain(`approved by <@${CAROL}> and applied`);
+
+    category(h, 3).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 3 block`, "AI tool");
+    post = await pendingCard(h, "AI tool");
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!, {
+      userId: CAROL,
+    });
+    expect(blocksText((await thread("AI tool", "rejected")).args.blocks)).toContain(
+      `rejected by <@${CAROL}>`,
+    );
+
+    category(h, 4).categoryAction = 2;
+    const { click } = await asked(h, `bot ${ZONE} 4 block`, "Tool");
+    await h.slack.waitForResponse(click.responseId); // the card is posted and recorded
+    await pendingCard(h, "Tool");
+    h.advanceClock(25 * 60 * 60_000);
+    await createApprovalSweeper(h.app.env).sweep();
+    expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
+  });
+
+  it("29.12: the default card names the workspace admins, so they are notified", async () => {
+    category(h, 6).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 6 block`, "Preview");
+    const post = await pendingCard(h, "Preview");
+    const text = blocksText(post.args.blocks);
+    expect(text).toMatch(/Approvers: workspace admins, <@U0001>, <@U0003> \(not the requester/);
+    expect(text).not.toMatch(/Approvers:[^\n]*<@U0002>/);
+    // Block Kit's confirm is the same for every clicker: it no longer promises a non-approver the change.
+    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve) as {
+      confirm?: { text?: { text?: string } };
+    };
+    expect(approve.confirm?.text?.text).toContain("If you are one of its approvers");
+    expect(approve.confirm?.text?.text).not.toContain("will be applied now");
+  });
+
+  it("29.12: a rejecter may add a reason: shown on the card and told to the requester", async () => {
+    category(h, 2).categoryAction = 2;
+    await asked(h, `bot ${ZONE} 2 block`, "AI scraper");
+    const post = await pendingCard(h, "AI scraper");
+    const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
+    const rejected = await h.click(reject, { userId: CAROL });
+    const answer = await h.slack.waitForResponse(rejected.responseId);
+    const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason);
+    expect(add, "the rejecter is offered Add a reason").toBeDefined();
+    const other = await h.click(add!, { userId: ALICE });
+    expect(blocksText((await h.slack.waitForResponse(other.responseId)).body.blocks)).toContain(
+      "Only the person who rejected",
+    );
+    await h.click(add!, { userId: CAROL });
+    const opened = await h.slack.waitForCall("views.open", () => true);
+    const view = opened.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(VIEWS.rejectReason);
+    const reason = "not during the <!channel> sale";
+    const submitted = await h.interact({
+      type: "view_submission",
+      team: { id: "T0001", domain: "acme" },
+      user: { id: CAROL, username: "carol", name: "carol", team_id: "T0001" },
+      api_app_id: "A0001",
+      token: "legacy",
+      trigger_id: "trigger-1",
+      view: {
+        id: "V0001",
+        team_id: "T0001",
+        type: "modal",
+        callback_id: VIEWS.rejectReason,
+        private_metadata: view.private_metadata,
+        state: {
+          values: {
+            [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: reason } },
+          },
+        },
+        hash: "h",
+        title: { type: "plain_text", text: "Reason" },
+        blocks: [],
+        app_id: "A0001",
+        bot_id: "BBOT",
+      },
+      response_urls: [],
+    });
+    expect(submitted.status).toBe(200);
+    const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Reason:"));
+    const text = blocksText(card.args.blocks);
+    expect(text).toContain("not during the &lt;!channel&gt; sale");
+    expect(text).not.toContain("<!channel>");
+    const told = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => typeof x.args.thread_ts === "string" && blocksText(x.args.blocks).includes("not during the"),
+    );
+    expect(blocksText(told.args.blocks)).toContain(`<@${BOB}> your request`);
+  });
+});
