@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { ApprovalState } from "./approvals.js";
+import type { ApprovalState } from "./change-requests.js";
 import type { RepoContext, WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { type ApprovalsRepo, createApprovalsRepo } from "./approvals.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
+import { type ApprovalsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
 import { type Engine, openDb } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
@@ -16,6 +16,7 @@ import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
+export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
 export type {
   ApprovalError,
   ApprovalPatch,
@@ -28,9 +29,8 @@ export type {
   OtherRequest,
   PendingQuery,
   TransitionGuard,
-} from "./approvals.js";
-export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
-export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
+} from "./change-requests.js";
+export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./change-requests.js";
 export type { WorkScope } from "./context.js";
 export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
@@ -105,6 +105,7 @@ export interface Store {
   readonly keys: KeysRepo;
   readonly installations: InstallationsRepo;
   readonly policies: PoliciesRepo;
+  /** Every change request, pending or decided (change-requests.ts). */
   readonly approvals: ApprovalsRepo;
   readonly schedules: SchedulesRepo;
   readonly audit: AuditRepo;
@@ -174,7 +175,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     keys: createKeysRepo(context),
     installations: createInstallationsRepo(context),
     policies: createPoliciesRepo(context),
-    approvals: createApprovalsRepo(context),
+    approvals: createChangeRequestsRepo(context),
     schedules: createSchedulesRepo(context),
     audit: createAuditRepo(context),
     watches: createWatchesRepo(context),

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { newId } from "./approvals.js";
+import { newId } from "./change-requests.js";
 import type { RepoContext, WorkScope } from "./context.js";
 import type { SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";

@@ -308,7 +308,7 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
-export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
+export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
   const { db, now } = ctx;
 
   const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ApprovalPatch) => ({
