@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Logger } from "../log.js";
 import type { Database, Engine } from "./db.js";
@@ -22,4 +23,9 @@ export interface WorkScope {
 
 export function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
+}
+
+/** A row id: 22 url-safe characters. */
+export function newId(): string {
+  return randomBytes(16).toString("base64url");
 }

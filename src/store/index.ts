@@ -1,10 +1,10 @@
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
 import { type ApprovalsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
-import { type Engine, openDb } from "./db.js";
+import { type Engine, openDb, type StoredTables, withCamelCase } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
 import { createFunctionExecutionsRepo, type FunctionExecutionsRepo } from "./function-executions.js";
 import { createInstallationsRepo, type InstallationsRepo } from "./installations.js";
@@ -123,7 +123,10 @@ export interface Store {
 
 /** Internals for rotation and tests; not for features. */
 export interface StoreInternals {
+  /** What the repositories get (their db speaks camelCase names, see db.ts withCamelCase). */
   readonly context: RepoContext;
+  /** The same database without the CamelCasePlugin: the tables under their stored snake_case names. */
+  readonly rawDb: Kysely<StoredTables>;
 }
 
 const internals = new WeakMap<Store, StoreInternals>();
@@ -167,7 +170,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   logger.info({ engine, where: opened.where, masterKeyId: vault.currentKeyId }, "store opened");
 
-  const context: RepoContext = { db, engine, vault, logger, now };
+  const context: RepoContext = { db: withCamelCase(db), engine, vault, logger, now };
   let closed = false;
   const store: Store = {
     engine,
@@ -196,6 +199,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
-  internals.set(store, { context });
+  internals.set(store, { context, rawDb: db });
   return store;
 }

@@ -61,20 +61,20 @@ export function createInstallationsRepo(ctx: RepoContext): InstallationsRepo {
         .insertInto("installations")
         .values({
           id: key,
-          team_id: teamId ?? null,
-          enterprise_id: enterpriseId ?? null,
-          is_enterprise_install: installation.isEnterpriseInstall ? 1 : 0,
+          teamId: teamId ?? null,
+          enterpriseId: enterpriseId ?? null,
+          isEnterpriseInstall: installation.isEnterpriseInstall ? 1 : 0,
           ciphertext,
-          installed_at: at,
-          updated_at: at,
+          installedAt: at,
+          updatedAt: at,
         })
         .onConflict((oc) =>
           oc.column("id").doUpdateSet({
-            team_id: teamId ?? null,
-            enterprise_id: enterpriseId ?? null,
-            is_enterprise_install: installation.isEnterpriseInstall ? 1 : 0,
+            teamId: teamId ?? null,
+            enterpriseId: enterpriseId ?? null,
+            isEnterpriseInstall: installation.isEnterpriseInstall ? 1 : 0,
             ciphertext,
-            updated_at: at,
+            updatedAt: at,
           }),
         )
         .execute();

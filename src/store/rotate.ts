@@ -20,7 +20,7 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
   const { db, vault, now, logger } = storeInternals(store).context;
   const result: RotateResult = { reEncrypted: 0, alreadyCurrent: 0, failed: [] };
 
-  const keys = await db.selectFrom("api_keys").select(["team_id", "ciphertext"]).execute();
+  const keys = await db.selectFrom("api_keys").select(["teamId", "ciphertext"]).execute();
   for (const row of keys) {
     if (vault.isCurrent(row.ciphertext)) {
       result.alreadyCurrent++;
@@ -28,21 +28,21 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
     }
     try {
       const sealed = vault.seal(
-        row.team_id,
+        row.teamId,
         "edge_api_key",
-        vault.open(row.team_id, "edge_api_key", row.ciphertext),
+        vault.open(row.teamId, "edge_api_key", row.ciphertext),
       );
       const r = await db
         .updateTable("api_keys")
-        .set({ ciphertext: sealed, rotated_at: now() })
-        .where("team_id", "=", row.team_id)
+        .set({ ciphertext: sealed, rotatedAt: now() })
+        .where("teamId", "=", row.teamId)
         .where("ciphertext", "=", row.ciphertext)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
     } catch (e) {
       if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "api_keys", teamId: row.team_id, message: e.message });
-      logger.error({ teamId: row.team_id, err: { message: e.message } }, "cannot re-encrypt Edge API key");
+      result.failed.push({ table: "api_keys", teamId: row.teamId, message: e.message });
+      logger.error({ teamId: row.teamId, err: { message: e.message } }, "cannot re-encrypt Edge API key");
     }
   }
 
@@ -70,34 +70,34 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
   // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
   const steps = await db
     .selectFrom("function_executions")
-    .select(["id", "team_id", "token_ciphertext"])
-    .where("token_ciphertext", "is not", null)
+    .select(["id", "teamId", "tokenCiphertext"])
+    .where("tokenCiphertext", "is not", null)
     .where("state", "!=", "completed")
     .execute();
   for (const row of steps) {
-    const envelope = row.token_ciphertext as string;
+    const envelope = row.tokenCiphertext as string;
     if (vault.isCurrent(envelope)) {
       result.alreadyCurrent++;
       continue;
     }
     try {
       const sealed = vault.seal(
-        row.team_id,
+        row.teamId,
         "function_token",
-        vault.open(row.team_id, "function_token", envelope),
+        vault.open(row.teamId, "function_token", envelope),
       );
       const r = await db
         .updateTable("function_executions")
-        .set({ token_ciphertext: sealed })
+        .set({ tokenCiphertext: sealed })
         .where("id", "=", row.id)
-        .where("token_ciphertext", "=", envelope)
+        .where("tokenCiphertext", "=", envelope)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
     } catch (e) {
       if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "function_executions", teamId: row.team_id, message: e.message });
+      result.failed.push({ table: "function_executions", teamId: row.teamId, message: e.message });
       logger.error(
-        { teamId: row.team_id, err: { message: e.message } },
+        { teamId: row.teamId, err: { message: e.message } },
         "cannot re-encrypt a workflow step token",
       );
     }

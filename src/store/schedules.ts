@@ -1,6 +1,5 @@
-import { sql } from "kysely";
-import { newId } from "./change-requests.js";
-import type { RepoContext, WorkScope } from "./context.js";
+import { type Selectable, sql } from "kysely";
+import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits } from "./room.js";
@@ -120,52 +119,35 @@ export interface SchedulesRepo {
   clearFailing(id: string): Promise<boolean>;
 }
 
-function toSchedule(r: SchedulesTable): Schedule {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    createdBy: r.created_by,
-    kind: r.kind as ScheduleKind,
-    target: r.target,
-    spec: r.spec,
-    timezone: r.timezone,
-    nextRunAt: Number(r.next_run_at),
-    leaseUntil: r.lease_until === null || r.lease_until === undefined ? null : Number(r.lease_until),
-    lastRunAt: r.last_run_at === null ? null : Number(r.last_run_at),
-    lastOutcome: r.last_outcome,
-    lastError: r.last_error,
-    failing: Number(r.failing) === 1,
-    snapshot: r.snapshot === null ? null : JSON.parse(r.snapshot),
-    createdAt: Number(r.created_at),
-  };
+function toSchedule(r: Selectable<SchedulesTable>): Schedule {
+  return { ...r, kind: r.kind as ScheduleKind, failing: r.failing === 1, snapshot: parseJson(r.snapshot) };
 }
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
   const { db, now } = ctx;
   const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
-  function newRow(s: NewSchedule): SchedulesTable {
+  function newRow(s: NewSchedule): Selectable<SchedulesTable> {
     if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
     if (!Number.isSafeInteger(s.nextRunAt))
       throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
     return {
       id: s.id ?? newId(),
-      team_id: s.teamId,
-      channel_id: s.channelId,
-      created_by: s.createdBy,
+      teamId: s.teamId,
+      channelId: s.channelId,
+      createdBy: s.createdBy,
       kind: s.kind,
       target: s.target,
       spec: s.spec,
       timezone: s.timezone,
-      next_run_at: s.nextRunAt,
-      lease_until: null,
-      last_run_at: null,
-      last_outcome: null,
-      last_error: null,
+      nextRunAt: s.nextRunAt,
+      leaseUntil: null,
+      lastRunAt: null,
+      lastOutcome: null,
+      lastError: null,
       failing: 0,
       snapshot: null,
-      created_at: now(),
+      createdAt: now(),
     };
   }
 
@@ -187,13 +169,13 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
           const same = await tx
             .selectFrom("schedules")
             .selectAll()
-            .where("team_id", "=", s.teamId)
-            .where("channel_id", "=", s.channelId)
+            .where("teamId", "=", s.teamId)
+            .where("channelId", "=", s.channelId)
             .where("kind", "=", s.kind)
             .where("target", "=", s.target)
             .where("spec", "=", s.spec)
             .where("timezone", "=", s.timezone)
-            .orderBy("created_at")
+            .orderBy("createdAt")
             .orderBy("id")
             .executeTakeFirst();
           return same ? toSchedule(same) : undefined;
@@ -207,9 +189,9 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     },
 
     async list(teamId: string, channelId?: string): Promise<Schedule[]> {
-      let q = db.selectFrom("schedules").selectAll().where("team_id", "=", teamId);
-      if (channelId !== undefined) q = q.where("channel_id", "=", channelId);
-      const rows = await q.orderBy("created_at").orderBy("id").execute();
+      let q = db.selectFrom("schedules").selectAll().where("teamId", "=", teamId);
+      if (channelId !== undefined) q = q.where("channelId", "=", channelId);
+      const rows = await q.orderBy("createdAt").orderBy("id").execute();
       return rows.map(toSchedule);
     },
 
@@ -222,7 +204,7 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       const r = await db
         .deleteFrom("schedules")
         .where("id", "=", id)
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .executeTakeFirst();
       return Number(r.numDeletedRows) === 1;
     },
@@ -236,20 +218,20 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         .select(sql<number>`row_number() over (partition by team_id order by next_run_at, id)`.as("round"))
         .where((eb) =>
           eb.or([
-            eb.and([eb("lease_until", "is", null), eb("next_run_at", "<=", at)]),
-            eb("lease_until", "<=", at),
+            eb.and([eb("leaseUntil", "is", null), eb("nextRunAt", "<=", at)]),
+            eb("leaseUntil", "<=", at),
           ]),
         );
-      if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
+      if (teamIds) ranked = ranked.where("teamId", "in", teamIds);
       const rows = await db
         .selectFrom(ranked.as("due"))
         .selectAll()
         .orderBy("round")
-        .orderBy("next_run_at")
+        .orderBy("nextRunAt")
         .orderBy("id")
         .limit(limit)
         .execute();
-      return rows.map(toSchedule);
+      return rows.map(({ round: _round, ...r }) => toSchedule(r));
     },
 
     async claim(
@@ -265,21 +247,21 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         throw new StoreError("invalid", "lease must be epoch milliseconds");
       let q = db
         .updateTable("schedules")
-        .set({ next_run_at: newNextRunAt, lease_until: lease.until })
+        .set({ nextRunAt: newNextRunAt, leaseUntil: lease.until })
         .where("id", "=", id)
-        .where("next_run_at", "=", expectedNextRunAt)
-        .where("lease_until", lease.expected === null ? "is" : "=", lease.expected);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
+        .where("nextRunAt", "=", expectedNextRunAt)
+        .where("leaseUntil", lease.expected === null ? "is" : "=", lease.expected);
+      if (teamIds) q = q.where("teamId", "in", teamIds);
       return updated(await q.executeTakeFirst());
     },
 
     async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
       const r = await db
         .updateTable("schedules")
-        .set({ lease_until: newLeaseUntil })
+        .set({ leaseUntil: newLeaseUntil })
         .where("id", "=", id)
-        .where("lease_until", "=", leaseUntil)
-        .where("lease_until", ">", at)
+        .where("leaseUntil", "=", leaseUntil)
+        .where("leaseUntil", ">", at)
         .executeTakeFirst();
       return updated(r);
     },
@@ -288,21 +270,21 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       let q = db
         .updateTable("schedules")
         .set({
-          last_run_at: run.at,
-          last_outcome: run.outcome,
-          last_error: run.error ?? null,
+          lastRunAt: run.at,
+          lastOutcome: run.outcome,
+          lastError: run.error ?? null,
           ...(run.snapshot !== undefined ? { snapshot: JSON.stringify(run.snapshot) } : {}),
-          ...(leaseUntil !== undefined ? { lease_until: null } : {}),
+          ...(leaseUntil !== undefined ? { leaseUntil: null } : {}),
         })
         .where("id", "=", id);
-      if (leaseUntil !== undefined) q = q.where("lease_until", "=", leaseUntil);
+      if (leaseUntil !== undefined) q = q.where("leaseUntil", "=", leaseUntil);
       return updated(await q.executeTakeFirst());
     },
 
     async markFailing(id: string, reason: string): Promise<boolean> {
       const r = await db
         .updateTable("schedules")
-        .set({ failing: 1, last_error: reason })
+        .set({ failing: 1, lastError: reason })
         .where("id", "=", id)
         .executeTakeFirst();
       return updated(r);

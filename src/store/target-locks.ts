@@ -21,12 +21,12 @@ export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
     async take(key: string, holder: string, until: number, now: number): Promise<boolean> {
       const result = await db
         .insertInto("target_locks")
-        .values({ key, holder, lease_until: until })
+        .values({ key, holder, leaseUntil: until })
         .onConflict((oc) =>
           oc
             .column("key")
-            .doUpdateSet({ holder, lease_until: until })
-            .where("target_locks.lease_until", "<", now),
+            .doUpdateSet({ holder, leaseUntil: until })
+            .where("target_locks.leaseUntil", "<", now),
         )
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -34,10 +34,10 @@ export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
     async renew(key: string, holder: string, from: number, to: number): Promise<boolean> {
       const result = await db
         .updateTable("target_locks")
-        .set({ lease_until: to })
+        .set({ leaseUntil: to })
         .where("key", "=", key)
         .where("holder", "=", holder)
-        .where("lease_until", "=", from)
+        .where("leaseUntil", "=", from)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },

@@ -1,6 +1,5 @@
-import { sql } from "kysely";
-import { newId } from "./change-requests.js";
-import type { RepoContext, WorkScope } from "./context.js";
+import { type Selectable, sql } from "kysely";
+import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { AlertEpisodesTable, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
@@ -165,46 +164,18 @@ export interface EpisodesRepo {
 
 const KINDS: readonly WatchKind[] = ["apps", "zone"];
 
-function toWatch(r: WatchesTable): Watch {
+function toWatch(r: Selectable<WatchesTable>): Watch {
   return {
-    id: r.id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    createdBy: r.created_by,
+    ...r,
     kind: r.kind as WatchKind,
-    target: r.target,
     options: JSON.parse(r.options) as WatchOptions,
-    nextPollAt: Number(r.next_poll_at),
-    lastPolledAt: r.last_polled_at === null ? null : Number(r.last_polled_at),
-    lastError: r.last_error,
-    failing: Number(r.failing) === 1,
-    mutedUntil: r.muted_until === null ? null : Number(r.muted_until),
-    state: r.state === null ? null : JSON.parse(r.state),
-    createdAt: Number(r.created_at),
+    failing: r.failing === 1,
+    state: parseJson(r.state),
   };
 }
 
-function toEpisode(r: AlertEpisodesTable): AlertEpisode {
-  return {
-    id: r.id,
-    watchId: r.watch_id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    subject: r.subject,
-    seq: Number(r.seq),
-    kind: r.kind,
-    status: r.status as EpisodeStatus,
-    openedAt: Number(r.opened_at),
-    updatedAt: Number(r.updated_at),
-    resolvedAt: r.resolved_at === null ? null : Number(r.resolved_at),
-    messageTs: r.message_ts,
-    details: r.details === null ? null : JSON.parse(r.details),
-    acknowledgedBy: r.acknowledged_by,
-    acknowledgedAt: r.acknowledged_at === null ? null : Number(r.acknowledged_at),
-    version: Number(r.version),
-    shownVersion: r.shown_version === null || r.shown_version === undefined ? null : Number(r.shown_version),
-    shownDigest: r.shown_digest ?? null,
-  };
+function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
+  return { ...r, status: r.status as EpisodeStatus, details: parseJson(r.details) };
 }
 
 const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
@@ -212,25 +183,25 @@ const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 
 export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
   const { db, now } = ctx;
 
-  function newRow(w: NewWatch): WatchesTable {
+  function newRow(w: NewWatch): Selectable<WatchesTable> {
     if (!KINDS.includes(w.kind)) throw new StoreError("invalid", `Unknown watch kind "${String(w.kind)}"`);
     if (!Number.isSafeInteger(w.nextPollAt))
       throw new StoreError("invalid", "nextPollAt must be epoch milliseconds");
     return {
       id: w.id ?? newId(),
-      team_id: w.teamId,
-      channel_id: w.channelId,
-      created_by: w.createdBy,
+      teamId: w.teamId,
+      channelId: w.channelId,
+      createdBy: w.createdBy,
       kind: w.kind,
       target: w.target,
       options: JSON.stringify(w.options),
-      next_poll_at: w.nextPollAt,
-      last_polled_at: null,
-      last_error: null,
+      nextPollAt: w.nextPollAt,
+      lastPolledAt: null,
+      lastError: null,
       failing: 0,
-      muted_until: null,
+      mutedUntil: null,
       state: null,
-      created_at: now(),
+      createdAt: now(),
     };
   }
 
@@ -246,11 +217,11 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
           const same = await tx
             .selectFrom("watches")
             .selectAll()
-            .where("team_id", "=", w.teamId)
-            .where("channel_id", "=", w.channelId)
+            .where("teamId", "=", w.teamId)
+            .where("channelId", "=", w.channelId)
             .where("kind", "=", w.kind)
             .where("target", "=", w.target)
-            .orderBy("created_at")
+            .orderBy("createdAt")
             .orderBy("id")
             .executeTakeFirst();
           return same ? toWatch(same) : undefined;
@@ -263,9 +234,9 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     },
 
     async list(teamId: string, channelId?: string): Promise<Watch[]> {
-      let q = db.selectFrom("watches").selectAll().where("team_id", "=", teamId);
-      if (channelId !== undefined) q = q.where("channel_id", "=", channelId);
-      return (await q.orderBy("created_at").orderBy("id").execute()).map(toWatch);
+      let q = db.selectFrom("watches").selectAll().where("teamId", "=", teamId);
+      if (channelId !== undefined) q = q.where("channelId", "=", channelId);
+      return (await q.orderBy("createdAt").orderBy("id").execute()).map(toWatch);
     },
 
     async get(id: string): Promise<Watch | undefined> {
@@ -277,7 +248,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       const r = await db
         .selectFrom("watches")
         .select(sql<string | number>`count(*)`.as("n"))
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .executeTakeFirstOrThrow();
       return Number(r.n);
     },
@@ -287,10 +258,10 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         const r = await trx
           .deleteFrom("watches")
           .where("id", "=", id)
-          .where("team_id", "=", teamId)
+          .where("teamId", "=", teamId)
           .executeTakeFirst();
         if (Number(r.numDeletedRows) !== 1) return false;
-        await trx.deleteFrom("alert_episodes").where("watch_id", "=", id).execute();
+        await trx.deleteFrom("alert_episodes").where("watchId", "=", id).execute();
         return true;
       });
     },
@@ -298,9 +269,9 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     async mute(teamId: string, id: string, until: number | null): Promise<boolean> {
       const r = await db
         .updateTable("watches")
-        .set({ muted_until: until })
+        .set({ mutedUntil: until })
         .where("id", "=", id)
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .executeTakeFirst();
       return updated(r);
     },
@@ -312,17 +283,17 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         .selectFrom("watches")
         .selectAll()
         .select(sql<number>`row_number() over (partition by team_id order by next_poll_at, id)`.as("round"))
-        .where("next_poll_at", "<=", at);
-      if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
+        .where("nextPollAt", "<=", at);
+      if (teamIds) ranked = ranked.where("teamId", "in", teamIds);
       const rows = await db
         .selectFrom(ranked.as("due"))
         .selectAll()
         .orderBy("round")
-        .orderBy("next_poll_at")
+        .orderBy("nextPollAt")
         .orderBy("id")
         .limit(limit)
         .execute();
-      return rows.map(toWatch);
+      return rows.map(({ round: _round, ...r }) => toWatch(r));
     },
 
     async claim(id: string, expected: number, next: number, scope: WorkScope = {}): Promise<boolean> {
@@ -330,10 +301,10 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       if (teamIds?.length === 0) return false;
       let q = db
         .updateTable("watches")
-        .set({ next_poll_at: next })
+        .set({ nextPollAt: next })
         .where("id", "=", id)
-        .where("next_poll_at", "=", expected);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
+        .where("nextPollAt", "=", expected);
+      if (teamIds) q = q.where("teamId", "in", teamIds);
       return updated(await q.executeTakeFirst());
     },
 
@@ -341,8 +312,8 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       const r = await db
         .updateTable("watches")
         .set({
-          last_polled_at: poll.at,
-          last_error: poll.error ?? null,
+          lastPolledAt: poll.at,
+          lastError: poll.error ?? null,
           ...(poll.state !== undefined ? { state: JSON.stringify(poll.state) } : {}),
         })
         .where("id", "=", id)
@@ -353,7 +324,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     async markFailing(id: string, reason: string): Promise<boolean> {
       const r = await db
         .updateTable("watches")
-        .set({ failing: 1, last_error: reason })
+        .set({ failing: 1, lastError: reason })
         .where("id", "=", id)
         .executeTakeFirst();
       return updated(r);
@@ -379,7 +350,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       const r = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watch_id", "=", watchId)
+        .where("watchId", "=", watchId)
         .where("subject", "=", subject)
         .orderBy("seq", "desc")
         .executeTakeFirst();
@@ -390,31 +361,31 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       if (!Number.isSafeInteger(e.seq) || e.seq < 1)
         throw new StoreError("invalid", "An episode's seq must be a whole number from 1");
       const at = now();
-      const row: AlertEpisodesTable = {
+      const row: Selectable<AlertEpisodesTable> = {
         id: newId(),
-        watch_id: e.watchId,
-        team_id: e.teamId,
-        channel_id: e.channelId,
+        watchId: e.watchId,
+        teamId: e.teamId,
+        channelId: e.channelId,
         subject: e.subject,
         seq: e.seq,
         kind: e.kind,
         status: "firing",
-        opened_at: at,
-        updated_at: at,
-        resolved_at: null,
-        message_ts: null,
+        openedAt: at,
+        updatedAt: at,
+        resolvedAt: null,
+        messageTs: null,
         details: JSON.stringify(e.details ?? null),
-        acknowledged_by: null,
-        acknowledged_at: null,
+        acknowledgedBy: null,
+        acknowledgedAt: null,
         version: 1,
-        shown_version: null,
-        shown_digest: null,
+        shownVersion: null,
+        shownDigest: null,
       };
       // Another replica that opened this (watch, subject, seq) first wins; this insert then does nothing.
       const inserted = await db
         .insertInto("alert_episodes")
         .values(row)
-        .onConflict((oc) => oc.columns(["watch_id", "subject", "seq"]).doNothing())
+        .onConflict((oc) => oc.columns(["watchId", "subject", "seq"]).doNothing())
         .executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toEpisode(row) : undefined;
     },
@@ -430,10 +401,10 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .updateTable("alert_episodes")
         .set({
           version: expectedVersion + 1,
-          updated_at: now(),
+          updatedAt: now(),
           ...(patch.kind !== undefined ? { kind: patch.kind } : {}),
           ...(patch.status !== undefined ? { status: patch.status } : {}),
-          ...(patch.resolvedAt !== undefined ? { resolved_at: patch.resolvedAt } : {}),
+          ...(patch.resolvedAt !== undefined ? { resolvedAt: patch.resolvedAt } : {}),
           ...(patch.details !== undefined ? { details: JSON.stringify(patch.details) } : {}),
         })
         .where("id", "=", id)
@@ -445,9 +416,9 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     async setMessage(id: string, ts: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ message_ts: ts })
+        .set({ messageTs: ts })
         .where("id", "=", id)
-        .where("message_ts", "is", null)
+        .where("messageTs", "is", null)
         .executeTakeFirst();
       return updated(r);
     },
@@ -455,9 +426,9 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     async acknowledge(id: string, userId: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ acknowledged_by: userId, acknowledged_at: now() })
+        .set({ acknowledgedBy: userId, acknowledgedAt: now() })
         .where("id", "=", id)
-        .where("acknowledged_by", "is", null)
+        .where("acknowledgedBy", "is", null)
         .executeTakeFirst();
       return updated(r);
     },
@@ -467,10 +438,10 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       let q = db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .where("status", "=", "firing");
-      if (channelIds) q = q.where("channel_id", "in", channelIds);
-      const rows = await q.orderBy("opened_at", "desc").orderBy("id").limit(limit).execute();
+      if (channelIds) q = q.where("channelId", "in", channelIds);
+      const rows = await q.orderBy("openedAt", "desc").orderBy("id").limit(limit).execute();
       return rows.map(toEpisode);
     },
 
@@ -478,10 +449,10 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       const rows = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watch_id", "=", watchId)
+        .where("watchId", "=", watchId)
         .where("status", "=", "firing")
-        .where("message_ts", "is", null)
-        .orderBy("opened_at")
+        .where("messageTs", "is", null)
+        .orderBy("openedAt")
         .orderBy("id")
         .execute();
       return rows.map(toEpisode);
@@ -490,10 +461,10 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     async setShown(id: string, version: number, digest: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ shown_version: version, shown_digest: digest })
+        .set({ shownVersion: version, shownDigest: digest })
         .where("id", "=", id)
         // A slower delivery of an older version does not overwrite a newer one's.
-        .where((eb) => eb.or([eb("shown_version", "is", null), eb("shown_version", "<=", version)]))
+        .where((eb) => eb.or([eb("shownVersion", "is", null), eb("shownVersion", "<=", version)]))
         .executeTakeFirst();
       return updated(r);
     },
@@ -502,16 +473,16 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       const rows = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watch_id", "=", watchId)
-        .where("message_ts", "is not", null)
+        .where("watchId", "=", watchId)
+        .where("messageTs", "is not", null)
         .where((eb) =>
           eb.or([
             eb("status", "=", "firing"),
-            eb("shown_version", "is", null),
-            eb("shown_version", "<>", eb.ref("version")),
+            eb("shownVersion", "is", null),
+            eb("shownVersion", "<>", eb.ref("version")),
           ]),
         )
-        .orderBy("opened_at")
+        .orderBy("openedAt")
         .orderBy("id")
         .execute();
       return rows.map(toEpisode);
@@ -521,7 +492,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       const rows = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watch_id", "=", watchId)
+        .where("watchId", "=", watchId)
         .orderBy("subject")
         .orderBy("seq")
         .execute();

@@ -169,7 +169,7 @@ describe("Workflow Builder steps", () => {
 
     // The token was sealed: not in the logs, not in any stored row in the clear.
     expect(h.logs.text).not.toContain(run.token);
-    const { db } = storeInternals(h.store).context;
+    const db = storeInternals(h.store).rawDb;
     const rows = await db.selectFrom("function_executions").selectAll().execute();
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(run.token);
