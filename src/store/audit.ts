@@ -15,14 +15,8 @@ export interface AuditEntryInput {
   details?: Record<string, unknown>;
 }
 
-export interface AuditEntry {
-  id: number;
-  at: number;
-  teamId: string;
-  userId: string;
-  action: string;
-  target: string;
-  outcome: string;
+/** An audit entry as read: its row (db.ts) with the details parsed. */
+export interface AuditEntry extends Omit<Selectable<AuditLogTable>, "details"> {
   details: Record<string, unknown> | null;
 }
 

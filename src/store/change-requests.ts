@@ -71,45 +71,42 @@ export type DecisionReason =
   /** Applied at once: the channel's policy asks no approval ("off") or not for this kind of change. */
   | { kind: "no_approval"; approvals: "off" | "not_covered" };
 
-/** A request for a change of some kind (src/changes/kinds), moving through the states above. */
-export interface ApprovalRequest {
-  id: string;
-  kind: string;
-  teamId: string;
-  channelId: string;
-  requesterId: string;
+/** The columns of migration 1 that only old bot-category rows are read from (toRequest). */
+type LegacyColumns = "shieldZoneId" | "category" | "requestedAction" | "previousAction";
+
+/**
+ * A request for a change of some kind (src/changes/kinds), moving through the states above: its row
+ * (db.ts) with the JSON columns read, without the legacy columns and the in-flight lease.
+ */
+export interface ApprovalRequest
+  extends Omit<
+    Selectable<ApprovalRequestsTable>,
+    | LegacyColumns
+    | "leaseUntil"
+    | "params"
+    | "observed"
+    | "state"
+    | "lastError"
+    | "approvedBy"
+    | "replaced"
+    | "note"
+    | "undoneBy"
+    | "reason"
+  > {
   /** The kind's parameters (JSON), checked by the kind when read. */
   params: unknown;
   /** The value the request saw when it was made (JSON; null when unknown or none). */
   observed: unknown;
   state: ApprovalState;
-  decidedBy: string | null;
-  decidedAt: number | null;
-  expiresAt: number;
-  messageChannel: string | null;
-  messageTs: string | null;
-  attempts: number;
   lastError: ApprovalError | null;
-  /** When the last attempt failed (the Retry window counts from here). */
-  failedAt: number | null;
-  /** Distinct approvers needed (fixed when the request was made). */
-  approvalsNeeded: number;
   /** Who approved so far, in order. */
   approvedBy: string[];
-  /** A temporary change is undone this long after it was applied (null: permanent). */
-  undoAfterMs: number | null;
-  /** When an applied temporary change will be undone. */
-  undoAt: number | null;
-  /** The change itself (kind, parameters, duration) where only one request for it may wait; else null. */
-  twinKey: string | null;
   /** What its apply replaced, which its undo puts back; null until applied (then `observed` stands). */
   replaced?: { value: unknown } | null;
   note?: ChangeNote | null;
   /** Who undid it: a user id, or "system" (edgeops at the end of its period). */
   undoneBy?: string | null;
   reason?: DecisionReason | null;
-  createdAt: number;
-  updatedAt: number;
 }
 
 export interface NewApprovalRequest {

@@ -85,16 +85,20 @@ export interface ApprovalRequestsTable {
   params: string | null;
   /** JSON: the value the request saw when it was made. */
   observed: string | null;
+  /** When the last attempt failed (the Retry window counts from here). */
   failedAt: number | null;
   /** Distinct approvers a request needs (fixed when it is made). */
   approvalsNeeded: number;
   /** JSON array of the user ids who approved so far. */
   approvedBy: string;
-  /** A temporary change: undone this long after it was applied. */
+  /** A temporary change: undone this long after it was applied (null: permanent). */
   undoAfterMs: number | null;
   /** When an applied temporary change is due to be undone. */
   undoAt: number | null;
-  /** Set where only one request for the change may wait (migration 7); unique among pending ones. */
+  /**
+   * The change itself (kind, parameters, duration) where only one request for it may wait (migration 7);
+   * unique among pending ones; else null.
+   */
   twinKey: string | null;
   /** JSON `{value}`: what the request's apply replaced, which its undo puts back (migration 8). */
   replaced: string | null;
@@ -122,11 +126,16 @@ export interface SchedulesTable {
   channelId: string;
   createdBy: string;
   kind: string;
+  /** The zone id the schedule is about. */
   target: string;
+  /** The cron / "when" text as the user gave it. */
   spec: string;
   timezone: string;
   nextRunAt: number;
-  /** Set while a replica runs a claimed occurrence; past it, the occurrence is claimed again. */
+  /**
+   * While a replica runs a claimed occurrence: until when its claim holds (it renews it while running).
+   * Past it, the run is taken to be lost (the replica died) and the occurrence is due again.
+   */
   leaseUntil: number | null;
   lastRunAt: number | null;
   lastOutcome: string | null;
@@ -143,7 +152,7 @@ export interface WatchesTable {
   createdBy: string;
   /** "apps" | "zone" */
   kind: string;
-  /** The shield zone id, "" for apps. */
+  /** The shield zone id (zone), "" (apps: every app of the workspace's key). */
   target: string;
   /** JSON: statuses, sensitivity, label. */
   options: string;
@@ -162,20 +171,24 @@ export interface AlertEpisodesTable {
   watchId: string;
   teamId: string;
   channelId: string;
+  /** The app id or shield zone id the episode is about. */
   subject: string;
-  /** Unique with (watch_id, subject): opening an episode happens once. */
+  /** 1, 2, … per (watch, subject), unique with them: opening an episode happens once. */
   seq: number;
+  /** What fired: "attack", "failing", "stuck_deploying", … */
   kind: string;
   /** "firing" | "resolved" */
   status: string;
   openedAt: number;
   updatedAt: number;
   resolvedAt: number | null;
+  /** The parent message's ts once posted. */
   messageTs: string | null;
   /** JSON: the latest numbers and the history shown in the messages. */
   details: string | null;
   acknowledgedBy: string | null;
   acknowledgedAt: number | null;
+  /** Bumped by every update: the compare-and-set token of update(). */
   version: number;
   /** The version whose parent Slack last accepted (null: never shown). */
   shownVersion: number | null;

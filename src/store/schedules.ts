@@ -6,42 +6,21 @@ import { insertIfRoom, type RoomLimits } from "./room.js";
 
 export type ScheduleKind = "dns";
 
-export interface Schedule {
-  id: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
+/** A schedule as the domain reads it: its row (db.ts), with the kind, the failing flag and the snapshot read. */
+export interface Schedule extends Omit<Selectable<SchedulesTable>, "kind" | "failing" | "snapshot"> {
   kind: ScheduleKind;
-  /** The zone id the schedule is about. */
-  target: string;
-  /** The cron / "when" text as the user gave it. */
-  spec: string;
-  timezone: string;
-  nextRunAt: number;
-  /**
-   * While a replica runs a claimed occurrence: until when its claim holds (it renews it while running).
-   * Past it, the run is taken to be lost (the replica died) and the occurrence is due again.
-   */
-  leaseUntil: number | null;
-  lastRunAt: number | null;
-  lastOutcome: string | null;
-  lastError: string | null;
   failing: boolean;
   /** The previous run's summary (e.g. its records), for diffs. */
   snapshot: unknown;
-  createdAt: number;
 }
 
-export interface NewSchedule {
+/** What a new schedule is made from; the rest starts empty. */
+export interface NewSchedule
+  extends Pick<
+    Schedule,
+    "teamId" | "channelId" | "createdBy" | "kind" | "target" | "spec" | "timezone" | "nextRunAt"
+  > {
   id?: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
-  kind: ScheduleKind;
-  target: string;
-  spec: string;
-  timezone: string;
-  nextRunAt: number;
 }
 
 export interface ScheduleRun {

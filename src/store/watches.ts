@@ -24,34 +24,19 @@ export interface WatchOptions {
   label?: string;
 }
 
-export interface Watch {
-  id: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
+/** A watch as the domain reads it: its row (db.ts), with the kind, the failing flag and the JSON read. */
+export interface Watch extends Omit<Selectable<WatchesTable>, "kind" | "options" | "failing" | "state"> {
   kind: WatchKind;
-  /** The shield zone id (zone), "" (apps: every app of the workspace's key). */
-  target: string;
   options: WatchOptions;
-  nextPollAt: number;
-  lastPolledAt: number | null;
-  lastError: string | null;
   failing: boolean;
-  mutedUntil: number | null;
   /** The poller's memory between evaluations (baseline samples, app statuses). */
   state: unknown;
-  createdAt: number;
 }
 
-export interface NewWatch {
+/** What a new watch is made from; the rest starts empty. */
+export interface NewWatch
+  extends Pick<Watch, "teamId" | "channelId" | "createdBy" | "kind" | "target" | "options" | "nextPollAt"> {
   id?: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
-  kind: WatchKind;
-  target: string;
-  options: WatchOptions;
-  nextPollAt: number;
 }
 
 export interface WatchPoll {
@@ -89,44 +74,18 @@ export interface WatchesRepo {
 
 export type EpisodeStatus = "firing" | "resolved";
 
-export interface AlertEpisode {
-  id: string;
-  watchId: string;
-  teamId: string;
-  channelId: string;
-  /** The app id or shield zone id the episode is about. */
-  subject: string;
-  /** 1, 2, … per (watch, subject): the unique index that makes opening an episode exactly-once. */
-  seq: number;
-  /** What fired: "attack", "failing", "stuck_deploying", … */
-  kind: string;
+/** An alert episode as the domain reads it: its row (db.ts), with the status and the details read. */
+export interface AlertEpisode extends Omit<Selectable<AlertEpisodesTable>, "status" | "details"> {
   status: EpisodeStatus;
-  openedAt: number;
-  updatedAt: number;
-  resolvedAt: number | null;
-  /** The parent message's ts once posted. */
-  messageTs: string | null;
   /** The latest numbers and history for the messages. */
   details: unknown;
-  acknowledgedBy: string | null;
-  acknowledgedAt: number | null;
-  /** Bumped by every update: the compare-and-set token of update(). */
-  version: number;
-  /** The version whose parent Slack last accepted (null: none yet). */
-  shownVersion: number | null;
-  /** The digest of the parent Slack last accepted: one unchanged is not sent again. */
-  shownDigest: string | null;
 }
 
-export interface NewEpisode {
-  watchId: string;
-  teamId: string;
-  channelId: string;
-  subject: string;
-  seq: number;
-  kind: string;
-  details: unknown;
-}
+/** What opening an episode is given; it starts firing, at version 1, not yet posted. */
+export type NewEpisode = Pick<
+  AlertEpisode,
+  "watchId" | "teamId" | "channelId" | "subject" | "seq" | "kind" | "details"
+>;
 
 export interface EpisodePatch {
   kind?: string;
