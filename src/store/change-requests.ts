@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
+import { moveLease } from "./lease.js";
 
 export const APPROVAL_STATES = [
   "pending",
@@ -311,6 +312,30 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
     return sel;
   };
 
+  /** No apply or undo holds the request's lease at this instant. */
+  const leaseEndedBy = (at: number) => (eb: ExpressionBuilder<Database, "approval_requests">) =>
+    eb.or([eb("leaseUntil", "is", null), eb("leaseUntil", "<=", at)]);
+
+  /**
+   * The sweeper's reads: requests in `state` whose `column` is at or before `by` (and, when given, whose
+   * lease ended by `leaseEnded`), that column's oldest first, at most `limit`, in the scope.
+   */
+  const listDue = async (
+    state: ApprovalState,
+    column: "expiresAt" | "undoAt" | "updatedAt",
+    by: number,
+    limit: number,
+    { teamIds }: WorkScope,
+    leaseEnded?: number,
+  ): Promise<ApprovalRequest[]> => {
+    if (teamIds?.length === 0) return [];
+    let q = db.selectFrom("approval_requests").selectAll().where("state", "=", state).where(column, "<=", by);
+    if (leaseEnded !== undefined) q = q.where(leaseEndedBy(leaseEnded));
+    if (teamIds) q = q.where("teamId", "in", teamIds);
+    const rows = await q.orderBy(column).orderBy("id").limit(limit).execute();
+    return rows.map(toRequest);
+  };
+
   return guard("approvals", {
     async create(req: NewApprovalRequest): Promise<ApprovalRequest> {
       if (!req.teamId || !req.channelId || !req.requesterId)
@@ -381,9 +406,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
       if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
       if (guard.undoDueBy !== undefined) q = q.where("undoAt", "<=", guard.undoDueBy);
-      const endedBy = guard.leaseEndedBy;
-      if (endedBy !== undefined)
-        q = q.where((eb) => eb.or([eb("leaseUntil", "is", null), eb("leaseUntil", "<=", endedBy)]));
+      if (guard.leaseEndedBy !== undefined) q = q.where(leaseEndedBy(guard.leaseEndedBy));
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
@@ -427,50 +450,18 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return Number(row?.n ?? 0);
     },
 
-    async listExpiredPending(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", "pending")
-        .where("expiresAt", "<=", at);
-      if (teamIds) q = q.where("teamId", "in", teamIds);
-      const rows = await q.orderBy("expiresAt").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    listExpiredPending: (at: number, limit = 100, scope: WorkScope = {}) =>
+      listDue("pending", "expiresAt", at, limit, scope),
 
-    async listDueUndo(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", "applied")
-        .where("undoAt", "<=", at);
-      if (teamIds) q = q.where("teamId", "in", teamIds);
-      const rows = await q.orderBy("undoAt").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    listDueUndo: (at: number, limit = 100, scope: WorkScope = {}) =>
+      listDue("applied", "undoAt", at, limit, scope),
 
-    async listStaleApproved(
+    listStaleApproved: (
       before: number,
       limit = 100,
       scope: WorkScope = {},
       state: ApprovalState = "approved",
-    ): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", state)
-        .where("updatedAt", "<=", before)
-        .where((eb) => eb.or([eb("leaseUntil", "is", null), eb("leaseUntil", "<=", now())]));
-      if (teamIds) q = q.where("teamId", "in", teamIds);
-      const rows = await q.orderBy("updatedAt").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    ) => listDue(state, "updatedAt", before, limit, scope, now()),
 
     async takeLease(id: string, state: ApprovalState, until: number): Promise<boolean> {
       const r = await db
@@ -482,24 +473,17 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return Number(r.numUpdatedRows) > 0;
     },
 
-    async renewLease(id: string, state: ApprovalState, from: number, to: number): Promise<boolean> {
-      const r = await db
-        .updateTable("approval_requests")
-        .set({ leaseUntil: to })
-        .where("id", "=", id)
-        .where("state", "=", state)
-        .where("leaseUntil", "=", from)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    renewLease: (id: string, state: ApprovalState, from: number, to: number) =>
+      moveLease(
+        db,
+        "approval_requests",
+        (eb) => eb.and([eb("id", "=", id), eb("state", "=", state)]),
+        from,
+        to,
+      ),
 
     async endLease(id: string, until: number): Promise<void> {
-      await db
-        .updateTable("approval_requests")
-        .set({ leaseUntil: null })
-        .where("id", "=", id)
-        .where("leaseUntil", "=", until)
-        .execute();
+      await moveLease(db, "approval_requests", (eb) => eb("id", "=", id), until, null);
     },
 
     async countByState(teamId?: string): Promise<Record<ApprovalState, number>> {

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { ApprovalState } from "./change-requests.js";
+import { APPROVAL_STATES, type ApprovalState } from "./change-requests.js";
 import { parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -11,16 +11,10 @@ import { guard, StoreError } from "./errors.js";
 export const FUNCTION_EXECUTION_STATES = ["waiting", "completing", "completed"] as const;
 export type FunctionExecutionState = (typeof FUNCTION_EXECUTION_STATES)[number];
 
-/** Request states a waiting step completes on (applied and later undo states count as applied). */
-export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = [
-  "applied",
-  "undoing",
-  "undone",
-  "failed",
-  "rejected",
-  "expired",
-  "cancelled",
-];
+/** Request states a waiting step completes on: all but pending and approved (undo states count as applied). */
+export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = APPROVAL_STATES.filter(
+  (state) => state !== "pending" && state !== "approved",
+);
 
 export interface FunctionExecution {
   id: string;

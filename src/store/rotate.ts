@@ -1,6 +1,7 @@
 import { StoreError } from "./errors.js";
 import type { Store } from "./index.js";
 import { storeInternals } from "./index.js";
+import type { SecretPurpose } from "./vault.js";
 
 export interface RotateResult {
   /** Secrets now sealed under the newest master key that were not before. */
@@ -11,6 +12,23 @@ export interface RotateResult {
   failed: { table: "api_keys" | "installations" | "function_executions"; teamId: string; message: string }[];
 }
 
+/** One stored envelope: the row it is in, and the id (workspace or installation) it is sealed to. */
+interface Sealed {
+  rowId: string;
+  boundTo: string;
+  envelope: string;
+}
+
+/** Where one kind of secret is stored, and how one of its envelopes is replaced (compare-and-set). */
+interface SecretColumn {
+  table: RotateResult["failed"][number]["table"];
+  purpose: SecretPurpose;
+  /** The log line when one cannot be decrypted. */
+  failure: string;
+  list(): Promise<Sealed[]>;
+  replace(row: Sealed, sealed: string): Promise<boolean>;
+}
+
 /**
  * Re-encrypt every stored secret that is not under the newest master key. Each row is replaced with a
  * compare-and-set on its old ciphertext, so a key set by the running bot meanwhile is never overwritten
@@ -19,87 +37,93 @@ export interface RotateResult {
 export async function rotateAll(store: Store): Promise<RotateResult> {
   const { db, vault, now, logger } = storeInternals(store).context;
   const result: RotateResult = { reEncrypted: 0, alreadyCurrent: 0, failed: [] };
+  const replaced = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
-  const keys = await db.selectFrom("api_keys").select(["teamId", "ciphertext"]).execute();
-  for (const row of keys) {
-    if (vault.isCurrent(row.ciphertext)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(
-        row.teamId,
-        "edge_api_key",
-        vault.open(row.teamId, "edge_api_key", row.ciphertext),
-      );
-      const r = await db
-        .updateTable("api_keys")
-        .set({ ciphertext: sealed, rotatedAt: now() })
-        .where("teamId", "=", row.teamId)
-        .where("ciphertext", "=", row.ciphertext)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "api_keys", teamId: row.teamId, message: e.message });
-      logger.error({ teamId: row.teamId, err: { message: e.message } }, "cannot re-encrypt Edge API key");
-    }
-  }
+  const columns: SecretColumn[] = [
+    {
+      table: "api_keys",
+      purpose: "edge_api_key",
+      failure: "cannot re-encrypt Edge API key",
+      list: async () =>
+        (await db.selectFrom("api_keys").select(["teamId", "ciphertext"]).execute()).map((r) => ({
+          rowId: r.teamId,
+          boundTo: r.teamId,
+          envelope: r.ciphertext,
+        })),
+      replace: async (row, sealed) =>
+        replaced(
+          await db
+            .updateTable("api_keys")
+            .set({ ciphertext: sealed, rotatedAt: now() })
+            .where("teamId", "=", row.rowId)
+            .where("ciphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+    {
+      table: "installations",
+      purpose: "installation",
+      failure: "cannot re-encrypt Slack installation",
+      list: async () =>
+        (await db.selectFrom("installations").select(["id", "ciphertext"]).execute()).map((r) => ({
+          rowId: r.id,
+          boundTo: r.id,
+          envelope: r.ciphertext,
+        })),
+      replace: async (row, sealed) =>
+        replaced(
+          await db
+            .updateTable("installations")
+            .set({ ciphertext: sealed })
+            .where("id", "=", row.rowId)
+            .where("ciphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+    // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
+    {
+      table: "function_executions",
+      purpose: "function_token",
+      failure: "cannot re-encrypt a workflow step token",
+      list: async () =>
+        (
+          await db
+            .selectFrom("function_executions")
+            .select(["id", "teamId", "tokenCiphertext"])
+            .where("tokenCiphertext", "is not", null)
+            .where("state", "!=", "completed")
+            .execute()
+        ).map((r) => ({ rowId: r.id, boundTo: r.teamId, envelope: r.tokenCiphertext as string })),
+      replace: async (row, sealed) =>
+        replaced(
+          await db
+            .updateTable("function_executions")
+            .set({ tokenCiphertext: sealed })
+            .where("id", "=", row.rowId)
+            .where("tokenCiphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+  ];
 
-  const installs = await db.selectFrom("installations").select(["id", "ciphertext"]).execute();
-  for (const row of installs) {
-    if (vault.isCurrent(row.ciphertext)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(row.id, "installation", vault.open(row.id, "installation", row.ciphertext));
-      const r = await db
-        .updateTable("installations")
-        .set({ ciphertext: sealed })
-        .where("id", "=", row.id)
-        .where("ciphertext", "=", row.ciphertext)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "installations", teamId: row.id, message: e.message });
-      logger.error({ teamId: row.id, err: { message: e.message } }, "cannot re-encrypt Slack installation");
-    }
-  }
-  // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
-  const steps = await db
-    .selectFrom("function_executions")
-    .select(["id", "teamId", "tokenCiphertext"])
-    .where("tokenCiphertext", "is not", null)
-    .where("state", "!=", "completed")
-    .execute();
-  for (const row of steps) {
-    const envelope = row.tokenCiphertext as string;
-    if (vault.isCurrent(envelope)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(
-        row.teamId,
-        "function_token",
-        vault.open(row.teamId, "function_token", envelope),
-      );
-      const r = await db
-        .updateTable("function_executions")
-        .set({ tokenCiphertext: sealed })
-        .where("id", "=", row.id)
-        .where("tokenCiphertext", "=", envelope)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "function_executions", teamId: row.teamId, message: e.message });
-      logger.error(
-        { teamId: row.teamId, err: { message: e.message } },
-        "cannot re-encrypt a workflow step token",
-      );
+  for (const column of columns) {
+    for (const row of await column.list()) {
+      if (vault.isCurrent(row.envelope)) {
+        result.alreadyCurrent++;
+        continue;
+      }
+      try {
+        const sealed = vault.seal(
+          row.boundTo,
+          column.purpose,
+          vault.open(row.boundTo, column.purpose, row.envelope),
+        );
+        if (await column.replace(row, sealed)) result.reEncrypted++;
+      } catch (e) {
+        if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
+        result.failed.push({ table: column.table, teamId: row.boundTo, message: e.message });
+        logger.error({ teamId: row.boundTo, err: { message: e.message } }, column.failure);
+      }
     }
   }
   logger.info(

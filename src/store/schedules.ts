@@ -2,6 +2,7 @@ import { type Selectable, sql } from "kysely";
 import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
+import { moveLease } from "./lease.js";
 import { insertIfRoom, type RoomLimits } from "./room.js";
 
 export type ScheduleKind = "dns";
@@ -234,16 +235,14 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       return updated(await q.executeTakeFirst());
     },
 
-    async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
-      const r = await db
-        .updateTable("schedules")
-        .set({ leaseUntil: newLeaseUntil })
-        .where("id", "=", id)
-        .where("leaseUntil", "=", leaseUntil)
-        .where("leaseUntil", ">", at)
-        .executeTakeFirst();
-      return updated(r);
-    },
+    renewLease: (id: string, leaseUntil: number, newLeaseUntil: number, at: number) =>
+      moveLease(
+        db,
+        "schedules",
+        (eb) => eb.and([eb("id", "=", id), eb("leaseUntil", ">", at)]),
+        leaseUntil,
+        newLeaseUntil,
+      ),
 
     async recordRun(id: string, run: ScheduleRun, leaseUntil?: number): Promise<boolean> {
       let q = db

@@ -1,5 +1,6 @@
 import type { RepoContext } from "./context.js";
 import { guard } from "./errors.js";
+import { moveLease } from "./lease.js";
 
 /**
  * One writer at a time per Edge target, across replicas: a row per target held as a lease. Taking it
@@ -31,16 +32,14 @@ export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
-    async renew(key: string, holder: string, from: number, to: number): Promise<boolean> {
-      const result = await db
-        .updateTable("target_locks")
-        .set({ leaseUntil: to })
-        .where("key", "=", key)
-        .where("holder", "=", holder)
-        .where("leaseUntil", "=", from)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
+    renew: (key: string, holder: string, from: number, to: number) =>
+      moveLease(
+        db,
+        "target_locks",
+        (eb) => eb.and([eb("key", "=", key), eb("holder", "=", holder)]),
+        from,
+        to,
+      ),
     async release(key: string, holder: string): Promise<void> {
       await db.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder).execute();
     },
