@@ -474,16 +474,10 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
     },
 
     renewLease: (id: string, state: ApprovalState, from: number, to: number) =>
-      moveLease(
-        db,
-        "approval_requests",
-        (eb) => eb.and([eb("id", "=", id), eb("state", "=", state)]),
-        from,
-        to,
-      ),
+      moveLease(db, "approval_requests", { id, state }, from, to),
 
     async endLease(id: string, until: number): Promise<void> {
-      await moveLease(db, "approval_requests", (eb) => eb("id", "=", id), until, null);
+      await moveLease(db, "approval_requests", { id }, until, null);
     },
 
     async countByState(teamId?: string): Promise<Record<ApprovalState, number>> {

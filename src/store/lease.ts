@@ -1,28 +1,29 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "./db.js";
 
 /** Tables whose rows are held for a while by one replica: a lease time (epoch ms) in `leaseUntil`. */
 export type LeasedTable = "approval_requests" | "schedules" | "target_locks";
 
 /**
- * Move a row's lease from `from` to `to` (null: release it) while it is still the one `from` names
- * and `holds` matches: a compare-and-set, so a holder that lost its lease can neither extend nor end
- * someone else's. True when this holder's lease was moved.
+ * Move the lease of the row matching `row` (column = value each) from `from` to `to` (null: release
+ * it) while it is still the one `from` names: a compare-and-set, so a holder that lost its lease can
+ * neither extend nor end someone else's. True when this holder's lease was moved.
  */
 export async function moveLease<T extends LeasedTable>(
   db: Kysely<Database>,
   table: T,
-  holds: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>,
+  row: Partial<Database[T]>,
   from: number,
   to: number | null,
 ): Promise<boolean> {
-  // Kysely cannot type a statement over a table chosen by a type parameter; every LeasedTable has
-  // leaseUntil, and `holds` was checked against T itself.
-  const r = await (db as Kysely<Pick<Database, LeasedTable>>)
+  // Kysely cannot type a statement over a table chosen by a type parameter: every LeasedTable has
+  // leaseUntil, and `row`'s columns were checked against T itself.
+  let q = (db as Kysely<Pick<Database, LeasedTable>>)
     .updateTable(table as LeasedTable)
     .set({ leaseUntil: to })
-    .where(holds as unknown as (eb: ExpressionBuilder<Database, LeasedTable>) => Expression<SqlBool>)
-    .where("leaseUntil", "=", from)
-    .executeTakeFirst();
+    .where("leaseUntil", "=", from);
+  for (const [column, value] of Object.entries(row))
+    q = q.where(column as "leaseUntil", "=", value as number);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

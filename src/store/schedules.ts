@@ -139,31 +139,12 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     },
 
     async createIfRoom(s: NewSchedule, limits: ScheduleLimits): Promise<CreateIfRoomResult> {
-      const row = newRow(s);
       const result = await insertIfRoom(ctx, {
         table: "schedules",
-        teamId: s.teamId,
-        channelId: s.channelId,
+        row: newRow(s),
+        sameColumns: ["teamId", "channelId", "kind", "target", "spec", "timezone"],
         limits,
-        findSame: async (tx) => {
-          const same = await tx
-            .selectFrom("schedules")
-            .selectAll()
-            .where("teamId", "=", s.teamId)
-            .where("channelId", "=", s.channelId)
-            .where("kind", "=", s.kind)
-            .where("target", "=", s.target)
-            .where("spec", "=", s.spec)
-            .where("timezone", "=", s.timezone)
-            .orderBy("createdAt")
-            .orderBy("id")
-            .executeTakeFirst();
-          return same ? toSchedule(same) : undefined;
-        },
-        insert: async (tx) => {
-          await tx.insertInto("schedules").values(row).execute();
-          return toSchedule(row);
-        },
+        read: toSchedule,
       });
       return result.kind === "full" ? result : { kind: result.kind, schedule: result.item };
     },
@@ -235,14 +216,11 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       return updated(await q.executeTakeFirst());
     },
 
-    renewLease: (id: string, leaseUntil: number, newLeaseUntil: number, at: number) =>
-      moveLease(
-        db,
-        "schedules",
-        (eb) => eb.and([eb("id", "=", id), eb("leaseUntil", ">", at)]),
-        leaseUntil,
-        newLeaseUntil,
-      ),
+    async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
+      // A lease that ended by `at` is no longer held: another replica may take the occurrence over.
+      if (leaseUntil <= at) return false;
+      return moveLease(db, "schedules", { id }, leaseUntil, newLeaseUntil);
+    },
 
     async recordRun(id: string, run: ScheduleRun, leaseUntil?: number): Promise<boolean> {
       let q = db

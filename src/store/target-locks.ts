@@ -33,13 +33,7 @@ export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
     renew: (key: string, holder: string, from: number, to: number) =>
-      moveLease(
-        db,
-        "target_locks",
-        (eb) => eb.and([eb("key", "=", key), eb("holder", "=", holder)]),
-        from,
-        to,
-      ),
+      moveLease(db, "target_locks", { key, holder }, from, to),
     async release(key: string, holder: string): Promise<void> {
       await db.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder).execute();
     },

@@ -165,32 +165,14 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
   }
 
   return guard("watches", {
-    async createIfRoom(w: NewWatch, limits: WatchLimits): Promise<CreateWatchResult> {
-      const row = newRow(w);
-      return insertIfRoom(ctx, {
+    createIfRoom: (w: NewWatch, limits: WatchLimits): Promise<CreateWatchResult> =>
+      insertIfRoom(ctx, {
         table: "watches",
-        teamId: w.teamId,
-        channelId: w.channelId,
+        row: newRow(w),
+        sameColumns: ["teamId", "channelId", "kind", "target"],
         limits,
-        findSame: async (tx) => {
-          const same = await tx
-            .selectFrom("watches")
-            .selectAll()
-            .where("teamId", "=", w.teamId)
-            .where("channelId", "=", w.channelId)
-            .where("kind", "=", w.kind)
-            .where("target", "=", w.target)
-            .orderBy("createdAt")
-            .orderBy("id")
-            .executeTakeFirst();
-          return same ? toWatch(same) : undefined;
-        },
-        insert: async (tx) => {
-          await tx.insertInto("watches").values(row).execute();
-          return toWatch(row);
-        },
-      });
-    },
+        read: toWatch,
+      }),
 
     async list(teamId: string, channelId?: string): Promise<Watch[]> {
       let q = db.selectFrom("watches").selectAll().where("teamId", "=", teamId);
