@@ -1,6 +1,7 @@
-import { type Selectable, sql } from "kysely";
+import type { ExpressionBuilder, Selectable } from "kysely";
+import { listRoundRobin, setFailing } from "./clock.js";
 import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
-import type { SchedulesTable } from "./db.js";
+import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease } from "./lease.js";
 import { insertIfRoom, type RoomLimits } from "./room.js";
@@ -171,28 +172,13 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     },
 
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Schedule[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let ranked = db
-        .selectFrom("schedules")
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by team_id order by next_run_at, id)`.as("round"))
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("leaseUntil", "is", null), eb("nextRunAt", "<=", at)]),
-            eb("leaseUntil", "<=", at),
-          ]),
-        );
-      if (teamIds) ranked = ranked.where("teamId", "in", teamIds);
-      const rows = await db
-        .selectFrom(ranked.as("due"))
-        .selectAll()
-        .orderBy("round")
-        .orderBy("nextRunAt")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(({ round: _round, ...r }) => toSchedule(r));
+      // Due: no lease and its time has come, or a lease that ended (its run was lost).
+      const due = (eb: ExpressionBuilder<Database, "schedules">) =>
+        eb.or([
+          eb.and([eb("leaseUntil", "is", null), eb("nextRunAt", "<=", at)]),
+          eb("leaseUntil", "<=", at),
+        ]);
+      return (await listRoundRobin(db, "schedules", "nextRunAt", due, limit, scope)).map(toSchedule);
     },
 
     async claim(
@@ -237,18 +223,7 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       return updated(await q.executeTakeFirst());
     },
 
-    async markFailing(id: string, reason: string): Promise<boolean> {
-      const r = await db
-        .updateTable("schedules")
-        .set({ failing: 1, lastError: reason })
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return updated(r);
-    },
-
-    async clearFailing(id: string): Promise<boolean> {
-      const r = await db.updateTable("schedules").set({ failing: 0 }).where("id", "=", id).executeTakeFirst();
-      return updated(r);
-    },
+    markFailing: (id: string, reason: string) => setFailing(db, "schedules", id, reason),
+    clearFailing: (id: string) => setFailing(db, "schedules", id, null),
   });
 }

@@ -1,6 +1,7 @@
-import { type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Selectable, sql } from "kysely";
+import { listRoundRobin, setFailing } from "./clock.js";
 import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
-import type { AlertEpisodesTable, WatchesTable } from "./db.js";
+import type { AlertEpisodesTable, Database, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
 
@@ -218,23 +219,8 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     },
 
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Watch[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let ranked = db
-        .selectFrom("watches")
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by team_id order by next_poll_at, id)`.as("round"))
-        .where("nextPollAt", "<=", at);
-      if (teamIds) ranked = ranked.where("teamId", "in", teamIds);
-      const rows = await db
-        .selectFrom(ranked.as("due"))
-        .selectAll()
-        .orderBy("round")
-        .orderBy("nextPollAt")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(({ round: _round, ...r }) => toWatch(r));
+      const due = (eb: ExpressionBuilder<Database, "watches">) => eb("nextPollAt", "<=", at);
+      return (await listRoundRobin(db, "watches", "nextPollAt", due, limit, scope)).map(toWatch);
     },
 
     async claim(id: string, expected: number, next: number, scope: WorkScope = {}): Promise<boolean> {
@@ -262,19 +248,8 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       return updated(r);
     },
 
-    async markFailing(id: string, reason: string): Promise<boolean> {
-      const r = await db
-        .updateTable("watches")
-        .set({ failing: 1, lastError: reason })
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return updated(r);
-    },
-
-    async clearFailing(id: string): Promise<boolean> {
-      const r = await db.updateTable("watches").set({ failing: 0 }).where("id", "=", id).executeTakeFirst();
-      return updated(r);
-    },
+    markFailing: (id: string, reason: string) => setFailing(db, "watches", id, reason),
+    clearFailing: (id: string) => setFailing(db, "watches", id, null),
   });
 }
 
