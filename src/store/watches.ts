@@ -256,6 +256,9 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
 export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
   const { db, now } = ctx;
 
+  const ofWatch = (watchId: string) =>
+    db.selectFrom("alert_episodes").selectAll().where("watchId", "=", watchId);
+
   async function get(id: string): Promise<AlertEpisode | undefined> {
     const r = await db.selectFrom("alert_episodes").selectAll().where("id", "=", id).executeTakeFirst();
     return r ? toEpisode(r) : undefined;
@@ -263,10 +266,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
 
   return guard("alert_episodes", {
     async latest(watchId: string, subject: string): Promise<AlertEpisode | undefined> {
-      const r = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watchId", "=", watchId)
+      const r = await ofWatch(watchId)
         .where("subject", "=", subject)
         .orderBy("seq", "desc")
         .executeTakeFirst();
@@ -362,10 +362,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     },
 
     async listUndelivered(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watchId", "=", watchId)
+      const rows = await ofWatch(watchId)
         .where("status", "=", "firing")
         .where("messageTs", "is", null)
         .orderBy("openedAt")
@@ -386,10 +383,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     },
 
     async listToRefresh(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watchId", "=", watchId)
+      const rows = await ofWatch(watchId)
         .where("messageTs", "is not", null)
         .where((eb) =>
           eb.or([
@@ -405,13 +399,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     },
 
     async listForWatch(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watchId", "=", watchId)
-        .orderBy("subject")
-        .orderBy("seq")
-        .execute();
+      const rows = await ofWatch(watchId).orderBy("subject").orderBy("seq").execute();
       return rows.map(toEpisode);
     },
   });
