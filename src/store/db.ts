@@ -431,11 +431,21 @@ class AckFirstPostgresDialect extends PostgresDialect {
   }
 }
 
-class AckFirstDriver implements Driver {
+/**
+ * A driver that runs every statement of its connections through `run`; transactions, release and the
+ * rest are the wrapped driver's. Each of the inner driver's connections gets one wrapper (its identity
+ * lasts as long as the connection).
+ */
+abstract class StatementWrappingDriver implements Driver {
   readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
   readonly #innerOf = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  readonly #inTransaction = new WeakSet<DatabaseConnection>();
-  constructor(private readonly inner: Driver) {}
+  constructor(protected readonly inner: Driver) {}
+
+  /** Run one statement of `connection` (the wrapper); `execute` runs it on the inner connection. */
+  protected abstract run<R>(
+    connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>>;
 
   init(): Promise<void> {
     return this.inner.init();
@@ -445,13 +455,8 @@ class AckFirstDriver implements Driver {
     const connection = await this.inner.acquireConnection();
     let wrapped = this.#wrapped.get(connection);
     if (!wrapped) {
-      const inTransaction = this.#inTransaction;
       const outer: DatabaseConnection = {
-        async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-          const result = await connection.executeQuery<R>(query);
-          if (!inTransaction.has(outer)) await yieldToWaitingRequests();
-          return result;
-        },
+        executeQuery: <R>(query: CompiledQuery) => this.run(outer, () => connection.executeQuery<R>(query)),
         streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
           connection.streamQuery<R>(query, chunkSize),
       };
@@ -462,35 +467,66 @@ class AckFirstDriver implements Driver {
     return wrapped;
   }
 
-  /** The driver's own connection (its release, begin and commit use what only it has). */
-  #unwrap(connection: DatabaseConnection): DatabaseConnection {
+  /** The inner driver's own connection behind a wrapper. */
+  protected unwrap(connection: DatabaseConnection): DatabaseConnection {
     return this.#innerOf.get(connection) ?? connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    this.#inTransaction.add(connection);
-    await this.inner.beginTransaction(this.#unwrap(connection), settings);
+  // By default the inner driver runs begin/commit/rollback through the wrapper, so they go through `run`.
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
   }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await this.inner.commitTransaction(this.#unwrap(connection));
-    } finally {
-      this.#inTransaction.delete(connection);
-    }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
   }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await this.inner.rollbackTransaction(this.#unwrap(connection));
-    } finally {
-      this.#inTransaction.delete(connection);
-    }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
   }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    this.#inTransaction.delete(connection);
-    return this.inner.releaseConnection(this.#unwrap(connection));
+    return this.inner.releaseConnection(connection);
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
+  }
+}
+
+class AckFirstDriver extends StatementWrappingDriver {
+  readonly #inTransaction = new WeakSet<DatabaseConnection>();
+
+  protected override async run<R>(
+    connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>> {
+    const result = await execute();
+    if (!this.#inTransaction.has(connection)) await yieldToWaitingRequests();
+    return result;
+  }
+
+  // pg's begin, commit and release use what only its own connection has: hand it the inner one.
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    this.#inTransaction.add(connection);
+    await this.inner.beginTransaction(this.unwrap(connection), settings);
+  }
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(this.unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(this.unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  override releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#inTransaction.delete(connection);
+    return this.inner.releaseConnection(this.unwrap(connection));
   }
 }
 
@@ -515,47 +551,19 @@ class LockWaitingSqliteDialect extends SqliteDialect {
   }
 }
 
-class LockWaitingDriver implements Driver {
-  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+class LockWaitingDriver extends StatementWrappingDriver {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly waitMs: number,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let wrapped = this.#wrapped.get(connection);
-    if (!wrapped) {
-      wrapped = {
-        executeQuery: <R>(query: CompiledQuery) =>
-          retryWhileLocked(() => connection.executeQuery<R>(query), this.waitMs),
-        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
-          connection.streamQuery<R>(query, chunkSize),
-      };
-      this.#wrapped.set(connection, wrapped);
-    }
-    return wrapped;
-  }
-
-  // The inner driver runs begin/commit/rollback through the connection it is given: the wrapped one.
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
-  }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
-  }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
-  }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(connection);
-  }
-  destroy(): Promise<void> {
-    return this.inner.destroy();
+  protected override run<R>(
+    _connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>> {
+    return retryWhileLocked(execute, this.waitMs);
   }
 }
 
