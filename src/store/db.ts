@@ -120,12 +120,22 @@ export interface ChangeTargetsTable {
   updatedAt: number;
 }
 
-export interface SchedulesTable {
+/** What a channel asked edgeops to do on the clock (schedules, watches: clock.ts), and how it went. */
+interface ClockColumns {
   id: string;
   teamId: string;
   channelId: string;
   createdBy: string;
   kind: string;
+  target: string;
+  /** The last run's or poll's error, or the reason it was marked failing with. */
+  lastError: string | null;
+  /** 1 while it is marked failing (clock.ts setFailing), else 0. */
+  failing: number;
+  createdAt: number;
+}
+
+export interface SchedulesTable extends ClockColumns {
   /** The zone id the schedule is about. */
   target: string;
   /** The cron / "when" text as the user gave it. */
@@ -139,17 +149,10 @@ export interface SchedulesTable {
   leaseUntil: number | null;
   lastRunAt: number | null;
   lastOutcome: string | null;
-  lastError: string | null;
-  failing: number;
   snapshot: string | null;
-  createdAt: number;
 }
 
-export interface WatchesTable {
-  id: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
+export interface WatchesTable extends ClockColumns {
   /** "apps" | "zone" */
   kind: string;
   /** The shield zone id (zone), "" (apps: every app of the workspace's key). */
@@ -158,12 +161,9 @@ export interface WatchesTable {
   options: string;
   nextPollAt: number;
   lastPolledAt: number | null;
-  lastError: string | null;
-  failing: number;
   mutedUntil: number | null;
   /** JSON: the poller's memory (baseline samples, app statuses). */
   state: string | null;
-  createdAt: number;
 }
 
 export interface AlertEpisodesTable {
