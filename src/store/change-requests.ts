@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
-import { moveLease } from "./lease.js";
+import { moveLease, takeLease } from "./lease.js";
 
 export const APPROVAL_STATES = [
   "pending",
@@ -463,15 +463,8 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       state: ApprovalState = "approved",
     ) => listDue(state, "updatedAt", before, limit, scope, now()),
 
-    async takeLease(id: string, state: ApprovalState, until: number): Promise<boolean> {
-      const r = await db
-        .updateTable("approval_requests")
-        .set({ leaseUntil: until })
-        .where("id", "=", id)
-        .where("state", "=", state)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    takeLease: (id: string, state: ApprovalState, until: number) =>
+      takeLease(db, "approval_requests", { id, state }, until),
 
     renewLease: (id: string, state: ApprovalState, from: number, to: number) =>
       moveLease(db, "approval_requests", { id, state }, from, to),
