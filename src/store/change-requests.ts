@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
-import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
+import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease, takeLease } from "./lease.js";
@@ -429,7 +429,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
         .set({ messageChannel: channel, messageTs: ts, updatedAt: now() })
         .where("id", "=", id)
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async listPending(teamId: string, query: PendingQuery = {}): Promise<ApprovalRequest[]> {

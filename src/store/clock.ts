@@ -6,7 +6,7 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import type { WorkScope } from "./context.js";
+import { updatedOne, type WorkScope } from "./context.js";
 import type { Database } from "./db.js";
 
 /**
@@ -64,5 +64,5 @@ export async function setFailing(db: Kysely<Database>, table: ClockTable, id: st
     .set(reason === null ? { failing: 0 } : { failing: 1, lastError: reason })
     .where("id", "=", id)
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  return updatedOne(r);
 }

@@ -29,3 +29,7 @@ export function parseJson<T>(text: string | null): T | null {
 export function newId(): string {
   return randomBytes(16).toString("base64url");
 }
+
+/** An UPDATE by id (or a compare-and-set) changed its one row. */
+export const updatedOne = (result: { numUpdatedRows: bigint }): boolean =>
+  Number(result.numUpdatedRows) === 1;

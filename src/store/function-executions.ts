@@ -1,6 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import { APPROVAL_STATES, type ApprovalState } from "./change-requests.js";
-import { parseJson, type RepoContext, type WorkScope } from "./context.js";
+import { parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -163,7 +163,7 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .where("id", "=", id)
         .where("state", "=", "completing")
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async release(id: string, retryAt: number, pending?: unknown): Promise<boolean> {
@@ -179,7 +179,7 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .where("id", "=", id)
         .where("state", "=", "completing")
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async listWaitingOn(requestId: string): Promise<FunctionExecution[]> {

@@ -1,3 +1,4 @@
+import { updatedOne } from "./context.js";
 import { StoreError } from "./errors.js";
 import type { Store } from "./index.js";
 import { storeInternals } from "./index.js";
@@ -37,7 +38,6 @@ interface SecretColumn {
 export async function rotateAll(store: Store): Promise<RotateResult> {
   const { db, vault, now, logger } = storeInternals(store).context;
   const result: RotateResult = { reEncrypted: 0, alreadyCurrent: 0, failed: [] };
-  const replaced = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
   const columns: SecretColumn[] = [
     {
@@ -51,7 +51,7 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
           envelope: r.ciphertext,
         })),
       replace: async (row, sealed) =>
-        replaced(
+        updatedOne(
           await db
             .updateTable("api_keys")
             .set({ ciphertext: sealed, rotatedAt: now() })
@@ -71,7 +71,7 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
           envelope: r.ciphertext,
         })),
       replace: async (row, sealed) =>
-        replaced(
+        updatedOne(
           await db
             .updateTable("installations")
             .set({ ciphertext: sealed })
@@ -95,7 +95,7 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
             .execute()
         ).map((r) => ({ rowId: r.id, boundTo: r.teamId, envelope: r.tokenCiphertext as string })),
       replace: async (row, sealed) =>
-        replaced(
+        updatedOne(
           await db
             .updateTable("function_executions")
             .set({ tokenCiphertext: sealed })

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Selectable } from "kysely";
 import { listRoundRobin, setFailing } from "./clock.js";
-import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
+import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease } from "./lease.js";
@@ -106,7 +106,6 @@ function toSchedule(r: Selectable<SchedulesTable>): Schedule {
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
   const { db, now } = ctx;
-  const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
   function newRow(s: NewSchedule): Selectable<SchedulesTable> {
     if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
@@ -199,7 +198,7 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         .where("nextRunAt", "=", expectedNextRunAt)
         .where("leaseUntil", lease.expected === null ? "is" : "=", lease.expected);
       if (teamIds) q = q.where("teamId", "in", teamIds);
-      return updated(await q.executeTakeFirst());
+      return updatedOne(await q.executeTakeFirst());
     },
 
     async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
@@ -220,7 +219,7 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         })
         .where("id", "=", id);
       if (leaseUntil !== undefined) q = q.where("leaseUntil", "=", leaseUntil);
-      return updated(await q.executeTakeFirst());
+      return updatedOne(await q.executeTakeFirst());
     },
 
     markFailing: (id: string, reason: string) => setFailing(db, "schedules", id, reason),

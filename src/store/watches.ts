@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import { listRoundRobin, setFailing } from "./clock.js";
-import { newId, parseJson, type RepoContext, type WorkScope } from "./context.js";
+import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { AlertEpisodesTable, Database, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
@@ -138,8 +138,6 @@ function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
   return { ...r, status: r.status as EpisodeStatus, details: parseJson(r.details) };
 }
 
-const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
-
 export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
   const { db, now } = ctx;
 
@@ -215,7 +213,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         .where("id", "=", id)
         .where("teamId", "=", teamId)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Watch[]> {
@@ -232,7 +230,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         .where("id", "=", id)
         .where("nextPollAt", "=", expected);
       if (teamIds) q = q.where("teamId", "in", teamIds);
-      return updated(await q.executeTakeFirst());
+      return updatedOne(await q.executeTakeFirst());
     },
 
     async recordPoll(id: string, poll: WatchPoll): Promise<boolean> {
@@ -245,7 +243,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         })
         .where("id", "=", id)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     markFailing: (id: string, reason: string) => setFailing(db, "watches", id, reason),
@@ -326,7 +324,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .where("id", "=", id)
         .where("version", "=", expectedVersion)
         .executeTakeFirst();
-      return updated(r) ? get(id) : undefined;
+      return updatedOne(r) ? get(id) : undefined;
     },
 
     async setMessage(id: string, ts: string): Promise<boolean> {
@@ -336,7 +334,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .where("id", "=", id)
         .where("messageTs", "is", null)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async acknowledge(id: string, userId: string): Promise<boolean> {
@@ -346,7 +344,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .where("id", "=", id)
         .where("acknowledgedBy", "is", null)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listOpen(teamId: string, channelIds?: readonly string[], limit = 50): Promise<AlertEpisode[]> {
@@ -379,7 +377,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         // A slower delivery of an older version does not overwrite a newer one's.
         .where((eb) => eb.or([eb("shownVersion", "is", null), eb("shownVersion", "<=", version)]))
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listToRefresh(watchId: string): Promise<AlertEpisode[]> {
