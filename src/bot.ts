@@ -4,6 +4,7 @@ import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
 import { createSharedLimit } from "./edge/shared-limit.js";
+import type { TransportError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
@@ -11,7 +12,9 @@ import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
-import { selectTransport, type TransportError } from "./slack/transport.js";
+import { instrumentSlackFetch } from "./slack/transport/slack-fetch.js";
+import { selectTransport } from "./slack/transport/transport.js";
+import { watchTransport } from "./slack/transport/transport-state.js";
 import { openStore } from "./store/index.js";
 
 export interface RunningBot {
@@ -85,11 +88,16 @@ export async function startBot({
     transport,
     port: config.port,
     routes: ops.routes,
-    fetch: ops.slackFetch,
+    // Slack Web API calls are counted, and a late answer to a request abandoned at shutdown is dropped.
+    fetch: instrumentSlackFetch({
+      metrics,
+      apiUrl: config.slack.apiUrl,
+      drop: (url) => ops.tracker.isAbandoned(url),
+    }),
     middleware: [ops.tracker.middleware],
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
-  ops.attach(slack.app, transport.kind, slack);
+  ops.attach(watchTransport(slack.app, transport.kind), slack);
   // Requests refused while stopping were acknowledged already: logged, counted, workflow steps completed.
   ops.tracker.onRefused((body) => slack.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
   if (sharedLimit) {
@@ -97,7 +105,7 @@ export async function startBot({
     ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });
   }
   const metricsPort = await ops.listenMetrics();
-  // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
+  // Listens at once; the token check and Socket Mode connect in the background (src/slack/transport/connection.ts).
   const { port } = await slack.start();
   // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
   const scheduler = createScheduler({

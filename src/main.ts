@@ -1,8 +1,8 @@
 import { type RunningBot, startBot } from "./bot.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { TransportError } from "./errors.js";
 import { createLogger } from "./log.js";
 import { installProcessGuards } from "./ops/process-guards.js";
-import { TransportError } from "./slack/transport.js";
 import { StoreError } from "./store/index.js";
 
 /** Entry point: configuration → dependencies → the selected transport; a clear sentence and exit 1 on failure. */

@@ -18,7 +18,7 @@ import { createMetrics } from "../ops/metrics.js";
 import { createScheduler } from "../scheduler/index.js";
 import { createSlackApp } from "../slack/app.js";
 import { createApprovalSweeper } from "../slack/approval-sweeper.js";
-import { CONNECT_HINT } from "../slack/transport.js";
+import { CONNECT_HINT } from "../slack/transport/transport.js";
 import { openStore } from "../store/index.js";
 import { startConsoleEdge } from "./edge.js";
 import { LineInput } from "./input.js";

@@ -10,22 +10,27 @@ import {
 } from "@slack/bolt";
 import { type FetchFunction, WebClient, type WebClientOptions } from "@slack/web-api";
 import type { Deps } from "../deps.js";
-import { toUserSentence } from "../errors.js";
+import { type TransportError, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
-import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
-import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
 import { tellRequester, updateCard } from "./change-requests.js";
-import { slackClientFactory } from "./clients.js";
-import type { SlackEnv } from "./commands/types.js";
-import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
 import { createRefusals, type RefusalReason } from "./refused.js";
-import { ThreadedHttpReceiver } from "./threaded-receiver.js";
-import type { SlackAuth, Transport, TransportError } from "./transport.js";
+import { ackFirstOnEveryListener } from "./transport/ack-first.js";
+import { slackClientFactory } from "./transport/clients.js";
+import {
+  createTokenCheck,
+  SLACK_CONNECT_RETRY,
+  superviseSocketMode,
+  type TokenCheck,
+} from "./transport/connection.js";
+import { ThreadedHttpReceiver } from "./transport/threaded-receiver.js";
+import type { SlackAuth, Transport } from "./transport/transport.js";
+import { socketModeClientOf, socketModeHttpListening } from "./transport/transport-state.js";
 
 export const BOT_SCOPES = [
   "commands",
@@ -58,11 +63,11 @@ export interface SlackAppOptions {
   routes?: CustomRoute[];
   /** Port of the HTTP server (Socket Mode serves only the routes and OAuth pages there). */
   port: number;
-  /** fetch for every Slack WebClient and respond() (src/ops/slack-fetch.ts counts Slack errors). */
+  /** fetch for every Slack WebClient and respond() (src/slack/transport/slack-fetch.ts counts Slack errors). */
   fetch?: FetchFunction;
   /** Global middleware registered before any listener (src/ops/shutdown.ts tracks in-flight work). */
   middleware?: Middleware<AnyMiddlewareArgs>[];
-  /** Slack refused a token for good (src/slack/connection.ts); logged as an error when not given. */
+  /** Slack refused a token for good (src/slack/transport/connection.ts); logged as an error when not given. */
   onRejected?: (err: TransportError) => void;
 }
 
@@ -172,7 +177,7 @@ export function createSlackApp({
         : receiver
           ? { receiver }
           : {}),
-    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
+    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/transport/connection.ts).
     // OAuth over HTTP lives in the receiver; the console always has a single token, so this is Socket Mode.
     ...(auth.kind === "single"
       ? { authorize: tokenCheck!.authorize }

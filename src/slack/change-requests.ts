@@ -7,7 +7,7 @@ import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import { isChannelMember } from "./channel-members.js";
-import type { SlackEnv } from "./commands/types.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
 export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {

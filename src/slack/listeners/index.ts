@@ -1,6 +1,6 @@
 import type { App, BlockAction, ExternalSelectAction, StaticSelectAction } from "@slack/bolt";
-import { subcommandTable } from "../commands/index.js";
-import type { SlackEnv } from "../commands/types.js";
+import { subcommandTable } from "../edge-commands/index.js";
+import type { SlackEnv } from "../edge-commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
 import { alertAcknowledge, alertIncident, alertMute, alertUnmute } from "./actions/alerts.js";
 import { approvalDecision, rejectReasonOpen } from "./actions/approval-decision.js";
@@ -28,7 +28,7 @@ import { changeSubmit } from "./views/change-submit.js";
 import { keySubmit } from "./views/key-submit.js";
 import { rejectReasonSubmit } from "./views/reject-reason.js";
 
-/** The only place Slack ids meet code. */
+/** The one place a Slack id is tied to its listener (the Block Kit builders only put ids on elements). */
 export function registerListeners(app: App, env: SlackEnv): void {
   const subcommands = subcommandTable();
   const on = listenerRouter(app);

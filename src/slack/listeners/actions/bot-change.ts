@@ -4,7 +4,7 @@ import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/
 import { readBotSettings } from "../../../services/bots-view.js";
 import { botsMessage } from "../../blocks/bots.js";
 import { type MrkdwnInput, mrkdwn, type Reply, reply, section } from "../../blocks/common.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { submitChange } from "./change-confirm.js";
 import {

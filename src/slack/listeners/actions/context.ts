@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import { type MrkdwnInput, type Reply, sentenceReply } from "../../blocks/common.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 /** What answering the person who acted needs: the interaction's response_url. */

@@ -8,8 +8,8 @@ import {
 } from "../../../services/incident.js";
 import type { Reply } from "../../blocks/common.js";
 import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
-import { runCommand, withShareButton } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { runCommand, withShareButton } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { sendReply } from "../commands/edge.js";
 import {

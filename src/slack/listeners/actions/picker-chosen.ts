@@ -5,8 +5,8 @@ import type {
   SlackActionMiddlewareArgs,
 } from "@slack/bolt";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { runCommand } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";
 import { answerPrivately, replaceClicked } from "./context.js";

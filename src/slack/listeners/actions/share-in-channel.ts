@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { runCommand } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { sendReply } from "../commands/edge.js";
 import { type ButtonArgs, buttonContext, parseButtonValue } from "./context.js";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { namedShieldZonesPage } from "../../../services/zone-lookup.js";
 import { zonesMessage } from "../../blocks/zones.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import {
   answerPrivately,
   type ButtonArgs,

@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "../../../log.js";
 import type { Reply } from "../../blocks/common.js";
-import { runCommand, withShareButton } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { runCommand, withShareButton } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 
 /** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
 export async function sendReply(

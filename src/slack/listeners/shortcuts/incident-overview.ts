@@ -2,8 +2,8 @@ import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } 
 import { toUserSentence } from "../../../errors.js";
 import { zoneCandidates, zoneMentionedIn } from "../../../services/zone-lookup.js";
 import { type MrkdwnInput, sentenceReply } from "../../blocks/common.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { runCommand } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { sendReply } from "../commands/edge.js";
 
 type Args = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;

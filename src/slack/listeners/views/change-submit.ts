@@ -2,9 +2,9 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { sentenceReply } from "../../blocks/common.js";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
 import { formFor } from "../../change-forms.js";
-import { parseTemporary } from "../../commands/parse.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { parseTemporary } from "../../edge-commands/parse.js";
+import { runCommand } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { CHANGE_MODAL } from "../../ids.js";
 import { quoted } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { setRejectReason } from "../../../changes/engine.js";
 import { requesterOutcome } from "../../blocks/approvals.js";
 import { updateCard } from "../../change-requests.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { VIEWS } from "../../ids.js";
 
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;

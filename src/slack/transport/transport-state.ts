@@ -1,19 +1,14 @@
 import type { EventEmitter } from "node:events";
 import type { Server } from "node:http";
 import type { App } from "@slack/bolt";
-import { TransportError } from "../slack/transport.js";
+import { TransportError } from "../../errors.js";
+import type { TransportWatch } from "../../ops/index.js";
 
 /**
  * What readiness needs to know about the Slack side: is the HTTP receiver listening (HTTP mode), is
  * the Socket Mode client connected (Socket Mode). Bolt keeps its receiver private, so this reads it
  * defensively; if Bolt changes shape the check reports it rather than pretending to be ready.
  */
-
-export interface TransportWatch {
-  /** undefined when Slack can reach the app, otherwise what is wrong. */
-  problem(): string | undefined;
-  close(): void;
-}
 
 interface ReceiverInternals {
   /** ThreadedHttpReceiver: whether its front thread and Bolt's receiver behind it are both listening. */

@@ -1,8 +1,8 @@
 import type { InstallationStore } from "@slack/bolt";
 import { type WebAPICallResult, WebClient, type WebClientOptions } from "@slack/web-api";
-import { UserError } from "../errors.js";
-import { LruCache } from "../lru.js";
-import { NOT_INSTALLED_SENTENCE } from "../store/installations.js";
+import { UserError } from "../../errors.js";
+import { LruCache } from "../../lru.js";
+import { NOT_INSTALLED_SENTENCE } from "../../store/installations.js";
 import type { SlackAuth } from "./transport.js";
 
 /**

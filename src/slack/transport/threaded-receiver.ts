@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { Worker } from "node:worker_threads";
 import { type App, HTTPReceiver, type HTTPReceiverOptions, type Receiver } from "@slack/bolt";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../log.js";
 import type { FrontMessage } from "./front-thread.js";
 
 /** The ack Bolt's listeners get for a payload the front thread has already acknowledged. */

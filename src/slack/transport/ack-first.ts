@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
 
-import { yieldToWaitingRequests } from "../ack-priority.js";
+import { yieldToWaitingRequests } from "../../ack-priority.js";
 import { alreadyAcknowledged } from "./threaded-receiver.js";
 
 type Acknowledging = { ack: (...args: never[]) => Promise<void> };
