@@ -97,7 +97,7 @@ export async function startBot({
     middleware: [ops.tracker.middleware],
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
-  ops.attach(watchTransport(slack.app, transport.kind), slack);
+  ops.attach(watchTransport(slack.receiver, transport.kind), slack);
   // Requests refused while stopping were acknowledged already: logged, counted, workflow steps completed.
   ops.tracker.onRefused((body) => slack.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
   if (sharedLimit) {

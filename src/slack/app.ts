@@ -7,6 +7,7 @@ import {
   type Middleware,
   type Receiver,
   type Logger as SlackLogger,
+  SocketModeReceiver,
 } from "@slack/bolt";
 import { type FetchFunction, WebClient, type WebClientOptions } from "@slack/web-api";
 import type { Deps } from "../deps.js";
@@ -20,7 +21,6 @@ import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
 import { createRefusals, type RefusalReason } from "./refused.js";
-import { ackFirstOnEveryListener } from "./transport/ack-first.js";
 import { slackClientFactory } from "./transport/clients.js";
 import {
   createTokenCheck,
@@ -80,6 +80,8 @@ export interface ConsoleTransport {
 
 export interface SlackApp {
   app: App;
+  /** The receiver Slack's requests arrive through (readiness watches it: src/slack/transport/transport-state.ts). */
+  receiver: Receiver;
   env: SlackEnv;
   /**
    * Listen for Slack (HTTP) and the operations routes; check the bot token and connect Socket Mode in
@@ -142,7 +144,9 @@ export function createSlackApp({
           scopes: BOT_SCOPES,
           installationStore: deps.store.installations,
         };
-  const receiver =
+  // The receiver is built here, not by Bolt, so readiness and reconnects reach it without App's internals.
+  // With OAuth the installer (and its authorize) lives in the receiver.
+  const httpReceiver =
     transport.kind === "http"
       ? new ThreadedHttpReceiver(
           {
@@ -156,6 +160,24 @@ export function createSlackApp({
           slackLogger,
         )
       : undefined;
+  const receiver: Receiver =
+    transport.kind === "console"
+      ? transport.receiver
+      : transport.kind === "socket"
+        ? new SocketModeReceiver({
+            appToken: transport.appToken,
+            logger: boltLogger(deps.logger),
+            // Only Bolt's own receivers read them; the HTTP receiver above is given them too.
+            customRoutes: routes,
+            ...oauth,
+            // Socket Mode serves the routes (and OAuth pages) on installerOptions.port.
+            installerOptions: {
+              ...(oauth ? { directInstall: true } : {}),
+              clientOptions: installerClientOptions,
+              port,
+            },
+          })
+        : httpReceiver!;
   const app = new App({
     logger: boltLogger(deps.logger),
     // No conversation state is used; Bolt's default store builds an Error on every request.
@@ -163,30 +185,10 @@ export function createSlackApp({
     // The error handler gets the payload, so a request Bolt could not authorize is answered (below).
     extendedErrorHandler: true,
     clientOptions,
-    // Only Bolt's own receivers read it (Socket Mode's); the HTTP receiver below is given it.
-    customRoutes: routes,
-    ...(transport.kind === "console"
-      ? { receiver: transport.receiver }
-      : transport.kind === "socket"
-        ? {
-            socketMode: true,
-            appToken: transport.appToken,
-            port,
-            installerOptions: { clientOptions: installerClientOptions },
-          }
-        : receiver
-          ? { receiver }
-          : {}),
+    receiver,
+    ...(transport.kind === "socket" ? { socketMode: true } : {}),
     // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/transport/connection.ts).
-    // OAuth over HTTP lives in the receiver; the console always has a single token, so this is Socket Mode.
-    ...(auth.kind === "single"
-      ? { authorize: tokenCheck!.authorize }
-      : transport.kind === "http"
-        ? {}
-        : {
-            ...oauth,
-            installerOptions: { directInstall: true, clientOptions: installerClientOptions, port },
-          }),
+    ...(auth.kind === "single" ? { authorize: tokenCheck!.authorize } : {}),
   });
 
   const env: SlackEnv = {
@@ -202,7 +204,6 @@ export function createSlackApp({
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
-  ackFirstOnEveryListener(app);
   registerListeners(app, env);
   // Workflow steps waiting on a change request complete when it settles, whichever path settled it.
   const unwatchSteps = deps.changeObservers.add((request) =>
@@ -247,13 +248,14 @@ export function createSlackApp({
   };
   return {
     app,
+    receiver,
     env,
     async start() {
       tokenCheck?.start();
       try {
         if (transport.kind === "http") {
           await app.start(port);
-          return { port: receiver?.port ?? port };
+          return { port: httpReceiver?.port ?? port };
         }
         if (transport.kind === "console") {
           await app.start();
@@ -261,11 +263,11 @@ export function createSlackApp({
         }
         // Socket Mode: Bolt's own server for the routes (and OAuth pages) may listen on PORT=0, and it
         // listens before the WebSocket connects; the connection is supervised in the background.
-        const listening = socketModeHttpListening(app);
+        const listening = socketModeHttpListening(receiver);
         const first = app.start();
         socket = superviseSocketMode({
           first,
-          reconnect: () => socketModeClientOf(app)?.start() ?? first,
+          reconnect: () => socketModeClientOf(receiver)?.start() ?? first,
           logger: slackLogger,
           retry: SLACK_CONNECT_RETRY,
           onRejected,
@@ -337,6 +339,7 @@ export function boundTeamClientCache(app: App, max: number): void {
     };
     return self;
   };
+  // No public way: Bolt keeps `clients` private, unbounded, with no option to bound or replace it.
   const holder = app as unknown as { clients: Record<string, TeamClients> };
   holder.clients = new Proxy({} as Record<string, TeamClients>, {
     get: (_, key) => (typeof key === "string" ? (cache.get(key) ?? teamClients(key)) : undefined),

@@ -31,7 +31,8 @@ const CANT_READ =
 
 /**
  * The members of a channel, by conversations.members, cached briefly per workspace and channel. A channel
- * edgeops can't see (not in it, not found) is a sentence saying what to do.
+ * edgeops can't see (not in it, not found) is a sentence saying what to do. The opposite question, which
+ * channels one user is in, is user-channels.ts (users.conversations: one list per user instead of reading every channel).
  */
 export async function channelMembers(
   deps: Deps,

@@ -11,6 +11,9 @@ const MISSING_SCOPE =
 /**
  * The channels (public, and private ones the bot shares) that the user is a member of, by users.conversations.
  * A workspace installed before alerts lacks the scopes: that is a sentence, not an error in the logs.
+ * The other question, "who is in this one channel", is channel-members.ts: answering "which channels is
+ * this user in" from member lists would read every channel's members, and the two fail differently
+ * (missing scopes here, a channel edgeops is not in there).
  */
 export async function userChannelIds(client: WebClient, userId: string): Promise<Set<string>> {
   const ids = new Set<string>();

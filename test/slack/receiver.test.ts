@@ -337,7 +337,7 @@ describe("acknowledgements come from the HTTP front thread, whatever the main th
   it("a front thread that dies is started again on the same port; readiness says not listening meanwhile", async () => {
     const receiver = (h.app.app as unknown as { receiver: { worker?: { terminate(): Promise<number> } } })
       .receiver;
-    const transport = watchTransport(h.app.app, "http");
+    const transport = watchTransport(h.app.receiver, "http");
     expect(transport.problem()).toBeUndefined();
     await receiver.worker?.terminate();
     expect(transport.problem()).toBe("the HTTP receiver is not listening");
