@@ -44,6 +44,32 @@ export function parseButtonValue<S extends z.ZodType>(value: string, schema: S):
   }
 }
 
+/** What a button whose value no longer parses answers: run `/edge <command>` again. */
+export const staleButton = (command: string): string =>
+  `That button is out of date: run /edge ${command} again.`;
+
+/**
+ * A button's listener: ack, read the ids, parse the value the app wrote with `schema`, then `handle`.
+ * A value that no longer parses is answered `stale` privately (silently when `stale` is undefined).
+ */
+export function onButton<S extends z.ZodType>(
+  env: SlackEnv,
+  schema: S,
+  stale: string | undefined,
+  handle: (args: ButtonArgs, ctx: ButtonContext, value: z.output<S>) => Promise<void>,
+) {
+  return async (args: ButtonArgs): Promise<void> => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, schema);
+    if (!value) {
+      if (stale !== undefined) await answerPrivately(args, stale, ctx.logger);
+      return;
+    }
+    await handle(args, ctx, value);
+  };
+}
+
 /** A private sentence to the person who clicked, leaving the message as it is. */
 export async function answerPrivately(
   args: Respondable,
