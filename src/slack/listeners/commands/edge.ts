@@ -1,9 +1,8 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
-import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../../../log.js";
 import type { Reply } from "../../blocks/common.js";
 import { type CommandOutcome, runCommand, withShareButton } from "../../edge-commands/run.js";
-import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import type { CommandContext, SlackEnv, Subcommand } from "../../edge-commands/types.js";
 
 /** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
 export async function sendReply(
@@ -29,14 +28,10 @@ export async function sendReply(
 }
 
 /** Who asked, and where: what a button, picker, shortcut or modal knows when it runs an /edge command. */
-export interface CommandOrigin {
-  readonly client: WebClient;
-  readonly logger: Logger;
-  readonly teamId: string;
-  readonly userId: string;
-  readonly channelId: string;
-  readonly triggerId: string | undefined;
-}
+export type CommandOrigin = Pick<
+  CommandContext,
+  "client" | "logger" | "teamId" | "userId" | "channelId" | "triggerId"
+>;
 
 /**
  * Run `/edge <text>` for an interaction as if it had been typed (Share in channel, a picker's choice, a
