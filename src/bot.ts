@@ -11,7 +11,7 @@ import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
-import { selectTransport, type TransportError } from "./slack/transport.js";
+import { CONNECT_HINT, selectTransport, TransportError } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
 
 export interface RunningBot {
@@ -44,8 +44,8 @@ export async function startBot({
 }: StartOptions): Promise<RunningBot> {
   const transport = selectTransport(config);
   if (transport.kind === "console") {
-    const { startConsoleBot } = await import("./console/index.js");
-    return startConsoleBot({ config, logger, now });
+    // The console is a tool of the checkout (tools/start.ts), not part of the built bot.
+    throw new TransportError(`No Slack credentials are set. ${CONNECT_HINT}`);
   }
 
   const store = await openStore({ config, logger, now });

@@ -110,7 +110,7 @@ describe("production runs compiled code on production dependencies", () => {
   });
 
   it("the scripts: npm start and start:prod exec node (signals reach it); keys:rotate:prod runs the compiled script", () => {
-    expect(pkg.scripts.start).toBe("exec node --import tsx src/main.ts");
+    expect(pkg.scripts.start).toBe("exec node --import tsx tools/start.ts");
     expect(pkg.scripts["start:prod"]).toBe("exec node dist/main.js");
     expect(pkg.scripts["keys:rotate:prod"]).toBe("node dist/rotate-keys.js");
     expect(existsSync(join(root, "src/rotate-keys.ts"))).toBe(true);

@@ -4,15 +4,10 @@
  * any other key (one stored with /edge key) goes to the configured service (EDGE_API_URL, by default
  * the real bunny.net API), so a newcomer can try everything first and switch to real data later.
  */
-import type { Config } from "../config.js";
-import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../edge/client.js";
-import {
-  SIM_API_KEY,
-  type Simulator,
-  type SimulatorOptions,
-  startSimulator,
-} from "../edge/simulator/index.js";
-import type { Logger } from "../log.js";
+import type { Config } from "../../src/config.js";
+import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../../src/edge/client.js";
+import type { Logger } from "../../src/log.js";
+import { SIM_API_KEY, type Simulator, type SimulatorOptions, startSimulator } from "../simulator/index.js";
 
 export interface ConsoleEdge {
   edge: EdgeApi;
