@@ -129,7 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
   let clockOffset = 0;
-  // One clock for the bot and its store, as in production (src/bot.ts), moved by advanceClock.
+  // One clock for the bot and its store, as in production (src/app/compose.ts), moved by advanceClock.
   const now = () => (options.now ?? Date.now)() + clockOffset;
   const composed = await composeDeps({
     config,
