@@ -166,7 +166,6 @@ export function createSlackApp({
         ? new SocketModeReceiver({
             appToken: transport.appToken,
             logger: boltLogger(deps.logger),
-            // Only Bolt's own receivers read them; the HTTP receiver above is given them too.
             customRoutes: routes,
             ...oauth,
             // Socket Mode serves the routes (and OAuth pages) on installerOptions.port.
