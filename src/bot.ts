@@ -1,13 +1,13 @@
-import { createPoller } from "./alerts/poller.js";
 import { ChangeObservers } from "./changes/observers.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
 import { createSharedLimit } from "./edge/shared-limit.js";
+import { createPoller } from "./jobs/alerts.js";
+import { createScheduler } from "./jobs/schedules.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
-import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
@@ -109,7 +109,7 @@ export async function startBot({
     leaseMs: config.schedules.leaseMs,
   });
   scheduler.start();
-  // Alerts: every replica polls; each watch evaluation is claimed by one (src/alerts/poller.ts).
+  // Alerts: every replica polls; each watch evaluation is claimed by one (src/jobs/alerts.ts).
   const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });
   poller.start();
   // Approval requests expire without a click, in every replica, also after a restart.

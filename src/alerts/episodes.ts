@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
+import { CHANNEL_ERRORS, slackErrorCode, tellCreator } from "../jobs/schedule-run.js";
+import type { Lease } from "../lease.js";
 import type { Logger } from "../log.js";
-import type { Lease } from "../scheduler/pool.js";
-import { CHANNEL_ERRORS, slackErrorCode, tellCreator } from "../scheduler/run.js";
 import {
   type AlertEvent,
   type AlertView,

@@ -6,16 +6,16 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
-import { createPoller } from "../alerts/poller.js";
 import type { RunningBot, StartOptions } from "../bot.js";
 import { ChangeObservers } from "../changes/observers.js";
 import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { RetryPolicy } from "../edge/client.js";
 import type { Simulator, SimulatorOptions } from "../edge/simulator/index.js";
+import { createPoller } from "../jobs/alerts.js";
+import { createScheduler } from "../jobs/schedules.js";
 import { createLogger, type Logger } from "../log.js";
 import { createMetrics } from "../ops/metrics.js";
-import { createScheduler } from "../scheduler/index.js";
 import { createSlackApp } from "../slack/app.js";
 import { createApprovalSweeper } from "../slack/approval-sweeper.js";
 import { CONNECT_HINT } from "../slack/transport.js";

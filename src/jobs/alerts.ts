@@ -1,18 +1,20 @@
-import type { Deps } from "../deps.js";
-import { toUserSentence } from "../errors.js";
-import type { Logger } from "../log.js";
-import { createClaimLoop, createFairPool, holdLease, type Lease } from "../scheduler/pool.js";
-import { edgeAccessFor } from "../services/edge-access.js";
-import type { SlackClientFor } from "../slack/clients.js";
-import type { Watch, WorkScope } from "../store/index.js";
-import { deliverPending, type EpisodeContext } from "./episodes.js";
+import { deliverPending, type EpisodeContext } from "../alerts/episodes.js";
 import {
   type AppsState,
   type EvaluationResult,
   evaluateAppsWatch,
   evaluateZoneWatch,
   type ZoneState,
-} from "./evaluate.js";
+} from "../alerts/evaluate.js";
+import { CALLS_PER_EVALUATION, watchInterval } from "../alerts/interval.js";
+import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
+import { holdLease, type Lease } from "../lease.js";
+import type { Logger } from "../log.js";
+import { edgeAccessFor } from "../services/edge-access.js";
+import type { SlackClientFor } from "../slack/clients.js";
+import type { Watch, WorkScope } from "../store/index.js";
+import { createClaimLoop, createFairPool } from "./pool.js";
 
 /**
  * The alert poller runs in every replica, as the scheduler does: each tick lists due watches
@@ -61,28 +63,7 @@ export interface Poller {
   stop(deadlineMs?: number): Promise<void>;
 }
 
-/** Calls an evaluation makes in the usual case (zone: the detailed metrics; apps: one page). */
-export const CALLS_PER_EVALUATION = 1;
 const BUDGET_WINDOW_MS = 10_000;
-
-/** WATCH_INTERVAL_MS, stretched so `watches` evaluations fit in the key's share of its rate. */
-export function stretchedInterval(
-  watches: number,
-  o: { intervalMs: number; ratePerSec: number; sharePercent: number },
-): number {
-  const perSec = (o.ratePerSec * o.sharePercent) / 100;
-  return Math.max(o.intervalMs, Math.ceil((watches * CALLS_PER_EVALUATION * 1000) / perSec));
-}
-
-/** The interval a workspace's watches are evaluated at now: WATCH_INTERVAL_MS, or stretched to its share. */
-export async function watchInterval(deps: Deps, teamId: string): Promise<number> {
-  const { config } = deps;
-  return stretchedInterval(await deps.store.watches.count(teamId), {
-    intervalMs: config.watches.intervalMs,
-    ratePerSec: config.edge.ratePerSec,
-    sharePercent: config.watches.sharePercent,
-  });
-}
 
 /** A due watch and the interval its claim sets. */
 interface DueWatch {

@@ -2,6 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { toUserSentence } from "../errors.js";
+import type { Lease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
@@ -11,7 +12,6 @@ import type { Reply } from "../slack/blocks/common.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../slack/blocks/dns-summary.js";
 import { channelFailingDm, scheduleLabel } from "../slack/blocks/schedules.js";
 import type { Schedule } from "../store/index.js";
-import type { Lease } from "./pool.js";
 
 /**
  * One run of one schedule: build the DNS summary, post it with chat.postMessage, record the run.

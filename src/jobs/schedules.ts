@@ -1,12 +1,13 @@
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
+import { holdLease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
 import type { SlackClientFor } from "../slack/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
-import { createClaimLoop, createFairPool, holdLease } from "./pool.js";
-import { type RunOptions, type RunResult, runSchedule } from "./run.js";
+import { createClaimLoop, createFairPool } from "./pool.js";
+import { type RunOptions, type RunResult, runSchedule } from "./schedule-run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
