@@ -28,7 +28,7 @@ import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../
 import type { SlackClientFor } from "../slack/clients.js";
 import { deliverTo, type PostingOwner } from "../slack/deliver.js";
 import type { Watch, WorkScope } from "../store/index.js";
-import { createClaimLoop, createFairPool } from "./pool.js";
+import { createClaimWorker } from "./pool.js";
 
 /**
  * The alert poller (a job: the clock's entry to the alert domain) runs in every replica, as the scheduler does: each tick lists due watches
@@ -314,14 +314,6 @@ export function createPoller(options: PollerOptions): Poller {
     return true;
   }
 
-  const pool = createFairPool<DueWatch>({
-    concurrency: options.concurrency ?? 8,
-    perWorkspace: options.perWorkspaceConcurrency,
-    id: (d) => d.watch.id,
-    teamId: (d) => d.watch.teamId,
-    run: evaluate,
-  });
-
   /** The due watches of a tick, each with its workspace's interval (counted once per workspace per tick). */
   async function listDue(): Promise<DueWatch[]> {
     const due = await deps.store.watches.listDue(now(), batchSize, scope);
@@ -335,18 +327,16 @@ export function createPoller(options: PollerOptions): Poller {
     }));
   }
 
-  const loop = createClaimLoop({
+  return createClaimWorker<DueWatch>({
     name: "alert poller",
     intervalMs: tickMs,
     logger,
-    pool,
-    listDue,
     startedFields: { budgetPerWindow },
+    concurrency: options.concurrency ?? 8,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (d) => d.watch.id,
+    teamId: (d) => d.watch.teamId,
+    run: evaluate,
+    listDue,
   });
-
-  return {
-    tick: loop.tick,
-    start: loop.start,
-    stop: loop.stop,
-  };
 }

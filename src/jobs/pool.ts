@@ -189,3 +189,11 @@ export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
     },
   };
 }
+
+export type ClaimWorkerOptions<T> = Omit<ClaimLoopOptions<T>, "pool"> & FairPoolOptions<T>;
+
+/** A claim-once background worker (a job): its tick loop around its own fair pool. */
+export function createClaimWorker<T>(o: ClaimWorkerOptions<T>): Pick<ClaimLoop, "tick" | "start" | "stop"> {
+  const loop = createClaimLoop({ ...o, pool: createFairPool(o) });
+  return { tick: loop.tick, start: loop.start, stop: loop.stop };
+}
