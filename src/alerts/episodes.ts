@@ -22,7 +22,8 @@ import {
  * a mute) keeps message_ts empty and is posted by the next evaluation that finds it still firing, so a failure
  * or a restart never loses an open alert, and the recorded ts means a restart never reposts one. Each episode
  * also records the version and digest of the parent Slack last accepted: a parent that would show the same is
- * not sent again, and one Slack refused (or a mute held back) is brought up to date (pendingNotices).
+ * not sent again, and one Slack refused (or a mute held back) is brought up to date (undeliveredNotices,
+ * staleNotices).
  */
 
 export interface EpisodeContext {

@@ -31,8 +31,8 @@ import type { Watch, WorkScope } from "../store/index.js";
 import { createClaimWorker } from "./pool.js";
 
 /**
- * The alert poller (a job: the clock's entry to the alert domain) runs in every replica, as the scheduler does: each tick lists due watches
- * (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
+ * The alert poller (a job: the clock's entry to the alert domain) runs in every replica, as the scheduler
+ * does: each tick lists due watches (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
  * next_poll_at (expected: the due time it read; new: now + the watch's interval), so one replica
  * evaluates it however many tick. The claim is also the evaluation's lease (holdLease, as the
  * scheduler's): renewed while the evaluation runs, so an evaluation slower than the interval (a Slack
