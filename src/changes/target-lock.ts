@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Deps } from "../deps.js";
 import { UserError } from "../errors.js";
-import { holdLease } from "../scheduler/pool.js";
+import { holdLease } from "../lease.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import type { Store } from "../store/index.js";
 import type { ChangeKind, ChangeScope } from "./kind.js";

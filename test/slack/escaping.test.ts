@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AlertView, SignalNumbers } from "../../src/alerts/view.js";
 import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
 import type { BotCategory, BotDetection, ShieldZone, TriggeredRule } from "../../src/edge/schemas/shield.js";
@@ -21,11 +22,9 @@ import {
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
 import {
-  type AlertView,
   alertParentMessage,
   alertThreadReply,
   alertTitle,
-  type SignalNumbers,
   signalLine,
   watchChannelFailingDm,
   watchCreatedMessage,
