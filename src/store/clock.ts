@@ -6,8 +6,8 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import { updatedOne, type WorkScope } from "./context.js";
-import type { Database } from "./db.js";
+import { newId, updatedOne, type WorkScope } from "./context.js";
+import type { ClockColumns, Database } from "./db.js";
 
 /**
  * Work on the clock (schedules, watches): rows that fall due at a time column and are claimed by
@@ -65,4 +65,22 @@ export async function setFailing(db: Kysely<Database>, table: ClockTable, id: st
     .where("id", "=", id)
     .executeTakeFirst();
   return updatedOne(r);
+}
+
+/** The columns every new schedule or watch starts with: its owner and target, not failing, made now. */
+export function newClockRow(
+  item: Pick<ClockColumns, "teamId" | "channelId" | "createdBy" | "kind" | "target"> & { id?: string },
+  at: number,
+): ClockColumns {
+  return {
+    id: item.id ?? newId(),
+    teamId: item.teamId,
+    channelId: item.channelId,
+    createdBy: item.createdBy,
+    kind: item.kind,
+    target: item.target,
+    lastError: null,
+    failing: 0,
+    createdAt: at,
+  };
 }

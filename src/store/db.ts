@@ -121,7 +121,7 @@ export interface ChangeTargetsTable {
 }
 
 /** What a channel asked edgeops to do on the clock (schedules, watches: clock.ts), and how it went. */
-interface ClockColumns {
+export interface ClockColumns {
   id: string;
   teamId: string;
   channelId: string;

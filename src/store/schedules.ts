@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Selectable } from "kysely";
-import { listRoundRobin, setFailing } from "./clock.js";
-import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
+import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
+import { parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease } from "./lease.js";
@@ -112,22 +112,14 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     if (!Number.isSafeInteger(s.nextRunAt))
       throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
     return {
-      id: s.id ?? newId(),
-      teamId: s.teamId,
-      channelId: s.channelId,
-      createdBy: s.createdBy,
-      kind: s.kind,
-      target: s.target,
+      ...newClockRow(s, now()),
       spec: s.spec,
       timezone: s.timezone,
       nextRunAt: s.nextRunAt,
       leaseUntil: null,
       lastRunAt: null,
       lastOutcome: null,
-      lastError: null,
-      failing: 0,
       snapshot: null,
-      createdAt: now(),
     };
   }
 

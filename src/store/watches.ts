@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
-import { listRoundRobin, setFailing } from "./clock.js";
+import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
 import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
 import type { AlertEpisodesTable, Database, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -146,20 +146,12 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     if (!Number.isSafeInteger(w.nextPollAt))
       throw new StoreError("invalid", "nextPollAt must be epoch milliseconds");
     return {
-      id: w.id ?? newId(),
-      teamId: w.teamId,
-      channelId: w.channelId,
-      createdBy: w.createdBy,
-      kind: w.kind,
-      target: w.target,
+      ...newClockRow(w, now()),
       options: JSON.stringify(w.options),
       nextPollAt: w.nextPollAt,
       lastPolledAt: null,
-      lastError: null,
-      failing: 0,
       mutedUntil: null,
       state: null,
-      createdAt: now(),
     };
   }
 
