@@ -278,8 +278,10 @@ export type StoredTables = {
  * not the text of raw `sql` fragments: those keep the stored snake_case names.)
  */
 export function withCamelCase(db: Kysely<StoredTables>): Kysely<Database> {
-  // withPlugin keeps the table types; the plugin is what makes the camelCase ones true.
-  return db.withPlugin(new CamelCasePlugin()) as unknown as Kysely<Database>;
+  // withPlugin keeps the table types; the plugin is what makes the camelCase ones true. Values are
+  // left as they are (no key inside a value is ever renamed).
+  const plugin = new CamelCasePlugin({ maintainNestedObjectKeys: true });
+  return db.withPlugin(plugin) as unknown as Kysely<Database>;
 }
 
 export type Engine = "sqlite" | "postgres";
