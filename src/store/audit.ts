@@ -1,6 +1,6 @@
 import { type Insertable, type Selectable, sql } from "kysely";
 import { censor } from "../log.js";
-import { parseJson, type RepoContext, type WorkScope } from "./context.js";
+import { parseJson, type RepoContext, readRow, type WorkScope } from "./context.js";
 import type { AuditLogTable } from "./db.js";
 import { guard } from "./errors.js";
 
@@ -33,7 +33,7 @@ export interface AuditRepo {
 }
 
 function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
-  return { ...r, details: parseJson<Record<string, unknown>>(r.details) };
+  return readRow(r, { details: parseJson<Record<string, unknown>>(r.details) });
 }
 
 /** Rows written by one statement at most (a bounded number of distinct statements to prepare). */

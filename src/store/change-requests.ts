@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
-import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
+import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease, takeLease } from "./lease.js";
@@ -231,26 +231,23 @@ export interface ApprovalsRepo {
  * A stored request as the domain reads it: the row's own fields, its JSON columns parsed. Rows written
  * before change kinds existed (params null) carry a bot-category change in the columns of migration 1.
  */
-function toRequest({
-  shieldZoneId,
-  category,
-  requestedAction,
-  previousAction,
-  leaseUntil: _inFlightLease,
-  ...r
-}: Selectable<ApprovalRequestsTable>): ApprovalRequest {
-  const legacy = r.params === null;
-  return {
-    ...r,
-    params: legacy ? { shieldZoneId, category, action: requestedAction } : parseJson(r.params),
-    observed: legacy ? previousAction : parseJson(r.observed),
-    state: r.state as ApprovalState,
-    lastError: parseJson<ApprovalError>(r.lastError),
-    approvedBy: JSON.parse(r.approvedBy) as string[],
-    replaced: parseJson<{ value: unknown }>(r.replaced),
-    note: parseJson<ChangeNote>(r.note),
-    reason: parseJson<DecisionReason>(r.reason),
-  };
+function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalRequest {
+  const legacy = row.params === null;
+  const { shieldZoneId, category, requestedAction, previousAction } = row;
+  return readRow(
+    row,
+    {
+      params: legacy ? { shieldZoneId, category, action: requestedAction } : parseJson(row.params),
+      observed: legacy ? previousAction : parseJson(row.observed),
+      state: row.state as ApprovalState,
+      lastError: parseJson<ApprovalError>(row.lastError),
+      approvedBy: JSON.parse(row.approvedBy) as string[],
+      replaced: parseJson<{ value: unknown }>(row.replaced),
+      note: parseJson<ChangeNote>(row.note),
+      reason: parseJson<DecisionReason>(row.reason),
+    },
+    ["shieldZoneId", "category", "requestedAction", "previousAction", "leaseUntil"],
+  );
 }
 
 /**

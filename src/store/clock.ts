@@ -6,7 +6,7 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import { newId, updatedOne, type WorkScope } from "./context.js";
+import { newId, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ClockColumns, Database } from "./db.js";
 
 /**
@@ -54,7 +54,7 @@ export async function listRoundRobin<T extends ClockTable>(
     .orderBy("id")
     .limit(limit)
     .execute();
-  return rows.map(({ round: _round, ...row }) => row as Selectable<Database[T]>);
+  return rows.map((row) => readRow(row, {}, ["round"]) as Selectable<Database[T]>);
 }
 
 /** Mark a row failing with its reason, or (null) clear the mark. True when the row exists. */

@@ -1,6 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import { APPROVAL_STATES, type ApprovalState } from "./change-requests.js";
-import { parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
+import { parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -73,13 +73,16 @@ export interface FunctionExecutionsRepo {
 const SEAL_PURPOSE = "function_token" as const;
 
 /** The sealed token stays in the store: a step says only whether it has one. */
-function toExecution({ tokenCiphertext, ...r }: Selectable<FunctionExecutionsTable>): FunctionExecution {
-  return {
-    ...r,
-    state: r.state as FunctionExecutionState,
-    hasToken: tokenCiphertext !== null,
-    outcome: parseJson(r.outcome),
-  };
+function toExecution(r: Selectable<FunctionExecutionsTable>): FunctionExecution {
+  return readRow(
+    r,
+    {
+      state: r.state as FunctionExecutionState,
+      hasToken: r.tokenCiphertext !== null,
+      outcome: parseJson(r.outcome),
+    },
+    ["tokenCiphertext"],
+  );
 }
 
 export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutionsRepo {

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from "kysely";
-import { parseJson, type RepoContext } from "./context.js";
+import { parseJson, type RepoContext, readRow } from "./context.js";
 import type { PoliciesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -137,13 +137,13 @@ function normalizeApprovers(a: Approvers): Approvers {
 export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
   const { db, now } = ctx;
 
-  const toRow = (r: Selectable<PoliciesTable>): PolicyRow => ({
-    ...r,
-    channelId: r.channelId === WORKSPACE ? undefined : r.channelId,
-    approvals: r.approvals as ApprovalsMode | null,
-    approvers: parseJson<Approvers>(r.approvers),
-    approvalsFor: parseJson<string[]>(r.approvalsFor),
-  });
+  const toRow = (r: Selectable<PoliciesTable>): PolicyRow =>
+    readRow(r, {
+      channelId: r.channelId === WORKSPACE ? undefined : r.channelId,
+      approvals: r.approvals as ApprovalsMode | null,
+      approvers: parseJson<Approvers>(r.approvers),
+      approvalsFor: parseJson<string[]>(r.approvalsFor),
+    });
 
   async function getRow(teamId: string, channelId: string): Promise<PolicyRow | undefined> {
     const r = await db

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Selectable } from "kysely";
 import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
-import { parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
+import { parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease } from "./lease.js";
@@ -101,7 +101,11 @@ export interface SchedulesRepo {
 }
 
 function toSchedule(r: Selectable<SchedulesTable>): Schedule {
-  return { ...r, kind: r.kind as ScheduleKind, failing: r.failing === 1, snapshot: parseJson(r.snapshot) };
+  return readRow(r, {
+    kind: r.kind as ScheduleKind,
+    failing: r.failing === 1,
+    snapshot: parseJson(r.snapshot),
+  });
 }
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {

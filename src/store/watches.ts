@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
-import { newId, parseJson, type RepoContext, updatedOne, type WorkScope } from "./context.js";
+import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { AlertEpisodesTable, Database, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
@@ -125,17 +125,16 @@ export interface EpisodesRepo {
 const KINDS: readonly WatchKind[] = ["apps", "zone"];
 
 function toWatch(r: Selectable<WatchesTable>): Watch {
-  return {
-    ...r,
+  return readRow(r, {
     kind: r.kind as WatchKind,
     options: JSON.parse(r.options) as WatchOptions,
     failing: r.failing === 1,
     state: parseJson(r.state),
-  };
+  });
 }
 
 function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
-  return { ...r, status: r.status as EpisodeStatus, details: parseJson(r.details) };
+  return readRow(r, { status: r.status as EpisodeStatus, details: parseJson(r.details) });
 }
 
 export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
