@@ -4,7 +4,17 @@ import type { z } from "zod";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
-import { OPERATIONS, type Operation, type OperationName } from "./operations.js";
+import {
+  type accessListConfig,
+  type corePages,
+  type listAppsParams,
+  type metricsRange,
+  type newAccessList,
+  OPERATIONS,
+  type Operation,
+  type OperationName,
+  type shieldZonePages,
+} from "./operations.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent } from "./request.js";
 import type { DnsScan, DnsScanTrigger, DnsZoneSummary, PullZone } from "./schemas/core.js";
@@ -69,26 +79,12 @@ export interface EdgeApiOptions {
   random?: () => number;
 }
 
-export interface ListAppsParams {
-  /** 1..1000, default 20. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
-
-export interface ListShieldZonesParams {
-  /** >= 1, default 1. */
-  page?: number;
-  /** 1..1000, default 10. */
-  perPage?: number;
-}
-
-export interface ListPullZonesParams {
-  /** >= 1, default 1 (the API's page 0, "everything as one array", is never asked for). */
-  page?: number;
-  /** 5..1000, default 1000. */
-  perPage?: number;
-}
+export type ListAppsParams = z.input<typeof listAppsParams>;
+export type ListShieldZonesParams = z.input<typeof shieldZonePages>;
+export type ListPullZonesParams = z.input<typeof corePages>;
+export type DetailedMetricsParams = z.input<typeof metricsRange>;
+export type NewCustomAccessList = z.input<typeof newAccessList>;
+export type AccessListConfig = z.input<typeof accessListConfig>;
 
 export interface PullZonePage {
   items: PullZone[];
@@ -105,15 +101,6 @@ export interface DnsZonePage {
   skipped?: number;
   page: number;
   hasNext: boolean;
-}
-
-export interface DetailedMetricsParams {
-  /** Unix ms (sent as the StartDate date-time). */
-  from: number;
-  /** Unix ms, after `from` (sent as EndDate). */
-  to: number;
-  /** MetricsOverviewResolution; default Auto. */
-  resolution?: MetricsResolution;
 }
 
 /** A zone's rate limits, and how many rows were left out for lacking an id. */
@@ -173,19 +160,6 @@ export interface EdgeClient {
   configureAccessList(shieldZoneId: number, configurationId: number, config: AccessListConfig): Promise<void>;
 }
 
-export interface NewCustomAccessList {
-  name: string;
-  /** AccessListType (0 IP, 1 CIDR, 2 ASN, 3 Country, 4 Organization, 5 JA4). */
-  type: number;
-  content: string;
-}
-
-export interface AccessListConfig {
-  isEnabled: boolean;
-  /** AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
-  action: number;
-}
-
 export interface ForKeyOptions {
   /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
   background?: boolean;
@@ -205,6 +179,10 @@ export interface EdgeApi {
    */
   close(deadlineMs?: number): Promise<void>;
 }
+
+/** Each row of the table answers what its method promises (checked by the compiler). */
+type Table = { [K in keyof EdgeClient]: Operation<any, any, Awaited<ReturnType<EdgeClient[K]>>> };
+const TABLE: Table = OPERATIONS;
 
 function invalid(operation: string, message: string): EdgeApiError {
   return new EdgeApiError({ kind: "invalid_argument", operation, message });
@@ -291,7 +269,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
 
     /** One method of the client: the row's arguments checked (nothing sent otherwise), then the call. */
     function bind(operation: OperationName): (...args: unknown[]) => Promise<unknown> {
-      const row: Operation = OPERATIONS[operation];
+      const row: Operation = TABLE[operation];
       return async (...args) => {
         const spec = requestFor(operation, row, args);
         const out = await execute(ctx, spec);
@@ -337,7 +315,9 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
           message: `${operation}: the Edge API client is shut down`,
         });
       }
-      const checked = row.input.safeParse(Object.fromEntries(row.args.map((name, i) => [name, args[i]])));
+      const checked = row.input.safeParse(
+        Object.fromEntries(Object.keys(row.input.shape).map((name, i) => [name, args[i]])),
+      );
       if (!checked.success)
         throw invalid(operation, checked.error.issues[0]?.message ?? "Invalid arguments.");
       const input = checked.data;
@@ -349,7 +329,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         query: row.query?.(input),
         body: row.body?.(input),
         subject: row.subject?.(input),
-        idempotent: row.idempotent,
+        idempotent: row.idempotent ?? row.method === "GET",
         schema: row.schema,
         allowEmptyBody: row.allowEmptyBody,
         statusIsTheAnswer: row.statusIsTheAnswer,

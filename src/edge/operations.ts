@@ -45,10 +45,11 @@ export interface Answering {
 }
 
 export interface Operation<In = any, Out = any, R = any> {
-  /** The method's positional arguments, in order: the keys `input` checks. */
-  args: readonly string[];
-  /** Checks the arguments before any request; its first message is the invalid_argument sentence. */
-  input: z.ZodType<In>;
+  /**
+   * The method's positional arguments, in order, as the keys of an object schema that checks them before
+   * any request; its first message is the invalid_argument sentence.
+   */
+  input: z.ZodType<In> & { shape: object };
   method: HttpMethod;
   /** `{name}` is filled, URL-encoded, from the checked input. */
   path: string;
@@ -56,8 +57,8 @@ export interface Operation<In = any, Out = any, R = any> {
   body?: (i: In) => unknown;
   /** "Shield zone 42": what the call is about, for not-found sentences. */
   subject?: (i: In) => string;
-  /** Safe to repeat after a 5xx / timeout / network error. */
-  idempotent: boolean;
+  /** Safe to repeat after a 5xx / timeout / network error; default: only a GET. */
+  idempotent?: boolean;
   schema: z.ZodType<Out>;
   statusIsTheAnswer?: boolean;
   allowEmptyBody?: boolean;
@@ -117,13 +118,44 @@ const options = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
 const args = <S extends z.core.$ZodLooseShape>(shape: S) => z.object(shape);
 const zone = args({ shieldZoneId: int32Id("shield zone id") });
 const zoneSubject = (i: { shieldZoneId: number }) => `Shield zone ${i.shieldZoneId}`;
-const pages = (what: string, minPerPage: number, perPage: number) =>
-  args({
-    params: options(`${what} options`, {
-      page: id("page number").default(1),
-      perPage: whole("page size", minPerPage, 1000).default(perPage),
-    }),
+/** A GET of one shield zone's resource. */
+const zoneRead = (path: string) => ({ input: zone, method: "GET", path, subject: zoneSubject }) as const;
+/** The Shield envelope's `data` as the answer. */
+const envelopeData = <T>(r: { data: T | null }, _i: unknown, a: Answering) => a.data(r.data);
+
+/** A page of a list: `page` >= 1 (the Core API's page 0, "everything as one array", is never asked for). */
+const pages = (minPerPage: number, perPage: number) =>
+  options("page options", {
+    page: id("page number").default(1),
+    perPage: whole("page size", minPerPage, 1000).default(perPage),
   });
+export const shieldZonePages = pages(1, 10);
+export const corePages = pages(5, 1000);
+
+/** `cursor`: the `nextCursor` of the previous page. */
+export const listAppsParams = options("listApps options", {
+  limit: whole("page size", 1, 1000).default(20),
+  cursor: text(
+    "The app list cursor must be a non-empty string",
+    (s) => s.trim() !== "" && s.length <= 4096,
+  ).optional(),
+});
+
+/** `type`: AccessListType (0 IP, 1 CIDR, 2 ASN, 3 Country, 4 Organization, 5 JA4). */
+export const newAccessList = z.object({
+  name: text(
+    "The list name must be a text of 1 to 100 characters",
+    (s) => s.trim() !== "" && s.length <= 100,
+  ),
+  type: whole("access list type", 0, 5),
+  content: listContent,
+});
+
+/** `action`: AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
+export const accessListConfig = z.object({
+  isEnabled: checked<boolean>((v) => typeof v === "boolean", "isEnabled must be true or false"),
+  action: whole("access list action", 0, 5),
+});
 
 const filterSchema = z.object({
   field: z.enum(EVENT_LOG_DIMENSIONS),
@@ -147,7 +179,8 @@ const searchSchema = options("event-log search", {
   pageSize: whole("page size", 1, 500).optional(),
 }).refine((s) => s.to > s.from, "The event-log search must end after it starts.");
 
-const metricsRange = options("metrics options", {
+/** From and to: Unix ms, sent as StartDate and EndDate; resolution: MetricsOverviewResolution. */
+export const metricsRange = options("metrics options", {
   from: time("start"),
   to: time("end"),
   resolution: whole("metrics resolution (0 Auto … 6 Monthly)", 0, 6).default(METRICS_RESOLUTION.auto),
@@ -182,29 +215,17 @@ const empty = (v: unknown) => !Array.isArray(v) || v.length === 0;
 
 export const OPERATIONS = {
   listApps: op({
-    args: ["params"],
-    input: args({
-      params: options("listApps options", {
-        limit: whole("page size", 1, 1000).default(20),
-        cursor: text(
-          "The app list cursor must be a non-empty string",
-          (s) => s.trim() !== "" && s.length <= 4096,
-        ).optional(),
-      }),
-    }),
+    input: args({ params: listAppsParams }),
     method: "GET",
     path: "/mc/apps",
     query: ({ params }) => ({ limit: params.limit, nextCursor: params.cursor }),
-    idempotent: true,
     schema: listApplicationsResponseSchema,
   }),
   listShieldZones: op({
-    args: ["params"],
-    input: pages("listShieldZones", 1, 10),
+    input: args({ params: shieldZonePages }),
     method: "GET",
     path: "/shield/shield-zones",
     query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
-    idempotent: true,
     schema: getShieldZonesResponseSchema,
     answer: (r, { params }) => {
       const pg = r.page;
@@ -222,13 +243,11 @@ export const OPERATIONS = {
     },
   }),
   listPullZones: op({
-    args: ["params"],
-    input: pages("listPullZones", 5, 1000),
+    input: args({ params: corePages }),
     method: "GET",
     path: "/pullzone",
     // Never ask for certificates: the answer would carry each hostname's private key.
     query: ({ params }) => ({ page: params.page, perPage: params.perPage, includeCertificate: "false" }),
-    idempotent: true,
     schema: pullZoneListSchema,
     answer: (r, { params }) => ({
       ...pageOf(r, params.page),
@@ -237,22 +256,15 @@ export const OPERATIONS = {
     }),
   }),
   listDnsZones: op({
-    args: ["params"],
-    input: pages("listDnsZones", 5, 1000),
+    input: args({ params: corePages }),
     method: "GET",
     path: "/dnszone",
     query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
-    idempotent: true,
     schema: dnsZoneListSchema,
     answer: (r, { params }) => ({ ...pageOf(r, params.page), hasNext: r.hasMoreItems }),
   }),
   getShieldZone: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/shield-zone/{shieldZoneId}",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/shield-zone/{shieldZoneId}"),
     schema: getShieldZoneResponseSchema,
     answer: (r, i, a) => {
       if (r.data === null && isAcceptedResult(r)) a.notReady();
@@ -261,17 +273,11 @@ export const OPERATIONS = {
     },
   }),
   getMetricsOverview: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/metrics/overview/{shieldZoneId}",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/metrics/overview/{shieldZoneId}"),
     schema: getShieldZoneMetricsOverviewResponseSchema,
-    answer: (r, _i, a) => a.data(r.data),
+    answer: envelopeData,
   }),
   getMetricsOverviewDetailed: op({
-    args: ["shieldZoneId", "params"],
     input: zone.extend({ params: metricsRange }),
     method: "GET",
     path: "/shield/metrics/overview/{shieldZoneId}/detailed",
@@ -281,7 +287,6 @@ export const OPERATIONS = {
       Resolution: p.resolution,
     }),
     subject: zoneSubject,
-    idempotent: true,
     schema: shieldOverviewMetricsResponseSchema,
     answer: (r, _i, a) => {
       const d = a.data(r.data);
@@ -290,7 +295,6 @@ export const OPERATIONS = {
     },
   }),
   searchEventLogs: op({
-    args: ["shieldZoneId", "search"],
     input: zone.extend({ search: searchSchema }),
     method: "POST",
     path: "/shield/event-logs/{shieldZoneId}/search",
@@ -303,13 +307,11 @@ export const OPERATIONS = {
     answer: ({ errorResponse: _, ...result }) => result,
   }),
   getTriggeredWafRules: op({
-    args: ["shieldZoneId"],
     // The WAF review paths are int64 in the document.
     input: args({ shieldZoneId: id("shield zone id") }),
     method: "GET",
     path: "/shield/waf/rules/review-triggered/{shieldZoneId}",
     subject: zoneSubject,
-    idempotent: true,
     schema: getTriggeredRulesResponseSchema,
     answerAbsent: absent("triggeredRules"),
     answer: (r) => {
@@ -318,37 +320,21 @@ export const OPERATIONS = {
     },
   }),
   getRateLimits: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/metrics/rate-limits/{shieldZoneId}",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/metrics/rate-limits/{shieldZoneId}"),
     schema: getShieldZoneRateLimitMetricsResponseSchema,
     answer: (r) => ({ rules: r.data ?? [], skipped: r.skipped }),
   }),
   getBotDetection: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/shield-zone/{shieldZoneId}/bot-detection",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/shield-zone/{shieldZoneId}/bot-detection"),
     schema: botDetectionResponseSchema,
-    answer: (r, _i, a) => a.data(r.data),
+    answer: envelopeData,
   }),
   getBotCategories: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/shield-zone/{shieldZoneId}/bot-categorization",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/shield-zone/{shieldZoneId}/bot-categorization"),
     schema: botCategorizationListResponseSchema,
     answer: (r) => r.categories ?? [],
   }),
   setBotCategoryAction: op({
-    args: ["shieldZoneId", "category", "action"],
     input: zone.extend({
       category: whole("bot category (255 System cannot be changed)", 0, 7),
       action: whole("bot category action (0 None, 1 Block, 2 Allow)", 0, 2),
@@ -362,12 +348,10 @@ export const OPERATIONS = {
     schema: updateBotCategoryResponseSchema.optional(),
   }),
   getRateLimitMetrics: op({
-    args: ["rateLimitId"],
     input: args({ rateLimitId: int32Id("rate limit id") }),
     method: "GET",
     path: "/shield/metrics/rate-limit/{rateLimitId}",
     subject: (i) => `Rate limit ${i.rateLimitId}`,
-    idempotent: true,
     schema: rateLimitMetricsResponseSchema,
     answer: (r, _i, a) => {
       const m = a.data(r.data);
@@ -376,7 +360,6 @@ export const OPERATIONS = {
     },
   }),
   getWafAiRecommendation: op({
-    args: ["shieldZoneId", "ruleId"],
     input: args({
       shieldZoneId: id("shield zone id"),
       ruleId: text(
@@ -387,20 +370,16 @@ export const OPERATIONS = {
     method: "GET",
     path: "/shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId}",
     subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
-    idempotent: true,
     schema: wafAiRecommendationSchema,
   }),
   getLatestDnsScan: op({
-    args: ["zoneId"],
     input: args({ zoneId: id("DNS zone id") }),
     method: "GET",
     path: "/dnszone/{zoneId}/records/scan",
     subject: (i) => `DNS zone ${i.zoneId}`,
-    idempotent: true,
     schema: dnsScanSchema,
   }),
   triggerDnsScan: op({
-    args: ["zoneId"],
     input: args({ zoneId: id("DNS zone id") }),
     method: "POST",
     path: "/dnszone/records/scan",
@@ -411,7 +390,6 @@ export const OPERATIONS = {
     schema: dnsScanTriggerSchema,
   }),
   restartApp: op({
-    args: ["appId"],
     input: args({
       appId: text("The application id must be letters, digits, - or _", (s) => /^[\w-]{1,100}$/.test(s)),
     }),
@@ -424,7 +402,6 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   purgePullZone: op({
-    args: ["pullZoneId", "cacheTag"],
     input: args({
       pullZoneId: id("pull zone id"),
       cacheTag: text("A cache tag is up to 200 letters, digits and . : / - _", (s) =>
@@ -441,7 +418,6 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   purgeUrl: op({
-    args: ["url"],
     input: args({
       url: text(
         "The URL to purge must start with https:// or http://",
@@ -457,7 +433,6 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   updateShieldZone: op({
-    args: ["shieldZoneId", "update"],
     input: args({ shieldZoneId: id("shield zone id"), update: shieldZoneUpdate }),
     method: "PATCH",
     path: "/shield/shield-zone",
@@ -469,7 +444,6 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   reviewTriggeredWafRule: op({
-    args: ["shieldZoneId", "ruleId", "action"],
     input: args({
       shieldZoneId: id("shield zone id"),
       ruleId: text("The WAF rule id must be letters, digits, . : - or _", (s) => /^[\w.:-]{1,100}$/.test(s)),
@@ -485,38 +459,23 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   listCustomAccessLists: op({
-    args: ["shieldZoneId"],
-    input: zone,
-    method: "GET",
-    path: "/shield/shield-zone/{shieldZoneId}/access-lists",
-    subject: zoneSubject,
-    idempotent: true,
+    ...zoneRead("/shield/shield-zone/{shieldZoneId}/access-lists"),
     schema: accessListsResponseSchema,
     answerAbsent: absent("customLists"),
     answer: (r) => r.customLists ?? [],
   }),
   getCustomAccessList: op({
-    args: ["shieldZoneId", "listId"],
     input: zone.extend({ listId: id("access list id") }),
     method: "GET",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}",
     subject: listSubject,
-    idempotent: true,
     schema: customAccessListResponseSchema,
     answerAbsent: absent("data"),
-    answer: (r, _i, a) => a.data(r.data),
+    answer: envelopeData,
   }),
   createCustomAccessList: op({
-    args: ["shieldZoneId", "list"],
     input: zone.extend({
-      list: z.object({
-        name: text(
-          "The list name must be a text of 1 to 100 characters",
-          (s) => s.trim() !== "" && s.length <= 100,
-        ),
-        type: whole("access list type", 0, 5),
-        content: listContent,
-      }),
+      list: newAccessList,
     }),
     method: "POST",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists",
@@ -529,7 +488,6 @@ export const OPERATIONS = {
     answer: (createdId) => createdId ?? null,
   }),
   setCustomAccessListContent: op({
-    args: ["shieldZoneId", "listId", "content"],
     input: zone.extend({ listId: id("access list id"), content: listContent }),
     method: "PATCH",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}",
@@ -542,13 +500,9 @@ export const OPERATIONS = {
     schema: ignoredBody,
   }),
   configureAccessList: op({
-    args: ["shieldZoneId", "configurationId", "config"],
     input: zone.extend({
       configurationId: id("access list configuration id"),
-      config: z.object({
-        isEnabled: checked<boolean>((v) => typeof v === "boolean", "isEnabled must be true or false"),
-        action: whole("access list action", 0, 5),
-      }),
+      config: accessListConfig,
     }),
     method: "PATCH",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{configurationId}",
