@@ -24,7 +24,6 @@ import {
   rateLimitMetricsResponseSchema,
   shieldOverviewMetricsResponseSchema,
   unreadableMetricKeys,
-  updateBotCategoryResponseSchema,
   wafAiRecommendationSchema,
 } from "./schemas/shield.js";
 
@@ -120,6 +119,9 @@ const zone = args({ shieldZoneId: int32Id("shield zone id") });
 const zoneSubject = (i: { shieldZoneId: number }) => `Shield zone ${i.shieldZoneId}`;
 /** A GET of one shield zone's resource. */
 const zoneRead = (path: string) => ({ input: zone, method: "GET", path, subject: zoneSubject }) as const;
+/** A write whose 2xx status is its answer (unless the body carries a refusal). */
+const write = (method: HttpMethod, path: string) =>
+  ({ method, path, statusIsTheAnswer: true, schema: ignoredBody }) as const;
 /** The Shield envelope's `data` as the answer. */
 const envelopeData = <T>(r: { data: T | null }, _i: unknown, a: Answering) => a.data(r.data);
 
@@ -339,13 +341,10 @@ export const OPERATIONS = {
       category: whole("bot category (255 System cannot be changed)", 0, 7),
       action: whole("bot category action (0 None, 1 Block, 2 Allow)", 0, 2),
     }),
-    method: "PUT",
-    path: "/shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category}",
+    ...write("PUT", "/shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category}"),
     body: (i) => ({ action: i.action }),
     subject: zoneSubject,
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: updateBotCategoryResponseSchema.optional(),
   }),
   getRateLimitMetrics: op({
     input: args({ rateLimitId: int32Id("rate limit id") }),
@@ -393,13 +392,10 @@ export const OPERATIONS = {
     input: args({
       appId: text("The application id must be letters, digits, - or _", (s) => /^[\w-]{1,100}$/.test(s)),
     }),
-    method: "POST",
-    path: "/mc/apps/{appId}/restart",
+    ...write("POST", "/mc/apps/{appId}/restart"),
     subject: (i) => `Application ${i.appId}`,
     // A second restart is not harmless: no retry after 5xx / timeout / network errors.
     idempotent: false,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   purgePullZone: op({
     input: args({
@@ -408,14 +404,11 @@ export const OPERATIONS = {
         /^[\w.:/-]{1,200}$/.test(s),
       ).optional(),
     }),
-    method: "POST",
-    path: "/pullzone/{pullZoneId}/purgeCache",
+    ...write("POST", "/pullzone/{pullZoneId}/purgeCache"),
     body: (i) => (i.cacheTag === undefined ? undefined : { CacheTag: i.cacheTag }),
     subject: (i) => `Pull zone ${i.pullZoneId}`,
     // Purging twice is harmless.
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   purgeUrl: op({
     input: args({
@@ -424,24 +417,18 @@ export const OPERATIONS = {
         (s) => s.length <= 2000 && webUrl(s) !== undefined,
       ),
     }),
-    method: "POST",
-    path: "/purge",
+    ...write("POST", "/purge"),
     query: (i) => ({ url: i.url }),
     subject: (i) => `URL ${webUrl(i.url)?.host}`,
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   updateShieldZone: op({
     input: args({ shieldZoneId: id("shield zone id"), update: shieldZoneUpdate }),
-    method: "PATCH",
-    path: "/shield/shield-zone",
+    ...write("PATCH", "/shield/shield-zone"),
     body: (i) => ({ shieldZoneId: i.shieldZoneId, shieldZone: i.update }),
     subject: zoneSubject,
     // Setting a field to a value twice leaves the same value.
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   reviewTriggeredWafRule: op({
     input: args({
@@ -449,14 +436,11 @@ export const OPERATIONS = {
       ruleId: text("The WAF rule id must be letters, digits, . : - or _", (s) => /^[\w.:-]{1,100}$/.test(s)),
       action: whole("review action (0 Ignore, 1 Log only, 2 Disable rule)", 0, 2),
     }),
-    method: "POST",
-    path: "/shield/waf/rules/review-triggered/{shieldZoneId}",
+    ...write("POST", "/shield/waf/rules/review-triggered/{shieldZoneId}"),
     body: (i) => ({ ruleId: i.ruleId, action: i.action }),
     subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
     // The same review twice leaves the rule as the first one did.
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   listCustomAccessLists: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}/access-lists"),
@@ -489,28 +473,22 @@ export const OPERATIONS = {
   }),
   setCustomAccessListContent: op({
     input: zone.extend({ listId: id("access list id"), content: listContent }),
-    method: "PATCH",
-    path: "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}",
+    ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}"),
     body: (i) => ({ content: i.content }),
     subject: listSubject,
     // Not retried here: the content was computed from a read that may be stale by then, so a retry
     // must read the list again and recompute (the caller's read-modify-write loop).
     idempotent: false,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
   configureAccessList: op({
     input: zone.extend({
       configurationId: id("access list configuration id"),
       config: accessListConfig,
     }),
-    method: "PATCH",
-    path: "/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{configurationId}",
+    ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{configurationId}"),
     body: (i) => i.config,
     subject: (i) => `Access list configuration ${i.configurationId} of shield zone ${i.shieldZoneId}`,
     idempotent: true,
-    statusIsTheAnswer: true,
-    schema: ignoredBody,
   }),
 };
 

@@ -235,11 +235,6 @@ export const botCategorizationListResponseSchema = z.looseObject({
 export type BotCategory = z.output<typeof botCategorizationGroupSchema>;
 export type Bot = z.output<typeof botSchema>;
 
-export const updateBotCategoryResponseSchema = z.looseObject({
-  data: nullish(z.looseObject({ category: intEnum(), action: intEnum() })),
-  error: nullish(genericRequestResponseSchema),
-});
-
 // ---- rate-limit metrics ---------------------------------------------------------------------------
 
 const countersSchema = z
