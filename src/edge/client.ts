@@ -28,7 +28,6 @@ import type {
   CustomAccessList,
   EventLogsSearch,
   EventLogsSearchResult,
-  MetricsResolution,
   RateLimitMetrics,
   ShieldDetailedMetrics,
   ShieldMetricsOverview,
@@ -181,6 +180,7 @@ export interface EdgeApi {
 }
 
 /** Each row of the table answers what its method promises (checked by the compiler). */
+// biome-ignore lint/suspicious/noExplicitAny: only the answer is compared; arguments are checked by each row's schema
 type Table = { [K in keyof EdgeClient]: Operation<any, any, Awaited<ReturnType<EdgeClient[K]>>> };
 const TABLE: Table = OPERATIONS;
 

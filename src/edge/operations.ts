@@ -43,6 +43,7 @@ export interface Answering {
   notReady(): never;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the generic caller reads rows of every argument and answer shape
 export interface Operation<In = any, Out = any, R = any> {
   /**
    * The method's positional arguments, in order, as the keys of an object schema that checks them before

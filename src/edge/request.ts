@@ -4,7 +4,14 @@ import { type Dispatcher, request, errors as undiciErrors } from "undici";
 import type { z } from "zod";
 import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Logger } from "../log.js";
-import { EdgeApiError, type EdgeErrorKind, isPlanErrorKey, kindForStatus, readErrorBody } from "./errors.js";
+import {
+  EdgeApiError,
+  type EdgeErrorKind,
+  type ErrorBodyFields,
+  isPlanErrorKey,
+  kindForStatus,
+  readErrorBody,
+} from "./errors.js";
 import { backoffDelay, type KeyQueues, parseRetryAfter, QueueFullError, type RetryPolicy } from "./queue.js";
 import type { SharedLimit } from "./shared-limit.js";
 
@@ -240,17 +247,32 @@ function refusalInBody(
       fields.bodyStatus !== undefined &&
       fields.bodyStatus >= 400);
   if (!isPlanErrorKey(fields.errorKey) && !refused) return undefined;
-  const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
   // A body that claims no error status still refused: the API's own words, as a refusal.
   const bodyStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400 ? fields.bodyStatus : 400;
+  return answeredError(spec, apiKey, status, fields, bodyStatus, " carrying an error");
+}
+
+/** The error an answer means (an error status, or a refusal inside a 2xx), in the API's own words. */
+function answeredError(
+  spec: RequestSpec<z.ZodType>,
+  apiKey: string,
+  status: number,
+  fields: ErrorBodyFields,
+  meaningStatus: number,
+  carrying: string,
+  retryAfterMs?: number,
+): EdgeApiError {
+  const { errorKey } = fields;
+  const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
   return new EdgeApiError({
-    kind: kindForStatus(bodyStatus, fields.errorKey),
+    kind: kindForStatus(meaningStatus, errorKey),
     status,
-    errorKey: fields.errorKey,
+    errorKey,
     apiMessage,
     operation: spec.operation,
     subject: spec.subject,
-    message: `${spec.operation}: Edge API answered HTTP ${status} carrying an error${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
+    retryAfterMs,
+    message: `${spec.operation}: Edge API answered HTTP ${status}${carrying}${errorKey ? ` (${errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
   });
 }
 
@@ -287,22 +309,11 @@ export function interpret<S extends z.ZodType>(
 
   if (!ok2xx) {
     const fields = parsed.ok ? readErrorBody(parsed.value) : {};
-    const kind = kindForStatus(res.status, fields.errorKey);
-    const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
     const retryAfterMs =
       res.status === 429
         ? parseRetryAfter(header(res.headers, "retry-after"), now, maxRetryAfterMs)
         : undefined;
-    throw new EdgeApiError({
-      kind,
-      status: res.status,
-      errorKey: fields.errorKey,
-      apiMessage,
-      operation,
-      subject,
-      retryAfterMs,
-      message: `${operation}: Edge API answered HTTP ${res.status}${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
-    });
+    throw answeredError(spec, apiKey, res.status, fields, res.status, "", retryAfterMs);
   }
 
   if (!parsed.ok) {
