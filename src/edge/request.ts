@@ -294,15 +294,19 @@ export function interpret<S extends z.ZodType>(
     if (refusal) throw refusal;
     return undefined as z.output<S>;
   }
-  // An error status says enough without its (oversized, unread) body; an answer we need does not.
-  if (res.tooLarge && ok2xx) {
-    throw new EdgeApiError({
-      kind: "too_large",
+  /** A 2xx whose answer edgeops cannot use. */
+  const unusable = (kind: "too_large" | "invalid_response", what: string, cause?: unknown) =>
+    new EdgeApiError({
+      kind,
       status: res.status,
       operation,
       subject,
-      message: `${operation}: the Edge API answer is larger than EDGE_API_MAX_BODY_BYTES allows`,
+      message: `${operation}: ${what}`,
+      cause,
     });
+  // An error status says enough without its (oversized, unread) body; an answer we need does not.
+  if (res.tooLarge && ok2xx) {
+    throw unusable("too_large", "the Edge API answer is larger than EDGE_API_MAX_BODY_BYTES allows");
   }
   const trimmed = res.text.trim();
   const parsed = trimmed === "" ? ({ ok: true, value: undefined } as const) : parseJson(trimmed);
@@ -317,14 +321,11 @@ export function interpret<S extends z.ZodType>(
   }
 
   if (!parsed.ok) {
-    throw new EdgeApiError({
-      kind: "invalid_response",
-      status: res.status,
-      operation,
-      subject,
-      message: `${operation}: the Edge API answered HTTP ${res.status} with a body that is not JSON`,
-      cause: parsed.error,
-    });
+    throw unusable(
+      "invalid_response",
+      `the Edge API answered HTTP ${res.status} with a body that is not JSON`,
+      parsed.error,
+    );
   }
 
   const refusal = refusalInBody(parsed.value, spec, apiKey, res.status);
@@ -337,14 +338,11 @@ export function interpret<S extends z.ZodType>(
       .slice(0, 3)
       .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
       .join("; ");
-    throw new EdgeApiError({
-      kind: "invalid_response",
-      status: res.status,
-      operation,
-      subject,
-      message: `${operation}: the Edge API answer did not have the expected shape (${where})`,
-      cause: result.error,
-    });
+    throw unusable(
+      "invalid_response",
+      `the Edge API answer did not have the expected shape (${where})`,
+      result.error,
+    );
   }
   return result.data;
 }
