@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createPoller, type Poller } from "../../src/alerts/poller.js";
-import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {
   answerTo,

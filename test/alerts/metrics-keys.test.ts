@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createPoller } from "../../src/alerts/poller.js";
-import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;

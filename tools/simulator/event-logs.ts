@@ -3,7 +3,7 @@
  * failures answer 400 problem details (as documented); an unknown zone 404 problem details; a plan without the
  * event log `planFeatureErrorStatus` with `errorResponse.errorKey` `invalid_plan_type.event_logs`.
  */
-import { EVENT_LOG_DIMENSIONS } from "../schemas/shield.js";
+import { EVENT_LOG_DIMENSIONS } from "../../src/edge/schemas/shield.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import { zoneHost } from "./seed.js";
 import {

@@ -5,7 +5,7 @@
  */
 
 import type { DateKeyFormat } from "./date-keys.js";
-import type { RateLimitRule, ZoneTraffic } from "./traffic.js";
+import type { RateLimitRule, ZoneTraffic } from "./traffic-model.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes (subset of the spec's schemas that the simulator serves)

@@ -2,7 +2,7 @@
  * `/sim …`: the console's hand on the built-in simulator's fault plan, so an alert can be watched from first post
  * to resolution in a terminal. Each command answers one sentence; bad input says what to type instead.
  */
-import { type Simulator, SimulatorPlanError } from "../edge/simulator/index.js";
+import { type Simulator, SimulatorPlanError } from "../simulator/index.js";
 
 export const SIM_HELP = [
   "  /sim attack <zone id|domain> [minutes]  stage an attack starting now (default 30 minutes)",

@@ -4,8 +4,8 @@
  * it waits until the app has finished answering, so piped input gives the same output every time.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Simulator } from "../edge/simulator/index.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../src/log.js";
+import type { Simulator } from "../simulator/index.js";
 import {
   actionOf,
   appHomeOpenedBody,

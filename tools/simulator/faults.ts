@@ -4,7 +4,49 @@
  * (reset, status, body) wins. Each applied fault counts one use against `times` and is dropped when used up.
  */
 import type { SimResponse } from "./http.js";
-import type { Fault, Refusal } from "./index.js";
+
+export interface Fault {
+  /** Match only this method (case-insensitive); any method when absent. */
+  method?: string;
+  /**
+   * A string matches as a prefix of the request path (e.g. "/mc/apps"); a RegExp is tested against the path.
+   * `exactPath("/shield/metrics/overview/18401")` fails that one section, not `.../detailed` below it.
+   */
+  path: string | RegExp;
+  /** Added latency before answering (stacks with other matching latency-only faults and the global latency). */
+  latencyMs?: number;
+  /** Answer with this status (default 429 when only retryAfter is given; 200 when only body is given). */
+  status?: number;
+  /** Raw `Retry-After` header value (seconds like "2" or an HTTP date). */
+  retryAfter?: string;
+  /** "none" = empty body (the default with status), "malformed" = the real answer truncated mid-JSON, else JSON. */
+  body?: "none" | "malformed" | unknown;
+  /** Destroy the connection without answering (fetch rejects). */
+  reset?: boolean;
+  /**
+   * Pad the real answer (a leading `padding` field, so it stays valid JSON) to about this many bytes,
+   * streamed in chunks without a Content-Length: a huge answer.
+   */
+  padToBytes?: number;
+  /**
+   * Answer with the operation's documented refusal inside a 2xx (faults.ts refusalAnswer): the error
+   * envelope with the answer absent, e.g. a 202 `{data: null, error: {success: false, …}}` to PATCH
+   * /shield/shield-zone. Nothing is changed.
+   */
+  refuse?: Refusal;
+  /** Apply to this many matching requests, then stop. Unlimited when absent. */
+  times?: number;
+  /** Let this many matching requests through untouched first (e.g. the read before a write). */
+  skip?: number;
+}
+
+/** The error a refusal carries; each field defaults to the operation's own (a plan key where it has one). */
+export interface Refusal {
+  errorKey?: string;
+  message?: string;
+  /** The status the body claims (default 400); a 2xx here is the "claims no error status" case. */
+  statusCode?: number;
+}
 
 /** What the server does for a request once faults are considered. */
 export interface FaultPlan {

@@ -1,5 +1,5 @@
 import type { App, Receiver } from "@slack/bolt";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../src/log.js";
 
 export interface Dispatched {
   /** What the listener passed to ack() (undefined when it acked with nothing, or never did). */

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../src/log.js";
 import type { Screen } from "./screen.js";
 import { CONSOLE_BOT, CONSOLE_BOT_TOKEN, CONSOLE_TEAM } from "./world.js";
 

@@ -4,15 +4,12 @@
  * any other key (one stored with /edge key) goes to the configured service (EDGE_API_URL, by default
  * the real bunny.net API), so a newcomer can try everything first and switch to real data later.
  */
-import type { Config } from "../config.js";
-import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../edge/client.js";
-import {
-  SIM_API_KEY,
-  type Simulator,
-  type SimulatorOptions,
-  startSimulator,
-} from "../edge/simulator/index.js";
-import type { Logger } from "../log.js";
+
+import { createEdgeClient } from "../../src/app/compose.js";
+import type { Config } from "../../src/config.js";
+import type { EdgeApi, RetryPolicy } from "../../src/edge/client.js";
+import type { Logger } from "../../src/log.js";
+import { SIM_API_KEY, type Simulator, type SimulatorOptions, startSimulator } from "../simulator/index.js";
 
 export interface ConsoleEdge {
   edge: EdgeApi;
@@ -37,15 +34,11 @@ export interface ConsoleEdgeOptions {
 
 export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEdge> {
   const make = (baseUrl: string) =>
-    createEdgeApi({
-      baseUrl,
-      timeoutMs: o.config.edge.timeoutMs,
-      ratePerSec: o.config.edge.ratePerSec,
-      concurrency: o.config.edge.concurrency,
-      maxQueue: o.config.edge.maxQueue,
-      maxBodyBytes: o.config.edge.maxBodyBytes,
-      logger: o.logger.child({ component: "edge" }),
+    createEdgeClient({
+      config: o.config,
+      logger: o.logger,
       now: o.now,
+      baseUrl,
       ...(o.retry ? { retry: o.retry } : {}),
     });
   const realBaseUrl = o.config.edge.baseUrl;

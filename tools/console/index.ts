@@ -6,20 +6,14 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
-import { createPoller } from "../alerts/poller.js";
-import type { RunningBot, StartOptions } from "../bot.js";
-import { ChangeObservers } from "../changes/observers.js";
-import { type Config, ConfigError } from "../config.js";
-import type { Deps } from "../deps.js";
-import type { RetryPolicy } from "../edge/client.js";
-import type { Simulator, SimulatorOptions } from "../edge/simulator/index.js";
-import { createLogger, type Logger } from "../log.js";
-import { createMetrics } from "../ops/metrics.js";
-import { createScheduler } from "../scheduler/index.js";
-import { createSlackApp } from "../slack/app.js";
-import { createApprovalSweeper } from "../slack/approval-sweeper.js";
-import { CONNECT_HINT } from "../slack/transport.js";
-import { openStore } from "../store/index.js";
+import { composeDeps, startJobs } from "../../src/app/compose.js";
+import type { RunningBot, StartOptions } from "../../src/bot.js";
+import { type Config, ConfigError } from "../../src/config.js";
+import type { RetryPolicy } from "../../src/edge/client.js";
+import { createLogger, type Logger } from "../../src/log.js";
+import { createSlackApp } from "../../src/slack/app.js";
+import { CONNECT_HINT } from "../../src/slack/transport.js";
+import type { Simulator, SimulatorOptions } from "../simulator/index.js";
 import { startConsoleEdge } from "./edge.js";
 import { LineInput } from "./input.js";
 import { ConsoleReceiver } from "./receiver.js";
@@ -132,17 +126,17 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
         stateSecret: undefined,
       },
     });
-    const store = await openStore({ config, logger, now, ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}) });
-    cleanups.push(() => store.close());
-    const deps: Deps = {
+    const composed = await composeDeps({
       config,
       logger,
-      store,
-      edge: consoleEdge.edge,
-      metrics: createMetrics({ defaults: false }),
       now,
-      changeObservers: new ChangeObservers(),
-    };
+      edge: consoleEdge.edge,
+      processMetrics: false,
+      ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
+    });
+    const { deps } = composed;
+    const { store } = deps;
+    cleanups.push(() => composed.close());
     const receiver = new ConsoleReceiver(logger.child({ component: "console-receiver" }));
     const slack = createSlackApp({
       deps,
@@ -157,16 +151,8 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     // Background work runs here as in every transport: scheduled DNS summaries post into the console's
     // channels, and approval requests expire. Only the console's own workspace's: a shared database
     // must never have a real workspace's schedule or approval claimed by a terminal.
-    const scope = { teamIds: [CONSOLE_TEAM.id] };
-    const scheduler = createScheduler({ deps, clientFor: slack.env.clientFor, now, logger, scope });
-    scheduler.start();
-    cleanups.push(() => scheduler.stop(o.config.shutdownTimeoutMs));
-    const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger, scope });
-    poller.start();
-    cleanups.push(() => poller.stop(o.config.shutdownTimeoutMs));
-    const sweeper = createApprovalSweeper(slack.env, { scope });
-    sweeper.start();
-    cleanups.push(() => sweeper.stop());
+    const jobs = startJobs({ env: slack.env, scope: { teamIds: [CONSOLE_TEAM.id] } });
+    cleanups.push(() => jobs.stop(o.config.shutdownTimeoutMs));
 
     const storedKey = await store.keys.info(CONSOLE_TEAM.id).catch(() => undefined);
     const first = world.users[0];

@@ -2,21 +2,13 @@
  * `npm run console`: the local console explicitly, whatever Slack variables are set.
  * `printf '/edge apps\n' | npm run console --silent` runs it as a script and prints plain text.
  */
-import { ConfigError, loadConfig } from "../config.js";
-import { StoreError } from "../store/index.js";
+import { loadConfigOrExit } from "../../src/app/load-config.js";
+import { ConfigError } from "../../src/config.js";
+import { StoreError } from "../../src/store/index.js";
 import { runConsole } from "./index.js";
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`edgeops console: ${e.message}\n`);
-      process.exit(1);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit("edgeops console");
   // A reader that goes away (`| head`) is not an error worth a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
