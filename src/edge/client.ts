@@ -124,8 +124,10 @@ export interface EdgeClient {
   /** POST /shield/event-logs/{id}/search: a read, so it is retried like a GET. */
   searchEventLogs(shieldZoneId: number, search: EventLogsSearch): Promise<EventLogsSearchResult>;
   getTriggeredWafRules(shieldZoneId: number): Promise<TriggeredRules>;
-  /** GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone. */
-  /** The zone's rate limits; `skipped`: rows left out for lacking the ratelimitId the document leaves optional. */
+  /**
+   * GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone; `skipped`: rows
+   * left out for lacking the ratelimitId the document leaves optional.
+   */
   getRateLimits(shieldZoneId: number): Promise<RateLimitList>;
   getBotDetection(shieldZoneId: number): Promise<BotDetection>;
   getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
