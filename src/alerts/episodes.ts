@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
+import { slackErrorCode } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Lease } from "../scheduler/pool.js";
-import { CHANNEL_ERRORS, slackErrorCode, tellCreator } from "../scheduler/run.js";
+import { CHANNEL_ERRORS, tellCreator } from "../scheduler/run.js";
 import {
   type AlertEvent,
   type AlertView,

@@ -3,7 +3,7 @@ import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import { createClaimLoop, createFairPool, holdLease, type Lease } from "../scheduler/pool.js";
 import { edgeAccessFor } from "../services/edge-access.js";
-import type { SlackClientFor } from "../slack/clients.js";
+import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
 import { deliverPending, type EpisodeContext } from "./episodes.js";
 import {

@@ -13,7 +13,7 @@ import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
 import { createScheduler } from "../scheduler/index.js";
 import { createApprovalSweeper } from "../slack/approval-sweeper.js";
-import type { SlackEnv } from "../slack/commands/types.js";
+import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
 export interface EdgeClientOptions {

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
-import { toUserSentence } from "../errors.js";
+import { slackErrorCode, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
@@ -63,11 +63,6 @@ export type RunLease = Lease;
 
 /** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
 export const CHANNEL_ERRORS = new Set(["not_in_channel", "channel_not_found", "is_archived"]);
-
-export function slackErrorCode(err: unknown): string | undefined {
-  const data = (err as { data?: { error?: unknown } } | undefined)?.data;
-  return typeof data?.error === "string" ? data.error : undefined;
-}
 
 async function buildReply(
   s: Schedule,

@@ -3,7 +3,7 @@ import type { EdgeClient } from "../edge/client.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
-import type { SlackClientFor } from "../slack/clients.js";
+import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
 import { createClaimLoop, createFairPool, holdLease } from "./pool.js";
 import { type RunOptions, type RunResult, runSchedule } from "./run.js";

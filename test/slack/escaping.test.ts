@@ -74,6 +74,7 @@ import {
   mention,
   mrkdwn,
   mrkdwnText,
+  namedApprovers,
   packLines,
   plainText,
   reply,
@@ -721,6 +722,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "common.ts:mention": (g) => mention(g.s()),
   "common.ts:channel": (g) => channel(g.s()),
   "common.ts:usergroup": (g) => usergroup(g.s()),
+  "common.ts:namedApprovers": (g) => namedApprovers({ users: [g.s(), g.id("U")], usergroups: [g.s()] }),
   "common.ts:link": (g) =>
     link(
       g.pick([g.s(), `https://bunny.net/${g.s()}`, `http://x.example/?a=<b>&c=|d`, "javascript:alert(1)"]),

@@ -21,7 +21,7 @@ import {
 import { MUTE_BUTTON_MS } from "../../blocks/alerts.js";
 import { type Reply, sentenceReply } from "../../blocks/common.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { answerPrivately, type ButtonArgs, type ButtonContext, buttonContext } from "./context.js";
 
