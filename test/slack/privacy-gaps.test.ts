@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_PATTERNS, ACTIONS, CHANGE_MODAL, FUNCTIONS, VIEWS } from "../../src/slack/ids.js";
+import { NOT_CONNECTED_SENTENCE, OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { waitFor } from "../ops/support.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**
@@ -144,6 +146,34 @@ describe("the incident card's 'awaiting approval' mark", () => {
       const elsewhere = blocksText(await card("C0002"));
       expect(elsewhere).toContain(ip);
       expect(elsewhere).not.toContain("awaiting approval");
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
+});
+
+describe("a single-token install before Slack named its token's workspace", () => {
+  it("serves no request until auth.test answers, then only its own workspace", async () => {
+    const h = await startHarness({
+      env: { EDGE_API_KEY: "sim-deployment-key-0000" },
+      slackFaults: [{ method: "auth.test", latencyMs: 4_000, times: 1 }],
+    });
+    try {
+      const sentenceOf = async (teamId: string) => {
+        const res = await h.command("zones", { teamId, userId: BOB });
+        expect(res.status).toBe(200);
+        const answer = await h.slack.waitForResponse(res.responseId, () => true, 10_000);
+        return answer.body.text ?? blocksText(answer.body.blocks);
+      };
+      expect(h.app.problem()).toBeDefined();
+      expect(await sentenceOf("T0OTHER")).toBe(NOT_CONNECTED_SENTENCE);
+      expect(h.sim.requests).toEqual([]);
+
+      await waitFor(() => h.app.problem() === undefined, 10_000);
+      expect(await sentenceOf("T0OTHER")).toBe(OTHER_WORKSPACE_SENTENCE);
+      expect(h.sim.requests).toEqual([]);
+      expect(await sentenceOf("T0001")).toBe("Shield zones, page 1");
+      expect(h.sim.requests.length).toBeGreaterThan(0);
     } finally {
       await h.close();
     }
