@@ -47,6 +47,7 @@ export function dnsSummaryStep(env: SlackEnv) {
     try {
       inputs = parseStepInputs(dnsSummaryInputs, args.inputs, HELP);
     } catch (err) {
+      ctx.logger.info({ err }, "workflow step refused its inputs");
       return finishNow(args, ctx, { error: toUserSentence(err) });
     }
     const where = { channel: inputs.channel, userId: inputs.requester.id };

@@ -88,6 +88,7 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
 
 const NOT_A_MEMBER =
   "You are not a member of that channel: pick one you are in (the change is confirmed and approved there).";
+const MEMBERS_LATE = "Slack did not say in time who is in that channel: try again.";
 /** The membership check answers before Slack's 3-second deadline for the modal's answer. */
 const MEMBERS_WAIT_MS = 2_000;
 
@@ -97,14 +98,13 @@ async function whyNotMember(
   client: Args["client"],
   where: { teamId: string; userId: string; channelId: string },
 ): Promise<string | undefined> {
-  const LATE = "Slack did not say in time who is in that channel: try again.";
   try {
     const members = await withDeadline(
       channelMembers(env.deps, client, where.teamId, where.channelId, where.userId),
       MEMBERS_WAIT_MS,
       () => undefined,
     );
-    if (!members) return LATE;
+    if (!members) return MEMBERS_LATE;
     return members.has(where.userId) ? undefined : NOT_A_MEMBER;
   } catch (err) {
     return toUserSentence(err);
