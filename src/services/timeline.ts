@@ -410,12 +410,12 @@ export interface TimelineStory {
   peaks: Section<SignalPeak[]>;
 }
 
-/** The story and the peaks, read side by side. */
+/** The story and the peaks, read side by side; the window ends at `to` (a page of an earlier answer) or now. */
 export async function gatherTimeline(
   deps: Deps,
-  input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience },
+  input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience; to?: number },
 ): Promise<TimelineStory> {
-  const now = deps.now();
+  const now = input.to ?? deps.now();
   const range = incidentRange(input.window, now);
   const [timeline, peaks] = await Promise.all([
     buildTimeline(deps, { ...input, now }),

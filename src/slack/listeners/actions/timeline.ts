@@ -1,0 +1,139 @@
+import type { WebClient } from "@slack/web-api";
+import { z } from "zod";
+import { slackErrorCode, toUserSentence, UserError } from "../../../errors.js";
+import type { Logger } from "../../../log.js";
+import { INCIDENT_WINDOWS } from "../../../services/incident.js";
+import { type PostmortemNames, postmortemMarkdown } from "../../../services/postmortem.js";
+import { gatherTimeline } from "../../../services/timeline.js";
+import { exportedReply, timelineMessage } from "../../blocks/timeline.js";
+import { timelineAudience } from "../../commands/timeline.js";
+import type { SlackEnv } from "../../commands/types.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  buttonContext,
+  parseButtonValue,
+  replaceMessage,
+  respondPrivately,
+} from "./context.js";
+
+/**
+ * The buttons of the /edge timeline answer: Previous / Next replace it with another page of the same window
+ * (it ends where the first answer's did); Export posts a Markdown postmortem draft as a file in the channel
+ * (in the thread when the answer is in one), holding only what that channel may see.
+ */
+
+const pageValue = z.object({
+  z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  w: z.enum(INCIDENT_WINDOWS),
+  t: z.number().int().min(0),
+  pg: z.number().int().min(1).max(1_000_000),
+});
+
+const STALE = "That button is out of date: run /edge timeline again.";
+
+export function timelinePage(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, pageValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    await replaceMessage(args, ctx.logger, async () => {
+      const { audience, scope } = await timelineAudience(env, args.client, { ...ctx, isPublic: false });
+      const story = await gatherTimeline(env.deps, {
+        teamId: ctx.teamId,
+        zoneId: value.z,
+        window: value.w,
+        audience,
+        to: value.t,
+      });
+      return timelineMessage(story, { page: value.pg, label: null, scope, buttons: true, now: value.t });
+    });
+  };
+}
+
+const CANT_POST: Record<string, string> = {
+  not_in_channel: "I can't post files in this channel: invite edgeops to it (/invite @edgeops).",
+  channel_not_found: "I can't post files in this channel: invite edgeops to it (/invite @edgeops).",
+  missing_scope:
+    "Posting files needs the files:write scope: an admin adds it by reinstalling the app from manifest.yml.",
+  is_archived: "This channel is archived: nothing can be posted in it.",
+};
+
+/** Names for the draft: users.info for each person in it (a name that can't be read stays an id). */
+async function namesFor(
+  client: WebClient,
+  userIds: readonly string[],
+  logger: Logger,
+): Promise<PostmortemNames> {
+  const users = new Map<string, string>();
+  await Promise.all(
+    [...new Set(userIds)].slice(0, 50).map(async (id) => {
+      try {
+        const res = await client.users.info({ user: id });
+        const name = res.user?.profile?.display_name || res.user?.real_name || res.user?.name;
+        if (name) users.set(id, name);
+      } catch (err) {
+        logger.debug({ err, user: id }, "no name for a user of the postmortem draft");
+      }
+    }),
+  );
+  return { user: (id) => users.get(id) ?? id, channel: (id) => id };
+}
+
+export function timelineExport(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, pageValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    const container = args.body.container as { thread_ts?: string } | undefined;
+    const threadTs = container?.thread_ts ?? args.body.message?.thread_ts;
+    try {
+      // Posted for the whole channel: only what happened in it, whoever pressed the button.
+      const story = await gatherTimeline(env.deps, {
+        teamId: ctx.teamId,
+        zoneId: value.z,
+        window: value.w,
+        audience: { kind: "channels", channelIds: new Set([ctx.channelId]) },
+        to: value.t,
+      });
+      const people = story.timeline.entries.flatMap((e) => (e.by && e.by !== "system" ? [e.by] : []));
+      const names = await namesFor(
+        args.client,
+        [...people, ...story.timeline.mitigations.map((m) => m.requestedBy)],
+        ctx.logger,
+      );
+      const markdown = postmortemMarkdown(story, null, names);
+      const day = new Date(value.t).toISOString().slice(0, 10);
+      const filename = `postmortem-zone-${value.z}-${day}.md`;
+      const file = {
+        content: markdown,
+        filename,
+        title: `Postmortem draft: shield zone ${value.z}`,
+        initial_comment: `Postmortem draft for shield zone ${value.z} (last ${story.timeline.range.words}), asked by <@${ctx.userId}>.`,
+      };
+      // files.getUploadURLExternal, the upload, then files.completeUploadExternal into the channel (or thread).
+      await args.client.filesUploadV2(
+        threadTs
+          ? { ...file, channel_id: ctx.channelId, thread_ts: threadTs }
+          : { ...file, channel_id: ctx.channelId },
+      );
+      await env.deps.store.audit.append({
+        teamId: ctx.teamId,
+        userId: ctx.userId,
+        action: "timeline.export",
+        target: `shield zone ${value.z}`,
+        outcome: "ok",
+        details: { channelId: ctx.channelId, window: value.w },
+      });
+      await respondPrivately(args, exportedReply(ctx.channelId, filename), ctx.logger);
+    } catch (err) {
+      const code = slackErrorCode(err);
+      const sentence = code ? CANT_POST[code] : undefined;
+      if (!sentence && !(err instanceof UserError))
+        ctx.logger.warn({ err }, "exporting the postmortem draft failed");
+      await answerPrivately(args, sentence ?? toUserSentence(err), ctx.logger);
+    }
+  };
+}
