@@ -160,7 +160,10 @@ export function postmortemMarkdown(
   if (timeline.entries.length === 0) out.push("Nothing edgeops knows of happened in the window.");
   for (const e of timeline.entries) out.push(`- ${iso(e.at)} — ${entryText(e, names)}`);
   if (timeline.hidden > 0)
-    out.push("", `_${timeline.hidden} entries from other channels are left out of this channel's draft._`);
+    out.push(
+      "",
+      `_${timeline.hidden} ${timeline.hidden === 1 ? "entry" : "entries"} from other channels ${timeline.hidden === 1 ? "is" : "are"} left out of this channel's draft._`,
+    );
   if (timeline.cut) out.push("", "_More changes than one timeline holds: the oldest are left out._");
   out.push("");
 

@@ -171,7 +171,8 @@ async function timelineStory(options: HarnessOptions) {
       "## Open questions",
     ])
       expect(md).toContain(heading);
-    expect(md).toContain("@bob asked for: Block IP 203.0.113.7");
+    expect(md).toContain(`@bob asked for: Block IP 203.0.113.7 on shield zone ${ZONE} in #incident-42`);
+    expect(md).toContain("1 entry from other channels is left out of this channel's draft.");
     expect(md).toContain("temporary, undone at");
     // Posted for the whole channel: the private channel's request stays out whoever pressed Export.
     expect(md).not.toContain("country CN");
@@ -201,6 +202,40 @@ describe("/edge timeline: the story of an incident", () => {
     },
     60_000,
   );
+
+  it("takes a domain as other /edge commands do, refuses an unknown window, and says what Export needs", async () => {
+    const h = await startHarness();
+    try {
+      const { domain, shieldZoneId } = SIM_IDS.zoneByDomain;
+      const res = await h.command(`timeline ${domain} 6h`, { userId: ALICE, channelId: "C0001" });
+      const answer = await h.slack.waitForResponse(
+        res.responseId,
+        (r) => r.body.replace_original === true,
+        10_000,
+      );
+      const text = blocksText(answer.body.blocks);
+      expect(text).toContain(`Timeline of ${domain} (shield zone ${shieldZoneId})`);
+      expect(text).toContain("*Last 6 hours:* no alert; 0 change requests.");
+      expect(text).toContain("Nothing edgeops knows of happened on this zone in the last 6 hours.");
+
+      const bad = await answerTo(h, `timeline ${shieldZoneId} 2d`, ALICE);
+      expect(bad.text).toContain('"2d" is not a window. Use 15m (the default), 1h, 6h, 24h or 72h');
+
+      // A workspace installed before Export: Slack refuses the upload for the missing scope.
+      h.slack.addFault({ method: "files.getUploadURLExternal", error: "missing_scope" });
+      const exportButton = findButtons(answer.body.blocks).find(
+        (b) => b.action_id === ACTIONS.timelineExport,
+      )!;
+      const clicked = await h.click(exportButton, { userId: ALICE, channelId: "C0001" });
+      const told = await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
+      expect(blocksText(told.body.blocks)).toContain(
+        "Posting files needs the files:write scope: an admin adds it by reinstalling the app from manifest.yml.",
+      );
+      expect(h.slack.callsTo("files.completeUploadExternal")).toHaveLength(0);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
 
   it("pages a long story within Block Kit's limits (Next replaces the answer)", async () => {
     const h = await startHarness();

@@ -251,6 +251,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           },
         };
       }
+      case "conversations.info": {
+        const id = String(args.channel ?? "");
+        // A channel's name is its id in lower case (incident-42 for C0001, as the harness's payloads name it).
+        return /^[CG][A-Z0-9]+$/.test(id)
+          ? { ok: true, channel: { id, name: id === "C0001" ? "incident-42" : id.toLowerCase() } }
+          : { ok: false, error: "channel_not_found" };
+      }
       case "conversations.members": {
         // The same memberships, seen from the channel (paged by its limit).
         const all = [...memberships].filter(([, cs]) => cs.includes(String(args.channel))).map(([u]) => u);

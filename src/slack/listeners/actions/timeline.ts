@@ -60,25 +60,42 @@ const CANT_POST: Record<string, string> = {
   is_archived: "This channel is archived: nothing can be posted in it.",
 };
 
-/** Names for the draft: users.info for each person in it (a name that can't be read stays an id). */
+/** Names read for one draft at most, per kind (the rest stay ids). */
+const NAMES_READ = 50;
+
+/**
+ * Names for the draft (a file shows no mentions): users.info for each person in it, conversations.info for each
+ * channel; a name that can't be read stays an id.
+ */
 async function namesFor(
   client: WebClient,
-  userIds: readonly string[],
+  ids: { users: readonly string[]; channels: readonly string[] },
   logger: Logger,
 ): Promise<PostmortemNames> {
   const users = new Map<string, string>();
-  await Promise.all(
-    [...new Set(userIds)].slice(0, 50).map(async (id) => {
-      try {
-        const res = await client.users.info({ user: id });
-        const name = res.user?.profile?.display_name || res.user?.real_name || res.user?.name;
-        if (name) users.set(id, name);
-      } catch (err) {
-        logger.debug({ err, user: id }, "no name for a user of the postmortem draft");
-      }
-    }),
-  );
-  return { user: (id) => users.get(id) ?? id, channel: (id) => id };
+  const channels = new Map<string, string>();
+  const read = async (into: Map<string, string>, id: string, lookup: () => Promise<string | undefined>) => {
+    try {
+      const name = await lookup();
+      if (name) into.set(id, name);
+    } catch (err) {
+      logger.debug({ err, id }, "no name for the postmortem draft");
+    }
+  };
+  await Promise.all([
+    ...[...new Set(ids.users)].slice(0, NAMES_READ).map((id) =>
+      read(users, id, async () => {
+        const { user } = await client.users.info({ user: id });
+        return user?.profile?.display_name || user?.real_name || user?.name;
+      }),
+    ),
+    ...[...new Set(ids.channels)]
+      .slice(0, NAMES_READ)
+      .map((id) =>
+        read(channels, id, async () => (await client.conversations.info({ channel: id })).channel?.name),
+      ),
+  ]);
+  return { user: (id) => users.get(id) ?? id, channel: (id) => channels.get(id) ?? id };
 }
 
 export function timelineExport(env: SlackEnv) {
@@ -98,10 +115,18 @@ export function timelineExport(env: SlackEnv) {
         audience: { kind: "channels", channelIds: new Set([ctx.channelId]) },
         to: value.t,
       });
-      const people = story.timeline.entries.flatMap((e) => (e.by && e.by !== "system" ? [e.by] : []));
+      const { entries, mitigations } = story.timeline;
       const names = await namesFor(
         args.client,
-        [...people, ...story.timeline.mitigations.map((m) => m.requestedBy)],
+        {
+          users: [
+            ...entries.flatMap((e) => (e.by && e.by !== "system" ? [e.by] : [])),
+            ...mitigations.map((m) => m.requestedBy),
+          ],
+          channels: [...entries.map((e) => e.channelId), ...mitigations.map((m) => m.channelId)].filter(
+            Boolean,
+          ),
+        },
         ctx.logger,
       );
       const markdown = postmortemMarkdown(story, null, names);
