@@ -107,7 +107,7 @@ function openQuestions(story: TimelineStory): string[] {
   const temporary = timeline.mitigations.filter((m) => m.until !== null);
   if (temporary.length > 0)
     qs.push(
-      "Temporary mitigations end on their own (below): keep them longer, make them permanent, or let them go?",
+      "Temporary mitigations end on their own (see Mitigations still in force): keep them longer, make them permanent, or let them go?",
     );
   if (timeline.mitigations.some((m) => m.until === null))
     qs.push("Permanent mitigations are still in force: when are they reviewed?");
