@@ -13,7 +13,7 @@ import { type AlertEpisode, toEpisode } from "./watches.js";
 export interface TimelineReads {
   /**
    * The zone's change requests touched in [from, to] (made before `to`, last moved at or after `from`), and
-   * every one still applied (in force, whatever its age); oldest first, at most `limit`.
+   * every one still applied (in force, whatever its age); the newest `limit` of them, oldest first.
    */
   changesOfZone(
     teamId: string,
@@ -73,11 +73,12 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
             eb("state", "in", ["applied", "undoing"]),
           ]),
         )
-        .orderBy("created_at")
-        .orderBy("id")
+        // The newest `limit`, given oldest first: a story too long loses its oldest changes, not its latest.
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
         .limit(Math.max(0, limit))
         .execute();
-      return rows.map(toRequest);
+      return rows.reverse().map(toRequest);
     },
 
     async auditOf(teamId: string, q) {
