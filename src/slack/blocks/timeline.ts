@@ -32,12 +32,13 @@ export const TIMELINE_PAGE_SIZE = 60;
 /** Blocks the lines may take (the rest of the message takes at most 12). */
 const LINE_BLOCKS = 36;
 
-/** What a page button carries: zone, window, the window's end (so pages agree), page. */
+/** What a page button carries: zone, window, the window's end (so pages agree), page, and the domain typed. */
 export interface TimelineButtonValue {
   z: number;
   w: string;
   t: number;
   pg: number;
+  l?: string;
 }
 
 export const METRIC_LABELS: Record<TrafficMetric, string> = {
@@ -213,6 +214,7 @@ export function timelineMessage(story: TimelineStory, o: TimelineViewOptions): R
         w: timeline.range.window,
         t: timeline.range.to,
         pg,
+        ...(o.label ? { l: o.label } : {}),
       } satisfies TimelineButtonValue);
     const row: Button[] = [];
     if (page > 1) row.push(button("Previous", ACTIONS.timelinePreviousPage, value(page - 1)));

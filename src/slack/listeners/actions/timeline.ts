@@ -28,6 +28,7 @@ const pageValue = z.object({
   w: z.enum(INCIDENT_WINDOWS),
   t: z.number().int().min(0),
   pg: z.number().int().min(1).max(1_000_000),
+  l: z.string().max(253).optional(),
 });
 
 const STALE = "That button is out of date: run /edge timeline again.";
@@ -47,7 +48,13 @@ export function timelinePage(env: SlackEnv) {
         audience,
         to: value.t,
       });
-      return timelineMessage(story, { page: value.pg, label: null, scope, buttons: true, now: value.t });
+      return timelineMessage(story, {
+        page: value.pg,
+        label: value.l ?? null,
+        scope,
+        buttons: true,
+        now: value.t,
+      });
     });
   };
 }
@@ -129,7 +136,7 @@ export function timelineExport(env: SlackEnv) {
         },
         ctx.logger,
       );
-      const markdown = postmortemMarkdown(story, null, names);
+      const markdown = postmortemMarkdown(story, value.l ?? null, names);
       const day = new Date(value.t).toISOString().slice(0, 10);
       const filename = `postmortem-zone-${value.z}-${day}.md`;
       const file = {
