@@ -226,6 +226,8 @@ describe("/edge timeline: the story of an incident", () => {
       const exportButton = findButtons(answer.body.blocks).find(
         (b) => b.action_id === ACTIONS.timelineExport,
       )!;
+      // The domain typed goes with the buttons, so pages and the draft keep naming the zone by it.
+      expect(JSON.parse(exportButton.value ?? "{}")).toMatchObject({ z: shieldZoneId, w: "6h", l: domain });
       const clicked = await h.click(exportButton, { userId: ALICE, channelId: "C0001" });
       const told = await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
       expect(blocksText(told.body.blocks)).toContain(
