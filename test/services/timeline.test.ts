@@ -1,5 +1,5 @@
-import { performance } from "node:perf_hooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appliedBlock, type Clock, seedIncident, timeTimeline } from "../../bench/timeline.js";
 import { buildTimeline, type TimelineEntry } from "../../src/services/timeline.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import {
@@ -31,12 +31,12 @@ const engines: { engine: "sqlite" | "postgres"; enabled: boolean }[] = [
 
 for (const { engine, enabled } of engines) {
   describe.skipIf(!enabled)(`timeline read model (${engine})`, () => {
-    let clock = START;
+    const c: Clock = { now: START };
     let store: Store;
     let cleanup: () => Promise<void>;
 
     beforeEach(async () => {
-      clock = START;
+      c.now = START;
       const dir = await tempDir();
       const schema = engine === "postgres" ? randomSchema() : undefined;
       store = await openStore({
@@ -46,7 +46,7 @@ for (const { engine, enabled } of engines) {
           ...(engine === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
         }),
         logger: captureLogger().logger,
-        now: () => clock,
+        now: () => c.now,
         ...(schema ? { pgSchema: schema } : {}),
       });
       cleanup = async () => {
@@ -66,7 +66,7 @@ for (const { engine, enabled } of engines) {
           kind: "zone",
           target: String(ZONE),
           options: { label: "shop.example.com" },
-          nextPollAt: clock,
+          nextPollAt: c.now,
         },
         { perChannel: 10, perWorkspace: 10 },
       );
@@ -74,58 +74,8 @@ for (const { engine, enabled } of engines) {
       return created.item;
     }
 
-    /** A change asked, approved and applied as the engine records it: the request's moves and their audit. */
-    async function appliedBlock(i: number, channelId: string, opts: { temporaryMs?: number } = {}) {
-      const value = `10.0.${Math.floor(i / 250)}.${i % 250}`;
-      const params = { shieldZoneId: ZONE, type: "ip", value, state: "block" };
-      const r = await store.approvals.create({
-        kind: "access_block",
-        teamId: TEAM,
-        channelId,
-        requesterId: "U0002",
-        params,
-        observed: "none",
-        expiresAt: clock + HOUR,
-        undoAfterMs: opts.temporaryMs ?? null,
-      });
-      const details = { requestId: r.id, channelId, params };
-      await store.audit.append({
-        teamId: TEAM,
-        userId: "U0002",
-        action: "access_block.request",
-        target: `shield zone ${ZONE} / ip ${value}`,
-        outcome: "pending",
-        details,
-      });
-      clock += 1_000;
-      await store.approvals.transition(r.id, "pending", "approved", {
-        decidedBy: "U0001",
-        decidedAt: clock,
-        approvedBy: ["U0001"],
-      });
-      await store.audit.append({
-        teamId: TEAM,
-        userId: "U0001",
-        action: "access_block.approve",
-        target: `shield zone ${ZONE} / ip ${value}`,
-        outcome: "approved",
-        details,
-      });
-      clock += 1_000;
-      await store.approvals.transition(r.id, "approved", "applied", {
-        ...(opts.temporaryMs ? { undoAt: clock + opts.temporaryMs } : {}),
-      });
-      await store.approvals.setTargetOwner(TEAM, `${TEAM}/shield zone ${ZONE}/access ip ${value}`, r.id);
-      await store.audit.append({
-        teamId: TEAM,
-        userId: "U0001",
-        action: "access_block.apply",
-        target: `shield zone ${ZONE} / ip ${value}`,
-        outcome: "applied",
-        details,
-      });
-      return r;
-    }
+    const applied = (i: number, channelId: string, o: { temporaryMs?: number } = {}) =>
+      appliedBlock(store, c, { zoneId: ZONE, i, channelId, ...o });
 
     const line = (e: TimelineEntry) =>
       e.kind === "change" ? `${e.step} ${e.change} by ${e.by}` : `${e.kind} by ${e.by}`;
@@ -152,7 +102,7 @@ for (const { engine, enabled } of engines) {
         },
       });
       if (!episode) throw new Error("no episode");
-      clock += 60_000;
+      c.now += 60_000;
       await store.episodes.acknowledge(episode.id, "U0003");
       await store.audit.append({
         teamId: TEAM,
@@ -160,10 +110,10 @@ for (const { engine, enabled } of engines) {
         action: "watch.mute",
         target: `watch:${watch.id}`,
         outcome: "ok",
-        details: { until: clock + HOUR, channelId: "C0001" },
+        details: { until: c.now + HOUR, channelId: "C0001" },
       });
-      clock += 60_000;
-      const block = await appliedBlock(1, "C0001", { temporaryMs: 30 * 60_000 });
+      c.now += 60_000;
+      const block = await applied(1, "C0001", { temporaryMs: 30 * 60_000 });
       // Another zone's change and a rejected one on this zone.
       await store.approvals.create({
         kind: "access_block",
@@ -171,32 +121,32 @@ for (const { engine, enabled } of engines) {
         channelId: "C0001",
         requesterId: "U0002",
         params: { shieldZoneId: 9999, type: "ip", value: "10.9.9.9", state: "block" },
-        expiresAt: clock + HOUR,
+        expiresAt: c.now + HOUR,
       });
-      clock += 60_000;
+      c.now += 60_000;
       const rejected = await store.approvals.create({
         kind: "access_block",
         teamId: TEAM,
         channelId: "C0001",
         requesterId: "U0002",
         params: { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" },
-        expiresAt: clock + HOUR,
+        expiresAt: c.now + HOUR,
       });
-      clock += 1_000;
+      c.now += 1_000;
       await store.approvals.transition(rejected.id, "pending", "rejected", {
         decidedBy: "U0003",
-        decidedAt: clock,
+        decidedAt: c.now,
       });
       // No audit for this one (as if pruned): its row still tells asked and rejected.
-      clock += 10 * 60_000;
+      c.now += 10 * 60_000;
       const resolved = await store.episodes.get(episode.id);
       await store.episodes.update(episode.id, resolved?.version ?? 1, {
         status: "resolved",
-        resolvedAt: clock,
+        resolvedAt: c.now,
       });
 
       const t = await buildTimeline(
-        { store, now: () => clock },
+        { store, now: () => c.now },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
       );
       expect(t.entries.map(line)).toEqual([
@@ -217,13 +167,13 @@ for (const { engine, enabled } of engines) {
       expect(t.mitigations).toEqual([
         expect.objectContaining({ requestId: block.id, until: START + 2 * 60_000 + 2_000 + 30 * 60_000 }),
       ]);
-      expect(t.alerts).toMatchObject({ count: 1, firing: 0, firstOpenedAt: START, lastResolvedAt: clock });
+      expect(t.alerts).toMatchObject({ count: 1, firing: 0, firstOpenedAt: START, lastResolvedAt: c.now });
       expect(t.hidden).toBe(0);
 
       // A 1 h window ending after the alert leaves out what came before it.
-      clock += 55 * 60_000;
+      c.now += 55 * 60_000;
       const lastHour = await buildTimeline(
-        { store, now: () => clock },
+        { store, now: () => c.now },
         { teamId: TEAM, zoneId: ZONE, window: "1h", audience: { kind: "all" } },
       );
       expect(lastHour.entries.map(line)).toEqual(["alert_resolved by null"]);
@@ -232,11 +182,11 @@ for (const { engine, enabled } of engines) {
     });
 
     it("shows a private channel's entries only to its members (admins see all)", async () => {
-      await appliedBlock(1, "C0001");
-      clock += 60_000;
-      await appliedBlock(2, "GPRIVATE");
+      await applied(1, "C0001");
+      c.now += 60_000;
+      await applied(2, "GPRIVATE");
       const forMember = await buildTimeline(
-        { store, now: () => clock },
+        { store, now: () => c.now },
         {
           teamId: TEAM,
           zoneId: ZONE,
@@ -250,7 +200,7 @@ for (const { engine, enabled } of engines) {
       // Three steps and one mitigation of the private channel are left out, and counted.
       expect(forMember.hidden).toBe(4);
       const forAdmin = await buildTimeline(
-        { store, now: () => clock },
+        { store, now: () => c.now },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
       );
       expect(forAdmin.entries).toHaveLength(6);
@@ -258,49 +208,21 @@ for (const { engine, enabled } of engines) {
     });
 
     it("builds a 24 h episode with 500 changes from the store (measured against a floor)", async () => {
-      const watch = await zoneWatch("C0001");
-      const episode = await store.episodes.open({
-        watchId: watch.id,
-        teamId: TEAM,
-        channelId: "C0001",
-        subject: String(ZONE),
-        seq: 1,
-        kind: "attack",
-        details: null,
-      });
-      if (!episode) throw new Error("no episode");
-      for (let i = 0; i < 500; i++) {
-        await appliedBlock(i, "C0001", i % 2 === 0 ? { temporaryMs: 48 * HOUR } : {});
-        clock += 2 * 60_000 + 800; // 500 changes over ~23 h
-      }
-      const audience = { kind: "all" } as const;
-      const input = { teamId: TEAM, zoneId: ZONE, window: "24h" as const, audience };
-      const deps = { store, now: () => clock };
-      // Warm up (prepared statements, caches), then time the build and a floor: an empty zone's timeline,
-      // the same queries with nothing to find, in the same run on the same machine.
-      await buildTimeline(deps, input);
-      await buildTimeline(deps, { ...input, zoneId: 1 });
-      const runs = 5;
-      const timed = async (zoneId: number) => {
-        const times: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          const t0 = performance.now();
-          await buildTimeline(deps, { ...input, zoneId });
-          times.push(performance.now() - t0);
-        }
-        return times.sort((a, b) => a - b)[Math.floor(runs / 2)] ?? 0;
-      };
-      const floor = await timed(1);
-      const build = await timed(ZONE);
-      const t = await buildTimeline(deps, input);
+      await seedIncident(store, c, ZONE, 500);
+      const t = await buildTimeline(
+        { store, now: () => c.now },
+        { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
+      );
       expect(t.entries.filter((e) => e.kind === "change")).toHaveLength(1_500);
       expect(t.entries[0]?.kind).toBe("alert_opened");
       expect(t.mitigations).toHaveLength(500);
       expect(t.cut).toBe(false);
       for (let i = 1; i < t.entries.length; i++)
         expect(t.entries[i]?.at ?? 0).toBeGreaterThanOrEqual(t.entries[i - 1]?.at ?? 0);
+      const m = await timeTimeline(store, c, ZONE);
+      expect(m.entries).toBe(1_501);
       console.log(
-        `[timeline bench ${engine}] 24 h, 500 changes (1,500 steps): build ${build.toFixed(1)} ms (median of ${runs}); floor (empty zone) ${floor.toFixed(1)} ms; ${(build / Math.max(floor, 0.01)).toFixed(1)}× the floor`,
+        `[timeline bench ${engine}] 24 h, 500 changes (${m.entries} entries): build ${m.buildMs} ms (median of ${m.runs}); floor (the same queries finding nothing) ${m.floorMs} ms; ${m.ratioToFloor}× the floor`,
       );
     }, 120_000);
   });
