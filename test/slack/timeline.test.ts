@@ -280,6 +280,18 @@ describe("/edge timeline: the story of an incident", () => {
       expect(text).toContain("10.1.0.79");
       expect(text).not.toContain("10.1.0.0 ");
       expect(findButtons(second.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.timelinePreviousPage);
+
+      // Shared in the channel: this channel's entries, for everyone there, without buttons to page or export.
+      const share = findButtons(first.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel)!;
+      const shared = await h.click(share, { userId: ALICE, channelId: "C0001" });
+      const posted = await h.slack.waitForResponse(
+        shared.responseId,
+        (r) => r.body.response_type === "in_channel",
+        10_000,
+      );
+      expect(blocksText(posted.body.blocks)).toContain("Only what happened in this channel.");
+      expect(blocksText(posted.body.blocks)).toContain("Page 1 of 2 (80 entries");
+      expect(findButtons(posted.body.blocks)).toEqual([]);
       expect(h.slack.violations).toEqual([]);
     } finally {
       await h.close();
