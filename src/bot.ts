@@ -1,11 +1,14 @@
 import { composeDeps, startJobs } from "./app/compose.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
+import { TransportError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createSlackApp } from "./slack/app.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
-import { CONNECT_HINT, selectTransport, TransportError } from "./slack/transport.js";
+import { instrumentSlackFetch } from "./slack/transport/slack-fetch.js";
+import { CONNECT_HINT, selectTransport } from "./slack/transport/transport.js";
+import { watchTransport } from "./slack/transport/transport-state.js";
 
 export interface RunningBot {
   readonly deps: Deps;
@@ -49,11 +52,16 @@ export async function startBot({
     transport,
     port: config.port,
     routes: ops.routes,
-    fetch: ops.slackFetch,
+    // Slack Web API calls are counted, and a late answer to a request abandoned at shutdown is dropped.
+    fetch: instrumentSlackFetch({
+      metrics: deps.metrics,
+      apiUrl: config.slack.apiUrl,
+      drop: (url) => ops.tracker.isAbandoned(url),
+    }),
     middleware: [ops.tracker.middleware],
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
-  ops.attach(slack.app, transport.kind, slack);
+  ops.attach(watchTransport(slack.receiver, transport.kind), slack);
   // Requests refused while stopping were acknowledged already: logged, counted, workflow steps completed.
   ops.tracker.onRefused((body) => slack.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
   if (sharedLimit) {
@@ -61,7 +69,7 @@ export async function startBot({
     ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });
   }
   const metricsPort = await ops.listenMetrics();
-  // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
+  // Listens at once; the token check and Socket Mode connect in the background (src/slack/transport/connection.ts).
   const { port } = await slack.start();
   // Schedules, alert watches and approval expiry: every replica ticks; each occurrence is claimed by one.
   const jobs = startJobs({ env: slack.env });

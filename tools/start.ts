@@ -5,7 +5,7 @@
  */
 import { runMain } from "../src/app/run.js";
 import { startBot } from "../src/bot.js";
-import { selectTransport } from "../src/slack/transport.js";
+import { selectTransport } from "../src/slack/transport/transport.js";
 
 void runMain(async (options) => {
   if (selectTransport(options.config).kind !== "console") return startBot(options);

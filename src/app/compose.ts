@@ -3,17 +3,17 @@
  * start (src/bot.ts), the local console (tools/console), the test harness and the bench use it, so
  * a new dependency or background job is wired in one place for all of them.
  */
-import { createPoller } from "../alerts/poller.js";
 import { ChangeObservers } from "../changes/observers.js";
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../edge/client.js";
 import { createSharedLimit, type SharedLimit } from "../edge/shared-limit.js";
+import { createPoller } from "../jobs/alerts.js";
+import { createScheduler } from "../jobs/schedules.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
-import { createScheduler } from "../scheduler/index.js";
 import { createApprovalSweeper } from "../slack/approval-sweeper.js";
-import type { SlackEnv } from "../slack/commands/types.js";
+import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
 export interface EdgeClientOptions {

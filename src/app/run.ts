@@ -1,8 +1,8 @@
 import type { RunningBot, StartOptions } from "../bot.js";
 import { ConfigError } from "../config.js";
+import { TransportError } from "../errors.js";
 import { createLogger } from "../log.js";
 import { installProcessGuards } from "../ops/process-guards.js";
-import { TransportError } from "../slack/transport.js";
 import { StoreError } from "../store/index.js";
 import { loadConfigOrExit } from "./load-config.js";
 

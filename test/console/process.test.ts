@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
+import { TransportError } from "../../src/errors.js";
 import { silentLogger } from "../../src/log.js";
-import { TransportError } from "../../src/slack/transport.js";
 import { startConsole, TEST_ENCRYPTION_KEY } from "./support.js";
 
 const dirs: string[] = [];

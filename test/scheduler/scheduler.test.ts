@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/scheduler/index.js";
+import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import type { Schedule } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";

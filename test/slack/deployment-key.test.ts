@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScheduler } from "../../src/scheduler/index.js";
+import { createScheduler } from "../../src/jobs/schedules.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
 import { VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";

@@ -12,7 +12,7 @@ import { type Config, ConfigError } from "../../src/config.js";
 import type { RetryPolicy } from "../../src/edge/client.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import { createSlackApp } from "../../src/slack/app.js";
-import { CONNECT_HINT } from "../../src/slack/transport.js";
+import { CONNECT_HINT } from "../../src/slack/transport/transport.js";
 import type { Simulator, SimulatorOptions } from "../simulator/index.js";
 import { startConsoleEdge } from "./edge.js";
 import { LineInput } from "./input.js";

@@ -6,8 +6,8 @@ import { INCIDENT_WINDOWS } from "../../../services/incident.js";
 import { type PostmortemNames, postmortemMarkdown } from "../../../services/postmortem.js";
 import { gatherTimeline } from "../../../services/timeline.js";
 import { exportedReply, timelineMessage } from "../../blocks/timeline.js";
-import { timelineAudience } from "../../commands/timeline.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { timelineAudience } from "../../edge-commands/timeline.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import {
   answerPrivately,
   type ButtonArgs,

@@ -1,12 +1,13 @@
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
+import { holdLease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
-import type { SlackClientFor } from "../slack/clients.js";
+import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
-import { createClaimLoop, createFairPool, holdLease } from "./pool.js";
-import { type RunOptions, type RunResult, runSchedule } from "./run.js";
+import { createClaimWorker } from "./pool.js";
+import { type RunOptions, type RunResult, runSchedule } from "./schedule-run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the
@@ -188,14 +189,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  const pool = createFairPool<Job>({
-    concurrency,
-    perWorkspace: options.perWorkspaceConcurrency,
-    id: (j) => j.schedule.id,
-    teamId: (j) => j.schedule.teamId,
-    run: runJob,
-  });
-
   /** The due schedules of a tick, sharing one scan start per (workspace, zone). */
   async function listDue(): Promise<Job[]> {
     const due = await deps.store.schedules.listDue(now(), batchSize, scope);
@@ -212,14 +205,16 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return due.map((schedule) => ({ schedule, trigger }));
   }
 
-  const loop = createClaimLoop({
+  return createClaimWorker<Job>({
     name: "scheduler",
     intervalMs,
     logger,
-    pool,
-    listDue,
     onStop: () => stopping.abort(),
+    concurrency,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (j) => j.schedule.id,
+    teamId: (j) => j.schedule.teamId,
+    run: runJob,
+    listDue,
   });
-
-  return { tick: loop.tick, start: loop.start, stop: loop.stop };
 }

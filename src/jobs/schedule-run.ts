@@ -2,6 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { toUserSentence } from "../errors.js";
+import type { Lease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
@@ -10,8 +11,8 @@ import { periodMs } from "../services/schedules.js";
 import type { Reply } from "../slack/blocks/common.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../slack/blocks/dns-summary.js";
 import { channelFailingDm, scheduleLabel } from "../slack/blocks/schedules.js";
+import { deliverTo, type PostingOwner } from "../slack/deliver.js";
 import type { Schedule } from "../store/index.js";
-import type { Lease } from "./pool.js";
 
 /**
  * One run of one schedule: build the DNS summary, post it with chat.postMessage, record the run.
@@ -61,14 +62,6 @@ export interface RunOptions {
  */
 export type RunLease = Lease;
 
-/** Slack errors that mean "this channel does not take our posts": mark failing, tell the creator once. */
-export const CHANNEL_ERRORS = new Set(["not_in_channel", "channel_not_found", "is_archived"]);
-
-export function slackErrorCode(err: unknown): string | undefined {
-  const data = (err as { data?: { error?: unknown } } | undefined)?.data;
-  return typeof data?.error === "string" ? data.error : undefined;
-}
-
 async function buildReply(
   s: Schedule,
   o: RunOptions,
@@ -105,24 +98,6 @@ async function buildReply(
   }
 }
 
-/** A direct message to whoever created `what` (a schedule, a watch) that its channel refuses posts. */
-export async function tellCreator(
-  client: WebClient,
-  userId: string,
-  message: Reply,
-  what: "schedule" | "watch",
-  logger: Logger,
-): Promise<void> {
-  try {
-    const dm = await client.conversations.open({ users: userId });
-    const channel = dm.channel?.id;
-    if (!channel) throw new Error("conversations.open returned no channel");
-    await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks });
-  } catch (err) {
-    logger.warn({ err, userId }, `could not tell the ${what}'s creator that it is failing`);
-  }
-}
-
 /** Run a schedule once. Never throws: every failure is a recorded outcome. */
 export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult> {
   const { deps } = o;
@@ -148,42 +123,49 @@ export async function runSchedule(s: Schedule, o: RunOptions): Promise<RunResult
 
   try {
     const built = await buildReply(s, o);
-    let client: WebClient;
-    try {
-      client = await o.client();
-    } catch (err) {
-      logger.warn({ err }, "no Slack client for the schedule's workspace");
-      return finish({ outcome: "slack_error", posted: false, error: toUserSentence(err) });
-    }
-    // The fence: a replica whose lease ended (another one took the occurrence over) does not post.
-    if (o.lease && !(await o.lease.stillMine())) {
-      deps.metrics.schedulerRuns.inc({ outcome: "superseded" });
-      logger.warn("the schedule's lease ended before posting; another replica runs this occurrence");
-      return { outcome: "superseded", posted: false, error: null };
-    }
-    try {
-      await client.chat.postMessage({
-        channel: s.channelId,
-        text: built.reply.text,
-        blocks: built.reply.blocks,
-        unfurl_links: false,
-        unfurl_media: false,
-      });
-    } catch (err) {
-      const code = slackErrorCode(err) ?? "unknown";
-      deps.metrics.slackApiErrors.inc({ method: "chat.postMessage", error: code });
-      const sentence = toUserSentence(err);
-      if (CHANNEL_ERRORS.has(code)) {
-        logger.warn({ slackError: code, alreadyFailing: s.failing }, "schedule's channel refuses posts");
-        await deps.store.schedules.markFailing(s.id, sentence);
-        // One direct message when a schedule starts failing; none while it stays failing.
-        if (!s.failing) await tellCreator(client, s.createdBy, channelFailingDm(s, code), "schedule", logger);
-        return finish({ outcome: "channel_failing", posted: false, error: sentence, slackError: code });
+    const owner: PostingOwner = {
+      what: "schedule",
+      channelId: s.channelId,
+      createdBy: s.createdBy,
+      failing: s.failing,
+      markFailing: (_code, err) => deps.store.schedules.markFailing(s.id, toUserSentence(err)),
+      clearFailing: () => deps.store.schedules.clearFailing(s.id),
+      failingDm: (code) => channelFailingDm(s, code),
+    };
+    const lease = o.lease;
+    const delivered = await deliverTo(
+      {
+        client: o.client,
+        metrics: deps.metrics,
+        logger,
+        // The fence: a replica whose lease ended (another one took the occurrence over) does not post.
+        fence: lease ? () => lease.stillMine() : undefined,
+      },
+      owner,
+      (to) => to.post(built.reply),
+    );
+    switch (delivered.outcome) {
+      case "sent":
+        break;
+      case "no_client":
+        return finish({ outcome: "slack_error", posted: false, error: toUserSentence(delivered.error) });
+      case "superseded":
+        deps.metrics.schedulerRuns.inc({ outcome: "superseded" });
+        logger.warn("the schedule's lease ended before posting; another replica runs this occurrence");
+        return { outcome: "superseded", posted: false, error: null };
+      case "channel_failing":
+      case "slack_error": {
+        const { slackError, error } = delivered;
+        if (delivered.outcome === "slack_error")
+          logger.warn({ err: error, slackError }, "posting the scheduled DNS summary failed");
+        return finish({
+          outcome: delivered.outcome,
+          posted: false,
+          error: toUserSentence(error),
+          slackError,
+        });
       }
-      logger.warn({ err, slackError: code }, "posting the scheduled DNS summary failed");
-      return finish({ outcome: "slack_error", posted: false, error: sentence, slackError: code });
     }
-    if (s.failing) await deps.store.schedules.clearFailing(s.id);
     return finish({ outcome: built.outcome, posted: true, error: built.error }, built.snapshot);
   } catch (err) {
     logger.error({ err }, "scheduled DNS summary failed");

@@ -7,10 +7,9 @@ import {
   WebClient,
   type WebClientOptions,
 } from "@slack/web-api";
-import { backoffDelay } from "../edge/queue.js";
-import { UserError } from "../errors.js";
-import type { Logger } from "../log.js";
-import { TransportError } from "./transport.js";
+import { backoffDelay } from "../../edge/queue.js";
+import { TransportError, UserError } from "../../errors.js";
+import type { Logger } from "../../log.js";
 
 /**
  * Slack at start-up, for the single-token transports. Bolt checks a bot token with auth.test as the App

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The HTTP front of the HTTP transport, run in a worker thread (src/slack/threaded-receiver.ts) so that
+ * The HTTP front of the HTTP transport, run in a worker thread (src/slack/transport/threaded-receiver.ts) so that
  * Slack's acknowledgements never wait for the main thread's work (store, Edge API answers, Block Kit,
  * garbage collection). Plain JavaScript with only Node and Bolt's own request helpers: the thread
  * starts in tens of milliseconds without a TypeScript loader, in development and tests as in production.
@@ -13,6 +13,8 @@
  */
 import { Agent, createServer, request } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
+// Deep imports: "@slack/bolt" re-exports these (HTTPModuleFunctions, isValidSlackRequest), but loading it
+// loads all of Bolt (Express, the Web API client, OAuth) into this thread, which must start in milliseconds.
 import {
   bufferIncomingMessage,
   extractRetryNumFromHTTPRequest,

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { Worker } from "node:worker_threads";
 import { type App, HTTPReceiver, type HTTPReceiverOptions, type Receiver } from "@slack/bolt";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../log.js";
 import type { FrontMessage } from "./front-thread.js";
 
 /** The ack Bolt's listeners get for a payload the front thread has already acknowledged. */
@@ -15,7 +15,7 @@ const FRONT_RESTART_MS = 1_000;
 
 /**
  * The HTTP transport's receiver: Slack's requests are read, verified and, where their ack carries
- * nothing, acknowledged in a worker thread (src/slack/front-thread.js), so an ack never waits behind
+ * nothing, acknowledged in a worker thread (src/slack/transport/front-thread.js), so an ack never waits behind
  * the main thread's work; the main thread gets the parsed payload and runs Bolt on it with an ack that
  * has already been given. Bolt's own HTTPReceiver, on 127.0.0.1 in the main thread, answers what the
  * front passes on unchanged: modal submissions, options, Slack's checks, bad signatures, OAuth pages
@@ -39,7 +39,7 @@ export class ThreadedHttpReceiver implements Receiver {
     return this.inner.installer;
   }
 
-  /** Read by readiness (src/ops/transport-state.ts). */
+  /** Read by readiness (src/slack/transport/transport-state.ts). */
   get listening(): boolean {
     return this.frontListening && this.innerServer?.listening === true;
   }

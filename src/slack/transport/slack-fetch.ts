@@ -1,7 +1,7 @@
 import type { FetchFunction } from "@slack/web-api";
 import { Agent, request } from "undici";
-import { yieldToWaitingRequests } from "../ack-priority.js";
-import type { Metrics } from "./metrics.js";
+import { yieldToWaitingRequests } from "../../ack-priority.js";
+import type { Metrics } from "../../ops/metrics.js";
 
 /**
  * The `fetch` every Slack WebClient and Bolt's `respond()` use (passed as `clientOptions.fetch`), so

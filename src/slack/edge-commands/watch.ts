@@ -1,4 +1,4 @@
-import { watchInterval } from "../../alerts/poller.js";
+import { watchInterval } from "../../alerts/interval.js";
 import { alertViewOf } from "../../alerts/view.js";
 import { UserError, usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";

@@ -1,4 +1,5 @@
-import { type Config, slackCredentialsSet } from "../config.js";
+import { type Config, slackCredentialsSet } from "../../config.js";
+import { TransportError } from "../../errors.js";
 
 /** Which way Slack reaches the app, decided once from the configuration. */
 export type Transport =
@@ -9,10 +10,6 @@ export type Transport =
 export type SlackAuth =
   | { kind: "single"; botToken: string }
   | { kind: "oauth"; clientId: string; clientSecret: string; stateSecret: string };
-
-export class TransportError extends Error {
-  override readonly name = "TransportError";
-}
 
 export const CONNECT_HINT =
   "Set SLACK_APP_TOKEN and SLACK_BOT_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN for HTTP " +

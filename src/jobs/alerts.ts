@@ -1,28 +1,49 @@
-import type { Deps } from "../deps.js";
-import { toUserSentence } from "../errors.js";
-import type { Logger } from "../log.js";
-import { createClaimLoop, createFairPool, holdLease, type Lease } from "../scheduler/pool.js";
-import { edgeAccessFor } from "../services/edge-access.js";
-import type { SlackClientFor } from "../slack/clients.js";
-import type { Watch, WorkScope } from "../store/index.js";
-import { deliverPending, type EpisodeContext } from "./episodes.js";
+import type { WebClient } from "@slack/web-api";
+import {
+  type AlertNotice,
+  type EpisodeContext,
+  planParent,
+  recordPosted,
+  recordShown,
+  staleNotices,
+  undeliveredNotices,
+  watchChannelRefused,
+  watchChannelWorks,
+} from "../alerts/episodes.js";
 import {
   type AppsState,
   type EvaluationResult,
   evaluateAppsWatch,
   evaluateZoneWatch,
   type ZoneState,
-} from "./evaluate.js";
+} from "../alerts/evaluate.js";
+import { CALLS_PER_EVALUATION, watchInterval } from "../alerts/interval.js";
+import { isMutedAt } from "../alerts/view.js";
+import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
+import { holdLease, type Lease } from "../lease.js";
+import type { Logger } from "../log.js";
+import { edgeAccessFor } from "../services/edge-access.js";
+import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../slack/blocks/alerts.js";
+import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import type { SlackClientFor } from "../slack/transport/clients.js";
+import type { Watch, WorkScope } from "../store/index.js";
+import { createClaimWorker } from "./pool.js";
 
 /**
- * The alert poller runs in every replica, as the scheduler does: each tick lists due watches
- * (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
+ * The alert poller (a job: the clock's entry to the alert domain) runs in every replica, as the scheduler
+ * does: each tick lists due watches (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
  * next_poll_at (expected: the due time it read; new: now + the watch's interval), so one replica
  * evaluates it however many tick. The claim is also the evaluation's lease (holdLease, as the
  * scheduler's): renewed while the evaluation runs, so an evaluation slower than the interval (a Slack
  * post retried after a 429) is not evaluated again meanwhile by another replica, which would find the
  * alert it is posting still unposted and post it too; and renewed once more before an alert's parent is
  * posted (the fence). Evaluations run in the scheduler's fair bounded pool.
+ *
+ * An evaluation (alerts/evaluate.ts) answers with notices: which episodes Slack should show as they are now, and
+ * what their threads should be told. The poller renders them (slack/blocks/alerts.ts) and sends them through
+ * slack/deliver.ts, the schedules' way: a channel that refuses posts marks the watch failing and tells its
+ * creator once; any other failure (429, 5xx) is logged and the next evaluation tries again.
  *
  * Budget (WATCH_SHARE): a key's watches together use at most that share of the key's
  * EDGE_API_RATE_PER_SEC. Their interval stretches past WATCH_INTERVAL_MS to
@@ -51,7 +72,114 @@ export interface PollerOptions {
   /** The budget's clock (real time); tests may inject one. */
   budgetClock?: () => number;
   /** Called after each evaluation (tests, metrics). */
-  onEvaluate?: (watch: Watch, result: EvaluationResult | { error: string }) => void;
+  onEvaluate?: (watch: Watch, result: PollResult | { error: string }) => void;
+}
+
+export type DeliveryOutcome =
+  | "posted"
+  | "updated"
+  /** Slack already shows this parent: nothing sent. */
+  | "unchanged"
+  | "muted"
+  | "channel_failing"
+  | "slack_error"
+  /** The evaluation's claim ended (another replica evaluates the watch now): nothing posted. */
+  | "superseded";
+
+export interface PollResult extends EvaluationResult {
+  deliveries: DeliveryOutcome[];
+}
+
+/** An evaluation's episodes, with what delivering them needs. */
+interface AlertDelivery extends EpisodeContext {
+  /** The workspace's Web API client (may throw: e.g. the app was uninstalled). */
+  client: () => Promise<WebClient>;
+  /** The poller's claim on this evaluation: renewed before a parent is posted, which is not posted if lost. */
+  lease: Lease;
+}
+
+/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
+async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
+  const plan = await planParent(d, n);
+  if (plan.kind !== "send") return plan.kind;
+  const { watch, digest, event } = plan;
+  const e = n.episode;
+  const messageTs = e.messageTs;
+  const parent = alertParentMessage(plan.view, d.now);
+  const owner: PostingOwner = {
+    what: "watch",
+    channelId: watch.channelId,
+    createdBy: watch.createdBy,
+    failing: watch.failing,
+    markFailing: (slackError) => watchChannelRefused(d, slackError),
+    clearFailing: () => watchChannelWorks(d),
+    failingDm: (slackError) => watchChannelFailingDm(watch, slackError),
+  };
+  const delivered = await deliverTo(
+    {
+      client: d.client,
+      metrics: d.deps.metrics,
+      logger: d.logger,
+      fence: messageTs === null ? () => d.lease.stillMine() : undefined,
+    },
+    owner,
+    async (to): Promise<DeliveryOutcome> => {
+      if (messageTs === null) {
+        const ts = await to.post(parent);
+        if (typeof ts !== "string") throw new Error("chat.postMessage returned no ts");
+        await recordPosted(d, e, ts, digest);
+        // The first post already shows the news; a reply would repeat it.
+        return "posted";
+      }
+      if (plan.changed) await to.update(messageTs, parent);
+      // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
+      await recordShown(d, e, digest);
+      if (event) await to.post(alertThreadReply(event), messageTs);
+      return plan.changed ? "updated" : "unchanged";
+    },
+  );
+  switch (delivered.outcome) {
+    case "sent":
+      return delivered.value;
+    case "superseded":
+      d.logger.warn(
+        { episodeId: e.id },
+        "the watch's claim ended before its alert was posted; another replica posts it",
+      );
+      return "superseded";
+    case "channel_failing":
+      return "channel_failing";
+    case "slack_error":
+      d.logger.warn(
+        { err: delivered.error, slackError: delivered.slackError },
+        "delivering an alert failed; the next evaluation tries again",
+      );
+      return "slack_error";
+    case "no_client":
+      return "slack_error";
+  }
+}
+
+/**
+ * Bring the watch's alerts in Slack up to date: post the parents of firing episodes never delivered, so an open
+ * alert is never forgotten; then update every posted parent that no longer shows what is true. A parent Slack
+ * already shows as it is costs nothing. Stops at the first delivery that fails.
+ */
+async function deliverPending(d: AlertDelivery): Promise<DeliveryOutcome[]> {
+  if (isMutedAt(d.watch, d.now)) return [];
+  const out: DeliveryOutcome[] = [];
+  for (const n of await undeliveredNotices(d)) {
+    const outcome = await deliverNotice(d, n);
+    out.push(outcome);
+    if (outcome !== "posted") return out;
+  }
+  for (const n of await staleNotices(d)) {
+    const outcome = await deliverNotice(d, n);
+    if (outcome === "unchanged") continue;
+    out.push(outcome);
+    if (outcome !== "updated") break;
+  }
+  return out;
 }
 
 export interface Poller {
@@ -61,28 +189,7 @@ export interface Poller {
   stop(deadlineMs?: number): Promise<void>;
 }
 
-/** Calls an evaluation makes in the usual case (zone: the detailed metrics; apps: one page). */
-export const CALLS_PER_EVALUATION = 1;
 const BUDGET_WINDOW_MS = 10_000;
-
-/** WATCH_INTERVAL_MS, stretched so `watches` evaluations fit in the key's share of its rate. */
-export function stretchedInterval(
-  watches: number,
-  o: { intervalMs: number; ratePerSec: number; sharePercent: number },
-): number {
-  const perSec = (o.ratePerSec * o.sharePercent) / 100;
-  return Math.max(o.intervalMs, Math.ceil((watches * CALLS_PER_EVALUATION * 1000) / perSec));
-}
-
-/** The interval a workspace's watches are evaluated at now: WATCH_INTERVAL_MS, or stretched to its share. */
-export async function watchInterval(deps: Deps, teamId: string): Promise<number> {
-  const { config } = deps;
-  return stretchedInterval(await deps.store.watches.count(teamId), {
-    intervalMs: config.watches.intervalMs,
-    ratePerSec: config.edge.ratePerSec,
-    sharePercent: config.watches.sharePercent,
-  });
-}
 
 /** A due watch and the interval its claim sets. */
 interface DueWatch {
@@ -166,7 +273,7 @@ export function createPoller(options: PollerOptions): Poller {
     lease: Lease,
     log: Logger,
   ): Promise<boolean> {
-    const c: EpisodeContext = {
+    const d: AlertDelivery = {
       deps,
       watch: w,
       client: () => clientFor(w.teamId),
@@ -179,9 +286,9 @@ export function createPoller(options: PollerOptions): Poller {
     try {
       result =
         w.kind === "zone"
-          ? await evaluateZoneWatch(c, access.client, w.state as ZoneState | null)
+          ? await evaluateZoneWatch(d, access.client, w.state as ZoneState | null)
           : await evaluateAppsWatch(
-              c,
+              d,
               access.client,
               w.state as AppsState | null,
               config.watches.stuckDeployingMs,
@@ -195,23 +302,17 @@ export function createPoller(options: PollerOptions): Poller {
       return true;
     }
     spend(access.keyId, result.calls);
+    const deliveries: DeliveryOutcome[] = [];
+    for (const n of result.notices) deliveries.push(await deliverNotice(d, n));
     await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
     // Open alerts whose parent never arrived (a mute ended, the channel takes posts again), and parents
     // that no longer show what is true (a resolution Slack refused): post or update them now, unless a
     // delivery of this evaluation just failed.
-    if (!result.deliveries.some((d) => d === "channel_failing" || d === "slack_error" || d === "superseded"))
-      result.deliveries.push(...(await deliverPending(c)));
-    options.onEvaluate?.(w, result);
+    if (!deliveries.some((o) => o === "channel_failing" || o === "slack_error" || o === "superseded"))
+      deliveries.push(...(await deliverPending(d)));
+    options.onEvaluate?.(w, { ...result, deliveries });
     return true;
   }
-
-  const pool = createFairPool<DueWatch>({
-    concurrency: options.concurrency ?? 8,
-    perWorkspace: options.perWorkspaceConcurrency,
-    id: (d) => d.watch.id,
-    teamId: (d) => d.watch.teamId,
-    run: evaluate,
-  });
 
   /** The due watches of a tick, each with its workspace's interval (counted once per workspace per tick). */
   async function listDue(): Promise<DueWatch[]> {
@@ -226,18 +327,16 @@ export function createPoller(options: PollerOptions): Poller {
     }));
   }
 
-  const loop = createClaimLoop({
+  return createClaimWorker<DueWatch>({
     name: "alert poller",
     intervalMs: tickMs,
     logger,
-    pool,
-    listDue,
     startedFields: { budgetPerWindow },
+    concurrency: options.concurrency ?? 8,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (d) => d.watch.id,
+    teamId: (d) => d.watch.teamId,
+    run: evaluate,
+    listDue,
   });
-
-  return {
-    tick: loop.tick,
-    start: loop.start,
-    stop: loop.stop,
-  };
 }

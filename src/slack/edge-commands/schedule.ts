@@ -1,5 +1,5 @@
 import { UserError, usage } from "../../errors.js";
-import { runSchedule } from "../../scheduler/run.js";
+import { runSchedule } from "../../jobs/schedule-run.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown } from "../../services/pickers.js";
@@ -17,18 +17,21 @@ import {
 import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
 import { unknownDnsZone } from "./dns.js";
+import { parseId } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const TRY = `Try: ${SCHEDULE_EXAMPLE}`;
 /** How long `/edge schedule run` waits for a fresh scan before summarising what exists. */
 export const RUN_NOW_SCAN_WAIT_MS = 60_000;
 
+/** parseId's rule (as /edge dns reads a zone id), in this command's words. */
 function parseZoneId(arg: string | undefined): number {
   if (arg === undefined) throw usage(`Which DNS zone? Give its id (a number). ${TRY}`);
-  const cleaned = arg.replace(/^#/, "");
-  if (!/^\d{1,15}$/.test(cleaned) || Number(cleaned) < 1)
+  try {
+    return parseId(arg, "DNS zone id", TRY);
+  } catch {
     throw usage(`"${arg}" is not a DNS zone id: zone ids are numbers. ${TRY}`);
-  return Number(cleaned);
+  }
 }
 
 function scheduleId(arg: string | undefined, verb: "remove" | "run", extra: readonly string[]): string {

@@ -1,38 +1,35 @@
 import type { EventEmitter } from "node:events";
 import type { Server } from "node:http";
-import type { App } from "@slack/bolt";
-import { TransportError } from "../slack/transport.js";
+import type { Receiver } from "@slack/bolt";
+import { TransportError } from "../../errors.js";
+import type { TransportWatch } from "../../ops/index.js";
 
 /**
  * What readiness needs to know about the Slack side: is the HTTP receiver listening (HTTP mode), is
- * the Socket Mode client connected (Socket Mode). Bolt keeps its receiver private, so this reads it
- * defensively; if Bolt changes shape the check reports it rather than pretending to be ready.
+ * the Socket Mode client connected (Socket Mode). createSlackApp builds the receiver and hands it here;
+ * it is read defensively: if Bolt changes shape the check reports it rather than pretending to be ready.
  */
-
-export interface TransportWatch {
-  /** undefined when Slack can reach the app, otherwise what is wrong. */
-  problem(): string | undefined;
-  close(): void;
-}
 
 interface ReceiverInternals {
   /** ThreadedHttpReceiver: whether its front thread and Bolt's receiver behind it are both listening. */
   listening?: boolean;
-  /** SocketModeReceiver: the SocketModeClient. */
+  /** SocketModeReceiver: the SocketModeClient (public). */
   client?: EventEmitter;
-  /** SocketModeReceiver: the server for custom routes and OAuth pages. */
+  /**
+   * SocketModeReceiver: the server for custom routes and OAuth pages. Private in Bolt, and no public way
+   * tells its port or a failure to listen (Bolt only logs it).
+   */
   httpServer?: Server;
 }
 
-function receiverOf(app: App): ReceiverInternals | undefined {
-  const r = (app as unknown as { receiver?: unknown }).receiver;
-  return r && typeof r === "object" ? (r as ReceiverInternals) : undefined;
+function receiverOf(receiver: Receiver): ReceiverInternals | undefined {
+  return receiver && typeof receiver === "object" ? (receiver as ReceiverInternals) : undefined;
 }
 
 const SOCKET_STATES = ["connecting", "connected", "reconnecting", "disconnecting", "disconnected"] as const;
 
-export function watchTransport(app: App, kind: "http" | "socket"): TransportWatch {
-  const receiver = receiverOf(app);
+export function watchTransport(slackReceiver: Receiver, kind: "http" | "socket"): TransportWatch {
+  const receiver = receiverOf(slackReceiver);
   if (kind === "http") {
     return {
       problem: () => (receiver?.listening ? undefined : "the HTTP receiver is not listening"),
@@ -66,8 +63,8 @@ export function watchTransport(app: App, kind: "http" | "socket"): TransportWatc
 }
 
 /** Socket Mode: the client that connects the WebSocket, to start it again after it gave up. */
-export function socketModeClientOf(app: App): { start(): Promise<unknown> } | undefined {
-  const client = receiverOf(app)?.client as { start?: unknown } | undefined;
+export function socketModeClientOf(receiver: Receiver): { start(): Promise<unknown> } | undefined {
+  const client = receiverOf(receiver)?.client as { start?: unknown } | undefined;
   return client && typeof client.start === "function"
     ? { start: () => (client.start as () => Promise<unknown>).call(client) }
     : undefined;
@@ -78,8 +75,8 @@ export function socketModeClientOf(app: App): { start(): Promise<unknown> } | un
  * reporting errors or the port it got. Resolve with the port once listening; reject with a clear
  * TransportError if it cannot listen (port in use). undefined when there is no such server.
  */
-export function socketModeHttpListening(app: App): Promise<number> | undefined {
-  const server = receiverOf(app)?.httpServer;
+export function socketModeHttpListening(receiver: Receiver): Promise<number> | undefined {
+  const server = receiverOf(receiver)?.httpServer;
   if (!server || typeof server.once !== "function") return undefined;
   return new Promise<number>((resolve, reject) => {
     const onListening = () => {
