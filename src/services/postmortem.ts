@@ -148,7 +148,8 @@ export function postmortemMarkdown(
   out.push("## Impact", "");
   if (duration !== null)
     out.push(`- Duration: ${durationWords(duration)}${alerts.firing > 0 ? " so far" : ""}`);
-  if ("error" in peaks) out.push(`- Peaks: not available (${escapeMarkdown(peaks.error)})`);
+  if (peaks === null) out.push("- Peaks: not read for this draft.");
+  else if ("error" in peaks) out.push(`- Peaks: not available (${escapeMarkdown(peaks.error)})`);
   else
     for (const p of peaks.ok)
       out.push(

@@ -407,7 +407,8 @@ export async function signalPeaks(
 
 export interface TimelineStory {
   timeline: Timeline;
-  peaks: Section<SignalPeak[]>;
+  /** Null when not read (the automatic reply on a resolved alert costs no Edge call). */
+  peaks: Section<SignalPeak[]> | null;
 }
 
 /** The story and the peaks, read side by side; the window ends at `to` (a page of an earlier answer) or now. */

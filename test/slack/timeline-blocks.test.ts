@@ -55,7 +55,7 @@ describe("timeline view", () => {
         page,
         label: "shop.example.com",
         scope: "yours",
-        buttons: true,
+        buttons: "all",
         now: NOW,
       });
       expect(checkBlockKitLimits("message", reply)).toEqual([]);
@@ -80,7 +80,7 @@ describe("timeline view", () => {
       page: 1,
       label: null,
       scope: "channel",
-      buttons: false,
+      buttons: "none",
       now: NOW,
     });
     expect(findButtons(reply.blocks)).toEqual([]);

@@ -135,7 +135,8 @@ function summaryLine(story: TimelineStory, now: number): Mrkdwn {
   return mrkdwn`*Last ${range.words}:* ${alertWords}${span}; ${changes} change request${changes === 1 ? "" : "s"}.`;
 }
 
-function peaksLine(story: TimelineStory): Mrkdwn {
+function peaksLine(story: TimelineStory): Mrkdwn | null {
+  if (story.peaks === null) return null;
   if ("error" in story.peaks) return mrkdwn`*Peaks:* not available (${story.peaks.error})`;
   const busy = story.peaks.ok.filter((p) => p.peak > 0);
   if (busy.length === 0) return mrkdwn`*Peaks:* nothing blocked, challenged or logged in the window.`;
@@ -170,7 +171,11 @@ export interface TimelineViewOptions {
   /** Whose entries it holds: every channel's (an admin), the reader's channels', or this channel's (shared). */
   scope: TimelineScope;
   /** Buttons (paging, Export); none in a message edgeops posts on its own. */
-  buttons: boolean;
+  /**
+   * Which buttons: all (paging and Export) on an answer for one reader; Export alone on a message the channel
+   * sees (a page clicked there would show the clicker's channels to everyone); none when shared.
+   */
+  buttons: "all" | "export" | "none";
   now: number;
 }
 
@@ -182,7 +187,10 @@ export function timelineMessage(story: TimelineStory, o: TimelineViewOptions): R
   const page = Math.min(Math.max(1, o.page), pages);
   const shown = timeline.entries.slice((page - 1) * TIMELINE_PAGE_SIZE, page * TIMELINE_PAGE_SIZE);
   const blocks: KnownBlock[] = [header(truncate(`Timeline of ${title}`, 150))];
-  blocks.push(section(joinMrkdwn([summaryLine(story, o.now), peaksLine(story)], "\n")));
+  const peaks = peaksLine(story);
+  blocks.push(
+    section(joinMrkdwn(peaks ? [summaryLine(story, o.now), peaks] : [summaryLine(story, o.now)], "\n")),
+  );
   const mitigations = mitigationLines(story);
   if (mitigations.length > 0)
     blocks.push(...packLines([mrkdwn`*Still in force:*`, ...mitigations], 3, "mitigations"));
@@ -207,7 +215,7 @@ export function timelineMessage(story: TimelineStory, o: TimelineViewOptions): R
         ),
       );
   }
-  if (o.buttons) {
+  if (o.buttons !== "none") {
     const value = (pg: number) =>
       JSON.stringify({
         z: timeline.zoneId,
@@ -217,8 +225,10 @@ export function timelineMessage(story: TimelineStory, o: TimelineViewOptions): R
         ...(o.label ? { l: o.label } : {}),
       } satisfies TimelineButtonValue);
     const row: Button[] = [];
-    if (page > 1) row.push(button("Previous", ACTIONS.timelinePreviousPage, value(page - 1)));
-    if (page < pages) row.push(button("Next", ACTIONS.timelineNextPage, value(page + 1)));
+    if (o.buttons === "all" && page > 1)
+      row.push(button("Previous", ACTIONS.timelinePreviousPage, value(page - 1)));
+    if (o.buttons === "all" && page < pages)
+      row.push(button("Next", ACTIONS.timelineNextPage, value(page + 1)));
     row.push(button("Export postmortem draft", ACTIONS.timelineExport, value(1), "primary"));
     blocks.push(actions(...row));
   }

@@ -56,7 +56,7 @@ export const timelineCommand: Subcommand = {
       page: 1,
       label: zone.kind === "name" ? zone.name : null,
       scope,
-      buttons: !ctx.isPublic,
+      buttons: ctx.isPublic ? "none" : "all",
       now: story.timeline.range.to,
     });
   },

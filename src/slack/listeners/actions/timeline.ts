@@ -52,7 +52,7 @@ export function timelinePage(env: SlackEnv) {
         page: value.pg,
         label: value.l ?? null,
         scope,
-        buttons: true,
+        buttons: "all",
         now: value.t,
       });
     });
