@@ -166,13 +166,14 @@ function stepsFromRow(r: ApprovalRequest, change: string): TimelineEntry[] {
     case "applied":
     case "undoing":
     case "undone":
-      out.push({ ...base, at: decided, by: r.decidedBy, step: "approved" });
+      // No approver recorded: the channel's policy asked none, edgeops applied it at once.
+      out.push({ ...base, at: decided, by: r.decidedBy ?? "system", step: "approved" });
       break;
     case "rejected":
       out.push({
         ...base,
         at: decided,
-        by: r.decidedBy,
+        by: r.decidedBy ?? r.requesterId,
         step: "rejected",
         ...(r.reason?.kind === "rejected" && r.reason.text ? { note: r.reason.text } : {}),
       });
