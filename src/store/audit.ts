@@ -32,7 +32,7 @@ export interface AuditRepo {
   prune(before: number, batch: number, scope?: WorkScope): Promise<number>;
 }
 
-function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
+export function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
   return readRow(r, { details: parseJson<Record<string, unknown>>(r.details) });
 }
 

@@ -231,7 +231,7 @@ export interface ApprovalsRepo {
  * A stored request as the domain reads it: the row's own fields, its JSON columns parsed. Rows written
  * before change kinds existed (params null) carry a bot-category change in the columns of migration 1.
  */
-function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalRequest {
+export function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalRequest {
   const legacy = row.params === null;
   const { shieldZoneId, category, requestedAction, previousAction } = row;
   return readRow(

@@ -133,7 +133,7 @@ function toWatch(r: Selectable<WatchesTable>): Watch {
   });
 }
 
-function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
+export function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
   return readRow(r, { status: r.status as EpisodeStatus, details: parseJson(r.details) });
 }
 
