@@ -4,7 +4,7 @@
  * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ConfigState } from "../../src/alerts/drift.js";
 import { createPoller } from "../../src/jobs/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
@@ -166,14 +166,14 @@ describe.each([
           text(c).includes("Set DDoS sensitivity"),
       );
       expect(zone().dDoSShieldSensitivity).toBe(0);
+      // The outcome goes into the drift post's thread.
+      await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === "1.2");
       // The same click delivered again makes no second request.
-      await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const again = await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const answer = await h.slack.waitForResponse(again.responseId);
+      expect(blocksText(answer.body.blocks)).toContain("This button was already used");
       await h.click(button(waiting, "Approve"), { userId: CAROL });
-      await h.slack.waitForCall(
-        "chat.update",
-        (c) => text(c).includes("Set DDoS sensitivity") && text(c).includes("is in effect"),
-      );
-      expect(zone().dDoSShieldSensitivity).toBe(3);
+      await vi.waitFor(() => expect(zone().dDoSShieldSensitivity).toBe(3));
       const cards = h.slack
         .callsTo("chat.postMessage")
         .slice(before)
