@@ -92,6 +92,7 @@ import {
   scanStatusText,
 } from "../../src/slack/blocks/dns.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
+import { driftKeptMessage, driftMessage, driftWatchGoneText } from "../../src/slack/blocks/drift.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
 import {
@@ -586,7 +587,7 @@ function schedule(g: Gen, timezone = g.s()): Schedule {
 }
 
 function watch(g: Gen): Watch {
-  const kind = g.pick(["zone", "apps"] as const);
+  const kind = g.pick(["zone", "apps", "config"] as const);
   return {
     id: g.s(),
     teamId: g.s(),
@@ -700,6 +701,23 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
     ),
   "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
+  "drift.ts:driftMessage": (g) =>
+    driftMessage(
+      watch(g),
+      {
+        key: g.s(),
+        title: g.s(),
+        fromLabel: g.s(),
+        toLabel: g.s(),
+        to: g.pick([g.int(5), g.bool(), null]),
+        ...(g.bool() ? { putBack: { k: g.s(), p: { shieldZoneId: g.int(1e6), value: g.s() } } } : {}),
+      },
+      g.ms(),
+      () => g.s(),
+    ),
+  "drift.ts:driftKeptMessage": (g) =>
+    driftKeptMessage(watch(g), { w: g.s(), s: g.s(), v: g.int(5), c: g.s(), n: g.ms() }, g.id("U"), g.ms()),
+  "drift.ts:driftWatchGoneText": () => driftWatchGoneText(),
   "alerts.ts:watchLabel": (g) => watchLabel(watch(g)),
   "alerts.ts:watchCreatedMessage": (g) => watchCreatedMessage(watch(g), g.bool(), g.int(1e7)),
   "alerts.ts:watchListMessage": (g) =>
