@@ -43,6 +43,13 @@ export interface ConfigState {
   snapshot: ZoneConfig;
   /** Drift already posted: the value it was posted for (not posted again while the setting stays there). */
   reported: Record<string, SettingValue>;
+  /**
+   * Differences seen once and not explained yet: posted when the next evaluation still sees them unexplained.
+   * edgeops records a change's owner just after its write, so an evaluation reading in between would
+   * otherwise take edgeops' own change for drift. `since`: the check before the first sighting; `at`: the
+   * first sighting (the time the post says it was noticed).
+   */
+  suspects?: Record<string, { value: SettingValue; since: number; at: number }>;
 }
 
 /** What a Put it back button asks: a change kind's name and parameters (the change flow's own). */
@@ -57,6 +64,8 @@ export interface Drift {
   title: string;
   fromLabel: string;
   toLabel: string;
+  /** When an evaluation first saw it. */
+  noticedAt: number;
   /** The new value (what Keep accepts); null for a list deleted. */
   to: SettingValue;
   /** Absent when edgeops has no change for this setting: it can only be kept (or put back in the dashboard). */
@@ -202,7 +211,13 @@ function asEdgeopsKeepsIt(key: string, v: SettingValue): boolean {
   return typeof v === "object" && v !== null && v.enabled && v.action === action;
 }
 
-function driftOf(key: string, zoneId: number, from: SettingValue, to: SettingValue): Drift {
+function driftOf(
+  key: string,
+  zoneId: number,
+  from: SettingValue,
+  to: SettingValue,
+  noticedAt: number,
+): Drift {
   const rule = ruleFor(key);
   const putBack =
     rule.kind && rule.params && from !== null
@@ -213,6 +228,7 @@ function driftOf(key: string, zoneId: number, from: SettingValue, to: SettingVal
     title: rule.title,
     fromLabel: rule.label(from),
     toLabel: rule.label(to),
+    noticedAt,
     to,
     ...(putBack ? { putBack } : {}),
   };
@@ -220,7 +236,8 @@ function driftOf(key: string, zoneId: number, from: SettingValue, to: SettingVal
 
 /**
  * One evaluation of a config watch: read the zone's settings, and compare with the snapshot. The first
- * evaluation only takes the snapshot. A setting new to the snapshot (a bot category, a list edgeops
+ * evaluation only takes the snapshot. A difference edgeops did not make is drift once a second evaluation
+ * still finds it unexplained (see ConfigState.suspects). A setting new to the snapshot (a bot category, a list edgeops
  * created) is learned; one that no longer reads (bot categories unavailable) is left as it was.
  */
 export async function evaluateConfigWatch(
@@ -236,6 +253,7 @@ export async function evaluateConfigWatch(
     return { state: { readAt: now, snapshot: current, reported: {} }, drifts: [], calls: CONFIG_CALLS };
   const snapshot: ZoneConfig = { ...state.snapshot };
   const reported: Record<string, SettingValue> = {};
+  const suspects: NonNullable<ConfigState["suspects"]> = {};
   const drifts: Drift[] = [];
   const keys = [...new Set([...Object.keys(state.snapshot), ...Object.keys(current)])].sort();
   for (const key of keys) {
@@ -247,28 +265,38 @@ export async function evaluateConfigWatch(
       snapshot[key] = after;
       continue;
     }
-    const rule = ruleFor(key);
+    const seen = state.suspects?.[key];
+    const suspect = seen && sameValue(seen.value, after) ? seen : undefined;
+    const since = suspect?.since ?? state.readAt;
     if (
       (isList && asEdgeopsKeepsIt(key, after)) ||
-      (await madeByEdgeops(deps, watch.teamId, zoneId, rule, after, state.readAt))
+      (await madeByEdgeops(deps, watch.teamId, zoneId, ruleFor(key), after, since))
     ) {
       snapshot[key] = after;
       continue;
     }
+    if (Object.hasOwn(state.reported, key) && sameValue(state.reported[key], after)) {
+      reported[key] = after;
+      continue;
+    }
+    if (!suspect) {
+      suspects[key] = { value: after, since, at: now };
+      continue;
+    }
     reported[key] = after;
-    const already = Object.hasOwn(state.reported, key) && sameValue(state.reported[key], after);
-    if (!already) drifts.push(driftOf(key, zoneId, before, after));
+    drifts.push(driftOf(key, zoneId, before, after, suspect.at));
   }
   for (const [key, v] of Object.entries(snapshot))
     if (key.startsWith("list:") && v === null) delete snapshot[key];
-  return { state: { readAt: now, snapshot, reported }, drifts, calls: CONFIG_CALLS };
+  return { state: { readAt: now, snapshot, reported, suspects }, drifts, calls: CONFIG_CALLS };
 }
 
-/** A drift whose post did not reach Slack is posted again at the next evaluation. */
-export function forgetReported(state: ConfigState, key: string): ConfigState {
+/** A drift whose post did not reach Slack is posted again at the next evaluation (still as noticed then). */
+export function forgetReported(state: ConfigState, drift: Drift): ConfigState {
   const reported = { ...state.reported };
-  delete reported[key];
-  return { ...state, reported };
+  delete reported[drift.key];
+  const suspect = { value: drift.to, since: state.readAt, at: drift.noticedAt };
+  return { ...state, reported, suspects: { ...state.suspects, [drift.key]: suspect } };
 }
 
 export type KeepOutcome = { kind: "kept"; watch: Watch } | { kind: "gone" };
@@ -288,7 +316,9 @@ export async function keepDrift(
   const snapshot = { ...state.snapshot };
   if (input.value === null && input.key.startsWith("list:")) delete snapshot[input.key];
   else snapshot[input.key] = input.value;
-  const next = { ...forgetReported(state, input.key), snapshot };
+  const reported = { ...state.reported };
+  delete reported[input.key];
+  const next: ConfigState = { ...state, reported, snapshot };
   await deps.store.watches.recordPoll(w.id, {
     at: w.lastPolledAt ?? deps.now(),
     state: next,

@@ -137,7 +137,7 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
       const delivered = await deliverTo(
         { client: d.client, metrics: d.deps.metrics, logger: d.logger, fence: () => d.lease.stillMine() },
         watchOwner(d),
-        (to) => to.post(driftMessage(d.watch, drift, d.now, newRequestId)),
+        (to) => to.post(driftMessage(d.watch, drift, newRequestId)),
       );
       outcome =
         delivered.outcome === "sent"
@@ -149,7 +149,7 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
         d.logger.warn({ err: delivered.error }, "posting a drift failed; the next evaluation tries again");
     }
     deliveries.push(outcome);
-    if (outcome !== "posted") state = forgetReported(state, drift.key);
+    if (outcome !== "posted") state = forgetReported(state, drift);
   }
   return { state, calls: result.calls, notices: [], deliveries };
 }

@@ -96,11 +96,15 @@ describe.each([
       expect(driftPosts(h)).toHaveLength(0);
 
       expect(runSimCommand(sim, `dashboard ${ZONE} waf-mode log`)).toContain("block → log");
+      const noticedAt = clock + MIN;
+      await tick();
+      // Held back one check: edgeops records its own change just after making it.
+      expect(driftPosts(h)).toHaveLength(0);
       await tick();
       expect(driftPosts(h)).toHaveLength(1);
       const post = driftPosts(h)[0];
       expect(text(post)).toContain(
-        `shield zone ${ZONE}*: WAF execution mode Block → Log, not through edgeops, noticed`,
+        `shield zone ${ZONE}*: WAF execution mode Block → Log, not through edgeops, noticed <!date^${Math.floor(noticedAt / 1000)}^{time}`,
       );
       expect(findButtons(post?.args.blocks).map((b) => b.text)).toEqual(["Put it back", "Keep"]);
       // Reported once, not at every evaluation.
@@ -124,6 +128,7 @@ describe.each([
 
       // Back to Block in the dashboard: a drift from the kept value.
       runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+      await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(2);
       expect(text(driftPosts(h)[1])).toContain("WAF execution mode Log → Block");
@@ -151,6 +156,7 @@ describe.each([
 
       // In the dashboard: posted; Put it back asks for High again through the change flow.
       runSimCommand(sim, `dashboard ${ZONE} ddos off`);
+      await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(1);
       const post = driftPosts(h)[0];

@@ -709,10 +709,10 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         title: g.s(),
         fromLabel: g.s(),
         toLabel: g.s(),
+        noticedAt: g.ms(),
         to: g.pick([g.int(5), g.bool(), null]),
         ...(g.bool() ? { putBack: { k: g.s(), p: { shieldZoneId: g.int(1e6), value: g.s() } } } : {}),
       },
-      g.ms(),
       () => g.s(),
     ),
   "drift.ts:driftKeptMessage": (g) =>

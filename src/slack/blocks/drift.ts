@@ -46,7 +46,8 @@ function driftLine(w: Pick<Watch, "target" | "options">, change: string, noticed
   return mrkdwn`:mag: *${zoneName(w)}*: ${change}, not through edgeops, noticed ${dateToken(noticedAt, "{time}")}`;
 }
 
-export function driftMessage(w: Watch, d: Drift, noticedAt: number, newId: () => string): Reply {
+export function driftMessage(w: Watch, d: Drift, newId: () => string): Reply {
+  const { noticedAt } = d;
   const text = driftLine(w, changeWords(d), noticedAt);
   const keep: DriftKeepValue = { w: w.id, s: d.key, v: d.to, c: truncate(changeWords(d), 300), n: noticedAt };
   const keepButton = button("Keep", ACTIONS.driftKeep, JSON.stringify(keep));
