@@ -57,6 +57,7 @@ async function setup(engine: "sqlite" | "postgres") {
   const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
   zone().wafExecutionMode = 1;
   zone().dDoSShieldSensitivity = 1;
+  zone().wafEnabled = true;
   const created = await answerTo(h, `watch config ${ZONE}`, BOB);
   expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
   const tick = async () => {
@@ -189,6 +190,51 @@ describe.each([
       await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a bot category is put back with its own change kind; a setting edgeops can't change offers Keep only",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      const state = (await h.store.watches.get(watch.id))?.state as ConfigState;
+      const snapshot = state.snapshot;
+      const was = snapshot["bot:2"];
+      expect(was === 0 || was === 1 || was === 2).toBe(true);
+      const [wasWord, nowWord] = was === 1 ? ["Block", "allow"] : [was === 2 ? "Allow" : "None", "block"];
+      expect(runSimCommand(sim, `dashboard ${ZONE} bot:aiscraper ${nowWord}`)).toContain(
+        "bot category aiscraper",
+      );
+      expect(runSimCommand(sim, `dashboard ${ZONE} waf off`)).toContain("waf on → off");
+      await tick();
+      await tick();
+      const posts = driftPosts(h);
+      expect(posts.map(text).map((t) => t.split("\n")[0])).toEqual([
+        expect.stringContaining(
+          `Bot category AI scraper ${wasWord} → ${nowWord === "allow" ? "Allow" : "Block"}`,
+        ),
+        expect.stringContaining("WAF on → off, not through edgeops"),
+      ]);
+      expect(findButtons(posts[1]?.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
+      expect(text(posts[1])).toContain("edgeops can't change this setting");
+
+      await h.click(button(posts[0], "Put it back"), { userId: BOB, channelId: CHANNEL, messageTs: "1.3" });
+      const card = await h.slack.waitForCall(
+        "chat.postMessage",
+        (c) => text(c).includes("AI scraper") && findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await h.click(button(card, "Approve"), { userId: CAROL });
+      const groups = () => [...sim.state.botCategoriesByKey.values(), sim.state.botCategories.get(ZONE)];
+      await vi.waitFor(() => {
+        const actions = groups()
+          .flatMap((g) => g ?? [])
+          .filter((g) => g.category === 2)
+          .map((g) => g.categoryAction);
+        expect(actions).toContain(was);
+      });
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(2);
     },
   );
 });

@@ -9,7 +9,7 @@ export const SIM_HELP = [
   "  /sim fail <app id|name> [minutes]       the app is failing from now (back to active after minutes)",
   "  /sim calm                               end every attack and bring every staged app back to active",
   "  /sim dashboard <zone id|domain> <setting> <value>  change a setting as in the dashboard, not via edgeops",
-  "                                          (waf-mode log|block, waf on|off, ddos off|low|medium|high|challenge, learning on|off)",
+  "                                          (waf-mode log|block, waf on|off, ddos off|low|medium|high|challenge, learning on|off, bot:<category> none|block|allow)",
 ];
 
 const DEFAULT_ATTACK_MINUTES = 30;

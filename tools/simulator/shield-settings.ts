@@ -193,6 +193,7 @@ export function changeInDashboard(
   setting: string,
   word: string,
 ): { ok: boolean; sentence: string } {
+  if (setting.toLowerCase().startsWith("bot:")) return botInDashboard(state, shieldZoneId, setting, word);
   const s = DASHBOARD_SETTINGS[setting.toLowerCase()];
   if (s === undefined)
     return {
@@ -217,4 +218,51 @@ export function changeInDashboard(
     ok: true,
     sentence: `Changed in the dashboard (not through edgeops): shield zone ${shieldZoneId} ${setting} ${before} → ${word.toLowerCase()}.`,
   };
+}
+
+const BOT_WORDS: Readonly<Record<string, number>> = { none: 0, block: 1, allow: 2 };
+const BOT_NAMES: Readonly<Record<string, number>> = {
+  seo: 1,
+  aiscraper: 2,
+  aitool: 3,
+  tool: 4,
+  ads: 5,
+  preview: 6,
+  social: 7,
+};
+
+/** `bot:<category> none|block|allow`: a bot category's action, in every key's copy of the zone's categories. */
+function botInDashboard(
+  state: SimulatorState,
+  shieldZoneId: number,
+  setting: string,
+  word: string,
+): { ok: boolean; sentence: string } {
+  const name = setting.slice(4).toLowerCase();
+  const category = /^[1-7]$/.test(name) ? Number(name) : BOT_NAMES[name];
+  if (category === undefined)
+    return {
+      ok: false,
+      sentence: `"${name}" is not a bot category: use ${Object.keys(BOT_NAMES).join(", ")} or 1..7.`,
+    };
+  const action = BOT_WORDS[word.toLowerCase()];
+  if (action === undefined)
+    return { ok: false, sentence: `"${word}" is not a bot category action: use none, block, allow.` };
+  const copies = [
+    state.botCategories.get(shieldZoneId),
+    ...[...state.botCategoriesByKey].filter(([k]) => k.endsWith(` ${shieldZoneId}`)).map(([, v]) => v),
+  ];
+  let changed = 0;
+  for (const groups of copies)
+    for (const g of groups ?? [])
+      if (g.category === category) {
+        g.categoryAction = action;
+        changed++;
+      }
+  return changed === 0
+    ? { ok: false, sentence: `Shield zone ${shieldZoneId} has no bot category ${name} in the simulator.` }
+    : {
+        ok: true,
+        sentence: `Changed in the dashboard (not through edgeops): shield zone ${shieldZoneId} bot category ${name} → ${word.toLowerCase()}.`,
+      };
 }
