@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { type ConfigState, evaluateConfigWatch, forgetReported } from "../alerts/drift.js";
+import { CONFIG_CALLS, type ConfigState, evaluateConfigWatch, forgetReported } from "../alerts/drift.js";
 import {
   type AlertNotice,
   type EpisodeContext,
@@ -102,8 +102,7 @@ interface AlertDelivery extends EpisodeContext {
 }
 
 /** The watch as the owner of what it posts: a channel that refuses posts marks it failing. */
-function watchOwner(d: AlertDelivery): PostingOwner {
-  const { watch } = d;
+function watchOwner(d: AlertDelivery, watch: Watch = d.watch): PostingOwner {
   return {
     what: "watch",
     channelId: watch.channelId,
@@ -132,7 +131,9 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
   const deliveries: DeliveryOutcome[] = [];
   for (const drift of result.drifts) {
     let outcome: DeliveryOutcome;
-    if (isMutedAt(d.watch, d.now) || deliveries.some((o) => o !== "posted")) outcome = "muted";
+    const failed = deliveries.find((o) => o !== "posted");
+    if (isMutedAt(d.watch, d.now)) outcome = "muted";
+    else if (failed) outcome = failed;
     else {
       const delivered = await deliverTo(
         { client: d.client, metrics: d.deps.metrics, logger: d.logger, fence: () => d.lease.stillMine() },
@@ -162,7 +163,7 @@ async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<Delivery
   const e = n.episode;
   const messageTs = e.messageTs;
   const parent = alertParentMessage(plan.view, d.now);
-  const owner: PostingOwner = { ...watchOwner(d), failing: watch.failing };
+  const owner = watchOwner(d, watch);
   const delivered = await deliverTo(
     {
       client: d.client,
@@ -290,7 +291,10 @@ export function createPoller(options: PollerOptions): Poller {
           await deps.store.watches.recordPoll(w.id, { at, error: toUserSentence(err) });
         return false;
       }
-      if (spentIn(access.keyId) + CALLS_PER_EVALUATION > budgetPerWindow) {
+      const cost = w.kind === "config" ? CONFIG_CALLS : CALLS_PER_EVALUATION;
+      // A share smaller than one evaluation still lets one through per window.
+      const used = spentIn(access.keyId);
+      if (used > 0 && used + cost > budgetPerWindow) {
         // Over the key's share right now: leave it due; a later tick takes it (its interval stretches).
         log.debug({ keyId: access.keyId }, "watch deferred: its key's polling share is used up");
         return false;
@@ -375,7 +379,7 @@ export function createPoller(options: PollerOptions): Poller {
     } catch (err) {
       const sentence = toUserSentence(err);
       log.warn({ err }, "reading a watched zone's settings failed; its snapshot is kept for the next one");
-      spend(access.keyId, CALLS_PER_EVALUATION);
+      spend(access.keyId, CONFIG_CALLS);
       await deps.store.watches.recordPoll(w.id, { at: d.now, error: sentence });
       options.onEvaluate?.(w, { error: sentence });
       return true;
