@@ -37,15 +37,15 @@ function zoneName(w: Pick<Watch, "target" | "options">): string {
 /** "WAF execution mode Block → Log" */
 const changeWords = (d: Drift) => `${d.title} ${d.fromLabel} → ${d.toLabel}`;
 
+function driftLine(w: Pick<Watch, "target" | "options">, change: string, noticedAt: number) {
+  return mrkdwn`:mag: *${zoneName(w)}*: ${change}, not through edgeops, noticed ${dateToken(noticedAt, "{time}")}`;
+}
+
 /**
  * A setting changed outside edgeops, in the watch's channel: what moved and when it was noticed, with Put it
  * back (the usual change flow: Slack's confirmation, then policy and approval) where edgeops can change
  * that setting, and Keep. Pure; `newId` gives the Put it back request its id (one click, one request).
  */
-function driftLine(w: Pick<Watch, "target" | "options">, change: string, noticedAt: number) {
-  return mrkdwn`:mag: *${zoneName(w)}*: ${change}, not through edgeops, noticed ${dateToken(noticedAt, "{time}")}`;
-}
-
 export function driftMessage(w: Watch, d: Drift, newId: () => string): Reply {
   const { noticedAt } = d;
   const text = driftLine(w, changeWords(d), noticedAt);
