@@ -299,6 +299,28 @@ export function forgetReported(state: ConfigState, drift: Drift): ConfigState {
   return { ...state, reported, suspects: { ...state.suspects, [drift.key]: suspect } };
 }
 
+/**
+ * What an evaluation records, with the Keeps clicked while it ran (read back just before recording): a
+ * setting whose snapshot value someone kept meanwhile stays kept, and is no longer reported.
+ */
+export function withKeptMeanwhile(
+  result: ConfigState,
+  started: ConfigState | null,
+  latest: ConfigState | null,
+): ConfigState {
+  if (!started || !latest) return result;
+  const snapshot = { ...result.snapshot };
+  const reported = { ...result.reported };
+  for (const key of new Set([...Object.keys(started.snapshot), ...Object.keys(latest.snapshot)])) {
+    if (sameValue(started.snapshot[key], latest.snapshot[key])) continue;
+    const kept = latest.snapshot[key];
+    if (kept === undefined) delete snapshot[key];
+    else snapshot[key] = kept;
+    delete reported[key];
+  }
+  return { ...result, snapshot, reported };
+}
+
 export type KeepOutcome = { kind: "kept"; watch: Watch } | { kind: "gone" };
 
 /**

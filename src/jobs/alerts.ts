@@ -1,5 +1,11 @@
 import type { WebClient } from "@slack/web-api";
-import { CONFIG_CALLS, type ConfigState, evaluateConfigWatch, forgetReported } from "../alerts/drift.js";
+import {
+  CONFIG_CALLS,
+  type ConfigState,
+  evaluateConfigWatch,
+  forgetReported,
+  withKeptMeanwhile,
+} from "../alerts/drift.js";
 import {
   type AlertNotice,
   type EpisodeContext,
@@ -385,8 +391,14 @@ export function createPoller(options: PollerOptions): Poller {
       return true;
     }
     spend(access.keyId, result.calls);
-    await deps.store.watches.recordPoll(w.id, { at: d.now, state: result.state, error: null });
-    options.onEvaluate?.(w, result);
+    const latest = (await deps.store.watches.get(w.id))?.state as ConfigState | null | undefined;
+    const state = withKeptMeanwhile(
+      result.state as ConfigState,
+      w.state as ConfigState | null,
+      latest ?? null,
+    );
+    await deps.store.watches.recordPoll(w.id, { at: d.now, state, error: null });
+    options.onEvaluate?.(w, { ...result, state });
     return true;
   }
 
