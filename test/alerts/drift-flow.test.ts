@@ -237,4 +237,35 @@ describe.each([
       expect(driftPosts(h)).toHaveLength(2);
     },
   );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a list edgeops creates is learned; its list turned off and a list of the customer's own are posted, Keep only",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      const typed = await answerTo(h, `block ${ZONE} 203.0.113.7`, BOB);
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+      const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+        findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await h.click(button(card, "Approve"), { userId: CAROL });
+      const lists = () => sim.state.accessLists.get(ZONE) ?? [];
+      await vi.waitFor(() => expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs"));
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(0);
+
+      const own = lists().find((l) => l.name === "edgeops: blocked IPs")!;
+      own.isEnabled = false;
+      lists().push({ ...own, id: own.id + 1000, name: "partners", isEnabled: true, action: 1 });
+      await tick();
+      await tick();
+      const posts = driftPosts(h).map(text);
+      expect(posts).toHaveLength(2);
+      expect(posts[0]).toContain("Number of your own custom access lists 0 → 1, not through edgeops");
+      expect(posts[1]).toContain(
+        `edgeops' access list "edgeops: blocked IPs" on (Block) → off, not through edgeops`,
+      );
+      for (const p of driftPosts(h)) expect(findButtons(p.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
+    },
+  );
 });
