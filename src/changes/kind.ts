@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Deps } from "../deps.js";
-import type { MrkdwnInput } from "../slack/blocks/common.js";
 import type { EffectivePolicy } from "../store/index.js";
+import type { DetailRow } from "./details.js";
 
 /** Where a change is asked for: the workspace, the channel the card goes to, the person asking. */
 export interface ChangeScope {
@@ -19,8 +19,8 @@ export type ApproverRule = "policy" | "admins";
 /**
  * One kind of change (a bot category's action, the approval policy, …). The state machine in
  * engine.ts is the same for every kind; a kind says only what its change is and how to read and make it.
- * `describe` and `target` are plain text (the Block Kit boundary escapes them); `details` values are
- * plain text too, or Mrkdwn (`mrkdwn\`…\``, `mention(id)` …) where they need formatting.
+ * `describe` and `target` are plain text and `details` is data (details.ts): the Slack side renders and
+ * escapes them.
  */
 export interface ChangeKind<P = unknown, V = unknown> {
   /** Stored with the request. */
@@ -41,11 +41,8 @@ export interface ChangeKind<P = unknown, V = unknown> {
   describe(p: P): string;
   /** The audit log's target. */
   target(p: P): string;
-  /**
-   * Label/value pairs for the card, with the value seen when the request was made: plain strings
-   * (escaped at the Block Kit boundary) or Mrkdwn built there.
-   */
-  details(p: P, observed: V | null): [label: string, value: MrkdwnInput][];
+  /** The card's rows, with the value seen when the request was made. */
+  details(p: P, observed: V | null): DetailRow[];
   /** How to ask again, e.g. "/edge bots 1234". */
   askAgain(p: P): string;
   /** The value in force now (null when there is none). */

@@ -31,10 +31,10 @@ export const purgeKind: ChangeKind<PurgeParams, null> = {
   target: (p) => ("url" in p ? `url ${p.url}` : `pull zone ${p.pullZoneId}`),
   details: (p) =>
     "url" in p
-      ? [["URL", p.url]]
+      ? [{ label: "URL", value: p.url }]
       : [
-          ["Pull zone", String(p.pullZoneId)],
-          ["Files", p.cacheTag ? `tagged ${p.cacheTag}` : "all"],
+          { label: "Pull zone", value: String(p.pullZoneId) },
+          { label: "Files", value: p.cacheTag ? `tagged ${p.cacheTag}` : "all" },
         ],
   askAgain: (p) => ("url" in p ? `/edge purge url ${p.url}` : `/edge purge ${p.pullZoneId}`),
   readCurrent: async () => null,

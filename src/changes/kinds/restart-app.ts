@@ -20,8 +20,8 @@ export const restartAppKind: ChangeKind<RestartAppParams, null> = {
   describe: (p) => `Restart application ${p.appName}`,
   target: (p) => `application ${p.appId}`,
   details: (p) => [
-    ["Application", p.appName],
-    ["Id", p.appId],
+    { label: "Application", value: p.appName },
+    { label: "Id", value: p.appId },
   ],
   askAgain: (p) => `/edge restart ${p.appId}`,
   readCurrent: async () => null,

@@ -11,7 +11,7 @@ import {
 } from "../../edge/schemas/shield.js";
 import { UserError } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { mrkdwn } from "../../slack/blocks/common.js";
+import { moved } from "../details.js";
 import type { ChangeKind, ChangeScope, RiskLevel } from "../kind.js";
 
 /**
@@ -71,11 +71,11 @@ function shieldSettingKind<V extends number | boolean>(
     describe: (p) => `Set ${s.title} of shield zone ${p.shieldZoneId} to ${s.label(p.value)}`,
     target: (p) => `shield zone ${p.shieldZoneId} / ${s.title}`,
     details: (p, observed) => [
-      ["Shield zone", String(p.shieldZoneId)],
-      [
-        s.title.charAt(0).toUpperCase() + s.title.slice(1),
-        mrkdwn`${s.label(observed)} → *${s.label(p.value)}*`,
-      ],
+      { label: "Shield zone", value: String(p.shieldZoneId) },
+      {
+        label: s.title.charAt(0).toUpperCase() + s.title.slice(1),
+        value: moved(s.label(observed), s.label(p.value)),
+      },
     ],
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
     readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),

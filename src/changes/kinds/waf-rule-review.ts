@@ -39,9 +39,9 @@ export const wafRuleReviewKind: ChangeKind<WafRuleReviewParams, null> = {
         : `Disable WAF rule ${p.ruleId} on shield zone ${p.shieldZoneId}`,
   target: (p) => `shield zone ${p.shieldZoneId} / WAF rule ${p.ruleId}`,
   details: (p) => [
-    ["Shield zone", String(p.shieldZoneId)],
-    ["WAF rule", p.ruleId],
-    ["Review", wafReviewActionLabel(p.action)],
+    { label: "Shield zone", value: String(p.shieldZoneId) },
+    { label: "WAF rule", value: p.ruleId },
+    { label: "Review", value: wafReviewActionLabel(p.action) },
   ],
   askAgain: (p) => `/edge waf ${p.shieldZoneId} ${p.ruleId} ${wordFor(p.action)}`,
   readCurrent: async () => null,
