@@ -4,12 +4,12 @@ import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { createEdgeApi } from "./edge/client.js";
 import { createSharedLimit } from "./edge/shared-limit.js";
+import { createChangeSweeper } from "./jobs/change-sweeps.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
 import { createMetrics } from "./ops/metrics.js";
 import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
-import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
 import { selectTransport, type TransportError } from "./slack/transport.js";
 import { openStore } from "./store/index.js";
@@ -113,7 +113,7 @@ export async function startBot({
   const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });
   poller.start();
   // Approval requests expire without a click, in every replica, also after a restart.
-  const sweeper = createApprovalSweeper(slack.env);
+  const sweeper = createChangeSweeper(slack.env);
   sweeper.start();
   // Once new Slack work is refused: stop claiming schedules and watches and sweeping, within the same deadline.
   ops.onStop(() =>

@@ -20,7 +20,7 @@ import type {
 import { StoreError } from "../store/index.js";
 import { holdInFlight } from "./in-flight.js";
 import { describeRequest, policyCovers, type ResolvedChange, resolveChange } from "./index.js";
-import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue } from "./kind.js";
+import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
 import { policyFor } from "./stricter-policy.js";
 import { withChangeLock } from "./target-lock.js";
 
@@ -522,14 +522,14 @@ async function readBack<P, V>(
   kind: ChangeKind<P, V>,
   scope: ChangeScope,
   params: P,
-  report: ApplyReport | undefined,
+  report: ApplyReport<V> | undefined,
 ): Promise<ApprovalError | null> {
   const moved = report?.alsoChanged ?? [];
   const also = moved.length > 0 ? ` ${alsoChangedSentence(moved)}` : "";
   if (kind.oneOff) return null;
   let current: V | null;
   try {
-    current = await kind.readCurrent(deps, scope, params);
+    current = report?.after ? report.after.value : await kind.readCurrent(deps, scope, params);
   } catch (err) {
     throw new ReadBackError(
       "unknown",
@@ -562,21 +562,28 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
   const { kind, params } = mustResolve(request);
   const target = kind.targetKey?.(params, scopeOf(request));
   let replaced: unknown = request.observed;
-  // Set inside the target lock (a closure): typed so TypeScript does not narrow it to null here.
+  let before: TargetRead<unknown> | undefined;
+  // Set inside the target lock (a closure): typed so TypeScript does not narrow them here.
   let note = null as ApprovalError | null;
+  let applied = undefined as ApprovalRequest | undefined | { storeFailed: unknown };
   try {
     // One writer per target: the check, the write and its read-back hold the target's lock.
     const moved = await withChangeLock(deps, kind, scopeOf(request), params, async () => {
       if (target) {
         // Refused when the value moved since the request was made (another request, the dashboard).
-        replaced = await kind.readCurrent(deps, scopeOf(request), params);
+        before = await readTarget(deps, kind, scopeOf(request), params);
+        replaced = before.value;
         if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
           return { now: replaced };
       }
       if (!target || !kind.inForce(params, replaced)) {
-        const report = await kind.apply(deps, scopeOf(request), params);
+        const report = await kind.apply(deps, scopeOf(request), params, before);
         note = await readBack(deps, kind, scopeOf(request), params, report);
       }
+      // Still the target's only writer: its next writer reads the new owner (and what an undo puts back).
+      applied = await markApplied(deps, request, actorId, target, replaced, note).catch((err: unknown) => ({
+        storeFailed: err,
+      }));
       return undefined;
     });
     if (moved && target) return refuseStale(deps, request, actorId, target, moved.now);
@@ -594,6 +601,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
         lastError,
         incrementAttempts: true,
       });
+      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       countState(deps, "unknown");
       await audit(deps, request, actorId, "apply", "unknown", {
         error: (err as EdgeApiError | ReadBackError).kind,
@@ -617,6 +625,22 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
     });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
+  // Not an apply error: the change was made and its record failed (the reconciler settles it later).
+  if (applied && "storeFailed" in applied) throw applied.storeFailed;
+  countState(deps, "applied");
+  await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
+  return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
+}
+
+/** The change is made: the move to applied, and the request becomes the target's owner. */
+async function markApplied(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  target: string | undefined,
+  replaced: unknown,
+  note: ApprovalError | null,
+): Promise<ApprovalRequest | undefined> {
   const owning = target ? await replacedBy(deps, request, target, replaced) : undefined;
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
   const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
@@ -626,9 +650,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
     ...owning?.patch,
   });
   if (applied && target) await recordOwner(deps, applied, target, actorId, owning?.previous);
-  countState(deps, "applied");
-  await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
-  return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
+  return applied;
 }
 
 const alsoChangedDetail = (err: unknown) =>
@@ -772,6 +794,7 @@ async function recordApproval(
         guard,
       );
       if (recorded) {
+        await deps.changeObservers.notifyNoted(recorded, deps.logger);
         await audit(deps, recorded, userId, "approve", "recorded", {
           approvedBy,
           needed: recorded.approvalsNeeded,
@@ -836,7 +859,10 @@ export async function setRejectReason(
   const noted = await deps.store.approvals.annotate(request.id, "rejected", {
     reason: { kind: "rejected", text: input.text },
   });
-  if (noted) await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
+  if (noted) {
+    await deps.changeObservers.notifyNoted(noted, deps.logger);
+    await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
+  }
   return noted;
 }
 
@@ -948,7 +974,7 @@ async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalReq
   if (!c) return undefined;
   let current: unknown;
   try {
-    current = await readForSweep(deps, c, r);
+    current = (await readForSweep(deps, c, r)).value;
   } catch (err) {
     return sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
       deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
@@ -990,9 +1016,21 @@ export const SWEEP_READ_DEADLINE_MS = 15_000;
 /** A request whose current value can't be read is tried again a minute later, this many times in all. */
 export const SWEEP_READ_ATTEMPTS = 5;
 
-async function readForSweep(deps: Deps, c: ResolvedChange, r: ApprovalRequest): Promise<unknown> {
+/** The target as the kind reads it before a change (its readTarget, else its readCurrent). */
+async function readTarget<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+): Promise<TargetRead<V>> {
+  return kind.readTarget
+    ? kind.readTarget(deps, scope, params)
+    : { value: await kind.readCurrent(deps, scope, params) };
+}
+
+async function readForSweep(deps: Deps, c: ResolvedChange, r: ApprovalRequest): Promise<TargetRead<unknown>> {
   const read = await withDeadline(
-    c.kind.readCurrent(deps, scopeOf(r), c.params).then((value) => ({ value })),
+    readTarget(deps, c.kind, scopeOf(r), c.params).then((target) => ({ target })),
     SWEEP_READ_DEADLINE_MS,
     () => undefined,
   );
@@ -1001,7 +1039,7 @@ async function readForSweep(deps: Deps, c: ResolvedChange, r: ApprovalRequest): 
       "unavailable",
       `The Edge API did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds.`,
     );
-  return read.value;
+  return read.target;
 }
 
 /**
@@ -1117,7 +1155,8 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   let note = null as ApprovalError | null;
   try {
     const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
-      const current = await readForSweep(deps, { kind, params }, r);
+      const seen = await readForSweep(deps, { kind, params }, r);
+      const current = seen.value;
       // Only while this request is still the target's last writer (asked last, just before the write).
       const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
       if (!back || !kind.inForce(params, current) || owner) {
@@ -1133,7 +1172,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
         await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
         return { kind: "undone", request: moved ?? r } as const;
       }
-      const report = await kind.apply(deps, scopeOf(r), back);
+      const report = await kind.apply(deps, scopeOf(r), back, seen);
       note = await readBack(deps, kind, scopeOf(r), back, report);
       return undefined;
     });
@@ -1145,6 +1184,7 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
         message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
       };
       const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
+      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
       return { kind: "undo_unknown", request: noted ?? r };
     }
@@ -1276,7 +1316,7 @@ async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<Approva
   if (!c || !back) return undefined;
   let current: unknown;
   try {
-    current = await readForSweep(deps, c, r);
+    current = (await readForSweep(deps, c, r)).value;
   } catch (err) {
     return sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
       deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");

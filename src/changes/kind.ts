@@ -22,7 +22,7 @@ export type ApproverRule = "policy" | "admins";
  * `describe` and `target` are plain text and `details` is data (details.ts): the Slack side renders and
  * escapes them.
  */
-export interface ChangeKind<P = unknown, V = unknown> {
+export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
   /** Stored with the request. */
   readonly name: string;
   /** The stored parameters, checked whenever a request is read back. */
@@ -48,6 +48,12 @@ export interface ChangeKind<P = unknown, V = unknown> {
   /** The value in force now (null when there is none). */
   readCurrent(deps: Deps, scope: ChangeScope, p: P): Promise<V | null>;
   /**
+   * The value in force now with the record it is part of, where apply needs more than the value (a
+   * shield zone's other settings, to tell what else moved): the engine reads the target once before a
+   * change and hands the read to apply. Absent: readCurrent.
+   */
+  readTarget?(deps: Deps, scope: ChangeScope, p: P): Promise<TargetRead<V, R>>;
+  /**
    * The one thing this change sets (a zone's setting, a bot category, an access entry), so that each
    * target remembers the request that set it last and an undo touches only what its request still owns.
    * Absent for changes with no lasting target (one-off actions, the policy).
@@ -66,7 +72,7 @@ export interface ChangeKind<P = unknown, V = unknown> {
    * Make the change. Throws an EdgeApiError, StoreError or UserError. May report what else moved on
    * the target with it (a shield zone's other settings), which the card and the audit log then show.
    */
-  apply(deps: Deps, scope: ChangeScope, p: P): Promise<ApplyReport | undefined>;
+  apply(deps: Deps, scope: ChangeScope, p: P, before?: TargetRead<V, R>): Promise<ApplyReport<V> | undefined>;
   /**
    * The parameters that put back the value seen when the request was made, for temporary changes
    * (`for 30m`). Absent, or undefined for this value: the change has no undo and can't be temporary.
@@ -85,10 +91,18 @@ export interface ChangeKind<P = unknown, V = unknown> {
   ): Promise<boolean>;
 }
 
+/** The target as read right before a change (ChangeKind.readTarget). */
+export interface TargetRead<V, R = unknown> {
+  value: V | null;
+  record?: R;
+}
+
 /** What an apply saw besides its own change. */
-export interface ApplyReport {
+export interface ApplyReport<V = unknown> {
   /** Other settings of the target that moved with the write: "learning mode: on → off". */
   alsoChanged?: string[];
+  /** The value apply read right after its write: the engine's read-back takes it instead of reading again. */
+  after?: { value: V | null };
 }
 
 /** Values compared as JSON, as they were stored. */

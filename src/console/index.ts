@@ -13,11 +13,11 @@ import { type Config, ConfigError } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { RetryPolicy } from "../edge/client.js";
 import type { Simulator, SimulatorOptions } from "../edge/simulator/index.js";
+import { createChangeSweeper } from "../jobs/change-sweeps.js";
 import { createLogger, type Logger } from "../log.js";
 import { createMetrics } from "../ops/metrics.js";
 import { createScheduler } from "../scheduler/index.js";
 import { createSlackApp } from "../slack/app.js";
-import { createApprovalSweeper } from "../slack/approval-sweeper.js";
 import { CONNECT_HINT } from "../slack/transport.js";
 import { openStore } from "../store/index.js";
 import { startConsoleEdge } from "./edge.js";
@@ -164,7 +164,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger, scope });
     poller.start();
     cleanups.push(() => poller.stop(o.config.shutdownTimeoutMs));
-    const sweeper = createApprovalSweeper(slack.env, { scope });
+    const sweeper = createChangeSweeper(slack.env, { scope });
     sweeper.start();
     cleanups.push(() => sweeper.stop());
 

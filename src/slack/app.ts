@@ -17,7 +17,7 @@ import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
 import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
-import { tellRequester, updateCard } from "./change-requests.js";
+import { redrawCardsOnChange, tellRequester } from "./change-requests.js";
 import { slackClientFactory } from "./clients.js";
 import type { SlackEnv } from "./commands/types.js";
 import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
@@ -210,10 +210,8 @@ export function createSlackApp({
     metrics: deps.metrics,
     clientWithToken: env.clientWithToken,
   });
-  // A card whose request another request took over (its undo cancelled, a conflict) is redrawn.
-  const unwatchNotes = deps.changeObservers.addNoted(async (request) =>
-    updateCard(await env.clientFor(request.teamId), request, deps.logger),
-  );
+  // After the observers above: the thread hears the outcome before the card shows it, as before.
+  const unwatchCards = redrawCardsOnChange(env);
   app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
     if (error.code !== ErrorCode.AuthorizationError) {
       deps.logger.error({ err: error }, "unhandled error in a Slack listener");
@@ -276,7 +274,7 @@ export function createSlackApp({
     async stop() {
       unwatchSteps();
       unwatchOutcomes();
-      unwatchNotes();
+      unwatchCards();
       stopConnecting();
       await app.stop();
     },

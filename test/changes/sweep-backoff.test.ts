@@ -7,7 +7,7 @@ import {
   undoDue,
 } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
@@ -42,7 +42,7 @@ async function keylessRows(options: HarnessOptions = {}) {
     for (let i = 0; i < 50; i++) keyless.push(await leftApproved(h, "T0002"));
     h.advanceClock(10);
     const ours = await leftApproved(h, "T0001");
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
 
     h.advanceClock(61_000);
     await sweeper.sweep();

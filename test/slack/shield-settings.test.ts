@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { undoDue } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import {
   answerTo,
@@ -123,10 +123,10 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     const applied = await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
     expect(findButtons(applied.args.blocks).some((b) => b.action_id === ACTIONS.undo)).toBe(true);
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const before = patches(h).length;
     h.advanceClock(31 * 60_000);
-    const other = createApprovalSweeper(h.app.env); // a second replica
+    const other = createChangeSweeper(h.app.env); // a second replica
     const swept = await Promise.all([sweeper.sweep(), other.sweep()]);
     expect(swept[0] + swept[1]).toBe(1);
     await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("Undone"));

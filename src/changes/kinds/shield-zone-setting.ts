@@ -12,14 +12,14 @@ import {
 import { UserError } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { moved } from "../details.js";
-import type { ChangeKind, ChangeScope, RiskLevel } from "../kind.js";
+import type { ChangeKind, ChangeScope, RiskLevel, TargetRead } from "../kind.js";
 
 /**
  * One field of a shield zone (DDoS sensitivity, WAF execution mode, learning mode), changed with
  * PATCH /shield/shield-zone naming only that field. The PATCH can't say "only if it is still X", so
- * the zone is read again right before it and the change is refused when the field moved since the
- * request saw it (`seen`): a concurrent change is never overwritten, and an undo only puts back a
- * value nobody has changed since.
+ * the change is refused when the field, as the engine read it right before (under the target's lock),
+ * moved since the request saw it (`seen`): a concurrent change is never overwritten, and an undo only
+ * puts back a value nobody has changed since. The zone is read once before the PATCH and once after.
  */
 interface ShieldSetting<V extends number | boolean> {
   name: string;
@@ -44,19 +44,21 @@ export interface ShieldSettingParams<V> {
   seen: V | null;
 }
 
+/** The zone and the setting's value in it. */
 async function readSetting<V extends number | boolean>(
   s: ShieldSetting<V>,
   deps: Deps,
   scope: ChangeScope,
   shieldZoneId: number,
-): Promise<V | null> {
+): Promise<TargetRead<V, ShieldZone>> {
   const client = await edgeClientFor(deps, scope.teamId);
-  return s.read(await client.getShieldZone(shieldZoneId), deps.now());
+  const zone = await client.getShieldZone(shieldZoneId);
+  return { value: s.read(zone, deps.now()), record: zone };
 }
 
 function shieldSettingKind<V extends number | boolean>(
   s: ShieldSetting<V>,
-): ChangeKind<ShieldSettingParams<V>, V> {
+): ChangeKind<ShieldSettingParams<V>, V, ShieldZone> {
   const params = z.object({
     shieldZoneId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     value: s.value,
@@ -78,16 +80,17 @@ function shieldSettingKind<V extends number | boolean>(
       },
     ],
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
-    readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
+    readCurrent: async (deps, scope, p) => (await readSetting(s, deps, scope, p.shieldZoneId)).value,
+    readTarget: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
     targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/${s.name}`,
     valueLabel: s.label,
     inForce: (p, current) => current === p.value,
     // One PATCH for every setting of the zone: its settings are one target.
     lockKey: (p) => `shield-zone:${p.shieldZoneId}:settings`,
-    async apply(deps, scope, p) {
+    async apply(deps, scope, p, read) {
       const client = await edgeClientFor(deps, scope.teamId);
-      const before = await client.getShieldZone(p.shieldZoneId);
-      const current = s.read(before, deps.now());
+      const before = read?.record ?? (await client.getShieldZone(p.shieldZoneId));
+      const current = read ? read.value : s.read(before, deps.now());
       if (current === p.value) return;
       if (current !== p.seen)
         throw new UserError(
@@ -108,7 +111,10 @@ function shieldSettingKind<V extends number | boolean>(
         return;
       }
       const moved = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
-      return moved.length > 0 ? { alsoChanged: moved } : undefined;
+      return {
+        after: { value: s.read(after, deps.now()) },
+        ...(moved.length > 0 ? { alsoChanged: moved } : {}),
+      };
     },
     undo: (p, observed) =>
       observed === null ? undefined : { shieldZoneId: p.shieldZoneId, value: observed, seen: p.value },

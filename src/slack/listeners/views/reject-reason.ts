@@ -1,7 +1,6 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import { setRejectReason } from "../../../changes/engine.js";
-import { requesterOutcome } from "../../blocks/approvals.js";
-import { updateCard } from "../../change-requests.js";
+import { tellRequester } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { VIEWS } from "../../ids.js";
 
@@ -9,7 +8,7 @@ type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** The reject reason submitted: shown on the card, and told to the requester in its thread. */
 export function rejectReasonSubmit(env: SlackEnv) {
-  return async ({ ack, body, view, client }: Args) => {
+  return async ({ ack, body, view }: Args) => {
     const teamId = body.team?.id ?? view.team_id;
     const userId = body.user.id;
     const text = view.state.values[VIEWS.rejectReason]?.[VIEWS.rejectReason]?.value?.trim() ?? "";
@@ -21,24 +20,13 @@ export function rejectReasonSubmit(env: SlackEnv) {
       return;
     }
     await ack();
-    const logger = env.deps.logger.child({ teamId, userId, view: VIEWS.rejectReason });
     const request = await setRejectReason(env.deps, {
       requestId: view.private_metadata,
       teamId,
       userId,
       text,
     });
-    if (!request) return;
-    await updateCard(client, request, logger);
-    const line = requesterOutcome(request);
-    if (line && request.messageChannel && request.messageTs)
-      await client.chat
-        .postMessage({
-          channel: request.messageChannel,
-          thread_ts: request.messageTs,
-          text: line.text,
-          blocks: line.blocks,
-        })
-        .catch((err: unknown) => logger.warn({ err }, "could not tell the requester the reason"));
+    // The card is redrawn by the engine's note (redrawCardsOnChange); the requester hears the reason.
+    if (request) await tellRequester(env, request);
   };
 }
