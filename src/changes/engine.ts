@@ -14,11 +14,10 @@ import type {
   EffectivePolicy,
   NewApprovalRequest,
   OtherRequest,
-  TransitionGuard,
   WorkScope,
 } from "../store/index.js";
 import { StoreError } from "../store/index.js";
-import { holdInFlight } from "./in-flight.js";
+import { inFlight } from "./in-flight.js";
 import { describeRequest, policyCovers, type ResolvedChange, resolveChange } from "./index.js";
 import { type ApplyReport, type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
 import { policyFor } from "./stricter-policy.js";
@@ -163,14 +162,11 @@ function countState(deps: Deps, state: ApprovalState | "unknown") {
  */
 async function move(
   deps: Deps,
-  id: string,
-  from: ApprovalState | readonly ApprovalState[],
-  to: ApprovalState,
-  patch: ApprovalPatch = {},
-  guard: TransitionGuard = {},
+  ...transition: Parameters<Deps["store"]["approvals"]["transition"]>
 ): Promise<ApprovalRequest | undefined> {
-  const moved = await deps.store.approvals.transition(id, from, to, patch, guard);
+  const moved = await deps.store.approvals.transition(...transition);
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  const to = moved?.state;
   if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
     await releaseConflicts(deps, moved);
   return moved;
@@ -549,12 +545,7 @@ async function readBack<P, V>(
 
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
 async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
-  const flight = await holdInFlight(deps, request.id, "approved");
-  try {
-    return await applyHeld(flight.deps, request, actorId);
-  } finally {
-    await flight.end();
-  }
+  return inFlight(deps, request.id, "approved", (held) => applyHeld(held, request, actorId));
 }
 
 /** applyApproved's work, while the request's in-flight lease is held. */
@@ -1140,12 +1131,7 @@ async function undoOnce(
     { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
   );
   if (!claimed) return undefined;
-  const flight = await holdInFlight(deps, claimed.id, "undoing");
-  try {
-    return await finishUndo(flight.deps, claimed, actorId);
-  } finally {
-    await flight.end();
-  }
+  return inFlight(deps, claimed.id, "undoing", (held) => finishUndo(held, claimed, actorId));
 }
 
 async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {

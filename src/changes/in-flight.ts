@@ -68,3 +68,18 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
     },
   };
 }
+
+/** Run `work` while the request's in-flight lease is held, with the deps the lease gives (holdInFlight). */
+export async function inFlight<T>(
+  deps: Deps,
+  requestId: string,
+  state: ApprovalState,
+  work: (held: Deps) => Promise<T>,
+): Promise<T> {
+  const flight = await holdInFlight(deps, requestId, state);
+  try {
+    return await work(flight.deps);
+  } finally {
+    await flight.end();
+  }
+}

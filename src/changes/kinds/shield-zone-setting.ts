@@ -157,36 +157,54 @@ export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: r
     });
 }
 
-const ddosSensitivity = z.union(DDOS_SENSITIVITIES.map((n) => z.literal(n)));
-const wafExecutionMode = z.union(WAF_EXECUTION_MODES.map((n) => z.literal(n)));
-const isOneOf = <T extends number>(values: readonly T[], v: number | null): v is T =>
-  v !== null && (values as readonly number[]).includes(v);
+/** A setting that is one of a few numbers, each with a label (DDoS sensitivity, WAF execution mode). */
+function choiceSettingKind<N extends number>(
+  c: Omit<ShieldSetting<N>, "value" | "read" | "update" | "label"> & {
+    values: readonly N[];
+    read(zone: ShieldZone): number | null | undefined;
+    /** The PATCH field. */
+    field: "dDoSShieldSensitivity" | "wafExecutionMode";
+    label(value: N): string;
+  },
+) {
+  const { values, field, read, label, ...setting } = c;
+  const isValue = (v: number | null | undefined): v is N => (values as readonly unknown[]).includes(v);
+  return shieldSettingKind<N>({
+    ...setting,
+    value: z.union(values.map((n) => z.literal(n))) as unknown as z.ZodType<N>,
+    read: (zone) => {
+      const v = read(zone);
+      return isValue(v) ? v : null;
+    },
+    update: (value) => ({ [field]: value }),
+    label: (value) => (value === null ? "unknown" : label(value)),
+  });
+}
 
 /** `/edge ddos <zone> off|low|medium|high|challenge`: DDoSShieldSensitivity 0..4. */
-export const ddosSensitivityKind = shieldSettingKind({
+export const ddosSensitivityKind = choiceSettingKind({
   name: "ddos_sensitivity",
   policyName: "ddos",
   risk: "high",
   title: "DDoS sensitivity",
   command: "ddos",
-  value: ddosSensitivity,
-  read: (zone) =>
-    isOneOf(DDOS_SENSITIVITIES, zone.ddosShieldSensitivity) ? zone.ddosShieldSensitivity : null,
-  update: (value) => ({ dDoSShieldSensitivity: value }),
-  label: (value) => (value === null ? "unknown" : ddosSensitivityLabel(value)),
+  values: DDOS_SENSITIVITIES,
+  read: (zone) => zone.ddosShieldSensitivity,
+  field: "dDoSShieldSensitivity",
+  label: ddosSensitivityLabel,
 });
 
 /** `/edge waf-mode <zone> log|block`: WAFExecutionMode 0 Log, 1 Block. */
-export const wafModeKind = shieldSettingKind({
+export const wafModeKind = choiceSettingKind({
   name: "waf_mode",
   policyName: "waf-mode",
   risk: "high",
   title: "WAF execution mode",
   command: "waf-mode",
-  value: wafExecutionMode,
-  read: (zone) => (isOneOf(WAF_EXECUTION_MODES, zone.wafExecutionMode) ? zone.wafExecutionMode : null),
-  update: (value) => ({ wafExecutionMode: value }),
-  label: (value) => (value === null ? "unknown" : wafExecutionModeLabel(value)),
+  values: WAF_EXECUTION_MODES,
+  read: (zone) => zone.wafExecutionMode,
+  field: "wafExecutionMode",
+  label: wafExecutionModeLabel,
 });
 
 /** `/edge learning <zone> on|off`: learning mode (the WAF only logs while it learns the site's traffic). */
