@@ -1,4 +1,4 @@
-import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/engine.js";
+import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/undo-and-reconcile.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
 import type { SlackEnv } from "../slack/commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  expireDue,
-  reconcileStale,
-  SWEEP_READ_ATTEMPTS,
-  SWEEP_READ_DEADLINE_MS,
-  undoDue,
-} from "../../src/changes/engine.js";
+import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
+import { expireDue, reconcileStale, undoDue } from "../../src/changes/undo-and-reconcile.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { undoDue } from "../../src/changes/engine.js";
+import { undoDue } from "../../src/changes/undo-and-reconcile.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import type { SimAccessList } from "../../src/edge/simulator/seed.js";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";

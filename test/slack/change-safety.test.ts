@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reconcileStale } from "../../src/changes/engine.js";
+import { reconcileStale } from "../../src/changes/undo-and-reconcile.js";
 import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";

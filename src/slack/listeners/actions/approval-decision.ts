@@ -1,4 +1,5 @@
-import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../changes/engine.js";
+import { approve, type DecisionOutcome, reject, retry } from "../../../changes/engine.js";
+import { undoNow } from "../../../changes/undo-and-reconcile.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
