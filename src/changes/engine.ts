@@ -5,7 +5,6 @@ import { UserError } from "../errors.js";
 import type { ApprovalError, ApprovalRequest, NewApprovalRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
-import { policyCovers } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
 import {
   type ApproverCheck,
@@ -41,6 +40,7 @@ import {
   UNKNOWN_OUTCOME_SENTENCE,
   undoSchedule,
 } from "./moves.js";
+import { policyCovers } from "./policy-coverage.js";
 import { policyFor } from "./stricter-policy.js";
 import { withChangeLock } from "./target-lock.js";
 

@@ -144,7 +144,8 @@ export function countState(deps: Deps, state: ApprovalState | "unknown") {
 
 /**
  * Every state change the engine makes: the store's compare-and-set, then, for the winner only, the
- * observers (workflow steps waiting on the request). The one place a move is announced.
+ * observers (the card, the requester's thread, workflow steps waiting on the request). The one place a
+ * move is announced (a change in flight announces it when its lease ends: in-flight.ts).
  */
 export async function move(
   deps: Deps,
