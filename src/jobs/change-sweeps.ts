@@ -1,6 +1,6 @@
 import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/undo-and-reconcile.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
-import type { SlackEnv } from "../slack/commands/types.js";
+import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
 import type { WorkScope } from "../store/index.js";
 

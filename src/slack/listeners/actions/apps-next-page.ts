@@ -3,14 +3,8 @@ import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { appsMessage } from "../../blocks/apps.js";
-import type { SlackEnv } from "../../commands/types.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceMessage,
-} from "./context.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
+import { onButton, replaceMessage, staleButton } from "./context.js";
 
 const nextValue = z.object({
   c: z.string(),
@@ -21,15 +15,11 @@ const nextValue = z.object({
 
 /** Next page: read the page after the cursor and replace the message with it. */
 export function appsNextPage(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, nextValue);
-    if (!value) return answerPrivately(args, "That button is out of date: run /edge apps again.", ctx.logger);
-    await replaceMessage(args, ctx.logger, async () => {
+  return onButton(env, nextValue, staleButton("apps"), (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, async () => {
       const client = await edgeClientFor(env.deps, ctx.teamId);
       const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
       return appsMessage(await listAppsPage(client, query), { ...query, isPublic: value.p === true });
-    });
-  };
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import { setRejectReason } from "../../../changes/engine.js";
 import { tellRequester } from "../../change-requests.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { VIEWS } from "../../ids.js";
 
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
