@@ -24,8 +24,6 @@ const SRC = join(ROOT, "src");
  * change removes one, delete its line.
  */
 const ALLOWED_UPWARD: readonly string[] = [
-  // The change sweep still builds its fair pool from src/jobs (→ the sweep moves to src/jobs).
-  "src/changes/moves.ts -> src/jobs/pool.ts",
   // `/edge schedule … run` runs the very job the clock runs (one flow, entered from either side).
   "src/slack/edge-commands/schedule.ts -> src/jobs/schedule-run.ts",
 ];

@@ -2,7 +2,6 @@ import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
-import { createFairPool } from "../jobs/pool.js";
 import type {
   ApprovalError,
   ApprovalPatch,
@@ -491,37 +490,31 @@ export type UndoOutcome =
   /** Sent, no answer: the reconciler decides. */
   | { kind: "undo_unknown"; request: ApprovalRequest };
 
+/** One due request's step of a sweep: what it moved, if it won the move. */
+export type SweepStep = (r: ApprovalRequest) => Promise<ApprovalRequest | undefined>;
+
 /**
- * Run `one` on each due request round-robin over workspaces, a few at once, one per workspace: one
- * workspace's slow or failing rows (its reads are slow, its key's queue is full) leave the others' on
- * time. Resolves once all ran, with what they moved, in the order they finished.
+ * How a sweep runs its due requests: `one` on each, a failure logged with `failed` and left for the next
+ * sweep; resolves with what moved. The change-sweeps job (src/jobs/change-sweeps.ts) runs them on the
+ * fair pool; elsewhere (one workspace's uninstall) they run one after another.
  */
-export async function sweepFairly(
-  deps: Deps,
+export type RunEach = (
   due: readonly ApprovalRequest[],
   failed: string,
-  one: (r: ApprovalRequest) => Promise<ApprovalRequest | undefined>,
-): Promise<ApprovalRequest[]> {
-  const moved: ApprovalRequest[] = [];
-  const pool = createFairPool<ApprovalRequest>({
-    concurrency: SWEEP_CONCURRENCY,
-    perWorkspace: 1,
-    id: (r) => r.id,
-    teamId: (r) => r.teamId,
-    async run(r) {
+  one: SweepStep,
+) => Promise<ApprovalRequest[]>;
+
+export function oneByOne(deps: Deps): RunEach {
+  return async (due, failed, one) => {
+    const moved: ApprovalRequest[] = [];
+    for (const r of due) {
       try {
         const done = await one(r);
         if (done) moved.push(done);
-        return done !== undefined;
       } catch (err) {
         deps.logger.warn({ err, requestId: r.id }, failed);
-        return false;
       }
-    },
-  });
-  await pool.submit(due);
-  return moved;
+    }
+    return moved;
+  };
 }
-
-/** Due undos run at once, at most one of each workspace. */
-export const SWEEP_CONCURRENCY = 4;

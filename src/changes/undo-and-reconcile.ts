@@ -13,17 +13,18 @@ import {
   loadForDecision,
   move,
   mustResolve,
+  oneByOne,
   otherOf,
   outcomeUnknown,
   ownerOf,
   RECONCILE_AFTER_MS,
   ReadBackError,
+  type RunEach,
   readBack,
   readForSweep,
   recordOwner,
   restoreOf,
   scopeOf,
-  sweepFairly,
   sweepReadFailed,
   targetOf,
   toApprovalError,
@@ -38,11 +39,14 @@ import { withChangeLock } from "./target-lock.js";
 /** Sweeps (expiry, reconcile), temporary changes and their undo: the engine's moves that come later. */
 
 /** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
-export async function expireDue(deps: Deps, scope: WorkScope = {}, limit = 100): Promise<ApprovalRequest[]> {
+export async function expireDue(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 100,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
-  return sweepFairly(deps, due, "could not expire a request; next sweep tries again", (r) =>
-    expireIfDue(deps, r),
-  );
+  return each(due, "could not expire a request; next sweep tries again", (r) => expireIfDue(deps, r));
 }
 
 export const ONE_OFF_UNKNOWN_SENTENCE =
@@ -60,11 +64,10 @@ export async function reconcileStale(
   deps: Deps,
   scope: WorkScope = {},
   limit = 50,
+  each: RunEach = oneByOne(deps),
 ): Promise<ApprovalRequest[]> {
   const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
-  return sweepFairly(deps, stale, "could not reconcile a request; next sweep tries again", (r) =>
-    reconcileOne(deps, r),
-  );
+  return each(stale, "could not reconcile a request; next sweep tries again", (r) => reconcileOne(deps, r));
 }
 
 async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
@@ -238,10 +241,14 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
 }
 
 /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
-export async function undoDue(deps: Deps, scope: WorkScope = {}, limit = 50): Promise<ApprovalRequest[]> {
+export async function undoDue(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
   const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
-  return sweepFairly(
-    deps,
+  return each(
     due,
     "undo of a temporary change could not run; next sweep tries again",
     async (r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
@@ -256,6 +263,7 @@ export async function reconcileStaleUndos(
   deps: Deps,
   scope: WorkScope = {},
   limit = 50,
+  each: RunEach = oneByOne(deps),
 ): Promise<ApprovalRequest[]> {
   const stale = await deps.store.approvals.listStaleApproved(
     deps.now() - RECONCILE_AFTER_MS,
@@ -263,9 +271,7 @@ export async function reconcileStaleUndos(
     scope,
     "undoing",
   );
-  return sweepFairly(deps, stale, "could not reconcile an undo; next sweep tries again", (r) =>
-    reconcileUndoOne(deps, r),
-  );
+  return each(stale, "could not reconcile an undo; next sweep tries again", (r) => reconcileUndoOne(deps, r));
 }
 
 async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {

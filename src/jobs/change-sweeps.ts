@@ -1,8 +1,53 @@
-import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/undo-and-reconcile.js";
+import type { RunEach } from "../changes/moves.js";
+import * as sweeps from "../changes/undo-and-reconcile.js";
+import type { Deps } from "../deps.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
-import type { WorkScope } from "../store/index.js";
+import type { ApprovalRequest, WorkScope } from "../store/index.js";
+import { createFairPool } from "./pool.js";
+
+/** Due requests run at once, at most one of each workspace. */
+export const SWEEP_CONCURRENCY = 4;
+
+/**
+ * Run each due request round-robin over workspaces, a few at once, one per workspace: one workspace's
+ * slow or failing rows (its reads are slow, its key's queue is full) leave the others' on time. Resolves
+ * once all ran, with what they moved, in the order they finished.
+ */
+function fairly(deps: Deps): RunEach {
+  return async (due, failed, one) => {
+    const moved: ApprovalRequest[] = [];
+    const pool = createFairPool<ApprovalRequest>({
+      concurrency: SWEEP_CONCURRENCY,
+      perWorkspace: 1,
+      id: (r) => r.id,
+      teamId: (r) => r.teamId,
+      async run(r) {
+        try {
+          const done = await one(r);
+          if (done) moved.push(done);
+          return done !== undefined;
+        } catch (err) {
+          deps.logger.warn({ err, requestId: r.id }, failed);
+          return false;
+        }
+      },
+    });
+    await pool.submit(due);
+    return moved;
+  };
+}
+
+/** The engine's sweeps (src/changes/undo-and-reconcile.ts), each on the fair pool. */
+export const expireDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.expireDue(deps, scope, limit, fairly(deps));
+export const reconcileStale = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.reconcileStale(deps, scope, limit, fairly(deps));
+export const undoDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.undoDue(deps, scope, limit, fairly(deps));
+export const reconcileStaleUndos = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.reconcileStaleUndos(deps, scope, limit, fairly(deps));
 
 export interface ChangeSweeper {
   /**

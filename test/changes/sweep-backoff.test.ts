@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
-import { expireDue, reconcileStale, undoDue } from "../../src/changes/undo-and-reconcile.js";
-import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { createChangeSweeper, expireDue, reconcileStale, undoDue } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { undoDue } from "../../src/changes/undo-and-reconcile.js";
-import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";

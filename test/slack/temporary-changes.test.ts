@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reconcileStaleUndos, undoDue } from "../../src/changes/undo-and-reconcile.js";
-import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { createChangeSweeper, reconcileStaleUndos, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";

@@ -8,7 +8,7 @@ type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** The reject reason submitted: shown on the card, and told to the requester in its thread. */
 export function rejectReasonSubmit(env: SlackEnv) {
-  return async ({ ack, body, view }: Args) => {
+  return async ({ ack, body, view, client }: Args) => {
     const teamId = body.team?.id ?? view.team_id;
     const userId = body.user.id;
     const text = view.state.values[VIEWS.rejectReason]?.[VIEWS.rejectReason]?.value?.trim() ?? "";
@@ -27,6 +27,6 @@ export function rejectReasonSubmit(env: SlackEnv) {
       text,
     });
     // The card is redrawn by the engine's note (redrawCardsOnChange); the requester hears the reason.
-    if (request) await tellRequester(env, request);
+    if (request) await tellRequester(env, request, client);
   };
 }
