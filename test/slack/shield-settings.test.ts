@@ -88,6 +88,21 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(4);
   });
 
+  it("an approved change reads the zone once before its PATCH and once after (issue 26)", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const { approve } = await askAndConfirm(h, `ddos ${ZONE} high`, "DDoS sensitivity");
+    const before = h.sim.requests.length;
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    const calls = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(calls).toEqual([
+      `GET /shield/shield-zone/${ZONE}`,
+      "PATCH /shield/shield-zone",
+      `GET /shield/shield-zone/${ZONE}`,
+    ]);
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+  });
+
   it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
     zone(h).wafExecutionMode = 0;
     const before = patches(h).length;
