@@ -58,13 +58,16 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
   return {
     deps: { ...deps, edge, changeObservers },
     async end() {
-      clearInterval(watchdog);
-      const until = await lease.end();
-      abort.abort(new Error("done"));
-      await deps.store.approvals
-        .endLease(requestId, until)
-        .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
-      await changeObservers.flush();
+      try {
+        clearInterval(watchdog);
+        const until = await lease.end();
+        abort.abort(new Error("done"));
+        await deps.store.approvals
+          .endLease(requestId, until)
+          .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
+      } finally {
+        await changeObservers.flush();
+      }
     },
   };
 }

@@ -110,10 +110,10 @@ function shieldSettingKind<V extends number | boolean>(
         );
         return;
       }
-      const moved = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
       return {
         after: { value: s.read(after, deps.now()) },
-        ...(moved.length > 0 ? { alsoChanged: moved } : {}),
+        ...(others.length > 0 ? { alsoChanged: others } : {}),
       };
     },
     undo: (p, observed) =>
