@@ -1,9 +1,9 @@
-import { restoreOf } from "../changes/engine.js";
 import { resolveChange } from "../changes/index.js";
 import type { ChangeKind } from "../changes/kind.js";
 import { sameValue } from "../changes/kind.js";
 import { botCategoryKind } from "../changes/kinds/bot-category.js";
 import { ddosSensitivityKind, learningModeKind, wafModeKind } from "../changes/kinds/shield-zone-setting.js";
+import { restoreOf } from "../changes/moves.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { intLabel } from "../edge/schemas/common.js";
