@@ -69,6 +69,11 @@ export type FallbackText = string & { readonly [fallbackBrand]: true };
 export interface Reply {
   text: FallbackText;
   blocks: KnownBlock[];
+  /**
+   * The change this reply asks to confirm (its Confirm button's request id, kind and parameters): where the
+   * event log can speak to it, its impact preview is filled in place once read (slack/impact-fill.ts).
+   */
+  confirming?: { requestId: string; kind: string; params: unknown };
 }
 
 export const LIMITS = {

@@ -98,7 +98,7 @@ export function withImpactPreview(r: Reply, view: PreviewView): Reply {
   const blocks = r.blocks.filter((b) => !b.block_id?.startsWith(PREVIEW_BLOCK_PREFIX));
   const at = blocks.map((b) => b.type).lastIndexOf("actions");
   blocks.splice(at === -1 ? blocks.length : at, 0, ...(added as KnownBlock[]));
-  return { text: r.text, blocks };
+  return { ...r, blocks };
 }
 
 const PREVIEW_BLOCK_PREFIX = "impact_preview_";
