@@ -5,7 +5,7 @@ import { LruCache } from "../lru.js";
 import { estimateImpact, type ImpactPreview, impactTargetOf } from "../services/impact-preview.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
-import type { Reply } from "./blocks/common.js";
+import { CONFIRMING, type Reply } from "./blocks/common.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 
 /**
@@ -33,7 +33,7 @@ export function fillLater(
   reply: Reply,
   replace: (filled: Reply) => Promise<void>,
 ): (() => Promise<void>) | undefined {
-  const c = reply.confirming;
+  const c = reply[CONFIRMING];
   const target = c && impactTargetOf(c);
   if (!c || !target) return undefined;
   const preview = estimateImpact(deps, teamId, target);

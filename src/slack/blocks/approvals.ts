@@ -8,6 +8,7 @@ import { ACTIONS, VIEWS } from "../ids.js";
 import {
   actions,
   button,
+  CONFIRMING,
   channel,
   confirmDialog,
   context,
@@ -100,7 +101,7 @@ export function confirmChangeMessage(
   const confirm = reply(`${change}${temporary}?`, blocks);
   const confirming = { requestId: value.r, kind: value.k, params: value.p };
   if (!resolved || !impactTargetOf(confirming)) return confirm;
-  return { ...withImpactPreview(confirm, { state: "estimating" }), confirming };
+  return { ...withImpactPreview(confirm, { state: "estimating" }), [CONFIRMING]: confirming };
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {
