@@ -13,8 +13,11 @@ import { edgeClientFor } from "./edge-access.js";
  */
 
 export const PREVIEW_WINDOW_MS = 3_600_000;
-/** A country or ASN carrying at least this share of the zone's logged events gets a plain warning. */
-export const LARGE_SHARE = 0.2;
+/**
+ * A country or ASN carrying at least this share of the zone's logged events gets a plain warning: a
+ * tenth of everything the zone logged is far more than one attacker's part of a country.
+ */
+export const LARGE_SHARE = 0.1;
 export const TOP_PATHS = 5;
 /** One page of url groups: the document promises no order, so past one page the top is of those read. */
 const URL_PAGE_SIZE = 500;

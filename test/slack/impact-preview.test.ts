@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LARGE_SHARE } from "../../src/services/impact-preview.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from "../support/harness.js";
@@ -67,7 +68,7 @@ describe("impact preview on confirmations and approval cards", () => {
     expect(text).toMatch(/Top paths: `\/[^`]*` [\d,]+/);
     expect(text).toContain("Events are security events only; clean requests are not in the event log.");
     const warning = `CN is ${m![3]} % of this zone's logged events in the last hour: blocking it also blocks everyone there.`;
-    if (share >= 0.2) expect(text).toContain(warning);
+    if (share >= LARGE_SHARE) expect(text).toContain(warning);
     else expect(text).not.toContain("blocks everyone there");
     // Still the same confirmation: its buttons are there to press.
     expect(findButtons(filled.body.blocks).map((b) => b.action_id)).toEqual(
