@@ -123,6 +123,51 @@ describe("impact preview on confirmations and approval cards", () => {
     30_000,
   );
 
+  it("a change asked through a picker (no zone typed) is confirmed with estimating, then filled in the picker's place", async () => {
+    const asked = await h.command("block 203.0.113.13", { userId: BOB, channelId: "C0001" });
+    const pickerAnswer = await h.slack.waitForResponse(asked.responseId, undefined, 15_000);
+    const picker = (pickerAnswer.body.blocks as { block_id?: string; elements?: Record<string, unknown>[] }[])
+      .map((b) => ({ b, select: b.elements?.find((e) => e.type === "external_select") }))
+      .find((x) => x.select)!;
+    const responseId = `pick-${Math.random().toString(36).slice(2)}`;
+    const res = await h.interact({
+      type: "block_actions",
+      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
+      api_app_id: "A0001",
+      token: "legacy",
+      container: {
+        type: "message",
+        message_ts: "1700000000.000100",
+        channel_id: "C0001",
+        is_ephemeral: true,
+      },
+      trigger_id: "trigger-pick",
+      team: { id: "T0001", domain: "acme" },
+      channel: { id: "C0001", name: "incident-42" },
+      message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
+      response_url: h.slack.responseUrl(responseId),
+      actions: [
+        {
+          type: "external_select",
+          action_id: String(picker.select!.action_id),
+          block_id: String(picker.b.block_id),
+          selected_option: { text: { type: "plain_text", text: "x" }, value: String(ZONE) },
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const first = await h.slack.waitForResponse(responseId, undefined, 15_000);
+    expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
+    const filled = await h.slack.waitForResponse(
+      responseId,
+      (r) => blocksText(r.body.blocks).includes("`203.0.113.13` matched"),
+      15_000,
+    );
+    expect(filled.body.replace_original).toBe(true);
+    expect(findButtons(filled.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.changeConfirm);
+  }, 30_000);
+
   it("a plan without the event log says so in one line", async () => {
     const { text } = await typed(h, `block ${SIM_IDS.zoneWithoutEventLogs} 203.0.113.9`);
     expect(text).toContain("This zone's plan has no event log, so edgeops cannot preview the impact.");
