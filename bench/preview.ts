@@ -1,5 +1,5 @@
 /**
- * (7) Impact preview (issue 31.1): what the preview adds to a change's confirmation. `/edge block <zone>
+ * (8) Impact preview (issue 31.1): what the preview adds to a change's confirmation. `/edge block <zone>
  * <ip>` (confirmation + three event-log searches beside it) against `/edge learning <zone> on` (a
  * confirmation of the same shape, no preview), one workspace, sent one a second so the key's 10/s cap is
  * not what is measured. Target: nothing added to the ack; the preview in place within one Edge call's time

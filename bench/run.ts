@@ -22,8 +22,17 @@ import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
 import { formatProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.js";
 import { type Fairness, fairness, type QueueAccuracy, queueAccuracy } from "./queue.js";
+import { type TimelineBuildTime, timelineScenario } from "./timeline.js";
 
-export const SCENARIOS = ["latency", "queue", "fairness", "memory", "approvals", "preview"] as const;
+export const SCENARIOS = [
+  "latency",
+  "queue",
+  "fairness",
+  "memory",
+  "approvals",
+  "timeline",
+  "preview",
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -102,6 +111,9 @@ export interface BenchResults {
   fairness?: Fairness;
   memory?: MemoryResult;
   approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
+  /** (7) An incident's timeline built from the store: a 24 h episode with 500 changes. */
+  timeline?: (TimelineBuildTime | { engine: "postgres"; skipped: string })[];
+  /** (8) The impact preview's added time to a change's confirmation. */
   preview?: PreviewResult;
   /** CPU profile summaries of each bot process (with --profile), by scenario. */
   profiles?: Record<string, ProfileSummary>;
@@ -117,6 +129,7 @@ const SETUP = [
   "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
   "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
   "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info).",
+  "Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against the same queries for a zone with nothing (the floor).",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
 ];
 
@@ -210,15 +223,26 @@ function verdicts(r: BenchResults): Verdict[] {
       detail: `${a.puts} PUTs, ${a.cardsUpdated} cards in ${a.durationMs} ms (${a.ratioToSingle}× one alone); ack max ${a.ack.max} ms`,
     });
   }
+  for (const t of r.timeline ?? []) {
+    if ("skipped" in t) {
+      out.push({ target: `(7) timeline on ${t.engine}`, met: false, detail: `skipped: ${t.skipped}` });
+      continue;
+    }
+    out.push({
+      target: `(7) a 24 h episode with ${t.changes} changes: timeline built from the store well under 1 s (${t.engine})`,
+      met: t.buildMs < 1000,
+      detail: `${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms (${t.ratioToFloor}×)`,
+    });
+  }
   if (r.preview) {
     const p = r.preview;
     out.push({
-      target: "(7) the impact preview adds nothing to the confirmation's ack",
+      target: "(8) the impact preview adds nothing to the confirmation's ack",
       met: p.ack.p99 <= Math.max(p.baselineAck.p99 * 1.3, p.baselineAck.p99 + 5),
       detail: `/edge block ack p50/p99 ${p.ack.p50} / ${p.ack.p99} ms vs /edge learning (no preview) ${p.baselineAck.p50} / ${p.baselineAck.p99} ms`,
     });
     out.push({
-      target: "(7) the preview in place within one Edge call's time of the confirmation",
+      target: "(8) the preview in place within one Edge call's time of the confirmation",
       met: p.missingFills === 0 && p.filledAfterConfirmation.p50 <= 2 * p.simulatorLatencyMs,
       detail: `confirmation → filled p50/p99 ${p.filledAfterConfirmation.p50} / ${p.filledAfterConfirmation.p99} ms (one Edge call ≥ ${p.simulatorLatencyMs} ms; three searches in parallel through the key's queue); ${p.missingFills} missing`,
     });
@@ -316,11 +340,20 @@ export function formatTable(r: BenchResults): string {
       );
     }
   }
+  if (r.timeline?.length) {
+    L.push("", "(7) Timeline build: a 24 h episode with 500 changes, from the store");
+    for (const t of r.timeline)
+      L.push(
+        "skipped" in t
+          ? `    ${t.engine}: skipped (${t.skipped})`
+          : `    ${pad(t.engine, 8)}: ${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms → ${t.ratioToFloor}×`,
+      );
+  }
   if (r.preview) {
     const p = r.preview;
     L.push(
       "",
-      "(7) Impact preview: /edge block (confirmation + preview) vs /edge learning (no preview), 1/s, one workspace",
+      "(8) Impact preview: /edge block (confirmation + preview) vs /edge learning (no preview), 1/s, one workspace",
       `    acks ${triple(p.ack)} ms vs ${triple(p.baselineAck)} ms; confirmation at response_url ${triple(p.confirmation)} ms vs ${triple(p.baselineConfirmation)} ms; confirmation → filled ${triple(p.filledAfterConfirmation)} ms; ${p.missingFills} fills missing`,
     );
   }
@@ -435,6 +468,11 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       results.approvals = [await approvalsScenario(ctx, "sqlite", o.approvals)];
       if (o.postgres) results.approvals.push(await approvalsScenario(ctx, "postgres", o.approvals));
     }
+    if (only.has("timeline")) {
+      progress("timeline: seeding a 24 h episode with 500 changes");
+      results.timeline = [await timelineScenario("sqlite", 500)];
+      if (o.postgres) results.timeline.push(await timelineScenario("postgres", 500));
+    }
     if (only.has("preview")) results.preview = await previewScenario(ctx, o.previews);
     if (profileDir) results.profiles = keepProfiles(profileDir);
   } finally {
@@ -466,10 +504,10 @@ const HELP = `npm run bench [-- options]
   --memory-workspaces 10000 --memory-rate 200 --pending 1000   (5)
   --memory-settle 30        seconds idle before the settled memory readings (5)
   --approvals 500           (6)
-  --previews 20             (7) commands of each kind (the impact preview)
+  --previews 20             (8) commands of each kind (the impact preview)
   --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
-  --only latency,queue,fairness,memory,approvals,preview
+  --only latency,queue,fairness,memory,approvals,timeline,preview
   --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
