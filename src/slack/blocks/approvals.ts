@@ -2,11 +2,14 @@ import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
+import { impactTargetOf } from "../../services/impact-preview.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
+import { detailField } from "./change-details.js";
 import {
   actions,
   button,
+  CONFIRMING,
   channel,
   confirmDialog,
   context,
@@ -23,6 +26,7 @@ import {
   section,
   usergroup,
 } from "./common.js";
+import { withImpactPreview } from "./impact-preview.js";
 
 export interface BotChangeValue {
   /** The request id this button creates: the same click delivered twice makes one request. */
@@ -87,7 +91,7 @@ export function confirmChangeMessage(
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
-  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+  if (details.length > 0) blocks.push(fields(details.map(detailField)));
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
@@ -95,7 +99,10 @@ export function confirmChangeMessage(
       button("Cancel", ACTIONS.changeCancel, value.r),
     ),
   );
-  return reply(`${change}${temporary}?`, blocks);
+  const confirm = reply(`${change}${temporary}?`, blocks);
+  const confirming = { requestId: value.r, kind: value.k, params: value.p };
+  if (!resolved || !impactTargetOf(confirming)) return confirm;
+  return { ...withImpactPreview(confirm, { state: "estimating" }), [CONFIRMING]: confirming };
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {
@@ -311,7 +318,7 @@ export function approvalCard(
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
       mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
-      ...details.map(([label, value]) => mrkdwn`*${label}*\n${value}`),
+      ...details.map(detailField),
       ...(r.undoAfterMs !== null ? [mrkdwn`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
       mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
       mrkdwn`*State*\n${stateLine(r)}`,
