@@ -22,6 +22,7 @@ import {
   alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
+  timelineNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
 import {
   alertParentMessage,
@@ -972,6 +973,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ),
     ),
   "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
+  "alert-actions.ts:timelineNotForApps": () => section(timelineNotForApps()),
   "alerts.ts:alertTitle": (g) => header(alertTitle(alertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
