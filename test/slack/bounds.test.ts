@@ -3,10 +3,10 @@
  * their count, and the approval sweeper deletes audit rows past AUDIT_RETENTION_DAYS, in batches. Through
  * the real receiver and the real sweeper, on SQLite and PostgreSQL.
  */
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onBothStores } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -117,39 +117,5 @@ async function retention(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
-describe("the App Home's pending approvals: the newest 20 and how many", () => {
-  it("on SQLite", async () => {
-    await pendingPage({});
-  }, 20_000);
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      await onPostgres(pendingPage);
-    },
-    20_000,
-  );
-});
-
-describe("AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches", () => {
-  it("on SQLite", async () => {
-    await retention({});
-  }, 30_000);
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      await onPostgres(retention);
-    },
-    30_000,
-  );
-});
+onBothStores("the App Home's pending approvals: the newest 20 and how many", pendingPage, 20_000);
+onBothStores("AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches", retention, 30_000);

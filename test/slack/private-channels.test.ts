@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onBothStores } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -123,27 +123,10 @@ async function homeAndAudit(options: HarnessOptions = {}) {
   });
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
 describe("a private channel's requests and schedules", () => {
-  it("App Home and /edge audit show them only to its members; admins see the audit alone (SQLite)", async () => {
-    await homeAndAudit();
-  }, 20_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "the same on PostgreSQL",
-    async () => {
-      await onPostgres(homeAndAudit);
-    },
+  onBothStores(
+    "App Home and /edge audit show them only to its members; admins see the audit alone",
+    homeAndAudit,
     20_000,
   );
 });
