@@ -3,7 +3,7 @@ import { reconcileStale } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -324,19 +324,12 @@ async function reconcilersRace(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("five reconcilers at once settle a stale request once", () => {
   it("on SQLite", async () => {
     await reconcilersRace({});
   });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await reconcilersRace({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL", async () => {
+    await onPostgres(reconcilersRace);
   });
 });
 
@@ -413,12 +406,7 @@ describe("twenty concurrent approvers with two needed: one PUT", () => {
   it("on SQLite", async () => {
     await twoApproversRace({});
   });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await twoApproversRace({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL", async () => {
+    await onPostgres(twoApproversRace);
   });
 });

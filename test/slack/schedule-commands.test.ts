@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
@@ -326,8 +326,7 @@ async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> 
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL schedule-limit test is SKIPPED ***");
 
 describe("/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race", () => {
@@ -335,15 +334,10 @@ describe("/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE,
     await limitsThroughTheReceiver({});
   }, 60_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "on PostgreSQL",
     async () => {
-      const schema = randomSchema();
-      try {
-        await limitsThroughTheReceiver({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(limitsThroughTheReceiver);
     },
     60_000,
   );

@@ -3,7 +3,7 @@ import { reconcileStaleUndos, undoDue } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -194,18 +194,11 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("undone exactly once across a restart and replicas", () => {
   it("on SQLite", async () => {
     await undoAcrossRestartAndReplicas({});
   });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await undoAcrossRestartAndReplicas({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL", async () => {
+    await onPostgres(undoAcrossRestartAndReplicas);
   });
 });

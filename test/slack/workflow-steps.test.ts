@@ -8,7 +8,7 @@ import { STEP_RETRY_MS, stepRequestId } from "../../src/slack/functions/completi
 import { ACTIONS, FUNCTIONS } from "../../src/slack/ids.js";
 import { storeInternals } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import type { FunctionCompletion } from "../support/fake-slack.js";
 import {
   BOT_TOKEN,
@@ -508,8 +508,7 @@ describe("Workflow Builder steps", () => {
   }, 30_000);
 });
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL workflow restart test is SKIPPED ***");
 
 async function restartBetweenRequestAndApproval(options: HarnessOptions) {
@@ -580,15 +579,10 @@ describe("another replica settles the request", () => {
     await otherReplicaSettles({});
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "on PostgreSQL: the step completes once",
     async () => {
-      const schema = randomSchema();
-      try {
-        await otherReplicaSettles({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(otherReplicaSettles);
     },
     30_000,
   );
@@ -599,15 +593,10 @@ describe("a restart between the request and its approval", () => {
     await restartBetweenRequestAndApproval({});
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "on PostgreSQL: the step still completes, once",
     async () => {
-      const schema = randomSchema();
-      try {
-        await restartBetweenRequestAndApproval({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(restartBetweenRequestAndApproval);
     },
     30_000,
   );
