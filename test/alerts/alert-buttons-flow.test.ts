@@ -6,17 +6,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createPoller, type Poller } from "../../src/jobs/alerts.js";
 import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { openHome } from "../support/app-home.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {
   answerTo,
   blocksText,
   findButtons,
   type Harness,
-  SIGNING_SECRET,
   startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
@@ -75,26 +74,6 @@ async function clickOn(
   return res;
 }
 
-async function home(h: Harness, userId: string): Promise<string> {
-  const before = h.slack.callsTo("views.publish").length;
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, { contentType: "application/json" });
-  const publish = await h.slack.waitForCall(
-    "views.publish",
-    (c) => c.args.user_id === userId && h.slack.callsTo("views.publish").indexOf(c) >= before,
-  );
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
-
 describe("an attack alert's buttons with the poller running", () => {
   it("Acknowledge and Mute 1h hold through the poller's updates; Incident overview lands in the thread; the Home lists it while open", async () => {
     clock = T0;
@@ -114,7 +93,7 @@ describe("an attack alert's buttons with the poller running", () => {
     expect(ts).not.toBe("");
 
     // The App Home of a member of the channel lists it.
-    expect(await home(h, "U0002")).toContain(`Attack on shield zone ${ZONE}* in <#${CHANNEL}>`);
+    expect(await openHome(h, "U0002")).toContain(`Attack on shield zone ${ZONE}* in <#${CHANNEL}>`);
 
     // Bob acknowledges from the posted parent; the poller's next updates keep it.
     await clickOn(h, parent, "Acknowledge", "U0002", ts);
@@ -154,7 +133,7 @@ describe("an attack alert's buttons with the poller running", () => {
     expect(parents(h)).toHaveLength(1);
 
     // Resolved: no longer on the Home.
-    const after = await home(h, "U0002");
+    const after = await openHome(h, "U0002");
     expect(after).toContain("Nothing is firing in the channels you are in.");
     expect(h.slack.violations).toEqual([]);
   });

@@ -10,15 +10,14 @@ import { ACTIONS } from "../../src/slack/ids.js";
 import type { AlertEpisode, Watch } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { openHome } from "../support/app-home.js";
 import {
   blocksText,
   findButtons,
   type Harness,
   type HarnessOptions,
-  SIGNING_SECRET,
   startHarness,
 } from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack;
 const PARENT_TS = "1700000123.000200";
@@ -317,26 +316,6 @@ describe("alert buttons through the receiver (SQLite)", () => {
 });
 
 // ---- App Home -----------------------------------------------------------------------------------------------
-
-async function openHome(h: Harness, userId: string): Promise<string> {
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
-    contentType: "application/json",
-  });
-  expect(ack.status).toBe(200);
-  const publish = await h.slack.waitForCall("views.publish", (c) => c.args.user_id === userId);
-  expect(h.slack.violations).toEqual([]);
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
 
 describe("App Home: open alerts of the user's channels", () => {
   let h: Harness;

@@ -6,41 +6,14 @@
 import { expect } from "vitest";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { openHome } from "../support/app-home.js";
 import { onBothStores } from "../support/both-stores.js";
-import {
-  answerTo,
-  blocksText,
-  type Harness,
-  type HarnessOptions,
-  SIGNING_SECRET,
-  startHarness,
-} from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
+import { answerTo, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ALICE = "U0001";
 const DAVE = "U0004";
 const DAY = 24 * 60 * 60_000;
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-
-async function openHome(h: Harness, userId: string): Promise<string> {
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
-    contentType: "application/json",
-  });
-  expect(ack.status).toBe(200);
-  const publish = await h.slack.waitForCall("views.publish", (c) => c.args.user_id === userId);
-  expect(h.slack.violations).toEqual([]);
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
 
 async function pendingPage(options: HarnessOptions) {
   const h = await startHarness(options);
