@@ -3,14 +3,14 @@
  * message the alert builders render, the fake Slack Web API recording what the bot posts, the simulator behind the
  * Incident overview, the store (SQLite, and PostgreSQL for the race) holding who acknowledged and the mute.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { alertViewOf } from "../../src/alerts/view.js";
 import { alertParentMessage } from "../../src/slack/blocks/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import type { AlertEpisode, Watch } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { openHome } from "../support/app-home.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
@@ -18,6 +18,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack;
 const PARENT_TS = "1700000123.000200";
@@ -119,13 +120,9 @@ const privateAnswer = async (h: Harness, responseId: string) =>
   blocksText((await h.slack.waitForResponse(responseId)).body.blocks);
 
 describe("alert buttons through the receiver (SQLite)", () => {
-  let h: Harness;
+  const h = useHarness({}, { resetEach: false });
   beforeAll(async () => {
-    h = await startHarness();
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
-  });
-  afterAll(async () => {
-    await h.close();
   });
   afterEach(() => {
     h.slack.clear();
@@ -318,13 +315,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
 // ---- App Home -----------------------------------------------------------------------------------------------
 
 describe("App Home: open alerts of the user's channels", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({}, { resetEach: false });
   afterEach(() => {
     h.slack.clear();
   });
@@ -410,8 +401,7 @@ async function tenAcknowledges(options: HarnessOptions): Promise<void> {
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL acknowledge race is SKIPPED ***");
 
 describe("ten people click Acknowledge at once: one wins", () => {
@@ -419,12 +409,7 @@ describe("ten people click Acknowledge at once: one wins", () => {
     await tenAcknowledges({});
   });
 
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await tenAcknowledges({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL", async () => {
+    await onPostgres(tenAcknowledges);
   });
 });

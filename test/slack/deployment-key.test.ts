@@ -12,6 +12,7 @@ import {
   TEST_EDGE_KEY,
 } from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Whose key answers: the deployment's EDGE_API_KEY serves a workspace without a key of its own only on
@@ -59,18 +60,17 @@ async function edgeRequestsDuring(h: Harness, work: () => Promise<unknown>): Pro
 }
 
 describe("OAuth installs: EDGE_API_KEY serves only EDGE_API_KEY_TEAMS", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({
+  const h = useHarness(
+    {
       oauth: true,
       seedKey: false,
       env: { EDGE_API_KEY: TEST_EDGE_KEY, EDGE_API_KEY_TEAMS: OPERATOR },
-    });
+    },
+    { resetEach: false },
+  );
+  beforeAll(async () => {
     await installWorkspace(h.store, OPERATOR);
     await installWorkspace(h.store, STRANGER);
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it("the operator's workspace, named in EDGE_API_KEY_TEAMS, is answered with the deployment's key", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { reconcileStaleUndos, undoDue } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
@@ -13,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 14: any change can be temporary (`for 30m`); at the end it is undone exactly once (across a
@@ -54,17 +55,9 @@ async function blockFor30m(h: Harness, c: number, label: string) {
 }
 
 describe("temporary changes (SQLite)", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it("bad durations get a sentence with an example, and nothing is asked", async () => {

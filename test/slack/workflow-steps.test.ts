@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { planTypeLabel } from "../../src/edge/schemas/shield.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
@@ -18,6 +18,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 16 item 2: Workflow Builder steps, through the real receiver (signed function_executed events),
@@ -94,17 +95,9 @@ function joinChannels(h: Harness) {
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
 describe("Workflow Builder steps", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     joinChannels(h);
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it("Request a bot category change: waits for another person's approval, applies once, completes once with the request id and final state", async () => {

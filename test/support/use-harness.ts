@@ -17,7 +17,7 @@ export function useHarness(options: HarnessOptions = {}, { resetEach = true } = 
       h.slack.clear();
     });
   afterAll(async () => {
-    await h.close();
+    await h.close?.();
   });
   return h;
 }
