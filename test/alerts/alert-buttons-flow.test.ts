@@ -6,9 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
-import type { SlackCall } from "../support/fake-slack.js";
-import { answerTo, findButtons, type Harness } from "../support/harness.js";
-import { MIN, parents, replies, T0, text, updatesOf, usePollerRig } from "./support.js";
+import { answerTo, findButtons } from "../support/harness.js";
+import { clickOn, MIN, parents, replies, T0, text, updatesOf, usePollerRig } from "./support.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
@@ -19,20 +18,6 @@ async function setup() {
   const started = await rig.start({ budgetOnClock: true });
   started.h.slack.users.set("U0004", { id: "U0004", name: "dave" });
   return started;
-}
-
-async function clickOn(
-  h: Harness,
-  message: SlackCall | undefined,
-  label: string,
-  userId: string,
-  ts: string,
-) {
-  const button = findButtons(message?.args.blocks).find((b) => b.text === label);
-  if (!button) throw new Error(`no ${label} on ${text(message)}`);
-  const res = await h.click(button, { userId, channelId: CHANNEL, messageTs: ts });
-  expect(res.status).toBe(200);
-  return res;
 }
 
 describe("an attack alert's buttons with the poller running", () => {

@@ -9,9 +9,8 @@ import { actedOnCount, METRICS_RESOLUTION } from "../../src/edge/schemas/shield.
 import type { Poller } from "../../src/jobs/alerts.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { pgReachable } from "../store/helpers.js";
-import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, findButtons, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
-import { MIN, parents, replies, T0, text, updatesOf, usePollerRig } from "./support.js";
+import { clickOn, MIN, parents, replies, T0, text, updatesOf, usePollerRig } from "./support.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
@@ -100,20 +99,6 @@ describe.each([
     },
   );
 });
-
-async function clickOn(
-  h: Harness,
-  message: SlackCall | undefined,
-  label: string,
-  userId: string,
-  ts: string,
-) {
-  const button = findButtons(message?.args.blocks).find((b) => b.text === label);
-  if (!button) throw new Error(`no ${label} on ${text(message)}`);
-  const res = await h.click(button, { userId, channelId: CHANNEL, messageTs: ts });
-  expect(res.status).toBe(200);
-  return res;
-}
 
 describe("a muted alert (29.3)", () => {
   it("offers Unmute instead of Mute 1h, and Unmute gives Mute 1h back", async () => {

@@ -1,9 +1,9 @@
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { createPoller, type Poller } from "../../src/jobs/alerts.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, randomSchema } from "../store/helpers.js";
 import type { SlackCall } from "../support/fake-slack.js";
-import { blocksText, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 export const MIN = 60_000;
 export const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
@@ -82,3 +82,18 @@ export const replies = (h: Harness, ts: string) =>
 export const updatesOf = (h: Harness, ts: string) =>
   h.slack.callsTo("chat.update").filter((c) => c.args.ts === ts);
 export const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
+
+/** `userId` clicks the button labelled `label` on the alert message `message` (posted at `ts` in C0001). */
+export async function clickOn(
+  h: Harness,
+  message: SlackCall | undefined,
+  label: string,
+  userId: string,
+  ts: string,
+) {
+  const button = findButtons(message?.args.blocks).find((b) => b.text === label);
+  if (!button) throw new Error(`no ${label} on ${text(message)}`);
+  const res = await h.click(button, { userId, channelId: "C0001", messageTs: ts });
+  expect(res.status).toBe(200);
+  return res;
+}
