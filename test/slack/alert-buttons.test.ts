@@ -10,7 +10,7 @@ import { ACTIONS } from "../../src/slack/ids.js";
 import type { AlertEpisode, Watch } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
@@ -404,12 +404,4 @@ async function tenAcknowledges(options: HarnessOptions): Promise<void> {
 if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL acknowledge race is SKIPPED ***");
 
-describe("ten people click Acknowledge at once: one wins", () => {
-  it("on SQLite", async () => {
-    await tenAcknowledges({});
-  });
-
-  it.runIf(postgresTests)("on PostgreSQL", async () => {
-    await onPostgres(tenAcknowledges);
-  });
-});
+describeOnBothStores("ten people click Acknowledge at once: one wins", tenAcknowledges);

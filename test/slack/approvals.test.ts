@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -361,12 +361,4 @@ async function twentyApprovers(options: HarnessOptions) {
 if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL approval race test is SKIPPED ***");
 
-describe("twenty concurrent Approve clicks give exactly one PUT", () => {
-  it("on SQLite", async () => {
-    await twentyApprovers({});
-  });
-
-  it.runIf(postgresTests)("on PostgreSQL", async () => {
-    await onPostgres(twentyApprovers);
-  });
-});
+describeOnBothStores("twenty concurrent Approve clicks give exactly one PUT", twentyApprovers);

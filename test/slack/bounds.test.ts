@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
-import { onBothStores } from "../support/both-stores.js";
+import { describeOnBothStores } from "../support/both-stores.js";
 import { answerTo, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ALICE = "U0001";
@@ -90,5 +90,9 @@ async function retention(options: HarnessOptions) {
   }
 }
 
-onBothStores("the App Home's pending approvals: the newest 20 and how many", pendingPage, 20_000);
-onBothStores("AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches", retention, 30_000);
+describeOnBothStores("the App Home's pending approvals: the newest 20 and how many", pendingPage, 20_000);
+describeOnBothStores(
+  "AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches",
+  retention,
+  30_000,
+);

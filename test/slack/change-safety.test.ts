@@ -3,7 +3,7 @@ import { reconcileStale } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { describeOnBothStores } from "../support/both-stores.js";
 import { askAndConfirm, BOB, CAROL, pendingCard } from "../support/change-flow.js";
 import {
   answerTo,
@@ -300,14 +300,7 @@ async function reconcilersRace(options: HarnessOptions) {
   }
 }
 
-describe("five reconcilers at once settle a stale request once", () => {
-  it("on SQLite", async () => {
-    await reconcilersRace({});
-  });
-  it.runIf(postgresTests)("on PostgreSQL", async () => {
-    await onPostgres(reconcilersRace);
-  });
-});
+describeOnBothStores("five reconcilers at once settle a stale request once", reconcilersRace);
 
 async function twoApproversRace(options: HarnessOptions) {
   const h = await startHarness(options);
@@ -372,11 +365,4 @@ describe("N approvers (issue 14)", () => {
   });
 });
 
-describe("twenty concurrent approvers with two needed: one PUT", () => {
-  it("on SQLite", async () => {
-    await twoApproversRace({});
-  });
-  it.runIf(postgresTests)("on PostgreSQL", async () => {
-    await onPostgres(twoApproversRace);
-  });
-});
+describeOnBothStores("twenty concurrent approvers with two needed: one PUT", twoApproversRace);

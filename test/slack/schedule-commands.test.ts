@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
@@ -329,16 +329,8 @@ async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> 
 if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL schedule-limit test is SKIPPED ***");
 
-describe("/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race", () => {
-  it("on SQLite", async () => {
-    await limitsThroughTheReceiver({});
-  }, 60_000);
-
-  it.runIf(postgresTests)(
-    "on PostgreSQL",
-    async () => {
-      await onPostgres(limitsThroughTheReceiver);
-    },
-    60_000,
-  );
-});
+describeOnBothStores(
+  "/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race",
+  limitsThroughTheReceiver,
+  60_000,
+);

@@ -3,7 +3,7 @@ import { reconcileStaleUndos, undoDue } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { describeOnBothStores } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -187,11 +187,4 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
   }
 }
 
-describe("undone exactly once across a restart and replicas", () => {
-  it("on SQLite", async () => {
-    await undoAcrossRestartAndReplicas({});
-  });
-  it.runIf(postgresTests)("on PostgreSQL", async () => {
-    await onPostgres(undoAcrossRestartAndReplicas);
-  });
-});
+describeOnBothStores("undone exactly once across a restart and replicas", undoAcrossRestartAndReplicas);

@@ -1,4 +1,4 @@
-import { it } from "vitest";
+import { describe, it } from "vitest";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import type { HarnessOptions } from "./harness.js";
 
@@ -23,4 +23,16 @@ export function onBothStores(
 ): void {
   it(`${name} (SQLite)`, () => run({}), timeoutMs);
   it.runIf(postgresTests)(`${name} (PostgreSQL)`, () => onPostgres(run), timeoutMs);
+}
+
+/** `describe(title)` with one body run twice: `on SQLite` and, where PostgreSQL runs, `on PostgreSQL`. */
+export function describeOnBothStores(
+  title: string,
+  run: (options: HarnessOptions) => Promise<void>,
+  timeoutMs?: number,
+): void {
+  describe(title, () => {
+    it("on SQLite", () => run({}), timeoutMs);
+    it.runIf(postgresTests)("on PostgreSQL", () => onPostgres(run), timeoutMs);
+  });
 }
