@@ -3,7 +3,7 @@
  * message the alert builders render, the fake Slack Web API recording what the bot posts, the simulator behind the
  * Incident overview, the store (SQLite, and PostgreSQL for the race) holding who acknowledged and the mute.
  */
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { alertViewOf } from "../../src/alerts/view.js";
 import { alertParentMessage } from "../../src/slack/blocks/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
@@ -120,12 +120,9 @@ const privateAnswer = async (h: Harness, responseId: string) =>
   blocksText((await h.slack.waitForResponse(responseId)).body.blocks);
 
 describe("alert buttons through the receiver (SQLite)", () => {
-  const h = useHarness({}, { resetEach: false });
+  const h = useHarness();
   beforeAll(async () => {
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
-  });
-  afterEach(() => {
-    h.slack.clear();
   });
 
   it("Acknowledge: the parent shows who took it and loses the button, a reply in the thread says so, once", async () => {
@@ -315,10 +312,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
 // ---- App Home -----------------------------------------------------------------------------------------------
 
 describe("App Home: open alerts of the user's channels", () => {
-  const h = useHarness({}, { resetEach: false });
-  afterEach(() => {
-    h.slack.clear();
-  });
+  const h = useHarness();
 
   it("lists the firing alerts of the channels the user is in, newest first, and nothing else", async () => {
     const mine = await postedAlert(h, { channelId: "C0MINE" });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reconcileStale } from "../../src/changes/engine.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
@@ -210,16 +210,7 @@ describe("changes are reported as they are (SQLite)", () => {
 });
 
 describe("8. the two-person rule has no side door (SQLite)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("turning approvals off needs another admin; the requester and a non-admin can't approve it", async () => {
     const asked = await command(h, "policy approvals off", ALICE, "C0001");
