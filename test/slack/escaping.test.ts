@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertView, SignalNumbers } from "../../src/alerts/view.js";
+import type { DetailValue } from "../../src/changes/details.js";
 import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
 import type { BotCategory, BotDetection, ShieldZone, TriggeredRule } from "../../src/edge/schemas/shield.js";
@@ -14,6 +15,7 @@ import {
   type Offender,
   TRAFFIC_METRICS,
 } from "../../src/services/incident.js";
+import type { TimelineEntry, TimelineStory } from "../../src/services/timeline.js";
 import {
   alertAcknowledgedReply,
   alertMutedReply,
@@ -54,6 +56,7 @@ import {
 } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import { detailField, detailMrkdwn } from "../../src/slack/blocks/change-details.js";
 import { changeModal } from "../../src/slack/blocks/change-modal.js";
 import {
   actions,
@@ -92,6 +95,7 @@ import {
   scanStatusText,
 } from "../../src/slack/blocks/dns.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
+import { driftKeptMessage, driftMessage, driftWatchGoneText } from "../../src/slack/blocks/drift.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
 import {
@@ -111,6 +115,12 @@ import {
   scheduleListMessage,
   scheduleRemovedMessage,
 } from "../../src/slack/blocks/schedules.js";
+import {
+  exportedReply,
+  gatheringTimelineMessage,
+  signalLabel,
+  timelineMessage,
+} from "../../src/slack/blocks/timeline.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
 import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../src/slack/blocks/zones.js";
@@ -586,7 +596,7 @@ function schedule(g: Gen, timezone = g.s()): Schedule {
 }
 
 function watch(g: Gen): Watch {
-  const kind = g.pick(["zone", "apps"] as const);
+  const kind = g.pick(["zone", "apps", "config"] as const);
   return {
     id: g.s(),
     teamId: g.s(),
@@ -679,12 +689,86 @@ function templateOf(g: Gen, n: number): TemplateStringsArray {
   return Object.assign([...parts], { raw: [...parts] }) as unknown as TemplateStringsArray;
 }
 
+/** A timeline story (src/services/timeline.ts) with every string hostile and every entry kind. */
+function timelineStory(g: Gen): TimelineStory {
+  const at = g.ms();
+  const base = () => ({ at: g.ms(), channelId: g.id("C"), by: g.pick([g.id("U"), "system", null]) });
+  const entries: TimelineEntry[] = [
+    {
+      ...base(),
+      kind: "alert_opened",
+      episodeId: g.s(),
+      signals: [{ signal: g.s(), count: g.int(9999), mean: g.int(99), over: true }],
+      topOffender: g.pick([g.s(), null]),
+    },
+    { ...base(), kind: "alert_resolved", episodeId: g.s(), durationMs: g.ms() },
+    { ...base(), kind: "alert_acknowledged", episodeId: g.s() },
+    { ...base(), kind: "watch_muted", until: g.pick([g.ms(), null]) },
+    {
+      ...base(),
+      kind: "change",
+      step: g.pick(["asked", "approval", "rejected", "applied", "failed"] as const),
+      requestId: g.s(),
+      change: g.s(),
+      approvals: { count: g.int(3), needed: 1 + g.int(3) },
+      note: g.s(),
+    },
+  ];
+  return {
+    timeline: {
+      teamId: "T0HOSTILE",
+      zoneId: g.int(99999),
+      range: incidentRange(g.pick(["15m", "1h", "72h"] as const), at),
+      entries,
+      mitigations: [
+        {
+          requestId: g.s(),
+          change: g.s(),
+          channelId: g.id("C"),
+          appliedAt: g.ms(),
+          requestedBy: g.id("U"),
+          until: g.pick([g.ms(), null]),
+        },
+      ],
+      alerts: { count: g.int(5), firstOpenedAt: g.ms(), lastResolvedAt: null, firing: g.int(2) },
+      hidden: g.int(3),
+      cut: g.pick([true, false]),
+    },
+    peaks: g.pick([
+      {
+        ok: [
+          { metric: "waf" as const, peak: g.int(9999), at: g.ms(), bucketMs: 60_000, total: g.int(99999) },
+        ],
+      },
+      { error: g.s() },
+      null,
+    ]),
+  };
+}
+
 // ---- every export of src/slack/blocks, and how to feed it ---------------------------------------------------
 
 const TIME_ZONES = ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kolkata"];
 
 /** `file:export` → a call with every string argument and field hostile. */
+/** A change kind's card value (src/changes/details.ts) with every string hostile, nested a little. */
+function detailValue(g: Gen, depth = 0): DetailValue {
+  const simple: DetailValue[] = [
+    g.s(),
+    { type: "move", from: g.s(), to: g.s() },
+    { type: "emphasis", text: g.s() },
+    { type: "code", text: g.s() },
+    { type: "user", id: g.id("U") },
+    { type: "channel", id: g.id("C") },
+    { type: "usergroup", id: g.id("S") },
+  ];
+  if (depth >= 2 || g.bool()) return g.pick(simple);
+  return { type: "join", parts: g.list(() => detailValue(g, depth + 1), 4), separator: g.s() };
+}
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "change-details.ts:detailMrkdwn": (g) => detailMrkdwn(detailValue(g)),
+  "change-details.ts:detailField": (g) => detailField({ label: g.s(), value: detailValue(g) }),
   "alerts.ts:alertParentMessage": (g) => alertParentMessage(alertView(g), g.ms()),
   "alerts.ts:alertThreadReply": (g) =>
     alertThreadReply(
@@ -700,6 +784,34 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
     ),
   "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
+  "timeline.ts:signalLabel": (g) => signalLabel(g.s()),
+  "timeline.ts:timelineMessage": (g) =>
+    timelineMessage(timelineStory(g), {
+      page: 1 + g.int(3),
+      label: g.pick([g.s(), null]),
+      scope: g.pick(["workspace", "yours", "channel"] as const),
+      buttons: g.pick(["all", "export", "none"] as const),
+      now: g.ms(),
+    }),
+  "timeline.ts:gatheringTimelineMessage": (g) => gatheringTimelineMessage(g.s(), g.s()),
+  "timeline.ts:exportedReply": (g) => exportedReply(g.id("C"), g.s()),
+  "drift.ts:driftMessage": (g) =>
+    driftMessage(
+      watch(g),
+      {
+        key: g.s(),
+        title: g.s(),
+        fromLabel: g.s(),
+        toLabel: g.s(),
+        noticedAt: g.ms(),
+        to: g.pick([g.int(5), g.bool(), null]),
+        ...(g.bool() ? { putBack: { k: g.s(), p: { shieldZoneId: g.int(1e6), value: g.s() } } } : {}),
+      },
+      () => g.s(),
+    ),
+  "drift.ts:driftKeptMessage": (g) =>
+    driftKeptMessage(watch(g), { w: g.s(), s: g.s(), v: g.int(5), c: g.s(), n: g.ms() }, g.id("U"), g.ms()),
+  "drift.ts:driftWatchGoneText": () => driftWatchGoneText(),
   "alerts.ts:watchLabel": (g) => watchLabel(watch(g)),
   "alerts.ts:watchCreatedMessage": (g) => watchCreatedMessage(watch(g), g.bool(), g.int(1e7)),
   "alerts.ts:watchListMessage": (g) =>

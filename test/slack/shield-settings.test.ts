@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { undoDue } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { askAndApprove, BOB, CAROL, inEffect } from "../support/change-flow.js";
@@ -61,6 +60,21 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(4);
   });
 
+  it("an approved change reads the zone once before its PATCH and once after (issue 26)", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    let before = 0;
+    await askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity", inEffect, () => {
+      before = h.sim.requests.length;
+    });
+    const calls = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(calls).toEqual([
+      `GET /shield/shield-zone/${ZONE}`,
+      "PATCH /shield/shield-zone",
+      `GET /shield/shield-zone/${ZONE}`,
+    ]);
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+  });
+
   it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
     zone(h).wafExecutionMode = 0;
     const before = patches(h).length;
@@ -90,10 +104,10 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(applied.typed.text).toContain("for 30 min, then undone");
     expect(applied.buttons.some((b) => b.action_id === ACTIONS.undo)).toBe(true);
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const before = patches(h).length;
     h.advanceClock(31 * 60_000);
-    const other = createApprovalSweeper(h.app.env); // a second replica
+    const other = createChangeSweeper(h.app.env); // a second replica
     const swept = await Promise.all([sweeper.sweep(), other.sweep()]);
     expect(swept[0] + swept[1]).toBe(1);
     await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("Undone"));

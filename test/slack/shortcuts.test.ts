@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS, CHANGE_MODAL, SHORTCUTS, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, findButtons, type Harness } from "../support/harness.js";
@@ -68,6 +68,10 @@ const selected = (value: string) => ({
 
 describe("shortcuts", () => {
   const h = useHarness();
+  beforeAll(async () => {
+    // The change modal's channel must be one Bob is in (privacy-gaps.test.ts).
+    h.slack.memberships.set(BOB, ["C0001"]);
+  });
 
   it("Open incident overview: the card of the one zone a message's domain names", async () => {
     const answer = await messageShortcut(

@@ -4,6 +4,7 @@ import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
+import { detailField } from "./change-details.js";
 import {
   actions,
   button,
@@ -87,7 +88,7 @@ export function confirmChangeMessage(
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
-  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+  if (details.length > 0) blocks.push(fields(details.map(detailField)));
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
@@ -311,7 +312,7 @@ export function approvalCard(
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
       mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
-      ...details.map(([label, value]) => mrkdwn`*${label}*\n${value}`),
+      ...details.map(detailField),
       ...(r.undoAfterMs !== null ? [mrkdwn`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
       mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
       mrkdwn`*State*\n${stateLine(r)}`,

@@ -9,10 +9,12 @@ import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
 import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
+import { driftKeep } from "./actions/drift-keep.js";
 import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
+import { timelineExport, timelinePage } from "./actions/timeline.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
@@ -56,10 +58,14 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
   on.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
   on.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
+  on.action(ACTIONS.timelinePreviousPage, timelinePage(env));
+  on.action(ACTIONS.timelineNextPage, timelinePage(env));
+  on.action(ACTIONS.timelineExport, timelineExport(env));
   on.action(ACTIONS.alertAcknowledge, alertAcknowledge(env));
   on.action(ACTIONS.alertMute, alertMute(env));
   on.action(ACTIONS.alertUnmute, alertUnmute(env));
   on.action(ACTIONS.alertIncident, alertIncident(env));
+  on.action(ACTIONS.driftKeep, driftKeep(env));
   app.options(
     { type: "block_suggestion", action_id: ACTION_PATTERNS.picker },
     ackFirst(pickerSuggestions(env)),
