@@ -4,7 +4,7 @@ import { EdgeApiError } from "../edge/errors.js";
 import type { EventGroup, EventLogsSearch, EventLogsSearchResult } from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
 import { ACCESS_ENTRY_TYPES, type AccessEntryType } from "./access-entries.js";
-import { edgeClientFor } from "./edge-access.js";
+import { edgeAccessFor } from "./edge-access.js";
 
 /**
  * What a mitigation would have touched, read from the zone's event log of the last hour before anyone
@@ -193,7 +193,8 @@ export async function estimateImpact(
   const to = deps.now();
   const from = to - PREVIEW_WINDOW_MS;
   const work = (async (): Promise<ImpactPreview> => {
-    const client = await edgeClientFor(deps, teamId);
+    // Behind the key's commands: an estimate must never hold up the change it describes (or any command).
+    const { client } = await edgeAccessFor(deps, teamId, { background: true });
     const q = previewSearches(target, from, to);
     const [matchedByAction, matchedByPath, zoneByAction] = await Promise.all([
       client.searchEventLogs(target.shieldZoneId, q.matchedByAction),

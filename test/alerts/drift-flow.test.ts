@@ -277,7 +277,10 @@ describe.each([
       );
       await h.click(button(card, "Approve"), { userId: CAROL });
       const lists = () => sim.state.accessLists.get(ZONE) ?? [];
-      await vi.waitFor(() => expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs"));
+      // The approval card's impact preview searches the simulator's event log in this process first.
+      await vi.waitFor(() => expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs"), {
+        timeout: 5000,
+      });
       await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(0);
