@@ -1,5 +1,5 @@
 import { UserError, usage } from "../../errors.js";
-import { runSchedule } from "../../jobs/schedule-run.js";
+import { runSchedule } from "../schedule-run.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown } from "../../services/pickers.js";

@@ -8,10 +8,10 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
 import { edgeClientFor } from "../services/edge-access.js";
 import { periodMs } from "../services/schedules.js";
-import type { Reply } from "../slack/blocks/common.js";
-import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../slack/blocks/dns-summary.js";
-import { channelFailingDm, scheduleLabel } from "../slack/blocks/schedules.js";
-import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import type { Reply } from "./blocks/common.js";
+import { dnsSummaryFailedMessage, dnsSummaryMessage } from "./blocks/dns-summary.js";
+import { channelFailingDm, scheduleLabel } from "./blocks/schedules.js";
+import { deliverTo, type PostingOwner } from "./deliver.js";
 import type { Schedule } from "../store/index.js";
 
 /**
