@@ -4,10 +4,10 @@ import { holdLease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { nextRunAfter } from "../services/schedules.js";
+import { type RunOptions, type RunResult, runSchedule } from "../slack/schedule-run.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Schedule, WorkScope } from "../store/index.js";
 import { createClaimWorker } from "./pool.js";
-import { type RunOptions, type RunResult, runSchedule } from "../slack/schedule-run.js";
 
 /**
  * The scheduler runs in every replica. Each tick lists due schedules and, for each, claims the

@@ -8,11 +8,11 @@ import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
 import { edgeClientFor } from "../services/edge-access.js";
 import { periodMs } from "../services/schedules.js";
+import type { Schedule } from "../store/index.js";
 import type { Reply } from "./blocks/common.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "./blocks/dns-summary.js";
 import { channelFailingDm, scheduleLabel } from "./blocks/schedules.js";
 import { deliverTo, type PostingOwner } from "./deliver.js";
-import type { Schedule } from "../store/index.js";
 
 /**
  * One run of one schedule: build the DNS summary, post it with chat.postMessage, record the run.

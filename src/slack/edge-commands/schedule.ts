@@ -1,5 +1,4 @@
 import { UserError, usage } from "../../errors.js";
-import { runSchedule } from "../schedule-run.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown } from "../../services/pickers.js";
@@ -16,6 +15,7 @@ import {
 } from "../../services/schedules.js";
 import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
+import { runSchedule } from "../schedule-run.js";
 import { unknownDnsZone } from "./dns.js";
 import { parseId } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
