@@ -9,6 +9,17 @@ import type { AlertEpisode, Watch } from "../store/index.js";
 
 export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
 
+/** What each signal is called, wherever it is named (alerts, the timeline, the postmortem draft). */
+export const SIGNAL_LABELS: Record<AlertSignal, string> = {
+  ddos: "DDoS",
+  waf: "WAF",
+  rateLimit: "Rate limits",
+  bot: "Bot detection",
+};
+
+/** A stored signal's name in words (an unknown one as it is stored). */
+export const signalLabel = (s: string): string => SIGNAL_LABELS[s as AlertSignal] ?? s;
+
 export interface SignalNumbers {
   signal: AlertSignal;
   /** Per minute in the latest window (its bucket's count ÷ the bucket's minutes). */

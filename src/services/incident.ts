@@ -205,6 +205,16 @@ export function botDetectionOn(d: BotDetection): boolean {
 export const TRAFFIC_METRICS = ["blocked", "challenged", "waf", "ddos", "rateLimit", "botDetection"] as const;
 export type TrafficMetric = (typeof TRAFFIC_METRICS)[number];
 
+/** What each traffic metric is called (the incident card, the timeline, the postmortem draft). */
+export const TRAFFIC_METRIC_LABELS: Record<TrafficMetric, string> = {
+  blocked: "Blocked",
+  challenged: "Challenged",
+  waf: "WAF",
+  ddos: "DDoS",
+  rateLimit: "Rate limits",
+  botDetection: "Bot detection",
+};
+
 export interface TrafficRow {
   metric: TrafficMetric;
   count: number;

@@ -3,24 +3,9 @@
  * duration), timeline, mitigations still in force (and when temporary ones end), open questions. Plain
  * Markdown for a file, not Slack mrkdwn; every outside string is escaped here.
  */
-import type { TrafficMetric } from "./incident.js";
+import { type AlertSignal, SIGNAL_LABELS } from "../alerts/view.js";
+import { TRAFFIC_METRIC_LABELS } from "./incident.js";
 import type { ChangeStep, TimelineEntry, TimelineStory } from "./timeline.js";
-
-const METRICS: Record<TrafficMetric, string> = {
-  blocked: "Blocked",
-  challenged: "Challenged",
-  waf: "WAF",
-  ddos: "DDoS",
-  rateLimit: "Rate limits",
-  botDetection: "Bot detection",
-};
-
-const SIGNALS: Record<string, string> = {
-  ddos: "DDoS",
-  waf: "WAF",
-  rateLimit: "Rate limits",
-  bot: "Bot detection",
-};
 
 const STEPS: Record<ChangeStep, string> = {
   asked: "asked for",
@@ -71,7 +56,8 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
       const over = e.signals.filter((s) => s.over);
       const numbers = over
         .map(
-          (s) => `${SIGNALS[s.signal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
+          (s) =>
+            `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
         )
         .join(", ");
       return `Alert opened${where}${numbers ? `: ${numbers}` : ""}${e.topOffender ? `; busiest IP ${escapeMarkdown(e.topOffender)}` : ""}`;
@@ -153,7 +139,7 @@ export function postmortemMarkdown(
   else
     for (const p of peaks.ok)
       out.push(
-        `- ${METRICS[p.metric]}: peak ${n(p.peak)} in ${durationWords(p.bucketMs)} at ${iso(p.at)}; ${n(p.total)} in the window`,
+        `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in ${durationWords(p.bucketMs)} at ${iso(p.at)}; ${n(p.total)} in the window`,
       );
   out.push("");
 

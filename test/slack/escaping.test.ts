@@ -117,12 +117,7 @@ import {
   scheduleListMessage,
   scheduleRemovedMessage,
 } from "../../src/slack/blocks/schedules.js";
-import {
-  exportedReply,
-  gatheringTimelineMessage,
-  signalLabel,
-  timelineMessage,
-} from "../../src/slack/blocks/timeline.js";
+import { exportedReply, gatheringTimelineMessage, timelineMessage } from "../../src/slack/blocks/timeline.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
 import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../src/slack/blocks/zones.js";
@@ -786,7 +781,6 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
     ),
   "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
-  "timeline.ts:signalLabel": (g) => signalLabel(g.s()),
   "timeline.ts:timelineMessage": (g) =>
     timelineMessage(timelineStory(g), {
       page: 1 + g.int(3),

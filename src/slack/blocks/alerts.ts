@@ -2,9 +2,9 @@ import type { Button, KnownBlock } from "@slack/types";
 import { DEFAULT_ALERT_STATUSES } from "../../alerts/detect.js";
 import {
   type AlertEvent,
-  type AlertSignal,
   type AlertView,
   isMutedAt,
+  SIGNAL_LABELS,
   type SignalNumbers,
 } from "../../alerts/view.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
@@ -40,13 +40,6 @@ import {
  * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with
  * its duration), the short replies in its thread, and the /edge watch answers. Pure: data in, blocks out.
  */
-
-const SIGNAL_LABELS: Record<AlertSignal, string> = {
-  ddos: "DDoS",
-  waf: "WAF",
-  rateLimit: "Rate limits",
-  bot: "Bot detection",
-};
 
 const n = (v: number) => Math.round(v).toLocaleString("en-US");
 /** Mitigations raise DDoS sensitivity to this for 30 minutes. */

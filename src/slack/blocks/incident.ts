@@ -26,7 +26,7 @@ import {
   type OffenderTop,
   type RateLimitInWindow,
   type Section,
-  type TrafficMetric,
+  TRAFFIC_METRIC_LABELS,
   type TrafficSection,
   type ZoneSection,
 } from "../../services/incident.js";
@@ -134,15 +134,6 @@ function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
   );
 }
 
-const METRIC_LABELS: Record<TrafficMetric, string> = {
-  blocked: "Blocked",
-  challenged: "Challenged",
-  waf: "WAF",
-  ddos: "DDoS",
-  rateLimit: "Rate limits",
-  botDetection: "Bot detection",
-};
-
 export function changeText(c: Change): string {
   switch (c.kind) {
     case "unknown":
@@ -163,7 +154,7 @@ function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBl
   const title = mrkdwn`*Traffic and threats* · ${span} in whole ${durationWords(range.bucketMs)} slots to ${dateToken(range.metricsTo)} (the slot in progress is left out), against the ${span} before`;
   if ("error" in s) return failed(title, s);
   const rows = s.ok.rows.map((r) => {
-    const label = METRIC_LABELS[r.metric].padEnd(14);
+    const label = TRAFFIC_METRIC_LABELS[r.metric].padEnd(14);
     return `${label}${n(r.count).padStart(12)}  ${sparkline(r.series)}  ${changeText(r.change)}`;
   });
   const lines: (string | Mrkdwn)[] = [title, mrkdwn`\`\`\`${rows.join("\n")}\`\`\``];

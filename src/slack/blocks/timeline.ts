@@ -1,5 +1,6 @@
 import type { Button, KnownBlock } from "@slack/types";
-import type { TrafficMetric } from "../../services/incident.js";
+import { signalLabel } from "../../alerts/view.js";
+import { TRAFFIC_METRIC_LABELS } from "../../services/incident.js";
 import type { ChangeStep, TimelineEntry, TimelineStory } from "../../services/timeline.js";
 import { ACTIONS } from "../ids.js";
 import { durationWords } from "./approvals.js";
@@ -40,24 +41,6 @@ export interface TimelineButtonValue {
   pg: number;
   l?: string;
 }
-
-export const METRIC_LABELS: Record<TrafficMetric, string> = {
-  blocked: "Blocked",
-  challenged: "Challenged",
-  waf: "WAF",
-  ddos: "DDoS",
-  rateLimit: "Rate limits",
-  botDetection: "Bot detection",
-};
-
-const SIGNAL_LABELS: Record<string, string> = {
-  ddos: "DDoS",
-  waf: "WAF",
-  rateLimit: "Rate limits",
-  bot: "Bot detection",
-};
-
-export const signalLabel = (s: string) => SIGNAL_LABELS[s] ?? s;
 
 const STEP_LOOK: Record<ChangeStep, { emoji: string; verb: string }> = {
   asked: { emoji: ":memo:", verb: "asked for" },
@@ -141,7 +124,7 @@ function peaksLine(story: TimelineStory): Mrkdwn | null {
   const busy = story.peaks.ok.filter((p) => p.peak > 0);
   if (busy.length === 0) return mrkdwn`*Peaks:* nothing blocked, challenged or logged in the window.`;
   return mrkdwn`*Peaks* (busiest ${durationWords(busy[0]?.bucketMs ?? 0)}): ${joinMrkdwn(
-    busy.map((p) => mrkdwn`${METRIC_LABELS[p.metric]} ${n(p.peak)} at ${dateToken(p.at, "{time}")}`),
+    busy.map((p) => mrkdwn`${TRAFFIC_METRIC_LABELS[p.metric]} ${n(p.peak)} at ${dateToken(p.at, "{time}")}`),
     " · ",
   )}`;
 }
