@@ -295,7 +295,7 @@ function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
 }
 
 /**
- * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
+ * The approval card everyone in the channel sees. Pending: Approve and Reject (each decides at the click).
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
 export function approvalCard(
@@ -351,15 +351,15 @@ export function approvalCard(
     }
     if (r.lastError?.kind === "approvals_dropped")
       blocks.push(context(mrkdwn`:warning: ${r.lastError.message}`));
-    const approve = button("Approve", ACTIONS.approve, r.id, "primary");
-    approve.confirm = confirmDialog(
-      "Approve this change?",
-      // Block Kit shows this dialog to everyone who clicks; only an approver's click applies anything.
-      mrkdwn`If you are one of its approvers, *${change}* is applied now. If not, nothing changes and edgeops tells you who can approve.`,
-      "Approve",
-      "primary",
+    // No confirmation dialog: Block Kit would show it to every clicker, so a non-approver would be asked
+    // "approve?" before being refused. The card is what an approver confirms; a non-approver's click is
+    // refused at once.
+    blocks.push(
+      actions(
+        button("Approve", ACTIONS.approve, r.id, "primary"),
+        button("Reject", ACTIONS.reject, r.id, "danger"),
+      ),
     );
-    blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
   } else {
     const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
     const by = approvers.length > 0 ? people(approvers) : "edgeops";

@@ -19,7 +19,7 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
     case "not_approver":
       return decision === "undo"
         ? "Only the requester or this channel's approvers can undo this change (see /edge policy). Nothing changed."
-        : `Only this channel's approvers can ${decision} requests (see /edge policy). Nothing changed.`;
+        : `Only this channel's approvers can ${decision} requests (they are named on the card; see /edge policy). Nothing changed.`;
     case "not_undoable":
       return requestStateSentence(outcome.request);
     case "undo_failed":
