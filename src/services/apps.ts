@@ -91,6 +91,24 @@ export async function countAppsByStatus(
   return { total, byStatus, complete: false };
 }
 
+/**
+ * The applications in one of `statuses` right now (status words as the API sends them, any case), at most
+ * `maxPages` pages of 1000 read: what a new apps watch learns as its starting point and will not post about.
+ */
+export async function appsInStatuses(
+  client: EdgeClient,
+  statuses: readonly string[],
+  maxPages = 10,
+): Promise<{ apps: App[]; complete: boolean }> {
+  const wanted = new Set(statuses.map((s) => s.toLowerCase()));
+  const apps: App[] = [];
+  for await (const page of appPages(client, maxPages)) {
+    apps.push(...page.items.filter((a) => wanted.has(a.status.toLowerCase())));
+    if (page.last) return { apps, complete: true };
+  }
+  return { apps, complete: false };
+}
+
 /** API pages of 1000 read at most to find an application by name (and to list them for a picker). */
 export const MAX_PAGES_TO_FIND = 10;
 

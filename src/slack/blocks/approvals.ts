@@ -15,6 +15,7 @@ import {
   header,
   joinMrkdwn,
   type Mrkdwn,
+  type MrkdwnInput,
   mention,
   mrkdwn,
   plainText,
@@ -74,18 +75,27 @@ export interface ChangeButtonValue {
 
 /**
  * The reply to a typed change command: typed text has no dialog, so ask again with Confirm / Cancel,
- * showing the value in force now where the kind has one.
+ * showing the value in force now where the kind has one. A change that would change nothing (engine's
+ * changesNothing) is said as such, with no Confirm.
  */
 export function confirmChangeMessage(
   value: ChangeButtonValue,
   current: unknown = null,
-  /** What else confirming does, said before anyone confirms (plain text). */
-  warning?: string,
+  /** What else confirming does, said before anyone confirms. */
+  warning?: MrkdwnInput,
+  changesNothing = false,
 ): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
+  if (changesNothing) {
+    const line = mrkdwn`:information_source: Nothing to confirm: *${change}* is already in force, so it would change nothing.`;
+    const blocks: KnownBlock[] = [section(line)];
+    if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+    if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
+    return reply(line, blocks);
+  }
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
   if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));

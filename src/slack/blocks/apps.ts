@@ -50,9 +50,9 @@ function appLine(app: App): Mrkdwn {
 export function totalsLine(totals: Partial<Record<string, number>>): string {
   const order = ["active", "progressing", "failing", "suspended", "inactive", "unknown"];
   const keys = [...order.filter((k) => totals[k]), ...Object.keys(totals).filter((k) => !order.includes(k))];
-  return keys
-    .map((k) => `${statusLook(k).emoji} ${totals[k]} ${statusLook(k).label.toLowerCase()}`)
-    .join("   ");
+  // A status the API documents no word for is shown as sent, so it is not a second "unknown".
+  const word = (k: string) => (STATUS_LOOK[k] ? STATUS_LOOK[k].label.toLowerCase() : `"${k}" (undocumented)`);
+  return keys.map((k) => `${statusLook(k).emoji} ${totals[k]} ${word(k)}`).join("   ");
 }
 
 /** "2 applications came without an id and are left out." */

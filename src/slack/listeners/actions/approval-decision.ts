@@ -2,7 +2,7 @@ import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
-import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/common.js";
+import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn, sentenceReply } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
@@ -87,7 +87,14 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     if (outcome.kind === "rejected")
       return respondPrivately(args, rejectedAnswer(outcome.request), ctx.logger);
     const sentence = privateSentence(outcome, decision);
-    if (sentence) await answerPrivately(args, sentence, ctx.logger);
+    // What went as the clicker meant is not a warning.
+    const done = ["approval_recorded", "withdrawn", "applied"].includes(outcome.kind);
+    if (sentence)
+      await respondPrivately(
+        args,
+        done ? sentenceReply(sentence, ":white_check_mark:") : sentenceReply(sentence),
+        ctx.logger,
+      );
   };
 }
 
