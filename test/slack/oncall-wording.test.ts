@@ -183,3 +183,36 @@ describe("29.16: small wording", () => {
     }
   });
 });
+
+describe("29.15: find by name where an id is asked", () => {
+  it("/edge apps <name> lists the apps whose name contains it", async () => {
+    const checkout = h.sim.state.apps.filter((a) => a.name.includes("checkout"));
+    expect(checkout.length).toBeGreaterThan(1);
+    const answer = await answerTo(h, "apps checkout", BOB);
+    expect(answer.text).not.toContain("is not a status");
+    expect(answer.text).toContain(`${checkout.length} matching`);
+    for (const app of checkout) expect(answer.text).toContain(`*${app.name}*`);
+    const others = h.sim.state.apps.filter((a) => !a.name.includes("checkout"));
+    expect(answer.text).not.toContain(`*${others[0]!.name}*`);
+  });
+
+  it("/edge restart <part of a name> lists the apps it matches, with their ids, as zones do", async () => {
+    const checkout = h.sim.state.apps.filter((a) => a.name.includes("checkout"));
+    const answer = await answerTo(h, "restart checkout", BOB);
+    expect(answer.text).toContain(`${checkout.length} contain it`);
+    for (const app of checkout) expect(answer.text).toContain(`${app.name} (${app.id})`);
+    expect(answer.buttons.map((b) => b.text)).not.toContain("Confirm");
+    const exact = await answerTo(h, `restart ${checkout[0]!.name}`, BOB);
+    expect(exact.buttons.map((b) => b.text)).toContain("Confirm");
+  });
+
+  it("/edge dns <domain> finds the DNS zone by its domain", async () => {
+    const zone = h.sim.state.dnsZones.get(SIM_IDS.dnsZoneCompleted)!;
+    const answer = await answerTo(h, `dns ${zone.domain}`, BOB);
+    expect(answer.text).not.toContain("ids are numbers");
+    expect(answer.text).toContain(`DNS scan · ${zone.domain}`);
+    const missing = await answerTo(h, "dns no-such-domain.org", BOB);
+    expect(missing.text).toContain('No DNS zone has the domain "no-such-domain.org"');
+    expect(missing.text).toContain("/edge dns alone");
+  });
+});

@@ -62,12 +62,17 @@ export function skippedText(n: number, what: string, field: string): string {
 
 export function appsMessage(
   page: AppsPage,
-  query: { status?: string; limit: number; isPublic: boolean },
+  query: { status?: string; name?: string; limit: number; isPublic: boolean },
 ): Reply {
-  const filter = query.status ? ` (${statusLook(query.status).label.toLowerCase()})` : "";
+  const filter = query.status
+    ? ` (${statusLook(query.status).label.toLowerCase()})`
+    : query.name !== undefined
+      ? ` named like "${truncate(query.name, 60)}"`
+      : "";
   const blocks: KnownBlock[] = [header(`Magic Containers applications${filter}`)];
   const of = page.totalItems !== null ? ` of ${page.totalItems}` : "";
-  blocks.push(context(`${page.read} read${of} · ${totalsLine(page.totals) || "none"}`));
+  const matched = page.matched !== undefined ? `${page.matched} matching · ` : "";
+  blocks.push(context(`${page.read} read${of} · ${matched}${totalsLine(page.totals) || "none"}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "application", "an id")));
   if (page.apps.length === 0) {
     blocks.push(

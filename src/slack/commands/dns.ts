@@ -1,7 +1,7 @@
 import { UserError } from "../../errors.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { dnsZoneKnown } from "../../services/pickers.js";
+import { dnsZoneKnown, resolveDnsZoneByDomain } from "../../services/pickers.js";
 import { dnsMessage, noScanMessage } from "../blocks/dns.js";
 import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -17,12 +17,17 @@ export const unknownDnsZone = (zoneId: number) =>
 
 export const dnsCommand: Subcommand = {
   name: "dns",
-  usage: "dns <zoneId>",
+  usage: "dns <zoneId|domain>",
   summary: "The latest DNS record scan of a DNS zone, with a Scan now button.",
-  examples: [EXAMPLE],
+  examples: [EXAMPLE, "/edge dns example.com"],
   picker: pickerWhenEmpty("dns"),
   async run(ctx) {
-    const zoneId = parseId(ctx.args[0], "DNS zone id", EXAMPLE);
+    const typed = ctx.args[0];
+    // A domain (`/edge dns shop.example.com`) is looked up; anything else is read as an id.
+    const zoneId =
+      typed !== undefined && /[a-z]/i.test(typed) && /^[a-z0-9.-]{1,253}$/i.test(typed) && typed.includes(".")
+        ? await resolveDnsZoneByDomain(ctx.env.deps, ctx.teamId, typed, EXAMPLE)
+        : parseId(typed, "DNS zone id", EXAMPLE);
     noMoreArgs(ctx.args, 1, EXAMPLE);
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const scan = await latestScan(client, zoneId);
