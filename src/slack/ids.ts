@@ -2,6 +2,7 @@
 export const ACTIONS = {
   shareInChannel: "edge.share_in_channel",
   appsNextPage: "edge.apps.next_page",
+  appsPreviousPage: "edge.apps.previous_page",
   zonesPreviousPage: "edge.zones.previous_page",
   zonesNextPage: "edge.zones.next_page",
   dnsScanNow: "edge.dns.scan_now",

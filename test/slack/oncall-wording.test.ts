@@ -250,3 +250,79 @@ describe("29.14: paging", () => {
     expect(missing.text).toContain("TXT");
   });
 });
+
+describe("29.14: apps pages and picker answers", () => {
+  it("/edge apps: page N of M, whole-list totals on every page, Previous and Next", async () => {
+    const first = await answerTo(h, "apps", BOB);
+    const all = h.sim.state.apps.length;
+    const pages = Math.ceil(all / 20);
+    expect(first.text).toContain(`page 1 of ${pages} · all ${all}:`);
+    const next = first.buttons.find((b) => b.action_id === ACTIONS.appsNextPage)!;
+    const click = await h.click(next, { userId: BOB });
+    const second = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    const text = blocksText(second.body.blocks);
+    expect(text).toContain(`page 2 of ${pages} · all ${all}:`);
+    // The totals are the whole list's, the same as on page 1.
+    expect(
+      text
+        .split("\n")
+        .find((l) => l.includes(" read of "))!
+        .split(`all ${all}:`)[1],
+    ).toBe(
+      first.text
+        .split("\n")
+        .find((l) => l.includes(" read of "))!
+        .split(`all ${all}:`)[1],
+    );
+    const previous = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.appsPreviousPage);
+    expect(previous).toBeDefined();
+    const back = await h.click(previous!, { userId: BOB });
+    const again = await h.slack.waitForResponse(back.responseId, (r) => r.body.replace_original === true);
+    expect(blocksText(again.body.blocks)).toContain(`page 1 of ${pages}`);
+    expect(blocksText(again.body.blocks)).toContain(`*${h.sim.state.apps[0]!.name}*`);
+  });
+
+  it("an answer reached through a picker keeps Share in channel", async () => {
+    const asked = await answerTo(h, "dns", BOB);
+    let picker: { blockId: string; actionId: string } | undefined;
+    for (const b of asked.body.blocks as { block_id?: string; elements?: Record<string, unknown>[] }[]) {
+      const select = b.elements?.find((e) => e.type === "external_select");
+      if (select) picker = { blockId: String(b.block_id), actionId: String(select.action_id) };
+    }
+    expect(picker, asked.text).toBeDefined();
+    const responseId = `pick-${Math.random().toString(36).slice(2)}`;
+    const res = await h.interact({
+      type: "block_actions",
+      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
+      api_app_id: "A0001",
+      token: "legacy",
+      container: {
+        type: "message",
+        message_ts: "1700000000.000100",
+        channel_id: "C0001",
+        is_ephemeral: true,
+      },
+      trigger_id: "trigger-pick",
+      team: { id: "T0001", domain: "acme" },
+      channel: { id: "C0001", name: "incident-42" },
+      message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
+      response_url: h.slack.responseUrl(responseId),
+      actions: [
+        {
+          type: "external_select",
+          action_id: picker!.actionId,
+          block_id: picker!.blockId,
+          selected_option: {
+            text: { type: "plain_text", text: "x" },
+            value: String(SIM_IDS.dnsZoneCompleted),
+          },
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitForResponse(responseId);
+    expect(blocksText(answer.body.blocks)).toContain("DNS scan");
+    expect(findButtons(answer.body.blocks).map((b) => b.text)).toContain("Share in channel");
+  });
+});

@@ -1,18 +1,38 @@
+import type { Deps } from "../../deps.js";
 import { usage } from "../../errors.js";
 import {
   APPS_DEFAULT_LIMIT,
   APPS_MAX_LIMIT,
   appsNamed,
   listAppsPage,
+  MAX_PAGES_TO_FIND,
   parseAppStatus,
 } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
+import { appList } from "../../services/pickers.js";
 import { appsMessage } from "../blocks/apps.js";
 import { echo } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge apps failing 50";
 const NAME_EXAMPLE = "/edge apps checkout";
+
+/**
+ * Counts by status over every application the key sees (the per-key list, at most a minute old), so
+ * each page says the whole list's totals; undefined when the list could not be read (the page's own
+ * counts are shown then).
+ */
+export async function wholeAppList(deps: Deps, teamId: string) {
+  try {
+    const apps = await appList(deps, teamId);
+    const byStatus: Partial<Record<string, number>> = {};
+    for (const a of apps) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+    return { total: apps.length, byStatus, complete: apps.length < MAX_PAGES_TO_FIND * APPS_MAX_LIMIT };
+  } catch (err) {
+    deps.logger.debug({ err }, "the whole app list could not be read for totals");
+    return undefined;
+  }
+}
 
 /** `[status] [limit]`, or a word that is no status: a name to find (`/edge apps checkout`). */
 export function parseAppsArgs(args: readonly string[]) {
@@ -55,6 +75,10 @@ export const appsCommand: Subcommand = {
         );
       return appsMessage(found, { ...query, isPublic: ctx.isPublic });
     }
-    return appsMessage(await listAppsPage(client, query), { ...query, isPublic: ctx.isPublic });
+    return appsMessage(
+      await listAppsPage(client, query),
+      { ...query, isPublic: ctx.isPublic },
+      await wholeAppList(ctx.env.deps, ctx.teamId),
+    );
   },
 };

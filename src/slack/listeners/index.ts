@@ -36,6 +36,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.command("/edge", edgeCommand(env, subcommands));
   on.action(ACTIONS.shareInChannel, shareInChannel(env, subcommands));
   on.action(ACTIONS.appsNextPage, appsNextPage(env));
+  on.action(ACTIONS.appsPreviousPage, appsNextPage(env));
   on.action(ACTIONS.zonesPreviousPage, zonesPage(env));
   on.action(ACTIONS.zonesNextPage, zonesPage(env));
   on.action(ACTIONS.dnsScanNow, dnsScanNow(env));

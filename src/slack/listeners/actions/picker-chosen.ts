@@ -5,7 +5,7 @@ import type {
   SlackActionMiddlewareArgs,
 } from "@slack/bolt";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
-import { runCommand } from "../../commands/run.js";
+import { runCommand, withShareButton } from "../../commands/run.js";
 import type { SlackEnv, Subcommand } from "../../commands/types.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
 import { sendReply } from "../commands/edge.js";
@@ -56,8 +56,14 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
         .catch((err: unknown) => logger.debug({ err }, "delete failed"));
       return;
     }
-    // An error keeps the picker, so another choice can be made; an answer takes its place.
-    if (result.outcome === "ok") await replaceClicked(args, result.reply, logger);
+    // An error keeps the picker, so another choice can be made; an answer takes its place, with Share in
+    // channel as a typed one has.
+    if (result.outcome === "ok")
+      await replaceClicked(
+        args,
+        result.shareable ? withShareButton(result.reply, text) : result.reply,
+        logger,
+      );
     else await sendReply(args.respond, result.reply, false, undefined, logger);
   };
 }
