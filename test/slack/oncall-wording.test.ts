@@ -282,6 +282,17 @@ describe("29.14: apps pages and picker answers", () => {
     expect(blocksText(again.body.blocks)).toContain(`*${h.sim.state.apps[0]!.name}*`);
   });
 
+  it("/edge zones: the next page keeps Share in channel, which shares that page", async () => {
+    const first = await answerTo(h, "zones", BOB);
+    const next = first.buttons.find((b) => b.action_id === ACTIONS.zonesNextPage)!;
+    const click = await h.click(next, { userId: BOB });
+    const second = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    expect(blocksText(second.body.blocks)).toMatch(/Page 2 of 3/);
+    const share = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
+    expect(share, "Share in channel on page 2").toBeDefined();
+    expect(JSON.parse(share!.value!).text).toBe("zones 2");
+  });
+
   it("an answer reached through a picker keeps Share in channel", async () => {
     const asked = await answerTo(h, "dns", BOB);
     let picker: { blockId: string; actionId: string } | undefined;

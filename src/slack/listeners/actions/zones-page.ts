@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { namedShieldZonesPage } from "../../../services/zone-lookup.js";
 import { zonesMessage } from "../../blocks/zones.js";
+import { withShareButton } from "../../commands/run.js";
 import type { SlackEnv } from "../../commands/types.js";
 import {
   answerPrivately,
@@ -26,7 +27,9 @@ export function zonesPage(env: SlackEnv) {
       return answerPrivately(args, "That button is out of date: run /edge zones again.", ctx.logger);
     await replaceMessage(args, ctx.logger, async () => {
       const { page, named } = await namedShieldZonesPage(env.deps, ctx.teamId, value.page, value.perPage);
-      return zonesMessage(page, value.p === true, named);
+      const reply = zonesMessage(page, value.p === true, named);
+      // Every private page keeps Share in channel, as the first one has: it shares this page.
+      return value.p ? reply : withShareButton(reply, `zones ${value.page}`);
     });
   };
 }
