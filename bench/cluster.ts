@@ -24,11 +24,11 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { type Config, loadConfig } from "../src/config.js";
-import { SIM_IDS } from "../src/edge/simulator/index.js";
 import { createLogger } from "../src/log.js";
 import { ACTIONS } from "../src/slack/ids.js";
 import { openStore, type Store } from "../src/store/index.js";
 import { startFakeSlack } from "../test/support/fake-slack.js";
+import { SIM_IDS } from "../tools/simulator/index.js";
 import {
   type Child,
   ENCRYPTION_KEY,

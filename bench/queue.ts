@@ -3,8 +3,8 @@
  * simulator with 150 ms latency; request start times are read from the simulator's request log.
  */
 import { createEdgeApi, type EdgeApi } from "../src/edge/client.js";
-import { startSimulator } from "../src/edge/simulator/index.js";
 import { createLogger } from "../src/log.js";
+import { startSimulator } from "../tools/simulator/index.js";
 import { keyFor, ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize } from "./common.js";
 
 export interface QueueAccuracy {

@@ -7,7 +7,7 @@ import {
   SIM_IDS,
   type StagedAttack,
   startSimulator,
-} from "../src/edge/simulator/index.js";
+} from "../tools/simulator/index.js";
 import { type CountArgs, keyFor, SIM_LATENCY_MS, serveRpc } from "./common.js";
 
 const keys = Number(process.env.BENCH_SIM_KEYS ?? "100");

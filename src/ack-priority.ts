@@ -2,8 +2,8 @@
  * Acknowledgements go first. Every Slack request shares the event loop with the follow-up work of
  * earlier ones (store, Edge API, Block Kit, Slack calls); Slack needs each ack within 3 s, so the
  * follow-up work yields to requests waiting for theirs:
- * - after a listener's ack() (src/slack/ack-first.ts), its follow-up waits its turn here;
- * - so does the continuation after every answer from Slack or the Edge API (src/ops/slack-fetch.ts,
+ * - after a listener's ack() (src/slack/transport/ack-first.ts), its follow-up waits its turn here;
+ * - so does the continuation after every answer from Slack or the Edge API (src/slack/transport/slack-fetch.ts,
  *   src/edge/request.ts) and after a PostgreSQL statement outside a transaction (src/store/db.ts).
  *
  * Node reads incoming requests (parse, verify, ack) in the poll phase of each turn of the event loop

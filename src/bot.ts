@@ -1,18 +1,14 @@
-import { createPoller } from "./alerts/poller.js";
-import { ChangeObservers } from "./changes/observers.js";
+import { composeDeps, startJobs } from "./app/compose.js";
 import type { Config } from "./config.js";
 import type { Deps } from "./deps.js";
-import { createEdgeApi } from "./edge/client.js";
-import { createSharedLimit } from "./edge/shared-limit.js";
+import { TransportError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createOps } from "./ops/index.js";
-import { createMetrics } from "./ops/metrics.js";
-import { createScheduler } from "./scheduler/index.js";
 import { createSlackApp } from "./slack/app.js";
-import { createApprovalSweeper } from "./slack/approval-sweeper.js";
 import { STEP_REFUSED_SHUTDOWN } from "./slack/refused.js";
-import { selectTransport, type TransportError } from "./slack/transport.js";
-import { openStore } from "./store/index.js";
+import { instrumentSlackFetch } from "./slack/transport/slack-fetch.js";
+import { CONNECT_HINT, selectTransport } from "./slack/transport/transport.js";
+import { watchTransport } from "./slack/transport/transport-state.js";
 
 export interface RunningBot {
   readonly deps: Deps;
@@ -35,7 +31,7 @@ export interface StartOptions {
   onFatal?: (err: TransportError) => void;
 }
 
-/** Build every dependency once from the configuration and start the transport it selects. */
+/** Build every dependency once (src/app/compose.ts) and start the transport the configuration selects. */
 export async function startBot({
   config,
   logger,
@@ -44,40 +40,11 @@ export async function startBot({
 }: StartOptions): Promise<RunningBot> {
   const transport = selectTransport(config);
   if (transport.kind === "console") {
-    const { startConsoleBot } = await import("./console/index.js");
-    return startConsoleBot({ config, logger, now });
+    // The console is a tool of the checkout (tools/start.ts), not part of the built bot.
+    throw new TransportError(`No Slack credentials are set. ${CONNECT_HINT}`);
   }
 
-  const store = await openStore({ config, logger, now });
-  const metrics = createMetrics();
-  const sharedLimit = config.redis.url
-    ? createSharedLimit({
-        redisUrl: config.redis.url,
-        ratePerSec: config.edge.ratePerSec,
-        concurrency: config.edge.concurrency,
-        requestTimeoutMs: config.edge.timeoutMs,
-        expectedReplicas: config.redis.expectedReplicas,
-        logger,
-      })
-    : undefined;
-  const edge = createEdgeApi({
-    baseUrl: config.edge.baseUrl,
-    timeoutMs: config.edge.timeoutMs,
-    ratePerSec: config.edge.ratePerSec,
-    concurrency: config.edge.concurrency,
-    maxQueue: config.edge.maxQueue,
-    maxBodyBytes: config.edge.maxBodyBytes,
-    logger: logger.child({ component: "edge" }),
-    now,
-    onRequest: (e) => {
-      metrics.edgeRequests.inc({ operation: e.operation, status: String(e.status ?? e.kind ?? "unknown") });
-      metrics.edgeLatency.observe({ operation: e.operation }, e.durationMs / 1000);
-    },
-    onQueueWait: (ms) => metrics.queueWait.observe(ms / 1000),
-    onQueueRejected: () => metrics.queueRejections.inc(),
-    ...(sharedLimit ? { sharedLimit } : {}),
-  });
-  const deps: Deps = { config, logger, store, edge, metrics, now, changeObservers: new ChangeObservers() };
+  const { deps, sharedLimit } = await composeDeps({ config, logger, now });
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
   const ops = createOps(deps);
   const slack = createSlackApp({
@@ -85,11 +52,16 @@ export async function startBot({
     transport,
     port: config.port,
     routes: ops.routes,
-    fetch: ops.slackFetch,
+    // Slack Web API calls are counted, and a late answer to a request abandoned at shutdown is dropped.
+    fetch: instrumentSlackFetch({
+      metrics: deps.metrics,
+      apiUrl: config.slack.apiUrl,
+      drop: (url) => ops.tracker.isAbandoned(url),
+    }),
     middleware: [ops.tracker.middleware],
     ...(onFatal ? { onRejected: onFatal } : {}),
   });
-  ops.attach(slack.app, transport.kind, slack);
+  ops.attach(watchTransport(slack.receiver, transport.kind), slack);
   // Requests refused while stopping were acknowledged already: logged, counted, workflow steps completed.
   ops.tracker.onRefused((body) => slack.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
   if (sharedLimit) {
@@ -97,32 +69,12 @@ export async function startBot({
     ops.addCheck({ name: "redis", advisory: true, check: () => sharedLimit.problem() });
   }
   const metricsPort = await ops.listenMetrics();
-  // Listens at once; the token check and Socket Mode connect in the background (src/slack/connection.ts).
+  // Listens at once; the token check and Socket Mode connect in the background (src/slack/transport/connection.ts).
   const { port } = await slack.start();
-  // Scheduled DNS summaries: every replica ticks; each occurrence is claimed by one (src/scheduler).
-  const scheduler = createScheduler({
-    deps,
-    clientFor: slack.env.clientFor,
-    now,
-    logger,
-    intervalMs: config.schedules.intervalMs,
-    leaseMs: config.schedules.leaseMs,
-  });
-  scheduler.start();
-  // Alerts: every replica polls; each watch evaluation is claimed by one (src/alerts/poller.ts).
-  const poller = createPoller({ deps, clientFor: slack.env.clientFor, now, logger });
-  poller.start();
-  // Approval requests expire without a click, in every replica, also after a restart.
-  const sweeper = createApprovalSweeper(slack.env);
-  sweeper.start();
-  // Once new Slack work is refused: stop claiming schedules and watches and sweeping, within the same deadline.
-  ops.onStop(() =>
-    Promise.all([
-      scheduler.stop(config.shutdownTimeoutMs),
-      poller.stop(config.shutdownTimeoutMs),
-      sweeper.stop(),
-    ]).then(() => undefined),
-  );
+  // Schedules, alert watches and approval expiry: every replica ticks; each occurrence is claimed by one.
+  const jobs = startJobs({ env: slack.env });
+  // Once new Slack work is refused: stop claiming and sweeping, within the same deadline.
+  ops.onStop(() => jobs.stop(config.shutdownTimeoutMs));
   logger.info({ mode: transport.kind, port }, "edgeops is running");
 
   return {

@@ -5,7 +5,7 @@ import type { Logger } from "./log.js";
 import type { Metrics } from "./ops/metrics.js";
 import type { Store } from "./store/index.js";
 
-/** What every service and listener may use. Built once in main.ts; tests build their own. */
+/** What every service and listener may use. Built once by src/app/compose.ts (the bot, the console, the test harness). */
 export interface Deps {
   readonly config: Config;
   readonly logger: Logger;

@@ -18,6 +18,14 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * The bot cannot reach or serve Slack (credentials, ports, a token Slack refused for good): main.ts
+ * prints its sentence and exits. Here rather than in src/slack/transport so that src/ops may raise it too.
+ */
+export class TransportError extends Error {
+  override readonly name = "TransportError";
+}
+
 export const usage = (sentence: string) => new UserError("usage", sentence);
 
 const SLACK_ERROR_SENTENCES: Record<string, string> = {

@@ -3,22 +3,13 @@
  * of ENCRYPTION_KEYS). Safe while the bot runs. Exit codes: 0 done, 1 configuration or storage error,
  * 2 some secrets could not be decrypted with any configured key.
  */
-import { ConfigError, loadConfig } from "./config.js";
+import { loadConfigOrExit } from "./app/load-config.js";
 import { createLogger } from "./log.js";
 import { openStore, StoreError } from "./store/index.js";
 import { rotateAll } from "./store/rotate.js";
 
 async function main(): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`keys:rotate: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit("keys:rotate");
   const logger = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel });
   try {
     const store = await openStore({ config, logger });

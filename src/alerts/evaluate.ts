@@ -6,7 +6,6 @@ import {
 } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import { APPS_MAX_LIMIT } from "../services/apps.js";
-import type { AlertSignal, SignalNumbers } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Sensitivity } from "../store/index.js";
 import {
   classifyApp,
@@ -20,7 +19,8 @@ import {
   type ZoneVerdict,
   zoneEpisodeStep,
 } from "./detect.js";
-import { type DeliveryOutcome, type EpisodeContext, type EpisodeDetails, fire, resolve } from "./episodes.js";
+import { type AlertNotice, type EpisodeContext, fire, resolve } from "./episodes.js";
+import type { AlertSignal, EpisodeDetails, SignalNumbers } from "./view.js";
 
 /**
  * One evaluation of one watch (after the poller claimed it): read the Edge API, run detect.ts, and turn
@@ -52,7 +52,12 @@ export interface EvaluationResult {
   state: unknown;
   /** Edge API calls made (the key's polling budget). */
   calls: number;
-  deliveries: DeliveryOutcome[];
+  /** What Slack should be shown and told, in order. */
+  notices: AlertNotice[];
+}
+
+function pushNotice(notices: AlertNotice[], n: AlertNotice | undefined): void {
+  if (n) notices.push(n);
 }
 
 /** Minutes in one bucket: a sample counts a whole bucket, an alert shows a rate per minute. */
@@ -81,8 +86,8 @@ export async function evaluateZoneWatch(
     Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS,
   );
   let calls = 1;
-  const deliveries: DeliveryOutcome[] = [];
-  if (from >= now) return { state, calls: 0, deliveries };
+  const notices: AlertNotice[] = [];
+  if (from >= now) return { state, calls: 0, notices };
   const detailed = await edge.getMetricsOverviewDetailed(zoneId, {
     from,
     to: now,
@@ -99,7 +104,7 @@ export async function evaluateZoneWatch(
   const fresh = samplesFromDetailed(detailed, now, BUCKET_MS).filter(
     (s) => state.lastBucketAt === null || s.at > state.lastBucketAt,
   );
-  if (fresh.length === 0) return { state, calls, deliveries };
+  if (fresh.length === 0) return { state, calls, notices };
 
   const wasOpen = state.episode !== null;
   let history = state.samples;
@@ -144,7 +149,8 @@ export async function evaluateZoneWatch(
       topOffender,
       ddosSensitivity,
     };
-    deliveries.push(
+    pushNotice(
+      notices,
       await fire(
         c,
         subjectId,
@@ -164,7 +170,8 @@ export async function evaluateZoneWatch(
     // Calm for long enough (or an attack that came and went between two evaluations): resolve.
     const open = (await c.deps.store.episodes.latest(watch.id, subjectId)) ?? null;
     const known = firingZoneSubject(open);
-    deliveries.push(
+    pushNotice(
+      notices,
       await resolve(
         c,
         subjectId,
@@ -173,7 +180,7 @@ export async function evaluateZoneWatch(
       ),
     );
   }
-  return { state: next, calls, deliveries };
+  return { state: next, calls, notices };
 }
 
 type ZoneSubject = Extract<EpisodeDetails["subject"], { kind: "zone" }>;
@@ -215,7 +222,7 @@ export async function evaluateAppsWatch(
     cursor = page.nextCursor;
   }
   const next: AppsState = { apps: {} };
-  const deliveries: DeliveryOutcome[] = [];
+  const notices: AlertNotice[] = [];
   const watched = watch.options.statuses ?? null;
   for (const app of apps) {
     const before = previous?.apps[app.id];
@@ -237,16 +244,17 @@ export async function evaluateAppsWatch(
       ...(firstSeen ? { sinceAtLeast: true } : {}),
     });
     if (transition === "failing" || transition === "stuck_deploying") {
-      deliveries.push(await fire(c, app.id, transition, subject(transition)));
+      pushNotice(notices, await fire(c, app.id, transition, subject(transition)));
     } else if (transition === "recovered") {
-      deliveries.push(await resolve(c, app.id, { ...subject("failing"), status: app.status }));
+      pushNotice(notices, await resolve(c, app.id, { ...subject("failing"), status: app.status }));
     } else if (before && before.status !== app.status) {
       // Moved between two alerting statuses (failing → suspended): the open alert says so in its thread.
       const open = await c.deps.store.episodes.latest(watch.id, app.id);
       if (open?.status === "firing") {
         const t = (open.details as EpisodeDetails).subject;
         const transitionNow = t.kind === "app" ? t.transition : "failing";
-        deliveries.push(
+        pushNotice(
+          notices,
           await fire(
             c,
             app.id,
@@ -263,5 +271,5 @@ export async function evaluateAppsWatch(
       }
     }
   }
-  return { state: next, calls, deliveries };
+  return { state: next, calls, notices };
 }

@@ -1,15 +1,77 @@
 /**
- * What an alert's parent message shows, from the stored episode and its watch: the poller renders with it as it
- * posts and updates, the buttons (Acknowledge, Mute 1h) re-render with it, the App Home lists with it. Everything
- * but the subject's numbers comes from the rows (who acknowledged, until when the watch is muted), so whoever
- * renders last shows the same state.
+ * What an alert says, as data: the signals and their numbers, the parent message's view of an episode and its
+ * watch, and what its thread should be told. slack/blocks/alerts renders them; the poller's delivery, the buttons
+ * (Acknowledge, Mute 1h) and the App Home all build the view here. Everything but the subject's numbers comes from
+ * the rows (who acknowledged, until when the watch is muted), so whoever renders last shows the same state.
  */
-import type { AlertView } from "../slack/blocks/alerts.js";
+import { createHash } from "node:crypto";
 import type { AlertEpisode, Watch } from "../store/index.js";
-import type { EpisodeDetails } from "./episodes.js";
+
+export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
+
+export interface SignalNumbers {
+  signal: AlertSignal;
+  /** Per minute in the latest window (its bucket's count ÷ the bucket's minutes). */
+  count: number;
+  /** The baseline's mean, per minute. */
+  mean: number;
+  z: number;
+  over: boolean;
+}
+
+/** What an alert's parent message shows: the episode and its watch as data (slack/blocks/alerts renders it). */
+export interface AlertView {
+  episodeId: string;
+  status: "firing" | "resolved";
+  openedAt: number;
+  resolvedAt: number | null;
+  acknowledgedBy: string | null;
+  mutedUntil: number | null;
+  /** How many times it fired again within the cool-down. */
+  reopened: number;
+  /** Its watch was removed while it was open: no longer tracked (who removed it, when). */
+  untracked?: { by: string; at: number };
+  subject:
+    | {
+        kind: "zone";
+        shieldZoneId: number;
+        label: string | null;
+        readings: SignalNumbers[];
+        /** The busiest IP in the event log when it fired, if known. */
+        topOffender: string | null;
+        /** The zone's DDoS sensitivity when it fired, if known (the DDoS button needs it). */
+        ddosSensitivity: number | null;
+      }
+    | {
+        kind: "app";
+        appId: string;
+        appName: string;
+        status: string;
+        transition: "failing" | "stuck_deploying";
+        /** Since when it has had this status. */
+        since: number;
+        /** It had it already when the watch first looked: `since` is when the watch started, a lower bound. */
+        sinceAtLeast?: boolean;
+      };
+}
+
+/** What happened since the last message: what the episode's thread should be told. */
+export type AlertEvent =
+  | { kind: "worse"; signals: AlertSignal[]; readings: SignalNumbers[] }
+  | { kind: "status"; appName: string; status: string }
+  | { kind: "resolved"; durationMs: number }
+  | { kind: "fired_again"; afterMs: number };
+
+/** The subject-specific part of a parent message, kept in the episode's details. */
+export type EpisodeSubject = AlertView["subject"];
+
+export interface EpisodeDetails {
+  subject: EpisodeSubject;
+  reopened: number;
+}
 
 /** The subject of an episode whose details are missing or of an unknown shape: named from the watch alone. */
-function fallbackSubject(episode: AlertEpisode, watch: Watch): AlertView["subject"] {
+function fallbackSubject(episode: AlertEpisode, watch: Watch): EpisodeSubject {
   if (watch.kind === "zone")
     return {
       kind: "zone",
@@ -47,4 +109,38 @@ export function alertViewOf(episode: AlertEpisode, watch: Watch): AlertView {
     reopened: details?.reopened ?? 0,
     subject: details?.subject ?? fallbackSubject(episode, watch),
   };
+}
+
+/** Whether the view shows its watch muted at `now` (the one thing of a parent that time changes). */
+export const isMutedAt = (v: Pick<AlertView, "mutedUntil">, now: number): boolean =>
+  v.mutedUntil !== null && v.mutedUntil > now;
+
+/**
+ * What a parent shows, in a few bytes (recorded as the episode's shown_digest): the same digest means Slack
+ * already shows this parent. The view is hashed as a reader sees it: an ended mute is no mute, and a zone's
+ * numbers count at the precision the parent gives them (whole events per minute, z to one decimal; readings
+ * at zero and under the baseline are not listed), so a wobble nobody could see is not sent again.
+ */
+export function parentDigest(v: AlertView, now: number): string {
+  const s = v.subject;
+  const shown = {
+    ...v,
+    mutedUntil: isMutedAt(v, now) ? v.mutedUntil : null,
+    subject:
+      s.kind === "zone"
+        ? {
+            ...s,
+            readings: s.readings
+              .filter((r) => r.over || r.count > 0)
+              .map((r) => ({
+                signal: r.signal,
+                over: r.over,
+                count: Math.round(r.count),
+                mean: Math.round(r.mean),
+                z: r.z.toFixed(1),
+              })),
+          }
+        : s,
+  };
+  return createHash("sha256").update(JSON.stringify(shown)).digest("base64url");
 }

@@ -3,7 +3,7 @@ import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
-import { createFairPool } from "../scheduler/pool.js";
+import { createFairPool } from "../jobs/pool.js";
 import type {
   ApprovalError,
   ApprovalPatch,

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.js";
 import type { EdgeApi } from "../edge/client.js";
-import { holdLease } from "../scheduler/pool.js";
+import { holdLease } from "../lease.js";
 import type { ApprovalState } from "../store/index.js";
 
 /**

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Deps } from "../deps.js";
 import { UserError } from "../errors.js";
-import { holdLease } from "../scheduler/pool.js";
+import { holdLease } from "../lease.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import type { Store } from "../store/index.js";
 import type { ChangeKind, ChangeScope } from "./kind.js";
@@ -22,10 +23,7 @@ export const TARGET_LOCK_WAIT_MS = 120_000;
 /** Per store (a replica), per target: the tail of the queue of writers in this process. */
 const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
 
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms).unref();
-  });
+const sleep = (ms: number) => delay(ms, undefined, { ref: false });
 
 /**
  * Run `work` as the only writer of `targetKey` among every replica sharing the store. Throws a UserError

@@ -114,35 +114,23 @@ const obj = (v: unknown): Record<string, unknown> | undefined =>
  * - or nothing at all.
  */
 export function readErrorBody(body: unknown): ErrorBodyFields {
-  const out: ErrorBodyFields = {};
   const b = obj(body);
-  if (!b) return out;
+  if (!b) return {};
 
   const envelope = obj(b.error) ?? obj(b.errorResponse);
-  if (envelope) {
-    const key = str(envelope.errorKey);
-    const message = str(envelope.message);
-    const status = int(envelope.statusCode);
-    if (key) out.errorKey = key;
-    if (message) out.apiMessage = message;
-    if (status !== undefined) out.bodyStatus = status;
-    return out;
-  }
+  if (envelope) return fields(str(envelope.errorKey), str(envelope.message), int(envelope.statusCode));
 
   // Core: PascalCase.
   const coreKey = str(b.ErrorKey);
   const coreMessage = str(b.Message);
   if (coreKey || coreMessage) {
-    if (coreKey) out.errorKey = coreKey;
     const field = str(b.Field);
-    if (coreMessage)
-      out.apiMessage = field && !coreMessage.includes(field) ? `${coreMessage} (${field})` : coreMessage;
-    return out;
+    const withField =
+      coreMessage && field && !coreMessage.includes(field) ? `${coreMessage} (${field})` : coreMessage;
+    return fields(coreKey, withField, undefined);
   }
 
   // RFC 7807 error details / problem details.
-  const detail = str(b.detail);
-  const title = str(b.title);
   const fieldErrors = Array.isArray(b.errors)
     ? b.errors
         .map((e) => {
@@ -154,17 +142,21 @@ export function readErrorBody(body: unknown): ErrorBodyFields {
         })
         .filter((m): m is string => m !== undefined)
     : [];
-  const parts = [detail ?? title, ...fieldErrors].filter((p): p is string => p !== undefined);
-  if (parts.length > 0) out.apiMessage = parts.join("; ");
-  const status = int(b.status) ?? int(b.statusCode);
-  if (status !== undefined) out.bodyStatus = status;
-  const key = str(b.errorKey);
-  if (key) out.errorKey = key;
-  if (!out.apiMessage) {
-    const message = str(b.message);
-    if (message) out.apiMessage = message;
-  }
-  return out;
+  const parts = [str(b.detail) ?? str(b.title), ...fieldErrors].filter((p): p is string => p !== undefined);
+  return fields(
+    str(b.errorKey),
+    parts.length > 0 ? parts.join("; ") : str(b.message),
+    int(b.status) ?? int(b.statusCode),
+  );
+}
+
+/** The fields that are there (an absent one is left out, not set to undefined). */
+function fields(errorKey?: string, apiMessage?: string, bodyStatus?: number): ErrorBodyFields {
+  return {
+    ...(errorKey ? { errorKey } : {}),
+    ...(apiMessage ? { apiMessage } : {}),
+    ...(bodyStatus !== undefined ? { bodyStatus } : {}),
+  };
 }
 
 /** What each operation does / needs, in words for the user's sentences. */

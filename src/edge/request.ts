@@ -1,9 +1,17 @@
 import { createRequire } from "node:module";
+import pRetry from "p-retry";
 import { type Dispatcher, request, errors as undiciErrors } from "undici";
 import type { z } from "zod";
 import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Logger } from "../log.js";
-import { EdgeApiError, type EdgeErrorKind, isPlanErrorKey, kindForStatus, readErrorBody } from "./errors.js";
+import {
+  EdgeApiError,
+  type EdgeErrorKind,
+  type ErrorBodyFields,
+  isPlanErrorKey,
+  kindForStatus,
+  readErrorBody,
+} from "./errors.js";
 import { backoffDelay, type KeyQueues, parseRetryAfter, QueueFullError, type RetryPolicy } from "./queue.js";
 import type { SharedLimit } from "./shared-limit.js";
 
@@ -23,29 +31,34 @@ export interface RequestSpec<S extends z.ZodType> {
   method: HttpMethod;
   /** Already encoded path, starting with "/". */
   path: string;
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | undefined> | undefined;
   body?: unknown;
   /** "Shield zone 42" — what the call is about, for not-found sentences. */
-  subject?: string;
+  subject?: string | undefined;
   /** Safe to repeat after a 5xx / timeout / network error. */
   idempotent: boolean;
   schema: S;
   /** A 2xx with no body is fine (returns undefined instead of validating). */
-  allowEmptyBody?: boolean;
+  allowEmptyBody?: boolean | undefined;
   /**
    * A write whose 2xx status is its answer (returns undefined) unless the body carries a refusal (an
    * error envelope or a plan key: refusalInBody). An empty, oversized or unreadable body is no refusal:
    * the change is taken as made, and the read-back after it decides.
    */
-  statusIsTheAnswer?: boolean;
+  statusIsTheAnswer?: boolean | undefined;
+  /**
+   * Whether this operation's answer is missing from a 2xx body, so that an error envelope beside it is
+   * a refusal (besides the general rule: every other field null).
+   */
+  answerAbsent?: ((body: Record<string, unknown>) => boolean) | undefined;
 }
 
 export interface RequestEvent {
   operation: string;
   method: HttpMethod;
   attempt: number;
-  status?: number;
-  kind?: EdgeErrorKind;
+  status?: number | undefined;
+  kind?: EdgeErrorKind | undefined;
   durationMs: number;
 }
 
@@ -63,7 +76,6 @@ export interface RequestContext {
   shared?: SharedLimit | undefined;
   logger: Logger;
   now: () => number;
-  sleep: (ms: number) => Promise<void>;
   random: () => number;
   onRequest?: ((e: RequestEvent) => void) | undefined;
   /** Aborted when the API object closes. */
@@ -223,9 +235,11 @@ function refusalInBody(
   const fields = readErrorBody(body);
   const failed = (e: unknown) =>
     e !== null && typeof e === "object" && (e as { success?: unknown }).success === false;
-  const answerAbsent = Object.entries(body).every(
-    ([k, v]) => k === "error" || k === "errorResponse" || k === "success" || v === null || v === undefined,
-  );
+  const answerAbsent =
+    spec.answerAbsent?.(body) === true ||
+    Object.entries(body).every(
+      ([k, v]) => k === "error" || k === "errorResponse" || k === "success" || v === null || v === undefined,
+    );
   const refused =
     ((failed(body.error) || failed(body.errorResponse)) && answerAbsent) ||
     (failed(body.error) &&
@@ -233,17 +247,32 @@ function refusalInBody(
       fields.bodyStatus !== undefined &&
       fields.bodyStatus >= 400);
   if (!isPlanErrorKey(fields.errorKey) && !refused) return undefined;
-  const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
   // A body that claims no error status still refused: the API's own words, as a refusal.
   const bodyStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400 ? fields.bodyStatus : 400;
+  return answeredError(spec, apiKey, status, fields, bodyStatus, " carrying an error");
+}
+
+/** The error an answer means (an error status, or a refusal inside a 2xx), in the API's own words. */
+function answeredError(
+  spec: RequestSpec<z.ZodType>,
+  apiKey: string,
+  status: number,
+  fields: ErrorBodyFields,
+  meaningStatus: number,
+  carrying: string,
+  retryAfterMs?: number,
+): EdgeApiError {
+  const { errorKey } = fields;
+  const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
   return new EdgeApiError({
-    kind: kindForStatus(bodyStatus, fields.errorKey),
+    kind: kindForStatus(meaningStatus, errorKey),
     status,
-    errorKey: fields.errorKey,
+    errorKey,
     apiMessage,
     operation: spec.operation,
     subject: spec.subject,
-    message: `${spec.operation}: Edge API answered HTTP ${status} carrying an error${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
+    retryAfterMs,
+    message: `${spec.operation}: Edge API answered HTTP ${status}${carrying}${errorKey ? ` (${errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
   });
 }
 
@@ -265,48 +294,38 @@ export function interpret<S extends z.ZodType>(
     if (refusal) throw refusal;
     return undefined as z.output<S>;
   }
-  // An error status says enough without its (oversized, unread) body; an answer we need does not.
-  if (res.tooLarge && ok2xx) {
-    throw new EdgeApiError({
-      kind: "too_large",
+  /** A 2xx whose answer edgeops cannot use. */
+  const unusable = (kind: "too_large" | "invalid_response", what: string, cause?: unknown) =>
+    new EdgeApiError({
+      kind,
       status: res.status,
       operation,
       subject,
-      message: `${operation}: the Edge API answer is larger than EDGE_API_MAX_BODY_BYTES allows`,
+      message: `${operation}: ${what}`,
+      cause,
     });
+  // An error status says enough without its (oversized, unread) body; an answer we need does not.
+  if (res.tooLarge && ok2xx) {
+    throw unusable("too_large", "the Edge API answer is larger than EDGE_API_MAX_BODY_BYTES allows");
   }
   const trimmed = res.text.trim();
   const parsed = trimmed === "" ? ({ ok: true, value: undefined } as const) : parseJson(trimmed);
 
   if (!ok2xx) {
     const fields = parsed.ok ? readErrorBody(parsed.value) : {};
-    const kind = kindForStatus(res.status, fields.errorKey);
-    const apiMessage = fields.apiMessage === undefined ? undefined : scrub(fields.apiMessage, apiKey);
     const retryAfterMs =
       res.status === 429
         ? parseRetryAfter(header(res.headers, "retry-after"), now, maxRetryAfterMs)
         : undefined;
-    throw new EdgeApiError({
-      kind,
-      status: res.status,
-      errorKey: fields.errorKey,
-      apiMessage,
-      operation,
-      subject,
-      retryAfterMs,
-      message: `${operation}: Edge API answered HTTP ${res.status}${fields.errorKey ? ` (${fields.errorKey})` : ""}${apiMessage ? `: ${apiMessage}` : ""}`,
-    });
+    throw answeredError(spec, apiKey, res.status, fields, res.status, "", retryAfterMs);
   }
 
   if (!parsed.ok) {
-    throw new EdgeApiError({
-      kind: "invalid_response",
-      status: res.status,
-      operation,
-      subject,
-      message: `${operation}: the Edge API answered HTTP ${res.status} with a body that is not JSON`,
-      cause: parsed.error,
-    });
+    throw unusable(
+      "invalid_response",
+      `the Edge API answered HTTP ${res.status} with a body that is not JSON`,
+      parsed.error,
+    );
   }
 
   const refusal = refusalInBody(parsed.value, spec, apiKey, res.status);
@@ -319,167 +338,128 @@ export function interpret<S extends z.ZodType>(
       .slice(0, 3)
       .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
       .join("; ");
-    throw new EdgeApiError({
-      kind: "invalid_response",
-      status: res.status,
-      operation,
-      subject,
-      message: `${operation}: the Edge API answer did not have the expected shape (${where})`,
-      cause: result.error,
-    });
+    throw unusable(
+      "invalid_response",
+      `the Edge API answer did not have the expected shape (${where})`,
+      result.error,
+    );
   }
   return result.data;
 }
 
-/** Run a request through the key's queue with the retry policy. */
+/** One attempt through the key's queue: sent, read, reported (onRequest and the log). */
+async function attemptOnce<S extends z.ZodType>(
+  ctx: RequestContext,
+  spec: RequestSpec<S>,
+  attempt: number,
+): Promise<z.output<S>> {
+  let startedAt = 0;
+  const report = (status: number | undefined, e?: EdgeApiError) => {
+    const durationMs = startedAt ? ctx.now() - startedAt : 0;
+    const { operation, method, path } = spec;
+    // Only attempts that reached the network count as requests (not ones dropped while waiting).
+    if (startedAt) ctx.onRequest?.({ operation, method, attempt, status, kind: e?.kind, durationMs });
+    const fields = { op: operation, method, path, keyId: ctx.keyId, attempt, status, durationMs };
+    if (!e) ctx.logger.debug(fields, "edge request");
+    else
+      (e.isRetryable || status === undefined ? ctx.logger.warn : ctx.logger.info).call(
+        ctx.logger,
+        { ...fields, kind: e.kind, apiError: e.errorKey },
+        "edge request failed",
+      );
+  };
+  let res: RawResponse;
+  try {
+    // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
+    res = await ctx.queues.run(
+      ctx.keyId,
+      () => {
+        startedAt = ctx.now();
+        return sendOnce(ctx, spec);
+      },
+      attempt > 1,
+      ctx.closing,
+      ctx.background === true,
+    );
+  } catch (err) {
+    if (err instanceof QueueFullError) {
+      ctx.logger.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
+      throw new EdgeApiError({
+        kind: "queue_full",
+        operation: spec.operation,
+        subject: spec.subject,
+        message: `${spec.operation}: too many Edge API requests are waiting for this key`,
+      });
+    }
+    const e =
+      err instanceof EdgeApiError
+        ? err
+        : new EdgeApiError({
+            kind: "network",
+            operation: spec.operation,
+            subject: spec.subject,
+            message: ctx.closing.aborted
+              ? `${spec.operation}: the Edge API client was closed`
+              : `${spec.operation}: the request failed`,
+            cause: err,
+          });
+    report(undefined, e);
+    throw e;
+  }
+  try {
+    const out = interpret(res, spec, ctx.apiKey, ctx.now(), ctx.retry.maxRetryAfterMs);
+    report(res.status);
+    return out;
+  } catch (err) {
+    report(res.status, err as EdgeApiError);
+    throw err;
+  }
+}
+
+/**
+ * Run a request through the key's queue with the retry policy (p-retry): 5xx, timeouts and network
+ * errors are retried with backoff for idempotent calls only; a 429 pauses the key's queue (Retry-After,
+ * shared with other replicas) and is retried for any call, counted apart. Closing stops retrying.
+ */
 export async function execute<S extends z.ZodType>(
   ctx: RequestContext,
   spec: RequestSpec<S>,
 ): Promise<z.output<S>> {
+  const policy = ctx.retry;
   const release = ctx.queues.acquire(ctx.keyId);
-  const log = ctx.logger;
+  let rateLimitRetries = 0;
+  let pausedForRateLimit = false;
   try {
-    let retries = 0;
-    let rateLimitRetries = 0;
-    let attempt = 0;
-    for (;;) {
-      attempt++;
-      const retry = attempt > 1;
-      let res: RawResponse;
-      const started = { at: 0 };
-      try {
-        res = await ctx.queues.run(
-          ctx.keyId,
-          // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
-          async () => {
-            started.at = ctx.now();
-            return await sendOnce(ctx, spec);
-          },
-          retry,
-          ctx.closing,
-          ctx.background === true,
+    return await pRetry((attempt) => attemptOnce(ctx, spec, attempt), {
+      // A bound only: shouldRetry decides, counting rate-limit retries apart (they consume none).
+      retries: policy.retries + policy.rateLimitRetries,
+      factor: 2,
+      minTimeout: policy.baseDelayMs / 2,
+      maxTimeout: policy.maxDelayMs,
+      randomize: true,
+      onFailedAttempt: async ({ error }) => {
+        const e = error as EdgeApiError;
+        pausedForRateLimit =
+          !ctx.closing.aborted && e.kind === "rate_limited" && rateLimitRetries < policy.rateLimitRetries;
+        if (!pausedForRateLimit) return;
+        rateLimitRetries++;
+        const pauseMs = e.retryAfterMs ?? backoffDelay(policy, rateLimitRetries, ctx.random);
+        ctx.logger.info(
+          { op: spec.operation, keyId: ctx.keyId, pauseMs },
+          "edge API rate limit: pausing this key's queue",
         );
-      } catch (err) {
-        if (err instanceof QueueFullError) {
-          log.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
-          throw new EdgeApiError({
-            kind: "queue_full",
-            operation: spec.operation,
-            subject: spec.subject,
-            message: `${spec.operation}: too many Edge API requests are waiting for this key`,
-          });
-        }
-        const e =
-          err instanceof EdgeApiError
-            ? err
-            : new EdgeApiError({
-                kind: "network",
-                operation: spec.operation,
-                subject: spec.subject,
-                message: ctx.closing.aborted
-                  ? `${spec.operation}: the Edge API client was closed`
-                  : `${spec.operation}: the request failed`,
-                cause: err,
-              });
-        const durationMs = started.at ? ctx.now() - started.at : 0;
-        // Only attempts that reached the network count as requests (not ones dropped while waiting).
-        if (started.at) {
-          ctx.onRequest?.({
-            operation: spec.operation,
-            method: spec.method,
-            attempt,
-            kind: e.kind,
-            durationMs,
-          });
-        }
-        log.warn(
-          {
-            op: spec.operation,
-            method: spec.method,
-            path: spec.path,
-            keyId: ctx.keyId,
-            attempt,
-            kind: e.kind,
-            durationMs,
-          },
-          "edge request failed",
-        );
-        if (!ctx.closing.aborted && e.isRetryable && spec.idempotent && retries < ctx.retry.retries) {
-          retries++;
-          await ctx.sleep(backoffDelay(ctx.retry, retries, ctx.random));
-          continue;
-        }
-        throw e;
-      }
-
-      const durationMs = ctx.now() - started.at;
-      try {
-        const out = interpret(res, spec, ctx.apiKey, ctx.now(), ctx.retry.maxRetryAfterMs);
-        ctx.onRequest?.({
-          operation: spec.operation,
-          method: spec.method,
-          attempt,
-          status: res.status,
-          durationMs,
-        });
-        log.debug(
-          {
-            op: spec.operation,
-            method: spec.method,
-            path: spec.path,
-            keyId: ctx.keyId,
-            attempt,
-            status: res.status,
-            durationMs,
-          },
-          "edge request",
-        );
-        return out;
-      } catch (err) {
-        const e = err as EdgeApiError;
-        ctx.onRequest?.({
-          operation: spec.operation,
-          method: spec.method,
-          attempt,
-          status: res.status,
-          kind: e.kind,
-          durationMs,
-        });
-        (e.isRetryable ? log.warn : log.info).call(
-          log,
-          {
-            op: spec.operation,
-            method: spec.method,
-            path: spec.path,
-            keyId: ctx.keyId,
-            attempt,
-            status: res.status,
-            kind: e.kind,
-            apiError: e.errorKey,
-            durationMs,
-          },
-          "edge request failed",
-        );
-        if (ctx.closing.aborted) throw e;
-        if (e.kind === "rate_limited" && rateLimitRetries < ctx.retry.rateLimitRetries) {
-          rateLimitRetries++;
-          const pauseMs = e.retryAfterMs ?? backoffDelay(ctx.retry, rateLimitRetries, ctx.random);
-          log.info(
-            { op: spec.operation, keyId: ctx.keyId, pauseMs },
-            "edge API rate limit: pausing this key's queue",
-          );
-          ctx.queues.pause(ctx.keyId, pauseMs);
-          await ctx.shared?.pause(ctx.keyId, pauseMs);
-          continue;
-        }
-        if (e.isRetryable && spec.idempotent && retries < ctx.retry.retries) {
-          retries++;
-          await ctx.sleep(backoffDelay(ctx.retry, retries, ctx.random));
-          continue;
-        }
-        throw e;
-      }
-    }
+        ctx.queues.pause(ctx.keyId, pauseMs);
+        await ctx.shared?.pause(ctx.keyId, pauseMs);
+      },
+      // The queue's pause is a 429's wait: no backoff on top, and no retry of the budget spent.
+      shouldConsumeRetry: () => !pausedForRateLimit,
+      shouldRetry: ({ error, retriesConsumed }) =>
+        pausedForRateLimit ||
+        (!ctx.closing.aborted &&
+          (error as EdgeApiError).isRetryable &&
+          spec.idempotent &&
+          retriesConsumed < policy.retries),
+    });
   } finally {
     release();
   }

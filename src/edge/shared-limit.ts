@@ -68,6 +68,7 @@ const LEASE_KEPT_WAITING_MS = 3_000;
 /** How long one Redis command may take before the replica uses its local share. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
+/** Not node:timers/promises: its abort rejects with an AbortError, and callers need the signal's own reason. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);

@@ -1,5 +1,4 @@
-import type { App, CustomRoute } from "@slack/bolt";
-import type { FetchFunction } from "@slack/web-api";
+import type { CustomRoute } from "@slack/bolt";
 import type { Deps } from "../deps.js";
 import {
   metricsHandler,
@@ -10,26 +9,29 @@ import {
 } from "./health.js";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { createWorkTracker, gracefulStop, type StopReport, type WorkTracker } from "./shutdown.js";
-import { instrumentSlackFetch } from "./slack-fetch.js";
-import { type TransportWatch, watchTransport } from "./transport-state.js";
 
 export type { ReadinessCheck } from "./health.js";
 export { RESTARTING_NEW, RESTARTING_UNFINISHED, type StopReport, type WorkTracker } from "./shutdown.js";
 
+/** Whether Slack can reach the app: undefined when it can, otherwise what is wrong. */
+export interface TransportWatch {
+  problem(): string | undefined;
+  close(): void;
+}
+
 /**
  * Everything operations adds to a running bot, built once in bot.ts: the /healthz, /readyz and
- * /metrics routes, the instrumented fetch for Slack clients, the in-flight tracking middleware and
- * the graceful stop.
+ * /metrics routes, the in-flight tracking middleware and the graceful stop. Ops knows nothing of
+ * Slack's transport: bot.ts hands it the watches (src/slack/transport/transport-state.ts).
  */
 export interface Ops {
   readonly routes: CustomRoute[];
-  readonly slackFetch: FetchFunction;
   readonly tracker: WorkTracker;
   /**
    * Watch the Slack transport for readiness; call after createSlackApp, before start. `connection`
-   * says whether Slack has answered the token check yet (src/slack/connection.ts).
+   * says whether Slack has answered the token check yet (src/slack/transport/connection.ts).
    */
-  attach(app: App, kind: "http" | "socket", connection?: { problem(): string | undefined }): void;
+  attach(transport: TransportWatch, connection?: { problem(): string | undefined }): void;
   /** With METRICS_PORT: serve /metrics on its own port; the port it got, or undefined. */
   listenMetrics(): Promise<number | undefined>;
   /** Add a readiness check (e.g. the scheduler's). */
@@ -42,11 +44,6 @@ export interface Ops {
 export function createOps(deps: Deps): Ops {
   const { metrics, logger, store, edge, config } = deps;
   const tracker = createWorkTracker({ logger: logger.child({ component: "shutdown" }), metrics });
-  const slackFetch = instrumentSlackFetch({
-    metrics,
-    apiUrl: config.slack.apiUrl,
-    drop: (url) => tracker.isAbandoned(url),
-  });
   let transport: TransportWatch | undefined;
   let connection: { problem(): string | undefined } | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -91,10 +88,9 @@ export function createOps(deps: Deps): Ops {
   const routes = opsRoutes(routeOptions);
   return {
     routes,
-    slackFetch,
     tracker,
-    attach(app, kind, slackConnection) {
-      transport = watchTransport(app, kind);
+    attach(transportWatch, slackConnection) {
+      transport = transportWatch;
       connection = slackConnection;
     },
     async listenMetrics() {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { TransportError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { TransportError } from "../slack/transport.js";
 
 export interface MetricsServer {
   readonly port: number;

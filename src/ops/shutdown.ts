@@ -97,7 +97,7 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
       return;
     }
     // Commands and clicks hear it through response_url: over HTTP the receiver has already given their
-    // (empty) ack (src/slack/threaded-receiver.ts).
+    // (empty) ack (src/slack/transport/threaded-receiver.ts).
     if (ack) await (ack as () => Promise<void>)();
     const url = responseUrlOf(args.body);
     if (url && (kind === "command" || kind === "block_actions")) await say(url, RESTARTING_NEW);

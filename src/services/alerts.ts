@@ -2,10 +2,9 @@
  * What people do with an alert once it is posted: acknowledge it, mute its watch, and see the open ones of
  * their channels. No Slack here: the listeners turn the results into messages.
  */
-import { alertViewOf } from "../alerts/view.js";
+import { type AlertView, alertViewOf } from "../alerts/view.js";
 import type { Deps } from "../deps.js";
 import { UserError } from "../errors.js";
-import type { AlertView } from "../slack/blocks/alerts.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
 import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "./incident.js";
 import { muteWatch } from "./watches.js";

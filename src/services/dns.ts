@@ -1,3 +1,4 @@
+import { setTimeout as delayFor } from "node:timers/promises";
 import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError } from "../edge/errors.js";
 import {
@@ -28,8 +29,6 @@ export interface ScanWaitOptions {
   now?: () => number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /**
  * Poll a just-triggered scan with backoff until it completes or fails, within maxWaitMs.
  * Returns the last scan read and whether it finished.
@@ -39,7 +38,7 @@ export async function waitForScan(
   zoneId: number,
   options: ScanWaitOptions,
 ): Promise<{ scan: DnsScan | null; finished: boolean }> {
-  const sleep = options.sleep ?? realSleep;
+  const sleep = options.sleep ?? ((ms: number) => delayFor(ms));
   const now = options.now ?? Date.now;
   const deadline = now() + options.maxWaitMs;
   let delay = options.firstDelayMs ?? 500;

@@ -7,7 +7,7 @@ import type { AlertEpisode, Sensitivity, Watch, WatchKind, WatchOptions } from "
 import { type ActorInput, requireCreatorOrAdmin } from "./ownership.js";
 import { newShortId } from "./schedules.js";
 
-/** /edge watch: create, list, remove and mute watches; the poller (src/alerts) evaluates them. */
+/** /edge watch: create, list, remove and mute watches; the poller (src/jobs/alerts.ts) evaluates them with src/alerts. */
 
 export const WATCH_ZONE_EXAMPLE = "/edge watch zone shop.example.com sensitivity high";
 export const WATCH_APPS_EXAMPLE = "/edge watch apps failing suspended";

@@ -7,25 +7,29 @@ import {
   type Middleware,
   type Receiver,
   type Logger as SlackLogger,
+  SocketModeReceiver,
 } from "@slack/bolt";
-import { type FetchFunction, WebClient, type WebClientOptions } from "@slack/web-api";
+import { type FetchFunction, WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
-import { toUserSentence } from "../errors.js";
+import { type TransportError, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
-import { LruCache } from "../lru.js";
 import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
-import { socketModeClientOf, socketModeHttpListening } from "../ops/transport-state.js";
-import { ackFirstOnEveryListener } from "./ack-first.js";
 import { AdminDirectory } from "./admin.js";
 import { tellRequester, updateCard } from "./change-requests.js";
-import { slackClientFactory } from "./clients.js";
-import type { SlackEnv } from "./commands/types.js";
-import { createTokenCheck, SLACK_CONNECT_RETRY, superviseSocketMode, type TokenCheck } from "./connection.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
 import { createRefusals, type RefusalReason } from "./refused.js";
-import { ThreadedHttpReceiver } from "./threaded-receiver.js";
-import type { SlackAuth, Transport, TransportError } from "./transport.js";
+import { boundTeamClientCache, slackClientFactory, TEAM_CLIENT_CACHE_MAX } from "./transport/clients.js";
+import {
+  createTokenCheck,
+  SLACK_CONNECT_RETRY,
+  superviseSocketMode,
+  type TokenCheck,
+} from "./transport/connection.js";
+import { ThreadedHttpReceiver } from "./transport/threaded-receiver.js";
+import type { SlackAuth, Transport } from "./transport/transport.js";
+import { socketModeClientOf, socketModeHttpListening } from "./transport/transport-state.js";
 
 export const BOT_SCOPES = [
   "commands",
@@ -58,11 +62,11 @@ export interface SlackAppOptions {
   routes?: CustomRoute[];
   /** Port of the HTTP server (Socket Mode serves only the routes and OAuth pages there). */
   port: number;
-  /** fetch for every Slack WebClient and respond() (src/ops/slack-fetch.ts counts Slack errors). */
+  /** fetch for every Slack WebClient and respond() (src/slack/transport/slack-fetch.ts counts Slack errors). */
   fetch?: FetchFunction;
   /** Global middleware registered before any listener (src/ops/shutdown.ts tracks in-flight work). */
   middleware?: Middleware<AnyMiddlewareArgs>[];
-  /** Slack refused a token for good (src/slack/connection.ts); logged as an error when not given. */
+  /** Slack refused a token for good (src/slack/transport/connection.ts); logged as an error when not given. */
   onRejected?: (err: TransportError) => void;
 }
 
@@ -75,6 +79,8 @@ export interface ConsoleTransport {
 
 export interface SlackApp {
   app: App;
+  /** The receiver Slack's requests arrive through (readiness watches it: src/slack/transport/transport-state.ts). */
+  receiver: Receiver;
   env: SlackEnv;
   /**
    * Listen for Slack (HTTP) and the operations routes; check the bot token and connect Socket Mode in
@@ -137,7 +143,9 @@ export function createSlackApp({
           scopes: BOT_SCOPES,
           installationStore: deps.store.installations,
         };
-  const receiver =
+  // The receiver is built here, not by Bolt, so readiness and reconnects reach it without App's internals.
+  // With OAuth the installer (and its authorize) lives in the receiver.
+  const httpReceiver =
     transport.kind === "http"
       ? new ThreadedHttpReceiver(
           {
@@ -151,6 +159,23 @@ export function createSlackApp({
           slackLogger,
         )
       : undefined;
+  const receiver: Receiver =
+    transport.kind === "console"
+      ? transport.receiver
+      : transport.kind === "socket"
+        ? new SocketModeReceiver({
+            appToken: transport.appToken,
+            logger: boltLogger(deps.logger),
+            customRoutes: routes,
+            ...oauth,
+            // Socket Mode serves the routes (and OAuth pages) on installerOptions.port.
+            installerOptions: {
+              ...(oauth ? { directInstall: true } : {}),
+              clientOptions: installerClientOptions,
+              port,
+            },
+          })
+        : httpReceiver!;
   const app = new App({
     logger: boltLogger(deps.logger),
     // No conversation state is used; Bolt's default store builds an Error on every request.
@@ -158,30 +183,10 @@ export function createSlackApp({
     // The error handler gets the payload, so a request Bolt could not authorize is answered (below).
     extendedErrorHandler: true,
     clientOptions,
-    // Only Bolt's own receivers read it (Socket Mode's); the HTTP receiver below is given it.
-    customRoutes: routes,
-    ...(transport.kind === "console"
-      ? { receiver: transport.receiver }
-      : transport.kind === "socket"
-        ? {
-            socketMode: true,
-            appToken: transport.appToken,
-            port,
-            installerOptions: { clientOptions: installerClientOptions },
-          }
-        : receiver
-          ? { receiver }
-          : {}),
-    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/connection.ts).
-    // OAuth over HTTP lives in the receiver; the console always has a single token, so this is Socket Mode.
-    ...(auth.kind === "single"
-      ? { authorize: tokenCheck!.authorize }
-      : transport.kind === "http"
-        ? {}
-        : {
-            ...oauth,
-            installerOptions: { directInstall: true, clientOptions: installerClientOptions, port },
-          }),
+    receiver,
+    ...(transport.kind === "socket" ? { socketMode: true } : {}),
+    // Not `token`: Bolt would check it with an auth.test nobody awaits (src/slack/transport/connection.ts).
+    ...(auth.kind === "single" ? { authorize: tokenCheck!.authorize } : {}),
   });
 
   const env: SlackEnv = {
@@ -197,7 +202,6 @@ export function createSlackApp({
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
-  ackFirstOnEveryListener(app);
   registerListeners(app, env);
   // Workflow steps waiting on a change request complete when it settles, whichever path settled it.
   const unwatchSteps = deps.changeObservers.add((request) =>
@@ -242,13 +246,14 @@ export function createSlackApp({
   };
   return {
     app,
+    receiver,
     env,
     async start() {
       tokenCheck?.start();
       try {
         if (transport.kind === "http") {
           await app.start(port);
-          return { port: receiver?.port ?? port };
+          return { port: httpReceiver?.port ?? port };
         }
         if (transport.kind === "console") {
           await app.start();
@@ -256,11 +261,11 @@ export function createSlackApp({
         }
         // Socket Mode: Bolt's own server for the routes (and OAuth pages) may listen on PORT=0, and it
         // listens before the WebSocket connects; the connection is supervised in the background.
-        const listening = socketModeHttpListening(app);
+        const listening = socketModeHttpListening(receiver);
         const first = app.start();
         socket = superviseSocketMode({
           first,
-          reconnect: () => socketModeClientOf(app)?.start() ?? first,
+          reconnect: () => socketModeClientOf(receiver)?.start() ?? first,
           logger: slackLogger,
           retry: SLACK_CONNECT_RETRY,
           onRejected,
@@ -291,78 +296,4 @@ function rootCause(err: unknown): unknown {
 
 function ensureTrailingSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
-}
-
-/**
- * Teams whose Web API client Bolt keeps at once (and so does slackClientFactory for background work);
- * older ones are rebuilt on their next request. 1,000 held 26 MiB after the bench's 1,000 approvals.
- */
-export const TEAM_CLIENT_CACHE_MAX = 200;
-
-/** What Bolt calls on `App.clients[teamId]`: its WebClientPool's one method. */
-interface TeamClients {
-  getOrCreate(token: string, options: WebClientOptions): WebClient;
-}
-
-/**
- * Bolt builds a Web API client for every request's team (about 26 KB and 0.3 ms each: hundreds of bound
- * methods) and keeps it in `App.clients` for ever: 10,000 workspaces held 255 MB in the benchmark. Most
- * requests never call it (a slash command answers through response_url), yet each one of a team outside
- * a bounded cache built a new client: at 200 commands/s over 10,000 teams those were most of the heap
- * under load. So `App.clients` becomes a least-recently-used cache of `max` teams, and a request gets a
- * stand-in that builds (and caches) the team's client the first time a listener uses it. Bolt only reads
- * `clients[teamId]` and calls `getOrCreate` on it, which the proxy supports; tests check both.
- */
-export function boundTeamClientCache(app: App, max: number): void {
-  const cache = new LruCache<string, TeamClients>(max);
-  const teamClients = (teamId: string): TeamClients => {
-    const built = new Map<string, WebClient>();
-    const self: TeamClients = {
-      getOrCreate: (token, options) =>
-        built.get(token) ??
-        lazyClient(() => {
-          let client = built.get(token);
-          if (!client) {
-            client = new WebClient(token, options);
-            built.set(token, client);
-          }
-          cache.set(teamId, self);
-          return client;
-        }),
-    };
-    return self;
-  };
-  const holder = app as unknown as { clients: Record<string, TeamClients> };
-  holder.clients = new Proxy({} as Record<string, TeamClients>, {
-    get: (_, key) => (typeof key === "string" ? (cache.get(key) ?? teamClients(key)) : undefined),
-    set(_, key, value) {
-      if (typeof key !== "string") return false;
-      cache.set(key, value);
-      return true;
-    },
-    has: (_, key) => typeof key === "string" && cache.has(key),
-    ownKeys: () => [...cache.keys()],
-    getOwnPropertyDescriptor: (_, key) =>
-      typeof key === "string" && cache.has(key)
-        ? { value: cache.peek(key), writable: true, enumerable: true, configurable: true }
-        : undefined,
-  });
-}
-
-/** A WebClient that is only built when something reads a property of it (its methods bound to it). */
-export function lazyClient(build: () => WebClient): WebClient {
-  let client: WebClient | undefined;
-  const real = () => {
-    client ??= build();
-    return client;
-  };
-  return new Proxy(Object.create(WebClient.prototype) as WebClient, {
-    get(_, prop) {
-      const c = real();
-      const value: unknown = Reflect.get(c, prop, c);
-      return typeof value === "function" ? value.bind(c) : value;
-    },
-    set: (_, prop, value) => Reflect.set(real(), prop, value),
-    has: (_, prop) => prop in real(),
-  });
 }

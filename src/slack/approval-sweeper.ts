@@ -2,7 +2,7 @@ import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../chan
 import { pruneAuditLog } from "../services/audit-retention.js";
 import type { ApprovalRequest, WorkScope } from "../store/index.js";
 import { updateCard } from "./change-requests.js";
-import type { SlackEnv } from "./commands/types.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 import { settleMissedSteps } from "./functions/completion.js";
 
 export interface ApprovalSweeper {

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import type { ApproverCheck } from "../changes/engine.js";
-import type { SlackEnv } from "./commands/types.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 
 /**
  * May this person approve? "admins": the workspace's admins and owners plus ADMIN_USER_IDS. A list:

@@ -7,7 +7,7 @@ import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
 import { isChannelMember } from "./channel-members.js";
-import type { SlackEnv } from "./commands/types.js";
+import type { SlackEnv } from "./edge-commands/types.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
 export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
@@ -20,12 +20,19 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
     );
 }
 
-/** Tell the requester, in the card's thread (a mention notifies them), how others decided their request. */
-export async function tellRequester(env: SlackEnv, request: ApprovalRequest): Promise<void> {
+/**
+ * Tell the requester, in the card's thread (a mention notifies them), how others decided their request
+ * (and, again, once a rejecter adds the reason). `client`: the request's own, when there is one.
+ */
+export async function tellRequester(
+  env: SlackEnv,
+  request: ApprovalRequest,
+  client?: WebClient,
+): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
   const line = requesterOutcome(request);
   if (!line) return;
-  const client = await env.clientFor(request.teamId);
+  client ??= await env.clientFor(request.teamId);
   await client.chat
     .postMessage({
       channel: request.messageChannel,

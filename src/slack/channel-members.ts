@@ -1,4 +1,4 @@
-import type { WebClient } from "@slack/web-api";
+import type { ConversationsMembersResponse, WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import { slackErrorCode, UserError } from "../errors.js";
 import { LruCache } from "../lru.js";
@@ -31,7 +31,8 @@ const CANT_READ =
 
 /**
  * The members of a channel, by conversations.members, cached briefly per workspace and channel. A channel
- * edgeops can't see (not in it, not found) is a sentence saying what to do.
+ * edgeops can't see (not in it, not found) is a sentence saying what to do. The opposite question, which
+ * channels one user is in, is user-channels.ts (users.conversations: one list per user instead of reading every channel).
  */
 export async function channelMembers(
   deps: Deps,
@@ -48,24 +49,20 @@ export async function channelMembers(
   const missing = lookingFor !== undefined && hit !== undefined && !hit.members.has(lookingFor);
   if (hit && age < (missing ? RECHECK_MISSING_MS : TTL_MS)) return hit.members;
   const members = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    let res: Awaited<ReturnType<WebClient["conversations"]["members"]>>;
-    try {
-      res = await client.conversations.members({
-        channel: channelId,
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      });
-    } catch (err) {
-      const code = slackErrorCode(err);
-      if (code === "channel_not_found" || code === "not_in_channel" || code === "missing_scope")
-        throw new UserError("slack", CANT_READ, { cause: err });
-      throw err;
+  try {
+    let pages = 0;
+    for await (const res of client.paginate("conversations.members", {
+      channel: channelId,
+      limit: PAGE_SIZE,
+    })) {
+      for (const m of (res as ConversationsMembersResponse).members ?? []) members.add(m);
+      if (++pages >= MAX_PAGES) break;
     }
-    for (const m of res.members ?? []) members.add(m);
-    cursor = res.response_metadata?.next_cursor || undefined;
-    if (!cursor) break;
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (code === "channel_not_found" || code === "not_in_channel" || code === "missing_scope")
+      throw new UserError("slack", CANT_READ, { cause: err });
+    throw err;
   }
   cache.set(key, { members, readAt: deps.now() });
   return members;

@@ -1,4 +1,7 @@
-/** Every action_id, callback_id and block_id the app uses. Registration files are the only readers. */
+/**
+ * Every action_id, callback_id and block_id the app uses: the Block Kit builders put them on elements,
+ * listeners/index.ts ties each to its listener.
+ */
 export const ACTIONS = {
   shareInChannel: "edge.share_in_channel",
   appsNextPage: "edge.apps.next_page",

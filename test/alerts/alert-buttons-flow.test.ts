@@ -4,8 +4,8 @@
  * poller's next updates, because both render from the rows. The App Home lists the alert while it is open.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createPoller, type Poller } from "../../src/alerts/poller.js";
-import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { createPoller, type Poller } from "../../src/jobs/alerts.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {
   answerTo,

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { BUCKET_MS, type ZoneState } from "../../src/alerts/evaluate.js";
-import { createPoller, type Poller } from "../../src/alerts/poller.js";
 import { actedOnCount, METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
-import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { createPoller, type Poller } from "../../src/jobs/alerts.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createPoller, type Poller } from "../../src/alerts/poller.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { createPoller, type Poller } from "../../src/jobs/alerts.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {
   answerTo,

@@ -4,11 +4,12 @@
  * of the polling, whose intervals stretch to the key's WATCH_SHARE.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createPoller, type Poller, stretchedInterval } from "../../src/alerts/poller.js";
+import { stretchedInterval } from "../../src/alerts/interval.js";
 import type { Deps } from "../../src/deps.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { createPoller, type Poller } from "../../src/jobs/alerts.js";
 import { createWatch } from "../../src/services/watches.js";
 import { openStore } from "../../src/store/index.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { captureLogger, dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
 import { answerTo, blocksText, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 

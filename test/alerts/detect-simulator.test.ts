@@ -18,8 +18,8 @@ import {
 } from "../../src/alerts/detect.js";
 import { createEdgeApi, type EdgeApi, type EdgeClient, RETRY_FAST } from "../../src/edge/client.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
-import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { silentLogger } from "../../src/log.js";
+import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 
 const MIN = 60_000;
 const BUCKET = 2 * MIN;

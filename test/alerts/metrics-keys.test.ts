@@ -3,8 +3,8 @@
  * read it sees the attack as with ISO keys; with keys it cannot read it says so instead of staying quiet.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createPoller } from "../../src/alerts/poller.js";
-import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { createPoller } from "../../src/jobs/alerts.js";
+import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;

@@ -75,7 +75,7 @@ describe.skipIf(!reachable && !IN_CI)("three replicas behind a proxy, one SIGKIL
     // The kill: runs were in flight on the victim, and every occurrence was still posted exactly once.
     expect(r.kill.leasedAtKill, text).toBeGreaterThan(0);
     // Nothing lost. A second post is only possible for an occurrence a survivor took over (the victim
-    // died after Slack took its post but before it recorded the run: the window README states).
+    // died after Slack took its post but before it recorded the run: the window docs/scaling.md states).
     expect(r.kill.schedules.missing, text).toBe(0);
     expect(r.kill.schedules.twice, text).toBeLessThanOrEqual(r.kill.takenOver);
     expect(r.kill.approvals.putTwice, text).toBe(0);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
   answerTo,

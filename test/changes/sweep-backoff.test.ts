@@ -6,8 +6,8 @@ import {
   SWEEP_READ_DEADLINE_MS,
   undoDue,
 } from "../../src/changes/engine.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 

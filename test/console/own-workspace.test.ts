@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
-import { CONSOLE_TEAM } from "../../src/console/index.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { silentLogger } from "../../src/log.js";
 import { type ApprovalRequest, openStore, type Schedule, type Store } from "../../src/store/index.js";
+import { CONSOLE_TEAM } from "../../tools/console/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { configFor, dropSchema, pgReachable, randomSchema, TEST_DATABASE_URL } from "../store/helpers.js";
 import { type ConsoleDriver, startConsole, TEST_ENCRYPTION_KEY } from "./support.js";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { buttonNumber, type ConsoleDriver, startConsole } from "./support.js";
 
 /** Issue 16: pickers in the local console: type to filter, pick by number. */

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
+import { TransportError } from "../../src/errors.js";
 import { silentLogger } from "../../src/log.js";
-import { TransportError } from "../../src/slack/transport.js";
 import { startConsole, TEST_ENCRYPTION_KEY } from "./support.js";
 
 const dirs: string[] = [];
@@ -53,7 +53,7 @@ function run(entry: string, stdin: string, env: NodeJS.ProcessEnv) {
 
 describe("the console as a process", () => {
   it("`printf '/edge apps\\n' | npm run console` prints plain text and exits 0 at the end of input", async () => {
-    const r = await run("src/console/main.ts", "/edge apps\n", freshEnv(tempDir()));
+    const r = await run("tools/console/main.ts", "/edge apps\n", freshEnv(tempDir()));
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("edgeops local console");
@@ -68,7 +68,7 @@ describe("the console as a process", () => {
   });
 
   it("`npm start` with no Slack credentials opens the console, naming the variables that connect it", async () => {
-    const r = await run("src/main.ts", "/edge zones\n/quit\n", freshEnv(tempDir()));
+    const r = await run("tools/start.ts", "/edge zones\n/quit\n", freshEnv(tempDir()));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("No Slack workspace is connected");
     expect(r.stdout).toContain("SLACK_APP_TOKEN and SLACK_BOT_TOKEN for Socket Mode");
@@ -107,10 +107,18 @@ describe("start-up without a console", () => {
     await expect(partial).rejects.toThrow(/SLACK_BOT_TOKEN is missing/);
   });
 
+  it("the built bot (src/bot.ts) without Slack credentials names what to set: the console is not part of it", async () => {
+    const started = startBot({ config: loadConfig({ DATA_DIR: tempDir() }), logger: silentLogger });
+    await expect(started).rejects.toBeInstanceOf(TransportError);
+    await expect(started).rejects.toThrow(
+      /No Slack credentials are set.*SLACK_APP_TOKEN and SLACK_BOT_TOKEN/s,
+    );
+  });
+
   it("with Slack credentials and no ENCRYPTION_KEY, `npm start` stops with a sentence outside production too, generating no master.key", async () => {
     const dataDir = tempDir();
     const { ENCRYPTION_KEY: _none, ...env } = freshEnv(dataDir);
-    const r = await run("src/main.ts", "", {
+    const r = await run("tools/start.ts", "", {
       ...env,
       NODE_ENV: "development",
       SLACK_SIGNING_SECRET: "signing-secret-for-this-test",

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  mrkdwnToPlain,
-  PLAIN,
-  type RenderContext,
-  renderBlocks,
-  renderMessageBody,
-  renderModal,
-} from "../../src/console/render.js";
-import {
   actions,
   button,
   channel,
@@ -22,6 +14,14 @@ import {
 } from "../../src/slack/blocks/common.js";
 import { keyModal } from "../../src/slack/blocks/key-modal.js";
 import type { ApiKeyInfo } from "../../src/store/index.js";
+import {
+  mrkdwnToPlain,
+  PLAIN,
+  type RenderContext,
+  renderBlocks,
+  renderMessageBody,
+  renderModal,
+} from "../../tools/console/render.js";
 
 const names = {
   userName: (id: string) => ({ U0ALICE: "alice", U0BOB: "bob" })[id] ?? id,

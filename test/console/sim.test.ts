@@ -3,7 +3,7 @@
  * everything, and a sentence for every kind of bad input. What the bot then reads (`/edge apps`) shows the plan.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { type ConsoleDriver, startConsole } from "./support.js";
 
 let c: ConsoleDriver | undefined;

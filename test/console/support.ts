@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "../../src/config.js";
-import { type ConsoleHandle, runConsole } from "../../src/console/index.js";
 import { RETRY_FAST } from "../../src/edge/client.js";
 import { silentLogger } from "../../src/log.js";
+import { type ConsoleHandle, runConsole } from "../../tools/console/index.js";
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
-import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { silentLogger } from "../../src/log.js";
+import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 
 /**
  * Issue 27.7: a change in flight whose lease can't be renewed aborts its Edge calls (ForKeyOptions.signal,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { readEntryState, setEntryState } from "../../src/services/access-lists.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { rejection, useSimulatorClient } from "./support/sim-client.js";
 
 const env = useSimulatorClient();

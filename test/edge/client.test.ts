@@ -15,8 +15,8 @@ import {
   botDetectionExecutionModeLabel,
   planTypeLabel,
 } from "../../src/edge/schemas/shield.js";
-import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { silentLogger } from "../../src/log.js";
+import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 
 let sim: Simulator;
 let api: EdgeApi;

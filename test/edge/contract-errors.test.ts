@@ -2,9 +2,9 @@
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { describeEdgeError } from "../../src/edge/errors.js";
-import { exactPath, SIM_IDS } from "../../src/edge/simulator/index.js";
-import { ACCESS_CONFIGURATION_OFFSET } from "../../src/edge/simulator/seed.js";
 import { readEntryState, setEntryState } from "../../src/services/access-lists.js";
+import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
+import { ACCESS_CONFIGURATION_OFFSET } from "../../tools/simulator/seed.js";
 import { rejection, useSimulatorClient } from "./support/sim-client.js";
 
 const s = useSimulatorClient();

@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { parseDateKey } from "../../src/edge/schemas/date-key.js";
+import { createLogger } from "../../src/log.js";
 import {
   DATE_KEY_FORMATS,
   exactPath,
   SIM_API_KEY,
   SIM_IDS,
   startSimulator,
-} from "../../src/edge/simulator/index.js";
-import { createLogger } from "../../src/log.js";
+} from "../../tools/simulator/index.js";
 import { rejection, useSimulatorClient } from "./support/sim-client.js";
 
 const s = useSimulatorClient();

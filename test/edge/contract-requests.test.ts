@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { useSimulatorClient } from "./support/sim-client.js";
 
 type Json = Record<string, unknown>;

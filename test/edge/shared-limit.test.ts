@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
 import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit.js";
-import { SIM_API_KEY, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { silentLogger } from "../../src/log.js";
+import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
 
 /**

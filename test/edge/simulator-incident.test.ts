@@ -10,7 +10,7 @@ import {
   SIM_IDS,
   type Simulator,
   startSimulator,
-} from "../../src/edge/simulator/index.js";
+} from "../../tools/simulator/index.js";
 
 const NOW = Date.UTC(2026, 7, 20, 14, 0, 30);
 const MIN = 60_000;

@@ -15,9 +15,9 @@ import {
   SIM_IDS,
   type Simulator,
   startSimulator,
-} from "../../src/edge/simulator/index.js";
-import { MAX_ZONE_ATTACK_EVENTS } from "../../src/edge/simulator/plan.js";
-import { ROUTES } from "../../src/edge/simulator/routes.js";
+} from "../../tools/simulator/index.js";
+import { MAX_ZONE_ATTACK_EVENTS } from "../../tools/simulator/plan.js";
+import { ROUTES } from "../../tools/simulator/routes.js";
 
 const SPEC_DIR = new URL("../../../shared/reference/edge-api/", import.meta.url);
 

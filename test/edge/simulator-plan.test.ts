@@ -10,8 +10,8 @@ import {
   type Simulator,
   SimulatorPlanError,
   startSimulator,
-} from "../../src/edge/simulator/index.js";
-import { MAX_ZONE_ATTACK_EVENTS } from "../../src/edge/simulator/plan.js";
+} from "../../tools/simulator/index.js";
+import { MAX_ZONE_ATTACK_EVENTS } from "../../tools/simulator/plan.js";
 
 const MIN = 60_000;
 const NOW = Date.UTC(2026, 7, 20, 10, 0, 30);

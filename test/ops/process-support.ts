@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import { BOT_TOKEN, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
 import { postSigned, slashCommandBody } from "../support/slack-signer.js";

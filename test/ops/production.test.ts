@@ -110,7 +110,7 @@ describe("production runs compiled code on production dependencies", () => {
   });
 
   it("the scripts: npm start and start:prod exec node (signals reach it); keys:rotate:prod runs the compiled script", () => {
-    expect(pkg.scripts.start).toBe("exec node --import tsx src/main.ts");
+    expect(pkg.scripts.start).toBe("exec node --import tsx tools/start.ts");
     expect(pkg.scripts["start:prod"]).toBe("exec node dist/main.js");
     expect(pkg.scripts["keys:rotate:prod"]).toBe("node dist/rotate-keys.js");
     expect(existsSync(join(root, "src/rotate-keys.ts"))).toBe(true);
@@ -137,6 +137,36 @@ describe("the compiled build (tsconfig.build.json), laid out as in the image", (
   afterAll(() => {
     if (app) rmSync(app, { recursive: true, force: true });
   });
+
+  it("dist/ is the bot alone: the console and the simulator (tools/) are not compiled into it", () => {
+    const files = readdirSync(join(app, "dist"), { recursive: true, encoding: "utf8" });
+    expect(files).toContain("main.js");
+    expect(files.filter((f) => /console|simulator/.test(f))).toEqual([]);
+  });
+
+  it("`node dist/main.js` without Slack variables names what to set and exits 1 (no console, no stack)", async () => {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) {
+      if (!/^(SLACK_|EDGE_API_|DATABASE_URL|NODE_ENV|VITEST|TEST)/.test(k)) env[k] = v;
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), "edgeops-noslack-"));
+    try {
+      const failed = await run(process.execPath, ["dist/main.js"], {
+        cwd: app,
+        env: { ...env, DATA_DIR: dataDir, NODE_ENV: "development" },
+      }).then(
+        () => undefined,
+        (e: { code?: number; stderr?: string }) => e,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toMatch(
+        /^edgeops: No Slack credentials are set\. Set SLACK_APP_TOKEN and SLACK_BOT_TOKEN/,
+      );
+      expect(failed?.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it("`npm run keys:rotate:prod` re-encrypts the stored secrets under the newest master key", async () => {
     world = await startProcessWorld();

@@ -3,12 +3,14 @@ import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+/** Configuration, endpoints and metrics moved from the README to docs/operations.md (issue 26). */
+const operations = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
 const example = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
 
-/** Rows of the README's "## Configuration" table: variable → default ("" for unset). */
-function readmeConfigTable(): Map<string, string> {
-  const section = readme.split(/^## /m).find((s) => s.startsWith("Configuration\n"));
-  if (!section) throw new Error("README has no ## Configuration section");
+/** Rows of docs/operations.md's "## Configuration" table: variable → default ("" for unset). */
+function operationsConfigTable(): Map<string, string> {
+  const section = operations.split(/^## /m).find((s) => s.startsWith("Configuration\n"));
+  if (!section) throw new Error("docs/operations.md has no ## Configuration section");
   const rows = new Map<string, string>();
   for (const line of section.split("\n")) {
     const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|\s*([^|]+?)\s*\|\s*(.+?)\s*\|$/.exec(line.trim());
@@ -26,7 +28,7 @@ function envExample(): Map<string, string> {
   );
 }
 
-describe("README", () => {
+describe("README and docs/operations.md", () => {
   it("starts with the two quick-start commands", () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
     expect(firstBlock.split("\n")[0]).toMatch(/^npm ci && npm start\s/);
@@ -35,7 +37,7 @@ describe("README", () => {
   });
 
   it("documents every configuration variable, with the same defaults as .env.example and loadConfig", () => {
-    const table = readmeConfigTable();
+    const table = operationsConfigTable();
     const env = envExample();
     expect([...table.keys()].sort()).toEqual([...CONFIG_VARIABLES].sort());
     expect([...table.keys()].sort()).toEqual([...env.keys()].sort());
@@ -50,11 +52,11 @@ describe("README", () => {
     const names = (await createMetrics({ defaults: false }).registry.getMetricsAsJSON()).map((m) => m.name);
     for (const name of names) {
       const documented =
-        readme.includes(`\`${name}\``) ||
+        operations.includes(`\`${name}\``) ||
         // edgeops_edge_queue_keys, `_waiting`, `_in_flight` share a row
-        readme.includes(`\`_${name.replace(/^edgeops_edge_queue_/, "")}\``);
-      expect(documented, `${name} in README`).toBe(true);
+        operations.includes(`\`_${name.replace(/^edgeops_edge_queue_/, "")}\``);
+      expect(documented, `${name} in docs/operations.md`).toBe(true);
     }
-    for (const path of ["/healthz", "/readyz", "/metrics"]) expect(readme).toContain(`\`GET ${path}\``);
+    for (const path of ["/healthz", "/readyz", "/metrics"]) expect(operations).toContain(`\`GET ${path}\``);
   });
 });

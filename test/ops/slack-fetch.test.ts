@@ -7,7 +7,7 @@ import {
   requestFetch,
   slackErrorLabel,
   slackMethodLabel,
-} from "../../src/ops/slack-fetch.js";
+} from "../../src/slack/transport/slack-fetch.js";
 
 const API = "http://127.0.0.1:1/api/";
 

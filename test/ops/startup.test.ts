@@ -1,7 +1,7 @@
 import { createServer, type Server, Socket } from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TransportError } from "../../src/slack/transport.js";
+import type { TransportError } from "../../src/errors.js";
 import { pgReachable, TEST_DATABASE_URL } from "../store/helpers.js";
 import { BOT_TOKEN } from "../support/harness.js";
 import { type OpsBot, startOpsBot, waitFor, waitUntilReady } from "./support.js";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningBot, type StartOptions, startBot } from "../../src/bot.js";
 import { loadConfig } from "../../src/config.js";
-import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { createLogger } from "../../src/log.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import {
   BOT_TOKEN,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
-import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/scheduler/index.js";
+import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /**

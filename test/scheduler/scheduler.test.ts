@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/scheduler/index.js";
+import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import type { Schedule } from "../../src/store/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;

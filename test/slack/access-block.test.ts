@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { undoDue } from "../../src/changes/engine.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import type { SimAccessList } from "../../src/edge/simulator/seed.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import type { SimAccessList } from "../../tools/simulator/seed.js";
 import {
   answerTo,
   blocksText,

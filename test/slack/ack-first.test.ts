@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { yieldToWaitingRequests } from "../../src/ack-priority.js";
-import { ackFirst } from "../../src/slack/ack-first.js";
+import { ackFirst } from "../../src/slack/transport/ack-first.js";
 
 const busy = (ms: number) => {
   const end = performance.now() + ms;

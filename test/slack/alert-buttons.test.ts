@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { alertViewOf } from "../../src/alerts/view.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { alertParentMessage } from "../../src/slack/blocks/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import type { AlertEpisode, Watch } from "../../src/store/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
   blocksText,

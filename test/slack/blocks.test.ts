@@ -12,7 +12,7 @@ import { homeView } from "../../src/slack/blocks/home.js";
 import { sparkline } from "../../src/slack/blocks/ratelimit.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { zonesMessage } from "../../src/slack/blocks/zones.js";
-import { subcommandList } from "../../src/slack/commands/index.js";
+import { subcommandList } from "../../src/slack/edge-commands/index.js";
 import type { ApprovalRequest } from "../../src/store/index.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
 import { blocksText } from "../support/harness.js";

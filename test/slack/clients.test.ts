@@ -1,6 +1,6 @@
 import type { Installation } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { slackClientFactory } from "../../src/slack/clients.js";
+import { slackClientFactory } from "../../src/slack/transport/clients.js";
 import { type Harness, startHarness } from "../support/harness.js";
 
 function installation(teamId: string): Installation<"v2", false> {

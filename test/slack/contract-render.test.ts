@@ -4,7 +4,7 @@
  * seeded generator of test/edge/support/answer-generator.ts) and the reply is read as a user would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exactPath, SIM_IDS } from "../../src/edge/simulator/index.js";
+import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
 import { documented, type Family, type Mode, rng, sample } from "../edge/support/answer-generator.js";
 import { blocksText, type Harness, startHarness } from "../support/harness.js";
 

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../store/helpers.js";
 import { watchEventLoop } from "../support/event-loop.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import { createScheduler } from "../../src/scheduler/index.js";
+import { createScheduler } from "../../src/jobs/schedules.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
 import { VIEWS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AlertView, SignalNumbers } from "../../src/alerts/view.js";
 import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
 import type { BotCategory, BotDetection, ShieldZone, TriggeredRule } from "../../src/edge/schemas/shield.js";
@@ -21,11 +22,9 @@ import {
   incidentOverviewNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
 import {
-  type AlertView,
   alertParentMessage,
   alertThreadReply,
   alertTitle,
-  type SignalNumbers,
   signalLine,
   watchChannelFailingDm,
   watchCreatedMessage,
@@ -74,6 +73,7 @@ import {
   mention,
   mrkdwn,
   mrkdwnText,
+  namedApprovers,
   packLines,
   plainText,
   reply,
@@ -721,6 +721,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "common.ts:mention": (g) => mention(g.s()),
   "common.ts:channel": (g) => channel(g.s()),
   "common.ts:usergroup": (g) => usergroup(g.s()),
+  "common.ts:namedApprovers": (g) => namedApprovers({ users: [g.s(), g.id("U")], usergroups: [g.s()] }),
   "common.ts:link": (g) =>
     link(
       g.pick([g.s(), `https://bunny.net/${g.s()}`, `http://x.example/?a=<b>&c=|d`, "javascript:alert(1)"]),

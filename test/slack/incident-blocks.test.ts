@@ -10,7 +10,7 @@ import {
   TRAFFIC_METRICS,
 } from "../../src/services/incident.js";
 import { incidentCard, incidentListMessage } from "../../src/slack/blocks/incident.js";
-import { withShareButton } from "../../src/slack/commands/run.js";
+import { withShareButton } from "../../src/slack/edge-commands/run.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { newRequestId } from "../../src/slack/request-ids.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Fault, SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { type Fault, SIM_IDS } from "../../tools/simulator/index.js";
 import { checkBlockKitLimits } from "../support/block-kit-limits.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 

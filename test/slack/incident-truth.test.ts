@@ -3,7 +3,7 @@
  * receiver against the simulator, on one controlled clock, during a steady attack.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS, startSimulator } from "../../src/edge/simulator/index.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { UNINSTALLED_SENTENCE } from "../../src/services/uninstall.js";
-import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/connection.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
+import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { waitFor } from "../ops/support.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {

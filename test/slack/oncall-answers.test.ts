@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 // Issue 29: every answer true and the next step obvious, through signed commands into the receiver.

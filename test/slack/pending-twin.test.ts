@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { ZONE_DIRECTORY_TTL_MS } from "../../src/services/zone-lookup.js";
 import { PICKER_NOTICE_VALUE, pickerOptions } from "../../src/slack/blocks/pickers.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import {
   answerTo,
   blocksText,

@@ -2,11 +2,12 @@ import { execFile } from "node:child_process";
 import { WebClient, type WebClientOptions } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { watchTransport } from "../../src/ops/transport-state.js";
-import { boundTeamClientCache } from "../../src/slack/app.js";
-import { acknowledgedEmpty } from "../../src/slack/front-thread.js";
+import { TransportError } from "../../src/errors.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
-import { selectTransport, TransportError } from "../../src/slack/transport.js";
+import { boundTeamClientCache } from "../../src/slack/transport/clients.js";
+import { acknowledgedEmpty } from "../../src/slack/transport/front-thread.js";
+import { selectTransport } from "../../src/slack/transport/transport.js";
+import { watchTransport } from "../../src/slack/transport/transport-state.js";
 import { BOT_TOKEN, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned, slackSignatureHeaders, slashCommandBody } from "../support/slack-signer.js";
 
@@ -336,7 +337,7 @@ describe("acknowledgements come from the HTTP front thread, whatever the main th
   it("a front thread that dies is started again on the same port; readiness says not listening meanwhile", async () => {
     const receiver = (h.app.app as unknown as { receiver: { worker?: { terminate(): Promise<number> } } })
       .receiver;
-    const transport = watchTransport(h.app.app, "http");
+    const transport = watchTransport(h.app.receiver, "http");
     expect(transport.problem()).toBeUndefined();
     await receiver.worker?.terminate();
     expect(transport.problem()).toBe("the HTTP receiver is not listening");

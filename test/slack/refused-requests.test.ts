@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkTracker } from "../../src/ops/shutdown.js";
-import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/connection.js";
 import { FUNCTIONS } from "../../src/slack/ids.js";
 import { STEP_REFUSED_SHUTDOWN } from "../../src/slack/refused.js";
+import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
 import { waitFor } from "../ops/support.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { undoDue } from "../../src/changes/engine.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
   answerTo,
   blocksText,

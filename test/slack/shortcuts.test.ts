@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { ACTIONS, CHANGE_MODAL, SHORTCUTS, VIEWS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**

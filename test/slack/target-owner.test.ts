@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
-import type { SimAccessList } from "../../src/edge/simulator/seed.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import type { SimAccessList } from "../../tools/simulator/seed.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
   answerTo,

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS, type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
 import { parseDashboardLink } from "../../src/services/dashboard-links.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { blocksText, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
 

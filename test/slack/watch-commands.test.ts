@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { answerTo, type Harness, startHarness } from "../support/harness.js";
 
 /** /edge watch over signed HTTP: creation, caps, list, mute, remove, and a sentence for every bad input. */

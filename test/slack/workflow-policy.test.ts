@@ -4,9 +4,9 @@
  * events, the fake Slack's channel members, the Edge API simulator, the store on SQLite and PostgreSQL.
  */
 import { describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { stepRequestId } from "../../src/slack/functions/completion.js";
 import { FUNCTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { answerTo, blocksText, type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
 

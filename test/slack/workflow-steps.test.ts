@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { planTypeLabel } from "../../src/edge/schemas/shield.js";
-import { SIM_IDS } from "../../src/edge/simulator/index.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
 import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { STEP_RETRY_MS, stepRequestId } from "../../src/slack/functions/completion.js";
 import { ACTIONS, FUNCTIONS } from "../../src/slack/ids.js";
 import { storeInternals } from "../../src/store/index.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import type { FunctionCompletion } from "../support/fake-slack.js";
 import {

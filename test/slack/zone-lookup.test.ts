@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ZONE_DIRECTORY_TTL_MS } from "../../src/services/zone-lookup.js";
+import { ACTIONS } from "../../src/slack/ids.js";
 import {
   type PullZone,
   type ShieldZone,
   SIM_IDS,
   type Simulator,
   startSimulator,
-} from "../../src/edge/simulator/index.js";
-import { ZONE_DIRECTORY_TTL_MS } from "../../src/services/zone-lookup.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+} from "../../tools/simulator/index.js";
 import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /** Workspace T0002 stores a key of another bunny.net account. */

@@ -1076,7 +1076,7 @@ export function storeContract(h: EngineHarness): void {
       });
 
       it("30 parallel createIfRoom (from several connections on PostgreSQL) never exceed the limits", async () => {
-        // PostgreSQL: three replicas' pools. SQLite serves one process through one connection (README:
+        // PostgreSQL: three replicas' pools. SQLite serves one process through one connection (docs/scaling.md:
         // one process per DATA_DIR), so its racers share that connection.
         const stores = h.engine === "postgres" ? [await open(), await open(), await open()] : [await open()];
         const limits = { perChannel: 4, perWorkspace: 7 };

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseApiArgs } from "../../src/console/standin.js";
+import { parseApiArgs } from "../../tools/console/standin.js";
 import { checkBlockKitLimits } from "./block-kit-limits.js";
 
 /**

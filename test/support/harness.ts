@@ -3,15 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
-import { ChangeObservers } from "../../src/changes/observers.js";
+import { composeDeps } from "../../src/app/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
-import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
-import { type Simulator, startSimulator } from "../../src/edge/simulator/index.js";
+import { RETRY_FAST } from "../../src/edge/client.js";
 import { createLogger } from "../../src/log.js";
-import { createMetrics } from "../../src/ops/metrics.js";
 import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import type { Store } from "../../src/store/index.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { TEST_DATABASE_URL } from "../store/helpers.js";
 import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
 import { interactionBody, postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
@@ -130,35 +129,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
   let clockOffset = 0;
-  // One clock for the bot and its store, as in production (src/bot.ts), moved by advanceClock.
+  // One clock for the bot and its store, as in production (src/app/compose.ts), moved by advanceClock.
   const now = () => (options.now ?? Date.now)() + clockOffset;
-  const store = await openStore({
+  const composed = await composeDeps({
     config,
     logger,
     now,
+    processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    // The Edge client keeps real time: advanceClock moves the bot's clock, not the queue's pacing.
+    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST, now: Date.now },
   });
+  const { deps } = composed;
+  const { store } = deps;
   if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   for (const teamId of options.installs ?? []) await installWorkspace(store, teamId);
-  const edge = createEdgeApi({
-    baseUrl: config.edge.baseUrl,
-    timeoutMs: 2000,
-    ratePerSec: config.edge.ratePerSec,
-    concurrency: config.edge.concurrency,
-    maxQueue: config.edge.maxQueue,
-    maxBodyBytes: config.edge.maxBodyBytes,
-    logger,
-    retry: RETRY_FAST,
-  });
-  const deps: Deps = {
-    config,
-    logger,
-    store,
-    edge,
-    metrics: createMetrics({ defaults: false }),
-    now,
-    changeObservers: new ChangeObservers(),
-  };
   const app = createSlackApp({
     deps,
     transport: {
@@ -275,8 +260,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       await app.stop().catch(() => undefined);
-      await edge.close();
-      await store.close();
+      await composed.close();
       if (!options.sim) await sim.close();
       await slack.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

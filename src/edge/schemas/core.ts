@@ -119,34 +119,36 @@ export const pullZoneSchema = z
   });
 
 /**
- * `page` 0 answers a plain array of every pull zone; `page` >= 1 answers
- * `{Items, CurrentPage, TotalItems, HasMoreItems}`. Both are accepted.
+ * A Core list page (PaginationListModelOf…): `{Items, CurrentPage, TotalItems, HasMoreItems}`. Rows
+ * without an Id (optional in the document) are left out and counted in `skipped`.
  */
-const pullZoneRows = rowsOf(pullZoneSchema, ["Id"]);
-
-export const pullZoneListSchema = z.union([
-  pullZoneRows.transform((r) => ({
-    items: r.rows,
-    skipped: r.skipped,
-    currentPage: null as number | null,
-    totalItems: r.rows.length as number | null,
-    hasMoreItems: false,
-  })),
-  z
+function corePageSchema<S extends z.ZodType>(row: S) {
+  return z
     .looseObject({
-      Items: nullish(pullZoneRows),
+      Items: nullish(rowsOf(row, ["Id"])),
       CurrentPage: nullish(z.number().int()),
       TotalItems: nullish(z.number().int()),
       HasMoreItems: nullish(z.boolean()),
     })
     .transform((r) => ({
       items: r.Items?.rows ?? [],
-      /** Pull zones without an Id (optional in the document), left out. */
       skipped: r.Items?.skipped ?? 0,
       currentPage: r.CurrentPage,
       totalItems: r.TotalItems,
       hasMoreItems: r.HasMoreItems ?? false,
-    })),
+    }));
+}
+
+/** GET /pullzone: `page` 0 answers a plain array of every pull zone, `page` >= 1 a Core list page. */
+export const pullZoneListSchema = z.union([
+  rowsOf(pullZoneSchema, ["Id"]).transform((r) => ({
+    items: r.rows,
+    skipped: r.skipped,
+    currentPage: null as number | null,
+    totalItems: r.rows.length as number | null,
+    hasMoreItems: false,
+  })),
+  corePageSchema(pullZoneSchema),
 ]);
 
 export type PullZone = z.output<typeof pullZoneSchema>;
@@ -157,18 +159,6 @@ export const dnsZoneSchema = z
   .transform((z) => ({ id: z.Id, domain: z.Domain }));
 
 /** GET /dnszone: PaginationListModelOfDnsZoneModel. */
-export const dnsZoneListSchema = z
-  .looseObject({
-    Items: nullish(rowsOf(dnsZoneSchema, ["Id"])),
-    CurrentPage: nullish(z.number().int()),
-    HasMoreItems: nullish(z.boolean()),
-  })
-  .transform((r) => ({
-    items: r.Items?.rows ?? [],
-    /** DNS zones without an Id (optional in the document), left out. */
-    skipped: r.Items?.skipped ?? 0,
-    currentPage: r.CurrentPage,
-    hasMoreItems: r.HasMoreItems ?? false,
-  }));
+export const dnsZoneListSchema = corePageSchema(dnsZoneSchema);
 
 export type DnsZoneSummary = z.output<typeof dnsZoneSchema>;

@@ -89,6 +89,10 @@ export const genericRequestResponseSchema = z.looseObject({
   errorKey: nullish(z.string()),
 });
 
+/** The Shield envelope `{data, error}` around `data`. */
+export const shieldEnvelope = <S extends z.ZodType>(data: S) =>
+  z.looseObject({ data: nullish(data), error: nullish(genericRequestResponseSchema) });
+
 // ---- shield zones ---------------------------------------------------------------------------------
 
 export const shieldZoneSchema = z
@@ -193,10 +197,7 @@ export const botDetectionStateSchema = z
     executionMode: s.executionMode,
   }));
 
-export const botDetectionResponseSchema = z.looseObject({
-  data: nullish(botDetectionStateSchema),
-  error: nullish(genericRequestResponseSchema),
-});
+export const botDetectionResponseSchema = shieldEnvelope(botDetectionStateSchema);
 
 export type BotDetection = z.output<typeof botDetectionStateSchema>;
 
@@ -234,11 +235,6 @@ export const botCategorizationListResponseSchema = z.looseObject({
 /** One bot category with its current category-level action (0 None, 1 Block, 2 Allow) and its bots. */
 export type BotCategory = z.output<typeof botCategorizationGroupSchema>;
 export type Bot = z.output<typeof botSchema>;
-
-export const updateBotCategoryResponseSchema = z.looseObject({
-  data: nullish(z.looseObject({ category: intEnum(), action: intEnum() })),
-  error: nullish(genericRequestResponseSchema),
-});
 
 // ---- rate-limit metrics ---------------------------------------------------------------------------
 
@@ -289,10 +285,7 @@ export const rateLimitMetricsSchema = z
   })
   .transform((m) => ({ overview: m.overview, ...datedDays(m.ratelimitOverviewPastTwentyEightDays) }));
 
-export const rateLimitMetricsResponseSchema = z.looseObject({
-  data: nullish(rateLimitMetricsSchema),
-  error: nullish(genericRequestResponseSchema),
-});
+export const rateLimitMetricsResponseSchema = shieldEnvelope(rateLimitMetricsSchema);
 
 export type RateLimitMetrics = z.output<typeof rateLimitMetricsSchema>;
 
@@ -368,10 +361,7 @@ export const shieldMetricsOverviewSchema = z
     totalBillableRequests: m.totalBillableRequests,
   }));
 
-export const getShieldZoneMetricsOverviewResponseSchema = z.looseObject({
-  data: nullish(shieldMetricsOverviewSchema),
-  error: nullish(genericRequestResponseSchema),
-});
+export const getShieldZoneMetricsOverviewResponseSchema = shieldEnvelope(shieldMetricsOverviewSchema);
 
 export type ShieldMetricsOverview = z.output<typeof shieldMetricsOverviewSchema>;
 
@@ -489,10 +479,7 @@ export const shieldDetailedMetricsSchema = z
   }));
 
 /** ShieldOverviewMetrics `{data, error}`. */
-export const shieldOverviewMetricsResponseSchema = z.looseObject({
-  data: nullish(shieldDetailedMetricsSchema),
-  error: nullish(genericRequestResponseSchema),
-});
+export const shieldOverviewMetricsResponseSchema = shieldEnvelope(shieldDetailedMetricsSchema);
 
 export type ShieldDetailedMetrics = z.output<typeof shieldDetailedMetricsSchema>;
 export type MetricFeature = keyof ShieldDetailedMetrics["features"];
@@ -673,12 +660,9 @@ export const zoneRateLimitMetricsSchema = z
     ...datedDays(m.ratelimitOverviewPastTwentyEightDays),
   }));
 
-export const getShieldZoneRateLimitMetricsResponseSchema = z
-  .looseObject({
-    data: nullish(rowsOf(zoneRateLimitMetricsSchema, ["ratelimitId"])),
-    error: nullish(genericRequestResponseSchema),
-  })
-  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
+export const getShieldZoneRateLimitMetricsResponseSchema = shieldEnvelope(
+  rowsOf(zoneRateLimitMetricsSchema, ["ratelimitId"]),
+).transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;
 
@@ -770,7 +754,4 @@ export const customAccessListSchema = z
 export type CustomAccessList = z.output<typeof customAccessListSchema>;
 
 /** CustomAccessListResponse. */
-export const customAccessListResponseSchema = z.looseObject({
-  data: nullish(customAccessListSchema),
-  error: nullish(genericRequestResponseSchema),
-});
+export const customAccessListResponseSchema = shieldEnvelope(customAccessListSchema);

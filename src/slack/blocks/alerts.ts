@@ -1,5 +1,12 @@
 import type { Button, KnownBlock } from "@slack/types";
 import { DEFAULT_ALERT_STATUSES } from "../../alerts/detect.js";
+import {
+  type AlertEvent,
+  type AlertSignal,
+  type AlertView,
+  isMutedAt,
+  type SignalNumbers,
+} from "../../alerts/view.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { restartAppKind } from "../../changes/kinds/restart-app.js";
 import { DDOS_WORDS, ddosSensitivityKind } from "../../changes/kinds/shield-zone-setting.js";
@@ -33,54 +40,6 @@ import {
  * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with
  * its duration), the short replies in its thread, and the /edge watch answers. Pure: data in, blocks out.
  */
-
-export type AlertSignal = "ddos" | "waf" | "rateLimit" | "bot";
-
-export interface SignalNumbers {
-  signal: AlertSignal;
-  /** Per minute in the latest window (its bucket's count ÷ the bucket's minutes). */
-  count: number;
-  /** The baseline's mean, per minute. */
-  mean: number;
-  z: number;
-  over: boolean;
-}
-
-/** What a parent message shows; built by the poller from the episode and its watch. */
-export interface AlertView {
-  episodeId: string;
-  status: "firing" | "resolved";
-  openedAt: number;
-  resolvedAt: number | null;
-  acknowledgedBy: string | null;
-  mutedUntil: number | null;
-  /** How many times it fired again within the cool-down. */
-  reopened: number;
-  /** Its watch was removed while it was open: no longer tracked (who removed it, when). */
-  untracked?: { by: string; at: number };
-  subject:
-    | {
-        kind: "zone";
-        shieldZoneId: number;
-        label: string | null;
-        readings: SignalNumbers[];
-        /** The busiest IP in the event log when it fired, if known. */
-        topOffender: string | null;
-        /** The zone's DDoS sensitivity when it fired, if known (the DDoS button needs it). */
-        ddosSensitivity: number | null;
-      }
-    | {
-        kind: "app";
-        appId: string;
-        appName: string;
-        status: string;
-        transition: "failing" | "stuck_deploying";
-        /** Since when it has had this status. */
-        since: number;
-        /** It had it already when the watch first looked: `since` is when the watch started, a lower bound. */
-        sinceAtLeast?: boolean;
-      };
-}
 
 const SIGNAL_LABELS: Record<AlertSignal, string> = {
   ddos: "DDoS",
@@ -235,7 +194,7 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
       buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"));
     buttons.push(...mitigationButtons(v));
     buttons.push(
-      v.mutedUntil !== null && v.mutedUntil > now
+      isMutedAt(v, now)
         ? button("Unmute", ACTIONS.alertUnmute, v.episodeId)
         : button("Mute 1h", ACTIONS.alertMute, v.episodeId),
     );
@@ -244,13 +203,6 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
   }
   return reply(mrkdwn`${emoji} ${alertTitle(v)}`, blocks);
 }
-
-/** What happened since the last message, for a short reply in the episode's thread. */
-export type AlertEvent =
-  | { kind: "worse"; signals: AlertSignal[]; readings: SignalNumbers[] }
-  | { kind: "status"; appName: string; status: string }
-  | { kind: "resolved"; durationMs: number }
-  | { kind: "fired_again"; afterMs: number };
 
 export function alertThreadReply(e: AlertEvent): Reply {
   let text: Mrkdwn;

@@ -154,6 +154,11 @@ export function usergroup(groupId: string): Mrkdwn {
   return USERGROUP_ID.test(groupId) ? trusted(`<!subteam^${groupId}>`) : mrkdwn`@${groupId}`;
 }
 
+/** Approvers named in a policy: the people, then the user groups, as mentions. */
+export function namedApprovers(a: { users: readonly string[]; usergroups: readonly string[] }): Mrkdwn {
+  return joinMrkdwn([...a.users.map(mention), ...a.usergroups.map(usergroup)], ", ");
+}
+
 /** A link to an http(s) URL, labelled; anything else is shown as text (the label, or the URL). */
 export function link(url: string, label?: string): Mrkdwn {
   let href: string | undefined;

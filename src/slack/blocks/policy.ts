@@ -8,11 +8,10 @@ import {
   header,
   joinMrkdwn,
   type MrkdwnInput,
-  mention,
   mrkdwn,
+  namedApprovers,
   type Reply,
   reply,
-  usergroup,
 } from "./common.js";
 
 const SOURCE: Record<string, string> = {
@@ -23,7 +22,7 @@ const SOURCE: Record<string, string> = {
 
 function approversText(a: Approvers): MrkdwnInput {
   if (a.kind === "admins") return "Workspace admins and owners";
-  return joinMrkdwn([...a.users.map(mention), ...a.usergroups.map(usergroup)], ", ");
+  return namedApprovers(a);
 }
 
 /** The approval policy in force in a channel, and where each part of it comes from. */

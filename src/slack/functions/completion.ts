@@ -8,7 +8,7 @@ import {
   SETTLED_REQUEST_STATES,
   type WorkScope,
 } from "../../store/index.js";
-import type { SlackEnv } from "../commands/types.js";
+import type { SlackEnv } from "../edge-commands/types.js";
 
 /**
  * Completing Workflow Builder steps (Slack functions). A step that asks for a change waits on its

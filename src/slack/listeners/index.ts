@@ -1,7 +1,8 @@
 import type { App, BlockAction, ExternalSelectAction, StaticSelectAction } from "@slack/bolt";
-import { subcommandTable } from "../commands/index.js";
-import type { SlackEnv } from "../commands/types.js";
+import { subcommandTable } from "../edge-commands/index.js";
+import type { SlackEnv } from "../edge-commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
+import { ackFirst } from "../transport/ack-first.js";
 import { alertAcknowledge, alertIncident, alertMute, alertUnmute } from "./actions/alerts.js";
 import { approvalDecision, rejectReasonOpen } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
@@ -29,11 +30,12 @@ import { changeSubmit } from "./views/change-submit.js";
 import { keySubmit } from "./views/key-submit.js";
 import { rejectReasonSubmit } from "./views/reject-reason.js";
 
-/** The only place Slack ids meet code. */
+/** The one place a Slack id is tied to its listener (the Block Kit builders only put ids on elements). */
 export function registerListeners(app: App, env: SlackEnv): void {
   const subcommands = subcommandTable();
   const on = listenerRouter(app);
-  app.command("/edge", edgeCommand(env, subcommands));
+  // Bolt's own listeners for commands and options; the router's acks first the same way.
+  app.command("/edge", ackFirst(edgeCommand(env, subcommands)));
   on.action(ACTIONS.shareInChannel, shareInChannel(env, subcommands));
   on.action(ACTIONS.appsNextPage, appsNextPage(env));
   on.action(ACTIONS.appsPreviousPage, appsNextPage(env));
@@ -61,7 +63,10 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.alertMute, alertMute(env));
   on.action(ACTIONS.alertUnmute, alertUnmute(env));
   on.action(ACTIONS.alertIncident, alertIncident(env));
-  app.options({ type: "block_suggestion", action_id: ACTION_PATTERNS.picker }, pickerSuggestions(env));
+  app.options(
+    { type: "block_suggestion", action_id: ACTION_PATTERNS.picker },
+    ackFirst(pickerSuggestions(env)),
+  );
   on.action<BlockAction<ExternalSelectAction>>(ACTION_PATTERNS.picker, pickerChosen(env, subcommands));
   on.view(VIEWS.keyModal, keySubmit(env));
   on.shortcut(SHORTCUTS.requestChange, requestChangeShortcut(env));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createEdgeApi, type EdgeApi, type EdgeClient, RETRY_FAST } from "../../../src/edge/client.js";
 import { EdgeApiError } from "../../../src/edge/errors.js";
-import { SIM_API_KEY, type Simulator, startSimulator } from "../../../src/edge/simulator/index.js";
 import { silentLogger } from "../../../src/log.js";
+import { SIM_API_KEY, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
 
 export interface SimClient {
   sim: Simulator;

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { parentDigest, parentOf } from "../../../alerts/episodes.js";
+import { alertViewOf, parentDigest } from "../../../alerts/view.js";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import {
@@ -18,10 +18,10 @@ import {
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
 } from "../../blocks/alert-actions.js";
-import { MUTE_BUTTON_MS } from "../../blocks/alerts.js";
+import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
 import { type Reply, sentenceReply } from "../../blocks/common.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { answerPrivately, type ButtonArgs, type ButtonContext, buttonContext } from "./context.js";
 
@@ -52,7 +52,9 @@ async function post(client: WebClient, channel: string, threadTs: string | undef
 async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert, logger: Logger) {
   const ts = parentTs(args, alert);
   if (!ts) return;
-  const message = parentOf(alert.episode, alert.watch, env.deps.now());
+  const now = env.deps.now();
+  const view = alertViewOf(alert.episode, alert.watch);
+  const message = alertParentMessage(view, now);
   try {
     await args.client.chat.update({
       channel: alert.episode.channelId,
@@ -61,7 +63,7 @@ async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert
       blocks: message.blocks,
     });
     // What Slack shows now: the poller does not send it again.
-    await env.deps.store.episodes.setShown(alert.episode.id, alert.episode.version, parentDigest(message));
+    await env.deps.store.episodes.setShown(alert.episode.id, alert.episode.version, parentDigest(view, now));
   } catch (err) {
     logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert");
   }

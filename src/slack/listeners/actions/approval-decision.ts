@@ -4,7 +4,7 @@ import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
 import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn, sentenceReply } from "../../blocks/common.js";
 import { updateCard } from "../../change-requests.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 
 const decisions = { approve, reject, retry, undo: undoNow } as const;

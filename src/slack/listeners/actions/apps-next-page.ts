@@ -3,15 +3,9 @@ import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { appsMessage } from "../../blocks/apps.js";
-import { wholeAppList } from "../../commands/apps.js";
-import type { SlackEnv } from "../../commands/types.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceMessage,
-} from "./context.js";
+import { wholeAppList } from "../../edge-commands/apps.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
+import { onButton, replaceMessage, staleButton } from "./context.js";
 
 const nextValue = z.object({
   c: z.string(),
@@ -24,12 +18,8 @@ const nextValue = z.object({
 
 /** Next page / Previous page: read the page at the cursor ("" the first) and replace the message with it. */
 export function appsNextPage(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, nextValue);
-    if (!value) return answerPrivately(args, "That button is out of date: run /edge apps again.", ctx.logger);
-    await replaceMessage(args, ctx.logger, async () => {
+  return onButton(env, nextValue, staleButton("apps"), (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, async () => {
       const client = await edgeClientFor(env.deps, ctx.teamId);
       const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
       const page = await listAppsPage(client, query);
@@ -40,6 +30,6 @@ export function appsNextPage(env: SlackEnv) {
         await wholeAppList(env.deps, ctx.teamId),
         at,
       );
-    });
-  };
+    }),
+  );
 }

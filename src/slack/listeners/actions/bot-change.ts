@@ -4,16 +4,10 @@ import { botCategoryActionLabel, botCategoryLabel } from "../../../edge/schemas/
 import { readBotSettings } from "../../../services/bots-view.js";
 import { botsMessage } from "../../blocks/bots.js";
 import { type MrkdwnInput, mrkdwn, type Reply, reply, section } from "../../blocks/common.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
 import { submitChange } from "./change-confirm.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceClicked,
-} from "./context.js";
+import { onButton, replaceClicked, staleButton } from "./context.js";
 
 const changeValue = z.object({
   r: z.string().regex(/^[\w-]{10,40}$/),
@@ -27,11 +21,7 @@ const changeValue = z.object({
  * then the view refreshed with the outcome on top.
  */
 export function botChange(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, changeValue);
-    if (!value) return answerPrivately(args, "That button is out of date: run /edge bots again.", ctx.logger);
+  return onButton(env, changeValue, staleButton("bots"), async (args, ctx, value) => {
     const params = { shieldZoneId: value.z, category: value.c, action: value.a };
     const outcome = await submitChange(env, args, ctx, botCategoryKind, params, value.r);
     if (outcome === undefined) return;
@@ -47,5 +37,5 @@ export function botChange(env: SlackEnv) {
       ctx.logger.debug({ err }, "could not refresh the bots view; showing the outcome alone");
     }
     await replaceClicked(args, answer, ctx.logger);
-  };
+  });
 }

@@ -5,7 +5,7 @@ import { toUserSentence } from "../../../errors.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
 import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
 import { outcomeBanner, requestWithCard, seesWhereItWaits } from "../../change-requests.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
 import {
   answerPrivately,

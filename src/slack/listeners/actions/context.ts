@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import { type MrkdwnInput, type Reply, sentenceReply } from "../../blocks/common.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 /** What answering the person who acted needs: the interaction's response_url. */
@@ -42,6 +42,32 @@ export function parseButtonValue<S extends z.ZodType>(value: string, schema: S):
   } catch {
     return undefined;
   }
+}
+
+/** What a button whose value no longer parses answers: run `/edge <command>` again. */
+export const staleButton = (command: string): string =>
+  `That button is out of date: run /edge ${command} again.`;
+
+/**
+ * A button's listener: ack, read the ids, parse the value the app wrote with `schema`, then `handle`.
+ * A value that no longer parses is answered `stale` privately (silently when `stale` is undefined).
+ */
+export function onButton<S extends z.ZodType>(
+  env: SlackEnv,
+  schema: S,
+  stale: string | undefined,
+  handle: (args: ButtonArgs, ctx: ButtonContext, value: z.output<S>) => Promise<void>,
+) {
+  return async (args: ButtonArgs): Promise<void> => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, schema);
+    if (!value) {
+      if (stale !== undefined) await answerPrivately(args, stale, ctx.logger);
+      return;
+    }
+    await handle(args, ctx, value);
+  };
 }
 
 /** A private sentence to the person who clicked, leaving the message as it is. */

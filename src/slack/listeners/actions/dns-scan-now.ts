@@ -3,7 +3,7 @@ import { waitForScan } from "../../../services/dns.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { section } from "../../blocks/common.js";
 import { dnsMessage, noScanMessage, scanStartedMessage } from "../../blocks/dns.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, replaceClicked } from "./context.js";
 
 export const SCAN_WAIT_MS = 60_000;

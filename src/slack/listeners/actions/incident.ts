@@ -8,17 +8,11 @@ import {
 } from "../../../services/incident.js";
 import type { Reply } from "../../blocks/common.js";
 import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
-import { runCommand, withShareButton } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { withShareButton } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
-import { sendReply } from "../commands/edge.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceMessage,
-} from "./context.js";
+import { rerunCommand, sendReply } from "../commands/edge.js";
+import { answerPrivately, onButton, replaceMessage, staleButton } from "./context.js";
 
 const zoneId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const refreshValue = z.object({ z: zoneId, w: z.enum(INCIDENT_WINDOWS), p: z.boolean().optional() });
@@ -31,23 +25,19 @@ const listValue = z.object({
 });
 const wafValue = z.object({ z: zoneId, r: z.string().regex(/^[\w.:-]{1,100}$/) });
 
-const STALE = "That button is out of date: run /edge incident again.";
+const STALE = staleButton("incident");
 
 /** Refresh: gather the picture again and replace the card with it. */
 export function incidentRefresh(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, refreshValue);
-    if (!value) return answerPrivately(args, STALE, ctx.logger);
-    await replaceMessage(args, ctx.logger, async () => {
+  return onButton(env, refreshValue, STALE, (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, async () => {
       const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w), {
         isPublic: value.p === true,
         newRequestId,
       });
       return value.p ? card : withShareButton(card, `incident ${value.z} ${value.w}`);
-    });
-  };
+    }),
+  );
 }
 
 /**
@@ -55,11 +45,7 @@ export function incidentRefresh(env: SlackEnv) {
  * that list replace it with another page.
  */
 export function incidentList(env: SlackEnv, from: "card" | "list") {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, listValue);
-    if (!value) return answerPrivately(args, STALE, ctx.logger);
+  return onButton(env, listValue, STALE, async (args, ctx, value) => {
     const build = async () =>
       incidentListMessage(
         value.z,
@@ -81,28 +67,15 @@ export function incidentList(env: SlackEnv, from: "card" | "list") {
       return answerPrivately(args, toUserSentence(err), ctx.logger);
     }
     await sendReply(args.respond, reply, false, undefined, ctx.logger);
-  };
+  });
 }
 
 /** A triggered rule's AI recommendation: the `/edge waf` answer, privately, beside the card. */
 export function incidentWafRecommendation(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, wafValue);
-    if (!value) return answerPrivately(args, STALE, ctx.logger);
+  return onButton(env, wafValue, STALE, async (args, ctx, value) => {
     const text = `waf ${value.z} ${value.r}`;
-    const result = await runCommand(subcommands, {
-      env,
-      client: args.client,
-      logger: ctx.logger,
-      teamId: ctx.teamId,
-      userId: ctx.userId,
-      channelId: ctx.channelId,
-      triggerId: ctx.triggerId,
-      text,
-    });
+    const result = await rerunCommand(env, subcommands, { ...ctx, client: args.client }, text);
     if (!result.reply) return;
     await sendReply(args.respond, result.reply, false, result.shareable ? text : undefined, ctx.logger);
-  };
+  });
 }

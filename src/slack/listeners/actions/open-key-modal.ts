@@ -1,6 +1,6 @@
 import { toUserSentence } from "../../../errors.js";
-import { openKeyModal } from "../../commands/key.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { openKeyModal } from "../../edge-commands/key.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import type { ButtonArgs } from "./context.js";
 import { buttonContext } from "./context.js";
 

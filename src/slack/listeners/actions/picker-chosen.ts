@@ -5,10 +5,10 @@ import type {
   SlackActionMiddlewareArgs,
 } from "@slack/bolt";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
-import { runCommand, withShareButton } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { withShareButton } from "../../edge-commands/run.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
-import { sendReply } from "../commands/edge.js";
+import { rerunCommand, sendReply } from "../commands/edge.js";
 import { answerPrivately, replaceClicked } from "./context.js";
 
 type SelectArgs = SlackActionMiddlewareArgs<BlockAction<ExternalSelectAction>> & AllMiddlewareArgs;
@@ -37,16 +37,9 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       return;
     }
     const text = commandTextFor(template, chosen);
-    const result = await runCommand(subcommands, {
-      env,
-      client: args.client,
-      logger,
-      teamId,
-      userId,
-      channelId: body.channel?.id ?? body.container?.channel_id ?? "",
-      triggerId: body.trigger_id,
-      text,
-    });
+    const channelId = body.channel?.id ?? body.container?.channel_id ?? "";
+    const origin = { client: args.client, logger, teamId, userId, channelId, triggerId: body.trigger_id };
+    const result = await rerunCommand(env, subcommands, origin, text);
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "picker choice answered");
     if (!result.reply) return;
     if (result.outcome === "ok" && result.isPublic) {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { context, LIMITS, mention, mrkdwn, type Reply } from "../../blocks/common.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
-import { sendReply } from "../commands/edge.js";
-import { type ButtonArgs, buttonContext, parseButtonValue } from "./context.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import { rerunCommand, sendReply } from "../commands/edge.js";
+import { onButton } from "./context.js";
 
 const shareValue = z.object({ text: z.string() });
 
@@ -15,20 +14,8 @@ function sharedBy(reply: Reply, userId: string): Reply {
 
 /** Share in channel: run the same command again, answer in the channel, remove the private copy. */
 export function shareInChannel(env: SlackEnv, subcommands: ReadonlyMap<string, Subcommand>) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, shareValue);
-    if (!value) return;
-    const result = await runCommand(subcommands, {
-      env,
-      client: args.client,
-      logger: ctx.logger,
-      teamId: ctx.teamId,
-      userId: ctx.userId,
-      channelId: ctx.channelId,
-      triggerId: ctx.triggerId,
-      text: value.text,
+  return onButton(env, shareValue, undefined, async (args, ctx, value) => {
+    const result = await rerunCommand(env, subcommands, { ...ctx, client: args.client }, value.text, {
       forcePublic: true,
     });
     if (!result.reply) return;
@@ -45,5 +32,5 @@ export function shareInChannel(env: SlackEnv, subcommands: ReadonlyMap<string, S
         .respond({ delete_original: true })
         .catch((err: unknown) => ctx.logger.debug({ err }, "delete failed"));
     }
-  };
+  });
 }

@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { namedShieldZonesPage } from "../../../services/zone-lookup.js";
 import { zonesMessage } from "../../blocks/zones.js";
-import { withShareButton } from "../../commands/run.js";
-import type { SlackEnv } from "../../commands/types.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceMessage,
-} from "./context.js";
+import { withShareButton } from "../../edge-commands/run.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
+import { onButton, replaceMessage, staleButton } from "./context.js";
 
 const pageValue = z.object({
   page: z.number().int().min(1),
@@ -19,17 +13,12 @@ const pageValue = z.object({
 
 /** Previous page / Next page on a zones message: replace the message with that page. */
 export function zonesPage(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, pageValue);
-    if (!value)
-      return answerPrivately(args, "That button is out of date: run /edge zones again.", ctx.logger);
-    await replaceMessage(args, ctx.logger, async () => {
+  return onButton(env, pageValue, staleButton("zones"), (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, async () => {
       const { page, named } = await namedShieldZonesPage(env.deps, ctx.teamId, value.page, value.perPage);
       const reply = zonesMessage(page, value.p === true, named);
       // Every private page keeps Share in channel, as the first one has: it shares this page.
       return value.p ? reply : withShareButton(reply, `zones ${value.page}`);
-    });
-  };
+    }),
+  );
 }

@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "../../../log.js";
 import type { Reply } from "../../blocks/common.js";
-import { runCommand, withShareButton } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { type CommandOutcome, runCommand, withShareButton } from "../../edge-commands/run.js";
+import type { CommandContext, SlackEnv, Subcommand } from "../../edge-commands/types.js";
 
 /** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
 export async function sendReply(
@@ -25,6 +25,37 @@ export async function sendReply(
     // The response_url is gone (expired or used up) or Slack refused the blocks: nothing more to tell.
     logger.warn({ err }, "could not answer through response_url");
   }
+}
+
+/** Who asked, and where: what a button, picker, shortcut or modal knows when it runs an /edge command. */
+export type CommandOrigin = Pick<
+  CommandContext,
+  "client" | "logger" | "teamId" | "userId" | "channelId" | "triggerId"
+>;
+
+/**
+ * Run `/edge <text>` for an interaction as if it had been typed (Share in channel, a picker's choice, a
+ * shortcut, the change modal). No placeholder: the interaction is already acknowledged.
+ */
+export function rerunCommand(
+  env: SlackEnv,
+  subcommands: ReadonlyMap<string, Subcommand>,
+  origin: CommandOrigin,
+  text: string,
+  options: { forcePublic?: true } = {},
+): Promise<CommandOutcome> {
+  const { client, logger, teamId, userId, channelId, triggerId } = origin;
+  return runCommand(subcommands, {
+    env,
+    client,
+    logger,
+    teamId,
+    userId,
+    channelId,
+    triggerId,
+    text,
+    ...options,
+  });
 }
 
 /** `/edge ...`: ack at once, then build the answer and send it through response_url. */

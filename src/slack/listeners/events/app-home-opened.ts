@@ -5,7 +5,7 @@ import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
 import { homeView } from "../../blocks/home.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { userChannelIds } from "../../user-channels.js";
 
 /** How long the Home tab waits for application counts before showing what it has. */

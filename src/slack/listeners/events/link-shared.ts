@@ -4,7 +4,7 @@ import { parseDashboardLink, resolveDashboardLink } from "../../../services/dash
 import { keyInUse } from "../../../services/edge-access.js";
 import { appStatusCard } from "../../blocks/apps.js";
 import { zoneStatusCard } from "../../blocks/zones.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 /** Links unfurled from one message at most (Slack sends up to 5 a message anyway). */
 const MAX_LINKS = 5;

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import type { z } from "zod";
 import { usage } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 /** What Bolt's app.function gives a listener: the event, its inputs, complete() and fail(). */
 export type FunctionArgs = SlackEventMiddlewareArgs<"function_executed"> & AllMiddlewareArgs;

@@ -4,8 +4,8 @@ import { toUserSentence } from "../../../errors.js";
 import { collectDnsSummary } from "../../../services/dns-summary.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { dnsSummaryMessage } from "../../blocks/dns-summary.js";
-import { RUN_NOW_SCAN_WAIT_MS } from "../../commands/schedule.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { RUN_NOW_SCAN_WAIT_MS } from "../../edge-commands/schedule.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { CHANNEL_ID, type FunctionArgs, finishNow, parseStepInputs, stepContext } from "./context.js";
 
 /** A DNS scan older than this is replaced by a fresh one before the summary is posted. */

@@ -9,8 +9,8 @@ import { parseAction, parseCategory } from "../../../services/bot-categories.js"
 import { resolveShieldZoneId } from "../../../services/zone-lookup.js";
 import { requestWithCard } from "../../change-requests.js";
 import { channelMembers } from "../../channel-members.js";
-import { parseZoneRef } from "../../commands/parse.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { parseZoneRef } from "../../edge-commands/parse.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { completeStep, settleStepsWaitingOn, stepRequestId } from "../../functions/completion.js";
 import {
   CHANNEL_ID,

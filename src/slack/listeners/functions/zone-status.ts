@@ -8,8 +8,8 @@ import {
   type TrafficMetric,
 } from "../../../services/incident.js";
 import { resolveShieldZoneId } from "../../../services/zone-lookup.js";
-import { parseZoneRef } from "../../commands/parse.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { parseZoneRef } from "../../edge-commands/parse.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { type FunctionArgs, finishNow, parseStepInputs, stepContext } from "./context.js";
 
 export const ZONE_STATUS_DEFAULT_WINDOW = "1h";

@@ -3,7 +3,7 @@ import { withDeadline } from "../../../deadline.js";
 import { UserError } from "../../../errors.js";
 import { PICKER_SOURCES, type PickerSource, searchPicker } from "../../../services/pickers.js";
 import { PICKER_MAX_OPTIONS, type PickerOptions, pickerNotice, pickerOptions } from "../../blocks/pickers.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 export type SuggestionArgs = SlackOptionsMiddlewareArgs<"block_suggestion"> & AllMiddlewareArgs;
 

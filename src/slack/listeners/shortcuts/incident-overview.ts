@@ -2,9 +2,8 @@ import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } 
 import { toUserSentence } from "../../../errors.js";
 import { zoneCandidates, zoneMentionedIn } from "../../../services/zone-lookup.js";
 import { type MrkdwnInput, sentenceReply } from "../../blocks/common.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
-import { sendReply } from "../commands/edge.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import { rerunCommand, sendReply } from "../commands/edge.js";
 
 type Args = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
@@ -39,16 +38,15 @@ export function incidentOverview(env: SlackEnv, subcommands: ReadonlyMap<string,
       return tell(
         `That message mentions several shield zones: ${zoneCandidates(found.zones)}. Run /edge incident with the one you mean.`,
       );
-    const result = await runCommand(subcommands, {
-      env,
+    const origin = {
       client,
       logger,
       teamId,
       userId,
       channelId: shortcut.channel.id,
       triggerId: shortcut.trigger_id,
-      text: `incident ${found.shieldZoneId}`,
-    });
+    };
+    const result = await rerunCommand(env, subcommands, origin, `incident ${found.shieldZoneId}`);
     logger.info(
       { outcome: result.outcome, shieldZoneId: found.shieldZoneId },
       "incident overview from a message",

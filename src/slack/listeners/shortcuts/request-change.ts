@@ -8,7 +8,7 @@ import type {
 } from "@slack/bolt";
 import { changeModal } from "../../blocks/change-modal.js";
 import { CHANGE_FORMS, formFor } from "../../change-forms.js";
-import type { SlackEnv } from "../../commands/types.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 
 /** "Request a change" (global shortcut): open the change modal. */
 export function requestChangeShortcut(env: SlackEnv) {

@@ -2,12 +2,11 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { sentenceReply } from "../../blocks/common.js";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
 import { formFor } from "../../change-forms.js";
-import { parseTemporary } from "../../commands/parse.js";
-import { runCommand } from "../../commands/run.js";
-import type { SlackEnv, Subcommand } from "../../commands/types.js";
+import { parseTemporary } from "../../edge-commands/parse.js";
+import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { CHANGE_MODAL } from "../../ids.js";
 import { quoted } from "../../picker-template.js";
-import { sendReply } from "../commands/edge.js";
+import { rerunCommand, sendReply } from "../commands/edge.js";
 
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 type StateValue = {
@@ -63,16 +62,8 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       ...(duration !== undefined ? ["for", duration] : []),
     ];
     const text = words.map(quoted).join(" ");
-    const result = await runCommand(subcommands, {
-      env,
-      client,
-      logger,
-      teamId,
-      userId,
-      channelId,
-      triggerId: undefined,
-      text,
-    });
+    const origin = { client, logger, teamId, userId, channelId, triggerId: undefined };
+    const result = await rerunCommand(env, subcommands, origin, text);
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "change modal submitted");
     const reply = result.reply ?? sentenceReply("Nothing to confirm.");
     if ((body.response_urls ?? []).length > 0) {

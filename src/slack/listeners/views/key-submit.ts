@@ -2,8 +2,8 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { toUserSentence } from "../../../errors.js";
 import { checkKey, keyShapeProblem, removeKey, saveKey } from "../../../services/keys.js";
 import { keyDoneModal } from "../../blocks/key-modal.js";
-import { NOT_ADMIN_KEY } from "../../commands/key.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { NOT_ADMIN_KEY } from "../../edge-commands/key.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { BLOCKS, KEY_ACTION_SELECT, KEY_INPUT_ACTION } from "../../ids.js";
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;

@@ -1,8 +1,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import { setRejectReason } from "../../../changes/engine.js";
-import { requesterOutcome } from "../../blocks/approvals.js";
-import { updateCard } from "../../change-requests.js";
-import type { SlackEnv } from "../../commands/types.js";
+import { tellRequester, updateCard } from "../../change-requests.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
 import { VIEWS } from "../../ids.js";
 
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -30,15 +29,6 @@ export function rejectReasonSubmit(env: SlackEnv) {
     });
     if (!request) return;
     await updateCard(client, request, logger);
-    const line = requesterOutcome(request);
-    if (line && request.messageChannel && request.messageTs)
-      await client.chat
-        .postMessage({
-          channel: request.messageChannel,
-          thread_ts: request.messageTs,
-          text: line.text,
-          blocks: line.blocks,
-        })
-        .catch((err: unknown) => logger.warn({ err }, "could not tell the requester the reason"));
+    await tellRequester(env, request, client);
   };
 }

@@ -1,0 +1,342 @@
+import type { WebClient } from "@slack/web-api";
+import {
+  type AlertNotice,
+  type EpisodeContext,
+  planParent,
+  recordPosted,
+  recordShown,
+  staleNotices,
+  undeliveredNotices,
+  watchChannelRefused,
+  watchChannelWorks,
+} from "../alerts/episodes.js";
+import {
+  type AppsState,
+  type EvaluationResult,
+  evaluateAppsWatch,
+  evaluateZoneWatch,
+  type ZoneState,
+} from "../alerts/evaluate.js";
+import { CALLS_PER_EVALUATION, watchInterval } from "../alerts/interval.js";
+import { isMutedAt } from "../alerts/view.js";
+import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
+import { holdLease, type Lease } from "../lease.js";
+import type { Logger } from "../log.js";
+import { edgeAccessFor } from "../services/edge-access.js";
+import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../slack/blocks/alerts.js";
+import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import type { SlackClientFor } from "../slack/transport/clients.js";
+import type { Watch, WorkScope } from "../store/index.js";
+import { createClaimWorker } from "./pool.js";
+
+/**
+ * The alert poller (a job: the clock's entry to the alert domain) runs in every replica, as the scheduler
+ * does: each tick lists due watches (round-robin across workspaces), and each evaluation is claimed with a compare-and-set on
+ * next_poll_at (expected: the due time it read; new: now + the watch's interval), so one replica
+ * evaluates it however many tick. The claim is also the evaluation's lease (holdLease, as the
+ * scheduler's): renewed while the evaluation runs, so an evaluation slower than the interval (a Slack
+ * post retried after a 429) is not evaluated again meanwhile by another replica, which would find the
+ * alert it is posting still unposted and post it too; and renewed once more before an alert's parent is
+ * posted (the fence). Evaluations run in the scheduler's fair bounded pool.
+ *
+ * An evaluation (alerts/evaluate.ts) answers with notices: which episodes Slack should show as they are now, and
+ * what their threads should be told. The poller renders them (slack/blocks/alerts.ts) and sends them through
+ * slack/deliver.ts, the schedules' way: a channel that refuses posts marks the watch failing and tells its
+ * creator once; any other failure (429, 5xx) is logged and the next evaluation tries again.
+ *
+ * Budget (WATCH_SHARE): a key's watches together use at most that share of the key's
+ * EDGE_API_RATE_PER_SEC. Their interval stretches past WATCH_INTERVAL_MS to
+ * (watches of the workspace × calls per evaluation) ÷ (share × rate); and this replica also counts the
+ * calls its evaluations made per key over the last 10 s, deferring an evaluation that would go over
+ * (after downtime, when everything is due at once). Every call goes through the per-key queue as
+ * background work, which waits behind people's commands, so a command typed during an attack is
+ * answered as fast as without the watches.
+ */
+
+export interface PollerOptions {
+  deps: Deps;
+  clientFor: SlackClientFor;
+  /** The clock; default deps.now. */
+  now?: () => number;
+  /** How often start() ticks; default a quarter of WATCH_INTERVAL_MS, from 1 s to 15 s. */
+  tickMs?: number;
+  logger?: Logger;
+  /** Due watches read per tick; default 100. */
+  batchSize?: number;
+  /** Evaluations at once per replica; default 8. */
+  concurrency?: number;
+  perWorkspaceConcurrency?: number;
+  /** Only these workspaces' watches (the local console's own). */
+  scope?: WorkScope;
+  /** The budget's clock (real time); tests may inject one. */
+  budgetClock?: () => number;
+  /** Called after each evaluation (tests, metrics). */
+  onEvaluate?: (watch: Watch, result: PollResult | { error: string }) => void;
+}
+
+export type DeliveryOutcome =
+  | "posted"
+  | "updated"
+  /** Slack already shows this parent: nothing sent. */
+  | "unchanged"
+  | "muted"
+  | "channel_failing"
+  | "slack_error"
+  /** The evaluation's claim ended (another replica evaluates the watch now): nothing posted. */
+  | "superseded";
+
+export interface PollResult extends EvaluationResult {
+  deliveries: DeliveryOutcome[];
+}
+
+/** An evaluation's episodes, with what delivering them needs. */
+interface AlertDelivery extends EpisodeContext {
+  /** The workspace's Web API client (may throw: e.g. the app was uninstalled). */
+  client: () => Promise<WebClient>;
+  /** The poller's claim on this evaluation: renewed before a parent is posted, which is not posted if lost. */
+  lease: Lease;
+}
+
+/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
+async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
+  const plan = await planParent(d, n);
+  if (plan.kind !== "send") return plan.kind;
+  const { watch, digest, event } = plan;
+  const e = n.episode;
+  const messageTs = e.messageTs;
+  const parent = alertParentMessage(plan.view, d.now);
+  const owner: PostingOwner = {
+    what: "watch",
+    channelId: watch.channelId,
+    createdBy: watch.createdBy,
+    failing: watch.failing,
+    markFailing: (slackError) => watchChannelRefused(d, slackError),
+    clearFailing: () => watchChannelWorks(d),
+    failingDm: (slackError) => watchChannelFailingDm(watch, slackError),
+  };
+  const delivered = await deliverTo(
+    {
+      client: d.client,
+      metrics: d.deps.metrics,
+      logger: d.logger,
+      fence: messageTs === null ? () => d.lease.stillMine() : undefined,
+    },
+    owner,
+    async (to): Promise<DeliveryOutcome> => {
+      if (messageTs === null) {
+        const ts = await to.post(parent);
+        if (typeof ts !== "string") throw new Error("chat.postMessage returned no ts");
+        await recordPosted(d, e, ts, digest);
+        // The first post already shows the news; a reply would repeat it.
+        return "posted";
+      }
+      if (plan.changed) await to.update(messageTs, parent);
+      // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
+      await recordShown(d, e, digest);
+      if (event) await to.post(alertThreadReply(event), messageTs);
+      return plan.changed ? "updated" : "unchanged";
+    },
+  );
+  switch (delivered.outcome) {
+    case "sent":
+      return delivered.value;
+    case "superseded":
+      d.logger.warn(
+        { episodeId: e.id },
+        "the watch's claim ended before its alert was posted; another replica posts it",
+      );
+      return "superseded";
+    case "channel_failing":
+      return "channel_failing";
+    case "slack_error":
+      d.logger.warn(
+        { err: delivered.error, slackError: delivered.slackError },
+        "delivering an alert failed; the next evaluation tries again",
+      );
+      return "slack_error";
+    case "no_client":
+      return "slack_error";
+  }
+}
+
+/**
+ * Bring the watch's alerts in Slack up to date: post the parents of firing episodes never delivered, so an open
+ * alert is never forgotten; then update every posted parent that no longer shows what is true. A parent Slack
+ * already shows as it is costs nothing. Stops at the first delivery that fails.
+ */
+async function deliverPending(d: AlertDelivery): Promise<DeliveryOutcome[]> {
+  if (isMutedAt(d.watch, d.now)) return [];
+  const out: DeliveryOutcome[] = [];
+  for (const n of await undeliveredNotices(d)) {
+    const outcome = await deliverNotice(d, n);
+    out.push(outcome);
+    if (outcome !== "posted") return out;
+  }
+  for (const n of await staleNotices(d)) {
+    const outcome = await deliverNotice(d, n);
+    if (outcome === "unchanged") continue;
+    out.push(outcome);
+    if (outcome !== "updated") break;
+  }
+  return out;
+}
+
+export interface Poller {
+  /** List due watches and evaluate them; resolves with how many this replica evaluated. */
+  tick(): Promise<number>;
+  start(): void;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+const BUDGET_WINDOW_MS = 10_000;
+
+/** A due watch and the interval its claim sets. */
+interface DueWatch {
+  watch: Watch;
+  interval: number;
+}
+
+export function createPoller(options: PollerOptions): Poller {
+  const { deps, clientFor } = options;
+  const { config } = deps;
+  const now = options.now ?? deps.now;
+  const batchSize = options.batchSize ?? 100;
+  const scope = options.scope ?? {};
+  const tickMs =
+    options.tickMs ?? Math.min(15_000, Math.max(1_000, Math.floor(config.watches.intervalMs / 4)));
+  const budgetClock = options.budgetClock ?? (() => performance.now());
+  const logger = (options.logger ?? deps.logger).child({ component: "poller" });
+  const budgetPerWindow = Math.max(
+    1,
+    Math.floor((config.edge.ratePerSec * config.watches.sharePercent * BUDGET_WINDOW_MS) / 100_000),
+  );
+  /** Calls made by this replica's evaluations, per key: [time, calls]. */
+  const spent = new Map<string, [number, number][]>();
+
+  function spentIn(keyId: string): number {
+    const at = budgetClock();
+    const list = (spent.get(keyId) ?? []).filter(([t]) => at - t < BUDGET_WINDOW_MS);
+    if (list.length === 0) spent.delete(keyId);
+    else spent.set(keyId, list);
+    return list.reduce((n, [, c]) => n + c, 0);
+  }
+
+  function spend(keyId: string, calls: number): void {
+    const list = spent.get(keyId);
+    if (list) list.push([budgetClock(), calls]);
+    else spent.set(keyId, [[budgetClock(), calls]]);
+  }
+
+  /** Claim one evaluation and run it; true when this replica evaluated it. */
+  async function evaluate({ watch: w, interval }: DueWatch): Promise<boolean> {
+    const log = logger.child({ watchId: w.id, teamId: w.teamId, channelId: w.channelId });
+    try {
+      const at = now();
+      let access: Awaited<ReturnType<typeof edgeAccessFor>>;
+      try {
+        access = await edgeAccessFor(deps, w.teamId, { background: true });
+      } catch (err) {
+        // No key (removed since): look again at the next interval, and say why in /edge watch list.
+        if (await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))
+          await deps.store.watches.recordPoll(w.id, { at, error: toUserSentence(err) });
+        return false;
+      }
+      if (spentIn(access.keyId) + CALLS_PER_EVALUATION > budgetPerWindow) {
+        // Over the key's share right now: leave it due; a later tick takes it (its interval stretches).
+        log.debug({ keyId: access.keyId }, "watch deferred: its key's polling share is used up");
+        return false;
+      }
+      if (!(await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))) return false;
+      const lease = holdLease({
+        first: at + interval,
+        leaseMs: interval,
+        now,
+        renew: (from, to) => deps.store.watches.claim(w.id, from, to, scope),
+        onError: (err) => log.warn({ err }, "could not renew the claim on a watch's evaluation"),
+      });
+      try {
+        return await evaluateClaimed(w, at, access, lease, log);
+      } finally {
+        await lease.end();
+      }
+    } catch (err) {
+      log.warn({ err }, "claiming or recording a watch failed");
+      return false;
+    }
+  }
+
+  async function evaluateClaimed(
+    w: Watch,
+    at: number,
+    access: Awaited<ReturnType<typeof edgeAccessFor>>,
+    lease: Lease,
+    log: Logger,
+  ): Promise<boolean> {
+    const d: AlertDelivery = {
+      deps,
+      watch: w,
+      client: () => clientFor(w.teamId),
+      logger: log,
+      now: at,
+      cooldownMs: config.watches.cooldownMs,
+      lease,
+    };
+    let result: EvaluationResult;
+    try {
+      result =
+        w.kind === "zone"
+          ? await evaluateZoneWatch(d, access.client, w.state as ZoneState | null)
+          : await evaluateAppsWatch(
+              d,
+              access.client,
+              w.state as AppsState | null,
+              config.watches.stuckDeployingMs,
+            );
+    } catch (err) {
+      const sentence = toUserSentence(err);
+      log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
+      spend(access.keyId, CALLS_PER_EVALUATION);
+      await deps.store.watches.recordPoll(w.id, { at, error: sentence });
+      options.onEvaluate?.(w, { error: sentence });
+      return true;
+    }
+    spend(access.keyId, result.calls);
+    const deliveries: DeliveryOutcome[] = [];
+    for (const n of result.notices) deliveries.push(await deliverNotice(d, n));
+    await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });
+    // Open alerts whose parent never arrived (a mute ended, the channel takes posts again), and parents
+    // that no longer show what is true (a resolution Slack refused): post or update them now, unless a
+    // delivery of this evaluation just failed.
+    if (!deliveries.some((o) => o === "channel_failing" || o === "slack_error" || o === "superseded"))
+      deliveries.push(...(await deliverPending(d)));
+    options.onEvaluate?.(w, { ...result, deliveries });
+    return true;
+  }
+
+  /** The due watches of a tick, each with its workspace's interval (counted once per workspace per tick). */
+  async function listDue(): Promise<DueWatch[]> {
+    const due = await deps.store.watches.listDue(now(), batchSize, scope);
+    const teams = [...new Set(due.map((w) => w.teamId))];
+    const intervals = new Map(
+      await Promise.all(teams.map(async (teamId) => [teamId, await watchInterval(deps, teamId)] as const)),
+    );
+    return due.map((watch) => ({
+      watch,
+      interval: intervals.get(watch.teamId) ?? config.watches.intervalMs,
+    }));
+  }
+
+  return createClaimWorker<DueWatch>({
+    name: "alert poller",
+    intervalMs: tickMs,
+    logger,
+    startedFields: { budgetPerWindow },
+    concurrency: options.concurrency ?? 8,
+    perWorkspace: options.perWorkspaceConcurrency,
+    id: (d) => d.watch.id,
+    teamId: (d) => d.watch.teamId,
+    run: evaluate,
+    listDue,
+  });
+}

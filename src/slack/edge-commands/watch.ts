@@ -1,0 +1,169 @@
+import { DEFAULT_ALERT_STATUSES } from "../../alerts/detect.js";
+import { watchInterval } from "../../alerts/interval.js";
+import { alertViewOf } from "../../alerts/view.js";
+import { UserError, usage } from "../../errors.js";
+import { appsInStatuses } from "../../services/apps.js";
+import { edgeClientFor } from "../../services/edge-access.js";
+import type { ActorInput } from "../../services/ownership.js";
+import {
+  createWatch,
+  muteWatch,
+  parseMuteDuration,
+  parseSensitivity,
+  parseWatchedStatuses,
+  type RemovedWatch,
+  removeWatch,
+  WATCH_APPS_EXAMPLE,
+  WATCH_ZONE_EXAMPLE,
+} from "../../services/watches.js";
+import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import {
+  alertParentMessage,
+  watchCreatedMessage,
+  watchListMessage,
+  watchMutedMessage,
+  watchRemovedChannelNotice,
+  watchRemovedMessage,
+} from "../blocks/alerts.js";
+import type { Reply } from "../blocks/common.js";
+import { parseZoneRef } from "./parse.js";
+import type { CommandContext, Subcommand } from "./types.js";
+
+const MUTE_EXAMPLE = "/edge watch mute w7k2m9qa 2h";
+
+function watchId(
+  arg: string | undefined,
+  verb: "remove" | "mute",
+  extra: number,
+  rest: readonly string[],
+): string {
+  const example = verb === "mute" ? MUTE_EXAMPLE : "/edge watch remove w7k2m9qa";
+  if (arg === undefined) throw usage(`Which watch? For example: ${example} (ids are in /edge watch list)`);
+  if (rest.length > extra) throw usage(`Too many words after the watch id. For example: ${example}`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(arg)) throw usage(`"${arg}" is not a watch id. For example: ${example}`);
+  return arg;
+}
+
+function actor(ctx: CommandContext): ActorInput {
+  return {
+    teamId: ctx.teamId,
+    userId: ctx.userId,
+    isAdmin: () => ctx.env.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId),
+  };
+}
+
+async function watchZone(ctx: CommandContext): Promise<Reply> {
+  const args = ctx.args.slice(1);
+  const ref = parseZoneRef(args[0], "/edge watch zone 1234", WATCH_ZONE_EXAMPLE);
+  const sensitivity = parseSensitivity(args.slice(1));
+  const deps = ctx.env.deps;
+  const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, WATCH_ZONE_EXAMPLE);
+  // A watch of a zone this key cannot read would only ever fail: say so now.
+  await (await edgeClientFor(deps, ctx.teamId)).getShieldZone(shieldZoneId);
+  const { watch, existed } = await createWatch(deps, {
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    userId: ctx.userId,
+    kind: "zone",
+    target: String(shieldZoneId),
+    options: { sensitivity, ...(ref.kind === "name" ? { label: ref.name } : {}) },
+  });
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
+}
+
+async function watchApps(ctx: CommandContext): Promise<Reply> {
+  const statuses = parseWatchedStatuses(ctx.args.slice(1));
+  const deps = ctx.env.deps;
+  // Without a key the watch could never read the apps: say so now. The apps already in a watched status are
+  // its starting point (it posts changes from now on), so the confirmation names them.
+  const watched = (statuses ?? DEFAULT_ALERT_STATUSES).filter((s) => s !== "progressing");
+  const already = await appsInStatuses(await edgeClientFor(deps, ctx.teamId), watched);
+  const { watch, existed } = await createWatch(deps, {
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    userId: ctx.userId,
+    kind: "apps",
+    target: "",
+    options: { statuses },
+  });
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId), already);
+}
+
+/**
+ * A removed watch's alerts that were still firing: each parent says it is no longer tracked (no buttons), and the
+ * channel is told once. Slack refusing is logged; the watch is removed either way.
+ */
+async function tellUntracked(ctx: CommandContext, { watch, openAlerts }: RemovedWatch): Promise<void> {
+  if (openAlerts.length === 0) return;
+  const at = ctx.env.deps.now();
+  for (const e of openAlerts) {
+    if (e.messageTs === null) continue;
+    const parent = alertParentMessage({ ...alertViewOf(e, watch), untracked: { by: ctx.userId, at } }, at);
+    await ctx.client.chat
+      .update({ channel: watch.channelId, ts: e.messageTs, text: parent.text, blocks: parent.blocks })
+      .catch((err: unknown) =>
+        ctx.logger.warn({ err, episodeId: e.id }, "could not mark a removed watch's alert as untracked"),
+      );
+  }
+  const notice = watchRemovedChannelNotice(watch, ctx.userId, openAlerts.length);
+  await ctx.client.chat
+    .postMessage({ channel: watch.channelId, text: notice.text, blocks: notice.blocks })
+    .catch((err: unknown) => ctx.logger.warn({ err }, "could not tell the channel its watch was removed"));
+}
+
+export const watchCommand: Subcommand = {
+  name: "watch",
+  usage:
+    "watch apps [status…] | watch zone <shieldZoneId|domain> [sensitivity low|normal|high] | watch list | watch remove <id> | watch mute <id> <30m|2h|1d|off>",
+  summary:
+    "Post alerts in this channel when a Magic Containers app changes status or a shield zone comes under attack, updated in one thread until it is over. Its creator and admins can remove or mute it.",
+  examples: [WATCH_ZONE_EXAMPLE, WATCH_APPS_EXAMPLE, "/edge watch list", MUTE_EXAMPLE],
+  shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
+  // `/edge watch zone` (or `/edge watch zone sensitivity high`) without a zone: a search menu of zones.
+  picker: {
+    source: "shield",
+    missingAt: (args) =>
+      (args[0] ?? "").toLowerCase() === "zone" &&
+      (args.length === 1 || (args[1] ?? "").toLowerCase() === "sensitivity")
+        ? 1
+        : undefined,
+  },
+  async run(ctx) {
+    const verb = (ctx.args[0] ?? "").toLowerCase();
+    const deps = ctx.env.deps;
+    switch (verb) {
+      case "zone":
+        return watchZone(ctx);
+      case "apps":
+      case "app":
+        return watchApps(ctx);
+      case "list":
+        if (ctx.args.length > 1) throw usage("Too many words: /edge watch list takes nothing more.");
+        return watchListMessage(await deps.store.watches.list(ctx.teamId, ctx.channelId), deps.now());
+      case "remove":
+      case "delete": {
+        const id = watchId(ctx.args[1], "remove", 0, ctx.args.slice(2));
+        const removed = await removeWatch(deps, actor(ctx), id);
+        await tellUntracked(ctx, removed);
+        return watchRemovedMessage(removed.watch);
+      }
+      case "mute": {
+        const id = watchId(ctx.args[1], "mute", 1, ctx.args.slice(2));
+        const ms = parseMuteDuration(ctx.args[2], MUTE_EXAMPLE);
+        const until = ms === null ? null : deps.now() + ms;
+        return watchMutedMessage(await muteWatch(deps, actor(ctx), id, until), until);
+      }
+      case "unmute": {
+        const id = watchId(ctx.args[1], "remove", 0, ctx.args.slice(2));
+        return watchMutedMessage(await muteWatch(deps, actor(ctx), id, null), null);
+      }
+      default:
+        throw new UserError(
+          "usage",
+          verb === ""
+            ? `What should I watch? For example: ${WATCH_ZONE_EXAMPLE} or ${WATCH_APPS_EXAMPLE}`
+            : `"${ctx.args[0]}" is not something /edge watch does: use apps, zone, list, remove or mute. For example: ${WATCH_ZONE_EXAMPLE}`,
+        );
+    }
+  },
+};

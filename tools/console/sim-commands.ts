@@ -1,0 +1,91 @@
+/**
+ * `/sim …`: the console's hand on the built-in simulator's fault plan, so an alert can be watched from first post
+ * to resolution in a terminal. Each command answers one sentence; bad input says what to type instead.
+ */
+import { type Simulator, SimulatorPlanError } from "../simulator/index.js";
+
+export const SIM_HELP = [
+  "  /sim attack <zone id|domain> [minutes]  stage an attack starting now (default 30 minutes)",
+  "  /sim fail <app id|name> [minutes]       the app is failing from now (back to active after minutes)",
+  "  /sim calm                               end every attack and bring every staged app back to active",
+];
+
+const DEFAULT_ATTACK_MINUTES = 30;
+/** Strong enough for any seeded zone's baseline to read as an attack at every sensitivity. */
+const ATTACK_PEAK_PER_MINUTE = 3_000;
+const ATTACK_RAMP_MINUTES = 2;
+const MAX_MINUTES = 24 * 60;
+const MINUTE_MS = 60_000;
+
+const USAGE = ["The simulator's fault plan:", ...SIM_HELP].join("\n");
+
+function minutesArg(raw: string | undefined, fallback: number | undefined): number | string | undefined {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_MINUTES)
+    return `"${raw}" is not a number of minutes: give a whole number from 1 to ${MAX_MINUTES}, e.g. 20.`;
+  return Number(raw);
+}
+
+/** Runs one `/sim` line (the text after `/sim`) and returns what to print. */
+export function runSimCommand(sim: Simulator | undefined, text: string): string {
+  if (sim === undefined)
+    return "/sim needs the built-in simulator, and this console talks to a real Edge API (EDGE_API_KEY is set): unset EDGE_API_KEY to use the simulator.";
+  const [verb = "", target, minutesRaw, ...rest] = text.trim().split(/\s+/).filter(Boolean);
+  if (rest.length > 0) return `Too many words after /sim ${verb}.\n${USAGE}`;
+  try {
+    switch (verb.toLowerCase()) {
+      case "attack": {
+        if (target === undefined)
+          return "Which zone? For example: /sim attack shop.acme-example.com 20 (a shield zone id or a domain).";
+        const zoneId = sim.findShieldZone(target);
+        if (zoneId === undefined)
+          return `There is no shield zone "${target}" in the simulator: give a shield zone id (as /edge zones lists them) or a domain of its pull zone, e.g. shop.acme-example.com.`;
+        const minutes = minutesArg(minutesRaw, DEFAULT_ATTACK_MINUTES);
+        if (typeof minutes === "string") return minutes;
+        const startsAt = sim.now();
+        sim.stageAttack(zoneId, {
+          startsAt,
+          rampMinutes: ATTACK_RAMP_MINUTES,
+          durationMinutes: minutes ?? DEFAULT_ATTACK_MINUTES,
+          peakPerMinute: ATTACK_PEAK_PER_MINUTE,
+        });
+        return `Attack staged on shield zone ${zoneId}: from now, full strength (${ATTACK_PEAK_PER_MINUTE} threats a minute) in ${ATTACK_RAMP_MINUTES} minutes, for ${minutes} minutes, then fading over 30. Metrics show each minute once it is over. /sim calm ends it.`;
+      }
+      case "fail": {
+        if (target === undefined)
+          return "Which app? For example: /sim fail mc-3k8rn2w5b7 (an app id or name).";
+        const appId = sim.findApp(target);
+        if (appId === undefined)
+          return `There is no app "${target}" in the simulator: give an app id or name as /edge apps lists them.`;
+        const minutes = minutesArg(minutesRaw, undefined);
+        if (typeof minutes === "string") return minutes;
+        const now = sim.now();
+        sim.stageAppStatus(appId, [
+          { at: now, status: "failing" },
+          ...(minutes === undefined ? [] : [{ at: now + minutes * MINUTE_MS, status: "active" }]),
+        ]);
+        return minutes === undefined
+          ? `App ${appId} is failing from now, until /sim calm.`
+          : `App ${appId} is failing from now and back to active in ${minutes} minutes.`;
+      }
+      case "calm": {
+        if (target !== undefined) return "/sim calm takes no arguments: it ends every attack and failure.";
+        const r = sim.calm();
+        const parts = [
+          `${r.attacksEnded} attack${r.attacksEnded === 1 ? "" : "s"} ended`,
+          ...(r.attacksDropped > 0 ? [`${r.attacksDropped} staged attack(s) dropped`] : []),
+          `${r.appsRestored.length} app${r.appsRestored.length === 1 ? "" : "s"} back to active`,
+        ];
+        return `Calm: ${parts.join(", ")}.`;
+      }
+      case "":
+      case "help":
+        return USAGE;
+      default:
+        return `/sim ${verb} is not a fault the simulator knows.\n${USAGE}`;
+    }
+  } catch (err) {
+    if (err instanceof SimulatorPlanError) return err.message;
+    throw err;
+  }
+}
