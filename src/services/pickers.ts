@@ -4,7 +4,14 @@ import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
 import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
-import { allPages, cachedForKey, type Freshness, type KeyedList, warmForKey } from "./key-cache.js";
+import {
+  allPages,
+  cachedForKey,
+  type Freshness,
+  type KeyedList,
+  loadedForKey,
+  warmForKey,
+} from "./key-cache.js";
 import {
   MAX_PAGES,
   type NamedZone,
@@ -119,6 +126,11 @@ export async function pullZoneKnown(
   const plain = directory.unshielded.find((p) => p.pullZoneId === id);
   if (plain) return { name: plain.pullZoneName, hostnames: plain.hostnames };
   return directory.complete ? false : undefined;
+}
+
+/** The applications' list if the per-key cache holds a fresh one (no Edge call), else undefined. */
+export function appListIfLoaded(deps: Deps, teamId: string): Promise<readonly App[] | undefined> {
+  return loadedForKey(deps, teamId, APPS);
 }
 
 /** Every application the workspace's key sees (the first 10,000), from the per-key cache. */

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appList } from "../../src/services/pickers.js";
 import { ACTIONS, BLOCKS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
@@ -253,6 +254,12 @@ describe("29.14: paging", () => {
 
 describe("29.14: apps pages and picker answers", () => {
   it("/edge apps: page N of M, whole-list totals on every page, Previous and Next", async () => {
+    // Without the per-key app list at hand the page's own counts are said to be the page's (no extra call).
+    h.advanceClock(10 * 60_000);
+    const cold = await answerTo(h, "apps", BOB);
+    expect(cold.text).toContain("on this page:");
+    // With it (a picker or an earlier answer loaded it), every page says the whole list's totals.
+    await appList(h.deps, "T0001");
     const first = await answerTo(h, "apps", BOB);
     const all = h.sim.state.apps.length;
     const pages = Math.ceil(all / 20);

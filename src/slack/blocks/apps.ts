@@ -106,7 +106,9 @@ export function appsMessage(
   const totals =
     whole && page.matched === undefined
       ? `${whole.complete ? "all" : "the first"} ${whole.total}: ${totalsLine(whole.byStatus) || "none"}`
-      : totalsLine(page.totals) || "none";
+      : page.matched === undefined
+        ? `on this page: ${totalsLine(page.totals) || "none"}`
+        : totalsLine(page.totals) || "none";
   blocks.push(context(`${page.read} read${of}${pages} · ${matched}${totals}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "application", "an id")));
   if (page.apps.length === 0) {

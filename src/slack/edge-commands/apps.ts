@@ -9,7 +9,7 @@ import {
   parseAppStatus,
 } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { appList } from "../../services/pickers.js";
+import { appListIfLoaded } from "../../services/pickers.js";
 import { appsMessage } from "../blocks/apps.js";
 import { echo } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -18,20 +18,16 @@ const EXAMPLE = "/edge apps failing 50";
 const NAME_EXAMPLE = "/edge apps checkout";
 
 /**
- * Counts by status over every application the key sees (the per-key list, at most a minute old), so
- * each page says the whole list's totals; undefined when the list could not be read (the page's own
- * counts are shown then).
+ * Counts by status over every application the key sees, when the per-key list is loaded and fresh (a
+ * minute at most; loading it would cost calls this answer does not need): each page then says the whole
+ * list's totals. Undefined otherwise, and the page's own counts are shown, said to be the page's.
  */
 export async function wholeAppList(deps: Deps, teamId: string) {
-  try {
-    const apps = await appList(deps, teamId);
-    const byStatus: Partial<Record<string, number>> = {};
-    for (const a of apps) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
-    return { total: apps.length, byStatus, complete: apps.length < MAX_PAGES_TO_FIND * APPS_MAX_LIMIT };
-  } catch (err) {
-    deps.logger.debug({ err }, "the whole app list could not be read for totals");
-    return undefined;
-  }
+  const apps = await appListIfLoaded(deps, teamId).catch(() => undefined);
+  if (!apps) return undefined;
+  const byStatus: Partial<Record<string, number>> = {};
+  for (const a of apps) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+  return { total: apps.length, byStatus, complete: apps.length < MAX_PAGES_TO_FIND * APPS_MAX_LIMIT };
 }
 
 /** `[status] [limit]`, or a word that is no status: a name to find (`/edge apps checkout`). */
