@@ -437,7 +437,10 @@ export interface IncidentPicture {
   apps: Section<AppsSection>;
   /** What edgeops already blocks or challenges on the zone (`type:value`); empty when unknown. */
   mitigated: ReadonlyMap<string, AccessAction>;
-  /** Block, challenge or unblock requests waiting for approval on the zone (`type:value` → the state asked). */
+  /**
+   * Block, challenge or unblock requests waiting for approval on the zone in the channel the picture is
+   * shown in (`type:value` → the state asked).
+   */
   pendingAccess: ReadonlyMap<string, EntryState>;
 }
 
@@ -521,6 +524,11 @@ export async function gatherIncident(
   teamId: string,
   zoneId: number,
   window: IncidentWindow,
+  /**
+   * The channel whose readers see the picture: only requests waiting there are marked, so a private
+   * channel's request is not revealed elsewhere. null: none are looked up (a picture no one reads as a card).
+   */
+  pendingIn: string | null,
 ): Promise<IncidentPicture> {
   const client = await edgeClientFor(deps, teamId);
   const range = incidentRange(window, deps.now());
@@ -568,7 +576,9 @@ export async function gatherIncident(
     // What edgeops already blocks, so the card marks those offenders and offers Unblock.
     bounded(edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
     // What someone already asked to block: marked, so the team approves that one instead of asking again.
-    pendingAccessChanges(deps, teamId, zoneId),
+    pendingIn === null
+      ? new Map<string, EntryState>()
+      : pendingAccessChanges(deps, teamId, zoneId, pendingIn),
   ] as const);
   const named =
     names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
@@ -650,9 +660,11 @@ async function pendingAccessChanges(
   deps: Deps,
   teamId: string,
   zoneId: number,
+  channelId: string,
 ): Promise<Map<string, EntryState>> {
   const out = new Map<string, EntryState>();
   for (const r of await waitingRequests(deps, teamId, accessBlockKind.name)) {
+    if (r.channelId !== channelId) continue;
     const p = accessBlockParams.safeParse(r.params);
     if (p.success && p.data.shieldZoneId === zoneId) out.set(`${p.data.type}:${p.data.value}`, p.data.state);
   }

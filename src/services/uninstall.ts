@@ -92,3 +92,36 @@ export async function forgetWorkspace(
   );
   return { moved, watches, schedules, keyRemoved };
 }
+
+/**
+ * The workspaces of an enterprise edgeops can name: those with an installation of their own in it, and
+ * those Slack named in the event (`named`). Workspaces served only through the org-wide install leave
+ * no record of their enterprise, so only the named one is found among them.
+ */
+export async function enterpriseTeams(deps: Deps, enterpriseId: string, named: readonly string[]) {
+  return [...new Set([...(await deps.store.installations.teamsOfEnterprise(enterpriseId)), ...named])];
+}
+
+/**
+ * An org-wide (Enterprise Grid) install removed: its installation (and so its tokens) goes, and each of
+ * `teamIds` (enterpriseTeams) is forgotten as one workspace is.
+ */
+export async function forgetEnterprise(
+  deps: Deps,
+  enterpriseId: string,
+  teamIds: readonly string[],
+  reason: UninstallReason,
+): Promise<{ moved: readonly ApprovalRequest[] }> {
+  await deps.store.installations.deleteInstallation({
+    enterpriseId,
+    teamId: undefined,
+    isEnterpriseInstall: true,
+  });
+  deps.logger.info(
+    { enterpriseId, event: reason, workspaces: teamIds.length },
+    "the enterprise removed its org-wide install of edgeops: its installation is gone",
+  );
+  const moved: ApprovalRequest[] = [];
+  for (const teamId of teamIds) moved.push(...(await forgetWorkspace(deps, teamId, reason)).moved);
+  return { moved };
+}

@@ -18,6 +18,8 @@ export interface InstallationsRepo extends InstallationStore {
   deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
   /** Like fetchInstallation for a workspace, but undefined instead of an error when there is none. */
   findByTeam(teamId: string): Promise<Installation<"v1" | "v2", boolean> | undefined>;
+  /** The workspaces of an enterprise (Enterprise Grid) with an installation of their own. */
+  teamsOfEnterprise(enterpriseId: string): Promise<string[]>;
   /** Number of stored installations. */
   count(): Promise<number>;
 }
@@ -102,6 +104,16 @@ export function createInstallationsRepo(ctx: RepoContext): InstallationsRepo {
 
     async findByTeam(teamId: string) {
       return fetchByKey(`T:${teamId}`);
+    },
+
+    async teamsOfEnterprise(enterpriseId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom("installations")
+        .select("team_id")
+        .where("enterprise_id", "=", enterpriseId)
+        .where("team_id", "is not", null)
+        .execute();
+      return rows.flatMap((r) => (r.team_id ? [r.team_id] : []));
     },
 
     async count(): Promise<number> {

@@ -69,6 +69,8 @@ describe("shortcuts", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
+    // The change modal's channel must be one Bob is in (privacy-gaps.test.ts).
+    h.slack.memberships.set(BOB, ["C0001"]);
   });
   afterEach(() => {
     h.slack.clear();

@@ -98,9 +98,9 @@ const botInputs = (over: Record<string, unknown> = {}) => ({
  */
 const ranBy = (id: string) => ({ id, secret: `uctx-secret-of-${id}` });
 
-/** The requesters are members of the channels their steps post in (a request step checks it). */
+/** The requesters are members of the channels their steps post in (request and DNS summary steps check it). */
 function joinChannels(h: Harness) {
-  for (const user of [ALICE, BOB, CAROL]) h.slack.memberships.set(user, [CHANNEL, "C0NOTIN"]);
+  for (const user of [ALICE, BOB, CAROL]) h.slack.memberships.set(user, [CHANNEL, "C0NOTIN", "C0DNS"]);
 }
 
 /** Let anything in flight land (a second completion would show up here). */
@@ -481,6 +481,7 @@ describe("Workflow Builder steps", () => {
     const run = await h.functionExecuted(FUNCTIONS.dnsSummary, {
       dns_zone_id: SIM_IDS.dnsZoneCompleted,
       channel: "C0DNS",
+      requester: ranBy(BOB),
     });
     const done = await h.slack.waitForCompletion(run.executionId, 15_000);
     expect(done.kind, done.error).toBe("success");

@@ -12,7 +12,7 @@ import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
 import type { Store } from "../../src/store/index.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { TEST_DATABASE_URL } from "../store/helpers.js";
-import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
+import { type FakeSlack, type SlackFault, startFakeSlack } from "./fake-slack.js";
 import { interactionBody, postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";
@@ -97,11 +97,14 @@ export interface HarnessOptions {
   now?: () => number;
   /** Global Bolt middleware (createSlackApp's own option), run after authorize and before the listeners. */
   middleware?: Middleware<AnyMiddlewareArgs>[];
+  /** Faults of the fake Slack in place before the bot starts (e.g. a slow auth.test). */
+  slackFaults?: SlackFault[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sim = options.sim ?? (await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] }));
   const slack = await startFakeSlack();
+  for (const f of options.slackFaults ?? []) slack.addFault(f);
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });

@@ -31,7 +31,7 @@ export const incidentCommand: Subcommand = {
       gatheringMessage(zone.kind === "id" ? zone.id : zone.name, incidentRange(window, 0)),
     );
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, INCIDENT_EXAMPLE);
-    const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window);
+    const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window, ctx.channelId);
     return incidentCard(picture, { isPublic: ctx.isPublic, newRequestId });
   },
 };

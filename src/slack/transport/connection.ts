@@ -7,6 +7,7 @@ import {
   WebClient,
   type WebClientOptions,
 } from "@slack/web-api";
+import { withDeadline } from "../../deadline.js";
 import { backoffDelay } from "../../edge/queue.js";
 import { TransportError, UserError } from "../../errors.js";
 import type { Logger } from "../../log.js";
@@ -120,10 +121,18 @@ export interface TokenCheckOptions extends RetryLoopOptions {
 export const OTHER_WORKSPACE_SENTENCE =
   "edgeops is installed for another Slack workspace and does not answer here: ask an admin of this workspace to install it.";
 
+/** What a request that arrives before Slack named the bot token's workspace (and after a short wait) is told. */
+export const NOT_CONNECTED_SENTENCE =
+  "edgeops is still connecting to Slack and can't tell yet whether it serves this workspace: try again in a minute.";
+
+/** How long a request waits for the first answer to auth.test before it is refused. */
+const AUTHORIZE_WAIT_MS = 2_000;
+
 export interface TokenCheck {
   /**
-   * Bolt's authorize: the bot token, with the bot's user and bot ids once Slack confirmed them. Once
-   * auth.test named the token's workspace, a request from any other workspace is refused.
+   * Bolt's authorize: the bot token, with the bot's user and bot ids once Slack confirmed them. Until
+   * auth.test named the token's workspace no request is served (it waits briefly for the answer), then
+   * a request from any other workspace is refused.
    */
   authorize(source?: AuthorizeSourceData<boolean>): Promise<AuthorizeResult>;
   /** undefined once Slack answered the check, otherwise what /readyz says. */
@@ -143,6 +152,10 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
   let identity: { botId?: string; botUserId?: string } | undefined;
   let home: { teamId: string | undefined; enterpriseId: string | undefined; orgWide: boolean } | undefined;
   let problem: string | undefined = "Slack has not answered the token check yet";
+  let answered: () => void = () => undefined;
+  const firstAnswer = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
   const loop = retryLoop({
     ...o,
     attempt: async (n) => {
@@ -157,6 +170,7 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
         orgWide: r.is_enterprise_install === true,
       };
       problem = undefined;
+      answered();
       o.logger.info({ attempts: n }, "Slack answered the token check");
     },
     onFailure: (err, n, retryInMs) => {
@@ -178,7 +192,16 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
   });
   return {
     authorize: async (source) => {
-      if (home && source && !servesHome(home, source)) {
+      // Before auth.test answers, the token's workspace is unknown: serving would answer any workspace.
+      if (!home) await withDeadline(firstAnswer, AUTHORIZE_WAIT_MS, () => undefined);
+      if (!home) {
+        o.logger.warn(
+          { teamId: source?.teamId, enterpriseId: source?.enterpriseId },
+          "a request arrived before Slack named the bot token's workspace; refused",
+        );
+        throw new UserError("unavailable", NOT_CONNECTED_SENTENCE);
+      }
+      if (source && !servesHome(home, source)) {
         o.logger.warn(
           { teamId: source.teamId, enterpriseId: source.enterpriseId },
           "a request from another workspace than the bot token's was refused",

@@ -166,7 +166,7 @@ export function alertIncident(env: SlackEnv) {
     );
     let card: Reply;
     try {
-      const picture = await gatherIncident(env.deps, ctx.teamId, zoneId, window);
+      const picture = await gatherIncident(env.deps, ctx.teamId, zoneId, window, channel);
       card = incidentCard(picture, { isPublic: true, newRequestId });
     } catch (err) {
       if (!(err instanceof UserError)) ctx.logger.warn({ err }, "incident overview failed");

@@ -31,7 +31,7 @@ const STALE = staleButton("incident");
 export function incidentRefresh(env: SlackEnv) {
   return onButton(env, refreshValue, STALE, (args, ctx, value) =>
     replaceMessage(args, ctx.logger, async () => {
-      const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w), {
+      const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w, ctx.channelId), {
         isPublic: value.p === true,
         newRequestId,
       });

@@ -1,7 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
-import type { z } from "zod";
-import { usage } from "../../../errors.js";
+import type { WebClient } from "@slack/web-api";
+import { z } from "zod";
+import { toUserSentence, usage } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
+import { channelMembers } from "../../channel-members.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 
 /** What Bolt's app.function gives a listener: the event, its inputs, complete() and fail(). */
@@ -47,6 +49,41 @@ export function parseStepInputs<S extends z.ZodType>(
 /** Slack ids as Workflow Builder passes them. */
 export const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
 export const CHANNEL_ID = /^[CGD][A-Z0-9]{2,30}$/;
+
+/**
+ * Who ran the workflow, as Slack fills a `slack#/types/user_context` input: the workflow's author can't
+ * type it, so it really is the person who ran the workflow.
+ */
+export const userContext = z.object({ id: z.string().regex(USER_ID), secret: z.string().min(1) });
+
+/**
+ * The workflow's author picked the channel, so a step acts or posts there only for a person who ran the
+ * workflow from inside it (as a typed command can only come from a member). The workspace's client when
+ * they are a member; otherwise the step is completed with `notMember` (or why the members could not be
+ * read) and undefined is returned.
+ */
+export async function clientIfMember(
+  env: SlackEnv,
+  args: FunctionArgs,
+  ctx: StepContext,
+  where: { channel: string; userId: string },
+  notMember: string,
+): Promise<WebClient | undefined> {
+  try {
+    const client = await env.clientFor(ctx.teamId);
+    const members = await channelMembers(env.deps, client, ctx.teamId, where.channel, where.userId);
+    if (members.has(where.userId)) return client;
+    ctx.logger.info(
+      { channel: where.channel },
+      "the person who ran the workflow is not in the step's channel",
+    );
+    await finishNow(args, ctx, { error: notMember });
+  } catch (err) {
+    ctx.logger.info({ err, channel: where.channel }, "could not read the workflow step's channel members");
+    await finishNow(args, ctx, { error: toUserSentence(err) });
+  }
+  return undefined;
+}
 
 /** Complete a step that finishes at once (no change request to wait on) with Bolt's complete/fail. */
 export async function finishNow(

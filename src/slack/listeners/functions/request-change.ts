@@ -8,17 +8,17 @@ import { parseAccessEntry } from "../../../services/access-entries.js";
 import { parseAction, parseCategory } from "../../../services/bot-categories.js";
 import { resolveShieldZoneId } from "../../../services/zone-lookup.js";
 import { requestWithCard } from "../../change-requests.js";
-import { channelMembers } from "../../channel-members.js";
 import { parseZoneRef } from "../../edge-commands/parse.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { completeStep, settleStepsWaitingOn, stepRequestId } from "../../functions/completion.js";
 import {
   CHANNEL_ID,
+  clientIfMember,
   type FunctionArgs,
   finishNow,
   parseStepInputs,
   stepContext,
-  USER_ID,
+  userContext,
 } from "./context.js";
 
 /**
@@ -36,15 +36,10 @@ export interface RequestStep<P> {
 const ZONE_EXAMPLE = "1234";
 const DOMAIN_EXAMPLE = "shop.example.com";
 
-/**
- * Who ran the workflow, as Slack fills a `slack#/types/user_context` input: the workflow's author can't
- * type it, so the requester is really the person who asked and can't approve their own request.
- */
-const userContext = z.object({ id: z.string().regex(USER_ID), secret: z.string().min(1) });
-
 /** Inputs every request step has: where the approval card goes and who asks. */
 const whereAndWho = z.object({
   channel: z.string().regex(CHANNEL_ID),
+  // Who ran the workflow: the requester, who can't approve their own request.
   requester: userContext,
   zone: z.string().trim().min(1).max(300),
 });
@@ -121,17 +116,8 @@ export function requestChangeStep<P>(env: SlackEnv, step: RequestStep<P>) {
     }
     const { channel, requester } = target.parse(args.inputs);
     // The workflow's author picked the channel: its policy is only for those who can post in it.
-    let client: Awaited<ReturnType<SlackEnv["clientFor"]>>;
-    try {
-      client = await env.clientFor(ctx.teamId);
-      if (!(await channelMembers(env.deps, client, ctx.teamId, channel, requester.id)).has(requester.id)) {
-        ctx.logger.info({ channel }, "workflow step's requester is not in its channel");
-        return finishNow(args, ctx, { error: NOT_A_MEMBER });
-      }
-    } catch (err) {
-      ctx.logger.info({ err, channel }, "could not read the workflow step's channel members");
-      return finishNow(args, ctx, { error: toUserSentence(err) });
-    }
+    const client = await clientIfMember(env, args, ctx, { channel, userId: requester.id }, NOT_A_MEMBER);
+    if (!client) return;
     const requestId = stepRequestId(ctx.executionId);
     try {
       // Stored before the request exists, so that the request settling (at once, where no approval

@@ -66,7 +66,7 @@ export function zoneStatusStep(env: SlackEnv) {
       const window = inputs.window ?? ZONE_STATUS_DEFAULT_WINDOW;
       const ref = parseZoneRef(inputs.zone, EXAMPLE, DOMAIN_EXAMPLE);
       const zoneId = await resolveShieldZoneId(env.deps, ctx.teamId, ref, EXAMPLE);
-      const picture = await gatherIncident(env.deps, ctx.teamId, zoneId, window);
+      const picture = await gatherIncident(env.deps, ctx.teamId, zoneId, window, null);
       await finishNow(args, ctx, { outputs: zoneStatusOutputs(picture, window) });
     } catch (err) {
       ctx.logger.info({ err }, "zone status step failed");

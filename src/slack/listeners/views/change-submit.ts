@@ -1,7 +1,10 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import { withDeadline } from "../../../deadline.js";
+import { toUserSentence } from "../../../errors.js";
 import { sentenceReply } from "../../blocks/common.js";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
 import { formFor } from "../../change-forms.js";
+import { channelMembers } from "../../channel-members.js";
 import { parseTemporary } from "../../edge-commands/parse.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { CHANGE_MODAL } from "../../ids.js";
@@ -54,6 +57,13 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       await ack({ response_action: "errors", errors });
       return;
     }
+    // The channel's policy and its card are only for its members, as a typed command can only come from one.
+    const notMember = await whyNotMember(env, client, { teamId, userId, channelId });
+    if (notMember) {
+      logger.info({ channelId }, "change modal: the user is not a member of the chosen channel");
+      await ack({ response_action: "errors", errors: { [CHANGE_MODAL.channel]: notMember } });
+      return;
+    }
     await ack();
     const words = [
       form.command,
@@ -74,4 +84,29 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
       .postEphemeral({ channel: channelId, user: userId, text: reply.text, blocks: reply.blocks })
       .catch((err: unknown) => logger.warn({ err }, "could not post the change to confirm"));
   };
+}
+
+const NOT_A_MEMBER =
+  "You are not a member of that channel: pick one you are in (the change is confirmed and approved there).";
+const MEMBERS_LATE = "Slack did not say in time who is in that channel: try again.";
+/** The membership check answers before Slack's 3-second deadline for the modal's answer. */
+const MEMBERS_WAIT_MS = 2_000;
+
+/** Why the user may not confirm a change in the channel (not a member, unreadable), or undefined. */
+async function whyNotMember(
+  env: SlackEnv,
+  client: Args["client"],
+  where: { teamId: string; userId: string; channelId: string },
+): Promise<string | undefined> {
+  try {
+    const members = await withDeadline(
+      channelMembers(env.deps, client, where.teamId, where.channelId, where.userId),
+      MEMBERS_WAIT_MS,
+      () => undefined,
+    );
+    if (!members) return MEMBERS_LATE;
+    return members.has(where.userId) ? undefined : NOT_A_MEMBER;
+  } catch (err) {
+    return toUserSentence(err);
+  }
 }
