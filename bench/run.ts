@@ -21,8 +21,9 @@ import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
 import { formatProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.js";
 import { type Fairness, fairness, type QueueAccuracy, queueAccuracy } from "./queue.js";
+import { type TimelineBuildTime, timelineScenario } from "./timeline.js";
 
-export const SCENARIOS = ["latency", "queue", "fairness", "memory", "approvals"] as const;
+export const SCENARIOS = ["latency", "queue", "fairness", "memory", "approvals", "timeline"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -98,6 +99,8 @@ export interface BenchResults {
   fairness?: Fairness;
   memory?: MemoryResult;
   approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
+  /** (7) An incident's timeline built from the store: a 24 h episode with 500 changes. */
+  timeline?: (TimelineBuildTime | { engine: "postgres"; skipped: string })[];
   /** CPU profile summaries of each bot process (with --profile), by scenario. */
   profiles?: Record<string, ProfileSummary>;
   verdicts: Verdict[];
@@ -112,6 +115,7 @@ const SETUP = [
   "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
   "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
   "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info).",
+  "Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against the same queries for a zone with nothing (the floor).",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
 ];
 
@@ -203,6 +207,17 @@ function verdicts(r: BenchResults): Verdict[] {
       target: `(6) ${a.requests} concurrent approvals → exactly ${a.requests} PUTs (${a.engine})`,
       met: a.puts === a.requests && a.cardsUpdated === a.requests,
       detail: `${a.puts} PUTs, ${a.cardsUpdated} cards in ${a.durationMs} ms (${a.ratioToSingle}× one alone); ack max ${a.ack.max} ms`,
+    });
+  }
+  for (const t of r.timeline ?? []) {
+    if ("skipped" in t) {
+      out.push({ target: `(7) timeline on ${t.engine}`, met: false, detail: `skipped: ${t.skipped}` });
+      continue;
+    }
+    out.push({
+      target: `(7) a 24 h episode with ${t.changes} changes: timeline built from the store well under 1 s (${t.engine})`,
+      met: t.buildMs < 1000,
+      detail: `${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms (${t.ratioToFloor}×)`,
     });
   }
   return out;
@@ -297,6 +312,15 @@ export function formatTable(r: BenchResults): string {
         `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms (bare Bolt ${triple(a.bareAck)} ms); CPU per approval ${a.cpuPerApprovalMs.mainThread} ms main thread, ${a.cpuPerApprovalMs.process} ms process (bare Bolt acking only: ${a.bareCpuPerClickMs.mainThreadMs} ms per click)`,
       );
     }
+  }
+  if (r.timeline?.length) {
+    L.push("", "(7) Timeline build: a 24 h episode with 500 changes, from the store");
+    for (const t of r.timeline)
+      L.push(
+        "skipped" in t
+          ? `    ${t.engine}: skipped (${t.skipped})`
+          : `    ${pad(t.engine, 8)}: ${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms → ${t.ratioToFloor}×`,
+      );
   }
   for (const [name, p] of Object.entries(r.profiles ?? {})) L.push("", `[${name}] ${formatProfile(p)}`);
   L.push("", "Targets");
@@ -409,6 +433,11 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       results.approvals = [await approvalsScenario(ctx, "sqlite", o.approvals)];
       if (o.postgres) results.approvals.push(await approvalsScenario(ctx, "postgres", o.approvals));
     }
+    if (only.has("timeline")) {
+      progress("timeline: seeding a 24 h episode with 500 changes");
+      results.timeline = [await timelineScenario("sqlite", 500)];
+      if (o.postgres) results.timeline.push(await timelineScenario("postgres", 500));
+    }
     if (profileDir) results.profiles = keepProfiles(profileDir);
   } finally {
     await loadgen.stop();
@@ -441,7 +470,7 @@ const HELP = `npm run bench [-- options]
   --approvals 500           (6)
   --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
-  --only latency,queue,fairness,memory,approvals
+  --only latency,queue,fairness,memory,approvals,timeline
   --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis

@@ -15,6 +15,7 @@ const EXPECTED_BOT_SCOPES = [
   "channels:read",
   "chat:write",
   "commands",
+  "files:write",
   "groups:read",
   "im:write",
   "links:read",

@@ -28,6 +28,7 @@ import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../
 import { deliverTo, type PostingOwner } from "../slack/deliver.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
+import { postResolvedTimeline } from "./alert-timeline.js";
 import { createClaimWorker } from "./pool.js";
 
 /**
@@ -135,6 +136,7 @@ async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<Delivery
       // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
       await recordShown(d, e, digest);
       if (event) await to.post(alertThreadReply(event), messageTs);
+      if (event?.kind === "resolved") await postResolvedTimeline(d, watch, e, (r) => to.post(r, messageTs));
       return plan.changed ? "updated" : "unchanged";
     },
   );

@@ -33,6 +33,10 @@ export const ACTIONS = {
   incidentSeeAll: "edge.incident.see_all",
   incidentPreviousPage: "edge.incident.previous_page",
   incidentNextPage: "edge.incident.next_page",
+  /** On the /edge timeline answer: its pages, and the postmortem draft posted as a file. */
+  timelinePreviousPage: "edge.timeline.previous_page",
+  timelineNextPage: "edge.timeline.next_page",
+  timelineExport: "edge.timeline.export",
   /** On an alert's parent message (value: the episode id): the incident card in its thread, mute, acknowledge. */
   alertIncident: "edge.alert.incident",
   alertMute: "edge.alert.mute",

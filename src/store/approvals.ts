@@ -236,7 +236,7 @@ export function newId(): string {
 
 const parseJson = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
 
-function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
+export function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
   // Rows written before change kinds existed carry a bot-category change in their own columns.
   const params =
     r.params === null

@@ -38,7 +38,7 @@ export interface AuditRepo {
   prune(before: number, batch: number, scope?: WorkScope): Promise<number>;
 }
 
-function toEntry(r: { id: number } & Omit<AuditLogTable, "id">): AuditEntry {
+export function toEntry(r: { id: number } & Omit<AuditLogTable, "id">): AuditEntry {
   return {
     id: Number(r.id),
     at: Number(r.at),

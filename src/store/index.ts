@@ -13,6 +13,7 @@ import { migrate } from "./migrations.js";
 import { createPoliciesRepo, type PoliciesRepo } from "./policies.js";
 import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
 import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
+import { createTimelineReads, type TimelineReads } from "./timeline.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
@@ -68,6 +69,7 @@ export type {
   SchedulesRepo,
 } from "./schedules.js";
 export type { TargetLocksRepo } from "./target-locks.js";
+export type { TimelineReads } from "./timeline.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 export type {
   AlertEpisode,
@@ -114,6 +116,8 @@ export interface Store {
   readonly functionExecutions: FunctionExecutionsRepo;
   /** One writer at a time per Edge target, across replicas (changes/target-lock.ts). */
   readonly targetLocks: TargetLocksRepo;
+  /** An incident's timeline: one zone's changes, their audit steps and its alert episodes (read-only). */
+  readonly timeline: TimelineReads;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -181,6 +185,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     episodes: createEpisodesRepo(context),
     functionExecutions: createFunctionExecutionsRepo(context),
     targetLocks: createTargetLocksRepo(context),
+    timeline: createTimelineReads(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

@@ -184,7 +184,7 @@ function toWatch(r: WatchesTable): Watch {
   };
 }
 
-function toEpisode(r: AlertEpisodesTable): AlertEpisode {
+export function toEpisode(r: AlertEpisodesTable): AlertEpisode {
   return {
     id: r.id,
     watchId: r.watch_id,

@@ -57,6 +57,22 @@ export interface FunctionCompletion {
   accepted: boolean;
 }
 
+/** A file uploaded the way Slack's files upload goes: URL asked, bytes posted, upload completed into a channel. */
+export interface FakeUpload {
+  id: string;
+  filename: string;
+  length: number;
+  /** What was posted to the upload URL (as sent: raw, or a multipart form). */
+  body: string | null;
+  /** Set by files.completeUploadExternal. */
+  shared: {
+    channelId: string | undefined;
+    threadTs: string | undefined;
+    title: string | undefined;
+    comment: string | undefined;
+  } | null;
+}
+
 export interface FakeSlack {
   url: string;
   apiUrl: string;
@@ -67,6 +83,8 @@ export interface FakeSlack {
   usergroups: Map<string, string[]>;
   /** Channel ids each user is a member of (users.conversations and conversations.members, paged by their limit). */
   memberships: Map<string, string[]>;
+  /** Files uploaded (files.getUploadURLExternal → upload URL → files.completeUploadExternal), by file id. */
+  uploads: Map<string, FakeUpload>;
   /** Every functions.completeSuccess / completeError, in order (refused ones too). */
   completions: FunctionCompletion[];
   /** Wait for the first accepted completion of a function execution. */
@@ -111,6 +129,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const users = new Map<string, FakeUser>();
   const usergroups = new Map<string, string[]>();
   const memberships = new Map<string, string[]>();
+  const uploads = new Map<string, FakeUpload>();
+  let fileCounter = 1;
   const faults: SlackFault[] = [];
   const completions: FunctionCompletion[] = [];
   const waiters = new Set<() => void>();
@@ -231,6 +251,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           },
         };
       }
+      case "conversations.info": {
+        const id = String(args.channel ?? "");
+        // A channel's name is its id in lower case (incident-42 for C0001, as the harness's payloads name it).
+        return /^[CG][A-Z0-9]+$/.test(id)
+          ? { ok: true, channel: { id, name: id === "C0001" ? "incident-42" : id.toLowerCase() } }
+          : { ok: false, error: "channel_not_found" };
+      }
       case "conversations.members": {
         // The same memberships, seen from the channel (paged by its limit).
         const all = [...memberships].filter(([, cs]) => cs.includes(String(args.channel))).map(([u]) => u);
@@ -272,6 +299,37 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         if (checkSurface(method, surface, view).length > 0) return { ok: false, error: "invalid_arguments" };
         return { ok: true, view: { id: `V${tsCounter++}`, hash: "h", ...view } };
       }
+      case "files.getUploadURLExternal": {
+        const length = Number(args.length);
+        if (typeof args.filename !== "string" || !args.filename || !Number.isInteger(length) || length < 1)
+          return { ok: false, error: "invalid_arguments" };
+        const id = `F${String(fileCounter++).padStart(6, "0")}`;
+        uploads.set(id, { id, filename: args.filename, length, body: null, shared: null });
+        return { ok: true, upload_url: `${url}/upload/${id}`, file_id: id };
+      }
+      case "files.completeUploadExternal": {
+        const files = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as
+          | { id: string; title?: string }[]
+          | undefined;
+        if (!Array.isArray(files) || files.length === 0) return { ok: false, error: "invalid_arguments" };
+        for (const f of files) {
+          const u = uploads.get(f.id);
+          // Slack refuses to complete a file whose bytes never arrived.
+          if (!u || u.body === null) return { ok: false, error: "file_not_found" };
+        }
+        const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+        for (const f of files) {
+          const u = uploads.get(f.id);
+          if (u)
+            u.shared = {
+              channelId: str(args.channel_id),
+              threadTs: str(args.thread_ts),
+              title: f.title,
+              comment: str(args.initial_comment),
+            };
+        }
+        return { ok: true, files: files.map((f) => ({ id: f.id, title: f.title })) };
+      }
       case "conversations.open":
         return { ok: true, channel: { id: `D${String(args.users ?? "X").split(",")[0]}` } };
       case "oauth.v2.access":
@@ -307,6 +365,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       notify();
       if (problems.length > 0) return send(400, { ok: false, error: "invalid_blocks" });
       return send(200, { ok: true });
+    }
+    if (url.pathname.startsWith("/upload/")) {
+      const upload = uploads.get(decodeURIComponent(url.pathname.slice("/upload/".length)));
+      if (!upload || req.method !== "POST") return send(404, { ok: false, error: "unknown_upload" });
+      upload.body = raw;
+      notify();
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(`OK - ${upload.length}`);
+      return;
     }
     if (url.pathname.startsWith("/api/")) {
       const method = url.pathname.slice("/api/".length);
@@ -379,6 +446,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     users,
     usergroups,
     memberships,
+    uploads,
     completions,
     waitForCompletion: (executionId, timeoutMs = 5000) =>
       waitFor(

@@ -56,6 +56,15 @@ export function parseApiArgs(raw: string, contentType: string | undefined): Obj 
   return out;
 }
 
+/** An uploaded file's text: the body as sent, or the file part of a multipart form. */
+function fileText(raw: string, contentType: string | undefined): string {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark) return raw;
+  const part = raw.split(`--${mark}`).find((p) => p.includes("\r\n\r\n") && !p.startsWith("--"));
+  return part ? part.slice(part.indexOf("\r\n\r\n") + 4).replace(/\r\n$/, "") : raw;
+}
+
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const truthy = (v: unknown) => v === true || v === "true";
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -68,6 +77,9 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
   let lastActivity = Date.now();
   let url = "";
   const waiters = new Set<() => void>();
+  /** Files being uploaded (files.getUploadURLExternal → the upload URL → files.completeUploadExternal). */
+  const uploads = new Map<string, { filename: string; content: string | null }>();
+  let fileCount = 0;
 
   /** A channel argument as a channel id: a user id means their DM, `#name` a channel by name. */
   function channelId(arg: unknown): string | undefined {
@@ -190,6 +202,40 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
         screen.deleteMessage(m);
         return { ok: true, channel, ts: m.ts };
       }
+      case "files.getUploadURLExternal": {
+        const filename = str(args.filename);
+        if (!filename) return { ok: false, error: "invalid_arguments" };
+        const id = `F${String(++fileCount).padStart(8, "0")}`;
+        uploads.set(id, { filename, content: null });
+        return { ok: true, upload_url: `${url}/upload/${id}`, file_id: id };
+      }
+      case "files.completeUploadExternal": {
+        const files = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as unknown;
+        const channel = channelId(args.channel_id);
+        if (!Array.isArray(files) || !channel) return { ok: false, error: "invalid_arguments" };
+        for (const f of files as { id?: string; title?: string }[]) {
+          const upload = uploads.get(String(f.id));
+          if (!upload || upload.content === null) return { ok: false, error: "file_not_found" };
+          // The file as a message: its title, then its text (as much as one section shows).
+          const title = f.title ?? upload.filename;
+          screen.postMessage({
+            channelId: channel,
+            text: str(args.initial_comment) ?? title,
+            blocks: [
+              ...(str(args.initial_comment)
+                ? [{ type: "section", text: { type: "mrkdwn", text: String(args.initial_comment) } }]
+                : []),
+              {
+                type: "context",
+                elements: [{ type: "mrkdwn", text: `:page_facing_up: ${title} (${upload.filename})` }],
+              },
+              { type: "section", text: { type: "plain_text", text: upload.content.slice(0, 2900) } },
+            ],
+            threadTs: str(args.thread_ts),
+          });
+        }
+        return { ok: true, files: files as unknown[] };
+      }
       case "chat.getPermalink":
         return {
           ok: true,
@@ -271,6 +317,14 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
       }
       const answer = respond(decodeURIComponent(path.slice("/response/".length)), body);
       return send(answer.status, answer.body);
+    }
+    if (path.startsWith("/upload/")) {
+      const upload = uploads.get(decodeURIComponent(path.slice("/upload/".length)));
+      if (!upload) return send(404, { ok: false, error: "unknown_upload" });
+      upload.content = fileText(raw, req.headers["content-type"]);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("OK");
+      return;
     }
     if (path.startsWith("/api/")) {
       const method = path.slice("/api/".length);

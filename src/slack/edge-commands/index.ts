@@ -13,6 +13,7 @@ import { ratelimitCommand } from "./ratelimit.js";
 import { restartCommand } from "./restart.js";
 import { scheduleCommand } from "./schedule.js";
 import { ddosCommand, learningCommand, wafModeCommand } from "./shield-settings.js";
+import { timelineCommand } from "./timeline.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
 import { watchCommand } from "./watch.js";
@@ -24,6 +25,7 @@ export function subcommandList(): Subcommand[] {
     appsCommand,
     zonesCommand,
     incidentCommand,
+    timelineCommand,
     botsCommand,
     botCommand,
     ratelimitCommand,

@@ -14,6 +14,7 @@ import { incidentList, incidentRefresh, incidentWafRecommendation } from "./acti
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
+import { timelineExport, timelinePage } from "./actions/timeline.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
@@ -59,6 +60,9 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));
   on.action(ACTIONS.incidentNextPage, incidentList(env, "list"));
   on.action(ACTIONS.incidentWafRecommendation, incidentWafRecommendation(env, subcommands));
+  on.action(ACTIONS.timelinePreviousPage, timelinePage(env));
+  on.action(ACTIONS.timelineNextPage, timelinePage(env));
+  on.action(ACTIONS.timelineExport, timelineExport(env));
   on.action(ACTIONS.alertAcknowledge, alertAcknowledge(env));
   on.action(ACTIONS.alertMute, alertMute(env));
   on.action(ACTIONS.alertUnmute, alertUnmute(env));

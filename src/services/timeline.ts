@@ -1,0 +1,427 @@
+/**
+ * The story of an incident on one shield zone: one chronological list of what edgeops stored about it in a
+ * window (alert episodes with their signals, acknowledgements, mutes, and every step of every change
+ * request: asked, each approval, rejected, applied, undone, expired, failed; who and when), the mitigations
+ * still in force, and the peak per signal from the Edge API. No Slack here: slack/blocks/timeline.ts draws it,
+ * services/postmortem.ts writes it down.
+ */
+import { describeRequest } from "../changes/index.js";
+import { withDeadline } from "../deadline.js";
+import type { Deps } from "../deps.js";
+import { toUserSentence } from "../errors.js";
+import type { AlertEpisode, ApprovalRequest, AuditEntry } from "../store/index.js";
+import { edgeClientFor } from "./edge-access.js";
+import {
+  type IncidentRange,
+  type IncidentWindow,
+  incidentRange,
+  parseIncidentWindow,
+  type Section,
+  sectionDeadlineMs,
+  type TrafficMetric,
+  trafficRows,
+} from "./incident.js";
+
+export const DEFAULT_TIMELINE_WINDOW: IncidentWindow = "24h";
+export const TIMELINE_EXAMPLE = "/edge timeline 1234 6h";
+
+/** The window a user typed (the same words as /edge incident), 24h when none. */
+export function parseTimelineWindow(word: string | undefined): IncidentWindow {
+  return word === undefined ? DEFAULT_TIMELINE_WINDOW : parseIncidentWindow(word);
+}
+
+/** Change requests read at most for one timeline (beyond: the story says it is cut). */
+export const MAX_CHANGES = 2_000;
+const MAX_AUDIT = 10_000;
+
+export type ChangeStep =
+  | "asked"
+  /** One approval of several needed. */
+  | "approval"
+  | "approved"
+  | "rejected"
+  | "withdrawn"
+  | "applied"
+  | "failed"
+  | "undone"
+  | "expired"
+  | "cancelled"
+  | "retried";
+
+export interface SignalReading {
+  signal: string;
+  /** Per minute when it was read. */
+  count: number;
+  /** The baseline's mean, per minute. */
+  mean: number;
+  over: boolean;
+}
+
+/** One line of the story. `by`: a Slack user id, "system" (edgeops on its own), or null (the watch). */
+export type TimelineEntry = {
+  at: number;
+  channelId: string;
+  by: string | null;
+} & (
+  | { kind: "alert_opened"; episodeId: string; signals: SignalReading[]; topOffender: string | null }
+  | { kind: "alert_resolved"; episodeId: string; durationMs: number }
+  | { kind: "alert_acknowledged"; episodeId: string }
+  | { kind: "watch_muted"; until: number | null }
+  | {
+      kind: "change";
+      step: ChangeStep;
+      requestId: string;
+      /** The change in plain words ("Block IP 1.2.3.4 on shield zone 1234"). */
+      change: string;
+      /** approval: how many so far of how many needed. */
+      approvals?: { count: number; needed: number };
+      /** Why, where the store says: a reject's reason, the error of a failure. */
+      note?: string;
+    }
+);
+
+/** A change edgeops made that is still in force. */
+export interface Mitigation {
+  requestId: string;
+  change: string;
+  channelId: string;
+  appliedAt: number | null;
+  requestedBy: string;
+  /** When a temporary change is undone; null: permanent. */
+  until: number | null;
+}
+
+export interface SignalPeak {
+  metric: TrafficMetric;
+  /** The busiest bucket's count and when it began. */
+  peak: number;
+  at: number;
+  bucketMs: number;
+  total: number;
+}
+
+/** Who reads the story: everything (an admin), or only what these channels saw. */
+export type TimelineAudience = { kind: "all" } | { kind: "channels"; channelIds: ReadonlySet<string> };
+
+export interface Timeline {
+  teamId: string;
+  zoneId: number;
+  range: IncidentRange;
+  /** Oldest first. */
+  entries: TimelineEntry[];
+  mitigations: Mitigation[];
+  /** The episodes' span: first opened → last resolved (null: still firing, or no alert in the window). */
+  alerts: { count: number; firstOpenedAt: number | null; lastResolvedAt: number | null; firing: number };
+  /** Entries (and mitigations) from channels the audience is not in, left out. */
+  hidden: number;
+  /** The store held more than one timeline reads: the oldest are left out. */
+  cut: boolean;
+}
+
+// ---- the store's part --------------------------------------------------------------------------------
+
+const CHANGE_STEPS: Record<string, (outcome: string) => ChangeStep | undefined> = {
+  request: (o) => (o === "pending" ? "asked" : o === "applied" ? "applied" : undefined),
+  approve: (o) => (o === "approved" ? "approved" : o === "recorded" ? "approval" : undefined),
+  reject: (o) => (o === "rejected" ? "rejected" : undefined),
+  withdraw: () => "withdrawn",
+  cancel: () => "cancelled",
+  expire: () => "expired",
+  retry: (o) => (o === "approved" ? "retried" : o === "expired" ? "expired" : "cancelled"),
+  apply: (o) => (o === "applied" ? "applied" : o === "failed" || o === "refused" ? "failed" : undefined),
+  undo: (o) => (o === "undone" ? "undone" : o === "failed" ? "failed" : undefined),
+  reconcile: (o) =>
+    o === "undone"
+      ? "undone"
+      : o === "applied"
+        ? "applied"
+        : o === "failed"
+          ? "failed"
+          : o === "expired"
+            ? "expired"
+            : undefined,
+};
+
+function stepOf(e: AuditEntry): ChangeStep | undefined {
+  const step = e.action.slice(e.action.lastIndexOf(".") + 1);
+  return CHANGE_STEPS[step]?.(e.outcome);
+}
+
+function auditNote(e: AuditEntry): string | undefined {
+  const d = e.details ?? {};
+  if (typeof d.reason === "string" && d.reason) return d.reason;
+  const err = d.error as { message?: unknown } | string | undefined;
+  if (typeof err === "string") return err;
+  if (err && typeof err.message === "string") return err.message;
+  return undefined;
+}
+
+/** The steps of a request whose audit entries are gone (pruned by age): what its row still says. */
+function stepsFromRow(r: ApprovalRequest, change: string): TimelineEntry[] {
+  const base = { channelId: r.channelId, requestId: r.id, change, kind: "change" as const };
+  const out: TimelineEntry[] = [{ ...base, at: r.createdAt, by: r.requesterId, step: "asked" }];
+  const decided = r.decidedAt ?? r.updatedAt;
+  switch (r.state) {
+    case "approved":
+    case "applied":
+    case "undoing":
+    case "undone":
+      // No approver recorded: the channel's policy asked none, edgeops applied it at once.
+      out.push({ ...base, at: decided, by: r.decidedBy ?? "system", step: "approved" });
+      break;
+    case "rejected":
+      out.push({
+        ...base,
+        at: decided,
+        by: r.decidedBy ?? r.requesterId,
+        step: "rejected",
+        ...(r.reason?.kind === "rejected" && r.reason.text ? { note: r.reason.text } : {}),
+      });
+      break;
+    case "expired":
+      out.push({ ...base, at: r.expiresAt, by: "system", step: "expired" });
+      break;
+    case "cancelled":
+      out.push({ ...base, at: r.updatedAt, by: r.decidedBy ?? "system", step: "cancelled" });
+      break;
+    case "failed":
+      out.push({
+        ...base,
+        at: r.failedAt ?? r.updatedAt,
+        by: "system",
+        step: "failed",
+        ...(r.lastError ? { note: r.lastError.message } : {}),
+      });
+      break;
+    default:
+      break;
+  }
+  if (r.state === "undone")
+    out.push({ ...base, at: r.updatedAt, by: r.undoneBy ?? "system", step: "undone" });
+  return out;
+}
+
+function readingsOf(e: AlertEpisode): { signals: SignalReading[]; topOffender: string | null } {
+  const subject = (e.details as { subject?: Record<string, unknown> } | null)?.subject;
+  const raw = Array.isArray(subject?.readings) ? (subject.readings as Record<string, unknown>[]) : [];
+  const signals = raw
+    .filter((r) => typeof r.signal === "string" && typeof r.count === "number")
+    .map((r) => ({
+      signal: String(r.signal),
+      count: Number(r.count),
+      mean: typeof r.mean === "number" ? r.mean : 0,
+      over: r.over === true,
+    }));
+  const top = subject?.topOffender;
+  return { signals, topOffender: typeof top === "string" ? top : null };
+}
+
+const within = (at: number, range: IncidentRange) => at >= range.from && at <= range.to;
+
+/**
+ * The story from the store alone (no Edge API call): a handful of queries and one sort. `audience` decides
+ * which channels' entries are shown; the rest are counted in `hidden`.
+ */
+export async function buildTimeline(
+  deps: Pick<Deps, "store" | "now">,
+  input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience; now?: number },
+): Promise<Timeline> {
+  const { store } = deps;
+  const { teamId, zoneId, audience } = input;
+  const range = incidentRange(input.window, input.now ?? deps.now());
+  const watches = (await store.watches.list(teamId)).filter(
+    (w) => w.kind === "zone" && w.target === String(zoneId),
+  );
+  const watchIds = watches.map((w) => w.id);
+  const [requests, episodes] = await Promise.all([
+    store.timeline.changesOfZone(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
+    store.timeline.episodesOf(watchIds, range.from, range.to),
+  ]);
+  const cut = requests.length > MAX_CHANGES;
+  const kept = cut ? requests.slice(requests.length - MAX_CHANGES) : requests;
+  const inForce = kept.filter((r) => r.state === "applied" || r.state === "undoing");
+  const [audit, owners] = await Promise.all([
+    store.timeline.auditOf(teamId, {
+      requestIds: kept.map((r) => r.id),
+      watchIds,
+      from: range.from,
+      to: range.to,
+      limit: MAX_AUDIT,
+    }),
+    store.timeline.ownersAmong(
+      teamId,
+      inForce.map((r) => r.id),
+    ),
+  ]);
+
+  const entries: TimelineEntry[] = [];
+  // Made in this order so that, at the same instant, the alert comes before what people did about it.
+  for (const e of episodes) {
+    const { signals, topOffender } = readingsOf(e);
+    const ep = { channelId: e.channelId, episodeId: e.id };
+    if (within(e.openedAt, range))
+      entries.push({ ...ep, kind: "alert_opened", at: e.openedAt, by: null, signals, topOffender });
+    if (e.acknowledgedAt !== null && within(e.acknowledgedAt, range))
+      entries.push({ ...ep, kind: "alert_acknowledged", at: e.acknowledgedAt, by: e.acknowledgedBy });
+    if (e.resolvedAt !== null && within(e.resolvedAt, range))
+      entries.push({
+        ...ep,
+        kind: "alert_resolved",
+        at: e.resolvedAt,
+        by: null,
+        durationMs: e.resolvedAt - e.openedAt,
+      });
+  }
+
+  const described = new Map(kept.map((r) => [r.id, describeRequest(r)]));
+  const byRequest = new Map<string, AuditEntry[]>();
+  for (const a of audit) {
+    const id = a.details?.requestId;
+    if (typeof id === "string") {
+      const list = byRequest.get(id) ?? [];
+      list.push(a);
+      byRequest.set(id, list);
+    } else if (a.action === "watch.mute" || a.action === "watch.unmute") {
+      const until = a.details?.until;
+      entries.push({
+        kind: "watch_muted",
+        at: a.at,
+        by: a.userId,
+        channelId: String(a.details?.channelId ?? ""),
+        until: a.action === "watch.unmute" || typeof until !== "number" ? null : until,
+      });
+    }
+  }
+  for (const r of kept) {
+    const change = described.get(r.id) ?? r.kind;
+    const steps = byRequest.get(r.id);
+    if (!steps) {
+      entries.push(...stepsFromRow(r, change).filter((e) => within(e.at, range)));
+      continue;
+    }
+    let approvals = 0;
+    let rejected: (TimelineEntry & { kind: "change" }) | undefined;
+    for (const a of steps) {
+      // The reason of a rejection is added later, as its own audit entry.
+      if (a.action.endsWith(".reject") && a.outcome === "reason" && rejected) {
+        const note = auditNote(a);
+        if (note) rejected.note = note;
+        continue;
+      }
+      const step = stepOf(a);
+      if (!step) continue;
+      if (step === "approval" || step === "approved") approvals++;
+      const note = step === "failed" || step === "cancelled" ? auditNote(a) : undefined;
+      const entry: TimelineEntry & { kind: "change" } = {
+        kind: "change",
+        at: a.at,
+        by: a.userId,
+        channelId: r.channelId,
+        requestId: r.id,
+        change,
+        step,
+        ...(step === "approval" || (step === "approved" && r.approvalsNeeded > 1)
+          ? { approvals: { count: approvals, needed: r.approvalsNeeded } }
+          : {}),
+        ...(note ? { note } : {}),
+      };
+      if (step === "rejected") rejected = entry;
+      entries.push(entry);
+    }
+  }
+  const visible = (channelId: string) => audience.kind === "all" || audience.channelIds.has(channelId);
+  const shown = entries.filter((e) => visible(e.channelId));
+  // Stable: entries at the same instant keep the order they were made in (asked before applied).
+  shown.sort((a, b) => a.at - b.at);
+
+  const mitigations: Mitigation[] = inForce
+    .filter((r) => owners.has(r.id) && visible(r.channelId))
+    .map((r) => ({
+      requestId: r.id,
+      change: described.get(r.id) ?? r.kind,
+      channelId: r.channelId,
+      appliedAt: r.decidedAt,
+      requestedBy: r.requesterId,
+      until: r.undoAt,
+    }));
+  const hiddenMitigations = inForce.filter((r) => owners.has(r.id)).length - mitigations.length;
+
+  const seen = episodes.filter((e) => visible(e.channelId));
+  const resolvedAts = seen.map((e) => e.resolvedAt).filter((t): t is number => t !== null);
+  const firing = seen.filter((e) => e.status === "firing").length;
+  return {
+    teamId,
+    zoneId,
+    range,
+    entries: shown,
+    mitigations,
+    alerts: {
+      count: seen.length,
+      firstOpenedAt: seen.length > 0 ? Math.min(...seen.map((e) => e.openedAt)) : null,
+      lastResolvedAt: firing === 0 && resolvedAts.length > 0 ? Math.max(...resolvedAts) : null,
+      firing,
+    },
+    hidden: entries.length - shown.length + hiddenMitigations,
+    cut,
+  };
+}
+
+// ---- the Edge API's part -----------------------------------------------------------------------------
+
+/** The busiest bucket per signal in the window, from the zone's detailed metrics (one Edge call). */
+export async function signalPeaks(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+  range: IncidentRange,
+): Promise<Section<SignalPeak[]>> {
+  try {
+    const client = await edgeClientFor(deps, teamId);
+    const metrics = await withDeadline(
+      client.getMetricsOverviewDetailed(zoneId, {
+        from: range.metricsFrom,
+        to: range.metricsTo,
+        resolution: range.resolution,
+      }),
+      sectionDeadlineMs(deps),
+      () => {
+        throw new Error("The Edge API did not answer in time for the peaks.");
+      },
+    );
+    const peaks = trafficRows(metrics, null, range).map((row) => {
+      let best = 0;
+      for (let i = 1; i < row.series.length; i++)
+        if ((row.series[i] ?? 0) > (row.series[best] ?? 0)) best = i;
+      return {
+        metric: row.metric,
+        peak: row.series[best] ?? 0,
+        at: range.metricsFrom + best * range.bucketMs,
+        bucketMs: range.bucketMs,
+        total: row.count,
+      };
+    });
+    return { ok: peaks };
+  } catch (err) {
+    return { error: toUserSentence(err) };
+  }
+}
+
+export interface TimelineStory {
+  timeline: Timeline;
+  /** Null when not read (the automatic reply on a resolved alert costs no Edge call). */
+  peaks: Section<SignalPeak[]> | null;
+}
+
+/** The story and the peaks, read side by side; the window ends at `to` (a page of an earlier answer) or now. */
+export async function gatherTimeline(
+  deps: Deps,
+  input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience; to?: number },
+): Promise<TimelineStory> {
+  const now = input.to ?? deps.now();
+  const range = incidentRange(input.window, now);
+  const [timeline, peaks] = await Promise.all([
+    buildTimeline(deps, { ...input, now }),
+    signalPeaks(deps, input.teamId, input.zoneId, range),
+  ]);
+  return { timeline, peaks };
+}

@@ -1,0 +1,251 @@
+import type { Button, KnownBlock } from "@slack/types";
+import type { TrafficMetric } from "../../services/incident.js";
+import type { ChangeStep, TimelineEntry, TimelineStory } from "../../services/timeline.js";
+import { ACTIONS } from "../ids.js";
+import { durationWords } from "./approvals.js";
+import {
+  actions,
+  button,
+  channel,
+  context,
+  dateToken,
+  header,
+  joinMrkdwn,
+  type Mrkdwn,
+  type MrkdwnInput,
+  mention,
+  mrkdwn,
+  packLines,
+  type Reply,
+  reply,
+  section,
+  truncate,
+} from "./common.js";
+
+/**
+ * `/edge timeline`: the story of an incident on one shield zone, one line per thing that happened, oldest
+ * first, paged so a message stays within Block Kit's limits (50 blocks, 3000 characters a section). Pure.
+ */
+
+/** Timeline lines one message shows; the rest are on the next pages. */
+export const TIMELINE_PAGE_SIZE = 60;
+/** Blocks the lines may take (the rest of the message takes at most 12). */
+const LINE_BLOCKS = 36;
+
+/** What a page button carries: zone, window, the window's end (so pages agree), page, and the domain typed. */
+export interface TimelineButtonValue {
+  z: number;
+  w: string;
+  t: number;
+  pg: number;
+  l?: string;
+}
+
+export const METRIC_LABELS: Record<TrafficMetric, string> = {
+  blocked: "Blocked",
+  challenged: "Challenged",
+  waf: "WAF",
+  ddos: "DDoS",
+  rateLimit: "Rate limits",
+  botDetection: "Bot detection",
+};
+
+const SIGNAL_LABELS: Record<string, string> = {
+  ddos: "DDoS",
+  waf: "WAF",
+  rateLimit: "Rate limits",
+  bot: "Bot detection",
+};
+
+export const signalLabel = (s: string) => SIGNAL_LABELS[s] ?? s;
+
+const STEP_LOOK: Record<ChangeStep, { emoji: string; verb: string }> = {
+  asked: { emoji: ":memo:", verb: "asked for" },
+  approval: { emoji: ":+1:", verb: "approved" },
+  approved: { emoji: ":white_check_mark:", verb: "approved" },
+  rejected: { emoji: ":no_entry:", verb: "rejected" },
+  withdrawn: { emoji: ":leftwards_arrow_with_hook:", verb: "withdrew" },
+  applied: { emoji: ":hammer_and_wrench:", verb: "applied" },
+  failed: { emoji: ":x:", verb: "could not apply" },
+  undone: { emoji: ":rewind:", verb: "undid" },
+  expired: { emoji: ":hourglass:", verb: "let expire" },
+  cancelled: { emoji: ":heavy_minus_sign:", verb: "cancelled" },
+  retried: { emoji: ":repeat:", verb: "retried" },
+};
+
+function who(by: string | null): MrkdwnInput {
+  if (by === null) return "The watch";
+  if (by === "system") return "edgeops";
+  return mention(by);
+}
+
+const n = (v: number) => Math.round(v).toLocaleString("en-US");
+
+function entryLine(e: TimelineEntry): Mrkdwn {
+  const when = dateToken(e.at);
+  const where = e.channelId ? mrkdwn` in ${channel(e.channelId)}` : "";
+  switch (e.kind) {
+    case "alert_opened": {
+      const over = e.signals.filter((s) => s.over);
+      const numbers =
+        over.length > 0
+          ? mrkdwn`: ${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
+          : "";
+      const top = e.topOffender ? mrkdwn`; busiest IP ${truncate(e.topOffender, 60)}` : "";
+      return mrkdwn`${when} :rotating_light: Alert opened${where}${numbers}${top}`;
+    }
+    case "alert_acknowledged":
+      return mrkdwn`${when} :eyes: ${who(e.by)} acknowledged the alert`;
+    case "alert_resolved":
+      return mrkdwn`${when} :large_green_circle: Alert resolved after ${durationWords(e.durationMs)}`;
+    case "watch_muted":
+      return e.until === null
+        ? mrkdwn`${when} :loud_sound: ${who(e.by)} unmuted the watch${where}`
+        : mrkdwn`${when} :mute: ${who(e.by)} muted the watch${where} until ${dateToken(e.until)}`;
+    case "change": {
+      const look = STEP_LOOK[e.step];
+      const count = e.approvals ? ` (${e.approvals.count} of ${e.approvals.needed})` : "";
+      const note = e.note ? mrkdwn` — ${truncate(e.note, 300)}` : "";
+      return mrkdwn`${when} ${look.emoji} ${who(e.by)} ${look.verb}${count}: ${truncate(e.change, 300)}${where}${note}`;
+    }
+  }
+}
+
+function zoneTitle(zoneId: number, label: string | null): string {
+  return label ? `${truncate(label, 80)} (shield zone ${zoneId})` : `shield zone ${zoneId}`;
+}
+
+function summaryLine(story: TimelineStory, now: number): Mrkdwn {
+  const { alerts, range, entries } = story.timeline;
+  const changes = new Set(entries.flatMap((e) => (e.kind === "change" ? [e.requestId] : []))).size;
+  const alertWords =
+    alerts.count === 0
+      ? "no alert"
+      : alerts.firing > 0
+        ? `${alerts.count} alert${alerts.count === 1 ? "" : "s"}, still firing`
+        : `${alerts.count} alert${alerts.count === 1 ? "" : "s"}`;
+  const span =
+    alerts.firstOpenedAt !== null
+      ? mrkdwn`; first opened ${dateToken(alerts.firstOpenedAt)}, ${
+          alerts.lastResolvedAt !== null
+            ? `over after ${durationWords(alerts.lastResolvedAt - alerts.firstOpenedAt)}`
+            : `${durationWords(now - alerts.firstOpenedAt)} so far`
+        }`
+      : "";
+  return mrkdwn`*Last ${range.words}:* ${alertWords}${span}; ${changes} change request${changes === 1 ? "" : "s"}.`;
+}
+
+function peaksLine(story: TimelineStory): Mrkdwn | null {
+  if (story.peaks === null) return null;
+  if ("error" in story.peaks) return mrkdwn`*Peaks:* not available (${story.peaks.error})`;
+  const busy = story.peaks.ok.filter((p) => p.peak > 0);
+  if (busy.length === 0) return mrkdwn`*Peaks:* nothing blocked, challenged or logged in the window.`;
+  return mrkdwn`*Peaks* (busiest ${durationWords(busy[0]?.bucketMs ?? 0)}): ${joinMrkdwn(
+    busy.map((p) => mrkdwn`${METRIC_LABELS[p.metric]} ${n(p.peak)} at ${dateToken(p.at, "{time}")}`),
+    " · ",
+  )}`;
+}
+
+function mitigationLines(story: TimelineStory): Mrkdwn[] {
+  return story.timeline.mitigations.map(
+    (m) =>
+      mrkdwn`• ${truncate(m.change, 300)} (${mention(m.requestedBy)}${m.channelId ? mrkdwn` in ${channel(m.channelId)}` : ""}) ${
+        m.until === null ? "permanent" : mrkdwn`until ${dateToken(m.until)}`
+      }`,
+  );
+}
+
+export type TimelineScope = "workspace" | "yours" | "channel";
+
+const SCOPE_NOTES: Record<TimelineScope, string> = {
+  workspace: "Every channel's entries, as you are an admin: this answer is for you alone.",
+  yours: "Only what happened in the channels you are in (admins see every channel's entries).",
+  channel: "Only what happened in this channel.",
+};
+
+export interface TimelineViewOptions {
+  /** 1-based. */
+  page: number;
+  /** The zone's domain, when the user typed one. */
+  label: string | null;
+  /** Whose entries it holds: every channel's (an admin), the reader's channels', or this channel's (shared). */
+  scope: TimelineScope;
+  /** Buttons (paging, Export); none in a message edgeops posts on its own. */
+  /**
+   * Which buttons: all (paging and Export) on an answer for one reader; Export alone on a message the channel
+   * sees (a page clicked there would show the clicker's channels to everyone); none when shared.
+   */
+  buttons: "all" | "export" | "none";
+  now: number;
+}
+
+/** The story, one page of it. */
+export function timelineMessage(story: TimelineStory, o: TimelineViewOptions): Reply {
+  const { timeline } = story;
+  const title = zoneTitle(timeline.zoneId, o.label);
+  const pages = Math.max(1, Math.ceil(timeline.entries.length / TIMELINE_PAGE_SIZE));
+  const page = Math.min(Math.max(1, o.page), pages);
+  const shown = timeline.entries.slice((page - 1) * TIMELINE_PAGE_SIZE, page * TIMELINE_PAGE_SIZE);
+  const blocks: KnownBlock[] = [header(truncate(`Timeline of ${title}`, 150))];
+  const peaks = peaksLine(story);
+  blocks.push(
+    section(joinMrkdwn(peaks ? [summaryLine(story, o.now), peaks] : [summaryLine(story, o.now)], "\n")),
+  );
+  const mitigations = mitigationLines(story);
+  if (mitigations.length > 0)
+    blocks.push(...packLines([mrkdwn`*Still in force:*`, ...mitigations], 3, "mitigations"));
+  const notes: MrkdwnInput[] = [];
+  notes.push(SCOPE_NOTES[o.scope]);
+  if (timeline.hidden > 0)
+    notes.push(
+      `${timeline.hidden} ${timeline.hidden === 1 ? "entry" : "entries"} from other channels ${timeline.hidden === 1 ? "is" : "are"} left out.`,
+    );
+  if (timeline.cut) notes.push("More changes than one timeline holds: the oldest are left out.");
+  if (notes.length > 0) blocks.push(context(...notes));
+  if (shown.length === 0) {
+    blocks.push(
+      section(`Nothing edgeops knows of happened on this zone in the last ${timeline.range.words}.`),
+    );
+  } else {
+    blocks.push(...packLines(shown.map(entryLine), LINE_BLOCKS, "entries"));
+    if (pages > 1)
+      blocks.push(
+        context(
+          `Page ${page} of ${pages} (${timeline.entries.length} entries, ${TIMELINE_PAGE_SIZE} a page, oldest first).`,
+        ),
+      );
+  }
+  if (o.buttons !== "none") {
+    const value = (pg: number) =>
+      JSON.stringify({
+        z: timeline.zoneId,
+        w: timeline.range.window,
+        t: timeline.range.to,
+        pg,
+        ...(o.label ? { l: o.label } : {}),
+      } satisfies TimelineButtonValue);
+    const row: Button[] = [];
+    if (o.buttons === "all" && page > 1)
+      row.push(button("Previous", ACTIONS.timelinePreviousPage, value(page - 1)));
+    if (o.buttons === "all" && page < pages)
+      row.push(button("Next", ACTIONS.timelineNextPage, value(page + 1)));
+    row.push(button("Export postmortem draft", ACTIONS.timelineExport, value(1), "primary"));
+    blocks.push(actions(...row));
+  }
+  return reply(
+    `Timeline of ${title}: ${timeline.entries.length} entries in the last ${timeline.range.words}`,
+    blocks,
+  );
+}
+
+export function gatheringTimelineMessage(zone: number | string, words: string): Reply {
+  const text = `Gathering the timeline of zone ${zone} over the last ${words}…`;
+  return reply(text, [section(`:hourglass_flowing_sand: ${text}`)]);
+}
+
+/** What the person who pressed Export is told once the file is in the channel. */
+export function exportedReply(channelId: string, fileName: string): Reply {
+  return reply(`Posted ${fileName}`, [
+    section(mrkdwn`:page_facing_up: Posted the postmortem draft ${fileName} in ${channel(channelId)}.`),
+  ]);
+}

@@ -1,0 +1,171 @@
+import type { WebClient } from "@slack/web-api";
+import { z } from "zod";
+import { slackErrorCode, toUserSentence, UserError } from "../../../errors.js";
+import type { Logger } from "../../../log.js";
+import { INCIDENT_WINDOWS } from "../../../services/incident.js";
+import { type PostmortemNames, postmortemMarkdown } from "../../../services/postmortem.js";
+import { gatherTimeline } from "../../../services/timeline.js";
+import { exportedReply, timelineMessage } from "../../blocks/timeline.js";
+import { timelineAudience } from "../../edge-commands/timeline.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  buttonContext,
+  parseButtonValue,
+  replaceMessage,
+  respondPrivately,
+} from "./context.js";
+
+/**
+ * The buttons of the /edge timeline answer: Previous / Next replace it with another page of the same window
+ * (it ends where the first answer's did); Export posts a Markdown postmortem draft as a file in the channel
+ * (in the thread when the answer is in one), holding only what that channel may see.
+ */
+
+const pageValue = z.object({
+  z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  w: z.enum(INCIDENT_WINDOWS),
+  t: z.number().int().min(0),
+  pg: z.number().int().min(1).max(1_000_000),
+  l: z.string().max(253).optional(),
+});
+
+const STALE = "That button is out of date: run /edge timeline again.";
+
+export function timelinePage(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, pageValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    await replaceMessage(args, ctx.logger, async () => {
+      const { audience, scope } = await timelineAudience(env, args.client, { ...ctx, isPublic: false });
+      const story = await gatherTimeline(env.deps, {
+        teamId: ctx.teamId,
+        zoneId: value.z,
+        window: value.w,
+        audience,
+        to: value.t,
+      });
+      return timelineMessage(story, {
+        page: value.pg,
+        label: value.l ?? null,
+        scope,
+        buttons: "all",
+        now: value.t,
+      });
+    });
+  };
+}
+
+const CANT_POST: Record<string, string> = {
+  not_in_channel: "I can't post files in this channel: invite edgeops to it (/invite @edgeops).",
+  channel_not_found: "I can't post files in this channel: invite edgeops to it (/invite @edgeops).",
+  missing_scope:
+    "Posting files needs the files:write scope: an admin adds it by reinstalling the app from manifest.yml.",
+  is_archived: "This channel is archived: nothing can be posted in it.",
+};
+
+/** Names read for one draft at most, per kind (the rest stay ids). */
+const NAMES_READ = 50;
+
+/**
+ * Names for the draft (a file shows no mentions): users.info for each person in it, conversations.info for each
+ * channel; a name that can't be read stays an id.
+ */
+async function namesFor(
+  client: WebClient,
+  ids: { users: readonly string[]; channels: readonly string[] },
+  logger: Logger,
+): Promise<PostmortemNames> {
+  const users = new Map<string, string>();
+  const channels = new Map<string, string>();
+  const read = async (into: Map<string, string>, id: string, lookup: () => Promise<string | undefined>) => {
+    try {
+      const name = await lookup();
+      if (name) into.set(id, name);
+    } catch (err) {
+      logger.debug({ err, id }, "no name for the postmortem draft");
+    }
+  };
+  await Promise.all([
+    ...[...new Set(ids.users)].slice(0, NAMES_READ).map((id) =>
+      read(users, id, async () => {
+        const { user } = await client.users.info({ user: id });
+        return user?.profile?.display_name || user?.real_name || user?.name;
+      }),
+    ),
+    ...[...new Set(ids.channels)]
+      .slice(0, NAMES_READ)
+      .map((id) =>
+        read(channels, id, async () => (await client.conversations.info({ channel: id })).channel?.name),
+      ),
+  ]);
+  return { user: (id) => users.get(id) ?? id, channel: (id) => channels.get(id) ?? id };
+}
+
+export function timelineExport(env: SlackEnv) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const ctx = buttonContext(env, args);
+    const value = parseButtonValue(ctx.value, pageValue);
+    if (!value) return answerPrivately(args, STALE, ctx.logger);
+    const container = args.body.container as { thread_ts?: string } | undefined;
+    const threadTs = container?.thread_ts ?? args.body.message?.thread_ts;
+    try {
+      // Posted for the whole channel: only what happened in it, whoever pressed the button.
+      const story = await gatherTimeline(env.deps, {
+        teamId: ctx.teamId,
+        zoneId: value.z,
+        window: value.w,
+        audience: { kind: "channels", channelIds: new Set([ctx.channelId]) },
+        to: value.t,
+      });
+      const { entries, mitigations } = story.timeline;
+      const names = await namesFor(
+        args.client,
+        {
+          users: [
+            ...entries.flatMap((e) => (e.by && e.by !== "system" ? [e.by] : [])),
+            ...mitigations.map((m) => m.requestedBy),
+          ],
+          channels: [...entries.map((e) => e.channelId), ...mitigations.map((m) => m.channelId)].filter(
+            Boolean,
+          ),
+        },
+        ctx.logger,
+      );
+      const markdown = postmortemMarkdown(story, value.l ?? null, names);
+      const day = new Date(value.t).toISOString().slice(0, 10);
+      const filename = `postmortem-zone-${value.z}-${day}.md`;
+      const file = {
+        content: markdown,
+        filename,
+        title: `Postmortem draft: shield zone ${value.z}`,
+        initial_comment: `Postmortem draft for shield zone ${value.z} (last ${story.timeline.range.words}), asked by <@${ctx.userId}>.`,
+      };
+      // files.getUploadURLExternal, the upload, then files.completeUploadExternal into the channel (or thread).
+      await args.client.filesUploadV2(
+        threadTs
+          ? { ...file, channel_id: ctx.channelId, thread_ts: threadTs }
+          : { ...file, channel_id: ctx.channelId },
+      );
+      await env.deps.store.audit.append({
+        teamId: ctx.teamId,
+        userId: ctx.userId,
+        action: "timeline.export",
+        target: `shield zone ${value.z}`,
+        outcome: "ok",
+        details: { channelId: ctx.channelId, window: value.w },
+      });
+      await respondPrivately(args, exportedReply(ctx.channelId, filename), ctx.logger);
+    } catch (err) {
+      const code = slackErrorCode(err);
+      const sentence = code ? CANT_POST[code] : undefined;
+      if (!sentence && !(err instanceof UserError))
+        ctx.logger.warn({ err }, "exporting the postmortem draft failed");
+      await answerPrivately(args, sentence ?? toUserSentence(err), ctx.logger);
+    }
+  };
+}

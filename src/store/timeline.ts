@@ -1,0 +1,141 @@
+import { sql } from "kysely";
+import { type ApprovalRequest, toRequest } from "./approvals.js";
+import { type AuditEntry, toEntry } from "./audit.js";
+import type { RepoContext } from "./context.js";
+import { guard } from "./errors.js";
+import { type AlertEpisode, toEpisode } from "./watches.js";
+
+/**
+ * What an incident's timeline reads about one shield zone, each in one query: the change requests, the
+ * audit steps of those requests and of the zone's watches, the alert episodes, and which requests still
+ * own their target. Read-only; services/timeline.ts makes the story of them.
+ */
+export interface TimelineReads {
+  /**
+   * The zone's change requests touched in [from, to] (made before `to`, last moved at or after `from`), and
+   * every one still applied (in force, whatever its age); the newest `limit` of them, oldest first.
+   */
+  changesOfZone(
+    teamId: string,
+    zoneId: number,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ApprovalRequest[]>;
+  /** Audit entries in [from, to] about these requests or these watches (target `watch:<id>`), oldest first. */
+  auditOf(
+    teamId: string,
+    query: {
+      requestIds: readonly string[];
+      watchIds: readonly string[];
+      from: number;
+      to: number;
+      limit: number;
+    },
+  ): Promise<AuditEntry[]>;
+  /** These watches' episodes open at some time in [from, to], oldest first. */
+  episodesOf(watchIds: readonly string[], from: number, to: number): Promise<AlertEpisode[]>;
+  /** Of these requests, the ones that set their target last (no later request replaced what they did). */
+  ownersAmong(teamId: string, requestIds: readonly string[]): Promise<Set<string>>;
+}
+
+/** Ids one IN list holds at most (SQLite allows 32766 parameters; PostgreSQL 65535). */
+const IN_CHUNK = 1_000;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += IN_CHUNK) out.push(items.slice(i, i + IN_CHUNK));
+  return out;
+}
+
+export function createTimelineReads(ctx: RepoContext): TimelineReads {
+  const { db, engine } = ctx;
+  // The zone a request is about: its kind's params name it (legacy bot-category rows: their own column).
+  const zoneOfParams =
+    engine === "postgres"
+      ? sql<string | null>`(params::json ->> 'shieldZoneId')`
+      : sql<string | null>`cast(json_extract(params, '$.shieldZoneId') as text)`;
+  const requestOfDetails =
+    engine === "postgres"
+      ? sql<string | null>`(details::json ->> 'requestId')`
+      : sql<string | null>`json_extract(details, '$.requestId')`;
+
+  return guard("timeline", {
+    async changesOfZone(teamId: string, zoneId: number, from: number, to: number, limit: number) {
+      const rows = await db
+        .selectFrom("approval_requests")
+        .selectAll()
+        .where("team_id", "=", teamId)
+        .where((eb) => eb.or([eb(zoneOfParams, "=", String(zoneId)), eb("shield_zone_id", "=", zoneId)]))
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("created_at", "<=", to), eb("updated_at", ">=", from)]),
+            eb("state", "in", ["applied", "undoing"]),
+          ]),
+        )
+        // The newest `limit`, given oldest first: a story too long loses its oldest changes, not its latest.
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(Math.max(0, limit))
+        .execute();
+      return rows.reverse().map(toRequest);
+    },
+
+    async auditOf(teamId: string, q) {
+      if (q.requestIds.length === 0 && q.watchIds.length === 0) return [];
+      const out: AuditEntry[] = [];
+      const watchTargets = q.watchIds.map((id) => `watch:${id}`);
+      // One statement per chunk of request ids; the watches' entries come with the first.
+      const requestChunks = q.requestIds.length > 0 ? chunks(q.requestIds) : [[]];
+      for (const [i, ids] of requestChunks.entries()) {
+        const withWatches = i === 0 && watchTargets.length > 0;
+        const rows = await db
+          .selectFrom("audit_log")
+          .selectAll()
+          .where("team_id", "=", teamId)
+          .where("at", ">=", q.from)
+          .where("at", "<=", q.to)
+          .where((eb) =>
+            eb.or([
+              ...(ids.length > 0 ? [eb(requestOfDetails, "in", ids)] : []),
+              ...(withWatches ? [eb("target", "in", watchTargets)] : []),
+            ]),
+          )
+          .orderBy("at")
+          .orderBy("id")
+          .limit(Math.max(0, q.limit))
+          .execute();
+        out.push(...rows.map(toEntry));
+      }
+      return out.sort((a, b) => a.at - b.at || a.id - b.id).slice(0, q.limit);
+    },
+
+    async episodesOf(watchIds: readonly string[], from: number, to: number) {
+      if (watchIds.length === 0) return [];
+      const rows = await db
+        .selectFrom("alert_episodes")
+        .selectAll()
+        .where("watch_id", "in", [...watchIds])
+        .where("opened_at", "<=", to)
+        .where((eb) => eb.or([eb("resolved_at", "is", null), eb("resolved_at", ">=", from)]))
+        .orderBy("opened_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toEpisode);
+    },
+
+    async ownersAmong(teamId: string, requestIds: readonly string[]) {
+      const owners = new Set<string>();
+      for (const ids of chunks(requestIds)) {
+        const rows = await db
+          .selectFrom("change_targets")
+          .select("request_id")
+          .where("team_id", "=", teamId)
+          .where("request_id", "in", ids)
+          .execute();
+        for (const r of rows) owners.add(r.request_id);
+      }
+      return owners;
+    },
+  });
+}
