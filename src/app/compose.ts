@@ -9,10 +9,10 @@ import type { Deps } from "../deps.js";
 import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../edge/client.js";
 import { createSharedLimit, type SharedLimit } from "../edge/shared-limit.js";
 import { createPoller } from "../jobs/alerts.js";
+import { createChangeSweeper } from "../jobs/change-sweeps.js";
 import { createScheduler } from "../jobs/schedules.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
-import { createApprovalSweeper } from "../slack/approval-sweeper.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
@@ -147,7 +147,7 @@ export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }):
     ...scoped,
   });
   const poller = createPoller({ deps, clientFor: env.clientFor, now, logger, ...scoped });
-  const sweeper = createApprovalSweeper(env, scoped);
+  const sweeper = createChangeSweeper(env, scoped);
   scheduler.start();
   poller.start();
   sweeper.start();

@@ -2,21 +2,23 @@ import type { Deps } from "../deps.js";
 import type { EdgeApi } from "../edge/client.js";
 import { holdLease } from "../lease.js";
 import type { ApprovalState } from "../store/index.js";
+import { HeldObservers } from "./observers.js";
 
 /**
  * An apply or undo in flight holds a lease on its request, renewed while it runs (holdLease), so the
  * reconciler, which takes over requests left `approved` or `undoing`, leaves it alone however long its
  * Edge calls take (Retry-After, timeouts, the key's queue). Should renewing fail, its Edge calls are
  * aborted while a third of the lease is still left; the reconciler takes over only after it ended.
+ * Its moves are announced to the change observers once the lease ended (observers.ts HeldObservers).
  */
 
 /** Longer than the reconciler's minute, so a renewal lost once never lets it in. */
 export const IN_FLIGHT_LEASE_MS = 90_000;
 
 export interface InFlight {
-  /** The caller's deps, with Edge clients whose calls the lease aborts. */
+  /** The caller's deps, with Edge clients whose calls the lease aborts and observers told at `end`. */
   deps: Deps;
-  /** Done (whatever the outcome): stop renewing and end the lease. */
+  /** Done (whatever the outcome): stop renewing, end the lease, then announce what moved. */
   end(): Promise<void>;
 }
 
@@ -52,15 +54,35 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
     queueStats: () => deps.edge.queueStats(),
     close: (deadlineMs) => deps.edge.close(deadlineMs),
   };
+  const changeObservers = new HeldObservers(deps.changeObservers);
   return {
-    deps: { ...deps, edge },
+    deps: { ...deps, edge, changeObservers },
     async end() {
-      clearInterval(watchdog);
-      const until = await lease.end();
-      abort.abort(new Error("done"));
-      await deps.store.approvals
-        .endLease(requestId, until)
-        .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
+      try {
+        clearInterval(watchdog);
+        const until = await lease.end();
+        abort.abort(new Error("done"));
+        await deps.store.approvals
+          .endLease(requestId, until)
+          .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
+      } finally {
+        await changeObservers.flush();
+      }
     },
   };
+}
+
+/** Run `work` while the request's in-flight lease is held, with the deps the lease gives (holdInFlight). */
+export async function inFlight<T>(
+  deps: Deps,
+  requestId: string,
+  state: ApprovalState,
+  work: (held: Deps) => Promise<T>,
+): Promise<T> {
+  const flight = await holdInFlight(deps, requestId, state);
+  try {
+    return await work(flight.deps);
+  } finally {
+    await flight.end();
+  }
 }

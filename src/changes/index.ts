@@ -1,5 +1,5 @@
-import { type ApprovalRequest, EVERY_CHANGE } from "../store/index.js";
-import { type ChangeKind, RISK_LEVELS } from "./kind.js";
+import type { ApprovalRequest } from "../store/index.js";
+import type { ChangeKind } from "./kind.js";
 import { accessBlockKind } from "./kinds/access-block.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
 import { policyKind } from "./kinds/policy.js";
@@ -7,50 +7,12 @@ import { purgeKind } from "./kinds/purge.js";
 import { restartAppKind } from "./kinds/restart-app.js";
 import { ddosSensitivityKind, learningModeKind, wafModeKind } from "./kinds/shield-zone-setting.js";
 import { wafRuleReviewKind } from "./kinds/waf-rule-review.js";
+import { POLICY_GATED_KINDS } from "./policy-coverage.js";
 
-// Built on first use, not at load: kinds/policy.ts reads the table back (coverage of a policy), and an
-// import cycle must not meet a half-initialised table.
 // biome-ignore lint/suspicious/noExplicitAny: each kind has its own parameter and value types
-let table: Readonly<Record<string, ChangeKind<any, any>>> | undefined;
-function kindsTable() {
-  table ??= Object.freeze({
-    [botCategoryKind.name]: botCategoryKind,
-    [policyKind.name]: policyKind,
-    [restartAppKind.name]: restartAppKind,
-    [purgeKind.name]: purgeKind,
-    [ddosSensitivityKind.name]: ddosSensitivityKind,
-    [wafModeKind.name]: wafModeKind,
-    [learningModeKind.name]: learningModeKind,
-    [wafRuleReviewKind.name]: wafRuleReviewKind,
-    [accessBlockKind.name]: accessBlockKind,
-  });
-  return table;
-}
-
-/** Words a policy accepts after `for`: the names of the changes it can gate, and the risk levels. */
-export function policyWords(): string[] {
-  return [
-    ...Object.values(kindsTable())
-      .filter((k) => k.approvers === "policy")
-      .map((k) => k.policyName),
-    ...RISK_LEVELS,
-  ];
-}
-
-/** Whether a policy's `approvalsFor` list (names, risk levels, or "*") covers this kind. */
-export function policyCovers(
-  approvalsFor: readonly string[],
-  kind: Pick<ChangeKind, "policyName" | "risk">,
-): boolean {
-  return approvalsFor.some((w) => w === EVERY_CHANGE || w === kind.policyName || w === kind.risk);
-}
-
-/** The kinds a policy's approvals cover, by name (for comparing two policies). */
-export function coveredKinds(approvalsFor: readonly string[]): string[] {
-  return Object.values(kindsTable())
-    .filter((k) => k.approvers === "policy" && policyCovers(approvalsFor, k))
-    .map((k) => k.policyName);
-}
+const KINDS: Readonly<Record<string, ChangeKind<any, any>>> = Object.freeze(
+  Object.fromEntries([policyKind, ...POLICY_GATED_KINDS].map((k) => [k.name, k])),
+);
 
 /** A stored request with its kind and checked parameters. */
 export interface ResolvedChange {
@@ -61,7 +23,7 @@ export interface ResolvedChange {
 
 /** The kind of a stored request and its parameters, or undefined for a kind or shape this version does not know. */
 export function resolveChange(r: Pick<ApprovalRequest, "kind" | "params">): ResolvedChange | undefined {
-  const kind = kindsTable()[r.kind];
+  const kind = KINDS[r.kind];
   if (!kind) return undefined;
   const parsed = kind.params.safeParse(r.params);
   return parsed.success ? { kind, params: parsed.data } : undefined;
@@ -74,6 +36,7 @@ export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): st
 }
 
 export type { ChangeKind, ChangeScope } from "./kind.js";
+export { coveredKinds, policyCovers, policyWords } from "./policy-coverage.js";
 export {
   accessBlockKind,
   botCategoryKind,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Deps } from "../deps.js";
-import type { MrkdwnInput } from "../slack/blocks/common.js";
 import type { EffectivePolicy } from "../store/index.js";
+import type { DetailRow } from "./details.js";
 
 /** Where a change is asked for: the workspace, the channel the card goes to, the person asking. */
 export interface ChangeScope {
@@ -19,10 +19,10 @@ export type ApproverRule = "policy" | "admins";
 /**
  * One kind of change (a bot category's action, the approval policy, …). The state machine in
  * engine.ts is the same for every kind; a kind says only what its change is and how to read and make it.
- * `describe` and `target` are plain text (the Block Kit boundary escapes them); `details` values are
- * plain text too, or Mrkdwn (`mrkdwn\`…\``, `mention(id)` …) where they need formatting.
+ * `describe` and `target` are plain text and `details` is data (details.ts): the Slack side renders and
+ * escapes them.
  */
-export interface ChangeKind<P = unknown, V = unknown> {
+export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
   /** Stored with the request. */
   readonly name: string;
   /** The stored parameters, checked whenever a request is read back. */
@@ -41,15 +41,18 @@ export interface ChangeKind<P = unknown, V = unknown> {
   describe(p: P): string;
   /** The audit log's target. */
   target(p: P): string;
-  /**
-   * Label/value pairs for the card, with the value seen when the request was made: plain strings
-   * (escaped at the Block Kit boundary) or Mrkdwn built there.
-   */
-  details(p: P, observed: V | null): [label: string, value: MrkdwnInput][];
+  /** The card's rows, with the value seen when the request was made. */
+  details(p: P, observed: V | null): DetailRow[];
   /** How to ask again, e.g. "/edge bots 1234". */
   askAgain(p: P): string;
   /** The value in force now (null when there is none). */
   readCurrent(deps: Deps, scope: ChangeScope, p: P): Promise<V | null>;
+  /**
+   * The value in force now with the record it is part of, where apply needs more than the value (a
+   * shield zone's other settings, to tell what else moved): the engine reads the target once before a
+   * change and hands the read to apply. Absent: readCurrent.
+   */
+  readTarget?(deps: Deps, scope: ChangeScope, p: P): Promise<TargetRead<V, R>>;
   /**
    * The one thing this change sets (a zone's setting, a bot category, an access entry), so that each
    * target remembers the request that set it last and an undo touches only what its request still owns.
@@ -69,7 +72,7 @@ export interface ChangeKind<P = unknown, V = unknown> {
    * Make the change. Throws an EdgeApiError, StoreError or UserError. May report what else moved on
    * the target with it (a shield zone's other settings), which the card and the audit log then show.
    */
-  apply(deps: Deps, scope: ChangeScope, p: P): Promise<ApplyReport | undefined>;
+  apply(deps: Deps, scope: ChangeScope, p: P, before?: TargetRead<V, R>): Promise<ApplyReport<V> | undefined>;
   /**
    * The parameters that put back the value seen when the request was made, for temporary changes
    * (`for 30m`). Absent, or undefined for this value: the change has no undo and can't be temporary.
@@ -88,10 +91,18 @@ export interface ChangeKind<P = unknown, V = unknown> {
   ): Promise<boolean>;
 }
 
+/** The target as read right before a change (ChangeKind.readTarget). */
+export interface TargetRead<V, R = unknown> {
+  value: V | null;
+  record?: R;
+}
+
 /** What an apply saw besides its own change. */
-export interface ApplyReport {
+export interface ApplyReport<V = unknown> {
   /** Other settings of the target that moved with the write: "learning mode: on → off". */
   alsoChanged?: string[];
+  /** The value apply read right after its write: the engine's read-back takes it instead of reading again. */
+  after?: { value: V | null };
 }
 
 /** Values compared as JSON, as they were stored. */

@@ -21,7 +21,10 @@ export class ChangeObservers {
 
   readonly #noted = new Set<ChangeObserver>();
 
-  /** Told when what a request's card says changed without a move (another request took its target). */
+  /**
+   * Told when what a request's card says changed without a move: an approval recorded, a reject reason,
+   * an outcome not known yet, a note from another request that took its target.
+   */
   addNoted(observer: ChangeObserver): () => void {
     this.#noted.add(observer);
     return () => this.#noted.delete(observer);
@@ -45,5 +48,40 @@ export class ChangeObservers {
         logger.warn({ err, requestId: request.id, state: request.state }, "a change observer failed");
       }
     }
+  }
+}
+
+/**
+ * Announcements held back until `flush`, then told to `target`'s observers in order: a change in flight
+ * tells its moves once its lease ended, so whoever acts on a redrawn card or a completed workflow step
+ * (an Undo, the reconciler) finds the request free.
+ */
+export class HeldObservers extends ChangeObservers {
+  readonly #target: ChangeObservers;
+  readonly #held: (() => Promise<void>)[] = [];
+
+  constructor(target: ChangeObservers) {
+    super();
+    this.#target = target;
+  }
+
+  override add(observer: ChangeObserver): () => void {
+    return this.#target.add(observer);
+  }
+
+  override addNoted(observer: ChangeObserver): () => void {
+    return this.#target.addNoted(observer);
+  }
+
+  override async notify(request: ApprovalRequest, logger: Logger): Promise<void> {
+    this.#held.push(() => this.#target.notify(request, logger));
+  }
+
+  override async notifyNoted(request: ApprovalRequest, logger: Logger): Promise<void> {
+    this.#held.push(() => this.#target.notifyNoted(request, logger));
+  }
+
+  async flush(): Promise<void> {
+    for (const tell of this.#held.splice(0)) await tell();
   }
 }

@@ -1,5 +1,12 @@
 import type { WebClient } from "@slack/web-api";
 import {
+  CONFIG_CALLS,
+  type ConfigState,
+  evaluateConfigWatch,
+  forgetReported,
+  withKeptMeanwhile,
+} from "../alerts/drift.js";
+import {
   type AlertNotice,
   type EpisodeContext,
   planParent,
@@ -25,7 +32,9 @@ import { holdLease, type Lease } from "../lease.js";
 import type { Logger } from "../log.js";
 import { edgeAccessFor } from "../services/edge-access.js";
 import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../slack/blocks/alerts.js";
+import { driftMessage } from "../slack/blocks/drift.js";
 import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import { newRequestId } from "../slack/request-ids.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
 import { postResolvedTimeline } from "./alert-timeline.js";
@@ -99,15 +108,9 @@ interface AlertDelivery extends EpisodeContext {
   lease: Lease;
 }
 
-/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
-async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
-  const plan = await planParent(d, n);
-  if (plan.kind !== "send") return plan.kind;
-  const { watch, digest, event } = plan;
-  const e = n.episode;
-  const messageTs = e.messageTs;
-  const parent = alertParentMessage(plan.view, d.now);
-  const owner: PostingOwner = {
+/** The watch as the owner of what it posts: a channel that refuses posts marks it failing. */
+function watchOwner(d: AlertDelivery, watch: Watch = d.watch): PostingOwner {
+  return {
     what: "watch",
     channelId: watch.channelId,
     createdBy: watch.createdBy,
@@ -116,6 +119,58 @@ async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<Delivery
     clearFailing: () => watchChannelWorks(d),
     failingDm: (slackError) => watchChannelFailingDm(watch, slackError),
   };
+}
+
+/**
+ * A config watch's evaluation (alerts/drift.ts): each setting changed outside edgeops is posted in the
+ * watch's channel, once. A drift not posted (muted, the channel refuses, Slack failed) is forgotten as
+ * reported, so the next evaluation posts it again. Stops at the first delivery that fails.
+ */
+async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evaluateConfigWatch>[2]) {
+  const result = await evaluateConfigWatch(
+    d.deps,
+    d.watch,
+    client,
+    d.watch.state as ConfigState | null,
+    d.now,
+  );
+  let state = result.state;
+  const deliveries: DeliveryOutcome[] = [];
+  for (const drift of result.drifts) {
+    let outcome: DeliveryOutcome;
+    const failed = deliveries.find((o) => o !== "posted");
+    if (isMutedAt(d.watch, d.now)) outcome = "muted";
+    else if (failed) outcome = failed;
+    else {
+      const delivered = await deliverTo(
+        { client: d.client, metrics: d.deps.metrics, logger: d.logger, fence: () => d.lease.stillMine() },
+        watchOwner(d),
+        (to) => to.post(driftMessage(d.watch, drift, newRequestId)),
+      );
+      outcome =
+        delivered.outcome === "sent"
+          ? "posted"
+          : delivered.outcome === "no_client"
+            ? "slack_error"
+            : delivered.outcome;
+      if (delivered.outcome === "slack_error")
+        d.logger.warn({ err: delivered.error }, "posting a drift failed; the next evaluation tries again");
+    }
+    deliveries.push(outcome);
+    if (outcome !== "posted") state = forgetReported(state, drift);
+  }
+  return { state, calls: result.calls, notices: [], deliveries };
+}
+
+/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
+async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
+  const plan = await planParent(d, n);
+  if (plan.kind !== "send") return plan.kind;
+  const { watch, digest, event } = plan;
+  const e = n.episode;
+  const messageTs = e.messageTs;
+  const parent = alertParentMessage(plan.view, d.now);
+  const owner = watchOwner(d, watch);
   const delivered = await deliverTo(
     {
       client: d.client,
@@ -244,7 +299,10 @@ export function createPoller(options: PollerOptions): Poller {
           await deps.store.watches.recordPoll(w.id, { at, error: toUserSentence(err) });
         return false;
       }
-      if (spentIn(access.keyId) + CALLS_PER_EVALUATION > budgetPerWindow) {
+      const cost = w.kind === "config" ? CONFIG_CALLS : CALLS_PER_EVALUATION;
+      // A share smaller than one evaluation still lets one through per window.
+      const used = spentIn(access.keyId);
+      if (used > 0 && used + cost > budgetPerWindow) {
         // Over the key's share right now: leave it due; a later tick takes it (its interval stretches).
         log.debug({ keyId: access.keyId }, "watch deferred: its key's polling share is used up");
         return false;
@@ -284,6 +342,7 @@ export function createPoller(options: PollerOptions): Poller {
       cooldownMs: config.watches.cooldownMs,
       lease,
     };
+    if (w.kind === "config") return evaluateConfigClaimed(d, access, log);
     let result: EvaluationResult;
     try {
       result =
@@ -313,6 +372,35 @@ export function createPoller(options: PollerOptions): Poller {
     if (!deliveries.some((o) => o === "channel_failing" || o === "slack_error" || o === "superseded"))
       deliveries.push(...(await deliverPending(d)));
     options.onEvaluate?.(w, { ...result, deliveries });
+    return true;
+  }
+
+  async function evaluateConfigClaimed(
+    d: AlertDelivery,
+    access: Awaited<ReturnType<typeof edgeAccessFor>>,
+    log: Logger,
+  ): Promise<boolean> {
+    const w = d.watch;
+    let result: PollResult;
+    try {
+      result = await evaluateConfig(d, access.client);
+    } catch (err) {
+      const sentence = toUserSentence(err);
+      log.warn({ err }, "reading a watched zone's settings failed; its snapshot is kept for the next one");
+      spend(access.keyId, CONFIG_CALLS);
+      await deps.store.watches.recordPoll(w.id, { at: d.now, error: sentence });
+      options.onEvaluate?.(w, { error: sentence });
+      return true;
+    }
+    spend(access.keyId, result.calls);
+    const latest = (await deps.store.watches.get(w.id))?.state as ConfigState | null | undefined;
+    const state = withKeptMeanwhile(
+      result.state as ConfigState,
+      w.state as ConfigState | null,
+      latest ?? null,
+    );
+    await deps.store.watches.recordPoll(w.id, { at: d.now, state, error: null });
+    options.onEvaluate?.(w, { ...result, state });
     return true;
   }
 

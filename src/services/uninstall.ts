@@ -1,4 +1,5 @@
-import { cancel, undoDue } from "../changes/engine.js";
+import { cancel } from "../changes/engine.js";
+import { undoDue } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
 import type { ApprovalRequest } from "../store/index.js";
 

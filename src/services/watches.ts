@@ -11,6 +11,7 @@ import { newShortId } from "./schedules.js";
 
 export const WATCH_ZONE_EXAMPLE = "/edge watch zone shop.example.com sensitivity high";
 export const WATCH_APPS_EXAMPLE = "/edge watch apps failing suspended";
+export const WATCH_CONFIG_EXAMPLE = "/edge watch config shop.example.com";
 export const SENSITIVITY_WORDS: readonly Sensitivity[] = ["low", "normal", "high"];
 /** Statuses a watch may name: the API's, and `deploying` (stuck in Deploying). */
 export const WATCHABLE_STATUSES = APP_STATUSES.filter((s) => s !== "unknown");

@@ -15,7 +15,7 @@ import { type TransportError, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { AdminDirectory } from "./admin.js";
-import { tellRequester, updateCard } from "./change-requests.js";
+import { redrawCardsOnChange, tellRequester } from "./change-requests.js";
 import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
@@ -214,10 +214,8 @@ export function createSlackApp({
     metrics: deps.metrics,
     clientWithToken: env.clientWithToken,
   });
-  // A card whose request another request took over (its undo cancelled, a conflict) is redrawn.
-  const unwatchNotes = deps.changeObservers.addNoted(async (request) =>
-    updateCard(await env.clientFor(request.teamId), request, deps.logger),
-  );
+  // After the observers above: the thread hears the outcome before the card shows it, as before.
+  const unwatchCards = redrawCardsOnChange(env);
   app.error(async ({ error, body }: { error: Error & { code?: string }; body: unknown }) => {
     if (error.code !== ErrorCode.AuthorizationError) {
       deps.logger.error({ err: error }, "unhandled error in a Slack listener");
@@ -281,7 +279,7 @@ export function createSlackApp({
     async stop() {
       unwatchSteps();
       unwatchOutcomes();
-      unwatchNotes();
+      unwatchCards();
       stopConnecting();
       await app.stop();
     },

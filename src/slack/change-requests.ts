@@ -21,6 +21,33 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
 }
 
 /**
+ * A move the flow that made it carries on from at once (approved → apply, undoing → put back): the card
+ * is drawn at the end of that flow (a move, or a note when the outcome is not known yet), not in between.
+ */
+const PASSING: ReadonlySet<ApprovalRequest["state"]> = new Set(["approved", "undoing"]);
+
+/**
+ * The one place approval cards are redrawn: told by the engine (src/changes/observers.ts) of every move
+ * and every note on a request, whichever path made it (a click, the sweeps, reconcile, undo, a workflow
+ * step). Registered once, where the Slack app is composed; returns the function that removes it.
+ */
+export function redrawCardsOnChange(env: SlackEnv): () => void {
+  const logger = env.deps.logger;
+  const redraw = async (request: ApprovalRequest) => {
+    if (!request.messageChannel || !request.messageTs) return;
+    await updateCard(await env.clientFor(request.teamId), request, logger);
+  };
+  const unwatchMoves = env.deps.changeObservers.add(async (request) => {
+    if (!PASSING.has(request.state)) await redraw(request);
+  });
+  const unwatchNotes = env.deps.changeObservers.addNoted(redraw);
+  return () => {
+    unwatchMoves();
+    unwatchNotes();
+  };
+}
+
+/**
  * Tell the requester, in the card's thread (a mention notifies them), how others decided their request
  * (and, again, once a rejecter adds the reason). `client`: the request's own, when there is one.
  */

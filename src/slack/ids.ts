@@ -49,6 +49,10 @@ export const ACTIONS = {
   alertMitigateBlock: "edge.change.confirm.alert_block",
   alertMitigateDdos: "edge.change.confirm.alert_ddos",
   alertMitigateRestart: "edge.change.confirm.alert_restart",
+  /** A drift post's Put it back: the generic change confirm, answered in the drift post's thread. */
+  driftPutBack: "edge.change.confirm.alert_drift_put_back",
+  /** A drift post's Keep (value: DriftKeepValue): the new value becomes the watch's snapshot. */
+  driftKeep: "edge.drift.keep",
   /** The kind menu of the change modal: choosing one redraws the modal with that kind's fields. */
   changeModalKind: "edge.change_modal.kind",
   /** Pickers: `edge.pick.<source>` (shield, dns, app, pull); see ACTION_PATTERNS.picker. */

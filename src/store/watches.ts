@@ -13,7 +13,7 @@ import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
  * message_ts being empty), so neither replicas nor restarts can post an alert twice.
  */
 
-export type WatchKind = "apps" | "zone";
+export type WatchKind = "apps" | "zone" | "config";
 export type Sensitivity = "low" | "normal" | "high";
 
 export interface WatchOptions {
@@ -163,7 +163,7 @@ export interface EpisodesRepo {
   listToRefresh(watchId: string): Promise<AlertEpisode[]>;
 }
 
-const KINDS: readonly WatchKind[] = ["apps", "zone"];
+const KINDS: readonly WatchKind[] = ["apps", "zone", "config"];
 
 function toWatch(r: WatchesTable): Watch {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { reconcileStale } from "../../src/changes/engine.js";
 import { IN_FLIGHT_LEASE_MS } from "../../src/changes/in-flight.js";
+import { reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";

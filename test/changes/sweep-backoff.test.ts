@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  expireDue,
-  reconcileStale,
-  SWEEP_READ_ATTEMPTS,
-  SWEEP_READ_DEADLINE_MS,
-  undoDue,
-} from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
+import { createChangeSweeper, expireDue, reconcileStale, undoDue } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
@@ -42,7 +36,7 @@ async function keylessRows(options: HarnessOptions = {}) {
     for (let i = 0; i < 50; i++) keyless.push(await leftApproved(h, "T0002"));
     h.advanceClock(10);
     const ours = await leftApproved(h, "T0001");
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
 
     h.advanceClock(61_000);
     await sweeper.sweep();

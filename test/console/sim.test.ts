@@ -102,6 +102,39 @@ describe("/sim in the local console", () => {
     expect(sim().state.appStatusPlans.size).toBe(0);
   });
 
+  it("changes a zone's setting as the dashboard would (for /edge watch config), and says what to type on bad input", async () => {
+    c = await startConsole();
+    const zone = () => sim().state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneUnderAttack);
+    const watched = await c.send(`/edge watch config ${SIM_IDS.zoneUnderAttack}`);
+    expect(watched).toContain(`Watching the settings of shield zone ${SIM_IDS.zoneUnderAttack}`);
+    const requestsBefore = sim().requests.length;
+    const mode = zone()?.wafExecutionMode === 0 ? "block" : "log";
+    expect(await c.send(`/sim dashboard ${SIM_IDS.domainUnderAttack} waf-mode ${mode}`)).toContain(
+      `Changed in the dashboard (not through edgeops): shield zone ${SIM_IDS.zoneUnderAttack} waf-mode`,
+    );
+    expect(zone()?.wafExecutionMode).toBe(mode === "log" ? 0 : 1);
+    // Behind the API's back: no request reached the simulator's HTTP side.
+    expect(
+      sim()
+        .requests.slice(requestsBefore)
+        .filter((r) => r.method !== "GET"),
+    ).toEqual([]);
+    expect(await c.send(`/sim dashboard ${SIM_IDS.zoneUnderAttack} ddos challenge`)).toContain("→ challenge");
+    expect(zone()?.dDoSShieldSensitivity).toBe(4);
+    const cases: Array<[string, string]> = [
+      ["/sim dashboard", "Which zone, setting and value?"],
+      [`/sim dashboard ${SIM_IDS.zoneQuiet} waf-mode`, "Which zone, setting and value?"],
+      ["/sim dashboard nowhere.example waf log", 'There is no shield zone "nowhere.example"'],
+      [`/sim dashboard ${SIM_IDS.zoneQuiet} colour red`, '"colour" is not a setting /sim dashboard changes'],
+      [
+        `/sim dashboard ${SIM_IDS.zoneQuiet} waf-mode maybe`,
+        '"maybe" is not a value of waf-mode: use log, block.',
+      ],
+      [`/sim dashboard ${SIM_IDS.zoneQuiet} waf on now`, "Too many words after /sim dashboard."],
+    ];
+    for (const [line, expected] of cases) expect(await c.send(line), line).toContain(expected);
+  });
+
   it("says so when the console talks to a real Edge API", async () => {
     c = await startConsole({
       env: { EDGE_API_KEY: "real-key-not-the-simulator", EDGE_API_URL: "http://127.0.0.1:9" },

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { undoDue } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";
@@ -164,7 +163,7 @@ describe("/edge block and /edge unblock", () => {
   it("`for 30m` is undone exactly once; an entry someone else moved meanwhile is left as it is", async () => {
     await ask(h, `block ${ZONE} as4134 for 30m`, "Block ASN AS4134");
     expect(entries(listNamed(h, "edgeops: blocked ASNs"))).toEqual(["AS4134"]);
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const writes = contentWrites(h).length;
     h.advanceClock(29 * 60_000);
     expect(await sweeper.sweep()).toBe(0);

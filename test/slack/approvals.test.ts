@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
@@ -175,7 +175,7 @@ describe("bot category changes with approvals (SQLite)", () => {
     h.slack.clear();
     await clickCategory(h, "Block", 6); // Social
     const { approve } = await cardFor(h);
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     expect(await sweeper.sweep()).toBe(0);
     h.advanceClock(31 * 60_000);
     expect(await sweeper.sweep()).toBe(1);
@@ -327,7 +327,7 @@ describe("pending requests survive a restart", () => {
       expect(puts(second)).toHaveLength(1);
 
       second.advanceClock(31 * 60_000);
-      expect(await createApprovalSweeper(second.app.env).sweep()).toBe(1);
+      expect(await createChangeSweeper(second.app.env).sweep()).toBe(1);
     } finally {
       await second?.close();
       await first.slack.close();

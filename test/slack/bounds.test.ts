@@ -4,7 +4,7 @@
  * the real receiver and the real sweeper, on SQLite and PostgreSQL.
  */
 import { describe, expect, it } from "vitest";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import {
@@ -104,7 +104,7 @@ async function retention(options: HarnessOptions) {
     if (!confirm) throw new Error(`no Confirm on: ${typed.text}`);
     const click = await h.click(confirm, { userId: ALICE });
     await h.slack.waitForResponse(click.responseId);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
 
     const left = await h.store.audit.list("T0001", 1000);
     expect(left.map((e) => e.action)).toEqual(["access_block.request", "schedule.create"]);

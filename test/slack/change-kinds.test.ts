@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reconcileStale } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
@@ -325,7 +324,7 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
       expect(f.effect(h)).toBe(1);
       const before = writes(h, f);
       h.advanceClock(31 * 60_000);
-      const sweepers = [createApprovalSweeper(h.app.env), createApprovalSweeper(h.app.env)];
+      const sweepers = [createChangeSweeper(h.app.env), createChangeSweeper(h.app.env)];
       await Promise.all(sweepers.map((x) => x.sweep()));
       await cardUpdate(h, (t) => t.includes(f.label) && t.includes("Undone"));
       expect(f.effect(h)).toBe(0);

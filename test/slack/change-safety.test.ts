@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reconcileStale } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
@@ -118,7 +117,7 @@ describe("changes are reported as they are (SQLite)", () => {
     await new Promise((r) => setTimeout(r, 400)); // the last late answer lands in the simulator
     expect(currentAction(h, 2)).toBe(1);
 
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     expect(await sweeper.sweep()).toBe(0); // not a minute old yet
     h.advanceClock(61_000);
     expect(await sweeper.sweep()).toBe(1);
@@ -145,7 +144,7 @@ describe("changes are reported as they are (SQLite)", () => {
     await h.store.approvals.setMessage(pending.id, "C0001", "1700000000.000100");
     h.advanceClock(61_000);
     const before = puts(h).length;
-    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
     const failed = await cardUpdate(h, (t) => t.includes("AI tool") && t.includes("was not in force"));
     expect(puts(h).length).toBe(before);
     const retry = findButtons(failed.args.blocks).find((b) => b.action_id === ACTIONS.retry)!;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
@@ -69,7 +69,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     await blockFor30m(h, 2, "AI scraper");
     category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
     h.advanceClock(31 * 60_000);
-    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
     const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not undone"));
     const text = blocksText(card.args.blocks);
     expect(text).toContain("Undo skipped");
@@ -81,7 +81,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
   it("29.5: an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
     await blockFor30m(h, 1, "SEO");
     h.advanceClock(31 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     const byEdgeops = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("Undone"));
     expect(blocksText(byEdgeops.args.blocks)).toContain("Undone by edgeops at the end of its period");
 
@@ -109,7 +109,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     });
     await cardUpdate(h, (t) => t.includes("Ads") && t.includes("1 of 2"));
     h.advanceClock(25 * 60 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     const expired = await cardUpdate(h, (t) => t.includes("Ads") && t.includes("Expired"));
     const text = blocksText(expired.args.blocks);
     expect(text).toContain(`with 1 of 2 approvals (<@${CAROL}>)`);
@@ -197,7 +197,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     await h.slack.waitForResponse(click.responseId); // the card is posted and recorded
     await pendingCard(h, "Tool");
     h.advanceClock(25 * 60 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
   });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertView, SignalNumbers } from "../../src/alerts/view.js";
+import type { DetailValue } from "../../src/changes/details.js";
 import type { DnsScan, DnsScanRecord } from "../../src/edge/schemas/core.js";
 import type { App } from "../../src/edge/schemas/mc.js";
 import type { BotCategory, BotDetection, ShieldZone, TriggeredRule } from "../../src/edge/schemas/shield.js";
@@ -54,6 +55,7 @@ import {
 } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import { detailField, detailMrkdwn } from "../../src/slack/blocks/change-details.js";
 import { changeModal } from "../../src/slack/blocks/change-modal.js";
 import {
   actions,
@@ -92,6 +94,7 @@ import {
   scanStatusText,
 } from "../../src/slack/blocks/dns.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/blocks/dns-summary.js";
+import { driftKeptMessage, driftMessage, driftWatchGoneText } from "../../src/slack/blocks/drift.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
 import {
@@ -586,7 +589,7 @@ function schedule(g: Gen, timezone = g.s()): Schedule {
 }
 
 function watch(g: Gen): Watch {
-  const kind = g.pick(["zone", "apps"] as const);
+  const kind = g.pick(["zone", "apps", "config"] as const);
   return {
     id: g.s(),
     teamId: g.s(),
@@ -684,7 +687,24 @@ function templateOf(g: Gen, n: number): TemplateStringsArray {
 const TIME_ZONES = ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kolkata"];
 
 /** `file:export` → a call with every string argument and field hostile. */
+/** A change kind's card value (src/changes/details.ts) with every string hostile, nested a little. */
+function detailValue(g: Gen, depth = 0): DetailValue {
+  const simple: DetailValue[] = [
+    g.s(),
+    { type: "move", from: g.s(), to: g.s() },
+    { type: "emphasis", text: g.s() },
+    { type: "code", text: g.s() },
+    { type: "user", id: g.id("U") },
+    { type: "channel", id: g.id("C") },
+    { type: "usergroup", id: g.id("S") },
+  ];
+  if (depth >= 2 || g.bool()) return g.pick(simple);
+  return { type: "join", parts: g.list(() => detailValue(g, depth + 1), 4), separator: g.s() };
+}
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "change-details.ts:detailMrkdwn": (g) => detailMrkdwn(detailValue(g)),
+  "change-details.ts:detailField": (g) => detailField({ label: g.s(), value: detailValue(g) }),
   "alerts.ts:alertParentMessage": (g) => alertParentMessage(alertView(g), g.ms()),
   "alerts.ts:alertThreadReply": (g) =>
     alertThreadReply(
@@ -700,6 +720,23 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
     ),
   "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
+  "drift.ts:driftMessage": (g) =>
+    driftMessage(
+      watch(g),
+      {
+        key: g.s(),
+        title: g.s(),
+        fromLabel: g.s(),
+        toLabel: g.s(),
+        noticedAt: g.ms(),
+        to: g.pick([g.int(5), g.bool(), null]),
+        ...(g.bool() ? { putBack: { k: g.s(), p: { shieldZoneId: g.int(1e6), value: g.s() } } } : {}),
+      },
+      () => g.s(),
+    ),
+  "drift.ts:driftKeptMessage": (g) =>
+    driftKeptMessage(watch(g), { w: g.s(), s: g.s(), v: g.int(5), c: g.s(), n: g.ms() }, g.id("U"), g.ms()),
+  "drift.ts:driftWatchGoneText": () => driftWatchGoneText(),
   "alerts.ts:watchLabel": (g) => watchLabel(watch(g)),
   "alerts.ts:watchCreatedMessage": (g) => watchCreatedMessage(watch(g), g.bool(), g.int(1e7)),
   "alerts.ts:watchListMessage": (g) =>

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { undoDue } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
@@ -89,6 +88,21 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(4);
   });
 
+  it("an approved change reads the zone once before its PATCH and once after (issue 26)", async () => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const { approve } = await askAndConfirm(h, `ddos ${ZONE} high`, "DDoS sensitivity");
+    const before = h.sim.requests.length;
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    const calls = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(calls).toEqual([
+      `GET /shield/shield-zone/${ZONE}`,
+      "PATCH /shield/shield-zone",
+      `GET /shield/shield-zone/${ZONE}`,
+    ]);
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+  });
+
   it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
     zone(h).wafExecutionMode = 0;
     const before = patches(h).length;
@@ -123,10 +137,10 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     const applied = await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
     expect(findButtons(applied.args.blocks).some((b) => b.action_id === ACTIONS.undo)).toBe(true);
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const before = patches(h).length;
     h.advanceClock(31 * 60_000);
-    const other = createApprovalSweeper(h.app.env); // a second replica
+    const other = createChangeSweeper(h.app.env); // a second replica
     const swept = await Promise.all([sweeper.sweep(), other.sweep()]);
     expect(swept[0] + swept[1]).toBe(1);
     await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("Undone"));

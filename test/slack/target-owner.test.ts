@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";
@@ -63,7 +63,7 @@ async function withHarness(options: HarnessOptions, run: (h: Harness) => Promise
 /** 27.4: DDoS high for 30 minutes; a second responder asks for high to keep it: it stays High. */
 async function keptForGood(options: HarnessOptions) {
   await withHarness(options, async (h) => {
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     zone(h).dDoSShieldSensitivity = 1;
     expect(await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB)).toContain("Done");
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
@@ -87,7 +87,7 @@ async function keptForGood(options: HarnessOptions) {
 /** 27.4: block X for 24h while block X for 30m is in force: X stays blocked for 24 hours, then is unblocked. */
 async function keptLonger(options: HarnessOptions) {
   await withHarness(options, async (h) => {
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const ip = "198.51.100.40";
     expect(await confirm(h, `block ${ACCESS_ZONE} ${ip} for 30m`, BOB)).toContain("Done");
     expect(blockedIps(h)).toContain(ip);
@@ -108,7 +108,7 @@ async function keptLonger(options: HarnessOptions) {
 /** 27.4: unblocked, then blocked again by someone else: the first block's undo leaves the new block alone. */
 async function reblocked(options: HarnessOptions) {
   await withHarness(options, async (h) => {
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const other = "198.51.100.41";
     expect(await confirm(h, `block ${ACCESS_ZONE} ${other} for 30m`, BOB)).toContain("Done");
     expect(await confirm(h, `unblock ${ACCESS_ZONE} ${other}`, CAROL)).toContain("Done");
@@ -163,7 +163,7 @@ async function undoesToReplaced(options: HarnessOptions) {
     });
     await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("is in effect"));
     h.advanceClock(31 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     expect(category(h, 2).categoryAction).toBe(1);
   });
 }
@@ -176,10 +176,10 @@ async function chained(options: HarnessOptions) {
     await confirm(h, `ddos ${DDOS_ZONE} medium for 1h`, ALICE);
     expect(zone(h).dDoSShieldSensitivity).toBe(2);
     h.advanceClock(31 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     expect(zone(h).dDoSShieldSensitivity).toBe(2);
     h.advanceClock(30 * 60_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     expect(zone(h).dDoSShieldSensitivity).toBe(1);
   });
 }

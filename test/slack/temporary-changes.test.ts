@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reconcileStaleUndos, undoDue } from "../../src/changes/engine.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper, reconcileStaleUndos, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
@@ -78,7 +77,7 @@ describe("temporary changes (SQLite)", () => {
 
   it("is undone once when its time is up: the previous value is back, the card and audit say so", async () => {
     await blockFor30m(h, 1, "SEO");
-    const sweeper = createApprovalSweeper(h.app.env);
+    const sweeper = createChangeSweeper(h.app.env);
     const before = puts(h).length;
     h.advanceClock(29 * 60_000);
     expect(await sweeper.sweep()).toBe(0);
@@ -183,7 +182,7 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
       now: () => Date.now() + 31 * 60_000,
     });
     const before = puts(first).length;
-    const sweepers = [second, second, second].map((x) => createApprovalSweeper(x.app.env));
+    const sweepers = [second, second, second].map((x) => createChangeSweeper(x.app.env));
     const moved = await Promise.all([...sweepers.map((s) => s.sweep()), undoDue(second.deps)]);
     expect(moved.flat().reduce<number>((n, x) => n + (typeof x === "number" ? x : 1), 0)).toBe(1);
     expect(puts(first).length - before).toBe(1);

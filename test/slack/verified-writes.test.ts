@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
@@ -356,7 +356,7 @@ describe("reads and undos (30.1, 27.2)", () => {
     expect(category(h, BOTS_ZONE, 7).categoryAction).toBe(1);
     h.sim.addFault({ method: "PUT", path: /\/categories\/7$/, status: 200, body: "none", times: 1 });
     h.advanceClock(31 * 60_000);
-    expect(await createApprovalSweeper(h.app.env).sweep()).toBe(1);
+    expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
     const card = await cardUpdate(h, (t) => t.includes("Social") && t.includes("undo failed"));
     const text = blocksText(card.args.blocks);
     expect(text).toContain("reading it back right after shows Block");

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { planTypeLabel } from "../../src/edge/schemas/shield.js";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
-import { createApprovalSweeper } from "../../src/slack/approval-sweeper.js";
 import { STEP_RETRY_MS, stepRequestId } from "../../src/slack/functions/completion.js";
 import { ACTIONS, FUNCTIONS } from "../../src/slack/ids.js";
 import { storeInternals } from "../../src/store/index.js";
@@ -159,7 +159,7 @@ describe("Workflow Builder steps", () => {
     });
 
     // Neither the sweeper nor Slack delivering the same event again completes it a second time.
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs(), {
       executionId: run.executionId,
     });
@@ -230,7 +230,7 @@ describe("Workflow Builder steps", () => {
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs({ category: "seo" }));
     await approvalCard(h, "Block SEO");
     h.advanceClock(31 * 60_000);
-    expect(await createApprovalSweeper(h.app.env).sweep()).toBeGreaterThanOrEqual(1);
+    expect(await createChangeSweeper(h.app.env).sweep()).toBeGreaterThanOrEqual(1);
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({
       request_id: stepRequestId(run.executionId),
@@ -254,13 +254,13 @@ describe("Workflow Builder steps", () => {
     expect(row).toMatchObject({ state: "waiting", attempts: 1 });
 
     // Not before its retry time; then once.
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     expect(completionsOf(h, run.executionId)).toEqual([]);
     h.advanceClock(STEP_RETRY_MS + 1_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied" });
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     await settle();
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
@@ -284,7 +284,7 @@ describe("Workflow Builder steps", () => {
     await settle();
     expect(completionsOf(h, run.executionId)).toEqual([]);
     h.advanceClock(61_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: CAROL });
     await settle();
@@ -420,11 +420,11 @@ describe("Workflow Builder steps", () => {
     await settle();
     expect(completionsOf(h, run.executionId)).toEqual([]);
     h.advanceClock(STEP_RETRY_MS + 1_000);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/Edge API|bunny/i);
-    await createApprovalSweeper(h.app.env).sweep();
+    await createChangeSweeper(h.app.env).sweep();
     await settle();
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
   }, 30_000);
@@ -564,7 +564,7 @@ async function otherReplicaSettles(options: HarnessOptions) {
     await b.click(approve, { userId: CAROL });
     const done = await b.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied" });
-    await Promise.all([createApprovalSweeper(a.app.env).sweep(), createApprovalSweeper(b.app.env).sweep()]);
+    await Promise.all([createChangeSweeper(a.app.env).sweep(), createChangeSweeper(b.app.env).sweep()]);
     await settle();
     const all = [...a.slack.completions, ...b.slack.completions].filter(
       (c) => c.executionId === run.executionId,

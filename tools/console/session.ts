@@ -35,7 +35,7 @@ export const META_HELP = [
   "  /home              open the App Home of the current user",
   "  /users             list the simulated users",
   "  /cancel            (in a modal) close it without submitting",
-  "  /sim               stage faults in the simulator: /sim attack <zone>, /sim fail <app>, /sim calm",
+  "  /sim               stage faults in the simulator: /sim attack <zone>, /sim fail <app>, /sim calm, /sim dashboard",
   "  /help              this list        /quit  leave (or Ctrl+D)",
 ];
 

@@ -8,6 +8,8 @@ export const SIM_HELP = [
   "  /sim attack <zone id|domain> [minutes]  stage an attack starting now (default 30 minutes)",
   "  /sim fail <app id|name> [minutes]       the app is failing from now (back to active after minutes)",
   "  /sim calm                               end every attack and bring every staged app back to active",
+  "  /sim dashboard <zone id|domain> <setting> <value>  change a setting as in the dashboard, not via edgeops",
+  "                                          (waf-mode log|block, waf on|off, ddos off|low|medium|high|challenge, learning on|off, bot:<category> none|block|allow)",
 ];
 
 const DEFAULT_ATTACK_MINUTES = 30;
@@ -26,11 +28,30 @@ function minutesArg(raw: string | undefined, fallback: number | undefined): numb
   return Number(raw);
 }
 
+/** `/sim dashboard <zone> <setting> <value>`: a change made behind edgeops' back, for a config watch to notice. */
+function dashboard(
+  sim: Simulator,
+  zone: string | undefined,
+  setting: string | undefined,
+  rest: string[],
+): string {
+  const example = "For example: /sim dashboard shop.acme-example.com waf-mode log";
+  const [value, ...extra] = rest;
+  if (zone === undefined || setting === undefined || value === undefined)
+    return `Which zone, setting and value? ${example}`;
+  if (extra.length > 0) return `Too many words after /sim dashboard. ${example}`;
+  const zoneId = sim.findShieldZone(zone);
+  if (zoneId === undefined)
+    return `There is no shield zone "${zone}" in the simulator: give a shield zone id (as /edge zones lists them) or a domain of its pull zone, e.g. shop.acme-example.com.`;
+  return sim.changeInDashboard(zoneId, setting, value).sentence;
+}
+
 /** Runs one `/sim` line (the text after `/sim`) and returns what to print. */
 export function runSimCommand(sim: Simulator | undefined, text: string): string {
   if (sim === undefined)
     return "/sim needs the built-in simulator, and this console talks to a real Edge API (EDGE_API_KEY is set): unset EDGE_API_KEY to use the simulator.";
   const [verb = "", target, minutesRaw, ...rest] = text.trim().split(/\s+/).filter(Boolean);
+  if (verb.toLowerCase() === "dashboard") return dashboard(sim, target, minutesRaw, rest);
   if (rest.length > 0) return `Too many words after /sim ${verb}.\n${USAGE}`;
   try {
     switch (verb.toLowerCase()) {

@@ -21,6 +21,7 @@ import {
 } from "./plan.js";
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
+import { changeInDashboard } from "./shield-settings.js";
 
 export { DATE_KEY_FORMATS, type DateKeyFormat } from "./date-keys.js";
 export { exactPath, type Fault, type Refusal } from "./faults.js";
@@ -132,6 +133,11 @@ export interface Simulator {
   stageAppStatus(appId: string, steps: ReadonlyArray<AppStatusStep>): void;
   /** Ends every attack at the clock, drops those to come, and returns every app with a timeline to `active`. */
   calm(): CalmResult;
+  /**
+   * A change made in the bunny.net dashboard (not through the API): `setting` one of DASHBOARD_SETTINGS
+   * (waf-mode, waf, ddos, learning), `word` its value. Answers the sentence saying what changed or why not.
+   */
+  changeInDashboard(shieldZoneId: number, setting: string, word: string): { ok: boolean; sentence: string };
   /** A shield zone id by id or by a hostname of its pull zone; undefined when none. */
   findShieldZone(idOrDomain: string): number | undefined;
   /** An app id by id or name; undefined when none. */
@@ -345,6 +351,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     stageAppStatus: (appId, steps) => stageAppStatus(state, appId, steps),
     calm: () => calm(state, clock()),
+    changeInDashboard: (shieldZoneId, setting, word) => changeInDashboard(state, shieldZoneId, setting, word),
     findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
     findApp: (idOrName) => findApp(state, idOrName)?.id,
     now: clock,

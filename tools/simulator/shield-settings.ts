@@ -5,7 +5,7 @@
  * recorded, and LogOnly / DisableRule move the rule into the zone's wafLogOnlyRules / wafDisabledRules.
  */
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
-import type { ShieldZone } from "./seed.js";
+import type { ShieldZone, SimulatorState } from "./seed.js";
 import { triggeredRules } from "./shield.js";
 
 type Check = (v: unknown) => boolean;
@@ -171,4 +171,98 @@ export function reviewTriggeredRule(ctx: HandlerContext): SimResponse {
     );
   ctx.state.wafRuleReviews.push({ shieldZoneId: id, ruleId, action, at: ctx.now });
   return json(200, { errorResponse: null, success: true });
+}
+
+/** What `/sim dashboard` can change on a zone, as a person would in the bunny.net dashboard (not via the API). */
+export const DASHBOARD_SETTINGS: Readonly<
+  Record<string, { field: string; words: Readonly<Record<string, number | boolean>> }>
+> = {
+  "waf-mode": { field: "wafExecutionMode", words: { log: 0, block: 1 } },
+  waf: { field: "wafEnabled", words: { on: true, off: false } },
+  ddos: { field: "dDoSShieldSensitivity", words: { off: 0, low: 1, medium: 2, high: 3, challenge: 4 } },
+  learning: { field: "learningMode", words: { on: true, off: false } },
+};
+
+/**
+ * A change made in the dashboard: the zone's setting moves directly, no request recorded. Returns the
+ * sentence that says what changed, or why nothing did.
+ */
+export function changeInDashboard(
+  state: SimulatorState,
+  shieldZoneId: number,
+  setting: string,
+  word: string,
+): { ok: boolean; sentence: string } {
+  if (setting.toLowerCase().startsWith("bot:")) return botInDashboard(state, shieldZoneId, setting, word);
+  const s = DASHBOARD_SETTINGS[setting.toLowerCase()];
+  if (s === undefined)
+    return {
+      ok: false,
+      sentence: `"${setting}" is not a setting /sim dashboard changes: use ${Object.keys(DASHBOARD_SETTINGS).join(", ")}.`,
+    };
+  const value = s.words[word.toLowerCase()];
+  if (value === undefined)
+    return {
+      ok: false,
+      sentence: `"${word}" is not a value of ${setting}: use ${Object.keys(s.words).join(", ")}.`,
+    };
+  const zone = state.shieldZones.find((z) => z.shieldZoneId === shieldZoneId);
+  if (zone === undefined)
+    return { ok: false, sentence: `There is no shield zone ${shieldZoneId} in the simulator.` };
+  const target = zone as unknown as Record<string, unknown>;
+  const before =
+    Object.entries(s.words).find(([, v]) => v === target[s.field])?.[0] ?? String(target[s.field]);
+  target[s.field] = value;
+  if (s.field === "learningMode" && value === false) zone.learningModeUntil = null;
+  return {
+    ok: true,
+    sentence: `Changed in the dashboard (not through edgeops): shield zone ${shieldZoneId} ${setting} ${before} → ${word.toLowerCase()}.`,
+  };
+}
+
+const BOT_WORDS: Readonly<Record<string, number>> = { none: 0, block: 1, allow: 2 };
+const BOT_NAMES: Readonly<Record<string, number>> = {
+  seo: 1,
+  aiscraper: 2,
+  aitool: 3,
+  tool: 4,
+  ads: 5,
+  preview: 6,
+  social: 7,
+};
+
+/** `bot:<category> none|block|allow`: a bot category's action, in every key's copy of the zone's categories. */
+function botInDashboard(
+  state: SimulatorState,
+  shieldZoneId: number,
+  setting: string,
+  word: string,
+): { ok: boolean; sentence: string } {
+  const name = setting.slice(4).toLowerCase();
+  const category = /^[1-7]$/.test(name) ? Number(name) : BOT_NAMES[name];
+  if (category === undefined)
+    return {
+      ok: false,
+      sentence: `"${name}" is not a bot category: use ${Object.keys(BOT_NAMES).join(", ")} or 1..7.`,
+    };
+  const action = BOT_WORDS[word.toLowerCase()];
+  if (action === undefined)
+    return { ok: false, sentence: `"${word}" is not a bot category action: use none, block, allow.` };
+  const copies = [
+    state.botCategories.get(shieldZoneId),
+    ...[...state.botCategoriesByKey].filter(([k]) => k.endsWith(` ${shieldZoneId}`)).map(([, v]) => v),
+  ];
+  let changed = 0;
+  for (const groups of copies)
+    for (const g of groups ?? [])
+      if (g.category === category) {
+        g.categoryAction = action;
+        changed++;
+      }
+  return changed === 0
+    ? { ok: false, sentence: `Shield zone ${shieldZoneId} has no bot category ${name} in the simulator.` }
+    : {
+        ok: true,
+        sentence: `Changed in the dashboard (not through edgeops): shield zone ${shieldZoneId} bot category ${name} → ${word.toLowerCase()}.`,
+      };
 }

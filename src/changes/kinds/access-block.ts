@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACCESS_ENTRY_TYPES, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
 import { type EntryState, readEntryState, setEntryState } from "../../services/access-lists.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { mrkdwn } from "../../slack/blocks/common.js";
+import { moved } from "../details.js";
 import type { ChangeKind } from "../kind.js";
 
 export const ENTRY_STATES = ["block", "challenge", "none"] as const;
@@ -45,9 +45,12 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
     `${VERBS[p.state]} ${ENTRY_TYPE_WORDS[p.type].one} ${p.value} on shield zone ${p.shieldZoneId}`,
   target: (p) => `shield zone ${p.shieldZoneId} / ${p.type} ${p.value}`,
   details: (p, observed) => [
-    ["Shield zone", String(p.shieldZoneId)],
-    [ENTRY_TYPE_WORDS[p.type].one === "IP" ? "IP" : capitalise(ENTRY_TYPE_WORDS[p.type].one), p.value],
-    ["Now", mrkdwn`${stateWord(observed)} → *${stateWord(p.state)}*`],
+    { label: "Shield zone", value: String(p.shieldZoneId) },
+    {
+      label: ENTRY_TYPE_WORDS[p.type].one === "IP" ? "IP" : capitalise(ENTRY_TYPE_WORDS[p.type].one),
+      value: p.value,
+    },
+    { label: "Now", value: moved(stateWord(observed), stateWord(p.state)) },
   ],
   askAgain: (p) => `/edge ${p.state === "none" ? "unblock" : "block"} ${p.shieldZoneId} ${p.value}`,
   async readCurrent(deps, scope, p) {

@@ -5,7 +5,7 @@ import {
   botCategoryLabel,
 } from "../../edge/schemas/shield.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { mrkdwn } from "../../slack/blocks/common.js";
+import { moved } from "../details.js";
 import type { ChangeKind } from "../kind.js";
 
 export const botCategoryParams = z.object({
@@ -28,9 +28,9 @@ export const botCategoryKind: ChangeKind<BotCategoryParams, number> = {
     `${p.action === 0 ? "Clear" : botCategoryActionLabel(p.action)} ${botCategoryLabel(p.category)} on shield zone ${p.shieldZoneId}`,
   target: (p) => `shield zone ${p.shieldZoneId} / ${botCategoryLabel(p.category)}`,
   details: (p, observed) => [
-    ["Shield zone", String(p.shieldZoneId)],
-    ["Category", botCategoryLabel(p.category)],
-    ["Action", mrkdwn`${actionWord(observed)} → *${actionWord(p.action)}*`],
+    { label: "Shield zone", value: String(p.shieldZoneId) },
+    { label: "Category", value: botCategoryLabel(p.category) },
+    { label: "Action", value: moved(actionWord(observed), actionWord(p.action)) },
   ],
   askAgain: (p) => `/edge bots ${p.shieldZoneId}`,
   async readCurrent(deps, scope, p) {

@@ -1,14 +1,6 @@
 import { z } from "zod";
 import type { Deps } from "../../deps.js";
 import {
-  channel,
-  joinMrkdwn,
-  type MrkdwnInput,
-  mention,
-  mrkdwn,
-  usergroup,
-} from "../../slack/blocks/common.js";
-import {
   type Approvers,
   DEFAULT_POLICY,
   type EffectivePolicy,
@@ -17,8 +9,9 @@ import {
   type PolicyRow,
   type PolicyValues,
 } from "../../store/index.js";
-import { coveredKinds } from "../index.js";
+import { channelRef, type DetailValue, joined, usergroupRef, userRef } from "../details.js";
 import type { ChangeKind, ChangeScope } from "../kind.js";
+import { coveredKinds } from "../policy-coverage.js";
 
 const approversSchema = z.union([
   z.object({ kind: z.literal("admins") }),
@@ -68,9 +61,9 @@ export function approvalsForText(words: readonly string[] | null | undefined): s
 }
 
 /** Who approves, with mentions, for the card. */
-function approversMrkdwn(a: Approvers): MrkdwnInput {
+function approversDetail(a: Approvers): DetailValue {
   if (a.kind === "admins") return "workspace admins";
-  return joinMrkdwn([...a.users.map(mention), ...a.usergroups.map(usergroup)], ", ");
+  return joined([...a.users.map(userRef), ...a.usergroups.map(usergroupRef)], ", ");
 }
 
 const minutes = (n: number) => `${n} minute${n === 1 ? "" : "s"}`;
@@ -85,7 +78,7 @@ function approversCount(a: Approvers): string {
 }
 
 /** The parts of the change; `who` writes the approvers (plain for the description, mentions for the card). */
-function patchParts<T extends MrkdwnInput>(p: PolicyParams, who: (a: Approvers) => T): (string | T)[] {
+function patchParts<T extends DetailValue>(p: PolicyParams, who: (a: Approvers) => T): (string | T)[] {
   if (p.reset) return ["remove this channel's overrides"];
   const parts: (string | T)[] = [];
   const s = p.set ?? {};
@@ -183,22 +176,22 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
     `Approval policy for ${p.channelId ? "this channel" : "the workspace"}: ${patchParts(p, (a) => `approvers ${approversCount(a)}`).join(", ")}`,
   target: (p) => (p.channelId ? `policy of channel ${p.channelId}` : "workspace policy"),
   details: (p, observed) => [
-    ["Scope", p.channelId ? mrkdwn`channel ${channel(p.channelId)}` : "workspace"],
-    [
-      "Change",
-      joinMrkdwn(
-        patchParts(p, (a) => mrkdwn`approvers ${approversMrkdwn(a)}`),
+    { label: "Scope", value: p.channelId ? joined(["channel ", channelRef(p.channelId)]) : "workspace" },
+    {
+      label: "Change",
+      value: joined(
+        patchParts(p, (a) => joined(["approvers ", approversDetail(a)])),
         ", ",
       ),
-    ],
-    [
-      "Before",
-      observed
-        ? joinMrkdwn(
+    },
+    {
+      label: "Before",
+      value: observed
+        ? joined(
             [
               `approvals ${observed.approvals ?? "inherited"}`,
               observed.approvers
-                ? mrkdwn`approvers ${approversMrkdwn(observed.approvers)}`
+                ? joined(["approvers ", approversDetail(observed.approvers)])
                 : "approvers inherited",
               `expiry ${observed.expiryMinutes === null ? "inherited" : minutes(observed.expiryMinutes)}`,
               approversPerRequest(observed.approvalsNeeded ?? null),
@@ -207,7 +200,7 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
             ", ",
           )
         : "no override (inherited)",
-    ],
+    },
   ],
   askAgain: () => "/edge policy",
   async readCurrent(deps, scope, p) {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { edgeClientFor } from "../../services/edge-access.js";
-import type { ChangeKind } from "../kind.js";
+import { oneOffKind } from "./one-off.js";
 
 export const purgeParams = z.union([
   z.object({
@@ -15,13 +14,11 @@ export const purgeParams = z.union([
 export type PurgeParams = z.output<typeof purgeParams>;
 
 /** Purge a pull zone's cache (all, or one cache tag) or one URL: a one-off action with no undo. */
-export const purgeKind: ChangeKind<PurgeParams, null> = {
+export const purgeKind = oneOffKind<PurgeParams>({
   name: "purge",
   params: purgeParams,
-  approvers: "policy",
   policyName: "purge",
   risk: "medium",
-  oneOff: true,
   describe: (p) =>
     "url" in p
       ? `Purge ${p.url} from the cache`
@@ -31,17 +28,11 @@ export const purgeKind: ChangeKind<PurgeParams, null> = {
   target: (p) => ("url" in p ? `url ${p.url}` : `pull zone ${p.pullZoneId}`),
   details: (p) =>
     "url" in p
-      ? [["URL", p.url]]
+      ? [{ label: "URL", value: p.url }]
       : [
-          ["Pull zone", String(p.pullZoneId)],
-          ["Files", p.cacheTag ? `tagged ${p.cacheTag}` : "all"],
+          { label: "Pull zone", value: String(p.pullZoneId) },
+          { label: "Files", value: p.cacheTag ? `tagged ${p.cacheTag}` : "all" },
         ],
   askAgain: (p) => ("url" in p ? `/edge purge url ${p.url}` : `/edge purge ${p.pullZoneId}`),
-  readCurrent: async () => null,
-  inForce: () => false,
-  async apply(deps, scope, p) {
-    const client = await edgeClientFor(deps, scope.teamId);
-    if ("url" in p) await client.purgeUrl(p.url);
-    else await client.purgePullZone(p.pullZoneId, p.cacheTag);
-  },
-};
+  call: (client, p) => ("url" in p ? client.purgeUrl(p.url) : client.purgePullZone(p.pullZoneId, p.cacheTag)),
+});

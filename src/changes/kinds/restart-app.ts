@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { edgeClientFor } from "../../services/edge-access.js";
-import type { ChangeKind } from "../kind.js";
+import { oneOffKind } from "./one-off.js";
 
 export const restartAppParams = z.object({
   appId: z.string().regex(/^[\w-]{1,100}$/),
@@ -10,24 +9,17 @@ export const restartAppParams = z.object({
 export type RestartAppParams = z.output<typeof restartAppParams>;
 
 /** Restart every pod of a Magic Containers application: a one-off action with no undo. */
-export const restartAppKind: ChangeKind<RestartAppParams, null> = {
+export const restartAppKind = oneOffKind<RestartAppParams>({
   name: "restart_app",
   params: restartAppParams,
-  approvers: "policy",
   policyName: "restart",
   risk: "high",
-  oneOff: true,
   describe: (p) => `Restart application ${p.appName}`,
   target: (p) => `application ${p.appId}`,
   details: (p) => [
-    ["Application", p.appName],
-    ["Id", p.appId],
+    { label: "Application", value: p.appName },
+    { label: "Id", value: p.appId },
   ],
   askAgain: (p) => `/edge restart ${p.appId}`,
-  readCurrent: async () => null,
-  inForce: () => false,
-  async apply(deps, scope, p) {
-    const client = await edgeClientFor(deps, scope.teamId);
-    await client.restartApp(p.appId);
-  },
-};
+  call: (client, p) => client.restartApp(p.appId),
+});

@@ -11,15 +11,15 @@ import {
 } from "../../edge/schemas/shield.js";
 import { UserError } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { mrkdwn } from "../../slack/blocks/common.js";
-import type { ChangeKind, ChangeScope, RiskLevel } from "../kind.js";
+import { moved } from "../details.js";
+import type { ChangeKind, ChangeScope, RiskLevel, TargetRead } from "../kind.js";
 
 /**
  * One field of a shield zone (DDoS sensitivity, WAF execution mode, learning mode), changed with
  * PATCH /shield/shield-zone naming only that field. The PATCH can't say "only if it is still X", so
- * the zone is read again right before it and the change is refused when the field moved since the
- * request saw it (`seen`): a concurrent change is never overwritten, and an undo only puts back a
- * value nobody has changed since.
+ * the change is refused when the field, as the engine read it right before (under the target's lock),
+ * moved since the request saw it (`seen`): a concurrent change is never overwritten, and an undo only
+ * puts back a value nobody has changed since. The zone is read once before the PATCH and once after.
  */
 interface ShieldSetting<V extends number | boolean> {
   name: string;
@@ -44,19 +44,21 @@ export interface ShieldSettingParams<V> {
   seen: V | null;
 }
 
+/** The zone and the setting's value in it. */
 async function readSetting<V extends number | boolean>(
   s: ShieldSetting<V>,
   deps: Deps,
   scope: ChangeScope,
   shieldZoneId: number,
-): Promise<V | null> {
+): Promise<TargetRead<V, ShieldZone>> {
   const client = await edgeClientFor(deps, scope.teamId);
-  return s.read(await client.getShieldZone(shieldZoneId), deps.now());
+  const zone = await client.getShieldZone(shieldZoneId);
+  return { value: s.read(zone, deps.now()), record: zone };
 }
 
 function shieldSettingKind<V extends number | boolean>(
   s: ShieldSetting<V>,
-): ChangeKind<ShieldSettingParams<V>, V> {
+): ChangeKind<ShieldSettingParams<V>, V, ShieldZone> {
   const params = z.object({
     shieldZoneId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     value: s.value,
@@ -75,23 +77,24 @@ function shieldSettingKind<V extends number | boolean>(
         : `Set ${s.title} of shield zone ${p.shieldZoneId} to ${s.label(p.value)}`,
     target: (p) => `shield zone ${p.shieldZoneId} / ${s.title}`,
     details: (p, observed) => [
-      ["Shield zone", String(p.shieldZoneId)],
-      [
-        s.title.charAt(0).toUpperCase() + s.title.slice(1),
-        mrkdwn`${s.label(observed)} → *${s.label(p.value)}*`,
-      ],
+      { label: "Shield zone", value: String(p.shieldZoneId) },
+      {
+        label: s.title.charAt(0).toUpperCase() + s.title.slice(1),
+        value: moved(s.label(observed), s.label(p.value)),
+      },
     ],
     askAgain: (p) => `/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`,
-    readCurrent: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
+    readCurrent: async (deps, scope, p) => (await readSetting(s, deps, scope, p.shieldZoneId)).value,
+    readTarget: (deps, scope, p) => readSetting(s, deps, scope, p.shieldZoneId),
     targetKey: (p, scope) => `${scope.teamId}/shield zone ${p.shieldZoneId}/${s.name}`,
     valueLabel: s.label,
     inForce: (p, current) => current === p.value,
     // One PATCH for every setting of the zone: its settings are one target.
     lockKey: (p) => `shield-zone:${p.shieldZoneId}:settings`,
-    async apply(deps, scope, p) {
+    async apply(deps, scope, p, read) {
       const client = await edgeClientFor(deps, scope.teamId);
-      const before = await client.getShieldZone(p.shieldZoneId);
-      const current = s.read(before, deps.now());
+      const before = read?.record ?? (await client.getShieldZone(p.shieldZoneId));
+      const current = read ? read.value : s.read(before, deps.now());
       if (current === p.value) return;
       if (current !== p.seen)
         throw new UserError(
@@ -111,8 +114,11 @@ function shieldSettingKind<V extends number | boolean>(
         );
         return;
       }
-      const moved = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
-      return moved.length > 0 ? { alsoChanged: moved } : undefined;
+      const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      return {
+        after: { value: s.read(after, deps.now()) },
+        ...(others.length > 0 ? { alsoChanged: others } : {}),
+      };
     },
     undo: (p, observed) =>
       observed === null ? undefined : { shieldZoneId: p.shieldZoneId, value: observed, seen: p.value },
@@ -155,36 +161,54 @@ export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: r
     });
 }
 
-const ddosSensitivity = z.union(DDOS_SENSITIVITIES.map((n) => z.literal(n)));
-const wafExecutionMode = z.union(WAF_EXECUTION_MODES.map((n) => z.literal(n)));
-const isOneOf = <T extends number>(values: readonly T[], v: number | null): v is T =>
-  v !== null && (values as readonly number[]).includes(v);
+/** A setting that is one of a few numbers, each with a label (DDoS sensitivity, WAF execution mode). */
+function choiceSettingKind<N extends number>(
+  c: Omit<ShieldSetting<N>, "value" | "read" | "update" | "label"> & {
+    values: readonly N[];
+    read(zone: ShieldZone): number | null | undefined;
+    /** The PATCH field. */
+    field: "dDoSShieldSensitivity" | "wafExecutionMode";
+    label(value: N): string;
+  },
+) {
+  const { values, field, read, label, ...setting } = c;
+  const isValue = (v: number | null | undefined): v is N => (values as readonly unknown[]).includes(v);
+  return shieldSettingKind<N>({
+    ...setting,
+    value: z.union(values.map((n) => z.literal(n))) as unknown as z.ZodType<N>,
+    read: (zone) => {
+      const v = read(zone);
+      return isValue(v) ? v : null;
+    },
+    update: (value) => ({ [field]: value }),
+    label: (value) => (value === null ? "unknown" : label(value)),
+  });
+}
 
 /** `/edge ddos <zone> off|low|medium|high|challenge`: DDoSShieldSensitivity 0..4. */
-export const ddosSensitivityKind = shieldSettingKind({
+export const ddosSensitivityKind = choiceSettingKind({
   name: "ddos_sensitivity",
   policyName: "ddos",
   risk: "high",
   title: "DDoS sensitivity",
   command: "ddos",
-  value: ddosSensitivity,
-  read: (zone) =>
-    isOneOf(DDOS_SENSITIVITIES, zone.ddosShieldSensitivity) ? zone.ddosShieldSensitivity : null,
-  update: (value) => ({ dDoSShieldSensitivity: value }),
-  label: (value) => (value === null ? "unknown" : ddosSensitivityLabel(value)),
+  values: DDOS_SENSITIVITIES,
+  read: (zone) => zone.ddosShieldSensitivity,
+  field: "dDoSShieldSensitivity",
+  label: ddosSensitivityLabel,
 });
 
 /** `/edge waf-mode <zone> log|block`: WAFExecutionMode 0 Log, 1 Block. */
-export const wafModeKind = shieldSettingKind({
+export const wafModeKind = choiceSettingKind({
   name: "waf_mode",
   policyName: "waf-mode",
   risk: "high",
   title: "WAF execution mode",
   command: "waf-mode",
-  value: wafExecutionMode,
-  read: (zone) => (isOneOf(WAF_EXECUTION_MODES, zone.wafExecutionMode) ? zone.wafExecutionMode : null),
-  update: (value) => ({ wafExecutionMode: value }),
-  label: (value) => (value === null ? "unknown" : wafExecutionModeLabel(value)),
+  values: WAF_EXECUTION_MODES,
+  read: (zone) => zone.wafExecutionMode,
+  field: "wafExecutionMode",
+  label: wafExecutionModeLabel,
 });
 
 /** `/edge learning <zone> on|off`: learning mode (the WAF only logs while it learns the site's traffic). */

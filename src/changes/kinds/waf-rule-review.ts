@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { type WafReviewAction, wafReviewActionLabel } from "../../edge/schemas/shield.js";
-import { edgeClientFor } from "../../services/edge-access.js";
-import type { ChangeKind } from "../kind.js";
+import { oneOffKind } from "./one-off.js";
 
 export const wafRuleReviewParams = z.object({
   shieldZoneId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
@@ -24,13 +23,11 @@ const wordFor = (a: WafReviewAction) => (a === 0 ? "ignore" : a === 1 ? "log-onl
  * Review a triggered WAF rule (ignore it, make it log only, or disable it). The review list shows no
  * rule's state, so there is nothing to read back: a one-off action with no undo.
  */
-export const wafRuleReviewKind: ChangeKind<WafRuleReviewParams, null> = {
+export const wafRuleReviewKind = oneOffKind<WafRuleReviewParams>({
   name: "waf_rule_review",
   params: wafRuleReviewParams,
-  approvers: "policy",
   policyName: "waf",
   risk: "medium",
-  oneOff: true,
   describe: (p) =>
     p.action === 0
       ? `Ignore triggered WAF rule ${p.ruleId} on shield zone ${p.shieldZoneId}`
@@ -39,15 +36,10 @@ export const wafRuleReviewKind: ChangeKind<WafRuleReviewParams, null> = {
         : `Disable WAF rule ${p.ruleId} on shield zone ${p.shieldZoneId}`,
   target: (p) => `shield zone ${p.shieldZoneId} / WAF rule ${p.ruleId}`,
   details: (p) => [
-    ["Shield zone", String(p.shieldZoneId)],
-    ["WAF rule", p.ruleId],
-    ["Review", wafReviewActionLabel(p.action)],
+    { label: "Shield zone", value: String(p.shieldZoneId) },
+    { label: "WAF rule", value: p.ruleId },
+    { label: "Review", value: wafReviewActionLabel(p.action) },
   ],
   askAgain: (p) => `/edge waf ${p.shieldZoneId} ${p.ruleId} ${wordFor(p.action)}`,
-  readCurrent: async () => null,
-  inForce: () => false,
-  async apply(deps, scope, p) {
-    const client = await edgeClientFor(deps, scope.teamId);
-    await client.reviewTriggeredWafRule(p.shieldZoneId, p.ruleId, p.action);
-  },
-};
+  call: (client, p) => client.reviewTriggeredWafRule(p.shieldZoneId, p.ruleId, p.action),
+});

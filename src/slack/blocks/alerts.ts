@@ -231,6 +231,12 @@ export function alertThreadReply(e: AlertEvent): Reply {
 // ---- /edge watch answers -----------------------------------------------------------------------------
 
 export function watchLabel(w: Pick<Watch, "kind" | "target" | "options">): string {
+  if (w.kind === "config") {
+    const name = w.options.label
+      ? `${truncate(w.options.label, 80)} (shield zone ${w.target})`
+      : `shield zone ${w.target}`;
+    return `the settings of ${name}`;
+  }
   if (w.kind === "zone") {
     const name = w.options.label
       ? `${truncate(w.options.label, 80)} (shield zone ${w.target})`
@@ -243,6 +249,12 @@ export function watchLabel(w: Pick<Watch, "kind" | "target" | "options">): strin
     : `apps (${DEFAULT_ALERT_STATUSES.join(", ")}, or deploying for too long)`;
 }
 
+const WATCH_PROMISE: Record<Watch["kind"], string> = {
+  zone: "it comes under attack and when it calms down",
+  apps: "it changes status and when it recovers",
+  config: "one of them changes outside edgeops (someone in the bunny.net dashboard, another tool)",
+};
+
 export function watchCreatedMessage(
   w: Watch,
   existed: boolean,
@@ -253,7 +265,7 @@ export function watchCreatedMessage(
   const what = watchLabel(w);
   const lead = existed
     ? mrkdwn`:eyes: This channel already watches ${what}.`
-    : mrkdwn`:eyes: Watching ${what} in this channel: I'll post here when it ${w.kind === "zone" ? "comes under attack and when it calms down" : "changes status and when it recovers"}.`;
+    : mrkdwn`:eyes: Watching ${what} in this channel: I'll post here when ${WATCH_PROMISE[w.kind]}.`;
   const blocks = [section(lead)];
   if (already && already.apps.length > 0) {
     const n = already.apps.length;
@@ -317,7 +329,7 @@ export function watchRemovedMessage(w: Watch): Reply {
 /** In the channel, when a watch with open alerts is removed: they are no longer tracked. */
 export function watchRemovedChannelNotice(w: Watch, by: string, openAlerts: number): Reply {
   const alerts = openAlerts === 1 ? "its open alert is" : `its ${openAlerts} open alerts are`;
-  const text = mrkdwn`:wastebasket: ${mention(by)} removed the watch of ${watchLabel(w)} (${code(w.id)}): ${alerts} no longer tracked, and nothing more is posted about ${w.kind === "zone" ? "this zone" : "these apps"} here. Watch again with ${code(w.kind === "zone" ? `/edge watch zone ${w.target}` : "/edge watch apps")}.`;
+  const text = mrkdwn`:wastebasket: ${mention(by)} removed the watch of ${watchLabel(w)} (${code(w.id)}): ${alerts} no longer tracked, and nothing more is posted about ${w.kind === "apps" ? "these apps" : "this zone"} here. Watch again with ${code(w.kind === "apps" ? "/edge watch apps" : `/edge watch ${w.kind} ${w.target}`)}.`;
   return reply(text, [section(text)]);
 }
 

@@ -4,6 +4,7 @@ import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
+import { detailField } from "./change-details.js";
 import {
   actions,
   button,
@@ -92,12 +93,12 @@ export function confirmChangeMessage(
   if (changesNothing) {
     const line = mrkdwn`:information_source: Nothing to confirm: *${change}* is already in force, so it would change nothing.`;
     const blocks: KnownBlock[] = [section(line)];
-    if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+    if (details.length > 0) blocks.push(fields(details.map(detailField)));
     if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
     return reply(line, blocks);
   }
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
-  if (details.length > 0) blocks.push(fields(details.map(([label, v]) => mrkdwn`*${label}*\n${v}`)));
+  if (details.length > 0) blocks.push(fields(details.map(detailField)));
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
@@ -321,7 +322,7 @@ export function approvalCard(
     header(r.state === "pending" ? `Approval needed: ${change}` : change),
     fields([
       mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
-      ...details.map(([label, value]) => mrkdwn`*${label}*\n${value}`),
+      ...details.map(detailField),
       ...(r.undoAfterMs !== null ? [mrkdwn`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
       mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
       mrkdwn`*State*\n${stateLine(r)}`,

@@ -1,5 +1,6 @@
 import { resolveChange } from "../../changes/index.js";
 import type { AuditEntry } from "../../store/index.js";
+import { detailMrkdwn } from "./change-details.js";
 import {
   channel,
   code,
@@ -37,7 +38,7 @@ function beforeAfter(e: AuditEntry): MrkdwnInput {
   if (!c) return "";
   const rows = c.kind.details(c.params, e.details.observed ?? null);
   return mrkdwn`\n      ${joinMrkdwn(
-    rows.map(([label, v]) => mrkdwn`${label}: ${v}`),
+    rows.map((row) => mrkdwn`${row.label}: ${detailMrkdwn(row.value)}`),
     " · ",
   )}`;
 }

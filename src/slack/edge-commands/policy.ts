@@ -9,6 +9,7 @@ import {
   MAX_APPROVALS_NEEDED,
   type PolicyPatch,
 } from "../../store/index.js";
+import { detailField } from "../blocks/change-details.js";
 import {
   channel,
   context,
@@ -139,7 +140,7 @@ async function announceInChannel(
     await ctx.client.chat.postMessage({
       channel: ctx.channelId,
       text: `The approval policy for ${scope} changed.`,
-      blocks: [section(title), fields(rows.map(([label, v]) => mrkdwn`*${label}*\n${v}`))],
+      blocks: [section(title), fields(rows.map(detailField))],
     });
     return true;
   } catch (err) {

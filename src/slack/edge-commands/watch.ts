@@ -14,6 +14,7 @@ import {
   type RemovedWatch,
   removeWatch,
   WATCH_APPS_EXAMPLE,
+  WATCH_CONFIG_EXAMPLE,
   WATCH_ZONE_EXAMPLE,
 } from "../../services/watches.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
@@ -71,6 +72,25 @@ async function watchZone(ctx: CommandContext): Promise<Reply> {
   return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
 }
 
+/** `/edge watch config <zone|domain>`: post each change of the zone's settings made outside edgeops. */
+async function watchConfig(ctx: CommandContext): Promise<Reply> {
+  const args = ctx.args.slice(1);
+  const ref = parseZoneRef(args[0], "/edge watch config 1234", WATCH_CONFIG_EXAMPLE);
+  if (args.length > 1) throw usage(`Too many words after the zone. For example: ${WATCH_CONFIG_EXAMPLE}`);
+  const deps = ctx.env.deps;
+  const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, WATCH_CONFIG_EXAMPLE);
+  await (await edgeClientFor(deps, ctx.teamId)).getShieldZone(shieldZoneId);
+  const { watch, existed } = await createWatch(deps, {
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    userId: ctx.userId,
+    kind: "config",
+    target: String(shieldZoneId),
+    options: ref.kind === "name" ? { label: ref.name } : {},
+  });
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
+}
+
 async function watchApps(ctx: CommandContext): Promise<Reply> {
   const statuses = parseWatchedStatuses(ctx.args.slice(1));
   const deps = ctx.env.deps;
@@ -114,17 +134,18 @@ async function tellUntracked(ctx: CommandContext, { watch, openAlerts }: Removed
 export const watchCommand: Subcommand = {
   name: "watch",
   usage:
-    "watch apps [status…] | watch zone <shieldZoneId|domain> [sensitivity low|normal|high] | watch list | watch remove <id> | watch mute <id> <30m|2h|1d|off>",
+    "watch apps [status…] | watch zone <shieldZoneId|domain> [sensitivity low|normal|high] | watch config <shieldZoneId|domain> | watch list | watch remove <id> | watch mute <id> <30m|2h|1d|off>",
   summary:
-    "Post alerts in this channel when a Magic Containers app changes status or a shield zone comes under attack, updated in one thread until it is over. Its creator and admins can remove or mute it.",
-  examples: [WATCH_ZONE_EXAMPLE, WATCH_APPS_EXAMPLE, "/edge watch list", MUTE_EXAMPLE],
+    "Post alerts in this channel when a Magic Containers app changes status or a shield zone comes under attack, updated in one thread until it is over; or when a zone's settings change outside edgeops (config). Its creator and admins can remove or mute it.",
+  examples: [WATCH_ZONE_EXAMPLE, WATCH_APPS_EXAMPLE, WATCH_CONFIG_EXAMPLE, "/edge watch list", MUTE_EXAMPLE],
   shareable: (args) => (args[0] ?? "").toLowerCase() === "list",
   // `/edge watch zone` (or `/edge watch zone sensitivity high`) without a zone: a search menu of zones.
   picker: {
     source: "shield",
     missingAt: (args) =>
-      (args[0] ?? "").toLowerCase() === "zone" &&
-      (args.length === 1 || (args[1] ?? "").toLowerCase() === "sensitivity")
+      ((args[0] ?? "").toLowerCase() === "zone" &&
+        (args.length === 1 || (args[1] ?? "").toLowerCase() === "sensitivity")) ||
+      ((args[0] ?? "").toLowerCase() === "config" && args.length === 1)
         ? 1
         : undefined,
   },
@@ -134,6 +155,8 @@ export const watchCommand: Subcommand = {
     switch (verb) {
       case "zone":
         return watchZone(ctx);
+      case "config":
+        return watchConfig(ctx);
       case "apps":
       case "app":
         return watchApps(ctx);
@@ -162,7 +185,7 @@ export const watchCommand: Subcommand = {
           "usage",
           verb === ""
             ? `What should I watch? For example: ${WATCH_ZONE_EXAMPLE} or ${WATCH_APPS_EXAMPLE}`
-            : `"${ctx.args[0]}" is not something /edge watch does: use apps, zone, list, remove or mute. For example: ${WATCH_ZONE_EXAMPLE}`,
+            : `"${ctx.args[0]}" is not something /edge watch does: use apps, zone, config, list, remove or mute. For example: ${WATCH_ZONE_EXAMPLE}`,
         );
     }
   },

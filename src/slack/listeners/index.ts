@@ -10,6 +10,7 @@ import { botChange } from "./actions/bot-change.js";
 import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
 import { dnsPage } from "./actions/dns-page.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
+import { driftKeep } from "./actions/drift-keep.js";
 import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { pickerChosen } from "./actions/picker-chosen.js";
@@ -67,6 +68,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.alertMute, alertMute(env));
   on.action(ACTIONS.alertUnmute, alertUnmute(env));
   on.action(ACTIONS.alertIncident, alertIncident(env));
+  on.action(ACTIONS.driftKeep, driftKeep(env));
   app.options(
     { type: "block_suggestion", action_id: ACTION_PATTERNS.picker },
     ackFirst(pickerSuggestions(env)),

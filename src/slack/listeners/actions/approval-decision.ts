@@ -1,9 +1,9 @@
-import { approve, type DecisionOutcome, reject, retry, undoNow } from "../../../changes/engine.js";
+import { approve, type DecisionOutcome, reject, retry } from "../../../changes/engine.js";
+import { undoNow } from "../../../changes/undo-and-reconcile.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
 import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn, sentenceReply } from "../../blocks/common.js";
-import { updateCard } from "../../change-requests.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 
@@ -69,21 +69,7 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
       return answerPrivately(args, toUserSentence(err), ctx.logger);
     }
     ctx.logger.info({ decision, outcome: outcome.kind, requestId: ctx.value }, "approval card clicked");
-    // Only the click that decided updates the card: a loser's view may be older than the winner's.
-    const decidedHere = [
-      "expired",
-      "rejected",
-      "withdrawn",
-      "applied",
-      "failed",
-      "unknown",
-      "retry_closed",
-      "approval_recorded",
-      "undone",
-      "undo_failed",
-      "undo_unknown",
-    ].includes(outcome.kind);
-    if (decidedHere && "request" in outcome) await updateCard(args.client, outcome.request, ctx.logger);
+    // The card was redrawn by whatever this click moved (src/slack/change-requests.ts redrawCardsOnChange).
     if (outcome.kind === "rejected")
       return respondPrivately(args, rejectedAnswer(outcome.request), ctx.logger);
     const sentence = privateSentence(outcome, decision);

@@ -46,6 +46,8 @@ export function appUninstalled(env: SlackEnv) {
     const client: WebClient | undefined = await env.clientFor(teamId).catch(() => undefined);
     const { moved } = await forgetWorkspace(env.deps, teamId, reason);
     if (!client) return;
+    // The installation went first, so the card observer (redrawCardsOnChange) could not reach this
+    // workspace's Slack for these moves: the client taken before redraws them.
     for (const request of moved) await updateCard(client, request, logger);
   };
 }

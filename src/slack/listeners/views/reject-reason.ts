@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import { setRejectReason } from "../../../changes/engine.js";
-import { tellRequester, updateCard } from "../../change-requests.js";
+import { tellRequester } from "../../change-requests.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { VIEWS } from "../../ids.js";
 
@@ -20,15 +20,13 @@ export function rejectReasonSubmit(env: SlackEnv) {
       return;
     }
     await ack();
-    const logger = env.deps.logger.child({ teamId, userId, view: VIEWS.rejectReason });
     const request = await setRejectReason(env.deps, {
       requestId: view.private_metadata,
       teamId,
       userId,
       text,
     });
-    if (!request) return;
-    await updateCard(client, request, logger);
-    await tellRequester(env, request, client);
+    // The card is redrawn by the engine's note (redrawCardsOnChange); the requester hears the reason.
+    if (request) await tellRequester(env, request, client);
   };
 }

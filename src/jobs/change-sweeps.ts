@@ -1,14 +1,58 @@
-import { expireDue, reconcileStale, reconcileStaleUndos, undoDue } from "../changes/engine.js";
+import type { RunEach } from "../changes/moves.js";
+import * as sweeps from "../changes/undo-and-reconcile.js";
+import type { Deps } from "../deps.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
+import type { SlackEnv } from "../slack/edge-commands/types.js";
+import { settleMissedSteps } from "../slack/functions/completion.js";
 import type { ApprovalRequest, WorkScope } from "../store/index.js";
-import { updateCard } from "./change-requests.js";
-import type { SlackEnv } from "./edge-commands/types.js";
-import { settleMissedSteps } from "./functions/completion.js";
+import { createFairPool } from "./pool.js";
 
-export interface ApprovalSweeper {
+/** Due requests run at once, at most one of each workspace. */
+export const SWEEP_CONCURRENCY = 4;
+
+/**
+ * Run each due request round-robin over workspaces, a few at once, one per workspace: one workspace's
+ * slow or failing rows (its reads are slow, its key's queue is full) leave the others' on time. Resolves
+ * once all ran, with what they moved, in the order they finished.
+ */
+function fairly(deps: Deps): RunEach {
+  return async (due, failed, one) => {
+    const moved: ApprovalRequest[] = [];
+    const pool = createFairPool<ApprovalRequest>({
+      concurrency: SWEEP_CONCURRENCY,
+      perWorkspace: 1,
+      id: (r) => r.id,
+      teamId: (r) => r.teamId,
+      async run(r) {
+        try {
+          const done = await one(r);
+          if (done) moved.push(done);
+          return done !== undefined;
+        } catch (err) {
+          deps.logger.warn({ err, requestId: r.id }, failed);
+          return false;
+        }
+      },
+    });
+    await pool.submit(due);
+    return moved;
+  };
+}
+
+/** The engine's sweeps (src/changes/undo-and-reconcile.ts), each on the fair pool. */
+export const expireDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.expireDue(deps, scope, limit, fairly(deps));
+export const reconcileStale = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.reconcileStale(deps, scope, limit, fairly(deps));
+export const undoDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.undoDue(deps, scope, limit, fairly(deps));
+export const reconcileStaleUndos = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
+  sweeps.reconcileStaleUndos(deps, scope, limit, fairly(deps));
+
+export interface ChangeSweeper {
   /**
    * Expire every pending request whose time is up, settle approved requests whose apply never finished
-   * (the reconciler), and update their cards; returns how many this replica moved.
+   * (the reconciler), undo temporary changes that are due; returns how many this replica moved.
    */
   sweep(): Promise<number>;
   start(): void;
@@ -16,32 +60,23 @@ export interface ApprovalSweeper {
 }
 
 /**
- * Expiry without a click and the reconciler, in every replica: each due request is moved by whichever
- * replica wins its compare-and-set, and that one updates the card. Runs at start, so requests that expired while the
- * bot was down are closed after a restart.
+ * Expiry without a click and the reconciler, in every replica: each due request is claimed on the engine's
+ * fair pool and moved by whichever replica wins its compare-and-set; its card is redrawn by the card
+ * observer (src/slack/change-requests.ts redrawCardsOnChange). Runs at start, so requests that expired
+ * while the bot was down are closed after a restart.
  */
-export interface ApprovalSweeperOptions {
+export interface ChangeSweeperOptions {
   /** Default 15 s. */
   intervalMs?: number;
   /** Only these workspaces' requests (the local console's own); default every workspace's. */
   scope?: WorkScope;
 }
 
-export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOptions = {}): ApprovalSweeper {
+export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions = {}): ChangeSweeper {
   const { intervalMs = 15_000, scope = {} } = options;
   const logger = env.deps.logger.child({ job: "approval-expiry" });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
-
-  async function updateCards(requests: ApprovalRequest[]) {
-    for (const request of requests) {
-      try {
-        await updateCard(await env.clientFor(request.teamId), request, logger);
-      } catch (err) {
-        logger.warn({ err, requestId: request.id }, "could not update a card");
-      }
-    }
-  }
 
   /** Audit rows past AUDIT_RETENTION_DAYS; its failure is its own, not the sweep's. */
   async function pruneOldAudit(): Promise<void> {
@@ -54,11 +89,9 @@ export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOpt
 
   async function sweepOnce(): Promise<number> {
     const expired = await expireDue(env.deps, scope);
-    await updateCards(expired);
     if (expired.length > 0) logger.info({ expired: expired.length }, "expired approval requests");
     // Approved requests whose apply never finished: re-read and settle them (same claim-once CAS).
     const settled = await reconcileStale(env.deps, scope);
-    await updateCards(settled);
     if (settled.length > 0)
       logger.info(
         { settled: settled.map((r) => ({ id: r.id, state: r.state })) },
@@ -66,7 +99,6 @@ export function createApprovalSweeper(env: SlackEnv, options: ApprovalSweeperOpt
       );
     // Temporary changes whose time is up, and undos that never finished.
     const undone = [...(await undoDue(env.deps, scope)), ...(await reconcileStaleUndos(env.deps, scope))];
-    await updateCards(undone);
     if (undone.length > 0)
       logger.info({ undone: undone.map((r) => ({ id: r.id, state: r.state })) }, "undid temporary changes");
     // Workflow steps whose request settled but that were not completed (a replica died, Slack failed).

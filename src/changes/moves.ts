@@ -1,0 +1,520 @@
+import { withDeadline } from "../deadline.js";
+import type { Deps } from "../deps.js";
+import { EdgeApiError } from "../edge/errors.js";
+import { toUserSentence, UserError } from "../errors.js";
+import type {
+  ApprovalError,
+  ApprovalPatch,
+  ApprovalRequest,
+  ApprovalState,
+  Approvers,
+  ChangeNote,
+  EffectivePolicy,
+  OtherRequest,
+} from "../store/index.js";
+import { describeRequest, type ResolvedChange, resolveChange } from "./index.js";
+import type { ApplyReport, ChangeKind, ChangeScope, TargetRead } from "./kind.js";
+
+/**
+ * What every path of the change engine shares (engine.ts: ask, approve, apply; undo-and-reconcile.ts:
+ * sweeps, undo, reconcile): the outcomes, the moves (compare-and-set, then the observers), the audit, who
+ * owns a target, reading a target before and after a write, and the sweeps' fair pool.
+ */
+
+/** A request left `approved` this long (apply never finished) is reconciled from the current value. */
+export const RECONCILE_AFTER_MS = 60_000;
+/** The longest a temporary change may last. */
+export const MAX_TEMPORARY_MS = 24 * 60 * 60_000;
+/** A failed undo is tried again this much later, this many times in all. */
+export const UNDO_RETRY_MS = 60_000;
+export const UNDO_ATTEMPTS = 10;
+
+/** How the Slack layer answers "may this person approve here?" (admins, listed users, user groups). */
+export type ApproverCheck = (userId: string, approvers: Approvers) => Promise<boolean>;
+
+export interface ChangeInput<P> {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  params: P;
+  /** Set by the button (or command) that carried the confirmation: the same click twice makes one request. */
+  requestId: string;
+  /** A temporary change: undone this long after it is applied (at most MAX_TEMPORARY_MS). */
+  temporaryMs?: number;
+  /**
+   * When the same change (kind, parameters, duration) already waits for approval in the workspace, the
+   * answer is that request instead of a second card (default). A workflow step follows its own request
+   * to the end, so it says false.
+   */
+  joinPending?: boolean;
+  /** A channel chosen by someone else (a workflow step's author): the stricter of workspace and channel policy. */
+  strictPolicy?: boolean;
+}
+
+export type ChangeOutcome =
+  | { kind: "unchanged" }
+  | { kind: "duplicate"; request: ApprovalRequest }
+  /** The same change already waits for approval, in this request (someone else's, or an earlier one). */
+  | { kind: "already_pending"; request: ApprovalRequest }
+  | { kind: "pending"; request: ApprovalRequest; policy: EffectivePolicy }
+  | { kind: "applied"; request: ApprovalRequest }
+  | { kind: "failed"; request: ApprovalRequest }
+  /** Sent, but no answer came: the reconciler finds out whether it took effect. */
+  | { kind: "unknown"; request: ApprovalRequest };
+
+export type DecisionOutcome =
+  | { kind: "not_found" }
+  | { kind: "self_approval"; request: ApprovalRequest }
+  | { kind: "not_approver"; request: ApprovalRequest }
+  | { kind: "already_decided"; request: ApprovalRequest }
+  | { kind: "expired"; request: ApprovalRequest }
+  | { kind: "rejected"; request: ApprovalRequest }
+  /** Its requester pressed Reject: the request is withdrawn (cancelled), nothing changed. */
+  | { kind: "withdrawn"; request: ApprovalRequest }
+  /** Counted, but more approvers are needed. */
+  | {
+      kind: "approval_recorded";
+      request: ApprovalRequest;
+      remaining: number;
+      /** Earlier approvers who are no longer approvers here: their approvals were dropped. */
+      dropped?: string[];
+    }
+  | { kind: "already_approved"; request: ApprovalRequest }
+  /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
+  | { kind: "retry_closed"; request: ApprovalRequest }
+  /** Undo now: not a temporary change in force (any more). */
+  | { kind: "not_undoable"; request: ApprovalRequest }
+  | UndoOutcome
+  | ChangeOutcome;
+
+export interface DecisionInput {
+  requestId: string;
+  teamId: string;
+  userId: string;
+  isApprover: ApproverCheck;
+}
+
+export const scopeOf = (r: ApprovalRequest): ChangeScope => ({
+  teamId: r.teamId,
+  channelId: r.channelId,
+  userId: r.requesterId,
+});
+
+export function mustResolve(r: ApprovalRequest): ResolvedChange {
+  const c = resolveChange(r);
+  if (!c)
+    throw new UserError(
+      "not_found",
+      "This request was made by another version of edgeops and can't be handled here; make a new request.",
+    );
+  return c;
+}
+
+export async function audit(
+  deps: Deps,
+  r: ApprovalRequest,
+  userId: string,
+  step: string,
+  outcome: string,
+  details: Record<string, unknown> = {},
+) {
+  const c = resolveChange(r);
+  await deps.store.audit.append({
+    teamId: r.teamId,
+    userId,
+    action: `${r.kind}.${step}`,
+    target: c ? c.kind.target(c.params) : r.kind,
+    outcome,
+    details: {
+      requestId: r.id,
+      channelId: r.channelId,
+      change: c ? c.kind.describe(c.params) : null,
+      // What the change found and asked for, so the audit log can say before → after.
+      params: r.params,
+      observed: r.observed,
+      ...details,
+    },
+  });
+}
+
+export function countState(deps: Deps, state: ApprovalState | "unknown") {
+  deps.metrics.approvals.inc({ state });
+}
+
+/**
+ * Every state change the engine makes: the store's compare-and-set, then, for the winner only, the
+ * observers (the card, the requester's thread, workflow steps waiting on the request). The one place a
+ * move is announced (a change in flight announces it when its lease ends: in-flight.ts).
+ */
+export async function move(
+  deps: Deps,
+  ...transition: Parameters<Deps["store"]["approvals"]["transition"]>
+): Promise<ApprovalRequest | undefined> {
+  const moved = await deps.store.approvals.transition(...transition);
+  if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  const to = moved?.state;
+  if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
+    await releaseConflicts(deps, moved);
+  return moved;
+}
+
+/** A request closed without applying no longer conflicts: the cards still waiting stop naming it. */
+export async function releaseConflicts(deps: Deps, closed: ApprovalRequest): Promise<void> {
+  if (closed.note?.kind !== "conflicts") return;
+  for (const { id } of closed.note.with) {
+    const other = await deps.store.approvals.get(id);
+    if (other?.state !== "pending" || other.note?.kind !== "conflicts") continue;
+    const left = other.note.with.filter((o) => o.id !== closed.id);
+    await annotateOther(deps, id, "pending", {
+      note: left.length > 0 ? { kind: "conflicts", with: left } : null,
+    });
+  }
+}
+
+/** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */
+export async function decide(
+  deps: Deps,
+  request: ApprovalRequest,
+  from: ApprovalState,
+  to: ApprovalState,
+  patch: ApprovalPatch,
+  guard: { notExpiredAt?: number } = {},
+): Promise<{ won: boolean; request: ApprovalRequest }> {
+  const updated = await move(deps, request.id, from, to, patch, guard);
+  if (updated) return { won: true, request: updated };
+  return { won: false, request: (await deps.store.approvals.get(request.id)) ?? request };
+}
+
+// ---- who owns a target ------------------------------------------------------------------------------
+
+/** The target a stored request sets, for kinds that have one. */
+export function targetOf(r: ApprovalRequest): { key: string; change: ResolvedChange } | undefined {
+  const change = resolveChange(r);
+  const key = change?.kind.targetKey?.(change.params, scopeOf(r));
+  return change && key ? { key, change } : undefined;
+}
+
+/** What an undo of this request puts back: the value its apply replaced (the value seen, before it applied). */
+export function restoreOf(r: ApprovalRequest): unknown {
+  return r.replaced ? r.replaced.value : r.observed;
+}
+
+export function otherOf(r: ApprovalRequest): OtherRequest {
+  return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
+}
+
+/** The request that set the target last, when it is not `exceptId`; `since`: when it did. */
+export async function ownerOf(
+  deps: Deps,
+  teamId: string,
+  target: string,
+  exceptId?: string,
+  since = 0,
+): Promise<ApprovalRequest | undefined> {
+  const owner = await deps.store.approvals.targetOwner(teamId, target);
+  return owner && owner.requestId !== exceptId && owner.since >= since
+    ? deps.store.approvals.get(owner.requestId)
+    : undefined;
+}
+
+/** The temporary change that set the target last and whose undo is still to come, if any. */
+export async function pendingUndoOwner(deps: Deps, teamId: string, target: string, exceptId?: string) {
+  const owner = await ownerOf(deps, teamId, target, exceptId);
+  return owner?.state === "applied" && owner.undoAt !== null ? owner : undefined;
+}
+
+/** A note on another request (no move): stored while it is still in `state`, and its card redrawn. */
+export async function annotateOther(deps: Deps, id: string, state: ApprovalState, patch: ApprovalPatch) {
+  const noted = await deps.store.approvals.annotate(id, state, patch);
+  if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
+  return noted;
+}
+
+/**
+ * Before a request's move to applied: what its undo will put back. The value its apply replaced; but
+ * where that value was set by a temporary change still to be undone, what that change would have put
+ * back (the earlier change is taken over, not stacked).
+ */
+export async function replacedBy(
+  deps: Deps,
+  r: ApprovalRequest,
+  target: string,
+  replaced: unknown,
+): Promise<{ patch: ApprovalPatch; previous?: { request: ApprovalRequest; kept: boolean } }> {
+  const previous = await pendingUndoOwner(deps, r.teamId, target, r.id);
+  const prevChange = previous && resolveChange(previous);
+  if (!previous || !prevChange?.kind.inForce(prevChange.params, replaced))
+    return { patch: { replaced: { value: replaced } } };
+  // Kept: the value was already the one asked for, so the apply wrote nothing.
+  const kept = prevChange.kind.inForce(resolveChange(r)?.params, replaced);
+  return { patch: { replaced: { value: restoreOf(previous) } }, previous: { request: previous, kept } };
+}
+
+/**
+ * After the move to applied: the request is the target's last writer. A temporary change it took over
+ * is not undone any more; its card says who kept the value (and until when) or set another one.
+ */
+export async function recordOwner(
+  deps: Deps,
+  applied: ApprovalRequest,
+  target: string,
+  actorId: string,
+  previous: { request: ApprovalRequest; kept: boolean } | undefined,
+): Promise<void> {
+  await deps.store.approvals.setTargetOwner(applied.teamId, target, applied.id);
+  if (!previous) return;
+  const by = otherOf(applied);
+  const { kept } = previous;
+  const note: ChangeNote = kept ? { kind: "kept", by, until: applied.undoAt } : { kind: "superseded", by };
+  const cancelled = await annotateOther(deps, previous.request.id, "applied", { undoAt: null, note });
+  if (cancelled)
+    await audit(deps, cancelled, actorId, "undo", kept ? "kept" : "superseded", { by: applied.id });
+}
+
+/** When an applied temporary change is due to be undone. */
+export function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number } {
+  return r.undoAfterMs === null ? {} : { undoAt: deps.now() + r.undoAfterMs };
+}
+
+/** Neither a yes nor a no: the call may have reached the Edge API (or its read-back failed). */
+export function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof ReadBackError) return err.kind === "unknown";
+  return err instanceof EdgeApiError && (err.kind === "timeout" || err.kind === "network");
+}
+
+/** Other settings moved with a write: the request says which, and offers no Retry. */
+export const OTHER_SETTINGS_MOVED = "other_settings_moved";
+
+export function toApprovalError(err: unknown): ApprovalError {
+  if (err instanceof ReadBackError)
+    return { kind: err.alsoChanged.length > 0 ? OTHER_SETTINGS_MOVED : err.kind, message: err.message };
+  return {
+    kind: err instanceof EdgeApiError || err instanceof UserError ? err.kind : "internal",
+    message: toUserSentence(err),
+    ...(err instanceof EdgeApiError && err.status !== undefined ? { status: err.status } : {}),
+    ...(err instanceof EdgeApiError && err.errorKey ? { errorKey: err.errorKey } : {}),
+  };
+}
+
+export const UNKNOWN_OUTCOME_SENTENCE =
+  "Not known yet: the Edge API did not answer in time. edgeops is checking whether the change took effect.";
+
+/** The API accepted a write, but a read right after does not show it (`unknown`: the read failed). */
+export class ReadBackError extends Error {
+  constructor(
+    readonly kind: "not_applied" | "unknown",
+    message: string,
+    readonly alsoChanged: string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const alsoChangedSentence = (moved: string[]) =>
+  `Other settings moved with this change: ${moved.join("; ")}. edgeops did not set them back: check them in the bunny.net dashboard.`;
+
+/**
+ * Right after a write the API accepted: read the target back. The change counts as made only when the
+ * read shows it (else ReadBackError); one-off kinds can't be read back. Returns the note for the
+ * request when other settings moved with it.
+ */
+export async function readBack<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  report: ApplyReport<V> | undefined,
+): Promise<ApprovalError | null> {
+  const moved = report?.alsoChanged ?? [];
+  const also = moved.length > 0 ? ` ${alsoChangedSentence(moved)}` : "";
+  if (kind.oneOff) return null;
+  let current: V | null;
+  try {
+    current = report?.after ? report.after.value : await kind.readCurrent(deps, scope, params);
+  } catch (err) {
+    throw new ReadBackError(
+      "unknown",
+      `The Edge API accepted the change, but reading it back failed: ${toUserSentence(err)} edgeops reads it again shortly to tell whether it took effect.${also}`,
+      moved,
+      { cause: err },
+    );
+  }
+  if (!kind.inForce(params, current))
+    throw new ReadBackError(
+      "not_applied",
+      `The Edge API accepted the change, but reading it back right after shows ${kind.valueLabel?.(current) ?? "another value"}: it is not in effect.${also}`,
+      moved,
+    );
+  return moved.length > 0 ? { kind: OTHER_SETTINGS_MOVED, message: alsoChangedSentence(moved) } : null;
+}
+
+export const alsoChangedDetail = (err: unknown) =>
+  err instanceof ReadBackError && err.alsoChanged.length > 0 ? { alsoChanged: err.alsoChanged } : {};
+
+export async function loadForDecision(deps: Deps, input: DecisionInput) {
+  const request = await deps.store.approvals.get(input.requestId);
+  if (!request || request.teamId !== input.teamId) return undefined;
+  return request;
+}
+
+/** Expire a pending request whose time is up; the request for the one caller that did it. */
+export async function expireIfDue(
+  deps: Deps,
+  request: ApprovalRequest,
+): Promise<ApprovalRequest | undefined> {
+  if (request.state !== "pending" || request.expiresAt > deps.now()) return undefined;
+  const expired = await move(deps, request.id, "pending", "expired", {
+    decidedAt: deps.now(),
+  });
+  if (expired) {
+    countState(deps, "expired");
+    await audit(deps, expired, "system", "expire", "expired");
+  }
+  return expired;
+}
+
+export async function approversFor(
+  deps: Deps,
+  r: ApprovalRequest,
+): Promise<{ approvers: Approvers; approvals: string }> {
+  const policy = await deps.store.policies.getEffective(r.teamId, r.channelId);
+  const { kind } = mustResolve(r);
+  return {
+    approvals: policy.approvals,
+    approvers: kind.approvers === "admins" ? { kind: "admins" } : policy.approvers,
+  };
+}
+
+/** How long the sweeper waits for one read of the current value (one slow workspace must not hold it). */
+export const SWEEP_READ_DEADLINE_MS = 15_000;
+/** A request whose current value can't be read is tried again a minute later, this many times in all. */
+export const SWEEP_READ_ATTEMPTS = 5;
+
+/** The target as the kind reads it before a change (its readTarget, else its readCurrent). */
+export async function readTarget<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+): Promise<TargetRead<V>> {
+  return kind.readTarget
+    ? kind.readTarget(deps, scope, params)
+    : { value: await kind.readCurrent(deps, scope, params) };
+}
+
+export async function readForSweep(
+  deps: Deps,
+  c: ResolvedChange,
+  r: ApprovalRequest,
+): Promise<TargetRead<unknown>> {
+  const read = await withDeadline(
+    readTarget(deps, c.kind, scopeOf(r), c.params).then((target) => ({ target })),
+    SWEEP_READ_DEADLINE_MS,
+    () => undefined,
+  );
+  if (!read)
+    throw new UserError(
+      "unavailable",
+      `The Edge API did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds.`,
+    );
+  return read.target;
+}
+
+/**
+ * The sweeper could not read a stale request's current value: it backs off (the request's last update
+ * moves, so it is stale again a minute later) and, after SWEEP_READ_ATTEMPTS, ends it with a sentence:
+ * an apply as failed (with Retry), an undo as applied with no undo left (undo it by hand).
+ */
+export async function sweepReadFailed(
+  deps: Deps,
+  r: ApprovalRequest,
+  state: "approved" | "undoing",
+  err: unknown,
+): Promise<ApprovalRequest | undefined> {
+  const tries = (r.lastError?.tries ?? 0) + 1;
+  if (tries < SWEEP_READ_ATTEMPTS) {
+    deps.logger.warn(
+      { err, requestId: r.id, tries },
+      "could not read the current value to reconcile; tried again in a minute",
+    );
+    const previous = r.lastError ?? { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
+    await deps.store.approvals.annotate(r.id, state, { lastError: { ...previous, tries } });
+    return undefined;
+  }
+  const { kind, params } = mustResolve(r);
+  const reason = toUserSentence(err);
+  const ended = { leaseEndedBy: deps.now() };
+  const moved =
+    state === "approved"
+      ? await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          {
+            lastError: {
+              kind: "not_known",
+              message: `edgeops could not find out whether this change took effect: the current value could not be read ${tries} times (${reason}). Check it, then Retry, or make a new request with ${kind.askAgain(params)}.`,
+            },
+            failedAt: deps.now(),
+          },
+          ended,
+        )
+      : await move(
+          deps,
+          r.id,
+          "undoing",
+          "applied",
+          {
+            lastError: {
+              kind: "undo_gave_up",
+              message: `The automatic undo could not be finished: the current value could not be read ${tries} times (${reason}); check it and undo it by hand with ${kind.askAgain(params)}.`,
+            },
+            undoAt: null,
+          },
+          ended,
+        );
+  if (moved) {
+    countState(deps, moved.state);
+    await audit(deps, moved, "system", "reconcile", moved.state, { reason: "unreadable", tries });
+  }
+  return moved;
+}
+
+export type UndoOutcome =
+  /** Put back; or left as it is (lastError `changed_since`) because someone changed it since. */
+  | { kind: "undone"; request: ApprovalRequest }
+  /** The undo call failed: tried again later (the request is applied again, with the reason). */
+  | { kind: "undo_failed"; request: ApprovalRequest }
+  /** Sent, no answer: the reconciler decides. */
+  | { kind: "undo_unknown"; request: ApprovalRequest };
+
+/** One due request's step of a sweep: what it moved, if it won the move. */
+export type SweepStep = (r: ApprovalRequest) => Promise<ApprovalRequest | undefined>;
+
+/**
+ * How a sweep runs its due requests: `one` on each, a failure logged with `failed` and left for the next
+ * sweep; resolves with what moved. The change-sweeps job (src/jobs/change-sweeps.ts) runs them on the
+ * fair pool; elsewhere (one workspace's uninstall) they run one after another.
+ */
+export type RunEach = (
+  due: readonly ApprovalRequest[],
+  failed: string,
+  one: SweepStep,
+) => Promise<ApprovalRequest[]>;
+
+export function oneByOne(deps: Deps): RunEach {
+  return async (due, failed, one) => {
+    const moved: ApprovalRequest[] = [];
+    for (const r of due) {
+      try {
+        const done = await one(r);
+        if (done) moved.push(done);
+      } catch (err) {
+        deps.logger.warn({ err, requestId: r.id }, failed);
+      }
+    }
+    return moved;
+  };
+}

@@ -1,0 +1,306 @@
+import type { Deps } from "../deps.js";
+import type { EdgeApiError } from "../edge/errors.js";
+import type { ApprovalError, ApprovalRequest, WorkScope } from "../store/index.js";
+import { inFlight } from "./in-flight.js";
+import { resolveChange } from "./index.js";
+import {
+  approversFor,
+  audit,
+  countState,
+  type DecisionInput,
+  type DecisionOutcome,
+  expireIfDue,
+  loadForDecision,
+  move,
+  mustResolve,
+  oneByOne,
+  otherOf,
+  outcomeUnknown,
+  ownerOf,
+  RECONCILE_AFTER_MS,
+  ReadBackError,
+  type RunEach,
+  readBack,
+  readForSweep,
+  recordOwner,
+  restoreOf,
+  scopeOf,
+  sweepReadFailed,
+  targetOf,
+  toApprovalError,
+  UNDO_ATTEMPTS,
+  UNDO_RETRY_MS,
+  UNKNOWN_OUTCOME_SENTENCE,
+  type UndoOutcome,
+  undoSchedule,
+} from "./moves.js";
+import { withChangeLock } from "./target-lock.js";
+
+/** Sweeps (expiry, reconcile), temporary changes and their undo: the engine's moves that come later. */
+
+/** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
+export async function expireDue(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 100,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
+  return each(due, "could not expire a request; next sweep tries again", (r) => expireIfDue(deps, r));
+}
+
+export const ONE_OFF_UNKNOWN_SENTENCE =
+  "The Edge API never answered, and edgeops can't tell afterwards whether this ran. Check it, then Retry if it did not.";
+
+export const NOT_APPLIED_SENTENCE =
+  "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
+
+/**
+ * Requests left `approved` for over a minute (the apply's answer was lost, its `applied` write failed,
+ * or the process died between the compare-and-set and the call): re-read the current value and move
+ * each to applied (in force) or failed (with Retry). Whichever replica wins each CAS reports it.
+ */
+export async function reconcileStale(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
+  return each(stale, "could not reconcile a request; next sweep tries again", (r) => reconcileOne(deps, r));
+}
+
+async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+  const c = resolveChange(r);
+  if (!c) return undefined;
+  let current: unknown;
+  try {
+    current = (await readForSweep(deps, c, r)).value;
+  } catch (err) {
+    return sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
+      deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
+      return undefined;
+    });
+  }
+  const inForce = c.kind.inForce(c.params, current);
+  // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
+  const ended = { leaseEndedBy: deps.now() };
+  const moved = c.kind.oneOff
+    ? await move(
+        deps,
+        r.id,
+        "approved",
+        "failed",
+        { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+        ended,
+      )
+    : inForce
+      ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
+      : await move(
+          deps,
+          r.id,
+          "approved",
+          "failed",
+          { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
+          ended,
+        );
+  if (!moved) return undefined;
+  const target = moved.state === "applied" ? targetOf(moved) : undefined;
+  if (target) await recordOwner(deps, moved, target.key, "system", undefined);
+  countState(deps, moved.state);
+  await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
+  return moved;
+}
+
+// ---- temporary changes ----------------------------------------------------------------------------
+
+export const TAKEN_OVER_UNDO_SENTENCE =
+  "Not undone: a later request set this since, so edgeops left it as that request has it.";
+
+export const CHANGED_SINCE_UNDO_SENTENCE =
+  "Not undone: the setting was changed since this change was applied (in the dashboard, or by another request), so edgeops left it as it is.";
+
+/**
+ * Undo an applied temporary change once: the caller that wins applied → undoing puts the previous
+ * value back, unless the setting no longer has the value this change set (someone changed it since),
+ * in which case it is left alone and the request says why. `dueBy`: only if its time has come
+ * (the sweeper); absent: Undo now.
+ */
+async function undoOnce(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  dueBy?: number,
+): Promise<UndoOutcome | undefined> {
+  const claimed = await move(
+    deps,
+    request.id,
+    "applied",
+    "undoing",
+    { lastError: null, undoneBy: actorId },
+    { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
+  );
+  if (!claimed) return undefined;
+  return inFlight(deps, claimed.id, "undoing", (held) => finishUndo(held, claimed, actorId));
+}
+
+async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
+  const { kind, params } = mustResolve(r);
+  const back = kind.undo?.(params, restoreOf(r));
+  const target = kind.targetKey?.(params, scopeOf(r));
+  let note = null as ApprovalError | null;
+  try {
+    const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
+      const seen = await readForSweep(deps, { kind, params }, r);
+      const current = seen.value;
+      // Only while this request is still the target's last writer (asked last, just before the write).
+      const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
+      if (!back || !kind.inForce(params, current) || owner) {
+        const moved = await move(deps, r.id, "undoing", "undone", {
+          lastError: {
+            kind: "changed_since",
+            message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
+          },
+          undoAt: null,
+          ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
+        });
+        countState(deps, "undone");
+        await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
+        return { kind: "undone", request: moved ?? r } as const;
+      }
+      const report = await kind.apply(deps, scopeOf(r), back, seen);
+      note = await readBack(deps, kind, scopeOf(r), back, report);
+      return undefined;
+    });
+    if (left) return left;
+  } catch (err) {
+    if (outcomeUnknown(err)) {
+      const lastError: ApprovalError = {
+        kind: "unknown",
+        message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
+      };
+      const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
+      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
+      await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
+      return { kind: "undo_unknown", request: noted ?? r };
+    }
+    return undoFailed(deps, r, actorId, toApprovalError(err));
+  }
+  const undone = await move(deps, r.id, "undoing", "undone", {
+    lastError: note,
+    undoAt: null,
+  });
+  countState(deps, "undone");
+  await audit(deps, r, actorId, "undo", "undone", {
+    restored: restoreOf(r) as never,
+    ...(note ? { alsoChanged: note.message } : {}),
+  });
+  return { kind: "undone", request: undone ?? { ...r, state: "undone" } };
+}
+
+/** Back to applied, tried again in a minute; after UNDO_ATTEMPTS, left for a person with the reason. */
+async function undoFailed(
+  deps: Deps,
+  r: ApprovalRequest,
+  actorId: string,
+  error: ApprovalError,
+): Promise<UndoOutcome> {
+  const attempts = r.attempts + 1;
+  const giveUp = attempts >= UNDO_ATTEMPTS;
+  const { kind, params } = mustResolve(r);
+  const lastError: ApprovalError = {
+    ...error,
+    message: giveUp
+      ? `The automatic undo failed ${attempts} times (${error.message}); undo it by hand with ${kind.askAgain(params)}.`
+      : `The undo failed (${error.message}); edgeops tries again in a minute.`,
+  };
+  deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");
+  const back = await move(deps, r.id, "undoing", "applied", {
+    lastError,
+    incrementAttempts: true,
+    undoAt: giveUp ? null : deps.now() + UNDO_RETRY_MS,
+  });
+  await audit(deps, r, actorId, "undo", "failed", { error: error.kind, attempts, gaveUp: giveUp });
+  return { kind: "undo_failed", request: back ?? r };
+}
+
+/** Undo now, on the card: the requester or an approver; exactly one press acts. */
+export async function undoNow(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { kind: "not_found" };
+  if (request.state !== "applied" || request.undoAt === null) return { kind: "not_undoable", request };
+  if (
+    request.requesterId !== input.userId &&
+    !(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers))
+  )
+    return { kind: "not_approver", request };
+  const outcome = await undoOnce(deps, request, input.userId);
+  return (
+    outcome ?? { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request }
+  );
+}
+
+/** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
+export async function undoDue(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
+  const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
+  return each(
+    due,
+    "undo of a temporary change could not run; next sweep tries again",
+    async (r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
+  );
+}
+
+/**
+ * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
+ * compare-and-set on their last update and finished from the current value, so each is done once.
+ */
+export async function reconcileStaleUndos(
+  deps: Deps,
+  scope: WorkScope = {},
+  limit = 50,
+  each: RunEach = oneByOne(deps),
+): Promise<ApprovalRequest[]> {
+  const stale = await deps.store.approvals.listStaleApproved(
+    deps.now() - RECONCILE_AFTER_MS,
+    limit,
+    scope,
+    "undoing",
+  );
+  return each(stale, "could not reconcile an undo; next sweep tries again", (r) => reconcileUndoOne(deps, r));
+}
+
+async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+  const c = resolveChange(r);
+  const back = c?.kind.undo?.(c.params, restoreOf(r));
+  if (!c || !back) return undefined;
+  let current: unknown;
+  try {
+    current = (await readForSweep(deps, c, r)).value;
+  } catch (err) {
+    return sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
+      deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
+      return undefined;
+    });
+  }
+  if (!c.kind.inForce(back, current)) {
+    // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
+    return move(deps, r.id, "undoing", "applied", { undoAt: deps.now() }, { leaseEndedBy: deps.now() });
+  }
+  const undone = await move(
+    deps,
+    r.id,
+    "undoing",
+    "undone",
+    { lastError: null, undoAt: null },
+    { leaseEndedBy: deps.now() },
+  );
+  if (!undone) return undefined;
+  countState(deps, "undone");
+  await audit(deps, undone, "system", "reconcile", "undone");
+  return undone;
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { keepDrift } from "../../../alerts/drift.js";
+import { toUserSentence } from "../../../errors.js";
+import { driftKeptMessage, driftWatchGoneText } from "../../blocks/drift.js";
+import type { SlackEnv } from "../../edge-commands/types.js";
+import { answerPrivately, onButton, replaceClicked } from "./context.js";
+
+const settingValue = z.union([
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.object({ enabled: z.boolean(), action: z.number().int() }),
+]);
+const keepValue = z.object({
+  w: z.string().regex(/^[\w-]{1,64}$/),
+  s: z.string().min(1).max(200),
+  v: settingValue,
+  c: z.string().max(300),
+  n: z.number().int().min(0),
+});
+
+/** Keep on a drift post: the new value becomes the watch's snapshot; the post says who kept it, without buttons. */
+export function driftKeep(env: SlackEnv) {
+  return onButton(
+    env,
+    keepValue,
+    "That button is out of date: the watch posts the change again.",
+    async (args, ctx, value) => {
+      try {
+        const kept = await keepDrift(env.deps, {
+          teamId: ctx.teamId,
+          userId: ctx.userId,
+          watchId: value.w,
+          key: value.s,
+          value: value.v,
+        });
+        if (kept.kind === "gone") return answerPrivately(args, driftWatchGoneText(), ctx.logger);
+        await replaceClicked(
+          args,
+          driftKeptMessage(kept.watch, value, ctx.userId, env.deps.now()),
+          ctx.logger,
+        );
+      } catch (err) {
+        ctx.logger.warn({ err }, "keeping a drifted setting failed");
+        await answerPrivately(args, toUserSentence(err), ctx.logger);
+      }
+    },
+  );
+}
