@@ -15,6 +15,7 @@ import {
   type Offender,
   TRAFFIC_METRICS,
 } from "../../src/services/incident.js";
+import type { TimelineEntry, TimelineStory } from "../../src/services/timeline.js";
 import {
   alertAcknowledgedReply,
   alertMutedReply,
@@ -114,6 +115,12 @@ import {
   scheduleListMessage,
   scheduleRemovedMessage,
 } from "../../src/slack/blocks/schedules.js";
+import {
+  exportedReply,
+  gatheringTimelineMessage,
+  signalLabel,
+  timelineMessage,
+} from "../../src/slack/blocks/timeline.js";
 import { wafMessage } from "../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../src/slack/blocks/waf-review.js";
 import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../src/slack/blocks/zones.js";
@@ -682,6 +689,63 @@ function templateOf(g: Gen, n: number): TemplateStringsArray {
   return Object.assign([...parts], { raw: [...parts] }) as unknown as TemplateStringsArray;
 }
 
+/** A timeline story (src/services/timeline.ts) with every string hostile and every entry kind. */
+function timelineStory(g: Gen): TimelineStory {
+  const at = g.ms();
+  const base = () => ({ at: g.ms(), channelId: g.id("C"), by: g.pick([g.id("U"), "system", null]) });
+  const entries: TimelineEntry[] = [
+    {
+      ...base(),
+      kind: "alert_opened",
+      episodeId: g.s(),
+      signals: [{ signal: g.s(), count: g.int(9999), mean: g.int(99), over: true }],
+      topOffender: g.pick([g.s(), null]),
+    },
+    { ...base(), kind: "alert_resolved", episodeId: g.s(), durationMs: g.ms() },
+    { ...base(), kind: "alert_acknowledged", episodeId: g.s() },
+    { ...base(), kind: "watch_muted", until: g.pick([g.ms(), null]) },
+    {
+      ...base(),
+      kind: "change",
+      step: g.pick(["asked", "approval", "rejected", "applied", "failed"] as const),
+      requestId: g.s(),
+      change: g.s(),
+      approvals: { count: g.int(3), needed: 1 + g.int(3) },
+      note: g.s(),
+    },
+  ];
+  return {
+    timeline: {
+      teamId: "T0HOSTILE",
+      zoneId: g.int(99999),
+      range: incidentRange(g.pick(["15m", "1h", "72h"] as const), at),
+      entries,
+      mitigations: [
+        {
+          requestId: g.s(),
+          change: g.s(),
+          channelId: g.id("C"),
+          appliedAt: g.ms(),
+          requestedBy: g.id("U"),
+          until: g.pick([g.ms(), null]),
+        },
+      ],
+      alerts: { count: g.int(5), firstOpenedAt: g.ms(), lastResolvedAt: null, firing: g.int(2) },
+      hidden: g.int(3),
+      cut: g.pick([true, false]),
+    },
+    peaks: g.pick([
+      {
+        ok: [
+          { metric: "waf" as const, peak: g.int(9999), at: g.ms(), bucketMs: 60_000, total: g.int(99999) },
+        ],
+      },
+      { error: g.s() },
+      null,
+    ]),
+  };
+}
+
 // ---- every export of src/slack/blocks, and how to feed it ---------------------------------------------------
 
 const TIME_ZONES = ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kolkata"];
@@ -720,6 +784,17 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
     ),
   "alerts.ts:signalLine": (g) => signalLine(signalNumbers(g)),
+  "timeline.ts:signalLabel": (g) => signalLabel(g.s()),
+  "timeline.ts:timelineMessage": (g) =>
+    timelineMessage(timelineStory(g), {
+      page: 1 + g.int(3),
+      label: g.pick([g.s(), null]),
+      scope: g.pick(["workspace", "yours", "channel"] as const),
+      buttons: g.pick(["all", "export", "none"] as const),
+      now: g.ms(),
+    }),
+  "timeline.ts:gatheringTimelineMessage": (g) => gatheringTimelineMessage(g.s(), g.s()),
+  "timeline.ts:exportedReply": (g) => exportedReply(g.id("C"), g.s()),
   "drift.ts:driftMessage": (g) =>
     driftMessage(
       watch(g),
