@@ -17,13 +17,22 @@ import { CLUSTER_DEFAULTS, formatClusterTable, runClusterBench } from "./cluster
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
+import { type PreviewResult, previewScenario } from "./preview.js";
 import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
 import { formatProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.js";
 import { type Fairness, fairness, type QueueAccuracy, queueAccuracy } from "./queue.js";
 import { type TimelineBuildTime, timelineScenario } from "./timeline.js";
 
-export const SCENARIOS = ["latency", "queue", "fairness", "memory", "approvals", "timeline"] as const;
+export const SCENARIOS = [
+  "latency",
+  "queue",
+  "fairness",
+  "memory",
+  "approvals",
+  "timeline",
+  "preview",
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -41,6 +50,8 @@ export interface BenchOptions {
   memorySettleMs: number;
   pendingApprovals: number;
   approvals: number;
+  /** Commands of each kind for (7), the impact preview. */
+  previews: number;
   postgres: boolean;
   /** CPU-profile every bot process (--cpu-prof); figures from a profiled run are inflated. */
   profile: boolean;
@@ -66,6 +77,7 @@ export const DEFAULTS: BenchOptions = {
   memorySettleMs: 30_000,
   pendingApprovals: 1000,
   approvals: 500,
+  previews: 20,
   postgres: true,
   profile: false,
   only: [...SCENARIOS],
@@ -101,6 +113,8 @@ export interface BenchResults {
   approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
   /** (7) An incident's timeline built from the store: a 24 h episode with 500 changes. */
   timeline?: (TimelineBuildTime | { engine: "postgres"; skipped: string })[];
+  /** (8) The impact preview's added time to a change's confirmation. */
+  preview?: PreviewResult;
   /** CPU profile summaries of each bot process (with --profile), by scenario. */
   profiles?: Record<string, ProfileSummary>;
   verdicts: Verdict[];
@@ -220,6 +234,19 @@ function verdicts(r: BenchResults): Verdict[] {
       detail: `${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms (${t.ratioToFloor}×)`,
     });
   }
+  if (r.preview) {
+    const p = r.preview;
+    out.push({
+      target: "(8) the impact preview adds nothing to the confirmation's ack",
+      met: p.ack.p99 <= Math.max(p.baselineAck.p99 * 1.3, p.baselineAck.p99 + 5),
+      detail: `/edge block ack p50/p99 ${p.ack.p50} / ${p.ack.p99} ms vs /edge learning (no preview) ${p.baselineAck.p50} / ${p.baselineAck.p99} ms`,
+    });
+    out.push({
+      target: "(8) the preview in place within one Edge call's time of the confirmation",
+      met: p.missingFills === 0 && p.filledAfterConfirmation.p50 <= 2 * p.simulatorLatencyMs,
+      detail: `confirmation → filled p50/p99 ${p.filledAfterConfirmation.p50} / ${p.filledAfterConfirmation.p99} ms (one Edge call ≥ ${p.simulatorLatencyMs} ms; three searches in parallel through the key's queue); ${p.missingFills} missing`,
+    });
+  }
   return out;
 }
 
@@ -321,6 +348,14 @@ export function formatTable(r: BenchResults): string {
           ? `    ${t.engine}: skipped (${t.skipped})`
           : `    ${pad(t.engine, 8)}: ${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms → ${t.ratioToFloor}×`,
       );
+  }
+  if (r.preview) {
+    const p = r.preview;
+    L.push(
+      "",
+      "(8) Impact preview: /edge block (confirmation + preview) vs /edge learning (no preview), 1/s, one workspace",
+      `    acks ${triple(p.ack)} ms vs ${triple(p.baselineAck)} ms; confirmation at response_url ${triple(p.confirmation)} ms vs ${triple(p.baselineConfirmation)} ms; confirmation → filled ${triple(p.filledAfterConfirmation)} ms; ${p.missingFills} fills missing`,
+    );
   }
   for (const [name, p] of Object.entries(r.profiles ?? {})) L.push("", `[${name}] ${formatProfile(p)}`);
   L.push("", "Targets");
@@ -438,6 +473,7 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       results.timeline = [await timelineScenario("sqlite", 500)];
       if (o.postgres) results.timeline.push(await timelineScenario("postgres", 500));
     }
+    if (only.has("preview")) results.preview = await previewScenario(ctx, o.previews);
     if (profileDir) results.profiles = keepProfiles(profileDir);
   } finally {
     await loadgen.stop();
@@ -468,9 +504,10 @@ const HELP = `npm run bench [-- options]
   --memory-workspaces 10000 --memory-rate 200 --pending 1000   (5)
   --memory-settle 30        seconds idle before the settled memory readings (5)
   --approvals 500           (6)
+  --previews 20             (8) commands of each kind (the impact preview)
   --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
-  --only latency,queue,fairness,memory,approvals,timeline
+  --only latency,queue,fairness,memory,approvals,timeline,preview
   --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
@@ -494,6 +531,7 @@ async function main(): Promise<void> {
       "memory-settle": { type: "string" },
       pending: { type: "string" },
       approvals: { type: "string" },
+      previews: { type: "string" },
       "no-postgres": { type: "boolean" },
       tsx: { type: "boolean" },
       only: { type: "string" },
@@ -550,6 +588,7 @@ async function main(): Promise<void> {
     memorySettleMs: num(values["memory-settle"], DEFAULTS.memorySettleMs / 1000) * 1000,
     pendingApprovals: num(values.pending, DEFAULTS.pendingApprovals),
     approvals: num(values.approvals, DEFAULTS.approvals),
+    previews: num(values.previews, DEFAULTS.previews),
     postgres: !values["no-postgres"],
     compiled: !values.tsx,
     profile: values.profile ?? false,

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The only reader of the environment. Every variable is listed in `.env.example` with its default;
- * a test keeps the README's table, `.env.example` and this schema equal.
+ * a test keeps the configuration table in docs/operations.md, `.env.example` and this schema equal.
  */
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

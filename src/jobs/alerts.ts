@@ -1,11 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import {
-  CONFIG_CALLS,
-  type ConfigState,
-  evaluateConfigWatch,
-  forgetReported,
-  withKeptMeanwhile,
-} from "../alerts/drift.js";
+import { type ConfigState, evaluateConfigWatch, forgetReported, withKeptMeanwhile } from "../alerts/drift.js";
 import {
   type AlertNotice,
   type EpisodeContext,
@@ -299,7 +293,7 @@ export function createPoller(options: PollerOptions): Poller {
           await deps.store.watches.recordPoll(w.id, { at, error: toUserSentence(err) });
         return false;
       }
-      const cost = w.kind === "config" ? CONFIG_CALLS : CALLS_PER_EVALUATION;
+      const cost = CALLS_PER_EVALUATION[w.kind];
       // A share smaller than one evaluation still lets one through per window.
       const used = spentIn(access.keyId);
       if (used > 0 && used + cost > budgetPerWindow) {
@@ -357,7 +351,7 @@ export function createPoller(options: PollerOptions): Poller {
     } catch (err) {
       const sentence = toUserSentence(err);
       log.warn({ err }, "evaluating a watch failed; its state is kept for the next one");
-      spend(access.keyId, CALLS_PER_EVALUATION);
+      spend(access.keyId, CALLS_PER_EVALUATION[w.kind]);
       await deps.store.watches.recordPoll(w.id, { at, error: sentence });
       options.onEvaluate?.(w, { error: sentence });
       return true;
@@ -387,7 +381,7 @@ export function createPoller(options: PollerOptions): Poller {
     } catch (err) {
       const sentence = toUserSentence(err);
       log.warn({ err }, "reading a watched zone's settings failed; its snapshot is kept for the next one");
-      spend(access.keyId, CONFIG_CALLS);
+      spend(access.keyId, CALLS_PER_EVALUATION.config);
       await deps.store.watches.recordPoll(w.id, { at: d.now, error: sentence });
       options.onEvaluate?.(w, { error: sentence });
       return true;

@@ -70,7 +70,7 @@ export interface SlackAppOptions {
   onRejected?: (err: TransportError) => void;
 }
 
-/** The local console (src/console): its own Bolt receiver feeds the app; one bot token, no signing. */
+/** The local console (tools/console): its own Bolt receiver feeds the app; one bot token, no signing. */
 export interface ConsoleTransport {
   kind: "console";
   receiver: Receiver;

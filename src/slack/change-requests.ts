@@ -6,13 +6,15 @@ import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/common.js";
+import { withImpactPreview } from "./blocks/impact-preview.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./edge-commands/types.js";
+import { cardWithPreview, fillCard, startCardPreview } from "./impact-fill.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
 export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
-  const card = approvalCard(request);
+  const card = cardWithPreview(request);
   await client.chat
     .update({ channel: request.messageChannel, ts: request.messageTs, text: card.text, blocks: card.blocks })
     .catch((err: unknown) =>
@@ -79,12 +81,16 @@ export async function postApprovalCard(
   request: ApprovalRequest,
   policy: Pick<EffectivePolicy, "approvers">,
   logger: Logger,
+  /** Show the change's impact preview: "estimating…" at once, filled in place once read. */
+  impactPreview = false,
 ): Promise<string | undefined> {
   const c = resolveChange(request);
   const byAdmins = c?.kind.approvers === "admins" || policy.approvers.kind === "admins";
   const admins =
     request.state === "pending" && byAdmins ? await env.admins.listAdmins(client, request.teamId) : [];
-  const card = approvalCard(request, policy, admins);
+  const preview = impactPreview ? startCardPreview(env.deps, request) : undefined;
+  const plain = approvalCard(request, policy, admins);
+  const card = preview ? withImpactPreview(plain, { state: "estimating" }) : plain;
   try {
     const res = await client.chat.postMessage({
       channel: request.channelId,
@@ -96,6 +102,17 @@ export async function postApprovalCard(
       // Decided (or expired) between posting and recording where: bring the card up to date now.
       const latest = await env.deps.store.approvals.get(request.id);
       if (latest && latest.state !== "pending") await updateCard(client, latest, logger);
+      else if (preview)
+        // Not awaited: the person who confirmed is answered now; the card is filled when the preview is read.
+        void fillCard(
+          env.deps,
+          client,
+          request,
+          { policy, admins },
+          preview,
+          (moved) => updateCard(client, moved, logger),
+          logger,
+        ).catch((err: unknown) => logger.warn({ err, requestId: request.id }, "impact preview fill failed"));
     }
     return undefined;
   } catch (err) {
@@ -134,12 +151,14 @@ export async function requestWithCard<P>(
   // biome-ignore lint/suspicious/noExplicitAny: any kind's value type
   kind: ChangeKind<P, any>,
   input: ChangeInput<P>,
+  /** Show the impact preview on the card (a person confirmed in Slack; not a workflow step). */
+  impactPreview = false,
 ): Promise<{ outcome: ChangeOutcome; failure?: string }> {
   const outcome = await requestChange(env.deps, kind, input);
   const temporaryApplied = outcome.kind === "applied" && outcome.request.undoAt !== null;
   if (outcome.kind === "pending" || outcome.kind === "unknown" || temporaryApplied) {
     const policy = outcome.kind === "pending" ? outcome.policy : { approvers: { kind: "admins" as const } };
-    const failure = await postApprovalCard(env, client, outcome.request, policy, logger);
+    const failure = await postApprovalCard(env, client, outcome.request, policy, logger, impactPreview);
     if (failure) return { outcome, failure };
   } else if (outcome.kind === "applied" && outcome.request.reason?.kind === "no_approval") {
     // No card: the channel still sees who changed what, not only the actor's private "Done".

@@ -37,8 +37,12 @@ export const ACTIONS = {
   timelinePreviousPage: "edge.timeline.previous_page",
   timelineNextPage: "edge.timeline.next_page",
   timelineExport: "edge.timeline.export",
-  /** On an alert's parent message (value: the episode id): the incident card in its thread, mute, acknowledge. */
+  /**
+   * On an alert's parent message (value: the episode id): the incident card in its thread, the timeline for the
+   * presser, mute, acknowledge.
+   */
   alertIncident: "edge.alert.incident",
+  alertTimeline: "edge.alert.timeline",
   alertMute: "edge.alert.mute",
   alertUnmute: "edge.alert.unmute",
   alertAcknowledge: "edge.alert.acknowledge",

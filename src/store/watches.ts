@@ -73,8 +73,8 @@ export interface WatchesRepo {
   createIfRoom(watch: NewWatch, limits: WatchLimits): Promise<CreateWatchResult>;
   list(teamId: string, channelId?: string): Promise<Watch[]>;
   get(id: string): Promise<Watch | undefined>;
-  /** How many watches the workspace has (they share its key's polling budget). */
-  count(teamId: string): Promise<number>;
+  /** How many watches the workspace has, or of one kind (they share its key's polling budget). */
+  count(teamId: string, kind?: Watch["kind"]): Promise<number>;
   /** Only within the team; true when removed (its episodes go with it). */
   remove(teamId: string, id: string): Promise<boolean>;
   /** Only within the team; null unmutes. True when the watch exists. */
@@ -273,12 +273,13 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       return r ? toWatch(r) : undefined;
     },
 
-    async count(teamId: string): Promise<number> {
-      const r = await db
+    async count(teamId: string, kind?: Watch["kind"]): Promise<number> {
+      let q = db
         .selectFrom("watches")
         .select(sql<string | number>`count(*)`.as("n"))
-        .where("team_id", "=", teamId)
-        .executeTakeFirstOrThrow();
+        .where("team_id", "=", teamId);
+      if (kind !== undefined) q = q.where("kind", "=", kind);
+      const r = await q.executeTakeFirstOrThrow();
       return Number(r.n);
     },
 

@@ -143,7 +143,7 @@ describe.each([
       const latest = updatesOf(h, ts).at(-1);
       expect(updatesOf(h, ts).length).toBe(tried + 4);
       expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
-      expect(findButtons(latest?.args.blocks)).toEqual([]);
+      expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
       expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
       await minutes(3, poller);
       expect(updatesOf(h, ts).length).toBe(tried + 4);
@@ -206,7 +206,7 @@ describe("a muted alert (29.3)", () => {
     await minutes(1, poller);
     const latest = updatesOf(h, ts).at(-1);
     expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
-    expect(findButtons(latest?.args.blocks)).toEqual([]);
+    expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
     expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
   });
 });

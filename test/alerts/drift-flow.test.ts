@@ -5,7 +5,13 @@
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ConfigState } from "../../src/alerts/drift.js";
+import { CONFIG_CALLS, type ConfigState } from "../../src/alerts/drift.js";
+import {
+  CALLS_PER_EVALUATION,
+  callsPerRound,
+  stretchedInterval,
+  watchInterval,
+} from "../../src/alerts/interval.js";
 import { createPoller } from "../../src/jobs/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
@@ -133,6 +139,28 @@ describe.each([
       await tick();
       expect(driftPosts(h)).toHaveLength(2);
       expect(text(driftPosts(h)[1])).toContain("WAF execution mode Log → Block");
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "the watches' interval counts a config watch's three Edge calls per evaluation, a zone watch's one",
+    async () => {
+      const { h } = await setup(engine);
+      expect(await h.store.watches.count("T0001", "config")).toBe(1);
+      expect(await callsPerRound(h.deps, "T0001")).toBe(CALLS_PER_EVALUATION.config);
+      expect(CALLS_PER_EVALUATION.config).toBe(CONFIG_CALLS);
+      expect((await answerTo(h, `watch zone ${ZONE}`, BOB)).text).toContain("Watching");
+      expect(await h.store.watches.count("T0001")).toBe(2);
+      expect(await h.store.watches.count("T0001", "zone")).toBe(1);
+      expect(await callsPerRound(h.deps, "T0001")).toBe(CONFIG_CALLS + 1);
+      const { config } = h.deps;
+      expect(await watchInterval(h.deps, "T0001")).toBe(
+        stretchedInterval(CONFIG_CALLS + 1, {
+          intervalMs: config.watches.intervalMs,
+          ratePerSec: config.edge.ratePerSec,
+          sharePercent: config.watches.sharePercent,
+        }),
+      );
     },
   );
 

@@ -134,7 +134,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
 
   it("Acknowledge: the parent shows who took it and loses the button, a reply in the thread says so, once", async () => {
     const p = await postedAlert(h);
-    expect(p.buttons.map((b) => b.text)).toEqual(["Incident overview", "Mute 1h", "Acknowledge"]);
+    expect(p.buttons.map((b) => b.text)).toEqual(["Incident overview", "Timeline", "Mute 1h", "Acknowledge"]);
     await click(h, p, "Acknowledge", "U0002");
 
     const update = await h.slack.waitForCall("chat.update", (c) => c.args.ts === PARENT_TS);
@@ -142,7 +142,11 @@ describe("alert buttons through the receiver (SQLite)", () => {
     const text = blocksText(update.args.blocks);
     expect(text).toContain(`Attack on ${SIM_IDS.domainUnderAttack} (shield zone ${ZONE})`);
     expect(text).toContain("acknowledged by <@U0002>");
-    expect(findButtons(update.args.blocks).map((b) => b.text)).toEqual(["Incident overview", "Mute 1h"]);
+    expect(findButtons(update.args.blocks).map((b) => b.text)).toEqual([
+      "Incident overview",
+      "Timeline",
+      "Mute 1h",
+    ]);
     const reply = await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === PARENT_TS);
     expect(reply.args.channel).toBe(p.episode.channelId);
     expect(blocksText(reply.args.blocks)).toContain("<@U0002> acknowledged this alert and is on it.");
@@ -292,6 +296,43 @@ describe("alert buttons through the receiver (SQLite)", () => {
       { userId: "U0002", channelId: p.episode.channelId, messageTs: PARENT_TS },
     );
     expect(await privateAnswer(h, res.responseId)).toContain("The incident overview is for shield zones");
+  });
+
+  it("Timeline: the presser alone reads the zone's story over the alert's window, their channels' entries only", async () => {
+    const p = await postedAlert(h);
+    h.slack.memberships.set("U0002", [p.episode.channelId]);
+    h.slack.memberships.set(DAVE, ["C0ELSEWHERE"]);
+    const res = await click(h, p, "Timeline", "U0002");
+    const answer = await h.slack.waitForResponse(res.responseId);
+    expect(answer.body.response_type).toBe("ephemeral");
+    expect(answer.body.replace_original).toBe(false);
+    const text = blocksText(answer.body.blocks);
+    expect(text).toContain(`Timeline of ${SIM_IDS.domainUnderAttack} (shield zone ${ZONE})`);
+    // Other tests' alerts on the same zone are in channels U0002 is not in: only this one shows.
+    expect(text).toContain("1 alert, still firing");
+    expect(text).toContain(`Alert opened in <#${p.episode.channelId}>`);
+    // As /edge timeline answers one reader: Export (and paging when there are pages).
+    expect(findButtons(answer.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.timelineExport);
+    // Nothing is posted in the channel or its thread.
+    expect(threadPosts(h)).toHaveLength(0);
+    expect(parentUpdates(h, p)).toHaveLength(0);
+
+    // Someone who is not in the alert's channel reads no entry of it.
+    const other = await click(h, p, "Timeline", DAVE);
+    const otherText = await privateAnswer(h, other.responseId);
+    expect(otherText).toContain(`Timeline of ${SIM_IDS.domainUnderAttack} (shield zone ${ZONE})`);
+    expect(otherText).toContain("no alert");
+    expect(otherText).not.toContain("Alert opened");
+    expect(h.slack.violations).toEqual([]);
+  });
+
+  it("an app alert has no Timeline; a crafted click says what to use instead", async () => {
+    const p = await postedAlert(h, { kind: "app" });
+    const res = await h.click(
+      { action_id: ACTIONS.alertTimeline, value: p.episode.id },
+      { userId: "U0002", channelId: p.episode.channelId, messageTs: PARENT_TS },
+    );
+    expect(await privateAnswer(h, res.responseId)).toContain("The timeline is for shield zones");
   });
 
   it("a removed watch, another workspace's alert or a tampered value: a sentence, nothing changes", async () => {

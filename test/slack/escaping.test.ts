@@ -22,6 +22,7 @@ import {
   alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
+  timelineNotForApps,
 } from "../../src/slack/blocks/alert-actions.js";
 import {
   alertParentMessage,
@@ -98,6 +99,7 @@ import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../src/slack/bloc
 import { driftKeptMessage, driftMessage, driftWatchGoneText } from "../../src/slack/blocks/drift.js";
 import { helpReply } from "../../src/slack/blocks/help.js";
 import { homeView } from "../../src/slack/blocks/home.js";
+import { impactPreviewBlocks, withImpactPreview } from "../../src/slack/blocks/impact-preview.js";
 import {
   changeText,
   gatheringMessage,
@@ -875,6 +877,9 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ]),
       g.maybe(() => g.int(4)),
     ),
+  "impact-preview.ts:impactPreviewBlocks": (g) => impactPreviewBlocks(impactView(g)),
+  "impact-preview.ts:withImpactPreview": (g) =>
+    withImpactPreview(reply(g.s(), [section(g.s()), actions(button(g.s(), g.s(), g.s()))]), impactView(g)),
   "approvals.ts:requestStateSentence": (g) => requestStateSentence(request(g)),
   "approvals.ts:durationWords": (g) => section(durationWords(g.int(25 * 3_600_000))),
   "approvals.ts:approvalCard": (g) =>
@@ -968,6 +973,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       ),
     ),
   "alert-actions.ts:incidentOverviewNotForApps": () => section(incidentOverviewNotForApps()),
+  "alert-actions.ts:timelineNotForApps": () => section(timelineNotForApps()),
   "alerts.ts:alertTitle": (g) => header(alertTitle(alertView(g))),
   "key-modal.ts:keyStatusText": (g) => keyStatusText(g.bool() ? keyInfo(g) : undefined, g.bool()),
   "key-modal.ts:keyModal": (g) => keyModal(g.bool() ? keyInfo(g) : undefined, g.bool()),
@@ -1149,6 +1155,40 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
 };
 
 /** Exports that are not text builders, and why. */
+/** An impact preview of any state, its entry, rule, paths and reason hostile. */
+function impactView(g: Gen): Parameters<typeof impactPreviewBlocks>[0] {
+  const target = g.pick([
+    {
+      what: "entry" as const,
+      shieldZoneId: 1,
+      type: g.pick(["ip", "country", "asn"] as const),
+      value: g.s(),
+    },
+    { what: "waf_rule" as const, shieldZoneId: 1, ruleId: g.s() },
+    { what: "threats" as const, shieldZoneId: 1, feature: g.pick(["ddos", "waf"] as const) },
+    { what: "bots" as const, shieldZoneId: 1, category: 1 + g.int(7) },
+  ]);
+  const matched = g.int(1000);
+  return g.pick([
+    { state: "estimating" as const },
+    { state: "no_event_log" as const, target },
+    { state: "unknown" as const, target, reason: g.s() },
+    {
+      state: "estimated" as const,
+      target,
+      from: 0,
+      to: 3_600_000,
+      matched,
+      actions: { blocked: g.int(matched), challenged: g.int(10), logged: g.int(10) },
+      zoneTotal: matched + g.int(1000),
+      share: g.maybe(() => g.int(101) / 100),
+      topPaths: g.list(() => ({ path: g.s(), count: g.int(100) }), 5),
+      pathsPartial: g.bool(),
+      largeShare: g.bool(),
+    },
+  ]);
+}
+
 const NOT_BUILDERS: Record<string, string> = {
   "common.ts:Mrkdwn": "the safe-text type itself; it has no public constructor",
   "bots.ts:userCategories": "picks the categories botsMessage shows; returns Edge API data, not text",

@@ -35,3 +35,7 @@ export function alreadyAcknowledgedText(by: string, at: number | null, self: boo
 export function incidentOverviewNotForApps(): Mrkdwn {
   return mrkdwn`The incident overview is for shield zones; this alert is about an app. /edge apps shows the apps' statuses.`;
 }
+
+export function timelineNotForApps(): Mrkdwn {
+  return mrkdwn`The timeline is for shield zones; this alert is about an app. /edge apps shows the apps' statuses.`;
+}

@@ -188,10 +188,12 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     );
   }
   blocks.push(context(stateLine(v, now)));
+  const timeline = button("Timeline", ACTIONS.alertTimeline, v.episodeId);
+  if (v.status === "resolved" && s.kind === "zone") blocks.push(actions(timeline));
   if (v.status === "firing" && !v.untracked) {
     const buttons: Button[] = [];
     if (s.kind === "zone")
-      buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"));
+      buttons.push(button("Incident overview", ACTIONS.alertIncident, v.episodeId, "primary"), timeline);
     buttons.push(...mitigationButtons(v));
     buttons.push(
       isMutedAt(v, now)

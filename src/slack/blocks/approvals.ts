@@ -2,12 +2,14 @@ import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { describeRequest, resolveChange } from "../../changes/index.js";
 import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
+import { impactTargetOf } from "../../services/impact-preview.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
 import { detailField } from "./change-details.js";
 import {
   actions,
   button,
+  CONFIRMING,
   channel,
   confirmDialog,
   context,
@@ -25,6 +27,7 @@ import {
   section,
   usergroup,
 } from "./common.js";
+import { withImpactPreview } from "./impact-preview.js";
 
 export interface BotChangeValue {
   /** The request id this button creates: the same click delivered twice makes one request. */
@@ -106,7 +109,10 @@ export function confirmChangeMessage(
       button("Cancel", ACTIONS.changeCancel, value.r),
     ),
   );
-  return reply(`${change}${temporary}?`, blocks);
+  const confirm = reply(`${change}${temporary}?`, blocks);
+  const confirming = { requestId: value.r, kind: value.k, params: value.p };
+  if (!resolved || !impactTargetOf(confirming)) return confirm;
+  return { ...withImpactPreview(confirm, { state: "estimating" }), [CONFIRMING]: confirming };
 }
 
 const STATE_LINE: Record<ApprovalRequest["state"], string> = {

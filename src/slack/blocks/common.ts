@@ -69,7 +69,15 @@ export type FallbackText = string & { readonly [fallbackBrand]: true };
 export interface Reply {
   text: FallbackText;
   blocks: KnownBlock[];
+  /**
+   * The change this reply asks to confirm (its Confirm button's request id, kind and parameters): where the
+   * event log can speak to it, its impact preview is filled in place once read (slack/impact-fill.ts).
+   * A symbol key: never sent, never part of what Slack is shown, kept by a spread.
+   */
+  [CONFIRMING]?: { requestId: string; kind: string; params: unknown };
 }
+
+export const CONFIRMING: unique symbol = Symbol("confirming");
 
 export const LIMITS = {
   messageBlocks: 50,

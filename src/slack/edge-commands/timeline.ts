@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { INCIDENT_WINDOWS, incidentRange } from "../../services/incident.js";
+import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "../../services/incident.js";
 import {
   gatherTimeline,
   parseTimelineWindow,
@@ -7,6 +7,7 @@ import {
   type TimelineAudience,
 } from "../../services/timeline.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import type { Reply } from "../blocks/common.js";
 import { gatheringTimelineMessage, type TimelineScope, timelineMessage } from "../blocks/timeline.js";
 import { userChannelIds } from "../user-channels.js";
 import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";
@@ -33,6 +34,33 @@ export async function timelineAudience(
   };
 }
 
+/**
+ * The timeline answer for whoever asked, as /edge timeline gives it: the command, its Previous / Next and an
+ * alert's Timeline button all read it here. Paging and Export on an answer for one reader; none when shared.
+ */
+export async function timelineAnswer(
+  env: SlackEnv,
+  client: WebClient,
+  who: { teamId: string; userId: string; channelId: string; isPublic: boolean },
+  q: { zoneId: number; window: IncidentWindow; label: string | null; page?: number; to?: number },
+): Promise<Reply> {
+  const { audience, scope } = await timelineAudience(env, client, who);
+  const story = await gatherTimeline(env.deps, {
+    teamId: who.teamId,
+    zoneId: q.zoneId,
+    window: q.window,
+    audience,
+    ...(q.to === undefined ? {} : { to: q.to }),
+  });
+  return timelineMessage(story, {
+    page: q.page ?? 1,
+    label: q.label,
+    scope,
+    buttons: who.isPublic ? "none" : "all",
+    now: story.timeline.range.to,
+  });
+}
+
 export const timelineCommand: Subcommand = {
   name: "timeline",
   usage: `timeline <shieldZoneId|domain> [${INCIDENT_WINDOWS.join("|")}]`,
@@ -50,14 +78,10 @@ export const timelineCommand: Subcommand = {
       gatheringTimelineMessage(zone.kind === "id" ? zone.id : zone.name, incidentRange(window, 0).words),
     );
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, TIMELINE_EXAMPLE);
-    const { audience, scope } = await timelineAudience(ctx.env, ctx.client, ctx);
-    const story = await gatherTimeline(ctx.env.deps, { teamId: ctx.teamId, zoneId, window, audience });
-    return timelineMessage(story, {
-      page: 1,
+    return timelineAnswer(ctx.env, ctx.client, ctx, {
+      zoneId,
+      window,
       label: zone.kind === "name" ? zone.name : null,
-      scope,
-      buttons: ctx.isPublic ? "none" : "all",
-      now: story.timeline.range.to,
     });
   },
 };

@@ -3,7 +3,7 @@ import { subcommandTable } from "../edge-commands/index.js";
 import type { SlackEnv } from "../edge-commands/types.js";
 import { ACTION_PATTERNS, ACTIONS, FUNCTIONS, SHORTCUTS, VIEWS } from "../ids.js";
 import { ackFirst } from "../transport/ack-first.js";
-import { alertAcknowledge, alertIncident, alertMute, alertUnmute } from "./actions/alerts.js";
+import { alertAcknowledge, alertIncident, alertMute, alertTimeline, alertUnmute } from "./actions/alerts.js";
 import { approvalDecision, rejectReasonOpen } from "./actions/approval-decision.js";
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
@@ -68,6 +68,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.alertMute, alertMute(env));
   on.action(ACTIONS.alertUnmute, alertUnmute(env));
   on.action(ACTIONS.alertIncident, alertIncident(env));
+  on.action(ACTIONS.alertTimeline, alertTimeline(env));
   on.action(ACTIONS.driftKeep, driftKeep(env));
   app.options(
     { type: "block_suggestion", action_id: ACTION_PATTERNS.picker },

@@ -17,18 +17,26 @@ import {
   alertUnmutedReply,
   alreadyAcknowledgedText,
   incidentOverviewNotForApps,
+  timelineNotForApps,
 } from "../../blocks/alert-actions.js";
 import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
 import { type Reply, sentenceReply } from "../../blocks/common.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
+import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
-import { answerPrivately, type ButtonArgs, type ButtonContext, buttonContext } from "./context.js";
+import {
+  answerPrivately,
+  type ButtonArgs,
+  type ButtonContext,
+  buttonContext,
+  respondPrivately,
+} from "./context.js";
 
 /**
  * The buttons of an alert's parent message (value: the episode id). Acknowledge and Mute 1h change the rows and
  * render the parent again from them (so the poller's next update agrees), with a short reply in the thread;
- * Incident overview posts the /edge incident card in the thread.
+ * Incident overview posts the /edge incident card in the thread; Timeline answers the presser alone.
  */
 
 const EPISODE_ID = /^[\w-]{1,100}$/;
@@ -174,5 +182,27 @@ export function alertIncident(env: SlackEnv) {
     }
     if (!placeholder.ts) return;
     await args.client.chat.update({ channel, ts: placeholder.ts, text: card.text, blocks: card.blocks });
+  });
+}
+
+/**
+ * The zone's timeline over the shortest window that covers the alert, to the presser alone, exactly as
+ * /edge timeline answers them (the entries of the channels they may read, with paging and Export).
+ */
+export function alertTimeline(env: SlackEnv) {
+  return alertButton(env, async (args, ctx) => {
+    const alert = await loadAlert(env.deps, ctx.teamId, ctx.value);
+    if (alert.watch.kind !== "zone") return answerPrivately(args, timelineNotForApps(), ctx.logger);
+    const answer = await timelineAnswer(
+      env,
+      args.client,
+      { ...ctx, isPublic: false },
+      {
+        zoneId: Number(alert.watch.target),
+        window: incidentWindowFor(alert.episode.openedAt, env.deps.now()),
+        label: alert.watch.options.label ?? null,
+      },
+    );
+    await respondPrivately(args, answer, ctx.logger);
   });
 }

@@ -7,6 +7,7 @@ import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js
 import { outcomeBanner, requestWithCard, seesWhereItWaits } from "../../change-requests.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
+import { confirmationAnswered } from "../../impact-fill.js";
 import {
   answerPrivately,
   type ButtonArgs,
@@ -42,14 +43,21 @@ export async function submitChange<P>(
 ): Promise<{ kind: ChangeOutcome["kind"]; banner: MrkdwnInput } | undefined> {
   const change = kind.describe(params);
   try {
-    const { outcome, failure } = await requestWithCard(env, args.client, ctx.logger, kind, {
-      teamId: ctx.teamId,
-      channelId: ctx.channelId,
-      userId: ctx.userId,
-      params,
-      requestId,
-      ...(temporaryMs !== undefined ? { temporaryMs } : {}),
-    });
+    const { outcome, failure } = await requestWithCard(
+      env,
+      args.client,
+      ctx.logger,
+      kind,
+      {
+        teamId: ctx.teamId,
+        channelId: ctx.channelId,
+        userId: ctx.userId,
+        params,
+        requestId,
+        ...(temporaryMs !== undefined ? { temporaryMs } : {}),
+      },
+      true,
+    );
     if (outcome.kind === "duplicate") {
       await answerPrivately(
         args,
@@ -82,6 +90,7 @@ export function changeConfirm(env: SlackEnv) {
     await args.ack();
     const ctx = buttonContext(env, args);
     const value = parseButtonValue(ctx.value, changeButtonValue);
+    if (value) confirmationAnswered(value.r);
     const resolved = value ? resolveChange({ kind: value.k, params: value.p }) : undefined;
     if (!value || !resolved)
       return answerPrivately(args, "That button is out of date: run the command again.", ctx.logger);
@@ -114,6 +123,7 @@ export function changeCancel(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
+    confirmationAnswered(ctx.value);
     await replaceClicked(args, reply("Cancelled: nothing was changed.", []), ctx.logger);
   };
 }

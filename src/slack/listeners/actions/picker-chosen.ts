@@ -7,6 +7,7 @@ import type {
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
 import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import { fillLater } from "../../impact-fill.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
 import { answerPrivately, replaceClicked } from "./context.js";
@@ -51,12 +52,11 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
     }
     // An error keeps the picker, so another choice can be made; an answer takes its place, with Share in
     // channel as a typed one has.
-    if (result.outcome === "ok")
-      await replaceClicked(
-        args,
-        result.shareable ? withShareButton(result.reply, text) : result.reply,
-        logger,
-      );
-    else await sendReply(args.respond, result.reply, false, undefined, logger);
+    if (result.outcome === "ok") {
+      const reply = result.shareable ? withShareButton(result.reply, text) : result.reply;
+      const fill = fillLater(env.deps, teamId, reply, (filled) => replaceClicked(args, filled, logger));
+      await replaceClicked(args, reply, logger);
+      await fill?.();
+    } else await sendReply(args.respond, result.reply, false, undefined, logger);
   };
 }

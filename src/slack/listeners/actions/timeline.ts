@@ -5,8 +5,8 @@ import type { Logger } from "../../../log.js";
 import { INCIDENT_WINDOWS } from "../../../services/incident.js";
 import { type PostmortemNames, postmortemMarkdown } from "../../../services/postmortem.js";
 import { gatherTimeline } from "../../../services/timeline.js";
-import { exportedReply, timelineMessage } from "../../blocks/timeline.js";
-import { timelineAudience } from "../../edge-commands/timeline.js";
+import { exportedReply } from "../../blocks/timeline.js";
+import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import {
   answerPrivately,
@@ -40,21 +40,12 @@ export function timelinePage(env: SlackEnv) {
     const value = parseButtonValue(ctx.value, pageValue);
     if (!value) return answerPrivately(args, STALE, ctx.logger);
     await replaceMessage(args, ctx.logger, async () => {
-      const { audience, scope } = await timelineAudience(env, args.client, { ...ctx, isPublic: false });
-      const story = await gatherTimeline(env.deps, {
-        teamId: ctx.teamId,
-        zoneId: value.z,
-        window: value.w,
-        audience,
-        to: value.t,
-      });
-      return timelineMessage(story, {
-        page: value.pg,
-        label: value.l ?? null,
-        scope,
-        buttons: "all",
-        now: value.t,
-      });
+      return timelineAnswer(
+        env,
+        args.client,
+        { ...ctx, isPublic: false },
+        { zoneId: value.z, window: value.w, label: value.l ?? null, page: value.pg, to: value.t },
+      );
     });
   };
 }

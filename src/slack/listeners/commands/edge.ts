@@ -3,6 +3,7 @@ import type { Logger } from "../../../log.js";
 import type { Reply } from "../../blocks/common.js";
 import { type CommandOutcome, runCommand, withShareButton } from "../../edge-commands/run.js";
 import type { CommandContext, SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import { fillLater } from "../../impact-fill.js";
 
 /** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
 export async function sendReply(
@@ -88,14 +89,13 @@ export function edgeCommand(env: SlackEnv, subcommands: ReadonlyMap<string, Subc
     if (result.reply) {
       const shareText = result.shareable ? stripPublic(command.text) : undefined;
       const replacing = placeholderPublic !== undefined;
-      await sendReply(
-        respond,
-        result.reply,
-        placeholderPublic ?? result.isPublic,
-        shareText,
-        logger,
-        replacing,
+      const isPublic = placeholderPublic ?? result.isPublic;
+      // A change's confirmation goes out at once; its impact preview, read meanwhile, is filled in after.
+      const fill = fillLater(env.deps, command.team_id, result.reply, (filled) =>
+        sendReply(respond, filled, isPublic, shareText, logger, true),
       );
+      await sendReply(respond, result.reply, isPublic, shareText, logger, replacing);
+      await fill?.();
     }
   };
 }

@@ -8,6 +8,7 @@ import { channelMembers } from "../../channel-members.js";
 import { parseTemporary } from "../../edge-commands/parse.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { CHANGE_MODAL } from "../../ids.js";
+import { withPreviewRead } from "../../impact-fill.js";
 import { quoted } from "../../picker-template.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
 
@@ -75,7 +76,10 @@ export function changeSubmit(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
     const origin = { client, logger, teamId, userId, channelId, triggerId: undefined };
     const result = await rerunCommand(env, subcommands, origin, text);
     logger.info({ subcommand: result.subcommand, outcome: result.outcome }, "change modal submitted");
-    const reply = result.reply ?? sentenceReply("Nothing to confirm.");
+    // Posted once, not edited after: the impact preview is read (within its deadline) before it goes out.
+    const reply = result.reply
+      ? await withPreviewRead(env.deps, teamId, result.reply)
+      : sentenceReply("Nothing to confirm.");
     if ((body.response_urls ?? []).length > 0) {
       await sendReply(respond, reply, false, undefined, logger);
       return;

@@ -1,0 +1,104 @@
+import type { KnownBlock } from "@slack/types";
+import { botCategoryLabel } from "../../edge/schemas/shield.js";
+import type { ImpactPreview, ImpactTarget } from "../../services/impact-preview.js";
+import { code, context, joinMrkdwn, type Mrkdwn, mrkdwn, type Reply, section } from "./common.js";
+
+/** The preview's section on a confirmation or an approval card: estimating, estimated, or why not. */
+export type PreviewView = { state: "estimating" } | ImpactPreview;
+
+export const ESTIMATING_LINE = "Impact in the last hour: estimating…";
+export const SECURITY_EVENTS_ONLY =
+  "Events are security events only; clean requests are not in the event log.";
+const NO_EVENT_LOG = "This zone's plan has no event log, so edgeops cannot preview the impact.";
+
+const n = (v: number) => v.toLocaleString("en-US");
+const pct = (share: number) => {
+  const p = share * 100;
+  return `${p >= 10 || p === 0 ? Math.round(p) : p < 0.1 ? "<0.1" : p.toFixed(1)} %`;
+};
+const plural = (count: number, one: string) => `${n(count)} ${one}${count === 1 ? "" : "s"}`;
+
+function whatMatched(t: ImpactTarget): string {
+  switch (t.what) {
+    case "entry":
+      return `${t.value}`;
+    case "waf_rule":
+      return `WAF rule ${t.ruleId}`;
+    case "threats":
+      return t.feature === "ddos" ? "DDoS events" : "WAF events";
+    case "bots":
+      return "bot-detection events";
+  }
+}
+
+function headline(p: Extract<ImpactPreview, { state: "estimated" }>): Mrkdwn {
+  const acted = [
+    p.actions.blocked > 0 ? `${n(p.actions.blocked)} blocked` : "",
+    p.actions.challenged > 0 ? `${n(p.actions.challenged)} challenged` : "",
+    p.actions.logged > 0 ? `${n(p.actions.logged)} logged` : "",
+  ].filter((s) => s !== "");
+  const actedWords = acted.length > 0 ? ` (${acted.join(", ")})` : "";
+  const share =
+    p.share === null ? "" : `, ${pct(p.share)} of this zone's ${plural(p.zoneTotal, "logged event")}`;
+  const t = p.target;
+  const subject =
+    t.what === "entry"
+      ? mrkdwn`${code(t.value)} matched ${plural(p.matched, "event")}`
+      : t.what === "waf_rule"
+        ? mrkdwn`WAF rule ${code(t.ruleId)} triggered ${plural(p.matched, "time")}`
+        : mrkdwn`${plural(p.matched, t.what === "threats" ? (t.feature === "ddos" ? "DDoS event" : "WAF event") : "bot-detection event")}`;
+  return mrkdwn`:bar_chart: *Impact in the last hour:* ${subject}${actedWords}${share}.`;
+}
+
+/** The preview's blocks (a section and a context line), plain data in, escaped at this boundary. */
+export function impactPreviewBlocks(view: PreviewView): KnownBlock[] {
+  switch (view.state) {
+    case "estimating":
+      return [context(mrkdwn`:hourglass_flowing_sand: ${ESTIMATING_LINE}`)];
+    case "no_event_log":
+      return [context(mrkdwn`:information_source: ${NO_EVENT_LOG}`)];
+    case "unknown":
+      return [
+        context(
+          mrkdwn`:grey_question: Impact in the last hour: unknown. ${view.reason} No estimate is shown rather than a guess.`,
+        ),
+      ];
+    case "estimated": {
+      const lines: Mrkdwn[] = [headline(view)];
+      const t = view.target;
+      if (view.largeShare && view.share !== null && t.what === "entry")
+        lines.push(
+          mrkdwn`:warning: ${t.value} is ${pct(view.share)} of this zone's logged events in the last hour: blocking it also blocks everyone there.`,
+        );
+      if (view.topPaths.length > 0)
+        lines.push(
+          mrkdwn`Top paths${view.pathsPartial ? " (of those read)" : ""}: ${joinMrkdwn(
+            view.topPaths.map((p) => mrkdwn`${code(p.path, 80)} ${n(p.count)}`),
+            ", ",
+          )}`,
+        );
+      const notes: string[] = [SECURITY_EVENTS_ONLY];
+      if (t.what === "bots")
+        notes.push(
+          `The event log does not name bot categories: these are all of the zone's bot-detection events, of which ${botCategoryLabel(t.category)} is a part.`,
+        );
+      if (t.what === "entry" && view.matched === 0)
+        notes.push(`Nothing from ${whatMatched(t)} was logged in the last hour.`);
+      return [section(joinMrkdwn(lines, "\n")), context(notes.join(" "))];
+    }
+  }
+}
+
+/**
+ * `r` with the preview's blocks in place of an earlier preview, or before its buttons (the last
+ * actions block), else at the end. Marked by block ids so a fill replaces the "estimating" line.
+ */
+export function withImpactPreview(r: Reply, view: PreviewView): Reply {
+  const added = impactPreviewBlocks(view).map((b, i) => ({ ...b, block_id: `${PREVIEW_BLOCK_PREFIX}${i}` }));
+  const blocks = r.blocks.filter((b) => !b.block_id?.startsWith(PREVIEW_BLOCK_PREFIX));
+  const at = blocks.map((b) => b.type).lastIndexOf("actions");
+  blocks.splice(at === -1 ? blocks.length : at, 0, ...(added as KnownBlock[]));
+  return { ...r, blocks };
+}
+
+const PREVIEW_BLOCK_PREFIX = "impact_preview_";

@@ -1,0 +1,214 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LARGE_SHARE } from "../../src/services/impact-preview.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from "../support/harness.js";
+
+/**
+ * Issue 31 part 1: before anyone confirms or approves a mitigation, its confirmation and its approval
+ * card show what it would have touched in the zone's last hour of event log, through the receiver, the
+ * fake Slack and the simulator. The message goes out first ("estimating…") and is filled in place.
+ */
+
+const ZONE = SIM_IDS.zoneUnderAttack;
+const BOB = "U0002";
+const ESTIMATING = "Impact in the last hour: estimating…";
+
+/** `/edge <text>`: the first answer and the one that fills it in place. */
+async function typed(h: Harness, text: string) {
+  const res = await h.command(text, { userId: BOB, channelId: "C0001" });
+  expect(res.status).toBe(200);
+  const first = await h.slack.waitForResponse(res.responseId, undefined, 15_000);
+  const filled = await h.slack.waitForResponse(
+    res.responseId,
+    (r) => r.body.replace_original === true,
+    15_000,
+  );
+  return {
+    res,
+    first,
+    filled,
+    firstText: blocksText(first.body.blocks),
+    text: blocksText(filled.body.blocks),
+  };
+}
+
+describe("impact preview on confirmations and approval cards", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => {
+    h.sim.clearFaults();
+    h.sim.setLatency(0);
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("a country's confirmation says estimating first, then the events it matched, their share, top paths and a warning for a large share", async () => {
+    const { first, filled, firstText, text } = await typed(h, `block ${ZONE} CN challenge`);
+    expect(firstText).toContain(ESTIMATING);
+    expect(findButtons(first.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.changeConfirm);
+
+    expect(text).not.toContain("estimating");
+    const m =
+      /`CN` matched ([\d,]+) events? \(([^)]*)\), ([\d.<]+) % of this zone's ([\d,]+) logged events?\./.exec(
+        text,
+      );
+    expect(m, text).not.toBeNull();
+    const matched = Number(m![1]!.replace(/,/g, ""));
+    const total = Number(m![4]!.replace(/,/g, ""));
+    expect(matched).toBeGreaterThan(0);
+    expect(total).toBeGreaterThanOrEqual(matched);
+    expect(m![2]).toMatch(/blocked|challenged|logged/);
+    const share = matched / total;
+    expect(Number(m![3])).toBeCloseTo(share * 100, share * 100 >= 10 ? -0.5 : 0);
+    expect(text).toMatch(/Top paths: `\/[^`]*` [\d,]+/);
+    expect(text).toContain("Events are security events only; clean requests are not in the event log.");
+    const warning = `CN is ${m![3]} % of this zone's logged events in the last hour: blocking it also blocks everyone there.`;
+    if (share >= LARGE_SHARE) expect(text).toContain(warning);
+    else expect(text).not.toContain("blocks everyone there");
+    // Still the same confirmation: its buttons are there to press.
+    expect(findButtons(filled.body.blocks).map((b) => b.action_id)).toEqual(
+      findButtons(first.body.blocks).map((b) => b.action_id),
+    );
+
+    // The searches were the last hour's, for that country, through the event-log operation.
+    const searches = h.sim.requests.filter((q) => q.path === `/shield/event-logs/${ZONE}/search`);
+    const bodies = searches.map((q) => q.body as { from: number; to: number; filters?: unknown });
+    expect(
+      bodies.some((b) => JSON.stringify(b.filters) === '[{"field":"country","op":"eq","value":["CN"]}]'),
+    ).toBe(true);
+    expect(bodies.every((b) => b.to - b.from === 3_600_000)).toBe(true);
+  }, 30_000);
+
+  it("the approval card first says estimating, then is filled in place with the preview and keeps its buttons", async () => {
+    const { first } = await typed(h, `block ${ZONE} AS4134`);
+    const confirm = findButtons(first.body.blocks).find((b) => b.action_id === ACTIONS.changeConfirm)!;
+    await h.click(confirm, { userId: BOB });
+    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval needed"),
+    );
+    expect(blocksText(post.args.blocks)).toContain(ESTIMATING);
+    const filled = await cardUpdate(
+      h,
+      (t) => t.includes("Approval needed") && t.includes("`AS4134` matched"),
+    );
+    expect(filled.args.channel).toBe(post.args.channel);
+    const text = blocksText(filled.args.blocks);
+    expect(text).not.toContain("estimating");
+    expect(text).toContain("security events only");
+    expect(findButtons(filled.args.blocks).map((b) => b.action_id)).toEqual([
+      ACTIONS.approve,
+      ACTIONS.reject,
+    ]);
+  }, 30_000);
+
+  it.each([
+    ["ddos", `ddos ${ZONE} high`, /:bar_chart: \*Impact in the last hour:\* [\d,]+ DDoS events?/],
+    ["waf-mode", `waf-mode ${ZONE} log`, /Impact in the last hour:\* [\d,]+ WAF events?/],
+    ["waf rule review", `waf ${ZONE} 942100 log-only`, /WAF rule `942100` triggered [\d,]+ times?/],
+    ["bot category", `bot ${ZONE} aiscraper block`, /[\d,]+ bot-detection events?/],
+  ])(
+    "%s: the confirmation shows the matching events of the last hour",
+    async (_name, command, line) => {
+      const { firstText, text } = await typed(h, command);
+      expect(firstText).toContain(ESTIMATING);
+      expect(text).toMatch(line);
+      expect(text).toContain("security events only");
+      if (command.startsWith("bot")) expect(text).toContain("The event log does not name bot categories");
+    },
+    30_000,
+  );
+
+  it("a change asked through a picker (no zone typed) is confirmed with estimating, then filled in the picker's place", async () => {
+    const asked = await h.command("block 203.0.113.13", { userId: BOB, channelId: "C0001" });
+    const pickerAnswer = await h.slack.waitForResponse(asked.responseId, undefined, 15_000);
+    const picker = (pickerAnswer.body.blocks as { block_id?: string; elements?: Record<string, unknown>[] }[])
+      .map((b) => ({ b, select: b.elements?.find((e) => e.type === "external_select") }))
+      .find((x) => x.select)!;
+    const responseId = `pick-${Math.random().toString(36).slice(2)}`;
+    const res = await h.interact({
+      type: "block_actions",
+      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
+      api_app_id: "A0001",
+      token: "legacy",
+      container: {
+        type: "message",
+        message_ts: "1700000000.000100",
+        channel_id: "C0001",
+        is_ephemeral: true,
+      },
+      trigger_id: "trigger-pick",
+      team: { id: "T0001", domain: "acme" },
+      channel: { id: "C0001", name: "incident-42" },
+      message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
+      response_url: h.slack.responseUrl(responseId),
+      actions: [
+        {
+          type: "external_select",
+          action_id: String(picker.select!.action_id),
+          block_id: String(picker.b.block_id),
+          selected_option: { text: { type: "plain_text", text: "x" }, value: String(ZONE) },
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const first = await h.slack.waitForResponse(responseId, undefined, 15_000);
+    expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
+    const filled = await h.slack.waitForResponse(
+      responseId,
+      (r) => blocksText(r.body.blocks).includes("`203.0.113.13` matched"),
+      15_000,
+    );
+    expect(filled.body.replace_original).toBe(true);
+    expect(findButtons(filled.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.changeConfirm);
+  }, 30_000);
+
+  it("a plan without the event log says so in one line", async () => {
+    const { text } = await typed(h, `block ${SIM_IDS.zoneWithoutEventLogs} 203.0.113.9`);
+    expect(text).toContain("This zone's plan has no event log, so edgeops cannot preview the impact.");
+    expect(text).not.toMatch(/matched [\d,]+/);
+  }, 30_000);
+
+  it("an Edge failure says the impact is unknown, never a made-up number", async () => {
+    h.sim.addFault({ method: "POST", path: /\/shield\/event-logs\//, status: 500, body: "none" });
+    const { text } = await typed(h, `block ${ZONE} 203.0.113.10`);
+    expect(text).toContain("Impact in the last hour: unknown.");
+    expect(text).toContain("No estimate is shown rather than a guess.");
+    expect(text).not.toMatch(/matched [\d,]+|% of this zone/);
+  }, 30_000);
+
+  it("a confirmation already answered is not brought back by a late fill", async () => {
+    h.sim.addFault({ method: "POST", path: /\/shield\/event-logs\//, latencyMs: 1_500 });
+    const res = await h.command(`block ${ZONE} 203.0.113.12`, { userId: BOB, channelId: "C0001" });
+    const first = await h.slack.waitForResponse(res.responseId, undefined, 15_000);
+    const cancel = findButtons(first.body.blocks).find((b) => b.action_id === ACTIONS.changeCancel)!;
+    await h.click(cancel, { userId: BOB });
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(h.slack.responsesTo(res.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
+  }, 30_000);
+
+  it("a slow event log never holds the confirmation back: it goes out at once and the preview gives up by its deadline", async () => {
+    h.sim.addFault({ method: "POST", path: /\/shield\/event-logs\//, latencyMs: 30_000 });
+    const started = Date.now();
+    const res = await h.command(`block ${ZONE} 203.0.113.11`, { userId: BOB, channelId: "C0001" });
+    // The ack: the preview adds nothing to it (it is read after the confirmation is sent).
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const first = await h.slack.waitForResponse(res.responseId, undefined, 15_000);
+    expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
+    expect(first.at - started).toBeLessThan(3_000);
+    const filled = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      h.config.edge.timeoutMs + 10_000,
+    );
+    const text = blocksText(filled.body.blocks);
+    expect(text).toContain("Impact in the last hour: unknown.");
+    expect(text).not.toMatch(/matched [\d,]+/);
+  }, 40_000);
+});
