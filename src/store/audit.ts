@@ -1,6 +1,6 @@
-import { sql } from "kysely";
+import { type Insertable, type Selectable, sql } from "kysely";
 import { censor } from "../log.js";
-import type { RepoContext, WorkScope } from "./context.js";
+import { parseJson, type RepoContext, readRow, type WorkScope } from "./context.js";
 import type { AuditLogTable } from "./db.js";
 import { guard } from "./errors.js";
 
@@ -15,14 +15,8 @@ export interface AuditEntryInput {
   details?: Record<string, unknown>;
 }
 
-export interface AuditEntry {
-  id: number;
-  at: number;
-  teamId: string;
-  userId: string;
-  action: string;
-  target: string;
-  outcome: string;
+/** An audit entry as read: its row (db.ts) with the details parsed. */
+export interface AuditEntry extends Omit<Selectable<AuditLogTable>, "details"> {
   details: Record<string, unknown> | null;
 }
 
@@ -38,23 +32,14 @@ export interface AuditRepo {
   prune(before: number, batch: number, scope?: WorkScope): Promise<number>;
 }
 
-export function toEntry(r: { id: number } & Omit<AuditLogTable, "id">): AuditEntry {
-  return {
-    id: Number(r.id),
-    at: Number(r.at),
-    teamId: r.team_id,
-    userId: r.user_id,
-    action: r.action,
-    target: r.target,
-    outcome: r.outcome,
-    details: r.details === null ? null : (JSON.parse(r.details) as Record<string, unknown>),
-  };
+export function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
+  return readRow(r, { details: parseJson<Record<string, unknown>>(r.details) });
 }
 
 /** Rows written by one statement at most (a bounded number of distinct statements to prepare). */
 const MAX_BATCH = 50;
 
-type AuditRow = Omit<AuditLogTable, "id">;
+type AuditRow = Insertable<AuditLogTable>;
 
 export function createAuditRepo(ctx: RepoContext): AuditRepo {
   const { db, now, engine } = ctx;
@@ -105,8 +90,8 @@ export function createAuditRepo(ctx: RepoContext): AuditRepo {
     append(e: AuditEntryInput): Promise<void> {
       const row: AuditRow = {
         at: e.at ?? now(),
-        team_id: e.teamId,
-        user_id: e.userId,
+        teamId: e.teamId,
+        userId: e.userId,
         action: e.action,
         target: e.target,
         outcome: e.outcome,
@@ -125,7 +110,7 @@ export function createAuditRepo(ctx: RepoContext): AuditRepo {
       { channelIds }: { channelIds?: readonly string[] } = {},
     ): Promise<AuditEntry[]> {
       if (channelIds?.length === 0) return [];
-      let q = db.selectFrom("audit_log").selectAll().where("team_id", "=", teamId);
+      let q = db.selectFrom("audit_log").selectAll().where("teamId", "=", teamId);
       if (channelIds) q = q.where(channelOf, "in", [...channelIds]);
       const rows = await q
         .orderBy("at", "desc")
@@ -145,7 +130,7 @@ export function createAuditRepo(ctx: RepoContext): AuditRepo {
         ? db
             .selectFrom("audit_log")
             .select("id")
-            .where("team_id", "in", [...teamIds])
+            .where("teamId", "in", [...teamIds])
             .where("at", "<", before)
             .orderBy("at")
             .limit(n)

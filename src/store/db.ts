@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import {
+  CamelCasePlugin,
   type CompiledQuery,
   type DatabaseConnection,
   type Driver,
@@ -20,171 +21,186 @@ import { LruCache } from "../lru.js";
 import { StoreError, toStoreError } from "./errors.js";
 
 /**
- * The tables, as Kysely sees them. Timestamps are epoch milliseconds (bigint in PostgreSQL, parsed to
- * number); booleans are 0/1 integers; JSON is text. Nothing here ever holds a plaintext secret.
+ * The tables, as the repositories see them: camelCase names, which Kysely's CamelCasePlugin maps to the
+ * snake_case columns the migrations created (`StoredTables` below is the same tables under those names).
+ * Timestamps are epoch milliseconds (bigint in PostgreSQL, parsed to number); booleans are 0/1 integers;
+ * JSON is text. Nothing here ever holds a plaintext secret.
  */
 export interface ApiKeysTable {
-  team_id: string;
+  teamId: string;
   ciphertext: string;
   fingerprint: string;
-  set_by: string;
-  set_at: number;
-  rotated_at: number | null;
+  setBy: string;
+  setAt: number;
+  rotatedAt: number | null;
 }
 
 export interface InstallationsTable {
   /** `T:<teamId>` or `E:<enterpriseId>` for an org-wide install. */
   id: string;
-  team_id: string | null;
-  enterprise_id: string | null;
-  is_enterprise_install: number;
+  teamId: string | null;
+  enterpriseId: string | null;
+  isEnterpriseInstall: number;
   ciphertext: string;
-  installed_at: number;
-  updated_at: number;
+  installedAt: number;
+  updatedAt: number;
 }
 
 export interface PoliciesTable {
-  team_id: string;
+  teamId: string;
   /** "" for the workspace row. */
-  channel_id: string;
+  channelId: string;
   approvals: string | null;
   approvers: string | null;
-  expiry_minutes: number | null;
-  approvals_needed: number | null;
+  expiryMinutes: number | null;
+  approvalsNeeded: number | null;
   /** JSON array of change names or risk levels approvals apply to ("*": every change); null inherits. */
-  approvals_for: string | null;
-  updated_by: string | null;
-  updated_at: number;
+  approvalsFor: string | null;
+  updatedBy: string | null;
+  updatedAt: number;
 }
 
 export interface ApprovalRequestsTable {
   id: string;
-  team_id: string;
-  channel_id: string;
-  requester_id: string;
-  shield_zone_id: number;
+  teamId: string;
+  channelId: string;
+  requesterId: string;
+  shieldZoneId: number;
   category: number;
-  requested_action: number;
-  previous_action: number | null;
+  requestedAction: number;
+  previousAction: number | null;
   state: string;
-  decided_by: string | null;
-  decided_at: number | null;
-  expires_at: number;
-  message_channel: string | null;
-  message_ts: string | null;
+  decidedBy: string | null;
+  decidedAt: number | null;
+  expiresAt: number;
+  messageChannel: string | null;
+  messageTs: string | null;
   attempts: number;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
   /** The change kind (src/changes/kinds); rows from before migration 2 are bot_category. */
   kind: string;
   /** JSON: the kind's parameters; null on rows from before migration 2 (read from the columns above). */
   params: string | null;
   /** JSON: the value the request saw when it was made. */
   observed: string | null;
-  failed_at: number | null;
+  /** When the last attempt failed (the Retry window counts from here). */
+  failedAt: number | null;
   /** Distinct approvers a request needs (fixed when it is made). */
-  approvals_needed: number;
+  approvalsNeeded: number;
   /** JSON array of the user ids who approved so far. */
-  approved_by: string;
-  /** A temporary change: undone this long after it was applied. */
-  undo_after_ms: number | null;
+  approvedBy: string;
+  /** A temporary change: undone this long after it was applied (null: permanent). */
+  undoAfterMs: number | null;
   /** When an applied temporary change is due to be undone. */
-  undo_at: number | null;
-  /** Set where only one request for the change may wait (migration 7); unique among pending ones. */
-  twin_key: string | null;
+  undoAt: number | null;
+  /**
+   * The change itself (kind, parameters, duration) where only one request for it may wait (migration 7);
+   * unique among pending ones; else null.
+   */
+  twinKey: string | null;
   /** JSON `{value}`: what the request's apply replaced, which its undo puts back (migration 8). */
   replaced: string | null;
   /** JSON: what the card says about other requests for the same target (migration 8). */
   note: string | null;
   /** While an apply or undo is in flight: until when its replica holds it (renewed); migration 11. */
-  lease_until: number | null;
+  leaseUntil: number | null;
   /** Who undid a temporary change: a user id, or "system" at the end of its period (migration 12). */
-  undone_by: string | null;
+  undoneBy: string | null;
   /** JSON {@link DecisionReason}: a reject's reason, a withdrawal, no approval needed (migration 12). */
   reason: string | null;
 }
 
 /** Which request last set each target (a zone's setting, a bot category, an access entry). */
 export interface ChangeTargetsTable {
-  team_id: string;
-  target_key: string;
-  request_id: string;
-  updated_at: number;
+  teamId: string;
+  targetKey: string;
+  requestId: string;
+  updatedAt: number;
 }
 
-export interface SchedulesTable {
+/** What a channel asked edgeops to do on the clock (schedules, watches: clock.ts), and how it went. */
+export interface ClockColumns {
   id: string;
-  team_id: string;
-  channel_id: string;
-  created_by: string;
+  teamId: string;
+  channelId: string;
+  createdBy: string;
   kind: string;
   target: string;
-  spec: string;
-  timezone: string;
-  next_run_at: number;
-  /** Set while a replica runs a claimed occurrence; past it, the occurrence is claimed again. */
-  lease_until: number | null;
-  last_run_at: number | null;
-  last_outcome: string | null;
-  last_error: string | null;
+  /** The last run's or poll's error, or the reason it was marked failing with. */
+  lastError: string | null;
+  /** 1 while it is marked failing (clock.ts setFailing), else 0. */
   failing: number;
-  snapshot: string | null;
-  created_at: number;
+  createdAt: number;
 }
 
-export interface WatchesTable {
-  id: string;
-  team_id: string;
-  channel_id: string;
-  created_by: string;
+export interface SchedulesTable extends ClockColumns {
+  /** The zone id the schedule is about. */
+  target: string;
+  /** The cron / "when" text as the user gave it. */
+  spec: string;
+  timezone: string;
+  nextRunAt: number;
+  /**
+   * While a replica runs a claimed occurrence: until when its claim holds (it renews it while running).
+   * Past it, the run is taken to be lost (the replica died) and the occurrence is due again.
+   */
+  leaseUntil: number | null;
+  lastRunAt: number | null;
+  lastOutcome: string | null;
+  snapshot: string | null;
+}
+
+export interface WatchesTable extends ClockColumns {
   /** "apps" | "zone" */
   kind: string;
-  /** The shield zone id, "" for apps. */
+  /** The shield zone id (zone), "" (apps: every app of the workspace's key). */
   target: string;
   /** JSON: statuses, sensitivity, label. */
   options: string;
-  next_poll_at: number;
-  last_polled_at: number | null;
-  last_error: string | null;
-  failing: number;
-  muted_until: number | null;
+  nextPollAt: number;
+  lastPolledAt: number | null;
+  mutedUntil: number | null;
   /** JSON: the poller's memory (baseline samples, app statuses). */
   state: string | null;
-  created_at: number;
 }
 
 export interface AlertEpisodesTable {
   id: string;
-  watch_id: string;
-  team_id: string;
-  channel_id: string;
+  watchId: string;
+  teamId: string;
+  channelId: string;
+  /** The app id or shield zone id the episode is about. */
   subject: string;
-  /** Unique with (watch_id, subject): opening an episode happens once. */
+  /** 1, 2, … per (watch, subject), unique with them: opening an episode happens once. */
   seq: number;
+  /** What fired: "attack", "failing", "stuck_deploying", … */
   kind: string;
   /** "firing" | "resolved" */
   status: string;
-  opened_at: number;
-  updated_at: number;
-  resolved_at: number | null;
-  message_ts: string | null;
+  openedAt: number;
+  updatedAt: number;
+  resolvedAt: number | null;
+  /** The parent message's ts once posted. */
+  messageTs: string | null;
   /** JSON: the latest numbers and the history shown in the messages. */
   details: string | null;
-  acknowledged_by: string | null;
-  acknowledged_at: number | null;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
+  /** Bumped by every update: the compare-and-set token of update(). */
   version: number;
   /** The version whose parent Slack last accepted (null: never shown). */
-  shown_version: number | null;
+  shownVersion: number | null;
   /** A digest of that parent's text and blocks: an unchanged parent is not sent again. */
-  shown_digest: string | null;
+  shownDigest: string | null;
 }
 
 export interface AuditLogTable {
   id: Generated<number>;
   at: number;
-  team_id: string;
-  user_id: string;
+  teamId: string;
+  userId: string;
   action: string;
   target: string;
   outcome: string;
@@ -195,27 +211,27 @@ export interface AuditLogTable {
 export interface FunctionExecutionsTable {
   /** Slack's function_execution_id. */
   id: string;
-  team_id: string;
-  callback_id: string;
-  request_id: string;
+  teamId: string;
+  callbackId: string;
+  requestId: string;
   /** The execution's own token, sealed by the Vault; null when Slack sent none. */
-  token_ciphertext: string | null;
+  tokenCiphertext: string | null;
   /** waiting → completing (leased) → completed. */
   state: string;
-  lease_until: number | null;
+  leaseUntil: number | null;
   /** A waiting step is not settled again before this instant (after a failed completion). */
-  retry_at: number;
+  retryAt: number;
   attempts: number;
   /** JSON: what the step was completed with (outputs or the error sentence). */
   outcome: string | null;
-  created_at: number;
-  updated_at: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
 export interface MigrationsTable {
   version: number;
   name: string;
-  applied_at: number;
+  appliedAt: number;
 }
 
 export interface Database {
@@ -240,14 +256,40 @@ export interface TargetLocksTable {
   /** The process and call holding it (random per hold). */
   holder: string;
   /** Held until this instant unless renewed; past it, anyone may take it (its holder died). */
-  lease_until: number;
+  leaseUntil: number;
+}
+
+/** `teamId` → `team_id`, as Kysely's CamelCasePlugin (default options) maps a name. */
+type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
+  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
+  : S;
+
+/**
+ * The same tables under the names the migrations gave them: what a Kysely without the CamelCasePlugin
+ * sees (migrations, and tests that look under the repositories).
+ */
+export type StoredTables = {
+  [T in keyof Database]: { [C in keyof Database[T] & string as SnakeCase<C>]: Database[T][C] };
+};
+
+/**
+ * The repositories' view of a database opened by openDb: the same connections, with every identifier
+ * mapped between camelCase and snake_case by the plugin. (The plugin maps identifiers and result keys,
+ * not the text of raw `sql` fragments: those keep the stored snake_case names.)
+ */
+export function withCamelCase(db: Kysely<StoredTables>): Kysely<Database> {
+  // withPlugin keeps the table types; the plugin is what makes the camelCase ones true. Values are
+  // left as they are (no key inside a value is ever renamed).
+  const plugin = new CamelCasePlugin({ maintainNestedObjectKeys: true });
+  return db.withPlugin(plugin) as unknown as Kysely<Database>;
 }
 
 export type Engine = "sqlite" | "postgres";
 
 export interface OpenedDb {
   engine: Engine;
-  db: Kysely<Database>;
+  /** Without the CamelCasePlugin (see withCamelCase for the repositories' view). */
+  db: Kysely<StoredTables>;
   /** Where the data lives, with any password removed. */
   where: string;
 }
@@ -327,7 +369,7 @@ export async function openDb(options: {
       );
       endOnQueryTimeout(client, logger);
     });
-    const db = new Kysely<Database>({ dialect: new AckFirstPostgresDialect({ pool }) });
+    const db = new Kysely<StoredTables>({ dialect: new AckFirstPostgresDialect({ pool }) });
     try {
       await sql`select 1`.execute(db);
     } catch (e) {
@@ -355,7 +397,7 @@ export async function openDb(options: {
     );
   }
   cachePreparedStatements(database);
-  const db = new Kysely<Database>({
+  const db = new Kysely<StoredTables>({
     dialect: new LockWaitingSqliteDialect(database, options.sqliteLockedWaitMs ?? SQLITE_LOCKED_WAIT_MS),
   });
   return { engine: "sqlite", db, where: file };
@@ -391,11 +433,21 @@ class AckFirstPostgresDialect extends PostgresDialect {
   }
 }
 
-class AckFirstDriver implements Driver {
+/**
+ * A driver that runs every statement of its connections through `run`; transactions, release and the
+ * rest are the wrapped driver's. Each of the inner driver's connections gets one wrapper (its identity
+ * lasts as long as the connection).
+ */
+abstract class StatementWrappingDriver implements Driver {
   readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
   readonly #innerOf = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  readonly #inTransaction = new WeakSet<DatabaseConnection>();
-  constructor(private readonly inner: Driver) {}
+  constructor(protected readonly inner: Driver) {}
+
+  /** Run one statement of `connection` (the wrapper); `execute` runs it on the inner connection. */
+  protected abstract run<R>(
+    connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>>;
 
   init(): Promise<void> {
     return this.inner.init();
@@ -405,13 +457,8 @@ class AckFirstDriver implements Driver {
     const connection = await this.inner.acquireConnection();
     let wrapped = this.#wrapped.get(connection);
     if (!wrapped) {
-      const inTransaction = this.#inTransaction;
       const outer: DatabaseConnection = {
-        async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-          const result = await connection.executeQuery<R>(query);
-          if (!inTransaction.has(outer)) await yieldToWaitingRequests();
-          return result;
-        },
+        executeQuery: <R>(query: CompiledQuery) => this.run(outer, () => connection.executeQuery<R>(query)),
         streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
           connection.streamQuery<R>(query, chunkSize),
       };
@@ -422,35 +469,66 @@ class AckFirstDriver implements Driver {
     return wrapped;
   }
 
-  /** The driver's own connection (its release, begin and commit use what only it has). */
-  #unwrap(connection: DatabaseConnection): DatabaseConnection {
+  /** The inner driver's own connection behind a wrapper. */
+  protected unwrap(connection: DatabaseConnection): DatabaseConnection {
     return this.#innerOf.get(connection) ?? connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    this.#inTransaction.add(connection);
-    await this.inner.beginTransaction(this.#unwrap(connection), settings);
+  // By default the inner driver runs begin/commit/rollback through the wrapper, so they go through `run`.
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
   }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await this.inner.commitTransaction(this.#unwrap(connection));
-    } finally {
-      this.#inTransaction.delete(connection);
-    }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
   }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await this.inner.rollbackTransaction(this.#unwrap(connection));
-    } finally {
-      this.#inTransaction.delete(connection);
-    }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
   }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    this.#inTransaction.delete(connection);
-    return this.inner.releaseConnection(this.#unwrap(connection));
+    return this.inner.releaseConnection(connection);
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
+  }
+}
+
+class AckFirstDriver extends StatementWrappingDriver {
+  readonly #inTransaction = new WeakSet<DatabaseConnection>();
+
+  protected override async run<R>(
+    connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>> {
+    const result = await execute();
+    if (!this.#inTransaction.has(connection)) await yieldToWaitingRequests();
+    return result;
+  }
+
+  // pg's begin, commit and release use what only its own connection has: hand it the inner one.
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    this.#inTransaction.add(connection);
+    await this.inner.beginTransaction(this.unwrap(connection), settings);
+  }
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(this.unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(this.unwrap(connection));
+    } finally {
+      this.#inTransaction.delete(connection);
+    }
+  }
+  override releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#inTransaction.delete(connection);
+    return this.inner.releaseConnection(this.unwrap(connection));
   }
 }
 
@@ -475,47 +553,19 @@ class LockWaitingSqliteDialect extends SqliteDialect {
   }
 }
 
-class LockWaitingDriver implements Driver {
-  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+class LockWaitingDriver extends StatementWrappingDriver {
   constructor(
-    private readonly inner: Driver,
+    inner: Driver,
     private readonly waitMs: number,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
+  ) {
+    super(inner);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let wrapped = this.#wrapped.get(connection);
-    if (!wrapped) {
-      wrapped = {
-        executeQuery: <R>(query: CompiledQuery) =>
-          retryWhileLocked(() => connection.executeQuery<R>(query), this.waitMs),
-        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
-          connection.streamQuery<R>(query, chunkSize),
-      };
-      this.#wrapped.set(connection, wrapped);
-    }
-    return wrapped;
-  }
-
-  // The inner driver runs begin/commit/rollback through the connection it is given: the wrapped one.
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
-  }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
-  }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
-  }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(connection);
-  }
-  destroy(): Promise<void> {
-    return this.inner.destroy();
+  protected override run<R>(
+    _connection: DatabaseConnection,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>> {
+    return retryWhileLocked(execute, this.waitMs);
   }
 }
 

@@ -1,6 +1,6 @@
-import { sql } from "kysely";
-import type { ApprovalState } from "./approvals.js";
-import type { RepoContext, WorkScope } from "./context.js";
+import { type Selectable, sql } from "kysely";
+import { APPROVAL_STATES, type ApprovalState } from "./change-requests.js";
+import { parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
@@ -11,16 +11,10 @@ import { guard, StoreError } from "./errors.js";
 export const FUNCTION_EXECUTION_STATES = ["waiting", "completing", "completed"] as const;
 export type FunctionExecutionState = (typeof FUNCTION_EXECUTION_STATES)[number];
 
-/** Request states a waiting step completes on (applied and later undo states count as applied). */
-export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = [
-  "applied",
-  "undoing",
-  "undone",
-  "failed",
-  "rejected",
-  "expired",
-  "cancelled",
-];
+/** Request states a waiting step completes on: all but pending and approved (undo states count as applied). */
+export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = APPROVAL_STATES.filter(
+  (state) => state !== "pending" && state !== "approved",
+);
 
 export interface FunctionExecution {
   id: string;
@@ -78,21 +72,17 @@ export interface FunctionExecutionsRepo {
 
 const SEAL_PURPOSE = "function_token" as const;
 
-function toExecution(r: FunctionExecutionsTable): FunctionExecution {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    callbackId: r.callback_id,
-    requestId: r.request_id,
-    state: r.state as FunctionExecutionState,
-    hasToken: r.token_ciphertext !== null,
-    leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
-    retryAt: Number(r.retry_at),
-    attempts: Number(r.attempts),
-    outcome: r.outcome === null ? null : JSON.parse(r.outcome),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
+/** The sealed token stays in the store: a step says only whether it has one. */
+function toExecution(r: Selectable<FunctionExecutionsTable>): FunctionExecution {
+  return readRow(
+    r,
+    {
+      state: r.state as FunctionExecutionState,
+      hasToken: r.tokenCiphertext !== null,
+      outcome: parseJson(r.outcome),
+    },
+    ["tokenCiphertext"],
+  );
 }
 
 export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutionsRepo {
@@ -112,17 +102,17 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .insertInto("function_executions")
         .values({
           id: e.id,
-          team_id: e.teamId,
-          callback_id: e.callbackId,
-          request_id: e.requestId,
-          token_ciphertext: e.token ? vault.seal(e.teamId, SEAL_PURPOSE, e.token) : null,
+          teamId: e.teamId,
+          callbackId: e.callbackId,
+          requestId: e.requestId,
+          tokenCiphertext: e.token ? vault.seal(e.teamId, SEAL_PURPOSE, e.token) : null,
           state: "waiting",
-          lease_until: null,
-          retry_at: at,
+          leaseUntil: null,
+          retryAt: at,
           attempts: 0,
           outcome: null,
-          created_at: at,
-          updated_at: at,
+          createdAt: at,
+          updatedAt: at,
         })
         .onConflict((oc) => oc.column("id").doNothing())
         .execute();
@@ -146,11 +136,11 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
     async token(id: string): Promise<string | undefined> {
       const r = await db
         .selectFrom("function_executions")
-        .select(["team_id", "token_ciphertext"])
+        .select(["teamId", "tokenCiphertext"])
         .where("id", "=", id)
         .executeTakeFirst();
-      if (!r?.token_ciphertext) return undefined;
-      return vault.open(r.team_id, SEAL_PURPOSE, r.token_ciphertext);
+      if (!r?.tokenCiphertext) return undefined;
+      return vault.open(r.teamId, SEAL_PURPOSE, r.tokenCiphertext);
     },
 
     async claim(id: string, leaseMs: number): Promise<FunctionExecution | undefined> {
@@ -158,9 +148,9 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .updateTable("function_executions")
         .set((eb) => ({
           state: "completing",
-          lease_until: now() + leaseMs,
+          leaseUntil: now() + leaseMs,
           attempts: eb("attempts", "+", 1),
-          updated_at: now(),
+          updatedAt: now(),
         }))
         .where("id", "=", id)
         .where(due())
@@ -172,11 +162,11 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
     async complete(id: string, outcome: unknown): Promise<boolean> {
       const r = await db
         .updateTable("function_executions")
-        .set({ state: "completed", lease_until: null, outcome: JSON.stringify(outcome), updated_at: now() })
+        .set({ state: "completed", leaseUntil: null, outcome: JSON.stringify(outcome), updatedAt: now() })
         .where("id", "=", id)
         .where("state", "=", "completing")
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async release(id: string, retryAt: number, pending?: unknown): Promise<boolean> {
@@ -184,24 +174,24 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .updateTable("function_executions")
         .set({
           state: "waiting",
-          lease_until: null,
-          retry_at: retryAt,
-          updated_at: now(),
+          leaseUntil: null,
+          retryAt: retryAt,
+          updatedAt: now(),
           ...(pending !== undefined ? { outcome: JSON.stringify(pending) } : {}),
         })
         .where("id", "=", id)
         .where("state", "=", "completing")
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async listWaitingOn(requestId: string): Promise<FunctionExecution[]> {
       const rows = await db
         .selectFrom("function_executions")
         .selectAll()
-        .where("request_id", "=", requestId)
+        .where("requestId", "=", requestId)
         .where("state", "!=", "completed")
-        .orderBy("created_at")
+        .orderBy("createdAt")
         .orderBy("id")
         .execute();
       return rows.map(toExecution);
@@ -212,7 +202,7 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
       if (teamIds?.length === 0) return [];
       let q = db
         .selectFrom("function_executions")
-        .leftJoin("approval_requests", "approval_requests.id", "function_executions.request_id")
+        .leftJoin("approval_requests", "approval_requests.id", "function_executions.requestId")
         .selectAll("function_executions")
         .where((eb) =>
           eb.or([
@@ -221,9 +211,9 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
           ]),
         )
         .where(due());
-      if (teamIds) q = q.where("function_executions.team_id", "in", teamIds);
+      if (teamIds) q = q.where("function_executions.teamId", "in", teamIds);
       const rows = await q
-        .orderBy("function_executions.updated_at")
+        .orderBy("function_executions.updatedAt")
         .orderBy("function_executions.id")
         .limit(limit)
         .execute();

@@ -1,10 +1,10 @@
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { type ApprovalsRepo, createApprovalsRepo } from "./approvals.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
+import { type ApprovalsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
-import { type Engine, openDb } from "./db.js";
+import { type Engine, openDb, type StoredTables, withCamelCase } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
 import { createFunctionExecutionsRepo, type FunctionExecutionsRepo } from "./function-executions.js";
 import { createInstallationsRepo, type InstallationsRepo } from "./installations.js";
@@ -17,6 +17,7 @@ import { createTimelineReads, type TimelineReads } from "./timeline.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
+export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
 export type {
   ApprovalError,
   ApprovalPatch,
@@ -29,9 +30,8 @@ export type {
   OtherRequest,
   PendingQuery,
   TransitionGuard,
-} from "./approvals.js";
-export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./approvals.js";
-export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
+} from "./change-requests.js";
+export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./change-requests.js";
 export type { WorkScope } from "./context.js";
 export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
@@ -107,6 +107,7 @@ export interface Store {
   readonly keys: KeysRepo;
   readonly installations: InstallationsRepo;
   readonly policies: PoliciesRepo;
+  /** Every change request, pending or decided (change-requests.ts). */
   readonly approvals: ApprovalsRepo;
   readonly schedules: SchedulesRepo;
   readonly audit: AuditRepo;
@@ -126,7 +127,10 @@ export interface Store {
 
 /** Internals for rotation and tests; not for features. */
 export interface StoreInternals {
+  /** What the repositories get (their db speaks camelCase names, see db.ts withCamelCase). */
   readonly context: RepoContext;
+  /** The same database without the CamelCasePlugin: the tables under their stored snake_case names. */
+  readonly rawDb: Kysely<StoredTables>;
 }
 
 const internals = new WeakMap<Store, StoreInternals>();
@@ -170,7 +174,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   logger.info({ engine, where: opened.where, masterKeyId: vault.currentKeyId }, "store opened");
 
-  const context: RepoContext = { db, engine, vault, logger, now };
+  const context: RepoContext = { db: withCamelCase(db), engine, vault, logger, now };
   let closed = false;
   const store: Store = {
     engine,
@@ -178,7 +182,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     keys: createKeysRepo(context),
     installations: createInstallationsRepo(context),
     policies: createPoliciesRepo(context),
-    approvals: createApprovalsRepo(context),
+    approvals: createChangeRequestsRepo(context),
     schedules: createSchedulesRepo(context),
     audit: createAuditRepo(context),
     watches: createWatchesRepo(context),
@@ -200,6 +204,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
-  internals.set(store, { context });
+  internals.set(store, { context, rawDb: db });
   return store;
 }

@@ -63,20 +63,20 @@ export function createInstallationsRepo(ctx: RepoContext): InstallationsRepo {
         .insertInto("installations")
         .values({
           id: key,
-          team_id: teamId ?? null,
-          enterprise_id: enterpriseId ?? null,
-          is_enterprise_install: installation.isEnterpriseInstall ? 1 : 0,
+          teamId: teamId ?? null,
+          enterpriseId: enterpriseId ?? null,
+          isEnterpriseInstall: installation.isEnterpriseInstall ? 1 : 0,
           ciphertext,
-          installed_at: at,
-          updated_at: at,
+          installedAt: at,
+          updatedAt: at,
         })
         .onConflict((oc) =>
           oc.column("id").doUpdateSet({
-            team_id: teamId ?? null,
-            enterprise_id: enterpriseId ?? null,
-            is_enterprise_install: installation.isEnterpriseInstall ? 1 : 0,
+            teamId: teamId ?? null,
+            enterpriseId: enterpriseId ?? null,
+            isEnterpriseInstall: installation.isEnterpriseInstall ? 1 : 0,
             ciphertext,
-            updated_at: at,
+            updatedAt: at,
           }),
         )
         .execute();
@@ -109,11 +109,11 @@ export function createInstallationsRepo(ctx: RepoContext): InstallationsRepo {
     async teamsOfEnterprise(enterpriseId: string): Promise<string[]> {
       const rows = await db
         .selectFrom("installations")
-        .select("team_id")
-        .where("enterprise_id", "=", enterpriseId)
-        .where("team_id", "is not", null)
+        .select("teamId")
+        .where("enterpriseId", "=", enterpriseId)
+        .where("teamId", "is not", null)
         .execute();
-      return rows.flatMap((r) => (r.team_id ? [r.team_id] : []));
+      return rows.flatMap((r) => (r.teamId ? [r.teamId] : []));
     },
 
     async count(): Promise<number> {

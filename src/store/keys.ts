@@ -1,5 +1,7 @@
+import type { Selectable } from "kysely";
 import type { RepoContext } from "./context.js";
 import { fingerprintOf } from "./crypto.js";
+import type { ApiKeysTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
 /** What may be shown about a workspace's Edge API key (no secret). */
@@ -34,22 +36,14 @@ const PURPOSE = "edge_api_key";
 export function createKeysRepo(ctx: RepoContext): KeysRepo {
   const { db, vault, now } = ctx;
 
-  function infoOf(row: {
-    ciphertext: string;
-    fingerprint: string;
-    set_by: string;
-    set_at: number;
-    rotated_at: number | null;
-  }): ApiKeyInfo {
-    const masterKeyId = row.ciphertext.split(":")[1];
-    return {
-      fingerprint: row.fingerprint,
-      setBy: row.set_by,
-      setAt: Number(row.set_at),
-      rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
-      masterKeyId,
-    };
-  }
+  /** What may be shown: everything but the team and the sealed key (whose envelope names its master key). */
+  const infoOf = ({ teamId: _teamId, ciphertext, ...shown }: Selectable<ApiKeysTable>): ApiKeyInfo => ({
+    ...shown,
+    masterKeyId: ciphertext.split(":")[1],
+  });
+
+  const findRow = (teamId: string) =>
+    db.selectFrom("api_keys").selectAll().where("teamId", "=", teamId).executeTakeFirst();
 
   return guard("keys", {
     async set(teamId: string, apiKey: string, setBy: string): Promise<ApiKeyInfo> {
@@ -61,23 +55,23 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
         });
       }
       const row = {
-        team_id: teamId,
+        teamId,
         ciphertext: vault.seal(teamId, PURPOSE, key),
         fingerprint: fingerprintOf(key),
-        set_by: setBy,
-        set_at: now(),
-        rotated_at: null,
+        setBy,
+        setAt: now(),
+        rotatedAt: null,
       };
       await db
         .insertInto("api_keys")
         .values(row)
         .onConflict((oc) =>
-          oc.column("team_id").doUpdateSet({
+          oc.column("teamId").doUpdateSet({
             ciphertext: row.ciphertext,
             fingerprint: row.fingerprint,
-            set_by: row.set_by,
-            set_at: row.set_at,
-            rotated_at: null,
+            setBy: row.setBy,
+            setAt: row.setAt,
+            rotatedAt: null,
           }),
         )
         .execute();
@@ -85,26 +79,17 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
     },
 
     async get(teamId: string): Promise<ApiKeyRecord | undefined> {
-      const row = await db
-        .selectFrom("api_keys")
-        .selectAll()
-        .where("team_id", "=", teamId)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return { apiKey: vault.open(teamId, PURPOSE, row.ciphertext), ...infoOf(row) };
+      const row = await findRow(teamId);
+      return row && { apiKey: vault.open(teamId, PURPOSE, row.ciphertext), ...infoOf(row) };
     },
 
     async info(teamId: string): Promise<ApiKeyInfo | undefined> {
-      const row = await db
-        .selectFrom("api_keys")
-        .selectAll()
-        .where("team_id", "=", teamId)
-        .executeTakeFirst();
-      return row ? infoOf(row) : undefined;
+      const row = await findRow(teamId);
+      return row && infoOf(row);
     },
 
     async remove(teamId: string): Promise<boolean> {
-      const r = await db.deleteFrom("api_keys").where("team_id", "=", teamId).executeTakeFirst();
+      const r = await db.deleteFrom("api_keys").where("teamId", "=", teamId).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
   });

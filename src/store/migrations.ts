@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Logger } from "../log.js";
-import type { Database, Engine } from "./db.js";
+import type { Engine, StoredTables } from "./db.js";
 import { StoreError } from "./errors.js";
 
 /**
@@ -359,7 +359,7 @@ export interface MigrateResult {
 }
 
 async function ensureVersionTable(
-  db: Kysely<Database> | Transaction<Database>,
+  db: Kysely<StoredTables> | Transaction<StoredTables>,
   engine: Engine,
 ): Promise<void> {
   await db.schema
@@ -371,7 +371,7 @@ async function ensureVersionTable(
     .execute();
 }
 
-async function pending(db: Kysely<Database> | Transaction<Database>): Promise<Migration[]> {
+async function pending(db: Kysely<StoredTables> | Transaction<StoredTables>): Promise<Migration[]> {
   const rows = await db.selectFrom("edgeops_migrations").select("version").execute();
   const done = new Set(rows.map((r) => Number(r.version)));
   const known = new Set(MIGRATIONS.map((m) => m.version));
@@ -397,7 +397,7 @@ export const MIGRATION_LOCK_WAIT_MS = 60_000;
  * processes' statements wait for it, see db.ts).
  */
 export async function migrate(
-  db: Kysely<Database>,
+  db: Kysely<StoredTables>,
   engine: Engine,
   options: { pgSchema: string; logger: Logger; now: () => number; lockWaitMs?: number },
 ): Promise<MigrateResult> {
@@ -459,7 +459,7 @@ export async function migrate(
 }
 
 async function takeMigrationLock(
-  conn: Kysely<Database>,
+  conn: Kysely<StoredTables>,
   lockName: string,
   pgSchema: string,
   waitMs: number,

@@ -1,4 +1,6 @@
-import type { RepoContext } from "./context.js";
+import type { Selectable, Updateable } from "kysely";
+import { parseJson, type RepoContext, readRow } from "./context.js";
+import type { PoliciesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 
 export type ApprovalsMode = "required" | "off";
@@ -135,39 +137,20 @@ function normalizeApprovers(a: Approvers): Approvers {
 export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
   const { db, now } = ctx;
 
-  type Row = {
-    team_id: string;
-    channel_id: string;
-    approvals: string | null;
-    approvers: string | null;
-    expiry_minutes: number | null;
-    approvals_needed: number | null;
-    approvals_for: string | null;
-    updated_by: string | null;
-    updated_at: number;
-  };
-  const toRow = (r: Row): PolicyRow => ({
-    teamId: r.team_id,
-    channelId: r.channel_id === WORKSPACE ? undefined : r.channel_id,
-    approvals: r.approvals as ApprovalsMode | null,
-    approvers: r.approvers === null ? null : (JSON.parse(r.approvers) as Approvers),
-    expiryMinutes: r.expiry_minutes === null ? null : Number(r.expiry_minutes),
-    approvalsNeeded:
-      r.approvals_needed === null || r.approvals_needed === undefined ? null : Number(r.approvals_needed),
-    approvalsFor:
-      r.approvals_for === null || r.approvals_for === undefined
-        ? null
-        : (JSON.parse(r.approvals_for) as string[]),
-    updatedBy: r.updated_by,
-    updatedAt: Number(r.updated_at),
-  });
+  const toRow = (r: Selectable<PoliciesTable>): PolicyRow =>
+    readRow(r, {
+      channelId: r.channelId === WORKSPACE ? undefined : r.channelId,
+      approvals: r.approvals as ApprovalsMode | null,
+      approvers: parseJson<Approvers>(r.approvers),
+      approvalsFor: parseJson<string[]>(r.approvalsFor),
+    });
 
   async function getRow(teamId: string, channelId: string): Promise<PolicyRow | undefined> {
     const r = await db
       .selectFrom("policies")
       .selectAll()
-      .where("team_id", "=", teamId)
-      .where("channel_id", "=", channelId)
+      .where("teamId", "=", teamId)
+      .where("channelId", "=", channelId)
       .executeTakeFirst();
     return r ? toRow(r) : undefined;
   }
@@ -176,30 +159,30 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
   async function upsert(teamId: string, channelId: string, patch: PolicyPatch): Promise<PolicyRow> {
     validate(patch);
     const at = now();
-    const set: Partial<Row> = { updated_at: at, updated_by: patch.updatedBy ?? null };
+    const set: Updateable<PoliciesTable> = { updatedAt: at, updatedBy: patch.updatedBy ?? null };
     if (patch.approvals !== undefined) set.approvals = patch.approvals;
     if (patch.approvers !== undefined) {
       set.approvers = patch.approvers === null ? null : JSON.stringify(normalizeApprovers(patch.approvers));
     }
-    if (patch.expiryMinutes !== undefined) set.expiry_minutes = patch.expiryMinutes;
-    if (patch.approvalsNeeded !== undefined) set.approvals_needed = patch.approvalsNeeded;
+    if (patch.expiryMinutes !== undefined) set.expiryMinutes = patch.expiryMinutes;
+    if (patch.approvalsNeeded !== undefined) set.approvalsNeeded = patch.approvalsNeeded;
     if (patch.approvalsFor !== undefined)
-      set.approvals_for =
+      set.approvalsFor =
         patch.approvalsFor === null ? null : JSON.stringify([...new Set(patch.approvalsFor)].sort());
     const row = await db
       .insertInto("policies")
       .values({
-        team_id: teamId,
-        channel_id: channelId,
+        teamId: teamId,
+        channelId: channelId,
         approvals: set.approvals ?? null,
         approvers: set.approvers ?? null,
-        expiry_minutes: set.expiry_minutes ?? null,
-        approvals_needed: set.approvals_needed ?? null,
-        approvals_for: set.approvals_for ?? null,
-        updated_by: set.updated_by ?? null,
-        updated_at: at,
+        expiryMinutes: set.expiryMinutes ?? null,
+        approvalsNeeded: set.approvalsNeeded ?? null,
+        approvalsFor: set.approvalsFor ?? null,
+        updatedBy: set.updatedBy ?? null,
+        updatedAt: at,
       })
-      .onConflict((oc) => oc.columns(["team_id", "channel_id"]).doUpdateSet(set))
+      .onConflict((oc) => oc.columns(["teamId", "channelId"]).doUpdateSet(set))
       .returningAll()
       .executeTakeFirstOrThrow();
     return toRow(row);
@@ -210,11 +193,11 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       const rows = await db
         .selectFrom("policies")
         .selectAll()
-        .where("team_id", "=", teamId)
-        .where("channel_id", "in", channelId ? [WORKSPACE, channelId] : [WORKSPACE])
+        .where("teamId", "=", teamId)
+        .where("channelId", "in", channelId ? [WORKSPACE, channelId] : [WORKSPACE])
         .execute();
-      const ws = rows.find((r) => r.channel_id === WORKSPACE);
-      const ch = channelId ? rows.find((r) => r.channel_id === channelId) : undefined;
+      const ws = rows.find((r) => r.channelId === WORKSPACE);
+      const ch = channelId ? rows.find((r) => r.channelId === channelId) : undefined;
       const layers: [PolicySource, PolicyRow | undefined][] = [
         ["channel", ch ? toRow(ch) : undefined],
         ["workspace", ws ? toRow(ws) : undefined],
@@ -252,9 +235,9 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       const rows = await db
         .selectFrom("policies")
         .selectAll()
-        .where("team_id", "=", teamId)
-        .where("channel_id", "<>", WORKSPACE)
-        .orderBy("channel_id")
+        .where("teamId", "=", teamId)
+        .where("channelId", "<>", WORKSPACE)
+        .orderBy("channelId")
         .execute();
       return rows.map(toRow);
     },
@@ -267,8 +250,8 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
       if (!channelId) return false;
       const r = await db
         .deleteFrom("policies")
-        .where("team_id", "=", teamId)
-        .where("channel_id", "=", channelId)
+        .where("teamId", "=", teamId)
+        .where("channelId", "=", channelId)
         .executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },

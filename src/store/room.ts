@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { RepoContext } from "./context.js";
 import type { Database } from "./db.js";
 
@@ -53,22 +53,38 @@ export async function exclusiveForTeam<T>(
   });
 }
 
-/** Insert unless `findSame` finds the row or the channel or workspace is at its limit; one critical section. */
-export function insertIfRoom<T>(
+/**
+ * Insert `row` unless a row with the same values in `sameColumns` exists (the oldest such is
+ * returned) or the channel or workspace is at its limit; one critical section.
+ */
+export function insertIfRoom<T extends RoomTable, Item>(
   ctx: Pick<RepoContext, "db" | "engine">,
   spec: {
-    table: RoomTable;
-    teamId: string;
-    channelId: string;
+    table: T;
+    row: Selectable<Database[T]>;
+    sameColumns: readonly (keyof Database[T] & string)[];
     limits: RoomLimits;
-    findSame: (tx: Kysely<Database>) => Promise<T | undefined>;
-    insert: (tx: Kysely<Database>) => Promise<T>;
+    read: (row: Selectable<Database[T]>) => Item;
   },
-): Promise<RoomResult<T>> {
-  const { table, teamId, channelId, limits } = spec;
+): Promise<RoomResult<Item>> {
+  const { table, row, limits, read } = spec;
+  // As in lease.ts: Kysely cannot type a statement over a table chosen by a type parameter; `row` and
+  // `sameColumns` were checked against T itself, and every RoomTable has these columns.
+  const stored = row as Selectable<Database[RoomTable]>;
+  const { teamId, channelId } = stored;
+  const same = Object.fromEntries(
+    spec.sameColumns.map((column) => [column, (stored as Record<string, unknown>)[column]]),
+  );
   return exclusiveForTeam(ctx, table, teamId, async (tx) => {
-    const same = await spec.findSame(tx);
-    if (same !== undefined) return { kind: "exists", item: same };
+    const rooms = tx as Kysely<Pick<Database, RoomTable>>;
+    const found = await rooms
+      .selectFrom(table as RoomTable)
+      .selectAll()
+      .where((eb) => eb.and(same as Partial<Database[RoomTable]>))
+      .orderBy("createdAt")
+      .orderBy("id")
+      .executeTakeFirst();
+    if (found !== undefined) return { kind: "exists", item: read(found as Selectable<Database[T]>) };
     const { rows } = await sql<{ workspace: string | number; channel: string | number | null }>`
       select count(*) as workspace, sum(case when channel_id = ${channelId} then 1 else 0 end) as channel
       from ${sql.table(table)} where team_id = ${teamId}`.execute(tx);
@@ -77,6 +93,10 @@ export function insertIfRoom<T>(
       return { kind: "full", scope: "channel", limit: limits.perChannel };
     if (Number(counts?.workspace ?? 0) >= limits.perWorkspace)
       return { kind: "full", scope: "workspace", limit: limits.perWorkspace };
-    return { kind: "created", item: await spec.insert(tx) };
+    await rooms
+      .insertInto(table as RoomTable)
+      .values(row as Selectable<Database[RoomTable]>)
+      .execute();
+    return { kind: "created", item: read(row) };
   });
 }

@@ -1,6 +1,8 @@
+import { updatedOne } from "./context.js";
 import { StoreError } from "./errors.js";
 import type { Store } from "./index.js";
 import { storeInternals } from "./index.js";
+import type { SecretPurpose } from "./vault.js";
 
 export interface RotateResult {
   /** Secrets now sealed under the newest master key that were not before. */
@@ -9,6 +11,23 @@ export interface RotateResult {
   alreadyCurrent: number;
   /** Workspaces whose secrets could not be decrypted with any configured key (left untouched). */
   failed: { table: "api_keys" | "installations" | "function_executions"; teamId: string; message: string }[];
+}
+
+/** One stored envelope: the row it is in, and the id (workspace or installation) it is sealed to. */
+interface Sealed {
+  rowId: string;
+  boundTo: string;
+  envelope: string;
+}
+
+/** Where one kind of secret is stored, and how one of its envelopes is replaced (compare-and-set). */
+interface SecretColumn {
+  table: RotateResult["failed"][number]["table"];
+  purpose: SecretPurpose;
+  /** The log line when one cannot be decrypted. */
+  failure: string;
+  list(): Promise<Sealed[]>;
+  replace(row: Sealed, sealed: string): Promise<boolean>;
 }
 
 /**
@@ -20,86 +39,91 @@ export async function rotateAll(store: Store): Promise<RotateResult> {
   const { db, vault, now, logger } = storeInternals(store).context;
   const result: RotateResult = { reEncrypted: 0, alreadyCurrent: 0, failed: [] };
 
-  const keys = await db.selectFrom("api_keys").select(["team_id", "ciphertext"]).execute();
-  for (const row of keys) {
-    if (vault.isCurrent(row.ciphertext)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(
-        row.team_id,
-        "edge_api_key",
-        vault.open(row.team_id, "edge_api_key", row.ciphertext),
-      );
-      const r = await db
-        .updateTable("api_keys")
-        .set({ ciphertext: sealed, rotated_at: now() })
-        .where("team_id", "=", row.team_id)
-        .where("ciphertext", "=", row.ciphertext)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "api_keys", teamId: row.team_id, message: e.message });
-      logger.error({ teamId: row.team_id, err: { message: e.message } }, "cannot re-encrypt Edge API key");
-    }
-  }
+  const columns: SecretColumn[] = [
+    {
+      table: "api_keys",
+      purpose: "edge_api_key",
+      failure: "cannot re-encrypt Edge API key",
+      list: async () =>
+        (await db.selectFrom("api_keys").select(["teamId", "ciphertext"]).execute()).map((r) => ({
+          rowId: r.teamId,
+          boundTo: r.teamId,
+          envelope: r.ciphertext,
+        })),
+      replace: async (row, sealed) =>
+        updatedOne(
+          await db
+            .updateTable("api_keys")
+            .set({ ciphertext: sealed, rotatedAt: now() })
+            .where("teamId", "=", row.rowId)
+            .where("ciphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+    {
+      table: "installations",
+      purpose: "installation",
+      failure: "cannot re-encrypt Slack installation",
+      list: async () =>
+        (await db.selectFrom("installations").select(["id", "ciphertext"]).execute()).map((r) => ({
+          rowId: r.id,
+          boundTo: r.id,
+          envelope: r.ciphertext,
+        })),
+      replace: async (row, sealed) =>
+        updatedOne(
+          await db
+            .updateTable("installations")
+            .set({ ciphertext: sealed })
+            .where("id", "=", row.rowId)
+            .where("ciphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+    // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
+    {
+      table: "function_executions",
+      purpose: "function_token",
+      failure: "cannot re-encrypt a workflow step token",
+      list: async () =>
+        (
+          await db
+            .selectFrom("function_executions")
+            .select(["id", "teamId", "tokenCiphertext"])
+            .where("tokenCiphertext", "is not", null)
+            .where("state", "!=", "completed")
+            .execute()
+        ).map((r) => ({ rowId: r.id, boundTo: r.teamId, envelope: r.tokenCiphertext as string })),
+      replace: async (row, sealed) =>
+        updatedOne(
+          await db
+            .updateTable("function_executions")
+            .set({ tokenCiphertext: sealed })
+            .where("id", "=", row.rowId)
+            .where("tokenCiphertext", "=", row.envelope)
+            .executeTakeFirst(),
+        ),
+    },
+  ];
 
-  const installs = await db.selectFrom("installations").select(["id", "ciphertext"]).execute();
-  for (const row of installs) {
-    if (vault.isCurrent(row.ciphertext)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(row.id, "installation", vault.open(row.id, "installation", row.ciphertext));
-      const r = await db
-        .updateTable("installations")
-        .set({ ciphertext: sealed })
-        .where("id", "=", row.id)
-        .where("ciphertext", "=", row.ciphertext)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "installations", teamId: row.id, message: e.message });
-      logger.error({ teamId: row.id, err: { message: e.message } }, "cannot re-encrypt Slack installation");
-    }
-  }
-  // Tokens of workflow steps still waiting on a request (short-lived, but sealed like the rest).
-  const steps = await db
-    .selectFrom("function_executions")
-    .select(["id", "team_id", "token_ciphertext"])
-    .where("token_ciphertext", "is not", null)
-    .where("state", "!=", "completed")
-    .execute();
-  for (const row of steps) {
-    const envelope = row.token_ciphertext as string;
-    if (vault.isCurrent(envelope)) {
-      result.alreadyCurrent++;
-      continue;
-    }
-    try {
-      const sealed = vault.seal(
-        row.team_id,
-        "function_token",
-        vault.open(row.team_id, "function_token", envelope),
-      );
-      const r = await db
-        .updateTable("function_executions")
-        .set({ token_ciphertext: sealed })
-        .where("id", "=", row.id)
-        .where("token_ciphertext", "=", envelope)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) result.reEncrypted++;
-    } catch (e) {
-      if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
-      result.failed.push({ table: "function_executions", teamId: row.team_id, message: e.message });
-      logger.error(
-        { teamId: row.team_id, err: { message: e.message } },
-        "cannot re-encrypt a workflow step token",
-      );
+  for (const column of columns) {
+    for (const row of await column.list()) {
+      if (vault.isCurrent(row.envelope)) {
+        result.alreadyCurrent++;
+        continue;
+      }
+      try {
+        const sealed = vault.seal(
+          row.boundTo,
+          column.purpose,
+          vault.open(row.boundTo, column.purpose, row.envelope),
+        );
+        if (await column.replace(row, sealed)) result.reEncrypted++;
+      } catch (e) {
+        if (!(e instanceof StoreError) || e.kind !== "decrypt_failed") throw e;
+        result.failed.push({ table: column.table, teamId: row.boundTo, message: e.message });
+        logger.error({ teamId: row.boundTo, err: { message: e.message } }, column.failure);
+      }
     }
   }
   logger.info(

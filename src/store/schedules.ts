@@ -1,48 +1,28 @@
-import { sql } from "kysely";
-import { newId } from "./approvals.js";
-import type { RepoContext, WorkScope } from "./context.js";
-import type { SchedulesTable } from "./db.js";
+import type { ExpressionBuilder, Selectable } from "kysely";
+import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
+import { parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
+import type { Database, SchedulesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
+import { moveLease } from "./lease.js";
 import { insertIfRoom, type RoomLimits } from "./room.js";
 
 export type ScheduleKind = "dns";
 
-export interface Schedule {
-  id: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
+/** A schedule as the domain reads it: its row (db.ts), with the kind, the failing flag and the snapshot read. */
+export interface Schedule extends Omit<Selectable<SchedulesTable>, "kind" | "failing" | "snapshot"> {
   kind: ScheduleKind;
-  /** The zone id the schedule is about. */
-  target: string;
-  /** The cron / "when" text as the user gave it. */
-  spec: string;
-  timezone: string;
-  nextRunAt: number;
-  /**
-   * While a replica runs a claimed occurrence: until when its claim holds (it renews it while running).
-   * Past it, the run is taken to be lost (the replica died) and the occurrence is due again.
-   */
-  leaseUntil: number | null;
-  lastRunAt: number | null;
-  lastOutcome: string | null;
-  lastError: string | null;
   failing: boolean;
   /** The previous run's summary (e.g. its records), for diffs. */
   snapshot: unknown;
-  createdAt: number;
 }
 
-export interface NewSchedule {
+/** What a new schedule is made from; the rest starts empty. */
+export interface NewSchedule
+  extends Pick<
+    Schedule,
+    "teamId" | "channelId" | "createdBy" | "kind" | "target" | "spec" | "timezone" | "nextRunAt"
+  > {
   id?: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
-  kind: ScheduleKind;
-  target: string;
-  spec: string;
-  timezone: string;
-  nextRunAt: number;
 }
 
 export interface ScheduleRun {
@@ -120,52 +100,30 @@ export interface SchedulesRepo {
   clearFailing(id: string): Promise<boolean>;
 }
 
-function toSchedule(r: SchedulesTable): Schedule {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    createdBy: r.created_by,
+function toSchedule(r: Selectable<SchedulesTable>): Schedule {
+  return readRow(r, {
     kind: r.kind as ScheduleKind,
-    target: r.target,
-    spec: r.spec,
-    timezone: r.timezone,
-    nextRunAt: Number(r.next_run_at),
-    leaseUntil: r.lease_until === null || r.lease_until === undefined ? null : Number(r.lease_until),
-    lastRunAt: r.last_run_at === null ? null : Number(r.last_run_at),
-    lastOutcome: r.last_outcome,
-    lastError: r.last_error,
-    failing: Number(r.failing) === 1,
-    snapshot: r.snapshot === null ? null : JSON.parse(r.snapshot),
-    createdAt: Number(r.created_at),
-  };
+    failing: r.failing === 1,
+    snapshot: parseJson(r.snapshot),
+  });
 }
 
 export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
   const { db, now } = ctx;
-  const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
-  function newRow(s: NewSchedule): SchedulesTable {
+  function newRow(s: NewSchedule): Selectable<SchedulesTable> {
     if (s.kind !== "dns") throw new StoreError("invalid", `Unknown schedule kind "${String(s.kind)}"`);
     if (!Number.isSafeInteger(s.nextRunAt))
       throw new StoreError("invalid", "nextRunAt must be epoch milliseconds");
     return {
-      id: s.id ?? newId(),
-      team_id: s.teamId,
-      channel_id: s.channelId,
-      created_by: s.createdBy,
-      kind: s.kind,
-      target: s.target,
+      ...newClockRow(s, now()),
       spec: s.spec,
       timezone: s.timezone,
-      next_run_at: s.nextRunAt,
-      lease_until: null,
-      last_run_at: null,
-      last_outcome: null,
-      last_error: null,
-      failing: 0,
+      nextRunAt: s.nextRunAt,
+      leaseUntil: null,
+      lastRunAt: null,
+      lastOutcome: null,
       snapshot: null,
-      created_at: now(),
     };
   }
 
@@ -177,39 +135,20 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
     },
 
     async createIfRoom(s: NewSchedule, limits: ScheduleLimits): Promise<CreateIfRoomResult> {
-      const row = newRow(s);
       const result = await insertIfRoom(ctx, {
         table: "schedules",
-        teamId: s.teamId,
-        channelId: s.channelId,
+        row: newRow(s),
+        sameColumns: ["teamId", "channelId", "kind", "target", "spec", "timezone"],
         limits,
-        findSame: async (tx) => {
-          const same = await tx
-            .selectFrom("schedules")
-            .selectAll()
-            .where("team_id", "=", s.teamId)
-            .where("channel_id", "=", s.channelId)
-            .where("kind", "=", s.kind)
-            .where("target", "=", s.target)
-            .where("spec", "=", s.spec)
-            .where("timezone", "=", s.timezone)
-            .orderBy("created_at")
-            .orderBy("id")
-            .executeTakeFirst();
-          return same ? toSchedule(same) : undefined;
-        },
-        insert: async (tx) => {
-          await tx.insertInto("schedules").values(row).execute();
-          return toSchedule(row);
-        },
+        read: toSchedule,
       });
       return result.kind === "full" ? result : { kind: result.kind, schedule: result.item };
     },
 
     async list(teamId: string, channelId?: string): Promise<Schedule[]> {
-      let q = db.selectFrom("schedules").selectAll().where("team_id", "=", teamId);
-      if (channelId !== undefined) q = q.where("channel_id", "=", channelId);
-      const rows = await q.orderBy("created_at").orderBy("id").execute();
+      let q = db.selectFrom("schedules").selectAll().where("teamId", "=", teamId);
+      if (channelId !== undefined) q = q.where("channelId", "=", channelId);
+      const rows = await q.orderBy("createdAt").orderBy("id").execute();
       return rows.map(toSchedule);
     },
 
@@ -222,34 +161,19 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
       const r = await db
         .deleteFrom("schedules")
         .where("id", "=", id)
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .executeTakeFirst();
       return Number(r.numDeletedRows) === 1;
     },
 
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Schedule[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let ranked = db
-        .selectFrom("schedules")
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by team_id order by next_run_at, id)`.as("round"))
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("lease_until", "is", null), eb("next_run_at", "<=", at)]),
-            eb("lease_until", "<=", at),
-          ]),
-        );
-      if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
-      const rows = await db
-        .selectFrom(ranked.as("due"))
-        .selectAll()
-        .orderBy("round")
-        .orderBy("next_run_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(toSchedule);
+      // Due: no lease and its time has come, or a lease that ended (its run was lost).
+      const due = (eb: ExpressionBuilder<Database, "schedules">) =>
+        eb.or([
+          eb.and([eb("leaseUntil", "is", null), eb("nextRunAt", "<=", at)]),
+          eb("leaseUntil", "<=", at),
+        ]);
+      return (await listRoundRobin(db, "schedules", "nextRunAt", due, limit, scope)).map(toSchedule);
     },
 
     async claim(
@@ -265,52 +189,36 @@ export function createSchedulesRepo(ctx: RepoContext): SchedulesRepo {
         throw new StoreError("invalid", "lease must be epoch milliseconds");
       let q = db
         .updateTable("schedules")
-        .set({ next_run_at: newNextRunAt, lease_until: lease.until })
+        .set({ nextRunAt: newNextRunAt, leaseUntil: lease.until })
         .where("id", "=", id)
-        .where("next_run_at", "=", expectedNextRunAt)
-        .where("lease_until", lease.expected === null ? "is" : "=", lease.expected);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      return updated(await q.executeTakeFirst());
+        .where("nextRunAt", "=", expectedNextRunAt)
+        .where("leaseUntil", lease.expected === null ? "is" : "=", lease.expected);
+      if (teamIds) q = q.where("teamId", "in", teamIds);
+      return updatedOne(await q.executeTakeFirst());
     },
 
     async renewLease(id: string, leaseUntil: number, newLeaseUntil: number, at: number): Promise<boolean> {
-      const r = await db
-        .updateTable("schedules")
-        .set({ lease_until: newLeaseUntil })
-        .where("id", "=", id)
-        .where("lease_until", "=", leaseUntil)
-        .where("lease_until", ">", at)
-        .executeTakeFirst();
-      return updated(r);
+      // A lease that ended by `at` is no longer held: another replica may take the occurrence over.
+      if (leaseUntil <= at) return false;
+      return moveLease(db, "schedules", { id }, leaseUntil, newLeaseUntil);
     },
 
     async recordRun(id: string, run: ScheduleRun, leaseUntil?: number): Promise<boolean> {
       let q = db
         .updateTable("schedules")
         .set({
-          last_run_at: run.at,
-          last_outcome: run.outcome,
-          last_error: run.error ?? null,
+          lastRunAt: run.at,
+          lastOutcome: run.outcome,
+          lastError: run.error ?? null,
           ...(run.snapshot !== undefined ? { snapshot: JSON.stringify(run.snapshot) } : {}),
-          ...(leaseUntil !== undefined ? { lease_until: null } : {}),
+          ...(leaseUntil !== undefined ? { leaseUntil: null } : {}),
         })
         .where("id", "=", id);
-      if (leaseUntil !== undefined) q = q.where("lease_until", "=", leaseUntil);
-      return updated(await q.executeTakeFirst());
+      if (leaseUntil !== undefined) q = q.where("leaseUntil", "=", leaseUntil);
+      return updatedOne(await q.executeTakeFirst());
     },
 
-    async markFailing(id: string, reason: string): Promise<boolean> {
-      const r = await db
-        .updateTable("schedules")
-        .set({ failing: 1, last_error: reason })
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return updated(r);
-    },
-
-    async clearFailing(id: string): Promise<boolean> {
-      const r = await db.updateTable("schedules").set({ failing: 0 }).where("id", "=", id).executeTakeFirst();
-      return updated(r);
-    },
+    markFailing: (id: string, reason: string) => setFailing(db, "schedules", id, reason),
+    clearFailing: (id: string) => setFailing(db, "schedules", id, null),
   });
 }

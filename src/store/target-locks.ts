@@ -1,5 +1,6 @@
 import type { RepoContext } from "./context.js";
 import { guard } from "./errors.js";
+import { moveLease } from "./lease.js";
 
 /**
  * One writer at a time per Edge target, across replicas: a row per target held as a lease. Taking it
@@ -21,26 +22,18 @@ export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
     async take(key: string, holder: string, until: number, now: number): Promise<boolean> {
       const result = await db
         .insertInto("target_locks")
-        .values({ key, holder, lease_until: until })
+        .values({ key, holder, leaseUntil: until })
         .onConflict((oc) =>
           oc
             .column("key")
-            .doUpdateSet({ holder, lease_until: until })
-            .where("target_locks.lease_until", "<", now),
+            .doUpdateSet({ holder, leaseUntil: until })
+            .where("target_locks.leaseUntil", "<", now),
         )
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
-    async renew(key: string, holder: string, from: number, to: number): Promise<boolean> {
-      const result = await db
-        .updateTable("target_locks")
-        .set({ lease_until: to })
-        .where("key", "=", key)
-        .where("holder", "=", holder)
-        .where("lease_until", "=", from)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
+    renew: (key: string, holder: string, from: number, to: number) =>
+      moveLease(db, "target_locks", { key, holder }, from, to),
     async release(key: string, holder: string): Promise<void> {
       await db.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder).execute();
     },

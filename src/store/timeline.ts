@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { type ApprovalRequest, toRequest } from "./approvals.js";
 import { type AuditEntry, toEntry } from "./audit.js";
+import { type ApprovalRequest, toRequest } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
 import { guard } from "./errors.js";
 import { type AlertEpisode, toEpisode } from "./watches.js";
@@ -65,16 +65,16 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
       const rows = await db
         .selectFrom("approval_requests")
         .selectAll()
-        .where("team_id", "=", teamId)
-        .where((eb) => eb.or([eb(zoneOfParams, "=", String(zoneId)), eb("shield_zone_id", "=", zoneId)]))
+        .where("teamId", "=", teamId)
+        .where((eb) => eb.or([eb(zoneOfParams, "=", String(zoneId)), eb("shieldZoneId", "=", zoneId)]))
         .where((eb) =>
           eb.or([
-            eb.and([eb("created_at", "<=", to), eb("updated_at", ">=", from)]),
+            eb.and([eb("createdAt", "<=", to), eb("updatedAt", ">=", from)]),
             eb("state", "in", ["applied", "undoing"]),
           ]),
         )
         // The newest `limit`, given oldest first: a story too long loses its oldest changes, not its latest.
-        .orderBy("created_at", "desc")
+        .orderBy("createdAt", "desc")
         .orderBy("id", "desc")
         .limit(Math.max(0, limit))
         .execute();
@@ -92,7 +92,7 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
         const rows = await db
           .selectFrom("audit_log")
           .selectAll()
-          .where("team_id", "=", teamId)
+          .where("teamId", "=", teamId)
           .where("at", ">=", q.from)
           .where("at", "<=", q.to)
           .where((eb) =>
@@ -115,10 +115,10 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
       const rows = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watch_id", "in", [...watchIds])
-        .where("opened_at", "<=", to)
-        .where((eb) => eb.or([eb("resolved_at", "is", null), eb("resolved_at", ">=", from)]))
-        .orderBy("opened_at")
+        .where("watchId", "in", [...watchIds])
+        .where("openedAt", "<=", to)
+        .where((eb) => eb.or([eb("resolvedAt", "is", null), eb("resolvedAt", ">=", from)]))
+        .orderBy("openedAt")
         .orderBy("id")
         .execute();
       return rows.map(toEpisode);
@@ -129,11 +129,11 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
       for (const ids of chunks(requestIds)) {
         const rows = await db
           .selectFrom("change_targets")
-          .select("request_id")
-          .where("team_id", "=", teamId)
-          .where("request_id", "in", ids)
+          .select("requestId")
+          .where("teamId", "=", teamId)
+          .where("requestId", "in", ids)
           .execute();
-        for (const r of rows) owners.add(r.request_id);
+        for (const r of rows) owners.add(r.requestId);
       }
       return owners;
     },

@@ -1,7 +1,7 @@
-import { sql } from "kysely";
-import { newId } from "./approvals.js";
-import type { RepoContext, WorkScope } from "./context.js";
-import type { AlertEpisodesTable, WatchesTable } from "./db.js";
+import { type ExpressionBuilder, type Selectable, sql } from "kysely";
+import { listRoundRobin, newClockRow, setFailing } from "./clock.js";
+import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
+import type { AlertEpisodesTable, Database, WatchesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { insertIfRoom, type RoomLimits, type RoomResult } from "./room.js";
 
@@ -25,34 +25,19 @@ export interface WatchOptions {
   label?: string;
 }
 
-export interface Watch {
-  id: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
+/** A watch as the domain reads it: its row (db.ts), with the kind, the failing flag and the JSON read. */
+export interface Watch extends Omit<Selectable<WatchesTable>, "kind" | "options" | "failing" | "state"> {
   kind: WatchKind;
-  /** The shield zone id (zone), "" (apps: every app of the workspace's key). */
-  target: string;
   options: WatchOptions;
-  nextPollAt: number;
-  lastPolledAt: number | null;
-  lastError: string | null;
   failing: boolean;
-  mutedUntil: number | null;
   /** The poller's memory between evaluations (baseline samples, app statuses). */
   state: unknown;
-  createdAt: number;
 }
 
-export interface NewWatch {
+/** What a new watch is made from; the rest starts empty. */
+export interface NewWatch
+  extends Pick<Watch, "teamId" | "channelId" | "createdBy" | "kind" | "target" | "options" | "nextPollAt"> {
   id?: string;
-  teamId: string;
-  channelId: string;
-  createdBy: string;
-  kind: WatchKind;
-  target: string;
-  options: WatchOptions;
-  nextPollAt: number;
 }
 
 export interface WatchPoll {
@@ -90,44 +75,18 @@ export interface WatchesRepo {
 
 export type EpisodeStatus = "firing" | "resolved";
 
-export interface AlertEpisode {
-  id: string;
-  watchId: string;
-  teamId: string;
-  channelId: string;
-  /** The app id or shield zone id the episode is about. */
-  subject: string;
-  /** 1, 2, … per (watch, subject): the unique index that makes opening an episode exactly-once. */
-  seq: number;
-  /** What fired: "attack", "failing", "stuck_deploying", … */
-  kind: string;
+/** An alert episode as the domain reads it: its row (db.ts), with the status and the details read. */
+export interface AlertEpisode extends Omit<Selectable<AlertEpisodesTable>, "status" | "details"> {
   status: EpisodeStatus;
-  openedAt: number;
-  updatedAt: number;
-  resolvedAt: number | null;
-  /** The parent message's ts once posted. */
-  messageTs: string | null;
   /** The latest numbers and history for the messages. */
   details: unknown;
-  acknowledgedBy: string | null;
-  acknowledgedAt: number | null;
-  /** Bumped by every update: the compare-and-set token of update(). */
-  version: number;
-  /** The version whose parent Slack last accepted (null: none yet). */
-  shownVersion: number | null;
-  /** The digest of the parent Slack last accepted: one unchanged is not sent again. */
-  shownDigest: string | null;
 }
 
-export interface NewEpisode {
-  watchId: string;
-  teamId: string;
-  channelId: string;
-  subject: string;
-  seq: number;
-  kind: string;
-  details: unknown;
-}
+/** What opening an episode is given; it starts firing, at version 1, not yet posted. */
+export type NewEpisode = Pick<
+  AlertEpisode,
+  "watchId" | "teamId" | "channelId" | "subject" | "seq" | "kind" | "details"
+>;
 
 export interface EpisodePatch {
   kind?: string;
@@ -165,107 +124,50 @@ export interface EpisodesRepo {
 
 const KINDS: readonly WatchKind[] = ["apps", "zone", "config"];
 
-function toWatch(r: WatchesTable): Watch {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    createdBy: r.created_by,
+function toWatch(r: Selectable<WatchesTable>): Watch {
+  return readRow(r, {
     kind: r.kind as WatchKind,
-    target: r.target,
     options: JSON.parse(r.options) as WatchOptions,
-    nextPollAt: Number(r.next_poll_at),
-    lastPolledAt: r.last_polled_at === null ? null : Number(r.last_polled_at),
-    lastError: r.last_error,
-    failing: Number(r.failing) === 1,
-    mutedUntil: r.muted_until === null ? null : Number(r.muted_until),
-    state: r.state === null ? null : JSON.parse(r.state),
-    createdAt: Number(r.created_at),
-  };
+    failing: r.failing === 1,
+    state: parseJson(r.state),
+  });
 }
 
-export function toEpisode(r: AlertEpisodesTable): AlertEpisode {
-  return {
-    id: r.id,
-    watchId: r.watch_id,
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    subject: r.subject,
-    seq: Number(r.seq),
-    kind: r.kind,
-    status: r.status as EpisodeStatus,
-    openedAt: Number(r.opened_at),
-    updatedAt: Number(r.updated_at),
-    resolvedAt: r.resolved_at === null ? null : Number(r.resolved_at),
-    messageTs: r.message_ts,
-    details: r.details === null ? null : JSON.parse(r.details),
-    acknowledgedBy: r.acknowledged_by,
-    acknowledgedAt: r.acknowledged_at === null ? null : Number(r.acknowledged_at),
-    version: Number(r.version),
-    shownVersion: r.shown_version === null || r.shown_version === undefined ? null : Number(r.shown_version),
-    shownDigest: r.shown_digest ?? null,
-  };
+export function toEpisode(r: Selectable<AlertEpisodesTable>): AlertEpisode {
+  return readRow(r, { status: r.status as EpisodeStatus, details: parseJson(r.details) });
 }
-
-const updated = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) === 1;
 
 export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
   const { db, now } = ctx;
 
-  function newRow(w: NewWatch): WatchesTable {
+  function newRow(w: NewWatch): Selectable<WatchesTable> {
     if (!KINDS.includes(w.kind)) throw new StoreError("invalid", `Unknown watch kind "${String(w.kind)}"`);
     if (!Number.isSafeInteger(w.nextPollAt))
       throw new StoreError("invalid", "nextPollAt must be epoch milliseconds");
     return {
-      id: w.id ?? newId(),
-      team_id: w.teamId,
-      channel_id: w.channelId,
-      created_by: w.createdBy,
-      kind: w.kind,
-      target: w.target,
+      ...newClockRow(w, now()),
       options: JSON.stringify(w.options),
-      next_poll_at: w.nextPollAt,
-      last_polled_at: null,
-      last_error: null,
-      failing: 0,
-      muted_until: null,
+      nextPollAt: w.nextPollAt,
+      lastPolledAt: null,
+      mutedUntil: null,
       state: null,
-      created_at: now(),
     };
   }
 
   return guard("watches", {
-    async createIfRoom(w: NewWatch, limits: WatchLimits): Promise<CreateWatchResult> {
-      const row = newRow(w);
-      return insertIfRoom(ctx, {
+    createIfRoom: (w: NewWatch, limits: WatchLimits): Promise<CreateWatchResult> =>
+      insertIfRoom(ctx, {
         table: "watches",
-        teamId: w.teamId,
-        channelId: w.channelId,
+        row: newRow(w),
+        sameColumns: ["teamId", "channelId", "kind", "target"],
         limits,
-        findSame: async (tx) => {
-          const same = await tx
-            .selectFrom("watches")
-            .selectAll()
-            .where("team_id", "=", w.teamId)
-            .where("channel_id", "=", w.channelId)
-            .where("kind", "=", w.kind)
-            .where("target", "=", w.target)
-            .orderBy("created_at")
-            .orderBy("id")
-            .executeTakeFirst();
-          return same ? toWatch(same) : undefined;
-        },
-        insert: async (tx) => {
-          await tx.insertInto("watches").values(row).execute();
-          return toWatch(row);
-        },
-      });
-    },
+        read: toWatch,
+      }),
 
     async list(teamId: string, channelId?: string): Promise<Watch[]> {
-      let q = db.selectFrom("watches").selectAll().where("team_id", "=", teamId);
-      if (channelId !== undefined) q = q.where("channel_id", "=", channelId);
-      return (await q.orderBy("created_at").orderBy("id").execute()).map(toWatch);
+      let q = db.selectFrom("watches").selectAll().where("teamId", "=", teamId);
+      if (channelId !== undefined) q = q.where("channelId", "=", channelId);
+      return (await q.orderBy("createdAt").orderBy("id").execute()).map(toWatch);
     },
 
     async get(id: string): Promise<Watch | undefined> {
@@ -277,7 +179,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       let q = db
         .selectFrom("watches")
         .select(sql<string | number>`count(*)`.as("n"))
-        .where("team_id", "=", teamId);
+        .where("teamId", "=", teamId);
       if (kind !== undefined) q = q.where("kind", "=", kind);
       const r = await q.executeTakeFirstOrThrow();
       return Number(r.n);
@@ -288,10 +190,10 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
         const r = await trx
           .deleteFrom("watches")
           .where("id", "=", id)
-          .where("team_id", "=", teamId)
+          .where("teamId", "=", teamId)
           .executeTakeFirst();
         if (Number(r.numDeletedRows) !== 1) return false;
-        await trx.deleteFrom("alert_episodes").where("watch_id", "=", id).execute();
+        await trx.deleteFrom("alert_episodes").where("watchId", "=", id).execute();
         return true;
       });
     },
@@ -299,31 +201,16 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
     async mute(teamId: string, id: string, until: number | null): Promise<boolean> {
       const r = await db
         .updateTable("watches")
-        .set({ muted_until: until })
+        .set({ mutedUntil: until })
         .where("id", "=", id)
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listDue(at: number, limit: number, scope: WorkScope = {}): Promise<Watch[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let ranked = db
-        .selectFrom("watches")
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by team_id order by next_poll_at, id)`.as("round"))
-        .where("next_poll_at", "<=", at);
-      if (teamIds) ranked = ranked.where("team_id", "in", teamIds);
-      const rows = await db
-        .selectFrom(ranked.as("due"))
-        .selectAll()
-        .orderBy("round")
-        .orderBy("next_poll_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(toWatch);
+      const due = (eb: ExpressionBuilder<Database, "watches">) => eb("nextPollAt", "<=", at);
+      return (await listRoundRobin(db, "watches", "nextPollAt", due, limit, scope)).map(toWatch);
     },
 
     async claim(id: string, expected: number, next: number, scope: WorkScope = {}): Promise<boolean> {
@@ -331,44 +218,36 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       if (teamIds?.length === 0) return false;
       let q = db
         .updateTable("watches")
-        .set({ next_poll_at: next })
+        .set({ nextPollAt: next })
         .where("id", "=", id)
-        .where("next_poll_at", "=", expected);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      return updated(await q.executeTakeFirst());
+        .where("nextPollAt", "=", expected);
+      if (teamIds) q = q.where("teamId", "in", teamIds);
+      return updatedOne(await q.executeTakeFirst());
     },
 
     async recordPoll(id: string, poll: WatchPoll): Promise<boolean> {
       const r = await db
         .updateTable("watches")
         .set({
-          last_polled_at: poll.at,
-          last_error: poll.error ?? null,
+          lastPolledAt: poll.at,
+          lastError: poll.error ?? null,
           ...(poll.state !== undefined ? { state: JSON.stringify(poll.state) } : {}),
         })
         .where("id", "=", id)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
-    async markFailing(id: string, reason: string): Promise<boolean> {
-      const r = await db
-        .updateTable("watches")
-        .set({ failing: 1, last_error: reason })
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return updated(r);
-    },
-
-    async clearFailing(id: string): Promise<boolean> {
-      const r = await db.updateTable("watches").set({ failing: 0 }).where("id", "=", id).executeTakeFirst();
-      return updated(r);
-    },
+    markFailing: (id: string, reason: string) => setFailing(db, "watches", id, reason),
+    clearFailing: (id: string) => setFailing(db, "watches", id, null),
   });
 }
 
 export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
   const { db, now } = ctx;
+
+  const ofWatch = (watchId: string) =>
+    db.selectFrom("alert_episodes").selectAll().where("watchId", "=", watchId);
 
   async function get(id: string): Promise<AlertEpisode | undefined> {
     const r = await db.selectFrom("alert_episodes").selectAll().where("id", "=", id).executeTakeFirst();
@@ -377,10 +256,7 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
 
   return guard("alert_episodes", {
     async latest(watchId: string, subject: string): Promise<AlertEpisode | undefined> {
-      const r = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watch_id", "=", watchId)
+      const r = await ofWatch(watchId)
         .where("subject", "=", subject)
         .orderBy("seq", "desc")
         .executeTakeFirst();
@@ -391,31 +267,31 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       if (!Number.isSafeInteger(e.seq) || e.seq < 1)
         throw new StoreError("invalid", "An episode's seq must be a whole number from 1");
       const at = now();
-      const row: AlertEpisodesTable = {
+      const row: Selectable<AlertEpisodesTable> = {
         id: newId(),
-        watch_id: e.watchId,
-        team_id: e.teamId,
-        channel_id: e.channelId,
+        watchId: e.watchId,
+        teamId: e.teamId,
+        channelId: e.channelId,
         subject: e.subject,
         seq: e.seq,
         kind: e.kind,
         status: "firing",
-        opened_at: at,
-        updated_at: at,
-        resolved_at: null,
-        message_ts: null,
+        openedAt: at,
+        updatedAt: at,
+        resolvedAt: null,
+        messageTs: null,
         details: JSON.stringify(e.details ?? null),
-        acknowledged_by: null,
-        acknowledged_at: null,
+        acknowledgedBy: null,
+        acknowledgedAt: null,
         version: 1,
-        shown_version: null,
-        shown_digest: null,
+        shownVersion: null,
+        shownDigest: null,
       };
       // Another replica that opened this (watch, subject, seq) first wins; this insert then does nothing.
       const inserted = await db
         .insertInto("alert_episodes")
         .values(row)
-        .onConflict((oc) => oc.columns(["watch_id", "subject", "seq"]).doNothing())
+        .onConflict((oc) => oc.columns(["watchId", "subject", "seq"]).doNothing())
         .executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toEpisode(row) : undefined;
     },
@@ -431,36 +307,36 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
         .updateTable("alert_episodes")
         .set({
           version: expectedVersion + 1,
-          updated_at: now(),
+          updatedAt: now(),
           ...(patch.kind !== undefined ? { kind: patch.kind } : {}),
           ...(patch.status !== undefined ? { status: patch.status } : {}),
-          ...(patch.resolvedAt !== undefined ? { resolved_at: patch.resolvedAt } : {}),
+          ...(patch.resolvedAt !== undefined ? { resolvedAt: patch.resolvedAt } : {}),
           ...(patch.details !== undefined ? { details: JSON.stringify(patch.details) } : {}),
         })
         .where("id", "=", id)
         .where("version", "=", expectedVersion)
         .executeTakeFirst();
-      return updated(r) ? get(id) : undefined;
+      return updatedOne(r) ? get(id) : undefined;
     },
 
     async setMessage(id: string, ts: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ message_ts: ts })
+        .set({ messageTs: ts })
         .where("id", "=", id)
-        .where("message_ts", "is", null)
+        .where("messageTs", "is", null)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async acknowledge(id: string, userId: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ acknowledged_by: userId, acknowledged_at: now() })
+        .set({ acknowledgedBy: userId, acknowledgedAt: now() })
         .where("id", "=", id)
-        .where("acknowledged_by", "is", null)
+        .where("acknowledgedBy", "is", null)
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listOpen(teamId: string, channelIds?: readonly string[], limit = 50): Promise<AlertEpisode[]> {
@@ -468,21 +344,18 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
       let q = db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("team_id", "=", teamId)
+        .where("teamId", "=", teamId)
         .where("status", "=", "firing");
-      if (channelIds) q = q.where("channel_id", "in", channelIds);
-      const rows = await q.orderBy("opened_at", "desc").orderBy("id").limit(limit).execute();
+      if (channelIds) q = q.where("channelId", "in", channelIds);
+      const rows = await q.orderBy("openedAt", "desc").orderBy("id").limit(limit).execute();
       return rows.map(toEpisode);
     },
 
     async listUndelivered(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watch_id", "=", watchId)
+      const rows = await ofWatch(watchId)
         .where("status", "=", "firing")
-        .where("message_ts", "is", null)
-        .orderBy("opened_at")
+        .where("messageTs", "is", null)
+        .orderBy("openedAt")
         .orderBy("id")
         .execute();
       return rows.map(toEpisode);
@@ -491,41 +364,32 @@ export function createEpisodesRepo(ctx: RepoContext): EpisodesRepo {
     async setShown(id: string, version: number, digest: string): Promise<boolean> {
       const r = await db
         .updateTable("alert_episodes")
-        .set({ shown_version: version, shown_digest: digest })
+        .set({ shownVersion: version, shownDigest: digest })
         .where("id", "=", id)
         // A slower delivery of an older version does not overwrite a newer one's.
-        .where((eb) => eb.or([eb("shown_version", "is", null), eb("shown_version", "<=", version)]))
+        .where((eb) => eb.or([eb("shownVersion", "is", null), eb("shownVersion", "<=", version)]))
         .executeTakeFirst();
-      return updated(r);
+      return updatedOne(r);
     },
 
     async listToRefresh(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watch_id", "=", watchId)
-        .where("message_ts", "is not", null)
+      const rows = await ofWatch(watchId)
+        .where("messageTs", "is not", null)
         .where((eb) =>
           eb.or([
             eb("status", "=", "firing"),
-            eb("shown_version", "is", null),
-            eb("shown_version", "<>", eb.ref("version")),
+            eb("shownVersion", "is", null),
+            eb("shownVersion", "<>", eb.ref("version")),
           ]),
         )
-        .orderBy("opened_at")
+        .orderBy("openedAt")
         .orderBy("id")
         .execute();
       return rows.map(toEpisode);
     },
 
     async listForWatch(watchId: string): Promise<AlertEpisode[]> {
-      const rows = await db
-        .selectFrom("alert_episodes")
-        .selectAll()
-        .where("watch_id", "=", watchId)
-        .orderBy("subject")
-        .orderBy("seq")
-        .execute();
+      const rows = await ofWatch(watchId).orderBy("subject").orderBy("seq").execute();
       return rows.map(toEpisode);
     },
   });

@@ -3,83 +3,31 @@
  * the bot, its store and the Edge API simulator, through the real receiver and the fake Slack Web API; on
  * SQLite and on PostgreSQL where the store keeps what Slack was last shown.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUCKET_MS, type ZoneState } from "../../src/alerts/evaluate.js";
 import { actedOnCount, METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
-import { createPoller, type Poller } from "../../src/jobs/alerts.js";
-import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
-import { dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
-import type { SlackCall } from "../support/fake-slack.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../support/harness.js";
+import type { Poller } from "../../src/jobs/alerts.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import { pgReachable } from "../store/helpers.js";
+import { answerTo, findButtons, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
+import { clickOn, MIN, parents, replies, T0, text, updatesOf, usePollerRig } from "./support.js";
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
 const reachable = await pgReachable();
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function setup(engine: "sqlite" | "postgres" = "sqlite", env?: Record<string, string>) {
-  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
-  cleanups.push(() => sim.close());
-  let pgSchema: string | undefined;
-  if (engine === "postgres") {
-    const schema = randomSchema();
-    pgSchema = schema;
-    cleanups.push(() => dropSchema(schema));
-  }
-  const h = await startHarness({
-    sim,
-    now: () => clock,
-    ...(pgSchema ? { pgSchema } : {}),
-    ...(env ? { env } : {}),
-  });
-  cleanups.push(() => h.close());
-  const poller = createPoller({
-    deps: h.deps,
-    clientFor: h.app.env.clientFor,
-    now: () => clock,
-    budgetClock: () => clock,
-  });
-  cleanups.push(() => poller.stop());
-  return { sim, h, poller };
-}
-
-async function minutes(n: number, poller: Poller, until?: () => boolean): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    clock += MIN;
-    await poller.tick();
-    if (until?.()) return;
-  }
-}
-
-const parents = (h: Harness) =>
-  h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts);
-const replies = (h: Harness, ts: string) =>
-  h.slack.callsTo("chat.postMessage").filter((c) => c.args.thread_ts === ts);
-const updatesOf = (h: Harness, ts: string) => h.slack.callsTo("chat.update").filter((c) => c.args.ts === ts);
-const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
+const rig = usePollerRig();
+const setup = (engine: "sqlite" | "postgres" = "sqlite", env?: Record<string, string>) =>
+  rig.start({ budgetOnClock: true, postgres: engine === "postgres", ...(env ? { env } : {}) });
 
 /** A zone watch in C0001 by U0001, an attack staged on the zone, and the alert it posted. */
 async function alertedZone(engine: "sqlite" | "postgres" = "sqlite") {
-  clock = T0;
+  rig.now = T0;
   const s = await setup(engine);
   await answerTo(s.h, `watch zone ${ZONE}`, "U0001");
   await s.poller.tick();
   s.sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
-  await minutes(8, s.poller, () => parents(s.h).length > 0);
+  await rig.minutes(8, s.poller, () => parents(s.h).length > 0);
   const parent = parents(s.h)[0];
   const ts = (await s.h.store.episodes.listOpen("T0001"))[0]?.messageTs ?? "";
   expect(ts).not.toBe("");
@@ -113,7 +61,7 @@ async function calmSamples(h: Harness): Promise<number | null> {
 /** Minutes until the open episode has seen a calm sample: the next change to its parent is the resolution. */
 async function untilCalming(h: Harness, poller: Poller): Promise<void> {
   for (let i = 0; i < 10; i++) {
-    await minutes(1, poller);
+    await rig.minutes(1, poller);
     if (((await calmSamples(h)) ?? 0) >= 1) return;
   }
   throw new Error("the attack did not calm down");
@@ -133,38 +81,24 @@ describe.each([
       // Slack answers 429 to every attempt of the resolution's update (the client tries three times).
       h.slack.addFault({ method: "chat.update", retryAfterSec: 0, times: 3 });
       for (let i = 0; i < 10 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
-        await minutes(1, poller);
+        await rig.minutes(1, poller);
       expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
       expect(updatesOf(h, ts).length).toBe(tried + 3);
       expect(replies(h, ts).some((r) => text(r).includes("Resolved"))).toBe(false);
 
       // Slack is healthy again: the next evaluation brings the parent up to date, once.
-      await minutes(1, poller);
+      await rig.minutes(1, poller);
       const latest = updatesOf(h, ts).at(-1);
       expect(updatesOf(h, ts).length).toBe(tried + 4);
       expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
       expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
       expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
-      await minutes(3, poller);
+      await rig.minutes(3, poller);
       expect(updatesOf(h, ts).length).toBe(tried + 4);
       expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
     },
   );
 });
-
-async function clickOn(
-  h: Harness,
-  message: SlackCall | undefined,
-  label: string,
-  userId: string,
-  ts: string,
-) {
-  const button = findButtons(message?.args.blocks).find((b) => b.text === label);
-  if (!button) throw new Error(`no ${label} on ${text(message)}`);
-  const res = await h.click(button, { userId, channelId: CHANNEL, messageTs: ts });
-  expect(res.status).toBe(200);
-  return res;
-}
 
 describe("a muted alert (29.3)", () => {
   it("offers Unmute instead of Mute 1h, and Unmute gives Mute 1h back", async () => {
@@ -196,14 +130,14 @@ describe("a muted alert (29.3)", () => {
     await h.slack.waitForCall("chat.update", (c) => c.args.ts === ts && text(c).includes("muted until"));
     sim.calm();
     for (let i = 0; i < 15 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
-      await minutes(1, poller);
+      await rig.minutes(1, poller);
     expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
     // Muted: nothing was sent about it.
     expect(text(updatesOf(h, ts).at(-1))).toContain("Firing since");
 
     const [watch] = await h.store.watches.list("T0001", CHANNEL);
     expect((await answerTo(h, `watch mute ${watch?.id} off`, "U0001")).text).toContain("no longer muted");
-    await minutes(1, poller);
+    await rig.minutes(1, poller);
     const latest = updatesOf(h, ts).at(-1);
     expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
     expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
@@ -213,7 +147,7 @@ describe("a muted alert (29.3)", () => {
 
 describe("a stuck-deploying app (29.3)", () => {
   it("is posted once and not sent again while nothing changes; its since says the watch could not see further back", async () => {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup("sqlite", { WATCH_STUCK_DEPLOYING_MS: "120000" });
     const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
     const app = apps.items.find((a) => a.status === "active");
@@ -223,7 +157,7 @@ describe("a stuck-deploying app (29.3)", () => {
     await answerTo(h, "watch apps", "U0001");
     await poller.tick();
     const ofApp = () => parents(h).filter((c) => text(c).includes(app.name));
-    await minutes(4, poller, () => ofApp().length > 0);
+    await rig.minutes(4, poller, () => ofApp().length > 0);
     expect(ofApp()).toHaveLength(1);
     const parent = ofApp()[0];
     expect(text(parent)).toContain(`${app.name} is stuck deploying`);
@@ -231,7 +165,7 @@ describe("a stuck-deploying app (29.3)", () => {
     expect(text(parent)).toContain("it was already when this watch started");
     const ts = (await h.store.episodes.listOpen("T0001")).find((e) => e.subject === app.id)?.messageTs ?? "";
     expect(ts).not.toBe("");
-    await minutes(6, poller);
+    await rig.minutes(6, poller);
     expect(updatesOf(h, ts)).toEqual([]);
     expect(ofApp()).toHaveLength(1);
   });
@@ -253,7 +187,7 @@ describe("removing a watch with an open alert (29.3)", () => {
     expect(text(notice)).toContain("its open alert is no longer tracked");
     // Nothing more arrives about it.
     const calls = h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length;
-    await minutes(3, poller);
+    await rig.minutes(3, poller);
     expect(h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length).toBe(calls);
   });
 });

@@ -6,60 +6,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createPoller, type Poller } from "../../src/jobs/alerts.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { describe, expect, it } from "vitest";
+import { SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../support/harness.js";
+import { answerTo, findButtons, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
+import { MIN, T0, text, updatesOf, usePollerRig } from "./support.js";
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function setup(o: { env?: Record<string, string>; sim?: Simulator; dataDir?: string } = {}) {
-  const sim =
-    o.sim ?? (await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock }));
-  if (!o.sim) cleanups.push(() => sim.close());
-  const h = await startHarness({
-    sim,
-    now: () => clock,
-    ...(o.env ? { env: o.env } : {}),
-    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-  });
-  cleanups.push(() => h.close());
-  const poller = createPoller({ deps: h.deps, clientFor: h.app.env.clientFor, now: () => clock });
-  cleanups.push(() => poller.stop());
-  return { sim, h, poller };
-}
-
-/** Move the shared clock one minute at a time, evaluating due watches after each. */
-async function minutes(n: number, pollers: Poller[], after?: () => boolean): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    clock += MIN;
-    await Promise.all(pollers.map((p) => p.tick()));
-    if (after?.()) return;
-  }
-}
+const rig = usePollerRig();
+const setup = (o: { env?: Record<string, string>; sim?: Simulator; dataDir?: string } = {}) => rig.start(o);
 
 const inChannel = (h: Harness, channel: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
 const parents = (h: Harness, channel = "C0001") => inChannel(h, channel).filter((c) => !c.args.thread_ts);
 const replies = (h: Harness, ts: string) => inChannel(h, "C0001").filter((c) => c.args.thread_ts === ts);
-const updatesOf = (h: Harness, ts: string) => h.slack.callsTo("chat.update").filter((c) => c.args.ts === ts);
-const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
 
 async function tsOf(call: SlackCall | undefined, h: Harness): Promise<string> {
   // The fake answers chat.postMessage with increasing ts; the episode records the one it got.
@@ -72,7 +33,7 @@ async function tsOf(call: SlackCall | undefined, h: Harness): Promise<string> {
 
 describe("/edge watch zone: an attack is one parent, updated in place, with its story in the thread", () => {
   it("detects within minutes, updates, resolves with the duration, and a flap within the cool-down stays in the thread", async () => {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup();
     const created = await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
     expect(created.text).toContain(`Watching shield zone ${ZONE}`);
@@ -82,10 +43,10 @@ describe("/edge watch zone: an attack is one parent, updated in place, with its 
 
     const attackAt = T0 + 90_000; // 10:02:00
     sim.stageAttack(ZONE, { startsAt: attackAt, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(10, [poller], () => parents(h).length > 0);
+    await rig.minutes(10, [poller], () => parents(h).length > 0);
     const first = parents(h)[0];
     expect(text(first)).toContain(`Attack on shield zone ${ZONE}`);
-    const detectedAfter = clock - attackAt;
+    const detectedAfter = rig.now - attackAt;
     expect(detectedAfter).toBeGreaterThan(0);
     // Two-minute buckets are read once they have ended: detected within 2–5 minutes of the start.
     expect(detectedAfter).toBeLessThanOrEqual(5 * MIN);
@@ -96,30 +57,30 @@ describe("/edge watch zone: an attack is one parent, updated in place, with its 
     const ts = await tsOf(first, h);
 
     // Still under attack: the same parent is updated with the latest numbers; no second parent.
-    await minutes(4, [poller]);
+    await rig.minutes(4, [poller]);
     expect(parents(h)).toHaveLength(1);
     expect(updatesOf(h, ts).length).toBeGreaterThanOrEqual(1);
     expect(text(updatesOf(h, ts).at(-1))).toMatch(/Firing since/);
 
     // It calms down: resolved after enough quiet samples, the parent says for how long.
     sim.calm();
-    const calmAt = clock;
-    await minutes(15, [poller], () => replies(h, ts).some((r) => text(r).includes("Resolved")));
+    const calmAt = rig.now;
+    await rig.minutes(15, [poller], () => replies(h, ts).some((r) => text(r).includes("Resolved")));
     const resolvedReply = replies(h, ts).find((r) => text(r).includes("Resolved"));
     expect(resolvedReply, "a Resolved reply in the thread").toBeDefined();
     expect(text(updatesOf(h, ts).at(-1))).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
     expect(findButtons(updatesOf(h, ts).at(-1)?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
-    expect(clock - calmAt).toBeLessThanOrEqual(10 * MIN);
+    expect(rig.now - calmAt).toBeLessThanOrEqual(10 * MIN);
     expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
 
     // A second attack within the cool-down (10 min): the same parent fires again, in the same thread.
     sim.stageAttack(ZONE, {
-      startsAt: Math.ceil(clock / MIN) * MIN,
+      startsAt: Math.ceil(rig.now / MIN) * MIN,
       rampMinutes: 0,
       durationMinutes: 60,
       peakPerMinute: 900,
     });
-    await minutes(8, [poller], () => replies(h, ts).some((r) => text(r).includes("Firing again")));
+    await rig.minutes(8, [poller], () => replies(h, ts).some((r) => text(r).includes("Firing again")));
     expect(replies(h, ts).some((r) => text(r).includes("Firing again"))).toBe(true);
     expect(parents(h)).toHaveLength(1);
     expect(text(updatesOf(h, ts).at(-1))).toMatch(/fired again 1× within the cool-down/);
@@ -133,12 +94,12 @@ describe("/edge watch zone: an attack is one parent, updated in place, with its 
 describe("the parent's buttons", () => {
   /** A zone watch in C0001, an attack staged on the zone, and the alert it posted. */
   async function alertedZone() {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup();
     await answerTo(h, `watch zone ${ZONE}`, "U0001");
     await poller.tick();
     sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(8, [poller], () => parents(h).length > 0);
+    await rig.minutes(8, [poller], () => parents(h).length > 0);
     const parent = parents(h)[0];
     return { h, poller, parent, ts: await tsOf(parent, h) };
   }
@@ -150,7 +111,7 @@ describe("the parent's buttons", () => {
     const ack = buttons.find((b) => b.text === "Acknowledge")!;
     expect((await h.click(ack, { userId: "U0002", messageTs: ts })).status).toBe(200);
     await h.slack.waitForCall("chat.update", (c) => c.args.ts === ts && text(c).includes("acknowledged by"));
-    await minutes(1, [poller]);
+    await rig.minutes(1, [poller]);
     const latest = updatesOf(h, ts).at(-1);
     expect(text(latest)).toContain("acknowledged by <@U0002>");
     expect(findButtons(latest?.args.blocks).map((b) => b.text)).not.toContain("Acknowledge");
@@ -198,7 +159,7 @@ describe("the parent's buttons", () => {
 
 describe("/edge watch apps", () => {
   it("a failing app is one alert with a Restart button; back to active resolves it with the duration", async () => {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup();
     const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
     const app = apps.items.find((a) => a.status === "active");
@@ -212,7 +173,7 @@ describe("/edge watch apps", () => {
       { at: T0 + 4 * MIN, status: "suspended" },
       { at: T0 + 9 * MIN, status: "active" },
     ]);
-    await minutes(3, [poller]);
+    await rig.minutes(3, [poller]);
     expect(parents(h)).toHaveLength(1);
     const parent = parents(h)[0];
     expect(text(parent)).toContain(`${app.name} is failing`);
@@ -223,16 +184,16 @@ describe("/edge watch apps", () => {
     ]);
     const ts = await tsOf(parent, h);
     // Failing → suspended: one short reply in the thread, still one parent.
-    await minutes(2, [poller]);
+    await rig.minutes(2, [poller]);
     expect(replies(h, ts).map(text).join("\n")).toMatch(/now \*?Suspended/i);
-    await minutes(5, [poller]);
+    await rig.minutes(5, [poller]);
     expect(parents(h)).toHaveLength(1);
     expect(replies(h, ts).some((r) => /Resolved after 7 min/.test(text(r)))).toBe(true);
     expect(text(updatesOf(h, ts).at(-1))).toContain(`${app.name} is back`);
   });
 
   it("a channel that refuses posts marks the watch failing, tells its creator once, and the open alert is posted once it can", async () => {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup();
     const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
     const app = apps.items.find((a) => a.status === "active");
@@ -242,7 +203,7 @@ describe("/edge watch apps", () => {
     h.slack.addFault({ method: "chat.postMessage", error: "not_in_channel", channel: "C0002", times: 2 });
     sim.stageAppStatus(app.id, [{ at: T0 + MIN, status: "failing" }]);
     // (The fake records refused calls too: these count attempts.)
-    await minutes(1, [poller]);
+    await rig.minutes(1, [poller]);
     expect(parents(h, "C0002")).toHaveLength(1);
     const [watch] = await h.store.watches.list("T0001", "C0002");
     expect(watch).toMatchObject({ failing: true });
@@ -250,20 +211,20 @@ describe("/edge watch apps", () => {
     const dm = h.slack.callsTo("chat.postMessage").find((c) => c.args.channel !== "C0002");
     expect(text(dm)).toContain("could not be posted");
     // Still refused a minute later: tried again, but no second direct message.
-    await minutes(1, [poller]);
+    await rig.minutes(1, [poller]);
     expect(parents(h, "C0002")).toHaveLength(2);
     expect(h.slack.callsTo("conversations.open")).toHaveLength(1);
     // The bot is invited: the open alert arrives, once, and the watch is healthy again.
-    await minutes(1, [poller]);
+    await rig.minutes(1, [poller]);
     expect(parents(h, "C0002")).toHaveLength(3);
     expect(text(parents(h, "C0002")[2])).toContain("is failing");
     expect((await h.store.watches.get(watch!.id))?.failing).toBe(false);
-    await minutes(2, [poller]);
+    await rig.minutes(2, [poller]);
     expect(parents(h, "C0002")).toHaveLength(3);
   });
 
   it("muted: tracked but not posted; the alert still open when the mute ends is posted then", async () => {
-    clock = T0;
+    rig.now = T0;
     const { sim, h, poller } = await setup();
     const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
     const app = apps.items.find((a) => a.status === "active");
@@ -276,10 +237,10 @@ describe("/edge watch apps", () => {
     );
     await poller.tick();
     sim.stageAppStatus(app.id, [{ at: T0 + MIN, status: "failing" }]);
-    await minutes(3, [poller]);
+    await rig.minutes(3, [poller]);
     expect(parents(h)).toHaveLength(0);
     expect(await h.store.episodes.listOpen("T0001")).toHaveLength(1);
-    await minutes(3, [poller]);
+    await rig.minutes(3, [poller]);
     expect(parents(h)).toHaveLength(1);
     expect(text(parents(h)[0])).toContain("is failing");
   });
@@ -287,15 +248,15 @@ describe("/edge watch apps", () => {
 
 describe("restarts and replicas", () => {
   it("a restart neither repeats nor forgets an open alert", async () => {
-    clock = T0;
+    rig.now = T0;
     const dataDir = mkdtempSync(join(tmpdir(), "edgeops-alerts-"));
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    rig.defer(async () => rmSync(dataDir, { recursive: true, force: true }));
     const first = await setup({ dataDir });
     const { sim } = first;
     await answerTo(first.h, `watch zone ${ZONE}`, "U0001");
     await first.poller.tick();
     sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(8, [first.poller], () => parents(first.h).length > 0);
+    await rig.minutes(8, [first.poller], () => parents(first.h).length > 0);
     expect(parents(first.h)).toHaveLength(1);
     const ts = await tsOf(parents(first.h)[0], first.h);
     await first.poller.stop();
@@ -303,11 +264,11 @@ describe("restarts and replicas", () => {
 
     // The same data, a new process: it updates the same parent, and resolves it in the same thread.
     const second = await setup({ dataDir, sim });
-    await minutes(3, [second.poller]);
+    await rig.minutes(3, [second.poller]);
     expect(parents(second.h)).toHaveLength(0);
     expect(updatesOf(second.h, ts).length).toBeGreaterThanOrEqual(1);
     sim.calm();
-    await minutes(15, [second.poller], () => replies(second.h, ts).length > 0);
+    await rig.minutes(15, [second.poller], () => replies(second.h, ts).length > 0);
     expect(replies(second.h, ts).map(text).join("\n")).toContain("Resolved after");
     expect(parents(second.h)).toHaveLength(0);
   });

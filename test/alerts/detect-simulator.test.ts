@@ -16,10 +16,10 @@ import {
   type ZoneSample,
   zoneEpisodeStep,
 } from "../../src/alerts/detect.js";
-import { createEdgeApi, type EdgeApi, type EdgeClient, RETRY_FAST } from "../../src/edge/client.js";
+import type { EdgeApi, EdgeClient } from "../../src/edge/client.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
-import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { testEdgeApi } from "../edge/support/edge-api.js";
 
 const MIN = 60_000;
 const BUCKET = 2 * MIN;
@@ -32,15 +32,7 @@ let clock = START;
 
 beforeAll(async () => {
   sim = await startSimulator({ now: () => clock });
-  api = createEdgeApi({
-    baseUrl: sim.url,
-    timeoutMs: 5_000,
-    ratePerSec: 1_000,
-    concurrency: 8,
-    maxQueue: 1_000,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
+  api = testEdgeApi(sim.url, { timeoutMs: 5_000, maxQueue: 1_000 });
   client = api.forKey(SIM_API_KEY);
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -79,19 +79,12 @@ async function droppedApprover(options: HarnessOptions = {}) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("N-of-M approvals are rechecked at the final approval (issue 27.6)", () => {
   it("an approver taken off the list no longer counts (SQLite)", async () => {
     await droppedApprover();
   });
 
-  it.runIf(pgUp || IN_CI)("an approver taken off the list no longer counts (PostgreSQL)", async () => {
-    const schema = randomSchema();
-    try {
-      await droppedApprover({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("an approver taken off the list no longer counts (PostgreSQL)", async () => {
+    await onPostgres(droppedApprover);
   });
 });

@@ -3,7 +3,7 @@ import { IN_FLIGHT_LEASE_MS } from "../../src/changes/in-flight.js";
 import { reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -89,22 +89,15 @@ async function slowRestart(options: HarnessOptions = {}) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("an apply in flight holds a lease the reconciler waits for (issue 27.7)", () => {
   it("a slow restart is not marked 'can't tell' while its POST runs, and Retry can't restart it twice (SQLite)", async () => {
     await slowRestart();
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "the same on PostgreSQL",
     async () => {
-      const schema = randomSchema();
-      try {
-        await slowRestart({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(slowRestart);
     },
     30_000,
   );

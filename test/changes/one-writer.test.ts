@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -107,23 +107,12 @@ async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
   }
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
 describe("one writer per target (issue 27.3)", () => {
   it("20 blocks confirmed 4 at a time with approvals off: 20 in the list (SQLite)", async () => {
     await twentyFourAtATime();
   }, 60_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "20 blocks confirmed 4 at a time with approvals off: 20 in the list (PostgreSQL)",
     () => onPostgres(twentyFourAtATime),
     60_000,
@@ -133,7 +122,7 @@ describe("one writer per target (issue 27.3)", () => {
     await twoReplicas({});
   }, 90_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "two cards approved at the same moment on two replicas: both IPs blocked (PostgreSQL)",
     () => onPostgres(twoReplicas),
     90_000,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
 import { createChangeSweeper, expireDue, reconcileStale, undoDue } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onBothStores } from "../support/both-stores.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /**
@@ -165,64 +165,23 @@ async function busyExpiry(options: HarnessOptions = {}) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("the sweeper backs off unreadable requests and ends them (issue 27.8)", () => {
-  it("50 requests of a keyless workspace don't keep another workspace's from settling (SQLite)", async () => {
-    await keylessRows();
-  }, 60_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "the same on PostgreSQL",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await keylessRows({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
+  onBothStores(
+    "50 requests of a keyless workspace don't keep another workspace's from settling",
+    keylessRows,
     60_000,
   );
-
-  it("three slow undos of one workspace don't hold back another workspace's (SQLite)", async () => {
-    await slowWorkspace();
-  }, 60_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "three slow undos of one workspace … (PostgreSQL)",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await slowWorkspace({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
+  onBothStores(
+    "three slow undos of one workspace don't hold back another workspace's",
+    slowWorkspace,
     60_000,
   );
-
-  function onBothStores(name: string, run: (options: HarnessOptions) => Promise<void>) {
-    it(`${name} (SQLite)`, () => run({}), 60_000);
-    it.runIf(pgUp || IN_CI)(
-      `${name} (PostgreSQL)`,
-      async () => {
-        const schema = randomSchema();
-        try {
-          await run({ pgSchema: schema });
-        } finally {
-          await dropSchema(schema).catch(() => undefined);
-        }
-      },
-      60_000,
-    );
-  }
-
   onBothStores(
     "three slow reconcile reads of one workspace don't hold back another workspace's",
     slowReconcile,
+    60_000,
   );
-  onBothStores("30 expired requests of one workspace don't put another workspace's last", busyExpiry);
+  onBothStores("30 expired requests of one workspace don't put another workspace's last", busyExpiry, 60_000);
 
   it("an undo's own read of the current value ends at the sweep's deadline (retried in a minute)", async () => {
     const h = await startHarness();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import type { EdgeApi } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
-import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 /**
  * Issue 27.7: a change in flight whose lease can't be renewed aborts its Edge calls (ForKeyOptions.signal,
@@ -13,15 +13,7 @@ let sim: Simulator;
 let api: EdgeApi;
 beforeAll(async () => {
   sim = await startSimulator({ scanDurationMs: 200 });
-  api = createEdgeApi({
-    baseUrl: sim.url,
-    timeoutMs: 5000,
-    ratePerSec: 1000,
-    concurrency: 1,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
+  api = testEdgeApi(sim.url, { timeoutMs: 5000, concurrency: 1 });
 });
 afterAll(async () => {
   await api.close();

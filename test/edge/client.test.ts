@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  createEdgeApi,
-  EDGE_USER_AGENT,
-  type EdgeApi,
-  type EdgeClient,
-  RETRY_FAST,
-} from "../../src/edge/client.js";
+import { EDGE_USER_AGENT, type EdgeApi, type EdgeClient } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
 import { dnsRecordTypeLabel, dnsScanStatusLabel } from "../../src/edge/schemas/core.js";
 import { appStatusLabel, endpointTypeLabel } from "../../src/edge/schemas/mc.js";
@@ -15,8 +9,8 @@ import {
   botDetectionExecutionModeLabel,
   planTypeLabel,
 } from "../../src/edge/schemas/shield.js";
-import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 let sim: Simulator;
 let api: EdgeApi;
@@ -24,15 +18,7 @@ let client: EdgeClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ scanDurationMs: 200 });
-  api = createEdgeApi({
-    baseUrl: sim.url,
-    timeoutMs: 2000,
-    ratePerSec: 1000,
-    concurrency: 8,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
+  api = testEdgeApi(sim.url);
   client = api.forKey(SIM_API_KEY);
 });
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createEdgeApi, RETRY_FAST } from "../../src/edge/client.js";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { parseDateKey } from "../../src/edge/schemas/date-key.js";
 import { createLogger } from "../../src/log.js";
@@ -11,6 +10,7 @@ import {
   SIM_IDS,
   startSimulator,
 } from "../../tools/simulator/index.js";
+import { testEdgeApi } from "./support/edge-api.js";
 import { rejection, useSimulatorClient } from "./support/sim-client.js";
 
 const s = useSimulatorClient();
@@ -114,15 +114,7 @@ describe("date keys (issue 30.2, 30.3)", () => {
         },
       }),
     });
-    const api = createEdgeApi({
-      baseUrl: s.sim.url,
-      timeoutMs: 2000,
-      ratePerSec: 1000,
-      concurrency: 4,
-      maxQueue: 100,
-      logger,
-      retry: RETRY_FAST,
-    });
+    const api = testEdgeApi(s.sim.url, { concurrency: 4, logger });
     try {
       s.sim.addFault({
         path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
@@ -201,15 +193,7 @@ describe("the simulator's alternative date-key formats (issue 30.9)", () => {
       const iso = await startSimulator({ now: () => clock });
       const other = await startSimulator({ now: () => clock, dateKeyFormat: format });
       const api = (url: string) =>
-        createEdgeApi({
-          baseUrl: url,
-          timeoutMs: 2000,
-          ratePerSec: 1000,
-          concurrency: 4,
-          maxQueue: 100,
-          logger: createLogger({ level: "silent" }),
-          retry: RETRY_FAST,
-        });
+        testEdgeApi(url, { concurrency: 4, logger: createLogger({ level: "silent" }) });
       const [a, b] = [api(iso.url), api(other.url)];
       try {
         const read = async (c: ReturnType<typeof a.forKey>) => ({

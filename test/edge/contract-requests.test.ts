@@ -5,45 +5,11 @@
  * documents judge.
  */
 import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { documentsAjv, type Json, operationFor } from "./support/openapi.js";
 import { useSimulatorClient } from "./support/sim-client.js";
-
-type Json = Record<string, unknown>;
-const SPEC_DIR = new URL("../../../shared/reference/edge-api/", import.meta.url);
-const FAMILIES = [
-  { id: "mc", file: "magic-containers-api-v1.0.0.json", prefix: "/mc" },
-  { id: "shield", file: "shield-api-v1.0.0.json", prefix: "" },
-  { id: "core", file: "core-api-v1.0.0.json", prefix: "" },
-] as const;
-const docId = (family: string) => `https://edge-api.invalid/${family}.json`;
-
-/** OpenAPI 3.0 nullable → JSON Schema; `$ref`s into the document's own id. */
-function toJsonSchema(node: unknown, family: string): unknown {
-  if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, family));
-  if (node === null || typeof node !== "object") return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(node as Json)) {
-    if (k === "$ref" && typeof v === "string" && v.startsWith("#/")) out.$ref = `${docId(family)}${v}`;
-    else if (k !== "nullable") out[k] = toJsonSchema(v, family);
-  }
-  if ((node as Json).nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
-  return out;
-}
-
-const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
-const bits = (n: number) => (v: number) => Number.isInteger(v) && v >= -(2 ** (n - 1)) && v < 2 ** (n - 1);
-ajv.addFormat("int32", { type: "number", validate: bits(32) });
-ajv.addFormat("int64", { type: "number", validate: (v: number) => Number.isSafeInteger(v) });
-ajv.addFormat("double", { type: "number", validate: () => true });
-ajv.addFormat("float", { type: "number", validate: () => true });
-ajv.addFormat("date-time", (s: string) =>
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s),
-);
-ajv.addFormat("uuid", () => true);
-ajv.addFormat("guid", () => true);
 
 interface Param {
   name: string;
@@ -51,44 +17,8 @@ interface Param {
   required?: boolean;
   schema?: Json;
 }
-interface Operation {
-  family: string;
-  method: string;
-  template: string;
-  pattern: RegExp;
-  literal: number;
-  params: Param[];
-  body?: Json;
-}
-const operations: Operation[] = [];
-for (const f of FAMILIES) {
-  const doc = JSON.parse(readFileSync(new URL(f.file, SPEC_DIR), "utf8")) as Json;
-  const schemas = (doc.components as { schemas: Json }).schemas;
-  ajv.addSchema({ $id: docId(f.id), components: { schemas: toJsonSchema(schemas, f.id) } }, docId(f.id));
-  for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
-    const full = `${f.prefix}${template}`;
-    for (const [method, op] of Object.entries(ops)) {
-      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
-      const content = (op.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)
-        ?.content;
-      const body = content?.["application/json"]?.schema;
-      operations.push({
-        family: f.id,
-        method: method.toUpperCase(),
-        template: full,
-        pattern: new RegExp(`^${full.replace(/\{[^}]+\}/g, "([^/]+)")}/?$`),
-        literal: full.split("/").filter((s) => s !== "" && !s.startsWith("{")).length,
-        params: (op.parameters as Param[] | undefined) ?? [],
-        ...(body ? { body: toJsonSchema(body, f.id) as Json } : {}),
-      });
-    }
-  }
-}
 
-const operationFor = (method: string, path: string) =>
-  operations
-    .filter((o) => o.method === method && o.pattern.test(path))
-    .sort((a, b) => b.literal - a.literal)[0];
+const { ajv, toJsonSchema } = documentsAjv({ nullReferences: false });
 
 /** A path or query value (always text on the wire) as its documented type, for Ajv. */
 function typed(raw: string, schema: Json | undefined): unknown {
@@ -102,6 +32,10 @@ function typed(raw: string, schema: Json | undefined): unknown {
 function problems(method: string, path: string, query: Record<string, string>, body: unknown): string[] {
   const op = operationFor(method, path);
   if (!op) return [`${method} ${path}: no documented operation`];
+  const params = (op.doc.parameters as Param[] | undefined) ?? [];
+  const content = (op.doc.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)
+    ?.content;
+  const bodySchema = content?.["application/json"]?.schema;
   const out: string[] = [];
   const label = `${method} ${op.template}`;
   const check = (what: string, schema: Json | undefined, value: unknown) => {
@@ -112,10 +46,10 @@ function problems(method: string, path: string, query: Record<string, string>, b
   const names = [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
   const values = op.pattern.exec(path)?.slice(1) ?? [];
   names.forEach((name, i) => {
-    const p = op.params.find((x) => x.in === "path" && x.name === name);
+    const p = params.find((x) => x.in === "path" && x.name === name);
     check(`path ${name}`, p?.schema, typed(decodeURIComponent(values[i] ?? ""), p?.schema));
   });
-  const documented = op.params.filter((p) => p.in === "query");
+  const documented = params.filter((p) => p.in === "query");
   for (const [name, raw] of Object.entries(query)) {
     const p = documented.find((x) => x.name.toLowerCase() === name.toLowerCase());
     if (!p) out.push(`${label}: query ${name} is not documented`);
@@ -124,9 +58,10 @@ function problems(method: string, path: string, query: Record<string, string>, b
   for (const p of documented.filter((x) => x.required))
     if (!Object.keys(query).some((k) => k.toLowerCase() === p.name.toLowerCase()))
       out.push(`${label}: required query ${p.name} missing`);
-  if (body !== undefined && !op.body) out.push(`${label}: sends a body the operation does not document`);
-  if (op.body && body !== undefined) {
-    const schema = (op.body.$ref ? { $ref: op.body.$ref } : op.body) as Json;
+  if (body !== undefined && !bodySchema) out.push(`${label}: sends a body the operation does not document`);
+  if (bodySchema && body !== undefined) {
+    const converted = toJsonSchema(bodySchema, op.family) as Json;
+    const schema = (converted.$ref ? { $ref: converted.$ref } : converted) as Json;
     const valid = ajv.compile(schema);
     if (!valid(body)) out.push(`${label} body ${JSON.stringify(body)}: ${ajv.errorsText(valid.errors)}`);
   }

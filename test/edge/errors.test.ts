@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import type { EdgeApi } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError, kindForStatus, readErrorBody } from "../../src/edge/errors.js";
-import { silentLogger } from "../../src/log.js";
 import { type CannedAnswer, type CannedServer, startCannedServer } from "./support/canned-server.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 const KEY = "test-key-0123456789";
 
@@ -11,15 +11,7 @@ let api: EdgeApi;
 
 beforeAll(async () => {
   server = await startCannedServer();
-  api = createEdgeApi({
-    baseUrl: server.url,
-    timeoutMs: 2000,
-    ratePerSec: 1000,
-    concurrency: 8,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
+  api = testEdgeApi(server.url);
 });
 afterAll(async () => {
   await api.close();
@@ -288,16 +280,7 @@ describe("a response body over maxBodyBytes (EDGE_API_MAX_BODY_BYTES)", () => {
   const LIMIT = 4096;
   let small: EdgeApi;
   beforeAll(() => {
-    small = createEdgeApi({
-      baseUrl: server.url,
-      timeoutMs: 2000,
-      ratePerSec: 1000,
-      concurrency: 8,
-      maxQueue: 100,
-      maxBodyBytes: LIMIT,
-      logger: silentLogger,
-      retry: RETRY_FAST,
-    });
+    small = testEdgeApi(server.url, { maxBodyBytes: LIMIT });
   });
   afterAll(async () => {
     await small.close();

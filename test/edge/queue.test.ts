@@ -1,10 +1,11 @@
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, type EdgeApiOptions, RETRY_FAST } from "../../src/edge/client.js";
+import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
 import { backoffDelay, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
-import { createLogger, silentLogger } from "../../src/log.js";
+import { createLogger } from "../../src/log.js";
 import { type CannedServer, startCannedServer } from "./support/canned-server.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
 
@@ -15,16 +16,7 @@ afterEach(async () => {
 
 async function setup(options: Partial<EdgeApiOptions> = {}): Promise<{ server: CannedServer; api: EdgeApi }> {
   const server = await startCannedServer(() => ({ status: 200, body: apps }));
-  const api = createEdgeApi({
-    baseUrl: server.url,
-    timeoutMs: 2000,
-    ratePerSec: 100,
-    concurrency: 4,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-    ...options,
-  });
+  const api = testEdgeApi(server.url, { ratePerSec: 100, concurrency: 4, ...options });
   cleanups.push(async () => {
     await api.close(0);
     await server.close();

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import type { EdgeApi } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
-import { silentLogger } from "../../src/log.js";
 import { type CannedAnswer, type CannedServer, startCannedServer } from "./support/canned-server.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
 const rateLimited: CannedAnswer = { status: 429, headers: { "retry-after": "0" } };
@@ -14,15 +14,7 @@ afterEach(async () => {
 
 async function setup(answers: CannedAnswer[]): Promise<{ server: CannedServer; api: EdgeApi }> {
   const server = await startCannedServer((_r, i) => answers[i] ?? { status: 200, body: apps });
-  const api = createEdgeApi({
-    baseUrl: server.url,
-    timeoutMs: 2000,
-    ratePerSec: 100,
-    concurrency: 4,
-    maxQueue: 100,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-  });
+  const api = testEdgeApi(server.url, { ratePerSec: 100, concurrency: 4 });
   cleanups.push(async () => {
     await api.close(0);
     await server.close();

@@ -5,6 +5,7 @@ import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit
 import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
+import { testEdgeApi } from "./support/edge-api.js";
 
 /**
  * Two EdgeApi instances in one process stand for two replicas: each has its own in-process queue,
@@ -206,14 +207,11 @@ describe("per-key rate shared across replicas through Redis", () => {
     // Replica A takes every start slot of this second.
     await burst([replica(a)], RATE);
     const waits: number[] = [];
-    const other = createEdgeApi({
-      baseUrl: sim.url,
+    const other = testEdgeApi(sim.url, {
       timeoutMs: 5000,
       ratePerSec: RATE,
       concurrency: 4,
       maxQueue: 1000,
-      logger: silentLogger,
-      retry: RETRY_FAST,
       sharedLimit: b,
       onQueueWait: (ms) => waits.push(ms),
     });

@@ -3,38 +3,19 @@
  * the size hook, event-log search semantics, detailed-metric resolutions and per-section fault injection, all
  * through HTTP against a fixed (or moving) clock.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  exactPath,
-  SIM_API_KEY,
-  SIM_IDS,
-  type Simulator,
-  startSimulator,
-} from "../../tools/simulator/index.js";
+import { describe, expect, it } from "vitest";
+import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
+import { SIM_HEADERS, simJson, useClockedSimulator } from "./support/clocked-simulator.js";
 
 const NOW = Date.UTC(2026, 7, 20, 14, 0, 30);
 const MIN = 60_000;
 const H = 60 * MIN;
 const zone = SIM_IDS.zoneUnderAttack;
 
-let sim: Simulator;
-let clock = NOW;
-
-beforeEach(async () => {
-  clock = NOW;
-  sim = await startSimulator({ now: () => clock });
-});
-afterEach(async () => {
-  await sim.close();
-});
-
-const headers = { AccessKey: SIM_API_KEY, "content-type": "application/json" };
-const get = (path: string, init: RequestInit = {}) => fetch(`${sim.url}${path}`, { headers, ...init });
-async function getJson<T>(path: string): Promise<T> {
-  const res = await get(path);
-  expect(res.status, `${path}: ${res.status}`).toBe(200);
-  return (await res.json()) as T;
-}
+const s = useClockedSimulator(NOW);
+const headers = SIM_HEADERS;
+const get = (path: string, init: RequestInit = {}) => fetch(`${s.sim.url}${path}`, { headers, ...init });
+const getJson = <T>(path: string) => simJson<T>(s.sim, path);
 
 interface Group {
   key: Record<string, string>;
@@ -68,7 +49,11 @@ interface SearchResult {
 }
 
 const search = (body: unknown, id: number = zone) =>
-  fetch(`${sim.url}/shield/event-logs/${id}/search`, { method: "POST", headers, body: JSON.stringify(body) });
+  fetch(`${s.sim.url}/shield/event-logs/${id}/search`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
 async function searchOk(body: unknown, id: number = zone): Promise<SearchResult> {
   const res = await search(body, id);
   const text = await res.text();
@@ -247,7 +232,7 @@ describe("other zones", () => {
     const json = (await res.json()) as SearchResult;
     expect(json).toMatchObject({ rows: null, groups: null, total: 0 });
     expect(json.errorResponse).toMatchObject({ success: false, errorKey: "invalid_plan_type.event_logs" });
-    sim.state.planFeatureErrorStatus = 403;
+    s.sim.state.planFeatureErrorStatus = 403;
     const forbidden = await search(body, id);
     expect(forbidden.status).toBe(403);
     expect(((await forbidden.json()) as SearchResult).errorResponse?.errorKey).toBe(
@@ -281,18 +266,18 @@ describe("other zones", () => {
 describe("the clock", () => {
   it("moves the picture: later windows hold more attack, and never an event after now", async () => {
     const at = async () => {
-      const r = await searchOk({ from: clock - 15 * MIN, to: clock, groupBy: ["ip"], pageSize: 500 });
+      const r = await searchOk({ from: s.now - 15 * MIN, to: s.now, groupBy: ["ip"], pageSize: 500 });
       return { total: sumCounts(r.groups), lastSeen: Math.max(...(r.groups ?? []).map((g) => g.lastSeen)) };
     };
     const first = await at();
-    clock += 5 * MIN;
+    s.now += 5 * MIN;
     const later = await at();
     expect(later.total).toBeGreaterThan(first.total);
-    expect(later.lastSeen).toBeLessThan(Math.floor(clock / MIN) * MIN);
+    expect(later.lastSeen).toBeLessThan(Math.floor(s.now / MIN) * MIN);
     expect(later.lastSeen).toBeGreaterThan(first.lastSeen);
     // The window may end in the future by a minute of skew, not more.
-    expect((await search({ from: clock - MIN, to: clock + 30_000 })).status).toBe(200);
-    expect((await search({ from: clock - MIN, to: clock + 5 * MIN })).status).toBe(400);
+    expect((await search({ from: s.now - MIN, to: s.now + 30_000 })).status).toBe(200);
+    expect((await search({ from: s.now - MIN, to: s.now + 5 * MIN })).status).toBe(400);
   });
 
   it("keeps 72 hours: an older end is refused, an older start is clipped", async () => {
@@ -306,7 +291,7 @@ describe("the clock", () => {
 
 describe("at size", () => {
   it("serves 10,000 event-log groups and 500 triggered rules through the size hook, paged within limits", async () => {
-    sim.scaleIncident(zone, { eventLogGroups: 10_000, triggeredRules: 500 });
+    s.sim.scaleIncident(zone, { eventLogGroups: 10_000, triggeredRules: 500 });
     const window = { from: NOW - 15 * MIN, to: NOW };
     for (const dimension of ["ip", "asn", "ja4"]) {
       const r = await searchOk({ ...window, groupBy: [dimension], pageSize: 1000 });
@@ -321,7 +306,7 @@ describe("at size", () => {
     );
     expect(triggered.totalTriggeredRules).toBeGreaterThanOrEqual(500);
     expect(triggered.triggeredRules).toHaveLength(triggered.totalTriggeredRules);
-    expect(() => sim.scaleIncident(SIM_IDS.unknownShieldZone, { eventLogGroups: 1 })).toThrow(
+    expect(() => s.sim.scaleIncident(SIM_IDS.unknownShieldZone, { eventLogGroups: 1 })).toThrow(
       /no shield zone/,
     );
   });
@@ -349,7 +334,7 @@ describe("event-log search", () => {
       [{ ...window, page: -1 }, "page"],
     ];
     for (const [body, field] of bad) {
-      const res = await fetch(`${sim.url}/shield/event-logs/${zone}/search`, {
+      const res = await fetch(`${s.sim.url}/shield/event-logs/${zone}/search`, {
         method: "POST",
         headers,
         ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
@@ -508,13 +493,13 @@ describe("per-section faults", () => {
       }
     };
 
-    sim.addFault({
+    s.sim.addFault({
       method: "POST",
       path: exactPath(`/shield/event-logs/${zone}/search`),
       status: 429,
       retryAfter: "7",
     });
-    const limited = await fetch(`${sim.url}/shield/event-logs/${zone}/search`, {
+    const limited = await fetch(`${s.sim.url}/shield/event-logs/${zone}/search`, {
       method: "POST",
       headers,
       body: searchBody,
@@ -522,21 +507,21 @@ describe("per-section faults", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("7");
     await okElsewhere("");
-    sim.clearFaults();
+    s.sim.clearFaults();
 
-    sim.addFault({ path: exactPath(sections.overview), status: 500 });
+    s.sim.addFault({ path: exactPath(sections.overview), status: 500 });
     expect((await get(sections.overview)).status).toBe(500);
     await okElsewhere(sections.overview);
-    sim.clearFaults();
+    s.sim.clearFaults();
 
-    sim.addFault({ path: exactPath(sections.triggered), body: "malformed" });
+    s.sim.addFault({ path: exactPath(sections.triggered), body: "malformed" });
     const malformed = await get(sections.triggered);
     expect(malformed.status).toBe(200);
     await expect(malformed.json()).rejects.toThrow();
     await okElsewhere(sections.triggered);
-    sim.clearFaults();
+    s.sim.clearFaults();
 
-    sim.addFault({ path: exactPath(sections.zone), latencyMs: 30_000 });
+    s.sim.addFault({ path: exactPath(sections.zone), latencyMs: 30_000 });
     await expect(get(sections.zone, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
     await okElsewhere(sections.zone);
   });

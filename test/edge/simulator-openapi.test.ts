@@ -5,8 +5,7 @@
  * and must still take one of the family's documented shapes. Values the seed puts off-spec on purpose (to exercise
  * unknown-enum handling) are listed in DELIBERATE and must each be seen.
  */
-import { readFileSync } from "node:fs";
-import { Ajv, type ValidateFunction } from "ajv";
+import type { Ajv, ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   exactPath,
@@ -18,18 +17,13 @@ import {
 } from "../../tools/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../tools/simulator/plan.js";
 import { ROUTES } from "../../tools/simulator/routes.js";
-
-const SPEC_DIR = new URL("../../../shared/reference/edge-api/", import.meta.url);
-
-type Json = Record<string, unknown>;
-type Family = "mc" | "shield" | "core";
-
-const DOCS: Record<Family, { file: string; prefix: string }> = {
-  mc: { file: "magic-containers-api-v1.0.0.json", prefix: "/mc" },
-  shield: { file: "shield-api-v1.0.0.json", prefix: "" },
-  core: { file: "core-api-v1.0.0.json", prefix: "" },
-};
-const docId = (family: Family) => `https://edge-api.invalid/${family}.json`;
+import {
+  type DocumentedOperation,
+  documentsAjv,
+  type Family,
+  type Json,
+  operationFor,
+} from "./support/openapi.js";
 
 /** The error body each family documents (also used for statuses a document leaves without content). */
 const FAMILY_ERRORS: Record<Family, string[]> = {
@@ -97,114 +91,8 @@ const DELIBERATE: ReadonlyArray<{ why: string; path: RegExp; keyword: string }> 
   },
 ];
 
-// ---- the documents as JSON Schema ---------------------------------------------------------------------
-
-const docs = {} as Record<Family, Json>;
-for (const family of Object.keys(DOCS) as Family[]) {
-  docs[family] = JSON.parse(readFileSync(new URL(DOCS[family].file, SPEC_DIR), "utf8")) as Json;
-}
-
-const schemasOf = (family: Family) => (docs[family].components as { schemas: Record<string, Json> }).schemas;
-
-/**
- * OpenAPI 3.0 -> JSON Schema: `nullable` becomes a null type; `$ref`s point into the document's own id; a property
- * that is a bare `$ref` to an object schema may be null, because Swashbuckle cannot mark a `$ref` nullable and .NET
- * writes a null reference as `null` (the Shield envelopes' `"error": null` on success).
- */
-function toJsonSchema(node: unknown, family: Family): unknown {
-  if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, family));
-  if (node === null || typeof node !== "object") return node;
-  const src = node as Json;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(src)) {
-    if (k === "$ref" && typeof v === "string" && v.startsWith("#/")) out.$ref = `${docId(family)}${v}`;
-    else if (k === "properties" && v !== null && typeof v === "object") {
-      out.properties = Object.fromEntries(
-        Object.entries(v as Json).map(([name, prop]) => [name, nullableRef(prop, family)]),
-      );
-    } else if (k !== "nullable") out[k] = toJsonSchema(v, family);
-  }
-  if (src.nullable === true) {
-    if (typeof out.type === "string") {
-      out.type = [out.type, "null"];
-      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
-    } else if (out.oneOf !== undefined || out.allOf !== undefined || out.anyOf !== undefined) {
-      return { anyOf: [out, { type: "null" }] };
-    }
-  }
-  return out;
-}
-
-function nullableRef(prop: unknown, family: Family): unknown {
-  const converted = toJsonSchema(prop, family);
-  const ref = (prop as Json | null)?.$ref;
-  if (typeof ref !== "string" || !ref.startsWith("#/components/schemas/")) return converted;
-  const target = schemasOf(family)[ref.slice("#/components/schemas/".length)];
-  if (target?.type !== "object") return converted;
-  return { anyOf: [converted, { type: "null" }] };
-}
-
-function makeAjv(): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
-  const int = (bits: number) => (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** (bits - 1);
-  ajv.addFormat("int32", { type: "number", validate: int(32) });
-  ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) });
-  ajv.addFormat("double", { type: "number", validate: () => true });
-  ajv.addFormat("float", { type: "number", validate: () => true });
-  ajv.addFormat("date-time", (s: string) =>
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s),
-  );
-  ajv.addFormat("date", (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s));
-  const guid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
-  ajv.addFormat("guid", guid);
-  ajv.addFormat("uuid", guid);
-  for (const family of Object.keys(DOCS) as Family[]) {
-    ajv.addSchema(
-      { $id: docId(family), components: { schemas: toJsonSchema(schemasOf(family), family) } },
-      docId(family),
-    );
-  }
-  return ajv;
-}
-
-// ---- operations ------------------------------------------------------------------------------------
-
-interface Operation {
-  family: Family;
-  method: string;
-  template: string;
-  pattern: RegExp;
-  literalSegments: number;
-  responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
-}
-
-const operations: Operation[] = [];
-for (const family of Object.keys(DOCS) as Family[]) {
-  const paths = docs[family].paths as Record<string, Record<string, Json>>;
-  for (const [template, ops] of Object.entries(paths)) {
-    const full = `${DOCS[family].prefix}${template}`;
-    const pattern = new RegExp(`^${full.replace(/\{[^}]+\}/g, "[^/]+")}/?$`);
-    const literalSegments = full.split("/").filter((s) => s !== "" && !s.startsWith("{")).length;
-    for (const [method, op] of Object.entries(ops)) {
-      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
-      operations.push({
-        family,
-        method: method.toUpperCase(),
-        template: full,
-        pattern,
-        literalSegments,
-        responses: op.responses as Operation["responses"],
-      });
-    }
-  }
-}
-
-/** The documented operation for a request (a literal segment beats a parameter: /shield-zone/defaults). */
-function operationFor(method: string, path: string): Operation | undefined {
-  return operations
-    .filter((o) => o.method === method && o.pattern.test(path))
-    .sort((a, b) => b.literalSegments - a.literalSegments)[0];
-}
+type Responses = Record<string, { content?: Record<string, { schema?: Json }> }>;
+const responsesOf = (op: DocumentedOperation) => op.doc.responses as Responses;
 
 // ---- the cases ---------------------------------------------------------------------------------------
 
@@ -456,10 +344,11 @@ interface Outcome {
 
 let sim: Simulator;
 let ajv: Ajv;
+let toJsonSchema: (node: unknown, family: Family) => unknown;
 const outcomes: Outcome[] = [];
 
 beforeAll(async () => {
-  ajv = makeAjv();
+  ({ ajv, toJsonSchema } = documentsAjv({ nullReferences: true }));
   sim = await startSimulator({ now: () => NOW });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
   // A fault plan in force: the largest attack the plan allows on a zone with every feature on, six days old and
@@ -532,7 +421,7 @@ function realErrors(v: ValidateFunction): string[] {
 function check(o: Outcome): string[] {
   const op = operationFor(o.c.method, o.c.path.split("?")[0] ?? "");
   if (op === undefined) return [`no documented operation for ${o.c.method} ${o.c.path}`];
-  const documented = op.responses[String(o.status)];
+  const documented = responsesOf(op)[String(o.status)];
   const label = `${op.method} ${op.template} ${o.status}`;
   const body = o.text === "" ? undefined : (JSON.parse(o.text) as unknown);
   const tryAll = (validators: ValidateFunction[]): string[] => {
@@ -564,7 +453,7 @@ function check(o: Outcome): string[] {
     return tryAll([validatorFor(op.family, schema)]);
   }
   if (UNDOCUMENTED[label] === undefined) return [`undocumented status: ${label}`];
-  const ok = op.responses["200"]?.content?.["application/json"]?.schema;
+  const ok = responsesOf(op)["200"]?.content?.["application/json"]?.schema;
   return tryAll([...(ok === undefined ? [] : [validatorFor(op.family, ok)]), ...familyErrors]);
 }
 
@@ -632,7 +521,7 @@ describe("simulator answers against the OpenAPI documents", () => {
 
   it("fails a wrong answer (the validation can fail)", () => {
     const op = operationFor("GET", `/shield/shield-zone/${zone}`);
-    const schema = op?.responses["200"]?.content?.["application/json"]?.schema;
+    const schema = op && responsesOf(op)["200"]?.content?.["application/json"]?.schema;
     expect(schema).toBeDefined();
     const v = validatorFor("shield", schema as Json);
     expect(v({ data: { shieldZoneId: zone, planType: 1 } })).toBe(true);
@@ -642,7 +531,7 @@ describe("simulator answers against the OpenAPI documents", () => {
     const rateLimits = operationFor("GET", `/shield/metrics/rate-limits/${zone}`);
     const rl = validatorFor(
       "shield",
-      rateLimits?.responses["200"]?.content?.["application/json"]?.schema as Json,
+      (rateLimits && responsesOf(rateLimits)["200"])?.content?.["application/json"]?.schema as Json,
     );
     expect(rl({ data: [{ ratelimitId: 1, overview: { totalBreaches: 2 ** 31 } }], error: null })).toBe(false);
   });

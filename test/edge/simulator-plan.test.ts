@@ -3,38 +3,19 @@
  * the overview, the event log and the triggered WAF rules alike, only from its start and only in whole minutes;
  * calm cuts it off without rewriting the past; app status timelines drive GET /mc/apps.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  SIM_API_KEY,
-  SIM_IDS,
-  type Simulator,
-  SimulatorPlanError,
-  startSimulator,
-} from "../../tools/simulator/index.js";
+import { describe, expect, it } from "vitest";
+import { SIM_API_KEY, SIM_IDS, SimulatorPlanError } from "../../tools/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../tools/simulator/plan.js";
+import { SIM_HEADERS, simJson, useClockedSimulator } from "./support/clocked-simulator.js";
 
 const MIN = 60_000;
 const NOW = Date.UTC(2026, 7, 20, 10, 0, 30);
 /** A quiet zone with every feature on (WAF blocking, DDoS, two rate limits, bot detection, event logs). */
 const zone = SIM_IDS.zoneEnterprise;
 
-let sim: Simulator;
-let clock = NOW;
-
-beforeEach(async () => {
-  clock = NOW;
-  sim = await startSimulator({ now: () => clock });
-});
-afterEach(async () => {
-  await sim.close();
-});
-
-const headers = { AccessKey: SIM_API_KEY, "content-type": "application/json" };
-async function getJson<T>(path: string): Promise<T> {
-  const res = await fetch(`${sim.url}${path}`, { headers });
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as T;
-}
+const s = useClockedSimulator(NOW);
+const headers = SIM_HEADERS;
+const getJson = <T>(path: string) => simJson<T>(s.sim, path);
 
 type Totals = Record<string, Record<string, number>>;
 /** Totals per feature of the detailed metrics over [from, to) at two-minute resolution. */
@@ -56,7 +37,7 @@ const threats = (t: Totals) =>
   acted(t.waf) + acted(t.ddos) + acted(t.rateLimit) + acted(t.botDetection) + acted(t.accessLists);
 
 async function eventsByFeature(from: number, to: number): Promise<Record<string, number>> {
-  const res = await fetch(`${sim.url}/shield/event-logs/${zone}/search`, {
+  const res = await fetch(`${s.sim.url}/shield/event-logs/${zone}/search`, {
     method: "POST",
     headers,
     body: JSON.stringify({ from, to, groupBy: ["feature"], pageSize: 100 }),
@@ -77,13 +58,18 @@ const startMinute = NOW - 30_000 + 6 * MIN;
 describe("a staged attack", () => {
   it("appears in the metrics only from its start, only for whole minutes, and ramps to its peak", async () => {
     const before = await detailedTotals(NOW - 60 * MIN, NOW);
-    sim.stageAttack(zone, { startsAt: startMinute, rampMinutes: 2, durationMinutes: 20, peakPerMinute: 600 });
+    s.sim.stageAttack(zone, {
+      startsAt: startMinute,
+      rampMinutes: 2,
+      durationMinutes: 20,
+      peakPerMinute: 600,
+    });
     // Staging changes nothing before it starts, and nothing is visible before its first whole minute ends.
     expect(await detailedTotals(NOW - 60 * MIN, NOW)).toEqual(before);
-    clock = startMinute + 30_000;
-    expect(threats(await detailedTotals(startMinute, clock))).toBe(0);
+    s.now = startMinute + 30_000;
+    expect(threats(await detailedTotals(startMinute, s.now))).toBe(0);
 
-    clock = startMinute + 10 * MIN + 30_000; // 10:16:30; whole minutes 10:06 … 10:15
+    s.now = startMinute + 10 * MIN + 30_000; // 10:16:30; whole minutes 10:06 … 10:15
     const quietHour = threats(await detailedTotals(startMinute - 60 * MIN, startMinute));
     const attacked = threats(await detailedTotals(startMinute, startMinute + 10 * MIN));
     expect(quietHour).toBeLessThan(200);
@@ -108,13 +94,13 @@ describe("a staged attack", () => {
       );
       return r.triggeredRules;
     };
-    sim.stageAttack(zone, {
+    s.sim.stageAttack(zone, {
       startsAt: startMinute,
       rampMinutes: 1,
       durationMinutes: 30,
       peakPerMinute: 1_000,
     });
-    clock = startMinute + 12 * MIN + 30_000;
+    s.now = startMinute + 12 * MIN + 30_000;
     const ddosTodayDuring = await overviewDdos();
     const from = startMinute;
     const to = startMinute + 12 * MIN;
@@ -139,9 +125,9 @@ describe("a staged attack", () => {
 
   it("adds to the zone's other attacks: the seeded attack stays", async () => {
     const attacked = SIM_IDS.zoneUnderAttack;
-    clock = NOW + 20 * MIN;
+    s.now = NOW + 20 * MIN;
     const alone = threats(await detailedTotals(NOW + 10 * MIN, NOW + 20 * MIN, attacked));
-    sim.stageAttack(attacked, {
+    s.sim.stageAttack(attacked, {
       startsAt: NOW + 10 * MIN,
       rampMinutes: 0,
       durationMinutes: 60,
@@ -152,33 +138,38 @@ describe("a staged attack", () => {
   });
 
   it("calm cuts every attack off at the clock, keeps the past, and drops attacks to come", async () => {
-    sim.stageAttack(zone, { startsAt: startMinute, rampMinutes: 2, durationMinutes: 60, peakPerMinute: 800 });
-    sim.stageAttack(SIM_IDS.zoneQuiet, {
+    s.sim.stageAttack(zone, {
+      startsAt: startMinute,
+      rampMinutes: 2,
+      durationMinutes: 60,
+      peakPerMinute: 800,
+    });
+    s.sim.stageAttack(SIM_IDS.zoneQuiet, {
       startsAt: startMinute + 30 * MIN,
       durationMinutes: 10,
       peakPerMinute: 800,
     });
-    clock = startMinute + 10 * MIN + 20_000;
+    s.now = startMinute + 10 * MIN + 20_000;
     const past = await detailedTotals(startMinute, startMinute + 10 * MIN);
-    const result = sim.calm();
+    const result = s.sim.calm();
     // Two attacks were running (the seeded one and ours); the quiet zone's had not begun.
     expect(result).toEqual({ attacksEnded: 2, attacksDropped: 1, appsRestored: [] });
     expect(await detailedTotals(startMinute, startMinute + 10 * MIN)).toEqual(past);
-    clock = startMinute + 40 * MIN + 20_000;
+    s.now = startMinute + 40 * MIN + 20_000;
     expect(threats(await detailedTotals(startMinute + 10 * MIN, startMinute + 40 * MIN))).toBeLessThan(100);
     const quiet = threats(
       await detailedTotals(startMinute + 30 * MIN, startMinute + 40 * MIN, SIM_IDS.zoneQuiet),
     );
     expect(quiet).toBeLessThan(100);
     // A second calm has nothing left to end.
-    expect(sim.calm()).toEqual({ attacksEnded: 0, attacksDropped: 0, appsRestored: [] });
+    expect(s.sim.calm()).toEqual({ attacksEnded: 0, attacksDropped: 0, appsRestored: [] });
   });
 
   it("refuses an unknown zone and bad numbers with a sentence", () => {
     const ok = { startsAt: NOW, rampMinutes: 2, durationMinutes: 10, peakPerMinute: 100 };
     const refused = (id: number, a: typeof ok) => {
       try {
-        sim.stageAttack(id, a);
+        s.sim.stageAttack(id, a);
       } catch (err) {
         expect(err).toBeInstanceOf(SimulatorPlanError);
         return (err as Error).message;
@@ -193,20 +184,20 @@ describe("a staged attack", () => {
     expect(refused(zone, { ...ok, durationMinutes: 0 })).toMatch(/durationMinutes must be a whole number/);
     expect(refused(zone, { ...ok, rampMinutes: 1.5 })).toMatch(/rampMinutes must be a whole number/);
     expect(refused(zone, { ...ok, startsAt: Number.POSITIVE_INFINITY })).toMatch(/startsAt/);
-    expect(sim.state.shieldTraffic.get(zone)?.attacks).toEqual([]);
+    expect(s.sim.state.shieldTraffic.get(zone)?.attacks).toEqual([]);
   });
 
   it("refuses attacks that would overflow the API's 32-bit counters, counting the zone's other attacks", () => {
     // 100,000 a minute for 9,970 + 30 minutes: exactly the limit.
     const big = { startsAt: NOW, rampMinutes: 0, durationMinutes: 9_970, peakPerMinute: 100_000 };
     expect(100_000 * (9_970 + 30)).toBe(MAX_ZONE_ATTACK_EVENTS);
-    sim.stageAttack(zone, big);
-    expect(() => sim.stageAttack(zone, { ...big, durationMinutes: 1, peakPerMinute: 1 })).toThrow(
+    s.sim.stageAttack(zone, big);
+    expect(() => s.sim.stageAttack(zone, { ...big, durationMinutes: 1, peakPerMinute: 1 })).toThrow(
       /would add up to 1,000,000,031 threat events, more than the API's 32-bit counters hold/,
     );
     // The seeded attack counts too.
-    expect(() => sim.stageAttack(SIM_IDS.zoneUnderAttack, big)).toThrow(SimulatorPlanError);
-    expect(sim.state.shieldTraffic.get(zone)?.attacks).toHaveLength(1);
+    expect(() => s.sim.stageAttack(SIM_IDS.zoneUnderAttack, big)).toThrow(SimulatorPlanError);
+    expect(s.sim.state.shieldTraffic.get(zone)?.attacks).toHaveLength(1);
   });
 });
 
@@ -216,28 +207,28 @@ describe("a staged app status timeline", () => {
   it("answers each step's status from its time on, and calm brings the app back to active", async () => {
     const seeded = await appStatus(app);
     expect(seeded).toBe("Active");
-    sim.stageAppStatus(app, [
+    s.sim.stageAppStatus(app, [
       { at: NOW + MIN, status: "failing" },
       { at: NOW + 3 * MIN, status: "progressing" },
     ]);
     expect(await appStatus(app)).toBe("Active");
-    clock = NOW + MIN;
+    s.now = NOW + MIN;
     expect(await appStatus(app)).toBe("failing");
-    clock = NOW + 4 * MIN;
+    s.now = NOW + 4 * MIN;
     expect(await appStatus(app)).toBe("progressing");
     // A later call adds steps; one at the same time replaces the earlier one.
-    sim.stageAppStatus(app, [
+    s.sim.stageAppStatus(app, [
       { at: NOW + 3 * MIN, status: "suspended" },
       { at: NOW + 10 * MIN, status: "active" },
     ]);
     expect(await appStatus(app)).toBe("suspended");
-    clock = NOW + 10 * MIN;
+    s.now = NOW + 10 * MIN;
     expect(await appStatus(app)).toBe("active");
 
-    sim.stageAppStatus(app, [{ at: NOW + 11 * MIN, status: "failing" }]);
-    clock = NOW + 12 * MIN;
+    s.sim.stageAppStatus(app, [{ at: NOW + 11 * MIN, status: "failing" }]);
+    s.now = NOW + 12 * MIN;
     expect(await appStatus(app)).toBe("failing");
-    expect(sim.calm().appsRestored).toEqual([app]);
+    expect(s.sim.calm().appsRestored).toEqual([app]);
     expect(await appStatus(app)).toBe("active");
     // Other apps are untouched.
     const other = SIM_IDS.appWithUnknownStatus;
@@ -245,52 +236,52 @@ describe("a staged app status timeline", () => {
   });
 
   it("a restart deploys the app for 30 s, then it is active; a suspended or stopped app stays so", async () => {
-    sim.stageAppStatus(app, [
+    s.sim.stageAppStatus(app, [
       { at: NOW, status: "failing" },
       { at: NOW + 10 * MIN, status: "failing" },
     ]);
     const restart = (id: string) =>
-      fetch(`${sim.url}/mc/apps/${id}/restart`, { method: "POST", headers: { AccessKey: SIM_API_KEY } });
-    clock = NOW + MIN;
+      fetch(`${s.sim.url}/mc/apps/${id}/restart`, { method: "POST", headers: { AccessKey: SIM_API_KEY } });
+    s.now = NOW + MIN;
     expect((await restart(app)).status).toBe(200);
     expect(await appStatus(app)).toBe("progressing");
-    clock = NOW + MIN + 29_999;
+    s.now = NOW + MIN + 29_999;
     expect(await appStatus(app)).toBe("progressing");
-    clock = NOW + MIN + 30_000;
+    s.now = NOW + MIN + 30_000;
     expect(await appStatus(app)).toBe("active");
     // The plan's later step still applies: it fails again at +10 min.
-    clock = NOW + 10 * MIN;
+    s.now = NOW + 10 * MIN;
     expect(await appStatus(app)).toBe("failing");
 
-    const suspended = sim.state.apps.find((a) => a.status === "suspended");
-    const inactive = sim.state.apps.find((a) => a.status === "inactive");
+    const suspended = s.sim.state.apps.find((a) => a.status === "suspended");
+    const inactive = s.sim.state.apps.find((a) => a.status === "inactive");
     for (const a of [suspended, inactive]) {
       if (!a) throw new Error("the seed should have suspended and inactive apps");
       expect((await restart(a.id)).status).toBe(200);
       expect(await appStatus(a.id)).toBe(a.status);
     }
-    expect(sim.state.appRestarts.get(app)).toEqual([NOW + MIN]);
+    expect(s.sim.state.appRestarts.get(app)).toEqual([NOW + MIN]);
   });
 
   it("refuses an unknown app and steps without a status or time", () => {
-    expect(() => sim.stageAppStatus("mc-nope", [{ at: NOW, status: "failing" }])).toThrow(
+    expect(() => s.sim.stageAppStatus("mc-nope", [{ at: NOW, status: "failing" }])).toThrow(
       "There is no app mc-nope in the simulator.",
     );
-    expect(() => sim.stageAppStatus(app, [{ at: NOW, status: " " }])).toThrow(/needs a status/);
-    expect(() => sim.stageAppStatus(app, [{ at: Number.NaN, status: "failing" }])).toThrow(/Unix ms/);
-    expect(sim.state.appStatusPlans.size).toBe(0);
+    expect(() => s.sim.stageAppStatus(app, [{ at: NOW, status: " " }])).toThrow(/needs a status/);
+    expect(() => s.sim.stageAppStatus(app, [{ at: Number.NaN, status: "failing" }])).toThrow(/Unix ms/);
+    expect(s.sim.state.appStatusPlans.size).toBe(0);
   });
 });
 
 describe("finding what to stage", () => {
   it("finds zones by id or pull-zone hostname and apps by id or name, case-insensitively", () => {
-    expect(sim.findShieldZone(String(zone))).toBe(zone);
-    expect(sim.findShieldZone("SHOP.acme-example.com")).toBe(SIM_IDS.zoneUnderAttack);
-    expect(sim.findShieldZone(SIM_IDS.unshieldedDomain)).toBeUndefined();
-    expect(sim.findShieldZone(String(SIM_IDS.unknownShieldZone))).toBeUndefined();
-    const app = sim.state.apps[3];
-    expect(sim.findApp(app?.id.toUpperCase() ?? "")).toBe(app?.id);
-    expect(sim.findApp(app?.name ?? "")).toBe(app?.id);
-    expect(sim.findApp("no-such-app")).toBeUndefined();
+    expect(s.sim.findShieldZone(String(zone))).toBe(zone);
+    expect(s.sim.findShieldZone("SHOP.acme-example.com")).toBe(SIM_IDS.zoneUnderAttack);
+    expect(s.sim.findShieldZone(SIM_IDS.unshieldedDomain)).toBeUndefined();
+    expect(s.sim.findShieldZone(String(SIM_IDS.unknownShieldZone))).toBeUndefined();
+    const app = s.sim.state.apps[3];
+    expect(s.sim.findApp(app?.id.toUpperCase() ?? "")).toBe(app?.id);
+    expect(s.sim.findApp(app?.name ?? "")).toBe(app?.id);
+    expect(s.sim.findApp("no-such-app")).toBeUndefined();
   });
 });

@@ -1,16 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";
-import {
-  answerTo,
-  blocksText,
-  cardUpdate,
-  findButtons,
-  type Harness,
-  startHarness,
-} from "../support/harness.js";
+import { approvePending, askAndApprove, BOB } from "../support/change-flow.js";
+import { answerTo, blocksText, cardUpdate, findButtons, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 14, /edge block: through the receiver, the fake Slack and the simulator's access lists. edgeops
@@ -18,8 +13,6 @@ import {
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const BOB = "U0002"; // requester
-const CAROL = "U0003"; // approver
 
 type Button = ReturnType<typeof findButtons>[number];
 
@@ -34,35 +27,16 @@ const command = (h: Harness, text: string) => answerTo(h, text, BOB);
 /** Bob presses the button (a typed command's Confirm or a card's Block), Carol approves: applied. */
 async function confirmAndApprove(h: Harness, button: Button, label: string) {
   await h.click(button, { userId: BOB });
-  const post = await h.slack.waitForCall("chat.postMessage", (c) => {
-    const t = blocksText(c.args.blocks);
-    return t.includes("Approval needed") && t.includes(label);
-  });
-  const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
-  await h.click(approve, { userId: CAROL });
-  return cardUpdate(h, (t) => t.includes(label) && t.includes("is in effect"));
+  await approvePending(h, label);
 }
 
 async function ask(h: Harness, text: string, label: string) {
-  const typed = await command(h, text);
+  const { typed } = await askAndApprove(h, text, label);
   expect(typed.text).toContain(label);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  expect(confirm, typed.text).toBeDefined();
-  return confirmAndApprove(h, confirm!, label);
 }
 
 describe("/edge block and /edge unblock", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   // First: later tests move the clock, and the card is of the last minutes.
   it("each top offender on the incident card has a Block button that goes through Confirm and approval", async () => {

@@ -3,22 +3,22 @@
  * message the alert builders render, the fake Slack Web API recording what the bot posts, the simulator behind the
  * Incident overview, the store (SQLite, and PostgreSQL for the race) holding who acknowledged and the mute.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { alertViewOf } from "../../src/alerts/view.js";
 import { alertParentMessage } from "../../src/slack/blocks/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import type { AlertEpisode, Watch } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { openHome } from "../support/app-home.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
   type Harness,
   type HarnessOptions,
-  SIGNING_SECRET,
   startHarness,
 } from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
+import { useHarness } from "../support/use-harness.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack;
 const PARENT_TS = "1700000123.000200";
@@ -120,16 +120,9 @@ const privateAnswer = async (h: Harness, responseId: string) =>
   blocksText((await h.slack.waitForResponse(responseId)).body.blocks);
 
 describe("alert buttons through the receiver (SQLite)", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  afterEach(() => {
-    h.slack.clear();
   });
 
   it("Acknowledge: the parent shows who took it and loses the button, a reply in the thread says so, once", async () => {
@@ -359,37 +352,8 @@ describe("alert buttons through the receiver (SQLite)", () => {
 
 // ---- App Home -----------------------------------------------------------------------------------------------
 
-async function openHome(h: Harness, userId: string): Promise<string> {
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
-    contentType: "application/json",
-  });
-  expect(ack.status).toBe(200);
-  const publish = await h.slack.waitForCall("views.publish", (c) => c.args.user_id === userId);
-  expect(h.slack.violations).toEqual([]);
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
-
 describe("App Home: open alerts of the user's channels", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  afterEach(() => {
-    h.slack.clear();
-  });
+  const h = useHarness();
 
   it("lists the firing alerts of the channels the user is in, newest first, and nothing else", async () => {
     const mine = await postedAlert(h, { channelId: "C0MINE" });
@@ -472,21 +436,7 @@ async function tenAcknowledges(options: HarnessOptions): Promise<void> {
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL acknowledge race is SKIPPED ***");
 
-describe("ten people click Acknowledge at once: one wins", () => {
-  it("on SQLite", async () => {
-    await tenAcknowledges({});
-  });
-
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await tenAcknowledges({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
-  });
-});
+describeOnBothStores("ten people click Acknowledge at once: one wins", tenAcknowledges);

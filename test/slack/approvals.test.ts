@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -359,21 +359,7 @@ async function twentyApprovers(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL approval race test is SKIPPED ***");
 
-describe("twenty concurrent Approve clicks give exactly one PUT", () => {
-  it("on SQLite", async () => {
-    await twentyApprovers({});
-  });
-
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await twentyApprovers({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
-  });
-});
+describeOnBothStores("twenty concurrent Approve clicks give exactly one PUT", twentyApprovers);

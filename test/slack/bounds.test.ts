@@ -3,44 +3,17 @@
  * their count, and the approval sweeper deletes audit rows past AUDIT_RETENTION_DAYS, in batches. Through
  * the real receiver and the real sweeper, on SQLite and PostgreSQL.
  */
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
-import {
-  answerTo,
-  blocksText,
-  type Harness,
-  type HarnessOptions,
-  SIGNING_SECRET,
-  startHarness,
-} from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
+import { openHome } from "../support/app-home.js";
+import { describeOnBothStores } from "../support/both-stores.js";
+import { answerTo, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ALICE = "U0001";
 const DAVE = "U0004";
 const DAY = 24 * 60 * 60_000;
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-
-async function openHome(h: Harness, userId: string): Promise<string> {
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
-    contentType: "application/json",
-  });
-  expect(ack.status).toBe(200);
-  const publish = await h.slack.waitForCall("views.publish", (c) => c.args.user_id === userId);
-  expect(h.slack.violations).toEqual([]);
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
 
 async function pendingPage(options: HarnessOptions) {
   const h = await startHarness(options);
@@ -117,39 +90,9 @@ async function retention(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
-describe("the App Home's pending approvals: the newest 20 and how many", () => {
-  it("on SQLite", async () => {
-    await pendingPage({});
-  }, 20_000);
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      await onPostgres(pendingPage);
-    },
-    20_000,
-  );
-});
-
-describe("AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches", () => {
-  it("on SQLite", async () => {
-    await retention({});
-  }, 30_000);
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      await onPostgres(retention);
-    },
-    30_000,
-  );
-});
+describeOnBothStores("the App Home's pending approvals: the newest 20 and how many", pendingPage, 20_000);
+describeOnBothStores(
+  "AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches",
+  retention,
+  30_000,
+);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -367,16 +367,9 @@ async function oneCallOnPostgres(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("every kind applies once under concurrent approvals on PostgreSQL", () => {
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await oneCallOnPostgres({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL", async () => {
+    await onPostgres(oneCallOnPostgres);
   });
 });
 

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { describeOnBothStores } from "../support/both-stores.js";
+import { askAndConfirm, BOB, CAROL, pendingCard } from "../support/change-flow.js";
 import {
   answerTo,
   blocksText,
@@ -12,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 12, items 4–8: no false report of a change, no request stuck for ever, and no side door around
@@ -20,8 +22,6 @@ import {
 
 const ZONE = SIM_IDS.firstShieldZone;
 const ALICE = "U0001"; // admin
-const BOB = "U0002"; // not an admin
-const CAROL = "U0003"; // owner
 
 const PUT_PATH = /bot-categorization\/categories\//;
 
@@ -43,22 +43,8 @@ const command = (h: Harness, text: string, userId = BOB, channelId = "C0001") =>
 /** `/edge bot <zone> <category> block` by Bob, then Confirm: the card for Carol (or the outcome). */
 async function requestBlock(h: Harness, category: number, channelId = "C0001") {
   setCurrent(h, category, 0);
-  const typed = await command(h, `bot ${ZONE} ${category} block`, BOB, channelId);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
-  const click = await h.click(confirm, { userId: BOB, channelId });
+  const { click } = await askAndConfirm(h, `bot ${ZONE} ${category} block`, { channelId });
   return blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
-}
-
-async function pendingCard(h: Harness, includes: string) {
-  const post = await h.slack.waitForCall("chat.postMessage", (c) => {
-    const t = blocksText(c.args.blocks);
-    return t.includes("Approval needed") && t.includes(includes);
-  });
-  const buttons = findButtons(post.args.blocks);
-  return {
-    approve: buttons.find((b) => b.action_id === ACTIONS.approve)!,
-    reject: buttons.find((b) => b.action_id === ACTIONS.reject)!,
-  };
 }
 
 async function auditText(h: Harness) {
@@ -66,17 +52,7 @@ async function auditText(h: Harness) {
 }
 
 describe("changes are reported as they are (SQLite)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("4. a PUT answered 2xx with half a JSON text is applied (the read-back shows it); an error envelope is a refusal", async () => {
     for (const body of [
@@ -233,16 +209,7 @@ describe("changes are reported as they are (SQLite)", () => {
 });
 
 describe("8. the two-person rule has no side door (SQLite)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("turning approvals off needs another admin; the requester and a non-admin can't approve it", async () => {
     const asked = await command(h, "policy approvals off", ALICE, "C0001");
@@ -323,21 +290,7 @@ async function reconcilersRace(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
-describe("five reconcilers at once settle a stale request once", () => {
-  it("on SQLite", async () => {
-    await reconcilersRace({});
-  });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await reconcilersRace({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
-  });
-});
+describeOnBothStores("five reconcilers at once settle a stale request once", reconcilersRace);
 
 async function twoApproversRace(options: HarnessOptions) {
   const h = await startHarness(options);
@@ -365,13 +318,7 @@ async function twoApproversRace(options: HarnessOptions) {
 }
 
 describe("N approvers (issue 14)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   it("the card counts distinct approvers; the same approver twice counts once; the Nth applies with one PUT", async () => {
     await command(h, "policy approvals 2", ALICE);
@@ -408,16 +355,4 @@ describe("N approvers (issue 14)", () => {
   });
 });
 
-describe("twenty concurrent approvers with two needed: one PUT", () => {
-  it("on SQLite", async () => {
-    await twoApproversRace({});
-  });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await twoApproversRace({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
-  });
-});
+describeOnBothStores("twenty concurrent approvers with two needed: one PUT", twoApproversRace);

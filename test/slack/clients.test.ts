@@ -2,6 +2,7 @@ import type { Installation } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { slackClientFactory } from "../../src/slack/transport/clients.js";
 import { type Harness, startHarness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 function installation(teamId: string): Installation<"v2", false> {
   return {
@@ -51,13 +52,7 @@ describe("the background Slack clients (approval expiry, schedules) with OAuth i
 });
 
 describe("the background Slack client of a single-token install", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   it("a 429 on one channel's chat.update holds back no card, update or call elsewhere (issue 28.7)", async () => {
     h.slack.addFault({ method: "chat.update", channel: "C0BUSY", retryAfterSec: 3, times: 1 });

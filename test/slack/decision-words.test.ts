@@ -1,15 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import {
-  answerTo,
-  blocksText,
-  cardUpdate,
-  findButtons,
-  type Harness,
-  startHarness,
-} from "../support/harness.js";
+import { askAndApprove, askAndConfirm, BOB, CAROL, pendingCard } from "../support/change-flow.js";
+import { blocksText, cardUpdate, findButtons, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 29 items 5, 6 and 12: what a card says about who decided, who undid and why, and what the
@@ -18,52 +13,19 @@ import {
 
 const ZONE = SIM_IDS.firstShieldZone;
 const ALICE = "U0001"; // admin
-const BOB = "U0002"; // not an admin
-const CAROL = "U0003"; // owner
 
 const category = (h: Harness, c: number) =>
   h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
 
-/** Bob asks for `/edge <text>` in C0001 and confirms; the card posted for approval. */
-async function asked(h: Harness, text: string, label: string, channelId = "C0001") {
-  const typed = await answerTo(h, text, BOB, channelId);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  expect(confirm, typed.text).toBeDefined();
-  const click = await h.click(confirm!, { userId: BOB, channelId });
-  return { click, label };
-}
-
-async function pendingCard(h: Harness, label: string) {
-  return h.slack.waitForCall(
-    "chat.postMessage",
-    (x) => blocksText(x.args.blocks).includes(label) && blocksText(x.args.blocks).includes("Approval needed"),
-  );
-}
-
 /** Bob blocks category `c` for 30 minutes, Carol approves: the applied card's Undo now. */
 async function blockFor30m(h: Harness, c: number, label: string) {
   category(h, c).categoryAction = 2;
-  await asked(h, `bot ${ZONE} ${c} block for 30m`, label);
-  const post = await pendingCard(h, label);
-  await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
-    userId: CAROL,
-  });
-  const applied = await cardUpdate(h, (t) => t.includes(label) && t.includes("is in effect"));
-  return findButtons(applied.args.blocks).find((b) => b.action_id === ACTIONS.undo)!;
+  const { buttons } = await askAndApprove(h, `bot ${ZONE} ${c} block for 30m`, label);
+  return buttons.find((b) => b.action_id === ACTIONS.undo)!;
 }
 
 describe("what cards say about decisions and undos (issue 29)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("29.5: a skipped undo has its own label, not 'Undone'", async () => {
     await blockFor30m(h, 2, "AI scraper");
@@ -101,8 +63,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
   it("29.5: 'Expired' keeps a recorded 1-of-2 approval", async () => {
     await h.store.policies.setChannel("T0001", "C0TWO", { approvalsNeeded: 2 });
     category(h, 5).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 5 block`, "Ads", "C0TWO");
-    const post = await pendingCard(h, "Ads");
+    await askAndConfirm(h, `bot ${ZONE} 5 block`, { channelId: "C0TWO" });
+    const { post } = await pendingCard(h, "Ads");
     await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
       userId: CAROL,
       channelId: "C0TWO",
@@ -119,7 +81,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
   it("29.6: with approvals off nobody is recorded as approver; the channel is told of a restart", async () => {
     await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
     const app = SIM_IDS.appWithUnknownStatus;
-    const { click } = await asked(h, `restart ${app}`, "Restart", "C0FAST");
+    const { click } = await askAndConfirm(h, `restart ${app}`, { channelId: "C0FAST" });
     const done = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
     expect(blocksText(done.body.blocks)).toContain("Done");
     const line = await h.slack.waitForCall("chat.postMessage", (x) => x.args.channel === "C0FAST");
@@ -137,7 +99,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
   it("29.6: a temporary change with approvals off: its card says applied without approval, not 'Approved by'", async () => {
     await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
     category(h, 6).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 6 block for 30m`, "Preview", "C0FAST");
+    await askAndConfirm(h, `bot ${ZONE} 6 block for 30m`, { channelId: "C0FAST" });
     const card = await h.slack.waitForCall(
       "chat.postMessage",
       (x) => x.args.channel === "C0FAST" && blocksText(x.args.blocks).includes("Preview"),
@@ -149,8 +111,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
 
   it("29.12: the requester's Reject withdraws their own pending request", async () => {
     category(h, 7).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 7 block`, "Social");
-    const post = await pendingCard(h, "Social");
+    await askAndConfirm(h, `bot ${ZONE} 7 block`);
+    const { post } = await pendingCard(h, "Social");
     expect(blocksText(post.args.blocks)).toContain("who can withdraw the request with Reject");
     const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
     const click = await h.click(reject, { userId: BOB });
@@ -172,8 +134,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
           blocksText(x.args.blocks).includes(words),
       );
     category(h, 1).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 1 block`, "SEO");
-    let post = await pendingCard(h, "SEO");
+    await askAndConfirm(h, `bot ${ZONE} 1 block`);
+    let { post } = await pendingCard(h, "SEO");
     await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
       userId: CAROL,
     });
@@ -183,8 +145,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(blocksText(applied.args.blocks)).toContain(`approved by <@${CAROL}> and applied`);
 
     category(h, 3).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 3 block`, "AI tool");
-    post = await pendingCard(h, "AI tool");
+    await askAndConfirm(h, `bot ${ZONE} 3 block`);
+    ({ post } = await pendingCard(h, "AI tool"));
     await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!, {
       userId: CAROL,
     });
@@ -193,7 +155,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     );
 
     category(h, 4).categoryAction = 2;
-    const { click } = await asked(h, `bot ${ZONE} 4 block`, "Tool");
+    const { click } = await askAndConfirm(h, `bot ${ZONE} 4 block`);
     await h.slack.waitForResponse(click.responseId); // the card is posted and recorded
     await pendingCard(h, "Tool");
     h.advanceClock(25 * 60 * 60_000);
@@ -222,8 +184,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
 
   it("29.12: the default card names the workspace admins, so they are notified", async () => {
     category(h, 6).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 6 block`, "Preview");
-    const post = await pendingCard(h, "Preview");
+    await askAndConfirm(h, `bot ${ZONE} 6 block`);
+    const { post } = await pendingCard(h, "Preview");
     const text = blocksText(post.args.blocks);
     expect(text).toMatch(/Approvers: workspace admins, <@U0001>, <@U0003> \(not the requester/);
     expect(text).not.toMatch(/Approvers:[^\n]*<@U0002>/);
@@ -257,8 +219,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
 
   it("29.12: a rejecter may add a reason: shown on the card and told to the requester", async () => {
     category(h, 2).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 2 block`, "AI scraper");
-    const post = await pendingCard(h, "AI scraper");
+    await askAndConfirm(h, `bot ${ZONE} 2 block`);
+    const { post } = await pendingCard(h, "AI scraper");
     const reject = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.reject)!;
     const rejected = await h.click(reject, { userId: CAROL });
     const answer = await h.slack.waitForResponse(rejected.responseId);

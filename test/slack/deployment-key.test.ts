@@ -3,8 +3,16 @@ import { createScheduler } from "../../src/jobs/schedules.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
 import { VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { blocksText, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import {
+  blocksText,
+  type Harness,
+  installWorkspace,
+  SIGNING_SECRET,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Whose key answers: the deployment's EDGE_API_KEY serves a workspace without a key of its own only on
@@ -13,23 +21,6 @@ import { postSigned } from "../support/slack-signer.js";
 
 const OPERATOR = "T0001";
 const STRANGER = "T0STRANGER";
-
-async function install(h: Harness, teamId: string): Promise<void> {
-  await h.store.installations.storeInstallation({
-    team: { id: teamId, name: teamId },
-    enterprise: undefined,
-    user: { id: "U0001", token: undefined, scopes: undefined },
-    bot: {
-      id: `B${teamId}`,
-      userId: "UBOT",
-      token: `xoxb-installed-${teamId.toLowerCase()}`,
-      scopes: ["commands", "chat:write"],
-    },
-    tokenType: "bot",
-    isEnterpriseInstall: false,
-    appId: "A0001",
-  });
-}
 
 async function answerTo(h: Harness, text: string, teamId: string): Promise<string> {
   const res = await h.command(text, { teamId, userId: "U0001" });
@@ -69,18 +60,17 @@ async function edgeRequestsDuring(h: Harness, work: () => Promise<unknown>): Pro
 }
 
 describe("OAuth installs: EDGE_API_KEY serves only EDGE_API_KEY_TEAMS", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({
+  const h = useHarness(
+    {
       oauth: true,
       seedKey: false,
       env: { EDGE_API_KEY: TEST_EDGE_KEY, EDGE_API_KEY_TEAMS: OPERATOR },
-    });
-    await install(h, OPERATOR);
-    await install(h, STRANGER);
-  });
-  afterAll(async () => {
-    await h?.close();
+    },
+    { resetEach: false },
+  );
+  beforeAll(async () => {
+    await installWorkspace(h.store, OPERATOR);
+    await installWorkspace(h.store, STRANGER);
   });
 
   it("the operator's workspace, named in EDGE_API_KEY_TEAMS, is answered with the deployment's key", async () => {

@@ -6,7 +6,7 @@ import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.j
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { waitFor } from "../ops/support.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -19,6 +19,7 @@ import {
   startHarness,
 } from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
+import { useHarness } from "../support/use-harness.js";
 
 /** Installations and admins: which workspace a request comes from decides who is an admin and whether it is served. */
 
@@ -75,14 +76,10 @@ describe("ADMIN_USER_IDS on a single-token install", () => {
 });
 
 describe("a single-token install answers only its token's workspace", () => {
-  let h: Harness;
+  const h = useHarness({ env: { EDGE_API_KEY: "sim-deployment-key-0000" } }, { resetEach: false });
   beforeAll(async () => {
-    h = await startHarness({ env: { EDGE_API_KEY: "sim-deployment-key-0000" } });
     // auth.test names the token's workspace (T0001 in the fake Slack).
     await waitFor(() => h.app.problem() === undefined, 5_000);
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it("a command from another workspace gets a sentence and nothing else", async () => {
@@ -244,22 +241,15 @@ async function uninstallForgetsTheWorkspace(
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("a workspace that removes edgeops", () => {
   it("app_uninstalled on SQLite: installation, key, watches, schedules go; requests settle; audit kept", async () => {
     await uninstallForgetsTheWorkspace({}, "app_uninstalled");
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "tokens_revoked (the bot's) on PostgreSQL: the same",
     async () => {
-      const schema = randomSchema();
-      try {
-        await uninstallForgetsTheWorkspace({ pgSchema: schema }, "tokens_revoked");
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres((options) => uninstallForgetsTheWorkspace(options, "tokens_revoked"));
     },
     30_000,
   );

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blocksText, type Harness, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { blocksText, startHarness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 const MIB = 1024 * 1024;
 
 describe("an Edge API answer over EDGE_API_MAX_BODY_BYTES (default 10 MiB)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   it("gets a sentence saying what to do, is read no further and not retried; the next answer is normal", async () => {
     expect(h.config.edge.maxBodyBytes).toBe(10 * MIB);

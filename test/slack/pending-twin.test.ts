@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**
@@ -111,35 +111,23 @@ async function atOnce(options: Parameters<typeof startHarness>[0] = {}) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("the same change asked twice while the first waits for approval", () => {
   it("on SQLite: points the second asker at the waiting request, posts no second card", async () => {
     await twins();
   });
 
-  it.runIf(pgUp || IN_CI)("on PostgreSQL (parameters compared as stored)", async () => {
-    const schema = randomSchema();
-    try {
-      await twins({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
+  it.runIf(postgresTests)("on PostgreSQL (parameters compared as stored)", async () => {
+    await onPostgres(twins);
   });
 
   it("two people confirming it at the same instant: one request and one card (SQLite)", async () => {
     await atOnce();
   });
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "two people confirming it at the same instant: one request and one card (PostgreSQL)",
     async () => {
-      const schema = randomSchema();
-      try {
-        await atOnce({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(atOnce);
     },
   );
 });

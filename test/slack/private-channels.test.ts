@@ -6,16 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
-import {
-  answerTo,
-  blocksText,
-  type Harness,
-  type HarnessOptions,
-  SIGNING_SECRET,
-  startHarness,
-} from "../support/harness.js";
-import { postSigned } from "../support/slack-signer.js";
+import { openHome } from "../support/app-home.js";
+import { onBothStores } from "../support/both-stores.js";
+import { answerTo, blocksText, type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
 const IP = "198.51.100.23";
@@ -26,30 +19,6 @@ const CAROL = "U0003"; // in the private channel too, and in #general
 const DAVE = "U0004"; // a member of #general only
 const PRIVATE = "G0PRIV";
 const GENERAL = "C0GEN";
-
-async function openHome(h: Harness, userId: string): Promise<string> {
-  const before = h.slack.callsTo("views.publish").length;
-  const event = {
-    token: "legacy",
-    team_id: "T0001",
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { type: "app_home_opened", user: userId, channel: `D${userId}`, tab: "home", event_ts: "1.1" },
-    authorizations: [{ team_id: "T0001", user_id: "UBOT", is_bot: true }],
-  };
-  const ack = await postSigned(h.eventsUrl, JSON.stringify(event), SIGNING_SECRET, {
-    contentType: "application/json",
-  });
-  expect(ack.status).toBe(200);
-  const publish = await h.slack.waitForCall(
-    "views.publish",
-    (c) => c.args.user_id === userId && h.slack.callsTo("views.publish").indexOf(c) >= before,
-  );
-  expect(h.slack.violations).toEqual([]);
-  return blocksText((publish.args.view as { blocks: unknown }).blocks);
-}
 
 /** Types the command as `userId` in `channelId`, presses Confirm, and returns what the click answered. */
 async function typeAndConfirm(h: Harness, text: string, userId: string, channelId: string) {
@@ -123,27 +92,10 @@ async function homeAndAudit(options: HarnessOptions = {}) {
   });
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
 describe("a private channel's requests and schedules", () => {
-  it("App Home and /edge audit show them only to its members; admins see the audit alone (SQLite)", async () => {
-    await homeAndAudit();
-  }, 20_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "the same on PostgreSQL",
-    async () => {
-      await onPostgres(homeAndAudit);
-    },
+  onBothStores(
+    "App Home and /edge audit show them only to its members; admins see the audit alone",
+    homeAndAudit,
     20_000,
   );
 });

@@ -10,15 +10,10 @@ import { selectTransport } from "../../src/slack/transport/transport.js";
 import { watchTransport } from "../../src/slack/transport/transport-state.js";
 import { BOT_TOKEN, type Harness, SIGNING_SECRET, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 import { postSigned, slackSignatureHeaders, slashCommandBody } from "../support/slack-signer.js";
+import { useHarness } from "../support/use-harness.js";
 
 describe("the HTTP receiver checks Slack's signature", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   it("a wrong signature gets 401 and nothing runs", async () => {
     const body = slashCommandBody({ text: "apps", responseUrl: h.slack.responseUrl("forged") });
@@ -85,13 +80,7 @@ describe("the HTTP receiver checks Slack's signature", () => {
 });
 
 describe("OAuth multi-workspace install", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ oauth: true, seedKey: false });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ oauth: true, seedKey: false }, { resetEach: false });
 
   it("/slack/install redirects to Slack, /slack/oauth_redirect stores the installation encrypted, and the new workspace can use /edge", async () => {
     const install = await fetch(`${h.baseUrl}/slack/install`, { redirect: "manual" });

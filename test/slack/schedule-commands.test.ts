@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
 import {
   blocksText,
   findButtons,
@@ -326,25 +326,11 @@ async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> 
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL schedule-limit test is SKIPPED ***");
 
-describe("/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race", () => {
-  it("on SQLite", async () => {
-    await limitsThroughTheReceiver({});
-  }, 60_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await limitsThroughTheReceiver({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
-    60_000,
-  );
-});
+describeOnBothStores(
+  "/edge schedule dns: SCHEDULES_PER_CHANNEL and SCHEDULES_PER_WORKSPACE, even when commands race",
+  limitsThroughTheReceiver,
+  60_000,
+);

@@ -1,16 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createChangeSweeper, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { askAndApprove, BOB, CAROL, inEffect } from "../support/change-flow.js";
 import {
   answerTo,
   blocksText,
   cardUpdate,
   findButtons,
   type Harness,
-  startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 14: DDoS sensitivity and WAF execution mode (PATCH /shield/shield-zone, one field, guarded
@@ -20,8 +21,6 @@ import {
 
 const ZONE = SIM_IDS.zoneUnderAttack;
 const RULE = SIM_IDS.waf.ruleId;
-const BOB = "U0002"; // requester
-const CAROL = "U0003"; // owner, approves
 
 const patches = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
@@ -30,22 +29,7 @@ const reviews = (h: Harness) =>
 const zone = (h: Harness) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
 
 const command = (h: Harness, text: string, userId = BOB) => answerTo(h, text, userId);
-
-/** Bob types the command and confirms: the pending card's Approve button. */
-async function askAndConfirm(h: Harness, text: string, label: string) {
-  const typed = await command(h, text);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  expect(confirm, typed.text).toBeDefined();
-  await h.click(confirm!, { userId: BOB });
-  const post = await h.slack.waitForCall("chat.postMessage", (c) =>
-    blocksText(c.args.blocks).includes(label),
-  );
-  return {
-    typed,
-    post,
-    approve: findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!,
-  };
-}
+const didNotGoThrough = (t: string) => t.includes("did not go through");
 
 /** A review button: a change request through the generic Confirm, behind a Slack confirm dialog. */
 function reviewButton(buttons: ReturnType<typeof findButtons>, label: string) {
@@ -56,25 +40,13 @@ function reviewButton(buttons: ReturnType<typeof findButtons>, label: string) {
 }
 
 describe("shield zone settings and WAF rule reviews (SQLite)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("sends only the changed field, and the zone's GET and the zones list show the new value", async () => {
     zone(h).dDoSShieldSensitivity = 1;
     const before = patches(h).length;
-    const { typed, approve } = await askAndConfirm(h, `ddos ${ZONE} challenge`, "DDoS sensitivity");
+    const { typed } = await askAndApprove(h, `ddos ${ZONE} challenge`, "DDoS sensitivity");
     expect(typed.text).toContain("Low → *Challenge*");
-    await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
     const sent = patches(h).slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.body).toEqual({ shieldZoneId: ZONE, shieldZone: { dDoSShieldSensitivity: 4 } });
@@ -90,10 +62,10 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
 
   it("an approved change reads the zone once before its PATCH and once after (issue 26)", async () => {
     zone(h).dDoSShieldSensitivity = 1;
-    const { approve } = await askAndConfirm(h, `ddos ${ZONE} high`, "DDoS sensitivity");
-    const before = h.sim.requests.length;
-    await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    let before = 0;
+    await askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity", inEffect, () => {
+      before = h.sim.requests.length;
+    });
     const calls = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
     expect(calls).toEqual([
       `GET /shield/shield-zone/${ZONE}`,
@@ -106,36 +78,31 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
     zone(h).wafExecutionMode = 0;
     const before = patches(h).length;
-    const { approve } = await askAndConfirm(h, `waf-mode ${ZONE} block`, "WAF execution mode");
-    zone(h).wafExecutionMode = 1; // someone set Block in the dashboard …
-    zone(h).wafExecutionMode = 0; // … and back: unchanged, so this one goes through
-    await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes("WAF execution mode") && t.includes("is in effect"));
+    await askAndApprove(h, `waf-mode ${ZONE} block`, "WAF execution mode", inEffect, () => {
+      zone(h).wafExecutionMode = 1; // someone set Block in the dashboard …
+      zone(h).wafExecutionMode = 0; // … and back: unchanged, so this one goes through
+    });
     expect(patches(h).length - before).toBe(1);
 
     h.slack.clear();
     zone(h).dDoSShieldSensitivity = 2;
-    const late = await askAndConfirm(h, `ddos ${ZONE} high`, "DDoS sensitivity");
-    zone(h).dDoSShieldSensitivity = 0; // someone turned it off after Bob asked
-    const mid = patches(h).length;
-    await h.click(late.approve, { userId: CAROL });
-    const failed = await cardUpdate(h, (t) => t.includes("did not go through"));
-    expect(blocksText(failed.args.blocks)).toContain(
-      "changed from Medium to Off since this request was made",
-    );
+    let mid = 0;
+    const failed = await askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity", didNotGoThrough, () => {
+      zone(h).dDoSShieldSensitivity = 0; // someone turned it off after Bob asked
+      mid = patches(h).length;
+    });
+    expect(failed.text).toContain("changed from Medium to Off since this request was made");
     // Retry would meet the same changed setting (issue 29.7): the card says to ask again instead.
-    expect(findButtons(failed.args.blocks).some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+    expect(failed.buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
     expect(patches(h).length).toBe(mid);
     expect(zone(h).dDoSShieldSensitivity).toBe(0);
   });
 
   it("`ddos … for 30m` is undone exactly once: the previous value is back, later sweeps do nothing", async () => {
     zone(h).dDoSShieldSensitivity = 1;
-    const { typed, approve } = await askAndConfirm(h, `ddos ${ZONE} high for 30m`, "DDoS sensitivity");
-    expect(typed.text).toContain("for 30 min, then undone");
-    await h.click(approve, { userId: CAROL });
-    const applied = await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
-    expect(findButtons(applied.args.blocks).some((b) => b.action_id === ACTIONS.undo)).toBe(true);
+    const applied = await askAndApprove(h, `ddos ${ZONE} high for 30m`, "DDoS sensitivity");
+    expect(applied.typed.text).toContain("for 30 min, then undone");
+    expect(applied.buttons.some((b) => b.action_id === ACTIONS.undo)).toBe(true);
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
     const sweeper = createChangeSweeper(h.app.env);
     const before = patches(h).length;
@@ -153,9 +120,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
 
   it("an undo leaves a value someone changed meanwhile", async () => {
     zone(h).dDoSShieldSensitivity = 1;
-    const { approve } = await askAndConfirm(h, `ddos ${ZONE} medium for 30m`, "DDoS sensitivity");
-    await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes("DDoS sensitivity") && t.includes("is in effect"));
+    await askAndApprove(h, `ddos ${ZONE} medium for 30m`, "DDoS sensitivity");
     zone(h).dDoSShieldSensitivity = 4;
     const before = patches(h).length;
     h.advanceClock(31 * 60_000);
@@ -221,14 +186,17 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   // simulator refuses an untriggered rule with one (UNDOCUMENTED in simulator-openapi.test.ts). What is
   // checked is that any refusal reads as a sentence and changes nothing.
   it("a rule the zone did not trigger is refused by the Edge API with a sentence, and nothing changes", async () => {
-    const { approve } = await askAndConfirm(h, `waf ${ZONE} 999999 ignore`, "WAF rule 999999");
-    const count = h.sim.state.wafRuleReviews.length;
-    await h.click(approve, { userId: CAROL });
-    const failed = await cardUpdate(
+    let count = 0;
+    const failed = await askAndApprove(
       h,
-      (t) => t.includes("WAF rule 999999") && t.includes("did not go through"),
+      `waf ${ZONE} 999999 ignore`,
+      "WAF rule 999999",
+      didNotGoThrough,
+      () => {
+        count = h.sim.state.wafRuleReviews.length;
+      },
     );
-    expect(blocksText(failed.args.blocks)).not.toMatch(/stack|Error:/);
+    expect(failed.text).not.toMatch(/stack|Error:/);
     expect(h.sim.state.wafRuleReviews.length).toBe(count);
   });
 });

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS, CHANGE_MODAL, SHORTCUTS, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { blocksText, findButtons, type Harness } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 16 item 3: the global shortcut "Request a change" (a modal whose submission goes through the
@@ -66,17 +67,10 @@ const selected = (value: string) => ({
 });
 
 describe("shortcuts", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     // The change modal's channel must be one Bob is in (privacy-gaps.test.ts).
     h.slack.memberships.set(BOB, ["C0001"]);
-  });
-  afterEach(() => {
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it("Open incident overview: the card of the one zone a message's domain names", async () => {

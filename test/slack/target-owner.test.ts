@@ -3,7 +3,7 @@ import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -242,17 +242,6 @@ async function conflictClosed(options: HarnessOptions) {
   });
 }
 
-const pgUp = await pgReachable();
-
-async function onPostgres(run: (o: HarnessOptions) => Promise<void>) {
-  const schema = randomSchema();
-  try {
-    await run({ pgSchema: schema });
-  } finally {
-    await dropSchema(schema).catch(() => undefined);
-  }
-}
-
 const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["a request for the value a temporary change holds keeps it for good: that undo is cancelled", keptForGood],
   ["block for 24h while block for 30m is in force: blocked for 24 hours, then unblocked", keptLonger],
@@ -268,6 +257,6 @@ describe("each target remembers its last writer (SQLite)", () => {
   for (const [name, run] of SCENARIOS) it(name, () => run({}));
 });
 
-describe.runIf(pgUp || IN_CI)("each target remembers its last writer (PostgreSQL)", () => {
+describe.runIf(postgresTests)("each target remembers its last writer (PostgreSQL)", () => {
   for (const [name, run] of SCENARIOS) it(name, () => onPostgres(run));
 });

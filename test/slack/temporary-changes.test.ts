@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper, reconcileStaleUndos, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { describeOnBothStores } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
@@ -12,6 +12,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 14: any change can be temporary (`for 30m`); at the end it is undone exactly once (across a
@@ -53,17 +54,9 @@ async function blockFor30m(h: Harness, c: number, label: string) {
 }
 
 describe("temporary changes (SQLite)", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it("bad durations get a sentence with an example, and nothing is asked", async () => {
@@ -193,18 +186,4 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
-describe("undone exactly once across a restart and replicas", () => {
-  it("on SQLite", async () => {
-    await undoAcrossRestartAndReplicas({});
-  });
-  it.runIf(pgUp || IN_CI)("on PostgreSQL", async () => {
-    const schema = randomSchema();
-    try {
-      await undoAcrossRestartAndReplicas({ pgSchema: schema });
-    } finally {
-      await dropSchema(schema).catch(() => undefined);
-    }
-  });
-});
+describeOnBothStores("undone exactly once across a restart and replicas", undoAcrossRestartAndReplicas);

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { askAndApprove, BOB, CAROL } from "../support/change-flow.js";
 import {
   answerTo,
   blocksText,
@@ -10,6 +11,7 @@ import {
   type Harness,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 27 (verified writes) and issue 30.1, through the receiver, the fake Slack and the simulator: a
@@ -17,8 +19,6 @@ import {
  * each operation's documented form).
  */
 
-const BOB = "U0002"; // requester
-const CAROL = "U0003"; // owner, approves
 const BOTS_ZONE = SIM_IDS.zoneEnterprise;
 const ZONE = SIM_IDS.zoneUnderAttack;
 
@@ -27,42 +27,10 @@ const shieldZone = (h: Harness, id: number) => h.sim.state.shieldZones.find((z) 
 const category = (h: Harness, zoneId: number, c: number) =>
   h.sim.state.botCategories.get(zoneId)!.find((g) => g.category === c)!;
 
-/** Bob types the command and confirms, Carol approves: the card's next update that `settled` accepts. */
-async function askAndApprove(
-  h: Harness,
-  text: string,
-  label: string,
-  settled: (t: string) => boolean,
-  beforeApprove?: () => void,
-) {
-  const typed = await command(h, text);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  expect(confirm, typed.text).toBeDefined();
-  await h.click(confirm!, { userId: BOB });
-  const post = await h.slack.waitForCall("chat.postMessage", (c) =>
-    blocksText(c.args.blocks).includes(label),
-  );
-  const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
-  beforeApprove?.();
-  await h.click(approve, { userId: CAROL });
-  const card = await cardUpdate(h, (t) => t.includes(label) && settled(t));
-  return { typed, card, text: blocksText(card.args.blocks), buttons: findButtons(card.args.blocks) };
-}
-
 const failedCard = (t: string) => t.includes("did not go through");
 
 describe("verified writes (SQLite)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("a bot-category PUT answered 202 invalid_plan_type is refused with the plan sentence, not applied", async () => {
     category(h, BOTS_ZONE, 1).categoryAction = 0;
@@ -296,13 +264,7 @@ describe("a temporary change applied at once whose card can't be posted (27.10)"
 });
 
 describe("/edge block on a list someone turned off (27.11)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   it("the confirmation says that confirming turns the list back on with every entry in it", async () => {
     const zoneId = SIM_IDS.customerAccessList.zoneId;
@@ -321,17 +283,7 @@ describe("/edge block on a list someone turned off (27.11)", () => {
 });
 
 describe("reads and undos (30.1, 27.2)", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   it("the incident card's rate limits answered {data: null, error.success false} claiming 200 say the refusal, not 'none'", async () => {
     h.sim.addFault({

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { stepRequestId } from "../../src/slack/functions/completion.js";
 import { FUNCTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { describeOnBothStores } from "../support/both-stores.js";
 import { answerTo, blocksText, type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ALICE = "U0001"; // admin
@@ -77,26 +77,11 @@ async function looseChannel(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
-describe("a workflow step's request keeps the stricter policy and needs a member of its channel", () => {
-  it("on SQLite", async () => {
-    await looseChannel({});
-  }, 30_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await looseChannel({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
-    30_000,
-  );
-});
+describeOnBothStores(
+  "a workflow step's request keeps the stricter policy and needs a member of its channel",
+  looseChannel,
+  30_000,
+);
 
 describe("/edge policy approvals off here", () => {
   it("says it covers every zone for anyone who can post in the channel", async () => {

@@ -1,23 +1,24 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { planTypeLabel } from "../../src/edge/schemas/shield.js";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { NO_KEY_SENTENCE } from "../../src/services/edge-access.js";
 import { STEP_RETRY_MS, stepRequestId } from "../../src/slack/functions/completion.js";
-import { ACTIONS, FUNCTIONS } from "../../src/slack/ids.js";
+import { FUNCTIONS } from "../../src/slack/ids.js";
 import { storeInternals } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { pendingCard } from "../support/change-flow.js";
 import type { FunctionCompletion } from "../support/fake-slack.js";
 import {
   BOT_TOKEN,
   blocksText,
-  findButtons,
   type Harness,
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * Issue 16 item 2: Workflow Builder steps, through the real receiver (signed function_executed events),
@@ -70,19 +71,6 @@ function setCategory(h: Harness, category: number, action: number) {
 const completionsOf = (h: Harness, executionId: string): FunctionCompletion[] =>
   h.slack.completions.filter((c) => c.executionId === executionId);
 
-async function approvalCard(h: Harness, label: string) {
-  const post = await h.slack.waitForCall("chat.postMessage", (c) => {
-    const t = blocksText(c.args.blocks);
-    return t.includes("Approval needed") && t.includes(label);
-  });
-  const buttons = findButtons(post.args.blocks);
-  return {
-    post,
-    approve: buttons.find((b) => b.action_id === ACTIONS.approve)!,
-    reject: buttons.find((b) => b.action_id === ACTIONS.reject)!,
-  };
-}
-
 const botInputs = (over: Record<string, unknown> = {}) => ({
   zone: DOMAIN,
   category: "aiscraper",
@@ -107,17 +95,9 @@ function joinChannels(h: Harness) {
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
 describe("Workflow Builder steps", () => {
-  let h: Harness;
+  const h = useHarness();
   beforeAll(async () => {
-    h = await startHarness();
     joinChannels(h);
-  });
-  afterEach(() => {
-    h.sim.clearFaults();
-    h.slack.clear();
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it("Request a bot category change: waits for another person's approval, applies once, completes once with the request id and final state", async () => {
@@ -125,7 +105,7 @@ describe("Workflow Builder steps", () => {
     h.sim.clearRequests();
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs());
     expect(run.status).toBe(200);
-    const { approve } = await approvalCard(h, "Block AI scraper on shield zone");
+    const { approve } = await pendingCard(h, "Block AI scraper on shield zone");
     await settle();
     expect(completionsOf(h, run.executionId)).toEqual([]);
     expect(botPuts(h)).toHaveLength(0);
@@ -169,7 +149,7 @@ describe("Workflow Builder steps", () => {
 
     // The token was sealed: not in the logs, not in any stored row in the clear.
     expect(h.logs.text).not.toContain(run.token);
-    const { db } = storeInternals(h.store).context;
+    const db = storeInternals(h.store).rawDb;
     const rows = await db.selectFrom("function_executions").selectAll().execute();
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(run.token);
@@ -184,7 +164,7 @@ describe("Workflow Builder steps", () => {
       channel: CHANNEL,
       requester,
     });
-    const { post, approve } = await approvalCard(h, "Block IP 203.0.113.78");
+    const { post, approve } = await pendingCard(h, "Block IP 203.0.113.78");
 
     const own = await h.click(approve, { userId: CAROL });
     const refusal = await h.slack.waitForResponse(own.responseId);
@@ -216,7 +196,7 @@ describe("Workflow Builder steps", () => {
       channel: CHANNEL,
       requester: ranBy(BOB),
     });
-    const { reject } = await approvalCard(h, "Block IP 203.0.113.77");
+    const { reject } = await pendingCard(h, "Block IP 203.0.113.77");
     await h.click(reject, { userId: CAROL });
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.kind).toBe("success");
@@ -228,7 +208,7 @@ describe("Workflow Builder steps", () => {
   it("a request nobody decides expires (the sweeper, with the clock moved on) and the step completes with expired", async () => {
     setCategory(h, 1, 0);
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs({ category: "seo" }));
-    await approvalCard(h, "Block SEO");
+    await pendingCard(h, "Block SEO");
     h.advanceClock(31 * 60_000);
     expect(await createChangeSweeper(h.app.env).sweep()).toBeGreaterThanOrEqual(1);
     const done = await h.slack.waitForCompletion(run.executionId);
@@ -244,7 +224,7 @@ describe("Workflow Builder steps", () => {
   it("a completion Slack did not take is tried again by the sweeper, once", async () => {
     setCategory(h, 5, 0);
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs({ category: "ads" }));
-    const { approve } = await approvalCard(h, "Block Ads");
+    const { approve } = await pendingCard(h, "Block Ads");
     h.slack.addFault({ method: "functions.completeSuccess", error: "internal_error", times: 1 });
     await h.click(approve, { userId: CAROL });
     await h.slack.waitForCall("functions.completeSuccess");
@@ -272,7 +252,7 @@ describe("Workflow Builder steps", () => {
       FUNCTIONS.requestBotCategoryChange,
       botInputs({ category: "social" }),
     );
-    const { approve } = await approvalCard(h, "Block Social");
+    const { approve } = await pendingCard(h, "Block Social");
     // The harness's Edge timeout is 2 s: each attempt reaches the simulator, and is answered too late.
     h.sim.addFault({ method: "PUT", path: /bot-categorization/, latencyMs: 2_300, times: 3 });
     await h.click(approve, { userId: CAROL });
@@ -297,7 +277,7 @@ describe("Workflow Builder steps", () => {
       FUNCTIONS.requestBotCategoryChange,
       botInputs({ category: "aitool" }),
     );
-    const { approve } = await approvalCard(h, "Block AI tool");
+    const { approve } = await pendingCard(h, "Block AI tool");
     h.slack.addFault({ method: "functions.completeSuccess", error: "token_expired", times: 1 });
     await h.click(approve, { userId: CAROL });
     const done = await h.slack.waitForCompletion(run.executionId);
@@ -509,8 +489,7 @@ describe("Workflow Builder steps", () => {
   }, 30_000);
 });
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI)
+if (!postgresTests)
   console.warn("*** PostgreSQL unreachable: the PostgreSQL workflow restart test is SKIPPED ***");
 
 async function restartBetweenRequestAndApproval(options: HarnessOptions) {
@@ -524,7 +503,7 @@ async function restartBetweenRequestAndApproval(options: HarnessOptions) {
       FUNCTIONS.requestBotCategoryChange,
       botInputs({ category: "aitool" }),
     );
-    const { approve } = await approvalCard(first, "Block AI tool");
+    const { approve } = await pendingCard(first, "Block AI tool");
     await first.app.stop();
     await first.store.close();
 
@@ -560,7 +539,7 @@ async function otherReplicaSettles(options: HarnessOptions) {
       FUNCTIONS.requestBotCategoryChange,
       botInputs({ category: "preview" }),
     );
-    const { approve } = await approvalCard(a, "Block Preview");
+    const { approve } = await pendingCard(a, "Block Preview");
     await b.click(approve, { userId: CAROL });
     const done = await b.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied" });
@@ -581,15 +560,10 @@ describe("another replica settles the request", () => {
     await otherReplicaSettles({});
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "on PostgreSQL: the step completes once",
     async () => {
-      const schema = randomSchema();
-      try {
-        await otherReplicaSettles({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(otherReplicaSettles);
     },
     30_000,
   );
@@ -600,15 +574,10 @@ describe("a restart between the request and its approval", () => {
     await restartBetweenRequestAndApproval({});
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
+  it.runIf(postgresTests)(
     "on PostgreSQL: the step still completes, once",
     async () => {
-      const schema = randomSchema();
-      try {
-        await restartBetweenRequestAndApproval({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
+      await onPostgres(restartBetweenRequestAndApproval);
     },
     30_000,
   );

@@ -53,7 +53,7 @@ async function dataDirBytes(dir: string): Promise<Buffer> {
 
 /** Every row of every table, as text. */
 async function allRowsText(store: Store): Promise<string> {
-  const { db } = storeInternals(store).context;
+  const db = storeInternals(store).rawDb;
   const tables = [
     "api_keys",
     "installations",
@@ -105,7 +105,7 @@ export function storeContract(h: EngineHarness): void {
         const stores = await Promise.all([open(), open(), open()]);
         expect(stores.map((s) => s.engine)).toEqual([h.engine, h.engine, h.engine]);
         const again = await open();
-        const { db } = storeInternals(again).context;
+        const db = storeInternals(again).rawDb;
         const rows = await db.selectFrom("edgeops_migrations").select("version").execute();
         expect(rows.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
         await again.ping();
@@ -144,7 +144,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open();
         await store.keys.set("T1", PLAIN_KEY, "U1");
         await store.keys.set("T2", PLAIN_KEY, "U1");
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         const rows = await db
           .selectFrom("api_keys")
           .select(["team_id", "ciphertext"])
@@ -162,7 +162,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open({}, cap.logger);
         await store.keys.set("T1", PLAIN_KEY, "U1");
         await store.keys.set("T2", PLAIN_KEY_2, "U2");
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         const t1 = await db
           .selectFrom("api_keys")
           .select("ciphertext")
@@ -202,7 +202,7 @@ export function storeContract(h: EngineHarness): void {
       it("a corrupted ciphertext gives a clear decrypt error naming the workspace", async () => {
         const store = await open();
         await store.keys.set("T1", PLAIN_KEY, "U1");
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         const row = await db.selectFrom("api_keys").select("ciphertext").executeTakeFirstOrThrow();
         const parts = row.ciphertext.split(":");
         const ct = parts[3]!;
@@ -259,7 +259,7 @@ export function storeContract(h: EngineHarness): void {
           details: { apiKey: PLAIN_KEY, fingerprint: "…beef" },
         });
         // Errors on the way must not leak either.
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         await db
           .updateTable("api_keys")
           .set({ ciphertext: "v1:zz:AAAA:BBBB:CCCC" })
@@ -343,7 +343,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open();
         await store.keys.set("T1", PLAIN_KEY, "U1");
         await store.keys.set("T2", PLAIN_KEY_2, "U1");
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         const t1 = await db
           .selectFrom("api_keys")
           .select("ciphertext")
@@ -401,7 +401,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open();
         await store.installations.storeInstallation(installation("T1"));
         await store.installations.storeInstallation(installation("T2"));
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         const t1 = await db
           .selectFrom("installations")
           .select("ciphertext")
@@ -609,7 +609,7 @@ export function storeContract(h: EngineHarness): void {
 
       it("reads a row written before change kinds existed as a bot-category change", async () => {
         const store = await open();
-        const { db } = storeInternals(store).context;
+        const db = storeInternals(store).rawDb;
         await db
           .insertInto("approval_requests")
           .values({

@@ -160,7 +160,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
       pgSchema: schema,
     });
     try {
-      const { db } = storeInternals(store).context;
+      const db = storeInternals(store).rawDb;
       const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db);
       expect(shown.rows[0]?.statement_timeout).toBe("250ms");
       const started = Date.now();

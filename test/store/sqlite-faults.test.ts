@@ -31,7 +31,7 @@ describe("SQLite specifics", () => {
         config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: masterKeyB64() }),
         logger: captureLogger().logger,
       });
-      const { db } = storeInternals(store).context;
+      const db = storeInternals(store).rawDb;
       const r = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
       expect(r.rows[0]?.journal_mode).toBe("wal");
       expect(store.engine).toBe("sqlite");

@@ -2,17 +2,9 @@
  * A small seeded JSON-schema data generator over the provider's OpenAPI documents (read in place):
  * answers as the documents allow them, for the contract tests (issue 30.9).
  */
-import { readFileSync } from "node:fs";
+import { docs, type Family, type Json } from "./openapi.js";
 
-type Json = Record<string, unknown>;
-const SPEC_DIR = new URL("../../../../shared/reference/edge-api/", import.meta.url);
-const doc = (file: string) => JSON.parse(readFileSync(new URL(file, SPEC_DIR), "utf8")) as Json;
-const DOCS = {
-  mc: doc("magic-containers-api-v1.0.0.json"),
-  shield: doc("shield-api-v1.0.0.json"),
-  core: doc("core-api-v1.0.0.json"),
-};
-export type Family = keyof typeof DOCS;
+export type { Family };
 
 /** How a sample fills what the document leaves open. */
 export type Mode = "random" | "nulls" | "absent" | "full" | "limits";
@@ -38,7 +30,7 @@ export function sample(
   const ref = schema.$ref;
   if (typeof ref === "string") {
     const name = ref.slice("#/components/schemas/".length);
-    const target = (DOCS[family].components as { schemas: Record<string, Json> }).schemas[name];
+    const target = (docs[family].components as { schemas: Record<string, Json> }).schemas[name];
     if (!target) throw new Error(`no schema ${name}`);
     return sample(family, target, mode, rand, depth + 1, pick);
   }
@@ -112,7 +104,7 @@ export function sample(
 }
 
 export function documented(family: Family, method: string, path: string): Json {
-  const op = (DOCS[family].paths as Record<string, Record<string, Json>>)[path]?.[method];
+  const op = (docs[family].paths as Record<string, Record<string, Json>>)[path]?.[method];
   const content = (
     op?.responses as Record<string, { content?: Record<string, { schema?: Json }> }> | undefined
   )?.["200"]?.content;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
-import { createEdgeApi, type EdgeApi, type EdgeClient, RETRY_FAST } from "../../../src/edge/client.js";
+import type { EdgeApi, EdgeClient } from "../../../src/edge/client.js";
 import { EdgeApiError } from "../../../src/edge/errors.js";
-import { silentLogger } from "../../../src/log.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
+import { testEdgeApi } from "./edge-api.js";
 
 export interface SimClient {
   sim: Simulator;
@@ -18,15 +18,7 @@ export function useSimulatorClient(): SimClient {
   const ctx = {} as SimClient;
   beforeAll(async () => {
     ctx.sim = await startSimulator();
-    ctx.api = createEdgeApi({
-      baseUrl: ctx.sim.url,
-      timeoutMs: 2000,
-      ratePerSec: 1000,
-      concurrency: 8,
-      maxQueue: 100,
-      logger: silentLogger,
-      retry: RETRY_FAST,
-    });
+    ctx.api = testEdgeApi(ctx.sim.url);
     ctx.client = ctx.api.forKey(SIM_API_KEY);
   });
   afterAll(async () => {

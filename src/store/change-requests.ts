@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { type ExpressionBuilder, sql } from "kysely";
-import type { RepoContext, WorkScope } from "./context.js";
+import { type ExpressionBuilder, type Selectable, sql } from "kysely";
+import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
+import { moveLease, takeLease } from "./lease.js";
 
 export const APPROVAL_STATES = [
   "pending",
@@ -72,45 +72,42 @@ export type DecisionReason =
   /** Applied at once: the channel's policy asks no approval ("off") or not for this kind of change. */
   | { kind: "no_approval"; approvals: "off" | "not_covered" };
 
-/** A request for a change of some kind (src/changes/kinds), moving through the states above. */
-export interface ApprovalRequest {
-  id: string;
-  kind: string;
-  teamId: string;
-  channelId: string;
-  requesterId: string;
+/** The columns of migration 1 that only old bot-category rows are read from (toRequest). */
+type LegacyColumns = "shieldZoneId" | "category" | "requestedAction" | "previousAction";
+
+/**
+ * A request for a change of some kind (src/changes/kinds), moving through the states above: its row
+ * (db.ts) with the JSON columns read, without the legacy columns and the in-flight lease.
+ */
+export interface ApprovalRequest
+  extends Omit<
+    Selectable<ApprovalRequestsTable>,
+    | LegacyColumns
+    | "leaseUntil"
+    | "params"
+    | "observed"
+    | "state"
+    | "lastError"
+    | "approvedBy"
+    | "replaced"
+    | "note"
+    | "undoneBy"
+    | "reason"
+  > {
   /** The kind's parameters (JSON), checked by the kind when read. */
   params: unknown;
   /** The value the request saw when it was made (JSON; null when unknown or none). */
   observed: unknown;
   state: ApprovalState;
-  decidedBy: string | null;
-  decidedAt: number | null;
-  expiresAt: number;
-  messageChannel: string | null;
-  messageTs: string | null;
-  attempts: number;
   lastError: ApprovalError | null;
-  /** When the last attempt failed (the Retry window counts from here). */
-  failedAt: number | null;
-  /** Distinct approvers needed (fixed when the request was made). */
-  approvalsNeeded: number;
   /** Who approved so far, in order. */
   approvedBy: string[];
-  /** A temporary change is undone this long after it was applied (null: permanent). */
-  undoAfterMs: number | null;
-  /** When an applied temporary change will be undone. */
-  undoAt: number | null;
-  /** The change itself (kind, parameters, duration) where only one request for it may wait; else null. */
-  twinKey: string | null;
   /** What its apply replaced, which its undo puts back; null until applied (then `observed` stands). */
   replaced?: { value: unknown } | null;
   note?: ChangeNote | null;
   /** Who undid it: a user id, or "system" (edgeops at the end of its period). */
   undoneBy?: string | null;
   reason?: DecisionReason | null;
-  createdAt: number;
-  updatedAt: number;
 }
 
 export interface NewApprovalRequest {
@@ -230,57 +227,27 @@ export interface ApprovalsRepo {
   targetOwner(teamId: string, targetKey: string): Promise<{ requestId: string; since: number } | undefined>;
 }
 
-export function newId(): string {
-  return randomBytes(16).toString("base64url");
-}
-
-const parseJson = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
-
-export function toRequest(r: ApprovalRequestsTable): ApprovalRequest {
-  // Rows written before change kinds existed carry a bot-category change in their own columns.
-  const params =
-    r.params === null
-      ? {
-          shieldZoneId: Number(r.shield_zone_id),
-          category: Number(r.category),
-          action: Number(r.requested_action),
-        }
-      : parseJson(r.params);
-  const observed =
-    r.params === null
-      ? r.previous_action === null
-        ? null
-        : Number(r.previous_action)
-      : parseJson(r.observed);
-  return {
-    id: r.id,
-    kind: r.kind ?? "bot_category",
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    requesterId: r.requester_id,
-    params,
-    observed,
-    state: r.state as ApprovalState,
-    decidedBy: r.decided_by,
-    decidedAt: r.decided_at === null ? null : Number(r.decided_at),
-    expiresAt: Number(r.expires_at),
-    messageChannel: r.message_channel,
-    messageTs: r.message_ts,
-    attempts: Number(r.attempts),
-    lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as ApprovalError),
-    failedAt: r.failed_at === null || r.failed_at === undefined ? null : Number(r.failed_at),
-    approvalsNeeded: Number(r.approvals_needed ?? 1),
-    approvedBy: JSON.parse(r.approved_by ?? "[]") as string[],
-    undoAfterMs: r.undo_after_ms === null || r.undo_after_ms === undefined ? null : Number(r.undo_after_ms),
-    undoAt: r.undo_at === null || r.undo_at === undefined ? null : Number(r.undo_at),
-    twinKey: r.twin_key ?? null,
-    replaced: r.replaced ? (JSON.parse(r.replaced) as { value: unknown }) : null,
-    note: r.note ? (JSON.parse(r.note) as ChangeNote) : null,
-    undoneBy: r.undone_by ?? null,
-    reason: r.reason ? (JSON.parse(r.reason) as DecisionReason) : null,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
+/**
+ * A stored request as the domain reads it: the row's own fields, its JSON columns parsed. Rows written
+ * before change kinds existed (params null) carry a bot-category change in the columns of migration 1.
+ */
+export function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalRequest {
+  const legacy = row.params === null;
+  const { shieldZoneId, category, requestedAction, previousAction } = row;
+  return readRow(
+    row,
+    {
+      params: legacy ? { shieldZoneId, category, action: requestedAction } : parseJson(row.params),
+      observed: legacy ? previousAction : parseJson(row.observed),
+      state: row.state as ApprovalState,
+      lastError: parseJson<ApprovalError>(row.lastError),
+      approvedBy: JSON.parse(row.approvedBy) as string[],
+      replaced: parseJson<{ value: unknown }>(row.replaced),
+      note: parseJson<ChangeNote>(row.note),
+      reason: parseJson<DecisionReason>(row.reason),
+    },
+    ["shieldZoneId", "category", "requestedAction", "previousAction", "leaseUntil"],
+  );
 }
 
 /**
@@ -291,10 +258,10 @@ function legacyColumns(req: NewApprovalRequest) {
   const p = (req.kind === "bot_category" ? req.params : {}) as Record<string, unknown>;
   const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : 0);
   return {
-    shield_zone_id: int(p.shieldZoneId),
+    shieldZoneId: int(p.shieldZoneId),
     category: int(p.category),
-    requested_action: int(p.action),
-    previous_action: req.kind === "bot_category" && typeof req.observed === "number" ? req.observed : null,
+    requestedAction: int(p.action),
+    previousAction: req.kind === "bot_category" && typeof req.observed === "number" ? req.observed : null,
   };
 }
 
@@ -308,38 +275,62 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
-export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
+export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
   const { db, now } = ctx;
 
   const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ApprovalPatch) => ({
-    updated_at: now(),
-    ...(patch.decidedBy !== undefined ? { decided_by: patch.decidedBy } : {}),
-    ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
-    ...(patch.expiresAt !== undefined ? { expires_at: patch.expiresAt } : {}),
-    ...(patch.failedAt !== undefined ? { failed_at: patch.failedAt } : {}),
-    ...(patch.approvedBy !== undefined ? { approved_by: JSON.stringify(patch.approvedBy) } : {}),
-    ...(patch.undoAt !== undefined ? { undo_at: patch.undoAt } : {}),
-    ...(patch.twinKey !== undefined ? { twin_key: patch.twinKey } : {}),
+    updatedAt: now(),
+    ...(patch.decidedBy !== undefined ? { decidedBy: patch.decidedBy } : {}),
+    ...(patch.decidedAt !== undefined ? { decidedAt: patch.decidedAt } : {}),
+    ...(patch.expiresAt !== undefined ? { expiresAt: patch.expiresAt } : {}),
+    ...(patch.failedAt !== undefined ? { failedAt: patch.failedAt } : {}),
+    ...(patch.approvedBy !== undefined ? { approvedBy: JSON.stringify(patch.approvedBy) } : {}),
+    ...(patch.undoAt !== undefined ? { undoAt: patch.undoAt } : {}),
+    ...(patch.twinKey !== undefined ? { twinKey: patch.twinKey } : {}),
     ...(patch.replaced !== undefined
       ? { replaced: patch.replaced === null ? null : JSON.stringify(patch.replaced) }
       : {}),
     ...(patch.note !== undefined ? { note: patch.note === null ? null : JSON.stringify(patch.note) } : {}),
-    ...(patch.undoneBy !== undefined ? { undone_by: patch.undoneBy } : {}),
+    ...(patch.undoneBy !== undefined ? { undoneBy: patch.undoneBy } : {}),
     ...(patch.reason !== undefined
       ? { reason: patch.reason === null ? null : JSON.stringify(patch.reason) }
       : {}),
     ...(patch.lastError !== undefined
-      ? { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
+      ? { lastError: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
     ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
   });
 
   const pendingWhere = (teamId: string, q: PendingQuery) => {
-    let sel = db.selectFrom("approval_requests").where("team_id", "=", teamId).where("state", "=", "pending");
-    if (q.channelIds) sel = sel.where("channel_id", "in", [...q.channelIds]);
+    let sel = db.selectFrom("approval_requests").where("teamId", "=", teamId).where("state", "=", "pending");
+    if (q.channelIds) sel = sel.where("channelId", "in", [...q.channelIds]);
     if (q.kind !== undefined) sel = sel.where("kind", "=", q.kind);
-    if (q.twinKey !== undefined) sel = sel.where("twin_key", "=", q.twinKey);
+    if (q.twinKey !== undefined) sel = sel.where("twinKey", "=", q.twinKey);
     return sel;
+  };
+
+  /** No apply or undo holds the request's lease at this instant. */
+  const leaseEndedBy = (at: number) => (eb: ExpressionBuilder<Database, "approval_requests">) =>
+    eb.or([eb("leaseUntil", "is", null), eb("leaseUntil", "<=", at)]);
+
+  /**
+   * The sweeper's reads: requests in `state` whose `column` is at or before `by` (and, when given, whose
+   * lease ended by `leaseEnded`), that column's oldest first, at most `limit`, in the scope.
+   */
+  const listDue = async (
+    state: ApprovalState,
+    column: "expiresAt" | "undoAt" | "updatedAt",
+    by: number,
+    limit: number,
+    { teamIds }: WorkScope,
+    leaseEnded?: number,
+  ): Promise<ApprovalRequest[]> => {
+    if (teamIds?.length === 0) return [];
+    let q = db.selectFrom("approval_requests").selectAll().where("state", "=", state).where(column, "<=", by);
+    if (leaseEnded !== undefined) q = q.where(leaseEndedBy(leaseEnded));
+    if (teamIds) q = q.where("teamId", "in", teamIds);
+    const rows = await q.orderBy(column).orderBy("id").limit(limit).execute();
+    return rows.map(toRequest);
   };
 
   return guard("approvals", {
@@ -351,35 +342,35 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       checkInt("expiresAt", req.expiresAt, 0, Number.MAX_SAFE_INTEGER);
       if (req.approvalsNeeded !== undefined) checkInt("approvalsNeeded", req.approvalsNeeded, 1, 10);
       const at = now();
-      const row: ApprovalRequestsTable = {
+      const row: Selectable<ApprovalRequestsTable> = {
         id: req.id ?? newId(),
-        team_id: req.teamId,
-        channel_id: req.channelId,
-        requester_id: req.requesterId,
+        teamId: req.teamId,
+        channelId: req.channelId,
+        requesterId: req.requesterId,
         ...legacyColumns(req),
         state: "pending",
-        decided_by: null,
-        decided_at: null,
-        expires_at: req.expiresAt,
-        message_channel: null,
-        message_ts: null,
+        decidedBy: null,
+        decidedAt: null,
+        expiresAt: req.expiresAt,
+        messageChannel: null,
+        messageTs: null,
         attempts: 0,
-        last_error: null,
-        created_at: at,
-        updated_at: at,
+        lastError: null,
+        createdAt: at,
+        updatedAt: at,
         kind: req.kind,
         params: JSON.stringify(req.params),
         observed: req.observed === undefined ? null : JSON.stringify(req.observed),
-        failed_at: null,
-        approvals_needed: req.approvalsNeeded ?? 1,
-        approved_by: "[]",
-        undo_after_ms: req.undoAfterMs ?? null,
-        undo_at: null,
-        twin_key: req.twinKey ?? null,
+        failedAt: null,
+        approvalsNeeded: req.approvalsNeeded ?? 1,
+        approvedBy: "[]",
+        undoAfterMs: req.undoAfterMs ?? null,
+        undoAt: null,
+        twinKey: req.twinKey ?? null,
         replaced: null,
         note: req.note ? JSON.stringify(req.note) : null,
-        lease_until: null,
-        undone_by: null,
+        leaseUntil: null,
+        undoneBy: null,
         reason: null,
       };
       await db.insertInto("approval_requests").values(row).execute();
@@ -409,12 +400,10 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
         .where("id", "=", id)
         .where("state", "in", froms);
-      if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
-      if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
-      if (guard.undoDueBy !== undefined) q = q.where("undo_at", "<=", guard.undoDueBy);
-      const endedBy = guard.leaseEndedBy;
-      if (endedBy !== undefined)
-        q = q.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", endedBy)]));
+      if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
+      if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
+      if (guard.undoDueBy !== undefined) q = q.where("undoAt", "<=", guard.undoDueBy);
+      if (guard.leaseEndedBy !== undefined) q = q.where(leaseEndedBy(guard.leaseEndedBy));
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
@@ -425,8 +414,8 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .set((eb) => patchColumns(eb, patch))
         .where("id", "=", id)
         .where("state", "=", state);
-      if (guard.notExpiredAt !== undefined) q = q.where("expires_at", ">", guard.notExpiredAt);
-      if (guard.approvedBy !== undefined) q = q.where("approved_by", "=", JSON.stringify(guard.approvedBy));
+      if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
+      if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
       const r = await q.returningAll().executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
@@ -434,10 +423,10 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     async setMessage(id: string, channel: string, ts: string): Promise<boolean> {
       const r = await db
         .updateTable("approval_requests")
-        .set({ message_channel: channel, message_ts: ts, updated_at: now() })
+        .set({ messageChannel: channel, messageTs: ts, updatedAt: now() })
         .where("id", "=", id)
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return updatedOne(r);
     },
 
     async listPending(teamId: string, query: PendingQuery = {}): Promise<ApprovalRequest[]> {
@@ -445,7 +434,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       const order = query.newestFirst ? "desc" : "asc";
       const rows = await pendingWhere(teamId, query)
         .selectAll()
-        .orderBy("created_at", order)
+        .orderBy("createdAt", order)
         .orderBy("id", order)
         .limit(Math.max(0, Math.min(query.limit ?? MAX_PENDING_LISTED, MAX_PENDING_LISTED)))
         .execute();
@@ -458,79 +447,27 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
       return Number(row?.n ?? 0);
     },
 
-    async listExpiredPending(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", "pending")
-        .where("expires_at", "<=", at);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      const rows = await q.orderBy("expires_at").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    listExpiredPending: (at: number, limit = 100, scope: WorkScope = {}) =>
+      listDue("pending", "expiresAt", at, limit, scope),
 
-    async listDueUndo(at: number, limit = 100, scope: WorkScope = {}): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", "applied")
-        .where("undo_at", "<=", at);
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      const rows = await q.orderBy("undo_at").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    listDueUndo: (at: number, limit = 100, scope: WorkScope = {}) =>
+      listDue("applied", "undoAt", at, limit, scope),
 
-    async listStaleApproved(
+    listStaleApproved: (
       before: number,
       limit = 100,
       scope: WorkScope = {},
       state: ApprovalState = "approved",
-    ): Promise<ApprovalRequest[]> {
-      const { teamIds } = scope;
-      if (teamIds?.length === 0) return [];
-      let q = db
-        .selectFrom("approval_requests")
-        .selectAll()
-        .where("state", "=", state)
-        .where("updated_at", "<=", before)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now())]));
-      if (teamIds) q = q.where("team_id", "in", teamIds);
-      const rows = await q.orderBy("updated_at").orderBy("id").limit(limit).execute();
-      return rows.map(toRequest);
-    },
+    ) => listDue(state, "updatedAt", before, limit, scope, now()),
 
-    async takeLease(id: string, state: ApprovalState, until: number): Promise<boolean> {
-      const r = await db
-        .updateTable("approval_requests")
-        .set({ lease_until: until })
-        .where("id", "=", id)
-        .where("state", "=", state)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    takeLease: (id: string, state: ApprovalState, until: number) =>
+      takeLease(db, "approval_requests", { id, state }, until),
 
-    async renewLease(id: string, state: ApprovalState, from: number, to: number): Promise<boolean> {
-      const r = await db
-        .updateTable("approval_requests")
-        .set({ lease_until: to })
-        .where("id", "=", id)
-        .where("state", "=", state)
-        .where("lease_until", "=", from)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    renewLease: (id: string, state: ApprovalState, from: number, to: number) =>
+      moveLease(db, "approval_requests", { id, state }, from, to),
 
     async endLease(id: string, until: number): Promise<void> {
-      await db
-        .updateTable("approval_requests")
-        .set({ lease_until: null })
-        .where("id", "=", id)
-        .where("lease_until", "=", until)
-        .execute();
+      await moveLease(db, "approval_requests", { id }, until, null);
     },
 
     async countByState(teamId?: string): Promise<Record<ApprovalState, number>> {
@@ -538,7 +475,7 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
         .selectFrom("approval_requests")
         .select(["state", sql<number>`count(*)`.as("n")])
         .groupBy("state");
-      if (teamId !== undefined) q = q.where("team_id", "=", teamId);
+      if (teamId !== undefined) q = q.where("teamId", "=", teamId);
       const rows = await q.execute();
       const out = Object.fromEntries(APPROVAL_STATES.map((s) => [s, 0])) as Record<ApprovalState, number>;
       for (const r of rows) if (r.state in out) out[r.state as ApprovalState] = Number(r.n);
@@ -548,9 +485,9 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     async setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void> {
       await db
         .insertInto("change_targets")
-        .values({ team_id: teamId, target_key: targetKey, request_id: requestId, updated_at: now() })
+        .values({ teamId: teamId, targetKey: targetKey, requestId: requestId, updatedAt: now() })
         .onConflict((oc) =>
-          oc.columns(["team_id", "target_key"]).doUpdateSet({ request_id: requestId, updated_at: now() }),
+          oc.columns(["teamId", "targetKey"]).doUpdateSet({ requestId: requestId, updatedAt: now() }),
         )
         .execute();
     },
@@ -558,11 +495,11 @@ export function createApprovalsRepo(ctx: RepoContext): ApprovalsRepo {
     async targetOwner(teamId: string, targetKey: string) {
       const r = await db
         .selectFrom("change_targets")
-        .select(["request_id", "updated_at"])
-        .where("team_id", "=", teamId)
-        .where("target_key", "=", targetKey)
+        .select(["requestId", "updatedAt"])
+        .where("teamId", "=", teamId)
+        .where("targetKey", "=", targetKey)
         .executeTakeFirst();
-      return r ? { requestId: r.request_id, since: Number(r.updated_at) } : undefined;
+      return r ? { requestId: r.requestId, since: Number(r.updatedAt) } : undefined;
     },
   });
 }
