@@ -165,8 +165,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
 
   it("29.12: the requester is told in the card's thread when an approved change fails", async () => {
     category(h, 4).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 4 block`, "Tool");
-    const post = await pendingCard(h, "Tool");
+    await askAndConfirm(h, `bot ${ZONE} 4 block`);
+    const { post } = await pendingCard(h, "Tool");
     h.sim.addFault({ method: "PUT", path: /bot-categorization/, status: 500, body: "none", times: 3 });
     await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
       userId: CAROL,
@@ -199,8 +199,8 @@ describe("what cards say about decisions and undos (issue 29)", () => {
   it("29.12: a non-approver's Approve is refused at the click, with no dialog first; an approver's applies", async () => {
     h.slack.users.set("U0009", { id: "U0009", name: "dave" });
     category(h, 5).categoryAction = 2;
-    await asked(h, `bot ${ZONE} 5 block`, "Ads");
-    const post = await pendingCard(h, "Ads");
+    await askAndConfirm(h, `bot ${ZONE} 5 block`);
+    const { post } = await pendingCard(h, "Ads");
     const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve) as {
       action_id: string;
       value?: string;
