@@ -58,6 +58,22 @@ import { withChangeLock } from "./target-lock.js";
  */
 
 /**
+ * Whether asking for this change would change nothing (requestChange answers "unchanged"): the value is
+ * in force and no temporary change that set it is waiting to undo it. Read before offering Confirm.
+ */
+export async function changesNothing<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  current: V | null,
+): Promise<boolean> {
+  if (!kind.inForce(params, current)) return false;
+  const target = kind.targetKey?.(params, scope);
+  return !(target && (await pendingUndoOwner(deps, scope.teamId, target)));
+}
+
+/**
  * A confirmed request for a change. Applied at once where the kind's policy needs no second person;
  * otherwise it waits, pending. Nothing is created when the change is already in force.
  */
@@ -304,8 +320,10 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
     countState(deps, "failed");
     await audit(deps, request, actorId, "apply", "failed", {
       status: lastError.status ?? null,
-      errorKey: lastError.errorKey ?? null,
+      // Not "errorKey": a field named like a key is censored as a secret when the entry is stored.
+      apiError: lastError.errorKey ?? null,
       error: lastError.kind,
+      reason: lastError.message,
       ...alsoChangedDetail(err),
     });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };

@@ -22,6 +22,8 @@ export interface AppsPage {
   skipped?: number;
   totalItems: number | null;
   nextCursor: string | null;
+  /** A search by name: how many applications matched (the totals count those). */
+  matched?: number;
 }
 
 /** Words users type for a status, including "deploying" for progressing. */
@@ -91,6 +93,24 @@ export async function countAppsByStatus(
   return { total, byStatus, complete: false };
 }
 
+/**
+ * The applications in one of `statuses` right now (status words as the API sends them, any case), at most
+ * `maxPages` pages of 1000 read: what a new apps watch learns as its starting point and will not post about.
+ */
+export async function appsInStatuses(
+  client: EdgeClient,
+  statuses: readonly string[],
+  maxPages = 10,
+): Promise<{ apps: App[]; complete: boolean }> {
+  const wanted = new Set(statuses.map((s) => s.toLowerCase()));
+  const apps: App[] = [];
+  for await (const page of appPages(client, maxPages)) {
+    apps.push(...page.items.filter((a) => wanted.has(a.status.toLowerCase())));
+    if (page.last) return { apps, complete: true };
+  }
+  return { apps, complete: false };
+}
+
 /** API pages of 1000 read at most to find an application by name (and to list them for a picker). */
 export const MAX_PAGES_TO_FIND = 10;
 
@@ -101,10 +121,12 @@ export const MAX_PAGES_TO_FIND = 10;
 export async function findApp(client: EdgeClient, idOrName: string, example: string): Promise<App> {
   const wanted = idOrName.toLowerCase();
   const byName: App[] = [];
+  const partial: App[] = [];
   for await (const page of appPages(client, MAX_PAGES_TO_FIND)) {
     const exact = page.items.find((a) => a.id === idOrName);
     if (exact) return exact;
     byName.push(...page.items.filter((a) => a.name.toLowerCase() === wanted));
+    partial.push(...page.items.filter((a) => a.name.toLowerCase().includes(wanted)));
   }
   if (byName.length === 1 && byName[0]) return byName[0];
   if (byName.length > 1)
@@ -114,7 +136,38 @@ export async function findApp(client: EdgeClient, idOrName: string, example: str
         .map((a) => a.id)
         .join(", ")}.`,
     );
+  // As zones do: a change never lands on an app picked by a partial match, so the candidates are listed.
+  if (partial.length > 0) {
+    const listed = partial.slice(0, 10).map((a) => `${a.name} (${a.id})`);
+    const more = partial.length > listed.length ? ` and ${partial.length - listed.length} more` : "";
+    throw usage(
+      `No application is named exactly ${idOrName}; ${partial.length === 1 ? "one contains it" : `${partial.length} contain it`}: ${listed.join(", ")}${more}. Give the full name or the id: ${example}`,
+    );
+  }
   throw usage(
     `No application has the id or name ${idOrName}: /edge apps lists them. For example: ${example}`,
   );
+}
+
+/** The applications whose name contains `text` (any case), from the first MAX_PAGES_TO_FIND pages. */
+export async function appsNamed(client: EdgeClient, text: string, limit: number): Promise<AppsPage> {
+  const wanted = text.toLowerCase();
+  const matches: App[] = [];
+  let read = 0;
+  let complete = false;
+  for await (const page of appPages(client, MAX_PAGES_TO_FIND)) {
+    read += page.items.length;
+    matches.push(...page.items.filter((a) => a.name.toLowerCase().includes(wanted) || a.id === text));
+    complete = page.last;
+  }
+  const totals: Partial<Record<string, number>> = {};
+  for (const app of matches) totals[app.status] = (totals[app.status] ?? 0) + 1;
+  return {
+    apps: matches.slice(0, limit),
+    totals,
+    read,
+    totalItems: complete ? read : null,
+    nextCursor: null,
+    matched: matches.length,
+  };
 }

@@ -1,7 +1,12 @@
 import { setTimeout as delayFor } from "node:timers/promises";
 import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError } from "../edge/errors.js";
-import { DNS_SCAN_STATUS, type DnsScan } from "../edge/schemas/core.js";
+import {
+  DNS_SCAN_STATUS,
+  type DnsScan,
+  type DnsScanRecord,
+  dnsRecordTypeLabel,
+} from "../edge/schemas/core.js";
 
 /** The latest scan, or null when the zone has never been scanned (the API's 404). */
 export async function latestScan(client: EdgeClient, zoneId: number): Promise<DnsScan | null> {
@@ -46,4 +51,14 @@ export async function waitForScan(
     if (isFinished(scan)) return { scan, finished: true };
     delay = Math.min(delay * 2, 5000);
   }
+}
+
+/** The records grouped by type label (A, AAAA, CNAME ...), types in alphabetical order. */
+export function recordsByType(records: readonly DnsScanRecord[]): [string, DnsScanRecord[]][] {
+  const groups = new Map<string, DnsScanRecord[]>();
+  for (const r of records) {
+    const type = dnsRecordTypeLabel(r.type);
+    groups.set(type, [...(groups.get(type) ?? []), r]);
+  }
+  return [...groups].sort(([a], [b]) => a.localeCompare(b));
 }

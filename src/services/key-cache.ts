@@ -92,6 +92,20 @@ export async function cachedFor<T>(
   return startLoad(entry, list, client, now);
 }
 
+/**
+ * The workspace key's copy of `list` if one is loaded and within its TTL, never loading it: for figures
+ * an answer adds only when they cost no Edge call.
+ */
+export async function loadedForKey<T>(
+  deps: Deps,
+  teamId: string,
+  list: KeyedList<T>,
+): Promise<T | undefined> {
+  const { keyId } = await edgeAccessFor(deps, teamId);
+  const entry = cacheFor(deps.edge).get(`${list.name}:${keyId}`) as Entry<T> | undefined;
+  return entry?.last && deps.now() - entry.last.loadedAt < list.ttlMs ? entry.last.value : undefined;
+}
+
 /** Start loading `list` for the workspace's key if it is not cached, without waiting (a picker about to open). */
 export function warmForKey<T>(deps: Deps, teamId: string, list: KeyedList<T>): void {
   cachedForKey(deps, teamId, list, "suggest").catch((err: unknown) =>

@@ -2,8 +2,16 @@ import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
+import { UserError, usage } from "../errors.js";
 import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
-import { allPages, cachedForKey, type Freshness, type KeyedList, warmForKey } from "./key-cache.js";
+import {
+  allPages,
+  cachedForKey,
+  type Freshness,
+  type KeyedList,
+  loadedForKey,
+  warmForKey,
+} from "./key-cache.js";
 import {
   MAX_PAGES,
   type NamedZone,
@@ -73,6 +81,37 @@ export async function dnsZoneKnown(deps: Deps, teamId: string, id: number): Prom
 }
 
 /**
+ * The DNS zone a domain names, from the workspace's list: an exact domain (any case, no trailing dot)
+ * resolves; otherwise the zones whose domain contains it are listed, or how to pick one is said.
+ */
+export async function resolveDnsZoneByDomain(
+  deps: Deps,
+  teamId: string,
+  domain: string,
+  example: string,
+): Promise<number> {
+  const wanted = domain.toLowerCase().replace(/\.$/, "");
+  const zones = await cachedForKey(deps, teamId, DNS_ZONES);
+  const exact = zones.filter((z) => z.domain?.toLowerCase() === wanted);
+  if (exact.length === 1 && exact[0]) return exact[0].id;
+  const candidates = exact.length > 1 ? exact : zones.filter((z) => z.domain?.toLowerCase().includes(wanted));
+  const listed = candidates.slice(0, 10).map((z) => `${z.domain} (${z.id})`);
+  const more = candidates.length > listed.length ? ` and ${candidates.length - listed.length} more` : "";
+  if (exact.length > 1)
+    throw usage(
+      `"${domain}" names ${exact.length} DNS zones: ${listed.join(", ")}. Give the zone id: ${example}`,
+    );
+  if (candidates.length > 0)
+    throw usage(
+      `No DNS zone's domain is exactly "${domain}"; ${candidates.length === 1 ? "one contains it" : `${candidates.length} contain it`}: ${listed.join(", ")}${more}. Give the full domain or the zone id: ${example}`,
+    );
+  throw new UserError(
+    "not_found",
+    `No DNS zone has the domain "${domain}" in this account: type /edge dns alone to pick one of your DNS zones.`,
+  );
+}
+
+/**
  * Pull zone `id` as the workspace's key sees it (its name and hostnames), false when the key sees no
  * such pull zone, undefined when the list is cut short and it may be beyond it.
  */
@@ -87,6 +126,11 @@ export async function pullZoneKnown(
   const plain = directory.unshielded.find((p) => p.pullZoneId === id);
   if (plain) return { name: plain.pullZoneName, hostnames: plain.hostnames };
   return directory.complete ? false : undefined;
+}
+
+/** The applications' list if the per-key cache holds a fresh one (no Edge call), else undefined. */
+export function appListIfLoaded(deps: Deps, teamId: string): Promise<readonly App[] | undefined> {
+  return loadedForKey(deps, teamId, APPS);
 }
 
 /** Every application the workspace's key sees (the first 10,000), from the per-key cache. */

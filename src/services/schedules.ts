@@ -126,10 +126,31 @@ export function parseSpec(spec: string): When {
 }
 
 /**
+ * US abbreviations as people mean them: the zone with daylight saving. Left to Intl, `est` is a fixed
+ * UTC-5 (America/Panama) and `mst` a fixed UTC-7, while `pst` already follows Los Angeles.
+ */
+const ZONE_PEOPLE_MEAN: Readonly<Record<string, string>> = {
+  est: "America/New_York",
+  edt: "America/New_York",
+  et: "America/New_York",
+  cst: "America/Chicago",
+  cdt: "America/Chicago",
+  ct: "America/Chicago",
+  mst: "America/Denver",
+  mdt: "America/Denver",
+  mt: "America/Denver",
+  pst: "America/Los_Angeles",
+  pdt: "America/Los_Angeles",
+  pt: "America/Los_Angeles",
+};
+
+/**
  * An IANA time zone name in its canonical spelling (`europe/amsterdam` → `Europe/Amsterdam`), or a
  * sentence with an example. Offsets such as `+01:00` are refused: they do not follow daylight saving.
  */
 export function parseTimezone(name: string): string {
+  const meant = ZONE_PEOPLE_MEAN[name.toLowerCase()];
+  if (meant) return meant;
   const refuse = () =>
     usage(
       `"${name}" is not a time zone I know: use an IANA name such as Europe/Amsterdam, America/New_York or UTC. ${TRY}`,

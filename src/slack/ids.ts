@@ -5,9 +5,12 @@
 export const ACTIONS = {
   shareInChannel: "edge.share_in_channel",
   appsNextPage: "edge.apps.next_page",
+  appsPreviousPage: "edge.apps.previous_page",
   zonesPreviousPage: "edge.zones.previous_page",
   zonesNextPage: "edge.zones.next_page",
   dnsScanNow: "edge.dns.scan_now",
+  /** A record type or page of /edge dns: `edge.dns.page.<n>` (unique in the message); see ACTION_PATTERNS.dnsPage. */
+  dnsPage: "edge.dns.page",
   openKeyModal: "edge.key.open_modal",
   /** Block / Allow / Clear on /edge bots (Slack's confirm dialog already asked). */
   botBlock: "edge.bot.block",
@@ -66,6 +69,7 @@ export const IN_THREAD_CONFIRM_PREFIX = "edge.change.confirm.alert_";
 /** Action ids registered by pattern. */
 export const ACTION_PATTERNS = {
   incidentSeeAll: /^edge\.incident\.see_all(\.[a-z0-9]+)?$/,
+  dnsPage: /^edge\.dns\.page\.\d+$/,
   /** Confirm of a change: `edge.change.confirm`, or `edge.change.confirm.<word>` where one block holds several. */
   changeConfirm: /^edge\.change\.confirm(\.[a-z0-9_]+)?$/,
   /** A picker's external_select: its suggestions (block_suggestion) and, in a message, its choice. */

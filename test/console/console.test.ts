@@ -82,16 +82,15 @@ describe("local console, driven through standard input", () => {
       sim().requests.filter((r) => r.method === "PUT" && r.path.includes("/bot-categorization/"));
     expect(writes()).toHaveLength(0);
 
-    // The requester cannot approve his own request.
-    await c.send(String(buttonNumber(asked, "Approve")));
-    const self = await c.send("y");
+    // The requester cannot approve his own request: refused at the click, no dialog first (issue 29.12).
+    const self = await c.send(String(buttonNumber(asked, "Approve")));
+    expect(self).not.toMatch(/\? Approve/);
     expect(self).toContain("--- #general · edgeops · only visible to bob ---");
     expect(self).toContain("someone else has to approve it");
     expect(writes()).toHaveLength(0);
 
     await c.send("/as alice");
-    expect(await c.send(String(buttonNumber(c.output, "Approve")))).toMatch(/\? Approve/);
-    const approved = await c.send("y");
+    const approved = await c.send(String(buttonNumber(c.output, "Approve")));
     expect(approved).toContain("updated");
     expect(approved).toMatch(/Applied/);
     expect(writes()).toHaveLength(1);
@@ -125,7 +124,9 @@ describe("local console, driven through standard input", () => {
 
     const modal = await c.send("/edge key");
     expect(modal).toContain("=== Modal: Edge API key ===");
-    expect(modal).toContain("{1} Edge API key (optional)");
+    // Issue 29.16: required while there is no key (an empty field is refused).
+    expect(modal).toContain("{1} Edge API key");
+    expect(modal).not.toContain("Edge API key (optional)");
     expect(modal).toContain("[ Save (submit) | Cancel (/cancel) ]");
 
     const rejected = await c.send("wrong-key-0000000000");

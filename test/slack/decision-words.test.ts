@@ -163,6 +163,25 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
   });
 
+  it("29.12: the requester is told in the card's thread when an approved change fails", async () => {
+    category(h, 4).categoryAction = 2;
+    await askAndConfirm(h, `bot ${ZONE} 4 block`);
+    const { post } = await pendingCard(h, "Tool");
+    h.sim.addFault({ method: "PUT", path: /bot-categorization/, status: 500, body: "none", times: 3 });
+    await h.click(findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    const told = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) =>
+        typeof x.args.thread_ts === "string" &&
+        blocksText(x.args.blocks).includes("Tool") &&
+        blocksText(x.args.blocks).includes("failed"),
+    );
+    expect(blocksText(told.args.blocks)).toContain(`<@${BOB}> your request`);
+    expect(blocksText(told.args.blocks)).toContain(`approved by <@${CAROL}> but failed`);
+  });
+
   it("29.12: the default card names the workspace admins, so they are notified", async () => {
     category(h, 6).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 6 block`);
@@ -170,12 +189,32 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     const text = blocksText(post.args.blocks);
     expect(text).toMatch(/Approvers: workspace admins, <@U0001>, <@U0003> \(not the requester/);
     expect(text).not.toMatch(/Approvers:[^\n]*<@U0002>/);
-    // Block Kit's confirm is the same for every clicker: it no longer promises a non-approver the change.
+    // Block Kit's confirm is the same for every clicker: Approve has none, so nobody is asked before being refused.
     const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve) as {
       confirm?: { text?: { text?: string } };
     };
-    expect(approve.confirm?.text?.text).toContain("If you are one of its approvers");
-    expect(approve.confirm?.text?.text).not.toContain("will be applied now");
+    expect(approve.confirm).toBeUndefined();
+  });
+
+  it("29.12: a non-approver's Approve is refused at the click, with no dialog first; an approver's applies", async () => {
+    h.slack.users.set("U0009", { id: "U0009", name: "dave" });
+    category(h, 5).categoryAction = 2;
+    await askAndConfirm(h, `bot ${ZONE} 5 block`);
+    const { post } = await pendingCard(h, "Ads");
+    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve) as {
+      action_id: string;
+      value?: string;
+      confirm?: unknown;
+    };
+    expect(approve.confirm, "no 'Approve this change?' dialog before the refusal").toBeUndefined();
+    const outsider = await h.click(approve, { userId: "U0009" });
+    const refusal = blocksText((await h.slack.waitForResponse(outsider.responseId)).body.blocks);
+    expect(refusal).toContain("Only this channel's approvers can approve");
+    expect(refusal).toContain("named on the card");
+    expect(category(h, 5).categoryAction).toBe(2);
+    await h.click(approve, { userId: CAROL });
+    await cardUpdate(h, (t) => t.includes("Ads") && t.includes("is in effect"));
+    expect(category(h, 5).categoryAction).toBe(1);
   });
 
   it("29.12: a rejecter may add a reason: shown on the card and told to the requester", async () => {

@@ -66,10 +66,15 @@ function approversDetail(a: Approvers): DetailValue {
   return joined([...a.users.map(userRef), ...a.usergroups.map(usergroupRef)], ", ");
 }
 
+const minutes = (n: number) => `${n} minute${n === 1 ? "" : "s"}`;
+const approversPerRequest = (n: number | null) =>
+  n === null ? "inherited number of approvers per request" : `${n} approver${n === 1 ? "" : "s"} per request`;
+
 /** Who approves, as plain text (a count), for the one-line description. */
 function approversCount(a: Approvers): string {
   if (a.kind === "admins") return "workspace admins";
-  return `${a.users.length + a.usergroups.length} listed people or groups`;
+  const n = a.users.length + a.usergroups.length;
+  return n === 1 ? "1 listed person or group" : `${n} listed people or groups`;
 }
 
 /** The parts of the change; `who` writes the approvers (plain for the description, mentions for the card). */
@@ -80,11 +85,8 @@ function patchParts<T extends DetailValue>(p: PolicyParams, who: (a: Approvers) 
   if (s.approvals !== undefined) parts.push(`approvals ${s.approvals ?? "inherited"}`);
   if (s.approvers !== undefined) parts.push(s.approvers === null ? "approvers inherited" : who(s.approvers));
   if (s.expiryMinutes !== undefined)
-    parts.push(`expiry ${s.expiryMinutes === null ? "inherited" : `${s.expiryMinutes} minutes`}`);
-  if (s.approvalsNeeded !== undefined)
-    parts.push(
-      `${s.approvalsNeeded === null ? "inherited number of" : s.approvalsNeeded} approvers per request`,
-    );
+    parts.push(`expiry ${s.expiryMinutes === null ? "inherited" : minutes(s.expiryMinutes)}`);
+  if (s.approvalsNeeded !== undefined) parts.push(approversPerRequest(s.approvalsNeeded));
   if (s.approvalsFor !== undefined) parts.push(`approvals for ${approvalsForText(s.approvalsFor)}`);
   return parts;
 }
@@ -191,8 +193,8 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
               observed.approvers
                 ? joined(["approvers ", approversDetail(observed.approvers)])
                 : "approvers inherited",
-              `expiry ${observed.expiryMinutes === null ? "inherited" : `${observed.expiryMinutes} minutes`}`,
-              `${observed.approvalsNeeded ?? "inherited number of"} approvers per request`,
+              `expiry ${observed.expiryMinutes === null ? "inherited" : minutes(observed.expiryMinutes)}`,
+              approversPerRequest(observed.approvalsNeeded ?? null),
               `approvals for ${approvalsForText(observed.approvalsFor)}`,
             ],
             ", ",

@@ -70,7 +70,11 @@ function shieldSettingKind<V extends number | boolean>(
     approvers: "policy",
     policyName: s.policyName,
     risk: s.risk,
-    describe: (p) => `Set ${s.title} of shield zone ${p.shieldZoneId} to ${s.label(p.value)}`,
+    // An on/off setting is turned on or off ("Turn learning mode on …"), not "set … to on".
+    describe: (p) =>
+      typeof p.value === "boolean"
+        ? `Turn ${s.title.toLowerCase()} ${s.label(p.value)} for shield zone ${p.shieldZoneId}`
+        : `Set ${s.title} of shield zone ${p.shieldZoneId} to ${s.label(p.value)}`,
     target: (p) => `shield zone ${p.shieldZoneId} / ${s.title}`,
     details: (p, observed) => [
       { label: "Shield zone", value: String(p.shieldZoneId) },

@@ -250,13 +250,32 @@ const WATCH_PROMISE: Record<Watch["kind"], string> = {
   config: "one of them changes outside edgeops (someone in the bunny.net dashboard, another tool)",
 };
 
-export function watchCreatedMessage(w: Watch, existed: boolean, intervalMs: number): Reply {
+export function watchCreatedMessage(
+  w: Watch,
+  existed: boolean,
+  intervalMs: number,
+  /** Apps watch: the apps already in a watched status, which it takes as they are (no alert for them). */
+  already?: { apps: readonly { name: string; status: string }[]; complete: boolean },
+): Reply {
   const what = watchLabel(w);
   const lead = existed
     ? mrkdwn`:eyes: This channel already watches ${what}.`
     : mrkdwn`:eyes: Watching ${what} in this channel: I'll post here when ${WATCH_PROMISE[w.kind]}.`;
+  const blocks = [section(lead)];
+  if (already && already.apps.length > 0) {
+    const n = already.apps.length;
+    const names = already.apps
+      .slice(0, 10)
+      .map((a) => mrkdwn`${a.name} (${statusLook(a.status).label.toLowerCase()})`);
+    const more = n > 10 ? ` and ${n - 10} more` : "";
+    blocks.push(
+      section(
+        mrkdwn`:warning: ${already.complete ? "" : "At least "}${n} ${n === 1 ? "app is" : "apps are"} already in a watched status: ${joinMrkdwn(names, ", ")}${more}. This watch starts from them as they are and posts only what changes from now on: ${code("/edge apps failing")} lists them.`,
+      ),
+    );
+  }
   return reply(lead, [
-    section(lead),
+    ...blocks,
     context(
       mrkdwn`Id ${code(w.id)} · checked about every ${durationWords(intervalMs)} · mute with ${code(`/edge watch mute ${w.id} 2h`)} · stop with ${code(`/edge watch remove ${w.id}`)}`,
     ),

@@ -18,6 +18,7 @@ import {
   header,
   joinMrkdwn,
   type Mrkdwn,
+  type MrkdwnInput,
   mention,
   mrkdwn,
   plainText,
@@ -78,18 +79,27 @@ export interface ChangeButtonValue {
 
 /**
  * The reply to a typed change command: typed text has no dialog, so ask again with Confirm / Cancel,
- * showing the value in force now where the kind has one.
+ * showing the value in force now where the kind has one. A change that would change nothing (engine's
+ * changesNothing) is said as such, with no Confirm.
  */
 export function confirmChangeMessage(
   value: ChangeButtonValue,
   current: unknown = null,
-  /** What else confirming does, said before anyone confirms (plain text). */
-  warning?: string,
+  /** What else confirming does, said before anyone confirms. */
+  warning?: MrkdwnInput,
+  changesNothing = false,
 ): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
   const details = resolved ? resolved.kind.details(resolved.params, current) : [];
   const temporary = value.t !== undefined ? ` for ${durationWords(value.t)}, then undone` : "";
+  if (changesNothing) {
+    const line = mrkdwn`:information_source: Nothing to confirm: *${change}* is already in force, so it would change nothing.`;
+    const blocks: KnownBlock[] = [section(line)];
+    if (details.length > 0) blocks.push(fields(details.map(detailField)));
+    if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
+    return reply(line, blocks);
+  }
   const blocks: KnownBlock[] = [section(mrkdwn`:question: *${change}${temporary}?*`)];
   if (details.length > 0) blocks.push(fields(details.map(detailField)));
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
@@ -302,7 +312,7 @@ function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
 }
 
 /**
- * The approval card everyone in the channel sees. Pending: Approve (with a confirmation) and Reject.
+ * The approval card everyone in the channel sees. Pending: Approve and Reject (each decides at the click).
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
 export function approvalCard(
@@ -358,15 +368,15 @@ export function approvalCard(
     }
     if (r.lastError?.kind === "approvals_dropped")
       blocks.push(context(mrkdwn`:warning: ${r.lastError.message}`));
-    const approve = button("Approve", ACTIONS.approve, r.id, "primary");
-    approve.confirm = confirmDialog(
-      "Approve this change?",
-      // Block Kit shows this dialog to everyone who clicks; only an approver's click applies anything.
-      mrkdwn`If you are one of its approvers, *${change}* is applied now. If not, nothing changes and edgeops tells you who can approve.`,
-      "Approve",
-      "primary",
+    // No confirmation dialog: Block Kit would show it to every clicker, so a non-approver would be asked
+    // "approve?" before being refused. The card is what an approver confirms; a non-approver's click is
+    // refused at once.
+    blocks.push(
+      actions(
+        button("Approve", ACTIONS.approve, r.id, "primary"),
+        button("Reject", ACTIONS.reject, r.id, "danger"),
+      ),
     );
-    blocks.push(actions(approve, button("Reject", ACTIONS.reject, r.id, "danger")));
   } else {
     const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
     const by = approvers.length > 0 ? people(approvers) : "edgeops";

@@ -36,6 +36,24 @@ export interface AppsNextValue {
   l: number;
   s?: string;
   p?: boolean;
+  /** The page number this button leads to, and the cursors of the pages before it (for Previous). */
+  n?: number;
+  b?: string[];
+}
+
+/** Where an apps answer is in its list: its page number and the cursors that led to it ("" first). */
+export interface AppsPosition {
+  page: number;
+  cursor: string;
+  before: readonly string[];
+}
+
+/** A button value no longer than Slack allows: the Previous trail is dropped before anything else. */
+function pageValue(v: AppsNextValue): string {
+  const text = JSON.stringify(v);
+  if (text.length <= 2000) return text;
+  const { b: _dropped, ...rest } = v;
+  return JSON.stringify(rest);
 }
 
 function appLine(app: App): Mrkdwn {
@@ -50,9 +68,9 @@ function appLine(app: App): Mrkdwn {
 export function totalsLine(totals: Partial<Record<string, number>>): string {
   const order = ["active", "progressing", "failing", "suspended", "inactive", "unknown"];
   const keys = [...order.filter((k) => totals[k]), ...Object.keys(totals).filter((k) => !order.includes(k))];
-  return keys
-    .map((k) => `${statusLook(k).emoji} ${totals[k]} ${statusLook(k).label.toLowerCase()}`)
-    .join("   ");
+  // A status the API documents no word for is shown as sent, so it is not a second "unknown".
+  const word = (k: string) => (STATUS_LOOK[k] ? STATUS_LOOK[k].label.toLowerCase() : `"${k}" (undocumented)`);
+  return keys.map((k) => `${statusLook(k).emoji} ${totals[k]} ${word(k)}`).join("   ");
 }
 
 /** "2 applications came without an id and are left out." */
@@ -62,12 +80,36 @@ export function skippedText(n: number, what: string, field: string): string {
 
 export function appsMessage(
   page: AppsPage,
-  query: { status?: string; limit: number; isPublic: boolean },
+  query: { status?: string; name?: string; limit: number; isPublic: boolean },
+  /** Counts by status over the whole list (not only this page's), when they could be read. */
+  whole?: { total: number; byStatus: Partial<Record<string, number>>; complete: boolean },
+  at: AppsPosition = { page: 1, cursor: "", before: [] },
 ): Reply {
-  const filter = query.status ? ` (${statusLook(query.status).label.toLowerCase()})` : "";
+  const filter = query.status
+    ? ` (${statusLook(query.status).label.toLowerCase()})`
+    : query.name !== undefined
+      ? ` named like "${truncate(query.name, 60)}"`
+      : "";
   const blocks: KnownBlock[] = [header(`Magic Containers applications${filter}`)];
   const of = page.totalItems !== null ? ` of ${page.totalItems}` : "";
-  blocks.push(context(`${page.read} read${of} · ${totalsLine(page.totals) || "none"}`));
+  const matched = page.matched !== undefined ? `${page.matched} matching · ` : "";
+  // Page N of M where the whole list says how many there are (a name search is one page).
+  const listed = query.status
+    ? whole?.byStatus[query.status]
+    : (whole?.total ?? page.totalItems ?? undefined);
+  const pages =
+    page.matched === undefined && listed !== undefined && (whole?.complete ?? true)
+      ? ` · page ${at.page} of ${Math.max(1, Math.ceil(listed / query.limit))}`
+      : page.matched === undefined
+        ? ` · page ${at.page}`
+        : "";
+  const totals =
+    whole && page.matched === undefined
+      ? `${whole.complete ? "all" : "the first"} ${whole.total}: ${totalsLine(whole.byStatus) || "none"}`
+      : page.matched === undefined
+        ? `on this page: ${totalsLine(page.totals) || "none"}`
+        : totalsLine(page.totals) || "none";
+  blocks.push(context(`${page.read} read${of}${pages} · ${matched}${totals}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "application", "an id")));
   if (page.apps.length === 0) {
     blocks.push(
@@ -80,15 +122,30 @@ export function appsMessage(
   } else {
     blocks.push(...packLines(page.apps.map(appLine), 44, "applications"));
   }
-  if (page.nextCursor) {
-    const value: AppsNextValue = {
-      c: page.nextCursor,
-      l: query.limit,
-      ...(query.status ? { s: query.status } : {}),
-      ...(query.isPublic ? { p: true } : {}),
-    };
-    blocks.push(actions(button("Next page", ACTIONS.appsNextPage, JSON.stringify(value))));
-  }
+  const base = {
+    l: query.limit,
+    ...(query.status ? { s: query.status } : {}),
+    ...(query.isPublic ? { p: true } : {}),
+  };
+  const paging = [];
+  const previous = at.before.at(-1);
+  if (at.page > 1 && previous !== undefined)
+    paging.push(
+      button(
+        "Previous page",
+        ACTIONS.appsPreviousPage,
+        pageValue({ ...base, c: previous, n: at.page - 1, b: at.before.slice(0, -1) }),
+      ),
+    );
+  if (page.nextCursor)
+    paging.push(
+      button(
+        "Next page",
+        ACTIONS.appsNextPage,
+        pageValue({ ...base, c: page.nextCursor, n: at.page + 1, b: [...at.before, at.cursor] }),
+      ),
+    );
+  if (paging.length > 0) blocks.push(actions(...paging));
   return reply(`Magic Containers applications: ${page.apps.length} shown`, blocks);
 }
 

@@ -55,10 +55,14 @@ export function auditMessage(entries: readonly AuditEntry[], scope: AuditScope):
     const where = typeof e.details?.channelId === "string" ? mrkdwn` in ${channel(e.details.channelId)}` : "";
     const status =
       typeof e.details?.status === "number"
-        ? ` (HTTP ${e.details.status}${typeof e.details.errorKey === "string" ? `, ${e.details.errorKey}` : ""})`
+        ? ` (HTTP ${e.details.status}${typeof e.details.apiError === "string" ? `, ${e.details.apiError}` : ""})`
+        : "";
+    const reason =
+      typeof e.details?.reason === "string" && e.outcome === "failed"
+        ? `: ${e.details.reason.slice(0, 300)}`
         : "";
     const who = e.userId === "system" ? "edgeops" : mention(e.userId);
-    return mrkdwn`${dateToken(e.at)} · ${who} · ${code(e.action)} · ${e.target}${where} · *${e.outcome}*${status}${beforeAfter(e)}`;
+    return mrkdwn`${dateToken(e.at)} · ${who} · ${code(e.action)} · ${e.target}${where} · *${e.outcome}*${status}${reason}${beforeAfter(e)}`;
   });
   return reply(`Audit log: last ${entries.length} entries`, [
     header("Audit log"),

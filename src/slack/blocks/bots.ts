@@ -55,7 +55,7 @@ export function botsMessage(
   } else {
     blocks.push(section("*Bot categories*"));
     for (const c of shown) {
-      const bots = c.bots.length ? `  _(${c.bots.length} known bots)_` : "";
+      const bots = c.bots.length ? `  _(${c.bots.length} known bot${c.bots.length === 1 ? "" : "s"})_` : "";
       blocks.push(section(`*${botCategoryLabel(c.category)}*: ${categoryActionText(c.action)}${bots}`));
       blocks.push(actions(...categoryButtons(zoneId, c.category, newId)));
     }

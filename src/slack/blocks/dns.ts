@@ -7,6 +7,7 @@ import {
   dnsRecordTypeLabel,
   dnsScanStatusLabel,
 } from "../../edge/schemas/core.js";
+import { recordsByType } from "../../services/dns.js";
 import { ACTIONS } from "../ids.js";
 import {
   actions,
@@ -49,6 +50,69 @@ function recordLine(r: DnsScanRecord): Mrkdwn {
   return mrkdwn`${code(r.name || "@", 80)} → ${truncate(r.value ?? "", 200)}${extra ? ` (${extra})` : ""} · TTL ${r.ttl ?? "?"}${proxied}`;
 }
 
+/** Which records a DNS answer shows: one record type, one page of it. */
+export interface DnsView {
+  type: string;
+  page: number;
+}
+
+/** What a DNS type or page button carries: the zone, the type, the page, and whether the answer is public. */
+export interface DnsPageValue {
+  z: number;
+  t: string;
+  pg: number;
+  p?: boolean;
+}
+
+/**
+ * One record type's page, with a button for every type (so each type, TXT too, is reachable) and
+ * Previous / Next within the type.
+ */
+function typePage(zoneId: number, records: readonly DnsScanRecord[], view: DnsView, isPublic: boolean) {
+  const groups = recordsByType(records);
+  const [type, group] = groups.find(([t]) => t === view.type) ?? groups[0]!;
+  const pages = Math.max(1, Math.ceil(group.length / DNS_RECORDS_SHOWN));
+  const page = Math.min(Math.max(1, view.page), pages);
+  const shown = group.slice((page - 1) * DNS_RECORDS_SHOWN, page * DNS_RECORDS_SHOWN);
+  const value = (t: string, pg: number) =>
+    JSON.stringify({ z: zoneId, t, pg, ...(isPublic ? { p: true } : {}) } satisfies DnsPageValue);
+  const blocks: KnownBlock[] = [
+    ...packLines(
+      [
+        mrkdwn`*${type}* (${group.length}) · page ${page} of ${pages}\n${joinMrkdwn(shown.map(recordLine), "\n")}`,
+      ],
+      3,
+      "records",
+    ),
+  ];
+  if (records.length > shown.length)
+    blocks.push(
+      context(
+        mrkdwn`_…and ${records.length - shown.length} more records: the buttons below show every type, a page at a time._`,
+      ),
+    );
+  let n = 0;
+  const id = () => `${ACTIONS.dnsPage}.${n++}`;
+  const paging = [
+    ...(page > 1 ? [button("Previous page", id(), value(type, page - 1))] : []),
+    ...(page < pages ? [button("Next page", id(), value(type, page + 1))] : []),
+  ];
+  if (paging.length > 0) blocks.push(actions(...paging));
+  if (groups.length > 1) {
+    const others = groups.filter(([t]) => t !== type);
+    // An actions block holds at most 25 elements.
+    for (let i = 0; i < others.length; i += 25)
+      blocks.push(
+        actions(
+          ...others
+            .slice(i, i + 25)
+            .map(([t, g]) => button(`${truncate(t, 40)} (${g.length})`, id(), value(t, 1))),
+        ),
+      );
+  }
+  return blocks;
+}
+
 /** Records grouped by type (A, AAAA, CNAME ...), the first DNS_RECORDS_SHOWN shown, then "N more". */
 export function recordLines(records: readonly DnsScanRecord[]): Mrkdwn[] {
   const groups = new Map<string, DnsScanRecord[]>();
@@ -78,7 +142,12 @@ export function countsByType(records: readonly DnsScanRecord[]): string {
     .join(" · ");
 }
 
-export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
+export function dnsMessage(
+  zoneId: number,
+  scan: DnsScan,
+  view: DnsView = { type: "", page: 1 },
+  isPublic = false,
+): Reply {
   const status = scan.status ?? -1;
   const blocks: KnownBlock[] = [
     header(`DNS scan · ${truncate(scan.domain ?? `zone ${zoneId}`, 120)}`),
@@ -92,7 +161,7 @@ export function dnsMessage(zoneId: number, scan: DnsScan): Reply {
   if (scan.error) blocks.push(section(mrkdwn`:x: *The scan failed:* ${scan.error}`));
   if (scan.records.length > 0) {
     blocks.push(context(countsByType(scan.records)));
-    blocks.push(...packLines(recordLines(scan.records), 40, "groups"));
+    blocks.push(...typePage(zoneId, scan.records, view, isPublic));
   } else if (status === DNS_SCAN_STATUS.completed) {
     blocks.push(context("The scan found no records."));
   }

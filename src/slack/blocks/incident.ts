@@ -455,7 +455,9 @@ export function incidentListMessage(
   page: IncidentListPage & { range: IncidentRange },
   section: IncidentListSection,
 ): Reply {
-  const title = `${LIST_TITLES[section]} · shield zone ${zoneId}`;
+  // Apps are the account's, not the zone's: the card only lists them beside the zone.
+  const of = section === "apps" ? "the whole account" : `shield zone ${zoneId}`;
+  const title = `${LIST_TITLES[section]} · ${of}`;
   const lines = listLines(page);
   const where =
     page.kind === "offenders"
@@ -484,5 +486,5 @@ export function incidentListMessage(
       button("Next page", ACTIONS.incidentNextPage, JSON.stringify({ ...base, pg: page.page + 1 })),
     );
   if (paging.length > 0) blocks.push(actions(...paging));
-  return reply(`${LIST_TITLES[section]} of shield zone ${zoneId}, page ${page.page}`, blocks);
+  return reply(`${LIST_TITLES[section]} of ${of}, page ${page.page}`, blocks);
 }

@@ -29,10 +29,13 @@ export function keyModal(info: ApiKeyInfo | undefined, usingDeploymentKey: boole
     {
       type: "input",
       block_id: BLOCKS.keyInput,
-      optional: true,
+      // Empty is only right when removing the stored key below, so without one it is required.
+      optional: info !== undefined,
       label: plainText(info ? "New Edge API key" : "Edge API key"),
       hint: plainText(
-        "Your bunny.net account API key. It is checked with the Edge API, then stored encrypted.",
+        info
+          ? "Your bunny.net account API key, checked with the Edge API, then stored encrypted. Leave it empty only to remove the stored key below."
+          : "Your bunny.net account API key. It is checked with the Edge API, then stored encrypted.",
       ),
       element: {
         type: "plain_text_input",

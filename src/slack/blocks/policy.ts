@@ -44,7 +44,7 @@ export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
     fields([
       `*Approvals*\n${approvals}\n_${SOURCE[p.source.approvals]}_`,
       mrkdwn`*Approvers*\n${approversText(p.approvers)}\n_${SOURCE[p.source.approvers] ?? ""}_`,
-      `*Expiry*\n${p.expiryMinutes} minutes\n_${SOURCE[p.source.expiryMinutes]}_`,
+      `*Expiry*\n${p.expiryMinutes} minute${p.expiryMinutes === 1 ? "" : "s"}\n_${SOURCE[p.source.expiryMinutes]}_`,
       `*Applies to*\n${p.approvals === "required" ? approvalsForText(p.approvalsFor) : "no change"}\n_${SOURCE[p.source.approvalsFor]}_`,
     ]),
     context(mrkdwn`Channel ${channel(channelId)}. Admins change it with ${joinMrkdwn(commands, ", ")}.`),

@@ -1,3 +1,4 @@
+import { changesNothing } from "../../changes/engine.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { usage } from "../../errors.js";
 import { BLOCK_EXAMPLE, parseAccessEntry } from "../../services/access-entries.js";
@@ -5,6 +6,7 @@ import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/a
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
+import { joinMrkdwn, mention, mrkdwn } from "../blocks/common.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
@@ -33,6 +35,23 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const current = await readEntryState(client, shieldZoneId, entry);
   const p: AccessBlockParams = { shieldZoneId, ...entry, state };
   const action = state === "none" ? undefined : state;
+  const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
+  const nothing = await changesNothing(ctx.env.deps, accessBlockKind, scope, p, current);
+  if (nothing && !action) {
+    // Nothing to unblock: but a block of it may be waiting for approval, which is what the person wants stopped.
+    const waiting = await pendingAccessChanges(ctx, p);
+    if (waiting.length > 0) {
+      const one = waiting.length === 1;
+      const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
+      const askers = joinMrkdwn([...new Set(waiting.map((r) => r.requesterId))].map(mention), ", ");
+      return confirmChangeMessage(
+        { r: newRequestId(), k: accessBlockKind.name, p },
+        current,
+        mrkdwn`${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
+        true,
+      );
+    }
+  }
   const off = action && (await listTurnedOff(client, shieldZoneId, entry.type, action));
   const all = off?.entryCount == null ? "every entry in it" : `all ${off.entryCount} entries in it`;
   const warning =
@@ -48,7 +67,23 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
     },
     current,
     warning,
+    nothing,
   );
+}
+
+/** Pending requests to block or challenge this very entry on this zone. */
+async function pendingAccessChanges(ctx: CommandContext, p: AccessBlockParams) {
+  const pending = await ctx.env.deps.store.approvals.listPending(ctx.teamId, { kind: accessBlockKind.name });
+  return pending.flatMap((r) => {
+    const params = accessBlockKind.params.safeParse(r.params);
+    return params.success &&
+      params.data.shieldZoneId === p.shieldZoneId &&
+      params.data.type === p.type &&
+      params.data.value === p.value &&
+      params.data.state !== "none"
+      ? [{ requesterId: r.requesterId, params: params.data }]
+      : [];
+  });
 }
 
 /** What to block where the zone goes (`/edge block 203.0.113.7`); a number is always a zone id. */

@@ -1,3 +1,4 @@
+import { changesNothing } from "../../changes/engine.js";
 import { botCategoryKind } from "../../changes/kinds/bot-category.js";
 import { BOT_EXAMPLE, parseAction, parseCategory } from "../../services/bot-categories.js";
 import { edgeClientFor } from "../../services/edge-access.js";
@@ -37,14 +38,18 @@ export const botCommand: Subcommand = {
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const current =
       (await client.getBotCategories(zoneId)).find((c) => c.category === category)?.action ?? null;
+    const p = { shieldZoneId: zoneId, category, action };
+    const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
     return confirmChangeMessage(
       {
         r: newRequestId(),
         k: botCategoryKind.name,
-        p: { shieldZoneId: zoneId, category, action },
+        p,
         ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
       },
       current,
+      undefined,
+      await changesNothing(ctx.env.deps, botCategoryKind, scope, p, current),
     );
   },
 };

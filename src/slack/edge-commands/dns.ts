@@ -1,10 +1,11 @@
-import { UserError } from "../../errors.js";
-import { latestScan } from "../../services/dns.js";
+import { UserError, usage } from "../../errors.js";
+import { latestScan, recordsByType } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
-import { dnsZoneKnown } from "../../services/pickers.js";
-import { dnsMessage, noScanMessage } from "../blocks/dns.js";
-import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
-import type { Subcommand } from "./types.js";
+import { dnsZoneKnown, resolveDnsZoneByDomain } from "../../services/pickers.js";
+import type { Reply } from "../blocks/common.js";
+import { type DnsView, dnsMessage, noScanMessage } from "../blocks/dns.js";
+import { echo, noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
+import type { SlackEnv, Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge dns 5678";
 
@@ -15,19 +16,51 @@ export const unknownDnsZone = (zoneId: number) =>
     `There is no DNS zone ${zoneId} in this account: check the id, or type /edge dns alone to pick one of your DNS zones.`,
   );
 
+/**
+ * The latest scan of a DNS zone at one record type and page (the first type when none is asked), or
+ * that it has not been scanned; a type the scan does not have is refused with the types it has.
+ */
+export async function dnsAnswer(
+  env: SlackEnv,
+  teamId: string,
+  zoneId: number,
+  view: DnsView,
+  isPublic: boolean,
+): Promise<Reply> {
+  const client = await edgeClientFor(env.deps, teamId);
+  const scan = await latestScan(client, zoneId);
+  if (!scan) {
+    if ((await dnsZoneKnown(env.deps, teamId, zoneId)) === false) throw unknownDnsZone(zoneId);
+    return noScanMessage(zoneId);
+  }
+  const types = recordsByType(scan.records).map(([t]) => t);
+  const type = view.type === "" ? "" : types.find((t) => t.toLowerCase() === view.type.toLowerCase());
+  if (type === undefined)
+    throw usage(
+      `The latest scan of DNS zone ${zoneId} has no ${echo(view.type)} records; it has ${types.join(", ") || "none"}. For example: /edge dns ${zoneId} ${types[0] ?? "TXT"}`,
+    );
+  return dnsMessage(zoneId, scan, { type, page: view.page }, isPublic);
+}
+
 export const dnsCommand: Subcommand = {
   name: "dns",
-  usage: "dns <zoneId>",
-  summary: "The latest DNS record scan of a DNS zone, with a Scan now button.",
-  examples: [EXAMPLE],
+  usage: "dns <zoneId|domain> [record type] [page]",
+  summary:
+    "The latest DNS record scan of a DNS zone, a record type at a time (buttons for every type), with a Scan now button.",
+  examples: [EXAMPLE, "/edge dns example.com", `${EXAMPLE} TXT`, `${EXAMPLE} A 2`],
   picker: pickerWhenEmpty("dns"),
   async run(ctx) {
-    const zoneId = parseId(ctx.args[0], "DNS zone id", EXAMPLE);
-    noMoreArgs(ctx.args, 1, EXAMPLE);
-    const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
-    const scan = await latestScan(client, zoneId);
-    if (scan) return dnsMessage(zoneId, scan);
-    if ((await dnsZoneKnown(ctx.env.deps, ctx.teamId, zoneId)) === false) throw unknownDnsZone(zoneId);
-    return noScanMessage(zoneId);
+    const typed = ctx.args[0];
+    // A domain (`/edge dns shop.example.com`) is looked up; anything else is read as an id.
+    const zoneId =
+      typed !== undefined && /[a-z]/i.test(typed) && /^[a-z0-9.-]{1,253}$/i.test(typed) && typed.includes(".")
+        ? await resolveDnsZoneByDomain(ctx.env.deps, ctx.teamId, typed, EXAMPLE)
+        : parseId(typed, "DNS zone id", EXAMPLE);
+    const [, typeWord, pageWord] = ctx.args;
+    const type = typeWord !== undefined && !/^\d+$/.test(typeWord) ? typeWord : "";
+    const pageArg = type === "" ? typeWord : pageWord;
+    const page = pageArg === undefined ? 1 : parseId(pageArg, "page number", `${EXAMPLE} TXT 2`);
+    noMoreArgs(ctx.args, type === "" ? 2 : 3, EXAMPLE);
+    return dnsAnswer(ctx.env, ctx.teamId, zoneId, { type, page }, ctx.isPublic);
   },
 };

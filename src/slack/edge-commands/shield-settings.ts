@@ -1,3 +1,4 @@
+import { changesNothing } from "../../changes/engine.js";
 import type { ChangeKind } from "../../changes/kind.js";
 import {
   DDOS_WORDS,
@@ -55,14 +56,17 @@ function shieldSettingCommand<V extends number | boolean>(o: {
       const probe = { shieldZoneId, value, seen: null };
       const seen = await o.kind.readCurrent(ctx.env.deps, scope, probe);
       const note = await o.note?.(ctx, shieldZoneId, value, seen);
+      const p = { shieldZoneId, value, seen };
       const confirm = confirmChangeMessage(
         {
           r: newRequestId(),
           k: o.kind.name,
-          p: { shieldZoneId, value, seen },
+          p,
           ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
         },
         seen,
+        undefined,
+        await changesNothing(ctx.env.deps, o.kind, scope, p, seen),
       );
       if (note === undefined) return confirm;
       const [title, ...rest] = confirm.blocks;

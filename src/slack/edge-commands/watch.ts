@@ -1,6 +1,8 @@
+import { DEFAULT_ALERT_STATUSES } from "../../alerts/detect.js";
 import { watchInterval } from "../../alerts/interval.js";
 import { alertViewOf } from "../../alerts/view.js";
 import { UserError, usage } from "../../errors.js";
+import { appsInStatuses } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import type { ActorInput } from "../../services/ownership.js";
 import {
@@ -92,8 +94,10 @@ async function watchConfig(ctx: CommandContext): Promise<Reply> {
 async function watchApps(ctx: CommandContext): Promise<Reply> {
   const statuses = parseWatchedStatuses(ctx.args.slice(1));
   const deps = ctx.env.deps;
-  // Without a key the watch could never read the apps: say so now.
-  await (await edgeClientFor(deps, ctx.teamId)).listApps({ limit: 1 });
+  // Without a key the watch could never read the apps: say so now. The apps already in a watched status are
+  // its starting point (it posts changes from now on), so the confirmation names them.
+  const watched = (statuses ?? DEFAULT_ALERT_STATUSES).filter((s) => s !== "progressing");
+  const already = await appsInStatuses(await edgeClientFor(deps, ctx.teamId), watched);
   const { watch, existed } = await createWatch(deps, {
     teamId: ctx.teamId,
     channelId: ctx.channelId,
@@ -102,7 +106,7 @@ async function watchApps(ctx: CommandContext): Promise<Reply> {
     target: "",
     options: { statuses },
   });
-  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
+  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId), already);
 }
 
 /**

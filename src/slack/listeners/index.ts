@@ -8,6 +8,7 @@ import { approvalDecision, rejectReasonOpen } from "./actions/approval-decision.
 import { appsNextPage } from "./actions/apps-next-page.js";
 import { botChange } from "./actions/bot-change.js";
 import { changeCancel, changeConfirm } from "./actions/change-confirm.js";
+import { dnsPage } from "./actions/dns-page.js";
 import { dnsScanNow } from "./actions/dns-scan-now.js";
 import { driftKeep } from "./actions/drift-keep.js";
 import { incidentList, incidentRefresh, incidentWafRecommendation } from "./actions/incident.js";
@@ -39,9 +40,11 @@ export function registerListeners(app: App, env: SlackEnv): void {
   app.command("/edge", ackFirst(edgeCommand(env, subcommands)));
   on.action(ACTIONS.shareInChannel, shareInChannel(env, subcommands));
   on.action(ACTIONS.appsNextPage, appsNextPage(env));
+  on.action(ACTIONS.appsPreviousPage, appsNextPage(env));
   on.action(ACTIONS.zonesPreviousPage, zonesPage(env));
   on.action(ACTIONS.zonesNextPage, zonesPage(env));
   on.action(ACTIONS.dnsScanNow, dnsScanNow(env));
+  on.action(ACTION_PATTERNS.dnsPage, dnsPage(env));
   on.action(ACTIONS.openKeyModal, openKeyModalFromHome(env));
   on.action(ACTIONS.botBlock, botChange(env));
   on.action(ACTIONS.botAllow, botChange(env));

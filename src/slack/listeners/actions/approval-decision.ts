@@ -3,7 +3,7 @@ import { undoNow } from "../../../changes/undo-and-reconcile.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
-import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/common.js";
+import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn, sentenceReply } from "../../blocks/common.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 
@@ -19,7 +19,7 @@ function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnIn
     case "not_approver":
       return decision === "undo"
         ? "Only the requester or this channel's approvers can undo this change (see /edge policy). Nothing changed."
-        : `Only this channel's approvers can ${decision} requests (see /edge policy). Nothing changed.`;
+        : `Only this channel's approvers can ${decision} requests (they are named on the card; see /edge policy). Nothing changed.`;
     case "not_undoable":
       return requestStateSentence(outcome.request);
     case "undo_failed":
@@ -73,7 +73,14 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     if (outcome.kind === "rejected")
       return respondPrivately(args, rejectedAnswer(outcome.request), ctx.logger);
     const sentence = privateSentence(outcome, decision);
-    if (sentence) await answerPrivately(args, sentence, ctx.logger);
+    // What went as the clicker meant is not a warning.
+    const done = ["approval_recorded", "withdrawn", "applied"].includes(outcome.kind);
+    if (sentence)
+      await respondPrivately(
+        args,
+        done ? sentenceReply(sentence, ":white_check_mark:") : sentenceReply(sentence),
+        ctx.logger,
+      );
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   SlackActionMiddlewareArgs,
 } from "@slack/bolt";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
+import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { fillLater } from "../../impact-fill.js";
 import { commandTextFor, decodePickTemplate } from "../../picker-template.js";
@@ -49,9 +50,10 @@ export function pickerChosen(env: SlackEnv, subcommands: ReadonlyMap<string, Sub
         .catch((err: unknown) => logger.debug({ err }, "delete failed"));
       return;
     }
-    // An error keeps the picker, so another choice can be made; an answer takes its place.
+    // An error keeps the picker, so another choice can be made; an answer takes its place, with Share in
+    // channel as a typed one has.
     if (result.outcome === "ok") {
-      const reply = result.reply;
+      const reply = result.shareable ? withShareButton(result.reply, text) : result.reply;
       const fill = fillLater(env.deps, teamId, reply, (filled) => replaceClicked(args, filled, logger));
       await replaceClicked(args, reply, logger);
       await fill?.();
