@@ -51,11 +51,14 @@ async function type(line: string): Promise<number> {
   return from;
 }
 
-/** Presses the button whose label matches, in the output since `from`; answers a confirm dialog with y. */
+/**
+ * Presses the button whose label matches, in the output since `from` (its latest drawing: a message updated in
+ * place is printed again with new numbers); answers a confirm dialog with y.
+ */
 async function press(label: RegExp, from: number): Promise<number> {
   const text = output.slice(from);
   const buttons = [...text.matchAll(/\[(\d+)\] ([^[\n]+)/g)].filter((m) => label.test((m[2] ?? "").trim()));
-  const number = buttons[0]?.[1];
+  const number = buttons.at(-1)?.[1];
   if (!number) throw new Error(`no button ${label} in:\n${text}`);
   const at = await type(number);
   if (/\by = /.test(output.slice(at))) await type("y");
@@ -85,6 +88,10 @@ try {
   await waitFor(/\] Refresh/, cardAt, MINUTE);
   const requestAt = await press(/^Block \d+\.\d+\.\d+\.\d+$/, output.indexOf("*Top offenders*", cardAt));
   await waitFor(/\] Approve/, requestAt, MINUTE);
+  // The approval card is drawn again once its impact preview is in (new button numbers).
+  await waitFor(/Impact in the last hour:\*? (?!estimating)[\s\S]*\] Approve/, requestAt, MINUTE).catch(
+    () => undefined,
+  );
   await type("/as carol");
   const approvalAt = await press(/^Approve$/, requestAt);
   await waitFor(/approved by @carol/, approvalAt, MINUTE);
