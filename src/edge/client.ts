@@ -6,10 +6,18 @@ import { EdgeApiError } from "./errors.js";
 import { type MethodOf, OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent } from "./request.js";
-import type { DnsScan, DnsScanTrigger, PullZone } from "./schemas/core.js";
 import { dateKeyShape } from "./schemas/date-key.js";
-import type { AppPage } from "./schemas/mc.js";
-import type {
+import type { SharedLimit } from "./shared-limit.js";
+
+export { EVENT_LOG_RETENTION_MS, MAX_INT32_ID } from "./operations.js";
+export type { QueueStats, RetryPolicy } from "./queue.js";
+export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
+export type { RequestEvent } from "./request.js";
+export { EDGE_USER_AGENT } from "./request.js";
+// Re-exported so callers can name them without reaching into schemas/.
+export type { DnsScan, DnsScanTrigger, PullZone } from "./schemas/core.js";
+export type { AppPage } from "./schemas/mc.js";
+export type {
   AccessListDetails,
   BotCategory,
   BotDetection,
@@ -25,13 +33,6 @@ import type {
   WafAiRecommendation,
   ZoneRateLimitMetrics,
 } from "./schemas/shield.js";
-import type { SharedLimit } from "./shared-limit.js";
-
-export { EVENT_LOG_RETENTION_MS, MAX_INT32_ID } from "./operations.js";
-export type { QueueStats, RetryPolicy } from "./queue.js";
-export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
-export type { RequestEvent } from "./request.js";
-export { EDGE_USER_AGENT } from "./request.js";
 
 /**
  * The Edge API client: one method per row of the operation table (operations.ts), all through one
@@ -258,25 +259,3 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     },
   };
 }
-
-// Re-exported so callers can name them without reaching into schemas/.
-export type {
-  AccessListDetails,
-  AppPage,
-  BotCategory,
-  BotDetection,
-  CustomAccessList,
-  DnsScan,
-  DnsScanTrigger,
-  EventLogsSearch,
-  EventLogsSearchResult,
-  PullZone,
-  RateLimitMetrics,
-  ShieldDetailedMetrics,
-  ShieldMetricsOverview,
-  ShieldZone,
-  ShieldZonePage,
-  TriggeredRules,
-  WafAiRecommendation,
-  ZoneRateLimitMetrics,
-};
