@@ -559,15 +559,15 @@ type AllOptional<T extends readonly unknown[]> = T extends readonly [infer H, ..
     : false
   : true;
 /** The arguments as parameters: trailing ones that accept undefined may be left out. */
-type Parameters<T extends readonly unknown[]> = T extends readonly [infer H, ...infer R]
+type Positional<T extends readonly unknown[]> = T extends readonly [infer H, ...infer R]
   ? AllOptional<T> extends true
-    ? [H?, ...Parameters<R>]
-    : [H, ...Parameters<R>]
+    ? [H?, ...Positional<R>]
+    : [H, ...Positional<R>]
   : [];
 
 /** A row as a method: its arguments, in order, as parameters; its answer as the promised value. */
 export type MethodOf<Row extends Operation & { input: Args }> = (
-  ...args: Parameters<Inputs<Row["input"]["args"]>>
+  ...args: Positional<Inputs<Row["input"]["args"]>>
 ) => Promise<ReturnType<NonNullable<Row["answer"]>>>;
 
 // ---- what the rows' answers use --------------------------------------------------------------------
