@@ -5,7 +5,7 @@
  * `stop` (graceful stop, then exit so a --cpu-prof profile is written).
  */
 import { readFile } from "node:fs/promises";
-import { startBot } from "../src/bot.js";
+import { startBot } from "../src/app/bot.js";
 import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { cpuNow, serveRpc } from "./common.js";

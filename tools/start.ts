@@ -3,8 +3,9 @@
  * bot exactly as `node dist/main.js` runs it. The console lives here, outside src, so the production
  * build does not carry it; it is loaded only when it is the one that runs.
  */
+
+import { startBot } from "../src/app/bot.js";
 import { runMain } from "../src/app/run.js";
-import { startBot } from "../src/bot.js";
 import { selectTransport } from "../src/slack/transport/transport.js";
 
 void runMain(async (options) => {

@@ -1,7 +1,7 @@
 /**
- * The one composition root: every dependency is built here, once, from the configuration. The bot's
- * start (src/bot.ts), the local console (tools/console), the test harness and the bench use it, so
- * a new dependency or background job is wired in one place for all of them.
+ * The one composition root: every dependency is built here, once, from the configuration; src/app/bot.ts
+ * adds the Slack app and ops (buildBot). The bot's start, the local console (tools/console), the test
+ * harness and the bench use it, so a new dependency or background job is wired in one place for all of them.
  */
 import { ChangeObservers } from "../changes/observers.js";
 import type { Config } from "../config.js";
@@ -69,6 +69,8 @@ export interface ComposeOptions {
   now?: () => number;
   /** PostgreSQL schema (tests, the console's own); default "public". */
   pgSchema?: string;
+  /** PostgreSQL connections per store; default the store's own (tests of several replicas use fewer). */
+  poolSize?: number;
   /** The process-wide default metrics (CPU, memory …); off where several bots share a process. Default on. */
   processMetrics?: boolean;
   /** A ready Edge API client (the console's, which also routes its simulator's key); otherwise one from config. */
@@ -89,7 +91,13 @@ export interface Composed {
 export async function composeDeps(o: ComposeOptions): Promise<Composed> {
   const { config, logger } = o;
   const now = o.now ?? Date.now;
-  const store = await openStore({ config, logger, now, ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}) });
+  const store = await openStore({
+    config,
+    logger,
+    now,
+    ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
+    ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),
+  });
   const metrics = createMetrics({ defaults: o.processMetrics !== false });
   const sharedLimit =
     !o.edge && config.redis.url

@@ -1,13 +1,13 @@
-import type { RunningBot, StartOptions } from "../bot.js";
 import { ConfigError } from "../config.js";
 import { TransportError } from "../errors.js";
 import { createLogger } from "../log.js";
 import { installProcessGuards } from "../ops/process-guards.js";
 import { StoreError } from "../store/index.js";
+import type { RunningBot, StartOptions } from "./bot.js";
 import { loadConfigOrExit } from "./load-config.js";
 
 /**
- * A process running the bot: configuration → `start` (src/bot.ts, or the console in tools/start.ts) →
+ * A process running the bot: configuration → `start` (src/app/bot.ts, or the console in tools/start.ts) →
  * signals and process guards; a clear sentence and exit 1 on failure.
  */
 export async function runMain(start: (options: StartOptions) => Promise<RunningBot>): Promise<void> {

@@ -1,29 +1,25 @@
 import { setMaxListeners } from "node:events";
 import { Agent, type Dispatcher } from "undici";
-import type { z } from "zod";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
-import {
-  type accessListConfig,
-  type corePages,
-  type listAppsParams,
-  type metricsRange,
-  type newAccessList,
-  OPERATIONS,
-  type Operation,
-  type OperationName,
-  type shieldZonePages,
-} from "./operations.js";
+import { type MethodOf, OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
 import { execute, type RequestContext, type RequestEvent } from "./request.js";
-import type { DnsScan, DnsScanTrigger, DnsZoneSummary, PullZone } from "./schemas/core.js";
 import { dateKeyShape } from "./schemas/date-key.js";
-import type { AppPage } from "./schemas/mc.js";
-import type {
+import type { SharedLimit } from "./shared-limit.js";
+
+export { EVENT_LOG_RETENTION_MS, MAX_INT32_ID } from "./operations.js";
+export type { QueueStats, RetryPolicy } from "./queue.js";
+export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
+export type { RequestEvent } from "./request.js";
+export { EDGE_USER_AGENT } from "./request.js";
+// Re-exported so callers can name them without reaching into schemas/.
+export type { DnsScan, DnsScanTrigger, PullZone } from "./schemas/core.js";
+export type { AppPage } from "./schemas/mc.js";
+export type {
   AccessListDetails,
   BotCategory,
-  BotCategoryAction,
   BotDetection,
   CustomAccessList,
   EventLogsSearch,
@@ -33,19 +29,10 @@ import type {
   ShieldMetricsOverview,
   ShieldZone,
   ShieldZonePage,
-  ShieldZoneUpdate,
   TriggeredRules,
   WafAiRecommendation,
-  WafReviewAction,
   ZoneRateLimitMetrics,
 } from "./schemas/shield.js";
-import type { SharedLimit } from "./shared-limit.js";
-
-export { EVENT_LOG_RETENTION_MS, MAX_INT32_ID } from "./operations.js";
-export type { QueueStats, RetryPolicy } from "./queue.js";
-export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
-export type { RequestEvent } from "./request.js";
-export { EDGE_USER_AGENT } from "./request.js";
 
 /**
  * The Edge API client: one method per row of the operation table (operations.ts), all through one
@@ -78,88 +65,8 @@ export interface EdgeApiOptions {
   random?: () => number;
 }
 
-export type ListAppsParams = z.input<typeof listAppsParams>;
-export type ListShieldZonesParams = z.input<typeof shieldZonePages>;
-export type ListPullZonesParams = z.input<typeof corePages>;
-export type DetailedMetricsParams = z.input<typeof metricsRange>;
-export type NewCustomAccessList = z.input<typeof newAccessList>;
-export type AccessListConfig = z.input<typeof accessListConfig>;
-
-export interface PullZonePage {
-  items: PullZone[];
-  /** Rows without an Id (optional in the document), left out. */
-  skipped?: number;
-  page: number;
-  totalCount?: number;
-  hasNext: boolean;
-}
-
-export interface DnsZonePage {
-  items: DnsZoneSummary[];
-  /** Rows without an Id (optional in the document), left out. */
-  skipped?: number;
-  page: number;
-  hasNext: boolean;
-}
-
-/** A zone's rate limits, and how many rows were left out for lacking an id. */
-export interface RateLimitList {
-  rules: ZoneRateLimitMetrics[];
-  skipped: number;
-}
-
-export interface EdgeClient {
-  listApps(params?: ListAppsParams): Promise<AppPage>;
-  listShieldZones(params?: ListShieldZonesParams): Promise<ShieldZonePage>;
-  listPullZones(params?: ListPullZonesParams): Promise<PullZonePage>;
-  /** GET /dnszone: the account's DNS zones (id and domain), a page at a time. */
-  listDnsZones(params?: ListPullZonesParams): Promise<DnsZonePage>;
-  getShieldZone(shieldZoneId: number): Promise<ShieldZone>;
-  /** Today's counters and the billable requests; the API takes no time range here. */
-  getMetricsOverview(shieldZoneId: number): Promise<ShieldMetricsOverview>;
-  getMetricsOverviewDetailed(
-    shieldZoneId: number,
-    params: DetailedMetricsParams,
-  ): Promise<ShieldDetailedMetrics>;
-  /** POST /shield/event-logs/{id}/search: a read, so it is retried like a GET. */
-  searchEventLogs(shieldZoneId: number, search: EventLogsSearch): Promise<EventLogsSearchResult>;
-  getTriggeredWafRules(shieldZoneId: number): Promise<TriggeredRules>;
-  /**
-   * GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone; `skipped`: rows
-   * left out for lacking the ratelimitId the document leaves optional.
-   */
-  getRateLimits(shieldZoneId: number): Promise<RateLimitList>;
-  getBotDetection(shieldZoneId: number): Promise<BotDetection>;
-  getBotCategories(shieldZoneId: number): Promise<BotCategory[]>;
-  setBotCategoryAction(shieldZoneId: number, category: number, action: BotCategoryAction): Promise<void>;
-  getRateLimitMetrics(rateLimitId: number): Promise<RateLimitMetrics>;
-  getWafAiRecommendation(shieldZoneId: number, ruleId: string): Promise<WafAiRecommendation>;
-  getLatestDnsScan(zoneId: number): Promise<DnsScan>;
-  triggerDnsScan(zoneId: number): Promise<DnsScanTrigger>;
-  /** Restart every pod of a Magic Containers application. */
-  restartApp(appId: string): Promise<void>;
-  /** Purge a pull zone's cache, all of it or only the files with `cacheTag`. */
-  purgePullZone(pullZoneId: number, cacheTag?: string): Promise<void>;
-  /** Purge one URL (a trailing `*` purges a prefix) from the cache. */
-  purgeUrl(url: string): Promise<void>;
-  /** PATCH /shield/shield-zone with only the fields in `update` (the others are left as they are). */
-  updateShieldZone(shieldZoneId: number, update: ShieldZoneUpdate): Promise<void>;
-  /** POST /shield/waf/rules/review-triggered/{id}: ignore a triggered rule, make it log only, or disable it. */
-  reviewTriggeredWafRule(shieldZoneId: number, ruleId: string, action: WafReviewAction): Promise<void>;
-  /** The zone's custom access lists with their configuration (action, enabled); managed lists left out. */
-  listCustomAccessLists(shieldZoneId: number): Promise<AccessListDetails[]>;
-  /** One custom list with its content. */
-  getCustomAccessList(shieldZoneId: number, listId: number): Promise<CustomAccessList>;
-  /**
-   * Create a custom list (not safe to repeat: a retried POST could make two lists). The new list's id
-   * as the answer gives it (`data.id`), or null when the answer does not say.
-   */
-  createCustomAccessList(shieldZoneId: number, list: NewCustomAccessList): Promise<number | null>;
-  /** Replace a custom list's whole content (entries separated by newlines). */
-  setCustomAccessListContent(shieldZoneId: number, listId: number, content: string): Promise<void>;
-  /** Set a list's action and whether it is enabled. */
-  configureAccessList(shieldZoneId: number, configurationId: number, config: AccessListConfig): Promise<void>;
-}
+/** One method per row of the operation table: its arguments as parameters, its answer as the promise. */
+export type EdgeClient = { [K in OperationName]: MethodOf<(typeof OPERATIONS)[K]> };
 
 export interface ForKeyOptions {
   /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
@@ -180,11 +87,6 @@ export interface EdgeApi {
    */
   close(deadlineMs?: number): Promise<void>;
 }
-
-/** Each row of the table answers what its method promises (checked by the compiler). */
-// biome-ignore lint/suspicious/noExplicitAny: only the answer is compared; arguments are checked by each row's schema
-type Table = { [K in keyof EdgeClient]: Operation<any, any, Awaited<ReturnType<EdgeClient[K]>>> };
-const TABLE: Table = OPERATIONS;
 
 function invalid(operation: string, message: string): EdgeApiError {
   return new EdgeApiError({ kind: "invalid_argument", operation, message });
@@ -271,7 +173,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
 
     /** One method of the client: the row's arguments checked (nothing sent otherwise), then the call. */
     function bind(operation: OperationName): (...args: unknown[]) => Promise<unknown> {
-      const row: Operation = TABLE[operation];
+      const row: Operation = OPERATIONS[operation];
       return async (...args) => {
         const spec = requestFor(operation, row, args);
         const out = await execute(ctx, spec);
@@ -357,25 +259,3 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     },
   };
 }
-
-// Re-exported so callers can name them without reaching into schemas/.
-export type {
-  AccessListDetails,
-  AppPage,
-  BotCategory,
-  BotDetection,
-  CustomAccessList,
-  DnsScan,
-  DnsScanTrigger,
-  EventLogsSearch,
-  EventLogsSearchResult,
-  PullZone,
-  RateLimitMetrics,
-  ShieldDetailedMetrics,
-  ShieldMetricsOverview,
-  ShieldZone,
-  ShieldZonePage,
-  TriggeredRules,
-  WafAiRecommendation,
-  ZoneRateLimitMetrics,
-};

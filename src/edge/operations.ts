@@ -10,9 +10,11 @@ import {
 import { listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
   accessListsResponseSchema,
+  type BotCategoryAction,
   botCategorizationListResponseSchema,
   botDetectionResponseSchema,
   customAccessListResponseSchema,
+  type DdosSensitivity,
   EVENT_LOG_DIMENSIONS,
   eventLogsSearchResponseSchema,
   getShieldZoneMetricsOverviewResponseSchema,
@@ -24,6 +26,8 @@ import {
   rateLimitMetricsResponseSchema,
   shieldOverviewMetricsResponseSchema,
   unreadableMetricKeys,
+  type WafExecutionMode,
+  type WafReviewAction,
   wafAiRecommendationSchema,
 } from "./schemas/shield.js";
 
@@ -67,7 +71,22 @@ export interface Operation<In = any, Out = any, R = any> {
   answer?: (out: Out, i: In, a: Answering) => R;
 }
 
-const op = <In, Out, R = Out>(row: Operation<In, Out, R>): Operation<In, Out, R> => row;
+/** One argument of a method: its name (rows read it; `{name}` in a path) and its check. */
+type Arg = readonly [name: string, check: z.ZodType];
+type Named<A extends readonly Arg[]> = { [E in A[number] as E[0]]: z.output<E[1]> };
+
+/** A method's arguments in order: checked as one object over their names, and kept for the client's types. */
+export type Args<A extends readonly Arg[] = readonly Arg[]> = z.ZodType<Named<A>> & {
+  shape: object;
+  args: A;
+};
+const args = <const A extends readonly Arg[]>(...list: A): Args<A> =>
+  Object.assign(z.object(Object.fromEntries(list)), { args: list }) as unknown as Args<A>;
+
+/** A row; a write whose status is its answer (`statusIsTheAnswer`) answers nothing. */
+const op = <A extends readonly Arg[], Out, R = Out, StatusOnly extends boolean = false>(
+  row: Operation<Named<A>, Out, R> & { input: Args<A>; statusIsTheAnswer?: StatusOnly },
+): Operation<Named<A>, Out, StatusOnly extends true ? void : R> & { input: Args<A> } => row as never;
 
 // ---- argument checks -------------------------------------------------------------------------------
 
@@ -90,9 +109,10 @@ function show(v: unknown): string {
 const checked = <T>(ok: (v: unknown) => boolean, refusal: string) =>
   z.custom<T>(ok, { error: (iss) => `${refusal} (got ${show(iss.input)}).` });
 
-function whole(what: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+/** `T`: the numbers from min to max as a type (an enum's values), where the caller should name one. */
+function whole<T extends number = number>(what: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   const range = max >= Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-  return checked<number>(
+  return checked<T>(
     (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max,
     `The ${what} must be a whole number ${range}`,
   );
@@ -116,8 +136,8 @@ const record = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
 const options = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
   record(what, shape).prefault({} as never);
 
-const args = <S extends z.core.$ZodLooseShape>(shape: S) => z.object(shape);
-const zone = args({ shieldZoneId: int32Id("shield zone id") });
+const zoneId = ["shieldZoneId", int32Id("shield zone id")] as const;
+const zone = args(zoneId);
 const zoneSubject = (i: { shieldZoneId: number }) => `Shield zone ${i.shieldZoneId}`;
 /** A GET of one shield zone's resource. */
 const zoneRead = (path: string) => ({ input: zone, method: "GET", path, subject: zoneSubject }) as const;
@@ -166,7 +186,7 @@ const filterSchema = z.object({
   op: z.enum(["eq", "in", "contains", "cidr", "wildcard"]),
   value: z.array(z.string()),
 });
-const searchSchema = options("event-log search", {
+const searchSchema = record("event-log search", {
   from: time("search start"),
   to: time("search end"),
   query: text("The search text must be a text of at most 500 characters", (s) => s.length <= 500).optional(),
@@ -194,8 +214,12 @@ const UPDATE_FIELDS = "A shield zone update names dDoSShieldSensitivity, wafExec
 const shieldZoneUpdate = z
   .strictObject(
     {
-      dDoSShieldSensitivity: whole("DDoS sensitivity (0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge)", 0, 4),
-      wafExecutionMode: whole("WAF execution mode (0 Log, 1 Block)", 0, 1),
+      dDoSShieldSensitivity: whole<DdosSensitivity>(
+        "DDoS sensitivity (0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge)",
+        0,
+        4,
+      ),
+      wafExecutionMode: whole<WafExecutionMode>("WAF execution mode (0 Log, 1 Block)", 0, 1),
       learningMode: checked<boolean>((v) => typeof v === "boolean", "Learning mode is on or off"),
     },
     { error: UPDATE_FIELDS },
@@ -216,14 +240,14 @@ const empty = (v: unknown) => !Array.isArray(v) || v.length === 0;
 
 export const OPERATIONS = {
   listApps: op({
-    input: args({ params: listAppsParams }),
+    input: args(["params", listAppsParams]),
     method: "GET",
     path: "/mc/apps",
     query: ({ params }) => ({ limit: params.limit, nextCursor: params.cursor }),
     schema: listApplicationsResponseSchema,
   }),
   listShieldZones: op({
-    input: args({ params: shieldZonePages }),
+    input: args(["params", shieldZonePages]),
     method: "GET",
     path: "/shield/shield-zones",
     query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
@@ -244,7 +268,7 @@ export const OPERATIONS = {
     },
   }),
   listPullZones: op({
-    input: args({ params: corePages }),
+    input: args(["params", corePages]),
     method: "GET",
     path: "/pullzone",
     // Never ask for certificates: the answer would carry each hostname's private key.
@@ -256,8 +280,9 @@ export const OPERATIONS = {
       hasNext: r.hasMoreItems,
     }),
   }),
+  /** GET /dnszone: the account's DNS zones (id and domain), a page at a time. */
   listDnsZones: op({
-    input: args({ params: corePages }),
+    input: args(["params", corePages]),
     method: "GET",
     path: "/dnszone",
     query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
@@ -273,13 +298,14 @@ export const OPERATIONS = {
       return found.shieldZoneId === 0 ? { ...found, shieldZoneId: i.shieldZoneId } : found;
     },
   }),
+  /** Today's counters and the billable requests; the API takes no time range here. */
   getMetricsOverview: op({
     ...zoneRead("/shield/metrics/overview/{shieldZoneId}"),
     schema: getShieldZoneMetricsOverviewResponseSchema,
     answer: envelopeData,
   }),
   getMetricsOverviewDetailed: op({
-    input: zone.extend({ params: metricsRange }),
+    input: args(zoneId, ["params", metricsRange]),
     method: "GET",
     path: "/shield/metrics/overview/{shieldZoneId}/detailed",
     query: ({ params: p }) => ({
@@ -295,8 +321,9 @@ export const OPERATIONS = {
       return d;
     },
   }),
+  /** POST /shield/event-logs/{id}/search: a read, so it is retried like a GET. */
   searchEventLogs: op({
-    input: zone.extend({ search: searchSchema }),
+    input: args(zoneId, ["search", searchSchema]),
     method: "POST",
     path: "/shield/event-logs/{shieldZoneId}/search",
     body: (i) => i.search,
@@ -309,7 +336,7 @@ export const OPERATIONS = {
   }),
   getTriggeredWafRules: op({
     // The WAF review paths are int64 in the document.
-    input: args({ shieldZoneId: id("shield zone id") }),
+    input: args(["shieldZoneId", id("shield zone id")]),
     method: "GET",
     path: "/shield/waf/rules/review-triggered/{shieldZoneId}",
     subject: zoneSubject,
@@ -320,6 +347,10 @@ export const OPERATIONS = {
       return { rules, totalTriggeredRules: r.totalTriggeredRules ?? rules.length };
     },
   }),
+  /**
+   * GET /shield/metrics/rate-limits/{id}: breach counters of every rate limit of the zone; `skipped`: rows
+   * left out for lacking the ratelimitId the document leaves optional.
+   */
   getRateLimits: op({
     ...zoneRead("/shield/metrics/rate-limits/{shieldZoneId}"),
     schema: getShieldZoneRateLimitMetricsResponseSchema,
@@ -336,17 +367,18 @@ export const OPERATIONS = {
     answer: (r) => r.categories ?? [],
   }),
   setBotCategoryAction: op({
-    input: zone.extend({
-      category: whole("bot category (255 System cannot be changed)", 0, 7),
-      action: whole("bot category action (0 None, 1 Block, 2 Allow)", 0, 2),
-    }),
+    input: args(
+      zoneId,
+      ["category", whole("bot category (255 System cannot be changed)", 0, 7)],
+      ["action", whole<BotCategoryAction>("bot category action (0 None, 1 Block, 2 Allow)", 0, 2)],
+    ),
     ...write("PUT", "/shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category}"),
     body: (i) => ({ action: i.action }),
     subject: zoneSubject,
     idempotent: true,
   }),
   getRateLimitMetrics: op({
-    input: args({ rateLimitId: int32Id("rate limit id") }),
+    input: args(["rateLimitId", int32Id("rate limit id")]),
     method: "GET",
     path: "/shield/metrics/rate-limit/{rateLimitId}",
     subject: (i) => `Rate limit ${i.rateLimitId}`,
@@ -358,27 +390,29 @@ export const OPERATIONS = {
     },
   }),
   getWafAiRecommendation: op({
-    input: args({
-      shieldZoneId: id("shield zone id"),
-      ruleId: text(
-        "The WAF rule id must be a non-empty text",
-        (s) => s.trim() !== "" && s.length <= 256,
-      ).transform((s) => s.trim()),
-    }),
+    input: args(
+      ["shieldZoneId", id("shield zone id")],
+      [
+        "ruleId",
+        text("The WAF rule id must be a non-empty text", (s) => s.trim() !== "" && s.length <= 256).transform(
+          (s) => s.trim(),
+        ),
+      ],
+    ),
     method: "GET",
     path: "/shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId}",
     subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
     schema: wafAiRecommendationSchema,
   }),
   getLatestDnsScan: op({
-    input: args({ zoneId: id("DNS zone id") }),
+    input: args(["zoneId", id("DNS zone id")]),
     method: "GET",
     path: "/dnszone/{zoneId}/records/scan",
     subject: (i) => `DNS zone ${i.zoneId}`,
     schema: dnsScanSchema,
   }),
   triggerDnsScan: op({
-    input: args({ zoneId: id("DNS zone id") }),
+    input: args(["zoneId", id("DNS zone id")]),
     method: "POST",
     path: "/dnszone/records/scan",
     body: (i) => ({ ZoneId: i.zoneId }),
@@ -387,68 +421,83 @@ export const OPERATIONS = {
     idempotent: false,
     schema: dnsScanTriggerSchema,
   }),
+  /** Restart every pod of a Magic Containers application. */
   restartApp: op({
-    input: args({
-      appId: text("The application id must be letters, digits, - or _", (s) => /^[\w-]{1,100}$/.test(s)),
-    }),
+    input: args([
+      "appId",
+      text("The application id must be letters, digits, - or _", (s) => /^[\w-]{1,100}$/.test(s)),
+    ]),
     ...write("POST", "/mc/apps/{appId}/restart"),
     subject: (i) => `Application ${i.appId}`,
     // A second restart is not harmless: no retry after 5xx / timeout / network errors.
     idempotent: false,
   }),
+  /** Purge a pull zone's cache, all of it or only the files with `cacheTag`. */
   purgePullZone: op({
-    input: args({
-      pullZoneId: id("pull zone id"),
-      cacheTag: text("A cache tag is up to 200 letters, digits and . : / - _", (s) =>
-        /^[\w.:/-]{1,200}$/.test(s),
-      ).optional(),
-    }),
+    input: args(
+      ["pullZoneId", id("pull zone id")],
+      [
+        "cacheTag",
+        text("A cache tag is up to 200 letters, digits and . : / - _", (s) =>
+          /^[\w.:/-]{1,200}$/.test(s),
+        ).optional(),
+      ],
+    ),
     ...write("POST", "/pullzone/{pullZoneId}/purgeCache"),
     body: (i) => (i.cacheTag === undefined ? undefined : { CacheTag: i.cacheTag }),
     subject: (i) => `Pull zone ${i.pullZoneId}`,
     // Purging twice is harmless.
     idempotent: true,
   }),
+  /** Purge one URL (a trailing `*` purges a prefix) from the cache. */
   purgeUrl: op({
-    input: args({
-      url: text(
+    input: args([
+      "url",
+      text(
         "The URL to purge must start with https:// or http://",
         (s) => s.length <= 2000 && webUrl(s) !== undefined,
       ),
-    }),
+    ]),
     ...write("POST", "/purge"),
     query: (i) => ({ url: i.url }),
     subject: (i) => `URL ${webUrl(i.url)?.host}`,
     idempotent: true,
   }),
+  /** PATCH /shield/shield-zone with only the fields in `update` (the others are left as they are). */
   updateShieldZone: op({
-    input: args({ shieldZoneId: id("shield zone id"), update: shieldZoneUpdate }),
+    input: args(["shieldZoneId", id("shield zone id")], ["update", shieldZoneUpdate]),
     ...write("PATCH", "/shield/shield-zone"),
     body: (i) => ({ shieldZoneId: i.shieldZoneId, shieldZone: i.update }),
     subject: zoneSubject,
     // Setting a field to a value twice leaves the same value.
     idempotent: true,
   }),
+  /** POST /shield/waf/rules/review-triggered/{id}: ignore a triggered rule, make it log only, or disable it. */
   reviewTriggeredWafRule: op({
-    input: args({
-      shieldZoneId: id("shield zone id"),
-      ruleId: text("The WAF rule id must be letters, digits, . : - or _", (s) => /^[\w.:-]{1,100}$/.test(s)),
-      action: whole("review action (0 Ignore, 1 Log only, 2 Disable rule)", 0, 2),
-    }),
+    input: args(
+      ["shieldZoneId", id("shield zone id")],
+      [
+        "ruleId",
+        text("The WAF rule id must be letters, digits, . : - or _", (s) => /^[\w.:-]{1,100}$/.test(s)),
+      ],
+      ["action", whole<WafReviewAction>("review action (0 Ignore, 1 Log only, 2 Disable rule)", 0, 2)],
+    ),
     ...write("POST", "/shield/waf/rules/review-triggered/{shieldZoneId}"),
     body: (i) => ({ ruleId: i.ruleId, action: i.action }),
     subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
     // The same review twice leaves the rule as the first one did.
     idempotent: true,
   }),
+  /** The zone's custom access lists with their configuration (action, enabled); managed lists left out. */
   listCustomAccessLists: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}/access-lists"),
     schema: accessListsResponseSchema,
     answerAbsent: absent("customLists"),
     answer: (r) => r.customLists ?? [],
   }),
+  /** One custom list with its content. */
   getCustomAccessList: op({
-    input: zone.extend({ listId: id("access list id") }),
+    input: args(zoneId, ["listId", id("access list id")]),
     method: "GET",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}",
     subject: listSubject,
@@ -456,10 +505,12 @@ export const OPERATIONS = {
     answerAbsent: absent("data"),
     answer: envelopeData,
   }),
+  /**
+   * Create a custom list (not safe to repeat: a retried POST could make two lists). The new list's id
+   * as the answer gives it (`data.id`), or null when the answer does not say.
+   */
   createCustomAccessList: op({
-    input: zone.extend({
-      list: newAccessList,
-    }),
+    input: args(zoneId, ["list", newAccessList]),
     method: "POST",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists",
     body: (i) => i.list,
@@ -470,8 +521,9 @@ export const OPERATIONS = {
     schema: createdListIdSchema,
     answer: (createdId) => createdId ?? null,
   }),
+  /** Replace a custom list's whole content (entries separated by newlines). */
   setCustomAccessListContent: op({
-    input: zone.extend({ listId: id("access list id"), content: listContent }),
+    input: args(zoneId, ["listId", id("access list id")], ["content", listContent]),
     ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}"),
     body: (i) => ({ content: i.content }),
     subject: listSubject,
@@ -479,11 +531,13 @@ export const OPERATIONS = {
     // must read the list again and recompute (the caller's read-modify-write loop).
     idempotent: false,
   }),
+  /** Set a list's action and whether it is enabled. */
   configureAccessList: op({
-    input: zone.extend({
-      configurationId: id("access list configuration id"),
-      config: accessListConfig,
-    }),
+    input: args(
+      zoneId,
+      ["configurationId", id("access list configuration id")],
+      ["config", accessListConfig],
+    ),
     ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{configurationId}"),
     body: (i) => i.config,
     subject: (i) => `Access list configuration ${i.configurationId} of shield zone ${i.shieldZoneId}`,
@@ -492,6 +546,29 @@ export const OPERATIONS = {
 };
 
 export type OperationName = keyof typeof OPERATIONS;
+
+// ---- the client's methods, read from the rows ---------------------------------------------------------
+
+type Inputs<A extends readonly Arg[]> = {
+  -readonly [K in keyof A]: A[K] extends readonly [string, infer S extends z.ZodType] ? z.input<S> : never;
+};
+/** True when every argument from here on may be left out. */
+type AllOptional<T extends readonly unknown[]> = T extends readonly [infer H, ...infer R]
+  ? undefined extends H
+    ? AllOptional<R>
+    : false
+  : true;
+/** The arguments as parameters: trailing ones that accept undefined may be left out. */
+type Positional<T extends readonly unknown[]> = T extends readonly [infer H, ...infer R]
+  ? AllOptional<T> extends true
+    ? [H?, ...Positional<R>]
+    : [H, ...Positional<R>]
+  : [];
+
+/** A row as a method: its arguments, in order, as parameters; its answer as the promised value. */
+export type MethodOf<Row extends Operation & { input: Args }> = (
+  ...args: Positional<Inputs<Row["input"]["args"]>>
+) => Promise<ReturnType<NonNullable<Row["answer"]>>>;
 
 // ---- what the rows' answers use --------------------------------------------------------------------
 

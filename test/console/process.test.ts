@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBot } from "../../src/bot.js";
+import { startBot } from "../../src/app/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { TransportError } from "../../src/errors.js";
 import { silentLogger } from "../../src/log.js";
@@ -107,7 +107,7 @@ describe("start-up without a console", () => {
     await expect(partial).rejects.toThrow(/SLACK_BOT_TOKEN is missing/);
   });
 
-  it("the built bot (src/bot.ts) without Slack credentials names what to set: the console is not part of it", async () => {
+  it("the built bot (src/app/bot.ts) without Slack credentials names what to set: the console is not part of it", async () => {
     const started = startBot({ config: loadConfig({ DATA_DIR: tempDir() }), logger: silentLogger });
     await expect(started).rejects.toBeInstanceOf(TransportError);
     await expect(started).rejects.toThrow(

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningBot, startBot } from "../../src/bot.js";
+import { type RunningBot, startBot } from "../../src/app/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { withDeadline } from "../../src/deadline.js";
 import { createLogger } from "../../src/log.js";

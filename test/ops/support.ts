@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningBot, type StartOptions, startBot } from "../../src/bot.js";
+import { type RunningBot, type StartOptions, startBot } from "../../src/app/bot.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";

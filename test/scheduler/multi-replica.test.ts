@@ -3,16 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChangeObservers } from "../../src/changes/observers.js";
+import { composeDeps } from "../../src/app/compose.js";
 import { loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
-import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import { RETRY_FAST } from "../../src/edge/client.js";
 import { createScheduler, type Scheduler } from "../../src/jobs/schedules.js";
 import { createLogger } from "../../src/log.js";
-import { createMetrics } from "../../src/ops/metrics.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import { describeUrl } from "../../src/store/db.js";
-import { openStore, type Store } from "../../src/store/index.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../store/helpers.js";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
@@ -29,9 +27,8 @@ const SCHEDULES = 50;
 
 interface Replica {
   deps: Deps;
-  store: Store;
-  edge: EdgeApi;
   scheduler: Scheduler;
+  close(): Promise<void>;
 }
 
 let sim: Simulator;
@@ -51,27 +48,22 @@ async function startReplica(n: number): Promise<Replica> {
     SLACK_SIGNING_SECRET: "test-signing-secret-0123456789",
     SLACK_BOT_TOKEN: BOT_TOKEN,
     PORT: "0",
+    EDGE_API_RATE_PER_SEC: "1000",
+    EDGE_API_CONCURRENCY: "16",
+    EDGE_API_MAX_QUEUE: "1000",
   });
   const logger = createLogger({ level: "warn", destination: new LogCapture() }).child({ replica: n });
-  const store = await openStore({ config, logger, pgSchema: schema, poolSize: 4, now: () => clock });
-  const edge = createEdgeApi({
-    baseUrl: config.edge.baseUrl,
-    timeoutMs: 2000,
-    ratePerSec: 1000,
-    concurrency: 16,
-    maxQueue: 1000,
-    logger,
-    retry: RETRY_FAST,
-  });
-  const deps: Deps = {
+  // Each replica its own store and connection pool, as in production (src/app/compose.ts).
+  const composed = await composeDeps({
     config,
     logger,
-    store,
-    edge,
-    metrics: createMetrics({ defaults: false }),
     now: () => clock,
-    changeObservers: new ChangeObservers(),
-  };
+    pgSchema: schema,
+    poolSize: 4,
+    processMetrics: false,
+    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST, now: Date.now },
+  });
+  const { deps } = composed;
   const client = new WebClient(BOT_TOKEN, {
     slackApiUrl: slack.apiUrl,
     retryConfig: { retries: 2, factor: 2, minTimeout: 50, maxTimeout: 500 },
@@ -83,7 +75,7 @@ async function startReplica(n: number): Promise<Replica> {
     concurrency: 4,
     scanWait: { firstDelayMs: 20, maxWaitMs: 3000 },
   });
-  return { deps, store, edge, scheduler };
+  return { deps, scheduler, close: () => composed.close() };
 }
 
 if (reachable) {
@@ -94,7 +86,7 @@ if (reachable) {
       schema = randomSchema();
       dataDir = mkdtempSync(join(tmpdir(), "edgeops-sched-"));
       for (let i = 0; i < REPLICAS; i++) replicas.push(await startReplica(i));
-      await replicas[0]!.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
+      await replicas[0]!.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
       const zones = [
         SIM_IDS.dnsZoneCompleted,
         SIM_IDS.dnsZoneLarge,
@@ -116,8 +108,7 @@ if (reachable) {
     afterAll(async () => {
       for (const r of replicas) {
         await r.scheduler.stop();
-        await r.edge.close();
-        await r.store.close();
+        await r.close();
       }
       await sim?.close();
       await slack?.close();
@@ -161,7 +152,7 @@ if (reachable) {
         expect((await tickTogether()).reduce((a, b) => a + b, 0)).toBe(0);
         expect(posts()).toHaveLength(SCHEDULES);
       }
-      const stored = await replicas[1]!.store.schedules.list("T0001");
+      const stored = await replicas[1]!.deps.store.schedules.list("T0001");
       expect(stored).toHaveLength(SCHEDULES);
       for (const s of stored) {
         expect(new Date(s.nextRunAt).toISOString()).toBe("2026-03-04T08:00:00.000Z");

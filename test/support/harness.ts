@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
-import { composeDeps } from "../../src/app/compose.js";
+import { buildBot } from "../../src/app/bot.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { RETRY_FAST } from "../../src/edge/client.js";
 import { createLogger } from "../../src/log.js";
-import { createSlackApp, type SlackApp } from "../../src/slack/app.js";
+import type { SlackApp } from "../../src/slack/app.js";
 import type { Store } from "../../src/store/index.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { TEST_DATABASE_URL } from "../store/helpers.js";
@@ -134,7 +134,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let clockOffset = 0;
   // One clock for the bot and its store, as in production (src/app/compose.ts), moved by advanceClock.
   const now = () => (options.now ?? Date.now)() + clockOffset;
-  const composed = await composeDeps({
+  const bot = await buildBot({
     config,
     logger,
     now,
@@ -142,13 +142,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
     // The Edge client keeps real time: advanceClock moves the bot's clock, not the queue's pacing.
     edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST, now: Date.now },
-  });
-  const { deps } = composed;
-  const { store } = deps;
-  if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
-  for (const teamId of options.installs ?? []) await installWorkspace(store, teamId);
-  const app = createSlackApp({
-    deps,
     transport: {
       kind: "http",
       signingSecret: SIGNING_SECRET,
@@ -157,6 +150,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     port: 0,
     ...(options.middleware ? { middleware: options.middleware } : {}),
   });
+  const { deps, slack: app } = bot;
+  const { store } = deps;
+  if (options.seedKey !== false) await store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
+  for (const teamId of options.installs ?? []) await installWorkspace(store, teamId);
   const { port } = await app.start();
   const baseUrl = `http://127.0.0.1:${port}`;
   const eventsUrl = `${baseUrl}/slack/events`;
@@ -262,8 +259,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { ...res, responseId };
     },
     async close() {
-      await app.stop().catch(() => undefined);
-      await composed.close();
+      await bot.close();
       if (!options.sim) await sim.close();
       await slack.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

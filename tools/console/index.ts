@@ -6,12 +6,11 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
-import { composeDeps, startJobs } from "../../src/app/compose.js";
-import type { RunningBot, StartOptions } from "../../src/bot.js";
+import { buildBot, type RunningBot, type StartOptions } from "../../src/app/bot.js";
+import { startJobs } from "../../src/app/compose.js";
 import { type Config, ConfigError } from "../../src/config.js";
 import type { RetryPolicy } from "../../src/edge/client.js";
 import { createLogger, type Logger } from "../../src/log.js";
-import { createSlackApp } from "../../src/slack/app.js";
 import { CONNECT_HINT } from "../../src/slack/transport/transport.js";
 import type { Simulator, SimulatorOptions } from "../simulator/index.js";
 import { startConsoleEdge } from "./edge.js";
@@ -126,25 +125,21 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
         stateSecret: undefined,
       },
     });
-    const composed = await composeDeps({
+    const receiver = new ConsoleReceiver(logger.child({ component: "console-receiver" }));
+    const bot = await buildBot({
       config,
       logger,
       now,
       edge: consoleEdge.edge,
       processMetrics: false,
       ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
-    });
-    const { deps } = composed;
-    const { store } = deps;
-    cleanups.push(() => composed.close());
-    const receiver = new ConsoleReceiver(logger.child({ component: "console-receiver" }));
-    const slack = createSlackApp({
-      deps,
       transport: { kind: "console", receiver, botToken: CONSOLE_BOT_TOKEN },
       port: 0,
     });
+    const { deps, slack } = bot;
+    const { store } = deps;
+    cleanups.push(() => bot.close());
     await slack.start();
-    cleanups.push(() => slack.stop());
     // Bolt checks its token with auth.test as it is built, and nobody awaits that call: let it finish
     // before anything can close the stand-in under it.
     await standIn.waitForCall("auth.test", 3_000);
