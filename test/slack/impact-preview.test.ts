@@ -110,7 +110,7 @@ describe("impact preview on confirmations and approval cards", () => {
     ["ddos", `ddos ${ZONE} high`, /:bar_chart: \*Impact in the last hour:\* [\d,]+ DDoS events?/],
     ["waf-mode", `waf-mode ${ZONE} log`, /Impact in the last hour:\* [\d,]+ WAF events?/],
     ["waf rule review", `waf ${ZONE} 942100 log-only`, /WAF rule `942100` triggered [\d,]+ times?/],
-    ["bot category", `bot ${ZONE} aiscraper block`, /[\d,]+ bot-detection events?/],
+    ["bot category", `bot ${ZONE} aiscraper allow`, /[\d,]+ bot-detection events?/],
   ])(
     "%s: the confirmation shows the matching events of the last hour",
     async (_name, command, line) => {
