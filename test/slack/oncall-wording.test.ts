@@ -65,6 +65,29 @@ describe("29.16: small wording", () => {
     expect(blocksText(card.args.blocks)).not.toContain("1 listed people");
   });
 
+  it("a policy card's Before says what was in force, not only 'inherited'", async () => {
+    await answerTo(h, "policy approvals off here", ALICE, "C0INHERIT");
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0INHERIT" && blocksText(x.args.blocks).includes("Approval needed"),
+    );
+    const before = blocksText(card.args.blocks);
+    expect(before).not.toContain("no override (inherited)");
+    expect(before).toContain("inherited from the workspace: approvals required, approvers workspace admins");
+    expect(before).toContain("1 approver per request");
+
+    await h.store.policies.setChannel("T0001", "C0PARTIAL", { approvalsNeeded: 2 });
+    await answerTo(h, "policy approvals off here", ALICE, "C0PARTIAL");
+    const partial = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0PARTIAL" && blocksText(x.args.blocks).includes("Approval needed"),
+    );
+    const text = blocksText(partial.args.blocks);
+    expect(text).toContain("approvals required (inherited from the workspace)");
+    expect(text).toContain("2 approvers per request");
+    expect(text).not.toContain("approvals inherited");
+  });
+
   it("est is New York's time (with daylight saving), not Panama's", async () => {
     const answer = await answerTo(h, `schedule dns ${SIM_IDS.dnsZoneLarge} daily 09:00 est`, ALICE, "C0EST");
     expect(answer.text).toContain("America/New_York");
