@@ -88,6 +88,31 @@ describe("29.16: small wording", () => {
     expect(text).not.toContain("approvals inherited");
   });
 
+  it("the simulator's AI recommendation states its rule's own traffic (count and busiest URL)", async () => {
+    const { zoneId, ruleId } = SIM_IDS.waf;
+    type Rule = { ruleId: string; totalTriggeredRequests: number; topTargetedUrls: Record<string, number> };
+    const triggered = async () => {
+      const res = await fetch(`${h.sim.url}/shield/waf/rules/review-triggered/${zoneId}`, {
+        headers: { AccessKey: TEST_EDGE_KEY },
+      });
+      const body = (await res.json()) as { triggeredRules: Rule[] };
+      return body.triggeredRules.find((r) => r.ruleId === ruleId)!;
+    };
+    // Read on both sides of the answer: the 24-hour window may move by a minute in between.
+    const before = await triggered();
+    const answer = await answerTo(h, `waf ${zoneId} ${ruleId}`, ALICE);
+    const after = await triggered();
+    const stated = [before, after].map((r) => {
+      const [url, count] = Object.entries(r.topTargetedUrls).sort((a, b) => b[1] - a[1])[0]!;
+      const total = r.totalTriggeredRequests;
+      return `matched ${total.toLocaleString("en-US")} requests in the last 24 hours; the busiest URL, \`${url}\`, had ${count.toLocaleString("en-US")} of them (${Math.round((count / total) * 100)}%)`;
+    });
+    expect(
+      stated.some((s) => answer.text.includes(s)),
+      `${answer.text}\n---\n${stated.join("\n")}`,
+    ).toBe(true);
+  });
+
   it("est is New York's time (with daylight saving), not Panama's", async () => {
     const answer = await answerTo(h, `schedule dns ${SIM_IDS.dnsZoneLarge} daily 09:00 est`, ALICE, "C0EST");
     expect(answer.text).toContain("America/New_York");
