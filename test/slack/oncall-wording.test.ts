@@ -113,6 +113,22 @@ describe("29.16: small wording", () => {
     ).toBe(true);
   });
 
+  it("/edge bots offers no button for the action a category already has", async () => {
+    const groups = h.sim.state.botCategories.get(ZONE)!;
+    const set = (category: number, action: number) => {
+      groups.find((g) => g.category === category)!.categoryAction = action;
+    };
+    set(1, 1);
+    set(2, 2);
+    set(3, 0);
+    const bots = await answerTo(h, `bots ${ZONE}`, ALICE);
+    const offered = (category: number) =>
+      bots.buttons.filter((b) => JSON.parse(b.value!).c === category).map((b) => b.text);
+    expect(offered(1)).toEqual(["Allow", "Clear"]);
+    expect(offered(2)).toEqual(["Block", "Clear"]);
+    expect(offered(3)).toEqual(["Block", "Allow"]);
+  });
+
   it("est is New York's time (with daylight saving), not Panama's", async () => {
     const answer = await answerTo(h, `schedule dns ${SIM_IDS.dnsZoneLarge} daily 09:00 est`, ALICE, "C0EST");
     expect(answer.text).toContain("America/New_York");
