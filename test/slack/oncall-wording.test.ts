@@ -364,6 +364,54 @@ describe("29.14: apps pages and picker answers", () => {
     expect(JSON.parse(share!.value!).text).toBe("zones 2");
   });
 
+  it("the incident card's See all lists keep Share in channel, which shares that page", async () => {
+    const res = await h.command(`incident ${ZONE}`, { userId: BOB });
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    const seeAll = findButtons(card.body.blocks).find(
+      (b) => b.action_id === `${ACTIONS.incidentSeeAll}.waf`,
+    )!;
+    const click = await h.click(seeAll, { userId: BOB });
+    const list = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(list.body.blocks)).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
+    const share = findButtons(list.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
+    expect(share, "Share in channel on the See all list").toBeDefined();
+    const shared = await h.click(share!, { userId: BOB });
+    const post = await h.slack.waitForResponse(
+      shared.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    const text = blocksText(post.body.blocks);
+    expect(text).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
+    expect(text).toMatch(/page 1 of \d+/);
+    expect(text).toContain(`Shared by <@${BOB}>`);
+    expect(findButtons(post.body.blocks).some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
+  });
+
+  it("/edge apps: a page after the first keeps Share in channel; the shared copy says which page it is", async () => {
+    await appList(h.deps, "T0001");
+    const first = await answerTo(h, "apps", BOB);
+    const next = first.buttons.find((b) => b.action_id === ACTIONS.appsNextPage)!;
+    const click = await h.click(next, { userId: BOB });
+    const second = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    const share = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
+    expect(share, "Share in channel on apps page 2").toBeDefined();
+    const shared = await h.click(share!, { userId: BOB });
+    const post = await h.slack.waitForResponse(
+      shared.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    const text = blocksText(post.body.blocks);
+    const pages = Math.ceil(h.sim.state.apps.length / 20);
+    expect(text).toContain(`page 2 of ${pages}`);
+    expect(text).toContain(`*${h.sim.state.apps[20]!.name}*`);
+    expect(text).not.toContain(`*${h.sim.state.apps[0]!.name}*`);
+    expect(text).toContain(`Shared by <@${BOB}>`);
+  });
+
   it("an answer reached through a picker keeps Share in channel", async () => {
     const asked = await answerTo(h, "dns", BOB);
     let picker: { blockId: string; actionId: string } | undefined;
