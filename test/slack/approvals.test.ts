@@ -32,6 +32,9 @@ function setCurrent(h: Harness, category: number, action: number) {
   group.categoryAction = action;
 }
 
+/** The bot category a /edge bots button changes. */
+const categoryOf = (b: { value?: string }) => (JSON.parse(b.value!) as { c: number }).c;
+
 /** Run /edge bots and click one category's button (Slack showed and the user accepted its confirm dialog). */
 async function clickCategory(
   h: Harness,
@@ -42,8 +45,7 @@ async function clickCategory(
 ) {
   setCurrent(h, categoryIndex + 1, label === "Clear" ? 1 : 0);
   const bots = await command(h, `bots ${ZONE}`, userId, channelId);
-  const buttons = bots.buttons.filter((b) => b.text === label);
-  const button = buttons[categoryIndex]!;
+  const button = bots.buttons.find((b) => b.text === label && categoryOf(b) === categoryIndex + 1)!;
   expect(button.confirm).toBeDefined();
   const click = await h.click(button, { userId, channelId });
   expect(click.status).toBe(200);
@@ -104,12 +106,21 @@ describe("bot category changes with approvals (SQLite)", () => {
     h.sim.clearFaults();
   });
 
-  it("/edge bots shows Block, Allow and Clear for the seven categories, each with a confirmation naming zone, category and effect", async () => {
+  it("/edge bots shows Block, Allow and Clear for the seven categories (but not the action in force), each with a confirmation naming zone, category and effect", async () => {
+    setCurrent(h, 1, 0);
+    setCurrent(h, 2, 1);
+    setCurrent(h, 3, 2);
     const bots = await command(h, `bots ${ZONE}`);
-    expect(bots.buttons.filter((b) => b.text === "Block")).toHaveLength(7);
-    expect(bots.buttons.filter((b) => b.text === "Allow")).toHaveLength(7);
-    expect(bots.buttons.filter((b) => b.text === "Clear")).toHaveLength(7);
-    const confirm = JSON.stringify(bots.buttons.find((b) => b.text === "Block")!.confirm);
+    const labelOf: Record<number, string> = { 0: "Clear", 1: "Block", 2: "Allow" };
+    const inForce = new Map(h.sim.state.botCategories.get(ZONE)!.map((g) => [g.category, g.categoryAction]));
+    for (let category = 1; category <= 7; category++) {
+      const shown = bots.buttons.filter((b) => categoryOf(b) === category).map((b) => b.text);
+      const current = labelOf[inForce.get(category)!];
+      expect(shown, `category ${category}`).toEqual(["Block", "Allow", "Clear"].filter((l) => l !== current));
+    }
+    const confirm = JSON.stringify(
+      bots.buttons.find((b) => b.text === "Block" && categoryOf(b) === 1)!.confirm,
+    );
     expect(confirm).toContain(`shield zone ${ZONE}`);
     expect(confirm).toContain("SEO");
     expect(confirm).toContain("blocked");

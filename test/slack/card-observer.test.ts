@@ -19,7 +19,7 @@ describe("the card observer", () => {
       const group = h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 2)!;
       group.categoryAction = 0;
       const bots = await answerTo(h, `bots ${ZONE}`, BOB);
-      const block = bots.buttons.filter((b) => b.text === "Block")[1]!;
+      const block = bots.buttons.find((b) => b.text === "Block" && JSON.parse(b.value!).c === 2)!;
       const click = await h.click(block, { userId: BOB, channelId: "C0001" });
       await h.slack.waitForResponse(click.responseId);
       const card = await h.slack.waitForCall("chat.postMessage", (c) =>

@@ -26,9 +26,9 @@ async function requestChange(h: Harness) {
   const group = h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 2)!;
   group.categoryAction = 0;
   const bots = await h.command(`bots ${ZONE}`, { userId: BOB });
-  const block = findButtons((await h.slack.waitForResponse(bots.responseId)).body.blocks).filter(
-    (b) => b.text === "Block",
-  )[1]!;
+  const block = findButtons((await h.slack.waitForResponse(bots.responseId)).body.blocks).find(
+    (b) => b.text === "Block" && JSON.parse(b.value!).c === 2,
+  )!;
   const click = await h.click(block, { userId: BOB });
   await h.slack.waitForResponse(click.responseId);
   const card = await h.slack.waitForCall("chat.postMessage", (c) =>

@@ -220,6 +220,7 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(findButtons(second.body.blocks).map((b) => b.action_id)).toEqual([
       ACTIONS.incidentPreviousPage,
       ACTIONS.incidentNextPage,
+      ACTIONS.shareInChannel,
     ]);
 
     const allRules = r.buttons.find((b) => b.action_id === `${ACTIONS.incidentSeeAll}.waf`)!;

@@ -65,6 +65,70 @@ describe("29.16: small wording", () => {
     expect(blocksText(card.args.blocks)).not.toContain("1 listed people");
   });
 
+  it("a policy card's Before says what was in force, not only 'inherited'", async () => {
+    await answerTo(h, "policy approvals off here", ALICE, "C0INHERIT");
+    const card = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0INHERIT" && blocksText(x.args.blocks).includes("Approval needed"),
+    );
+    const before = blocksText(card.args.blocks);
+    expect(before).not.toContain("no override (inherited)");
+    expect(before).toContain("inherited from the workspace: approvals required, approvers workspace admins");
+    expect(before).toContain("1 approver per request");
+
+    await h.store.policies.setChannel("T0001", "C0PARTIAL", { approvalsNeeded: 2 });
+    await answerTo(h, "policy approvals off here", ALICE, "C0PARTIAL");
+    const partial = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.channel === "C0PARTIAL" && blocksText(x.args.blocks).includes("Approval needed"),
+    );
+    const text = blocksText(partial.args.blocks);
+    expect(text).toContain("approvals required (inherited from the workspace)");
+    expect(text).toContain("2 approvers per request");
+    expect(text).not.toContain("approvals inherited");
+  });
+
+  it("the simulator's AI recommendation states its rule's own traffic (count and busiest URL)", async () => {
+    const { zoneId, ruleId } = SIM_IDS.waf;
+    type Rule = { ruleId: string; totalTriggeredRequests: number; topTargetedUrls: Record<string, number> };
+    const triggered = async () => {
+      const res = await fetch(`${h.sim.url}/shield/waf/rules/review-triggered/${zoneId}`, {
+        headers: { AccessKey: TEST_EDGE_KEY },
+      });
+      const body = (await res.json()) as { triggeredRules: Rule[] };
+      return body.triggeredRules.find((r) => r.ruleId === ruleId)!;
+    };
+    // Read on both sides of the answer: the 24-hour window may move by a minute in between.
+    const before = await triggered();
+    const answer = await answerTo(h, `waf ${zoneId} ${ruleId}`, ALICE);
+    const after = await triggered();
+    const stated = [before, after].map((r) => {
+      const [url, count] = Object.entries(r.topTargetedUrls).sort((a, b) => b[1] - a[1])[0]!;
+      const total = r.totalTriggeredRequests;
+      return `matched ${total.toLocaleString("en-US")} requests in the last 24 hours; the busiest URL, \`${url}\`, had ${count.toLocaleString("en-US")} of them (${Math.round((count / total) * 100)}%)`;
+    });
+    expect(
+      stated.some((s) => answer.text.includes(s)),
+      `${answer.text}\n---\n${stated.join("\n")}`,
+    ).toBe(true);
+  });
+
+  it("/edge bots offers no button for the action a category already has", async () => {
+    const groups = h.sim.state.botCategories.get(ZONE)!;
+    const set = (category: number, action: number) => {
+      groups.find((g) => g.category === category)!.categoryAction = action;
+    };
+    set(1, 1);
+    set(2, 2);
+    set(3, 0);
+    const bots = await answerTo(h, `bots ${ZONE}`, ALICE);
+    const offered = (category: number) =>
+      bots.buttons.filter((b) => JSON.parse(b.value!).c === category).map((b) => b.text);
+    expect(offered(1)).toEqual(["Allow", "Clear"]);
+    expect(offered(2)).toEqual(["Block", "Clear"]);
+    expect(offered(3)).toEqual(["Block", "Allow"]);
+  });
+
   it("est is New York's time (with daylight saving), not Panama's", async () => {
     const answer = await answerTo(h, `schedule dns ${SIM_IDS.dnsZoneLarge} daily 09:00 est`, ALICE, "C0EST");
     expect(answer.text).toContain("America/New_York");
@@ -298,6 +362,54 @@ describe("29.14: apps pages and picker answers", () => {
     const share = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
     expect(share, "Share in channel on page 2").toBeDefined();
     expect(JSON.parse(share!.value!).text).toBe("zones 2");
+  });
+
+  it("the incident card's See all lists keep Share in channel, which shares that page", async () => {
+    const res = await h.command(`incident ${ZONE}`, { userId: BOB });
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    const seeAll = findButtons(card.body.blocks).find(
+      (b) => b.action_id === `${ACTIONS.incidentSeeAll}.waf`,
+    )!;
+    const click = await h.click(seeAll, { userId: BOB });
+    const list = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(list.body.blocks)).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
+    const share = findButtons(list.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
+    expect(share, "Share in channel on the See all list").toBeDefined();
+    const shared = await h.click(share!, { userId: BOB });
+    const post = await h.slack.waitForResponse(
+      shared.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    const text = blocksText(post.body.blocks);
+    expect(text).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
+    expect(text).toMatch(/page 1 of \d+/);
+    expect(text).toContain(`Shared by <@${BOB}>`);
+    expect(findButtons(post.body.blocks).some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
+  });
+
+  it("/edge apps: a page after the first keeps Share in channel; the shared copy says which page it is", async () => {
+    await appList(h.deps, "T0001");
+    const first = await answerTo(h, "apps", BOB);
+    const next = first.buttons.find((b) => b.action_id === ACTIONS.appsNextPage)!;
+    const click = await h.click(next, { userId: BOB });
+    const second = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    const share = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
+    expect(share, "Share in channel on apps page 2").toBeDefined();
+    const shared = await h.click(share!, { userId: BOB });
+    const post = await h.slack.waitForResponse(
+      shared.responseId,
+      (r) => r.body.response_type === "in_channel",
+    );
+    const text = blocksText(post.body.blocks);
+    const pages = Math.ceil(h.sim.state.apps.length / 20);
+    expect(text).toContain(`page 2 of ${pages}`);
+    expect(text).toContain(`*${h.sim.state.apps[20]!.name}*`);
+    expect(text).not.toContain(`*${h.sim.state.apps[0]!.name}*`);
+    expect(text).toContain(`Shared by <@${BOB}>`);
   });
 
   it("an answer reached through a picker keeps Share in channel", async () => {

@@ -667,29 +667,24 @@ function seedRateLimits(rng: Rng): Map<number, RateLimitMetrics> {
   return out;
 }
 
+/**
+ * The advice of the busiest rules' AI recommendations, by rule id; the simulator writes the facts before it
+ * from the rule's own traffic (shield.ts), so the text never contradicts the triggered-rules numbers.
+ */
+const WAF_RULE_ADVICE: Readonly<Record<string, string>> = {
+  // Slack escaping: `<`, `>`, `&`, `*`, `_` and backticks.
+  "942100":
+    "*Recommendation:* keep the rule enabled. If `q` legitimately carries operators such as " +
+    "`a < b && c > d` (e.g. the _price filter_), add an exception for ARGS:q on /search only & review weekly.",
+  "941100": "The traffic looks malicious; no change is recommended.",
+};
+const DEFAULT_WAF_ADVICE = "The traffic looks malicious; keep the rule enabled.";
+export const wafRuleAdvice = (ruleId: string) => WAF_RULE_ADVICE[ruleId] ?? DEFAULT_WAF_ADVICE;
+
+/** Recommendations the API failed to make or made empty; the others are written from the traffic. */
 function seedWafRecommendations(): Map<string, WafRecommendation> {
   const out = new Map<string, WafRecommendation>();
   const put = (r: WafRecommendation) => out.set(`${r.shieldZoneId}/${r.ruleId}`, r);
-  put({
-    shieldZoneId: SIM_IDS.waf.zoneId,
-    ruleId: SIM_IDS.waf.ruleId,
-    success: true,
-    recommendation:
-      "Rule 942100 (SQL injection via libinjection) matched 1,204 requests in 24h, 97% to `/search?q=` with " +
-      "payloads like `' OR 1=1 --` and `<script>alert(1)</script>`.\n" +
-      "*Recommendation:* keep the rule in *Block* mode. If `q` legitimately carries operators such as " +
-      "`a < b && c > d` (e.g. the _price filter_), add an exception for ARGS:q on /search only & review weekly.",
-    errorResponse: null,
-  });
-  put({
-    shieldZoneId: SIM_IDS.waf2.zoneId,
-    ruleId: SIM_IDS.waf2.ruleId,
-    success: true,
-    recommendation:
-      "Rule 941100 (XSS attack detected via libinjection) triggers mostly on bots probing the login form. " +
-      "The traffic looks malicious; no change is recommended.",
-    errorResponse: null,
-  });
   put({
     shieldZoneId: SIM_IDS.wafFailed.zoneId,
     ruleId: SIM_IDS.wafFailed.ruleId,

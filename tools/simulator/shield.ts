@@ -8,6 +8,7 @@ import {
   type BotCategoryGroup,
   type ShieldGenericResponse,
   type WafRecommendation,
+  wafRuleAdvice,
   zoneHost,
 } from "./seed.js";
 import { zoneRuleMetrics } from "./shield-metrics.js";
@@ -343,7 +344,7 @@ export function getTriggeredRules(ctx: HandlerContext): SimResponse {
   return json(200, { errorResponse: null, triggeredRules: rules, totalTriggeredRules: rules.length });
 }
 
-/** A recommendation for a rule the zone triggered recently that has no seeded one. */
+/** A recommendation for a rule the zone triggered in the last 24 hours: its own numbers, then the advice. */
 function generatedRecommendation(
   ctx: HandlerContext,
   zoneId: number,
@@ -351,14 +352,23 @@ function generatedRecommendation(
 ): WafRecommendation | undefined {
   const rule = triggeredRules(ctx, zoneId)?.find((r) => r.ruleId === ruleId);
   if (rule === undefined) return undefined;
-  const [url] = Object.keys(rule.topTargetedUrls);
   return {
     shieldZoneId: zoneId,
     ruleId,
     success: true,
-    recommendation:
-      `Rule ${ruleId} (${rule.ruleDescription ?? "custom rule"}) matched ${rule.totalTriggeredRequests} requests in ` +
-      `the last 24 hours, most of them to ${url ?? "/"}. The traffic looks malicious; keep the rule enabled.`,
+    recommendation: `${ruleFacts(ruleId, rule)}\n${wafRuleAdvice(ruleId)}`,
     errorResponse: null,
   };
+}
+
+/** What the rule matched in the review's 24 hours, from the same numbers the triggered-rules list serves. */
+function ruleFacts(ruleId: string, rule: TriggeredRule): string {
+  const name = `Rule ${ruleId} (${rule.ruleDescription ?? "custom rule"})`;
+  const total = rule.totalTriggeredRequests;
+  const [url, count = 0] = Object.entries(rule.topTargetedUrls).sort((a, b) => b[1] - a[1])[0] ?? [];
+  const n = (x: number) => x.toLocaleString("en-US");
+  const matched = `${name} matched ${n(total)} request${total === 1 ? "" : "s"} in the last 24 hours`;
+  if (url === undefined) return `${matched}.`;
+  const share = Math.round((count / total) * 100);
+  return `${matched}; the busiest URL, \`${url}\`, had ${n(count)} of them (${share}%).`;
 }

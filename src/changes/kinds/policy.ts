@@ -42,6 +42,15 @@ type PolicyLayer = Pick<
   "approvals" | "approvers" | "expiryMinutes" | "approvalsNeeded" | "approvalsFor"
 >;
 
+/**
+ * What the card's "Before" shows: the scope's own row and the policy it inherits (the workspace's for a
+ * channel, the defaults for the workspace), so the card can say what was in force, not only "inherited".
+ */
+interface PolicyObserved {
+  own: PolicyLayer | null;
+  inherited: PolicyValues;
+}
+
 function layerOf(row: PolicyRow | undefined): PolicyLayer | null {
   if (!row) return null;
   return {
@@ -162,11 +171,44 @@ function toPatch(p: PolicyParams, userId: string): PolicyPatch {
   return patch;
 }
 
+/** Each value of a policy or of a scope's own row, for the card (`inherited` where the row has none). */
+function valueParts(v: PolicyLayer, inherited: string): DetailValue[] {
+  return [
+    `approvals ${v.approvals ?? inherited}`,
+    v.approvers ? joined(["approvers ", approversDetail(v.approvers)]) : `approvers ${inherited}`,
+    `expiry ${v.expiryMinutes === null ? inherited : minutes(v.expiryMinutes)}`,
+    approversPerRequest(v.approvalsNeeded ?? null),
+    `approvals for ${approvalsForText(v.approvalsFor)}`,
+  ];
+}
+
+/**
+ * The policy in force in the scope before the change: its own values, and what it inherits where it
+ * overrides nothing ("inherited from the workspace: approvals required, …").
+ */
+function beforeDetail(p: PolicyParams, observed: PolicyObserved | PolicyLayer | null): DetailValue {
+  // A request stored before the card read the inherited policy kept only the scope's own row.
+  if (observed === null || !("inherited" in observed))
+    return observed ? joined(valueParts(observed, "inherited"), ", ") : "no override (inherited)";
+  const from = p.channelId ? "the workspace" : "the defaults";
+  const { own, inherited } = observed;
+  const inheritedParts = valueParts(inherited, "inherited");
+  if (own === null) return joined([`no override, inherited from ${from}: `, joined(inheritedParts, ", ")]);
+  const keys = ["approvals", "approvers", "expiryMinutes", "approvalsNeeded", "approvalsFor"] as const;
+  const ownParts = valueParts(own, "inherited");
+  const parts = keys.map((k, i) =>
+    own[k] === null || own[k] === undefined
+      ? joined([inheritedParts[i]!, ` (inherited from ${from})`])
+      : ownParts[i]!,
+  );
+  return joined(parts, ", ");
+}
+
 /**
  * A change to the approval policy. Tightening applies at once; loosening a policy that requires
  * approvals needs a second admin, so the two-person rule has no side door.
  */
-export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
+export const policyKind: ChangeKind<PolicyParams, PolicyObserved> = {
   name: "policy",
   params: policyParams,
   approvers: "admins",
@@ -184,36 +226,22 @@ export const policyKind: ChangeKind<PolicyParams, PolicyLayer> = {
         ", ",
       ),
     },
-    {
-      label: "Before",
-      value: observed
-        ? joined(
-            [
-              `approvals ${observed.approvals ?? "inherited"}`,
-              observed.approvers
-                ? joined(["approvers ", approversDetail(observed.approvers)])
-                : "approvers inherited",
-              `expiry ${observed.expiryMinutes === null ? "inherited" : minutes(observed.expiryMinutes)}`,
-              approversPerRequest(observed.approvalsNeeded ?? null),
-              `approvals for ${approvalsForText(observed.approvalsFor)}`,
-            ],
-            ", ",
-          )
-        : "no override (inherited)",
-    },
+    { label: "Before", value: beforeDetail(p, observed) },
   ],
   askAgain: () => "/edge policy",
   async readCurrent(deps, scope, p) {
     const row = p.channelId
       ? await deps.store.policies.getChannel(scope.teamId, p.channelId)
       : await deps.store.policies.getWorkspace(scope.teamId);
-    return layerOf(row);
+    const inherited = p.channelId ? await deps.store.policies.getEffective(scope.teamId) : DEFAULT_POLICY;
+    return { own: layerOf(row), inherited: valuesFrom((k) => inherited[k]) };
   },
   inForce(p, current) {
-    if (p.reset) return current === null;
+    const own = current?.own ?? null;
+    if (p.reset) return own === null;
     const s = p.set ?? {};
     return (Object.keys(s) as (keyof typeof s)[]).every(
-      (k) => JSON.stringify(s[k] ?? null) === JSON.stringify(current?.[k] ?? null),
+      (k) => JSON.stringify(s[k] ?? null) === JSON.stringify(own?.[k] ?? null),
     );
   },
   async apply(deps, scope: ChangeScope, p) {

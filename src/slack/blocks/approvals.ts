@@ -39,31 +39,51 @@ export interface BotChangeValue {
 
 const _actionWord = (a: number | null) => (a === null ? "unknown" : botCategoryActionLabel(a));
 
-/** Block / Allow / Clear for one category, each with a confirmation naming the zone, category and effect. */
-export function categoryButtons(zoneId: number, category: number, newId: () => string): Button[] {
+/**
+ * Block / Allow / Clear for one category, each with a confirmation naming the zone, category and effect;
+ * the one matching the category's current action (a no-op) is left out.
+ */
+export function categoryButtons(
+  zoneId: number,
+  category: number,
+  newId: () => string,
+  currentAction?: number,
+): Button[] {
   const name = botCategoryLabel(category);
-  const make = (
-    label: string,
-    actionId: string,
-    action: number,
-    effect: string,
-    style?: "primary" | "danger",
-  ) => {
-    const value: BotChangeValue = { r: newId(), z: zoneId, c: category, a: action };
-    const b = button(label, actionId, JSON.stringify(value), style);
-    b.confirm = confirmDialog(
-      `${label} ${name}?`,
-      mrkdwn`*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
-      label,
-      style === "danger" ? "danger" : "primary",
-    );
-    return b;
-  };
-  return [
-    make("Block", ACTIONS.botBlock, 1, "their requests will be blocked.", "danger"),
-    make("Allow", ACTIONS.botAllow, 2, "their requests will always be let through."),
-    make("Clear", ACTIONS.botClear, 0, "no category action; the zone's bot detection decides."),
+  const choices: { label: string; actionId: string; action: number; effect: string; style?: "danger" }[] = [
+    {
+      label: "Block",
+      actionId: ACTIONS.botBlock,
+      action: 1,
+      effect: "their requests will be blocked.",
+      style: "danger",
+    },
+    {
+      label: "Allow",
+      actionId: ACTIONS.botAllow,
+      action: 2,
+      effect: "their requests will always be let through.",
+    },
+    {
+      label: "Clear",
+      actionId: ACTIONS.botClear,
+      action: 0,
+      effect: "no category action; the zone's bot detection decides.",
+    },
   ];
+  return choices
+    .filter((c) => c.action !== currentAction)
+    .map(({ label, actionId, action, effect, style }) => {
+      const value: BotChangeValue = { r: newId(), z: zoneId, c: category, a: action };
+      const b = button(label, actionId, JSON.stringify(value), style);
+      b.confirm = confirmDialog(
+        `${label} ${name}?`,
+        mrkdwn`*${label} ${name}* bots on shield zone ${zoneId}: ${effect}`,
+        label,
+        style === "danger" ? "danger" : "primary",
+      );
+      return b;
+    });
 }
 
 /** What the Confirm button of a typed change carries (see listeners/actions/change-confirm.ts). */

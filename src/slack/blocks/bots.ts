@@ -36,7 +36,7 @@ export function userCategories(categories: readonly BotCategory[]): BotCategory[
 }
 
 /**
- * Bot detection and each category with Block / Allow / Clear. `newId` gives each button the id of the
+ * Bot detection and each category with Block / Allow / Clear (but not its current action). `newId` gives each button the id of the
  * request it would create, so the same click delivered twice makes one request.
  */
 export function botsMessage(
@@ -57,7 +57,7 @@ export function botsMessage(
     for (const c of shown) {
       const bots = c.bots.length ? `  _(${c.bots.length} known bot${c.bots.length === 1 ? "" : "s"})_` : "";
       blocks.push(section(`*${botCategoryLabel(c.category)}*: ${categoryActionText(c.action)}${bots}`));
-      blocks.push(actions(...categoryButtons(zoneId, c.category, newId)));
+      blocks.push(actions(...categoryButtons(zoneId, c.category, newId, c.action)));
     }
   }
   return reply(`Bot detection for shield zone ${zoneId}`, blocks);

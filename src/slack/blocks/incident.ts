@@ -454,6 +454,7 @@ export function incidentListMessage(
   zoneId: number,
   page: IncidentListPage & { range: IncidentRange },
   section: IncidentListSection,
+  isPublic = false,
 ): Reply {
   // Apps are the account's, not the zone's: the card only lists them beside the zone.
   const of = section === "apps" ? "the whole account" : `shield zone ${zoneId}`;
@@ -475,7 +476,13 @@ export function incidentListMessage(
   ];
   if (lines.length === 0) blocks.push(context("Nothing on this page."));
   else blocks.push(...packLines(lines, 45, "lines"));
-  const base = { z: zoneId, w: page.range.window, t: page.range.to, s: section };
+  const base = {
+    z: zoneId,
+    w: page.range.window,
+    t: page.range.to,
+    s: section,
+    ...(isPublic ? { p: true } : {}),
+  };
   const paging: Button[] = [];
   if (page.page > 1)
     paging.push(

@@ -121,9 +121,15 @@ export function shortenEchoes(sentence: string, words: readonly string[]): strin
   return out;
 }
 
-/** Ephemeral answers offer to share the same command's answer in the channel. */
-export function withShareButton(reply: Reply, commandText: string): Reply {
-  const value = JSON.stringify({ text: commandText });
+/**
+ * What Share in channel answers again, publicly: a command's text, or a page no command can name (an apps
+ * page after the first is read at an opaque cursor; an incident card's "See all" list), as its button value.
+ */
+export type ShareSource = string | { readonly apps: unknown } | { readonly incidentList: unknown };
+
+/** Ephemeral answers offer to share the same answer in the channel. */
+export function withShareButton(reply: Reply, source: ShareSource): Reply {
+  const value = JSON.stringify(typeof source === "string" ? { text: source } : source);
   if (value.length > 2000 || reply.blocks.length >= 50) return reply;
   return {
     ...reply,

@@ -3,11 +3,13 @@ import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { appsMessage } from "../../blocks/apps.js";
+import type { Reply } from "../../blocks/common.js";
 import { wholeAppList } from "../../edge-commands/apps.js";
+import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { onButton, replaceMessage, staleButton } from "./context.js";
 
-const nextValue = z.object({
+export const appsPageValue = z.object({
   c: z.string(),
   l: z.number().int().min(1),
   s: z.enum(APP_STATUSES).optional(),
@@ -16,20 +18,29 @@ const nextValue = z.object({
   b: z.array(z.string()).max(1000).optional(),
 });
 
-/** Next page / Previous page: read the page at the cursor ("" the first) and replace the message with it. */
+type AppsPageValue = z.output<typeof appsPageValue>;
+
+/**
+ * The apps page at the cursor ("" the first). A private page offers to share itself: the cursor can't be
+ * typed, so Share reads this page again, and the shared copy says its page number as this one does.
+ */
+export async function appsPageAt(env: SlackEnv, teamId: string, value: AppsPageValue): Promise<Reply> {
+  const client = await edgeClientFor(env.deps, teamId);
+  const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
+  const page = await listAppsPage(client, query);
+  const at = { page: value.n ?? 2, cursor: value.c, before: value.b ?? [] };
+  const reply = appsMessage(
+    page,
+    { ...query, isPublic: value.p === true },
+    await wholeAppList(env.deps, teamId),
+    at,
+  );
+  return value.p ? reply : withShareButton(reply, { apps: { ...value, p: true } });
+}
+
+/** Next page / Previous page: replace the message with the page at the button's cursor. */
 export function appsNextPage(env: SlackEnv) {
-  return onButton(env, nextValue, staleButton("apps"), (args, ctx, value) =>
-    replaceMessage(args, ctx.logger, async () => {
-      const client = await edgeClientFor(env.deps, ctx.teamId);
-      const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
-      const page = await listAppsPage(client, query);
-      const at = { page: value.n ?? 2, cursor: value.c, before: value.b ?? [] };
-      return appsMessage(
-        page,
-        { ...query, isPublic: value.p === true },
-        await wholeAppList(env.deps, ctx.teamId),
-        at,
-      );
-    }),
+  return onButton(env, appsPageValue, staleButton("apps"), (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, () => appsPageAt(env, ctx.teamId, value)),
   );
 }

@@ -16,13 +16,16 @@ import { answerPrivately, onButton, replaceMessage, staleButton } from "./contex
 
 const zoneId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const refreshValue = z.object({ z: zoneId, w: z.enum(INCIDENT_WINDOWS), p: z.boolean().optional() });
-const listValue = z.object({
+export const incidentListValue = z.object({
   z: zoneId,
   w: z.enum(INCIDENT_WINDOWS),
   t: z.number().int().min(0),
   s: z.enum(INCIDENT_LIST_SECTIONS),
   pg: z.number().int().min(1).max(1_000_000),
+  /** A page of a list shared in the channel: it pages in place, with no Share. */
+  p: z.boolean().optional(),
 });
+type IncidentListValue = z.output<typeof incidentListValue>;
 const wafValue = z.object({ z: zoneId, r: z.string().regex(/^[\w.:-]{1,100}$/) });
 
 const STALE = staleButton("incident");
@@ -40,24 +43,30 @@ export function incidentRefresh(env: SlackEnv) {
   );
 }
 
+/** One page of a card section's list; a private page offers to share itself. */
+export async function incidentListPage(
+  env: SlackEnv,
+  teamId: string,
+  value: IncidentListValue,
+): Promise<Reply> {
+  const page = await listIncidentSection(env.deps, teamId, {
+    zoneId: value.z,
+    window: value.w,
+    to: value.t,
+    section: value.s,
+    page: value.pg,
+  });
+  const reply = incidentListMessage(value.z, page, value.s, value.p === true);
+  return value.p ? reply : withShareButton(reply, { incidentList: { ...value, p: true } });
+}
+
 /**
  * "See all" on the card posts the section's first page privately (the card stays); Previous / Next on
  * that list replace it with another page.
  */
 export function incidentList(env: SlackEnv, from: "card" | "list") {
-  return onButton(env, listValue, STALE, async (args, ctx, value) => {
-    const build = async () =>
-      incidentListMessage(
-        value.z,
-        await listIncidentSection(env.deps, ctx.teamId, {
-          zoneId: value.z,
-          window: value.w,
-          to: value.t,
-          section: value.s,
-          page: value.pg,
-        }),
-        value.s,
-      );
+  return onButton(env, incidentListValue, STALE, async (args, ctx, value) => {
+    const build = () => incidentListPage(env, ctx.teamId, value);
     if (from === "list") return replaceMessage(args, ctx.logger, build);
     let reply: Reply;
     try {
