@@ -25,6 +25,8 @@ export type {
   EventLogsSearch,
   EventLogsSearchResult,
   RateLimitMetrics,
+  RateLimitRule,
+  RateLimitRulePage,
   ShieldDetailedMetrics,
   ShieldMetricsOverview,
   ShieldZone,

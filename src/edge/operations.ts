@@ -17,12 +17,14 @@ import {
   type DdosSensitivity,
   EVENT_LOG_DIMENSIONS,
   eventLogsSearchResponseSchema,
+  getRateLimitRulesResponseSchema,
   getShieldZoneMetricsOverviewResponseSchema,
   getShieldZoneRateLimitMetricsResponseSchema,
   getShieldZoneResponseSchema,
   getShieldZonesResponseSchema,
   getTriggeredRulesResponseSchema,
   METRICS_RESOLUTION,
+  type RateLimitRulePage,
   rateLimitMetricsResponseSchema,
   shieldOverviewMetricsResponseSchema,
   unreadableMetricKeys,
@@ -355,6 +357,26 @@ export const OPERATIONS = {
     ...zoneRead("/shield/metrics/rate-limits/{shieldZoneId}"),
     schema: getShieldZoneRateLimitMetricsResponseSchema,
     answer: (r) => ({ rules: r.data ?? [], skipped: r.skipped }),
+  }),
+  /** GET /shield/rate-limits/{id}: the zone's rate-limit rules with their names, a page at a time. */
+  listRateLimitRules: op({
+    // The rate-limit rule paths are int64 in the document.
+    input: args(["shieldZoneId", id("shield zone id")], ["params", shieldZonePages]),
+    method: "GET",
+    path: "/shield/rate-limits/{shieldZoneId}",
+    query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
+    subject: zoneSubject,
+    schema: getRateLimitRulesResponseSchema,
+    answer: (r, { params }): RateLimitRulePage => {
+      const nextPage = r.page?.nextPage ?? null;
+      return {
+        items: r.data ?? [],
+        ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
+        page: r.page?.currentPage ?? params.page,
+        nextPage,
+        hasNext: nextPage !== null,
+      };
+    },
   }),
   getBotDetection: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}/bot-detection"),

@@ -25,6 +25,7 @@ import { toUserSentence, UserError, usage } from "../errors.js";
 import { type AccessAction, type EntryState, edgeopsEntries } from "./access-lists.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
+import { rateLimitNames } from "./rate-limits.js";
 import { zoneDirectory } from "./zone-lookup.js";
 
 /**
@@ -351,6 +352,8 @@ export const byCountDesc = <T extends { count: number }>(a: T, b: T) => b.count 
 
 export interface RateLimitInWindow {
   rateLimitId: number;
+  /** The rule's name, when the zone's rule list gave one. */
+  name?: string;
   breaches: { total: number; blocked: number; challenged: number; logged: number };
   /** "days": the daily counters of the days the window touches; "overview": the rule's overall counters. */
   basis: "days" | "overview";
@@ -362,6 +365,7 @@ const DAY = 24 * HOUR;
 export function rateLimitsInWindow(
   metrics: readonly ZoneRateLimitMetrics[],
   range: Pick<IncidentRange, "from" | "to">,
+  names: ReadonlyMap<number, string> = new Map(),
 ): RateLimitInWindow[] {
   const out: RateLimitInWindow[] = [];
   for (const m of metrics) {
@@ -383,7 +387,9 @@ export function rateLimitsInWindow(
       sum.challenged = m.overview.challengedBreaches;
       sum.logged = m.overview.loggedBreaches;
     }
-    if (sum.total > 0) out.push({ rateLimitId: m.rateLimitId, breaches: sum, basis });
+    const name = names.get(m.rateLimitId);
+    if (sum.total > 0)
+      out.push({ rateLimitId: m.rateLimitId, ...(name === undefined ? {} : { name }), breaches: sum, basis });
   }
   return out.sort((a, b) => b.breaches.total - a.breaches.total || a.rateLimitId - b.rateLimitId);
 }
@@ -564,6 +570,7 @@ export async function gatherIncident(
     ja4,
     waf,
     rateLimits,
+    rateLimitNamed,
     apps,
     names,
     own,
@@ -580,6 +587,8 @@ export async function gatherIncident(
     offendersBy("ja4"),
     bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
     bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
+    // The rules' names: without them the card still lists the rules by id.
+    bounded(rateLimitNames(client, zoneId), ms, "listRateLimitRules"),
     bounded(troubledApps(client), ms, "listApps"),
     // The zone's domain and pull zone name, from the per-key directory (cached a minute).
     bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
@@ -596,7 +605,21 @@ export async function gatherIncident(
   if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {
     throw new UserError("not_found", toUserSentence(zone.reason), { cause: zone.reason });
   }
-  for (const r of [zone, bots, overview, current, previous, ip, asn, country, ja4, waf, rateLimits, apps]) {
+  for (const r of [
+    zone,
+    bots,
+    overview,
+    current,
+    previous,
+    ip,
+    asn,
+    country,
+    ja4,
+    waf,
+    rateLimits,
+    rateLimitNamed,
+    apps,
+  ]) {
     if (r.status === "rejected") deps.logger.info({ err: r.reason, zoneId }, "incident section failed");
   }
 
@@ -655,7 +678,11 @@ export async function gatherIncident(
       rateLimits.status === "fulfilled"
         ? {
             ok: {
-              rules: rateLimitsInWindow(rateLimits.value.rules, range),
+              rules: rateLimitsInWindow(
+                rateLimits.value.rules,
+                range,
+                rateLimitNamed.status === "fulfilled" ? rateLimitNamed.value : undefined,
+              ),
               skipped: rateLimits.value.skipped,
             },
           }
@@ -733,10 +760,14 @@ export async function listIncidentSection(
       return { kind: "waf", rules: items, ...paging, range };
     }
     case "ratelimits": {
-      const { items, ...paging } = pageOf(
-        rateLimitsInWindow((await client.getRateLimits(q.zoneId)).rules, range),
-        q.page,
-      );
+      const [metrics, names] = await Promise.all([
+        client.getRateLimits(q.zoneId),
+        rateLimitNames(client, q.zoneId).catch((err: unknown) => {
+          deps.logger.info({ err, zoneId: q.zoneId }, "rate-limit names unavailable");
+          return undefined;
+        }),
+      ]);
+      const { items, ...paging } = pageOf(rateLimitsInWindow(metrics.rules, range, names), q.page);
       return { kind: "ratelimits", rules: items, ...paging, range };
     }
     case "apps": {

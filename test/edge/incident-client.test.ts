@@ -91,6 +91,40 @@ describe("the incident operations against the simulator", () => {
   });
 });
 
+describe("listRateLimitRules (GET /shield/rate-limits/{shieldZoneId})", () => {
+  it("sends page and perPage, names each rule, and reports the next page", async () => {
+    const first = await env.client.listRateLimitRules(ZONE, { page: 1, perPage: 2 });
+    expect(env.sim.requests.map((r) => `${r.path} ${JSON.stringify(r.query)}`)).toEqual([
+      `/shield/rate-limits/${ZONE} {"page":"1","perPage":"2"}`,
+    ]);
+    expect(first.items.map((r) => r.id)).toEqual(SIM_IDS.rateLimitRulesUnderAttack.slice(0, 2));
+    expect(first.items[0]).toMatchObject({ shieldZoneId: ZONE, name: "Login <burst> & retries" });
+    expect(first).toMatchObject({ page: 1, nextPage: 2, hasNext: true });
+    const last = await env.client.listRateLimitRules(ZONE, { page: 3, perPage: 2 });
+    expect(last).toMatchObject({ page: 3, nextPage: null, hasNext: false });
+    expect(last.items).toHaveLength(1);
+  });
+
+  it("a rule without an id is left out and counted; an unknown zone is not found", async () => {
+    env.sim.addFault({
+      path: "/shield/rate-limits/",
+      body: { data: [{ ruleName: "no id" }, { id: 9, ruleName: null, extra: 1 }], page: null, error: null },
+    });
+    expect(await env.client.listRateLimitRules(ZONE)).toEqual({
+      items: [{ id: 9, shieldZoneId: null, name: null, description: null }],
+      skipped: 1,
+      page: 1,
+      nextPage: null,
+      hasNext: false,
+    });
+    env.sim.clearFaults();
+    expect((await rejection(env.client.listRateLimitRules(SIM_IDS.unknownShieldZone))).kind).toBe(
+      "not_found",
+    );
+    expect((await rejection(env.client.listRateLimitRules(0))).kind).toBe("invalid_argument");
+  });
+});
+
 describe("bad arguments and bad answers", () => {
   it("bad arguments are refused before any request", async () => {
     const to = Date.now();

@@ -43,6 +43,7 @@ const UNDOCUMENTED: Record<string, string> = {
     "a Basic plan: invalid_plan_type.bot_detection, the form the Terraform provider handles",
   "GET /shield/metrics/rate-limit/{id} 404": "unknown rule, in the operation's envelope",
   "GET /shield/metrics/rate-limits/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
+  "GET /shield/rate-limits/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
   "GET /shield/metrics/overview/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
   "GET /shield/metrics/overview/{shieldZoneId}/detailed 404": "unknown zone, in the operation's envelope",
   "GET /shield/metrics/overview/{shieldZoneId}/detailed 400":
@@ -180,6 +181,10 @@ function cases(): Case[] {
     get(`/shield/metrics/rate-limits/${quiet}`),
     get(`/shield/metrics/rate-limits/${SIM_IDS.zoneEnterprise}`),
     get(`/shield/metrics/rate-limits/${unknownZone}`, 404),
+    get(`/shield/rate-limits/${zone}`),
+    get(`/shield/rate-limits/${zone}?page=2&perPage=2`),
+    get(`/shield/rate-limits/${quiet}`),
+    get(`/shield/rate-limits/${unknownZone}`, 404),
     // Metrics
     get(`/shield/metrics/overview/${zone}`),
     get(`/shield/metrics/overview/${quiet}`),

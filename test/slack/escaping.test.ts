@@ -109,7 +109,7 @@ import {
 import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
 import { pickerMessage, pickerNotice, pickerOptions, pickerSelect } from "../../src/slack/blocks/pickers.js";
 import { policyMessage } from "../../src/slack/blocks/policy.js";
-import { rateLimitMessage, sparkline } from "../../src/slack/blocks/ratelimit.js";
+import { rateLimitMessage, sparkline, zoneRateLimitsMessage } from "../../src/slack/blocks/ratelimit.js";
 import {
   channelFailingDm,
   scheduleCreatedMessage,
@@ -537,6 +537,7 @@ function incidentPicture(g: Gen): IncidentPicture {
             rules: g.list(
               () => ({
                 rateLimitId: g.int(1e6),
+                ...(g.bool() ? { name: g.s() } : {}),
                 breaches: { total: g.int(99), blocked: g.int(9), challenged: g.int(9), logged: g.int(9) },
                 basis: g.pick(["days", "overview"] as const),
               }),
@@ -974,6 +975,16 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "key-modal.ts:keyDoneModal": (g) => keyDoneModal(g.s()),
   "policy.ts:policyMessage": (g) => policyMessage(effectivePolicy(g), g.id("C")),
   "ratelimit.ts:sparkline": (g) => sparkline(g.list(() => g.int(100), 28)),
+  "ratelimit.ts:zoneRateLimitsMessage": (g) =>
+    zoneRateLimitsMessage({
+      zoneId: g.int(1e6),
+      domain: g.maybe(() => g.s()),
+      rules: g.list(
+        () => ({ id: g.int(1e6), name: g.maybe(() => g.s()), breaches: g.maybe(() => g.int(1e6)) }),
+        8,
+      ),
+      skipped: g.int(3),
+    }),
   "ratelimit.ts:rateLimitMessage": (g) =>
     rateLimitMessage(g.int(1e6), {
       overview: g.maybe(() => ({

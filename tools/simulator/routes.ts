@@ -19,7 +19,12 @@ import {
   listShieldZones,
   putBotCategory,
 } from "./shield.js";
-import { getDetailedMetrics, getMetricsOverview, getZoneRateLimitMetrics } from "./shield-metrics.js";
+import {
+  getDetailedMetrics,
+  getMetricsOverview,
+  getZoneRateLimitMetrics,
+  getZoneRateLimitRules,
+} from "./shield-metrics.js";
 import { patchShieldZone, reviewTriggeredRule } from "./shield-settings.js";
 
 /** The router table: first match of method + full-path pattern wins; groups become `ctx.params`. */
@@ -61,6 +66,12 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/shield\/metrics\/rate-limits\/([^/]+)\/?$/,
     unauthorized: "bare",
     handler: getZoneRateLimitMetrics,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/rate-limits\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getZoneRateLimitRules,
   },
   {
     method: "GET",

@@ -719,6 +719,14 @@ export function zoneHost(state: SimulatorState, shieldZoneId: number): string {
 
 const RATE_LIMIT_PATHS = ["/login", "/api/v1/search", "/cart/checkout", "/api/v1/products", "/"];
 const RATE_LIMIT_ACTIONS = ["block", "challenge", "block", "log", "block"] as const;
+/** The first name carries Slack's control characters, so every place that shows it must escape it. */
+const RATE_LIMIT_NAMES = [
+  "Login <burst> & retries",
+  "Search API",
+  "Checkout",
+  "Product API",
+  "Everything else",
+];
 
 /**
  * Traffic per zone. Structural facts (rules, the attack's timing and size) never depend on the seed. Zone i has
@@ -732,6 +740,7 @@ function seedTraffic(zones: ShieldZone[], now: number): Map<number, ZoneTraffic>
     const ruleCount = underAttack ? 5 : i % 4;
     const rateLimitRules: RateLimitRule[] = Array.from({ length: ruleCount }, (_, k) => ({
       id: 7000 + i * 10 + k,
+      name: RATE_LIMIT_NAMES[k] ?? `Rule ${k + 1}`,
       action: RATE_LIMIT_ACTIONS[k] ?? "block",
       path: RATE_LIMIT_PATHS[k] ?? "/",
       weight: 1 / (k + 1),

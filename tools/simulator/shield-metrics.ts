@@ -4,6 +4,7 @@
  * - GET /shield/metrics/overview/{id}/detailed?StartDate&EndDate&Resolution -> ShieldOverviewMetrics,
  * - GET /shield/metrics/rate-limits/{id} -> GetShieldZoneRatelimitMetricsResponse (the zone's rules, 28 days),
  * - GET /shield/metrics/rate-limit/{id} for the zones' rules (seeded fixed rules stay in shield.ts).
+ * - GET /shield/rate-limits/{id} -> GetCustomWafRulesResponse (the zone's rate-limit rules with their names).
  * The documents leave the inner keys of the detailed `metrics`/`totals` maps open; they are named here after the
  * counters of the 28-day DTOs (`blockedRequests`, `loggedBreaches`, ...), bucket keys are ISO 8601 UTC bucket starts.
  */
@@ -339,6 +340,40 @@ export function getZoneRateLimitMetrics(ctx: HandlerContext): SimResponse {
     ...ruleMetrics(days, rule, i),
   }));
   return json(200, { data, error: null });
+}
+
+/** GET /shield/rate-limits/{shieldZoneId}?page&perPage: the zone's rules as CustomWafRule rows, a page at a time. */
+export function getZoneRateLimitRules(ctx: HandlerContext): SimResponse {
+  const id = intParam(ctx.params[0]);
+  const m = id === undefined ? undefined : zoneModel(ctx.state, id);
+  if (id === undefined || m === undefined) return notFound(ctx);
+  const num = (raw: string | undefined, def: number) => {
+    const n = raw === undefined || raw === "" ? def : Number(raw);
+    return Number.isInteger(n) ? n : def;
+  };
+  const page = Math.max(1, num(ctx.query.page, 1));
+  const perPage = Math.min(1000, Math.max(1, num(ctx.query.perPage, 10)));
+  const rules = m.traffic.rateLimitRules;
+  const totalPages = Math.ceil(rules.length / perPage);
+  const data = rules.slice((page - 1) * perPage, page * perPage).map((rule) => ({
+    id: rule.id,
+    shieldZoneId: id,
+    userId: null,
+    ruleName: rule.name,
+    ruleDescription: `Limits requests to ${rule.path}`,
+    ruleJson: null,
+  }));
+  return json(200, {
+    data,
+    page: {
+      totalCount: rules.length,
+      totalPages,
+      currentPage: page,
+      nextPage: page < totalPages ? page + 1 : null,
+      pageSize: perPage,
+    },
+    error: null,
+  });
 }
 
 /** The 28-day metrics of a zone's rule by its id (the shape of GET /shield/metrics/rate-limit/{id}), if any. */

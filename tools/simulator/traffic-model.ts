@@ -9,6 +9,8 @@ export type Action = (typeof ACTIONS)[number];
 
 export interface RateLimitRule {
   id: number;
+  /** The rule's name (ruleName in GET /shield/rate-limits/{id}). */
+  name: string;
   action: Action;
   /** The path the rule protects (events of this rule hit it). */
   path: string;

@@ -666,6 +666,43 @@ export const getShieldZoneRateLimitMetricsResponseSchema = shieldEnvelope(
 
 export type ZoneRateLimitMetrics = z.output<typeof zoneRateLimitMetricsSchema>;
 
+// ---- a zone's rate-limit rules (their names) -------------------------------------------------------
+
+/** CustomWafRule as GET /shield/rate-limits/{shieldZoneId} lists it: the rule's id, zone and name. */
+export const rateLimitRuleSchema = z
+  .looseObject({
+    id: z.number().int(),
+    shieldZoneId: nullish(z.number().int()),
+    ruleName: nullish(z.string()),
+    ruleDescription: nullish(z.string()),
+  })
+  .transform((r) => ({
+    id: r.id,
+    shieldZoneId: r.shieldZoneId,
+    name: r.ruleName,
+    description: r.ruleDescription,
+  }));
+
+/** GetCustomWafRulesResponse: `{ data, page, error }`; rows without an id are left out and counted. */
+export const getRateLimitRulesResponseSchema = z
+  .looseObject({
+    data: nullish(rowsOf(rateLimitRuleSchema, ["id"])),
+    page: nullish(paginationSchema),
+    error: nullish(genericRequestResponseSchema),
+  })
+  .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
+
+export type RateLimitRule = z.output<typeof rateLimitRuleSchema>;
+export interface RateLimitRulePage {
+  items: RateLimitRule[];
+  /** Rules without an id (optional in the document), left out. */
+  skipped?: number;
+  page: number;
+  /** The next page number, or null on the last page. */
+  nextPage: number | null;
+  hasNext: boolean;
+}
+
 // ---- shield zone settings and WAF rule reviews (issue 14 mitigations) ------------------------------
 
 /** DDoSShieldSensitivity: 0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge. */

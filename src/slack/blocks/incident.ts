@@ -344,7 +344,8 @@ function wafBlocks(p: IncidentPicture, newRequestId: () => string): KnownBlock[]
 function rateLimitLine(r: RateLimitInWindow): Mrkdwn {
   const b = r.breaches;
   const basis = r.basis === "overview" ? mrkdwn` _(overall counters)_` : "";
-  return mrkdwn`Rate limit ${r.rateLimitId} · ${n(b.total)} breaches (${n(b.blocked)} blocked · ${n(b.challenged)} challenged · ${n(b.logged)} logged)${basis}`;
+  const name = r.name === undefined ? "" : mrkdwn` · ${r.name}`;
+  return mrkdwn`Rate limit ${r.rateLimitId}${name} · ${n(b.total)} breaches (${n(b.blocked)} blocked · ${n(b.challenged)} challenged · ${n(b.logged)} logged)${basis}`;
 }
 
 function rateLimitBlock(p: IncidentPicture): KnownBlock {

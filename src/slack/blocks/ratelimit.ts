@@ -1,6 +1,8 @@
 import type { KnownBlock } from "@slack/types";
 import type { RateLimitMetrics } from "../../edge/schemas/shield.js";
-import { context, fields, header, type Reply, reply, section } from "./common.js";
+import type { ZoneRateLimits } from "../../services/rate-limits.js";
+import { skippedText } from "./apps.js";
+import { context, fields, header, mrkdwn, packLines, type Reply, reply, section } from "./common.js";
 
 const BARS = "▁▂▃▄▅▆▇█";
 
@@ -48,4 +50,22 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
       );
   }
   return reply(`Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks);
+}
+
+/** A zone's rate-limit rules by name, busiest first, and how to see one rule's days. */
+export function zoneRateLimitsMessage(v: ZoneRateLimits): Reply {
+  const where = v.domain === null ? `shield zone ${v.zoneId}` : `${v.domain} (zone ${v.zoneId})`;
+  const lines = v.rules.map((r) => {
+    const breaches = r.breaches === null ? "" : ` · ${n(r.breaches)} breaches in 28 days`;
+    return mrkdwn`${r.name ?? "(no name)"} · rate limit ${r.id}${breaches}`;
+  });
+  const blocks: KnownBlock[] = [header(`Rate limits · ${where}`)];
+  if (lines.length === 0) blocks.push(section(`Shield zone ${v.zoneId} has no rate-limit rules.`));
+  else blocks.push(...packLines(lines, 40, "rate limits"));
+  if (v.skipped > 0) blocks.push(context(skippedText(v.skipped, "rate limit", "an id")));
+  if (v.rules.some((r) => r.breaches === null))
+    blocks.push(context("The breach counters did not come: the rules are listed without them."));
+  const first = v.rules[0];
+  if (first) blocks.push(context(`One rule's past 28 days: /edge ratelimit ${first.id}`));
+  return reply(`${n(v.rules.length)} rate limits in ${where}`, blocks);
 }

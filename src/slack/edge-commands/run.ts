@@ -98,9 +98,11 @@ async function offerPicker(
   args: readonly string[],
   isPublic: boolean,
 ): Promise<Reply | undefined> {
-  const at = sub.picker?.missingAt(args);
-  if (!sub.picker || at === undefined) return undefined;
-  const template = { source: sub.picker.source, command: sub.name, args, at, isPublic };
+  if (!sub.picker) return undefined;
+  const words = sub.picker.completes?.(args) ?? args;
+  const at = sub.picker.missingAt(words);
+  if (at === undefined) return undefined;
+  const template = { source: sub.picker.source, command: sub.name, args: words, at, isPublic };
   const blockId = encodePickTemplate(template);
   if (blockId === undefined) return undefined;
   await edgeAccessFor(input.env.deps, input.teamId);

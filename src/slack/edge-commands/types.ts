@@ -57,6 +57,11 @@ export interface Subcommand {
 
 export interface PickerArg {
   readonly source: PickerSource;
+  /**
+   * The words of the command the picker completes, when they are not the words typed (`/edge ratelimit`
+   * alone picks a zone for `ratelimit zone <id>`); `missingAt` reads these. Default: the words typed.
+   */
+  completes?(args: readonly string[]): readonly string[];
   /** The index in `args` where the id is missing, or undefined when the words typed already hold one. */
   missingAt(args: readonly string[]): number | undefined;
 }
