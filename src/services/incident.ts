@@ -558,24 +558,7 @@ export async function gatherIncident(
   const offendersBy = (d: OffenderDimension) =>
     bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
-  const [
-    zone,
-    bots,
-    overview,
-    current,
-    previous,
-    ip,
-    asn,
-    country,
-    ja4,
-    waf,
-    rateLimits,
-    rateLimitNamed,
-    apps,
-    names,
-    own,
-    pending,
-  ] = await Promise.allSettled([
+  const sections = await Promise.allSettled([
     bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
     bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
     bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
@@ -599,13 +582,9 @@ export async function gatherIncident(
       ? new Map<string, EntryState>()
       : pendingAccessChanges(deps, teamId, zoneId, pendingIn),
   ] as const);
-  const named =
-    names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
-
-  if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {
-    throw new UserError("not_found", toUserSentence(zone.reason), { cause: zone.reason });
-  }
-  for (const r of [
+  for (const r of sections)
+    if (r.status === "rejected") deps.logger.info({ err: r.reason, zoneId }, "incident section failed");
+  const [
     zone,
     bots,
     overview,
@@ -619,8 +598,15 @@ export async function gatherIncident(
     rateLimits,
     rateLimitNamed,
     apps,
-  ]) {
-    if (r.status === "rejected") deps.logger.info({ err: r.reason, zoneId }, "incident section failed");
+    names,
+    own,
+    pending,
+  ] = sections;
+  const named =
+    names.status === "fulfilled" ? names.value.zones.find((z) => z.zone.shieldZoneId === zoneId) : undefined;
+
+  if (zone.status === "rejected" && isEdgeApiError(zone.reason) && zone.reason.kind === "not_found") {
+    throw new UserError("not_found", toUserSentence(zone.reason), { cause: zone.reason });
   }
 
   const byDimension = { ip: settled(ip), asn: settled(asn), country: settled(country), ja4: settled(ja4) };

@@ -8,14 +8,7 @@ import { gatherTimeline } from "../../../services/timeline.js";
 import { exportedReply } from "../../blocks/timeline.js";
 import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
-import {
-  answerPrivately,
-  type ButtonArgs,
-  buttonContext,
-  parseButtonValue,
-  replaceMessage,
-  respondPrivately,
-} from "./context.js";
+import { answerPrivately, onButton, replaceMessage, respondPrivately } from "./context.js";
 
 /**
  * The buttons of the /edge timeline answer: Previous / Next replace it with another page of the same window
@@ -34,20 +27,16 @@ const pageValue = z.object({
 const STALE = "That button is out of date: run /edge timeline again.";
 
 export function timelinePage(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, pageValue);
-    if (!value) return answerPrivately(args, STALE, ctx.logger);
-    await replaceMessage(args, ctx.logger, async () => {
-      return timelineAnswer(
+  return onButton(env, pageValue, STALE, (args, ctx, value) =>
+    replaceMessage(args, ctx.logger, () =>
+      timelineAnswer(
         env,
         args.client,
         { ...ctx, isPublic: false },
         { zoneId: value.z, window: value.w, label: value.l ?? null, page: value.pg, to: value.t },
-      );
-    });
-  };
+      ),
+    ),
+  );
 }
 
 const CANT_POST: Record<string, string> = {
@@ -97,11 +86,7 @@ async function namesFor(
 }
 
 export function timelineExport(env: SlackEnv) {
-  return async (args: ButtonArgs) => {
-    await args.ack();
-    const ctx = buttonContext(env, args);
-    const value = parseButtonValue(ctx.value, pageValue);
-    if (!value) return answerPrivately(args, STALE, ctx.logger);
+  return onButton(env, pageValue, STALE, async (args, ctx, value) => {
     const container = args.body.container as { thread_ts?: string } | undefined;
     const threadTs = container?.thread_ts ?? args.body.message?.thread_ts;
     try {
@@ -158,5 +143,5 @@ export function timelineExport(env: SlackEnv) {
         ctx.logger.warn({ err }, "exporting the postmortem draft failed");
       await answerPrivately(args, sentence ?? toUserSentence(err), ctx.logger);
     }
-  };
+  });
 }
