@@ -3,6 +3,7 @@ import { LARGE_SHARE } from "../../src/services/impact-preview.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { pick, pickerIn } from "../support/picker.js";
 
 /**
  * Issue 31 part 1: before anyone confirms or approves a mitigation, its confirmation and its approval
@@ -126,37 +127,8 @@ describe("impact preview on confirmations and approval cards", () => {
   it("a change asked through a picker (no zone typed) is confirmed with estimating, then filled in the picker's place", async () => {
     const asked = await h.command("block 203.0.113.13", { userId: BOB, channelId: "C0001" });
     const pickerAnswer = await h.slack.waitForResponse(asked.responseId, undefined, 15_000);
-    const picker = (pickerAnswer.body.blocks as { block_id?: string; elements?: Record<string, unknown>[] }[])
-      .map((b) => ({ b, select: b.elements?.find((e) => e.type === "external_select") }))
-      .find((x) => x.select)!;
-    const responseId = `pick-${Math.random().toString(36).slice(2)}`;
-    const res = await h.interact({
-      type: "block_actions",
-      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
-      api_app_id: "A0001",
-      token: "legacy",
-      container: {
-        type: "message",
-        message_ts: "1700000000.000100",
-        channel_id: "C0001",
-        is_ephemeral: true,
-      },
-      trigger_id: "trigger-pick",
-      team: { id: "T0001", domain: "acme" },
-      channel: { id: "C0001", name: "incident-42" },
-      message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
-      response_url: h.slack.responseUrl(responseId),
-      actions: [
-        {
-          type: "external_select",
-          action_id: String(picker.select!.action_id),
-          block_id: String(picker.b.block_id),
-          selected_option: { text: { type: "plain_text", text: "x" }, value: String(ZONE) },
-          action_ts: String(Date.now() / 1000),
-        },
-      ],
-    });
-    expect(res.status).toBe(200);
+    const picker = pickerIn(pickerAnswer.body.blocks)!;
+    const responseId = await pick(h, picker, String(ZONE), { userId: BOB });
     const first = await h.slack.waitForResponse(responseId, undefined, 15_000);
     expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
     const filled = await h.slack.waitForResponse(

@@ -11,6 +11,7 @@ import {
   startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
+import { pick, pickerIn } from "../support/picker.js";
 
 /** Issue 29 item 16: the small wording list, each one through signed commands and clicks into the receiver. */
 
@@ -414,43 +415,9 @@ describe("29.14: apps pages and picker answers", () => {
 
   it("an answer reached through a picker keeps Share in channel", async () => {
     const asked = await answerTo(h, "dns", BOB);
-    let picker: { blockId: string; actionId: string } | undefined;
-    for (const b of asked.body.blocks as { block_id?: string; elements?: Record<string, unknown>[] }[]) {
-      const select = b.elements?.find((e) => e.type === "external_select");
-      if (select) picker = { blockId: String(b.block_id), actionId: String(select.action_id) };
-    }
+    const picker = pickerIn(asked.body.blocks);
     expect(picker, asked.text).toBeDefined();
-    const responseId = `pick-${Math.random().toString(36).slice(2)}`;
-    const res = await h.interact({
-      type: "block_actions",
-      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
-      api_app_id: "A0001",
-      token: "legacy",
-      container: {
-        type: "message",
-        message_ts: "1700000000.000100",
-        channel_id: "C0001",
-        is_ephemeral: true,
-      },
-      trigger_id: "trigger-pick",
-      team: { id: "T0001", domain: "acme" },
-      channel: { id: "C0001", name: "incident-42" },
-      message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
-      response_url: h.slack.responseUrl(responseId),
-      actions: [
-        {
-          type: "external_select",
-          action_id: picker!.actionId,
-          block_id: picker!.blockId,
-          selected_option: {
-            text: { type: "plain_text", text: "x" },
-            value: String(SIM_IDS.dnsZoneCompleted),
-          },
-          action_ts: String(Date.now() / 1000),
-        },
-      ],
-    });
-    expect(res.status).toBe(200);
+    const responseId = await pick(h, picker!, String(SIM_IDS.dnsZoneCompleted), { userId: BOB });
     const answer = await h.slack.waitForResponse(responseId);
     expect(blocksText(answer.body.blocks)).toContain("DNS scan");
     expect(findButtons(answer.body.blocks).map((b) => b.text)).toContain("Share in channel");

@@ -11,6 +11,7 @@ import {
   startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
+import { choose, pickerIn } from "../support/picker.js";
 
 /**
  * Issue 16 item 1: commands typed without their id answer with a picker (an external_select); its
@@ -37,15 +38,6 @@ const allOptions = (a: OptionsAnswer): Option[] => [
   ...(a.option_groups ?? []).flatMap((g) => g.options),
 ];
 
-/** The picker in an answer: its external_select and block. */
-function pickerIn(blocks: unknown) {
-  for (const b of blocks as { type: string; block_id?: string; elements?: Record<string, unknown>[] }[]) {
-    const select = b.elements?.find((e) => e.type === "external_select");
-    if (select) return { blockId: String(b.block_id), actionId: String(select.action_id) };
-  }
-  return undefined;
-}
-
 async function suggest(
   h: Harness,
   picker: { blockId: string; actionId: string },
@@ -66,38 +58,6 @@ async function suggest(
   });
   expect(res.status).toBe(200);
   return { answer: JSON.parse(res.body) as OptionsAnswer, durationMs: res.durationMs };
-}
-
-async function choose(
-  h: Harness,
-  picker: { blockId: string; actionId: string },
-  value: string,
-  teamId = "T0001",
-) {
-  const responseId = `pick-${Math.random().toString(36).slice(2)}`;
-  const res = await h.interact({
-    type: "block_actions",
-    user: { id: "U0002", username: "bob", name: "bob", team_id: teamId },
-    api_app_id: "A0001",
-    token: "legacy",
-    container: { type: "message", message_ts: "1700000000.000100", channel_id: "C0001", is_ephemeral: true },
-    trigger_id: "trigger-pick",
-    team: { id: teamId, domain: "acme" },
-    channel: { id: "C0001", name: "incident-42" },
-    message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
-    response_url: h.slack.responseUrl(responseId),
-    actions: [
-      {
-        type: "external_select",
-        action_id: picker.actionId,
-        block_id: picker.blockId,
-        selected_option: { text: { type: "plain_text", text: "x" }, value },
-        action_ts: String(Date.now() / 1000),
-      },
-    ],
-  });
-  expect(res.status).toBe(200);
-  return h.slack.waitForResponse(responseId);
 }
 
 describe("picker options", () => {

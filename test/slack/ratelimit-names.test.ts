@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, type Harness, startHarness } from "../support/harness.js";
+import { choose, pickerIn } from "../support/picker.js";
 
 /**
  * Issue 29 item 15: rate limits carry their names (GET /shield/rate-limits/{zone}) wherever they are
@@ -20,41 +21,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-function pickerIn(blocks: unknown) {
-  for (const b of blocks as { type: string; block_id?: string; elements?: Record<string, unknown>[] }[]) {
-    const select = b.elements?.find((e) => e.type === "external_select");
-    if (select) return { blockId: String(b.block_id), actionId: String(select.action_id) };
-  }
-  return undefined;
-}
-
-async function choose(picker: { blockId: string; actionId: string }, value: string) {
-  const responseId = `pick-${Math.random().toString(36).slice(2)}`;
-  const res = await h.interact({
-    type: "block_actions",
-    user: { id: "U0002", username: "bob", name: "bob", team_id: "T0001" },
-    api_app_id: "A0001",
-    token: "legacy",
-    container: { type: "message", message_ts: "1700000000.000100", channel_id: "C0001", is_ephemeral: true },
-    trigger_id: "trigger-pick",
-    team: { id: "T0001", domain: "acme" },
-    channel: { id: "C0001", name: "incident-42" },
-    message: { ts: "1700000000.000100", type: "message", text: "", blocks: [] },
-    response_url: h.slack.responseUrl(responseId),
-    actions: [
-      {
-        type: "external_select",
-        action_id: picker.actionId,
-        block_id: picker.blockId,
-        selected_option: { text: { type: "plain_text", text: "x" }, value },
-        action_ts: String(Date.now() / 1000),
-      },
-    ],
-  });
-  expect(res.status).toBe(200);
-  return h.slack.waitForResponse(responseId);
-}
-
 describe("rate limits by name", () => {
   it("/edge ratelimit alone picks a shield zone, then lists its rules by name with the zone's domain", async () => {
     const typed = await answerTo(h, "ratelimit", "U0002");
@@ -63,7 +29,7 @@ describe("rate limits by name", () => {
     expect(typed.text).toContain("/edge ratelimit zone &lt;shield zone&gt;");
 
     h.sim.clearRequests();
-    const chosen = await choose(picker!, String(ZONE));
+    const chosen = await choose(h, picker!, String(ZONE));
     const text = blocksText(chosen.body.blocks);
     expect(h.sim.requests.some((r) => r.path === `/shield/rate-limits/${ZONE}`)).toBe(true);
     expect(text).toContain(`shop.acme-example.com (zone ${ZONE})`);
