@@ -6,7 +6,8 @@
 import { ChangeObservers } from "../changes/observers.js";
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
-import { createEdgeApi, type EdgeApi, type RetryPolicy } from "../edge/client.js";
+import { createEdgeApi, type EdgeApi } from "../edge/client.js";
+import type { RetryPolicy } from "../edge/queue.js";
 import { createSharedLimit, type SharedLimit } from "../edge/shared-limit.js";
 import { createPoller } from "../jobs/alerts.js";
 import { createChangeSweeper } from "../jobs/change-sweeps.js";

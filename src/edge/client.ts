@@ -9,33 +9,6 @@ import { execute, type RequestContext, type RequestEvent } from "./request.js";
 import { dateKeyShape } from "./schemas/date-key.js";
 import type { SharedLimit } from "./shared-limit.js";
 
-export { EVENT_LOG_RETENTION_MS, MAX_INT32_ID } from "./operations.js";
-export type { QueueStats, RetryPolicy } from "./queue.js";
-export { RETRY_DEFAULT, RETRY_FAST } from "./queue.js";
-export type { RequestEvent } from "./request.js";
-export { EDGE_USER_AGENT } from "./request.js";
-// Re-exported so callers can name them without reaching into schemas/.
-export type { DnsScan, DnsScanTrigger, PullZone } from "./schemas/core.js";
-export type { AppPage } from "./schemas/mc.js";
-export type {
-  AccessListDetails,
-  BotCategory,
-  BotDetection,
-  CustomAccessList,
-  EventLogsSearch,
-  EventLogsSearchResult,
-  RateLimitMetrics,
-  RateLimitRule,
-  RateLimitRulePage,
-  ShieldDetailedMetrics,
-  ShieldMetricsOverview,
-  ShieldZone,
-  ShieldZonePage,
-  TriggeredRules,
-  WafAiRecommendation,
-  ZoneRateLimitMetrics,
-} from "./schemas/shield.js";
-
 /**
  * The Edge API client: one method per row of the operation table (operations.ts), all through one
  * generic caller. Arguments are checked before any request (`invalid_argument`), responses are

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { HttpMethod, RequestSpec } from "./request.js";
+import * as arg from "./schemas/arguments.js";
 import { ignoredBody } from "./schemas/common.js";
 import {
   dnsScanSchema,
@@ -10,12 +11,10 @@ import {
 import { listApplicationsResponseSchema } from "./schemas/mc.js";
 import {
   accessListsResponseSchema,
-  type BotCategoryAction,
   botCategorizationListResponseSchema,
   botDetectionResponseSchema,
+  createdListIdSchema,
   customAccessListResponseSchema,
-  type DdosSensitivity,
-  EVENT_LOG_DIMENSIONS,
   eventLogsSearchResponseSchema,
   getRateLimitRulesResponseSchema,
   getShieldZoneMetricsOverviewResponseSchema,
@@ -23,13 +22,10 @@ import {
   getShieldZoneResponseSchema,
   getShieldZonesResponseSchema,
   getTriggeredRulesResponseSchema,
-  METRICS_RESOLUTION,
   type RateLimitRulePage,
   rateLimitMetricsResponseSchema,
   shieldOverviewMetricsResponseSchema,
   unreadableMetricKeys,
-  type WafExecutionMode,
-  type WafReviewAction,
   wafAiRecommendationSchema,
 } from "./schemas/shield.js";
 
@@ -37,6 +33,7 @@ import {
  * The Edge API as a table: one row per operation (its checked arguments, method, path, query, body,
  * answer schema, whether it is safe to repeat), read by the one generic caller in client.ts. A row's
  * `answer` turns the validated body into what the method returns, when that is more than the body.
+ * The argument checks are in schemas/arguments.ts, the answer schemas beside them.
  */
 
 /** What `answer` may use besides the body: the call's subject, the envelope's data, date-key notes. */
@@ -90,57 +87,20 @@ const op = <A extends readonly Arg[], Out, R = Out, StatusOnly extends boolean =
   row: Operation<Named<A>, Out, R> & { input: Args<A>; statusIsTheAnswer?: StatusOnly },
 ): Operation<Named<A>, Out, StatusOnly extends true ? void : R> & { input: Args<A> } => row as never;
 
-// ---- argument checks -------------------------------------------------------------------------------
+// ---- what rows share -------------------------------------------------------------------------------
 
-/** The largest id a path the document types int32 can carry. */
-export const MAX_INT32_ID = 2_147_483_647;
-
-/** The event log keeps 72 hours: a search must end within them. */
-export const EVENT_LOG_RETENTION_MS = 72 * 3_600_000;
-
-/** Largest list content edgeops sends (the plan's entry limit is far below this). */
-const MAX_ACCESS_LIST_CONTENT = 1_000_000;
-
-function show(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  if (typeof v === "number" || typeof v === "boolean" || v === null || v === undefined) return String(v);
-  return typeof v;
-}
-
-/** A value `ok` accepts, else the sentence `refusal` followed by what was given. */
-const checked = <T>(ok: (v: unknown) => boolean, refusal: string) =>
-  z.custom<T>(ok, { error: (iss) => `${refusal} (got ${show(iss.input)}).` });
-
-/** `T`: the numbers from min to max as a type (an enum's values), where the caller should name one. */
-function whole<T extends number = number>(what: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  const range = max >= Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-  return checked<T>(
-    (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max,
-    `The ${what} must be a whole number ${range}`,
-  );
-}
-const id = (what: string) => whole(what, 1);
-/** An id sent where the document's path parameter is int32 (shield zones, rate limits). */
-const int32Id = (what: string) => whole(what, 1, MAX_INT32_ID);
-const time = (what: string) =>
-  checked<number>(
-    (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0,
-    `The ${what} must be a Unix time in milliseconds`,
-  );
-const text = (refusal: string, ok: (s: string) => boolean) =>
-  checked<string>((v) => typeof v === "string" && ok(v), refusal);
-const listContent = text("The list content must be a text", (s) => s.length <= MAX_ACCESS_LIST_CONTENT);
-
-/** An object argument: its fields checked, unknown ones dropped. */
-const record = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
-  z.object(shape, { error: (iss) => `The ${what} must be an object (got ${show(iss.input)}).` });
-/** An options object (absent: all defaults). */
-const options = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
-  record(what, shape).prefault({} as never);
-
-const zoneId = ["shieldZoneId", int32Id("shield zone id")] as const;
+const zoneId = ["shieldZoneId", arg.int32Id("shield zone id")] as const;
+/** Where the document types the shield zone id int64 (WAF reviews, rate-limit rules, the zone PATCH). */
+const int64ZoneId = ["shieldZoneId", arg.id("shield zone id")] as const;
+const dnsZoneId = ["zoneId", arg.id("DNS zone id")] as const;
+const listId = ["listId", arg.id("access list id")] as const;
 const zone = args(zoneId);
 const zoneSubject = (i: { shieldZoneId: number }) => `Shield zone ${i.shieldZoneId}`;
+const dnsZoneSubject = (i: { zoneId: number }) => `DNS zone ${i.zoneId}`;
+const ruleSubject = (i: { shieldZoneId: number; ruleId: string }) =>
+  `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`;
+const listSubject = (i: { shieldZoneId: number; listId: number }) =>
+  `Access list ${i.listId} of shield zone ${i.shieldZoneId}`;
 /** A GET of one shield zone's resource. */
 const zoneRead = (path: string) => ({ input: zone, method: "GET", path, subject: zoneSubject }) as const;
 /** A write whose 2xx status is its answer (unless the body carries a refusal). */
@@ -148,93 +108,10 @@ const write = (method: HttpMethod, path: string) =>
   ({ method, path, statusIsTheAnswer: true, schema: ignoredBody }) as const;
 /** The Shield envelope's `data` as the answer. */
 const envelopeData = <T>(r: { data: T | null }, _i: unknown, a: Answering) => a.data(r.data);
-
-/** A page of a list: `page` >= 1 (the Core API's page 0, "everything as one array", is never asked for). */
-const pages = (minPerPage: number, perPage: number) =>
-  options("page options", {
-    page: id("page number").default(1),
-    perPage: whole("page size", minPerPage, 1000).default(perPage),
-  });
-export const shieldZonePages = pages(1, 10);
-export const corePages = pages(5, 1000);
-
-/** `cursor`: the `nextCursor` of the previous page. */
-export const listAppsParams = options("listApps options", {
-  limit: whole("page size", 1, 1000).default(20),
-  cursor: text(
-    "The app list cursor must be a non-empty string",
-    (s) => s.trim() !== "" && s.length <= 4096,
-  ).optional(),
+const pageQuery = ({ params }: { params: { page: number; perPage: number } }) => ({
+  page: params.page,
+  perPage: params.perPage,
 });
-
-/** `type`: AccessListType (0 IP, 1 CIDR, 2 ASN, 3 Country, 4 Organization, 5 JA4). */
-export const newAccessList = record("new access list", {
-  name: text(
-    "The list name must be a text of 1 to 100 characters",
-    (s) => s.trim() !== "" && s.length <= 100,
-  ),
-  type: whole("access list type", 0, 5),
-  content: listContent,
-});
-
-/** `action`: AccessListAction (0 None, 1 Allow, 2 Block, 3 Challenge, 4 Log, 5 Bypass). */
-export const accessListConfig = record("access list configuration", {
-  isEnabled: checked<boolean>((v) => typeof v === "boolean", "isEnabled must be true or false"),
-  action: whole("access list action", 0, 5),
-});
-
-const filterSchema = z.object({
-  field: z.enum(EVENT_LOG_DIMENSIONS),
-  op: z.enum(["eq", "in", "contains", "cidr", "wildcard"]),
-  value: z.array(z.string()),
-});
-const searchSchema = record("event-log search", {
-  from: time("search start"),
-  to: time("search end"),
-  query: text("The search text must be a text of at most 500 characters", (s) => s.length <= 500).optional(),
-  groupBy: checked<(typeof EVENT_LOG_DIMENSIONS)[number][]>(
-    (v) => Array.isArray(v) && v.every((d) => (EVENT_LOG_DIMENSIONS as readonly unknown[]).includes(d)),
-    `Event logs group by ${EVENT_LOG_DIMENSIONS.join(", ")}`,
-  ).optional(),
-  filters: checked<z.output<typeof filterSchema>[]>(
-    (v) => z.array(filterSchema).safeParse(v).success,
-    "An event-log filter needs a known field, an operator and text values",
-  ).optional(),
-  buckets: whole("number of sparkline buckets", 0, 500).optional(),
-  page: whole("page index", 0).optional(),
-  pageSize: whole("page size", 1, 500).optional(),
-}).refine((s) => s.to > s.from, "The event-log search must end after it starts.");
-
-/** From and to: Unix ms, sent as StartDate and EndDate; resolution: MetricsOverviewResolution. */
-export const metricsRange = options("metrics options", {
-  from: time("start"),
-  to: time("end"),
-  resolution: whole("metrics resolution (0 Auto … 6 Monthly)", 0, 6).default(METRICS_RESOLUTION.auto),
-}).refine((p) => p.to > p.from, "The metrics range must end after it starts.");
-
-const UPDATE_FIELDS = "A shield zone update names dDoSShieldSensitivity, wafExecutionMode or learningMode.";
-const shieldZoneUpdate = z
-  .strictObject(
-    {
-      dDoSShieldSensitivity: whole<DdosSensitivity>(
-        "DDoS sensitivity (0 Off, 1 Low, 2 Medium, 3 High, 4 Challenge)",
-        0,
-        4,
-      ),
-      wafExecutionMode: whole<WafExecutionMode>("WAF execution mode (0 Log, 1 Block)", 0, 1),
-      learningMode: checked<boolean>((v) => typeof v === "boolean", "Learning mode is on or off"),
-    },
-    { error: UPDATE_FIELDS },
-  )
-  .partial()
-  .refine((u) => Object.values(u).some((v) => v !== undefined), UPDATE_FIELDS);
-
-/** CustomAccessListResponse's `data.id` when there is one; any other 2xx body means no id given. */
-const createdListIdSchema = ignoredBody.transform((b): number | null => {
-  const d = (b as { data?: { id?: unknown } } | null | undefined)?.data;
-  return typeof d?.id === "number" && Number.isSafeInteger(d.id) && d.id > 0 ? d.id : null;
-});
-
 const absent = (field: string) => (b: Record<string, unknown>) => b[field] === null || b[field] === undefined;
 const empty = (v: unknown) => !Array.isArray(v) || v.length === 0;
 
@@ -242,54 +119,45 @@ const empty = (v: unknown) => !Array.isArray(v) || v.length === 0;
 
 export const OPERATIONS = {
   listApps: op({
-    input: args(["params", listAppsParams]),
+    input: args(["params", arg.listAppsParams]),
     method: "GET",
     path: "/mc/apps",
     query: ({ params }) => ({ limit: params.limit, nextCursor: params.cursor }),
     schema: listApplicationsResponseSchema,
   }),
   listShieldZones: op({
-    input: args(["params", shieldZonePages]),
+    input: args(["params", arg.shieldZonePages]),
     method: "GET",
     path: "/shield/shield-zones",
-    query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
+    query: pageQuery,
     schema: getShieldZonesResponseSchema,
-    answer: (r, { params }) => {
-      const pg = r.page;
-      const nextPage = pg?.nextPage ?? null;
-      return {
-        items: r.data ?? [],
-        ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
-        page: pg?.currentPage ?? params.page,
-        perPage: pg?.pageSize ?? params.perPage,
-        ...(pg?.totalCount == null ? {} : { totalCount: pg.totalCount }),
-        ...(pg?.totalPages == null ? {} : { totalPages: pg.totalPages }),
-        nextPage,
-        hasNext: nextPage !== null,
-      };
-    },
+    answer: (r, { params }) => ({
+      ...shieldPage(r, params.page),
+      perPage: r.page?.pageSize ?? params.perPage,
+      ...(r.page?.totalCount == null ? {} : { totalCount: r.page.totalCount }),
+      ...(r.page?.totalPages == null ? {} : { totalPages: r.page.totalPages }),
+    }),
   }),
   listPullZones: op({
-    input: args(["params", corePages]),
+    input: args(["params", arg.corePages]),
     method: "GET",
     path: "/pullzone",
     // Never ask for certificates: the answer would carry each hostname's private key.
-    query: ({ params }) => ({ page: params.page, perPage: params.perPage, includeCertificate: "false" }),
+    query: (i) => ({ ...pageQuery(i), includeCertificate: "false" }),
     schema: pullZoneListSchema,
     answer: (r, { params }) => ({
-      ...pageOf(r, params.page),
+      ...corePage(r, params.page),
       ...(r.totalItems == null ? {} : { totalCount: r.totalItems }),
-      hasNext: r.hasMoreItems,
     }),
   }),
   /** GET /dnszone: the account's DNS zones (id and domain), a page at a time. */
   listDnsZones: op({
-    input: args(["params", corePages]),
+    input: args(["params", arg.corePages]),
     method: "GET",
     path: "/dnszone",
-    query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
+    query: pageQuery,
     schema: dnsZoneListSchema,
-    answer: (r, { params }) => ({ ...pageOf(r, params.page), hasNext: r.hasMoreItems }),
+    answer: (r, { params }) => corePage(r, params.page),
   }),
   getShieldZone: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}"),
@@ -307,7 +175,7 @@ export const OPERATIONS = {
     answer: envelopeData,
   }),
   getMetricsOverviewDetailed: op({
-    input: args(zoneId, ["params", metricsRange]),
+    input: args(zoneId, ["params", arg.metricsRange]),
     method: "GET",
     path: "/shield/metrics/overview/{shieldZoneId}/detailed",
     query: ({ params: p }) => ({
@@ -323,22 +191,20 @@ export const OPERATIONS = {
       return d;
     },
   }),
-  /** POST /shield/event-logs/{id}/search: a read, so it is retried like a GET. */
+  /** POST /shield/event-logs/{id}/search: a search changes nothing, so it is retried like a GET. */
   searchEventLogs: op({
-    input: args(zoneId, ["search", searchSchema]),
+    input: args(zoneId, ["search", arg.eventLogSearch]),
     method: "POST",
     path: "/shield/event-logs/{shieldZoneId}/search",
     body: (i) => i.search,
     subject: zoneSubject,
-    // A search changes nothing: safe to repeat.
     idempotent: true,
     schema: eventLogsSearchResponseSchema,
     answerAbsent: (b) => empty(b.groups) && empty(b.rows),
     answer: ({ errorResponse: _, ...result }) => result,
   }),
   getTriggeredWafRules: op({
-    // The WAF review paths are int64 in the document.
-    input: args(["shieldZoneId", id("shield zone id")]),
+    input: args(int64ZoneId),
     method: "GET",
     path: "/shield/waf/rules/review-triggered/{shieldZoneId}",
     subject: zoneSubject,
@@ -360,23 +226,13 @@ export const OPERATIONS = {
   }),
   /** GET /shield/rate-limits/{id}: the zone's rate-limit rules with their names, a page at a time. */
   listRateLimitRules: op({
-    // The rate-limit rule paths are int64 in the document.
-    input: args(["shieldZoneId", id("shield zone id")], ["params", shieldZonePages]),
+    input: args(int64ZoneId, ["params", arg.shieldZonePages]),
     method: "GET",
     path: "/shield/rate-limits/{shieldZoneId}",
-    query: ({ params }) => ({ page: params.page, perPage: params.perPage }),
+    query: pageQuery,
     subject: zoneSubject,
     schema: getRateLimitRulesResponseSchema,
-    answer: (r, { params }): RateLimitRulePage => {
-      const nextPage = r.page?.nextPage ?? null;
-      return {
-        items: r.data ?? [],
-        ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
-        page: r.page?.currentPage ?? params.page,
-        nextPage,
-        hasNext: nextPage !== null,
-      };
-    },
+    answer: (r, { params }): RateLimitRulePage => shieldPage(r, params.page),
   }),
   getBotDetection: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}/bot-detection"),
@@ -389,18 +245,14 @@ export const OPERATIONS = {
     answer: (r) => r.categories ?? [],
   }),
   setBotCategoryAction: op({
-    input: args(
-      zoneId,
-      ["category", whole("bot category (255 System cannot be changed)", 0, 7)],
-      ["action", whole<BotCategoryAction>("bot category action (0 None, 1 Block, 2 Allow)", 0, 2)],
-    ),
+    input: args(zoneId, ["category", arg.botCategory], ["action", arg.botCategoryAction]),
     ...write("PUT", "/shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category}"),
     body: (i) => ({ action: i.action }),
     subject: zoneSubject,
     idempotent: true,
   }),
   getRateLimitMetrics: op({
-    input: args(["rateLimitId", int32Id("rate limit id")]),
+    input: args(["rateLimitId", arg.int32Id("rate limit id")]),
     method: "GET",
     path: "/shield/metrics/rate-limit/{rateLimitId}",
     subject: (i) => `Rate limit ${i.rateLimitId}`,
@@ -412,43 +264,32 @@ export const OPERATIONS = {
     },
   }),
   getWafAiRecommendation: op({
-    input: args(
-      ["shieldZoneId", id("shield zone id")],
-      [
-        "ruleId",
-        text("The WAF rule id must be a non-empty text", (s) => s.trim() !== "" && s.length <= 256).transform(
-          (s) => s.trim(),
-        ),
-      ],
-    ),
+    input: args(int64ZoneId, ["ruleId", arg.recommendationRuleId]),
     method: "GET",
     path: "/shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId}",
-    subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
+    subject: ruleSubject,
     schema: wafAiRecommendationSchema,
   }),
   getLatestDnsScan: op({
-    input: args(["zoneId", id("DNS zone id")]),
+    input: args(dnsZoneId),
     method: "GET",
     path: "/dnszone/{zoneId}/records/scan",
-    subject: (i) => `DNS zone ${i.zoneId}`,
+    subject: dnsZoneSubject,
     schema: dnsScanSchema,
   }),
   triggerDnsScan: op({
-    input: args(["zoneId", id("DNS zone id")]),
+    input: args(dnsZoneId),
     method: "POST",
     path: "/dnszone/records/scan",
     body: (i) => ({ ZoneId: i.zoneId }),
-    subject: (i) => `DNS zone ${i.zoneId}`,
+    subject: dnsZoneSubject,
     // Starting a scan twice is not harmless: no retry after 5xx / timeout / network errors.
     idempotent: false,
     schema: dnsScanTriggerSchema,
   }),
   /** Restart every pod of a Magic Containers application. */
   restartApp: op({
-    input: args([
-      "appId",
-      text("The application id must be letters, digits, - or _", (s) => /^[\w-]{1,100}$/.test(s)),
-    ]),
+    input: args(["appId", arg.appId]),
     ...write("POST", "/mc/apps/{appId}/restart"),
     subject: (i) => `Application ${i.appId}`,
     // A second restart is not harmless: no retry after 5xx / timeout / network errors.
@@ -456,15 +297,7 @@ export const OPERATIONS = {
   }),
   /** Purge a pull zone's cache, all of it or only the files with `cacheTag`. */
   purgePullZone: op({
-    input: args(
-      ["pullZoneId", id("pull zone id")],
-      [
-        "cacheTag",
-        text("A cache tag is up to 200 letters, digits and . : / - _", (s) =>
-          /^[\w.:/-]{1,200}$/.test(s),
-        ).optional(),
-      ],
-    ),
+    input: args(["pullZoneId", arg.id("pull zone id")], ["cacheTag", arg.cacheTag.optional()]),
     ...write("POST", "/pullzone/{pullZoneId}/purgeCache"),
     body: (i) => (i.cacheTag === undefined ? undefined : { CacheTag: i.cacheTag }),
     subject: (i) => `Pull zone ${i.pullZoneId}`,
@@ -473,21 +306,15 @@ export const OPERATIONS = {
   }),
   /** Purge one URL (a trailing `*` purges a prefix) from the cache. */
   purgeUrl: op({
-    input: args([
-      "url",
-      text(
-        "The URL to purge must start with https:// or http://",
-        (s) => s.length <= 2000 && webUrl(s) !== undefined,
-      ),
-    ]),
+    input: args(["url", arg.purgeUrl]),
     ...write("POST", "/purge"),
     query: (i) => ({ url: i.url }),
-    subject: (i) => `URL ${webUrl(i.url)?.host}`,
+    subject: (i) => `URL ${arg.webUrl(i.url)?.host}`,
     idempotent: true,
   }),
   /** PATCH /shield/shield-zone with only the fields in `update` (the others are left as they are). */
   updateShieldZone: op({
-    input: args(["shieldZoneId", id("shield zone id")], ["update", shieldZoneUpdate]),
+    input: args(int64ZoneId, ["update", arg.shieldZoneUpdate]),
     ...write("PATCH", "/shield/shield-zone"),
     body: (i) => ({ shieldZoneId: i.shieldZoneId, shieldZone: i.update }),
     subject: zoneSubject,
@@ -496,17 +323,10 @@ export const OPERATIONS = {
   }),
   /** POST /shield/waf/rules/review-triggered/{id}: ignore a triggered rule, make it log only, or disable it. */
   reviewTriggeredWafRule: op({
-    input: args(
-      ["shieldZoneId", id("shield zone id")],
-      [
-        "ruleId",
-        text("The WAF rule id must be letters, digits, . : - or _", (s) => /^[\w.:-]{1,100}$/.test(s)),
-      ],
-      ["action", whole<WafReviewAction>("review action (0 Ignore, 1 Log only, 2 Disable rule)", 0, 2)],
-    ),
+    input: args(int64ZoneId, ["ruleId", arg.reviewRuleId], ["action", arg.wafReviewAction]),
     ...write("POST", "/shield/waf/rules/review-triggered/{shieldZoneId}"),
     body: (i) => ({ ruleId: i.ruleId, action: i.action }),
-    subject: (i) => `WAF rule ${i.ruleId} in shield zone ${i.shieldZoneId}`,
+    subject: ruleSubject,
     // The same review twice leaves the rule as the first one did.
     idempotent: true,
   }),
@@ -519,7 +339,7 @@ export const OPERATIONS = {
   }),
   /** One custom list with its content. */
   getCustomAccessList: op({
-    input: args(zoneId, ["listId", id("access list id")]),
+    input: args(zoneId, listId),
     method: "GET",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}",
     subject: listSubject,
@@ -527,12 +347,9 @@ export const OPERATIONS = {
     answerAbsent: absent("data"),
     answer: envelopeData,
   }),
-  /**
-   * Create a custom list (not safe to repeat: a retried POST could make two lists). The new list's id
-   * as the answer gives it (`data.id`), or null when the answer does not say.
-   */
+  /** Create a custom list; the answer is the new list's id (`data.id`), or null when the API does not say. */
   createCustomAccessList: op({
-    input: args(zoneId, ["list", newAccessList]),
+    input: args(zoneId, ["list", arg.newAccessList]),
     method: "POST",
     path: "/shield/shield-zone/{shieldZoneId}/access-lists",
     body: (i) => i.list,
@@ -545,7 +362,7 @@ export const OPERATIONS = {
   }),
   /** Replace a custom list's whole content (entries separated by newlines). */
   setCustomAccessListContent: op({
-    input: args(zoneId, ["listId", id("access list id")], ["content", listContent]),
+    input: args(zoneId, listId, ["content", arg.listContent]),
     ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/{listId}"),
     body: (i) => ({ content: i.content }),
     subject: listSubject,
@@ -557,8 +374,8 @@ export const OPERATIONS = {
   configureAccessList: op({
     input: args(
       zoneId,
-      ["configurationId", id("access list configuration id")],
-      ["config", accessListConfig],
+      ["configurationId", arg.id("access list configuration id")],
+      ["config", arg.accessListConfig],
     ),
     ...write("PATCH", "/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{configurationId}"),
     body: (i) => i.config,
@@ -601,23 +418,34 @@ function isAcceptedResult(r: Record<string, unknown>): boolean {
   );
 }
 
-/** The rows of a Core list page; rows without an Id (optional in the document) are left out, and counted. */
-function pageOf<T>(
-  r: { items: T[]; skipped: number; currentPage?: number | null | undefined },
+/** A Shield list page (`{ data, page }`); rows the schema skipped (no id) are counted. */
+function shieldPage<T>(
+  r: {
+    data: T[] | null;
+    skipped: number;
+    page?: { currentPage?: number | null; nextPage?: number | null } | null;
+  },
   page: number,
 ) {
-  return { items: r.items, ...(r.skipped > 0 ? { skipped: r.skipped } : {}), page: r.currentPage ?? page };
+  const nextPage = r.page?.nextPage ?? null;
+  return {
+    items: r.data ?? [],
+    ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
+    page: r.page?.currentPage ?? page,
+    nextPage,
+    hasNext: nextPage !== null,
+  };
 }
 
-function listSubject(i: { shieldZoneId: number; listId: number }): string {
-  return `Access list ${i.listId} of shield zone ${i.shieldZoneId}`;
-}
-
-function webUrl(s: string): URL | undefined {
-  try {
-    const u = new URL(s);
-    return u.protocol === "https:" || u.protocol === "http:" ? u : undefined;
-  } catch {
-    return undefined;
-  }
+/** A Core list page; rows without an Id (optional in the document) are left out, and counted. */
+function corePage<T>(
+  r: { items: T[]; skipped: number; currentPage?: number | null; hasMoreItems: boolean },
+  page: number,
+) {
+  return {
+    items: r.items,
+    ...(r.skipped > 0 ? { skipped: r.skipped } : {}),
+    page: r.currentPage ?? page,
+    hasNext: r.hasMoreItems,
+  };
 }

@@ -1,4 +1,5 @@
-import type { AccessListDetails, EdgeClient } from "../edge/client.js";
+import type { EdgeClient } from "../edge/client.js";
+import type { AccessListDetails } from "../edge/schemas/shield.js";
 import { isEdgeApiError } from "../edge/errors.js";
 import { ACCESS_LIST_ACTIONS, ACCESS_LIST_TYPES } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";

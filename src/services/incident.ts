@@ -2,12 +2,13 @@ import { waitingRequests } from "../changes/engine.js";
 import { accessBlockKind, accessBlockParams } from "../changes/kinds/access-block.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
-import { type EdgeClient, EVENT_LOG_RETENTION_MS } from "../edge/client.js";
+import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError, isEdgeApiError } from "../edge/errors.js";
 import type { App } from "../edge/schemas/mc.js";
 import {
   actedOnCount,
   type BotDetection,
+  EVENT_LOG_RETENTION_MS,
   type EventGroup,
   METRICS_RESOLUTION,
   type MetricsResolution,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "../../src/config.js";
-import { RETRY_FAST } from "../../src/edge/client.js";
+import { RETRY_FAST } from "../../src/edge/queue.js";
 import { silentLogger } from "../../src/log.js";
 import { type ConsoleHandle, runConsole } from "../../tools/console/index.js";
 

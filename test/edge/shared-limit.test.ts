@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEdgeApi, type EdgeApi, RETRY_FAST } from "../../src/edge/client.js";
+import { createEdgeApi, type EdgeApi } from "../../src/edge/client.js";
+import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit.js";
 import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";

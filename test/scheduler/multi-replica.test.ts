@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { composeDeps } from "../../src/app/compose.js";
 import { loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
-import { RETRY_FAST } from "../../src/edge/client.js";
+import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createScheduler, type Scheduler } from "../../src/jobs/schedules.js";
 import { createLogger } from "../../src/log.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EVENT_LOG_RETENTION_MS } from "../../src/edge/client.js";
 import {
+  EVENT_LOG_RETENTION_MS,
   METRICS_RESOLUTION,
   shieldDetailedMetricsSchema,
   zoneRateLimitMetricsSchema,

@@ -6,7 +6,7 @@ import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import { buildBot } from "../../src/app/bot.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
-import { RETRY_FAST } from "../../src/edge/client.js";
+import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import type { SlackApp } from "../../src/slack/app.js";
 import type { Store } from "../../src/store/index.js";

@@ -7,7 +7,8 @@
 
 import { createEdgeClient } from "../../src/app/compose.js";
 import type { Config } from "../../src/config.js";
-import type { EdgeApi, RetryPolicy } from "../../src/edge/client.js";
+import type { EdgeApi } from "../../src/edge/client.js";
+import type { RetryPolicy } from "../../src/edge/queue.js";
 import type { Logger } from "../../src/log.js";
 import { SIM_API_KEY, type Simulator, type SimulatorOptions, startSimulator } from "../simulator/index.js";
 

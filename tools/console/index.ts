@@ -9,7 +9,7 @@ import pino from "pino";
 import { buildBot, type RunningBot, type StartOptions } from "../../src/app/bot.js";
 import { startJobs } from "../../src/app/compose.js";
 import { type Config, ConfigError } from "../../src/config.js";
-import type { RetryPolicy } from "../../src/edge/client.js";
+import type { RetryPolicy } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import { CONNECT_HINT } from "../../src/slack/transport/transport.js";
 import type { Simulator, SimulatorOptions } from "../simulator/index.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type IntLabels, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
+import { type IntLabels, ignoredBody, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
 import { isoDay, parseDateKey } from "./date-key.js";
 
 /**
@@ -501,6 +501,9 @@ export function unreadableMetricsSentence(keys: readonly string[], consequence: 
 
 // ---- event logs search ----------------------------------------------------------------------------
 
+/** The event log keeps 72 hours: a search must end within them. */
+export const EVENT_LOG_RETENTION_MS = 72 * 3_600_000;
+
 /** Dimensions the event-log search can filter and group on. */
 export const EVENT_LOG_DIMENSIONS = [
   "feature",
@@ -792,3 +795,9 @@ export type CustomAccessList = z.output<typeof customAccessListSchema>;
 
 /** CustomAccessListResponse. */
 export const customAccessListResponseSchema = shieldEnvelope(customAccessListSchema);
+
+/** CustomAccessListResponse's `data.id` when there is one; any other 2xx body means no id given. */
+export const createdListIdSchema = ignoredBody.transform((b): number | null => {
+  const d = (b as { data?: { id?: unknown } } | null | undefined)?.data;
+  return typeof d?.id === "number" && Number.isSafeInteger(d.id) && d.id > 0 ? d.id : null;
+});

@@ -1,4 +1,5 @@
-import { createEdgeApi, type EdgeApi, type EdgeApiOptions, RETRY_FAST } from "../../../src/edge/client.js";
+import { createEdgeApi, type EdgeApi, type EdgeApiOptions } from "../../../src/edge/client.js";
+import { RETRY_FAST } from "../../../src/edge/queue.js";
 import { silentLogger } from "../../../src/log.js";
 
 /**
