@@ -389,13 +389,24 @@ async function refuseStale(
   return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
 }
 
+/** The pending, unexpired request to approve or reject (one whose time is up expires now), or the outcome that ends it. */
+async function pendingForDecision(
+  deps: Deps,
+  input: DecisionInput,
+): Promise<{ request: ApprovalRequest } | { ended: DecisionOutcome }> {
+  const request = await loadForDecision(deps, input);
+  if (!request) return { ended: { kind: "not_found" } };
+  if (request.state !== "pending") return { ended: { kind: "already_decided", request } };
+  const expired = await expireIfDue(deps, request);
+  if (expired) return { ended: { kind: "expired", request: expired } };
+  return { request };
+}
+
 /** Approve: the requester and non-approvers are refused; one approver wins the CAS (before expiry) and applies. */
 export async function approve(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
-  const request = await loadForDecision(deps, input);
-  if (!request) return { kind: "not_found" };
-  if (request.state !== "pending") return { kind: "already_decided", request };
-  const expired = await expireIfDue(deps, request);
-  if (expired) return { kind: "expired", request: expired };
+  const pending = await pendingForDecision(deps, input);
+  if ("ended" in pending) return pending.ended;
+  const { request } = pending;
   if (request.requesterId === input.userId) return { kind: "self_approval", request };
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
@@ -486,11 +497,9 @@ async function recordApproval(
  * a reject and an approve that race.
  */
 export async function reject(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
-  const request = await loadForDecision(deps, input);
-  if (!request) return { kind: "not_found" };
-  if (request.state !== "pending") return { kind: "already_decided", request };
-  const expired = await expireIfDue(deps, request);
-  if (expired) return { kind: "expired", request: expired };
+  const pending = await pendingForDecision(deps, input);
+  if ("ended" in pending) return pending.ended;
+  const { request } = pending;
   if (request.requesterId === input.userId) {
     const withdrawn = await decide(deps, request, "pending", "cancelled", {
       decidedBy: input.userId,

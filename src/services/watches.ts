@@ -68,15 +68,23 @@ export async function createWatch(
   return { watch: created.item, existed: false };
 }
 
-async function teamWatch(deps: Deps, teamId: string, id: string): Promise<Watch> {
+/** A watch of this workspace that the actor may remove or mute: its creator or an admin (a refusal is audit-logged). */
+async function watchForAction(
+  deps: Deps,
+  actor: ActorInput,
+  id: string,
+  action: "remove" | "mute",
+): Promise<Watch> {
   const w = await deps.store.watches.get(id);
-  if (!w || w.teamId !== teamId)
+  if (!w || w.teamId !== actor.teamId)
     throw new UserError(
       "not_found",
       `There is no watch ${id} in this workspace. /edge watch list shows this channel's.`,
     );
-  return w;
+  return requireCreatorOrAdmin(deps, actor, w, "watch", action);
 }
+
+const removedMeanwhile = (id: string) => new UserError("not_found", `Watch ${id} was removed meanwhile.`);
 
 /** A removed watch and its alerts that were still firing with a parent in Slack (to say they are no longer tracked). */
 export interface RemovedWatch {
@@ -86,18 +94,11 @@ export interface RemovedWatch {
 
 /** Remove a watch (its alerts go with it): its creator or an admin; audit-logged. */
 export async function removeWatch(deps: Deps, actor: ActorInput, id: string): Promise<RemovedWatch> {
-  const w = await requireCreatorOrAdmin(
-    deps,
-    actor,
-    await teamWatch(deps, actor.teamId, id),
-    "watch",
-    "remove",
-  );
+  const w = await watchForAction(deps, actor, id, "remove");
   const openAlerts = (await deps.store.episodes.listForWatch(id)).filter(
     (e) => e.status === "firing" && e.messageTs !== null,
   );
-  if (!(await deps.store.watches.remove(actor.teamId, id)))
-    throw new UserError("not_found", `Watch ${id} was removed meanwhile.`);
+  if (!(await deps.store.watches.remove(actor.teamId, id))) throw removedMeanwhile(id);
   await deps.store.audit.append({
     teamId: actor.teamId,
     userId: actor.userId,
@@ -116,15 +117,8 @@ export async function muteWatch(
   id: string,
   until: number | null,
 ): Promise<Watch> {
-  const w = await requireCreatorOrAdmin(
-    deps,
-    actor,
-    await teamWatch(deps, actor.teamId, id),
-    "watch",
-    "mute",
-  );
-  if (!(await deps.store.watches.mute(actor.teamId, id, until)))
-    throw new UserError("not_found", `Watch ${id} was removed meanwhile.`);
+  const w = await watchForAction(deps, actor, id, "mute");
+  if (!(await deps.store.watches.mute(actor.teamId, id, until))) throw removedMeanwhile(id);
   await deps.store.audit.append({
     teamId: actor.teamId,
     userId: actor.userId,
