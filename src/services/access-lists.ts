@@ -1,7 +1,6 @@
 import type { EdgeClient } from "../edge/client.js";
-import type { AccessListDetails } from "../edge/schemas/shield.js";
 import { isEdgeApiError } from "../edge/errors.js";
-import { ACCESS_LIST_ACTIONS, ACCESS_LIST_TYPES } from "../edge/schemas/shield.js";
+import { ACCESS_LIST_ACTIONS, ACCESS_LIST_TYPES, type AccessListDetails } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import {
   ACCESS_ENTRY_TYPES,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EdgeApi, EdgeClient } from "../../src/edge/client.js";
-import { EDGE_USER_AGENT } from "../../src/edge/request.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
+import { EDGE_USER_AGENT } from "../../src/edge/request.js";
 import { dnsRecordTypeLabel, dnsScanStatusLabel } from "../../src/edge/schemas/core.js";
 import { appStatusLabel, endpointTypeLabel } from "../../src/edge/schemas/mc.js";
 import {
