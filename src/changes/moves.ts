@@ -489,32 +489,3 @@ export type UndoOutcome =
   | { kind: "undo_failed"; request: ApprovalRequest }
   /** Sent, no answer: the reconciler decides. */
   | { kind: "undo_unknown"; request: ApprovalRequest };
-
-/** One due request's step of a sweep: what it moved, if it won the move. */
-export type SweepStep = (r: ApprovalRequest) => Promise<ApprovalRequest | undefined>;
-
-/**
- * How a sweep runs its due requests: `one` on each, a failure logged with `failed` and left for the next
- * sweep; resolves with what moved. The change-sweeps job (src/jobs/change-sweeps.ts) runs them on the
- * fair pool; elsewhere (one workspace's uninstall) they run one after another.
- */
-export type RunEach = (
-  due: readonly ApprovalRequest[],
-  failed: string,
-  one: SweepStep,
-) => Promise<ApprovalRequest[]>;
-
-export function oneByOne(deps: Deps): RunEach {
-  return async (due, failed, one) => {
-    const moved: ApprovalRequest[] = [];
-    for (const r of due) {
-      try {
-        const done = await one(r);
-        if (done) moved.push(done);
-      } catch (err) {
-        deps.logger.warn({ err, requestId: r.id }, failed);
-      }
-    }
-    return moved;
-  };
-}

@@ -13,13 +13,11 @@ import {
   loadForDecision,
   move,
   mustResolve,
-  oneByOne,
   otherOf,
   outcomeUnknown,
   ownerOf,
   RECONCILE_AFTER_MS,
   ReadBackError,
-  type RunEach,
   readBack,
   readForSweep,
   recordOwner,
@@ -38,37 +36,11 @@ import { withChangeLock } from "./target-lock.js";
 
 /** Sweeps (expiry, reconcile), temporary changes and their undo: the engine's moves that come later. */
 
-/** Pending requests whose time is up (in the scope's workspaces), expired by whichever replica wins each CAS. */
-export async function expireDue(
-  deps: Deps,
-  scope: WorkScope = {},
-  limit = 100,
-  each: RunEach = oneByOne(deps),
-): Promise<ApprovalRequest[]> {
-  const due = await deps.store.approvals.listExpiredPending(deps.now(), limit, scope);
-  return each(due, "could not expire a request; next sweep tries again", (r) => expireIfDue(deps, r));
-}
-
 export const ONE_OFF_UNKNOWN_SENTENCE =
   "The Edge API never answered, and edgeops can't tell afterwards whether this ran. Check it, then Retry if it did not.";
 
 export const NOT_APPLIED_SENTENCE =
   "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
-
-/**
- * Requests left `approved` for over a minute (the apply's answer was lost, its `applied` write failed,
- * or the process died between the compare-and-set and the call): re-read the current value and move
- * each to applied (in force) or failed (with Retry). Whichever replica wins each CAS reports it.
- */
-export async function reconcileStale(
-  deps: Deps,
-  scope: WorkScope = {},
-  limit = 50,
-  each: RunEach = oneByOne(deps),
-): Promise<ApprovalRequest[]> {
-  const stale = await deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope);
-  return each(stale, "could not reconcile a request; next sweep tries again", (r) => reconcileOne(deps, r));
-}
 
 async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
   const c = resolveChange(r);
@@ -240,40 +212,6 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
   );
 }
 
-/** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
-export async function undoDue(
-  deps: Deps,
-  scope: WorkScope = {},
-  limit = 50,
-  each: RunEach = oneByOne(deps),
-): Promise<ApprovalRequest[]> {
-  const due = await deps.store.approvals.listDueUndo(deps.now(), limit, scope);
-  return each(
-    due,
-    "undo of a temporary change could not run; next sweep tries again",
-    async (r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
-  );
-}
-
-/**
- * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
- * compare-and-set on their last update and finished from the current value, so each is done once.
- */
-export async function reconcileStaleUndos(
-  deps: Deps,
-  scope: WorkScope = {},
-  limit = 50,
-  each: RunEach = oneByOne(deps),
-): Promise<ApprovalRequest[]> {
-  const stale = await deps.store.approvals.listStaleApproved(
-    deps.now() - RECONCILE_AFTER_MS,
-    limit,
-    scope,
-    "undoing",
-  );
-  return each(stale, "could not reconcile an undo; next sweep tries again", (r) => reconcileUndoOne(deps, r));
-}
-
 async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
   const c = resolveChange(r);
   const back = c?.kind.undo?.(c.params, restoreOf(r));
@@ -302,5 +240,74 @@ async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<Approva
   if (!undone) return undefined;
   countState(deps, "undone");
   await audit(deps, undone, "system", "reconcile", "undone");
+  return undone;
+}
+
+// ---- the sweeps ----------------------------------------------------------------------------------
+
+export type SweepKind = "expire" | "reconcile" | "undo" | "reconcile-undo";
+
+/**
+ * One of the engine's sweeps as data, for the job that runs them (src/jobs/change-sweeps.ts): how to list
+ * its due requests and how to move one. Each lists requests of its own state, so a request is due in at
+ * most one sweep at a time.
+ */
+export interface Sweep {
+  /** Its due requests in the scope's workspaces, at most `limit`. */
+  listDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ApprovalRequest[]>;
+  /** Move one due request; what it moved, when this replica won the move. */
+  moveOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined>;
+  /** Logged when `moveOne` throws; the request is left for the next sweep. */
+  failed: string;
+}
+
+export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
+  /** Pending requests whose time is up, expired by whichever replica wins each CAS. */
+  expire: {
+    listDue: (deps, scope, limit = 100) => deps.store.approvals.listExpiredPending(deps.now(), limit, scope),
+    moveOne: expireIfDue,
+    failed: "could not expire a request; next sweep tries again",
+  },
+  /**
+   * Requests left `approved` for over a minute (the apply's answer was lost, its `applied` write failed,
+   * or the process died between the compare-and-set and the call): re-read the current value and move
+   * each to applied (in force) or failed (with Retry).
+   */
+  reconcile: {
+    listDue: (deps, scope, limit = 50) =>
+      deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope),
+    moveOne: reconcileOne,
+    failed: "could not reconcile a request; next sweep tries again",
+  },
+  /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
+  undo: {
+    listDue: (deps, scope, limit = 50) => deps.store.approvals.listDueUndo(deps.now(), limit, scope),
+    moveOne: async (deps, r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
+    failed: "undo of a temporary change could not run; next sweep tries again",
+  },
+  /**
+   * Undos left `undoing` for over a minute (no answer, or the process died mid-undo): claimed again by
+   * compare-and-set on their last update and finished from the current value, so each is done once.
+   */
+  "reconcile-undo": {
+    listDue: (deps, scope, limit = 50) =>
+      deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope, "undoing"),
+    moveOne: reconcileUndoOne,
+    failed: "could not reconcile an undo; next sweep tries again",
+  },
+};
+
+/** The due temporary changes of `scope`, undone one after another (one workspace's uninstall). */
+export async function undoDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ApprovalRequest[]> {
+  const { listDue, moveOne, failed } = SWEEPS.undo;
+  const undone: ApprovalRequest[] = [];
+  for (const r of await listDue(deps, scope, limit)) {
+    try {
+      const moved = await moveOne(deps, r);
+      if (moved) undone.push(moved);
+    } catch (err) {
+      deps.logger.warn({ err, requestId: r.id }, failed);
+    }
+  }
   return undone;
 }

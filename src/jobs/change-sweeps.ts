@@ -1,70 +1,99 @@
-import type { RunEach } from "../changes/moves.js";
-import * as sweeps from "../changes/undo-and-reconcile.js";
+import { SWEEPS, type SweepKind } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
+import type { Logger } from "../log.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
 import type { ApprovalRequest, WorkScope } from "../store/index.js";
-import { createFairPool } from "./pool.js";
+import { createClaimWorker, createFairPool, type FairPoolOptions } from "./pool.js";
 
-/** Due requests run at once, at most one of each workspace. */
+/** Due requests moved at once, at most one of each workspace. */
 export const SWEEP_CONCURRENCY = 4;
 
+/** A request due in one of the engine's sweeps (src/changes/undo-and-reconcile.ts). */
+interface DueRequest {
+  kind: SweepKind;
+  request: ApprovalRequest;
+}
+
+const EVERY_SWEEP = Object.keys(SWEEPS) as SweepKind[];
+
+async function listDue(
+  deps: Deps,
+  kinds: readonly SweepKind[],
+  scope: WorkScope,
+  limit?: number,
+): Promise<DueRequest[]> {
+  const lists = await Promise.all(
+    kinds.map(async (kind) =>
+      (await SWEEPS[kind].listDue(deps, scope, limit)).map((request) => ({ kind, request })),
+    ),
+  );
+  return lists.flat();
+}
+
 /**
- * Run each due request round-robin over workspaces, a few at once, one per workspace: one workspace's
- * slow or failing rows (its reads are slow, its key's queue is full) leave the others' on time. Resolves
- * once all ran, with what they moved, in the order they finished.
+ * Move each due request round-robin over workspaces, a few at once, one per workspace: one workspace's
+ * slow or failing rows (its reads are slow, its key's queue is full) leave the others' on time. A failed
+ * move is logged with its sweep's sentence and left for the next sweep.
  */
-function fairly(deps: Deps): RunEach {
-  return async (due, failed, one) => {
-    const moved: ApprovalRequest[] = [];
-    const pool = createFairPool<ApprovalRequest>({
-      concurrency: SWEEP_CONCURRENCY,
-      perWorkspace: 1,
-      id: (r) => r.id,
-      teamId: (r) => r.teamId,
-      async run(r) {
-        try {
-          const done = await one(r);
-          if (done) moved.push(done);
-          return done !== undefined;
-        } catch (err) {
-          deps.logger.warn({ err, requestId: r.id }, failed);
-          return false;
-        }
-      },
-    });
-    await pool.submit(due);
-    return moved;
+function movedFairly(
+  deps: Deps,
+  logger: Logger,
+  onMoved: (kind: SweepKind, moved: ApprovalRequest) => void,
+): FairPoolOptions<DueRequest> {
+  return {
+    concurrency: SWEEP_CONCURRENCY,
+    perWorkspace: 1,
+    id: (d) => d.request.id,
+    teamId: (d) => d.request.teamId,
+    async run({ kind, request }) {
+      const sweep = SWEEPS[kind];
+      try {
+        const moved = await sweep.moveOne(deps, request);
+        if (moved) onMoved(kind, moved);
+        return moved !== undefined;
+      } catch (err) {
+        logger.warn({ err, requestId: request.id }, sweep.failed);
+        return false;
+      }
+    },
   };
 }
 
-/** The engine's sweeps (src/changes/undo-and-reconcile.ts), each on the fair pool. */
-export const expireDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
-  sweeps.expireDue(deps, scope, limit, fairly(deps));
-export const reconcileStale = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
-  sweeps.reconcileStale(deps, scope, limit, fairly(deps));
-export const undoDue = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
-  sweeps.undoDue(deps, scope, limit, fairly(deps));
-export const reconcileStaleUndos = (deps: Deps, scope: WorkScope = {}, limit?: number) =>
-  sweeps.reconcileStaleUndos(deps, scope, limit, fairly(deps));
+/** One sweep alone on a fair pool of its own, as the sweeper moves it: what moved, in the order it finished. */
+async function sweepAlone(
+  kind: SweepKind,
+  deps: Deps,
+  scope: WorkScope = {},
+  limit?: number,
+): Promise<ApprovalRequest[]> {
+  const moved: ApprovalRequest[] = [];
+  const pool = createFairPool(movedFairly(deps, deps.logger, (_, r) => moved.push(r)));
+  await pool.submit(await listDue(deps, [kind], scope, limit));
+  return moved;
+}
+
+export const expireDue = (deps: Deps, scope?: WorkScope, limit?: number) =>
+  sweepAlone("expire", deps, scope, limit);
+export const reconcileStale = (deps: Deps, scope?: WorkScope, limit?: number) =>
+  sweepAlone("reconcile", deps, scope, limit);
+export const undoDue = (deps: Deps, scope?: WorkScope, limit?: number) =>
+  sweepAlone("undo", deps, scope, limit);
+export const reconcileStaleUndos = (deps: Deps, scope?: WorkScope, limit?: number) =>
+  sweepAlone("reconcile-undo", deps, scope, limit);
 
 export interface ChangeSweeper {
   /**
-   * Expire every pending request whose time is up, settle approved requests whose apply never finished
-   * (the reconciler), undo temporary changes that are due; returns how many this replica moved.
+   * One tick: expire every pending request whose time is up, settle approved requests whose apply never
+   * finished (the reconciler), undo temporary changes that are due, then complete missed workflow steps;
+   * returns how many this replica moved.
    */
   sweep(): Promise<number>;
   start(): void;
   stop(): Promise<void>;
 }
 
-/**
- * Expiry without a click and the reconciler, in every replica: each due request is claimed on the engine's
- * fair pool and moved by whichever replica wins its compare-and-set; its card is redrawn by the card
- * observer (src/slack/change-requests.ts redrawCardsOnChange). Runs at start, so requests that expired
- * while the bot was down are closed after a restart.
- */
 export interface ChangeSweeperOptions {
   /** Default 15 s. */
   intervalMs?: number;
@@ -72,11 +101,18 @@ export interface ChangeSweeperOptions {
   scope?: WorkScope;
 }
 
+/**
+ * Expiry without a click, the reconciler and temporary changes' undo, in every replica, on the jobs' claim
+ * loop: each tick lists every sweep's due requests, and each is moved on the fair pool by whichever replica
+ * wins its compare-and-set; its card is redrawn by the card observer (src/slack/change-requests.ts
+ * redrawCardsOnChange). After the moves, every tick completes missed workflow steps and prunes the audit
+ * log. Ticks at start, so requests that expired while the bot was down are closed after a restart.
+ */
 export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions = {}): ChangeSweeper {
   const { intervalMs = 15_000, scope = {} } = options;
   const logger = env.deps.logger.child({ job: "approval-expiry" });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
+  /** Requests moved since the last summary line, by sweep. */
+  let moved: Partial<Record<SweepKind, number>> = {};
 
   /** Audit rows past AUDIT_RETENTION_DAYS; its failure is its own, not the sweep's. */
   async function pruneOldAudit(): Promise<void> {
@@ -87,46 +123,25 @@ export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions
     if (pruned > 0) logger.info({ pruned }, "pruned audit rows past their retention");
   }
 
-  async function sweepOnce(): Promise<number> {
-    const expired = await expireDue(env.deps, scope);
-    if (expired.length > 0) logger.info({ expired: expired.length }, "expired approval requests");
-    // Approved requests whose apply never finished: re-read and settle them (same claim-once CAS).
-    const settled = await reconcileStale(env.deps, scope);
-    if (settled.length > 0)
-      logger.info(
-        { settled: settled.map((r) => ({ id: r.id, state: r.state })) },
-        "reconciled approved requests",
-      );
-    // Temporary changes whose time is up, and undos that never finished.
-    const undone = [...(await undoDue(env.deps, scope)), ...(await reconcileStaleUndos(env.deps, scope))];
-    if (undone.length > 0)
-      logger.info({ undone: undone.map((r) => ({ id: r.id, state: r.state })) }, "undid temporary changes");
+  async function afterMoves(): Promise<number> {
     // Workflow steps whose request settled but that were not completed (a replica died, Slack failed).
     const steps = await settleMissedSteps(env, scope);
-    if (steps > 0) logger.info({ steps }, "completed workflow steps");
+    if (Object.keys(moved).length > 0 || steps > 0)
+      logger.info({ moved, steps }, "change sweep moved requests");
+    moved = {};
     await pruneOldAudit();
-    return expired.length + settled.length + undone.length + steps;
+    return steps;
   }
 
-  const sweep = () => {
-    running ??= sweepOnce().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  return {
-    sweep,
-    start() {
-      const tick = () =>
-        void sweep().catch((err: unknown) => logger.warn({ err }, "approval expiry sweep failed"));
-      tick();
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  const worker = createClaimWorker<DueRequest>({
+    name: "change sweeper",
+    intervalMs,
+    logger,
+    ...movedFairly(env.deps, logger, (kind) => {
+      moved[kind] = (moved[kind] ?? 0) + 1;
+    }),
+    listDue: () => listDue(env.deps, EVERY_SWEEP, scope),
+    afterTick: afterMoves,
+  });
+  return { sweep: worker.tick, start: worker.start, stop: () => worker.stop() };
 }

@@ -2,10 +2,10 @@ import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 
 /**
- * The bounded, fair run pool every claim-once background worker uses (the scheduler, the alert poller):
- * due items wait in one queue per workspace; at most `concurrency` run at once, at most `perWorkspace` of
- * one workspace, taken in rotation (a served workspace goes to the back), so one workspace's backlog or
- * slow work leaves slots for the others. An item already waiting or running here is not queued again.
+ * The bounded, fair run pool every claim-once background worker uses (the scheduler, the alert poller,
+ * the change sweeper): due items wait in one queue per workspace; at most `concurrency` run at once, at
+ * most `perWorkspace` of one workspace, taken in rotation (a served workspace goes to the back), so one
+ * workspace's backlog or slow work leaves slots for the others. An item already waiting or running here is not queued again.
  */
 export interface FairPoolOptions<T> {
   concurrency: number;
@@ -119,10 +119,12 @@ export interface ClaimLoopOptions<T> {
   startedFields?: Record<string, unknown>;
   /** Called first when stopping (e.g. cut waits short). */
   onStop?: () => void;
+  /** Each tick's own work after its items ran, even when none were due; returns how many it did. */
+  afterTick?: () => Promise<number>;
 }
 
 export interface ClaimLoop {
-  /** List due items and submit them to the pool; resolves with how many this replica ran. */
+  /** List due items, submit them to the pool, then `afterTick`; resolves with how many this replica ran. */
   tick(): Promise<number>;
   /** Tick every intervalMs (a tick still listing is not overlapped; runs in flight do not hold it back). */
   start(): void;
@@ -146,8 +148,9 @@ export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
     } finally {
       listing = false;
     }
-    if (due.length === 0 || stopped) return 0;
-    return o.pool.submit(due);
+    const ran = due.length > 0 && !stopped ? await o.pool.submit(due) : 0;
+    if (!o.afterTick || stopped) return ran;
+    return ran + (await o.afterTick());
   }
 
   function tick(): Promise<number> {
