@@ -16,25 +16,9 @@ import type { Watch } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { type ChangeButtonValue, durationWords } from "./approvals.js";
 import { statusLook } from "./apps.js";
-import {
-  actions,
-  button,
-  channel,
-  code,
-  confirmDialog,
-  context,
-  dateToken,
-  header,
-  joinMrkdwn,
-  type Mrkdwn,
-  mention,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, button, confirmDialog, context, header, packLines, section } from "./block-kit.js";
+import { channel, code, dateToken, joinMrkdwn, type Mrkdwn, mention, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /**
  * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with

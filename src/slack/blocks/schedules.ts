@@ -1,19 +1,9 @@
 import type { KnownBlock } from "@slack/types";
 import { formatInZone, parseSpec } from "../../services/schedules.js";
 import type { Schedule } from "../../store/index.js";
-import {
-  channel,
-  code,
-  context,
-  dateToken,
-  header,
-  type Mrkdwn,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-} from "./common.js";
+import { context, header, packLines, section } from "./block-kit.js";
+import { channel, code, dateToken, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** `daily at 09:00 (Europe/Amsterdam)`; a stored spec that no longer reads is shown as stored. */
 export function scheduleLabel(s: Pick<Schedule, "spec" | "timezone">): string {

@@ -6,7 +6,7 @@ import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/a
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { joinMrkdwn, mention, mrkdwn } from "../blocks/common.js";
+import { joinMrkdwn, mention, mrkdwn } from "../blocks/mrkdwn.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";

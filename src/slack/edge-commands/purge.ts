@@ -2,7 +2,7 @@ import { purgeKind, purgeParams } from "../../changes/kinds/purge.js";
 import { UserError, usage } from "../../errors.js";
 import { pullZoneKnown } from "../../services/pickers.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { context } from "../blocks/common.js";
+import { context } from "../blocks/block-kit.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";

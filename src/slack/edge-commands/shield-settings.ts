@@ -14,7 +14,7 @@ import { usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { context } from "../blocks/common.js";
+import { context } from "../blocks/block-kit.js";
 import { newRequestId } from "../request-ids.js";
 import { echo, noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";

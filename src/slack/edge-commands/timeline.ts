@@ -7,7 +7,7 @@ import {
   type TimelineAudience,
 } from "../../services/timeline.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
-import type { Reply } from "../blocks/common.js";
+import type { Reply } from "../blocks/reply.js";
 import { gatheringTimelineMessage, type TimelineScope, timelineMessage } from "../blocks/timeline.js";
 import { userChannelIds } from "../user-channels.js";
 import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";

@@ -26,7 +26,7 @@ import {
   watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../blocks/alerts.js";
-import type { Reply } from "../blocks/common.js";
+import type { Reply } from "../blocks/reply.js";
 import { parseZoneRef } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
