@@ -70,6 +70,7 @@ import {
 import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
 import { detailField, detailMrkdwn } from "../../src/slack/blocks/change-details.js";
 import { changeModal } from "../../src/slack/blocks/change-modal.js";
+import { notPostedIn } from "../../src/slack/blocks/channel-failing.js";
 import {
   countsByType,
   dnsMessage,
@@ -828,6 +829,11 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     ),
   "alerts.ts:watchChannelFailingDm": (g) =>
     watchChannelFailingDm(watch(g), g.pick(["not_in_channel", "is_archived", g.s()])),
+  "channel-failing.ts:notPostedIn": (g) =>
+    notPostedIn(g.pick(["not_in_channel", "is_archived", g.s()]), g.s(), {
+      kind: g.pick(["watch", "schedule"] as const),
+      id: g.s(),
+    }),
   "mrkdwn.ts:mrkdwn": (g) => mrkdwn(templateOf(g, 3), g.s(), g.int(10), mrkdwn`${g.s()}`),
   "mrkdwn.ts:joinMrkdwn": (g) => joinMrkdwn([g.s(), mention(g.id("U")), code(g.s())], g.s()),
   "mrkdwn.ts:mention": (g) => mention(g.s()),
