@@ -1,7 +1,7 @@
 import type { EpisodeContext } from "../alerts/episodes.js";
 import { incidentWindowFor } from "../services/alerts.js";
 import { buildTimeline } from "../services/timeline.js";
-import type { Reply } from "../slack/blocks/common.js";
+import type { Reply } from "../slack/blocks/reply.js";
 import { timelineMessage } from "../slack/blocks/timeline.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
 

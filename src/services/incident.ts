@@ -83,11 +83,15 @@ const WINDOW_SPECS: Record<
 /** Searches start a minute inside the event log's 72 hours, so a slow request is not refused. */
 export const EVENT_LOG_MARGIN_MS = MINUTE;
 
+/** Whether a word names one of the windows, in any case. */
+export function isIncidentWindow(word: string): boolean {
+  return (INCIDENT_WINDOWS as readonly string[]).includes(word.toLowerCase());
+}
+
 /** The window a user typed (default 15m), or a sentence listing the windows. */
 export function parseIncidentWindow(word: string | undefined): IncidentWindow {
   if (word === undefined) return DEFAULT_INCIDENT_WINDOW;
-  const w = word.toLowerCase();
-  if ((INCIDENT_WINDOWS as readonly string[]).includes(w)) return w as IncidentWindow;
+  if (isIncidentWindow(word)) return word.toLowerCase() as IncidentWindow;
   throw usage(
     `"${word}" is not a window. Use 15m (the default), 1h, 6h, 24h or 72h (the event log keeps 72 hours): ${INCIDENT_EXAMPLE}`,
   );

@@ -2,7 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import { slackErrorCode } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../ops/metrics.js";
-import type { Reply } from "./blocks/common.js";
+import type { Reply } from "./blocks/reply.js";
 
 /**
  * The one way the clock's jobs post to a channel (a schedule's DNS summary, an alert's parent and its thread):

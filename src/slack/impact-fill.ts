@@ -5,8 +5,8 @@ import { LruCache } from "../lru.js";
 import { estimateImpact, type ImpactPreview, impactTargetOf } from "../services/impact-preview.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
-import { CONFIRMING, type Reply } from "./blocks/common.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
+import { CONFIRMING, type Reply } from "./blocks/reply.js";
 
 /**
  * The impact preview (services/impact-preview.ts) goes out beside a confirmation or an approval card,

@@ -9,8 +9,8 @@ import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary
 import { edgeClientFor } from "../services/edge-access.js";
 import { periodMs } from "../services/schedules.js";
 import type { Schedule } from "../store/index.js";
-import type { Reply } from "./blocks/common.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "./blocks/dns-summary.js";
+import type { Reply } from "./blocks/reply.js";
 import { channelFailingDm, scheduleLabel } from "./blocks/schedules.js";
 import { deliverTo, type PostingOwner } from "./deliver.js";
 

@@ -2,17 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   actions,
   button,
-  channel,
   context,
-  dateToken,
   divider,
   fields,
   header,
-  mention,
-  mrkdwn,
   section,
-} from "../../src/slack/blocks/common.js";
+} from "../../src/slack/blocks/block-kit.js";
 import { keyModal } from "../../src/slack/blocks/key-modal.js";
+import { channel, dateToken, mention, mrkdwn } from "../../src/slack/blocks/mrkdwn.js";
 import type { ApiKeyInfo } from "../../src/store/index.js";
 import {
   mrkdwnToPlain,

@@ -56,36 +56,21 @@ import {
   totalsLine,
 } from "../../src/slack/blocks/apps.js";
 import { auditMessage } from "../../src/slack/blocks/audit.js";
-import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
-import { detailField, detailMrkdwn } from "../../src/slack/blocks/change-details.js";
-import { changeModal } from "../../src/slack/blocks/change-modal.js";
 import {
   actions,
   button,
-  channel,
-  code,
   confirmDialog,
   context,
-  DATE_FORMATS,
-  dateToken,
   divider,
   fields,
   header,
-  joinMrkdwn,
-  link,
-  Mrkdwn,
-  mention,
-  mrkdwn,
-  mrkdwnText,
-  namedApprovers,
   packLines,
-  plainText,
-  reply,
   section,
-  sentenceReply,
-  truncate,
-  usergroup,
-} from "../../src/slack/blocks/common.js";
+} from "../../src/slack/blocks/block-kit.js";
+import { botDetectionFields, botsMessage, categoryActionText } from "../../src/slack/blocks/bots.js";
+import { detailField, detailMrkdwn } from "../../src/slack/blocks/change-details.js";
+import { changeModal } from "../../src/slack/blocks/change-modal.js";
+import { notPostedIn } from "../../src/slack/blocks/channel-failing.js";
 import {
   countsByType,
   dnsMessage,
@@ -107,9 +92,28 @@ import {
   incidentListMessage,
 } from "../../src/slack/blocks/incident.js";
 import { keyDoneModal, keyModal, keyStatusText } from "../../src/slack/blocks/key-modal.js";
+import {
+  channel,
+  code,
+  DATE_FORMATS,
+  dateToken,
+  fallbackText,
+  joinMrkdwn,
+  link,
+  Mrkdwn,
+  mention,
+  mrkdwn,
+  mrkdwnText,
+  namedApprovers,
+  packMrkdwn,
+  plainText,
+  truncate,
+  usergroup,
+} from "../../src/slack/blocks/mrkdwn.js";
 import { pickerMessage, pickerNotice, pickerOptions, pickerSelect } from "../../src/slack/blocks/pickers.js";
 import { policyMessage } from "../../src/slack/blocks/policy.js";
 import { rateLimitMessage, sparkline, zoneRateLimitsMessage } from "../../src/slack/blocks/ratelimit.js";
+import { reply, sentenceReply } from "../../src/slack/blocks/reply.js";
 import {
   channelFailingDm,
   scheduleCreatedMessage,
@@ -825,38 +829,49 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     ),
   "alerts.ts:watchChannelFailingDm": (g) =>
     watchChannelFailingDm(watch(g), g.pick(["not_in_channel", "is_archived", g.s()])),
-  "common.ts:mrkdwn": (g) => mrkdwn(templateOf(g, 3), g.s(), g.int(10), mrkdwn`${g.s()}`),
-  "common.ts:joinMrkdwn": (g) => joinMrkdwn([g.s(), mention(g.id("U")), code(g.s())], g.s()),
-  "common.ts:mention": (g) => mention(g.s()),
-  "common.ts:channel": (g) => channel(g.s()),
-  "common.ts:usergroup": (g) => usergroup(g.s()),
-  "common.ts:namedApprovers": (g) => namedApprovers({ users: [g.s(), g.id("U")], usergroups: [g.s()] }),
-  "common.ts:link": (g) =>
+  "channel-failing.ts:notPostedIn": (g) =>
+    notPostedIn(g.pick(["not_in_channel", "is_archived", g.s()]), g.s(), {
+      kind: g.pick(["watch", "schedule"] as const),
+      id: g.s(),
+    }),
+  "mrkdwn.ts:mrkdwn": (g) => mrkdwn(templateOf(g, 3), g.s(), g.int(10), mrkdwn`${g.s()}`),
+  "mrkdwn.ts:joinMrkdwn": (g) => joinMrkdwn([g.s(), mention(g.id("U")), code(g.s())], g.s()),
+  "mrkdwn.ts:mention": (g) => mention(g.s()),
+  "mrkdwn.ts:channel": (g) => channel(g.s()),
+  "mrkdwn.ts:usergroup": (g) => usergroup(g.s()),
+  "mrkdwn.ts:namedApprovers": (g) => namedApprovers({ users: [g.s(), g.id("U")], usergroups: [g.s()] }),
+  "mrkdwn.ts:link": (g) =>
     link(
       g.pick([g.s(), `https://bunny.net/${g.s()}`, `http://x.example/?a=<b>&c=|d`, "javascript:alert(1)"]),
       g.s(),
     ),
-  "common.ts:code": (g) => code(g.s(), 1 + g.int(300)),
-  "common.ts:dateToken": (g) => dateToken(g.pick([g.iso(), g.ms(), null]), g.pick(DATE_FORMATS)),
-  "common.ts:mrkdwnText": (g) => mrkdwnText(g.s(), 1 + g.int(3000)),
-  "common.ts:plainText": (g) => plainText(g.s(), 1 + g.int(3000)),
-  "common.ts:reply": (g) => reply(g.s(), [section(g.s())]),
-  "common.ts:header": (g) => header(g.s()),
-  "common.ts:section": (g) => section(g.s(), button(g.s(), "a", g.s())),
-  "common.ts:fields": (g) => fields(g.list(() => g.s(), 12)),
-  "common.ts:context": (g) => context(...g.list(() => g.s(), 12)),
-  "common.ts:divider": () => divider(),
-  "common.ts:button": (g) => button(g.s(), g.s(), g.s(), "danger"),
-  "common.ts:actions": (g) => actions(button(g.s(), "a", "v"), button(g.s(), "b", "w")),
-  "common.ts:confirmDialog": (g) => confirmDialog(g.s(), g.s(), g.s(), "danger"),
-  "common.ts:packLines": (g) =>
+  "mrkdwn.ts:code": (g) => code(g.s(), 1 + g.int(300)),
+  "mrkdwn.ts:dateToken": (g) => dateToken(g.pick([g.iso(), g.ms(), null]), g.pick(DATE_FORMATS)),
+  "mrkdwn.ts:mrkdwnText": (g) => mrkdwnText(g.s(), 1 + g.int(3000)),
+  "mrkdwn.ts:plainText": (g) => plainText(g.s(), 1 + g.int(3000)),
+  "mrkdwn.ts:fallbackText": (g) => ({ text: fallbackText(g.s()) }),
+  "mrkdwn.ts:packMrkdwn": (g) =>
+    packMrkdwn(
+      g.list(() => g.s(), 40),
+      1 + g.int(3000),
+    ),
+  "mrkdwn.ts:truncate": (g) => truncate(g.s(), 1 + g.int(100)),
+  "block-kit.ts:header": (g) => header(g.s()),
+  "block-kit.ts:section": (g) => section(g.s(), button(g.s(), "a", g.s())),
+  "block-kit.ts:fields": (g) => fields(g.list(() => g.s(), 12)),
+  "block-kit.ts:context": (g) => context(...g.list(() => g.s(), 12)),
+  "block-kit.ts:divider": () => divider(),
+  "block-kit.ts:button": (g) => button(g.s(), g.s(), g.s(), "danger"),
+  "block-kit.ts:actions": (g) => actions(button(g.s(), "a", "v"), button(g.s(), "b", "w")),
+  "block-kit.ts:confirmDialog": (g) => confirmDialog(g.s(), g.s(), g.s(), "danger"),
+  "block-kit.ts:packLines": (g) =>
     packLines(
       g.list(() => g.s(), 40),
       1 + g.int(4),
       g.s(),
     ),
-  "common.ts:sentenceReply": (g) => sentenceReply(g.s(), g.s()),
-  "common.ts:truncate": (g) => truncate(g.s(), 1 + g.int(100)),
+  "reply.ts:reply": (g) => reply(g.s(), [section(g.s())]),
+  "reply.ts:sentenceReply": (g) => sentenceReply(g.s(), g.s()),
   "approvals.ts:categoryButtons": (g) => categoryButtons(g.int(1e6), g.int(9), () => g.s()),
   "approvals.ts:confirmChangeMessage": (g) =>
     confirmChangeMessage(
@@ -1195,7 +1210,7 @@ function impactView(g: Gen): Parameters<typeof impactPreviewBlocks>[0] {
 }
 
 const NOT_BUILDERS: Record<string, string> = {
-  "common.ts:Mrkdwn": "the safe-text type itself; it has no public constructor",
+  "mrkdwn.ts:Mrkdwn": "the safe-text type itself; it has no public constructor",
   "bots.ts:userCategories": "picks the categories botsMessage shows; returns Edge API data, not text",
 };
 
@@ -1228,12 +1243,12 @@ describe("one escaping boundary: hostile strings in every builder render as text
 });
 
 describe("the Mrkdwn API", () => {
-  it("no file but blocks/common.ts writes a Slack text object", () => {
+  it("no file but blocks/mrkdwn.ts writes a Slack text object", () => {
     const src = fileURLToPath(new URL("../../src/", import.meta.url));
     const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
     const writers = files.filter(
       (f) =>
-        join(src, f) !== join(BLOCKS_DIR, "common.ts") &&
+        join(src, f) !== join(BLOCKS_DIR, "mrkdwn.ts") &&
         /type:\s*["'](mrkdwn|plain_text)["']/.test(readFileSync(join(src, f), "utf8")),
     );
     expect(writers).toEqual([]);

@@ -1,5 +1,7 @@
 import { durationWords } from "./approvals.js";
-import { dateToken, type Mrkdwn, mention, mrkdwn, type Reply, reply, section } from "./common.js";
+import { section } from "./block-kit.js";
+import { dateToken, type Mrkdwn, mention, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /**
  * What the alert buttons say in the alert's thread (for everyone) and privately to the clicker. Pure.

@@ -16,25 +16,10 @@ import type { Watch } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { type ChangeButtonValue, durationWords } from "./approvals.js";
 import { statusLook } from "./apps.js";
-import {
-  actions,
-  button,
-  channel,
-  code,
-  confirmDialog,
-  context,
-  dateToken,
-  header,
-  joinMrkdwn,
-  type Mrkdwn,
-  mention,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, button, confirmDialog, context, header, packLines, section } from "./block-kit.js";
+import { notPostedIn } from "./channel-failing.js";
+import { channel, code, dateToken, joinMrkdwn, type Mrkdwn, mention, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /**
  * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with
@@ -336,21 +321,9 @@ export function watchMutedMessage(w: Watch, until: number | null): Reply {
   return reply(text, [section(text)]);
 }
 
-const CHANNEL_REASONS: Record<string, string> = {
-  not_in_channel: "I'm not a member of that channel",
-  channel_not_found: "I can't find that channel (it was deleted, or it is private and I'm not in it)",
-  is_archived: "that channel is archived",
-};
-
 /** The one direct message a watch's creator gets when its channel stops taking alerts. */
 export function watchChannelFailingDm(w: Watch, slackError: string): Reply {
-  const why = CHANNEL_REASONS[slackError] ?? `Slack answered "${slackError}"`;
-  const where = channel(w.channelId);
-  const remove = code(`/edge watch remove ${w.id}`);
-  const fix =
-    slackError === "is_archived"
-      ? mrkdwn`Unarchive ${where}, or remove the watch with ${remove}.`
-      : mrkdwn`Invite me with ${code("/invite @edgeops")} in ${where}, or remove the watch with ${remove}.`;
-  const text = mrkdwn`:rotating_light: An alert of your watch of ${watchLabel(w)} (${code(w.id)}) could not be posted in ${where}: ${why}. ${fix} I keep tracking it and post the open alert once I can; I won't message you again about it until it works.`;
+  const problem = notPostedIn(slackError, w.channelId, { kind: "watch", id: w.id });
+  const text = mrkdwn`:rotating_light: An alert of your watch of ${watchLabel(w)} (${code(w.id)}) ${problem} I keep tracking it and post the open alert once I can; I won't message you again about it until it works.`;
   return reply(text, [section(text)]);
 }

@@ -5,29 +5,21 @@ import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shi
 import { impactTargetOf } from "../../services/impact-preview.js";
 import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
+import { actions, button, confirmDialog, context, fields, header, section } from "./block-kit.js";
 import { detailField } from "./change-details.js";
+import { withImpactPreview } from "./impact-preview.js";
 import {
-  actions,
-  button,
-  CONFIRMING,
   channel,
-  confirmDialog,
-  context,
   dateToken,
-  fields,
-  header,
   joinMrkdwn,
   type Mrkdwn,
   type MrkdwnInput,
   mention,
   mrkdwn,
   plainText,
-  type Reply,
-  reply,
-  section,
   usergroup,
-} from "./common.js";
-import { withImpactPreview } from "./impact-preview.js";
+} from "./mrkdwn.js";
+import { CONFIRMING, type Reply, reply } from "./reply.js";
 
 export interface BotChangeValue {
   /** The request id this button creates: the same click delivered twice makes one request. */

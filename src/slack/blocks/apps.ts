@@ -3,20 +3,9 @@ import type { App } from "../../edge/schemas/mc.js";
 import { endpointTypeLabel } from "../../edge/schemas/mc.js";
 import type { AppsPage } from "../../services/apps.js";
 import { ACTIONS } from "../ids.js";
-import {
-  actions,
-  button,
-  code,
-  context,
-  header,
-  type Mrkdwn,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, button, context, header, packLines, section } from "./block-kit.js";
+import { code, type Mrkdwn, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 const STATUS_LOOK: Record<string, { emoji: string; label: string }> = {
   active: { emoji: ":large_green_circle:", label: "Active" },

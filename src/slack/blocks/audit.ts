@@ -1,20 +1,9 @@
 import { resolveChange } from "../../changes/index.js";
 import type { AuditEntry } from "../../store/index.js";
+import { context, header, packLines } from "./block-kit.js";
 import { detailMrkdwn } from "./change-details.js";
-import {
-  channel,
-  code,
-  context,
-  dateToken,
-  header,
-  joinMrkdwn,
-  type MrkdwnInput,
-  mention,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-} from "./common.js";
+import { channel, code, dateToken, joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** Whose entries an answer holds: one channel's, the reader's channels', or (admins) the workspace's. */
 export type AuditScope = { kind: "channel"; channelId: string } | { kind: "yours" } | { kind: "workspace" };

@@ -9,7 +9,9 @@ import {
   browserFingerprintAggressionLabel,
 } from "../../edge/schemas/shield.js";
 import { categoryButtons } from "./approvals.js";
-import { actions, context, fields, header, type MrkdwnInput, type Reply, reply, section } from "./common.js";
+import { actions, context, fields, header, section } from "./block-kit.js";
+import type { MrkdwnInput } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 const ACTION_EMOJI: Record<number, string> = {
   0: ":heavy_minus_sign:",

@@ -1,5 +1,5 @@
 import type { DetailRow, DetailValue } from "../../changes/details.js";
-import { channel, code, joinMrkdwn, type Mrkdwn, mention, mrkdwn, usergroup } from "./common.js";
+import { channel, code, joinMrkdwn, type Mrkdwn, mention, mrkdwn, usergroup } from "./mrkdwn.js";
 
 /** A change kind's value (changes/details.ts) as mrkdwn: the one place its strings are escaped. */
 export function detailMrkdwn(value: DetailValue): Mrkdwn {

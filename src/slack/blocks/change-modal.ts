@@ -1,7 +1,9 @@
 import type { KnownBlock, ModalView, PlainTextOption } from "@slack/types";
 import type { ChangeForm } from "../change-forms.js";
 import { ACTIONS, CHANGE_MODAL, VIEWS } from "../ids.js";
-import { context, LIMITS, plainText, section } from "./common.js";
+import { context, section } from "./block-kit.js";
+import { LIMITS } from "./limits.js";
+import { plainText } from "./mrkdwn.js";
 import { pickerSelect } from "./pickers.js";
 
 const option = (label: string, value: string): PlainTextOption => ({ text: plainText(label, 75), value });

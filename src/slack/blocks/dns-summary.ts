@@ -1,23 +1,11 @@
 import type { KnownBlock } from "@slack/types";
 import { DNS_SCAN_STATUS, dnsScanStatusLabel } from "../../edge/schemas/core.js";
 import type { DnsSummary, RecordChange, SnapRecord } from "../../services/dns-summary.js";
-import {
-  actions,
-  code,
-  context,
-  dateToken,
-  fields,
-  header,
-  LIMITS,
-  type Mrkdwn,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, context, fields, header, packLines, section } from "./block-kit.js";
 import { scanNowButton, scanStatusText } from "./dns.js";
+import { LIMITS } from "./limits.js";
+import { code, dateToken, type Mrkdwn, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** At most this many lines per kind of change (added, removed, changed); the rest are counted. */
 export const DIFF_LINES_SHOWN = 15;

@@ -9,23 +9,9 @@ import {
 } from "../../edge/schemas/core.js";
 import { recordsByType } from "../../services/dns.js";
 import { ACTIONS } from "../ids.js";
-import {
-  actions,
-  button,
-  code,
-  context,
-  dateToken,
-  fields,
-  header,
-  joinMrkdwn,
-  type Mrkdwn,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, button, context, fields, header, packLines, section } from "./block-kit.js";
+import { code, dateToken, joinMrkdwn, type Mrkdwn, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 export const DNS_RECORDS_SHOWN = 40;
 

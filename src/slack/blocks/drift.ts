@@ -3,20 +3,9 @@ import type { Drift, SettingValue } from "../../alerts/drift.js";
 import type { Watch } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import type { ChangeButtonValue } from "./approvals.js";
-import {
-  actions,
-  button,
-  code,
-  confirmDialog,
-  context,
-  dateToken,
-  mention,
-  mrkdwn,
-  type Reply,
-  reply,
-  section,
-  truncate,
-} from "./common.js";
+import { actions, button, confirmDialog, context, section } from "./block-kit.js";
+import { code, dateToken, mention, mrkdwn, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** What a drift post's Keep carries: the watch, the setting and the value to keep. */
 export interface DriftKeepValue {

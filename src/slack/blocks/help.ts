@@ -1,4 +1,6 @@
-import { code, context, header, joinMrkdwn, mrkdwn, packLines, type Reply, reply } from "./common.js";
+import { context, header, packLines } from "./block-kit.js";
+import { code, joinMrkdwn, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** What the help lists of one subcommand. */
 export interface HelpEntry {

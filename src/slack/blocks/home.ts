@@ -5,21 +5,9 @@ import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js
 import { ACTIONS } from "../ids.js";
 import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
-import {
-  actions,
-  button,
-  channel,
-  code,
-  context,
-  dateToken,
-  divider,
-  header,
-  mention,
-  mrkdwn,
-  packLines,
-  section,
-} from "./common.js";
+import { actions, button, context, divider, header, packLines, section } from "./block-kit.js";
 import { keyStatusText } from "./key-modal.js";
+import { channel, code, dateToken, mention, mrkdwn } from "./mrkdwn.js";
 
 export interface HomeData {
   key: ApiKeyInfo | undefined;

@@ -1,7 +1,9 @@
 import type { KnownBlock } from "@slack/types";
 import { botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ImpactPreview, ImpactTarget } from "../../services/impact-preview.js";
-import { code, context, joinMrkdwn, type Mrkdwn, mrkdwn, type Reply, section } from "./common.js";
+import { context, section } from "./block-kit.js";
+import { code, joinMrkdwn, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import type { Reply } from "./reply.js";
 
 /** The preview's section on a confirmation or an approval card: estimating, estimated, or why not. */
 export type PreviewView = { state: "estimating" } | ImpactPreview;

@@ -36,24 +36,25 @@ import { skippedText, statusLook } from "./apps.js";
 import {
   actions,
   button,
-  code as codeSpan,
   confirmDialog,
   context,
-  dateToken,
   divider,
   fields,
   header,
+  packLines,
+  section,
+} from "./block-kit.js";
+import {
+  code as codeSpan,
+  dateToken,
   joinMrkdwn,
   type Mrkdwn,
   type MrkdwnInput,
   mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
   truncate,
-} from "./common.js";
+} from "./mrkdwn.js";
 import { sparkline } from "./ratelimit.js";
+import { type Reply, reply } from "./reply.js";
 import { wafReviewButtons } from "./waf-review.js";
 
 /** The incident card of one shield zone, and the paged "see all" lists of its sections. */

@@ -1,17 +1,9 @@
 import type { KnownBlock, ModalView } from "@slack/types";
 import type { ApiKeyInfo } from "../../store/index.js";
 import { BLOCKS, KEY_ACTION_SELECT, KEY_INPUT_ACTION, VIEWS } from "../ids.js";
-import {
-  code,
-  context,
-  dateToken,
-  LIMITS,
-  type MrkdwnInput,
-  mention,
-  mrkdwn,
-  plainText,
-  section,
-} from "./common.js";
+import { context, section } from "./block-kit.js";
+import { LIMITS } from "./limits.js";
+import { code, dateToken, type MrkdwnInput, mention, mrkdwn, plainText } from "./mrkdwn.js";
 
 /** Which key answers this workspace: its own, the deployment's, or none (then nothing works yet). */
 export function keyStatusText(info: ApiKeyInfo | undefined, usingDeploymentKey: boolean): MrkdwnInput {

@@ -1,7 +1,9 @@
 import type { ExternalSelect, KnownBlock, Option, PlainTextOption } from "@slack/types";
 import { PICKER_NOUNS, type PickerMatches, type PickerSource } from "../../services/pickers.js";
 import { ACTIONS } from "../ids.js";
-import { code, context, mrkdwn, plainText, type Reply, reply, section, truncate } from "./common.js";
+import { context, section } from "./block-kit.js";
+import { code, mrkdwn, plainText, truncate } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** Slack: at most 100 options in a menu, 75 characters an option label, 150 an option value. */
 export const PICKER_MAX_OPTIONS = 100;

@@ -1,18 +1,8 @@
 import { approvalsForText } from "../../changes/kinds/policy.js";
 import type { Approvers, EffectivePolicy } from "../../store/index.js";
-import {
-  channel,
-  code,
-  context,
-  fields,
-  header,
-  joinMrkdwn,
-  type MrkdwnInput,
-  mrkdwn,
-  namedApprovers,
-  type Reply,
-  reply,
-} from "./common.js";
+import { context, fields, header } from "./block-kit.js";
+import { channel, code, joinMrkdwn, type MrkdwnInput, mrkdwn, namedApprovers } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 const SOURCE: Record<string, string> = {
   channel: "this channel",

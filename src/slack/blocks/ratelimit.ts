@@ -2,7 +2,9 @@ import type { KnownBlock } from "@slack/types";
 import type { RateLimitMetrics } from "../../edge/schemas/shield.js";
 import type { ZoneRateLimits } from "../../services/rate-limits.js";
 import { skippedText } from "./apps.js";
-import { context, fields, header, mrkdwn, packLines, type Reply, reply, section } from "./common.js";
+import { context, fields, header, packLines, section } from "./block-kit.js";
+import { mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 const BARS = "▁▂▃▄▅▆▇█";
 

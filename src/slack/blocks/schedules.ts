@@ -1,19 +1,10 @@
 import type { KnownBlock } from "@slack/types";
 import { formatInZone, parseSpec } from "../../services/schedules.js";
 import type { Schedule } from "../../store/index.js";
-import {
-  channel,
-  code,
-  context,
-  dateToken,
-  header,
-  type Mrkdwn,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-} from "./common.js";
+import { context, header, packLines, section } from "./block-kit.js";
+import { notPostedIn } from "./channel-failing.js";
+import { channel, code, dateToken, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /** `daily at 09:00 (Europe/Amsterdam)`; a stored spec that no longer reads is shown as stored. */
 export function scheduleLabel(s: Pick<Schedule, "spec" | "timezone">): string {
@@ -92,21 +83,9 @@ export function scheduleRemovedMessage(s: Schedule): Reply {
   ]);
 }
 
-const CHANNEL_REASONS: Record<string, string> = {
-  not_in_channel: "I'm not a member of that channel",
-  channel_not_found: "I can't find that channel (it was deleted, or it is private and I'm not in it)",
-  is_archived: "that channel is archived",
-};
-
 /** The one direct message a schedule's creator gets when its channel stops taking posts. */
 export function channelFailingDm(s: Schedule, slackError: string): Reply {
-  const why = CHANNEL_REASONS[slackError] ?? `Slack answered "${slackError}"`;
-  const where = channel(s.channelId);
-  const remove = code(`/edge schedule remove ${s.id}`);
-  const fix =
-    slackError === "is_archived"
-      ? mrkdwn`Unarchive ${where}, or remove the schedule with ${remove}.`
-      : mrkdwn`Invite me with ${code("/invite @edgeops")} in ${where}, or remove the schedule with ${remove}.`;
-  const text = mrkdwn`:rotating_light: Your scheduled DNS summary of zone ${s.target} (${code(s.id)}) could not be posted in ${where}: ${why}. ${fix} I'll try again at its next run and won't message you again about it until it works.`;
+  const problem = notPostedIn(slackError, s.channelId, { kind: "schedule", id: s.id });
+  const text = mrkdwn`:rotating_light: Your scheduled DNS summary of zone ${s.target} (${code(s.id)}) ${problem} I'll try again at its next run and won't message you again about it until it works.`;
   return reply(text, [section(text)]);
 }

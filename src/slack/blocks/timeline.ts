@@ -4,24 +4,18 @@ import { TRAFFIC_METRIC_LABELS } from "../../services/incident.js";
 import type { ChangeStep, TimelineEntry, TimelineStory } from "../../services/timeline.js";
 import { ACTIONS } from "../ids.js";
 import { durationWords } from "./approvals.js";
+import { actions, button, context, header, packLines, section } from "./block-kit.js";
 import {
-  actions,
-  button,
   channel,
-  context,
   dateToken,
-  header,
   joinMrkdwn,
   type Mrkdwn,
   type MrkdwnInput,
   mention,
   mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
   truncate,
-} from "./common.js";
+} from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 /**
  * `/edge timeline`: the story of an incident on one shield zone, one line per thing that happened, oldest

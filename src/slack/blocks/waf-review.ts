@@ -3,7 +3,8 @@ import { wafRuleReviewKind } from "../../changes/kinds/waf-rule-review.js";
 import type { WafReviewAction } from "../../edge/schemas/shield.js";
 import { ACTIONS } from "../ids.js";
 import type { ChangeButtonValue } from "./approvals.js";
-import { button, confirmDialog, mrkdwn } from "./common.js";
+import { button, confirmDialog } from "./block-kit.js";
+import { mrkdwn } from "./mrkdwn.js";
 
 const REVIEWS: ReadonlyArray<{ action: WafReviewAction; id: string; label: string; effect: string }> = [
   { action: 0, id: "ignore", label: "Ignore", effect: "marks it reviewed and leaves it as it is" },

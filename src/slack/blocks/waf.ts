@@ -1,5 +1,6 @@
 import type { WafAiRecommendation } from "../../edge/schemas/shield.js";
-import { actions, context, header, packLines, type Reply, reply } from "./common.js";
+import { actions, context, header, packLines } from "./block-kit.js";
+import { type Reply, reply } from "./reply.js";
 import { wafReviewButtons } from "./waf-review.js";
 
 /** The AI recommendation for a triggered rule, with Ignore / Log only / Disable rule under it. */

@@ -12,21 +12,9 @@ import {
 import type { NamedZone, UnshieldedPullZone, ZoneSearchResult } from "../../services/zone-lookup.js";
 import { ACTIONS } from "../ids.js";
 import { skippedText } from "./apps.js";
-import {
-  actions,
-  button,
-  code,
-  context,
-  dateToken,
-  header,
-  type Mrkdwn,
-  type MrkdwnInput,
-  mrkdwn,
-  packLines,
-  type Reply,
-  reply,
-  section,
-} from "./common.js";
+import { actions, button, context, header, packLines, section } from "./block-kit.js";
+import { code, dateToken, type Mrkdwn, type MrkdwnInput, mrkdwn } from "./mrkdwn.js";
+import { type Reply, reply } from "./reply.js";
 
 export interface ZonesPageValue {
   page: number;

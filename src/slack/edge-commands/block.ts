@@ -6,8 +6,8 @@ import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/a
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { joinMrkdwn, mention, mrkdwn } from "../blocks/common.js";
-import { newRequestId } from "../request-ids.js";
+import { joinMrkdwn, mention, mrkdwn } from "../blocks/mrkdwn.js";
+import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -45,7 +45,7 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
       const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
       const askers = joinMrkdwn([...new Set(waiting.map((r) => r.requesterId))].map(mention), ", ");
       return confirmChangeMessage(
-        { r: newRequestId(), k: accessBlockKind.name, p },
+        newChangeRequest(accessBlockKind, p),
         current,
         mrkdwn`${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
         true,
@@ -58,17 +58,7 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
     action && off
       ? `edgeops' list "${edgeopsListName(entry.type, action)}" on this zone is ${off.isEnabled ? `no longer set to ${action}` : "turned off"} (someone changed it in the dashboard). Confirming turns it back on, and ${all} ${action === "block" ? "are blocked" : "are challenged"} again, not only ${entry.value}.`
       : undefined;
-  return confirmChangeMessage(
-    {
-      r: newRequestId(),
-      k: accessBlockKind.name,
-      p,
-      ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
-    },
-    current,
-    warning,
-    nothing,
-  );
+  return confirmChangeMessage(newChangeRequest(accessBlockKind, p, temporaryMs), current, warning, nothing);
 }
 
 /** Pending requests to block or challenge this very entry on this zone. */

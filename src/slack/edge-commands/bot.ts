@@ -4,7 +4,7 @@ import { BOT_EXAMPLE, parseAction, parseCategory } from "../../services/bot-cate
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { newRequestId } from "../request-ids.js";
+import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
@@ -41,12 +41,7 @@ export const botCommand: Subcommand = {
     const p = { shieldZoneId: zoneId, category, action };
     const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
     return confirmChangeMessage(
-      {
-        r: newRequestId(),
-        k: botCategoryKind.name,
-        p,
-        ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
-      },
+      newChangeRequest(botCategoryKind, p, temporaryMs),
       current,
       undefined,
       await changesNothing(ctx.env.deps, botCategoryKind, scope, p, current),

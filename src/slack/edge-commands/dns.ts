@@ -2,8 +2,8 @@ import { UserError, usage } from "../../errors.js";
 import { latestScan, recordsByType } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown, resolveDnsZoneByDomain } from "../../services/pickers.js";
-import type { Reply } from "../blocks/common.js";
 import { type DnsView, dnsMessage, noScanMessage } from "../blocks/dns.js";
+import type { Reply } from "../blocks/reply.js";
 import { echo, noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { SlackEnv, Subcommand } from "./types.js";
 

@@ -3,6 +3,7 @@ import {
   INCIDENT_EXAMPLE,
   INCIDENT_WINDOWS,
   incidentRange,
+  isIncidentWindow,
   parseIncidentWindow,
 } from "../../services/incident.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
@@ -19,9 +20,7 @@ export const incidentCommand: Subcommand = {
   summary:
     "The picture of an attack on one shield zone, on one card: the zone, traffic and threats with sparklines against the window before, top offending IPs, ASNs, countries and JA4s, triggered WAF rules, rate-limit breaches and apps in trouble. Window 15m by default.",
   examples: ["/edge incident 1234", INCIDENT_EXAMPLE, DOMAIN_EXAMPLE],
-  picker: pickerBeforeWord("shield", (w) =>
-    (INCIDENT_WINDOWS as readonly string[]).includes(w.toLowerCase()),
-  ),
+  picker: pickerBeforeWord("shield", isIncidentWindow),
   async run(ctx) {
     const zone = parseZoneRef(ctx.args[0], INCIDENT_EXAMPLE, DOMAIN_EXAMPLE);
     const window = parseIncidentWindow(ctx.args[1]);

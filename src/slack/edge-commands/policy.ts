@@ -9,18 +9,11 @@ import {
   MAX_APPROVALS_NEEDED,
   type PolicyPatch,
 } from "../../store/index.js";
+import { context, fields, section } from "../blocks/block-kit.js";
 import { detailField } from "../blocks/change-details.js";
-import {
-  channel,
-  context,
-  fields,
-  mention,
-  mrkdwn,
-  type Reply,
-  section,
-  sentenceReply,
-} from "../blocks/common.js";
+import { channel, mention, mrkdwn } from "../blocks/mrkdwn.js";
 import { policyMessage } from "../blocks/policy.js";
+import { type Reply, sentenceReply } from "../blocks/reply.js";
 import { askerOf, postApprovalCard } from "../change-requests.js";
 import { newRequestId } from "../request-ids.js";
 import { echo } from "./parse.js";

@@ -2,8 +2,8 @@ import { purgeKind, purgeParams } from "../../changes/kinds/purge.js";
 import { UserError, usage } from "../../errors.js";
 import { pullZoneKnown } from "../../services/pickers.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { context } from "../blocks/common.js";
-import { newRequestId } from "../request-ids.js";
+import { context } from "../blocks/block-kit.js";
+import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
@@ -40,7 +40,7 @@ export const purgeCommand: Subcommand = {
       throw usage(
         `That is not something edgeops can purge: a cache tag is up to 200 letters, digits and . : / - _, and a URL up to 1500 characters. For example: ${PURGE_EXAMPLE} product-images or ${PURGE_URL_EXAMPLE}`,
       );
-    const confirm = confirmChangeMessage({ r: newRequestId(), k: purgeKind.name, p: checked.data });
+    const confirm = confirmChangeMessage(newChangeRequest(purgeKind, checked.data));
     if (!("pullZoneId" in checked.data)) return confirm;
     const id = checked.data.pullZoneId;
     const zone = await pullZoneKnown(ctx.env.deps, ctx.teamId, id);

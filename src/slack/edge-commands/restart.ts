@@ -3,7 +3,7 @@ import { usage } from "../../errors.js";
 import { findApp } from "../../services/apps.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { newRequestId } from "../request-ids.js";
+import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, pickerWhenEmpty } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
@@ -24,10 +24,8 @@ export const restartCommand: Subcommand = {
     noMoreArgs(ctx.args, 1, RESTART_EXAMPLE);
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const app = await findApp(client, idOrName, RESTART_EXAMPLE);
-    return confirmChangeMessage({
-      r: newRequestId(),
-      k: restartAppKind.name,
-      p: { appId: app.id, appName: app.name.slice(0, 200) },
-    });
+    return confirmChangeMessage(
+      newChangeRequest(restartAppKind, { appId: app.id, appName: app.name.slice(0, 200) }),
+    );
   },
 };

@@ -13,7 +13,9 @@ import {
   type ScheduleActionInput,
   scheduleForAction,
 } from "../../services/schedules.js";
-import { channel, context, mrkdwn, type Reply, sentenceReply } from "../blocks/common.js";
+import { context } from "../blocks/block-kit.js";
+import { channel, mrkdwn } from "../blocks/mrkdwn.js";
+import { type Reply, sentenceReply } from "../blocks/reply.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
 import { runSchedule } from "../schedule-run.js";
 import { unknownDnsZone } from "./dns.js";

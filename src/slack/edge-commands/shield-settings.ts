@@ -14,8 +14,8 @@ import { usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
-import { context } from "../blocks/common.js";
-import { newRequestId } from "../request-ids.js";
+import { context } from "../blocks/block-kit.js";
+import { newChangeRequest } from "../request-ids.js";
 import { echo, noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -58,12 +58,7 @@ function shieldSettingCommand<V extends number | boolean>(o: {
       const note = await o.note?.(ctx, shieldZoneId, value, seen);
       const p = { shieldZoneId, value, seen };
       const confirm = confirmChangeMessage(
-        {
-          r: newRequestId(),
-          k: o.kind.name,
-          p,
-          ...(temporaryMs !== undefined ? { t: temporaryMs } : {}),
-        },
+        newChangeRequest(o.kind, p, temporaryMs),
         seen,
         undefined,
         await changesNothing(ctx.env.deps, o.kind, scope, p, seen),

@@ -1,5 +1,10 @@
 import type { WebClient } from "@slack/web-api";
-import { INCIDENT_WINDOWS, type IncidentWindow, incidentRange } from "../../services/incident.js";
+import {
+  INCIDENT_WINDOWS,
+  type IncidentWindow,
+  incidentRange,
+  isIncidentWindow,
+} from "../../services/incident.js";
 import {
   gatherTimeline,
   parseTimelineWindow,
@@ -7,7 +12,7 @@ import {
   type TimelineAudience,
 } from "../../services/timeline.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
-import type { Reply } from "../blocks/common.js";
+import type { Reply } from "../blocks/reply.js";
 import { gatheringTimelineMessage, type TimelineScope, timelineMessage } from "../blocks/timeline.js";
 import { userChannelIds } from "../user-channels.js";
 import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";
@@ -67,9 +72,7 @@ export const timelineCommand: Subcommand = {
   summary:
     "The story of an incident on one shield zone, oldest first: alerts with their signals, acknowledgements, mutes, every change asked, approved, rejected, applied, undone or expired (who and when), what is still in force and the peak per signal; Export posts a postmortem draft. Window 24h by default.",
   examples: ["/edge timeline 1234", TIMELINE_EXAMPLE, DOMAIN_EXAMPLE],
-  picker: pickerBeforeWord("shield", (w) =>
-    (INCIDENT_WINDOWS as readonly string[]).includes(w.toLowerCase()),
-  ),
+  picker: pickerBeforeWord("shield", isIncidentWindow),
   async run(ctx) {
     const zone = parseZoneRef(ctx.args[0], TIMELINE_EXAMPLE, DOMAIN_EXAMPLE);
     const window = parseTimelineWindow(ctx.args[1]);

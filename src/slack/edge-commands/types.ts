@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.js";
 import type { Logger } from "../../log.js";
 import type { PickerSource } from "../../services/pickers.js";
 import type { AdminDirectory } from "../admin.js";
-import type { Reply } from "../blocks/common.js";
+import type { Reply } from "../blocks/reply.js";
 import type { SlackClientFor } from "../transport/clients.js";
 
 /** What the Slack layer adds to the shared dependencies. */

@@ -5,7 +5,7 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { wafMessage } from "../blocks/waf.js";
-import { newRequestId } from "../request-ids.js";
+import { newChangeRequest, newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseZoneRef } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
@@ -34,11 +34,9 @@ export const wafCommand: Subcommand = {
     noMoreArgs(ctx.args, 3, REVIEW_EXAMPLE);
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, EXAMPLE);
     if (action !== undefined)
-      return confirmChangeMessage({
-        r: newRequestId(),
-        k: wafRuleReviewKind.name,
-        p: { shieldZoneId: zoneId, ruleId, action },
-      });
+      return confirmChangeMessage(
+        newChangeRequest(wafRuleReviewKind, { shieldZoneId: zoneId, ruleId, action }),
+      );
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
     const recommendation = await client.getWafAiRecommendation(zoneId, ruleId).catch(async (err: unknown) => {
       // The API's 404 does not say whether the zone or the rule is missing: ask about the zone.

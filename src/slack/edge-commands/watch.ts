@@ -17,7 +17,8 @@ import {
   WATCH_CONFIG_EXAMPLE,
   WATCH_ZONE_EXAMPLE,
 } from "../../services/watches.js";
-import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { resolveShieldZoneId, type ZoneRef } from "../../services/zone-lookup.js";
+import type { WatchOptions } from "../../store/index.js";
 import {
   alertParentMessage,
   watchCreatedMessage,
@@ -26,7 +27,7 @@ import {
   watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../blocks/alerts.js";
-import type { Reply } from "../blocks/common.js";
+import type { Reply } from "../blocks/reply.js";
 import { parseZoneRef } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
@@ -57,19 +58,7 @@ async function watchZone(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
   const ref = parseZoneRef(args[0], "/edge watch zone 1234", WATCH_ZONE_EXAMPLE);
   const sensitivity = parseSensitivity(args.slice(1));
-  const deps = ctx.env.deps;
-  const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, WATCH_ZONE_EXAMPLE);
-  // A watch of a zone this key cannot read would only ever fail: say so now.
-  await (await edgeClientFor(deps, ctx.teamId)).getShieldZone(shieldZoneId);
-  const { watch, existed } = await createWatch(deps, {
-    teamId: ctx.teamId,
-    channelId: ctx.channelId,
-    userId: ctx.userId,
-    kind: "zone",
-    target: String(shieldZoneId),
-    options: { sensitivity, ...(ref.kind === "name" ? { label: ref.name } : {}) },
-  });
-  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
+  return watchShieldZone(ctx, "zone", ref, WATCH_ZONE_EXAMPLE, { sensitivity });
 }
 
 /** `/edge watch config <zone|domain>`: post each change of the zone's settings made outside edgeops. */
@@ -77,18 +66,30 @@ async function watchConfig(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
   const ref = parseZoneRef(args[0], "/edge watch config 1234", WATCH_CONFIG_EXAMPLE);
   if (args.length > 1) throw usage(`Too many words after the zone. For example: ${WATCH_CONFIG_EXAMPLE}`);
+  return watchShieldZone(ctx, "config", ref, WATCH_CONFIG_EXAMPLE, {});
+}
+
+/** A watch of a shield zone in this channel, labelled with the domain when one was typed. */
+async function watchShieldZone(
+  ctx: CommandContext,
+  kind: "zone" | "config",
+  ref: ZoneRef,
+  example: string,
+  options: WatchOptions,
+): Promise<Reply> {
   const deps = ctx.env.deps;
-  const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, WATCH_CONFIG_EXAMPLE);
+  const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, example);
+  // A watch of a zone this key cannot read would only ever fail: say so now.
   await (await edgeClientFor(deps, ctx.teamId)).getShieldZone(shieldZoneId);
   const { watch, existed } = await createWatch(deps, {
     teamId: ctx.teamId,
     channelId: ctx.channelId,
     userId: ctx.userId,
-    kind: "config",
+    kind,
     target: String(shieldZoneId),
-    options: ref.kind === "name" ? { label: ref.name } : {},
+    options: { ...options, ...(ref.kind === "name" ? { label: ref.name } : {}) },
   });
-  return watchCreatedMessage(watch, existed, await watchInterval(ctx.env.deps, ctx.teamId));
+  return watchCreatedMessage(watch, existed, await watchInterval(deps, ctx.teamId));
 }
 
 async function watchApps(ctx: CommandContext): Promise<Reply> {

@@ -20,8 +20,8 @@ import {
   timelineNotForApps,
 } from "../../blocks/alert-actions.js";
 import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
-import { type Reply, sentenceReply } from "../../blocks/common.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
+import { type Reply, sentenceReply } from "../../blocks/reply.js";
 import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";

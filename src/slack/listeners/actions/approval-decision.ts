@@ -3,7 +3,8 @@ import { undoNow } from "../../../changes/undo-and-reconcile.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
-import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn, sentenceReply } from "../../blocks/common.js";
+import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/mrkdwn.js";
+import { sentenceReply } from "../../blocks/reply.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 

@@ -3,7 +3,7 @@ import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
 import { appsMessage } from "../../blocks/apps.js";
-import type { Reply } from "../../blocks/common.js";
+import type { Reply } from "../../blocks/reply.js";
 import { wholeAppList } from "../../edge-commands/apps.js";
 import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv } from "../../edge-commands/types.js";

@@ -3,7 +3,9 @@ import { type ChangeOutcome, MAX_TEMPORARY_MS } from "../../../changes/engine.js
 import { type ChangeKind, resolveChange } from "../../../changes/index.js";
 import { toUserSentence } from "../../../errors.js";
 import { requestStateSentence } from "../../blocks/approvals.js";
-import { type MrkdwnInput, mrkdwn, reply, section } from "../../blocks/common.js";
+import { section } from "../../blocks/block-kit.js";
+import { type MrkdwnInput, mrkdwn } from "../../blocks/mrkdwn.js";
+import { reply } from "../../blocks/reply.js";
 import { outcomeBanner, requestWithCard, seesWhereItWaits } from "../../change-requests.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";

@@ -2,7 +2,8 @@ import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewar
 import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
-import { type MrkdwnInput, type Reply, sentenceReply } from "../../blocks/common.js";
+import type { MrkdwnInput } from "../../blocks/mrkdwn.js";
+import { type Reply, sentenceReply } from "../../blocks/reply.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;

@@ -1,7 +1,7 @@
 import { toUserSentence } from "../../../errors.js";
 import { waitForScan } from "../../../services/dns.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
-import { section } from "../../blocks/common.js";
+import { section } from "../../blocks/block-kit.js";
 import { dnsMessage, noScanMessage, scanStartedMessage } from "../../blocks/dns.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, replaceClicked } from "./context.js";

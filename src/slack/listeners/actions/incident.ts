@@ -6,8 +6,8 @@ import {
   INCIDENT_WINDOWS,
   listIncidentSection,
 } from "../../../services/incident.js";
-import type { Reply } from "../../blocks/common.js";
 import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
+import type { Reply } from "../../blocks/reply.js";
 import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
-import { context, LIMITS, mention, mrkdwn, type Reply } from "../../blocks/common.js";
+import { context } from "../../blocks/block-kit.js";
+import { LIMITS } from "../../blocks/limits.js";
+import { mention, mrkdwn } from "../../blocks/mrkdwn.js";
+import type { Reply } from "../../blocks/reply.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
 import { appsPageAt, appsPageValue } from "./apps-next-page.js";

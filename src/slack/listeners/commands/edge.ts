@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "../../../log.js";
-import type { Reply } from "../../blocks/common.js";
+import type { Reply } from "../../blocks/reply.js";
 import { type CommandOutcome, runCommand, withShareButton } from "../../edge-commands/run.js";
 import type { CommandContext, SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { fillLater } from "../../impact-fill.js";

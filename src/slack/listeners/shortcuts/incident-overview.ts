@@ -1,7 +1,8 @@
 import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } from "@slack/bolt";
 import { toUserSentence } from "../../../errors.js";
 import { zoneCandidates, zoneMentionedIn } from "../../../services/zone-lookup.js";
-import { type MrkdwnInput, sentenceReply } from "../../blocks/common.js";
+import type { MrkdwnInput } from "../../blocks/mrkdwn.js";
+import { sentenceReply } from "../../blocks/reply.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
 

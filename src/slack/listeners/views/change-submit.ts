@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import { withDeadline } from "../../../deadline.js";
 import { toUserSentence } from "../../../errors.js";
-import { sentenceReply } from "../../blocks/common.js";
 import { PICKER_NOTICE_VALUE } from "../../blocks/pickers.js";
+import { sentenceReply } from "../../blocks/reply.js";
 import { formFor } from "../../change-forms.js";
 import { channelMembers } from "../../channel-members.js";
 import { parseTemporary } from "../../edge-commands/parse.js";

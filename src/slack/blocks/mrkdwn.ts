@@ -1,17 +1,10 @@
-import type {
-  Button,
-  ConfirmationDialog,
-  ContextBlock,
-  HeaderBlock,
-  KnownBlock,
-  MrkdwnElement,
-  PlainTextElement,
-  SectionBlock,
-} from "@slack/types";
+import type { MrkdwnElement, PlainTextElement } from "@slack/types";
+import { LIMITS } from "./limits.js";
 
 /*
  * The one escaping boundary between text from outside (Edge API answers, Slack users, stored values)
- * and Slack. Every Block Kit text object and every message `text` is made here, and nowhere else.
+ * and Slack. Every Block Kit text object and every message `text` is made here, and nowhere else; the
+ * blocks and elements that hold them are built in block-kit.ts, a whole answer (Reply) in reply.ts.
  *
  * The helpers take either
  *  - a plain `string`, which they ALWAYS escape: `<!here>`, `<@U…>`, `<#C…>`, `<https://evil|click>`
@@ -26,12 +19,12 @@ import type {
  *
  * Plain-text objects (headers, button and option labels, modal titles: `plainText`) are escaped the
  * same way: Slack decodes `&amp;`, `&lt;`, `&gt;` in every text object, and a message's `text` fallback
- * (notifications) parses `<!here>`. A Reply's `text` is a `FallbackText`, made only by `reply()` and
- * `sentenceReply()`.
+ * (notifications) parses `<!here>`. A Reply's `text` is a `FallbackText`, made only by `fallbackText()`
+ * (which `reply()` and `sentenceReply()` in reply.ts use).
  *
  * Converting older code: `\`*${escapeMrkdwn(x)}*\`` → mrkdwn`*${x}*`; `<@${id}>` → mention(id);
  * `<#${id}>` → channel(id); slackDate(iso) / slackDateFromMs(ms) → dateToken(iso | ms);
- * `{ text, blocks }` → reply(text, blocks); a hand-written `{ type: "plain_text", text }` → plainText(text).
+ * `{ text, blocks }` → reply(text, blocks) (reply.ts); a hand-written `{ type: "plain_text", text }` → plainText(text).
  * A plain string holding markup it made itself shows that markup as text, so pass Mrkdwn instead.
  */
 
@@ -45,7 +38,7 @@ export class Mrkdwn {
   readonly #source: string;
   private constructor(token: symbol, source: string) {
     if (token !== MAKE)
-      throw new TypeError("Mrkdwn is made by mrkdwn`…` and the helpers in blocks/common.ts");
+      throw new TypeError("Mrkdwn is made by mrkdwn`…` and the helpers in blocks/mrkdwn.ts");
     this.#source = source;
   }
   static {
@@ -62,39 +55,8 @@ export class Mrkdwn {
 export type MrkdwnInput = string | Mrkdwn;
 
 declare const fallbackBrand: unique symbol;
-/** A message's top-level `text` (notifications, screen readers): escaped, made by `reply()`. */
+/** A message's top-level `text` (notifications, screen readers): escaped, made by `fallbackText()`. */
 export type FallbackText = string & { readonly [fallbackBrand]: true };
-
-/** A finished answer: blocks plus the plain-text fallback Slack shows in notifications. */
-export interface Reply {
-  text: FallbackText;
-  blocks: KnownBlock[];
-  /**
-   * The change this reply asks to confirm (its Confirm button's request id, kind and parameters): where the
-   * event log can speak to it, its impact preview is filled in place once read (slack/impact-fill.ts).
-   * A symbol key: never sent, never part of what Slack is shown, kept by a spread.
-   */
-  [CONFIRMING]?: { requestId: string; kind: string; params: unknown };
-}
-
-export const CONFIRMING: unique symbol = Symbol("confirming");
-
-export const LIMITS = {
-  messageBlocks: 50,
-  viewBlocks: 100,
-  messageText: 40_000,
-  sectionText: 3000,
-  headerText: 150,
-  buttonText: 75,
-  buttonValue: 2000,
-  contextElements: 10,
-  fields: 10,
-  fieldText: 2000,
-  modalTitle: 24,
-  confirmTitle: 100,
-  confirmText: 300,
-  confirmButton: 30,
-} as const;
 
 const escapeText = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -226,98 +188,26 @@ export function plainText(text: string, max: number = LIMITS.sectionText): Plain
   return { type: "plain_text", text: cut(escapeText(text), max), emoji: true };
 }
 
-/** A message: its notification `text` (escaped, mrkdwn allowed) and its blocks. */
-export function reply(text: MrkdwnInput, blocks: KnownBlock[]): Reply {
-  return { text: cut(sourceOf(toMrkdwn(text)), LIMITS.messageText) as FallbackText, blocks };
-}
-
-export function header(text: string): HeaderBlock {
-  return { type: "header", text: plainText(text, LIMITS.headerText) };
-}
-
-export function section(text: MrkdwnInput, accessory?: Button): SectionBlock {
-  const block: SectionBlock = { type: "section", text: mrkdwnText(text) };
-  if (accessory) block.accessory = accessory;
-  return block;
-}
-
-export function fields(items: readonly MrkdwnInput[]): SectionBlock {
-  return {
-    type: "section",
-    fields: items.slice(0, LIMITS.fields).map((t) => mrkdwnText(t, LIMITS.fieldText)),
-  };
-}
-
-export function context(...texts: MrkdwnInput[]): ContextBlock {
-  return {
-    type: "context",
-    elements: texts
-      .map(toMrkdwn)
-      .filter((t) => sourceOf(t).length > 0)
-      .slice(0, LIMITS.contextElements)
-      .map((t) => mrkdwnText(t)),
-  };
-}
-
-export const divider = (): KnownBlock => ({ type: "divider" });
-
-export function button(text: string, actionId: string, value: string, style?: "primary" | "danger"): Button {
-  const b: Button = {
-    type: "button",
-    text: plainText(text, LIMITS.buttonText),
-    action_id: actionId,
-    value: value.slice(0, LIMITS.buttonValue),
-  };
-  if (style) b.style = style;
-  return b;
-}
-
-export function actions(...elements: Button[]): KnownBlock {
-  return { type: "actions", elements };
-}
-
-/** The "Are you sure?" dialog a button opens before it is sent. */
-export function confirmDialog(
-  title: string,
-  text: MrkdwnInput,
-  confirm: string,
-  style?: "danger" | "primary",
-): ConfirmationDialog {
-  const d: ConfirmationDialog = {
-    title: plainText(title, LIMITS.confirmTitle),
-    text: mrkdwnText(text, LIMITS.confirmText),
-    confirm: plainText(confirm, LIMITS.confirmButton),
-    deny: plainText("Cancel"),
-  };
-  if (style) d.style = style;
-  return d;
+/** A message's notification `text`: escaped (mrkdwn allowed) and shortened to Slack's limit. */
+export function fallbackText(text: MrkdwnInput): FallbackText {
+  return cut(sourceOf(toMrkdwn(text)), LIMITS.messageText) as FallbackText;
 }
 
 /**
- * Pack lines into as few sections as fit Slack's 3000-character limit, using at most `maxBlocks`
- * blocks in all; when they do not all fit, the last block says how many lines were left out.
+ * Lines joined by newlines into as few texts of at most `max` characters as hold them (a longer line is
+ * shortened), each with how many lines it holds.
  */
-export function packLines(lines: readonly MrkdwnInput[], maxBlocks: number, moreNoun = "more"): KnownBlock[] {
-  const budget = LIMITS.sectionText - 40;
-  const sections: { text: string; count: number }[] = [];
+export function packMrkdwn(lines: readonly MrkdwnInput[], max: number): { text: Mrkdwn; lines: number }[] {
+  const packs: { source: string; lines: number }[] = [];
   for (const line of lines) {
-    const piece = cut(sourceOf(toMrkdwn(line)), budget);
-    const last = sections[sections.length - 1];
-    if (last && last.text.length + 1 + piece.length <= budget) {
-      last.text = `${last.text}\n${piece}`;
-      last.count++;
+    const piece = cut(sourceOf(toMrkdwn(line)), max);
+    const last = packs[packs.length - 1];
+    if (last && last.source.length + 1 + piece.length <= max) {
+      last.source = `${last.source}\n${piece}`;
+      last.lines++;
     } else {
-      sections.push({ text: piece, count: 1 });
+      packs.push({ source: piece, lines: 1 });
     }
   }
-  const toSection = (x: { text: string }) => section(trusted(x.text));
-  if (sections.length <= maxBlocks) return sections.map(toSection);
-  const kept = sections.slice(0, Math.max(0, maxBlocks - 1));
-  const hidden = lines.length - kept.reduce((n, x) => n + x.count, 0);
-  return [...kept.map(toSection), context(`…and ${hidden} ${moreNoun} not shown.`)];
-}
-
-/** A one-sentence answer, used for every error and bad argument. */
-export function sentenceReply(sentence: MrkdwnInput, emoji = ":warning:"): Reply {
-  return reply(sentence, [section(mrkdwn`${emoji} ${toMrkdwn(sentence)}`)]);
+  return packs.map((p) => ({ text: trusted(p.source), lines: p.lines }));
 }
