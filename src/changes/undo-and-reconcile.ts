@@ -2,7 +2,7 @@ import type { Deps } from "../deps.js";
 import type { EdgeApiError } from "../edge/errors.js";
 import type { ApprovalError, ApprovalRequest, WorkScope } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
-import { resolveChange } from "./index.js";
+import { type ResolvedChange, resolveChange } from "./index.js";
 import {
   approversFor,
   audit,
@@ -42,18 +42,30 @@ export const ONE_OFF_UNKNOWN_SENTENCE =
 export const NOT_APPLIED_SENTENCE =
   "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
 
-async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
-  const c = resolveChange(r);
-  if (!c) return undefined;
-  let current: unknown;
+/** The target's value now, for a sweep; a failed read is recorded on the request, for the next sweep. */
+async function readForSweepOrRecord(
+  deps: Deps,
+  c: ResolvedChange,
+  r: ApprovalRequest,
+  state: "approved" | "undoing",
+): Promise<{ current: unknown } | { recorded: ApprovalRequest | undefined }> {
   try {
-    current = (await readForSweep(deps, c, r)).value;
+    return { current: (await readForSweep(deps, c, r)).value };
   } catch (err) {
-    return sweepReadFailed(deps, r, "approved", err).catch((e: unknown) => {
+    const recorded = await sweepReadFailed(deps, r, state, err).catch((e: unknown) => {
       deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
       return undefined;
     });
+    return { recorded };
   }
+}
+
+async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+  const c = resolveChange(r);
+  if (!c) return undefined;
+  const read = await readForSweepOrRecord(deps, c, r, "approved");
+  if (!("current" in read)) return read.recorded;
+  const { current } = read;
   const inForce = c.kind.inForce(c.params, current);
   // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
   const ended = { leaseEndedBy: deps.now() };
@@ -216,15 +228,9 @@ async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<Approva
   const c = resolveChange(r);
   const back = c?.kind.undo?.(c.params, restoreOf(r));
   if (!c || !back) return undefined;
-  let current: unknown;
-  try {
-    current = (await readForSweep(deps, c, r)).value;
-  } catch (err) {
-    return sweepReadFailed(deps, r, "undoing", err).catch((e: unknown) => {
-      deps.logger.warn({ err: e, requestId: r.id }, "could not record a failed read; next sweep tries again");
-      return undefined;
-    });
-  }
+  const read = await readForSweepOrRecord(deps, c, r, "undoing");
+  if (!("current" in read)) return read.recorded;
+  const { current } = read;
   if (!c.kind.inForce(back, current)) {
     // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
     return move(deps, r.id, "undoing", "applied", { undoAt: deps.now() }, { leaseEndedBy: deps.now() });
