@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { Agent, type Dispatcher } from "undici";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
@@ -46,10 +45,7 @@ export type EdgeClient = { [K in OperationName]: MethodOf<(typeof OPERATIONS)[K]
 export interface ForKeyOptions {
   /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
   background?: boolean;
-  /**
-   * Aborts this client's calls, waiting or sent (a change in flight whose lease is about to end). The
-   * caller aborts it when done with the client, which also lets go of it here.
-   */
+  /** Aborts this client's calls, waiting or sent (a change in flight whose lease is about to end). */
   signal?: AbortSignal;
 }
 
@@ -92,9 +88,13 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       ? (id, signal) => (options.sharedLimit as SharedLimit).acquireStart(id, signal)
       : undefined,
   });
-  const closing = new AbortController();
-  // Every waiting attempt listens for close; thousands may be waiting across keys.
-  setMaxListeners(0, closing.signal);
+  let closedReason: Error | undefined;
+  /**
+   * Each call in progress has a signal of its own, aborted by close() from this set: a shared long-lived
+   * signal would carry a listener per waiting call (p-queue, the attempt), and adding or removing one
+   * scans them all, so a backlog of thousands of calls grew quadratic in CPU.
+   */
+  const calls = new Set<AbortController>();
   const logger = options.logger.child({ component: "edge" });
   let closed = false;
   // Each form of date key edgeops cannot read is logged once (not every answer that carries it).
@@ -109,26 +109,29 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     );
   }
 
-  /** Aborted by close() or by `signal`; stops listening to close() once `signal` is aborted. */
-  function closingOr(signal: AbortSignal): AbortSignal {
-    const either = new AbortController();
-    setMaxListeners(0, either.signal);
-    const onClose = () => either.abort(closing.signal.reason);
-    const onSignal = () => {
-      closing.signal.removeEventListener("abort", onClose);
-      either.abort(signal.reason);
+  /** A call's own signal: aborted by close() or by its client's `signal`; `done` lets go of both. */
+  function callSignal(clientSignal: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+    const call = new AbortController();
+    const onClientAbort = () => call.abort(clientSignal?.reason);
+    if (closedReason) call.abort(closedReason);
+    else if (clientSignal?.aborted) onClientAbort();
+    else {
+      calls.add(call);
+      clientSignal?.addEventListener("abort", onClientAbort, { once: true });
+    }
+    return {
+      signal: call.signal,
+      done() {
+        calls.delete(call);
+        clientSignal?.removeEventListener("abort", onClientAbort);
+      },
     };
-    if (closing.signal.aborted) onClose();
-    else closing.signal.addEventListener("abort", onClose, { once: true });
-    if (signal.aborted) onSignal();
-    else signal.addEventListener("abort", onSignal, { once: true });
-    return either.signal;
   }
 
   function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
     const id = hasKey ? keyId(apiKey) : "none";
-    const ctx: RequestContext = {
+    const ctx: Omit<RequestContext, "closing"> = {
       baseUrl: options.baseUrl,
       apiKey: hasKey ? apiKey : "",
       keyId: id,
@@ -142,7 +145,6 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       now,
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
-      closing: forKeyOptions.signal ? closingOr(forKeyOptions.signal) : closing.signal,
       background: forKeyOptions.background === true,
     };
 
@@ -151,7 +153,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       const row: Operation = OPERATIONS[operation];
       return async (...args) => {
         const spec = requestFor(operation, row, args);
-        const out = await execute(ctx, spec);
+        const call = callSignal(forKeyOptions.signal);
+        const out = await execute({ ...ctx, closing: call.signal }, spec).finally(call.done);
         if (!row.answer) return row.statusIsTheAnswer ? undefined : out;
         const fail = (kind: "invalid_response" | "not_ready", message: string) =>
           new EdgeApiError({ kind, operation, subject: spec.subject, message: `${operation}: ${message}` });
@@ -228,7 +231,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       if (closed) return;
       closed = true;
       await withDeadline(queues.whenIdle(), deadlineMs, () => undefined);
-      closing.abort(new Error("edge client closed"));
+      closedReason = new Error("edge client closed");
+      for (const call of calls) call.abort(closedReason);
       queues.close();
       if (ownsDispatcher) await dispatcher.destroy().catch(() => undefined);
     },

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EdgeApi } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
@@ -38,5 +39,14 @@ describe("a client's calls aborted by its signal", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     // The same key without the signal is not affected.
     expect((await api.forKey(SIM_API_KEY).getBotCategories(zone)).length).toBeGreaterThan(0);
+  });
+
+  it("a client kept after its calls holds on to nothing: its signal has no listeners once they end", async () => {
+    const abort = new AbortController();
+    const client = api.forKey(SIM_API_KEY, { signal: abort.signal });
+    const calls = Array.from({ length: 5 }, () => client.getBotCategories(SIM_IDS.firstShieldZone));
+    expect(getEventListeners(abort.signal, "abort").length).toBeGreaterThan(0);
+    await Promise.all(calls);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(0);
   });
 });
