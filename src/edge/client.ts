@@ -88,7 +88,6 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       ? (id, signal) => (options.sharedLimit as SharedLimit).acquireStart(id, signal)
       : undefined,
   });
-  let closedReason: Error | undefined;
   /**
    * Each call in progress has a signal of its own, aborted by close() from this set: a shared long-lived
    * signal would carry a listener per waiting call (p-queue, the attempt), and adding or removing one
@@ -113,8 +112,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   function callSignal(clientSignal: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
     const call = new AbortController();
     const onClientAbort = () => call.abort(clientSignal?.reason);
-    if (closedReason) call.abort(closedReason);
-    else if (clientSignal?.aborted) onClientAbort();
+    // No call starts once close() began (requestFor refuses it), so only the client's signal can be aborted yet.
+    if (clientSignal?.aborted) onClientAbort();
     else {
       calls.add(call);
       clientSignal?.addEventListener("abort", onClientAbort, { once: true });
@@ -231,7 +230,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       if (closed) return;
       closed = true;
       await withDeadline(queues.whenIdle(), deadlineMs, () => undefined);
-      closedReason = new Error("edge client closed");
+      const closedReason = new Error("edge client closed");
       for (const call of calls) call.abort(closedReason);
       queues.close();
       if (ownsDispatcher) await dispatcher.destroy().catch(() => undefined);
