@@ -23,6 +23,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { systemClock } from "../src/clock.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { ACTIONS } from "../src/slack/ids.js";
@@ -1122,7 +1123,7 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
     const storeEnv = { DATABASE_URL: pgdb.url, ENCRYPTION_KEY, DATA_DIR: workDir };
     await seedKeys(storeEnv, keys);
     const config = loadConfig(storeEnv);
-    store = await openStore({ config, logger: createLogger({ level: "silent" }) });
+    store = await openStore({ clock: systemClock, config, logger: createLogger({ level: "silent" }) });
     for (let i = killFirst; i < keys; i++)
       await store.policies.setChannel(teamFor(i), "CKILL0001", { expiryMinutes: 1, updatedBy: "U0001" });
 

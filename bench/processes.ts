@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
+import { systemClock } from "../src/clock.js";
 import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { openStore } from "../src/store/index.js";
@@ -174,7 +175,7 @@ export interface BotProcess {
 /** Store each workspace's own key (encrypted, as /edge key does) before the bot starts. */
 export async function seedKeys(env: Record<string, string>, workspaces: number): Promise<void> {
   const config = loadConfig(env);
-  const store = await openStore({ config, logger: createLogger({ level: "silent" }) });
+  const store = await openStore({ clock: systemClock, config, logger: createLogger({ level: "silent" }) });
   try {
     const batch = 50;
     for (let i = 0; i < workspaces; i += batch) {

@@ -2,6 +2,8 @@
  * (3) Queue accuracy and (4) fairness, in-process against the real Edge client (createEdgeApi) and a
  * simulator with 150 ms latency; request start times are read from the simulator's request log.
  */
+
+import { systemClock } from "../src/clock.js";
 import { createEdgeApi, type EdgeApi } from "../src/edge/client.js";
 import { createLogger } from "../src/log.js";
 import { startSimulator } from "../tools/simulator/index.js";
@@ -36,6 +38,7 @@ export interface Fairness {
 
 function edgeFor(url: string, cap: number, maxQueue: number): EdgeApi {
   return createEdgeApi({
+    clock: systemClock,
     baseUrl: url,
     timeoutMs: 10_000,
     ratePerSec: cap,

@@ -13,6 +13,7 @@ import { loadConfig } from "../src/config.js";
 import { silentLogger } from "../src/log.js";
 import { buildTimeline } from "../src/services/timeline.js";
 import { openStore, type Store } from "../src/store/index.js";
+import { steppedClock } from "../test/support/clock.js";
 import { round } from "./common.js";
 import { createPgDatabase } from "./processes.js";
 
@@ -123,7 +124,7 @@ export async function timeTimeline(
   zoneId: number,
   runs = 5,
 ): Promise<Omit<TimelineBuildTime, "engine" | "changes">> {
-  const deps = { store, now: () => clock.now };
+  const deps = { store, clock: steppedClock(() => clock.now) };
   const input = (z: number) => ({
     teamId: TEAM,
     zoneId: z,
@@ -173,7 +174,7 @@ export async function timelineScenario(
       ...(pg ? { DATABASE_URL: pg.url } : {}),
     }),
     logger: silentLogger,
-    now: () => clock.now,
+    clock: steppedClock(() => clock.now),
   });
   try {
     const zoneId = 4321;

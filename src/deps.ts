@@ -1,4 +1,5 @@
 import type { ChangeObservers } from "./changes/observers.js";
+import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { EdgeApi } from "./edge/client.js";
 import type { Logger } from "./log.js";
@@ -12,7 +13,8 @@ export interface Deps {
   readonly store: Store;
   readonly edge: EdgeApi;
   readonly metrics: Metrics;
-  readonly now: () => number;
+  /** The one clock: the store's times, the jobs' ticks, leases, the Edge queue's pacing (src/clock.ts). */
+  readonly clock: Clock;
   /** Told of every change request's move (src/changes/engine.ts); workflow steps wait on these. */
   readonly changeObservers: ChangeObservers;
 }

@@ -1,3 +1,5 @@
+import type { Clock } from "./clock.js";
+
 /** A claim held while its work runs (see holdLease). */
 export interface Lease {
   /** Renew now, just before the work's post; false when the claim is no longer this replica's: do not post. */
@@ -10,7 +12,7 @@ export interface LeaseOptions {
   /** The lease time the claim set. */
   first: number;
   leaseMs: number;
-  now: () => number;
+  clock: Clock;
   /** Compare-and-set the lease time from `from` to `to`; false when another replica holds the claim now. */
   renew(from: number, to: number, at: number): Promise<boolean>;
   /** A renewal that failed: unknown, not lost (the heartbeat tries again). */
@@ -30,7 +32,7 @@ export function holdLease(o: LeaseOptions): Lease {
   const renew = (strict: boolean): Promise<boolean> => {
     const next = chain.then(async () => {
       if (lost) return false;
-      const at = o.now();
+      const at = o.clock.now();
       try {
         if (!(await o.renew(until, at + o.leaseMs, at))) {
           lost = true;
@@ -47,12 +49,11 @@ export function holdLease(o: LeaseOptions): Lease {
     chain = next;
     return next;
   };
-  const timer = setInterval(() => void renew(false), Math.max(100, Math.floor(o.leaseMs / 3)));
-  timer.unref();
+  const stopRenewing = o.clock.setInterval(() => void renew(false), Math.max(100, Math.floor(o.leaseMs / 3)));
   return {
     stillMine: () => renew(true),
     async end() {
-      clearInterval(timer);
+      stopRenewing();
       await chain;
       return until;
     },

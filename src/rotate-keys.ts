@@ -4,6 +4,7 @@
  * 2 some secrets could not be decrypted with any configured key.
  */
 import { loadConfigOrExit } from "./app/load-config.js";
+import { systemClock } from "./clock.js";
 import { createLogger } from "./log.js";
 import { openStore, StoreError } from "./store/index.js";
 import { rotateAll } from "./store/rotate.js";
@@ -12,7 +13,7 @@ async function main(): Promise<number> {
   const config = loadConfigOrExit("keys:rotate");
   const logger = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel });
   try {
-    const store = await openStore({ config, logger });
+    const store = await openStore({ clock: systemClock, config, logger });
     try {
       const r = await rotateAll(store);
       process.stdout.write(

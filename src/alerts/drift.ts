@@ -342,7 +342,7 @@ export async function keepDrift(
   delete reported[input.key];
   const next: ConfigState = { ...state, reported, snapshot };
   await deps.store.watches.recordPoll(w.id, {
-    at: w.lastPolledAt ?? deps.now(),
+    at: w.lastPolledAt ?? deps.clock.now(),
     state: next,
     error: w.lastError,
   });

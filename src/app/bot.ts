@@ -1,4 +1,5 @@
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+import { type Clock, systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { TransportError } from "../errors.js";
@@ -96,7 +97,8 @@ export interface RunningBot {
 export interface StartOptions {
   config: Config;
   logger: Logger;
-  now?: () => number;
+  /** Default the real clock. */
+  clock?: Clock;
   /**
    * Slack refused a token for good after start-up (invalid_auth …): the sentence to stop with. The
    * process stays up otherwise, so main.ts stops it; without this the error is only logged.
@@ -108,7 +110,7 @@ export interface StartOptions {
 export async function startBot({
   config,
   logger,
-  now = Date.now,
+  clock = systemClock,
   onFatal,
 }: StartOptions): Promise<RunningBot> {
   const transport = selectTransport(config);
@@ -120,7 +122,7 @@ export async function startBot({
   const { deps, sharedLimit, slack, ops } = await buildBot({
     config,
     logger,
-    now,
+    clock,
     transport,
     port: config.port,
     withOps: true,

@@ -4,6 +4,7 @@
  * harness and the bench use it, so a new dependency or background job is wired in one place for all of them.
  */
 import { ChangeObservers } from "../changes/observers.js";
+import { type Clock, systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { createEdgeApi, type EdgeApi } from "../edge/client.js";
@@ -20,8 +21,8 @@ import { openStore, type WorkScope } from "../store/index.js";
 export interface EdgeClientOptions {
   config: Config;
   logger: Logger;
-  /** The client's clock (queue pacing, Retry-After); default the real one. */
-  now?: () => number;
+  /** The client's clock (timeouts, pauses after a 429, Retry-After). */
+  clock: Clock;
   /** Counts every request, queue wait and refusal. */
   metrics?: Metrics;
   sharedLimit?: SharedLimit;
@@ -44,7 +45,7 @@ export function createEdgeClient(o: EdgeClientOptions): EdgeApi {
     maxQueue: config.edge.maxQueue,
     maxBodyBytes: config.edge.maxBodyBytes,
     logger: o.logger,
-    ...(o.now ? { now: o.now } : {}),
+    clock: o.clock,
     ...(o.retry ? { retry: o.retry } : {}),
     ...(metrics
       ? {
@@ -66,8 +67,8 @@ export function createEdgeClient(o: EdgeClientOptions): EdgeApi {
 export interface ComposeOptions {
   config: Config;
   logger: Logger;
-  /** One clock for the store, the services and the jobs (tests move it); default Date.now. */
-  now?: () => number;
+  /** The one clock of the store, the Edge client, the services and the jobs (tests move it); default the real one. */
+  clock?: Clock;
   /** PostgreSQL schema (tests, the console's own); default "public". */
   pgSchema?: string;
   /** PostgreSQL connections per store; default the store's own (tests of several replicas use fewer). */
@@ -76,8 +77,8 @@ export interface ComposeOptions {
   processMetrics?: boolean;
   /** A ready Edge API client (the console's, which also routes its simulator's key); otherwise one from config. */
   edge?: EdgeApi;
-  /** For the client built from config: what tests shorten. Its clock is `now` unless given here. */
-  edgeOptions?: Pick<EdgeClientOptions, "timeoutMs" | "retry" | "now">;
+  /** For the client built from config: what tests shorten. */
+  edgeOptions?: Pick<EdgeClientOptions, "timeoutMs" | "retry">;
 }
 
 export interface Composed {
@@ -91,11 +92,11 @@ export interface Composed {
 /** Store, metrics, shared limit, Edge client and change observers: what every service and listener uses. */
 export async function composeDeps(o: ComposeOptions): Promise<Composed> {
   const { config, logger } = o;
-  const now = o.now ?? Date.now;
+  const clock = o.clock ?? systemClock;
   const store = await openStore({
     config,
     logger,
-    now,
+    clock,
     ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
     ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),
   });
@@ -116,12 +117,12 @@ export async function composeDeps(o: ComposeOptions): Promise<Composed> {
     createEdgeClient({
       config,
       logger,
-      now,
+      clock,
       metrics,
       ...(sharedLimit ? { sharedLimit } : {}),
       ...o.edgeOptions,
     });
-  const deps: Deps = { config, logger, store, edge, metrics, now, changeObservers: new ChangeObservers() };
+  const deps: Deps = { config, logger, store, edge, metrics, clock, changeObservers: new ChangeObservers() };
   return {
     deps,
     sharedLimit,
@@ -144,18 +145,18 @@ export interface Jobs {
  */
 export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }): Jobs {
   const { deps } = env;
-  const { config, logger, now } = deps;
+  const { config, logger, clock } = deps;
   const scoped = scope ? { scope } : {};
   const scheduler = createScheduler({
     deps,
     clientFor: env.clientFor,
-    now,
+    clock,
     logger,
     intervalMs: config.schedules.intervalMs,
     leaseMs: config.schedules.leaseMs,
     ...scoped,
   });
-  const poller = createPoller({ deps, clientFor: env.clientFor, now, logger, ...scoped });
+  const poller = createPoller({ deps, clientFor: env.clientFor, clock, logger, ...scoped });
   const sweeper = createChangeSweeper(env, scoped);
   scheduler.start();
   poller.start();

@@ -1,3 +1,4 @@
+import { systemClock } from "../clock.js";
 import { ConfigError } from "../config.js";
 import { TransportError } from "../errors.js";
 import { createLogger } from "../log.js";
@@ -25,10 +26,10 @@ export async function runMain(start: (options: StartOptions) => Promise<RunningB
     stopping = true;
     logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
     // Backstop: if closing hangs past the drain timeout plus closing time, leave anyway.
-    setTimeout(() => {
+    systemClock.setTimeout(() => {
       logger.error("shutdown did not finish in time; exiting");
       process.exit(1);
-    }, config.shutdownTimeoutMs + 15_000).unref();
+    }, config.shutdownTimeoutMs + 15_000);
     if (!starting) process.exit(exitCode);
     // During start-up: let it finish, then stop what it started.
     starting

@@ -136,7 +136,7 @@ export async function requestChange<P, V>(
     requesterId: input.userId,
     params: input.params,
     observed: current,
-    expiresAt: deps.now() + policy.expiryMinutes * 60_000,
+    expiresAt: deps.clock.now() + policy.expiryMinutes * 60_000,
     approvalsNeeded: policy.approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
@@ -161,7 +161,7 @@ export async function requestChange<P, V>(
   // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
   const approvals = policy.approvals === "off" ? "off" : "not_covered";
   const approved = await decide(deps, request, "pending", "approved", {
-    decidedAt: deps.now(),
+    decidedAt: deps.clock.now(),
     reason: { kind: "no_approval", approvals },
   });
   if (!approved.won) return { kind: "duplicate", request: approved.request };
@@ -187,7 +187,7 @@ export async function waitingRequests(
   teamId: string,
   kindName: string,
 ): Promise<ApprovalRequest[]> {
-  const now = deps.now();
+  const now = deps.clock.now();
   return (await deps.store.approvals.listPending(teamId, { kind: kindName })).filter(
     (r) => r.expiresAt > now,
   );
@@ -219,7 +219,7 @@ async function pendingTwin(
   twinKey: string,
   expiredToo = false,
 ): Promise<ApprovalRequest | undefined> {
-  const now = deps.now();
+  const now = deps.clock.now();
   return (await deps.store.approvals.listPending(teamId, { twinKey })).find(
     (r) => expiredToo || r.expiresAt > now,
   );
@@ -244,7 +244,7 @@ async function createRequest<P>(
       const raced = await deps.store.approvals.get(input.requestId);
       if (raced) return { outcome: { kind: "duplicate", request: raced } };
       const holder = twinKey ? await pendingTwin(deps, input.teamId, twinKey, true) : undefined;
-      if (holder && holder.expiresAt > deps.now())
+      if (holder && holder.expiresAt > deps.clock.now())
         return { outcome: await joinTwin(deps, holder, input.userId) };
       if (!holder || attempt > 0) throw err;
       // Expired, not yet moved by the sweeper (which will, and will update its card): it gives way.
@@ -314,7 +314,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
     deps.logger.warn({ err, requestId: request.id, kind: request.kind }, "change failed");
     const failed = await move(deps, request.id, "approved", "failed", {
       lastError,
-      failedAt: deps.now(),
+      failedAt: deps.clock.now(),
       incrementAttempts: true,
     });
     countState(deps, "failed");
@@ -376,7 +376,7 @@ async function refuseStale(
   const supersededBy = await ownerOf(deps, request.teamId, target, request.id, request.createdAt);
   const failed = await move(deps, request.id, "approved", "failed", {
     lastError,
-    failedAt: deps.now(),
+    failedAt: deps.clock.now(),
     incrementAttempts: true,
     ...(supersededBy ? { note: { kind: "superseded", by: otherOf(supersededBy) } } : {}),
   });
@@ -432,10 +432,11 @@ async function recordApproval(
     if (request.state !== "pending") return { kind: "already_decided", request };
     const expired = await expireIfDue(deps, request);
     if (expired) return { kind: "expired", request: expired };
-    if (request.state === "pending" && request.expiresAt <= deps.now()) return { kind: "expired", request };
+    if (request.state === "pending" && request.expiresAt <= deps.clock.now())
+      return { kind: "expired", request };
     if (request.approvedBy.includes(userId)) return { kind: "already_approved", request };
     let approvedBy = [...request.approvedBy, userId];
-    const guard = { notExpiredAt: deps.now(), approvedBy: request.approvedBy };
+    const guard = { notExpiredAt: deps.clock.now(), approvedBy: request.approvedBy };
     let dropped: string[] = [];
     if (approvedBy.length >= request.approvalsNeeded) {
       // The final approval: the earlier ones count only if those people are still approvers now.
@@ -450,7 +451,7 @@ async function recordApproval(
         request.id,
         "pending",
         "approved",
-        { decidedBy: userId, decidedAt: deps.now(), approvedBy },
+        { decidedBy: userId, decidedAt: deps.clock.now(), approvedBy },
         guard,
       );
       if (approved) {
@@ -503,7 +504,7 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
   if (request.requesterId === input.userId) {
     const withdrawn = await decide(deps, request, "pending", "cancelled", {
       decidedBy: input.userId,
-      decidedAt: deps.now(),
+      decidedAt: deps.clock.now(),
       reason: { kind: "withdrawn" },
     });
     if (!withdrawn.won) return { kind: "already_decided", request: withdrawn.request };
@@ -515,7 +516,7 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
     return { kind: "not_approver", request };
   const rejected = await decide(deps, request, "pending", "rejected", {
     decidedBy: input.userId,
-    decidedAt: deps.now(),
+    decidedAt: deps.clock.now(),
   });
   if (!rejected.won) return { kind: "already_decided", request: rejected.request };
   countState(deps, "rejected");
@@ -564,7 +565,7 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
     });
   const windowMs = Math.max(0, request.expiresAt - request.createdAt);
   const failedAt = request.failedAt ?? request.updatedAt;
-  if (deps.now() > failedAt + windowMs) {
+  if (deps.clock.now() > failedAt + windowMs) {
     return closeFailed(deps, request, input.userId, "expired", {
       kind: "retry_window",
       message: `The time to retry this request is over (${Math.round(windowMs / 60_000)} minutes after it failed): make a new request with ${kind.askAgain(params)}.`,
@@ -590,7 +591,7 @@ async function closeFailed(
   to: "expired" | "cancelled",
   lastError: ApprovalError,
 ): Promise<DecisionOutcome> {
-  const closed = await decide(deps, request, "failed", to, { lastError, decidedAt: deps.now() });
+  const closed = await decide(deps, request, "failed", to, { lastError, decidedAt: deps.clock.now() });
   if (!closed.won) return { kind: "already_decided", request: closed.request };
   countState(deps, to);
   await audit(deps, closed.request, userId, "retry", to, { reason: lastError.kind });
@@ -605,7 +606,7 @@ export async function cancel(
   sentence?: string,
 ): Promise<void> {
   const cancelled = await move(deps, request.id, "pending", "cancelled", {
-    decidedAt: deps.now(),
+    decidedAt: deps.clock.now(),
     ...(sentence ? { lastError: { kind: "cancelled", message: sentence } } : {}),
   });
   if (cancelled) {

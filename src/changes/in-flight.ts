@@ -25,30 +25,29 @@ export interface InFlight {
 export async function holdInFlight(deps: Deps, requestId: string, state: ApprovalState): Promise<InFlight> {
   const log = deps.logger.child({ requestId });
   const abort = new AbortController();
-  const first = deps.now() + IN_FLIGHT_LEASE_MS;
+  const first = deps.clock.now() + IN_FLIGHT_LEASE_MS;
   await deps.store.approvals.takeLease(requestId, state, first);
-  // Real time, not the store's clock: how long since this process last held the lease for sure.
-  let heldAt = performance.now();
+  // Elapsed, not epoch time: how long since this process last held the lease for sure.
+  let heldAt = deps.clock.elapsed();
   const lease = holdLease({
     first,
     leaseMs: IN_FLIGHT_LEASE_MS,
-    now: deps.now,
+    clock: deps.clock,
     async renew(from, to) {
       const renewed = await deps.store.approvals.renewLease(requestId, state, from, to);
-      if (renewed) heldAt = performance.now();
+      if (renewed) heldAt = deps.clock.elapsed();
       else abort.abort(new Error("the request's lease is no longer this replica's"));
       return renewed;
     },
     onError: (err) => log.warn({ err }, "could not renew the lease on a change in flight"),
   });
-  const watchdog = setInterval(
+  const stopWatchdog = deps.clock.setInterval(
     () => {
-      if (performance.now() - heldAt > (IN_FLIGHT_LEASE_MS * 2) / 3)
+      if (deps.clock.elapsed() - heldAt > (IN_FLIGHT_LEASE_MS * 2) / 3)
         abort.abort(new Error("the lease on this change could not be renewed"));
     },
     Math.max(100, IN_FLIGHT_LEASE_MS / 9),
   );
-  watchdog.unref();
   const edge: EdgeApi = {
     forKey: (apiKey, options) => deps.edge.forKey(apiKey, { ...options, signal: abort.signal }),
     queueStats: () => deps.edge.queueStats(),
@@ -59,7 +58,7 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
     deps: { ...deps, edge, changeObservers },
     async end() {
       try {
-        clearInterval(watchdog);
+        stopWatchdog();
         const until = await lease.end();
         abort.abort(new Error("done"));
         await deps.store.approvals

@@ -273,7 +273,7 @@ export async function recordOwner(
 
 /** When an applied temporary change is due to be undone. */
 export function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number } {
-  return r.undoAfterMs === null ? {} : { undoAt: deps.now() + r.undoAfterMs };
+  return r.undoAfterMs === null ? {} : { undoAt: deps.clock.now() + r.undoAfterMs };
 }
 
 /** Neither a yes nor a no: the call may have reached the Edge API (or its read-back failed). */
@@ -363,9 +363,9 @@ export async function expireIfDue(
   deps: Deps,
   request: ApprovalRequest,
 ): Promise<ApprovalRequest | undefined> {
-  if (request.state !== "pending" || request.expiresAt > deps.now()) return undefined;
+  if (request.state !== "pending" || request.expiresAt > deps.clock.now()) return undefined;
   const expired = await move(deps, request.id, "pending", "expired", {
-    decidedAt: deps.now(),
+    decidedAt: deps.clock.now(),
   });
   if (expired) {
     countState(deps, "expired");
@@ -409,6 +409,7 @@ export async function readForSweep(
   r: ApprovalRequest,
 ): Promise<TargetRead<unknown>> {
   const read = await withDeadline(
+    deps.clock,
     readTarget(deps, c.kind, scopeOf(r), c.params).then((target) => ({ target })),
     SWEEP_READ_DEADLINE_MS,
     () => undefined,
@@ -444,7 +445,7 @@ export async function sweepReadFailed(
   }
   const { kind, params } = mustResolve(r);
   const reason = toUserSentence(err);
-  const ended = { leaseEndedBy: deps.now() };
+  const ended = { leaseEndedBy: deps.clock.now() };
   const moved =
     state === "approved"
       ? await move(
@@ -457,7 +458,7 @@ export async function sweepReadFailed(
               kind: "not_known",
               message: `edgeops could not find out whether this change took effect: the current value could not be read ${tries} times (${reason}). Check it, then Retry, or make a new request with ${kind.askAgain(params)}.`,
             },
-            failedAt: deps.now(),
+            failedAt: deps.clock.now(),
           },
           ended,
         )

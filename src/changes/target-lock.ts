@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Deps } from "../deps.js";
 import { UserError } from "../errors.js";
 import { holdLease } from "../lease.js";
@@ -22,8 +21,6 @@ export const TARGET_LOCK_WAIT_MS = 120_000;
 
 /** Per store (a replica), per target: the tail of the queue of writers in this process. */
 const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
-
-const sleep = (ms: number) => delay(ms, undefined, { ref: false });
 
 /**
  * Run `work` as the only writer of `targetKey` among every replica sharing the store. Throws a UserError
@@ -65,24 +62,24 @@ export async function withChangeLock<P, V, T>(
 async function holdRow<T>(deps: Deps, key: string, work: () => Promise<T>): Promise<T> {
   const { store, logger } = deps;
   const holder = randomBytes(12).toString("base64url");
-  const giveUpAt = performance.now() + TARGET_LOCK_WAIT_MS;
+  const giveUpAt = deps.clock.elapsed() + TARGET_LOCK_WAIT_MS;
   let until = 0;
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const at = deps.now();
+    const at = deps.clock.now();
     until = at + TARGET_LOCK_LEASE_MS;
     if (await store.targetLocks.take(key, holder, until, at)) break;
-    if (performance.now() >= giveUpAt)
+    if (deps.clock.elapsed() >= giveUpAt)
       throw new UserError(
         "unavailable",
         "Another change to the same target has been under way for over 2 minutes, so this one was not made; try again in a minute.",
       );
     // Jitter, so replicas waiting on one target do not poll in step.
-    await sleep(delay / 2 + Math.random() * delay);
+    await deps.clock.sleep(delay / 2 + Math.random() * delay);
   }
   const lease = holdLease({
     first: until,
     leaseMs: TARGET_LOCK_LEASE_MS,
-    now: deps.now,
+    clock: deps.clock,
     renew: (from, to) => store.targetLocks.renew(key, holder, from, to),
     onError: (err) => logger.warn({ err, target: key }, "could not renew the lock on an Edge target"),
   });

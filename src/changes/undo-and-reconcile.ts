@@ -68,14 +68,14 @@ async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalReq
   const { current } = read;
   const inForce = c.kind.inForce(c.params, current);
   // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
-  const ended = { leaseEndedBy: deps.now() };
+  const ended = { leaseEndedBy: deps.clock.now() };
   const moved = c.kind.oneOff
     ? await move(
         deps,
         r.id,
         "approved",
         "failed",
-        { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.now() },
+        { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.clock.now() },
         ended,
       )
     : inForce
@@ -85,7 +85,7 @@ async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalReq
           r.id,
           "approved",
           "failed",
-          { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.now() },
+          { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.clock.now() },
           ended,
         );
   if (!moved) return undefined;
@@ -202,7 +202,7 @@ async function undoFailed(
   const back = await move(deps, r.id, "undoing", "applied", {
     lastError,
     incrementAttempts: true,
-    undoAt: giveUp ? null : deps.now() + UNDO_RETRY_MS,
+    undoAt: giveUp ? null : deps.clock.now() + UNDO_RETRY_MS,
   });
   await audit(deps, r, actorId, "undo", "failed", { error: error.kind, attempts, gaveUp: giveUp });
   return { kind: "undo_failed", request: back ?? r };
@@ -233,7 +233,14 @@ async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<Approva
   const { current } = read;
   if (!c.kind.inForce(back, current)) {
     // Not put back (or changed again): applied, due now, so the next sweep's undo decides once more.
-    return move(deps, r.id, "undoing", "applied", { undoAt: deps.now() }, { leaseEndedBy: deps.now() });
+    return move(
+      deps,
+      r.id,
+      "undoing",
+      "applied",
+      { undoAt: deps.clock.now() },
+      { leaseEndedBy: deps.clock.now() },
+    );
   }
   const undone = await move(
     deps,
@@ -241,7 +248,7 @@ async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<Approva
     "undoing",
     "undone",
     { lastError: null, undoAt: null },
-    { leaseEndedBy: deps.now() },
+    { leaseEndedBy: deps.clock.now() },
   );
   if (!undone) return undefined;
   countState(deps, "undone");
@@ -270,7 +277,8 @@ export interface Sweep {
 export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
   /** Pending requests whose time is up, expired by whichever replica wins each CAS. */
   expire: {
-    listDue: (deps, scope, limit = 100) => deps.store.approvals.listExpiredPending(deps.now(), limit, scope),
+    listDue: (deps, scope, limit = 100) =>
+      deps.store.approvals.listExpiredPending(deps.clock.now(), limit, scope),
     moveOne: expireIfDue,
     failed: "could not expire a request; next sweep tries again",
   },
@@ -281,14 +289,14 @@ export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
    */
   reconcile: {
     listDue: (deps, scope, limit = 50) =>
-      deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope),
+      deps.store.approvals.listStaleApproved(deps.clock.now() - RECONCILE_AFTER_MS, limit, scope),
     moveOne: reconcileOne,
     failed: "could not reconcile a request; next sweep tries again",
   },
   /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
   undo: {
-    listDue: (deps, scope, limit = 50) => deps.store.approvals.listDueUndo(deps.now(), limit, scope),
-    moveOne: async (deps, r) => (await undoOnce(deps, r, "system", deps.now()))?.request,
+    listDue: (deps, scope, limit = 50) => deps.store.approvals.listDueUndo(deps.clock.now(), limit, scope),
+    moveOne: async (deps, r) => (await undoOnce(deps, r, "system", deps.clock.now()))?.request,
     failed: "undo of a temporary change could not run; next sweep tries again",
   },
   /**
@@ -297,7 +305,7 @@ export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
    */
   "reconcile-undo": {
     listDue: (deps, scope, limit = 50) =>
-      deps.store.approvals.listStaleApproved(deps.now() - RECONCILE_AFTER_MS, limit, scope, "undoing"),
+      deps.store.approvals.listStaleApproved(deps.clock.now() - RECONCILE_AFTER_MS, limit, scope, "undoing"),
     moveOne: reconcileUndoOne,
     failed: "could not reconcile an undo; next sweep tries again",
   },

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
+import type { Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
@@ -35,7 +36,7 @@ export interface EdgeApiOptions {
   onQueueRejected?: () => void;
   /** With REDIS_URL: the per-key start rate and 429 pauses shared by every replica (src/edge/shared-limit.ts). */
   sharedLimit?: SharedLimit;
-  now?: () => number;
+  clock: Clock;
   random?: () => number;
 }
 
@@ -72,7 +73,7 @@ function throwError(e: EdgeApiError): never {
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
-  const now = options.now ?? (() => Date.now());
+  const { clock } = options;
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
@@ -81,7 +82,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     ratePerSec: options.ratePerSec,
     concurrency: options.concurrency,
     maxQueue: options.maxQueue,
-    now,
+    clock,
     onQueueWait: options.onQueueWait,
     onQueueRejected: options.onQueueRejected,
     gate: options.sharedLimit
@@ -141,7 +142,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       queues,
       shared: options.sharedLimit,
       logger,
-      now,
+      clock,
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
       background: forKeyOptions.background === true,
@@ -229,7 +230,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     async close(deadlineMs = 5000) {
       if (closed) return;
       closed = true;
-      await withDeadline(queues.whenIdle(), deadlineMs, () => undefined);
+      await withDeadline(clock, queues.whenIdle(), deadlineMs, () => undefined);
       const closedReason = new Error("edge client closed");
       for (const call of calls) call.abort(closedReason);
       queues.close();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import PQueue from "p-queue";
+import type { Cancel, Clock } from "../clock.js";
 
 /**
  * Per-API-key request queues. Each key (identified by a hash, never the key itself) gets its own
@@ -93,7 +94,8 @@ export interface KeyQueuesOptions {
   ratePerSec: number;
   concurrency: number;
   maxQueue: number;
-  now: () => number;
+  /** Pause and idle-drop timers, and the queue-wait reading (p-queue paces its window on real time). */
+  clock: Clock;
   /** Until this replica's queue is through: also the wait for the shared limit (Redis), when there is one. */
   onQueueWait?: ((ms: number) => void) | undefined;
   onQueueRejected?: (() => void) | undefined;
@@ -108,10 +110,10 @@ interface Entry {
   queue: PQueue;
   /** Calls in progress for this key, including ones sleeping between retries. */
   active: number;
-  pauseTimer: NodeJS.Timeout | undefined;
+  pauseTimer: Cancel | undefined;
   pausedUntil: number;
   /** Drops the idle queue once its last rate window has passed (so the rate cap survives idleness). */
-  dropTimer: NodeJS.Timeout | undefined;
+  dropTimer: Cancel | undefined;
 }
 
 export interface QueueStats {
@@ -134,7 +136,7 @@ export class KeyQueues {
   acquire(id: string): () => void {
     const entry = this.#entry(id);
     if (entry.dropTimer) {
-      clearTimeout(entry.dropTimer);
+      entry.dropTimer();
       entry.dropTimer = undefined;
     }
     entry.active++;
@@ -173,12 +175,12 @@ export class KeyQueues {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
-    const enqueuedAt = this.#options.now();
+    const enqueuedAt = this.#options.clock.now();
     const gate = this.#options.gate;
     return entry.queue.add(
       async () => {
         const settle = await gate?.(id, signal);
-        this.#options.onQueueWait?.(Math.max(0, this.#options.now() - enqueuedAt));
+        this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
         try {
           return await task();
         } finally {
@@ -192,12 +194,12 @@ export class KeyQueues {
   /** Pause the key's queue for `ms` (extends, never shortens, a pause already running). */
   pause(id: string, ms: number): void {
     const entry = this.#entry(id);
-    const until = this.#options.now() + ms;
+    const until = this.#options.clock.now() + ms;
     if (entry.pauseTimer && until <= entry.pausedUntil) return;
-    if (entry.pauseTimer) clearTimeout(entry.pauseTimer);
+    entry.pauseTimer?.();
     entry.pausedUntil = until;
     entry.queue.pause();
-    entry.pauseTimer = setTimeout(() => {
+    entry.pauseTimer = this.#options.clock.setTimeout(() => {
       entry.pauseTimer = undefined;
       entry.queue.start();
       this.#maybeDrop(id, entry);
@@ -230,8 +232,8 @@ export class KeyQueues {
    */
   close(): void {
     for (const e of this.#entries.values()) {
-      if (e.pauseTimer) clearTimeout(e.pauseTimer);
-      if (e.dropTimer) clearTimeout(e.dropTimer);
+      e.pauseTimer?.();
+      e.dropTimer?.();
       e.pauseTimer = undefined;
       e.dropTimer = undefined;
       e.queue.start();
@@ -260,12 +262,11 @@ export class KeyQueues {
 
   #maybeDrop(id: string, entry: Entry): void {
     if (entry.active !== 0 || entry.pauseTimer !== undefined || entry.dropTimer !== undefined) return;
-    entry.dropTimer = setTimeout(() => {
+    entry.dropTimer = this.#options.clock.setTimeout(() => {
       entry.dropTimer = undefined;
       if (entry.active === 0 && entry.pauseTimer === undefined && this.#entries.get(id) === entry) {
         this.#entries.delete(id);
       }
     }, RATE_WINDOW_MS + 50);
-    entry.dropTimer.unref();
   }
 }

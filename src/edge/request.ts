@@ -3,6 +3,7 @@ import pRetry from "p-retry";
 import { type Dispatcher, request, errors as undiciErrors } from "undici";
 import type { z } from "zod";
 import { yieldToWaitingRequests } from "../ack-priority.js";
+import type { Clock } from "../clock.js";
 import type { Logger } from "../log.js";
 import {
   EdgeApiError,
@@ -75,7 +76,7 @@ export interface RequestContext {
   /** The rate shared with other replicas through Redis; absent: this process's queue alone. */
   shared?: SharedLimit | undefined;
   logger: Logger;
-  now: () => number;
+  clock: Clock;
   random: () => number;
   onRequest?: ((e: RequestEvent) => void) | undefined;
   /** Aborted when the API object closes. */
@@ -146,7 +147,7 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
   // each composite signal stays referenced by the long-lived closing signal, a leak per request.)
   const attempt = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const cancelTimer = ctx.clock.setTimeout(() => {
     timedOut = true;
     attempt.abort(new Error("edge request timed out"));
   }, ctx.timeoutMs);
@@ -178,7 +179,7 @@ async function sendOnce(ctx: RequestContext, spec: RequestSpec<z.ZodType>): Prom
           : `${spec.operation}: could not reach the Edge API (${scrub(String((err as Error)?.message ?? err), ctx.apiKey)})`;
     throw new EdgeApiError({ kind, message, operation: spec.operation, subject: spec.subject, cause: err });
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
     ctx.closing.removeEventListener("abort", onClose);
   }
 }
@@ -355,7 +356,7 @@ async function attemptOnce<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   let startedAt = 0;
   const report = (status: number | undefined, e?: EdgeApiError) => {
-    const durationMs = startedAt ? ctx.now() - startedAt : 0;
+    const durationMs = startedAt ? ctx.clock.now() - startedAt : 0;
     const { operation, method, path } = spec;
     // Only attempts that reached the network count as requests (not ones dropped while waiting).
     if (startedAt) ctx.onRequest?.({ operation, method, attempt, status, kind: e?.kind, durationMs });
@@ -374,7 +375,7 @@ async function attemptOnce<S extends z.ZodType>(
     res = await ctx.queues.run(
       ctx.keyId,
       () => {
-        startedAt = ctx.now();
+        startedAt = ctx.clock.now();
         return sendOnce(ctx, spec);
       },
       attempt > 1,
@@ -407,7 +408,7 @@ async function attemptOnce<S extends z.ZodType>(
     throw e;
   }
   try {
-    const out = interpret(res, spec, ctx.apiKey, ctx.now(), ctx.retry.maxRetryAfterMs);
+    const out = interpret(res, spec, ctx.apiKey, ctx.clock.now(), ctx.retry.maxRetryAfterMs);
     report(res.status);
     return out;
   } catch (err) {

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { systemClock } from "../clock.js";
 import type { Logger } from "../log.js";
 
 /**
@@ -68,21 +69,11 @@ const LEASE_KEPT_WAITING_MS = 3_000;
 /** How long one Redis command may take before the replica uses its local share. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
-/** Not node:timers/promises: its abort rejects with an AbortError, and callers need the signal's own reason. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+/**
+ * Real time, not the composition root's clock: the slots and leases are Redis keys that expire on Redis's
+ * own clock, shared with the other replicas, so a manual clock here would only disagree with them.
+ */
+const realTime = systemClock;
 
 export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   const log = options.logger.child({ component: "shared-limit" });
@@ -203,14 +194,14 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
       };
       try {
         for (;;) {
-          if (lease && Date.now() - lease.at > LEASE_KEPT_WAITING_MS) releaseLease();
+          if (lease && realTime.now() - lease.at > LEASE_KEPT_WAITING_MS) releaseLease();
           if (!lease) {
             const got = await tryOne(leases, id, shared() ? options.concurrency : localLeases);
             if (got.slotKey === undefined) {
-              await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
+              await realTime.sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS, signal);
               continue;
             }
-            lease = { key: got.slotKey, at: Date.now() };
+            lease = { key: got.slotKey, at: realTime.now() };
           }
           const sharedNow = shared();
           const slotCount = sharedNow ? options.ratePerSec : localSlots;
@@ -227,7 +218,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
           ]);
           if (pausedMs > 0) {
             releaseLease();
-            await sleep(pausedMs + WAIT_MARGIN_MS, signal);
+            await realTime.sleep(pausedMs + WAIT_MARGIN_MS, signal);
             continue;
           }
           if (got.slotKey !== undefined) {
@@ -247,7 +238,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
             };
           }
           earliestSlot = got.earliest;
-          await sleep(got.waitMs + WAIT_MARGIN_MS, signal);
+          await realTime.sleep(got.waitMs + WAIT_MARGIN_MS, signal);
         }
       } finally {
         releaseLease();

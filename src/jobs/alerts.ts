@@ -20,6 +20,7 @@ import {
 } from "../alerts/evaluate.js";
 import { CALLS_PER_EVALUATION, watchInterval } from "../alerts/interval.js";
 import { isMutedAt } from "../alerts/view.js";
+import type { Clock } from "../clock.js";
 import type { Deps } from "../deps.js";
 import { toUserSentence } from "../errors.js";
 import { holdLease, type Lease } from "../lease.js";
@@ -61,8 +62,8 @@ import { createClaimWorker } from "./pool.js";
 export interface PollerOptions {
   deps: Deps;
   clientFor: SlackClientFor;
-  /** The clock; default deps.now. */
-  now?: () => number;
+  /** Default deps.clock. */
+  clock?: Clock;
   /** How often start() ticks; default a quarter of WATCH_INTERVAL_MS, from 1 s to 15 s. */
   tickMs?: number;
   logger?: Logger;
@@ -73,7 +74,7 @@ export interface PollerOptions {
   perWorkspaceConcurrency?: number;
   /** Only these workspaces' watches (the local console's own). */
   scope?: WorkScope;
-  /** The budget's clock (real time); tests may inject one. */
+  /** The polling budget's clock; default the poller's clock's elapsed time. */
   budgetClock?: () => number;
   /** Called after each evaluation (tests, metrics). */
   onEvaluate?: (watch: Watch, result: PollResult | { error: string }) => void;
@@ -251,12 +252,13 @@ interface DueWatch {
 export function createPoller(options: PollerOptions): Poller {
   const { deps, clientFor } = options;
   const { config } = deps;
-  const now = options.now ?? deps.now;
+  const clock = options.clock ?? deps.clock;
+  const now = clock.now;
   const batchSize = options.batchSize ?? 100;
   const scope = options.scope ?? {};
   const tickMs =
     options.tickMs ?? Math.min(15_000, Math.max(1_000, Math.floor(config.watches.intervalMs / 4)));
-  const budgetClock = options.budgetClock ?? (() => performance.now());
+  const budgetClock = options.budgetClock ?? clock.elapsed;
   const logger = (options.logger ?? deps.logger).child({ component: "poller" });
   const budgetPerWindow = Math.max(
     1,
@@ -305,7 +307,7 @@ export function createPoller(options: PollerOptions): Poller {
       const lease = holdLease({
         first: at + interval,
         leaseMs: interval,
-        now,
+        clock,
         renew: (from, to) => deps.store.watches.claim(w.id, from, to, scope),
         onError: (err) => log.warn({ err }, "could not renew the claim on a watch's evaluation"),
       });
@@ -414,6 +416,7 @@ export function createPoller(options: PollerOptions): Poller {
   return createClaimWorker<DueWatch>({
     name: "alert poller",
     intervalMs: tickMs,
+    clock,
     logger,
     startedFields: { budgetPerWindow },
     concurrency: options.concurrency ?? 8,

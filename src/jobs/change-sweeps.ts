@@ -136,6 +136,7 @@ export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions
   const worker = createClaimWorker<DueRequest>({
     name: "change sweeper",
     intervalMs,
+    clock: env.deps.clock,
     logger,
     ...movedFairly(env.deps, logger, (kind) => {
       moved[kind] = (moved[kind] ?? 0) + 1;

@@ -1,3 +1,4 @@
+import type { Cancel, Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 
@@ -111,6 +112,8 @@ export interface ClaimLoopOptions<T> {
   /** For log lines: "scheduler", "alert poller". */
   name: string;
   intervalMs: number;
+  /** Whose intervals tick the loop. */
+  clock: Clock;
   logger: Logger;
   pool: FairPool<T>;
   /** The due items of this tick (each is claimed by the pool's `run`). */
@@ -136,7 +139,7 @@ export interface ClaimLoop {
 /** The tick loop every claim-once background worker runs around its fair pool. */
 export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
   const inFlight = new Set<Promise<number>>();
-  let timer: NodeJS.Timeout | undefined;
+  let stopTicking: Cancel | undefined;
   let listing = false;
   let stopped = false;
 
@@ -169,24 +172,23 @@ export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
       return stopped;
     },
     start() {
-      if (timer || stopped) return;
-      timer = setInterval(() => {
+      if (stopTicking || stopped) return;
+      stopTicking = o.clock.setInterval(() => {
         if (!listing) void tick();
       }, o.intervalMs);
-      timer.unref();
       o.logger.info({ intervalMs: o.intervalMs, ...o.pool.limits, ...o.startedFields }, `${o.name} started`);
       void tick();
     },
     async stop(deadlineMs) {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      stopTicking?.();
+      stopTicking = undefined;
       stopped = true;
       o.onStop?.();
       o.pool.stop();
       o.pool.dropWaiting();
       const drained = Promise.all([...inFlight]).then(() => undefined);
       if (deadlineMs === undefined) return drained;
-      await withDeadline(drained, deadlineMs, () =>
+      await withDeadline(o.clock, drained, deadlineMs, () =>
         o.logger.warn({ deadlineMs }, `${o.name} stopped with work still in flight`),
       );
     },

@@ -1,3 +1,4 @@
+import type { Clock } from "../clock.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { holdLease } from "../lease.js";
@@ -33,8 +34,8 @@ import { createClaimWorker } from "./pool.js";
 export interface SchedulerOptions {
   deps: Deps;
   clientFor: SlackClientFor;
-  /** The clock; default deps.now. Tests inject one and call tick() directly. */
-  now?: () => number;
+  /** Default deps.clock. Tests inject one and call tick() directly. */
+  clock?: Clock;
   /** How often start() ticks; default 30 s. */
   intervalMs?: number;
   logger?: Logger;
@@ -77,7 +78,8 @@ const DAY_MS = 24 * 3600_000;
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { deps, clientFor } = options;
-  const now = options.now ?? deps.now;
+  const clock = options.clock ?? deps.clock;
+  const now = clock.now;
   const intervalMs = options.intervalMs ?? 30_000;
   const leaseMs = Math.max(1_000, options.leaseMs ?? 60_000);
   const batchSize = options.batchSize ?? 100;
@@ -86,26 +88,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
 
-  // Scan waits use real time (the scan runs in real time), cut short when stopping: a wait in
-  // progress sees its deadline pass (now() is +Infinity); a run that has not started waiting reads
-  // the scan once instead (runSchedule's signal).
-  const realSleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (stopping.signal.aborted) return resolve();
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        stopping.signal.removeEventListener("abort", done);
-        resolve();
-      }
-      stopping.signal.addEventListener("abort", done, { once: true });
-    });
-  const waitClock = options.scanWait?.now ?? Date.now;
+  // Scan waits are cut short when stopping: a wait in progress answers with the scan read last; a run
+  // that has not started waiting reads the scan once instead (runSchedule's signal).
   const wait: ScanWaitOptions = {
     maxWaitMs: options.scanWait?.maxWaitMs ?? SCAN_WAIT_DEFAULT.maxWaitMs,
     firstDelayMs: options.scanWait?.firstDelayMs ?? SCAN_WAIT_DEFAULT.firstDelayMs,
-    sleep: options.scanWait?.sleep ?? realSleep,
-    now: () => (stopping.signal.aborted ? Number.POSITIVE_INFINITY : waitClock()),
+    clock: options.scanWait?.clock ?? clock,
+    signal: stopping.signal,
   };
 
   /** Claim one occurrence; the lease time when this replica won it. */
@@ -162,7 +151,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const lease = holdLease({
         first: leaseUntil,
         leaseMs,
-        now,
+        clock,
         renew: (from, to, renewedAt) => deps.store.schedules.renewLease(s.id, from, to, renewedAt),
         onError: (err) => logger.warn({ err, jobId: s.id }, "could not renew the schedule's lease"),
       });
@@ -208,6 +197,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   return createClaimWorker<Job>({
     name: "scheduler",
     intervalMs,
+    clock,
     logger,
     onStop: () => stopping.abort(),
     concurrency,

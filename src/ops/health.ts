@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
+import type { Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { EdgeApi } from "../edge/client.js";
 import type { Logger } from "../log.js";
@@ -35,6 +36,8 @@ export interface OpsRoutesOptions {
   stopping: () => boolean;
   inFlight: () => number;
   logger: Logger;
+  /** Times each readiness check. */
+  clock: Clock;
   /** Each readiness check gets this long before it counts as failing. */
   checkTimeoutMs?: number;
   /** METRICS_TOKEN: /metrics answers 401 without `Authorization: Bearer <token>`. */
@@ -61,6 +64,7 @@ export async function readiness(options: OpsRoutesOptions): Promise<Readiness> {
     options.checks.map(async (c) => {
       try {
         const problem = await withDeadline(
+          options.clock,
           Promise.resolve().then(() => c.check()),
           timeoutMs,
           () => `no answer within ${timeoutMs} ms`,

@@ -43,7 +43,11 @@ export interface Ops {
 
 export function createOps(deps: Deps): Ops {
   const { metrics, logger, store, edge, config } = deps;
-  const tracker = createWorkTracker({ logger: logger.child({ component: "shutdown" }), metrics });
+  const tracker = createWorkTracker({
+    logger: logger.child({ component: "shutdown" }),
+    metrics,
+    clock: deps.clock,
+  });
   let transport: TransportWatch | undefined;
   let connection: { problem(): string | undefined } | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -82,6 +86,7 @@ export function createOps(deps: Deps): Ops {
     stopping: () => tracker.stopping,
     inFlight: () => tracker.inFlight(),
     logger: opsLogger,
+    clock: deps.clock,
     metricsToken: config.metrics.token,
     metricsOnPort: config.metrics.port === 0,
   };
@@ -113,7 +118,7 @@ export function createOps(deps: Deps): Ops {
         logger: logger.child({ component: "shutdown" }),
         timeoutMs: config.shutdownTimeoutMs,
         beforeDrain: hooks,
-        now: deps.now,
+        clock: deps.clock,
       });
       transport?.close();
       await metricsServer?.close();

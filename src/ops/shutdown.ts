@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+import type { Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "./metrics.js";
@@ -45,7 +46,7 @@ export interface WorkTrackerOptions {
   metrics: Pick<Metrics, "slackInFlight" | "shutdownAbandoned">;
   /** Posts to response_urls (unwrapped: not silenced by isAbandoned). */
   fetch?: typeof fetch;
-  now?: () => number;
+  clock: Clock;
 }
 
 function firstInputBlockId(body: unknown): string | undefined {
@@ -63,7 +64,8 @@ function kindOf(body: unknown): string {
 
 export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
   const { logger, metrics } = options;
-  const now = options.now ?? Date.now;
+  const { clock } = options;
+  const now = clock.now;
   const post = options.fetch ?? globalThis.fetch;
   const work = new Set<Work>();
   const abandoned = new Set<string>();
@@ -147,12 +149,12 @@ export function createWorkTracker(options: WorkTrackerOptions): WorkTracker {
     drain(timeoutMs) {
       if (work.size === 0) return Promise.resolve(true);
       return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
+        const cancel = clock.setTimeout(() => {
           idleWaiters = idleWaiters.filter((w) => w !== done);
           resolve(false);
         }, timeoutMs);
         const done = () => {
-          clearTimeout(timer);
+          cancel();
           resolve(true);
         };
         idleWaiters.push(done);
@@ -185,7 +187,7 @@ export interface StopParts {
   timeoutMs: number;
   /** Runs after new work is refused and before waiting (e.g. stop the scheduler claiming runs). */
   beforeDrain?: (() => Promise<void> | void)[];
-  now?: () => number;
+  clock: Clock;
 }
 
 export interface StopReport {
@@ -196,7 +198,8 @@ export interface StopReport {
 
 /** Stop taking work, let what is in flight finish within `timeoutMs`, answer the rest, close everything. */
 export async function gracefulStop(parts: StopParts): Promise<StopReport> {
-  const now = parts.now ?? Date.now;
+  const { clock } = parts;
+  const now = clock.now;
   const { tracker, logger } = parts;
   const started = now();
   tracker.beginStop();
@@ -215,7 +218,7 @@ export async function gracefulStop(parts: StopParts): Promise<StopReport> {
   await parts.edge
     .close(drained ? Math.max(0, parts.timeoutMs - (now() - started)) : 0)
     .catch((err: unknown) => logger.warn({ err }, "closing the Edge API client failed"));
-  await withTimeout(parts.slack.stop(), 3000).catch((err: unknown) =>
+  await withTimeout(clock, parts.slack.stop(), 3000).catch((err: unknown) =>
     logger.warn({ err }, "stopping the Slack receiver failed"),
   );
   await parts.store.close().catch((err: unknown) => logger.warn({ err }, "closing the store failed"));
@@ -224,6 +227,6 @@ export async function gracefulStop(parts: StopParts): Promise<StopReport> {
   return report;
 }
 
-function withTimeout(p: Promise<void>, ms: number): Promise<void> {
-  return withDeadline(p, ms, () => undefined);
+function withTimeout(clock: Clock, p: Promise<void>, ms: number): Promise<void> {
+  return withDeadline(clock, p, ms, () => undefined);
 }

@@ -83,7 +83,7 @@ export async function muteAlertWatch(
   input: MuteInput,
 ): Promise<{ alert: LoadedAlert; until: number }> {
   const { episode, watch } = await loadAlert(deps, input.teamId, input.episodeId);
-  const until = deps.now() + input.forMs;
+  const until = deps.clock.now() + input.forMs;
   // muteWatch answers with the watch as muted; the episode does not change.
   return { alert: { episode, watch: await muteWatch(deps, input, watch.id, until) }, until };
 }

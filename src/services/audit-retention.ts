@@ -8,7 +8,7 @@ const DAY_MS = 24 * 60 * 60_000;
 
 /** Deletes audit rows older than AUDIT_RETENTION_DAYS, a few batches at a time; how many went. */
 export async function pruneAuditLog(deps: Deps, scope: WorkScope = {}): Promise<number> {
-  const before = deps.now() - deps.config.store.auditRetentionDays * DAY_MS;
+  const before = deps.clock.now() - deps.config.store.auditRetentionDays * DAY_MS;
   let pruned = 0;
   for (let i = 0; i < BATCHES_PER_SWEEP; i++) {
     const n = await deps.store.audit.prune(before, BATCH, scope);

@@ -1,4 +1,4 @@
-import { setTimeout as delayFor } from "node:timers/promises";
+import type { Clock } from "../clock.js";
 import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError } from "../edge/errors.js";
 import {
@@ -25,8 +25,10 @@ export interface ScanWaitOptions {
   /** Give up waiting after this long and return what exists. */
   maxWaitMs: number;
   firstDelayMs?: number;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
+  /** The scan runs on the Edge API's time: waits sleep on this clock and count its elapsed time. */
+  clock: Pick<Clock, "sleep" | "elapsed">;
+  /** Stop waiting at once (the replica stops): answer with the scan read last. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -38,15 +40,18 @@ export async function waitForScan(
   zoneId: number,
   options: ScanWaitOptions,
 ): Promise<{ scan: DnsScan | null; finished: boolean }> {
-  const sleep = options.sleep ?? ((ms: number) => delayFor(ms));
-  const now = options.now ?? Date.now;
-  const deadline = now() + options.maxWaitMs;
+  const { clock, signal } = options;
+  const deadline = clock.elapsed() + options.maxWaitMs;
   let delay = options.firstDelayMs ?? 500;
   let scan: DnsScan | null = null;
   while (true) {
-    const remaining = deadline - now();
-    if (remaining <= 0) return { scan, finished: false };
-    await sleep(Math.min(delay, remaining));
+    const remaining = deadline - clock.elapsed();
+    if (remaining <= 0 || signal?.aborted) return { scan, finished: false };
+    const slept = await clock.sleep(Math.min(delay, remaining), signal).then(
+      () => true,
+      () => false,
+    );
+    if (!slept) return { scan, finished: false };
     scan = await latestScan(client, zoneId);
     if (isFinished(scan)) return { scan, finished: true };
     delay = Math.min(delay * 2, 5000);

@@ -190,7 +190,7 @@ export async function estimateImpact(
   target: ImpactTarget,
   deadlineMs: number = deps.config.edge.timeoutMs,
 ): Promise<ImpactPreview> {
-  const to = deps.now();
+  const to = deps.clock.now();
   const from = to - PREVIEW_WINDOW_MS;
   const work = (async (): Promise<ImpactPreview> => {
     // Behind the key's commands: an estimate must never hold up the change it describes (or any command).
@@ -208,7 +208,7 @@ export async function estimateImpact(
     deps.logger.warn({ err, shieldZoneId: target.shieldZoneId }, "impact preview failed");
     return { state: "unknown", target, reason: toUserSentence(err) };
   });
-  return withDeadline(work, deadlineMs, () => ({
+  return withDeadline(deps.clock, work, deadlineMs, () => ({
     state: "unknown",
     target,
     reason: `The event log did not answer within ${Math.round(deadlineMs / 100) / 10} s.`,

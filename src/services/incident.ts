@@ -1,5 +1,6 @@
 import { waitingRequests } from "../changes/engine.js";
 import { accessBlockKind, accessBlockParams } from "../changes/kinds/access-block.js";
+import type { Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
@@ -513,8 +514,9 @@ export async function offendersSearch(
  * `work`, or a timeout once `ms` pass: a section waiting on retries or a rate-limit pause must not hold
  * the whole card back. (The call itself finishes in its queue; its answer is dropped.)
  */
-async function bounded<T>(work: Promise<T>, ms: number, operation: string): Promise<T> {
+async function bounded<T>(clock: Clock, work: Promise<T>, ms: number, operation: string): Promise<T> {
   const settle = await withDeadline<() => T>(
+    clock,
     work.then(
       (value) => () => value,
       (err: unknown) => () => {
@@ -552,36 +554,37 @@ export async function gatherIncident(
   pendingIn: string | null,
 ): Promise<IncidentPicture> {
   const client = await edgeClientFor(deps, teamId);
-  const range = incidentRange(window, deps.now());
+  const range = incidentRange(window, deps.clock.now());
   const ms = sectionDeadlineMs(deps);
   const detailed = (from: number, to: number) =>
     bounded(
+      deps.clock,
       client.getMetricsOverviewDetailed(zoneId, { from, to, resolution: range.resolution }),
       ms,
       "getMetricsOverviewDetailed",
     );
   const offendersBy = (d: OffenderDimension) =>
-    bounded(offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
+    bounded(deps.clock, offendersSearch(client, zoneId, range, d), ms, "searchEventLogs");
 
   const sections = await Promise.allSettled([
-    bounded(client.getShieldZone(zoneId), ms, "getShieldZone"),
-    bounded(client.getBotDetection(zoneId), ms, "getBotDetection"),
-    bounded(client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
+    bounded(deps.clock, client.getShieldZone(zoneId), ms, "getShieldZone"),
+    bounded(deps.clock, client.getBotDetection(zoneId), ms, "getBotDetection"),
+    bounded(deps.clock, client.getMetricsOverview(zoneId), ms, "getMetricsOverview"),
     detailed(range.metricsFrom, range.metricsTo),
     detailed(range.previousFrom, range.previousTo),
     offendersBy("ip"),
     offendersBy("asn"),
     offendersBy("country"),
     offendersBy("ja4"),
-    bounded(client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
-    bounded(client.getRateLimits(zoneId), ms, "getRateLimits"),
+    bounded(deps.clock, client.getTriggeredWafRules(zoneId), ms, "getTriggeredWafRules"),
+    bounded(deps.clock, client.getRateLimits(zoneId), ms, "getRateLimits"),
     // The rules' names: without them the card still lists the rules by id.
-    bounded(rateLimitNames(client, zoneId), ms, "listRateLimitRules"),
-    bounded(troubledApps(client), ms, "listApps"),
+    bounded(deps.clock, rateLimitNames(client, zoneId), ms, "listRateLimitRules"),
+    bounded(deps.clock, troubledApps(client), ms, "listApps"),
     // The zone's domain and pull zone name, from the per-key directory (cached a minute).
-    bounded(zoneDirectory(deps, teamId), ms, "listPullZones"),
+    bounded(deps.clock, zoneDirectory(deps, teamId), ms, "listPullZones"),
     // What edgeops already blocks, so the card marks those offenders and offers Unblock.
-    bounded(edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
+    bounded(deps.clock, edgeopsEntries(client, zoneId), ms, "listCustomAccessLists"),
     // What someone already asked to block: marked, so the team approves that one instead of asking again.
     pendingIn === null
       ? new Map<string, EntryState>()

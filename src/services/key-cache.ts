@@ -77,7 +77,7 @@ export async function cachedFor<T>(
   const cache = cacheFor(deps.edge);
   const cacheKey = `${list.name}:${keyId}`;
   let entry = cache.get(cacheKey) as Entry<T> | undefined;
-  const now = deps.now();
+  const now = deps.clock.now();
   const age = entry?.last ? now - entry.last.loadedAt : Number.POSITIVE_INFINITY;
   if (entry?.last && age < list.ttlMs) return entry.last.value;
   if (freshness === "suggest" && entry?.last && age < STALE_SUGGESTIONS_MS) {
@@ -103,7 +103,7 @@ export async function loadedForKey<T>(
 ): Promise<T | undefined> {
   const { keyId } = await edgeAccessFor(deps, teamId);
   const entry = cacheFor(deps.edge).get(`${list.name}:${keyId}`) as Entry<T> | undefined;
-  return entry?.last && deps.now() - entry.last.loadedAt < list.ttlMs ? entry.last.value : undefined;
+  return entry?.last && deps.clock.now() - entry.last.loadedAt < list.ttlMs ? entry.last.value : undefined;
 }
 
 /** Start loading `list` for the workspace's key if it is not cached, without waiting (a picker about to open). */

@@ -38,7 +38,7 @@ export async function checkKey(
         reason: `The key could not be checked, so it was not saved: ${describeEdgeError(err)}`,
       };
     });
-  return withDeadline(check, deadlineMs, () => ({
+  return withDeadline(deps.clock, check, deadlineMs, () => ({
     ok: false,
     reason: "The Edge API did not answer in time, so the key was not saved. Try again in a moment.",
   }));

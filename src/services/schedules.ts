@@ -275,7 +275,7 @@ function scheduleLimitReached(scope: "channel" | "workspace", limit: number): Us
  * the workspace's limits (config.schedules); audit-logged.
  */
 export async function createSchedule(deps: Deps, input: CreateScheduleInput): Promise<CreatedSchedule> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const upcoming = nextRuns(input.when.pattern, input.timezone, now, 6);
   const first = upcoming[0];
   if (first === undefined)

@@ -223,12 +223,12 @@ const within = (at: number, range: IncidentRange) => at >= range.from && at <= r
  * which channels' entries are shown; the rest are counted in `hidden`.
  */
 export async function buildTimeline(
-  deps: Pick<Deps, "store" | "now">,
+  deps: Pick<Deps, "store" | "clock">,
   input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience; now?: number },
 ): Promise<Timeline> {
   const { store } = deps;
   const { teamId, zoneId, audience } = input;
-  const range = incidentRange(input.window, input.now ?? deps.now());
+  const range = incidentRange(input.window, input.now ?? deps.clock.now());
   const watches = (await store.watches.list(teamId)).filter(
     (w) => w.kind === "zone" && w.target === String(zoneId),
   );
@@ -378,6 +378,7 @@ export async function signalPeaks(
   try {
     const client = await edgeClientFor(deps, teamId);
     const metrics = await withDeadline(
+      deps.clock,
       client.getMetricsOverviewDetailed(zoneId, {
         from: range.metricsFrom,
         to: range.metricsTo,
@@ -417,7 +418,7 @@ export async function gatherTimeline(
   deps: Deps,
   input: { teamId: string; zoneId: number; window: IncidentWindow; audience: TimelineAudience; to?: number },
 ): Promise<TimelineStory> {
-  const now = input.to ?? deps.now();
+  const now = input.to ?? deps.clock.now();
   const range = incidentRange(input.window, now);
   const [timeline, peaks] = await Promise.all([
     buildTimeline(deps, { ...input, now }),

@@ -57,7 +57,7 @@ export async function forgetWorkspace(
   // Every applied temporary change of the workspace is due now; each undo is claimed once, as the
   // sweeper's. A failed undo is due again a minute later (and finds no key): it ends with its sentence.
   const scope = { teamIds: [teamId] };
-  const now = deps.now();
+  const now = deps.clock.now();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const later = (await store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, UNDO_BATCH, scope)).filter(
       (r) => r.undoAt !== null && r.undoAt > now,

@@ -51,7 +51,7 @@ export async function createWatch(
       target: input.target,
       options: input.options,
       // Evaluated at the next tick: the first evaluation learns the baseline.
-      nextPollAt: deps.now(),
+      nextPollAt: deps.clock.now(),
     },
     deps.config.watches,
   );

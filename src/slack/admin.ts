@@ -19,7 +19,7 @@ export class AdminDirectory {
 
   constructor(
     private readonly extraAdmins: readonly AdminId[],
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   async isAdmin(client: WebClient, teamId: string, userId: string): Promise<boolean> {

@@ -191,7 +191,7 @@ export function createSlackApp({
 
   const env: SlackEnv = {
     deps,
-    admins: new AdminDirectory(deps.config.slack.adminUserIds, deps.now),
+    admins: new AdminDirectory(deps.config.slack.adminUserIds, deps.clock.now),
     clientFor: slackClientFactory(
       auth,
       { ...clientOptions, logger: boltLogger(deps.logger) },

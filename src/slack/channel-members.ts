@@ -45,7 +45,7 @@ export async function channelMembers(
   const cache = cacheOf(deps);
   const key = `${teamId}:${channelId}`;
   const hit = cache.get(key);
-  const age = hit ? deps.now() - hit.readAt : Number.POSITIVE_INFINITY;
+  const age = hit ? deps.clock.now() - hit.readAt : Number.POSITIVE_INFINITY;
   const missing = lookingFor !== undefined && hit !== undefined && !hit.members.has(lookingFor);
   if (hit && age < (missing ? RECHECK_MISSING_MS : TTL_MS)) return hit.members;
   const members = new Set<string>();
@@ -64,7 +64,7 @@ export async function channelMembers(
       throw new UserError("slack", CANT_READ, { cause: err });
     throw err;
   }
-  cache.set(key, { members, readAt: deps.now() });
+  cache.set(key, { members, readAt: deps.clock.now() });
   return members;
 }
 

@@ -16,9 +16,13 @@ import {
 } from "kysely";
 import pg from "pg";
 import { yieldToWaitingRequests } from "../ack-priority.js";
+import { systemClock } from "../clock.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { StoreError, toStoreError } from "./errors.js";
+
+/** Real time: waiting out another process's lock, which no manual clock in this one moves. */
+const otherProcessTime = systemClock;
 
 /**
  * The tables, as the repositories see them: camelCase names, which Kysely's CamelCasePlugin maps to the
@@ -578,14 +582,14 @@ async function retryWhileLocked<R>(
   run: () => Promise<QueryResult<R>>,
   waitMs: number,
 ): Promise<QueryResult<R>> {
-  const deadline = performance.now() + waitMs;
+  const deadline = otherProcessTime.elapsed() + waitMs;
   for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
     try {
       return await run();
     } catch (e) {
-      const left = deadline - performance.now();
+      const left = deadline - otherProcessTime.elapsed();
       if (!isLocked(e) || left <= 0) throw e;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+      await otherProcessTime.sleep(Math.min(delay, left));
     }
   }
 }

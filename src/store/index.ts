@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
@@ -91,7 +92,8 @@ export type {
 export interface StoreOptions {
   config: Config;
   logger: Logger;
-  now?: () => number;
+  /** The times the store writes (decisions, leases, claims). */
+  clock: Clock;
   /** PostgreSQL schema for every table (created if missing); default "public". Ignored for SQLite. */
   pgSchema?: string;
   /** PostgreSQL pool size; default 10. */
@@ -148,7 +150,7 @@ export function storeInternals(store: Store): StoreInternals {
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { config, logger } = options;
-  const now = options.now ?? Date.now;
+  const now = options.clock.now;
   const pgSchema = options.pgSchema ?? "public";
   const vault = new Vault(await resolveMasterKeys(config, logger));
   const opened = await openDb({

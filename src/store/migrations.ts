@@ -1,7 +1,11 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import { systemClock } from "../clock.js";
 import type { Logger } from "../log.js";
 import type { Engine, StoredTables } from "./db.js";
 import { StoreError } from "./errors.js";
+
+/** Real time: waiting out another process's lock, which no manual clock in this one moves. */
+const otherProcessTime = systemClock;
 
 /**
  * Versioned, in-code migrations written with the schema builder so the same code serves SQLite and
@@ -464,19 +468,19 @@ async function takeMigrationLock(
   pgSchema: string,
   waitMs: number,
 ): Promise<void> {
-  const deadline = performance.now() + waitMs;
+  const deadline = otherProcessTime.elapsed() + waitMs;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const { rows } = await sql<{
       locked: boolean;
     }>`select pg_try_advisory_lock(hashtext(${lockName})) as locked`.execute(conn);
     if (rows[0]?.locked) return;
-    const left = deadline - performance.now();
+    const left = deadline - otherProcessTime.elapsed();
     if (left <= 0) {
       throw new StoreError(
         "migration",
         `Another edgeops process has held the migration lock of schema "${pgSchema}" for over ${Math.round(waitMs / 1000)} s. If no other edgeops is starting, end the session holding it (pg_locks, locktype 'advisory'; pg_terminate_backend) and start again.`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    await otherProcessTime.sleep(Math.min(delay, left));
   }
 }

@@ -11,6 +11,7 @@ import { createWatch } from "../../src/services/watches.js";
 import { openStore } from "../../src/store/index.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { captureLogger, dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
+import { steppedClock } from "../support/clock.js";
 import { answerTo, blocksText, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;
@@ -43,7 +44,7 @@ async function anotherReplicaStore(h: Harness, schema: string) {
   const store = await openStore({
     config: h.config,
     logger: captureLogger().logger,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     pgSchema: schema,
   });
   cleanups.push(() => store.close());
@@ -56,14 +57,19 @@ describe.skipIf(!reachable)("three replicas on one PostgreSQL", () => {
     const sim = await simulator();
     const schema = randomSchema();
     cleanups.push(() => dropSchema(schema));
-    const h = await startHarness({ sim, now: () => clock, pgSchema: schema });
+    const h = await startHarness({ sim, clock: steppedClock(() => clock), pgSchema: schema });
     cleanups.push(() => h.close());
     const replicas: Deps[] = [h.deps];
     for (let i = 1; i < 3; i++) {
       replicas.push({ ...h.deps, store: await anotherReplicaStore(h, schema) });
     }
     const pollers = replicas.map((deps) =>
-      createPoller({ deps, clientFor: h.app.env.clientFor, now: () => clock, concurrency: 4 }),
+      createPoller({
+        deps,
+        clientFor: h.app.env.clientFor,
+        clock: steppedClock(() => clock),
+        concurrency: 4,
+      }),
     );
     for (const p of pollers) cleanups.push(() => p.stop());
 
@@ -132,14 +138,14 @@ describe.skipIf(!reachable)("an evaluation that outlives its interval", () => {
     const INTERVAL = 1_000;
     const h = await startHarness({
       sim,
-      now: () => clock,
+      clock: steppedClock(() => clock),
       pgSchema: schema,
       env: { WATCH_INTERVAL_MS: String(INTERVAL) },
     });
     cleanups.push(() => h.close());
     const store = await anotherReplicaStore(h, schema);
     const [a, b] = [h.deps, { ...h.deps, store }].map((deps) =>
-      createPoller({ deps, clientFor: h.app.env.clientFor, now: () => clock }),
+      createPoller({ deps, clientFor: h.app.env.clientFor, clock: steppedClock(() => clock) }),
     ) as [Poller, Poller];
     cleanups.push(() => a.stop());
     cleanups.push(() => b.stop());
@@ -193,14 +199,14 @@ describe("a command typed during an attack", () => {
     const sim = await simulator();
     const h = await startHarness({
       sim,
-      now: () => clock,
+      clock: steppedClock(() => clock),
       env: { EDGE_API_RATE_PER_SEC: "4", WATCH_SHARE: "50", WATCH_INTERVAL_MS: "5000" },
     });
     cleanups.push(() => h.close());
     const poller = createPoller({
       deps: h.deps,
       clientFor: h.app.env.clientFor,
-      now: () => clock,
+      clock: steppedClock(() => clock),
       // The share is counted over the test's clock, so the baseline evaluations are behind it.
       budgetClock: () => clock,
       concurrency: 20,

@@ -17,6 +17,7 @@ import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
 import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, pgReachable, randomSchema } from "../store/helpers.js";
+import { steppedClock } from "../support/clock.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import {
   answerTo,
@@ -51,12 +52,12 @@ async function setup(engine: "sqlite" | "postgres") {
     pgSchema = schema;
     cleanups.push(() => dropSchema(schema));
   }
-  const h = await startHarness({ sim, now: () => clock, ...(pgSchema ? { pgSchema } : {}) });
+  const h = await startHarness({ sim, clock: steppedClock(() => clock), ...(pgSchema ? { pgSchema } : {}) });
   cleanups.push(() => h.close());
   const poller = createPoller({
     deps: h.deps,
     clientFor: h.app.env.clientFor,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     budgetClock: () => clock,
   });
   cleanups.push(() => poller.stop());

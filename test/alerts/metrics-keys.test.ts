@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createPoller } from "../../src/jobs/alerts.js";
 import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { answerTo, blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;
@@ -21,9 +22,13 @@ async function setup(dateKeyFormat: DateKeyFormat) {
   clock = T0;
   const sim = await startSimulator({ apiKeys: [TEST_EDGE_KEY], now: () => clock, dateKeyFormat });
   cleanups.push(() => sim.close());
-  const h = await startHarness({ sim, now: () => clock });
+  const h = await startHarness({ sim, clock: steppedClock(() => clock) });
   cleanups.push(() => h.close());
-  const poller = createPoller({ deps: h.deps, clientFor: h.app.env.clientFor, now: () => clock });
+  const poller = createPoller({
+    deps: h.deps,
+    clientFor: h.app.env.clientFor,
+    clock: steppedClock(() => clock),
+  });
   cleanups.push(() => poller.stop());
   return { sim, h, poller };
 }

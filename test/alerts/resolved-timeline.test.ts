@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createPoller } from "../../src/jobs/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import {
   answerTo,
   blocksText,
@@ -33,9 +34,13 @@ describe("a resolved zone alert tells its story in its thread", () => {
     clock = T0;
     const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
     cleanups.push(() => sim.close());
-    const h = await startHarness({ sim, now: () => clock });
+    const h = await startHarness({ sim, clock: steppedClock(() => clock) });
     cleanups.push(() => h.close());
-    const poller = createPoller({ deps: h.deps, clientFor: h.app.env.clientFor, now: () => clock });
+    const poller = createPoller({
+      deps: h.deps,
+      clientFor: h.app.env.clientFor,
+      clock: steppedClock(() => clock),
+    });
     cleanups.push(() => poller.stop());
     const minutes = async (n: number, done: () => boolean) => {
       for (let i = 0; i < n && !done(); i++) {

@@ -2,6 +2,7 @@ import { afterEach, expect } from "vitest";
 import { createPoller, type Poller } from "../../src/jobs/alerts.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, randomSchema } from "../store/helpers.js";
+import { steppedClock } from "../support/clock.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
@@ -47,7 +48,7 @@ export function usePollerRig() {
       }
       const h = await startHarness({
         sim,
-        now: () => rig.now,
+        clock: steppedClock(() => rig.now),
         ...(pgSchema ? { pgSchema } : {}),
         ...(o.env ? { env: o.env } : {}),
         ...(o.dataDir ? { dataDir: o.dataDir } : {}),
@@ -56,7 +57,7 @@ export function usePollerRig() {
       const poller = createPoller({
         deps: h.deps,
         clientFor: h.app.env.clientFor,
-        now: () => rig.now,
+        clock: steppedClock(() => rig.now),
         ...(o.budgetOnClock ? { budgetClock: () => rig.now } : {}),
       });
       cleanups.push(() => poller.stop());

@@ -74,12 +74,12 @@ async function slowRestart(options: HarnessOptions = {}) {
       channelId: "C0001",
       requesterId: BOB,
       params: { appId: APP, appName: "shop" },
-      expiresAt: h.deps.now() + 30 * 60_000,
+      expiresAt: h.deps.clock.now() + 30 * 60_000,
     });
     await h.store.approvals.transition(orphan.id, "pending", "approved", { decidedBy: CAROL });
-    expect(await h.store.approvals.takeLease(orphan.id, "approved", h.deps.now() + IN_FLIGHT_LEASE_MS)).toBe(
-      true,
-    );
+    expect(
+      await h.store.approvals.takeLease(orphan.id, "approved", h.deps.clock.now() + IN_FLIGHT_LEASE_MS),
+    ).toBe(true);
     h.advanceClock(61_000);
     expect(await reconcileStale(h.deps)).toEqual([]);
     h.advanceClock(IN_FLIGHT_LEASE_MS - 60_000);

@@ -21,7 +21,7 @@ async function leftApproved(h: Harness, teamId: string, shieldZoneId = ZONE, cat
     requesterId: "U0002",
     params: { shieldZoneId, category, action: 1 },
     observed: 0,
-    expiresAt: h.deps.now() + 30 * 60_000,
+    expiresAt: h.deps.clock.now() + 30 * 60_000,
   });
   await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
   return r.id;
@@ -69,11 +69,11 @@ async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, categor
     requesterId: "U0002",
     params: { shieldZoneId, category, action: 1 },
     observed: 0,
-    expiresAt: h.deps.now() + 30 * 60_000,
+    expiresAt: h.deps.clock.now() + 30 * 60_000,
     undoAfterMs: 60_000,
   });
   await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
-  await h.store.approvals.transition(r.id, "approved", "applied", { undoAt: h.deps.now() });
+  await h.store.approvals.transition(r.id, "approved", "applied", { undoAt: h.deps.clock.now() });
   return r.id;
 }
 
@@ -145,7 +145,7 @@ async function busyExpiry(options: HarnessOptions = {}) {
         requesterId: "U0002",
         params: { shieldZoneId: ZONE, category: 1, action: 1 },
         observed: 0,
-        expiresAt: h.deps.now() + 60_000,
+        expiresAt: h.deps.clock.now() + 60_000,
       });
     for (let i = 0; i < 30; i++) await pending("T0002");
     h.advanceClock(10);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { ConfigError } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { type ApprovalRequest, openStore, type Schedule, type Store } from "../../src/store/index.js";
@@ -42,7 +43,7 @@ async function seed(env: Record<string, string>, pgSchema?: string): Promise<See
   const store: Store = await openStore({
     config: configFor(env),
     logger: silentLogger,
-    now: () => Date.now() - 10 * MINUTE,
+    clock: { ...systemClock, now: () => Date.now() - 10 * MINUTE },
     ...(pgSchema ? { pgSchema } : {}),
   });
   try {

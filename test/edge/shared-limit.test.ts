@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createEdgeApi, type EdgeApi } from "../../src/edge/client.js";
 import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit.js";
@@ -44,6 +45,7 @@ function replica(
   attempts: Attempt[] = [],
 ): EdgeApi {
   const api = createEdgeApi({
+    clock: systemClock,
     baseUrl: sim.url,
     timeoutMs: 5000,
     ratePerSec: limits.ratePerSec,

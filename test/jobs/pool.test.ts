@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createClaimLoop, createFairPool } from "../../src/jobs/pool.js";
 import { silentLogger } from "../../src/log.js";
 
@@ -7,6 +8,7 @@ function loop(due: string[], seen: string[]) {
   return createClaimLoop<string>({
     name: "test loop",
     intervalMs: 60_000,
+    clock: systemClock,
     logger: silentLogger,
     pool: createFairPool<string>({
       concurrency: 2,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { openStore } from "../../src/store/index.js";
@@ -173,6 +174,7 @@ describe("the compiled build (tsconfig.build.json), laid out as in the image", (
     const oldKey = Buffer.alloc(32, 1).toString("base64");
     const newKey = Buffer.alloc(32, 2).toString("base64");
     const store = await openStore({
+      clock: systemClock,
       config: loadConfig({ DATA_DIR: world.dataDir, ENCRYPTION_KEY: oldKey }),
       logger: silentLogger,
     });
@@ -183,6 +185,7 @@ describe("the compiled build (tsconfig.build.json), laid out as in the image", (
     const { stdout } = await run("npm", ["run", "--silent", "keys:rotate:prod"], { cwd: app, env });
     expect(stdout).toBe('Re-encrypted 1 secret under master key "new" (0 already current).\n');
     const after = await openStore({
+      clock: systemClock,
       config: loadConfig({ DATA_DIR: world.dataDir, ENCRYPTION_KEYS: `new:${newKey}` }),
       logger: silentLogger,
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createLogger } from "../../src/log.js";
 import { type ReadinessCheck, readiness } from "../../src/ops/health.js";
 import { createMetrics } from "../../src/ops/metrics.js";
@@ -120,6 +121,7 @@ describe("readiness", () => {
       stopping: () => stopping,
       inFlight: () => 0,
       logger: createLogger({ level: "silent" }),
+      clock: systemClock,
       checkTimeoutMs: 50,
     };
     const r = await readiness(options);

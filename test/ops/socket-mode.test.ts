@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBot, startBot } from "../../src/app/bot.js";
+import { systemClock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { withDeadline } from "../../src/deadline.js";
 import { createLogger } from "../../src/log.js";
@@ -214,7 +215,7 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
     const logs = new LogCapture();
     const starting = startBot({ config, logger: createLogger({ level: "debug", destination: logs }) });
     // Before: startBot waited for the WebSocket (apps.connections.open retried for minutes).
-    const bot = await withDeadline(starting, 3000, () => {
+    const bot = await withDeadline(systemClock, starting, 3000, () => {
       throw new Error("startBot did not return while Slack was unreachable");
     });
     cleanup = async () => {

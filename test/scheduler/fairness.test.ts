@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /**
@@ -28,7 +30,7 @@ const schedulers: Scheduler[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY, LONE_KEY] });
-  h = await startHarness({ sim, now: () => clock });
+  h = await startHarness({ sim, clock: steppedClock(() => clock) });
   await h.store.keys.set("T0002", LONE_KEY, "U0001");
 });
 afterEach(async () => {
@@ -47,7 +49,7 @@ function scheduler(extra: Partial<SchedulerOptions> = {}): Scheduler {
   const s = createScheduler({
     deps: h.deps,
     clientFor: h.app.env.clientFor,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     scanWait: { firstDelayMs: 100, maxWaitMs: SLOW_SCAN_MS },
     ...extra,
   });
@@ -155,11 +157,14 @@ describe("scheduler: a busy workspace with slow scans does not delay another wor
       scanWait: {
         firstDelayMs: 100,
         maxWaitMs: SLOW_SCAN_MS,
-        sleep: async () => {
-          parked++;
-          maxParked = Math.max(maxParked, parked);
-          await gate;
-          parked--;
+        clock: {
+          ...systemClock,
+          sleep: async () => {
+            parked++;
+            maxParked = Math.max(maxParked, parked);
+            await gate;
+            parked--;
+          },
         },
       },
     });

@@ -13,6 +13,7 @@ import { createSchedule, parseWhenWords } from "../../src/services/schedules.js"
 import { describeUrl } from "../../src/store/db.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../store/helpers.js";
+import { steppedClock } from "../support/clock.js";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import { BOT_TOKEN, LogCapture, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
 
@@ -57,11 +58,11 @@ async function startReplica(n: number): Promise<Replica> {
   const composed = await composeDeps({
     config,
     logger,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     pgSchema: schema,
     poolSize: 4,
     processMetrics: false,
-    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST, now: Date.now },
+    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST },
   });
   const { deps } = composed;
   const client = new WebClient(BOT_TOKEN, {
@@ -71,7 +72,7 @@ async function startReplica(n: number): Promise<Replica> {
   const scheduler = createScheduler({
     deps,
     clientFor: async () => client,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     concurrency: 4,
     scanWait: { firstDelayMs: 20, maxWaitMs: 3000 },
   });

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import type { Schedule } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { blocksText, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -10,7 +12,7 @@ let clock = Date.parse("2026-03-27T12:00:00Z");
 const schedulers: Scheduler[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({ now: () => clock });
+  h = await startHarness({ clock: steppedClock(() => clock) });
 });
 afterEach(async () => {
   await Promise.all(schedulers.splice(0).map((s) => s.stop()));
@@ -25,7 +27,7 @@ function scheduler(extra: Partial<SchedulerOptions> = {}): Scheduler {
   const s = createScheduler({
     deps: h.deps,
     clientFor: h.app.env.clientFor,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     scanWait: { firstDelayMs: 20, maxWaitMs: 3000 },
     ...extra,
   });
@@ -351,7 +353,7 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     const outcomesA: string[] = [];
     const a = scheduler({
       leaseMs: 60_000,
-      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, sleep: () => stuck },
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: { ...systemClock, sleep: () => stuck } },
       onRun: (_s, r) => outcomesA.push(r.outcome),
     });
     clock = Date.parse("2026-05-04T09:00:00Z");
@@ -386,7 +388,7 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     });
     const a = scheduler({
       leaseMs: 1_500,
-      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, sleep: () => asleep },
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: { ...systemClock, sleep: () => asleep } },
     });
     const b = scheduler({ leaseMs: 3_000 });
     clock = Date.parse("2026-05-04T09:00:00Z");

@@ -12,6 +12,7 @@ import {
   TEST_DATABASE_URL,
   tempDir,
 } from "../store/helpers.js";
+import { steppedClock } from "../support/clock.js";
 
 /**
  * The timeline's read model against both stores: what edgeops stored about one zone in a window comes back
@@ -46,7 +47,7 @@ for (const { engine, enabled } of engines) {
           ...(engine === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
         }),
         logger: captureLogger().logger,
-        now: () => c.now,
+        clock: steppedClock(() => c.now),
         ...(schema ? { pgSchema: schema } : {}),
       });
       cleanup = async () => {
@@ -146,7 +147,7 @@ for (const { engine, enabled } of engines) {
       });
 
       const t = await buildTimeline(
-        { store, now: () => c.now },
+        { store, clock: steppedClock(() => c.now) },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
       );
       expect(t.entries.map(line)).toEqual([
@@ -173,7 +174,7 @@ for (const { engine, enabled } of engines) {
       // A 1 h window ending after the alert leaves out what came before it.
       c.now += 55 * 60_000;
       const lastHour = await buildTimeline(
-        { store, now: () => c.now },
+        { store, clock: steppedClock(() => c.now) },
         { teamId: TEAM, zoneId: ZONE, window: "1h", audience: { kind: "all" } },
       );
       expect(lastHour.entries.map(line)).toEqual(["alert_resolved by null"]);
@@ -186,7 +187,7 @@ for (const { engine, enabled } of engines) {
       c.now += 60_000;
       await applied(2, "GPRIVATE");
       const forMember = await buildTimeline(
-        { store, now: () => c.now },
+        { store, clock: steppedClock(() => c.now) },
         {
           teamId: TEAM,
           zoneId: ZONE,
@@ -200,7 +201,7 @@ for (const { engine, enabled } of engines) {
       // Three steps and one mitigation of the private channel are left out, and counted.
       expect(forMember.hidden).toBe(4);
       const forAdmin = await buildTimeline(
-        { store, now: () => c.now },
+        { store, clock: steppedClock(() => c.now) },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
       );
       expect(forAdmin.entries).toHaveLength(6);
@@ -210,7 +211,7 @@ for (const { engine, enabled } of engines) {
     it("builds a 24 h episode with 500 changes from the store (measured against a floor)", async () => {
       await seedIncident(store, c, ZONE, 500);
       const t = await buildTimeline(
-        { store, now: () => c.now },
+        { store, clock: steppedClock(() => c.now) },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },
       );
       expect(t.entries.filter((e) => e.kind === "change")).toHaveLength(1_500);

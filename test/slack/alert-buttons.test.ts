@@ -54,7 +54,7 @@ async function postedAlert(
       target,
       options:
         kind === "zone" ? { sensitivity: "normal", label: SIM_IDS.domainUnderAttack } : { statuses: null },
-      nextPollAt: h.deps.now() + 60_000,
+      nextPollAt: h.deps.clock.now() + 60_000,
     },
     LIMITS,
   );
@@ -76,7 +76,7 @@ async function postedAlert(
           appName: `shop-api-${seq}`,
           status: "failing",
           transition: "failing" as const,
-          since: h.deps.now() - 120_000,
+          since: h.deps.clock.now() - 120_000,
         };
   const episode = await h.store.episodes.open({
     watchId: watch.id,
@@ -90,7 +90,7 @@ async function postedAlert(
   if (!episode) throw new Error("episode not opened");
   await h.store.episodes.setMessage(episode.id, PARENT_TS);
   const stored = (await h.store.episodes.get(episode.id)) as AlertEpisode;
-  const parent = alertParentMessage(alertViewOf(stored, watch), h.deps.now());
+  const parent = alertParentMessage(alertViewOf(stored, watch), h.deps.clock.now());
   return { watch, episode: stored, buttons: findButtons(parent.blocks) };
 }
 
@@ -174,7 +174,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
       audit.some((a) => a.action === "watch.mute" && a.outcome === "refused" && a.userId === "U0002"),
     ).toBe(true);
 
-    const before = h.deps.now();
+    const before = h.deps.clock.now();
     await click(h, p, "Mute 1h", DAVE);
     const update = await h.slack.waitForCall("chat.update", (c) => c.args.ts === PARENT_TS);
     const until = (await h.store.watches.get(p.watch.id))?.mutedUntil ?? 0;
@@ -208,7 +208,7 @@ describe("alert buttons through the receiver (SQLite)", () => {
           appName: "other-app",
           status: "failing",
           transition: "failing",
-          since: h.deps.now(),
+          since: h.deps.clock.now(),
         },
         reopened: 0,
       },
@@ -365,7 +365,7 @@ describe("App Home: open alerts of the user's channels", () => {
     const resolved = await postedAlert(h, { channelId: "C0MINE3" });
     await h.store.episodes.update(resolved.episode.id, resolved.episode.version, {
       status: "resolved",
-      resolvedAt: h.deps.now(),
+      resolvedAt: h.deps.clock.now(),
     });
     // Enough memberships for users.conversations to page (200 a page).
     const filler = Array.from({ length: 450 }, (_, i) => `C0FILL${i}`);

@@ -129,6 +129,8 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
         hasNext: true,
       },
       false,
+      null,
+      Date.UTC(2026, 10, 1),
     );
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });

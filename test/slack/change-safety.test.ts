@@ -115,7 +115,7 @@ describe("changes are reported as they are (SQLite)", () => {
     // What a crash right after the compare-and-set leaves behind: approved, no PUT, a card with buttons.
     await h.store.approvals.transition(pending.id, "pending", "approved", {
       decidedBy: CAROL,
-      decidedAt: h.deps.now(),
+      decidedAt: h.deps.clock.now(),
     });
     await h.store.approvals.setMessage(pending.id, "C0001", "1700000000.000100");
     h.advanceClock(61_000);
@@ -142,7 +142,7 @@ describe("changes are reported as they are (SQLite)", () => {
     )!;
     await h.store.approvals.transition(pending.id, "pending", "approved", {
       decidedBy: CAROL,
-      decidedAt: h.deps.now(),
+      decidedAt: h.deps.clock.now(),
     });
     setCurrent(h, 4, 1); // the PUT went through; only the `applied` write was lost
     h.advanceClock(61_000);

@@ -768,6 +768,9 @@ function detailValue(g: Gen, depth = 0): DetailValue {
   return { type: "join", parts: g.list(() => detailValue(g, depth + 1), 4), separator: g.s() };
 }
 
+/** The time the zone builders read learning mode against. */
+const AS_OF = Date.UTC(2026, 10, 1);
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "change-details.ts:detailMrkdwn": (g) => detailMrkdwn(detailValue(g)),
   "change-details.ts:detailField": (g) => detailField({ label: g.s(), value: detailValue(g) }),
@@ -1128,29 +1131,35 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   },
   "pickers.ts:pickerNotice": (g) => pickerNotice(g.s()),
   "zones.ts:zoneStatusCard": (g) =>
-    zoneStatusCard({ zone: zone(g), pullZoneName: g.maybe(() => g.s()), hostnames: g.list(() => g.s(), 4) }),
+    zoneStatusCard(
+      { zone: zone(g), pullZoneName: g.maybe(() => g.s()), hostnames: g.list(() => g.s(), 4) },
+      AS_OF,
+    ),
   "zones.ts:zoneSearchMessage": (g) =>
-    zoneSearchMessage({
-      text: g.s(),
-      matches: g.list(
-        () => ({
-          zone: zone(g),
-          pullZoneName: g.maybe(() => g.s()),
-          hostnames: g.list(() => g.s(), 5),
-        }),
-        30,
-      ),
-      unshieldedMatches: g.list(
-        () => ({
-          pullZoneId: g.int(1e6),
-          pullZoneName: g.maybe(() => g.s()),
-          hostnames: g.list(() => g.s(), 4),
-        }),
-        12,
-      ),
-      totalZones: g.int(20_000),
-      complete: g.bool(),
-    }),
+    zoneSearchMessage(
+      {
+        text: g.s(),
+        matches: g.list(
+          () => ({
+            zone: zone(g),
+            pullZoneName: g.maybe(() => g.s()),
+            hostnames: g.list(() => g.s(), 5),
+          }),
+          30,
+        ),
+        unshieldedMatches: g.list(
+          () => ({
+            pullZoneId: g.int(1e6),
+            pullZoneName: g.maybe(() => g.s()),
+            hostnames: g.list(() => g.s(), 4),
+          }),
+          12,
+        ),
+        totalZones: g.int(20_000),
+        complete: g.bool(),
+      },
+      AS_OF,
+    ),
   "zones.ts:zonesMessage": (g) => {
     const items = g.list(() => zone(g), 20);
     const named = items.map((z) => ({
@@ -1170,6 +1179,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       },
       g.bool(),
       g.bool() ? named : null,
+      AS_OF,
     );
   },
 };

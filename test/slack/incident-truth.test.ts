@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 const MIN = 60_000;
@@ -21,7 +22,7 @@ async function cardDuringSteadyAttack(window: string): Promise<string> {
   clock = MID_SLOT;
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
   cleanups.push(() => sim.close());
-  const h = await startHarness({ sim, now: () => clock });
+  const h = await startHarness({ sim, clock: steppedClock(() => clock) });
   cleanups.push(() => h.close());
   // Steady since well before both windows.
   sim.stageAttack(ZONE, {

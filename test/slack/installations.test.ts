@@ -166,7 +166,7 @@ async function uninstallForgetsTheWorkspace(
     expect(temporary?.state).toBe("applied");
     expect(pending?.state).toBe("pending");
     // A schedule and a watch here; a watch in the other workspace.
-    const far = h.deps.now() + 3_600_000;
+    const far = h.deps.clock.now() + 3_600_000;
     await h.store.schedules.create({
       teamId: "T0001",
       channelId: "C0001",

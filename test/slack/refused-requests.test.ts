@@ -67,7 +67,7 @@ describe("a workflow step refused after its ack completes with a sentence", () =
       tracker!.middleware(args);
     h = await startHarness({ middleware: [middleware] });
     const harness = h;
-    tracker = createWorkTracker({ logger: h.deps.logger, metrics: h.deps.metrics });
+    tracker = createWorkTracker({ logger: h.deps.logger, metrics: h.deps.metrics, clock: h.deps.clock });
     tracker.onRefused((body) => harness.app.refused(body, "shutdown", STEP_REFUSED_SHUTDOWN));
     tracker.beginStop();
     const run = await h.functionExecuted(FUNCTIONS.zoneStatus, { zone: "1" });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { describeOnBothStores, postgresTests } from "../support/both-stores.js";
+import { steppedClock } from "../support/clock.js";
 import {
   blocksText,
   findButtons,
@@ -18,7 +19,7 @@ const EXAMPLE = "Try: /edge schedule dns 5678";
 
 beforeAll(async () => {
   // Two workspaces: OAuth installs (a single bot token answers only its own workspace).
-  h = await startHarness({ now: () => clock, oauth: true, installs: ["T0001", "T0002"] });
+  h = await startHarness({ clock: steppedClock(() => clock), oauth: true, installs: ["T0001", "T0002"] });
   h.slack.users.set("U0003", { id: "U0003", name: "carol", tz: "America/New_York" });
 });
 afterAll(async () => {
@@ -275,7 +276,7 @@ describe("/edge schedule remove and run: the schedule's creator and admins only"
 async function limitsThroughTheReceiver(options: HarnessOptions): Promise<void> {
   const lh = await startHarness({
     ...options,
-    now: () => clock,
+    clock: steppedClock(() => clock),
     oauth: true,
     installs: ["T0001", "T0002"],
     env: { SCHEDULES_PER_CHANNEL: "2", SCHEDULES_PER_WORKSPACE: "3" },

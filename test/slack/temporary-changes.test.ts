@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { createChangeSweeper, reconcileStaleUndos, undoDue } from "../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
@@ -172,7 +173,7 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
       sim: first.sim,
       seedKey: false,
       dataDir: first.dataDir,
-      now: () => Date.now() + 31 * 60_000,
+      clock: { ...systemClock, now: () => Date.now() + 31 * 60_000 },
     });
     const before = puts(first).length;
     const sweepers = [second, second, second].map((x) => createChangeSweeper(x.app.env));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { answerTo, type Harness, startHarness } from "../support/harness.js";
 
 /** /edge watch over signed HTTP: creation, caps, list, mute, remove, and a sentence for every bad input. */
@@ -10,7 +11,7 @@ const ZONE = SIM_IDS.zoneEnterprise;
 
 beforeAll(async () => {
   h = await startHarness({
-    now: () => clock,
+    clock: steppedClock(() => clock),
     env: { WATCHES_PER_CHANNEL: "2", WATCHES_PER_WORKSPACE: "3" },
   });
 });

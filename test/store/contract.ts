@@ -12,6 +12,7 @@ import {
 } from "../../src/store/index.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { rotateAll } from "../../src/store/rotate.js";
+import { steppedClock } from "../support/clock.js";
 import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
 
 /** One empty database for one test. */
@@ -81,7 +82,7 @@ export function storeContract(h: EngineHarness): void {
       const store = await openStore({
         config: configFor({ ...loc.env, ...env }),
         logger,
-        now,
+        clock: steppedClock(now),
         ...(loc.pgSchema ? { pgSchema: loc.pgSchema } : {}),
       });
       opened.push(store);

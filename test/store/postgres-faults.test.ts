@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { openStore, type Store, StoreError, storeInternals } from "../../src/store/index.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
 import {
@@ -31,6 +32,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
   it("unreachable at start: a typed StoreError with a clear message and no password", async () => {
     const cap = captureLogger();
     const err = await openStore({
+      clock: systemClock,
       config: configFor({
         DATA_DIR: dataDir,
         ENCRYPTION_KEY: masterKeyB64(),
@@ -55,6 +57,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     url.host = `127.0.0.1:${port}`;
     const cap = captureLogger();
     const store: Store = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dataDir, ENCRYPTION_KEY: masterKeyB64(), DATABASE_URL: url.toString() }),
       logger: cap.logger,
       pgSchema: schema,
@@ -87,6 +90,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     await holder.query("select pg_advisory_lock(hashtext($1))", [`edgeops:migrate:${schema}`]);
     let opened = false;
     const opening = openStore({
+      clock: systemClock,
       config: configFor({
         DATA_DIR: dataDir,
         ENCRYPTION_KEY: masterKeyB64(),
@@ -114,6 +118,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     const url = new URL(TEST_DATABASE_URL);
     url.host = `127.0.0.1:${await p.start()}`;
     const store = await openStore({
+      clock: systemClock,
       config: configFor({
         DATA_DIR: dataDir,
         ENCRYPTION_KEY: masterKeyB64(),
@@ -150,6 +155,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     const schema = randomSchema();
     schemas.push(schema);
     const store = await openStore({
+      clock: systemClock,
       config: configFor({
         DATA_DIR: dataDir,
         ENCRYPTION_KEY: masterKeyB64(),
@@ -181,6 +187,7 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
     try {
       const started = Date.now();
       const err = await openStore({
+        clock: systemClock,
         config: configFor({
           DATA_DIR: dataDir,
           ENCRYPTION_KEY: masterKeyB64(),

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { openStore, StoreError, storeInternals } from "../../src/store/index.js";
 import { watchEventLoop } from "../support/event-loop.js";
 import { captureLogger, configFor, masterKeyB64, tempDir } from "./helpers.js";
@@ -28,6 +29,7 @@ describe("SQLite specifics", () => {
     const { dir, cleanup } = await tempDir();
     try {
       const store = await openStore({
+        clock: systemClock,
         config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: masterKeyB64() }),
         logger: captureLogger().logger,
       });
@@ -47,6 +49,7 @@ describe("SQLite specifics", () => {
       const notADir = join(dir, "file");
       await writeFile(notADir, "x");
       const err = await openStore({
+        clock: systemClock,
         config: configFor({ DATA_DIR: notADir, ENCRYPTION_KEY: masterKeyB64() }),
         logger: captureLogger().logger,
       }).catch((e: unknown) => e);
@@ -63,6 +66,7 @@ describe("SQLite specifics", () => {
   it("a write while another connection holds the lock for 1 s waits without freezing the event loop, then succeeds", async () => {
     const { dir, cleanup } = await tempDir();
     const store = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: masterKeyB64() }),
       logger: captureLogger().logger,
     });
@@ -86,6 +90,7 @@ describe("SQLite specifics", () => {
   it("a lock held past the wait: storage unavailable, and the event loop stayed free meanwhile", async () => {
     const { dir, cleanup } = await tempDir();
     const store = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: masterKeyB64() }),
       logger: captureLogger().logger,
       sqliteLockedWaitMs: 400,

@@ -4,6 +4,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { decrypt, encrypt, parseMasterKeys } from "../../src/store/crypto.js";
 import { openStore, StoreError } from "../../src/store/index.js";
 import { captureLogger, configFor, masterKeyB64, tempDir } from "./helpers.js";
@@ -107,7 +108,11 @@ describe("master key resolution at start", () => {
     const { dir, cleanup } = await tempDir();
     dirs.push(cleanup);
     const cap = captureLogger();
-    const store = await openStore({ config: configFor({ DATA_DIR: dir }), logger: cap.logger });
+    const store = await openStore({
+      clock: systemClock,
+      config: configFor({ DATA_DIR: dir }),
+      logger: cap.logger,
+    });
     await store.keys.set("T1", "edge-key-abcdefgh", "U1");
     await store.close();
     const file = join(dir, "master.key");
@@ -118,7 +123,11 @@ describe("master key resolution at start", () => {
     expect(String(warn?.msg)).toMatch(/generated a new development master key into .*master\.key/);
     expect(cap.text()).not.toContain(key);
 
-    const again = await openStore({ config: configFor({ DATA_DIR: dir }), logger: captureLogger().logger });
+    const again = await openStore({
+      clock: systemClock,
+      config: configFor({ DATA_DIR: dir }),
+      logger: captureLogger().logger,
+    });
     expect((await again.keys.get("T1"))?.apiKey).toBe("edge-key-abcdefgh");
     await again.close();
     expect((await readFile(file, "utf8")).trim()).toBe(key);
@@ -128,6 +137,7 @@ describe("master key resolution at start", () => {
     const { dir, cleanup } = await tempDir();
     dirs.push(cleanup);
     const err = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir, NODE_ENV: "production" }),
       logger: captureLogger().logger,
     }).catch((e: unknown) => e);
@@ -153,6 +163,7 @@ describe("master key resolution at start", () => {
         dirs.push(cleanup);
         const [name, value] = Object.entries(credential)[0]!;
         const err = await openStore({
+          clock: systemClock,
           config: configFor({ DATA_DIR: dir, NODE_ENV, ...credential }),
           logger: captureLogger().logger,
         }).catch((e: unknown) => e);
@@ -172,12 +183,14 @@ describe("master key resolution at start", () => {
     const { dir, cleanup } = await tempDir();
     dirs.push(cleanup);
     const consoleStore = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir }),
       logger: captureLogger().logger,
     });
     await consoleStore.close();
     const keyText = await readFile(join(dir, "master.key"), "utf8");
     const err = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir, SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }),
       logger: captureLogger().logger,
     }).catch((e: unknown) => e);
@@ -188,6 +201,7 @@ describe("master key resolution at start", () => {
     expect((err as Error).message).not.toContain(keyText.trim());
     // With the key in the environment, the same store opens.
     const deployed = await openStore({
+      clock: systemClock,
       config: configFor({ DATA_DIR: dir, SLACK_BOT_TOKEN: "xoxb-1", ENCRYPTION_KEY: keyText.trim() }),
       logger: captureLogger().logger,
     });
@@ -199,6 +213,7 @@ describe("master key resolution at start", () => {
     dirs.push(cleanup);
     await expect(
       openStore({
+        clock: systemClock,
         config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: "abcd" }),
         logger: captureLogger().logger,
       }),
@@ -208,7 +223,7 @@ describe("master key resolution at start", () => {
     });
     await writeFile(join(dir, "master.key"), "short\n");
     await expect(
-      openStore({ config: configFor({ DATA_DIR: dir }), logger: captureLogger().logger }),
+      openStore({ clock: systemClock, config: configFor({ DATA_DIR: dir }), logger: captureLogger().logger }),
     ).rejects.toMatchObject({ kind: "master_key" });
   });
 });
@@ -219,6 +234,7 @@ describe("npm run keys:rotate", () => {
     try {
       const oldKey = masterKeyB64();
       const store = await openStore({
+        clock: systemClock,
         config: configFor({ DATA_DIR: dir, ENCRYPTION_KEY: oldKey }),
         logger: captureLogger().logger,
       });
@@ -239,6 +255,7 @@ describe("npm run keys:rotate", () => {
       });
       expect(again).toMatch(/Re-encrypted 0 secrets/);
       const after = await openStore({
+        clock: systemClock,
         config: configFor({ DATA_DIR: dir, ENCRYPTION_KEYS: `new:${newKey}` }),
         logger: captureLogger().logger,
       });

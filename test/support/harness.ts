@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import { buildBot } from "../../src/app/bot.js";
+import { type Clock, systemClock } from "../../src/clock.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { RETRY_FAST } from "../../src/edge/queue.js";
@@ -49,7 +50,7 @@ export interface Harness {
   eventsUrl: string;
   baseUrl: string;
   dataDir: string;
-  /** Move the bot's clock (deps.now) forward, e.g. past an approval's expiry. */
+  /** Move the bot's clock (deps.clock.now) forward, e.g. past an approval's expiry. */
   advanceClock(ms: number): void;
   /** Send `/edge <text>` signed as Slack does; returns the receiver's HTTP answer and the response_url id. */
   command(
@@ -93,8 +94,8 @@ export interface HarnessOptions {
    * A single-token install serves only its token's workspace (T0001), so tests of several use OAuth.
    */
   installs?: string[];
-  /** The clock in deps.now (default Date.now), e.g. for schedules' next runs; advanceClock adds to it. */
-  now?: () => number;
+  /** The bot's one clock (default the real one), e.g. for schedules' next runs; advanceClock adds to its now. */
+  clock?: Clock;
   /** Global Bolt middleware (createSlackApp's own option), run after authorize and before the listeners. */
   middleware?: Middleware<AnyMiddlewareArgs>[];
   /** Faults of the fake Slack in place before the bot starts (e.g. a slow auth.test). */
@@ -132,16 +133,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
   let clockOffset = 0;
-  // One clock for the bot and its store, as in production (src/app/compose.ts), moved by advanceClock.
-  const now = () => (options.now ?? Date.now)() + clockOffset;
+  // One clock for the bot, its store and its Edge client, as in production (src/app/compose.ts), its
+  // time of day moved by advanceClock.
+  const base = options.clock ?? systemClock;
+  const clock: Clock = { ...base, now: () => base.now() + clockOffset };
   const bot = await buildBot({
     config,
     logger,
-    now,
+    clock,
     processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
-    // The Edge client keeps real time: advanceClock moves the bot's clock, not the queue's pacing.
-    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST, now: Date.now },
+    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST },
     transport: {
       kind: "http",
       signingSecret: SIGNING_SECRET,

@@ -6,6 +6,7 @@
  */
 
 import { createEdgeClient } from "../../src/app/compose.js";
+import type { Clock } from "../../src/clock.js";
 import type { Config } from "../../src/config.js";
 import type { EdgeApi } from "../../src/edge/client.js";
 import type { RetryPolicy } from "../../src/edge/queue.js";
@@ -28,7 +29,7 @@ export interface ConsoleEdge {
 export interface ConsoleEdgeOptions {
   config: Config;
   logger: Logger;
-  now: () => number;
+  clock: Clock;
   simulator?: SimulatorOptions;
   retry?: RetryPolicy;
 }
@@ -38,7 +39,7 @@ export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEd
     createEdgeClient({
       config: o.config,
       logger: o.logger,
-      now: o.now,
+      clock: o.clock,
       baseUrl,
       ...(o.retry ? { retry: o.retry } : {}),
     });

@@ -8,6 +8,7 @@ import type { Readable, Writable } from "node:stream";
 import pino from "pino";
 import { buildBot, type RunningBot, type StartOptions } from "../../src/app/bot.js";
 import { startJobs } from "../../src/app/compose.js";
+import { type Clock, systemClock } from "../../src/clock.js";
 import { type Config, ConfigError } from "../../src/config.js";
 import type { RetryPolicy } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
@@ -28,7 +29,8 @@ export interface ConsoleOptions {
   config: Config;
   /** Default: JSON lines to DATA_DIR/console.log, so the terminal shows only the conversation. */
   logger?: Logger;
-  now?: () => number;
+  /** The bot's one clock; default the real one. */
+  clock?: Clock;
   input?: Readable;
   output?: Writable;
   /** Terminal mode (prompt, colour, no echo). Default: both streams are TTYs. */
@@ -87,7 +89,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
   const output = o.output ?? process.stdout;
   const tty = o.tty ?? Boolean((input as { isTTY?: boolean }).isTTY && (output as { isTTY?: boolean }).isTTY);
   const paint = tty ? COLOUR : PLAIN;
-  const now = o.now ?? Date.now;
+  const clock = o.clock ?? systemClock;
   const logger = o.logger ?? fileLogger(o.config);
 
   const lines = new LineInput(input, output, tty);
@@ -106,7 +108,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     const consoleEdge = await startConsoleEdge({
       config: o.config,
       logger,
-      now,
+      clock,
       ...(o.simulator ? { simulator: o.simulator } : {}),
       ...(o.edgeRetry ? { retry: o.edgeRetry } : {}),
     });
@@ -129,7 +131,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     const bot = await buildBot({
       config,
       logger,
-      now,
+      clock,
       edge: consoleEdge.edge,
       processMetrics: false,
       ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
@@ -223,7 +225,10 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
 
 /** `npm start` without Slack credentials: the console on this terminal; leaving it ends the process. */
 export async function startConsoleBot(options: StartOptions): Promise<RunningBot> {
-  const handle = await runConsole({ config: options.config, ...(options.now ? { now: options.now } : {}) });
+  const handle = await runConsole({
+    config: options.config,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   void handle.done
     .then(() => handle.stop())
     .then(

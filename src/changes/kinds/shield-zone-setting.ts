@@ -53,7 +53,7 @@ async function readSetting<V extends number | boolean>(
 ): Promise<TargetRead<V, ShieldZone>> {
   const client = await edgeClientFor(deps, scope.teamId);
   const zone = await client.getShieldZone(shieldZoneId);
-  return { value: s.read(zone, deps.now()), record: zone };
+  return { value: s.read(zone, deps.clock.now()), record: zone };
 }
 
 function shieldSettingKind<V extends number | boolean>(
@@ -94,7 +94,7 @@ function shieldSettingKind<V extends number | boolean>(
     async apply(deps, scope, p, read) {
       const client = await edgeClientFor(deps, scope.teamId);
       const before = read?.record ?? (await client.getShieldZone(p.shieldZoneId));
-      const current = read ? read.value : s.read(before, deps.now());
+      const current = read ? read.value : s.read(before, deps.clock.now());
       if (current === p.value) return;
       if (current !== p.seen)
         throw new UserError(
@@ -116,7 +116,7 @@ function shieldSettingKind<V extends number | boolean>(
       }
       const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
       return {
-        after: { value: s.read(after, deps.now()) },
+        after: { value: s.read(after, deps.clock.now()) },
         ...(others.length > 0 ? { alsoChanged: others } : {}),
       };
     },

@@ -100,7 +100,7 @@ const COMMAND_RULE_ID = /^[\w.:-]{1,100}$/;
 
 // ---- the card -------------------------------------------------------------------------------------
 
-function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
+function zoneBlock(zoneId: number, s: Section<ZoneSection>, asOf: number): KnownBlock {
   const title = mrkdwn`*Zone* · shield zone ${zoneId}`;
   if ("error" in s) return failed(title, s);
   const z = s.ok.zone;
@@ -117,7 +117,7 @@ function zoneBlock(zoneId: number, s: Section<ZoneSection>): KnownBlock {
       : ` · pull zone ${s.ok.pullZoneName ? `${truncate(s.ok.pullZoneName, 80)} (${z.pullZoneId})` : z.pullZoneId}`;
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
-  const ended = learningModeEnded(z, Date.now());
+  const ended = learningModeEnded(z, asOf);
   const learning = ended
     ? mrkdwn`learning mode off (ended ${dateToken(ended)})`
     : z.learningMode
@@ -404,7 +404,7 @@ export function incidentCard(
     context(
       mrkdwn`Last ${p.range.words}: ${dateToken(p.range.from)} → ${dateToken(p.range.to)} · ${codeSpan(`/edge incident ${p.zoneId} ${p.range.window}`)}`,
     ),
-    zoneBlock(p.zoneId, p.zone),
+    zoneBlock(p.zoneId, p.zone, p.range.to),
     divider(),
     trafficBlock(p.range, p.traffic),
     divider(),

@@ -23,10 +23,10 @@ export interface ZonesPageValue {
 }
 
 /** Plan, WAF, DDoS and learning mode: "Business · WAF on (Block) · DDoS Medium (Block)". */
-function zoneFacts(z: ShieldZone): Mrkdwn {
+function zoneFacts(z: ShieldZone, asOf: number): Mrkdwn {
   const waf = z.wafEnabled ? `WAF on (${wafExecutionModeLabel(z.wafExecutionMode)})` : "WAF off";
   const ddos = `DDoS ${ddosSensitivityLabel(z.ddosShieldSensitivity)} (${ddosExecutionModeLabel(z.ddosExecutionMode)})`;
-  const ended = learningModeEnded(z, Date.now());
+  const ended = learningModeEnded(z, asOf);
   const learning = ended
     ? mrkdwn` · learning ended ${dateToken(ended)}`
     : z.learningMode
@@ -39,8 +39,8 @@ function limitsText(z: ShieldZone): string {
   return `limits: ${z.rateLimitRulesLimit ?? "?"} rate-limit rules, ${z.customWafRulesLimit ?? "?"} custom rules, body ${bodyLimitActionLabel(z.wafRequestBodyLimitAction)}/${bodyLimitActionLabel(z.wafResponseBodyLimitAction)}`;
 }
 
-function zoneLine(z: ShieldZone): Mrkdwn {
-  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z)}\n      ${limitsText(z)}`;
+function zoneLine(z: ShieldZone, asOf: number): Mrkdwn {
+  return mrkdwn`*Zone ${z.shieldZoneId}* · pull zone ${z.pullZoneId ?? "–"} · ${zoneFacts(z, asOf)}\n      ${limitsText(z)}`;
 }
 
 /**
@@ -50,7 +50,8 @@ function zoneLine(z: ShieldZone): Mrkdwn {
 export function zonesMessage(
   page: ShieldZonePage,
   isPublic: boolean,
-  named: readonly NamedZone[] | null = null,
+  named: readonly NamedZone[] | null,
+  asOf: number,
 ): Reply {
   const blocks: KnownBlock[] = [header("Shield zones")];
   const pages = page.totalPages ? ` of ${page.totalPages}` : "";
@@ -58,8 +59,8 @@ export function zonesMessage(
   blocks.push(context(`Page ${page.page}${pages}${total}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "shield zone", "a shieldZoneId")));
   const lines = named
-    ? named.map((z) => mrkdwn`${namedZoneLine(z)}\n      ${limitsText(z.zone)}`)
-    : page.items.map(zoneLine);
+    ? named.map((z) => mrkdwn`${namedZoneLine(z, asOf)}\n      ${limitsText(z.zone)}`)
+    : page.items.map((z) => zoneLine(z, asOf));
   if (page.items.length === 0) blocks.push(context("No shield zones on this page."));
   else blocks.push(...packLines(lines, 45, "zones"));
   const buttons = [];
@@ -90,8 +91,8 @@ function pullZoneText(id: number | null, name: string | null): string {
   return name === null ? `pull zone ${id}` : `pull zone ${name} (${id})`;
 }
 
-function namedZoneLine({ zone, pullZoneName, hostnames }: NamedZone): Mrkdwn {
-  return mrkdwn`*Zone ${zone.shieldZoneId}* · ${hostnamesText(hostnames)}\n      ${pullZoneText(zone.pullZoneId, pullZoneName)} · ${zoneFacts(zone)}`;
+function namedZoneLine({ zone, pullZoneName, hostnames }: NamedZone, asOf: number): Mrkdwn {
+  return mrkdwn`*Zone ${zone.shieldZoneId}* · ${hostnamesText(hostnames)}\n      ${pullZoneText(zone.pullZoneId, pullZoneName)} · ${zoneFacts(zone, asOf)}`;
 }
 
 function unshieldedText(zones: readonly UnshieldedPullZone[]): MrkdwnInput {
@@ -103,7 +104,7 @@ function unshieldedText(zones: readonly UnshieldedPullZone[]): MrkdwnInput {
 }
 
 /** `/edge zones <text>`: the shield zones whose domain or pull zone name contains the text. */
-export function zoneSearchMessage(result: ZoneSearchResult): Reply {
+export function zoneSearchMessage(result: ZoneSearchResult, asOf: number): Reply {
   const query = code(result.text);
   const blocks: KnownBlock[] = [header(`Shield zones matching "${result.text}"`)];
   const count = (v: number) => v.toLocaleString("en-US");
@@ -117,7 +118,13 @@ export function zoneSearchMessage(result: ZoneSearchResult): Reply {
   } else {
     blocks.push(context(mrkdwn`${count(result.matches.length)} of ${searched} match ${query}`));
     // Two blocks are left for the unshielded note and Share in channel.
-    blocks.push(...packLines(result.matches.map(namedZoneLine), 45, "zones (narrow the search to see them)"));
+    blocks.push(
+      ...packLines(
+        result.matches.map((z) => namedZoneLine(z, asOf)),
+        45,
+        "zones (narrow the search to see them)",
+      ),
+    );
   }
   if (result.unshieldedMatches.length > 0) blocks.push(context(unshieldedText(result.unshieldedMatches)));
   const n = result.matches.length;
@@ -125,11 +132,14 @@ export function zoneSearchMessage(result: ZoneSearchResult): Reply {
 }
 
 /** A dashboard link's unfurl: the zone's names and its Shield settings, and the commands that go further. */
-export function zoneStatusCard({ zone, pullZoneName, hostnames }: NamedZone): { blocks: KnownBlock[] } {
+export function zoneStatusCard(
+  { zone, pullZoneName, hostnames }: NamedZone,
+  asOf: number,
+): { blocks: KnownBlock[] } {
   return {
     blocks: [
       section(
-        mrkdwn`:shield: *${hostnames[0] ?? pullZoneName ?? `Zone ${zone.shieldZoneId}`}* · shield zone ${zone.shieldZoneId} · ${pullZoneText(zone.pullZoneId, pullZoneName)}\n${zoneFacts(zone)}`,
+        mrkdwn`:shield: *${hostnames[0] ?? pullZoneName ?? `Zone ${zone.shieldZoneId}`}* · shield zone ${zone.shieldZoneId} · ${pullZoneText(zone.pullZoneId, pullZoneName)}\n${zoneFacts(zone, asOf)}`,
       ),
       context(
         mrkdwn`${code(`/edge incident ${zone.shieldZoneId}`)} for the attack picture · ${code(`/edge bots ${zone.shieldZoneId}`)} for bot detection`,

@@ -120,8 +120,8 @@ async function runNow(ctx: CommandContext): Promise<Reply | null> {
     deps,
     client: async () => ctx.client,
     logger: ctx.logger,
-    now: deps.now(),
-    wait: { maxWaitMs: RUN_NOW_SCAN_WAIT_MS, firstDelayMs: 500 },
+    now: deps.clock.now(),
+    wait: { maxWaitMs: RUN_NOW_SCAN_WAIT_MS, firstDelayMs: 500, clock: deps.clock },
   });
   if (result.posted) {
     // The summary in the channel is the answer; elsewhere, say where it went.

@@ -115,7 +115,7 @@ export const learningCommand = shieldSettingCommand({
   async note(ctx, shieldZoneId, value) {
     if (!value) return undefined;
     const zone = await (await edgeClientFor(ctx.env.deps, ctx.teamId)).getShieldZone(shieldZoneId);
-    const ended = learningModeEnded(zone, ctx.env.deps.now());
+    const ended = learningModeEnded(zone, ctx.env.deps.clock.now());
     if (ended === undefined) return undefined;
     throw usage(
       `Learning mode of shield zone ${shieldZoneId} ended ${ended.replace("T", " ").replace(/:00(\.\d+)?Z$/, " UTC")} (the zone still lists it as on until then). edgeops can turn learning on or off but not set when it ends: start a new learning period in the bunny.net dashboard (Shield, WAF).`,

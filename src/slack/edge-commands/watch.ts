@@ -116,7 +116,7 @@ async function watchApps(ctx: CommandContext): Promise<Reply> {
  */
 async function tellUntracked(ctx: CommandContext, { watch, openAlerts }: RemovedWatch): Promise<void> {
   if (openAlerts.length === 0) return;
-  const at = ctx.env.deps.now();
+  const at = ctx.env.deps.clock.now();
   for (const e of openAlerts) {
     if (e.messageTs === null) continue;
     const parent = alertParentMessage({ ...alertViewOf(e, watch), untracked: { by: ctx.userId, at } }, at);
@@ -163,7 +163,7 @@ export const watchCommand: Subcommand = {
         return watchApps(ctx);
       case "list":
         if (ctx.args.length > 1) throw usage("Too many words: /edge watch list takes nothing more.");
-        return watchListMessage(await deps.store.watches.list(ctx.teamId, ctx.channelId), deps.now());
+        return watchListMessage(await deps.store.watches.list(ctx.teamId, ctx.channelId), deps.clock.now());
       case "remove":
       case "delete": {
         const id = watchId(ctx.args[1], "remove", 0, ctx.args.slice(2));
@@ -174,7 +174,7 @@ export const watchCommand: Subcommand = {
       case "mute": {
         const id = watchId(ctx.args[1], "mute", 1, ctx.args.slice(2));
         const ms = parseMuteDuration(ctx.args[2], MUTE_EXAMPLE);
-        const until = ms === null ? null : deps.now() + ms;
+        const until = ms === null ? null : deps.clock.now() + ms;
         return watchMutedMessage(await muteWatch(deps, actor(ctx), id, until), until);
       }
       case "unmute": {

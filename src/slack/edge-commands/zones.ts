@@ -27,7 +27,10 @@ export const zonesCommand: Subcommand = {
         throw usage(
           `Search for part of a domain or pull zone name (letters, digits, dots, hyphens): ${SEARCH_EXAMPLE}`,
         );
-      return zoneSearchMessage(await findShieldZones(ctx.env.deps, ctx.teamId, text));
+      return zoneSearchMessage(
+        await findShieldZones(ctx.env.deps, ctx.teamId, text),
+        ctx.env.deps.clock.now(),
+      );
     }
     if (arg !== undefined && Number(arg) < 1) throw usage("The page is a number from 1: /edge zones 2");
     const page = arg ? Number(arg) : 1;
@@ -37,6 +40,6 @@ export const zonesCommand: Subcommand = {
       throw usage(
         `There ${last === 1 ? "is 1 page" : `are ${last} pages`} of shield zones${read.totalCount !== undefined ? ` (${read.totalCount} zones)` : ""}: /edge zones ${last} shows the last.`,
       );
-    return zonesMessage(read, ctx.isPublic, named);
+    return zonesMessage(read, ctx.isPublic, named, ctx.env.deps.clock.now());
   },
 };

@@ -143,7 +143,7 @@ async function settleFailure(
     { err, slackError: code, attempts: e.attempts },
     "completing a workflow step failed; tried again later",
   );
-  await env.deps.store.functionExecutions.release(e.id, env.deps.now() + STEP_RETRY_MS, result);
+  await env.deps.store.functionExecutions.release(e.id, env.deps.clock.now() + STEP_RETRY_MS, result);
   return false;
 }
 

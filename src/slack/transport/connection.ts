@@ -7,10 +7,14 @@ import {
   WebClient,
   type WebClientOptions,
 } from "@slack/web-api";
+import { type Cancel, systemClock } from "../../clock.js";
 import { withDeadline } from "../../deadline.js";
 import { backoffDelay } from "../../edge/queue.js";
 import { TransportError, UserError } from "../../errors.js";
 import type { Logger } from "../../log.js";
+
+/** Real time: the token check and Socket Mode reconnects wait on Slack's sockets, not on the bot's clock. */
+const realTime = systemClock;
 
 /**
  * Slack at start-up, for the single-token transports. Bolt checks a bot token with auth.test as the App
@@ -78,12 +82,12 @@ function retryLoop(
   },
 ) {
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: Cancel | undefined;
   let wake: (() => void) | undefined;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       wake = resolve;
-      timer = setTimeout(resolve, ms);
+      cancelTimer = realTime.setTimeout(resolve, ms);
     });
   const run = async () => {
     for (let n = 1; !stopped; n++) {
@@ -103,7 +107,7 @@ function retryLoop(
     start: () => void run(),
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      cancelTimer?.();
       wake?.();
     },
   };
@@ -193,7 +197,7 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
   return {
     authorize: async (source) => {
       // Before auth.test answers, the token's workspace is unknown: serving would answer any workspace.
-      if (!home) await withDeadline(firstAnswer, AUTHORIZE_WAIT_MS, () => undefined);
+      if (!home) await withDeadline(realTime, firstAnswer, AUTHORIZE_WAIT_MS, () => undefined);
       if (!home) {
         o.logger.warn(
           { teamId: source?.teamId, enterpriseId: source?.enterpriseId },

@@ -1,8 +1,12 @@
 import type { Server } from "node:http";
 import { Worker } from "node:worker_threads";
 import { type App, HTTPReceiver, type HTTPReceiverOptions, type Receiver } from "@slack/bolt";
+import { systemClock } from "../../clock.js";
 import type { Logger } from "../../log.js";
 import type { FrontMessage } from "./front-thread.js";
+
+/** Real time: a thread's start and stop, which no clock of the bot's moves. */
+const realTime = systemClock;
 
 /** The ack Bolt's listeners get for a payload the front thread has already acknowledged. */
 export const alreadyAcknowledged = async (): Promise<void> => {};
@@ -26,7 +30,7 @@ export class ThreadedHttpReceiver implements Receiver {
   private app: App | undefined;
   private worker: Worker | undefined;
   private stopping = false;
-  private restartTimer: NodeJS.Timeout | undefined;
+  private restart: AbortController | undefined;
   private innerServer: Server | undefined;
   private innerPort = 0;
   private publicPort = 0;
@@ -73,7 +77,7 @@ export class ThreadedHttpReceiver implements Receiver {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
+    this.restart?.abort();
     const worker = this.worker;
     this.worker = undefined;
     this.frontListening = false;
@@ -81,7 +85,7 @@ export class ThreadedHttpReceiver implements Receiver {
       const stopped = new Promise<void>((resolve) => {
         worker.on("message", (m: FrontMessage) => m.kind === "stopped" && resolve());
         worker.once("exit", () => resolve());
-        setTimeout(resolve, FRONT_STOP_MS).unref();
+        realTime.setTimeout(resolve, FRONT_STOP_MS);
       });
       worker.postMessage("stop");
       await stopped;
@@ -127,11 +131,15 @@ export class ThreadedHttpReceiver implements Receiver {
         if (!listening) return reject(new Error(`the HTTP front thread exited (${code}) before listening`));
         if (this.stopping || this.worker !== worker) return;
         this.logger.error({ code }, "the HTTP front thread exited; starting it again");
-        this.restartTimer = setTimeout(() => {
-          this.startFront(this.publicPort).catch((err) =>
-            this.logger.error({ err }, "the HTTP front thread could not start again"),
-          );
-        }, FRONT_RESTART_MS);
+        // A sleep, not a timer: the restart keeps the process alive while no thread serves.
+        this.restart = new AbortController();
+        realTime.sleep(FRONT_RESTART_MS, this.restart.signal).then(
+          () =>
+            this.startFront(this.publicPort).catch((err) =>
+              this.logger.error({ err }, "the HTTP front thread could not start again"),
+            ),
+          () => undefined,
+        );
       });
     });
   }

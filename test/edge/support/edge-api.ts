@@ -1,3 +1,4 @@
+import { systemClock } from "../../../src/clock.js";
 import { createEdgeApi, type EdgeApi, type EdgeApiOptions } from "../../../src/edge/client.js";
 import { RETRY_FAST } from "../../../src/edge/queue.js";
 import { silentLogger } from "../../../src/log.js";
@@ -8,6 +9,7 @@ import { silentLogger } from "../../../src/log.js";
  */
 export function testEdgeApi(baseUrl: string, overrides: Partial<EdgeApiOptions> = {}): EdgeApi {
   return createEdgeApi({
+    clock: systemClock,
     baseUrl,
     timeoutMs: 2000,
     ratePerSec: 1000,

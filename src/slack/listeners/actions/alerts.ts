@@ -60,7 +60,7 @@ async function post(client: WebClient, channel: string, threadTs: string | undef
 async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert, logger: Logger) {
   const ts = parentTs(args, alert);
   if (!ts) return;
-  const now = env.deps.now();
+  const now = env.deps.clock.now();
   const view = alertViewOf(alert.episode, alert.watch);
   const message = alertParentMessage(view, now);
   try {
@@ -164,7 +164,7 @@ export function alertIncident(env: SlackEnv) {
     const alert = await loadAlert(env.deps, ctx.teamId, ctx.value);
     if (alert.watch.kind !== "zone") return answerPrivately(args, incidentOverviewNotForApps(), ctx.logger);
     const zoneId = Number(alert.watch.target);
-    const window = incidentWindowFor(alert.episode.openedAt, env.deps.now());
+    const window = incidentWindowFor(alert.episode.openedAt, env.deps.clock.now());
     const channel = alert.episode.channelId;
     const placeholder = await post(
       args.client,
@@ -199,7 +199,7 @@ export function alertTimeline(env: SlackEnv) {
       { ...ctx, isPublic: false },
       {
         zoneId: Number(alert.watch.target),
-        window: incidentWindowFor(alert.episode.openedAt, env.deps.now()),
+        window: incidentWindowFor(alert.episode.openedAt, env.deps.clock.now()),
         label: alert.watch.options.label ?? null,
       },
     );

@@ -20,7 +20,11 @@ export function dnsScanNow(env: SlackEnv, waitMs = SCAN_WAIT_MS) {
       const client = await edgeClientFor(env.deps, ctx.teamId);
       await client.triggerDnsScan(zoneId);
       await replaceClicked(args, scanStartedMessage(zoneId), ctx.logger);
-      const { scan, finished } = await waitForScan(client, zoneId, { maxWaitMs: waitMs, firstDelayMs: 250 });
+      const { scan, finished } = await waitForScan(client, zoneId, {
+        maxWaitMs: waitMs,
+        firstDelayMs: 250,
+        clock: env.deps.clock,
+      });
       const reply = scan ? dnsMessage(zoneId, scan) : noScanMessage(zoneId);
       if (!finished)
         reply.blocks.unshift(

@@ -37,7 +37,7 @@ export function driftKeep(env: SlackEnv) {
         if (kept.kind === "gone") return answerPrivately(args, driftWatchGoneText(), ctx.logger);
         await replaceClicked(
           args,
-          driftKeptMessage(kept.watch, value, ctx.userId, env.deps.now()),
+          driftKeptMessage(kept.watch, value, ctx.userId, env.deps.clock.now()),
           ctx.logger,
         );
       } catch (err) {

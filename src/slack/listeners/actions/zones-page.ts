@@ -16,7 +16,7 @@ export function zonesPage(env: SlackEnv) {
   return onButton(env, pageValue, staleButton("zones"), (args, ctx, value) =>
     replaceMessage(args, ctx.logger, async () => {
       const { page, named } = await namedShieldZonesPage(env.deps, ctx.teamId, value.page, value.perPage);
-      const reply = zonesMessage(page, value.p === true, named);
+      const reply = zonesMessage(page, value.p === true, named, env.deps.clock.now());
       // Every private page keeps Share in channel, as the first one has: it shares this page.
       return value.p ? reply : withShareButton(reply, `zones ${value.page}`);
     }),

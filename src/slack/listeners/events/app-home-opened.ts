@@ -32,6 +32,7 @@ export function appHomeOpened(env: SlackEnv) {
     try {
       // Everything listed per channel (alerts, approvals, schedules) is of the user's channels only.
       const channels: Promise<ReadonlySet<string> | { error: string }> = withDeadline(
+        env.deps.clock,
         userChannelIds(client, userId).catch((err: unknown) => {
           if (!(err instanceof UserError)) logger.warn({ err }, "could not list the user's channels");
           return { error: toUserSentence(err) };
@@ -44,6 +45,7 @@ export function appHomeOpened(env: SlackEnv) {
           "error" in c ? c : read(c),
         );
       const openAlerts = withDeadline(
+        env.deps.clock,
         inChannels((c) => openAlertsIn(env.deps, teamId, c)).catch((err: unknown) => {
           logger.warn({ err }, "could not list the user's open alerts");
           return { error: toUserSentence(err) };
@@ -76,6 +78,7 @@ export function appHomeOpened(env: SlackEnv) {
       if (access.source === "unreadable") apps = { error: toUserSentence(access.err) };
       else if (access.source !== "none") {
         apps = await withDeadline(
+          env.deps.clock,
           countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
             error: toUserSentence(err),
           })),

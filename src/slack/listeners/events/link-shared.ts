@@ -43,7 +43,10 @@ export function linkShared(env: SlackEnv) {
           logger.warn({ link }, "unfurl refused: not visible to this workspace's Edge API key");
           continue;
         }
-        unfurls[url] = target.kind === "zone" ? zoneStatusCard(target.zone) : appStatusCard(target.app);
+        unfurls[url] =
+          target.kind === "zone"
+            ? zoneStatusCard(target.zone, env.deps.clock.now())
+            : appStatusCard(target.app);
       } catch (err) {
         logger.warn({ err, link }, "unfurl skipped: the lookup failed");
       }

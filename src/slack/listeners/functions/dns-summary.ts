@@ -57,10 +57,10 @@ export function dnsSummaryStep(env: SlackEnv) {
       const { summary } = await collectDnsSummary({
         client: await edgeClientFor(env.deps, ctx.teamId),
         zoneId: inputs.dns_zone_id,
-        now: env.deps.now(),
+        now: env.deps.clock.now(),
         periodMs: DNS_STEP_SCAN_MAX_AGE_MS,
         previous: null,
-        wait: { maxWaitMs: RUN_NOW_SCAN_WAIT_MS, firstDelayMs: 500 },
+        wait: { maxWaitMs: RUN_NOW_SCAN_WAIT_MS, firstDelayMs: 500, clock: env.deps.clock },
       });
       const message = dnsSummaryMessage(summary, null);
       const posted = await client.chat.postMessage({

@@ -32,6 +32,7 @@ export function pickerSuggestions(env: SlackEnv) {
     else {
       const text = String(suggestion.value ?? "").slice(0, 200);
       answer = await withDeadline(
+        env.deps.clock,
         searchPicker(env.deps, teamId, source, text, PICKER_MAX_OPTIONS).then(
           pickerOptions,
           (err: unknown) => {

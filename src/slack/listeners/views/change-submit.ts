@@ -104,6 +104,7 @@ async function whyNotMember(
 ): Promise<string | undefined> {
   try {
     const members = await withDeadline(
+      env.deps.clock,
       channelMembers(env.deps, client, where.teamId, where.channelId, where.userId),
       MEMBERS_WAIT_MS,
       () => undefined,

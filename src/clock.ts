@@ -1,0 +1,67 @@
+/**
+ * Time, in one place. Every module in src takes a Clock from the composition root (src/app/compose.ts)
+ * instead of reading the wall clock or starting timers itself, so a test (or the local console) can run a
+ * day of schedules, leases and pacing in milliseconds with a manual clock (tools/manual-clock.ts).
+ * test/architecture.test.ts refuses setTimeout, setInterval, Date.now, new Date() and performance.now
+ * anywhere else in src.
+ */
+
+/** Stops a timer; calling it again, or after the timer fired, does nothing. */
+export type Cancel = () => void;
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch: what is stored, compared with stored times and shown. */
+  now(): number;
+  /** A monotonic reading in milliseconds, for how long something took (never stored). */
+  elapsed(): number;
+  /** Run `fn` once after `ms`. A timer never keeps the process alive (work that awaits one does: sleep). */
+  setTimeout(fn: () => void, ms: number): Cancel;
+  /** Run `fn` every `ms`. A timer never keeps the process alive. */
+  setInterval(fn: () => void, ms: number): Cancel;
+  /**
+   * Resolve after `ms`; with `signal`, reject with its reason as soon as it aborts. The process stays alive
+   * while something sleeps: the sleeper is work still to finish.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Sleep on any clock's timers: the one implementation of sleep, for every Clock. */
+export function sleepOn(setTimer: Clock["setTimeout"], ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      cancel();
+      reject(signal?.reason);
+    };
+    const cancel = setTimer(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The real clock: the process's wall clock and timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  elapsed: () => performance.now(),
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return () => clearTimeout(t);
+  },
+  setInterval(fn, ms) {
+    const t = setInterval(fn, ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+  sleep: (ms, signal) =>
+    sleepOn(
+      (fn, delay) => {
+        const t = setTimeout(fn, delay);
+        return () => clearTimeout(t);
+      },
+      ms,
+      signal,
+    ),
+};
