@@ -11,7 +11,7 @@ import {
   planTypeLabel,
 } from "../../src/edge/schemas/shield.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "./support/edge-api.js";
+import { testEdgeApi } from "../support/edge-api.js";
 
 let sim: Simulator;
 let api: EdgeApi;

@@ -28,7 +28,7 @@ import {
   shieldOverviewMetricsResponseSchema,
   wafAiRecommendationSchema,
 } from "../../src/edge/schemas/shield.js";
-import { documented, type Family, type Mode, rng, sample } from "./support/answer-generator.js";
+import { documented, type Family, type Mode, rng, sample } from "../support/answer-generator.js";
 
 const MODES: Mode[] = ["nulls", "absent", "full", "limits", "random"];
 const CASES: Array<[Family, string, string, z.ZodType]> = [

@@ -5,7 +5,7 @@ import { describeEdgeError } from "../../src/edge/errors.js";
 import { readEntryState, setEntryState } from "../../src/services/access-lists.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
 import { ACCESS_CONFIGURATION_OFFSET } from "../../tools/simulator/seed.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const ZONE = SIM_IDS.zoneQuiet;

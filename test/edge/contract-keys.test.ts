@@ -10,8 +10,8 @@ import {
   SIM_IDS,
   startSimulator,
 } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "./support/edge-api.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { testEdgeApi } from "../support/edge-api.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const counters = (n: number) => ({

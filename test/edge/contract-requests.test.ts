@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { documentsAjv, type Json, operationFor } from "./support/openapi.js";
-import { useSimulatorClient } from "./support/sim-client.js";
+import { documentsAjv, type Json, operationFor } from "../support/openapi.js";
+import { useSimulatorClient } from "../support/sim-client.js";
 
 interface Param {
   name: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const env = useSimulatorClient();
 const ZONE = SIM_IDS.zoneUnderAttack;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CARD_SEARCH_MAX_PAGES, offendersSearch } from "../../src/services/incident.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
-import { useSimulatorClient } from "../edge/support/sim-client.js";
+import { useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const ZONE = SIM_IDS.zoneQuiet;

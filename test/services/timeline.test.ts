@@ -11,7 +11,7 @@ import {
   randomSchema,
   TEST_DATABASE_URL,
   tempDir,
-} from "../store/helpers.js";
+} from "../support/helpers.js";
 
 /**
  * The timeline's read model against both stores: what edgeops stored about one zone in a window comes back

@@ -5,7 +5,6 @@ import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
 import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { waitFor } from "../ops/support.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
@@ -18,6 +17,7 @@ import {
   SIGNING_SECRET,
   startHarness,
 } from "../support/harness.js";
+import { waitFor } from "../support/ops-bot.js";
 import { postSigned } from "../support/slack-signer.js";
 import { useHarness } from "../support/use-harness.js";
 

@@ -12,7 +12,7 @@ import {
 } from "../../src/store/index.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { rotateAll } from "../../src/store/rotate.js";
-import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
+import { captureLogger, configFor, masterKeyB64 } from "../support/helpers.js";
 
 /** One empty database for one test. */
 export interface Location {

@@ -2,7 +2,6 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store, StoreError, storeInternals } from "../../src/store/index.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
 import {
   captureLogger,
   configFor,
@@ -12,7 +11,8 @@ import {
   randomSchema,
   TEST_DATABASE_URL,
   tempDir,
-} from "./helpers.js";
+} from "../support/helpers.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
 
 const reachable = await pgReachable();
 
