@@ -5,7 +5,7 @@ import { blocksText, findButtons, type Harness } from "../../support/harness.js"
 import { useHarness } from "../../support/use-harness.js";
 
 /**
- * Issue 16 item 3: the global shortcut "Request a change" (a modal whose submission goes through the
+ * The global shortcut "Request a change" (a modal whose submission goes through the
  * one change flow) and the message shortcut "Open incident overview", through the real receiver.
  */
 
@@ -69,7 +69,7 @@ const selected = (value: string) => ({
 describe("shortcuts", () => {
   const h = useHarness();
   beforeAll(async () => {
-    // The change modal's channel must be one Bob is in (privacy-gaps.test.ts).
+    // The change modal's channel must be one Bob is in (test/slack/channel-members.test.ts).
     h.slack.memberships.set(BOB, ["C0001"]);
   });
 
