@@ -1,5 +1,5 @@
 /**
- * Nothing grows without limit (issue 28 item 10): the App Home reads a page of the pending requests and
+ * Nothing grows without limit: the App Home reads a page of the pending requests and
  * their count, and the approval sweeper deletes audit rows past AUDIT_RETENTION_DAYS, in batches. Through
  * the real receiver and the real sweeper, on SQLite and PostgreSQL.
  */

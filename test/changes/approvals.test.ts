@@ -136,7 +136,7 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect(cardText).toContain(`<@${BOB}>`);
     expect(cardText).toContain("AI scraper");
     expect(cardText).toContain("Expires");
-    // Issue 29.12: no dialog before the click is decided (Block Kit would ask non-approvers too).
+    // No dialog before the click is decided (Block Kit would ask non-approvers too).
     expect(approve.confirm).toBeUndefined();
 
     const self = await h.click(approve, { userId: BOB });

@@ -16,7 +16,7 @@ import {
 import { useHarness } from "../support/use-harness.js";
 
 /**
- * Issue 12, items 4–8: no false report of a change, no request stuck for ever, and no side door around
+ * No false report of a change, no request stuck for ever, and no side door around
  * the two-person rule. Everything goes through the real receiver, the fake Slack and the simulator.
  */
 
@@ -54,7 +54,7 @@ async function auditText(h: Harness) {
 describe("changes are reported as they are (SQLite)", () => {
   const h = useHarness();
 
-  it("4. a PUT answered 2xx with half a JSON text is applied (the read-back shows it); an error envelope is a refusal", async () => {
+  it("a PUT answered 2xx with half a JSON text is applied (the read-back shows it); an error envelope is a refusal", async () => {
     for (const body of [
       { data: null, error: { success: false, statusCode: 400, message: "odd" } },
       "malformed" as const,
@@ -72,7 +72,7 @@ describe("changes are reported as they are (SQLite)", () => {
       const text = blocksText(done.args.blocks);
       expect(puts(h).length - before).toBe(1);
       if (body !== "malformed") {
-        // Issue 27.1: a 2xx whose body carries an error envelope is the API's refusal.
+        // A 2xx whose body carries an error envelope is the API's refusal.
         expect(text).toContain("did not go through:* The Edge API refused the request: odd.");
         continue;
       }
@@ -82,7 +82,7 @@ describe("changes are reported as they are (SQLite)", () => {
     }
   });
 
-  it("5. a timeout after the PUT was sent says 'not known yet, checking'; the reconciler settles it as applied", async () => {
+  it("a timeout after the PUT was sent says 'not known yet, checking'; the reconciler settles it as applied", async () => {
     await requestBlock(h, 2);
     const { approve } = await pendingCard(h, "AI scraper");
     // The harness's Edge timeout is 2 s: every attempt is sent and applied by the simulator, but answered too late.
@@ -106,7 +106,7 @@ describe("changes are reported as they are (SQLite)", () => {
     expect(audit).toContain("bot_category.reconcile");
   }, 30_000);
 
-  it("5. a request left approved (the process died before the PUT) becomes failed with Retry, and Retry applies it once", async () => {
+  it("a request left approved (the process died before the PUT) becomes failed with Retry, and Retry applies it once", async () => {
     await requestBlock(h, 3);
     const { approve } = await pendingCard(h, "AI tool");
     const pending = (await h.store.approvals.listPending("T0001")).find((r) =>
@@ -134,7 +134,7 @@ describe("changes are reported as they are (SQLite)", () => {
     expect(currentAction(h, 3)).toBe(1);
   });
 
-  it("5. the reconciler settles an approved request whose change is in force as applied, with no PUT", async () => {
+  it("the reconciler settles an approved request whose change is in force as applied, with no PUT", async () => {
     await requestBlock(h, 4);
     await pendingCard(h, "Tool");
     const pending = (await h.store.approvals.listPending("T0001")).find((r) =>
@@ -154,7 +154,7 @@ describe("changes are reported as they are (SQLite)", () => {
     expect(await reconcileStale(h.deps)).toEqual([]);
   });
 
-  it("6. an approval whose approver lookup outlasts the expiry does not approve", async () => {
+  it("an approval whose approver lookup outlasts the expiry does not approve", async () => {
     h.slack.usergroups.set("SONCALL", [CAROL]);
     // Loosening the approvers needs another admin: Alice asks, Carol approves.
     await command(h, "policy approvers <!subteam^SONCALL|@oncall> here", ALICE, "C0SLOW");
@@ -177,7 +177,7 @@ describe("changes are reported as they are (SQLite)", () => {
     expect(currentAction(h, 5)).toBe(0);
   });
 
-  it("7. Retry is refused once its window is over, and when the setting changed since the request", async () => {
+  it("Retry is refused once its window is over, and when the setting changed since the request", async () => {
     const failOnce = async (category: number, label: string) => {
       h.slack.clear();
       await requestBlock(h, category);
@@ -208,7 +208,7 @@ describe("changes are reported as they are (SQLite)", () => {
   }, 30_000);
 });
 
-describe("8. the two-person rule has no side door (SQLite)", () => {
+describe("the two-person rule has no side door (SQLite)", () => {
   const h = useHarness();
 
   it("turning approvals off needs another admin; the requester and a non-admin can't approve it", async () => {
@@ -241,7 +241,7 @@ describe("8. the two-person rule has no side door (SQLite)", () => {
     const tightened = await command(h, "policy approvals required", ALICE);
     expect(tightened.text).toContain("Policy updated for the workspace");
     expect(tightened.text).toContain("Required");
-    // Told to the channel (issue 29.11), not put to a vote.
+    // Told to the channel, not put to a vote.
     expect(h.slack.callsTo("chat.postMessage").map((c) => blocksText(c.args.blocks))).toEqual([
       expect.stringContaining("changed the approval policy"),
     ]);
@@ -259,7 +259,7 @@ describe("8. the two-person rule has no side door (SQLite)", () => {
     expect((await command(h, "policy approvers <@U0003|carol> <@U0001|alice>", ALICE)).text).toContain(
       "changes who can approve",
     );
-    // Three cards, and the channel told of the shorter expiry (issue 29.11).
+    // Three cards, and the channel told of the shorter expiry.
     expect(h.slack.callsTo("chat.postMessage")).toHaveLength(4);
   });
 
@@ -299,7 +299,7 @@ async function twoApproversRace(options: HarnessOptions) {
     for (const id of approvers) h.slack.users.set(id, { id, is_admin: true });
     // More approvers per request is a tightening: it applies at once.
     expect((await command(h, "policy approvals 2", ALICE)).text).toContain("2 approvers");
-    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(1); // the channel is told (issue 29.11)
+    expect(h.slack.callsTo("chat.postMessage")).toHaveLength(1); // the channel is told
     await requestBlock(h, 5);
     const { approve } = await pendingCard(h, "Ads");
     const clicks = await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
@@ -317,7 +317,7 @@ async function twoApproversRace(options: HarnessOptions) {
   }
 }
 
-describe("N approvers (issue 14)", () => {
+describe("N approvers", () => {
   const h = useHarness({}, { resetEach: false });
 
   it("the card counts distinct approvers; the same approver twice counts once; the Nth applies with one PUT", async () => {

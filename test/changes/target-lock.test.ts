@@ -17,7 +17,7 @@ import {
 } from "../support/harness.js";
 
 /**
- * Issue 27.3: writes to one access list are serialised, within a replica and across replicas, so two
+ * Writes to one access list are serialised, within a replica and across replicas, so two
  * blocks made at the same moment both end up in the list (each is a read-modify-PUT of the whole list).
  */
 
@@ -107,7 +107,7 @@ async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
   }
 }
 
-describe("one writer per target (issue 27.3)", () => {
+describe("one writer per target", () => {
   it("20 blocks confirmed 4 at a time with approvals off: 20 in the list (SQLite)", async () => {
     await twentyFourAtATime();
   }, 60_000);

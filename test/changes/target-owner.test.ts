@@ -15,7 +15,7 @@ import {
 } from "../support/harness.js";
 
 /**
- * Issue 27, items 4, 5 and 12: each target (a zone's setting, a bot category, an access entry) remembers
+ * Each target (a zone's setting, a bot category, an access entry) remembers
  * the request that set it last; an undo touches only what its request still owns and puts back what its
  * apply replaced; requests for one target that wait together say so, and the later one is refused.
  */
@@ -60,7 +60,7 @@ async function withHarness(options: HarnessOptions, run: (h: Harness) => Promise
   }
 }
 
-/** 27.4: DDoS high for 30 minutes; a second responder asks for high to keep it: it stays High. */
+/** DDoS high for 30 minutes; a second responder asks for high to keep it: it stays High. */
 async function keptForGood(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     const sweeper = createChangeSweeper(h.app.env);
@@ -84,7 +84,7 @@ async function keptForGood(options: HarnessOptions) {
   });
 }
 
-/** 27.4: block X for 24h while block X for 30m is in force: X stays blocked for 24 hours, then is unblocked. */
+/** Block X for 24h while block X for 30m is in force: X stays blocked for 24 hours, then is unblocked. */
 async function keptLonger(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     const sweeper = createChangeSweeper(h.app.env);
@@ -105,7 +105,7 @@ async function keptLonger(options: HarnessOptions) {
   });
 }
 
-/** 27.4: unblocked, then blocked again by someone else: the first block's undo leaves the new block alone. */
+/** Unblocked, then blocked again by someone else: the first block's undo leaves the new block alone. */
 async function reblocked(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     const sweeper = createChangeSweeper(h.app.env);
@@ -124,7 +124,7 @@ async function reblocked(options: HarnessOptions) {
   });
 }
 
-/** 27.5: SEO is Allow; Bob asks Block for 30m; someone clears it in the dashboard; Carol approves: refused. */
+/** SEO is Allow; Bob asks Block for 30m; someone clears it in the dashboard; Carol approves: refused. */
 async function stale(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     category(h, 1).categoryAction = 2;
@@ -147,7 +147,7 @@ async function stale(options: HarnessOptions) {
 }
 
 /**
- * 27.5: Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: in
+ * Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: in
  * force, nothing written; its undo puts back Block (what the apply replaced), not Allow.
  */
 async function undoesToReplaced(options: HarnessOptions) {
@@ -184,7 +184,7 @@ async function chained(options: HarnessOptions) {
   });
 }
 
-/** 27.12: two requests for one target with different values wait together; the later approval is refused. */
+/** Two requests for one target with different values wait together; the later approval is refused. */
 async function conflicts(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     category(h, 5).categoryAction = 1;
@@ -221,7 +221,7 @@ async function conflicts(options: HarnessOptions) {
   });
 }
 
-/** 27.12: a conflicting request rejected: the card still waiting stops naming it. */
+/** A conflicting request rejected: the card still waiting stops naming it. */
 async function conflictClosed(options: HarnessOptions) {
   await withHarness(options, async (h) => {
     category(h, 6).categoryAction = 1;

@@ -15,7 +15,7 @@ import {
 import { useHarness } from "../support/use-harness.js";
 
 /**
- * Issue 14: any change can be temporary (`for 30m`); at the end it is undone exactly once (across a
+ * Any change can be temporary (`for 30m`); at the end it is undone exactly once (across a
  * restart and across replicas), the card and audit log say so, and the card carries Undo now until
  * then. A value someone changed meanwhile is not overwritten.
  */

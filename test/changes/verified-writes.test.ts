@@ -14,7 +14,7 @@ import {
 import { useHarness } from "../support/use-harness.js";
 
 /**
- * Issue 27 (verified writes) and issue 30.1, through the receiver, the fake Slack and the simulator: a
+ * Verified writes, through the receiver, the fake Slack and the simulator: a
  * refusal inside a 2xx is a refusal, for writes and reads alike (the simulator's refusal fault answers
  * each operation's documented form).
  */
@@ -38,7 +38,7 @@ describe("verified writes (SQLite)", () => {
     const { text, buttons } = await askAndApprove(h, `bot ${BOTS_ZONE} seo block`, "SEO", failedCard);
     expect(text).toContain("plan does not include bot categorization");
     expect(text).not.toContain("is in effect");
-    // A plan refusal would meet the same refusal again: no Retry (issue 29.7), the plan sentence says what to do.
+    // A plan refusal would meet the same refusal again: no Retry, the plan sentence says what to do.
     expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
     expect(category(h, BOTS_ZONE, 1).categoryAction).toBe(0);
   });
@@ -113,7 +113,7 @@ describe("verified writes (SQLite)", () => {
     expect(zones.text).toContain("Zones are unavailable.");
   });
 
-  // ---- 27.2: applied means the read right after shows it -------------------------------------------
+  // ---- applied means the read right after shows it -------------------------------------------
 
   it("a bot-category PUT answered 200 with nothing changed: the read-back shows None, the card says so and offers Retry", async () => {
     category(h, BOTS_ZONE, 2).categoryAction = 0;
@@ -171,7 +171,7 @@ describe("verified writes (SQLite)", () => {
     expect(text).not.toContain("is in effect");
   });
 
-  // ---- 27.9: what else moved with PATCH /shield/shield-zone ------------------------------------------
+  // ---- what else moved with PATCH /shield/shield-zone ------------------------------------------
 
   it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
     const z = shieldZone(h, ZONE);
@@ -230,7 +230,7 @@ describe("verified writes (SQLite)", () => {
   });
 });
 
-describe("a temporary change applied at once whose card can't be posted (27.10)", () => {
+describe("a temporary change applied at once whose card can't be posted", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
@@ -263,7 +263,7 @@ describe("a temporary change applied at once whose card can't be posted (27.10)"
   });
 });
 
-describe("/edge block on a list someone turned off (27.11)", () => {
+describe("/edge block on a list someone turned off", () => {
   const h = useHarness({}, { resetEach: false });
 
   it("the confirmation says that confirming turns the list back on with every entry in it", async () => {
@@ -282,7 +282,7 @@ describe("/edge block on a list someone turned off (27.11)", () => {
   });
 });
 
-describe("reads and undos (30.1, 27.2)", () => {
+describe("reads and undos", () => {
   const h = useHarness();
 
   it("the incident card's rate limits answered {data: null, error.success false} claiming 200 say the refusal, not 'none'", async () => {

@@ -1,4 +1,4 @@
-/** Issue 30.8: error sentences for every operation, account-bound 403s, and access-list writes that read the API's answer. */
+/** Error sentences for every operation, account-bound 403s, and access-list writes that read the API's answer. */
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { describeEdgeError } from "../../src/edge/errors.js";

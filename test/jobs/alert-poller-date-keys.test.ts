@@ -1,5 +1,5 @@
 /**
- * A zone watch under the date-key forms the documents leave open (issue 30.3, 30.9): with keys it can
+ * A zone watch under the date-key forms the documents leave open: with keys it can
  * read it sees the attack as with ISO keys; with keys it cannot read it says so instead of staying quiet.
  */
 import { afterEach, describe, expect, it } from "vitest";

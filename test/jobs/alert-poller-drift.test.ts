@@ -1,5 +1,5 @@
 /**
- * Issue 31 part 3: `/edge watch config`, through the real receiver (signed requests), the fake Slack and the
+ * `/edge watch config`, through the real receiver (signed requests), the fake Slack and the
  * simulator, on SQLite and PostgreSQL. A change made in the dashboard (/sim dashboard) is posted once in the
  * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.

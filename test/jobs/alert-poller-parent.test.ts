@@ -1,5 +1,5 @@
 /**
- * What an alert's parent says is what is true (issues 28.6, 29.3, 29.9), on one controlled clock shared by
+ * What an alert's parent says is what is true, on one controlled clock shared by
  * the bot, its store and the Edge API simulator, through the real receiver and the fake Slack Web API; on
  * SQLite and on PostgreSQL where the store keeps what Slack was last shown.
  */
@@ -34,7 +34,7 @@ async function alertedZone(engine: "sqlite" | "postgres" = "sqlite") {
   return { ...s, parent, ts };
 }
 
-describe("a zone alert's numbers (29.9)", () => {
+describe("a zone alert's numbers", () => {
   it("shows events per minute: the two-minute bucket's count halved, not labelled /min as it is", async () => {
     const { h, parent } = await alertedZone();
     const [watch] = await h.store.watches.list("T0001", CHANNEL);
@@ -70,7 +70,7 @@ async function untilCalming(h: Harness, poller: Poller): Promise<void> {
 describe.each([
   ["SQLite", "sqlite"],
   ["PostgreSQL", "postgres"],
-] as const)("a resolution Slack refused, on %s (28.6)", (_name, engine) => {
+] as const)("a resolution Slack refused, on %s", (_name, engine) => {
   it.skipIf(engine === "postgres" && !reachable)(
     "is shown at the next evaluation once Slack takes updates again: the parent says it is over, without buttons, and the thread says Resolved",
     async () => {
@@ -100,7 +100,7 @@ describe.each([
   );
 });
 
-describe("a muted alert (29.3)", () => {
+describe("a muted alert", () => {
   it("offers Unmute instead of Mute 1h, and Unmute gives Mute 1h back", async () => {
     const { h, parent, ts } = await alertedZone();
     await clickOn(h, parent, "Mute 1h", "U0001", ts);
@@ -145,7 +145,7 @@ describe("a muted alert (29.3)", () => {
   });
 });
 
-describe("a stuck-deploying app (29.3)", () => {
+describe("a stuck-deploying app", () => {
   it("is posted once and not sent again while nothing changes; its since says the watch could not see further back", async () => {
     rig.now = T0;
     const { sim, h, poller } = await setup("sqlite", { WATCH_STUCK_DEPLOYING_MS: "120000" });
@@ -171,7 +171,7 @@ describe("a stuck-deploying app (29.3)", () => {
   });
 });
 
-describe("removing a watch with an open alert (29.3)", () => {
+describe("removing a watch with an open alert", () => {
   it("marks the parent as no longer watched, without buttons, and tells the channel", async () => {
     const { h, poller, ts } = await alertedZone();
     const [watch] = await h.store.watches.list("T0001", CHANNEL);

@@ -1,5 +1,5 @@
 /**
- * Issue 31 part 2: when a zone's alert resolves, its timeline is posted in the alert's thread (after the
+ * When a zone's alert resolves, its timeline is posted in the alert's thread (after the
  * "Resolved" note): read from the store, only the watch's channel's entries, with Export and no paging.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -6,7 +6,7 @@ import { onBothStores } from "../support/both-stores.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /**
- * Issue 27.8: requests whose current value can't be read (a workspace without a key) back off and end
+ * Requests whose current value can't be read (a workspace without a key) back off and end
  * with a sentence; they no longer fill every sweep and keep another workspace's request from settling.
  */
 
@@ -165,7 +165,7 @@ async function busyExpiry(options: HarnessOptions = {}) {
   }
 }
 
-describe("the sweeper backs off unreadable requests and ends them (issue 27.8)", () => {
+describe("the sweeper backs off unreadable requests and ends them", () => {
   onBothStores(
     "50 requests of a keyless workspace don't keep another workspace's from settling",
     keylessRows,

@@ -1,6 +1,6 @@
 /**
  * A small seeded JSON-schema data generator over the provider's OpenAPI documents (read in place):
- * answers as the documents allow them, for the contract tests (issue 30.9).
+ * answers as the documents allow them, for the contract tests.
  */
 import { docs, type Family, type Json } from "./openapi.js";
 

@@ -8,7 +8,7 @@ import { answerTo, blocksText, cardUpdate, findButtons, type Harness } from "../
 import { useHarness } from "../../support/use-harness.js";
 
 /**
- * Issue 14, /edge block: through the receiver, the fake Slack and the simulator's access lists. edgeops
+ * /edge block and /edge unblock, through the receiver, the fake Slack and the simulator's access lists. edgeops
  * keeps its entries in lists it names and creates; the customer's own lists are never changed.
  */
 
@@ -111,7 +111,7 @@ describe("/edge block and /edge unblock", () => {
     const writes = contentWrites(h).length;
     const typed = await command(h, `unblock ${ZONE} 198.51.100.10`);
     expect(typed.text).toContain("not listed by edgeops");
-    // Issue 29.16: a no-op is said at once, with no Confirm to press first.
+    // A no-op is said at once, with no Confirm to press first.
     expect(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)).toBeUndefined();
     expect(typed.text).toMatch(/already/i);
     expect(contentWrites(h).length).toBe(writes);

@@ -14,7 +14,7 @@ import {
 } from "../../support/harness.js";
 
 /**
- * Issue 14: every change kind passes the same suite, through the receiver, the fake Slack and the
+ * Every change kind passes the same suite, through the receiver, the fake Slack and the
  * simulator: confirm / cancel, self-approval refused, N approvals, expiry, exactly one Edge call under
  * twenty concurrent clicks, Retry once, audit rows, faults (429, 500, timeout after send, 2xx with an
  * odd body), bad arguments answered with an example.
@@ -412,7 +412,7 @@ describe("a policy can require approvals for some changes only (by name or risk 
     h.slack.clear();
     const wider = await command(h, "policy approvals required for high,medium here", ALICE);
     expect(wider.text).toContain("Policy updated");
-    // A tightening is told to the channel (issue 29.11), not put to a vote.
+    // A tightening is told to the channel, not put to a vote.
     expect(h.slack.callsTo("chat.postMessage").map((c) => blocksText(c.args.blocks))).toEqual([
       expect.stringContaining("changed the approval policy"),
     ]);

@@ -14,7 +14,7 @@ import {
 import { useHarness } from "../../support/use-harness.js";
 
 /**
- * Issue 14: DDoS sensitivity and WAF execution mode (PATCH /shield/shield-zone, one field, guarded
+ * DDoS sensitivity and WAF execution mode (PATCH /shield/shield-zone, one field, guarded
  * against a concurrent change), and the review buttons of a triggered WAF rule on `/edge waf` and the
  * incident card, through the receiver, the fake Slack and the simulator.
  */
@@ -60,7 +60,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(4);
   });
 
-  it("an approved change reads the zone once before its PATCH and once after (issue 26)", async () => {
+  it("an approved change reads the zone once before its PATCH and once after", async () => {
     zone(h).dDoSShieldSensitivity = 1;
     let before = 0;
     await askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity", inEffect, () => {
@@ -96,7 +96,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
       mid = patches(h).length;
     });
     expect(failed.text).toContain("changed from Medium to Off since this request was made");
-    // Retry would meet the same changed setting (issue 29.7): the card says to ask again instead.
+    // Retry would meet the same changed setting: the card says to ask again instead.
     expect(failed.buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
     expect(patches(h).length).toBe(mid);
     expect(zone(h).dDoSShieldSensitivity).toBe(0);
@@ -187,7 +187,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   });
 
   // Simulator deviation: the document lists no 404 for POST /shield/waf/rules/review-triggered/{id}; the
-  // simulator refuses an untriggered rule with one (UNDOCUMENTED in simulator-openapi.test.ts). What is
+  // simulator refuses an untriggered rule with one (UNDOCUMENTED in test/tools/simulator/openapi.test.ts). What is
   // checked is that any refusal reads as a sentence and changes nothing.
   it("a rule the zone did not trigger is refused by the Edge API with a sentence, and nothing changes", async () => {
     let count = 0;

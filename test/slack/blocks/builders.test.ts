@@ -260,12 +260,12 @@ describe("pure helpers", () => {
     expect(blocksText(blocks)).toContain("…and 96 more not shown.");
     expect(packLines(["a", "b"], 3)).toHaveLength(1);
   });
-  it("the approval card shows requester, zone, category, current and requested action, expiry, Approve (no dialog: issue 29.12) and Reject", () => {
+  it("the approval card shows requester, zone, category, current and requested action, expiry, Approve (no dialog) and Reject", () => {
     const card = approvalCard(request(), { approvers: { kind: "admins" } });
     const text = blocksText(card.blocks);
     for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "Expires", "Approve", "Reject"])
       expect(text).toContain(part);
-    // Issue 29.12: a non-approver is refused at the click, so Approve asks nothing before it is decided.
+    // A non-approver is refused at the click, so Approve asks nothing before it is decided.
     expect(JSON.stringify(card.blocks)).not.toContain('"confirm"');
   });
 });

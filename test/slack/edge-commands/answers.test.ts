@@ -3,7 +3,7 @@ import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
 
-// Issue 29: every answer true and the next step obvious, through signed commands into the receiver.
+// Every answer true and the next step obvious, through signed commands into the receiver.
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ admins: ["U0001"] });
@@ -14,7 +14,7 @@ afterAll(async () => {
 
 const say = (text: string) => answerTo(h, text, "U0001");
 
-describe("input and paging (29.13)", () => {
+describe("input and paging", () => {
   const long = "a".repeat(5000);
 
   it("quotes at most ~60 characters of a long word and keeps the advice", async () => {
@@ -77,7 +77,7 @@ describe("input and paging (29.13)", () => {
   });
 });
 
-describe("every refusal names the next step (29.8)", () => {
+describe("every refusal names the next step", () => {
   it("a schedule for a DNS zone that does not exist is refused, and none is stored", async () => {
     const answer = await say("schedule dns 59999 daily 09:00");
     expect(answer.text).toContain("There is no DNS zone 59999 in this account");
@@ -110,7 +110,7 @@ describe("every refusal names the next step (29.8)", () => {
   });
 });
 
-describe("WAF off and learning mode ended are said as they are (29.4)", () => {
+describe("WAF off and learning mode ended are said as they are", () => {
   // Seeded: zone 18405's WAF is off (mode Block); zone 18403 reports learning mode on until a past day.
   const WAF_OFF = SIM_IDS.firstShieldZone + 4;
   const LEARNING_ENDED = SIM_IDS.firstShieldZone + 2;
@@ -154,7 +154,7 @@ describe("WAF off and learning mode ended are said as they are (29.4)", () => {
   });
 });
 
-describe("approvers Slack knows, and a number of approvals that can be met (29.10)", () => {
+describe("approvers Slack knows, and a number of approvals that can be met", () => {
   let p: Harness;
   beforeAll(async () => {
     p = await startHarness();
@@ -206,7 +206,7 @@ describe("approvers Slack knows, and a number of approvals that can be met (29.1
   });
 });
 
-describe("tightening is told to the channel, and the audit log says before → after (29.11)", () => {
+describe("tightening is told to the channel, and the audit log says before → after", () => {
   it("a tightening posts in the channel who changed what, and what it was", async () => {
     const answer = await say("policy expiry 10");
     expect(answer.text).toContain("Policy updated for the workspace");
@@ -238,7 +238,7 @@ describe("tightening is told to the channel, and the audit log says before → a
   });
 });
 
-describe("Retry only where it can succeed, and a press is answered; purge checks its pull zone (29.7)", () => {
+describe("Retry only where it can succeed, and a press is answered; purge checks its pull zone", () => {
   const simZone = (id: number) => h.sim.state.shieldZones.find((z) => z.shieldZoneId === id)!;
 
   /** Bob asks and confirms; the card's Approve button. */

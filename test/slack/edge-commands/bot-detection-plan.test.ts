@@ -1,4 +1,4 @@
-/** Issue 30.5: a Basic plan's bot detection is a 202 `invalid_plan_type.bot_detection`, read as the plan sentence. */
+/** A Basic plan's bot detection is a 202 `invalid_plan_type.bot_detection`, read as the plan sentence. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { answerTo, blocksText, type Harness, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";

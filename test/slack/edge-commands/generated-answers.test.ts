@@ -1,5 +1,5 @@
 /**
- * Issue 30.9: the commands render any answer the documents allow without an internal error. Each
+ * The commands render any answer the documents allow without an internal error. Each
  * command's Edge API answers are replaced by ones generated from the documented 200 schemas (the
  * seeded generator of test/support/answer-generator.ts) and the reply is read as a user would.
  */

@@ -1,5 +1,5 @@
 /**
- * The incident card tells the truth about its numbers (issue 29.1, 29.2): `/edge incident` through the real
+ * The incident card tells the truth about its numbers: `/edge incident` through the real
  * receiver against the simulator, on one controlled clock, during a steady attack.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,7 +43,7 @@ function ddosRow(text: string): { spark: string; change: string } {
   return { spark: m[1] ?? "", change: m[2] ?? "" };
 }
 
-describe("/edge incident during a steady attack (29.1)", () => {
+describe("/edge incident during a steady attack", () => {
   it("every sparkline bucket is a whole slot (no false drop at the end), and the change against the window before is like for like", async () => {
     const text = await cardDuringSteadyAttack("15m");
     const { spark, change } = ddosRow(text);
@@ -60,7 +60,7 @@ describe("/edge incident during a steady attack (29.1)", () => {
   });
 });
 
-describe("/edge incident's triggered WAF rules (29.2)", () => {
+describe("/edge incident's triggered WAF rules", () => {
   it("say they are the WAF review's own counts, which the window does not bound: the same at 15m and 72h", async () => {
     const short = await cardDuringSteadyAttack("15m");
     const waf = (text: string) => /^\*Triggered WAF rules\*.*$/m.exec(text)?.[0] ?? "";

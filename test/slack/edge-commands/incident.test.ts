@@ -274,7 +274,7 @@ describe("/edge incident through the receiver and the simulator", () => {
       expect(answer.body.replace_original).toBe(false);
     }
     const unknown = await incident(String(SIM_IDS.unknownShieldZone));
-    // Simulator deviation: GET /shield/shield-zone/{id} documents no 404 (UNDOCUMENTED in simulator-openapi.test.ts).
+    // Simulator deviation: GET /shield/shield-zone/{id} documents no 404 (UNDOCUMENTED in test/tools/simulator/openapi.test.ts).
     expect(unknown.text).toContain(`Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id.`);
 
     const stale = await h.click({ action_id: ACTIONS.incidentRefresh, value: "{not json" });

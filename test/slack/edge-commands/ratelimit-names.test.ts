@@ -4,7 +4,7 @@ import { answerTo, blocksText, type Harness, startHarness } from "../../support/
 import { choose, pickerIn } from "../../support/picker.js";
 
 /**
- * Issue 29 item 15: rate limits carry their names (GET /shield/rate-limits/{zone}) wherever they are
+ * Rate limits carry their names (GET /shield/rate-limits/{zone}) wherever they are
  * listed, escaped for Slack, and `/edge ratelimit` alone offers a shield-zone picker.
  */
 

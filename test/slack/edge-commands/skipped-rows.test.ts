@@ -1,4 +1,4 @@
-/** Issue 30.7: a row without a field the document leaves optional is left out, and the answer says how many. */
+/** A row without a field the document leaves optional is left out, and the answer says how many. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactPath, SIM_IDS } from "../../../tools/simulator/index.js";
 import { answerTo, blocksText, type Harness, startHarness } from "../../support/harness.js";

@@ -14,7 +14,7 @@ import {
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../../support/helpers.js";
 
 /**
- * Issue 31 part 2, /edge timeline through the receiver (signed requests), the fake Slack and the simulator:
+ * /edge timeline through the receiver (signed requests), the fake Slack and the simulator:
  * a block asked, approved and applied through the real flow and an alert acknowledged with its button come
  * back as one story; a private channel's request only for its members; Next pages within Block Kit's limits;
  * Export posts a Markdown postmortem draft through Slack's files upload. On SQLite and PostgreSQL.

@@ -13,7 +13,7 @@ import {
 } from "../../support/harness.js";
 import { pick, pickerIn } from "../../support/picker.js";
 
-/** Issue 29 item 16: the small wording list, each one through signed commands and clicks into the receiver. */
+/** Small points of wording, each one through signed commands and clicks into the receiver. */
 
 const ZONE = SIM_IDS.firstShieldZone;
 const ALICE = "U0001"; // admin
@@ -48,7 +48,7 @@ async function askedByBob(text: string, label: string, channelId = "C0001") {
   );
 }
 
-describe("29.16: small wording", () => {
+describe("small wording", () => {
   it("one of a thing is said in the singular: 1 minute, 1 known bot, 1 listed person or group", async () => {
     const expiry = await answerTo(h, "policy expiry 1 here", ALICE, "C0ONE");
     expect(expiry.text).toContain("1 minute");
@@ -250,7 +250,7 @@ describe("29.16: small wording", () => {
   });
 });
 
-describe("29.15: find by name where an id is asked", () => {
+describe("find by name where an id is asked", () => {
   it("/edge apps <name> lists the apps whose name contains it", async () => {
     const checkout = h.sim.state.apps.filter((a) => a.name.includes("checkout"));
     expect(checkout.length).toBeGreaterThan(1);
@@ -283,7 +283,7 @@ describe("29.15: find by name where an id is asked", () => {
   });
 });
 
-describe("29.14: paging", () => {
+describe("paging", () => {
   it("/edge dns pages by record type: every type has a button, TXT too, and each type pages with Previous / Next", async () => {
     const zone = SIM_IDS.dnsZoneLarge;
     const first = await answerTo(h, `dns ${zone}`, BOB);
@@ -317,7 +317,7 @@ describe("29.14: paging", () => {
   });
 });
 
-describe("29.14: apps pages and picker answers", () => {
+describe("apps pages and picker answers", () => {
   it("/edge apps: page N of M, whole-list totals on every page, Previous and Next", async () => {
     // Without the per-key app list at hand the page's own counts are said to be the page's (no extra call).
     h.advanceClock(10 * 60_000);

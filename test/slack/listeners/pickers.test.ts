@@ -14,7 +14,7 @@ import {
 import { choose, pickerIn } from "../../support/picker.js";
 
 /**
- * Issue 16 item 1: commands typed without their id answer with a picker (an external_select); its
+ * Commands typed without their id answer with a picker (an external_select); its
  * suggestions come from the workspace key's cache, fast with a slow Edge API, and never from another
  * workspace's account; a choice runs the command (a change goes on to the generic confirm).
  */

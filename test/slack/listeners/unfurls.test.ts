@@ -11,7 +11,7 @@ import {
 import { postSigned } from "../../support/slack-signer.js";
 
 /**
- * Issue 16 item 4: dash.bunny.net links unfurl into a compact status card (link_shared → chat.unfurl),
+ * dash.bunny.net links unfurl into a compact status card (link_shared → chat.unfurl),
  * for workspaces with a key, and only for zones and applications that workspace's key sees.
  */
 

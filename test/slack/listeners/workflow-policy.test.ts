@@ -1,6 +1,6 @@
 /**
  * A workflow step's author picks the channel its approval request goes to; that must not let a workflow
- * borrow a loose channel's policy (issue 28 item 2). Through the real receiver: signed function_executed
+ * borrow a loose channel's policy. Through the real receiver: signed function_executed
  * events, the fake Slack's channel members, the Edge API simulator, the store on SQLite and PostgreSQL.
  */
 import { describe, expect, it } from "vitest";

@@ -21,7 +21,7 @@ import {
 import { useHarness } from "../../support/use-harness.js";
 
 /**
- * Issue 16 item 2: Workflow Builder steps, through the real receiver (signed function_executed events),
+ * Workflow Builder steps, through the real receiver (signed function_executed events),
  * the fake Slack (functions.completeSuccess / completeError, one completion per execution as Slack
  * does) and the Edge API simulator. The request steps go through the same change flow as /edge.
  */

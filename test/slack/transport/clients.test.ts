@@ -54,7 +54,7 @@ describe("the background Slack clients (approval expiry, schedules) with OAuth i
 describe("the background Slack client of a single-token install", () => {
   const h = useHarness({}, { resetEach: false });
 
-  it("a 429 on one channel's chat.update holds back no card, update or call elsewhere (issue 28.7)", async () => {
+  it("a 429 on one channel's chat.update holds back no card, update or call elsewhere", async () => {
     h.slack.addFault({ method: "chat.update", channel: "C0BUSY", retryAfterSec: 3, times: 1 });
     const background = await h.app.env.clientFor("T0001");
     const started = Date.now();

@@ -9,7 +9,7 @@ import { waitFor } from "../../support/ops-bot.js";
 import { postSigned, slashCommandBody } from "../../support/slack-signer.js";
 
 /**
- * Issue 28.8: the HTTP front thread acknowledges at once; a request then refused (authorization,
+ * The HTTP front thread acknowledges at once; a request then refused (authorization,
  * shutdown) is logged and counted in /metrics, and a workflow step is completed with a sentence.
  */
 

@@ -82,7 +82,7 @@ describe("local console, driven through standard input", () => {
       sim().requests.filter((r) => r.method === "PUT" && r.path.includes("/bot-categorization/"));
     expect(writes()).toHaveLength(0);
 
-    // The requester cannot approve his own request: refused at the click, no dialog first (issue 29.12).
+    // The requester cannot approve his own request: refused at the click, no dialog first.
     const self = await c.send(String(buttonNumber(asked, "Approve")));
     expect(self).not.toMatch(/\? Approve/);
     expect(self).toContain("--- #general · edgeops · only visible to bob ---");
@@ -124,7 +124,7 @@ describe("local console, driven through standard input", () => {
 
     const modal = await c.send("/edge key");
     expect(modal).toContain("=== Modal: Edge API key ===");
-    // Issue 29.16: required while there is no key (an empty field is refused).
+    // Required while there is no key (an empty field is refused).
     expect(modal).toContain("{1} Edge API key");
     expect(modal).not.toContain("Edge API key (optional)");
     expect(modal).toContain("[ Save (submit) | Cancel (/cancel) ]");

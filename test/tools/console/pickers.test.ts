@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { buttonNumber, type ConsoleDriver, startConsole } from "./support.js";
 
-/** Issue 16: pickers in the local console: type to filter, pick by number. */
+/** Pickers in the local console: type to filter, pick by number. */
 
 let c: ConsoleDriver | undefined;
 afterEach(async () => {
