@@ -12,8 +12,8 @@ import { systemClock } from "../src/clock.js";
 import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { openStore } from "../src/store/index.js";
-import { TEST_DATABASE_URL } from "../test/store/helpers.js";
 import type { FakeSlack } from "../test/support/fake-slack.js";
+import { TEST_DATABASE_URL } from "../test/support/helpers.js";
 import { interactionBody, slashCommandBody } from "../test/support/slack-signer.js";
 import {
   BOT_TOKEN,

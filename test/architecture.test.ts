@@ -1,5 +1,5 @@
 /**
- * The one-way house (issue 26, docs/architecture.md), read from the import statements of src.
+ * The one-way house (docs/architecture.md), read from the import statements of src.
  *
  * (a) no import circle among src modules;
  * (b) the domain (src/changes, src/alerts, src/services, src/store, src/edge, and src/incident should the
@@ -19,7 +19,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SRC = join(ROOT, "src");
 
 /**
- * Today's known violations, exact file → file. Engineers are removing them (issue 26); the test fails on any
+ * Today's known violations, exact file → file. Engineers are removing them; the test fails on any
  * edge not listed here AND on any listed edge that no longer exists, so this list can only shrink: when your
  * change removes one, delete its line.
  */

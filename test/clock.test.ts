@@ -84,9 +84,15 @@ describe("one clock in src", () => {
       'import { setTimeout as delay } from "node:timers/promises"',
     ];
     for (const sample of samples)
-      expect(TOUCHES_TIME.some(([, re]) => re.test(sample)), sample).toBe(true);
+      expect(
+        TOUCHES_TIME.some(([, re]) => re.test(sample)),
+        sample,
+      ).toBe(true);
     for (const fine of ["clock.setTimeout(f, 5)", "deps.clock.now()", "new Date(at)", "Date.parse(s)"])
-      expect(TOUCHES_TIME.some(([, re]) => re.test(fine)), fine).toBe(false);
+      expect(
+        TOUCHES_TIME.some(([, re]) => re.test(fine)),
+        fine,
+      ).toBe(false);
   });
 });
 

@@ -19,7 +19,7 @@ import {
 import type { EdgeApi, EdgeClient } from "../../src/edge/client.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "../edge/support/edge-api.js";
+import { testEdgeApi } from "../support/edge-api.js";
 
 const MIN = 60_000;
 const BUCKET = 2 * MIN;

@@ -35,7 +35,7 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(rate?.bare.failed).toBe(0);
     // Answers waited for the simulator's 150 ms: the end-to-end clock is measuring something real.
     expect(rate?.zones.overhead.p50).toBeGreaterThan(-5);
-    // The overhead: each command matched to the simulator's own time for its Edge call.
+    // The overhead itself: each command matched to the simulator's own time for its Edge call.
     expect(rate?.zones.unmatched).toBe(0);
     expect(rate?.zones.overheadVsEdgeHeld.n).toBe(20);
     expect(rate?.zones.overheadVsEdgeHeld.p50).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alertsWork, formatClusterTable, runClusterBench, schedulesWork } from "../../bench/cluster.js";
-import { IN_CI, pgReachable } from "../store/helpers.js";
+import { IN_CI, pgReachable } from "../support/helpers.js";
 
 /**
  * The cluster bench at small scale, as `npm run bench -- --replicas 3` runs it: three replicas from

@@ -14,7 +14,7 @@ import {
 } from "../support/harness.js";
 
 /**
- * Issue 27.6: at the final approval of an N-of-M request, every earlier approval is checked against the
+ * At the final approval of an N-of-M request, every earlier approval is checked against the
  * channel's rule as it is now; one whose approver was taken off the list does not count.
  */
 
@@ -79,7 +79,7 @@ async function droppedApprover(options: HarnessOptions = {}) {
   }
 }
 
-describe("N-of-M approvals are rechecked at the final approval (issue 27.6)", () => {
+describe("N-of-M approvals are rechecked at the final approval", () => {
   it("an approver taken off the list no longer counts (SQLite)", async () => {
     await droppedApprover();
   });

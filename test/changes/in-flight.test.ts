@@ -14,7 +14,7 @@ import {
 } from "../support/harness.js";
 
 /**
- * Issue 27.7: the reconciler takes over requests left `approved` for a minute, but an apply still in
+ * The reconciler takes over requests left `approved` for a minute, but an apply still in
  * flight holds a renewed lease on its request, and the reconciler waits for that lease to end.
  */
 
@@ -89,7 +89,7 @@ async function slowRestart(options: HarnessOptions = {}) {
   }
 }
 
-describe("an apply in flight holds a lease the reconciler waits for (issue 27.7)", () => {
+describe("an apply in flight holds a lease the reconciler waits for", () => {
   it("a slow restart is not marked 'can't tell' while its POST runs, and Retry can't restart it twice (SQLite)", async () => {
     await slowRestart();
   }, 30_000);

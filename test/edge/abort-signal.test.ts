@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EdgeApi } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "./support/edge-api.js";
+import { testEdgeApi } from "../support/edge-api.js";
 
 /**
- * Issue 27.7: a change in flight whose lease can't be renewed aborts its Edge calls (ForKeyOptions.signal,
+ * A change in flight whose lease can't be renewed aborts its Edge calls (ForKeyOptions.signal,
  * src/changes/in-flight.ts), sent or still waiting in the key's queue, and the outcome is "not known".
  */
 

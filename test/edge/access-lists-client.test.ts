@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readEntryState, setEntryState } from "../../src/services/access-lists.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const env = useSimulatorClient();
 const ZONE = SIM_IDS.zoneQuiet;

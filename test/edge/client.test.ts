@@ -11,7 +11,7 @@ import {
   planTypeLabel,
 } from "../../src/edge/schemas/shield.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "./support/edge-api.js";
+import { testEdgeApi } from "../support/edge-api.js";
 
 let sim: Simulator;
 let api: EdgeApi;
@@ -224,7 +224,7 @@ describe("operations against the simulator", () => {
       `/shield/waf/rules/review-triggered/ai-recommendation/${zoneId}/${encodeURIComponent("a/b c?")}`,
     );
     // Simulator deviation: the document lists no 404 for the AI recommendation; the simulator invents one
-    // (UNDOCUMENTED in simulator-openapi.test.ts). What is checked is the 404-to-not_found mapping.
+    // (UNDOCUMENTED in test/tools/simulator/openapi.test.ts). What is checked is the 404-to-not_found mapping.
     expect(e.kind).toBe("not_found");
   });
 

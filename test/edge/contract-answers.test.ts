@@ -1,5 +1,5 @@
 /**
- * Issue 30.9: each zod answer schema accepts what the documents allow. Answers are generated from each
+ * Each zod answer schema accepts what the documents allow. Answers are generated from each
  * operation's documented 200 response schema (../shared/reference/edge-api, read in place) by a small
  * seeded JSON-schema data generator, over many seeds: nullables null, optionals absent, enums at every
  * documented value, strings and integers at their limits, and random mixes of these.
@@ -28,7 +28,7 @@ import {
   shieldOverviewMetricsResponseSchema,
   wafAiRecommendationSchema,
 } from "../../src/edge/schemas/shield.js";
-import { documented, type Family, type Mode, rng, sample } from "./support/answer-generator.js";
+import { documented, type Family, type Mode, rng, sample } from "../support/answer-generator.js";
 
 const MODES: Mode[] = ["nulls", "absent", "full", "limits", "random"];
 const CASES: Array<[Family, string, string, z.ZodType]> = [

@@ -1,11 +1,11 @@
-/** Issue 30.8: error sentences for every operation, account-bound 403s, and access-list writes that read the API's answer. */
+/** Error sentences for every operation, account-bound 403s, and access-list writes that read the API's answer. */
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { readEntryState, setEntryState } from "../../src/services/access-lists.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
 import { ACCESS_CONFIGURATION_OFFSET } from "../../tools/simulator/seed.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const ZONE = SIM_IDS.zoneQuiet;

@@ -10,8 +10,8 @@ import {
   SIM_IDS,
   startSimulator,
 } from "../../tools/simulator/index.js";
-import { testEdgeApi } from "./support/edge-api.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { testEdgeApi } from "../support/edge-api.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const counters = (n: number) => ({
@@ -21,7 +21,7 @@ const counters = (n: number) => ({
   blockedBreaches: 0,
 });
 
-describe("ids beyond int32 (issue 30.6)", () => {
+describe("ids beyond int32", () => {
   it("a shield zone or rate-limit id over 2^31-1 is refused with a sentence before any request", async () => {
     const big = 2_147_483_648;
     const calls = [
@@ -49,7 +49,7 @@ describe("ids beyond int32 (issue 30.6)", () => {
   });
 });
 
-describe("date keys (issue 30.2, 30.3)", () => {
+describe("date keys", () => {
   it("reads every form the platform writes, and nothing else", () => {
     const aug9 = Date.UTC(2026, 7, 9);
     for (const key of [
@@ -186,7 +186,7 @@ describe("date keys (issue 30.2, 30.3)", () => {
   });
 });
 
-describe("the simulator's alternative date-key formats (issue 30.9)", () => {
+describe("the simulator's alternative date-key formats", () => {
   for (const format of DATE_KEY_FORMATS.filter((f) => f !== "unknown")) {
     it(`rate-limit and metrics paths read the same under "${format}" keys`, async () => {
       const clock = Date.UTC(2026, 7, 20, 12, 0);

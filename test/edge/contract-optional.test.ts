@@ -1,8 +1,8 @@
-/** Issue 30.7: fields the document leaves optional skip their row (counted), and a 202 AcceptedResult says what it is. */
+/** Fields the document leaves optional skip their row (counted), and a 202 AcceptedResult says what it is. */
 import { describe, expect, it } from "vitest";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
-import { rejection, useSimulatorClient } from "./support/sim-client.js";
+import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const answer = (path: string, body: unknown) => s.sim.addFault({ path: exactPath(path), status: 200, body });

@@ -1,5 +1,5 @@
 /**
- * Issue 30.9: every request the client can build, with edge-case arguments, is checked with Ajv against what
+ * Every request the client can build, with edge-case arguments, is checked with Ajv against what
  * its operation documents (../shared/reference/edge-api, read in place): path and query parameters (names,
  * types, formats, enums, limits, required ones) and the JSON request body. The simulator only answers; the
  * documents judge.
@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { documentsAjv, type Json, operationFor } from "./support/openapi.js";
-import { useSimulatorClient } from "./support/sim-client.js";
+import { documentsAjv, type Json, operationFor } from "../support/openapi.js";
+import { useSimulatorClient } from "../support/sim-client.js";
 
 interface Param {
   name: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EdgeApi } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError, kindForStatus, readErrorBody } from "../../src/edge/errors.js";
+import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedAnswer, type CannedServer, startCannedServer } from "./support/canned-server.js";
-import { testEdgeApi } from "./support/edge-api.js";
 
 const KEY = "test-key-0123456789";
 

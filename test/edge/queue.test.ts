@@ -4,8 +4,8 @@ import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
 import { backoffDelay, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
+import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedServer, startCannedServer } from "./support/canned-server.js";
-import { testEdgeApi } from "./support/edge-api.js";
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
 

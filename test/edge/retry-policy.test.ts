@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EdgeApi } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
+import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedAnswer, type CannedServer, startCannedServer } from "./support/canned-server.js";
-import { testEdgeApi } from "./support/edge-api.js";
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
 const rateLimited: CannedAnswer = { status: 429, headers: { "retry-after": "0" } };

@@ -95,7 +95,7 @@ describe("schemas", () => {
   it("reject what cannot be right", () => {
     expect(getShieldZonesResponseSchema.safeParse({ data: [{ shieldZoneId: "1" }] }).success).toBe(false);
     expect(listApplicationsResponseSchema.safeParse({ items: [{ id: 7 }] }).success).toBe(false);
-    // An app without an id (the document leaves it optional) is left out and counted, not a failure (issue 30.7).
+    // An app without an id (the document leaves it optional) is left out and counted, not a failure.
     expect(listApplicationsResponseSchema.parse({ items: [{ name: "no id" }] })).toMatchObject({
       items: [],
       skipped: 1,

@@ -6,8 +6,8 @@ import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit.js";
 import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { testEdgeApi } from "../support/edge-api.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
-import { testEdgeApi } from "./support/edge-api.js";
 
 /**
  * Two EdgeApi instances in one process stand for two replicas: each has its own in-process queue,

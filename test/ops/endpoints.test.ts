@@ -2,8 +2,8 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BOT_TOKEN, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
+import { type OpsBot, startOpsBot } from "../support/ops-bot.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
-import { type OpsBot, startOpsBot } from "./support.js";
 
 let ob: OpsBot | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-/** Configuration, endpoints and metrics moved from the README to docs/operations.md (issue 26). */
+/** Configuration, endpoints and metrics moved from the README to docs/operations.md. */
 const operations = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
 const example = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
 

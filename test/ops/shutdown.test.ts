@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RESTARTING_NEW, RESTARTING_UNFINISHED } from "../../src/ops/index.js";
 import { BLOCKS, VIEWS } from "../../src/slack/ids.js";
 import { SIGNING_SECRET } from "../support/harness.js";
+import { type OpsBot, startOpsBot, waitFor } from "../support/ops-bot.js";
 import { interactionBody, postSigned } from "../support/slack-signer.js";
-import { type OpsBot, startOpsBot, waitFor } from "./support.js";
 
 let ob: OpsBot | undefined;
 afterEach(async () => {

@@ -2,9 +2,9 @@ import { createServer, type Server, Socket } from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TransportError } from "../../src/errors.js";
-import { pgReachable, TEST_DATABASE_URL } from "../store/helpers.js";
 import { BOT_TOKEN } from "../support/harness.js";
-import { type OpsBot, startOpsBot, waitFor, waitUntilReady } from "./support.js";
+import { pgReachable, TEST_DATABASE_URL } from "../support/helpers.js";
+import { type OpsBot, startOpsBot, waitFor, waitUntilReady } from "../support/ops-bot.js";
 
 const PG = await pgReachable();
 

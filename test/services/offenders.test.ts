@@ -1,8 +1,8 @@
-/** Issue 30.4: the card's top offenders do not come from the first page alone (the API promises no order). */
+/** The card's top offenders do not come from the first page alone (the API promises no order). */
 import { describe, expect, it } from "vitest";
 import { CARD_SEARCH_MAX_PAGES, offendersSearch } from "../../src/services/incident.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
-import { useSimulatorClient } from "../edge/support/sim-client.js";
+import { useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
 const ZONE = SIM_IDS.zoneQuiet;

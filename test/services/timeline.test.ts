@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appliedBlock, type Clock, seedIncident, timeTimeline } from "../../bench/timeline.js";
 import { buildTimeline, type TimelineEntry } from "../../src/services/timeline.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { steppedClock } from "../support/clock.js";
 import {
   captureLogger,
   configFor,
@@ -11,8 +12,7 @@ import {
   randomSchema,
   TEST_DATABASE_URL,
   tempDir,
-} from "../store/helpers.js";
-import { steppedClock } from "../support/clock.js";
+} from "../support/helpers.js";
 
 /**
  * The timeline's read model against both stores: what edgeops stored about one zone in a window comes back

@@ -4,7 +4,7 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, cardUpdate, startHarness } from "../support/harness.js";
 
 /**
- * Issue 26: approval cards are redrawn in one place, the Slack side's observer of the change engine
+ * Approval cards are redrawn in one place, the Slack side's observer of the change engine
  * (src/slack/change-requests.ts redrawCardsOnChange), whatever moved the request: here the engine alone,
  * with no click, sweep or listener of its own to redraw it.
  */

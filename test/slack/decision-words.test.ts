@@ -7,7 +7,7 @@ import { blocksText, cardUpdate, findButtons, type Harness } from "../support/ha
 import { useHarness } from "../support/use-harness.js";
 
 /**
- * Issue 29 items 5, 6 and 12: what a card says about who decided, who undid and why, and what the
+ * What a card says about who decided, who undid and why, and what the
  * requester and the channel are told.
  */
 
@@ -24,10 +24,10 @@ async function blockFor30m(h: Harness, c: number, label: string) {
   return buttons.find((b) => b.action_id === ACTIONS.undo)!;
 }
 
-describe("what cards say about decisions and undos (issue 29)", () => {
+describe("what cards say about decisions and undos", () => {
   const h = useHarness();
 
-  it("29.5: a skipped undo has its own label, not 'Undone'", async () => {
+  it("a skipped undo has its own label, not 'Undone'", async () => {
     await blockFor30m(h, 2, "AI scraper");
     category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
     h.advanceClock(31 * 60_000);
@@ -40,7 +40,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(card.args.text).toContain("Undo skipped");
   });
 
-  it("29.5: an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
+  it("an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
     await blockFor30m(h, 1, "SEO");
     h.advanceClock(31 * 60_000);
     await createChangeSweeper(h.app.env).sweep();
@@ -60,7 +60,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(blocksText(byApprover.args.blocks)).toContain(`Undone by <@${ALICE}> (an approver) with Undo now`);
   });
 
-  it("29.5: 'Expired' keeps a recorded 1-of-2 approval", async () => {
+  it("'Expired' keeps a recorded 1-of-2 approval", async () => {
     await h.store.policies.setChannel("T0001", "C0TWO", { approvalsNeeded: 2 });
     category(h, 5).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 5 block`, { channelId: "C0TWO" });
@@ -78,7 +78,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(text).not.toContain("without a decision");
   });
 
-  it("29.6: with approvals off nobody is recorded as approver; the channel is told of a restart", async () => {
+  it("with approvals off nobody is recorded as approver; the channel is told of a restart", async () => {
     await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
     const app = SIM_IDS.appWithUnknownStatus;
     const { click } = await askAndConfirm(h, `restart ${app}`, { channelId: "C0FAST" });
@@ -96,7 +96,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     );
   });
 
-  it("29.6: a temporary change with approvals off: its card says applied without approval, not 'Approved by'", async () => {
+  it("a temporary change with approvals off: its card says applied without approval, not 'Approved by'", async () => {
     await h.store.policies.setChannel("T0001", "C0FAST", { approvals: "off" });
     category(h, 6).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 6 block for 30m`, { channelId: "C0FAST" });
@@ -109,7 +109,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(text).not.toContain("Approved by");
   });
 
-  it("29.12: the requester's Reject withdraws their own pending request", async () => {
+  it("the requester's Reject withdraws their own pending request", async () => {
     category(h, 7).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 7 block`);
     const { post } = await pendingCard(h, "Social");
@@ -124,7 +124,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(category(h, 7).categoryAction).toBe(2);
   });
 
-  it("29.12: the requester is told the outcome in the card's thread: applied, rejected, expired", async () => {
+  it("the requester is told the outcome in the card's thread: applied, rejected, expired", async () => {
     const thread = (label: string, words: string) =>
       h.slack.waitForCall(
         "chat.postMessage",
@@ -163,7 +163,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(blocksText((await thread("Tool", "expired")).args.blocks)).toContain("Ask again with");
   });
 
-  it("29.12: the requester is told in the card's thread when an approved change fails", async () => {
+  it("the requester is told in the card's thread when an approved change fails", async () => {
     category(h, 4).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 4 block`);
     const { post } = await pendingCard(h, "Tool");
@@ -182,7 +182,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(blocksText(told.args.blocks)).toContain(`approved by <@${CAROL}> but failed`);
   });
 
-  it("29.12: the default card names the workspace admins, so they are notified", async () => {
+  it("the default card names the workspace admins, so they are notified", async () => {
     category(h, 6).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 6 block`);
     const { post } = await pendingCard(h, "Preview");
@@ -196,7 +196,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(approve.confirm).toBeUndefined();
   });
 
-  it("29.12: a non-approver's Approve is refused at the click, with no dialog first; an approver's applies", async () => {
+  it("a non-approver's Approve is refused at the click, with no dialog first; an approver's applies", async () => {
     h.slack.users.set("U0009", { id: "U0009", name: "dave" });
     category(h, 5).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 5 block`);
@@ -217,7 +217,7 @@ describe("what cards say about decisions and undos (issue 29)", () => {
     expect(category(h, 5).categoryAction).toBe(1);
   });
 
-  it("29.12: a rejecter may add a reason: shown on the card and told to the requester", async () => {
+  it("a rejecter may add a reason: shown on the card and told to the requester", async () => {
     category(h, 2).categoryAction = 2;
     await askAndConfirm(h, `bot ${ZONE} 2 block`);
     const { post } = await pendingCard(h, "AI scraper");

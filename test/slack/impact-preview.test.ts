@@ -6,7 +6,7 @@ import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from 
 import { pick, pickerIn } from "../support/picker.js";
 
 /**
- * Issue 31 part 1: before anyone confirms or approves a mitigation, its confirmation and its approval
+ * Before anyone confirms or approves a mitigation, its confirmation and its approval
  * card show what it would have touched in the zone's last hour of event log, through the receiver, the
  * fake Slack and the simulator. The message goes out first ("estimating…") and is filled in place.
  */

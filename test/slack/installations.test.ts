@@ -2,10 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
 import { UNINSTALLED_SENTENCE } from "../../src/services/uninstall.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
-import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
+import { NOT_CONNECTED_SENTENCE, OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { waitFor } from "../ops/support.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
@@ -18,6 +17,8 @@ import {
   SIGNING_SECRET,
   startHarness,
 } from "../support/harness.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "../support/helpers.js";
+import { waitFor } from "../support/ops-bot.js";
 import { postSigned } from "../support/slack-signer.js";
 import { useHarness } from "../support/use-harness.js";
 
@@ -130,7 +131,7 @@ async function auditOf(h: Harness, teamId: string) {
   return h.store.audit.list(teamId, 200);
 }
 
-/** Issue 28.3: a workspace that removes edgeops leaves nothing running; a reinstall starts clean. */
+/** A workspace that removes edgeops leaves nothing running; a reinstall starts clean. */
 async function uninstallForgetsTheWorkspace(
   options: HarnessOptions,
   event: "app_uninstalled" | "tokens_revoked",
@@ -265,4 +266,122 @@ describe("a workspace that removes edgeops", () => {
       await h.close();
     }
   });
+});
+
+const rid = () => Math.random().toString(36).slice(2);
+
+describe("a single-token install before Slack named its token's workspace", () => {
+  it("serves no request until auth.test answers, then only its own workspace", async () => {
+    const h = await startHarness({
+      env: { EDGE_API_KEY: "sim-deployment-key-0000" },
+      slackFaults: [{ method: "auth.test", latencyMs: 4_000, times: 1 }],
+    });
+    try {
+      const sentenceOf = async (teamId: string) => {
+        const res = await h.command("zones", { teamId, userId: BOB });
+        expect(res.status).toBe(200);
+        const answer = await h.slack.waitForResponse(res.responseId, () => true, 10_000);
+        return answer.body.text ?? blocksText(answer.body.blocks);
+      };
+      expect(h.app.problem()).toBeDefined();
+      expect(await sentenceOf("T0OTHER")).toBe(NOT_CONNECTED_SENTENCE);
+      expect(h.sim.requests).toEqual([]);
+
+      await waitFor(() => h.app.problem() === undefined, 10_000);
+      expect(await sentenceOf("T0OTHER")).toBe(OTHER_WORKSPACE_SENTENCE);
+      expect(h.sim.requests).toEqual([]);
+      expect(await sentenceOf("T0001")).toBe("Shield zones, page 1");
+      expect(h.sim.requests.length).toBeGreaterThan(0);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
+});
+
+/** An org-wide (Enterprise Grid) install removed: its installation goes, and the workspaces it can name. */
+async function enterpriseUninstall(options: HarnessOptions) {
+  const h = await startHarness({ ...options, oauth: true, installs: ["T0001", "T0003"] });
+  try {
+    const ENTERPRISE = "E0001";
+    const installation = {
+      team: undefined,
+      enterprise: { id: ENTERPRISE, name: "Acme Grid" },
+      user: { id: "U0001", token: undefined, scopes: undefined },
+      bot: { id: "BORG", userId: "UBOT", token: "xoxb-org-wide-token", scopes: ["commands"] },
+      tokenType: "bot" as const,
+      isEnterpriseInstall: true,
+      appId: "A0001",
+    };
+    await h.store.installations.storeInstallation(installation);
+    // A workspace of the same enterprise with an install of its own, and its key.
+    await h.store.installations.storeInstallation({
+      ...installation,
+      team: { id: "T0002", name: "T0002" },
+      bot: { ...installation.bot, token: "xoxb-installed-t0002" },
+      isEnterpriseInstall: false,
+    });
+    for (const teamId of ["T0002", "T0003"]) await h.store.keys.set(teamId, "sim-other-key-00000", "U0001");
+    const orgWide = { enterpriseId: ENTERPRISE, teamId: undefined, isEnterpriseInstall: true };
+    expect(await h.store.installations.fetchInstallation(orgWide)).toBeDefined();
+
+    // Signed as Slack sends it: the authorization of the org-wide install names no workspace.
+    const body = {
+      token: "legacy",
+      team_id: "T0001",
+      enterprise_id: ENTERPRISE,
+      api_app_id: "A0001",
+      type: "event_callback",
+      event_id: `Ev${rid().toUpperCase()}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [
+        { enterprise_id: ENTERPRISE, team_id: null, is_bot: true, is_enterprise_install: true },
+      ],
+      event: { type: "app_uninstalled", event_ts: String(Date.now() / 1000) },
+    };
+    const res = await postSigned(h.eventsUrl, JSON.stringify(body), SIGNING_SECRET, {
+      contentType: "application/json",
+    });
+    expect(res.status).toBe(200);
+
+    // Each workspace forgotten leaves an app.uninstalled audit entry, the last thing it does.
+    const forgotten = async (teamId: string) =>
+      (await h.store.audit.list(teamId, 50)).some((e) => e.action === "app.uninstalled");
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      if ((await forgotten("T0001")) && (await forgotten("T0002"))) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await expect(h.store.installations.fetchInstallation(orgWide)).rejects.toThrow();
+    // The workspace the event names and the enterprise's own-install workspace: installation and key gone.
+    for (const teamId of ["T0001", "T0002"]) {
+      expect(await h.store.installations.findByTeam(teamId)).toBeUndefined();
+      expect(await h.store.keys.get(teamId)).toBeUndefined();
+    }
+    // A workspace outside the enterprise keeps both.
+    expect(await h.store.installations.findByTeam("T0003")).toBeDefined();
+    expect(await h.store.keys.get("T0003")).toBeDefined();
+    expect(h.logs.text).not.toContain("xoxb-org-wide-token");
+  } finally {
+    await h.close();
+  }
+}
+
+const pgUp = await pgReachable();
+
+describe("an org-wide (Enterprise Grid) install removed", () => {
+  it("its installation and tokens go, and the enterprise's workspaces are forgotten with their keys (SQLite)", async () => {
+    await enterpriseUninstall({});
+  }, 30_000);
+
+  it.runIf(pgUp || IN_CI)(
+    "the same on PostgreSQL",
+    async () => {
+      const schema = randomSchema();
+      try {
+        await enterpriseUninstall({ pgSchema: schema });
+      } finally {
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+    30_000,
+  );
 });

@@ -13,7 +13,7 @@ import {
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { rotateAll } from "../../src/store/rotate.js";
 import { steppedClock } from "../support/clock.js";
-import { captureLogger, configFor, masterKeyB64 } from "./helpers.js";
+import { captureLogger, configFor, masterKeyB64 } from "../support/helpers.js";
 
 /** One empty database for one test. */
 export interface Location {

@@ -3,7 +3,6 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { openStore, type Store, StoreError, storeInternals } from "../../src/store/index.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
 import {
   captureLogger,
   configFor,
@@ -13,7 +12,8 @@ import {
   randomSchema,
   TEST_DATABASE_URL,
   tempDir,
-} from "./helpers.js";
+} from "../support/helpers.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
 
 const reachable = await pgReachable();
 

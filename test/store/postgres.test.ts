@@ -1,7 +1,14 @@
 import { describe, it } from "vitest";
 import { describeUrl } from "../../src/store/db.js";
+import {
+  dropSchema,
+  IN_CI,
+  pgReachable,
+  randomSchema,
+  TEST_DATABASE_URL,
+  tempDir,
+} from "../support/helpers.js";
 import { storeContract } from "./contract.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL, tempDir } from "./helpers.js";
 
 const reachable = await pgReachable();
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { openStore, StoreError, storeInternals } from "../../src/store/index.js";
 import { watchEventLoop } from "../support/event-loop.js";
-import { captureLogger, configFor, masterKeyB64, tempDir } from "./helpers.js";
+import { captureLogger, configFor, masterKeyB64, tempDir } from "../support/helpers.js";
 
 /** Another process's connection holding the write lock of DATA_DIR's database for `ms`. */
 function holdWriteLock(dataDir: string, ms: number): Promise<void> {

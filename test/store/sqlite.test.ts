@@ -1,5 +1,5 @@
+import { tempDir } from "../support/helpers.js";
 import { storeContract } from "./contract.js";
-import { tempDir } from "./helpers.js";
 
 storeContract({
   engine: "sqlite",

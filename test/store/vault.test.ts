@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { decrypt, encrypt, parseMasterKeys } from "../../src/store/crypto.js";
 import { openStore, StoreError } from "../../src/store/index.js";
-import { captureLogger, configFor, masterKeyB64, tempDir } from "./helpers.js";
+import { captureLogger, configFor, masterKeyB64, tempDir } from "../support/helpers.js";
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../store/helpers.js";
 import type { HarnessOptions } from "./harness.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema } from "./helpers.js";
 
 /** Whether the PostgreSQL tests run: PostgreSQL answers here, or CI (where it must). */
 export const postgresTests = (await pgReachable()) || IN_CI;

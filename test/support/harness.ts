@@ -12,8 +12,8 @@ import { createLogger } from "../../src/log.js";
 import type { SlackApp } from "../../src/slack/app.js";
 import type { Store } from "../../src/store/index.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
-import { TEST_DATABASE_URL } from "../store/helpers.js";
 import { type FakeSlack, type SlackFault, startFakeSlack } from "./fake-slack.js";
+import { TEST_DATABASE_URL } from "./helpers.js";
 import { interactionBody, postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";

@@ -1,0 +1,125 @@
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import { watchEventLoop } from "../support/event-loop.js";
+import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../support/helpers.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
+
+/**
+ * An approval decided while the database is held up: by another process's SQLite write lock, or by a
+ * PostgreSQL connection that stopped answering. Either way the click is answered in bounded time and
+ * nothing else in the bot freezes.
+ */
+
+const ZONE = SIM_IDS.firstShieldZone;
+const BOB = "U0002"; // requester
+const CAROL = "U0003"; // owner: an approver
+
+const puts = (h: Harness) =>
+  h.sim.requests.filter((r) => r.method === "PUT" && r.path.includes("/bot-categorization/categories/"));
+
+/** Bob asks to block the AI scraper category; returns the Approve button of the card in the channel. */
+async function requestChange(h: Harness) {
+  const group = h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 2)!;
+  group.categoryAction = 0;
+  const bots = await h.command(`bots ${ZONE}`, { userId: BOB });
+  const block = findButtons((await h.slack.waitForResponse(bots.responseId)).body.blocks).find(
+    (b) => b.text === "Block" && JSON.parse(b.value!).c === 2,
+  )!;
+  const click = await h.click(block, { userId: BOB });
+  await h.slack.waitForResponse(click.responseId);
+  const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+    blocksText(c.args.blocks).includes("Approval needed"),
+  );
+  return findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+}
+
+const pgUp = await pgReachable();
+const harnesses: Harness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((h) => h.close()));
+});
+
+describe("an approval while the database is held up", () => {
+  it("SQLite: another process holds the write lock for 1 s; the approval waits for it with the event loop free, then applies once", async () => {
+    const h = await startHarness();
+    harnesses.push(h);
+    const approve = await requestChange(h);
+    h.sim.clearRequests();
+
+    const other = new BetterSqlite3(join(h.dataDir, "edgeops.sqlite"));
+    other.exec("begin immediate");
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec("commit");
+        other.close();
+        resolve();
+      }, 1_000),
+    );
+    const loop = watchEventLoop();
+    const started = performance.now();
+    const click = await h.click(approve, { userId: CAROL });
+    expect(click.status).toBe(200);
+    // While the approval waits for the lock, another user's command is still answered.
+    const help = await h.command("help", { userId: "U0001" });
+    await h.slack.waitForResponse(help.responseId);
+    expect(performance.now() - started).toBeLessThan(900);
+    const update = await h.slack.waitForCall("chat.update", (c) =>
+      blocksText(c.args.blocks).includes("Approved by"),
+    );
+    const stall = loop.stop();
+    await released;
+    expect(blocksText(update.args.blocks)).toContain("is in effect");
+    expect(puts(h)).toHaveLength(1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    expect(stall).toBeLessThan(100);
+  });
+
+  it.runIf(pgUp || IN_CI)(
+    "PostgreSQL: its connections stop answering; the approver is told storage is unavailable within seconds, nothing is applied, and approving again works",
+    async () => {
+      const schema = randomSchema();
+      const proxy = tcpProxy(new URL(TEST_DATABASE_URL));
+      const url = new URL(TEST_DATABASE_URL);
+      url.host = `127.0.0.1:${await proxy.start()}`;
+      try {
+        const h = await startHarness({
+          pgSchema: schema,
+          env: { DATABASE_URL: url.toString(), DATABASE_STATEMENT_TIMEOUT_MS: "300" },
+        });
+        harnesses.push(h);
+        const approve = await requestChange(h);
+        h.sim.clearRequests();
+        h.slack.clear();
+
+        proxy.stall();
+        const started = performance.now();
+        const click = await h.click(approve, { userId: CAROL });
+        expect(click.status).toBe(200);
+        const answer = await h.slack.waitForResponse(click.responseId);
+        expect(performance.now() - started).toBeLessThan(5_000);
+        expect(blocksText(answer.body.blocks) || String(answer.body.text)).toContain(
+          "Storage is unavailable right now, so nothing was changed",
+        );
+        expect(puts(h)).toHaveLength(0);
+        expect(h.slack.callsTo("chat.update")).toHaveLength(0);
+
+        proxy.resume();
+        await h.click(approve, { userId: CAROL });
+        const update = await h.slack.waitForCall("chat.update", (c) =>
+          blocksText(c.args.blocks).includes("Approved by"),
+        );
+        expect(blocksText(update.args.blocks)).toContain("is in effect");
+        expect(puts(h)).toHaveLength(1);
+      } finally {
+        proxy.resume();
+        await Promise.all(harnesses.splice(0).map((h) => h.close()));
+        await proxy.cut();
+        await dropSchema(schema).catch(() => undefined);
+      }
+    },
+  );
+});

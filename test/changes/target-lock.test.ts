@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { edgeopsListName } from "../../src/services/access-lists.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
+import {
+  answerTo,
+  blocksText,
+  findButtons,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
+
+/**
+ * Writes to one access list are serialised, within a replica and across replicas, so two
+ * blocks made at the same moment both end up in the list (each is a read-modify-PUT of the whole list).
+ */
+
+const ZONE = SIM_IDS.customerAccessList.zoneId;
+const BOB = "U0002";
+const CAROL = "U0003";
+const BLOCKED = edgeopsListName("ip", "block");
+
+const blockedIps = (h: Harness) =>
+  (h.sim.state.accessLists.get(ZONE) ?? [])
+    .filter((l) => l.name === BLOCKED)
+    .flatMap((l) => l.content.split("\n").filter((x) => x !== ""));
+
+/** Bob types the block and confirms it; the answer's text. */
+async function confirmBlock(h: Harness, ip: string, channelId: string) {
+  const typed = await answerTo(h, `block ${ZONE} ${ip}`, BOB, channelId);
+  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
+  if (!confirm) throw new Error(`no Confirm on: ${typed.text}`);
+  const click = await h.click(confirm, { userId: BOB, channelId });
+  expect(click.status).toBe(200);
+  return blocksText((await h.slack.waitForResponse(click.responseId, undefined, 30_000)).body.blocks);
+}
+
+/** 20 blocks, confirmed 4 at a time, where approvals are off: all 20 in the list, all 20 audited applied. */
+async function twentyFourAtATime(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    await h.store.policies.setChannel("T0001", "C0OPEN", { approvals: "off", updatedBy: "U0001" });
+    const ips = Array.from({ length: 20 }, (_, i) => `198.51.100.${i + 20}`);
+    for (let i = 0; i < ips.length; i += 4) {
+      const answers = await Promise.all(ips.slice(i, i + 4).map((ip) => confirmBlock(h, ip, "C0OPEN")));
+      for (const a of answers) expect(a).toContain("Done: *Block IP");
+    }
+    expect(blockedIps(h).sort()).toEqual([...ips].sort());
+    const audit = await h.store.audit.list("T0001", 100);
+    expect(audit.filter((e) => e.action === "access_block.apply" && e.outcome === "applied")).toHaveLength(
+      20,
+    );
+  } finally {
+    await h.close();
+  }
+}
+
+/**
+ * Two replicas (one database, one Edge API): Bob asks for two blocks, Carol approves one card on each
+ * replica at the same moment, five times over. Both IPs are in the list every time.
+ */
+async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
+  // Each Edge call takes a little while, as over a network: the window between read and PUT is real.
+  sim.addFault({ path: /\/access-lists/, latencyMs: 20 });
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-replicas-"));
+  const a = await startHarness({ ...options, sim, dataDir });
+  const b = await startHarness({ ...options, sim, dataDir, seedKey: false });
+  try {
+    for (let round = 0; round < 5; round++) {
+      const ips = [`203.0.113.${round * 2 + 10}`, `203.0.113.${round * 2 + 11}`];
+      const cards = [];
+      for (const ip of ips) {
+        expect(await confirmBlock(a, ip, "C0001")).toContain("needs a second person's approval");
+        const card = await a.slack.waitForCall("chat.postMessage", (c) =>
+          blocksText(c.args.blocks).includes(`Block IP ${ip} on`),
+        );
+        cards.push(findButtons(card.args.blocks).find((x) => x.action_id === ACTIONS.approve)!);
+      }
+      await Promise.all([a.click(cards[0]!, { userId: CAROL }), b.click(cards[1]!, { userId: CAROL })]);
+      await Promise.all(
+        [a, b].map((h, i) =>
+          h.slack.waitForCall(
+            "chat.update",
+            (c) => {
+              const t = blocksText(c.args.blocks);
+              return t.includes(`Block IP ${ips[i]} on`) && t.includes("is in effect");
+            },
+            30_000,
+          ),
+        ),
+      );
+      expect(blockedIps(a)).toEqual(expect.arrayContaining(ips));
+    }
+    expect(blockedIps(a)).toHaveLength(10);
+  } finally {
+    await a.close();
+    await b.close();
+    await sim.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe("one writer per target", () => {
+  it("20 blocks confirmed 4 at a time with approvals off: 20 in the list (SQLite)", async () => {
+    await twentyFourAtATime();
+  }, 60_000);
+
+  it.runIf(postgresTests)(
+    "20 blocks confirmed 4 at a time with approvals off: 20 in the list (PostgreSQL)",
+    () => onPostgres(twentyFourAtATime),
+    60_000,
+  );
+
+  it("two cards approved at the same moment on two replicas: both IPs blocked (SQLite)", async () => {
+    await twoReplicas({});
+  }, 90_000);
+
+  it.runIf(postgresTests)(
+    "two cards approved at the same moment on two replicas: both IPs blocked (PostgreSQL)",
+    () => onPostgres(twoReplicas),
+    90_000,
+  );
+});

@@ -1,0 +1,303 @@
+/**
+ * `/edge watch config`, through the real receiver (signed requests), the fake Slack and the
+ * simulator, on SQLite and PostgreSQL. A change made in the dashboard (/sim dashboard) is posted once in the
+ * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
+ * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CONFIG_CALLS, type ConfigState } from "../../src/alerts/drift.js";
+import {
+  CALLS_PER_EVALUATION,
+  callsPerRound,
+  stretchedInterval,
+  watchInterval,
+} from "../../src/alerts/interval.js";
+import { createPoller } from "../../src/jobs/alerts.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { runSimCommand } from "../../tools/console/sim-commands.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
+import type { SlackCall } from "../support/fake-slack.js";
+import {
+  answerTo,
+  blocksText,
+  findButtons,
+  type Harness,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
+import { dropSchema, pgReachable, randomSchema } from "../support/helpers.js";
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 7, 20, 14, 0, 30);
+const ZONE = SIM_IDS.zoneEnterprise;
+const CHANNEL = "C0001";
+const BOB = "U0002";
+const CAROL = "U0003";
+const reachable = await pgReachable();
+
+let clock = T0;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(engine: "sqlite" | "postgres") {
+  clock = T0;
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  cleanups.push(() => sim.close());
+  let pgSchema: string | undefined;
+  if (engine === "postgres") {
+    const schema = randomSchema();
+    pgSchema = schema;
+    cleanups.push(() => dropSchema(schema));
+  }
+  const h = await startHarness({ sim, clock: steppedClock(() => clock), ...(pgSchema ? { pgSchema } : {}) });
+  cleanups.push(() => h.close());
+  const poller = createPoller({
+    deps: h.deps,
+    clientFor: h.app.env.clientFor,
+    clock: steppedClock(() => clock),
+    budgetClock: () => clock,
+  });
+  cleanups.push(() => poller.stop());
+  const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
+  zone().wafExecutionMode = 1;
+  zone().dDoSShieldSensitivity = 1;
+  zone().wafEnabled = true;
+  const created = await answerTo(h, `watch config ${ZONE}`, BOB);
+  expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
+  const tick = async () => {
+    clock += MIN;
+    await poller.tick();
+  };
+  await poller.tick(); // the snapshot
+  const watch = (await h.store.watches.list("T0001", CHANNEL)).find((w) => w.kind === "config")!;
+  return { sim, h, tick, zone, watch };
+}
+
+const driftPosts = (h: Harness) =>
+  h.slack
+    .callsTo("chat.postMessage")
+    .filter(
+      (c) =>
+        c.args.channel === CHANNEL &&
+        !c.args.thread_ts &&
+        blocksText(c.args.blocks).includes("not through edgeops"),
+    );
+const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
+const button = (c: SlackCall | undefined, label: string) => {
+  const b = findButtons(c?.args.blocks).find((x) => x.text === label);
+  if (!b) throw new Error(`no ${label} on ${text(c)}`);
+  return b;
+};
+
+describe.each([
+  ["SQLite", "sqlite"],
+  ["PostgreSQL", "postgres"],
+] as const)("/edge watch config on %s", (_name, engine) => {
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a dashboard change is posted once with Put it back and Keep; Keep makes it the snapshot",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      await tick();
+      expect(driftPosts(h)).toHaveLength(0);
+
+      expect(runSimCommand(sim, `dashboard ${ZONE} waf-mode log`)).toContain("block → log");
+      const noticedAt = clock + MIN;
+      await tick();
+      // Held back one check: edgeops records its own change just after making it.
+      expect(driftPosts(h)).toHaveLength(0);
+      await tick();
+      expect(driftPosts(h)).toHaveLength(1);
+      const post = driftPosts(h)[0];
+      expect(text(post)).toContain(
+        `shield zone ${ZONE}*: WAF execution mode Block → Log, not through edgeops, noticed <!date^${Math.floor(noticedAt / 1000)}^{time}`,
+      );
+      expect(findButtons(post?.args.blocks).map((b) => b.text)).toEqual(["Put it back", "Keep"]);
+      // Reported once, not at every evaluation.
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(1);
+
+      const res = await h.click(button(post, "Keep"), {
+        userId: CAROL,
+        channelId: CHANNEL,
+        messageTs: "1.1",
+      });
+      expect(res.status).toBe(200);
+      const kept = await h.slack.waitForResponse(res.responseId);
+      expect(blocksText(kept.body.blocks)).toContain(`<@${CAROL}> kept it`);
+      expect(findButtons(kept.body.blocks)).toHaveLength(0);
+      const state = (await h.store.watches.get(watch.id))?.state as ConfigState;
+      expect(state.snapshot.wafMode).toBe(0);
+      await tick();
+      expect(driftPosts(h)).toHaveLength(1);
+
+      // Back to Block in the dashboard: a drift from the kept value.
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(2);
+      expect(text(driftPosts(h)[1])).toContain("WAF execution mode Log → Block");
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "the watches' interval counts a config watch's three Edge calls per evaluation, a zone watch's one",
+    async () => {
+      const { h } = await setup(engine);
+      expect(await h.store.watches.count("T0001", "config")).toBe(1);
+      expect(await callsPerRound(h.deps, "T0001")).toBe(CALLS_PER_EVALUATION.config);
+      expect(CALLS_PER_EVALUATION.config).toBe(CONFIG_CALLS);
+      expect((await answerTo(h, `watch zone ${ZONE}`, BOB)).text).toContain("Watching");
+      expect(await h.store.watches.count("T0001")).toBe(2);
+      expect(await h.store.watches.count("T0001", "zone")).toBe(1);
+      expect(await callsPerRound(h.deps, "T0001")).toBe(CONFIG_CALLS + 1);
+      const { config } = h.deps;
+      expect(await watchInterval(h.deps, "T0001")).toBe(
+        stretchedInterval(CONFIG_CALLS + 1, {
+          intervalMs: config.watches.intervalMs,
+          ratePerSec: config.edge.ratePerSec,
+          sharePercent: config.watches.sharePercent,
+        }),
+      );
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a change made through edgeops is not drift, and Put it back goes through confirm, policy and approval exactly once",
+    async () => {
+      const { sim, h, tick, zone } = await setup(engine);
+
+      // Through edgeops: /edge ddos, confirmed and approved. No drift post, and the snapshot follows.
+      await tick();
+      const typed = await answerTo(h, `ddos ${ZONE} high`, BOB);
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+      const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+        findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await h.click(button(card, "Approve"), { userId: CAROL });
+      await h.slack.waitForCall("chat.update", (c) => text(c).includes("is in effect"));
+      expect(zone().dDoSShieldSensitivity).toBe(3);
+      await tick();
+      await tick();
+      expect(driftPosts(h).map(text)).toEqual([]);
+
+      // In the dashboard: posted; Put it back asks for High again through the change flow.
+      runSimCommand(sim, `dashboard ${ZONE} ddos off`);
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(1);
+      const post = driftPosts(h)[0];
+      expect(text(post)).toContain("DDoS sensitivity High → Off, not through edgeops");
+      const putBack = button(post, "Put it back");
+      expect((putBack.confirm as { title?: { text?: string } }).title?.text).toBe("Put it back?");
+      const before = h.slack.callsTo("chat.postMessage").length;
+      await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const waiting = await h.slack.waitForCall(
+        "chat.postMessage",
+        (c) =>
+          h.slack.callsTo("chat.postMessage").indexOf(c) >= before &&
+          text(c).includes("Set DDoS sensitivity"),
+      );
+      expect(zone().dDoSShieldSensitivity).toBe(0);
+      // The outcome goes into the drift post's thread.
+      await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === "1.2");
+      // The same click delivered again makes no second request.
+      const again = await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const answer = await h.slack.waitForResponse(again.responseId);
+      expect(blocksText(answer.body.blocks)).toContain("This button was already used");
+      await h.click(button(waiting, "Approve"), { userId: CAROL });
+      await vi.waitFor(() => expect(zone().dDoSShieldSensitivity).toBe(3));
+      const cards = h.slack
+        .callsTo("chat.postMessage")
+        .slice(before)
+        .filter((c) => findButtons(c.args.blocks).some((b) => b.text === "Approve"));
+      expect(cards).toHaveLength(1);
+      // Put back through edgeops: no new drift post.
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a bot category is put back with its own change kind; a setting edgeops can't change offers Keep only",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      const state = (await h.store.watches.get(watch.id))?.state as ConfigState;
+      const snapshot = state.snapshot;
+      const was = snapshot["bot:2"];
+      expect(was === 0 || was === 1 || was === 2).toBe(true);
+      const [wasWord, nowWord] = was === 1 ? ["Block", "allow"] : [was === 2 ? "Allow" : "None", "block"];
+      expect(runSimCommand(sim, `dashboard ${ZONE} bot:aiscraper ${nowWord}`)).toContain(
+        "bot category aiscraper",
+      );
+      expect(runSimCommand(sim, `dashboard ${ZONE} waf off`)).toContain("waf on → off");
+      await tick();
+      await tick();
+      const posts = driftPosts(h);
+      expect(posts.map(text).map((t) => t.split("\n")[0])).toEqual([
+        expect.stringContaining(
+          `Bot category AI scraper ${wasWord} → ${nowWord === "allow" ? "Allow" : "Block"}`,
+        ),
+        expect.stringContaining("WAF on → off, not through edgeops"),
+      ]);
+      expect(findButtons(posts[1]?.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
+      expect(text(posts[1])).toContain("edgeops can't change this setting");
+
+      await h.click(button(posts[0], "Put it back"), { userId: BOB, channelId: CHANNEL, messageTs: "1.3" });
+      const card = await h.slack.waitForCall(
+        "chat.postMessage",
+        (c) => text(c).includes("AI scraper") && findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await h.click(button(card, "Approve"), { userId: CAROL });
+      const groups = () => [...sim.state.botCategoriesByKey.values(), sim.state.botCategories.get(ZONE)];
+      await vi.waitFor(() => {
+        const actions = groups()
+          .flatMap((g) => g ?? [])
+          .filter((g) => g.category === 2)
+          .map((g) => g.categoryAction);
+        expect(actions).toContain(was);
+      });
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(2);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a list edgeops creates is learned; its list turned off and a list of the customer's own are posted, Keep only",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      const typed = await answerTo(h, `block ${ZONE} 203.0.113.7`, BOB);
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+      const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+        findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await h.click(button(card, "Approve"), { userId: CAROL });
+      const lists = () => sim.state.accessLists.get(ZONE) ?? [];
+      // The approval card's impact preview searches the simulator's event log in this process first.
+      await vi.waitFor(() => expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs"), {
+        timeout: 5000,
+      });
+      await tick();
+      await tick();
+      expect(driftPosts(h)).toHaveLength(0);
+
+      const own = lists().find((l) => l.name === "edgeops: blocked IPs")!;
+      own.isEnabled = false;
+      lists().push({ ...own, id: own.id + 1000, name: "partners", isEnabled: true, action: 1 });
+      await tick();
+      await tick();
+      const posts = driftPosts(h).map(text);
+      expect(posts).toHaveLength(2);
+      expect(posts[0]).toContain("Number of your own custom access lists 0 → 1, not through edgeops");
+      expect(posts[1]).toContain(
+        `edgeops' access list "edgeops: blocked IPs" on (Block) → off, not through edgeops`,
+      );
+      for (const p of driftPosts(h)) expect(findButtons(p.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
+    },
+  );
+});

@@ -1,0 +1,92 @@
+/**
+ * When a zone's alert resolves, its timeline is posted in the alert's thread (after the
+ * "Resolved" note): read from the store, only the watch's channel's entries, with Export and no paging.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createPoller } from "../../src/jobs/alerts.js";
+import { ACTIONS } from "../../src/slack/ids.js";
+import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
+import {
+  answerTo,
+  blocksText,
+  findButtons,
+  type Harness,
+  startHarness,
+  TEST_EDGE_KEY,
+} from "../support/harness.js";
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
+const ZONE = SIM_IDS.zoneEnterprise;
+
+let clock = T0;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const replies = (h: Harness, ts: string) =>
+  h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0001" && c.args.thread_ts === ts);
+
+describe("a resolved zone alert tells its story in its thread", () => {
+  it("posts the timeline after the Resolved note, with Export only and without other channels' entries", async () => {
+    clock = T0;
+    const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+    cleanups.push(() => sim.close());
+    const h = await startHarness({ sim, clock: steppedClock(() => clock) });
+    cleanups.push(() => h.close());
+    const poller = createPoller({
+      deps: h.deps,
+      clientFor: h.app.env.clientFor,
+      clock: steppedClock(() => clock),
+    });
+    cleanups.push(() => poller.stop());
+    const minutes = async (n: number, done: () => boolean) => {
+      for (let i = 0; i < n && !done(); i++) {
+        clock += MIN;
+        await poller.tick();
+      }
+    };
+
+    await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
+    await poller.tick();
+    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
+    await minutes(10, () => h.slack.callsTo("chat.postMessage").some((c) => !c.args.thread_ts));
+    const episode = (await h.store.episodes.listOpen("T0001"))[0];
+    const ts = episode?.messageTs;
+    expect(ts).toBeTruthy();
+
+    // A request made in a private channel about the same zone: not for #C0001's thread.
+    await h.store.approvals.create({
+      kind: "access_block",
+      teamId: "T0001",
+      channelId: "GSECRET",
+      requesterId: "U0003",
+      params: { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" },
+      expiresAt: clock + 60 * MIN,
+    });
+
+    sim.calm();
+    await minutes(15, () =>
+      replies(h, ts as string).some((r) => blocksText(r.args.blocks).includes("Timeline of")),
+    );
+    const thread = replies(h, ts as string).map((r) => blocksText(r.args.blocks));
+    const resolvedAt = thread.findIndex((t) => t.includes("Resolved after"));
+    const storyAt = thread.findIndex((t) => t.includes(`Timeline of shield zone ${ZONE}`));
+    expect(resolvedAt).toBeGreaterThanOrEqual(0);
+    expect(storyAt).toBeGreaterThan(resolvedAt);
+    const story = thread[storyAt] ?? "";
+    expect(story).toContain("Alert opened in <#C0001>");
+    expect(story).toMatch(/Alert resolved after \d+ min/);
+    expect(story).toContain("Only what happened in this channel.");
+    expect(story).toContain("1 entry from other channels is left out.");
+    expect(story).not.toContain("country CN");
+    // No Edge call for peaks from the watches' budget: the reply has none.
+    expect(story).not.toContain("Peaks");
+    const posted = replies(h, ts as string)[storyAt];
+    expect(findButtons(posted?.args.blocks).map((b) => b.action_id)).toEqual([ACTIONS.timelineExport]);
+    expect(thread.filter((t) => t.includes("Timeline of"))).toHaveLength(1);
+    expect(h.slack.violations).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,212 @@
+import { describe, expect, it } from "vitest";
+import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
+import { createChangeSweeper, expireDue, reconcileStale, undoDue } from "../../src/jobs/change-sweeps.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import { onBothStores } from "../support/both-stores.js";
+import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+
+/**
+ * Requests whose current value can't be read (a workspace without a key) back off and end
+ * with a sentence; they no longer fill every sweep and keep another workspace's request from settling.
+ */
+
+const ZONE = SIM_IDS.customerAccessList.zoneId;
+
+/** A bot-category request left `approved` (its replica died before the apply finished). */
+async function leftApproved(h: Harness, teamId: string, shieldZoneId = ZONE, category = 1) {
+  const r = await h.store.approvals.create({
+    kind: "bot_category",
+    teamId,
+    channelId: "C0001",
+    requesterId: "U0002",
+    params: { shieldZoneId, category, action: 1 },
+    observed: 0,
+    expiresAt: h.deps.clock.now() + 30 * 60_000,
+  });
+  await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
+  return r.id;
+}
+
+async function keylessRows(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 1)!.categoryAction = 1;
+    // 50 of a workspace with no key, older than the one of a workspace that has one.
+    const keyless: string[] = [];
+    for (let i = 0; i < 50; i++) keyless.push(await leftApproved(h, "T0002"));
+    h.advanceClock(10);
+    const ours = await leftApproved(h, "T0001");
+    const sweeper = createChangeSweeper(h.app.env);
+
+    h.advanceClock(61_000);
+    await sweeper.sweep();
+    await sweeper.sweep();
+    // The change took effect (the category is Block): the reconciler found it and says so.
+    expect((await h.store.approvals.get(ours))?.state).toBe("applied");
+
+    for (let i = 1; i < SWEEP_READ_ATTEMPTS; i++) {
+      h.advanceClock(61_000);
+      await sweeper.sweep();
+    }
+    const ended = await Promise.all(keyless.map((id) => h.store.approvals.get(id)));
+    expect(ended.map((r) => r?.state)).toEqual(keyless.map(() => "failed"));
+    expect(ended[0]?.lastError?.message).toContain(
+      `the current value could not be read ${SWEEP_READ_ATTEMPTS} times (No Edge API key for this workspace yet`,
+    );
+    expect(ended[0]?.lastError?.message).toContain(`/edge bots ${ZONE}`);
+  } finally {
+    await h.close();
+  }
+}
+
+/** A temporary bot-category change (Block, was None) in force and due to be undone. */
+async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, category: number) {
+  h.sim.state.botCategories.get(shieldZoneId)!.find((g) => g.category === category)!.categoryAction = 1;
+  const r = await h.store.approvals.create({
+    kind: "bot_category",
+    teamId,
+    channelId: "C0001",
+    requesterId: "U0002",
+    params: { shieldZoneId, category, action: 1 },
+    observed: 0,
+    expiresAt: h.deps.clock.now() + 30 * 60_000,
+    undoAfterMs: 60_000,
+  });
+  await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
+  await h.store.approvals.transition(r.id, "approved", "applied", { undoAt: h.deps.clock.now() });
+  return r.id;
+}
+
+/** One workspace's three slow undos, due first; another workspace's undo is not held behind them. */
+async function slowWorkspace(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
+    const slowZone = SIM_IDS.firstShieldZone + 1;
+    const fastZone = SIM_IDS.firstShieldZone + 2;
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    const slow: string[] = [];
+    for (const category of [1, 2, 3]) slow.push(await dueUndo(h, "T0002", slowZone, category));
+    h.advanceClock(10);
+    const fast = await dueUndo(h, "T0001", fastZone, 1);
+    h.advanceClock(1_000);
+
+    const undone = async (id: string) => (await h.store.approvals.get(id))?.state === "undone";
+    const sweep = undoDue(h.deps);
+    while (!(await undone(fast))) await new Promise((r) => setTimeout(r, 20));
+    const slowDoneFirst = (await Promise.all(slow.map(undone))).filter(Boolean).length;
+    expect(slowDoneFirst).toBeLessThanOrEqual(1);
+    expect((await sweep).map((r) => r.state)).toEqual(["undone", "undone", "undone", "undone"]);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Resolves once `settled(id)` holds, polling while the sweep runs. */
+async function until(settled: () => Promise<boolean>): Promise<void> {
+  while (!(await settled())) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** One workspace's three stale requests with slow reads, stale first; another's is not held behind them. */
+async function slowReconcile(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
+    const slowZone = SIM_IDS.firstShieldZone + 1;
+    const fastZone = SIM_IDS.firstShieldZone + 2;
+    for (const zone of [slowZone, fastZone])
+      for (const g of h.sim.state.botCategories.get(zone)!) if (g.category <= 3) g.categoryAction = 1;
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    const slow: string[] = [];
+    for (const category of [1, 2, 3]) slow.push(await leftApproved(h, "T0002", slowZone, category));
+    h.advanceClock(10);
+    const fast = await leftApproved(h, "T0001", fastZone, 1);
+    h.advanceClock(61_000);
+
+    const applied = async (id: string) => (await h.store.approvals.get(id))?.state === "applied";
+    const sweep = reconcileStale(h.deps);
+    await until(() => applied(fast));
+    expect((await Promise.all(slow.map(applied))).filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect((await sweep).map((r) => r.state)).toEqual(["applied", "applied", "applied", "applied"]);
+  } finally {
+    await h.close();
+  }
+}
+
+/** 30 expired requests of one workspace, older than another's: that one is not expired last. */
+async function busyExpiry(options: HarnessOptions = {}) {
+  const h = await startHarness(options);
+  try {
+    const pending = (teamId: string) =>
+      h.store.approvals.create({
+        kind: "bot_category",
+        teamId,
+        channelId: "C0001",
+        requesterId: "U0002",
+        params: { shieldZoneId: ZONE, category: 1, action: 1 },
+        observed: 0,
+        expiresAt: h.deps.clock.now() + 60_000,
+      });
+    for (let i = 0; i < 30; i++) await pending("T0002");
+    h.advanceClock(10);
+    const ours = await pending("T0001");
+    h.advanceClock(61_000);
+    // Open the store's connections first (PostgreSQL's pool opens one per concurrent query on first use):
+    // a fresh connection costs more than a whole expiry, and would order the results by it, not by turns.
+    await Promise.all(Array.from({ length: 4 }, () => h.store.approvals.get(ours.id)));
+
+    const expired = await expireDue(h.deps);
+    expect(expired.map((r) => r.state)).toEqual(expired.map(() => "expired"));
+    expect(expired).toHaveLength(31);
+    // Cards are updated in this order: ours among the first round, not after the other's 30.
+    expect(expired.findIndex((r) => r.id === ours.id)).toBeLessThan(4);
+  } finally {
+    await h.close();
+  }
+}
+
+describe("the sweeper backs off unreadable requests and ends them", () => {
+  onBothStores(
+    "50 requests of a keyless workspace don't keep another workspace's from settling",
+    keylessRows,
+    60_000,
+  );
+  onBothStores(
+    "three slow undos of one workspace don't hold back another workspace's",
+    slowWorkspace,
+    60_000,
+  );
+  onBothStores(
+    "three slow reconcile reads of one workspace don't hold back another workspace's",
+    slowReconcile,
+    60_000,
+  );
+  onBothStores("30 expired requests of one workspace don't put another workspace's last", busyExpiry, 60_000);
+
+  it("an undo's own read of the current value ends at the sweep's deadline (retried in a minute)", async () => {
+    const h = await startHarness();
+    try {
+      const zone = SIM_IDS.firstShieldZone + 1;
+      const id = await dueUndo(h, "T0001", zone, 1);
+      // Three 429s asking for 6 s each: the client's own waits add up past the sweep's deadline.
+      h.sim.addFault({
+        method: "GET",
+        path: `/shield/shield-zone/${zone}/bot-categorization`,
+        retryAfter: "6",
+        times: 3,
+      });
+      h.advanceClock(1_000);
+      const started = Date.now();
+      const [r] = await undoDue(h.deps);
+      expect(Date.now() - started).toBeLessThan(SWEEP_READ_DEADLINE_MS + 2_000);
+      expect(r?.id).toBe(id);
+      expect(r?.state).toBe("applied");
+      expect(r?.lastError?.message).toContain(
+        `did not answer within ${SWEEP_READ_DEADLINE_MS / 1000} seconds`,
+      );
+      expect(r?.lastError?.message).toContain("tries again in a minute");
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,273 @@
+import { describe, expect, it } from "vitest";
+import type { DnsScan } from "../../../src/edge/schemas/core.js";
+import type { App } from "../../../src/edge/schemas/mc.js";
+import type { ShieldZone } from "../../../src/edge/schemas/shield.js";
+import { approvalCard, durationWords } from "../../../src/slack/blocks/approvals.js";
+import { appsMessage } from "../../../src/slack/blocks/apps.js";
+import { packLines } from "../../../src/slack/blocks/block-kit.js";
+import { botsMessage } from "../../../src/slack/blocks/bots.js";
+import { dnsMessage } from "../../../src/slack/blocks/dns.js";
+import { helpReply } from "../../../src/slack/blocks/help.js";
+import { homeView } from "../../../src/slack/blocks/home.js";
+import { sparkline } from "../../../src/slack/blocks/ratelimit.js";
+import { wafMessage } from "../../../src/slack/blocks/waf.js";
+import { zonesMessage } from "../../../src/slack/blocks/zones.js";
+import { subcommandList } from "../../../src/slack/edge-commands/index.js";
+import type { ApprovalRequest } from "../../../src/store/index.js";
+import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
+import { blocksText } from "../../support/harness.js";
+
+const statuses = ["active", "progressing", "inactive", "failing", "suspended", "unknown"];
+const longText = (n: number) => "x".repeat(n);
+
+function apps(n: number): App[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `app-${i}`,
+    name: `application-${i}-${longText(60)}`,
+    description: longText(400),
+    displayEndpoint: { id: `ep-${i}`, address: `app-${i}.b-cdn.net`, type: "cdn" },
+    status: statuses[i % statuses.length]!,
+  }));
+}
+
+function zone(i: number): ShieldZone {
+  return {
+    shieldZoneId: 1000 + i,
+    pullZoneId: 2000 + i,
+    planType: i % 5,
+    learningMode: i % 2 === 0,
+    learningModeUntil: "2026-12-01T00:00:00Z",
+    wafEnabled: true,
+    wafExecutionMode: 1,
+    wafRealtimeThreatIntelligenceEnabled: true,
+    wafProfileId: 1,
+    wafRequestBodyLimitAction: 0,
+    wafResponseBodyLimitAction: 1,
+    rateLimitRulesLimit: 10,
+    customWafRulesLimit: 20,
+    ddosShieldSensitivity: 2,
+    ddosExecutionMode: 1,
+    ddosChallengeWindow: 30,
+    whitelabelResponsePages: false,
+  };
+}
+
+function scan(records: number): DnsScan {
+  return {
+    jobId: "job",
+    zoneId: 5,
+    domain: "example.com",
+    status: 2,
+    createdAt: "2026-11-20T10:00:00Z",
+    completedAt: "2026-11-20T10:01:00Z",
+    error: null,
+    records: Array.from({ length: records }, (_, i) => ({
+      name: `host-${i}-${longText(50)}`,
+      type: [0, 1, 2, 3, 4, 8, 9, 12][i % 8]!,
+      ttl: 300,
+      value: `value-${i}-${longText(150)}`,
+      priority: i % 8 === 4 ? 10 : null,
+      weight: null,
+      port: null,
+      isProxied: i % 3 === 0,
+    })),
+  };
+}
+
+const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  id: "req_0123456789abcdefghij",
+  teamId: "T1",
+  channelId: "C1",
+  requesterId: "U1",
+  kind: "bot_category",
+  params: { shieldZoneId: 42, category: 2, action: 1 },
+  observed: 0,
+  state: "pending",
+  decidedBy: null,
+  decidedAt: null,
+  expiresAt: Date.parse("2026-11-21T12:30:00Z"),
+  messageChannel: "C1",
+  messageTs: "1.1",
+  attempts: 0,
+  lastError: null,
+  failedAt: null,
+  approvalsNeeded: 1,
+  approvedBy: [],
+  undoAfterMs: null,
+  undoAt: null,
+  twinKey: null,
+  createdAt: 0,
+  updatedAt: 0,
+  ...over,
+});
+
+describe("Block Kit builders stay inside Slack's limits for large inputs", () => {
+  it("1,000 applications", () => {
+    const reply = appsMessage(
+      {
+        apps: apps(1000),
+        totals: { active: 900, failing: 100 },
+        read: 1000,
+        totalItems: 5000,
+        nextCursor: "c".repeat(500),
+      },
+      { limit: 1000, isPublic: false },
+    );
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+    expect(blocksText(reply.blocks)).toMatch(/and \d+ applications not shown/);
+  });
+
+  it("100 zones", () => {
+    const reply = zonesMessage(
+      {
+        items: Array.from({ length: 100 }, (_, i) => zone(i)),
+        page: 2,
+        perPage: 100,
+        totalCount: 300,
+        totalPages: 3,
+        nextPage: 3,
+        hasNext: true,
+      },
+      false,
+      null,
+      Date.UTC(2026, 10, 1),
+    );
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+  });
+
+  it("500 DNS records: the first 40 and N more", () => {
+    const reply = dnsMessage(5, scan(500));
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+    expect(blocksText(reply.blocks)).toContain("and 460 more records");
+  });
+
+  it("a long AI recommendation", () => {
+    const reply = wafMessage(
+      1,
+      "942100",
+      {
+        shieldZoneId: 1,
+        ruleId: "942100",
+        success: true,
+        recommendation: Array.from({ length: 400 }, () => longText(300)).join("\n"),
+        message: null,
+      },
+      () => "r".repeat(22),
+    );
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+  });
+
+  it("bots with every category and its buttons, and approval cards in every state", () => {
+    const categories = [1, 2, 3, 4, 5, 6, 7, 255].map((c) => ({ category: c, action: c % 3, bots: [] }));
+    let n = 0;
+    const bots = botsMessage(
+      42,
+      {
+        shieldZoneId: 42,
+        requestIntegrity: { sensitivity: 1 },
+        ipAddress: { sensitivity: 2 },
+        browserFingerprint: { sensitivity: 3, aggression: 2, complexEnabled: true },
+        executionMode: 1,
+      },
+      categories,
+      () => `id${n++}-0123456789`,
+      "banner",
+    );
+    expect(checkBlockKitLimits("message", bots)).toEqual([]);
+    expect(blocksText(bots.blocks)).not.toContain("System");
+    for (const state of [
+      "pending",
+      "approved",
+      "applied",
+      "failed",
+      "rejected",
+      "expired",
+      "cancelled",
+    ] as const) {
+      const card = approvalCard(
+        request({
+          state,
+          decidedBy: "U2",
+          decidedAt: 1,
+          lastError: { kind: "server", message: longText(5000) },
+        }),
+        { approvers: { kind: "admins" } },
+      );
+      expect(checkBlockKitLimits("message", card)).toEqual([]);
+    }
+  });
+
+  it("help lists every subcommand", () => {
+    const reply = helpReply(subcommandList());
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+  });
+
+  it("App Home with many open alerts, approvals and schedules", () => {
+    const view = homeView({
+      key: { fingerprint: "…abcd", setBy: "U1", setAt: 0, rotatedAt: null, masterKeyId: "k" },
+      usingDeploymentKey: false,
+      isAdmin: true,
+      apps: { total: 1000, byStatus: { active: 1000 }, complete: true },
+      pendingApprovals: { requests: Array.from({ length: 20 }, () => request()), total: 500 },
+      schedules: [],
+      openAlerts: {
+        alerts: Array.from({ length: 500 }, (_, i) => ({
+          channelId: `C${i}`,
+          messageTs: null,
+          view: {
+            episodeId: `e${i}`,
+            status: "firing" as const,
+            openedAt: 0,
+            resolvedAt: null,
+            acknowledgedBy: "U1",
+            mutedUntil: null,
+            reopened: 0,
+            subject: {
+              kind: "app" as const,
+              appId: `mc-${i}`,
+              appName: "x".repeat(300),
+              status: "failing",
+              transition: "failing" as const,
+              since: 0,
+            },
+          },
+        })),
+        more: true,
+      },
+    });
+    expect(checkBlockKitLimits("home", view)).toEqual([]);
+  });
+});
+
+describe("pure helpers", () => {
+  it("durationWords says seconds under a minute (a short watch interval), minutes and hours above", () => {
+    expect(durationWords(5_000)).toBe("5 s");
+    expect(durationWords(400)).toBe("1 s");
+    expect(durationWords(60_000)).toBe("1 min");
+    expect(durationWords(30 * 60_000)).toBe("30 min");
+    expect(durationWords(90 * 60_000)).toBe("1 h 30 min");
+  });
+
+  it("sparkline scales to the largest value", () => {
+    expect(sparkline([0, 5, 10])).toBe("▁▅█");
+    expect(sparkline([0, 0])).toBe("▁▁");
+  });
+  it("packLines counts what does not fit", () => {
+    // Two 1000-character lines fit a section: two sections (four lines) and the "more" line.
+    const blocks = packLines(
+      Array.from({ length: 100 }, () => longText(1000)),
+      3,
+    );
+    expect(blocks).toHaveLength(3);
+    expect(blocksText(blocks)).toContain("…and 96 more not shown.");
+    expect(packLines(["a", "b"], 3)).toHaveLength(1);
+  });
+  it("the approval card shows requester, zone, category, current and requested action, expiry, Approve (no dialog) and Reject", () => {
+    const card = approvalCard(request(), { approvers: { kind: "admins" } });
+    const text = blocksText(card.blocks);
+    for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "Expires", "Approve", "Reject"])
+      expect(text).toContain(part);
+    // A non-approver is refused at the click, so Approve asks nothing before it is decided.
+    expect(JSON.stringify(card.blocks)).not.toContain('"confirm"');
+  });
+});

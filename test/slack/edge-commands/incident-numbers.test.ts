@@ -1,0 +1,74 @@
+/**
+ * The incident card tells the truth about its numbers: `/edge incident` through the real
+ * receiver against the simulator, on one controlled clock, during a steady attack.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { SIM_IDS, startSimulator } from "../../../tools/simulator/index.js";
+import { steppedClock } from "../../support/clock.js";
+import { blocksText, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
+
+const MIN = 60_000;
+const ZONE = SIM_IDS.zoneEnterprise;
+/** 10:31:30 UTC: a minute and a half into the two-minute slot 10:30–10:32 (its first minute is over). */
+const MID_SLOT = Date.UTC(2026, 7, 20, 10, 31, 30);
+
+let clock = MID_SLOT;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function cardDuringSteadyAttack(window: string): Promise<string> {
+  clock = MID_SLOT;
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  cleanups.push(() => sim.close());
+  const h = await startHarness({ sim, clock: steppedClock(() => clock) });
+  cleanups.push(() => h.close());
+  // Steady since well before both windows.
+  sim.stageAttack(ZONE, {
+    startsAt: MID_SLOT - 5 * 60 * MIN,
+    rampMinutes: 0,
+    durationMinutes: 600,
+    peakPerMinute: 3000,
+  });
+  const res = await h.command(`incident ${ZONE} ${window}`);
+  expect(res.status).toBe(200);
+  const card = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 15_000);
+  return blocksText(card.body.blocks);
+}
+
+/** The DDoS row of the traffic table: its sparkline and its change against the window before. */
+function ddosRow(text: string): { spark: string; change: string } {
+  const m = /^DDoS\s+[\d,]+\s+([▁▂▃▄▅▆▇█]+)\s+(.+)$/m.exec(text);
+  if (!m) throw new Error(`no DDoS row in ${text}`);
+  return { spark: m[1] ?? "", change: m[2] ?? "" };
+}
+
+describe("/edge incident during a steady attack", () => {
+  it("every sparkline bucket is a whole slot (no false drop at the end), and the change against the window before is like for like", async () => {
+    const text = await cardDuringSteadyAttack("15m");
+    const { spark, change } = ddosRow(text);
+    // The slot in progress is left out: a steady attack draws a steady line to its last bucket.
+    expect(
+      [...spark].every((c) => "▆▇█".includes(c)),
+      spark,
+    ).toBe(true);
+    expect(spark).toHaveLength(8);
+    const percent = /[▲▼] (\d+)%/.exec(change)?.[1];
+    expect(change === "= same" || Number(percent) <= 15, change).toBe(true);
+    expect(text).toContain("16 min in whole 2 min slots");
+    expect(text).toContain("the slot in progress is left out");
+  });
+});
+
+describe("/edge incident's triggered WAF rules", () => {
+  it("say they are the WAF review's own counts, which the window does not bound: the same at 15m and 72h", async () => {
+    const short = await cardDuringSteadyAttack("15m");
+    const waf = (text: string) => /^\*Triggered WAF rules\*.*$/m.exec(text)?.[0] ?? "";
+    expect(waf(short)).toContain("the WAF review's own counts, not this window's");
+    expect(waf(short)).toContain("the Edge API gives no period for them");
+    for (const c of cleanups.splice(0).reverse()) await c();
+    const long = await cardDuringSteadyAttack("72h");
+    expect(waf(long)).toBe(waf(short));
+  });
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { answerTo, blocksText, type Harness, startHarness } from "../../support/harness.js";
+import { choose, pickerIn } from "../../support/picker.js";
+
+/**
+ * Rate limits carry their names (GET /shield/rate-limits/{zone}) wherever they are
+ * listed, escaped for Slack, and `/edge ratelimit` alone offers a shield-zone picker.
+ */
+
+const ZONE = SIM_IDS.zoneUnderAttack; // shop.acme-example.com
+const FIRST_RULE = SIM_IDS.rateLimitRulesUnderAttack[0];
+// The simulator names that rule "Login <burst> & retries": Slack's control characters, escaped once.
+const ESCAPED_NAME = "Login &lt;burst&gt; &amp; retries";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("rate limits by name", () => {
+  it("/edge ratelimit alone picks a shield zone, then lists its rules by name with the zone's domain", async () => {
+    const typed = await answerTo(h, "ratelimit", "U0002");
+    const picker = pickerIn(typed.body.blocks);
+    expect(picker?.actionId).toBe("edge.pick.shield");
+    expect(typed.text).toContain("/edge ratelimit zone &lt;shield zone&gt;");
+
+    h.sim.clearRequests();
+    const chosen = await choose(h, picker!, String(ZONE));
+    const text = blocksText(chosen.body.blocks);
+    expect(h.sim.requests.some((r) => r.path === `/shield/rate-limits/${ZONE}`)).toBe(true);
+    expect(text).toContain(`shop.acme-example.com (zone ${ZONE})`);
+    expect(text).toMatch(
+      new RegExp(`${ESCAPED_NAME} · rate limit ${FIRST_RULE} · [\\d,]+ breaches in 28 days`),
+    );
+    for (const id of SIM_IDS.rateLimitRulesUnderAttack) expect(text).toContain(`rate limit ${id}`);
+    expect(text).not.toContain("<burst>");
+    expect(h.slack.violations).toEqual([]);
+  });
+
+  it("/edge ratelimit zone <domain> lists the same rules; a rate-limit id still shows its days", async () => {
+    const byDomain = await answerTo(h, "ratelimit zone shop.acme-example.com", "U0002");
+    expect(byDomain.text).toContain(`${ESCAPED_NAME} · rate limit ${FIRST_RULE}`);
+    const one = await answerTo(h, `ratelimit ${SIM_IDS.rateLimitIds[0]}`, "U0002");
+    expect(one.text).toContain("Past 28 days");
+  });
+
+  it("the incident card names its rate limits, escaped", async () => {
+    const res = await h.command(`incident ${ZONE}`);
+    expect(res.status).toBe(200);
+    const card = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => r.body.replace_original === true,
+      15_000,
+    );
+    const text = blocksText(card.body.blocks);
+    expect(text).toContain(`Rate limit ${FIRST_RULE} · ${ESCAPED_NAME} · `);
+    expect(text).not.toContain("<burst>");
+  });
+});

@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RunningBot, type StartOptions, startBot } from "../../src/app/bot.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
+import { BOT_TOKEN, LogCapture, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "./harness.js";
+import { postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
+
+/** The real composition root (startBot) in HTTP mode against the simulator and the fake Slack API. */
+export interface OpsBot {
+  bot: RunningBot;
+  sim: Simulator;
+  slack: FakeSlack;
+  logs: LogCapture;
+  baseUrl: string;
+  command(text: string, userId?: string): Promise<SignedPostResult & { responseId: string }>;
+  get(path: string): Promise<{ status: number; body: string; contentType: string | null }>;
+  close(): Promise<void>;
+}
+
+export async function startOpsBot(
+  env: Record<string, string> = {},
+  options: {
+    waitUntilReady?: boolean;
+    beforeStart?: (slack: FakeSlack) => void;
+    onFatal?: StartOptions["onFatal"];
+  } = {},
+): Promise<OpsBot> {
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
+  const slack = await startFakeSlack();
+  slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
+  options.beforeStart?.(slack);
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-ops-"));
+  const config = loadConfig({
+    EDGE_API_URL: sim.url,
+    DATA_DIR: dataDir,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    PORT: "0",
+    LOG_LEVEL: "debug",
+    ...env,
+  });
+  const logs = new LogCapture();
+  const logger = createLogger({ level: "debug", destination: logs });
+  let bot: RunningBot;
+  try {
+    bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  } catch (err) {
+    await sim.close();
+    await slack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
+  const baseUrl = `http://127.0.0.1:${bot.port}`;
+  // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
+  if (options.waitUntilReady !== false) await waitUntilReady(baseUrl);
+  let stopped = false;
+  return {
+    bot,
+    sim,
+    slack,
+    logs,
+    baseUrl,
+    async command(text, userId = "U0001") {
+      const responseId = `cmd-${Math.random().toString(36).slice(2)}`;
+      const body = slashCommandBody({ text, userId, responseUrl: slack.responseUrl(responseId) });
+      const res = await postSigned(`${baseUrl}/slack/events`, body, SIGNING_SECRET);
+      return { ...res, responseId };
+    },
+    async get(path) {
+      const res = await fetch(`${baseUrl}${path}`);
+      return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") };
+    },
+    async close() {
+      if (!stopped) {
+        stopped = true;
+        await bot.stop().catch(() => undefined);
+      }
+      await sim.close();
+      await slack.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Wait until `predicate` holds, polling. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Poll /readyz until it answers 200 (the token check and, in Socket Mode, the WebSocket are up). */
+export async function waitUntilReady(baseUrl: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    const res = await fetch(`${baseUrl}/readyz`);
+    last = await res.text();
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

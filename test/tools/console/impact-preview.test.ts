@@ -1,0 +1,24 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { buttonNumber, type ConsoleDriver, startConsole } from "./support.js";
+
+let c: ConsoleDriver | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+describe("the impact preview in the local console", () => {
+  it("a block's confirmation and its approval card show the last hour's events it matched", async () => {
+    c = await startConsole();
+    const zone = SIM_IDS.zoneUnderAttack;
+    await c.send("/as bob");
+    await c.send(`/edge block ${zone} CN challenge`);
+    await expect.poll(() => c?.output ?? "", { timeout: 15_000 }).toMatch(/`?CN`? matched [\d,]+ events?/);
+    expect(c.output).toContain("security events only");
+    await c.send(String(buttonNumber(c.output, "Confirm")));
+    await expect
+      .poll(() => (c?.output ?? "").split("Approval needed").at(-1) ?? "", { timeout: 15_000 })
+      .toMatch(/CN`? matched [\d,]+ events?/);
+  }, 60_000);
+});
