@@ -1,11 +1,33 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Three floors (docs/testing.md), told apart by the file name:
+ * - spec (`*.test.ts`): pure modules and single services; no socket, process or thread (refused at run time);
+ * - flows (`*.flow.test.ts`): through the real receiver in the in-process world (simulator, fake Slack, stores);
+ * - process (`*.process.test.ts`): real processes (compiled dist/, npm start, replicas, console, bench, docker).
+ * The flows and process floors mostly wait on I/O, so they run more files at once than this machine has cores.
+ */
+const FLOW = "test/**/*.flow.test.ts";
+const PROCESS = "test/**/*.process.test.ts";
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
-    reporters: process.env.CI ? ["default"] : ["default"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "spec",
+          include: ["test/**/*.test.ts"],
+          exclude: [FLOW, PROCESS],
+          setupFiles: ["test/support/floors/spec-setup.ts"],
+          maxWorkers: 2,
+        },
+      },
+      { extends: true, test: { name: "flows", include: [FLOW], maxWorkers: 5 } },
+      { extends: true, test: { name: "process", include: [PROCESS], maxWorkers: 3 } },
+    ],
   },
 });

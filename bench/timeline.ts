@@ -2,7 +2,7 @@
  * (7) The timeline's build time (issue 31 part 2): a 24 h incident on one zone (one alert episode, `changes`
  * change requests each asked, approved and applied, as the engine records them: the request's moves, its audit
  * entries, the target it owns), then buildTimeline from the store, timed against a floor in the same run: the
- * same queries for a zone with nothing to find. test/services/timeline.test.ts runs the same measurement.
+ * same queries for a zone with nothing to find. test/services/timeline.flow.test.ts runs the same measurement.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -126,6 +126,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       : { SLACK_BOT_TOKEN: BOT_TOKEN }),
     PORT: "0",
     LOG_LEVEL: "debug",
+    // The per-key pacing is specified by the queue's own tests (test/edge/queue.flow.test.ts); here it would
+    // only make a flow of many Edge calls wait out real seconds. A test about pacing sets its own rate.
+    EDGE_API_RATE_PER_SEC: "1000",
     ...(options.pgSchema ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     ...(options.admins ? { ADMIN_USER_IDS: options.admins.join(",") } : {}),
     ...options.env,

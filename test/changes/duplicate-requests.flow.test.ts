@@ -30,7 +30,7 @@ const cards = (h: Harness) =>
 
 async function twins(options: Parameters<typeof startHarness>[0] = {}) {
   const h = await startHarness(options);
-  // Carol is in both channels, so she may be told where Bob's request waits (test/slack/private-channels.test.ts).
+  // Carol is in both channels, so she may be told where Bob's request waits (test/slack/private-channels.flow.test.ts).
   h.slack.memberships.set(CAROL, ["C0001", "C0002"]);
   try {
     const first = await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB);

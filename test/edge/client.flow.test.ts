@@ -224,7 +224,7 @@ describe("operations against the simulator", () => {
       `/shield/waf/rules/review-triggered/ai-recommendation/${zoneId}/${encodeURIComponent("a/b c?")}`,
     );
     // Simulator deviation: the document lists no 404 for the AI recommendation; the simulator invents one
-    // (UNDOCUMENTED in test/tools/simulator/openapi.test.ts). What is checked is the 404-to-not_found mapping.
+    // (UNDOCUMENTED in test/tools/simulator/openapi.flow.test.ts). What is checked is the 404-to-not_found mapping.
     expect(e.kind).toBe("not_found");
   });
 

@@ -15,7 +15,7 @@ describe("the incident operations against the simulator", () => {
     expect(env.sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /shield/shield-zone/${ZONE}`]);
     const e = await rejection(env.client.getShieldZone(SIM_IDS.unknownShieldZone));
     // Simulator deviation: GET /shield/shield-zone/{id} documents no 404; the simulator answers the
-    // framework's NotFound problem details (UNDOCUMENTED in test/tools/simulator/openapi.test.ts).
+    // framework's NotFound problem details (UNDOCUMENTED in test/tools/simulator/openapi.flow.test.ts).
     expect(e.kind).toBe("not_found");
     expect(describeEdgeError(e)).toBe(
       `Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id. Find a zone by its domain with /edge zones and part of the name, e.g. /edge zones shop.example.com.`,

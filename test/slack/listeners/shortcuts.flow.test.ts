@@ -69,7 +69,7 @@ const selected = (value: string) => ({
 describe("shortcuts", () => {
   const h = useHarness();
   beforeAll(async () => {
-    // The change modal's channel must be one Bob is in (test/slack/channel-members.test.ts).
+    // The change modal's channel must be one Bob is in (test/slack/channel-members.flow.test.ts).
     h.slack.memberships.set(BOB, ["C0001"]);
   });
 

@@ -187,7 +187,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   });
 
   // Simulator deviation: the document lists no 404 for POST /shield/waf/rules/review-triggered/{id}; the
-  // simulator refuses an untriggered rule with one (UNDOCUMENTED in test/tools/simulator/openapi.test.ts). What is
+  // simulator refuses an untriggered rule with one (UNDOCUMENTED in test/tools/simulator/openapi.flow.test.ts). What is
   // checked is that any refusal reads as a sentence and changes nothing.
   it("a rule the zone did not trigger is refused by the Edge API with a sentence, and nothing changes", async () => {
     let count = 0;

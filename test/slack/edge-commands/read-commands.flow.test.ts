@@ -112,7 +112,7 @@ describe("/edge read commands over signed HTTP", () => {
     expect((await run("bots a%b")).text).toContain(
       '"a%b" is neither a zone id nor a domain: /edge bots 1234',
     );
-    // Without a zone, a picker asks which (test/slack/listeners/pickers.test.ts).
+    // Without a zone, a picker asks which (test/slack/listeners/pickers.flow.test.ts).
     expect((await run("bots")).text).toContain("Which shield zone? Pick it below");
   });
 

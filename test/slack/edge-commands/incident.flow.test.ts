@@ -261,7 +261,7 @@ describe("/edge incident through the receiver and the simulator", () => {
 
   it("bad arguments and an unknown zone get a sentence saying what to do", async () => {
     const cases: [string, RegExp][] = [
-      // Without a zone a picker asks which (test/slack/listeners/pickers.test.ts).
+      // Without a zone a picker asks which (test/slack/listeners/pickers.flow.test.ts).
       ["incident", /Which shield zone\? Pick it below and I'll run `\/edge incident &lt;shield zone&gt;`/],
       ["incident shop!", /"shop!" is neither a zone id nor a domain: \/edge incident 1234 1h/],
       [`incident ${ATTACKED} 2h`, /"2h" is not a window\. Use 15m \(the default\), 1h, 6h, 24h or 72h/],
@@ -274,7 +274,7 @@ describe("/edge incident through the receiver and the simulator", () => {
       expect(answer.body.replace_original).toBe(false);
     }
     const unknown = await incident(String(SIM_IDS.unknownShieldZone));
-    // Simulator deviation: GET /shield/shield-zone/{id} documents no 404 (UNDOCUMENTED in test/tools/simulator/openapi.test.ts).
+    // Simulator deviation: GET /shield/shield-zone/{id} documents no 404 (UNDOCUMENTED in test/tools/simulator/openapi.flow.test.ts).
     expect(unknown.text).toContain(`Shield zone ${SIM_IDS.unknownShieldZone} was not found: check the id.`);
 
     const stale = await h.click({ action_id: ACTIONS.incidentRefresh, value: "{not json" });
