@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
  * - spec (`*.test.ts`): pure modules and single services; no socket, process or thread (refused at run time);
  * - flows (`*.flow.test.ts`): through the real receiver in the in-process world (simulator, fake Slack, stores);
  * - process (`*.process.test.ts`): real processes (compiled dist/, npm start, replicas, console, bench, docker).
- * The flows and process floors mostly wait on I/O, so they run more files at once than this machine has cores.
+ * The floors run one after another (spec first: the fastest answer); flows and process mostly wait on I/O, so
+ * they run more files at once than this machine has cores.
  */
 const FLOW = "test/**/*.flow.test.ts";
 const PROCESS = "test/**/*.process.test.ts";
@@ -24,10 +25,14 @@ export default defineConfig({
           exclude: [FLOW, PROCESS],
           setupFiles: ["test/support/floors/spec-setup.ts"],
           maxWorkers: 2,
+          sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: "flows", include: [FLOW], maxWorkers: 5 } },
-      { extends: true, test: { name: "process", include: [PROCESS], maxWorkers: 3 } },
+      { extends: true, test: { name: "flows", include: [FLOW], maxWorkers: 5, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: "process", include: [PROCESS], maxWorkers: 3, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });

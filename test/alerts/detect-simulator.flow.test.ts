@@ -19,6 +19,7 @@ import {
 import type { EdgeApi, EdgeClient } from "../../src/edge/client.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
 
 const MIN = 60_000;
@@ -31,7 +32,7 @@ let client: EdgeClient;
 let clock = START;
 
 beforeAll(async () => {
-  sim = await startSimulator({ now: () => clock });
+  sim = await startSimulator({ clock: steppedClock(() => clock) });
   api = testEdgeApi(sim.url, { timeoutMs: 5_000, maxQueue: 1_000 });
   client = api.forKey(SIM_API_KEY);
 });

@@ -10,6 +10,7 @@ import {
   SIM_IDS,
   startSimulator,
 } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
 import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
@@ -190,8 +191,8 @@ describe("the simulator's alternative date-key formats", () => {
   for (const format of DATE_KEY_FORMATS.filter((f) => f !== "unknown")) {
     it(`rate-limit and metrics paths read the same under "${format}" keys`, async () => {
       const clock = Date.UTC(2026, 7, 20, 12, 0);
-      const iso = await startSimulator({ now: () => clock });
-      const other = await startSimulator({ now: () => clock, dateKeyFormat: format });
+      const iso = await startSimulator({ clock: steppedClock(() => clock) });
+      const other = await startSimulator({ clock: steppedClock(() => clock), dateKeyFormat: format });
       const api = (url: string) =>
         testEdgeApi(url, { concurrency: 4, logger: createLogger({ level: "silent" }) });
       const [a, b] = [api(iso.url), api(other.url)];

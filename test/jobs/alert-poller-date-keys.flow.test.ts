@@ -20,7 +20,11 @@ afterEach(async () => {
 
 async function setup(dateKeyFormat: DateKeyFormat) {
   clock = T0;
-  const sim = await startSimulator({ apiKeys: [TEST_EDGE_KEY], now: () => clock, dateKeyFormat });
+  const sim = await startSimulator({
+    apiKeys: [TEST_EDGE_KEY],
+    clock: steppedClock(() => clock),
+    dateKeyFormat,
+  });
   cleanups.push(() => sim.close());
   const h = await startHarness({ sim, clock: steppedClock(() => clock) });
   cleanups.push(() => h.close());

@@ -44,7 +44,11 @@ afterEach(async () => {
 
 async function setup(engine: "sqlite" | "postgres") {
   clock = T0;
-  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  const sim = await startSimulator({
+    scanDurationMs: 50,
+    apiKeys: [TEST_EDGE_KEY],
+    clock: steppedClock(() => clock),
+  });
   cleanups.push(() => sim.close());
   let pgSchema: string | undefined;
   if (engine === "postgres") {

@@ -32,7 +32,11 @@ const replies = (h: Harness, ts: string) =>
 describe("a resolved zone alert tells its story in its thread", () => {
   it("posts the timeline after the Resolved note, with Export only and without other channels' entries", async () => {
     clock = T0;
-    const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+    const sim = await startSimulator({
+      scanDurationMs: 50,
+      apiKeys: [TEST_EDGE_KEY],
+      clock: steppedClock(() => clock),
+    });
     cleanups.push(() => sim.close());
     const h = await startHarness({ sim, clock: steppedClock(() => clock) });
     cleanups.push(() => h.close());

@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 async function simulator(): Promise<Simulator> {
-  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  const sim = await startSimulator({
+    scanDurationMs: 50,
+    apiKeys: [TEST_EDGE_KEY],
+    clock: steppedClock(() => clock),
+  });
   cleanups.push(() => sim.close());
   return sim;
 }

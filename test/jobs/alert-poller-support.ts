@@ -38,7 +38,12 @@ export function usePollerRig() {
     /** A simulator (or the one given), the bot on it, and its alert poller, all on `now`. */
     async start(o: RigOptions = {}) {
       const sim =
-        o.sim ?? (await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => rig.now }));
+        o.sim ??
+        (await startSimulator({
+          scanDurationMs: 50,
+          apiKeys: [TEST_EDGE_KEY],
+          clock: steppedClock(() => rig.now),
+        }));
       if (!o.sim) cleanups.push(() => sim.close());
       let pgSchema: string | undefined;
       if (o.postgres) {

@@ -96,6 +96,8 @@ export interface FakeSlack {
   callsTo(method: string): SlackCall[];
   responsesTo(id: string): ResponseUrlPost[];
   waitForCall(method: string, predicate?: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
+  /** Requests received (Web API, response_url, uploads) and not yet answered. */
+  inFlight(): number;
   waitForResponse(
     id: string,
     predicate?: (r: ResponseUrlPost) => boolean,
@@ -350,7 +352,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
   }
 
+  let inFlight = 0;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    inFlight++;
+    res.once("close", () => {
+      inFlight--;
+    });
     const raw = await readBody(req);
     const url = new URL(req.url ?? "/", "http://localhost");
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -461,6 +468,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     responsesTo: (id) => responses.filter((r) => r.id === id),
+    inFlight: () => inFlight,
     waitForCall: (method, predicate = () => true, timeoutMs = 5000) =>
       waitFor(() => calls.find((c) => c.method === method && predicate(c)), `a ${method} call`, timeoutMs),
     waitForResponse: (id, predicate = () => true, timeoutMs = 5000) =>

@@ -73,6 +73,15 @@ export interface Harness {
     button: { action_id: string; value?: string; block_id?: string },
     who?: { userId?: string; teamId?: string; channelId?: string; responseId?: string; messageTs?: string },
   ): Promise<SignedPostResult & { responseId: string }>;
+  /**
+   * Resolves once the bot is quiet: no listener running, no Edge call waiting or in flight, no request open
+   * at the simulator or the fake Slack, and nothing new recorded, over several probes in a row (each a turn
+   * of the event loop and a store round trip). For "and nothing more happens" after an event was awaited:
+   * it waits for work to end, never for time to pass.
+   */
+  settled(): Promise<void>;
+  /** The bot's clock (the one given, moved by advanceClock). */
+  clock: Clock;
   close(): Promise<void>;
 }
 
@@ -136,6 +145,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs = new LogCapture();
   const logger = createLogger({ level: "debug", destination: logs });
   let clockOffset = 0;
+  let listenerWork = 0;
+  const countListenerWork: Middleware<AnyMiddlewareArgs> = async ({ next }) => {
+    listenerWork++;
+    try {
+      await next();
+    } finally {
+      listenerWork--;
+    }
+  };
   // One clock for the bot, its store and its Edge client, as in production (src/app/compose.ts), its
   // time of day moved by advanceClock.
   const base = options.clock ?? systemClock;
@@ -153,7 +171,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       auth: options.oauth ? { kind: "oauth", ...OAUTH } : { kind: "single", botToken: BOT_TOKEN },
     },
     port: 0,
-    ...(options.middleware ? { middleware: options.middleware } : {}),
+    middleware: [countListenerWork, ...(options.middleware ?? [])],
   });
   const { deps, slack: app } = bot;
   const { store } = deps;
@@ -174,8 +192,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     eventsUrl,
     baseUrl,
     dataDir,
+    clock,
     advanceClock: (ms) => {
       clockOffset += ms;
+    },
+    async settled() {
+      let quietProbes = 0;
+      let seen = "";
+      for (let probe = 0; probe < 5_000; probe++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await store.ping();
+        const queue = deps.edge.queueStats();
+        const busy = listenerWork + queue.waiting + queue.inFlight + sim.inFlight() + slack.inFlight();
+        const now = `${slack.calls.length}/${slack.responses.length}/${sim.requests.length}`;
+        quietProbes = busy === 0 && now === seen ? quietProbes + 1 : 0;
+        seen = now;
+        if (quietProbes >= 5) return;
+      }
+      throw new Error("the bot did not settle: work kept arriving or never ended");
     },
     async command(text, who = {}) {
       const responseId = `cmd-${Math.random().toString(36).slice(2)}`;

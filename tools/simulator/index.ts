@@ -5,7 +5,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { DateKeyFormat } from "./date-keys.js";
 import { type Fault, FaultSet, refusalAnswer, truncateJson } from "./faults.js";
 import { empty, type SimResponse, unauthorized } from "./http.js";
@@ -46,6 +45,9 @@ export type {
   SimulatorState,
   WafRecommendation,
 } from "./seed.js";
+
+import { type Clock, systemClock } from "../../src/clock.js";
+
 export { SIM_ANCHOR_DATE, SIM_IDS } from "./seed.js";
 export type { Attack, RateLimitRule, ZoneTraffic } from "./traffic.js";
 export { EVENT_LOG_RETENTION_MS } from "./traffic.js";
@@ -71,10 +73,11 @@ export interface SimulatorOptions {
   seed?: number;
   /**
    * The simulator's clock (Unix ms), read at start (the attack in progress began 12 minutes earlier) and on every
-   * request (metrics, event logs and triggered rules are relative to it; only whole minutes before it have events).
-   * Default `Date.now`.
+   * request (metrics, event logs and triggered rules are relative to it; only whole minutes before it have events),
+   * and whose sleeps are the latency faults and the global latency. Default the real clock; tests share theirs
+   * with the bot, so a latency of minutes passes when the test moves time.
    */
-  now?: () => number;
+  clock?: Clock;
   /** How the Shield metrics maps write their date keys (not documented; default "iso"). */
   dateKeyFormat?: DateKeyFormat;
   /**
@@ -114,6 +117,13 @@ export interface Simulator {
   /** Everything received, in order. */
   requests: RecordedRequest[];
   clearRequests(): void;
+  /** Requests received and not yet answered (or dropped). */
+  inFlight(): number;
+  /**
+   * The first request received (already, or from now on) that `predicate` accepts; rejects after
+   * `timeoutMs` (a guard: a test waits for the request, never for time).
+   */
+  waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   addFault(f: Fault): void;
   clearFaults(): void;
   setLatency(ms: number): void;
@@ -220,7 +230,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const apiKeys = new Set(options.apiKeys ?? [SIM_API_KEY]);
   const scanDurationMs = options.scanDurationMs ?? 1000;
   let latencyMs = options.latencyMs ?? 0;
-  const clock = options.now ?? Date.now;
+  const simClock = options.clock ?? systemClock;
+  const clock = simClock.now;
   const state = createState(options.seed ?? 1, clock());
   if (options.dateKeyFormat !== undefined) state.dateKeyFormat = options.dateKeyFormat;
   const accountStates = new Map<string, SimulatorState>();
@@ -231,6 +242,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   const faults = new FaultSet();
   const requests: RecordedRequest[] = [];
+  const requestWaiters = new Set<() => void>();
+  let inFlight = 0;
   const closing = new AbortController();
   let closed: Promise<void> | undefined;
 
@@ -265,13 +278,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const body = parseBody(await readBody(req));
     const recorded: RecordedRequest = { method, path, query, headers, body, at, receivedAt };
     requests.push(recorded);
+    inFlight++;
+    res.once("close", () => {
+      inFlight--;
+    });
     res.once("finish", () => {
       recorded.answeredAt = performance.timeOrigin + performance.now();
     });
+    for (const wake of [...requestWaiters]) wake();
 
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;
-    if (delay > 0) await sleep(delay, undefined, { signal: closing.signal });
+    if (delay > 0) await simClock.sleep(delay, closing.signal);
 
     const fault = plan.terminal;
     if (fault?.reset) {
@@ -331,6 +349,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearRequests: () => {
       requests.length = 0;
     },
+    inFlight: () => inFlight,
+    waitForRequest: (predicate, timeoutMs = 5000) =>
+      new Promise<RecordedRequest>((resolve, reject) => {
+        const check = () => {
+          const found = requests.find(predicate);
+          if (!found) return;
+          requestWaiters.delete(check);
+          cancel();
+          resolve(found);
+        };
+        const cancel = systemClock.setTimeout(() => {
+          requestWaiters.delete(check);
+          reject(new Error(`simulator: no matching request within ${timeoutMs} ms`));
+        }, timeoutMs);
+        requestWaiters.add(check);
+        check();
+      }),
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
     setLatency: (ms) => {

@@ -20,7 +20,11 @@ afterEach(async () => {
 
 async function cardDuringSteadyAttack(window: string): Promise<string> {
   clock = MID_SLOT;
-  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], now: () => clock });
+  const sim = await startSimulator({
+    scanDurationMs: 50,
+    apiKeys: [TEST_EDGE_KEY],
+    clock: steppedClock(() => clock),
+  });
   cleanups.push(() => sim.close());
   const h = await startHarness({ sim, clock: steppedClock(() => clock) });
   cleanups.push(() => h.close());

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect } from "vitest";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
+import { steppedClock } from "../../support/clock.js";
 
 /**
  * A fresh simulator for each test on a clock the test moves: `now` is set back to `start` before each test,
@@ -9,7 +10,7 @@ export function useClockedSimulator(start: number): { now: number; sim: Simulato
   const s = { now: start, sim: undefined as unknown as Simulator };
   beforeEach(async () => {
     s.now = start;
-    s.sim = await startSimulator({ now: () => s.now });
+    s.sim = await startSimulator({ clock: steppedClock(() => s.now) });
   });
   afterEach(async () => {
     await s.sim.close();

@@ -17,6 +17,7 @@ import {
 } from "../../../tools/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../../tools/simulator/plan.js";
 import { ROUTES } from "../../../tools/simulator/routes.js";
+import { steppedClock } from "../../support/clock.js";
 import {
   type DocumentedOperation,
   documentsAjv,
@@ -354,7 +355,7 @@ const outcomes: Outcome[] = [];
 
 beforeAll(async () => {
   ({ ajv, toJsonSchema } = documentsAjv({ nullReferences: true }));
-  sim = await startSimulator({ now: () => NOW });
+  sim = await startSimulator({ clock: steppedClock(() => NOW) });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
   // A fault plan in force: the largest attack the plan allows on a zone with every feature on, six days old and
   // still going (its 28-day counters near the documents' 32-bit limit), and an app moved by a status timeline.
