@@ -95,6 +95,8 @@ export interface HarnessOptions {
   pgSchema?: string;
   /** Reuse a running simulator (a restart keeps the Edge API's state). */
   sim?: Simulator;
+  /** The simulator the harness starts runs on `clock` too (its time, its latency): one clock for both sides. */
+  simulatorOnClock?: boolean;
   admins?: string[];
   /** Multi-workspace OAuth install (SLACK_CLIENT_ID ...) instead of a single bot token. */
   oauth?: boolean;
@@ -112,7 +114,13 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sim = options.sim ?? (await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] }));
+  const sim =
+    options.sim ??
+    (await startSimulator({
+      scanDurationMs: 50,
+      apiKeys: [TEST_EDGE_KEY],
+      ...(options.simulatorOnClock && options.clock ? { clock: options.clock } : {}),
+    }));
   const slack = await startFakeSlack();
   for (const f of options.slackFaults ?? []) slack.addFault(f);
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });

@@ -13,8 +13,16 @@ export interface Fault {
    * `exactPath("/shield/metrics/overview/18401")` fails that one section, not `.../detailed` below it.
    */
   path: string | RegExp;
-  /** Added latency before answering (stacks with other matching latency-only faults and the global latency). */
+  /**
+   * Added latency before answering (stacks with other matching latency-only faults and the global latency),
+   * slept on the simulator's clock: with a manual clock, it passes when the test moves time.
+   */
   latencyMs?: number;
+  /**
+   * Hold the answer until this promise settles (after any latency): the test decides when the Edge API
+   * answers, e.g. release a held read once a second request has started, without waiting out time.
+   */
+  holdUntil?: Promise<unknown>;
   /** Answer with this status (default 429 when only retryAfter is given; 200 when only body is given). */
   status?: number;
   /** Raw `Retry-After` header value (seconds like "2" or an HTTP date). */
@@ -51,6 +59,8 @@ export interface Refusal {
 /** What the server does for a request once faults are considered. */
 export interface FaultPlan {
   latencyMs: number;
+  /** Every matching hold: the answer waits for all of them. */
+  holds: Promise<unknown>[];
   /** The fault that replaces or alters the answer, if any. */
   terminal?: Fault;
 }
@@ -83,7 +93,7 @@ export class FaultSet {
 
   /** Picks the faults for a request and consumes one use of each one applied. */
   plan(method: string, path: string): FaultPlan {
-    const plan: FaultPlan = { latencyMs: 0 };
+    const plan: FaultPlan = { latencyMs: 0, holds: [] };
     for (const entry of this.faults) {
       if (entry.remaining <= 0 || !matches(entry.fault, method, path)) continue;
       if (entry.skip > 0) {
@@ -95,6 +105,7 @@ export class FaultSet {
         plan.terminal = entry.fault;
       }
       plan.latencyMs += entry.fault.latencyMs ?? 0;
+      if (entry.fault.holdUntil) plan.holds.push(entry.fault.holdUntil);
       entry.remaining -= 1;
     }
     this.faults = this.faults.filter((e) => e.remaining > 0);

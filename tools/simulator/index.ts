@@ -226,6 +226,14 @@ async function sendPadded(res: ServerResponse, r: SimResponse, bytes: number): P
   if (!res.destroyed) res.end(tail);
 }
 
+/** Rejects when `signal` aborts (the simulator closing): a held answer never keeps it open. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const apiKeys = new Set(options.apiKeys ?? [SIM_API_KEY]);
   const scanDurationMs = options.scanDurationMs ?? 1000;
@@ -290,6 +298,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;
     if (delay > 0) await simClock.sleep(delay, closing.signal);
+    if (plan.holds.length > 0) await Promise.race([Promise.allSettled(plan.holds), aborted(closing.signal)]);
 
     const fault = plan.terminal;
     if (fault?.reset) {

@@ -1,0 +1,44 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createManualClock, type ManualClock } from "./clock.js";
+import { type Harness, type HarnessOptions, startHarness } from "./harness.js";
+
+/** Where a world's manual clock starts: a fixed moment, so dates on cards and in logs repeat run to run. */
+export const WORLD_START = Date.UTC(2026, 7, 20, 10, 0, 30);
+
+export interface World extends Harness {
+  /** The one clock of the bot, its store, its Edge client and the simulator; time moves only with advance. */
+  clock: ManualClock;
+}
+
+/**
+ * The in-process world for flow tests: the Edge API simulator, the fake Slack and the bot's real receiver
+ * (signed requests) in this process, all on one manual clock. A 30-minute temporary change, a lapsed lease or
+ * an Edge call that outlasts its timeout takes `await world.clock.advance(ms)`, not minutes.
+ */
+export async function startWorld(
+  options: Omit<HarnessOptions, "clock"> & { start?: number } = {},
+): Promise<World> {
+  const { start, ...rest } = options;
+  const clock = createManualClock(start ?? WORLD_START);
+  const h = await startHarness({ ...rest, clock, simulatorOnClock: rest.sim === undefined });
+  return Object.assign(h, { clock });
+}
+
+/**
+ * One world for the enclosing describe block: started before its first test, closed after its last, and the
+ * simulator's faults and the fake Slack's calls cleared after each test. Use it inside hooks and tests only.
+ */
+export function useWorld(options: Parameters<typeof startWorld>[0] = {}): World {
+  const w = {} as World;
+  beforeAll(async () => {
+    Object.assign(w, await startWorld(options));
+  });
+  afterEach(() => {
+    w.sim.clearFaults();
+    w.slack.clear();
+  });
+  afterAll(async () => {
+    await w.close?.();
+  });
+  return w;
+}
