@@ -1,26 +1,8 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sleepOn, systemClock } from "../src/clock.js";
 import { createManualClock } from "./support/clock.js";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|js|mjs)$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-/** The code of a file without its comments (a comment may name setTimeout; code may not). */
-function code(path: string): string {
-  return readFileSync(path, "utf8")
-    .replace(/\/\*[\s\S]*?\*\//g, "")
-    .replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-}
+import { codeOf, fromRoot, matchesIn, ROOT, sourceFiles } from "./support/source-files.js";
 
 /** Reading the wall clock or starting a timer directly; `clock.setTimeout(…)` is a method, not the global. */
 const TOUCHES_TIME: readonly [string, RegExp][] = [
@@ -31,15 +13,6 @@ const TOUCHES_TIME: readonly [string, RegExp][] = [
   ["performance.now", /\bperformance\.now\b/],
   ["node:timers", /["']node:timers(\/promises)?["']/],
 ];
-
-function timeTouches(files: readonly string[]): string[] {
-  return files.flatMap((file) => {
-    const text = code(file);
-    return TOUCHES_TIME.filter(([, re]) => re.test(text)).map(
-      ([what]) => `${relative(ROOT, file).split(sep).join("/")}: ${what}`,
-    );
-  });
-}
 
 /**
  * The modules that use the real clock by name, and why: the composition roots that choose it, and the
@@ -63,13 +36,13 @@ describe("one clock in src", () => {
 
   it("only src/clock.ts reads the wall clock or starts a timer", () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(timeTouches(files)).toEqual([]);
+    expect(matchesIn(files, TOUCHES_TIME)).toEqual([]);
   });
 
   it("names the real clock only where the list above says why", () => {
     const byName = files
-      .filter((f) => /\bsystemClock\b/.test(code(f)))
-      .map((f) => relative(ROOT, f).split(sep).join("/"))
+      .filter((f) => /\bsystemClock\b/.test(codeOf(f)))
+      .map(fromRoot)
       .sort();
     expect(byName).toEqual(Object.keys(REAL_TIME_BY_NAME).sort());
   });
