@@ -2,14 +2,14 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { type Harness, type HarnessOptions, startHarness } from "./harness.js";
 
 /**
- * One harness for the enclosing describe block: started before its first test, closed after its last, and
- * (unless `resetEach` is false) the simulator's faults and the fake Slack's calls cleared after each test.
- * The object returned is filled in when the harness starts, so use it inside hooks and tests only.
+ * One harness (or world) for the enclosing describe block: started before its first test, closed after its
+ * last, and (unless `resetEach` is false) the simulator's faults and the fake Slack's calls cleared after each
+ * test. The object returned is filled in when it starts, so use it inside hooks and tests only.
  */
-export function useHarness(options: HarnessOptions = {}, { resetEach = true } = {}): Harness {
-  const h = {} as Harness;
+export function useStarted<H extends Harness>(start: () => Promise<H>, { resetEach = true } = {}): H {
+  const h = {} as H;
   beforeAll(async () => {
-    Object.assign(h, await startHarness(options));
+    Object.assign(h, await start());
   });
   if (resetEach)
     afterEach(() => {
@@ -21,3 +21,7 @@ export function useHarness(options: HarnessOptions = {}, { resetEach = true } = 
   });
   return h;
 }
+
+/** useStarted for a harness on the real clock. */
+export const useHarness = (options: HarnessOptions = {}, reset: { resetEach?: boolean } = {}): Harness =>
+  useStarted(() => startHarness(options), reset);

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll } from "vitest";
 import { createManualClock, type ManualClock } from "./clock.js";
 import { type Harness, type HarnessOptions, startHarness } from "./harness.js";
+import { useStarted } from "./use-harness.js";
 
 /** Where a world's manual clock starts: a fixed moment, so dates on cards and in logs repeat run to run. */
 export const WORLD_START = Date.UTC(2026, 7, 20, 10, 0, 30);
@@ -24,21 +24,7 @@ export async function startWorld(
   return Object.assign(h, { clock });
 }
 
-/**
- * One world for the enclosing describe block: started before its first test, closed after its last, and the
- * simulator's faults and the fake Slack's calls cleared after each test. Use it inside hooks and tests only.
- */
+/** One world for the enclosing describe block (useStarted): faults and Slack calls cleared after each test. */
 export function useWorld(options: Parameters<typeof startWorld>[0] = {}): World {
-  const w = {} as World;
-  beforeAll(async () => {
-    Object.assign(w, await startWorld(options));
-  });
-  afterEach(() => {
-    w.sim.clearFaults();
-    w.slack.clear();
-  });
-  afterAll(async () => {
-    await w.close?.();
-  });
-  return w;
+  return useStarted(() => startWorld(options));
 }
