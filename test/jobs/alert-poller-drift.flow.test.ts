@@ -4,7 +4,7 @@
  * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CONFIG_CALLS, type ConfigState } from "../../src/alerts/drift.js";
 import {
   CALLS_PER_EVALUATION,
@@ -90,6 +90,12 @@ const driftPosts = (h: Harness) =>
         blocksText(c.args.blocks).includes("not through edgeops"),
     );
 const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
+/** The approval card updated to say the change is in effect (an update after the first `updatesBefore`). */
+const inEffect = (h: Harness, updatesBefore: number) =>
+  h.slack.waitForCall(
+    "chat.update",
+    (c) => h.slack.callsTo("chat.update").indexOf(c) >= updatesBefore && text(c).includes("is in effect"),
+  );
 const button = (c: SlackCall | undefined, label: string) => {
   const b = findButtons(c?.args.blocks).find((x) => x.text === label);
   if (!b) throw new Error(`no ${label} on ${text(c)}`);
@@ -212,8 +218,10 @@ describe.each([
       const again = await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
       const answer = await h.slack.waitForResponse(again.responseId);
       expect(blocksText(answer.body.blocks)).toContain("This button was already used");
+      const updates = h.slack.callsTo("chat.update").length;
       await h.click(button(waiting, "Approve"), { userId: CAROL });
-      await vi.waitFor(() => expect(zone().dDoSShieldSensitivity).toBe(3));
+      await inEffect(h, updates);
+      expect(zone().dDoSShieldSensitivity).toBe(3);
       const cards = h.slack
         .callsTo("chat.postMessage")
         .slice(before)
@@ -256,15 +264,15 @@ describe.each([
         "chat.postMessage",
         (c) => text(c).includes("AI scraper") && findButtons(c.args.blocks).some((b) => b.text === "Approve"),
       );
+      const updates = h.slack.callsTo("chat.update").length;
       await h.click(button(card, "Approve"), { userId: CAROL });
+      await inEffect(h, updates);
       const groups = () => [...sim.state.botCategoriesByKey.values(), sim.state.botCategories.get(ZONE)];
-      await vi.waitFor(() => {
-        const actions = groups()
-          .flatMap((g) => g ?? [])
-          .filter((g) => g.category === 2)
-          .map((g) => g.categoryAction);
-        expect(actions).toContain(was);
-      });
+      const actions = groups()
+        .flatMap((g) => g ?? [])
+        .filter((g) => g.category === 2)
+        .map((g) => g.categoryAction);
+      expect(actions).toContain(was);
       await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(2);
@@ -280,12 +288,12 @@ describe.each([
       const card = await h.slack.waitForCall("chat.postMessage", (c) =>
         findButtons(c.args.blocks).some((b) => b.text === "Approve"),
       );
+      const updates = h.slack.callsTo("chat.update").length;
       await h.click(button(card, "Approve"), { userId: CAROL });
       const lists = () => sim.state.accessLists.get(ZONE) ?? [];
       // The approval card's impact preview searches the simulator's event log in this process first.
-      await vi.waitFor(() => expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs"), {
-        timeout: 5000,
-      });
+      await inEffect(h, updates);
+      expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs");
       await tick();
       await tick();
       expect(driftPosts(h)).toHaveLength(0);

