@@ -24,19 +24,27 @@ afterAll(async () => {
 describe("a client's calls aborted by its signal", () => {
   it("a call in flight and one waiting behind it end at once as network errors; other clients go on", async () => {
     const zone = SIM_IDS.firstShieldZone;
-    sim.addFault({ path: `/shield/shield-zone/${zone}/bot-categorization`, latencyMs: 3_000, times: 1 });
+    const path = `/shield/shield-zone/${zone}/bot-categorization`;
+    // The first call stays in flight until the test releases its answer; the second waits behind it.
+    let release = () => {};
+    sim.addFault({ path, holdUntil: new Promise<void>((r) => (release = r)), times: 1 });
     const abort = new AbortController();
     const client = api.forKey(SIM_API_KEY, { signal: abort.signal });
     const started = performance.now();
     const sent = client.getBotCategories(zone).catch((e: unknown) => e);
     const waiting = client.getBotCategories(zone).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 200));
+    await sim.waitForRequest((r) => r.path === path);
+    expect(sim.inFlight()).toBe(1);
+    expect(api.queueStats()).toMatchObject({ waiting: 1, inFlight: 1 });
     abort.abort(new Error("lease lost"));
     for (const err of [await sent, await waiting]) {
       expect(err).toBeInstanceOf(EdgeApiError);
       expect((err as EdgeApiError).kind).toBe("network");
     }
     expect(performance.now() - started).toBeLessThan(2_000);
+    // Only the first call reached the API; its held answer is let go now that nobody waits for it.
+    expect(sim.requests.filter((r) => r.path === path)).toHaveLength(1);
+    release();
     // The same key without the signal is not affected.
     expect((await api.forKey(SIM_API_KEY).getBotCategories(zone)).length).toBeGreaterThan(0);
   });

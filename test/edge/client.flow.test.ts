@@ -11,14 +11,18 @@ import {
   planTypeLabel,
 } from "../../src/edge/schemas/shield.js";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { createManualClock, type ManualClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
 
 let sim: Simulator;
+/** The simulator's clock: a triggered DNS scan completes when the test moves it, not after real time. */
+let simClock: ManualClock;
 let api: EdgeApi;
 let client: EdgeClient;
 
 beforeAll(async () => {
-  sim = await startSimulator({ scanDurationMs: 200 });
+  simClock = createManualClock(Date.now());
+  sim = await startSimulator({ scanDurationMs: 200, clock: simClock });
   api = testEdgeApi(sim.url);
   client = api.forKey(SIM_API_KEY);
 });
@@ -260,7 +264,9 @@ describe("operations against the simulator", () => {
     expect(r.body).toEqual({ ZoneId: zone });
     expect(t.jobId).toEqual(expect.any(String));
     expect([0, 1]).toContain(t.status);
-    await new Promise((ok) => setTimeout(ok, 300));
+    await simClock.advance(199);
+    expect(dnsScanStatusLabel((await client.getLatestDnsScan(zone)).status)).not.toBe("Completed");
+    await simClock.advance(1);
     const scan = await client.getLatestDnsScan(zone);
     expect(scan.jobId).toBe(t.jobId);
     expect(dnsScanStatusLabel(scan.status)).toBe("Completed");

@@ -4,8 +4,15 @@ import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
 import { backoffDelay, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
+import { createManualClock, type ManualClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedServer, startCannedServer } from "./support/canned-server.js";
+
+/**
+ * The key queue's pauses (a 429's Retry-After), its request timeouts and its idle-drop run on the client's
+ * clock: here a manual one, moved by the test once the request or timer it moves past exists. The
+ * per-second pacing itself (p-queue, real time) is specified in queue.process.test.ts.
+ */
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
 
@@ -14,11 +21,44 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A manual clock that also tells when a timer of `ms` is set (a key's pause, an attempt's timeout). */
+interface WatchedClock extends ManualClock {
+  timerSet(ms: number): Promise<void>;
+}
+
+function watchedClock(): WatchedClock {
+  const clock = createManualClock(T0);
+  const set = clock.setTimeout;
+  const waiters: { ms: number; resolve: () => void }[] = [];
+  return Object.assign(clock, {
+    setTimeout(fn: () => void, ms: number) {
+      const cancel = set(fn, ms);
+      for (const w of waiters.filter((x) => x.ms === ms)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      return cancel;
+    },
+    timerSet: (ms: number) => new Promise<void>((resolve) => waiters.push({ ms, resolve })),
+  });
+}
+
+/**
+ * A canned server and a client of it. With `clock` (a manual clock) the client's pauses, timeouts and
+ * idle-drops run on it and the server stamps requests with it; closing still ends at once.
+ */
 async function setup(options: Partial<EdgeApiOptions> = {}): Promise<{ server: CannedServer; api: EdgeApi }> {
-  const server = await startCannedServer(() => ({ status: 200, body: apps }));
+  const clock = options.clock as ManualClock | undefined;
+  const server = await startCannedServer(() => ({ status: 200, body: apps }), {
+    ...(clock ? { now: clock.now } : {}),
+  });
   const api = testEdgeApi(server.url, { ratePerSec: 100, concurrency: 4, ...options });
   cleanups.push(async () => {
-    await api.close(0);
+    const closed = api.close(0);
+    if (clock) await clock.advance(0);
+    await closed;
     await server.close();
   });
   return { server, api };
@@ -57,11 +97,19 @@ describe("retry policy helpers", () => {
 
 describe("per-key queue", () => {
   it("honours 429 Retry-After: 1 before retrying", async () => {
-    const { server, api } = await setup();
+    const clock = watchedClock();
+    const { server, api } = await setup({ clock });
     server.handle((_r, i) =>
       i === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200, body: apps },
     );
-    const page = await api.forKey("k1").listApps();
+    const paused = clock.timerSet(1000);
+    const call = api.forKey("k1").listApps();
+    await paused;
+    // Not a moment before the Retry-After has passed.
+    await clock.advance(999);
+    expect(server.requests).toHaveLength(1);
+    await clock.advance(1);
+    const page = await call;
     expect(page.items).toEqual([]);
     expect(server.requests).toHaveLength(2);
     const gap = server.requests[1]!.at - server.requests[0]!.at;
@@ -70,71 +118,59 @@ describe("per-key queue", () => {
   });
 
   it("a 429 pauses only that key; the POST scan trigger is retried after a 429", async () => {
-    const { server, api } = await setup();
+    const clock = watchedClock();
+    const { server, api } = await setup({ clock });
     server.handle((r) =>
       r.headers.accesskey === "slow" &&
       server.requests.filter((q) => q.headers.accesskey === "slow").length === 1
         ? { status: 429, headers: { "retry-after": "1" } }
         : { status: 200, body: { JobId: "j", Status: 0 } },
     );
-    const started = Date.now();
+    const started = clock.now();
+    const paused = clock.timerSet(1000);
+    let slowDone = false;
     const slow = api.forKey("slow").triggerDnsScan(5);
-    await new Promise((r) => setTimeout(r, 50));
+    void slow.finally(() => (slowDone = true));
+    await paused;
+    // The other key is answered while the slow key is paused, without the clock moving at all.
     await api.forKey("fast").triggerDnsScan(6);
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(clock.now() - started).toBe(0);
+    expect(slowDone).toBe(false);
+    await clock.advance(1000);
     expect((await slow).jobId).toBe("j");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-  });
-
-  it("never starts more than ratePerSec requests in any one-second window", async () => {
-    const starts: number[] = [];
-    const { server, api } = await setup({
-      ratePerSec: 5,
-      concurrency: 10,
-      onQueueWait: () => starts.push(Date.now()),
-    });
-    const client = api.forKey("k-rate");
-    const results = await Promise.all(Array.from({ length: 20 }, () => client.listApps()));
-    expect(results).toHaveLength(20);
-    const maxInWindow = (times: number[], windowMs: number) =>
-      Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + windowMs).length));
-    // Where the attempts started (the queue's own clock): never 6 in a rolling second.
-    expect(starts).toHaveLength(20);
-    expect(maxInWindow(starts, 1000)).toBe(5);
-    // What the server saw: the same (a small allowance for a loaded machine delaying an arrival).
-    const arrivals = server.requests.map((r) => r.at).sort((a, b) => a - b);
-    expect(maxInWindow(arrivals, 980)).toBe(5);
-    expect(arrivals[19]! - arrivals[0]!).toBeGreaterThanOrEqual(2900);
-  });
-
-  it("keeps the rate cap across sequential calls (an idle queue is not reset early)", async () => {
-    const { server, api } = await setup({ ratePerSec: 2 });
-    const client = api.forKey("k-seq");
-    for (let i = 0; i < 3; i++) await client.listApps();
-    const at = server.requests.map((r) => r.at);
-    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(950);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(950);
+    const slowOnes = server.requests.filter((r) => r.headers.accesskey === "slow");
+    expect(slowOnes.map((r) => r.method)).toEqual(["POST", "POST"]);
+    expect(slowOnes[1]!.at - started).toBeGreaterThanOrEqual(1000);
   });
 
   it("refuses calls at once with queue_full when maxQueue are waiting", async () => {
     let rejected = 0;
     const { server, api } = await setup({ concurrency: 1, maxQueue: 5, onQueueRejected: () => rejected++ });
-    server.handle(() => ({ status: 200, body: apps, delayMs: 100 }));
+    // Every answer is held until the test lets them go: the first call stays in flight meanwhile.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    server.handle(() => ({ status: 200, body: apps, holdUntil: held }));
     const client = api.forKey("k-full");
-    const started = Date.now();
     const calls = Array.from({ length: 10 }, () => settle(client.listApps()));
-    const fullOnes: number[] = [];
+    let fullOnes = 0;
+    let answered = 0;
     for (const p of calls) {
       void p.then((r) => {
-        if (!r.ok && r.e.kind === "queue_full") fullOnes.push(Date.now() - started);
+        if (r.ok) answered++;
+        else if (r.e.kind === "queue_full") fullOnes++;
       });
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await server.waitForRequests(1);
     expect(api.queueStats()).toEqual({ keys: 1, waiting: 5, inFlight: 1 });
+    // Refused at once: before the call in flight (or any other) was answered.
+    expect(fullOnes).toBe(4);
+    expect(answered).toBe(0);
+    release();
     const results = await Promise.all(calls);
     const full = results.filter((r) => !r.ok && r.e.kind === "queue_full");
     expect(full).toHaveLength(4);
     expect(results.filter((r) => r.ok)).toHaveLength(6);
-    expect(Math.max(...fullOnes)).toBeLessThan(100);
     expect(rejected).toBe(4);
     expect(describeEdgeError((full[0] as { e: EdgeApiError }).e)).toBe(
       "Too many Edge API requests are waiting for this workspace; try again in a few seconds.",
@@ -143,13 +179,22 @@ describe("per-key queue", () => {
 
   it("one key's backlog does not delay another key", async () => {
     const { server, api } = await setup({ ratePerSec: 1, concurrency: 1 });
-    server.handle(() => ({ status: 200, body: apps, delayMs: 20 }));
+    // Key A's answers are held until the end: its first call stays in flight, the other four wait behind it.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    server.handle((r) =>
+      r.headers.accesskey === "key-A"
+        ? { status: 200, body: apps, holdUntil: held }
+        : { status: 200, body: apps },
+    );
     const a = api.forKey("key-A");
     const backlog = Array.from({ length: 5 }, () => settle(a.listApps()));
-    await new Promise((r) => setTimeout(r, 30));
+    await server.waitForRequests(1);
     const started = Date.now();
+    // Answered while key A's call is still in flight and its backlog waits.
     await api.forKey("key-B").listApps();
     expect(Date.now() - started).toBeLessThan(300);
+    expect(server.inFlight()).toBe(1);
     expect(api.queueStats().keys).toBe(2);
     expect(api.queueStats().waiting).toBeGreaterThanOrEqual(3);
     const closing = Date.now();
@@ -158,26 +203,38 @@ describe("per-key queue", () => {
     expect(Date.now() - closing).toBeLessThan(300);
     expect(outcomes.filter((o) => o.ok).length).toBeLessThan(5);
     for (const o of outcomes) if (!o.ok) expect(o.e).toBeInstanceOf(EdgeApiError);
+    release();
   });
 
   it("times out each attempt and retries: kind timeout after three attempts", async () => {
-    const { server, api } = await setup({ timeoutMs: 200 });
-    server.handle(() => ({ status: 200, body: apps, delayMs: 1000 }));
-    const started = Date.now();
-    const r = await settle(api.forKey("k-slow").getBotDetection(1));
-    const took = Date.now() - started;
+    const clock = watchedClock();
+    const { server, api } = await setup({ clock, timeoutMs: 2000 });
+    // The answer would come only after the server closes: each attempt ends at its timeout.
+    server.handle(() => ({ status: 200, body: apps, holdUntil: new Promise(() => {}) }));
+    const started = clock.now();
+    const call = settle(api.forKey("k-slow").getBotDetection(1));
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await server.waitForRequests(attempt);
+      await clock.advance(2000);
+    }
+    const r = await call;
+    const took = clock.now() - started;
     expect(r.ok).toBe(false);
     expect(!r.ok && r.e.kind).toBe("timeout");
     expect(server.requests).toHaveLength(3);
-    expect(took).toBeGreaterThanOrEqual(600);
-    expect(took).toBeLessThan(1500);
+    // Each attempt was cut off at its own timeout (2000 ms on the client's clock), not later.
+    expect(took).toBe(3 * 2000);
   });
 
   it("drops the queues of idle keys", async () => {
-    const { api } = await setup();
+    const clock = watchedClock();
+    const { api } = await setup({ clock });
     await Promise.all(Array.from({ length: 50 }, (_, i) => api.forKey(`key-${i}`).listApps()));
     expect(api.queueStats().keys).toBe(50);
-    await new Promise((r) => setTimeout(r, 1200));
+    // Kept while their last rate window (1050 ms) and a margin have not passed, dropped once they have.
+    await clock.advance(1099);
+    expect(api.queueStats().keys).toBe(50);
+    await clock.advance(1);
     expect(api.queueStats()).toEqual({ keys: 0, waiting: 0, inFlight: 0 });
   });
 
@@ -215,19 +272,30 @@ describe("the API key never leaks", () => {
       },
     });
     const logger = createLogger({ level: "trace", destination });
-    const { server, api } = await setup({ logger, timeoutMs: 150 });
+    const clock = watchedClock();
+    const { server, api } = await setup({ logger, clock, timeoutMs: 2000 });
+    const never = new Promise(() => {});
     const answers = [
       { status: 401, body: { title: "Unauthorized", detail: `Key ${KEY} is not valid` } },
       { status: 400, body: { ErrorKey: "bad", Message: `AccessKey ${KEY} rejected` } },
       { status: 500 },
-      { status: 200, body: apps, delayMs: 400 },
+      // Held past the timeout of each of the read's three attempts (the client's clock is moved past it).
+      { status: 200, body: apps, holdUntil: never },
       { reset: true },
       { status: 200, body: "{oops" },
     ];
     const errors: EdgeApiError[] = [];
     for (const a of answers) {
       server.handle(() => a);
-      const r = await settle(api.forKey(KEY).listApps());
+      const before = server.requests.length;
+      const call = settle(api.forKey(KEY).listApps());
+      if (a.holdUntil) {
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          await server.waitForRequests(before + attempt);
+          await clock.advance(2000);
+        }
+      }
+      const r = await call;
       expect(r.ok).toBe(false);
       if (!r.ok) errors.push(r.e);
     }
@@ -247,7 +315,7 @@ describe("the API key never leaks", () => {
       expect(JSON.stringify({ ...e })).not.toContain(KEY);
     }
     expect(errors[1]!.apiMessage).toBe("AccessKey [redacted] rejected");
-    await new Promise((r) => setTimeout(r, 50));
+    // The logger writes each line to the capturing stream as it is logged: nothing is left to flush.
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) expect(line).not.toContain(KEY);
     expect(lines.some((l) => l.includes(keyId(KEY)))).toBe(true);

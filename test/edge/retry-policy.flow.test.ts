@@ -67,12 +67,17 @@ describe("the retry policy (p-retry with the key queue's pause)", () => {
   });
 
   it("closing the API stops retrying", async () => {
-    const { server, api } = await setup([{ status: 502, delayMs: 100 }]);
+    // The first answer (a 502, which a read would retry) is held until the API has closed.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const { server, api } = await setup([{ status: 502, holdUntil: held }]);
     const call = failure(api.forKey("k").listApps());
-    await new Promise((r) => setTimeout(r, 30));
+    await server.waitForRequests(1);
     await api.close(0);
     const e = await call;
     expect(e).toBeInstanceOf(EdgeApiError);
+    release();
     expect(server.requests).toHaveLength(1);
+    expect(api.queueStats()).toEqual({ keys: 1, waiting: 0, inFlight: 0 });
   });
 });

@@ -1,94 +1,33 @@
-import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { createEdgeApi, type EdgeApi } from "../../src/edge/client.js";
-import { RETRY_FAST } from "../../src/edge/queue.js";
-import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit.js";
-import { silentLogger } from "../../src/log.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { EdgeApi } from "../../src/edge/client.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { testEdgeApi } from "../support/edge-api.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
 
 /**
- * Two EdgeApi instances in one process stand for two replicas: each has its own in-process queue,
- * and with a SharedLimit over the same real Redis they share one per-key rate.
+ * Two EdgeApi instances in one process stand for two replicas, each with its own in-process queue. What the
+ * shared limit (Redis) changes about them waits on Redis's clock, so it is specified in
+ * shared-limit.process.test.ts; here, what two replicas do without it, which waits on nothing.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const RATE = 5;
 
 let sim: Simulator;
-const opened: { api: EdgeApi; shared?: SharedLimit }[] = [];
+const opened: EdgeApi[] = [];
 
 beforeAll(async () => {
-  sim = await startSimulator({ scanDurationMs: 200 });
+  sim = await startSimulator();
 });
 afterAll(async () => {
   await sim.close();
 });
 afterEach(async () => {
-  for (const o of opened.splice(0)) {
-    await o.api.close(1000);
-    await o.shared?.close();
-  }
-  sim.clearFaults();
+  for (const api of opened.splice(0)) await api.close(0);
   sim.clearRequests();
 });
 
-interface Attempt {
-  start: number;
-  end: number;
-}
-
-function replica(
-  shared: SharedLimit | undefined,
-  limits: { ratePerSec: number; concurrency: number } = { ratePerSec: RATE, concurrency: 4 },
-  attempts: Attempt[] = [],
-): EdgeApi {
-  const api = createEdgeApi({
-    clock: systemClock,
-    baseUrl: sim.url,
-    timeoutMs: 5000,
-    ratePerSec: limits.ratePerSec,
-    concurrency: limits.concurrency,
-    onRequest: (e) => {
-      const end = performance.now();
-      // durationMs is whole milliseconds: 2 ms off the start keeps back-to-back attempts from touching.
-      attempts.push({ start: end - e.durationMs + 2, end });
-    },
-    maxQueue: 1000,
-    logger: silentLogger,
-    retry: RETRY_FAST,
-    ...(shared ? { sharedLimit: shared } : {}),
-  });
-  opened.push({ api, ...(shared ? { shared } : {}) });
+function replica(): EdgeApi {
+  const api = testEdgeApi(sim.url, { timeoutMs: 5000, ratePerSec: RATE, concurrency: 4, maxQueue: 1000 });
+  opened.push(api);
   return api;
-}
-
-// A fresh prefix per test (shared by that test's replicas): no slot or pause left over from another test.
-let prefix = "";
-beforeEach(() => {
-  prefix = `edgeops-test:${randomUUID()}`;
-});
-
-function sharedLimit(
-  redisUrl = REDIS_URL,
-  expectedReplicas = 2,
-  limits: { ratePerSec: number; concurrency: number } = { ratePerSec: RATE, concurrency: 4 },
-): SharedLimit {
-  return createSharedLimit({
-    redisUrl,
-    ...limits,
-    requestTimeoutMs: 5000,
-    expectedReplicas,
-    logger: silentLogger,
-    prefix,
-  });
-}
-
-async function untilReady(shared: SharedLimit): Promise<void> {
-  const deadline = Date.now() + 3000;
-  while (shared.problem() !== undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(shared.problem()).toBeUndefined();
 }
 
 /** The most requests the simulator received within any 1000 ms window. */
@@ -103,177 +42,17 @@ function busiestSecond(times: number[]): number {
   return best;
 }
 
-/** The most attempts in flight at once (by the clients' own clock). */
-function mostInFlight(attempts: Attempt[]): number {
-  const edges = attempts.flatMap((a) => [
-    { t: a.start, d: 1 },
-    { t: a.end, d: -1 },
-  ]);
-  // An attempt that ends at the instant another starts is not overlapping it.
-  edges.sort((x, y) => x.t - y.t || x.d - y.d);
-  let now = 0;
-  let most = 0;
-  for (const e of edges) {
-    now += e.d;
-    most = Math.max(most, now);
-  }
-  return most;
-}
-
-async function burst(apis: EdgeApi[], callsEach: number): Promise<void> {
-  await Promise.all(
-    apis.flatMap((api) =>
-      Array.from({ length: callsEach }, () => api.forKey(SIM_API_KEY).listApps({ limit: 1 })),
-    ),
-  );
-}
-
-describe("per-key rate shared across replicas through Redis", () => {
+describe("per-key rate without a shared limit", () => {
   it("without Redis two replicas together send more than the per-key rate", async () => {
-    await burst([replica(undefined), replica(undefined)], 10);
-    // Each replica keeps the rate on its own, so together they go over it (twice it, give or take the
-    // arrival jitter of a loaded machine, which can bunch two windows' starts: hence no exact figure).
+    // Each replica sends its own full rate at once (its first window: nothing waits), so together they
+    // send twice the per-key rate within one second.
+    const apis = [replica(), replica()];
+    await Promise.all(
+      apis.flatMap((api) =>
+        Array.from({ length: RATE }, () => api.forKey(SIM_API_KEY).listApps({ limit: 1 })),
+      ),
+    );
+    expect(sim.requests).toHaveLength(2 * RATE);
     expect(busiestSecond(sim.requests.map((r) => r.at))).toBeGreaterThan(RATE);
   });
-
-  it("with Redis two replicas together stay within the per-key rate in every second", async () => {
-    const a = sharedLimit();
-    const b = sharedLimit();
-    await Promise.all([untilReady(a), untilReady(b)]);
-    await burst([replica(a), replica(b)], 8);
-    expect(sim.requests).toHaveLength(16);
-    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(RATE);
-    // Both replicas got starts: the limit is shared, not one replica starving the other.
-    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeGreaterThanOrEqual(RATE - 1);
-  }, 15_000);
-
-  it("the concurrency cap holds across replicas with Redis (and doubles without)", async () => {
-    const limits = { ratePerSec: 100, concurrency: 2 };
-    sim.setLatency(150);
-    try {
-      const without: Attempt[] = [];
-      await burst([replica(undefined, limits, without), replica(undefined, limits, without)], 6);
-      expect(mostInFlight(without)).toBe(4);
-      const a = sharedLimit(REDIS_URL, 2, limits);
-      const b = sharedLimit(REDIS_URL, 2, limits);
-      await Promise.all([untilReady(a), untilReady(b)]);
-      const withRedis: Attempt[] = [];
-      await burst([replica(a, limits, withRedis), replica(b, limits, withRedis)], 6);
-      expect(withRedis).toHaveLength(12);
-      expect(mostInFlight(withRedis)).toBe(2);
-    } finally {
-      sim.setLatency(0);
-    }
-  }, 20_000);
-
-  it("a Retry-After pauses the other replica while the first is still waiting", async () => {
-    const a = sharedLimit();
-    const b = sharedLimit();
-    await Promise.all([untilReady(a), untilReady(b)]);
-    const first = replica(a);
-    const second = replica(b);
-    sim.addFault({ path: "/mc/apps", retryAfter: "2", times: 1 });
-    const hit = Date.now();
-    const firstCall = first.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    // Give the 429 time to arrive and be shared, then ask from the other replica.
-    while (sim.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 100));
-    await second.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    const secondAnsweredAfter = Date.now() - hit;
-    await firstCall;
-    expect(secondAnsweredAfter).toBeGreaterThanOrEqual(1900);
-    // Without the shared pause the second replica would have been answered at once.
-    expect(sim.requests.filter((r) => r.at - hit < 1900)).toHaveLength(1);
-  }, 15_000);
-
-  it("with Redis gone, calls still succeed at this replica's share of the rate, and /readyz says degraded", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
-    await untilReady(a);
-    const api = replica(a);
-    await proxy.cut();
-    const deadline = Date.now() + 3000;
-    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(a.problem()).toMatch(/^degraded: Redis does not answer.*\(2\/s and 2 at once per key\)/);
-    sim.clearRequests();
-    await burst([api], 6);
-    expect(sim.requests).toHaveLength(6);
-    // RATE ÷ 2 replicas = 2 starts per second.
-    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(2);
-  }, 15_000);
-
-  it("the wait for the shared limit counts as queue wait (onQueueWait), not only the local queue's", async () => {
-    const a = sharedLimit();
-    const b = sharedLimit();
-    await Promise.all([untilReady(a), untilReady(b)]);
-    // Replica A takes every start slot of this second.
-    await burst([replica(a)], RATE);
-    const waits: number[] = [];
-    const other = testEdgeApi(sim.url, {
-      timeoutMs: 5000,
-      ratePerSec: RATE,
-      concurrency: 4,
-      maxQueue: 1000,
-      sharedLimit: b,
-      onQueueWait: (ms) => waits.push(ms),
-    });
-    opened.push({ api: other, shared: b });
-    // B's own queue is empty, so only the shared limit makes its one call wait.
-    await other.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    expect(waits).toHaveLength(1);
-    expect(waits[0]).toBeGreaterThanOrEqual(300);
-  }, 15_000);
-
-  it("a Redis stall that never closed the connection: the next answer ends 'degraded', and the cluster's 429 pause holds again", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
-    const b = sharedLimit();
-    await Promise.all([untilReady(a), untilReady(b)]);
-    const first = replica(a);
-    const second = replica(b);
-    // Half-open: nothing answers, nothing closes; commands time out, the call runs on the local share.
-    proxy.stall();
-    await first.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    expect(a.problem()).toMatch(/^degraded/);
-    proxy.resume();
-    // Redis answers again on the same connection ("ready" is never emitted again): B meets a 429.
-    sim.clearRequests();
-    sim.addFault({ path: "/mc/apps", retryAfter: "2", times: 1 });
-    const hit = Date.now();
-    const secondCall = second.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    while (sim.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 100));
-    await first.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    const firstAnsweredAfter = Date.now() - hit;
-    await secondCall;
-    expect(a.problem()).toBeUndefined();
-    expect(firstAnsweredAfter).toBeGreaterThanOrEqual(1900);
-    expect(sim.requests.filter((r) => r.at - hit < 1900)).toHaveLength(1);
-    await proxy.cut();
-  }, 20_000);
-
-  it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
-    const b = sharedLimit();
-    await Promise.all([untilReady(a), untilReady(b)]);
-    await proxy.cut();
-    const deadline = Date.now() + 3000;
-    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(a.problem()).toMatch(/^degraded/);
-    // Redis is back on the same address: the replica reconnects by itself (retry up to every 2 s).
-    await proxy.start(port);
-    const back = Date.now() + 5000;
-    while (a.problem() !== undefined && Date.now() < back) await new Promise((r) => setTimeout(r, 20));
-    expect(a.problem()).toBeUndefined();
-    sim.clearRequests();
-    // Two replicas at full local rate each (RATE) would send 2 × RATE in a second without the shared slots.
-    await burst([replica(a), replica(b)], 8);
-    expect(sim.requests).toHaveLength(16);
-    expect(busiestSecond(sim.requests.map((r) => r.at))).toBeLessThanOrEqual(RATE);
-    await proxy.cut();
-  }, 20_000);
 });

@@ -28,12 +28,10 @@ afterAll(async () => {
   await sim?.close();
 });
 beforeEach(async () => {
-  // A confirmation's impact preview searches the event log after the answer: let the last test's settle
-  // (no new request for 300 ms) before the log is cleared, so it does not land in this test's.
-  for (let seen = -1; seen !== sim.requests.length; ) {
-    seen = sim.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
+  // A confirmation's impact preview searches the event log after the answer: let the last test's work
+  // end (the bot quiet, no Edge call waiting or in flight) before the log is cleared, so it does not land
+  // in this test's.
+  await h.settled();
   // Every test starts with cold directories and a clean request log.
   h.advanceClock(ZONE_DIRECTORY_TTL_MS + 1);
   sim.clearFaults();

@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** A tiny loopback HTTP server answering with canned status / headers / bodies, recording every request. */
+/**
+ * A tiny loopback HTTP server answering with canned status / headers / bodies, recording every request.
+ * It never waits on time: a slow answer is one held until the test releases it (`holdUntil`), and a test
+ * waits for a request to arrive (`waitForRequests`), not for a delay to pass.
+ */
 
 export interface CannedRequest {
   method: string;
@@ -9,6 +13,7 @@ export interface CannedRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: string;
+  /** When received, on the server's `now` (default the wall clock; a test's manual clock). */
   at: number;
 }
 
@@ -17,7 +22,12 @@ export interface CannedAnswer {
   headers?: Record<string, string>;
   /** A string is sent as is; anything else as JSON; undefined = empty body. */
   body?: unknown;
-  delayMs?: number;
+  /**
+   * Hold the answer until this promise settles: the test decides when the call stops being in flight
+   * (e.g. release it once other calls queued behind it, or never, and move a manual clock past the
+   * client's timeout). A held answer never keeps the server from closing.
+   */
+  holdUntil?: Promise<unknown>;
   /** Destroy the socket without answering. */
   reset?: boolean;
 }
@@ -27,13 +37,33 @@ export type CannedHandler = (req: CannedRequest, index: number) => CannedAnswer 
 export interface CannedServer {
   url: string;
   requests: CannedRequest[];
+  /**
+   * Resolves once `count` requests were received (already or later), with them; rejects after `guardMs`
+   * (a guard that fails the test, not a wait).
+   */
+  waitForRequests(count: number, guardMs?: number): Promise<CannedRequest[]>;
+  /** Requests received and not yet answered (held, or dropped by the client). */
+  inFlight(): number;
   handle(h: CannedHandler): void;
   close(): Promise<void>;
 }
 
-export async function startCannedServer(initial?: CannedHandler): Promise<CannedServer> {
+export interface CannedServerOptions {
+  /** The clock requests are stamped with (`at`); default the wall clock. */
+  now?: () => number;
+}
+
+export async function startCannedServer(
+  initial?: CannedHandler,
+  options: CannedServerOptions = {},
+): Promise<CannedServer> {
   let handler: CannedHandler = initial ?? (() => ({ status: 200, body: {} }));
+  const now = options.now ?? Date.now;
   const requests: CannedRequest[] = [];
+  const waiters = new Set<() => void>();
+  let inFlight = 0;
+  let closing = () => {};
+  const closed = new Promise<void>((resolve) => (closing = resolve));
   const sockets = new Set<import("node:net").Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -50,11 +80,14 @@ export async function startCannedServer(initial?: CannedHandler): Promise<Canned
         query: Object.fromEntries(url.searchParams),
         headers,
         body: Buffer.concat(chunks).toString("utf8"),
-        at: Date.now(),
+        at: now(),
       };
       const index = requests.push(r) - 1;
+      inFlight++;
+      res.once("close", () => inFlight--);
+      for (const wake of [...waiters]) wake();
       const a = await handler(r, index);
-      if (a.delayMs) await new Promise((ok) => setTimeout(ok, a.delayMs));
+      if (a.holdUntil) await Promise.race([a.holdUntil.catch(() => undefined), closed]);
       if (a.reset) {
         req.socket.destroy();
         return;
@@ -77,11 +110,28 @@ export async function startCannedServer(initial?: CannedHandler): Promise<Canned
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    waitForRequests: (count, guardMs = 5000) =>
+      new Promise<CannedRequest[]>((resolve, reject) => {
+        const check = () => {
+          if (requests.length < count) return;
+          waiters.delete(check);
+          clearTimeout(guard);
+          resolve(requests.slice(0, count));
+        };
+        const guard = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`canned server: ${requests.length} of ${count} requests within ${guardMs} ms`));
+        }, guardMs);
+        waiters.add(check);
+        check();
+      }),
+    inFlight: () => inFlight,
     handle(h) {
       handler = h;
     },
     close: () =>
       new Promise<void>((ok) => {
+        closing();
         for (const s of sockets) s.destroy();
         server.close(() => ok());
       }),

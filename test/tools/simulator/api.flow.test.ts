@@ -1,11 +1,15 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SIM_API_KEY, SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
+import { createManualClock, type ManualClock } from "../../support/clock.js";
 
 let sim: Simulator;
+/** The simulator's clock: its scans complete and its latency passes when a test moves it. */
+let clock: ManualClock;
 
 beforeEach(async () => {
-  sim = await startSimulator({ scanDurationMs: 150 });
+  clock = createManualClock(Date.now());
+  sim = await startSimulator({ scanDurationMs: 150, clock });
 });
 afterEach(async () => {
   await sim.close();
@@ -308,7 +312,11 @@ describe("DNS scans", () => {
       Records: unknown[] | null;
     };
     expect(first).toMatchObject({ JobId, Status: 1, Records: null });
-    await new Promise((r) => setTimeout(r, 200));
+    await clock.advance(149);
+    expect((await (await get(`/dnszone/${zone}/records/scan`)).json()) as typeof first).toMatchObject({
+      Status: 1,
+    });
+    await clock.advance(1);
     const done = (await (await get(`/dnszone/${zone}/records/scan`)).json()) as typeof first & {
       CompletedAt: string | null;
     };
@@ -410,19 +418,34 @@ describe("faults", () => {
   });
 
   it("adds per-path and global latency", async () => {
+    /** A request's answer, and whether it came before the simulator's clock moved `ms` past its arrival. */
+    const answeredAfter = async (path: string, ms: number) => {
+      const count = sim.requests.length;
+      let answered = false;
+      const res = get(path).then((r) => {
+        answered = true;
+        return r;
+      });
+      await sim.waitForRequest(() => sim.requests.length > count);
+      await clock.advance(ms - 1);
+      const early = answered;
+      await clock.advance(1);
+      return { early, res: await res };
+    };
     sim.addFault({ path: "/mc/apps", latencyMs: 120 });
-    let t = Date.now();
-    expect((await get("/mc/apps")).status).toBe(200);
-    expect(Date.now() - t).toBeGreaterThanOrEqual(110);
+    const perPath = await answeredAfter("/mc/apps", 120);
+    expect(perPath.early).toBe(false);
+    expect(perPath.res.status).toBe(200);
     sim.clearFaults();
     sim.setLatency(100);
-    t = Date.now();
-    await get("/shield/shield-zones");
-    expect(Date.now() - t).toBeGreaterThanOrEqual(90);
+    const global = await answeredAfter("/shield/shield-zones", 100);
+    expect(global.early).toBe(false);
+    expect(global.res.status).toBe(200);
     sim.setLatency(0);
-    t = Date.now();
-    await get("/shield/shield-zones");
-    expect(Date.now() - t).toBeLessThan(90);
+    // Without latency the answer comes while the clock stands still.
+    const t = clock.now();
+    expect((await get("/shield/shield-zones")).status).toBe(200);
+    expect(clock.now()).toBe(t);
   });
 });
 

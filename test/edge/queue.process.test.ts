@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
+import { testEdgeApi } from "../support/edge-api.js";
+import { type CannedServer, startCannedServer } from "./support/canned-server.js";
+
+/**
+ * The per-key pacing in real time: p-queue's strict sliding window (1050 ms, src/edge/queue.ts) runs on the
+ * process's own timers, so these are the key queue's only tests that wait on real time (each about the few
+ * windows its assertions need). Everything else about the queue is in queue.flow.test.ts, on a manual clock.
+ */
+
+const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function setup(options: Partial<EdgeApiOptions> = {}): Promise<{ server: CannedServer; api: EdgeApi }> {
+  const server = await startCannedServer(() => ({ status: 200, body: apps }));
+  const api = testEdgeApi(server.url, { ratePerSec: 100, concurrency: 4, ...options });
+  cleanups.push(async () => {
+    await api.close(0);
+    await server.close();
+  });
+  return { server, api };
+}
+
+describe("per-key pacing in real time", () => {
+  it("never starts more than ratePerSec requests in any one-second window", async () => {
+    const starts: number[] = [];
+    const { server, api } = await setup({
+      ratePerSec: 5,
+      concurrency: 10,
+      onQueueWait: () => starts.push(Date.now()),
+    });
+    const client = api.forKey("k-rate");
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.listApps()));
+    expect(results).toHaveLength(20);
+    const maxInWindow = (times: number[], windowMs: number) =>
+      Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + windowMs).length));
+    // Where the attempts started (the queue's own clock): never 6 in a rolling second.
+    expect(starts).toHaveLength(20);
+    expect(maxInWindow(starts, 1000)).toBe(5);
+    // What the server saw: the same (a small allowance for a loaded machine delaying an arrival).
+    const arrivals = server.requests.map((r) => r.at).sort((a, b) => a - b);
+    expect(maxInWindow(arrivals, 980)).toBe(5);
+    expect(arrivals[19]! - arrivals[0]!).toBeGreaterThanOrEqual(2900);
+  });
+
+  it("keeps the rate cap across sequential calls (an idle queue is not reset early)", async () => {
+    const { server, api } = await setup({ ratePerSec: 2 });
+    const client = api.forKey("k-seq");
+    for (let i = 0; i < 3; i++) await client.listApps();
+    const at = server.requests.map((r) => r.at);
+    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(950);
+  });
+});
