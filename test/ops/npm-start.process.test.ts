@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntilReady } from "../support/ops-bot.js";
-import { type ProcessWorld, startProcessWorld } from "./process-support.js";
+import { type ProcessWorld, startProcessWorld, waitUntilReady } from "./process-support.js";
 
 let world: ProcessWorld | undefined;
 afterEach(async () => {

@@ -160,3 +160,25 @@ export async function startProcessWorld(): Promise<ProcessWorld> {
   };
   return world;
 }
+
+/** Wait until `predicate` holds, polling. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Poll /readyz until it answers 200 (the token check and, in Socket Mode, the WebSocket are up). */
+export async function waitUntilReady(baseUrl: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    const res = await fetch(`${baseUrl}/readyz`);
+    last = await res.text();
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

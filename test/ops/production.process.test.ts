@@ -8,8 +8,7 @@ import { systemClock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { openStore } from "../../src/store/index.js";
-import { waitUntilReady } from "../support/ops-bot.js";
-import { type ProcessWorld, startProcessWorld } from "./process-support.js";
+import { type ProcessWorld, startProcessWorld, waitUntilReady } from "./process-support.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;

@@ -67,7 +67,7 @@ export async function startOpsBot(
   await bot.deps.store.keys.set("T0001", TEST_EDGE_KEY, "U0001");
   const baseUrl = `http://127.0.0.1:${bot.port}`;
   // startBot listens at once and checks the bot token in the background: the fake Slack answers it at once.
-  if (options.waitUntilReady !== false) await waitUntilReady(baseUrl);
+  if (options.waitUntilReady !== false) await readyOnceTokenChecked(slack, baseUrl);
   let stopped = false;
   return {
     bot,
@@ -97,24 +97,17 @@ export async function startOpsBot(
   };
 }
 
-/** Wait until `predicate` holds, polling. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** Poll /readyz until it answers 200 (the token check and, in Socket Mode, the WebSocket are up). */
-export async function waitUntilReady(baseUrl: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * /readyz answers 200 once the token check is through: wait for the fake Slack to be asked (auth.test),
+ * then ask /readyz until it says ready, a bounded number of times (each ask is a round trip, not a sleep).
+ */
+async function readyOnceTokenChecked(slack: FakeSlack, baseUrl: string): Promise<void> {
+  await slack.waitForCall("auth.test");
   let last = "";
-  for (;;) {
+  for (let ask = 0; ask < 500; ask++) {
     const res = await fetch(`${baseUrl}/readyz`);
     last = await res.text();
     if (res.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
+  throw new Error(`not ready once the token was checked: ${last}`);
 }

@@ -5,7 +5,6 @@ import { STEP_REFUSED_SHUTDOWN } from "../../../src/slack/refused.js";
 import { OTHER_WORKSPACE_SENTENCE } from "../../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../../src/store/installations.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../../support/harness.js";
-import { waitFor } from "../../support/ops-bot.js";
 import { postSigned, slashCommandBody } from "../../support/slack-signer.js";
 
 /**
@@ -36,7 +35,10 @@ describe("a workflow step refused after its ack completes with a sentence", () =
   it("from a workspace the single bot token does not serve", async () => {
     h = await startHarness();
     const harness = h;
-    await waitFor(() => harness.app.problem() === undefined, 5_000);
+    // The token check (auth.test) is done: the single token's workspace is known.
+    await h.slack.waitForCall("auth.test");
+    await harness.settled();
+    expect(harness.app.problem()).toBeUndefined();
     const run = await h.functionExecuted(FUNCTIONS.zoneStatus, { zone: "1" }, { teamId: "T0OTHER" });
     expect(run.status).toBe(200);
     const done = await h.slack.waitForCompletion(run.executionId);
@@ -76,7 +78,8 @@ describe("a workflow step refused after its ack completes with a sentence", () =
     expect(await refusedCount(h, "shutdown", "function_executed")).toBe(1);
     const cmd = await h.command("help");
     await h.slack.waitForResponse(cmd.responseId);
-    await waitFor(() => refusalLogs(harness).length === 2);
+    await harness.settled();
+    expect(refusalLogs(harness)).toHaveLength(2);
     expect(await refusedCount(h, "shutdown", "command")).toBe(1);
   });
 });

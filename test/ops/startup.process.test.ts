@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TransportError } from "../../src/errors.js";
 import { BOT_TOKEN } from "../support/harness.js";
 import { pgReachable, TEST_DATABASE_URL } from "../support/helpers.js";
-import { type OpsBot, startOpsBot, waitFor, waitUntilReady } from "../support/ops-bot.js";
+import { type OpsBot, startOpsBot } from "../support/ops-bot.js";
+import { waitFor, waitUntilReady } from "./process-support.js";
 
 const PG = await pgReachable();
 

@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config.js";
 import { withDeadline } from "../../src/deadline.js";
 import { createLogger } from "../../src/log.js";
 import { BOT_TOKEN, LogCapture, TEST_ENCRYPTION_KEY } from "../support/harness.js";
-import { waitFor, waitUntilReady } from "../support/ops-bot.js";
+import { waitFor, waitUntilReady } from "./process-support.js";
 
 /**
  * A fake Slack for Socket Mode: apps.connections.open hands out a ws:// URL on loopback, and a minimal
