@@ -85,7 +85,7 @@ describe("acting in a channel needs its members", () => {
       response_action: "errors",
       errors: { [CHANGE_MODAL.channel]: expect.stringContaining("not a member of that channel") },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await h.settled();
     expect(h.slack.responses).toEqual([]);
     expect(h.slack.calls.filter((c) => c.method.startsWith("chat."))).toEqual([]);
 

@@ -4,6 +4,7 @@ import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from "../support/harness.js";
 import { pick, pickerIn } from "../support/picker.js";
+import { startWorld } from "../support/world.js";
 
 /**
  * Before anyone confirms or approves a mitigation, its confirmation and its approval
@@ -41,7 +42,6 @@ describe("impact preview on confirmations and approval cards", () => {
   });
   afterEach(() => {
     h.sim.clearFaults();
-    h.sim.setLatency(0);
     h.slack.clear();
   });
   afterAll(async () => {
@@ -155,32 +155,56 @@ describe("impact preview on confirmations and approval cards", () => {
   }, 30_000);
 
   it("a confirmation already answered is not brought back by a late fill", async () => {
-    h.sim.addFault({ method: "POST", path: /\/shield\/event-logs\//, latencyMs: 1_500 });
+    // The preview's search is held at the simulator until the confirmation has been cancelled.
+    let release = () => {};
+    h.sim.addFault({
+      method: "POST",
+      path: /\/shield\/event-logs\//,
+      holdUntil: new Promise<void>((r) => (release = r)),
+    });
     const res = await h.command(`block ${ZONE} 203.0.113.12`, { userId: BOB, channelId: "C0001" });
     const first = await h.slack.waitForResponse(res.responseId, undefined, 15_000);
+    await h.sim.waitForRequest((r) => r.method === "POST" && /\/shield\/event-logs\//.test(r.path));
     const cancel = findButtons(first.body.blocks).find((b) => b.action_id === ACTIONS.changeCancel)!;
-    await h.click(cancel, { userId: BOB });
-    await new Promise((r) => setTimeout(r, 2_500));
+    const cancelled = await h.click(cancel, { userId: BOB });
+    const said = await h.slack.waitForResponse(cancelled.responseId);
+    expect(JSON.stringify(said.body)).toContain("Cancelled: nothing was changed.");
+    // Now the event log answers: the fill comes too late, and nothing replaces the confirmation.
+    release();
+    await h.settled();
     expect(h.slack.responsesTo(res.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
   }, 30_000);
 
   it("a slow event log never holds the confirmation back: it goes out at once and the preview gives up by its deadline", async () => {
-    h.sim.addFault({ method: "POST", path: /\/shield\/event-logs\//, latencyMs: 30_000 });
-    const started = Date.now();
-    const res = await h.command(`block ${ZONE} 203.0.113.11`, { userId: BOB, channelId: "C0001" });
-    // The ack: the preview adds nothing to it (it is read after the confirmation is sent).
-    expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1_000);
-    const first = await h.slack.waitForResponse(res.responseId, undefined, 15_000);
-    expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
-    expect(first.at - started).toBeLessThan(3_000);
-    const filled = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      h.config.edge.timeoutMs + 10_000,
-    );
-    const text = blocksText(filled.body.blocks);
-    expect(text).toContain("Impact in the last hour: unknown.");
-    expect(text).not.toMatch(/matched [\d,]+/);
+    // On a world: the preview's deadline (EDGE_API_TIMEOUT_MS) passes when the test moves the one clock.
+    const w = await startWorld();
+    let release = () => {};
+    try {
+      w.sim.addFault({
+        method: "POST",
+        path: /\/shield\/event-logs\//,
+        holdUntil: new Promise<void>((r) => (release = r)),
+      });
+      const started = Date.now();
+      const res = await w.command(`block ${ZONE} 203.0.113.11`, { userId: BOB, channelId: "C0001" });
+      // The ack: the preview adds nothing to it (it is read after the confirmation is sent).
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      const first = await w.slack.waitForResponse(res.responseId, undefined, 15_000);
+      expect(blocksText(first.body.blocks)).toContain(ESTIMATING);
+      expect(first.at - started).toBeLessThan(3_000);
+      // The search reached the event log and is not answered; the preview's deadline passes.
+      await w.sim.waitForRequest((r) => r.method === "POST" && /\/shield\/event-logs\//.test(r.path));
+      expect(w.slack.responsesTo(res.responseId).filter((r) => r.body.replace_original === true)).toEqual([]);
+      await w.clock.advance(w.config.edge.timeoutMs);
+      const filled = await w.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true);
+      const text = blocksText(filled.body.blocks);
+      expect(text).toContain("Impact in the last hour: unknown.");
+      expect(text).not.toMatch(/matched [\d,]+/);
+    } finally {
+      release();
+      await w.settled();
+      await w.close();
+    }
   }, 40_000);
 });

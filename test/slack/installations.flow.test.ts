@@ -2,10 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
 import { UNINSTALLED_SENTENCE } from "../../src/services/uninstall.js";
 import { ACTIONS, VIEWS } from "../../src/slack/ids.js";
-import { NOT_CONNECTED_SENTENCE, OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
+import { OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { NOT_INSTALLED_SENTENCE } from "../../src/store/installations.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { eventsHandled } from "../support/events-handled.js";
 import {
   answerTo,
   blocksText,
@@ -18,7 +19,6 @@ import {
   startHarness,
 } from "../support/harness.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema } from "../support/helpers.js";
-import { waitFor } from "../support/ops-bot.js";
 import { postSigned } from "../support/slack-signer.js";
 import { useHarness } from "../support/use-harness.js";
 
@@ -79,8 +79,10 @@ describe("ADMIN_USER_IDS on a single-token install", () => {
 describe("a single-token install answers only its token's workspace", () => {
   const h = useHarness({ env: { EDGE_API_KEY: "sim-deployment-key-0000" } }, { resetEach: false });
   beforeAll(async () => {
-    // auth.test names the token's workspace (T0001 in the fake Slack).
-    await waitFor(() => h.app.problem() === undefined, 5_000);
+    // auth.test names the token's workspace (T0001 in the fake Slack): its answer handled, nothing is open.
+    await h.slack.waitForCall("auth.test");
+    await h.settled();
+    expect(h.app.problem()).toBeUndefined();
   });
 
   it("a command from another workspace gets a sentence and nothing else", async () => {
@@ -136,7 +138,13 @@ async function uninstallForgetsTheWorkspace(
   options: HarnessOptions,
   event: "app_uninstalled" | "tokens_revoked",
 ) {
-  const h = await startHarness({ ...options, oauth: true, installs: ["T0001", "T0002"] });
+  const events = eventsHandled();
+  const h = await startHarness({
+    ...options,
+    oauth: true,
+    installs: ["T0001", "T0002"],
+    middleware: [events.middleware],
+  });
   try {
     const category = (c: number) => h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
     // A temporary change in force: Bob blocks category 1 for 30 minutes, Carol approves.
@@ -201,11 +209,10 @@ async function uninstallForgetsTheWorkspace(
         ? { type: "app_uninstalled" }
         : { type: "tokens_revoked", tokens: { oauth: [], bot: ["UBOT"] } },
     );
-    const deadline = Date.now() + 10_000;
-    while (!(await auditOf(h, "T0001")).some((e) => e.action === "app.uninstalled")) {
-      if (Date.now() > deadline) throw new Error("no app.uninstalled audit entry");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Acknowledged first, handled after: wait for its listener to end, then for anything it started.
+    await events.handled(event);
+    await h.settled();
+    expect((await auditOf(h, "T0001")).some((e) => e.action === "app.uninstalled")).toBe(true);
 
     expect(await h.store.installations.findByTeam("T0001")).toBeUndefined();
     expect(await h.store.keys.get("T0001")).toBeUndefined();
@@ -256,10 +263,13 @@ describe("a workspace that removes edgeops", () => {
   );
 
   it("a revoked user token alone changes nothing", async () => {
-    const h = await startHarness({ oauth: true, installs: ["T0001"] });
+    const events = eventsHandled();
+    const h = await startHarness({ oauth: true, installs: ["T0001"], middleware: [events.middleware] });
     try {
       await sendEvent(h, "T0001", { type: "tokens_revoked", tokens: { oauth: ["U0001"], bot: [] } });
-      await new Promise((r) => setTimeout(r, 300));
+      await events.handled("tokens_revoked");
+      await h.settled();
+      expect(h.logs.text).toContain("only user tokens were revoked");
       expect(await h.store.installations.findByTeam("T0001")).toBeDefined();
       expect(await h.store.keys.get("T0001")).toBeDefined();
     } finally {
@@ -270,37 +280,15 @@ describe("a workspace that removes edgeops", () => {
 
 const rid = () => Math.random().toString(36).slice(2);
 
-describe("a single-token install before Slack named its token's workspace", () => {
-  it("serves no request until auth.test answers, then only its own workspace", async () => {
-    const h = await startHarness({
-      env: { EDGE_API_KEY: "sim-deployment-key-0000" },
-      slackFaults: [{ method: "auth.test", latencyMs: 4_000, times: 1 }],
-    });
-    try {
-      const sentenceOf = async (teamId: string) => {
-        const res = await h.command("zones", { teamId, userId: BOB });
-        expect(res.status).toBe(200);
-        const answer = await h.slack.waitForResponse(res.responseId, () => true, 10_000);
-        return answer.body.text ?? blocksText(answer.body.blocks);
-      };
-      expect(h.app.problem()).toBeDefined();
-      expect(await sentenceOf("T0OTHER")).toBe(NOT_CONNECTED_SENTENCE);
-      expect(h.sim.requests).toEqual([]);
-
-      await waitFor(() => h.app.problem() === undefined, 10_000);
-      expect(await sentenceOf("T0OTHER")).toBe(OTHER_WORKSPACE_SENTENCE);
-      expect(h.sim.requests).toEqual([]);
-      expect(await sentenceOf("T0001")).toBe("Shield zones, page 1");
-      expect(h.sim.requests.length).toBeGreaterThan(0);
-    } finally {
-      await h.close();
-    }
-  }, 30_000);
-});
-
 /** An org-wide (Enterprise Grid) install removed: its installation goes, and the workspaces it can name. */
 async function enterpriseUninstall(options: HarnessOptions) {
-  const h = await startHarness({ ...options, oauth: true, installs: ["T0001", "T0003"] });
+  const events = eventsHandled();
+  const h = await startHarness({
+    ...options,
+    oauth: true,
+    installs: ["T0001", "T0003"],
+    middleware: [events.middleware],
+  });
   try {
     const ENTERPRISE = "E0001";
     const installation = {
@@ -346,10 +334,11 @@ async function enterpriseUninstall(options: HarnessOptions) {
     // Each workspace forgotten leaves an app.uninstalled audit entry, the last thing it does.
     const forgotten = async (teamId: string) =>
       (await h.store.audit.list(teamId, 50)).some((e) => e.action === "app.uninstalled");
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-      if ((await forgotten("T0001")) && (await forgotten("T0002"))) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Acknowledged first, handled after: wait for its listener to end, then for anything it started.
+    await events.handled("app_uninstalled");
+    await h.settled();
+    expect(await forgotten("T0001")).toBe(true);
+    expect(await forgotten("T0002")).toBe(true);
     await expect(h.store.installations.fetchInstallation(orgWide)).rejects.toThrow();
     // The workspace the event names and the enterprise's own-install workspace: installation and key gone.
     for (const teamId of ["T0001", "T0002"]) {

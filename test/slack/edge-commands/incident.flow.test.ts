@@ -3,6 +3,7 @@ import { ACTIONS } from "../../../src/slack/ids.js";
 import { type Fault, SIM_IDS } from "../../../tools/simulator/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
+import { useWorld, type World } from "../../support/world.js";
 
 let h: Harness;
 const ATTACKED = SIM_IDS.zoneUnderAttack;
@@ -16,7 +17,6 @@ afterAll(async () => {
 beforeEach(() => {
   h.sim.clearFaults();
   h.sim.clearRequests();
-  h.sim.setLatency(0);
   h.slack.clear();
 });
 
@@ -47,12 +47,22 @@ const SECTION_TITLES = [
   "Apps",
 ];
 
-async function incident(args: string, timeoutMs = 15_000) {
+/**
+ * `/edge incident <args>` on `on` (default the file's harness): the placeholder, then the card that replaces
+ * it. `afterFirst` runs once the placeholder is in, before the card is awaited (e.g. to release held calls
+ * or move a world's clock).
+ */
+async function incident(
+  args: string,
+  timeoutMs = 15_000,
+  { on = h, afterFirst }: { on?: Harness; afterFirst?: (responseId: string) => Promise<void> | void } = {},
+) {
   const sent = Date.now();
-  const res = await h.command(`incident ${args}`);
+  const res = await on.command(`incident ${args}`);
   expect(res.status).toBe(200);
-  const first = await h.slack.waitForResponse(res.responseId);
-  const card = await h.slack.waitForResponse(
+  const first = await on.slack.waitForResponse(res.responseId);
+  await afterFirst?.(res.responseId);
+  const card = await on.slack.waitForResponse(
     res.responseId,
     (r) => r.body.replace_original === true,
     timeoutMs,
@@ -67,10 +77,54 @@ async function incident(args: string, timeoutMs = 15_000) {
   };
 }
 
+/**
+ * Resolves once the only work left is `held` Edge calls waiting at the simulator, and nothing else moves
+ * (several probes in a row, as h.settled()): the moment to move a world's clock past their timeout
+ * without cutting off any other call.
+ */
+async function onlyHeld(x: Harness, held: number): Promise<void> {
+  let quiet = 0;
+  let seen = "";
+  for (let probe = 0; probe < 5_000; probe++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await x.store.ping();
+    const queue = x.deps.edge.queueStats();
+    const now = `${x.slack.calls.length}/${x.slack.responses.length}/${x.sim.requests.length}`;
+    const only =
+      queue.waiting === 0 && queue.inFlight === held && x.sim.inFlight() === held && x.slack.inFlight() === 0;
+    quiet = only && now === seen ? quiet + 1 : 0;
+    seen = now;
+    if (quiet >= 5) return;
+  }
+  throw new Error(`the bot did not come down to ${held} held Edge call(s)`);
+}
+
+/**
+ * `attempts` attempts of the call to `path`, each held at the simulator: once attempt n reached it and is
+ * all that is left, the world's clock moves `stepMs` (the client's timeout, or up to a deadline).
+ */
+async function timeOutAttempts(x: World, path: string, attempts: number, stepMs: number): Promise<void> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    await x.sim.waitForRequest(() => x.sim.requests.filter((q) => q.path === path).length >= attempt);
+    await onlyHeld(x, 1);
+    await x.clock.advance(stepMs);
+  }
+}
+
 describe("/edge incident through the receiver and the simulator", () => {
+  // The world (one manual clock) for what outlasts the Edge client's timeout.
+  const w = useWorld();
   it("posts the placeholder within 3 s, then the card replaces it", async () => {
-    h.sim.setLatency(400);
-    const r = await incident(String(ATTACKED));
+    // Every Edge API answer is held until the placeholder is in: it never waits for the Edge API.
+    let release = () => {};
+    h.sim.addFault({ path: "/", holdUntil: new Promise<void>((r) => (release = r)) });
+    const r = await incident(String(ATTACKED), undefined, {
+      afterFirst: (responseId) => {
+        expect(h.slack.responsesTo(responseId)).toHaveLength(1);
+        h.sim.clearFaults();
+        release();
+      },
+    });
     expect(blocksText(r.first.body.blocks)).toContain(`Gathering the picture of zone ${ATTACKED}`);
     expect(r.first.body.replace_original).toBe(false);
     expect(r.first.at - r.sent).toBeLessThan(3000);
@@ -110,7 +164,15 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(ids).toContain(ACTIONS.incidentWafRecommendation);
   });
 
-  const failures: { section: string; fault: Fault; reason: RegExp; zone?: number; plan403?: boolean }[] = [
+  const failures: {
+    section: string;
+    fault: Fault;
+    reason: RegExp;
+    zone?: number;
+    plan403?: boolean;
+    /** The section's calls outlast the client's timeout: held at the simulator, on a world. */
+    timesOut?: boolean;
+  }[] = [
     {
       section: "Zone",
       fault: { path: new RegExp(`^/shield/shield-zone/${ATTACKED}$`), status: 500 },
@@ -140,8 +202,9 @@ describe("/edge incident through the receiver and the simulator", () => {
     },
     {
       section: "Rate limits",
-      fault: { path: `/shield/metrics/rate-limits/${ATTACKED}`, latencyMs: 2300 },
+      fault: { path: `/shield/metrics/rate-limits/${ATTACKED}` },
       reason: /did not answer in time/,
+      timesOut: true,
     },
     {
       section: "Apps",
@@ -152,11 +215,19 @@ describe("/edge incident through the receiver and the simulator", () => {
 
   for (const f of failures) {
     it(`${f.section} failing alone (${f.reason.source}) is one line with the reason; the rest renders`, async () => {
-      h.sim.addFault(f.fault);
-      const before = h.sim.state.planFeatureErrorStatus;
-      if (f.plan403) h.sim.state.planFeatureErrorStatus = 403;
+      const on = f.timesOut ? w : h;
+      let release = () => {};
+      on.sim.addFault(
+        f.timesOut ? { ...f.fault, holdUntil: new Promise<void>((r) => (release = r)) } : f.fault,
+      );
+      const before = on.sim.state.planFeatureErrorStatus;
+      if (f.plan403) on.sim.state.planFeatureErrorStatus = 403;
       try {
-        const r = await incident(String(f.zone ?? ATTACKED));
+        const r = await incident(String(f.zone ?? ATTACKED), undefined, {
+          on,
+          // Each of the three attempts (a read is retried) is cut off when the clock passes its timeout.
+          ...(f.timesOut ? { afterFirst: () => timeOutAttempts(w, f.fault.path as string, 3, 2_000) } : {}),
+        });
         const failed = r.sections.get(f.section) ?? "";
         expect(failed).toMatch(f.reason);
         expect(failed.split("\n")).toHaveLength(2);
@@ -165,9 +236,11 @@ describe("/edge incident through the receiver and the simulator", () => {
           expect(r.sections.get(title), title).toBeDefined();
           expect(r.sections.get(title), title).not.toContain(":warning:");
         }
-        expect(h.slack.violations).toEqual([]);
+        expect(on.slack.violations).toEqual([]);
       } finally {
-        h.sim.state.planFeatureErrorStatus = before;
+        on.sim.state.planFeatureErrorStatus = before;
+        release();
+        if (f.timesOut) await w.settled();
       }
     }, 30_000);
   }
@@ -284,31 +357,35 @@ describe("/edge incident through the receiver and the simulator", () => {
 });
 
 describe("/edge incident: bounded time and public answers", () => {
-  let slow: Harness;
-  beforeAll(async () => {
-    // Sections get three attempts' worth of EDGE_API_TIMEOUT_MS (3 s here); the harness's client itself
-    // times each attempt out after 2 s and tries three times, so only the section deadline can answer by 5 s.
-    slow = await startHarness({ env: { EDGE_API_TIMEOUT_MS: "1000" } });
-  });
-  afterAll(async () => {
-    slow.sim.clearFaults();
-    await slow?.close();
-  });
+  // Sections get three attempts' worth of EDGE_API_TIMEOUT_MS (3 s here); the harness's client itself
+  // times each attempt out after 2 s and tries three times, so only the section deadline can answer by 5 s.
+  // On a world: the test moves the clock.
+  const slow = useWorld({ env: { EDGE_API_TIMEOUT_MS: "1000" } });
 
   it("a section still waiting at its deadline says it did not answer in time; the card does not wait for it", async () => {
-    slow.sim.addFault({ path: `/shield/metrics/rate-limits/${ATTACKED}`, latencyMs: 10_000 });
-    const sent = Date.now();
-    const res = await slow.command(`incident ${ATTACKED}`);
-    const card = await slow.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    expect(card.at - sent).toBeLessThan(5000);
-    const s = sections(card.body.blocks);
-    expect(s.get("Rate limits")).toMatch(/:warning: The Edge API did not answer in time/);
-    for (const title of SECTION_TITLES.filter((t) => t !== "Rate limits"))
-      expect(s.get(title), title).not.toContain(":warning:");
+    const path = `/shield/metrics/rate-limits/${ATTACKED}`;
+    let release = () => {};
+    slow.sim.addFault({ path, holdUntil: new Promise<void>((r) => (release = r)) });
+    try {
+      const sent = slow.clock.now();
+      const res = await slow.command(`incident ${ATTACKED}`);
+      // Attempt 1 times out at 2 s; attempt 2 is still held when the section's deadline (3 s) passes.
+      await timeOutAttempts(slow, path, 1, 2_000);
+      await slow.sim.waitForRequest(() => slow.sim.requests.filter((q) => q.path === path).length >= 2);
+      await onlyHeld(slow, 1);
+      await slow.clock.advance(1_000);
+      const card = await slow.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true);
+      expect(slow.clock.now() - sent).toBeLessThan(5000);
+      // Answered without the rate limits: their second attempt is still waiting, a third never began.
+      expect(slow.sim.requests.filter((q) => q.path === path)).toHaveLength(2);
+      const s = sections(card.body.blocks);
+      expect(s.get("Rate limits")).toMatch(/:warning: The Edge API did not answer in time/);
+      for (const title of SECTION_TITLES.filter((t) => t !== "Rate limits"))
+        expect(s.get(title), title).not.toContain(":warning:");
+    } finally {
+      release();
+      await slow.settled();
+    }
   }, 30_000);
 
   it("`public` answers in the channel: the placeholder and the card that replaces it, without a Share button", async () => {

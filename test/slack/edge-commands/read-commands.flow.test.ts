@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
@@ -222,23 +222,19 @@ describe("/edge zones names each zone once the pull zones are read, never waitin
   }
 
   it("answers by id while the pull zone list is slow, then by name on later pages", async () => {
-    fresh.sim.addFault({ path: "/pullzone", latencyMs: 1500, times: 1 });
+    // The pull zone list is held at the simulator until the first page has been answered.
+    let release = () => {};
+    fresh.sim.addFault({ path: "/pullzone", holdUntil: new Promise<void>((r) => (release = r)), times: 1 });
     const first = blocksText((await zonesText("zones")).blocks);
     expect(first).toContain(`*Zone ${SIM_IDS.firstShieldZone}* · pull zone 2310037 · Business`);
     expect(first).not.toContain("shop.acme-example.com");
 
     // The names load in the background; a later page has them, with the same facts and limits.
-    await vi.waitFor(() => expect(fresh.sim.requests.some((r) => r.path === "/pullzone")).toBe(true), {
-      timeout: 5000,
-    });
-    let named = "";
-    await vi.waitFor(
-      async () => {
-        named = blocksText((await zonesText("zones")).blocks);
-        expect(named).toContain("shop.acme-example.com");
-      },
-      { timeout: 5000, interval: 300 },
-    );
+    await fresh.sim.waitForRequest((r) => r.path === "/pullzone");
+    release();
+    await fresh.settled();
+    const named = blocksText((await zonesText("zones")).blocks);
+    expect(named).toContain("shop.acme-example.com");
     expect(named).toContain(
       `*Zone ${SIM_IDS.firstShieldZone}* · shop.acme-example.com, acme-shop.b-cdn.net\n      pull zone acme-shop (2310037) · Business · WAF on (Block)`,
     );

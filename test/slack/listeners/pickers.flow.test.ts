@@ -1,7 +1,9 @@
+import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ZONE_DIRECTORY_TTL_MS } from "../../../src/services/zone-lookup.js";
 import { PICKER_NOTICE_VALUE, pickerOptions } from "../../../src/slack/blocks/pickers.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
+import { SUGGESTION_BUDGET_MS } from "../../../src/slack/listeners/options/picker-suggestions.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
 import {
   answerTo,
@@ -12,6 +14,7 @@ import {
   TEST_EDGE_KEY,
 } from "../../support/harness.js";
 import { choose, pickerIn } from "../../support/picker.js";
+import { startWorld, type World } from "../../support/world.js";
 
 /**
  * Commands typed without their id answer with a picker (an external_select); its
@@ -110,7 +113,6 @@ describe("pickers", () => {
   });
   afterEach(() => {
     sim.clearFaults();
-    sim.setLatency(0);
     h.slack.clear();
   });
   afterAll(async () => {
@@ -166,61 +168,107 @@ describe("pickers", () => {
     expect(zones.map((o) => o.value)).toContain(String(SIM_IDS.dnsZoneCompleted));
   });
 
+  /**
+   * A world whose suggestions can be awaited as they reach their listener: `entered(n)` resolves once the
+   * n-th block_suggestion has entered its listener, whose 1.5 s budget (a timer on the world's clock) is
+   * set in that same turn, so the test can then move the clock past it.
+   */
+  async function slowWorld() {
+    let count = 0;
+    const waiters = new Set<() => void>();
+    const middleware: Middleware<AnyMiddlewareArgs> = async ({ body, next }) => {
+      const running = next();
+      if ((body as { type?: string }).type === "block_suggestion") {
+        count++;
+        for (const wake of [...waiters]) wake();
+      }
+      await running;
+    };
+    const world = await startWorld({ middleware: [middleware] });
+    const entered = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (count < n) return;
+          waiters.delete(check);
+          // The listener's synchronous start (and its timer) ends within this turn of the event loop.
+          setImmediate(resolve);
+        };
+        waiters.add(check);
+        check();
+      });
+    return Object.assign(world, { entered });
+  }
+
+  /** Hold the zone directory's two lists at the simulator; the returned function answers them. */
+  function holdLists(slow: World): () => void {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    slow.sim.addFault({ path: "/shield/shield-zones", holdUntil: held });
+    slow.sim.addFault({ path: "/pullzone", holdUntil: held });
+    return () => {
+      slow.sim.clearFaults();
+      release();
+    };
+  }
+
   it("answers within 3 s with a slow Edge API: the picker's list loads once, then every keystroke is served from the cache", async () => {
-    // A fresh workspace key's cache is empty; every Edge API call now takes 1.8 s (the harness's
-    // client gives up at 2 s), and the directory needs two of them.
-    const KEY = "sim-test-key-slow-0001";
-    const slowSim = await startSimulator({ scanDurationMs: 50, apiKeys: [KEY] });
-    const slow = await startHarness({ sim: slowSim, seedKey: false });
+    // A fresh workspace key's cache is empty; the directory's two lists are held at the simulator (on a
+    // world, so the suggestion's 1.5 s budget passes when the test moves the one clock).
+    const slow = await slowWorld();
+    let release = () => {};
     try {
-      await slow.store.keys.set("T0001", KEY, "U0001");
-      slowSim.setLatency(1800);
       const typed = await answerTo(slow, "bots", "U0002");
       const picker = pickerIn(typed.body.blocks)!;
-      const first = await suggest(slow, picker, "shop");
+      release = holdLists(slow);
+      const pending = suggest(slow, picker, "shop");
+      await slow.entered(1);
+      await slow.clock.advance(SUGGESTION_BUDGET_MS);
+      const first = await pending;
       expect(first.durationMs).toBeLessThan(3000);
-      // The list loads behind (two lists in parallel, 1.8 s each); once it has, answers are immediate.
-      await expect
-        .poll(async () => allOptions((await suggest(slow, picker, "shop")).answer)[0]?.value, {
-          timeout: 15_000,
-        })
-        .toBe(String(ZONE));
-      const listCalls = () => slowSim.requests.filter((r) => r.path === "/shield/shield-zones").length;
+      expect(allOptions(first.answer)[0]?.value).toBe(PICKER_NOTICE_VALUE);
+      // The list loads behind (two lists in parallel); once it has, answers are immediate.
+      release();
+      await slow.settled();
+      expect(allOptions((await suggest(slow, picker, "shop")).answer)[0]?.value).toBe(String(ZONE));
+      const listCalls = () => slow.sim.requests.filter((r) => r.path === "/shield/shield-zones").length;
       const calls = listCalls();
       const timings: number[] = [];
       for (const text of ["s", "sh", "sho", "shop", "shop.", "acme"])
         timings.push((await suggest(slow, picker, text)).durationMs);
       expect(Math.max(...timings)).toBeLessThan(1000);
       expect(listCalls()).toBe(calls);
-      // Past the TTL the old list still answers at once, and a fresh one loads behind it.
+      // Past the TTL the old list still answers at once (the new one held), and a fresh one loads behind it.
+      release = holdLists(slow);
       slow.advanceClock(ZONE_DIRECTORY_TTL_MS + 1);
       const stale = await suggest(slow, picker, "shop");
       expect(stale.durationMs).toBeLessThan(1000);
       expect(allOptions(stale.answer)[0]?.value).toBe(String(ZONE));
-      await expect.poll(listCalls, { timeout: 10_000 }).toBeGreaterThan(calls);
+      await slow.sim.waitForRequest(() => listCalls() > calls);
+      expect(listCalls()).toBeGreaterThan(calls);
     } finally {
-      slowSim.setLatency(0);
+      release();
+      await slow.settled();
       await slow.close();
-      await slowSim.close();
     }
   }, 40_000);
 
   it("while the list is still loading, the menu says so within 3 s instead of leaving Slack without an answer", async () => {
-    const KEY = "sim-test-key-slower-002";
-    const slowSim = await startSimulator({ scanDurationMs: 50, apiKeys: [KEY] });
-    const slow = await startHarness({ sim: slowSim, seedKey: false });
+    const slow = await slowWorld();
+    let release = () => {};
     try {
-      await slow.store.keys.set("T0001", KEY, "U0001");
-      slowSim.setLatency(6000);
       const typed = await answerTo(slow, "bots", "U0002");
-      const { answer, durationMs } = await suggest(slow, pickerIn(typed.body.blocks)!, "shop");
+      release = holdLists(slow);
+      const pending = suggest(slow, pickerIn(typed.body.blocks)!, "shop");
+      await slow.entered(1);
+      await slow.clock.advance(SUGGESTION_BUDGET_MS);
+      const { answer, durationMs } = await pending;
       expect(durationMs).toBeLessThan(3000);
       expect(allOptions(answer)).toEqual([expect.objectContaining({ value: PICKER_NOTICE_VALUE })]);
       expect(allOptions(answer)[0]!.text.text).toContain("Still loading");
     } finally {
-      slowSim.setLatency(0);
+      release();
+      await slow.settled();
       await slow.close();
-      await slowSim.close();
     }
   }, 30_000);
 

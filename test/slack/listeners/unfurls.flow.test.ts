@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseDashboardLink } from "../../../src/services/dashboard-links.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
+import { eventsHandled } from "../../support/events-handled.js";
 import {
   blocksText,
   type Harness,
@@ -47,9 +48,17 @@ async function share(h: Harness, urls: string[], teamId = "T0001") {
   return `Uf${events}`;
 }
 
-/** The log line that says how an event ended, for events that leave no trace in Slack. */
-const logged = (h: Harness, text: string) =>
-  expect.poll(() => h.logs.text.includes(text), { timeout: 5000 }).toBe(true);
+const handledEvents = eventsHandled();
+
+/**
+ * The log line that says how an event ended, for events that leave no trace in Slack: once the bot is
+ * quiet (the event's listener ended, nothing in flight), the line is there.
+ */
+async function logged(h: Harness, unfurlId: string, text: string) {
+  await handledEvents.handled("link_shared", (e) => e.unfurl_id === unfurlId);
+  await h.settled();
+  expect(h.logs.text).toContain(text);
+}
 
 describe("dashboard link unfurls", () => {
   let sim: Simulator;
@@ -68,7 +77,12 @@ describe("dashboard link unfurls", () => {
       },
     });
     // Several workspaces: OAuth installs (a single bot token answers only its own workspace).
-    h = await startHarness({ sim, oauth: true, installs: ["T0001", OTHER_TEAM, "T0NOKEY"] });
+    h = await startHarness({
+      sim,
+      oauth: true,
+      installs: ["T0001", OTHER_TEAM, "T0NOKEY"],
+      middleware: [handledEvents.middleware],
+    });
     await h.store.keys.set(OTHER_TEAM, OTHER_KEY, "U0001");
     appId = sim.state.apps[0]!.id;
     pullZoneId = sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!.pullZoneId!;
@@ -131,13 +145,12 @@ describe("dashboard link unfurls", () => {
 
   it("refuses a link to another workspace's zone: no unfurl, and a log line says why", async () => {
     // T0002's key sees only the first shield zone; 18401 belongs to T0001's account.
-    await share(
+    const refused = await share(
       h,
       [`https://dash.bunny.net/shield/${ZONE}`, `https://dash.bunny.net/magic-containers/apps/${appId}`],
       OTHER_TEAM,
     );
-    await logged(h, "unfurl refused: not visible to this workspace's Edge API key");
-    await new Promise((r) => setTimeout(r, 200));
+    await logged(h, refused, "unfurl refused: not visible to this workspace's Edge API key");
     expect(h.slack.callsTo("chat.unfurl").map((c) => Object.keys(c.args.unfurls as object))).toEqual([]);
     // Its own zone unfurls, and only that one of a mixed message.
     const own = `https://dash.bunny.net/shield/${SIM_IDS.zoneWithoutBotPlan}`;
@@ -147,11 +160,13 @@ describe("dashboard link unfurls", () => {
   });
 
   it("does nothing for a workspace without a key, or for dashboard pages that are not a zone or an app", async () => {
-    await share(h, [`https://dash.bunny.net/shield/${ZONE}`], "T0NOKEY");
-    await logged(h, "unfurl skipped: no Edge API key for this workspace");
-    await share(h, ["https://dash.bunny.net/billing", `https://dash.bunny.net/shield/99999999`]);
-    await logged(h, "not a zone or application page");
-    await new Promise((r) => setTimeout(r, 300));
+    const noKey = await share(h, [`https://dash.bunny.net/shield/${ZONE}`], "T0NOKEY");
+    await logged(h, noKey, "unfurl skipped: no Edge API key for this workspace");
+    const notPages = await share(h, [
+      "https://dash.bunny.net/billing",
+      `https://dash.bunny.net/shield/99999999`,
+    ]);
+    await logged(h, notPages, "not a zone or application page");
     expect(h.slack.callsTo("chat.unfurl")).toEqual([]);
   });
 });

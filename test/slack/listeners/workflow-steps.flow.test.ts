@@ -19,6 +19,7 @@ import {
   startHarness,
 } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
+import { startWorld } from "../../support/world.js";
 
 /**
  * Workflow Builder steps, through the real receiver (signed function_executed events),
@@ -91,8 +92,10 @@ function joinChannels(h: Harness) {
   for (const user of [ALICE, BOB, CAROL]) h.slack.memberships.set(user, [CHANNEL, "C0NOTIN", "C0DNS"]);
 }
 
-/** Let anything in flight land (a second completion would show up here). */
-const settle = () => new Promise((r) => setTimeout(r, 300));
+/** Let anything in flight land (a second completion would show up here): each bot quiet, not a pause. */
+async function settle(...bots: Harness[]): Promise<void> {
+  for (const bot of bots) await bot.settled();
+}
 
 describe("Workflow Builder steps", () => {
   const h = useHarness();
@@ -106,13 +109,13 @@ describe("Workflow Builder steps", () => {
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs());
     expect(run.status).toBe(200);
     const { approve } = await pendingCard(h, "Block AI scraper on shield zone");
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]);
     expect(botPuts(h)).toHaveLength(0);
 
     // The requester can't approve their own request: still waiting.
     await h.click(approve, { userId: BOB });
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]);
     expect(botPuts(h)).toHaveLength(0);
 
@@ -143,7 +146,7 @@ describe("Workflow Builder steps", () => {
     await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs(), {
       executionId: run.executionId,
     });
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
     expect(botPuts(h)).toHaveLength(1);
 
@@ -169,7 +172,7 @@ describe("Workflow Builder steps", () => {
     const own = await h.click(approve, { userId: CAROL });
     const refusal = await h.slack.waitForResponse(own.responseId);
     expect(JSON.stringify(refusal.body)).toContain("someone else has to approve it");
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]);
     expect(h.sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(await h.store.approvals.get(stepRequestId(run.executionId))).toMatchObject({
@@ -217,7 +220,7 @@ describe("Workflow Builder steps", () => {
       final_state: "expired",
     });
     expect(done.outputs).not.toHaveProperty("decided_by");
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
   }, 20_000);
 
@@ -228,7 +231,7 @@ describe("Workflow Builder steps", () => {
     h.slack.addFault({ method: "functions.completeSuccess", error: "internal_error", times: 1 });
     await h.click(approve, { userId: CAROL });
     await h.slack.waitForCall("functions.completeSuccess");
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]); // the fault answered before it was recorded
     const row = await h.store.functionExecutions.get(run.executionId);
     expect(row).toMatchObject({ state: "waiting", attempts: 1 });
@@ -241,34 +244,55 @@ describe("Workflow Builder steps", () => {
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied" });
     await createChangeSweeper(h.app.env).sweep();
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
   }, 20_000);
 
   it("an apply the Edge API did not answer in time: the step waits for the reconciler's answer, then completes", async () => {
-    setCategory(h, 7, 0);
-    const run = await h.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "social" }),
-    );
-    const { approve } = await pendingCard(h, "Block Social");
-    // The harness's Edge timeout is 2 s: each attempt reaches the simulator, and is answered too late.
-    h.sim.addFault({ method: "PUT", path: /bot-categorization/, latencyMs: 2_300, times: 3 });
-    await h.click(approve, { userId: CAROL });
-    await h.slack.waitForCall(
-      "chat.update",
-      (c) => blocksText(c.args.blocks).includes("Not known yet"),
-      15_000,
-    );
-    await settle();
-    expect(completionsOf(h, run.executionId)).toEqual([]);
-    h.advanceClock(61_000);
-    await createChangeSweeper(h.app.env).sweep();
-    const done = await h.slack.waitForCompletion(run.executionId);
-    expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: CAROL });
-    await settle();
-    expect(completionsOf(h, run.executionId)).toHaveLength(1);
+    // On a world: the Edge client's 2 s timeout passes when the test moves the one clock.
+    const w = await startWorld();
+    let release = () => {};
+    try {
+      joinChannels(w);
+      setCategory(w, 7, 0);
+      const run = await w.functionExecuted(
+        FUNCTIONS.requestBotCategoryChange,
+        botInputs({ category: "social" }),
+      );
+      const { approve } = await pendingCard(w, "Block Social");
+      // Each attempt of the PUT (it is safe to repeat: tried three times) reaches the simulator and is held
+      // there past the client's timeout; the held PUTs are applied after.
+      const isPut = (r: { method: string; path: string }) =>
+        r.method === "PUT" && /bot-categorization/.test(r.path);
+      w.sim.addFault({
+        method: "PUT",
+        path: /bot-categorization/,
+        holdUntil: new Promise<void>((r) => (release = r)),
+        times: 3,
+      });
+      await w.click(approve, { userId: CAROL });
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await w.sim.waitForRequest(() => w.sim.requests.filter(isPut).length >= attempt);
+        await w.clock.advance(2_000);
+      }
+      await w.slack.waitForCall("chat.update", (c) => blocksText(c.args.blocks).includes("Not known yet"));
+      await settle(w);
+      expect(completionsOf(w, run.executionId)).toEqual([]);
+      // The Edge API answers too late: the change is in force, and only the reconciler can tell.
+      release();
+      await settle(w);
+      expect(w.sim.state.botCategories.get(ZONE)?.find((g) => g.category === 7)?.categoryAction).toBe(1);
+      w.advanceClock(61_000);
+      await createChangeSweeper(w.app.env).sweep();
+      const done = await w.slack.waitForCompletion(run.executionId);
+      expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: CAROL });
+      await settle(w);
+      expect(completionsOf(w, run.executionId)).toHaveLength(1);
+    } finally {
+      release();
+      await w.close();
+    }
   }, 30_000);
 
   it("a step token Slack no longer accepts: completed with the workspace's bot token instead", async () => {
@@ -388,7 +412,7 @@ describe("Workflow Builder steps", () => {
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/Edge API|bunny/i);
     expect(await h.store.approvals.get(stepRequestId(run.executionId))).toBeUndefined();
-    await settle();
+    await settle(h);
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
   }, 20_000);
 
@@ -397,7 +421,7 @@ describe("Workflow Builder steps", () => {
     h.slack.addFault({ method: "functions.completeError", error: "internal_error", times: 1 });
     const run = await h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs({ category: "seo" }));
     await h.slack.waitForCall("functions.completeError", () => true, 15_000);
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]);
     h.advanceClock(STEP_RETRY_MS + 1_000);
     await createChangeSweeper(h.app.env).sweep();
@@ -405,7 +429,7 @@ describe("Workflow Builder steps", () => {
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/Edge API|bunny/i);
     await createChangeSweeper(h.app.env).sweep();
-    await settle();
+    await settle(h);
     expect(completionsOf(h, run.executionId)).toHaveLength(1);
   }, 30_000);
 
@@ -480,11 +504,15 @@ describe("Workflow Builder steps", () => {
   }, 30_000);
 
   it("function_executed is acknowledged at once even when the Edge API is slow", async () => {
-    // The zone is given by id, so the first Edge API call is the slow one.
-    h.sim.addFault({ path: "/shield", latencyMs: 4_000, times: 1 });
+    // The zone is given by id, so the first Edge API call is the slow one: held until the ack was seen.
+    let release = () => {};
+    h.sim.addFault({ path: "/shield", holdUntil: new Promise<void>((r) => (release = r)), times: 1 });
     const run = await h.functionExecuted(FUNCTIONS.zoneStatus, { zone: String(ZONE) });
     expect(run.status).toBe(200);
     expect(run.durationMs).toBeLessThan(3_000);
+    await h.sim.waitForRequest((r) => r.path.startsWith("/shield"));
+    expect(completionsOf(h, run.executionId)).toEqual([]);
+    release();
     await h.slack.waitForCompletion(run.executionId, 20_000);
   }, 30_000);
 });
@@ -517,7 +545,7 @@ async function restartBetweenRequestAndApproval(options: HarnessOptions) {
     });
     // The token stored (sealed) before the restart is the one that completes it.
     expect(done.token).toBe(run.token);
-    await settle();
+    await settle(second);
     expect(second.slack.completions.filter((c) => c.executionId === run.executionId)).toHaveLength(1);
     expect(first.slack.completions).toEqual([]);
   } finally {
@@ -544,7 +572,7 @@ async function otherReplicaSettles(options: HarnessOptions) {
     const done = await b.slack.waitForCompletion(run.executionId);
     expect(done.outputs).toMatchObject({ final_state: "applied" });
     await Promise.all([createChangeSweeper(a.app.env).sweep(), createChangeSweeper(b.app.env).sweep()]);
-    await settle();
+    await settle(a, b);
     const all = [...a.slack.completions, ...b.slack.completions].filter(
       (c) => c.executionId === run.executionId,
     );

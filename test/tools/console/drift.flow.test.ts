@@ -2,10 +2,10 @@
  * `/edge watch config` in the local console: a change staged with `/sim dashboard` is posted in the channel
  * with Put it back and Keep, and Keep (pressed by its number) makes it the snapshot.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import { type ConsoleDriver, startConsole } from "./support.js";
+import { createManualClock } from "../../support/clock.js";
+import { type ConsoleDriver, consoleQuiet, startConsole } from "./support.js";
 
 let c: ConsoleDriver | undefined;
 afterEach(async () => {
@@ -13,17 +13,11 @@ afterEach(async () => {
   c = undefined;
 });
 
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out; the console printed:\n${c?.output}`);
-    await sleep(100);
-  }
-}
-
 describe("/edge watch config in the local console", () => {
   it("posts a dashboard change with Put it back and Keep; Keep answers who kept it", async () => {
-    c = await startConsole({ env: { WATCH_INTERVAL_MS: "1000" } });
+    // On a manual clock: the watch polls when the test moves time, not every real second.
+    const clock = createManualClock(Date.now());
+    c = await startConsole({ env: { WATCH_INTERVAL_MS: "1000" }, clock });
     const zone = SIM_IDS.zoneUnderAttack;
     const sim = c.handle.sim!;
     const shieldZone = sim.state.shieldZones.find((z) => z.shieldZoneId === zone)!;
@@ -36,16 +30,26 @@ describe("/edge watch config in the local console", () => {
     expect(watch?.kind).toBe("config");
     const snapshotTaken = async () =>
       ((await c?.handle.deps.store.watches.get(watch!.id))?.state ?? null) !== null;
-    for (let i = 0; i < 100 && !(await snapshotTaken()); i++) await sleep(100);
+    // The first poll takes the snapshot: one watch interval, its reads answered and stored.
+    await clock.advance(1_000);
+    await consoleQuiet(c);
+    expect(await snapshotTaken()).toBe(true);
     expect(await c.send(`/sim dashboard ${zone} waf-mode log`)).toContain("block → log");
-    await until(() => (c?.output ?? "").includes("not through edgeops, noticed"));
+    // A later poll notices the change and posts it in the channel: the watch's interval, moved a second at a
+    // time (the alerts job ticks each second here), each tick's work let to end.
+    const noticed = () => (c?.output ?? "").includes("not through edgeops, noticed");
+    for (let second = 0; second < 120 && !noticed(); second++) {
+      await clock.advance(1_000);
+      await consoleQuiet(c);
+    }
+    await c.until(() => (c?.output ?? "").includes("not through edgeops, noticed"), "the drift notice");
     const out = c.output;
     expect(out).toContain(`WAF execution mode Block → Log, not through edgeops, noticed`);
     const keep = /\[(\d+)\] Keep/.exec(out.slice(out.lastIndexOf("not through edgeops, noticed")));
     expect(keep).not.toBeNull();
     expect(out.slice(out.lastIndexOf("not through edgeops, noticed"))).toContain("Put it back");
     await c.send(keep![1]!);
-    await until(() => (c?.output ?? "").includes("kept it"));
+    await c.until(() => (c?.output ?? "").includes("kept it"), "who kept it");
     const state = (await c.handle.deps.store.watches.get(watch!.id))?.state as {
       snapshot: { wafMode: number };
     };

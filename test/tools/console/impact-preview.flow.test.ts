@@ -14,11 +14,14 @@ describe("the impact preview in the local console", () => {
     const zone = SIM_IDS.zoneUnderAttack;
     await c.send("/as bob");
     await c.send(`/edge block ${zone} CN challenge`);
-    await expect.poll(() => c?.output ?? "", { timeout: 15_000 }).toMatch(/`?CN`? matched [\d,]+ events?/);
+    // The confirmation is filled in place once the preview is read: wait for it to be printed.
+    const matched = /`?CN`? matched [\d,]+ events?/;
+    await c.until(() => matched.test(c?.output ?? ""), "the confirmation's preview");
+    expect(c.output).toMatch(matched);
     expect(c.output).toContain("security events only");
     await c.send(String(buttonNumber(c.output, "Confirm")));
-    await expect
-      .poll(() => (c?.output ?? "").split("Approval needed").at(-1) ?? "", { timeout: 15_000 })
-      .toMatch(/CN`? matched [\d,]+ events?/);
+    const card = () => (c?.output ?? "").split("Approval needed").at(-1) ?? "";
+    await c.until(() => /CN`? matched [\d,]+ events?/.test(card()), "the approval card's preview");
+    expect(card()).toMatch(/CN`? matched [\d,]+ events?/);
   }, 60_000);
 });

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../../src/clock.js";
 import { ConfigError } from "../../../src/config.js";
@@ -86,13 +85,67 @@ async function seed(env: Record<string, string>, pgSchema?: string): Promise<See
   }
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
+const storeWrites = new WeakMap<Store, Set<() => void>>();
+
+/** Wake the listeners of `store` each time one of its schedules' or approvals' writes (not reads) ends. */
+function watchWrites(store: Store): Set<() => void> {
+  let listeners = storeWrites.get(store);
+  if (listeners) return listeners;
+  const wake = new Set<() => void>();
+  listeners = wake;
+  storeWrites.set(store, wake);
+  for (const repo of [store.schedules, store.approvals] as unknown as Record<string, unknown>[]) {
+    for (const [name, fn] of Object.entries(repo)) {
+      if (typeof fn !== "function" || /^(get|list|count|find)/.test(name)) continue;
+      repo[name] = (...args: unknown[]) => {
+        const result = (fn as (...a: unknown[]) => unknown).apply(repo, args);
+        const done = () => {
+          for (const w of [...wake]) w();
+        };
+        if (result instanceof Promise) result.then(done, done);
+        else done();
+        return result;
+      };
+    }
   }
-  throw new Error(`timed out waiting for ${what}`);
+  return wake;
+}
+
+/**
+ * Resolves once `check` holds: checked now, and again each time the console's store finishes a write to
+ * its schedules or approvals (the background jobs' claims and moves): events, not a clock.
+ */
+function waitFor(store: Store, what: string, check: () => Promise<boolean>, guardMs = 15_000): Promise<void> {
+  const wake = watchWrites(store);
+  return new Promise((resolve, reject) => {
+    let running = false;
+    let again = false;
+    const finish = (err?: Error) => {
+      wake.delete(test);
+      clearTimeout(guard);
+      if (err) reject(err);
+      else resolve();
+    };
+    const test = () => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      again = false;
+      check().then(
+        (ok) => {
+          running = false;
+          if (ok) finish();
+          else if (again) test();
+        },
+        (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
+      );
+    };
+    const guard = setTimeout(() => finish(new Error(`timed out waiting for ${what}`)), guardMs);
+    wake.add(test);
+    test();
+  });
 }
 
 /** Start the console over the seeded data; once its own work has moved, the real workspace's must not have. */
@@ -100,13 +153,13 @@ async function expectOnlyOwnWorkClaimed(c: ConsoleDriver, seeded: Seeded): Promi
   const store = c.handle.deps.store;
   const { own, real } = seeded;
   // Its own work proves the scheduler, the expiry sweep and the reconciler have all run.
-  await waitFor("the console's own schedule to be claimed", async () => {
+  await waitFor(store, "the console's own schedule to be claimed", async () => {
     return (await store.schedules.get(own.schedule.id))?.nextRunAt !== own.schedule.nextRunAt;
   });
-  await waitFor("the console's own expired request to expire", async () => {
+  await waitFor(store, "the console's own expired request to expire", async () => {
     return (await store.approvals.get(own.expired.id))?.state === "expired";
   });
-  await waitFor("the console's own stale approved request to be reconciled", async () => {
+  await waitFor(store, "the console's own stale approved request to be reconciled", async () => {
     return (await store.approvals.get(own.stale.id))?.state !== "approved";
   });
 

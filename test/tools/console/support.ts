@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { Clock } from "../../../src/clock.js";
 import { loadConfig } from "../../../src/config.js";
 import { RETRY_FAST } from "../../../src/edge/queue.js";
 import { silentLogger } from "../../../src/log.js";
@@ -19,6 +19,11 @@ export interface ConsoleDriver {
   send(line: string): Promise<string>;
   /** Type several lines, one after the other; resolves with all that was printed. */
   script(...lines: string[]): Promise<string>;
+  /**
+   * Resolves once `check()` holds: checked now, and again each time the console prints or asks for its
+   * next line (events, not a clock). Fails after `guardMs` with what was printed.
+   */
+  until(check: () => boolean, what: string, guardMs?: number): Promise<void>;
   /** Type a line without waiting for the answer. */
   type(line: string): void;
   /** End the input (Ctrl+D) and stop everything. */
@@ -26,7 +31,14 @@ export interface ConsoleDriver {
 }
 
 export async function startConsole(
-  options: { env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; pgSchema?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    keepDataDir?: boolean;
+    pgSchema?: string;
+    /** The bot's one clock (e.g. a manual clock, so background work runs when the test moves it). */
+    clock?: Clock;
+  } = {},
 ): Promise<ConsoleDriver> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "edgeops-console-"));
   const config = loadConfig({
@@ -38,8 +50,13 @@ export async function startConsole(
   const input = new PassThrough();
   const output = new PassThrough();
   let text = "";
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
   output.on("data", (c: Buffer) => {
     text += c.toString("utf8");
+    wake();
   });
   const handle = await runConsole({
     config,
@@ -51,16 +68,36 @@ export async function startConsole(
     edgeRetry: RETRY_FAST,
     quietMs: 40,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
+  // The session asks for its next line when it is back at its prompt: that call is an event to wake on.
+  const next = handle.input.next.bind(handle.input);
+  handle.input.next = (prompt, nextOptions) => {
+    const item = next(prompt, nextOptions);
+    wake();
+    return item;
+  };
 
-  async function waitIdle(consumedAtLeast: number): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      if (handle.input.consumed >= consumedAtLeast && handle.input.waiting) return;
-      await sleep(5);
-    }
-    throw new Error(`the console did not come back to its prompt; output so far:\n${text}`);
+  function until(check: () => boolean, what: string, guardMs = 15_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const test = () => {
+        if (!check()) return;
+        waiters.delete(test);
+        clearTimeout(guard);
+        resolve();
+      };
+      const guard = setTimeout(() => {
+        waiters.delete(test);
+        reject(new Error(`the console never showed ${what}; output so far:\n${text}`));
+      }, guardMs);
+      waiters.add(test);
+      test();
+    });
   }
+
+  /** Back at the prompt, having read at least `consumedAtLeast` lines. */
+  const waitIdle = (consumedAtLeast: number) =>
+    until(() => handle.input.consumed >= consumedAtLeast && handle.input.waiting, "its prompt again");
 
   const driver: ConsoleDriver = {
     handle,
@@ -68,6 +105,7 @@ export async function startConsole(
     get output() {
       return text;
     },
+    until,
     async send(line) {
       const from = text.length;
       const target = handle.input.consumed + 1;
@@ -101,4 +139,26 @@ export function buttonNumber(output: string, label: string, which: "first" | "la
   const last = which === "first" ? all[0] : all.at(-1);
   if (!last?.[1]) throw new Error(`no [n] ${label} button in:\n${output}`);
   return Number(last[1]);
+}
+
+/**
+ * Resolves once the console's bot is quiet: no Edge call waiting or in flight, no simulator request open,
+ * no Slack stand-in request or event being processed, over five probes in a row (each a turn of the event
+ * loop and a store round trip). For background work moved by a manual clock: it waits for work to end.
+ */
+export async function consoleQuiet(c: ConsoleDriver): Promise<void> {
+  const { deps, sim, standIn } = c.handle;
+  let quiet = 0;
+  let seen = "";
+  for (let probe = 0; probe < 5_000; probe++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await deps.store.ping();
+    const queue = deps.edge.queueStats();
+    const busy = queue.waiting + queue.inFlight + (sim?.inFlight() ?? 0) + standIn.busy;
+    const now = `${sim?.requests.length ?? 0}/${c.output.length}`;
+    quiet = busy === 0 && now === seen ? quiet + 1 : 0;
+    seen = now;
+    if (quiet >= 5) return;
+  }
+  throw new Error(`the console did not settle; output so far:\n${c.output}`);
 }
