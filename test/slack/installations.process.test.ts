@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NOT_CONNECTED_SENTENCE, OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
+import { waitFor } from "../ops/process-support.js";
 import { blocksText, startHarness } from "../support/harness.js";
-import { waitFor } from "../support/ops-bot.js";
 
 /**
  * A single-token install whose token check Slack has not answered yet. On the process floor because the

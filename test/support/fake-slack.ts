@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { parseApiArgs } from "../../tools/console/standin.js";
 import { checkBlockKitLimits } from "./block-kit-limits.js";
+import { eventWaiter } from "./event-waiter.js";
 
 /**
  * A fake Slack Web API on loopback. Point the app's SLACK_API_URL at `apiUrl` and slash commands'
@@ -135,13 +136,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let fileCounter = 1;
   const faults: SlackFault[] = [];
   const completions: FunctionCompletion[] = [];
-  const waiters = new Set<() => void>();
+  const events = eventWaiter();
   let tsCounter = 1_700_000_000;
   let unreachable = false;
 
-  const notify = () => {
-    for (const w of [...waiters]) w();
-  };
+  const notify = () => events.notify();
 
   function takeFault(method: string, args: Record<string, unknown>): SlackFault | undefined {
     const f = faults.find(
@@ -425,24 +424,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
-  function waitFor<T>(find: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const found = find();
-        if (found !== undefined) {
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-        }
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`fake Slack: timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  }
+  const waitFor = <T>(find: () => T | undefined, what: string, timeoutMs: number): Promise<T> =>
+    events.until(find, () => `fake Slack: ${what}`, timeoutMs);
 
   return {
     url,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { eventWaiter } from "../../support/event-waiter.js";
 
 /**
  * A tiny loopback HTTP server answering with canned status / headers / bodies, recording every request.
@@ -60,7 +61,7 @@ export async function startCannedServer(
   let handler: CannedHandler = initial ?? (() => ({ status: 200, body: {} }));
   const now = options.now ?? Date.now;
   const requests: CannedRequest[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = eventWaiter();
   let inFlight = 0;
   let closing = () => {};
   const closed = new Promise<void>((resolve) => (closing = resolve));
@@ -85,7 +86,7 @@ export async function startCannedServer(
       const index = requests.push(r) - 1;
       inFlight++;
       res.once("close", () => inFlight--);
-      for (const wake of [...waiters]) wake();
+      arrivals.notify();
       const a = await handler(r, index);
       if (a.holdUntil) await Promise.race([a.holdUntil.catch(() => undefined), closed]);
       if (a.reset) {
@@ -111,20 +112,11 @@ export async function startCannedServer(
     url: `http://127.0.0.1:${port}`,
     requests,
     waitForRequests: (count, guardMs = 5000) =>
-      new Promise<CannedRequest[]>((resolve, reject) => {
-        const check = () => {
-          if (requests.length < count) return;
-          waiters.delete(check);
-          clearTimeout(guard);
-          resolve(requests.slice(0, count));
-        };
-        const guard = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`canned server: ${requests.length} of ${count} requests within ${guardMs} ms`));
-        }, guardMs);
-        waiters.add(check);
-        check();
-      }),
+      arrivals.until(
+        () => requests.length >= count && requests.slice(0, count),
+        () => `canned server: ${count} requests (${requests.length} so far)`,
+        guardMs,
+      ),
     inFlight: () => inFlight,
     handle(h) {
       handler = h;

@@ -10,7 +10,10 @@ const WAITS_ON_REAL_TIME: readonly [string, RegExp][] = [
   ["a sleep from node:timers", /["']node:timers(\/promises)?["']/],
   ["expect.poll", /\bexpect\.poll\s*\(/],
   ["vi.waitFor", /\bvi\.waitFor\s*\(/],
-  ["a wall-clock deadline", /\b(Date|performance)\.now\(\)\s*[<>]|[<>]=?\s*(Date|performance)\.now\(\)/],
+  [
+    "a wall-clock deadline",
+    /\b(Date|performance)\.now\(\)\s*[<>]|(?<!=)[<>]=?\s*(Date|performance)\.now\(\)/,
+  ],
 ];
 
 /** Latency is real time unless the simulator runs on the test's manual clock (a world). */
@@ -25,7 +28,7 @@ const REAL_TIMERS_BY_NAME: Record<string, string> = {
   "test/support/fake-slack.ts":
     "waitForCall's guard timeout, and the latency fault of tests that time Slack's answers",
   "test/support/event-loop.ts": "an instrument: how long the event loop stalled",
-  "test/edge/support/canned-server.ts": "waitForRequests' guard timeout",
+  "test/support/event-waiter.ts": "the guard that fails a test whose event never came",
   "test/clock.test.ts": "its samples of direct time are strings that src's own time check must catch",
 };
 

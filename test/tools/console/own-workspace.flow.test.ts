@@ -8,6 +8,7 @@ import { silentLogger } from "../../../src/log.js";
 import { type ApprovalRequest, openStore, type Schedule, type Store } from "../../../src/store/index.js";
 import { CONSOLE_TEAM } from "../../../tools/console/index.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { eventWaiter } from "../../support/event-waiter.js";
 import {
   configFor,
   dropSchema,
@@ -117,35 +118,38 @@ function watchWrites(store: Store): Set<() => void> {
  */
 function waitFor(store: Store, what: string, check: () => Promise<boolean>, guardMs = 15_000): Promise<void> {
   const wake = watchWrites(store);
-  return new Promise((resolve, reject) => {
-    let running = false;
-    let again = false;
-    const finish = (err?: Error) => {
-      wake.delete(test);
-      clearTimeout(guard);
-      if (err) reject(err);
-      else resolve();
-    };
-    const test = () => {
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
-      again = false;
-      check().then(
-        (ok) => {
-          running = false;
-          if (ok) finish();
-          else if (again) test();
-        },
-        (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
-      );
-    };
-    const guard = setTimeout(() => finish(new Error(`timed out waiting for ${what}`)), guardMs);
-    wake.add(test);
-    test();
-  });
+  const checked = eventWaiter();
+  let holds = false;
+  let running = false;
+  let again = false;
+  let failed: (err: unknown) => void = () => {};
+  const failure = new Promise<never>((_, reject) => (failed = reject));
+  const test = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    again = false;
+    check().then((ok) => {
+      running = false;
+      holds = ok;
+      checked.notify();
+      if (!ok && again) test();
+    }, failed);
+  };
+  wake.add(test);
+  test();
+  return Promise.race([
+    checked.until(
+      () => holds || undefined,
+      () => what,
+      guardMs,
+    ),
+    failure,
+  ])
+    .then(() => undefined)
+    .finally(() => wake.delete(test));
 }
 
 /** Start the console over the seeded data; once its own work has moved, the real workspace's must not have. */

@@ -7,6 +7,7 @@ import { loadConfig } from "../../../src/config.js";
 import { RETRY_FAST } from "../../../src/edge/queue.js";
 import { silentLogger } from "../../../src/log.js";
 import { type ConsoleHandle, runConsole } from "../../../tools/console/index.js";
+import { eventWaiter } from "../../support/event-waiter.js";
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 
@@ -50,10 +51,8 @@ export async function startConsole(
   const input = new PassThrough();
   const output = new PassThrough();
   let text = "";
-  const waiters = new Set<() => void>();
-  const wake = () => {
-    for (const w of [...waiters]) w();
-  };
+  const printed = eventWaiter();
+  const wake = () => printed.notify();
   output.on("data", (c: Buffer) => {
     text += c.toString("utf8");
     wake();
@@ -78,22 +77,14 @@ export async function startConsole(
     return item;
   };
 
-  function until(check: () => boolean, what: string, guardMs = 15_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const test = () => {
-        if (!check()) return;
-        waiters.delete(test);
-        clearTimeout(guard);
-        resolve();
-      };
-      const guard = setTimeout(() => {
-        waiters.delete(test);
-        reject(new Error(`the console never showed ${what}; output so far:\n${text}`));
-      }, guardMs);
-      waiters.add(test);
-      test();
-    });
-  }
+  const until = (check: () => boolean, what: string, guardMs = 15_000): Promise<void> =>
+    printed
+      .until(
+        () => check() || undefined,
+        () => `the console to show ${what}; output so far:\n${text}`,
+        guardMs,
+      )
+      .then(() => undefined);
 
   /** Back at the prompt, having read at least `consumedAtLeast` lines. */
   const waitIdle = (consumedAtLeast: number) =>
