@@ -11,6 +11,7 @@ import {
   startHarness,
   TEST_EDGE_KEY,
 } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
 import { pick, pickerIn } from "../../support/picker.js";
 
 /** Small points of wording, each one through signed commands and clicks into the receiver. */
@@ -222,12 +223,7 @@ describe("small wording", () => {
   });
 
   it("the incident card's 'All apps' list is the account's, not the zone's", async () => {
-    const res = await h.command(`incident ${ZONE}`, { userId: ALICE });
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
+    const { card } = await incidentCard(h, ZONE, { userId: ALICE });
     const all = findButtons(card.body.blocks).find((b) => /^All \d+ apps$/.test(b.text));
     expect(all, blocksText(card.body.blocks)).toBeDefined();
     const click = await h.click(all!, { userId: ALICE });
@@ -366,12 +362,7 @@ describe("apps pages and picker answers", () => {
   });
 
   it("the incident card's See all lists keep Share in channel, which shares that page", async () => {
-    const res = await h.command(`incident ${ZONE}`, { userId: BOB });
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
+    const { card } = await incidentCard(h, ZONE, { userId: BOB });
     const seeAll = findButtons(card.body.blocks).find(
       (b) => b.action_id === `${ACTIONS.incidentSeeAll}.waf`,
     )!;

@@ -1,23 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BLOCKS, KEY_ACTION_SELECT, KEY_INPUT_ACTION, VIEWS } from "../../../src/slack/ids.js";
-import {
-  blocksText,
-  type Harness,
-  SIGNING_SECRET,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { blocksText, SIGNING_SECRET, TEST_EDGE_KEY } from "../../support/harness.js";
 import { postSigned } from "../../support/slack-signer.js";
+import { useHarness } from "../../support/use-harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ seedKey: false });
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({ seedKey: false }, { resetEach: false });
 
 function submission(userId: string, key: string | undefined, remove = false) {
   const values: Record<string, Record<string, unknown>> = {
