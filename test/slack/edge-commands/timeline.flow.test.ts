@@ -6,6 +6,7 @@ import { onPostgres, postgresTests } from "../../support/both-stores.js";
 import { askAndApprove, BOB, CAROL } from "../../support/change-flow.js";
 import type { Harness, HarnessOptions } from "../../support/harness.js";
 import { answerTo, blocksText, findButtons, startHarness } from "../../support/harness.js";
+import { openWafAlert, zoneWatch } from "../../support/zone-alert.js";
 
 /**
  * /edge timeline through the receiver (signed requests), the fake Slack and the simulator:
@@ -56,39 +57,14 @@ async function requestWritten(
 }
 
 async function alertAcknowledged(h: Harness) {
-  const created = await h.store.watches.createIfRoom(
-    {
-      teamId: "T0001",
-      channelId: "C0001",
-      createdBy: ALICE,
-      kind: "zone",
-      target: String(ZONE),
-      options: {},
-      nextPollAt: Date.now() + 3_600_000,
-    },
-    { perChannel: 10, perWorkspace: 10 },
-  );
-  if (created.kind !== "created") throw new Error("no watch");
-  const episode = await h.store.episodes.open({
-    watchId: created.item.id,
+  const watch = await zoneWatch(h.store, {
     teamId: "T0001",
     channelId: "C0001",
-    subject: String(ZONE),
-    seq: 1,
-    kind: "attack",
-    details: {
-      subject: {
-        kind: "zone",
-        shieldZoneId: ZONE,
-        label: null,
-        readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
-        topOffender: "203.0.113.7",
-        ddosSensitivity: 1,
-      },
-      reopened: 0,
-    },
+    createdBy: ALICE,
+    zoneId: ZONE,
+    nextPollAt: Date.now() + 3_600_000,
   });
-  if (!episode) throw new Error("no episode");
+  const episode = await openWafAlert(h.store, watch, { label: null, topOffender: "203.0.113.7" });
   await h.store.episodes.setMessage(episode.id, "1700000001.000100");
   await h.click(
     { action_id: ACTIONS.alertAcknowledge, value: episode.id },
