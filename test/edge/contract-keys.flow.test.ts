@@ -15,12 +15,21 @@ import { testEdgeApi } from "../support/edge-api.js";
 import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
+
 const counters = (n: number) => ({
   totalBreaches: n,
   loggedBreaches: n,
   challengedBreaches: 0,
   blockedBreaches: 0,
 });
+
+/** The next rate-limit metrics answer for the first rate limit: six breaches over the `days` given. */
+const rateLimitDaysAnswer = (days: Record<string, ReturnType<typeof counters>>) =>
+  s.sim.addFault({
+    path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
+    status: 200,
+    body: { data: { overview: counters(6), ratelimitOverviewPastTwentyEightDays: days }, error: null },
+  });
 
 describe("ids beyond int32", () => {
   it("a shield zone or rate-limit id over 2^31-1 is refused with a sentence before any request", async () => {
@@ -83,21 +92,7 @@ describe("date keys", () => {
   });
 
   it("rate-limit days are sorted by date, not as text", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
-      status: 200,
-      body: {
-        data: {
-          overview: counters(6),
-          ratelimitOverviewPastTwentyEightDays: {
-            "8/9/2026": counters(1),
-            "8/10/2026": counters(2),
-            "7/28/2026": counters(3),
-          },
-        },
-        error: null,
-      },
-    });
+    rateLimitDaysAnswer({ "8/9/2026": counters(1), "8/10/2026": counters(2), "7/28/2026": counters(3) });
     const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
     expect(m.days.map((d) => d.day)).toEqual(["2026-07-28", "2026-08-09", "2026-08-10"]);
     expect(m.days.map((d) => d.totalBreaches)).toEqual([3, 1, 2]);
@@ -117,21 +112,7 @@ describe("date keys", () => {
     });
     const api = testEdgeApi(s.sim.url, { concurrency: 4, logger });
     try {
-      s.sim.addFault({
-        path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
-        status: 200,
-        body: {
-          data: {
-            overview: counters(6),
-            ratelimitOverviewPastTwentyEightDays: {
-              "Week 32": counters(1),
-              "2026-08-10": counters(2),
-              "2026-08-01": counters(3),
-            },
-          },
-          error: null,
-        },
-      });
+      rateLimitDaysAnswer({ "Week 32": counters(1), "2026-08-10": counters(2), "2026-08-01": counters(3) });
       const client = api.forKey(SIM_API_KEY);
       const m = await client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
       await client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);

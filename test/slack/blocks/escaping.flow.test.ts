@@ -148,6 +148,7 @@ import type {
   Schedule,
   Watch,
 } from "../../../src/store/index.js";
+import { APPROVAL_STATES } from "../../../src/store/index.js";
 import { type Harness, startHarness } from "../../support/harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
@@ -291,15 +292,8 @@ class Gen {
 
 // ---- domain objects with every string field hostile --------------------------------------------------------
 
-const STATES: readonly ApprovalState[] = [
-  "pending",
-  "approved",
-  "applied",
-  "failed",
-  "rejected",
-  "expired",
-  "cancelled",
-];
+/** Every request state but a temporary change's undo (undoing, undone). */
+const STATES: readonly ApprovalState[] = APPROVAL_STATES.filter((s) => s !== "undoing" && s !== "undone");
 
 function app(g: Gen): App {
   return {
