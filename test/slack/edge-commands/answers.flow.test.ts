@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { postIn } from "../../support/channel-post.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
 import { incidentCard } from "../../support/incident-card.js";
 import { useHarness } from "../../support/use-harness.js";
@@ -200,11 +201,7 @@ describe("tightening is told to the channel, and the audit log says before → a
   it("a tightening posts in the channel who changed what, and what it was", async () => {
     const answer = await say("policy expiry 10");
     expect(answer.text).toContain("Policy updated for the workspace");
-    const post = await h.slack.waitForCall(
-      "chat.postMessage",
-      (c) => c.args.channel === "C0001" && blocksText(c.args.blocks).includes("changed the approval policy"),
-    );
-    const text = blocksText(post.args.blocks);
+    const { text } = await postIn(h, "C0001", "changed the approval policy");
     expect(text).toContain("<@U0001> changed the approval policy for the workspace");
     expect(text).toContain("expiry 10 minutes");
     expect(text).toContain("*Before*");
