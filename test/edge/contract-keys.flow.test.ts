@@ -31,6 +31,16 @@ const rateLimitDaysAnswer = (days: Record<string, ReturnType<typeof counters>>) 
     body: { data: { overview: counters(6), ratelimitOverviewPastTwentyEightDays: days }, error: null },
   });
 
+/** The client's read of a quiet zone's detailed metrics when the Edge API answers with `data`. */
+async function detailedMetricsOf(data: Record<string, unknown>) {
+  s.sim.addFault({
+    path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
+    status: 200,
+    body: { data, error: null },
+  });
+  return s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
+}
+
 describe("ids beyond int32", () => {
   it("a shield zone or rate-limit id over 2^31-1 is refused with a sentence before any request", async () => {
     const big = 2_147_483_648;
@@ -127,17 +137,9 @@ describe("date keys", () => {
   });
 
   it("a 14-digit yyyyMMddHHmmss series key is a date, not Unix milliseconds", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
-      status: 200,
-      body: {
-        data: {
-          waf: { metrics: { "20260809143000": { blockedRequests: 4 } }, totals: { blockedRequests: 4 } },
-        },
-        error: null,
-      },
+    const d = await detailedMetricsOf({
+      waf: { metrics: { "20260809143000": { blockedRequests: 4 } }, totals: { blockedRequests: 4 } },
     });
-    const d = await s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
     expect(d.features.waf.points).toEqual([
       { at: Date.UTC(2026, 7, 9, 14, 30), values: { blockedRequests: 4 } },
     ]);
@@ -145,23 +147,12 @@ describe("date keys", () => {
   });
 
   it("series keys that are no date are named, not dropped silently", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
-      status: 200,
-      body: {
-        data: {
-          waf: {
-            metrics: {
-              "Aug 9 14:30": { blockedRequests: 4 },
-              "2026-08-09T14:32:00Z": { blockedRequests: 1 },
-            },
-          },
-          ddos: { metrics: { blockedRequests: { "Aug 9 14:30": 7 } } },
-        },
-        error: null,
+    const d = await detailedMetricsOf({
+      waf: {
+        metrics: { "Aug 9 14:30": { blockedRequests: 4 }, "2026-08-09T14:32:00Z": { blockedRequests: 1 } },
       },
+      ddos: { metrics: { blockedRequests: { "Aug 9 14:30": 7 } } },
     });
-    const d = await s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
     expect(d.features.waf.unreadableKeys).toEqual(["Aug 9 14:30"]);
     expect(d.features.waf.points).toHaveLength(1);
     expect(d.features.ddos.unreadableKeys).toEqual(["Aug 9 14:30"]);
