@@ -235,12 +235,11 @@ class Checker {
         this.maxChars(`${path}.value`, value.value, "button value", L.buttonValue);
         this.maxChars(`${path}.url`, value.url, "button url", L.buttonUrl);
         break;
-      case "overflow": {
+      case "overflow":
         this.items(`${path}.options`, value.options, "overflow options", L.overflowOptions, (p, item) =>
           this.option(p, item),
         );
         break;
-      }
       case "plain_text_input": {
         const max = value.max_length;
         if (max !== undefined) {
@@ -307,12 +306,11 @@ class Checker {
       case "header":
         this.textObject(`${path}.text`, value.text, "header text", L.headerText, "plain_text");
         break;
-      case "context": {
+      case "context":
         this.items(`${path}.elements`, value.elements, "context elements", L.contextElements, (p, item) =>
           this.element(p, item),
         );
         break;
-      }
       case "actions": {
         const elements = this.items(
           `${path}.elements`,
