@@ -25,14 +25,19 @@ async function blockFor30m(h: Harness, c: number, label: string) {
   return buttons.find((b) => b.action_id === ACTIONS.undo)!;
 }
 
+/** The 30 minutes of a temporary change pass and the sweeper runs: how many requests it moved. */
+async function periodOver(h: Harness) {
+  h.advanceClock(31 * 60_000);
+  return createChangeSweeper(h.app.env).sweep();
+}
+
 describe("what cards say about decisions and undos", () => {
   const h = useHarness();
 
   it("a skipped undo has its own label, not 'Undone'", async () => {
     await blockFor30m(h, 2, "AI scraper");
     category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
-    h.advanceClock(31 * 60_000);
-    expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
+    expect(await periodOver(h)).toBe(1);
     const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not undone"));
     const text = blocksText(card.args.blocks);
     expect(text).toContain("Undo skipped");
@@ -43,8 +48,7 @@ describe("what cards say about decisions and undos", () => {
 
   it("an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
     await blockFor30m(h, 1, "SEO");
-    h.advanceClock(31 * 60_000);
-    await createChangeSweeper(h.app.env).sweep();
+    await periodOver(h);
     const byEdgeops = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("Undone"));
     expect(blocksText(byEdgeops.args.blocks)).toContain("Undone by edgeops at the end of its period");
 
