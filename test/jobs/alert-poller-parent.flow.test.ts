@@ -68,9 +68,9 @@ async function untilCalming(h: Harness, poller: Poller): Promise<void> {
 }
 
 describe.each([
-  ["SQLite", "sqlite"],
-  ["PostgreSQL", "postgres"],
-] as const)("a resolution Slack refused, on %s", (_name, engine) => {
+  { name: "SQLite", engine: "sqlite" },
+  { name: "PostgreSQL", engine: "postgres" },
+] as const)("a resolution Slack refused, on $name", ({ engine }) => {
   it.skipIf(engine === "postgres" && !reachable)(
     "is shown at the next evaluation once Slack takes updates again: the parent says it is over, without buttons, and the thread says Resolved",
     async () => {

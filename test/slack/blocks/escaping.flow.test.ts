@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AlertView, SignalNumbers } from "../../../src/alerts/view.js";
 import type { DetailValue } from "../../../src/changes/details.js";
 import type { DnsScan, DnsScanRecord } from "../../../src/edge/schemas/core.js";
@@ -149,7 +149,7 @@ import type {
   Watch,
 } from "../../../src/store/index.js";
 import { APPROVAL_STATES } from "../../../src/store/index.js";
-import { type Harness, startHarness } from "../../support/harness.js";
+import { useHarness } from "../../support/use-harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
 
@@ -1314,14 +1314,7 @@ describe("the Mrkdwn API", () => {
 describe("end to end: names from the Edge API reach Slack as text", () => {
   const HOSTILE = "<!here> <https://evil|click>";
   const SHOWN = "&lt;!here&gt; &lt;https://evil|click&gt;";
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   async function edge(text: string) {
     const res = await h.command(text);
