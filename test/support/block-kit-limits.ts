@@ -126,11 +126,11 @@ class Checker {
     value: unknown,
     what: string,
     max: number,
-    each?: (itemPath: string, item: unknown) => void,
+    each?: (this: Checker, itemPath: string, item: unknown) => void,
   ): unknown[] {
     const items = this.array(path, value, what);
     this.maxItems(path, items.length, what, max);
-    if (each) for (const [i, item] of items.entries()) each(`${path}[${i}]`, item);
+    if (each) for (const [i, item] of items.entries()) each.call(this, `${path}[${i}]`, item);
     return items;
   }
 
@@ -236,9 +236,7 @@ class Checker {
         this.maxChars(`${path}.url`, value.url, "button url", L.buttonUrl);
         break;
       case "overflow":
-        this.items(`${path}.options`, value.options, "overflow options", L.overflowOptions, (p, item) =>
-          this.option(p, item),
-        );
+        this.items(`${path}.options`, value.options, "overflow options", L.overflowOptions, this.option);
         break;
       case "plain_text_input": {
         const max = value.max_length;
@@ -260,9 +258,7 @@ class Checker {
   }
 
   selectOptions(path: string, value: Rec): void {
-    this.items(`${path}.options`, value.options, "select options", L.selectOptions, (p, item) =>
-      this.option(p, item),
-    );
+    this.items(`${path}.options`, value.options, "select options", L.selectOptions, this.option);
     this.items(
       `${path}.option_groups`,
       value.option_groups,
@@ -274,9 +270,7 @@ class Checker {
           return;
         }
         this.textObject(`${gp}.label`, g.label, "option group label", L.optionGroupLabel, "plain_text");
-        this.items(`${gp}.options`, g.options, "option group options", L.selectOptions, (p, item) =>
-          this.option(p, item),
-        );
+        this.items(`${gp}.options`, g.options, "option group options", L.selectOptions, this.option);
       },
     );
     if (value.options === undefined && value.option_groups === undefined) {
@@ -307,9 +301,7 @@ class Checker {
         this.textObject(`${path}.text`, value.text, "header text", L.headerText, "plain_text");
         break;
       case "context":
-        this.items(`${path}.elements`, value.elements, "context elements", L.contextElements, (p, item) =>
-          this.element(p, item),
-        );
+        this.items(`${path}.elements`, value.elements, "context elements", L.contextElements, this.element);
         break;
       case "actions": {
         const elements = this.items(
