@@ -1,17 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { edgeopsListName } from "../../src/services/access-lists.js";
-import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { onPostgres, postgresTests } from "../support/both-stores.js";
-import {
-  answerTo,
-  blocksText,
-  cardUpdate,
-  findButtons,
-  type Harness,
-  type HarnessOptions,
-  startHarness,
-} from "../support/harness.js";
+import { onBothStores } from "../support/both-stores.js";
+import { askAndConfirm, CAROL, pendingCard } from "../support/change-flow.js";
+import type { Harness, HarnessOptions } from "../support/harness.js";
+import { blocksText, cardUpdate, startHarness } from "../support/harness.js";
 
 /**
  * At the final approval of an N-of-M request, every earlier approval is checked against the
@@ -19,8 +12,6 @@ import {
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const BOB = "U0002";
-const CAROL = "U0003";
 const DAVE = "U0004";
 const ERIN = "U0005";
 const IP = "192.0.2.77";
@@ -43,13 +34,8 @@ async function droppedApprover(options: HarnessOptions = {}) {
       approvalsNeeded: 2,
       updatedBy: "U0001",
     });
-    const typed = await answerTo(h, `block ${ZONE} ${IP}`, BOB);
-    const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
-    await h.click(confirm, { userId: BOB });
-    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
-      blocksText(c.args.blocks).includes(LABEL),
-    );
-    const approve = findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+    await askAndConfirm(h, `block ${ZONE} ${IP}`);
+    const { approve } = await pendingCard(h, LABEL);
 
     await h.click(approve, { userId: DAVE });
     await cardUpdate(h, (t) => t.includes("Approved by 1 of 2"));
@@ -80,11 +66,5 @@ async function droppedApprover(options: HarnessOptions = {}) {
 }
 
 describe("N-of-M approvals are rechecked at the final approval", () => {
-  it("an approver taken off the list no longer counts (SQLite)", async () => {
-    await droppedApprover();
-  });
-
-  it.runIf(postgresTests)("an approver taken off the list no longer counts (PostgreSQL)", async () => {
-    await onPostgres(droppedApprover);
-  });
+  onBothStores("an approver taken off the list no longer counts", droppedApprover);
 });

@@ -31,40 +31,30 @@ import {
 import { documented, type Family, type Mode, rng, sample } from "../support/answer-generator.js";
 
 const MODES: Mode[] = ["nulls", "absent", "full", "limits", "random"];
-const CASES: Array<[Family, string, string, z.ZodType]> = [
+type Case = [Family, string, string, z.ZodType];
+const shieldGet = (path: string, schema: z.ZodType): Case => ["shield", "get", path, schema];
+const CASES: Case[] = [
   ["mc", "get", "/apps", listApplicationsResponseSchema],
-  ["shield", "get", "/shield/shield-zones", getShieldZonesResponseSchema],
+  shieldGet("/shield/shield-zones", getShieldZonesResponseSchema),
   ["core", "get", "/pullzone", pullZoneListSchema],
   ["core", "get", "/dnszone", dnsZoneListSchema],
-  ["shield", "get", "/shield/shield-zone/{shieldZoneId}", getShieldZoneResponseSchema],
-  ["shield", "get", "/shield/metrics/overview/{shieldZoneId}", getShieldZoneMetricsOverviewResponseSchema],
-  ["shield", "get", "/shield/metrics/overview/{shieldZoneId}/detailed", shieldOverviewMetricsResponseSchema],
+  shieldGet("/shield/shield-zone/{shieldZoneId}", getShieldZoneResponseSchema),
+  shieldGet("/shield/metrics/overview/{shieldZoneId}", getShieldZoneMetricsOverviewResponseSchema),
+  shieldGet("/shield/metrics/overview/{shieldZoneId}/detailed", shieldOverviewMetricsResponseSchema),
   ["shield", "post", "/shield/event-logs/{shieldZoneId}/search", eventLogsSearchResponseSchema],
-  ["shield", "get", "/shield/waf/rules/review-triggered/{shieldZoneId}", getTriggeredRulesResponseSchema],
-  [
-    "shield",
-    "get",
-    "/shield/metrics/rate-limits/{shieldZoneId}",
-    getShieldZoneRateLimitMetricsResponseSchema,
-  ],
-  ["shield", "get", "/shield/shield-zone/{shieldZoneId}/bot-detection", botDetectionResponseSchema],
-  [
-    "shield",
-    "get",
-    "/shield/shield-zone/{shieldZoneId}/bot-categorization",
-    botCategorizationListResponseSchema,
-  ],
-  ["shield", "get", "/shield/metrics/rate-limit/{id}", rateLimitMetricsResponseSchema],
-  [
-    "shield",
-    "get",
+  shieldGet("/shield/waf/rules/review-triggered/{shieldZoneId}", getTriggeredRulesResponseSchema),
+  shieldGet("/shield/metrics/rate-limits/{shieldZoneId}", getShieldZoneRateLimitMetricsResponseSchema),
+  shieldGet("/shield/shield-zone/{shieldZoneId}/bot-detection", botDetectionResponseSchema),
+  shieldGet("/shield/shield-zone/{shieldZoneId}/bot-categorization", botCategorizationListResponseSchema),
+  shieldGet("/shield/metrics/rate-limit/{id}", rateLimitMetricsResponseSchema),
+  shieldGet(
     "/shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId}",
     wafAiRecommendationSchema,
-  ],
+  ),
   ["core", "get", "/dnszone/{zoneId}/records/scan", dnsScanSchema],
   ["core", "post", "/dnszone/records/scan", dnsScanTriggerSchema],
-  ["shield", "get", "/shield/shield-zone/{shieldZoneId}/access-lists", accessListsResponseSchema],
-  ["shield", "get", "/shield/shield-zone/{shieldZoneId}/access-lists/{id}", customAccessListResponseSchema],
+  shieldGet("/shield/shield-zone/{shieldZoneId}/access-lists", accessListsResponseSchema),
+  shieldGet("/shield/shield-zone/{shieldZoneId}/access-lists/{id}", customAccessListResponseSchema),
 ];
 
 const SEEDS = 60;

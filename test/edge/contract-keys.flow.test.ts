@@ -15,12 +15,31 @@ import { testEdgeApi } from "../support/edge-api.js";
 import { rejection, useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
+
 const counters = (n: number) => ({
   totalBreaches: n,
   loggedBreaches: n,
   challengedBreaches: 0,
   blockedBreaches: 0,
 });
+
+/** The next rate-limit metrics answer for the first rate limit: six breaches over the `days` given. */
+const rateLimitDaysAnswer = (days: Record<string, ReturnType<typeof counters>>) =>
+  s.sim.addFault({
+    path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
+    status: 200,
+    body: { data: { overview: counters(6), ratelimitOverviewPastTwentyEightDays: days }, error: null },
+  });
+
+/** The client's read of a quiet zone's detailed metrics when the Edge API answers with `data`. */
+async function detailedMetricsOf(data: Record<string, unknown>) {
+  s.sim.addFault({
+    path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
+    status: 200,
+    body: { data, error: null },
+  });
+  return s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
+}
 
 describe("ids beyond int32", () => {
   it("a shield zone or rate-limit id over 2^31-1 is refused with a sentence before any request", async () => {
@@ -83,21 +102,7 @@ describe("date keys", () => {
   });
 
   it("rate-limit days are sorted by date, not as text", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
-      status: 200,
-      body: {
-        data: {
-          overview: counters(6),
-          ratelimitOverviewPastTwentyEightDays: {
-            "8/9/2026": counters(1),
-            "8/10/2026": counters(2),
-            "7/28/2026": counters(3),
-          },
-        },
-        error: null,
-      },
-    });
+    rateLimitDaysAnswer({ "8/9/2026": counters(1), "8/10/2026": counters(2), "7/28/2026": counters(3) });
     const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
     expect(m.days.map((d) => d.day)).toEqual(["2026-07-28", "2026-08-09", "2026-08-10"]);
     expect(m.days.map((d) => d.totalBreaches)).toEqual([3, 1, 2]);
@@ -117,21 +122,7 @@ describe("date keys", () => {
     });
     const api = testEdgeApi(s.sim.url, { concurrency: 4, logger });
     try {
-      s.sim.addFault({
-        path: exactPath(`/shield/metrics/rate-limit/${SIM_IDS.rateLimitIds[0]}`),
-        status: 200,
-        body: {
-          data: {
-            overview: counters(6),
-            ratelimitOverviewPastTwentyEightDays: {
-              "Week 32": counters(1),
-              "2026-08-10": counters(2),
-              "2026-08-01": counters(3),
-            },
-          },
-          error: null,
-        },
-      });
+      rateLimitDaysAnswer({ "Week 32": counters(1), "2026-08-10": counters(2), "2026-08-01": counters(3) });
       const client = api.forKey(SIM_API_KEY);
       const m = await client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
       await client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
@@ -146,17 +137,9 @@ describe("date keys", () => {
   });
 
   it("a 14-digit yyyyMMddHHmmss series key is a date, not Unix milliseconds", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
-      status: 200,
-      body: {
-        data: {
-          waf: { metrics: { "20260809143000": { blockedRequests: 4 } }, totals: { blockedRequests: 4 } },
-        },
-        error: null,
-      },
+    const d = await detailedMetricsOf({
+      waf: { metrics: { "20260809143000": { blockedRequests: 4 } }, totals: { blockedRequests: 4 } },
     });
-    const d = await s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
     expect(d.features.waf.points).toEqual([
       { at: Date.UTC(2026, 7, 9, 14, 30), values: { blockedRequests: 4 } },
     ]);
@@ -164,23 +147,12 @@ describe("date keys", () => {
   });
 
   it("series keys that are no date are named, not dropped silently", async () => {
-    s.sim.addFault({
-      path: exactPath(`/shield/metrics/overview/${SIM_IDS.zoneQuiet}/detailed`),
-      status: 200,
-      body: {
-        data: {
-          waf: {
-            metrics: {
-              "Aug 9 14:30": { blockedRequests: 4 },
-              "2026-08-09T14:32:00Z": { blockedRequests: 1 },
-            },
-          },
-          ddos: { metrics: { blockedRequests: { "Aug 9 14:30": 7 } } },
-        },
-        error: null,
+    const d = await detailedMetricsOf({
+      waf: {
+        metrics: { "Aug 9 14:30": { blockedRequests: 4 }, "2026-08-09T14:32:00Z": { blockedRequests: 1 } },
       },
+      ddos: { metrics: { blockedRequests: { "Aug 9 14:30": 7 } } },
     });
-    const d = await s.client.getMetricsOverviewDetailed(SIM_IDS.zoneQuiet, { from: 0, to: 1 });
     expect(d.features.waf.unreadableKeys).toEqual(["Aug 9 14:30"]);
     expect(d.features.waf.points).toHaveLength(1);
     expect(d.features.ddos.unreadableKeys).toEqual(["Aug 9 14:30"]);

@@ -21,6 +21,15 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
+/** A Shield answer of `status` whose envelope holds `error` (statusCode the same, success false) beside `payload`. */
+function shieldFailure(
+  status: number,
+  error: { message?: string; errorKey?: string },
+  payload: Record<string, unknown> = { data: null },
+): CannedAnswer {
+  return { status, body: { ...payload, error: { statusCode: status, success: false, ...error } } };
+}
+
 async function failWith(answer: CannedAnswer, call: (c: ReturnType<EdgeApi["forKey"]>) => Promise<unknown>) {
   server.handle(() => answer);
   const err = await call(api.forKey(KEY)).then(
@@ -86,18 +95,7 @@ describe("error body shapes → kind and sentence", () => {
 
   it("the Shield envelope on 404 → not_found with errorKey, message and the zone in the sentence", async () => {
     const err = await failWith(
-      {
-        status: 404,
-        body: {
-          data: null,
-          error: {
-            statusCode: 404,
-            success: false,
-            message: "Shield Zone not found.",
-            errorKey: "shield_zone.not_found",
-          },
-        },
-      },
+      shieldFailure(404, { message: "Shield Zone not found.", errorKey: "shield_zone.not_found" }),
       (c) => c.getBotDetection(42),
     );
     expect(err.kind).toBe("not_found");
@@ -110,18 +108,14 @@ describe("error body shapes → kind and sentence", () => {
 
   it("a Shield 202 with invalid_plan_type.* → plan_not_eligible", async () => {
     const err = await failWith(
-      {
-        status: 202,
-        body: {
-          categories: null,
-          error: {
-            statusCode: 202,
-            success: false,
-            message: "Bot categorization is not available on this plan.",
-            errorKey: "invalid_plan_type.bot_categorization",
-          },
+      shieldFailure(
+        202,
+        {
+          message: "Bot categorization is not available on this plan.",
+          errorKey: "invalid_plan_type.bot_categorization",
         },
-      },
+        { categories: null },
+      ),
       (c) => c.getBotCategories(7),
     );
     expect(err.kind).toBe("plan_not_eligible");
@@ -130,15 +124,8 @@ describe("error body shapes → kind and sentence", () => {
   });
 
   it("a Shield 403 with invalid_plan_type.* → plan_not_eligible, a plain 403 → forbidden", async () => {
-    const plan = await failWith(
-      {
-        status: 403,
-        body: {
-          data: null,
-          error: { statusCode: 403, success: false, errorKey: "invalid_plan_type.bot_detection" },
-        },
-      },
-      (c) => c.getBotDetection(7),
+    const plan = await failWith(shieldFailure(403, { errorKey: "invalid_plan_type.bot_detection" }), (c) =>
+      c.getBotDetection(7),
     );
     expect(plan.kind).toBe("plan_not_eligible");
     expect(describeEdgeError(plan)).toContain("does not include bot detection");

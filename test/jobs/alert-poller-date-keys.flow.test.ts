@@ -2,39 +2,27 @@
  * A zone watch under the date-key forms the documents leave open: with keys it can
  * read it sees the attack as with ISO keys; with keys it cannot read it says so instead of staying quiet.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { createPoller } from "../../src/jobs/alerts.js";
+import { describe, expect, it } from "vitest";
 import { type DateKeyFormat, SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
 import { steppedClock } from "../support/clock.js";
-import { answerTo, blocksText, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { answerTo, blocksText, TEST_EDGE_KEY } from "../support/harness.js";
+import { incidentCard } from "../support/incident-card.js";
+import { T0, usePollerRig } from "./alert-poller-support.js";
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const rig = usePollerRig();
 
+/** The rig at T0 on a simulator that keys its metrics' dates in `dateKeyFormat`. */
 async function setup(dateKeyFormat: DateKeyFormat) {
-  clock = T0;
+  rig.now = T0;
   const sim = await startSimulator({
     apiKeys: [TEST_EDGE_KEY],
-    clock: steppedClock(() => clock),
+    clock: steppedClock(() => rig.now),
     dateKeyFormat,
   });
-  cleanups.push(() => sim.close());
-  const h = await startHarness({ sim, clock: steppedClock(() => clock) });
-  cleanups.push(() => h.close());
-  const poller = createPoller({
-    deps: h.deps,
-    clientFor: h.app.env.clientFor,
-    clock: steppedClock(() => clock),
-  });
-  cleanups.push(() => poller.stop());
-  return { sim, h, poller };
+  rig.defer(() => sim.close());
+  return rig.start({ sim });
 }
 
 describe("zone watch and the metrics' date keys", () => {
@@ -49,10 +37,7 @@ describe("zone watch and the metrics' date keys", () => {
         durationMinutes: 60,
         peakPerMinute: 800,
       });
-      for (let i = 0; i < 8; i++) {
-        clock += MIN;
-        await poller.tick();
-      }
+      await rig.minutes(8, poller);
       const posted = h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0001");
       expect(posted.length).toBeGreaterThan(0);
       expect(blocksText(posted[0]?.args.blocks)).toContain(String(ZONE));
@@ -72,13 +57,7 @@ describe("zone watch and the metrics' date keys", () => {
 
   it("the incident card's traffic section says so too", async () => {
     const { h } = await setup("unknown");
-    const res = await h.command(`incident ${ZONE}`);
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    const text = blocksText(card.body.blocks);
+    const { text } = await incidentCard(h, ZONE);
     expect(text).toContain("Traffic and threats");
     expect(text).toContain("edgeops can't read this zone's metrics");
     expect(text).toContain("the lines leave those times out");

@@ -67,38 +67,40 @@ async function untilCalming(h: Harness, poller: Poller): Promise<void> {
   throw new Error("the attack did not calm down");
 }
 
-describe.each([
+for (const [name, engine] of [
   ["SQLite", "sqlite"],
   ["PostgreSQL", "postgres"],
-] as const)("a resolution Slack refused, on %s", (_name, engine) => {
-  it.skipIf(engine === "postgres" && !reachable)(
-    "is shown at the next evaluation once Slack takes updates again: the parent says it is over, without buttons, and the thread says Resolved",
-    async () => {
-      const { sim, h, poller, ts } = await alertedZone(engine);
-      sim.calm();
-      await untilCalming(h, poller);
-      const tried = updatesOf(h, ts).length;
-      // Slack answers 429 to every attempt of the resolution's update (the client tries three times).
-      h.slack.addFault({ method: "chat.update", retryAfterSec: 0, times: 3 });
-      for (let i = 0; i < 10 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
-        await rig.minutes(1, poller);
-      expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
-      expect(updatesOf(h, ts).length).toBe(tried + 3);
-      expect(replies(h, ts).some((r) => text(r).includes("Resolved"))).toBe(false);
+] as const) {
+  describe(`a resolution Slack refused, on ${name}`, () => {
+    it.skipIf(engine === "postgres" && !reachable)(
+      "is shown at the next evaluation once Slack takes updates again: the parent says it is over, without buttons, and the thread says Resolved",
+      async () => {
+        const { sim, h, poller, ts } = await alertedZone(engine);
+        sim.calm();
+        await untilCalming(h, poller);
+        const tried = updatesOf(h, ts).length;
+        // Slack answers 429 to every attempt of the resolution's update (the client tries three times).
+        h.slack.addFault({ method: "chat.update", retryAfterSec: 0, times: 3 });
+        for (let i = 0; i < 10 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
+          await rig.minutes(1, poller);
+        expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
+        expect(updatesOf(h, ts).length).toBe(tried + 3);
+        expect(replies(h, ts).some((r) => text(r).includes("Resolved"))).toBe(false);
 
-      // Slack is healthy again: the next evaluation brings the parent up to date, once.
-      await rig.minutes(1, poller);
-      const latest = updatesOf(h, ts).at(-1);
-      expect(updatesOf(h, ts).length).toBe(tried + 4);
-      expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
-      expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
-      expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
-      await rig.minutes(3, poller);
-      expect(updatesOf(h, ts).length).toBe(tried + 4);
-      expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
-    },
-  );
-});
+        // Slack is healthy again: the next evaluation brings the parent up to date, once.
+        await rig.minutes(1, poller);
+        const latest = updatesOf(h, ts).at(-1);
+        expect(updatesOf(h, ts).length).toBe(tried + 4);
+        expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
+        expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
+        expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+        await rig.minutes(3, poller);
+        expect(updatesOf(h, ts).length).toBe(tried + 4);
+        expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+      },
+    );
+  });
+}
 
 describe("a muted alert", () => {
   it("offers Unmute instead of Mute 1h, and Unmute gives Mute 1h back", async () => {

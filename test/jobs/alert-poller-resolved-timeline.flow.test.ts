@@ -2,56 +2,24 @@
  * When a zone's alert resolves, its timeline is posted in the alert's thread (after the
  * "Resolved" note): read from the store, only the watch's channel's entries, with Export and no paging.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { createPoller } from "../../src/jobs/alerts.js";
+import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
-import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
-import { steppedClock } from "../support/clock.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../support/harness.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
+import { MIN, T0, usePollerRig } from "./alert-poller-support.js";
 
-const MIN = 60_000;
-const T0 = Date.UTC(2026, 7, 20, 10, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const rig = usePollerRig();
 
 const replies = (h: Harness, ts: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0001" && c.args.thread_ts === ts);
 
 describe("a resolved zone alert tells its story in its thread", () => {
   it("posts the timeline after the Resolved note, with Export only and without other channels' entries", async () => {
-    clock = T0;
-    const sim = await startSimulator({
-      scanDurationMs: 50,
-      apiKeys: [TEST_EDGE_KEY],
-      clock: steppedClock(() => clock),
-    });
-    cleanups.push(() => sim.close());
-    const h = await startHarness({ sim, clock: steppedClock(() => clock) });
-    cleanups.push(() => h.close());
-    const poller = createPoller({
-      deps: h.deps,
-      clientFor: h.app.env.clientFor,
-      clock: steppedClock(() => clock),
-    });
-    cleanups.push(() => poller.stop());
-    const minutes = async (n: number, done: () => boolean) => {
-      for (let i = 0; i < n && !done(); i++) {
-        clock += MIN;
-        await poller.tick();
-      }
-    };
+    rig.now = T0;
+    const { sim, h, poller } = await rig.start();
+    const minutes = (n: number, done: () => boolean) => rig.minutes(n, poller, done);
 
     await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
     await poller.tick();
@@ -68,7 +36,7 @@ describe("a resolved zone alert tells its story in its thread", () => {
       channelId: "GSECRET",
       requesterId: "U0003",
       params: { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" },
-      expiresAt: clock + 60 * MIN,
+      expiresAt: rig.now + 60 * MIN,
     });
 
     sim.calm();

@@ -10,12 +10,12 @@ import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createScheduler, type Scheduler } from "../../src/jobs/schedules.js";
 import { createLogger } from "../../src/log.js";
 import { createSchedule, parseWhenWords } from "../../src/services/schedules.js";
-import { describeUrl } from "../../src/store/db.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { steppedClock } from "../support/clock.js";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import { BOT_TOKEN, LogCapture, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "../support/harness.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../support/helpers.js";
+import { dropSchema, pgReachable, randomSchema, TEST_DATABASE_URL } from "../support/helpers.js";
+import { withoutPostgres } from "../support/postgres-required.js";
 
 /**
  * Three replicas (each its own store and connection pool) against one PostgreSQL schema, ticking at
@@ -162,19 +162,6 @@ if (reachable) {
       }
     }, 60_000);
   });
-} else if (IN_CI) {
-  describe("scheduler replicas (postgres)", () => {
-    it("needs PostgreSQL under CI=true", () => {
-      throw new Error(
-        `PostgreSQL is not reachable at ${describeUrl(TEST_DATABASE_URL)} (TEST_DATABASE_URL); CI requires it`,
-      );
-    });
-  });
 } else {
-  console.warn(
-    `\n*** Scheduler multi-replica test SKIPPED: no PostgreSQL at ${describeUrl(TEST_DATABASE_URL)} (set TEST_DATABASE_URL) ***\n`,
-  );
-  describe.skip("scheduler replicas (postgres) — PostgreSQL not reachable, skipped", () => {
-    it("skipped", () => {});
-  });
+  withoutPostgres("scheduler replicas (postgres)", "Scheduler multi-replica test");
 }

@@ -15,23 +15,23 @@ function refusal(word: string | undefined): string {
 
 describe("parseAccessEntry: what /edge block accepts, in one canonical spelling", () => {
   it.each([
-    ["203.0.113.7", { type: "ip", value: "203.0.113.7" }],
-    ["2001:DB8:0:0:0:0:0:1", { type: "ip", value: "2001:db8::1" }],
-    ["::ffff:192.0.2.1", { type: "ip", value: "::ffff:c000:201" }],
-    ["203.0.113.0/24", { type: "cidr", value: "203.0.113.0/24" }],
-    ["10.0.0.0/8", { type: "cidr", value: "10.0.0.0/8" }],
-    ["198.51.100.7/32", { type: "cidr", value: "198.51.100.7/32" }],
-    ["2001:db8:abcd::/48", { type: "cidr", value: "2001:db8:abcd::/48" }],
-    ["2001:0DB8::/32", { type: "cidr", value: "2001:db8::/32" }],
-    ["AS4134", { type: "asn", value: "AS4134" }],
-    ["as015169", { type: "asn", value: "AS15169" }],
-    ["AS4294967295", { type: "asn", value: "AS4294967295" }],
-    ["cn", { type: "country", value: "CN" }],
-    ["AS", { type: "country", value: "AS" }], // American Samoa, not an ASN
-    ["T13D1516H2_8DAAF6152771_B186095E22B6", { type: "ja4", value: "t13d1516h2_8daaf6152771_b186095e22b6" }],
-    ["q13i0310h3_55b375c5d22e_cd85d2d88918", { type: "ja4", value: "q13i0310h3_55b375c5d22e_cd85d2d88918" }],
-  ])("%s", (word, entry) => {
-    expect(parseAccessEntry(word)).toEqual(entry);
+    ["203.0.113.7", "ip", "203.0.113.7"],
+    ["2001:DB8:0:0:0:0:0:1", "ip", "2001:db8::1"],
+    ["::ffff:192.0.2.1", "ip", "::ffff:c000:201"],
+    ["203.0.113.0/24", "cidr", "203.0.113.0/24"],
+    ["10.0.0.0/8", "cidr", "10.0.0.0/8"],
+    ["198.51.100.7/32", "cidr", "198.51.100.7/32"],
+    ["2001:db8:abcd::/48", "cidr", "2001:db8:abcd::/48"],
+    ["2001:0DB8::/32", "cidr", "2001:db8::/32"],
+    ["AS4134", "asn", "AS4134"],
+    ["as015169", "asn", "AS15169"],
+    ["AS4294967295", "asn", "AS4294967295"],
+    ["cn", "country", "CN"],
+    ["AS", "country", "AS"], // American Samoa, not an ASN
+    ["T13D1516H2_8DAAF6152771_B186095E22B6", "ja4", "t13d1516h2_8daaf6152771_b186095e22b6"],
+    ["q13i0310h3_55b375c5d22e_cd85d2d88918", "ja4", "q13i0310h3_55b375c5d22e_cd85d2d88918"],
+  ])("%s", (word, type, value) => {
+    expect(parseAccessEntry(word)).toEqual({ type, value });
   });
 
   it.each([

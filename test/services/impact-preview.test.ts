@@ -7,17 +7,9 @@ import {
   LARGE_SHARE,
   summarisePreview,
 } from "../../src/services/impact-preview.js";
+import { eventLogGroup } from "../support/event-log-group.js";
 
-const group = (key: Record<string, string>, count: number) => ({
-  key,
-  count,
-  firstSeen: null,
-  lastSeen: null,
-  actions: { blocked: 0, challenged: 0, logged: 0 },
-  country: null,
-  asn: null,
-  sparkline: [],
-});
+const group = (key: Record<string, string>, count: number) => eventLogGroup(key, count);
 const answer = (groups: ReturnType<typeof group>[], totalPages = 1): EventLogsSearchResult => ({
   groups,
   skippedGroups: 0,

@@ -19,6 +19,7 @@ import {
   toOffender,
   trafficRows,
 } from "../../src/services/incident.js";
+import { eventLogGroup } from "../support/event-log-group.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -202,33 +203,14 @@ describe("rate limits and offenders", () => {
 
   it("an offender's action is the one taken most often", () => {
     const o = toOffender(
-      {
-        key: { ip: "203.0.113.9" },
-        count: 10,
-        firstSeen: null,
-        lastSeen: null,
+      eventLogGroup({ ip: "203.0.113.9" }, 10, {
         actions: { blocked: 2, challenged: 7, logged: 1 },
         country: "DE",
         asn: "AS64500",
-        sparkline: [],
-      },
+      }),
       "ip",
     );
     expect(o).toMatchObject({ value: "203.0.113.9", count: 10, action: "challenged", country: "DE" });
-    expect(
-      toOffender(
-        {
-          key: {},
-          count: 1,
-          firstSeen: null,
-          lastSeen: null,
-          actions: { blocked: 0, challenged: 0, logged: 0 },
-          country: null,
-          asn: null,
-          sparkline: [],
-        },
-        "ja4",
-      ).action,
-    ).toBeNull();
+    expect(toOffender(eventLogGroup({}, 1), "ja4").action).toBeNull();
   });
 });

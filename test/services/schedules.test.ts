@@ -122,33 +122,38 @@ describe("next runs across daylight-saving changes", () => {
     ]);
   });
 
-  it("a time inside the spring gap runs once, at the first valid minute after it", () => {
-    const runs = nextRuns("30 2 * * *", "Europe/Amsterdam", Date.parse("2026-03-28T12:00:00Z"), 2);
-    expect(iso(runs)).toEqual(["2026-03-29T01:00:00.000Z", "2026-03-30T00:30:00.000Z"]);
-  });
-
-  it("a time inside the repeated autumn hour runs once, not twice", () => {
-    const runs = nextRuns("30 2 * * *", "Europe/Amsterdam", Date.parse("2026-10-24T12:00:00Z"), 2);
-    expect(iso(runs)).toEqual(["2026-10-25T00:30:00.000Z", "2026-10-26T01:30:00.000Z"]);
-  });
-
-  it("weekly mon 09:00 America/New_York moves from 13:00Z to 14:00Z after November's change", () => {
-    const runs = nextRuns("0 9 * * 1", "America/New_York", Date.parse("2026-10-20T00:00:00Z"), 3);
-    expect(iso(runs)).toEqual([
-      "2026-10-26T13:00:00.000Z",
-      "2026-11-02T14:00:00.000Z",
-      "2026-11-09T14:00:00.000Z",
-    ]);
-  });
-
-  it("a weekday cron in Australia/Sydney follows its April change (southern hemisphere)", () => {
-    const runs = nextRuns("30 8 * * 1-5", "Australia/Sydney", Date.parse("2026-04-02T00:00:00Z"), 3);
-    // Fri 3 Apr 08:30 AEDT (+11), Mon 6 Apr 08:30 AEST (+10) after the 5 April change.
-    expect(iso(runs)).toEqual([
-      "2026-04-02T21:30:00.000Z",
-      "2026-04-05T22:30:00.000Z",
-      "2026-04-06T22:30:00.000Z",
-    ]);
+  it.each<[string, string, string, string, string[]]>([
+    [
+      "a time inside the spring gap runs once, at the first valid minute after it",
+      "30 2 * * *",
+      "Europe/Amsterdam",
+      "2026-03-28T12:00:00Z",
+      ["2026-03-29T01:00:00.000Z", "2026-03-30T00:30:00.000Z"],
+    ],
+    [
+      "a time inside the repeated autumn hour runs once, not twice",
+      "30 2 * * *",
+      "Europe/Amsterdam",
+      "2026-10-24T12:00:00Z",
+      ["2026-10-25T00:30:00.000Z", "2026-10-26T01:30:00.000Z"],
+    ],
+    [
+      "weekly mon 09:00 America/New_York moves from 13:00Z to 14:00Z after November's change",
+      "0 9 * * 1",
+      "America/New_York",
+      "2026-10-20T00:00:00Z",
+      ["2026-10-26T13:00:00.000Z", "2026-11-02T14:00:00.000Z", "2026-11-09T14:00:00.000Z"],
+    ],
+    [
+      "a weekday cron in Australia/Sydney follows its April change (southern hemisphere)",
+      "30 8 * * 1-5",
+      "Australia/Sydney",
+      "2026-04-02T00:00:00Z",
+      // Fri 3 Apr 08:30 AEDT (+11), Mon 6 Apr 08:30 AEST (+10) after the 5 April change.
+      ["2026-04-02T21:30:00.000Z", "2026-04-05T22:30:00.000Z", "2026-04-06T22:30:00.000Z"],
+    ],
+  ])("%s", (_name, cron, zone, from, expected) => {
+    expect(iso(nextRuns(cron, zone, Date.parse(from), expected.length))).toEqual(expected);
   });
 
   it("nextRunAfter is strictly after, and the period is the gap between the next two runs", () => {

@@ -1,18 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appliedBlock, type Clock, seedIncident, timeTimeline } from "../../bench/timeline.js";
 import { buildTimeline, type TimelineEntry } from "../../src/services/timeline.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import type { Store } from "../../src/store/index.js";
 import { steppedClock } from "../support/clock.js";
-import {
-  captureLogger,
-  configFor,
-  dropSchema,
-  masterKeyB64,
-  pgReachable,
-  randomSchema,
-  TEST_DATABASE_URL,
-  tempDir,
-} from "../support/helpers.js";
+import { pgReachable } from "../support/helpers.js";
+import { openTestStore } from "../support/test-store.js";
+import { openWafAlert, zoneWatch } from "../support/zone-alert.js";
 
 /**
  * The timeline's read model against both stores: what edgeops stored about one zone in a window comes back
@@ -24,6 +17,7 @@ const TEAM = "T0001";
 const ZONE = 4321;
 const HOUR = 3_600_000;
 const START = 1_700_000_000_000;
+const LABEL = "shop.example.com";
 
 const engines: { engine: "sqlite" | "postgres"; enabled: boolean }[] = [
   { engine: "sqlite", enabled: true },
@@ -38,42 +32,14 @@ for (const { engine, enabled } of engines) {
 
     beforeEach(async () => {
       c.now = START;
-      const dir = await tempDir();
-      const schema = engine === "postgres" ? randomSchema() : undefined;
-      store = await openStore({
-        config: configFor({
-          DATA_DIR: dir.dir,
-          ENCRYPTION_KEY: masterKeyB64(),
-          ...(engine === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-        }),
-        logger: captureLogger().logger,
-        clock: steppedClock(() => c.now),
-        ...(schema ? { pgSchema: schema } : {}),
-      });
-      cleanup = async () => {
-        await store.close();
-        if (schema) await dropSchema(schema);
-        await dir.cleanup();
-      };
+      const opened = await openTestStore(
+        engine,
+        steppedClock(() => c.now),
+      );
+      store = opened.store;
+      cleanup = opened.close;
     });
     afterEach(async () => cleanup());
-
-    async function zoneWatch(channelId: string) {
-      const created = await store.watches.createIfRoom(
-        {
-          teamId: TEAM,
-          channelId,
-          createdBy: "U0001",
-          kind: "zone",
-          target: String(ZONE),
-          options: { label: "shop.example.com" },
-          nextPollAt: c.now,
-        },
-        { perChannel: 10, perWorkspace: 10 },
-      );
-      if (created.kind !== "created") throw new Error("no watch");
-      return created.item;
-    }
 
     const applied = (i: number, channelId: string, o: { temporaryMs?: number } = {}) =>
       appliedBlock(store, c, { zoneId: ZONE, i, channelId, ...o });
@@ -82,27 +48,15 @@ for (const { engine, enabled } of engines) {
       e.kind === "change" ? `${e.step} ${e.change} by ${e.by}` : `${e.kind} by ${e.by}`;
 
     it("tells one zone's alert, acknowledgement, mute and changes in order, with who and when", async () => {
-      const watch = await zoneWatch("C0001");
-      const episode = await store.episodes.open({
-        watchId: watch.id,
+      const watch = await zoneWatch(store, {
         teamId: TEAM,
         channelId: "C0001",
-        subject: String(ZONE),
-        seq: 1,
-        kind: "attack",
-        details: {
-          subject: {
-            kind: "zone",
-            shieldZoneId: ZONE,
-            label: "shop.example.com",
-            readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
-            topOffender: "203.0.113.9",
-            ddosSensitivity: 1,
-          },
-          reopened: 0,
-        },
+        createdBy: "U0001",
+        zoneId: ZONE,
+        label: LABEL,
+        nextPollAt: c.now,
       });
-      if (!episode) throw new Error("no episode");
+      const episode = await openWafAlert(store, watch, { label: LABEL, topOffender: "203.0.113.9" });
       c.now += 60_000;
       await store.episodes.acknowledge(episode.id, "U0003");
       await store.audit.append({

@@ -5,6 +5,7 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import { askAndApprove, askAndConfirm, BOB, CAROL, pendingCard } from "../support/change-flow.js";
 import { blocksText, cardUpdate, findButtons, type Harness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { viewSubmission } from "../support/view-submission.js";
 
 /**
  * What a card says about who decided, who undid and why, and what the
@@ -24,14 +25,19 @@ async function blockFor30m(h: Harness, c: number, label: string) {
   return buttons.find((b) => b.action_id === ACTIONS.undo)!;
 }
 
+/** The 30 minutes of a temporary change pass and the sweeper runs: how many requests it moved. */
+async function periodOver(h: Harness) {
+  h.advanceClock(31 * 60_000);
+  return createChangeSweeper(h.app.env).sweep();
+}
+
 describe("what cards say about decisions and undos", () => {
   const h = useHarness();
 
   it("a skipped undo has its own label, not 'Undone'", async () => {
     await blockFor30m(h, 2, "AI scraper");
     category(h, 2).categoryAction = 0; // changed in the dashboard meanwhile
-    h.advanceClock(31 * 60_000);
-    expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
+    expect(await periodOver(h)).toBe(1);
     const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not undone"));
     const text = blocksText(card.args.blocks);
     expect(text).toContain("Undo skipped");
@@ -42,8 +48,7 @@ describe("what cards say about decisions and undos", () => {
 
   it("an undo says by whom: edgeops at the end of the period, the requester's or an approver's Undo now", async () => {
     await blockFor30m(h, 1, "SEO");
-    h.advanceClock(31 * 60_000);
-    await createChangeSweeper(h.app.env).sweep();
+    await periodOver(h);
     const byEdgeops = await cardUpdate(h, (t) => t.includes("SEO") && t.includes("Undone"));
     expect(blocksText(byEdgeops.args.blocks)).toContain("Undone by edgeops at the end of its period");
 
@@ -235,32 +240,18 @@ describe("what cards say about decisions and undos", () => {
     const view = opened.args.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(VIEWS.rejectReason);
     const reason = "not during the <!channel> sale";
-    const submitted = await h.interact({
-      type: "view_submission",
-      team: { id: "T0001", domain: "acme" },
-      user: { id: CAROL, username: "carol", name: "carol", team_id: "T0001" },
-      api_app_id: "A0001",
-      token: "legacy",
-      trigger_id: "trigger-1",
-      view: {
-        id: "V0001",
-        team_id: "T0001",
-        type: "modal",
-        callback_id: VIEWS.rejectReason,
-        private_metadata: view.private_metadata,
-        state: {
-          values: {
-            [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: reason } },
-          },
+    const submitted = await h.interact(
+      viewSubmission({
+        userId: CAROL,
+        userName: "carol",
+        callbackId: VIEWS.rejectReason,
+        title: "Reason",
+        privateMetadata: view.private_metadata,
+        values: {
+          [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: reason } },
         },
-        hash: "h",
-        title: { type: "plain_text", text: "Reason" },
-        blocks: [],
-        app_id: "A0001",
-        bot_id: "BBOT",
-      },
-      response_urls: [],
-    });
+      }),
+    );
     expect(submitted.status).toBe(200);
     const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Reason:"));
     const text = blocksText(card.args.blocks);

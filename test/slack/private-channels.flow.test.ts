@@ -4,10 +4,10 @@
  * memberships, the store on SQLite and PostgreSQL).
  */
 import { describe, expect, it } from "vitest";
-import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
 import { onBothStores } from "../support/both-stores.js";
+import { askAndConfirm } from "../support/change-flow.js";
 import { answerTo, blocksText, type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
@@ -22,10 +22,7 @@ const GENERAL = "C0GEN";
 
 /** Types the command as `userId` in `channelId`, presses Confirm, and returns what the click answered. */
 async function typeAndConfirm(h: Harness, text: string, userId: string, channelId: string) {
-  const typed = await answerTo(h, text, userId, channelId);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  if (!confirm) throw new Error(`no Confirm on: ${typed.text}`);
-  const click = await h.click(confirm, { userId, channelId });
+  const { click } = await askAndConfirm(h, text, { userId, channelId });
   expect(click.status).toBe(200);
   return blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
 }

@@ -33,6 +33,29 @@ const PLAIN_KEY_2 = "edge-0b9d2e77-OTHER-SECRET-deadbeef9001";
 const BOT_TOKEN = "xoxb-1111-2222-PLAINTEXTBOTTOKEN";
 const USER_TOKEN = "xoxp-3333-4444-PLAINTEXTUSERTOKEN";
 
+/** An approval request in T1's C1 by U1, as the store is given one. */
+const BOT_CATEGORY_REQUEST = {
+  teamId: "T1",
+  channelId: "C1",
+  requesterId: "U1",
+  kind: "bot_category",
+  params: { shieldZoneId: 4242, category: 3, action: 1 },
+  observed: 0,
+  expiresAt: 1_700_000_000_000 + 30 * 60_000,
+};
+
+/** A daily DNS schedule in T1's C1 by U1, first due a minute after the test clock starts. */
+const DNS_SCHEDULE = {
+  teamId: "T1",
+  channelId: "C1",
+  createdBy: "U1",
+  kind: "dns" as const,
+  target: "zone-1",
+  spec: "every day at 09:00",
+  timezone: "Europe/Ljubljana",
+  nextRunAt: 1_700_000_060_000,
+};
+
 function installation(teamId: string, botToken = BOT_TOKEN): Installation<"v2", false> {
   return {
     team: { id: teamId, name: "Acme" },
@@ -53,6 +76,17 @@ async function dataDirBytes(dir: string): Promise<Buffer> {
 }
 
 /** Every row of every table, as text. */
+/** Writes the api_keys row of `from` over that of `to`, as a copied database row would. */
+async function copyKeyCiphertext(store: Store, from: string, to: string): Promise<void> {
+  const db = storeInternals(store).rawDb;
+  const row = await db
+    .selectFrom("api_keys")
+    .select("ciphertext")
+    .where("team_id", "=", from)
+    .executeTakeFirstOrThrow();
+  await db.updateTable("api_keys").set({ ciphertext: row.ciphertext }).where("team_id", "=", to).execute();
+}
+
 async function allRowsText(store: Store): Promise<string> {
   const db = storeInternals(store).rawDb;
   const tables = [
@@ -163,17 +197,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open({}, cap.logger);
         await store.keys.set("T1", PLAIN_KEY, "U1");
         await store.keys.set("T2", PLAIN_KEY_2, "U2");
-        const db = storeInternals(store).rawDb;
-        const t1 = await db
-          .selectFrom("api_keys")
-          .select("ciphertext")
-          .where("team_id", "=", "T1")
-          .executeTakeFirstOrThrow();
-        await db
-          .updateTable("api_keys")
-          .set({ ciphertext: t1.ciphertext })
-          .where("team_id", "=", "T2")
-          .execute();
+        await copyKeyCiphertext(store, "T1", "T2");
 
         const err = await store.keys.get("T2").then(
           () => undefined,
@@ -191,6 +215,7 @@ export function storeContract(h: EngineHarness): void {
         await store.ping();
         // An installation ciphertext is bound to its purpose too.
         await store.installations.storeInstallation(installation("T1"));
+        const db = storeInternals(store).rawDb;
         const inst = await db.selectFrom("installations").select("ciphertext").executeTakeFirstOrThrow();
         await db
           .updateTable("api_keys")
@@ -344,17 +369,7 @@ export function storeContract(h: EngineHarness): void {
         const store = await open();
         await store.keys.set("T1", PLAIN_KEY, "U1");
         await store.keys.set("T2", PLAIN_KEY_2, "U1");
-        const db = storeInternals(store).rawDb;
-        const t1 = await db
-          .selectFrom("api_keys")
-          .select("ciphertext")
-          .where("team_id", "=", "T1")
-          .executeTakeFirstOrThrow();
-        await db
-          .updateTable("api_keys")
-          .set({ ciphertext: t1.ciphertext })
-          .where("team_id", "=", "T2")
-          .execute();
+        await copyKeyCiphertext(store, "T1", "T2");
         const rotated = await open({
           ENCRYPTION_KEY: "",
           ENCRYPTION_KEYS: `b:${masterKeyB64()},a:${loc.env.ENCRYPTION_KEY}`,
@@ -500,15 +515,7 @@ export function storeContract(h: EngineHarness): void {
     });
 
     describe("approval requests", () => {
-      const base = {
-        teamId: "T1",
-        channelId: "C1",
-        requesterId: "U1",
-        kind: "bot_category",
-        params: { shieldZoneId: 4242, category: 3, action: 1 },
-        observed: 0,
-        expiresAt: 1_700_000_000_000 + 30 * 60_000,
-      };
+      const base = BOT_CATEGORY_REQUEST;
 
       it("create, get, setMessage, the full lifecycle, and refused moves", async () => {
         const store = await open();
@@ -824,15 +831,7 @@ export function storeContract(h: EngineHarness): void {
 
     describe("workflow steps waiting on requests (function executions)", () => {
       const STEP_TOKEN = "xwfp-5555-PLAINTEXT-WORKFLOW-TOKEN";
-      const request = {
-        teamId: "T1",
-        channelId: "C1",
-        requesterId: "U1",
-        kind: "bot_category",
-        params: { shieldZoneId: 4242, category: 3, action: 1 },
-        observed: 0,
-        expiresAt: 1_700_000_000_000 + 30 * 60_000,
-      };
+      const request = BOT_CATEGORY_REQUEST;
 
       it("stores the token sealed, keeps the first of two deliveries, claims once, completes, releases for later", async () => {
         const store = await open();
@@ -961,16 +960,7 @@ export function storeContract(h: EngineHarness): void {
     });
 
     describe("schedules", () => {
-      const base = {
-        teamId: "T1",
-        channelId: "C1",
-        createdBy: "U1",
-        kind: "dns" as const,
-        target: "zone-1",
-        spec: "every day at 09:00",
-        timezone: "Europe/Ljubljana",
-        nextRunAt: 1_700_000_060_000,
-      };
+      const base = DNS_SCHEDULE;
 
       it("create, list, get, due, record runs, failing, remove only within the team", async () => {
         const store = await open();
@@ -1362,23 +1352,8 @@ export function storeContract(h: EngineHarness): void {
     });
 
     describe("work scopes (the local console claims only its own workspace's work)", () => {
-      const approval = {
-        channelId: "C1",
-        requesterId: "U1",
-        kind: "bot_category",
-        params: { shieldZoneId: 4242, category: 3, action: 1 },
-        observed: 0,
-        expiresAt: 1_700_000_000_000 + 60_000,
-      };
-      const schedule = {
-        channelId: "C1",
-        createdBy: "U1",
-        kind: "dns" as const,
-        target: "zone-1",
-        spec: "daily 09:00",
-        timezone: "UTC",
-        nextRunAt: 1_700_000_060_000,
-      };
+      const approval = { ...BOT_CATEGORY_REQUEST, expiresAt: 1_700_000_000_000 + 60_000 };
+      const schedule = DNS_SCHEDULE;
 
       it("due schedules and their claims: only the scope's workspaces; no scope: every workspace", async () => {
         const store = await open();

@@ -120,6 +120,20 @@ class Checker {
     if (n > max) this.add(path, `${what} has ${n} items, limit ${max}`);
   }
 
+  /** An array (or absent) of at most `max` items, each checked by `each` at its own path; returns the items. */
+  items(
+    path: string,
+    value: unknown,
+    what: string,
+    max: number,
+    each?: (this: Checker, itemPath: string, item: unknown) => void,
+  ): unknown[] {
+    const items = this.array(path, value, what);
+    this.maxItems(path, items.length, what, max);
+    if (each) for (const [i, item] of items.entries()) each.call(this, `${path}[${i}]`, item);
+    return items;
+  }
+
   /** An array (or absent when optional); returns the items to walk. */
   array(path: string, value: unknown, what: string): unknown[] {
     if (value === undefined) return [];
@@ -221,12 +235,9 @@ class Checker {
         this.maxChars(`${path}.value`, value.value, "button value", L.buttonValue);
         this.maxChars(`${path}.url`, value.url, "button url", L.buttonUrl);
         break;
-      case "overflow": {
-        const options = this.array(`${path}.options`, value.options, "overflow options");
-        this.maxItems(`${path}.options`, options.length, "overflow options", L.overflowOptions);
-        for (const [i, o] of options.entries()) this.option(`${path}.options[${i}]`, o);
+      case "overflow":
+        this.items(`${path}.options`, value.options, "overflow options", L.overflowOptions, this.option);
         break;
-      }
       case "plain_text_input": {
         const max = value.max_length;
         if (max !== undefined) {
@@ -247,22 +258,21 @@ class Checker {
   }
 
   selectOptions(path: string, value: Rec): void {
-    const options = this.array(`${path}.options`, value.options, "select options");
-    this.maxItems(`${path}.options`, options.length, "select options", L.selectOptions);
-    for (const [i, o] of options.entries()) this.option(`${path}.options[${i}]`, o);
-    const groups = this.array(`${path}.option_groups`, value.option_groups, "option groups");
-    this.maxItems(`${path}.option_groups`, groups.length, "option groups", L.selectOptionGroups);
-    groups.forEach((g, gi) => {
-      const gp = `${path}.option_groups[${gi}]`;
-      if (!isRecord(g)) {
-        this.add(gp, "option group must be an object");
-        return;
-      }
-      this.textObject(`${gp}.label`, g.label, "option group label", L.optionGroupLabel, "plain_text");
-      const gopts = this.array(`${gp}.options`, g.options, "option group options");
-      this.maxItems(`${gp}.options`, gopts.length, "option group options", L.selectOptions);
-      for (const [i, o] of gopts.entries()) this.option(`${gp}.options[${i}]`, o);
-    });
+    this.items(`${path}.options`, value.options, "select options", L.selectOptions, this.option);
+    this.items(
+      `${path}.option_groups`,
+      value.option_groups,
+      "option groups",
+      L.selectOptionGroups,
+      (gp, g) => {
+        if (!isRecord(g)) {
+          this.add(gp, "option group must be an object");
+          return;
+        }
+        this.textObject(`${gp}.label`, g.label, "option group label", L.optionGroupLabel, "plain_text");
+        this.items(`${gp}.options`, g.options, "option group options", L.selectOptions, this.option);
+      },
+    );
     if (value.options === undefined && value.option_groups === undefined) {
       this.add(path, `${String(value.type)} needs options or option_groups`);
     }
@@ -281,25 +291,25 @@ class Checker {
         const hasFields = value.fields !== undefined;
         if (!hasText && !hasFields) this.add(path, "section needs text or fields");
         if (hasText) this.textObject(`${path}.text`, value.text, "section text", L.sectionText);
-        const fields = this.array(`${path}.fields`, value.fields, "section fields");
-        this.maxItems(`${path}.fields`, fields.length, "section fields", L.sectionFields);
-        for (const [i, f] of fields.entries())
-          this.textObject(`${path}.fields[${i}]`, f, "section field", L.sectionFieldText);
+        this.items(`${path}.fields`, value.fields, "section fields", L.sectionFields, (p, item) =>
+          this.textObject(p, item, "section field", L.sectionFieldText),
+        );
         if (value.accessory !== undefined) this.element(`${path}.accessory`, value.accessory);
         break;
       }
       case "header":
         this.textObject(`${path}.text`, value.text, "header text", L.headerText, "plain_text");
         break;
-      case "context": {
-        const elements = this.array(`${path}.elements`, value.elements, "context elements");
-        this.maxItems(`${path}.elements`, elements.length, "context elements", L.contextElements);
-        for (const [i, e] of elements.entries()) this.element(`${path}.elements[${i}]`, e);
+      case "context":
+        this.items(`${path}.elements`, value.elements, "context elements", L.contextElements, this.element);
         break;
-      }
       case "actions": {
-        const elements = this.array(`${path}.elements`, value.elements, "actions elements");
-        this.maxItems(`${path}.elements`, elements.length, "actions elements", L.actionsElements);
+        const elements = this.items(
+          `${path}.elements`,
+          value.elements,
+          "actions elements",
+          L.actionsElements,
+        );
         const seen = new Map<string, number>();
         elements.forEach((e, i) => {
           const ep = `${path}.elements[${i}]`;

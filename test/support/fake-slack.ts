@@ -193,6 +193,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return accepted ? { ok: true } : { ok: false, error: "execution_not_in_running_state" };
   }
 
+  /** A user as users.info and users.list describe one (users.info adds the time zone). */
+  const userRecord = (u: FakeUser) => ({
+    id: u.id,
+    name: u.name ?? u.id.toLowerCase(),
+    is_admin: u.is_admin ?? false,
+    is_owner: u.is_owner ?? false,
+    is_primary_owner: u.is_primary_owner ?? false,
+    deleted: u.deleted ?? false,
+  });
+
   function answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
     const channel = typeof args.channel === "string" ? args.channel : undefined;
     switch (method) {
@@ -209,30 +219,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case "users.info": {
         const u = users.get(String(args.user));
         if (!u) return { ok: false, error: "user_not_found" };
-        return {
-          ok: true,
-          user: {
-            id: u.id,
-            name: u.name ?? u.id.toLowerCase(),
-            is_admin: u.is_admin ?? false,
-            is_owner: u.is_owner ?? false,
-            is_primary_owner: u.is_primary_owner ?? false,
-            deleted: u.deleted ?? false,
-            tz: u.tz ?? "Europe/Amsterdam",
-          },
-        };
+        return { ok: true, user: { ...userRecord(u), tz: u.tz ?? "Europe/Amsterdam" } };
       }
       case "users.list":
         return {
           ok: true,
-          members: [...users.values()].map((u) => ({
-            id: u.id,
-            name: u.name ?? u.id.toLowerCase(),
-            is_admin: u.is_admin ?? false,
-            is_owner: u.is_owner ?? false,
-            is_primary_owner: u.is_primary_owner ?? false,
-            deleted: u.deleted ?? false,
-          })),
+          members: [...users.values()].map(userRecord),
           response_metadata: { next_cursor: "" },
         };
       case "usergroups.users.list": {

@@ -14,6 +14,7 @@ import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { zonesMessage } from "../../../src/slack/blocks/zones.js";
 import { subcommandList } from "../../../src/slack/edge-commands/index.js";
 import type { ApprovalRequest } from "../../../src/store/index.js";
+import { APPROVAL_STATES } from "../../../src/store/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
 import { blocksText } from "../../support/harness.js";
 
@@ -175,15 +176,7 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     );
     expect(checkBlockKitLimits("message", bots)).toEqual([]);
     expect(blocksText(bots.blocks)).not.toContain("System");
-    for (const state of [
-      "pending",
-      "approved",
-      "applied",
-      "failed",
-      "rejected",
-      "expired",
-      "cancelled",
-    ] as const) {
+    for (const state of APPROVAL_STATES.filter((s) => s !== "undoing" && s !== "undone")) {
       const card = approvalCard(
         request({
           state,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AlertView, SignalNumbers } from "../../../src/alerts/view.js";
 import type { DetailValue } from "../../../src/changes/details.js";
 import type { DnsScan, DnsScanRecord } from "../../../src/edge/schemas/core.js";
@@ -148,7 +148,8 @@ import type {
   Schedule,
   Watch,
 } from "../../../src/store/index.js";
-import { type Harness, startHarness } from "../../support/harness.js";
+import { APPROVAL_STATES } from "../../../src/store/index.js";
+import { useHarness } from "../../support/use-harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
 
@@ -291,15 +292,8 @@ class Gen {
 
 // ---- domain objects with every string field hostile --------------------------------------------------------
 
-const STATES: readonly ApprovalState[] = [
-  "pending",
-  "approved",
-  "applied",
-  "failed",
-  "rejected",
-  "expired",
-  "cancelled",
-];
+/** Every request state but a temporary change's undo (undoing, undone). */
+const STATES: readonly ApprovalState[] = APPROVAL_STATES.filter((s) => s !== "undoing" && s !== "undone");
 
 function app(g: Gen): App {
   return {
@@ -1320,14 +1314,7 @@ describe("the Mrkdwn API", () => {
 describe("end to end: names from the Edge API reach Slack as text", () => {
   const HOSTILE = "<!here> <https://evil|click>";
   const SHOWN = "&lt;!here&gt; &lt;https://evil|click&gt;";
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({}, { resetEach: false });
 
   async function edge(text: string) {
     const res = await h.command(text);

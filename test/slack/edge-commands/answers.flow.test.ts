@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { postIn } from "../../support/channel-post.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
+import { useHarness } from "../../support/use-harness.js";
 
 // Every answer true and the next step obvious, through signed commands into the receiver.
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ admins: ["U0001"] });
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({ admins: ["U0001"] }, { resetEach: false });
 
 const say = (text: string) => answerTo(h, text, "U0001");
 
@@ -142,13 +139,7 @@ describe("WAF off and learning mode ended are said as they are", () => {
     expect(on.text).toContain("bunny.net dashboard");
     expect(on.buttons.map((b) => b.text)).not.toContain("Confirm");
 
-    const res = await h.command(`incident ${LEARNING_ENDED}`, { userId: "U0001" });
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    const text = blocksText(card.body.blocks);
+    const { text } = await incidentCard(h, LEARNING_ENDED, { userId: "U0001" });
     expect(text).toContain("learning mode off (ended");
     expect(text).not.toContain("learning mode on");
   });
@@ -210,11 +201,7 @@ describe("tightening is told to the channel, and the audit log says before → a
   it("a tightening posts in the channel who changed what, and what it was", async () => {
     const answer = await say("policy expiry 10");
     expect(answer.text).toContain("Policy updated for the workspace");
-    const post = await h.slack.waitForCall(
-      "chat.postMessage",
-      (c) => c.args.channel === "C0001" && blocksText(c.args.blocks).includes("changed the approval policy"),
-    );
-    const text = blocksText(post.args.blocks);
+    const { text } = await postIn(h, "C0001", "changed the approval policy");
     expect(text).toContain("<@U0001> changed the approval policy for the workspace");
     expect(text).toContain("expiry 10 minutes");
     expect(text).toContain("*Before*");

@@ -1,15 +1,11 @@
 /** A Basic plan's bot detection is a 202 `invalid_plan_type.bot_detection`, read as the plan sentence. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import { answerTo, blocksText, type Harness, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
+import { answerTo, TEST_EDGE_KEY } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
+import { useHarness } from "../../support/use-harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({}, { resetEach: false });
 
 const BASIC = SIM_IDS.zoneWithoutBotPlan;
 const PLAN = "This shield zone's plan does not include bot detection: upgrade the zone's Shield plan";
@@ -36,12 +32,7 @@ describe("bot detection on a Basic plan", () => {
   });
 
   it("the incident card's zone section says the plan lacks bot detection", async () => {
-    const res = await h.command(`incident ${BASIC}`);
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    expect(blocksText(card.body.blocks)).toContain(`Bot detection: ${PLAN}`);
+    const { text } = await incidentCard(h, BASIC);
+    expect(text).toContain(`Bot detection: ${PLAN}`);
   });
 });

@@ -3,18 +3,13 @@
  * command's Edge API answers are replaced by ones generated from the documented 200 schemas (the
  * seeded generator of test/support/answer-generator.ts) and the reply is read as a user would.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exactPath, SIM_IDS } from "../../../tools/simulator/index.js";
 import { documented, type Family, type Mode, rng, sample } from "../../support/answer-generator.js";
-import { blocksText, type Harness, startHarness } from "../../support/harness.js";
+import { blocksText } from "../../support/harness.js";
+import { useHarness } from "../../support/use-harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({}, { resetEach: false });
 
 const Z = SIM_IDS.zoneQuiet;
 type Answer = [Family, "get" | "post", string, string | RegExp];

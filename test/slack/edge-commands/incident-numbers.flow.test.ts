@@ -2,32 +2,20 @@
  * The incident card tells the truth about its numbers: `/edge incident` through the real
  * receiver against the simulator, on one controlled clock, during a steady attack.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS, startSimulator } from "../../../tools/simulator/index.js";
-import { steppedClock } from "../../support/clock.js";
-import { blocksText, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { MIN, usePollerRig } from "../../jobs/alert-poller-support.js";
+import { incidentCard } from "../../support/incident-card.js";
 
-const MIN = 60_000;
 const ZONE = SIM_IDS.zoneEnterprise;
 /** 10:31:30 UTC: a minute and a half into the two-minute slot 10:30–10:32 (its first minute is over). */
 const MID_SLOT = Date.UTC(2026, 7, 20, 10, 31, 30);
 
-let clock = MID_SLOT;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const rig = usePollerRig();
 
 async function cardDuringSteadyAttack(window: string): Promise<string> {
-  clock = MID_SLOT;
-  const sim = await startSimulator({
-    scanDurationMs: 50,
-    apiKeys: [TEST_EDGE_KEY],
-    clock: steppedClock(() => clock),
-  });
-  cleanups.push(() => sim.close());
-  const h = await startHarness({ sim, clock: steppedClock(() => clock) });
-  cleanups.push(() => h.close());
+  rig.now = MID_SLOT;
+  const { sim, h } = await rig.start();
   // Steady since well before both windows.
   sim.stageAttack(ZONE, {
     startsAt: MID_SLOT - 5 * 60 * MIN,
@@ -35,10 +23,7 @@ async function cardDuringSteadyAttack(window: string): Promise<string> {
     durationMinutes: 600,
     peakPerMinute: 3000,
   });
-  const res = await h.command(`incident ${ZONE} ${window}`);
-  expect(res.status).toBe(200);
-  const card = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 15_000);
-  return blocksText(card.body.blocks);
+  return (await incidentCard(h, `${ZONE} ${window}`)).text;
 }
 
 /** The DDoS row of the traffic table: its sparkline and its change against the window before. */
@@ -71,7 +56,6 @@ describe("/edge incident's triggered WAF rules", () => {
     const waf = (text: string) => /^\*Triggered WAF rules\*.*$/m.exec(text)?.[0] ?? "";
     expect(waf(short)).toContain("the WAF review's own counts, not this window's");
     expect(waf(short)).toContain("the Edge API gives no period for them");
-    for (const c of cleanups.splice(0).reverse()) await c();
     const long = await cardDuringSteadyAttack("72h");
     expect(waf(long)).toBe(waf(short));
   });

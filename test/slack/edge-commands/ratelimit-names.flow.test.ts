@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import { answerTo, blocksText, type Harness, startHarness } from "../../support/harness.js";
+import { answerTo, blocksText } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
 import { choose, pickerIn } from "../../support/picker.js";
+import { useHarness } from "../../support/use-harness.js";
 
 /**
  * Rate limits carry their names (GET /shield/rate-limits/{zone}) wherever they are
@@ -13,13 +15,7 @@ const FIRST_RULE = SIM_IDS.rateLimitRulesUnderAttack[0];
 // The simulator names that rule "Login <burst> & retries": Slack's control characters, escaped once.
 const ESCAPED_NAME = "Login &lt;burst&gt; &amp; retries";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({}, { resetEach: false });
 
 describe("rate limits by name", () => {
   it("/edge ratelimit alone picks a shield zone, then lists its rules by name with the zone's domain", async () => {
@@ -49,14 +45,7 @@ describe("rate limits by name", () => {
   });
 
   it("the incident card names its rate limits, escaped", async () => {
-    const res = await h.command(`incident ${ZONE}`);
-    expect(res.status).toBe(200);
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    const text = blocksText(card.body.blocks);
+    const { text } = await incidentCard(h, ZONE);
     expect(text).toContain(`Rate limit ${FIRST_RULE} · ${ESCAPED_NAME} · `);
     expect(text).not.toContain("<burst>");
   });

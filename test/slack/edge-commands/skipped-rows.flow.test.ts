@@ -1,15 +1,11 @@
 /** A row without a field the document leaves optional is left out, and the answer says how many. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exactPath, SIM_IDS } from "../../../tools/simulator/index.js";
-import { answerTo, blocksText, type Harness, startHarness } from "../../support/harness.js";
+import { answerTo } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
+import { useHarness } from "../../support/use-harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({}, { resetEach: false });
 
 describe("rows the API sent without an id", () => {
   it("/edge zones lists the others and says how many were left out", async () => {
@@ -58,13 +54,7 @@ describe("rows the API sent without an id", () => {
         error: null,
       },
     });
-    const res = await h.command(`incident ${zone}`);
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
-    const text = blocksText(card.body.blocks);
+    const { text } = await incidentCard(h, zone);
     expect(text).toContain("Rate limit 77");
     expect(text).toContain("1 rate limit came without a ratelimitId and is left out.");
   });

@@ -2,16 +2,11 @@ import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
-import {
-  answerTo,
-  blocksText,
-  cardUpdate,
-  findButtons,
-  type Harness,
-  type HarnessOptions,
-  startHarness,
-} from "../../support/harness.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../../support/helpers.js";
+import { onPostgres, postgresTests } from "../../support/both-stores.js";
+import { askAndApprove, BOB, CAROL } from "../../support/change-flow.js";
+import type { Harness, HarnessOptions } from "../../support/harness.js";
+import { answerTo, blocksText, findButtons, startHarness } from "../../support/harness.js";
+import { openWafAlert, zoneWatch } from "../../support/zone-alert.js";
 
 /**
  * /edge timeline through the receiver (signed requests), the fake Slack and the simulator:
@@ -21,57 +16,55 @@ import { dropSchema, IN_CI, pgReachable, randomSchema } from "../../support/help
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const ALICE = "U0001"; // admin
-const BOB = "U0002"; // requester, member of C0001 only
-const CAROL = "U0003"; // approver
+const ALICE = "U0001"; // admin; BOB (requester) is a member of C0001 only, CAROL approves
 
+/** Bob's block of 203.0.113.7, approved by Carol and in effect. */
 async function blockApplied(h: Harness) {
-  const typed = await answerTo(h, `block ${ZONE} 203.0.113.7 for 30m`, BOB);
-  const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm);
-  expect(confirm, typed.text).toBeDefined();
-  await h.click(confirm!, { userId: BOB });
-  const card = await h.slack.waitForCall("chat.postMessage", (c) =>
-    blocksText(c.args.blocks).includes("Approval needed"),
-  );
-  const approve = findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
-  await h.click(approve, { userId: CAROL });
-  await cardUpdate(h, (t) => t.includes("Block IP 203.0.113.7") && t.includes("is in effect"));
+  await askAndApprove(h, `block ${ZONE} 203.0.113.7 for 30m`, "Block IP 203.0.113.7");
+}
+
+/** The answer that replaces the placeholder of the command or click `responseId`. */
+const replacement = (h: Harness, responseId: string) =>
+  h.slack.waitForResponse(responseId, (r) => r.body.replace_original === true, 10_000);
+
+/** An access-block request on ZONE, written as the engine writes one: the row and its audit entry. */
+async function requestWritten(
+  h: Harness,
+  {
+    channelId,
+    requesterId,
+    type,
+    value,
+  }: { channelId: string; requesterId: string; type: string; value: string },
+) {
+  const params = { shieldZoneId: ZONE, type, value, state: "block" };
+  const r = await h.store.approvals.create({
+    kind: "access_block",
+    teamId: "T0001",
+    channelId,
+    requesterId,
+    params,
+    expiresAt: Date.now() + 3_600_000,
+  });
+  await h.store.audit.append({
+    teamId: "T0001",
+    userId: requesterId,
+    action: "access_block.request",
+    target: `shield zone ${ZONE} / ${type} ${value}`,
+    outcome: "pending",
+    details: { requestId: r.id, channelId, params },
+  });
 }
 
 async function alertAcknowledged(h: Harness) {
-  const created = await h.store.watches.createIfRoom(
-    {
-      teamId: "T0001",
-      channelId: "C0001",
-      createdBy: ALICE,
-      kind: "zone",
-      target: String(ZONE),
-      options: {},
-      nextPollAt: Date.now() + 3_600_000,
-    },
-    { perChannel: 10, perWorkspace: 10 },
-  );
-  if (created.kind !== "created") throw new Error("no watch");
-  const episode = await h.store.episodes.open({
-    watchId: created.item.id,
+  const watch = await zoneWatch(h.store, {
     teamId: "T0001",
     channelId: "C0001",
-    subject: String(ZONE),
-    seq: 1,
-    kind: "attack",
-    details: {
-      subject: {
-        kind: "zone",
-        shieldZoneId: ZONE,
-        label: null,
-        readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
-        topOffender: "203.0.113.7",
-        ddosSensitivity: 1,
-      },
-      reopened: 0,
-    },
+    createdBy: ALICE,
+    zoneId: ZONE,
+    nextPollAt: Date.now() + 3_600_000,
   });
-  if (!episode) throw new Error("no episode");
+  const episode = await openWafAlert(h.store, watch, { label: null, topOffender: "203.0.113.7" });
   await h.store.episodes.setMessage(episode.id, "1700000001.000100");
   await h.click(
     { action_id: ACTIONS.alertAcknowledge, value: episode.id },
@@ -82,23 +75,7 @@ async function alertAcknowledged(h: Harness) {
 
 /** A request asked in a private channel BOB is not in (written as the engine writes one). */
 async function privateRequest(h: Harness) {
-  const params = { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" };
-  const r = await h.store.approvals.create({
-    kind: "access_block",
-    teamId: "T0001",
-    channelId: "GSECRET",
-    requesterId: CAROL,
-    params,
-    expiresAt: Date.now() + 3_600_000,
-  });
-  await h.store.audit.append({
-    teamId: "T0001",
-    userId: CAROL,
-    action: "access_block.request",
-    target: `shield zone ${ZONE} / country CN`,
-    outcome: "pending",
-    details: { requestId: r.id, channelId: "GSECRET", params },
-  });
+  await requestWritten(h, { channelId: "GSECRET", requesterId: CAROL, type: "country", value: "CN" });
 }
 
 async function timelineStory(options: HarnessOptions) {
@@ -113,11 +90,7 @@ async function timelineStory(options: HarnessOptions) {
     // The placeholder first, then the story replaces it.
     const placeholder = await h.slack.waitForResponse(res.responseId);
     expect(blocksText(placeholder.body.blocks)).toContain(`Gathering the timeline of zone ${ZONE}`);
-    const answer = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      10_000,
-    );
+    const answer = await replacement(h, res.responseId);
     const text = blocksText(answer.body.blocks);
     expect(answer.body.response_type).toBe("ephemeral");
     expect(text).toContain(`Timeline of shield zone ${ZONE}`);
@@ -143,11 +116,7 @@ async function timelineStory(options: HarnessOptions) {
 
     // An admin sees every channel's entries.
     const admin = await h.command(`timeline ${ZONE} 1h`, { userId: ALICE, channelId: "C0001" });
-    const adminAnswer = await h.slack.waitForResponse(
-      admin.responseId,
-      (r) => r.body.replace_original === true,
-      10_000,
-    );
+    const adminAnswer = await replacement(h, admin.responseId);
     expect(blocksText(adminAnswer.body.blocks)).toContain(`<@${CAROL}> asked for: Block country CN`);
 
     // Export: a Markdown file in the channel, through files.getUploadURLExternal and files.completeUploadExternal.
@@ -182,37 +151,18 @@ async function timelineStory(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-if (!pgUp && !IN_CI) console.warn("*** PostgreSQL unreachable: the PostgreSQL timeline test is SKIPPED ***");
+if (!postgresTests) console.warn("*** PostgreSQL unreachable: the PostgreSQL timeline test is SKIPPED ***");
 
 describe("/edge timeline: the story of an incident", () => {
-  it("on SQLite", async () => {
-    await timelineStory({});
-  }, 60_000);
-
-  it.runIf(pgUp || IN_CI)(
-    "on PostgreSQL",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await timelineStory({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
-    60_000,
-  );
+  it("on SQLite", () => timelineStory({}), 60_000);
+  it.runIf(postgresTests)("on PostgreSQL", () => onPostgres(timelineStory), 60_000);
 
   it("takes a domain as other /edge commands do, refuses an unknown window, and says what Export needs", async () => {
     const h = await startHarness();
     try {
       const { domain, shieldZoneId } = SIM_IDS.zoneByDomain;
       const res = await h.command(`timeline ${domain} 6h`, { userId: ALICE, channelId: "C0001" });
-      const answer = await h.slack.waitForResponse(
-        res.responseId,
-        (r) => r.body.replace_original === true,
-        10_000,
-      );
+      const answer = await replacement(h, res.responseId);
       const text = blocksText(answer.body.blocks);
       expect(text).toContain(`Timeline of ${domain} (shield zone ${shieldZoneId})`);
       expect(text).toContain("*Last 6 hours:* no alert; 0 change requests.");
@@ -244,30 +194,10 @@ describe("/edge timeline: the story of an incident", () => {
     try {
       for (let i = 0; i < 80; i++) {
         h.advanceClock(1_000);
-        const params = { shieldZoneId: ZONE, type: "ip", value: `10.1.0.${i}`, state: "block" };
-        const r = await h.store.approvals.create({
-          kind: "access_block",
-          teamId: "T0001",
-          channelId: "C0001",
-          requesterId: BOB,
-          params,
-          expiresAt: Date.now() + 3_600_000,
-        });
-        await h.store.audit.append({
-          teamId: "T0001",
-          userId: BOB,
-          action: "access_block.request",
-          target: `shield zone ${ZONE} / ip 10.1.0.${i}`,
-          outcome: "pending",
-          details: { requestId: r.id, channelId: "C0001", params },
-        });
+        await requestWritten(h, { channelId: "C0001", requesterId: BOB, type: "ip", value: `10.1.0.${i}` });
       }
       const res = await h.command(`timeline ${ZONE}`, { userId: ALICE, channelId: "C0001" });
-      const first = await h.slack.waitForResponse(
-        res.responseId,
-        (r) => r.body.replace_original === true,
-        10_000,
-      );
+      const first = await replacement(h, res.responseId);
       expect(blocksText(first.body.blocks)).toContain("Page 1 of 2 (80 entries");
       expect(checkBlockKitLimits("message", first.body)).toEqual([]);
       const next = findButtons(first.body.blocks).find((b) => b.action_id === ACTIONS.timelineNextPage);

@@ -1,17 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appList } from "../../../src/services/pickers.js";
 import { ACTIONS, BLOCKS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import {
-  answerTo,
-  blocksText,
-  cardUpdate,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { postIn } from "../../support/channel-post.js";
+import { answerTo, blocksText, cardUpdate, findButtons, TEST_EDGE_KEY } from "../../support/harness.js";
+import { incidentCard } from "../../support/incident-card.js";
 import { pick, pickerIn } from "../../support/picker.js";
+import { useHarness } from "../../support/use-harness.js";
 
 /** Small points of wording, each one through signed commands and clicks into the receiver. */
 
@@ -20,17 +15,14 @@ const ALICE = "U0001"; // admin
 const BOB = "U0002"; // not an admin
 const CAROL = "U0003"; // owner
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ admins: [ALICE] });
-});
-afterEach(() => {
-  h.sim.clearFaults();
-  h.slack.clear();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({ admins: [ALICE] });
+
+/** `userId` clicks Share in channel: the copy posted in the channel, and its text. */
+async function shareClicked(share: { action_id: string; value?: string }, userId: string) {
+  const shared = await h.click(share, { userId });
+  const post = await h.slack.waitForResponse(shared.responseId, (r) => r.body.response_type === "in_channel");
+  return { post, text: blocksText(post.body.blocks) };
+}
 
 const shieldZone = () => h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
 const button = (blocks: unknown, actionId: string) =>
@@ -79,11 +71,7 @@ describe("small wording", () => {
 
     await h.store.policies.setChannel("T0001", "C0PARTIAL", { approvalsNeeded: 2 });
     await answerTo(h, "policy approvals off here", ALICE, "C0PARTIAL");
-    const partial = await h.slack.waitForCall(
-      "chat.postMessage",
-      (x) => x.args.channel === "C0PARTIAL" && blocksText(x.args.blocks).includes("Approval needed"),
-    );
-    const text = blocksText(partial.args.blocks);
+    const { text } = await postIn(h, "C0PARTIAL", "Approval needed");
     expect(text).toContain("approvals required (inherited from the workspace)");
     expect(text).toContain("2 approvers per request");
     expect(text).not.toContain("approvals inherited");
@@ -222,12 +210,7 @@ describe("small wording", () => {
   });
 
   it("the incident card's 'All apps' list is the account's, not the zone's", async () => {
-    const res = await h.command(`incident ${ZONE}`, { userId: ALICE });
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
+    const { card } = await incidentCard(h, ZONE, { userId: ALICE });
     const all = findButtons(card.body.blocks).find((b) => /^All \d+ apps$/.test(b.text));
     expect(all, blocksText(card.body.blocks)).toBeDefined();
     const click = await h.click(all!, { userId: ALICE });
@@ -366,12 +349,7 @@ describe("apps pages and picker answers", () => {
   });
 
   it("the incident card's See all lists keep Share in channel, which shares that page", async () => {
-    const res = await h.command(`incident ${ZONE}`, { userId: BOB });
-    const card = await h.slack.waitForResponse(
-      res.responseId,
-      (r) => r.body.replace_original === true,
-      15_000,
-    );
+    const { card } = await incidentCard(h, ZONE, { userId: BOB });
     const seeAll = findButtons(card.body.blocks).find(
       (b) => b.action_id === `${ACTIONS.incidentSeeAll}.waf`,
     )!;
@@ -380,12 +358,7 @@ describe("apps pages and picker answers", () => {
     expect(blocksText(list.body.blocks)).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
     const share = findButtons(list.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
     expect(share, "Share in channel on the See all list").toBeDefined();
-    const shared = await h.click(share!, { userId: BOB });
-    const post = await h.slack.waitForResponse(
-      shared.responseId,
-      (r) => r.body.response_type === "in_channel",
-    );
-    const text = blocksText(post.body.blocks);
+    const { post, text } = await shareClicked(share!, BOB);
     expect(text).toContain(`Triggered WAF rules · shield zone ${ZONE}`);
     expect(text).toMatch(/page 1 of \d+/);
     expect(text).toContain(`Shared by <@${BOB}>`);
@@ -400,12 +373,7 @@ describe("apps pages and picker answers", () => {
     const second = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
     const share = findButtons(second.body.blocks).find((b) => b.action_id === ACTIONS.shareInChannel);
     expect(share, "Share in channel on apps page 2").toBeDefined();
-    const shared = await h.click(share!, { userId: BOB });
-    const post = await h.slack.waitForResponse(
-      shared.responseId,
-      (r) => r.body.response_type === "in_channel",
-    );
-    const text = blocksText(post.body.blocks);
+    const { text } = await shareClicked(share!, BOB);
     const pages = Math.ceil(h.sim.state.apps.length / 20);
     expect(text).toContain(`page 2 of ${pages}`);
     expect(text).toContain(`*${h.sim.state.apps[20]!.name}*`);

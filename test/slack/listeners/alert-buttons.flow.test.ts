@@ -11,13 +11,8 @@ import type { AlertEpisode, Watch } from "../../../src/store/index.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { openHome } from "../../support/app-home.js";
 import { describeOnBothStores, postgresTests } from "../../support/both-stores.js";
-import {
-  blocksText,
-  findButtons,
-  type Harness,
-  type HarnessOptions,
-  startHarness,
-} from "../../support/harness.js";
+import type { Harness, HarnessOptions } from "../../support/harness.js";
+import { blocksText, findButtons, startHarness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack;
@@ -118,6 +113,14 @@ const parentUpdates = (h: Harness, p: Posted) =>
     .filter((c) => c.args.ts === PARENT_TS && c.args.channel === p.episode.channelId);
 const privateAnswer = async (h: Harness, responseId: string) =>
   blocksText((await h.slack.waitForResponse(responseId)).body.blocks);
+/** `userId` sends a click on `actionId` for the alert `p` that its message has no button for: the private answer. */
+async function craftedClick(h: Harness, p: Posted, actionId: string, userId: string) {
+  const res = await h.click(
+    { action_id: actionId, value: p.episode.id },
+    { userId, channelId: p.episode.channelId, messageTs: PARENT_TS },
+  );
+  return privateAnswer(h, res.responseId);
+}
 
 describe("alert buttons through the receiver (SQLite)", () => {
   const h = useHarness();
@@ -284,11 +287,9 @@ describe("alert buttons through the receiver (SQLite)", () => {
   it("an app alert has no Incident overview; a crafted click says what to use instead", async () => {
     const p = await postedAlert(h, { kind: "app" });
     expect(p.buttons.map((b) => b.text)).toEqual(["Restart app", "Mute 1h", "Acknowledge"]);
-    const res = await h.click(
-      { action_id: ACTIONS.alertIncident, value: p.episode.id },
-      { userId: "U0002", channelId: p.episode.channelId, messageTs: PARENT_TS },
+    expect(await craftedClick(h, p, ACTIONS.alertIncident, "U0002")).toContain(
+      "The incident overview is for shield zones",
     );
-    expect(await privateAnswer(h, res.responseId)).toContain("The incident overview is for shield zones");
   });
 
   it("Timeline: the presser alone reads the zone's story over the alert's window, their channels' entries only", async () => {
@@ -321,11 +322,9 @@ describe("alert buttons through the receiver (SQLite)", () => {
 
   it("an app alert has no Timeline; a crafted click says what to use instead", async () => {
     const p = await postedAlert(h, { kind: "app" });
-    const res = await h.click(
-      { action_id: ACTIONS.alertTimeline, value: p.episode.id },
-      { userId: "U0002", channelId: p.episode.channelId, messageTs: PARENT_TS },
+    expect(await craftedClick(h, p, ACTIONS.alertTimeline, "U0002")).toContain(
+      "The timeline is for shield zones",
     );
-    expect(await privateAnswer(h, res.responseId)).toContain("The timeline is for shield zones");
   });
 
   it("a removed watch, another workspace's alert or a tampered value: a sentence, nothing changes", async () => {

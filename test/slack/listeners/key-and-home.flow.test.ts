@@ -1,23 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BLOCKS, KEY_ACTION_SELECT, KEY_INPUT_ACTION, VIEWS } from "../../../src/slack/ids.js";
-import {
-  blocksText,
-  type Harness,
-  SIGNING_SECRET,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { blocksText, SIGNING_SECRET, TEST_EDGE_KEY } from "../../support/harness.js";
 import { postSigned } from "../../support/slack-signer.js";
+import { useHarness } from "../../support/use-harness.js";
+import { viewSubmission } from "../../support/view-submission.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ seedKey: false });
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({ seedKey: false }, { resetEach: false });
 
 function submission(userId: string, key: string | undefined, remove = false) {
   const values: Record<string, Record<string, unknown>> = {
@@ -27,28 +17,13 @@ function submission(userId: string, key: string | undefined, remove = false) {
     values[BLOCKS.keyAction] = {
       [KEY_ACTION_SELECT]: { type: "checkboxes", selected_options: [{ value: "remove" }] },
     };
-  return {
-    type: "view_submission",
-    team: { id: "T0001", domain: "acme" },
-    user: { id: userId, username: userId, name: userId, team_id: "T0001" },
-    api_app_id: "A0001",
-    token: "legacy",
-    trigger_id: "trigger-1",
-    view: {
-      id: "V0001",
-      team_id: "T0001",
-      type: "modal",
-      callback_id: VIEWS.keyModal,
-      private_metadata: JSON.stringify({ teamId: "T0001" }),
-      state: { values },
-      hash: "h",
-      title: { type: "plain_text", text: "Edge API key" },
-      blocks: [],
-      app_id: "A0001",
-      bot_id: "BBOT",
-    },
-    response_urls: [],
-  };
+  return viewSubmission({
+    userId,
+    callbackId: VIEWS.keyModal,
+    title: "Edge API key",
+    privateMetadata: JSON.stringify({ teamId: "T0001" }),
+    values,
+  });
 }
 
 async function command(text: string, userId: string) {

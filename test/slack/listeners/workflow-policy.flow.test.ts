@@ -15,6 +15,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../../support/harness.js";
+import { useHarness } from "../../support/use-harness.js";
 
 const ALICE = "U0001"; // admin
 const DAVE = "U0004"; // a member of no channel at first
@@ -90,13 +91,10 @@ describeOnBothStores(
 );
 
 describe("/edge policy approvals off here", () => {
+  const h = useHarness();
+
   it("says it covers every zone for anyone who can post in the channel", async () => {
-    const h = await startHarness();
-    try {
-      const answer = await answerTo(h, "policy approvals off here", ALICE, LOOSE);
-      expect(answer.text).toContain("covers every zone, for anyone who can post in this channel");
-    } finally {
-      await h.close();
-    }
+    const answer = await answerTo(h, "policy approvals off here", ALICE, LOOSE);
+    expect(answer.text).toContain("covers every zone, for anyone who can post in this channel");
   }, 20_000);
 });

@@ -1,18 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import { buttonNumber, type ConsoleDriver, startConsole } from "./support.js";
+import { consolePerTest } from "../../support/console-per-test.js";
+import { buttonNumber } from "./support.js";
 
 /** Pickers in the local console: type to filter, pick by number. */
 
-let c: ConsoleDriver | undefined;
-afterEach(async () => {
-  await c?.close();
-  c = undefined;
-});
+const startConsole = consolePerTest();
 
 describe("local console pickers", () => {
   it("/edge bots without a zone: press the menu, type to filter, pick by number, and the command runs", async () => {
-    c = await startConsole();
+    const c = await startConsole();
     const asked = await c.send("/edge bots");
     expect(asked).toContain("Which shield zone?");
     const menu = buttonNumber(asked, "Type part of a domain or pull zone name");
@@ -30,7 +27,7 @@ describe("local console pickers", () => {
   });
 
   it("/edge restart without an app lists applications by status, failing first", async () => {
-    c = await startConsole();
+    const c = await startConsole();
     const asked = await c.send("/edge restart");
     const menu = buttonNumber(asked, "Type part of an application name");
     await c.send(String(menu));

@@ -1,16 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
-import { buttonNumber, type ConsoleDriver, startConsole } from "./support.js";
+import { consolePerTest } from "../../support/console-per-test.js";
+import { buttonNumber } from "./support.js";
 
-let c: ConsoleDriver | undefined;
-afterEach(async () => {
-  await c?.close();
-  c = undefined;
-});
+const startConsole = consolePerTest();
 
 describe("/edge timeline in the local console", () => {
   it("tells a block asked, approved and applied, and Export posts the postmortem draft as a file", async () => {
-    c = await startConsole();
+    const c = await startConsole();
     const zone = SIM_IDS.customerAccessList.zoneId;
     await c.send("/as bob");
     const asked = await c.send(`/edge block ${zone} 203.0.113.7 for 30m`);
