@@ -359,7 +359,8 @@ async function twentyApprovers(options: HarnessOptions) {
     const clicks = await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
     expect(clicks.every((c) => c.status === 200)).toBe(true);
     await h.slack.waitForCall("chat.update", (c) => blocksText(c.args.blocks).includes("is in effect"));
-    await new Promise((r) => setTimeout(r, 200));
+    // Every click's listener has ended and nothing more reaches the Edge API or Slack.
+    await h.settled();
     expect(puts(h)).toHaveLength(1);
     const decided = h.slack
       .callsTo("chat.update")

@@ -7,11 +7,12 @@ import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
   blocksText,
+  cardUpdate,
   findButtons,
   type Harness,
   type HarnessOptions,
-  startHarness,
 } from "../support/harness.js";
+import { startWorld } from "../support/world.js";
 
 /**
  * The reconciler takes over requests left `approved` for a minute, but an apply still in
@@ -27,16 +28,9 @@ const restarts = (h: Harness) => h.sim.state.appRestarts.get(APP)?.length ?? 0;
 const restartPosts = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === RESTART.method && RESTART.path.test(r.path)).length;
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function slowRestart(options: HarnessOptions = {}) {
-  const h = await startHarness(options);
+async function slowRestart(options: Omit<HarnessOptions, "clock"> = {}) {
+  // On a manual clock: the Edge client's timeout never cuts the held POST short, however long it is held.
+  const h = await startWorld(options);
   try {
     const typed = await answerTo(h, `restart ${APP}`, BOB);
     const confirm = typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!;
@@ -47,23 +41,25 @@ async function slowRestart(options: HarnessOptions = {}) {
     const approve = findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
     const requestId = approve.value!;
 
-    // The restart's POST is slow (just under the client's timeout); while it runs, a minute passes.
-    h.sim.addFault({ ...RESTART, latencyMs: 1_500, times: 1 });
+    // The restart's POST is held at the Edge API until the test answers it; while it runs, a minute passes.
+    let answer = () => {};
+    h.sim.addFault({ ...RESTART, holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
     await h.click(approve, { userId: CAROL });
-    await until("the restart POST", () => restartPosts(h) === 1);
+    await h.sim.waitForRequest((r) => r.method === RESTART.method && RESTART.path.test(r.path));
+    expect(restartPosts(h)).toBe(1);
     h.advanceClock(61_000);
     expect(await reconcileStale(h.deps)).toEqual([]);
     expect((await h.store.approvals.get(requestId))?.state).toBe("approved");
 
-    await until(
-      "the restart applied",
-      async () => (await h.store.approvals.get(requestId))?.state === "applied",
-    );
+    answer();
+    await cardUpdate(h, (t) => t.includes("is in effect"));
+    await h.settled();
+    expect((await h.store.approvals.get(requestId))?.state).toBe("applied");
     expect((await h.store.approvals.get(requestId))?.lastError).toBeNull();
     // Retry on the (old) card can't restart it a second time.
     const retry = await h.click({ action_id: ACTIONS.retry, value: requestId }, { userId: CAROL });
     expect(blocksText((await h.slack.waitForResponse(retry.responseId)).body.blocks)).not.toContain("Retry");
-    await new Promise((r) => setTimeout(r, 300));
+    await h.settled();
     expect(restartPosts(h)).toBe(1);
     expect(restarts(h)).toBe(1);
 

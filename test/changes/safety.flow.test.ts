@@ -14,6 +14,7 @@ import {
   startHarness,
 } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * No false report of a change, no request stuck for ever, and no side door around
@@ -52,7 +53,8 @@ async function auditText(h: Harness) {
 }
 
 describe("changes are reported as they are (SQLite)", () => {
-  const h = useHarness();
+  // A world: an Edge call outlasts its timeout when the test moves the one clock.
+  const h = useWorld();
 
   it("a PUT answered 2xx with half a JSON text is applied (the read-back shows it); an error envelope is a refusal", async () => {
     for (const body of [
@@ -85,12 +87,21 @@ describe("changes are reported as they are (SQLite)", () => {
   it("a timeout after the PUT was sent says 'not known yet, checking'; the reconciler settles it as applied", async () => {
     await requestBlock(h, 2);
     const { approve } = await pendingCard(h, "AI scraper");
-    // The harness's Edge timeout is 2 s: every attempt is sent and applied by the simulator, but answered too late.
+    // The harness's Edge timeout is 2 s: every attempt is sent and applied by the simulator, but answered
+    // 2.3 s later on the world's clock, too late.
     h.sim.addFault({ method: "PUT", path: PUT_PATH, latencyMs: 2_300, times: 3 });
+    const before = puts(h).length;
+    const card = cardUpdate(h, (t) => t.includes("Not known yet, checking"));
     await h.click(approve, { userId: CAROL });
-    const checking = await cardUpdate(h, (t) => t.includes("Not known yet, checking"), 15_000);
+    // Three attempts (a PUT is safe to repeat), each cut off when the clock passes its timeout.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await h.sim.waitForRequest(() => puts(h).length - before >= attempt);
+      await h.clock.advance(2_000);
+    }
+    const checking = await card;
+    expect(puts(h).length - before).toBe(3);
     expect(findButtons(checking.args.blocks)).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 400)); // the last late answer lands in the simulator
+    await h.clock.advance(300); // the last late answer lands in the simulator
     expect(currentAction(h, 2)).toBe(1);
 
     const sweeper = createChangeSweeper(h.app.env);
@@ -104,7 +115,7 @@ describe("changes are reported as they are (SQLite)", () => {
     expect(audit).toContain("bot_category.apply");
     expect(audit).toContain("unknown");
     expect(audit).toContain("bot_category.reconcile");
-  }, 30_000);
+  });
 
   it("a request left approved (the process died before the PUT) becomes failed with Retry, and Retry applies it once", async () => {
     await requestBlock(h, 3);
@@ -165,11 +176,20 @@ describe("changes are reported as they are (SQLite)", () => {
 
     await requestBlock(h, 5, "C0SLOW");
     const { approve } = await pendingCard(h, "Ads");
-    h.slack.addFault({ method: "usergroups.users.list", latencyMs: 600, times: 1 });
+    // The request expires while Slack answers the approver lookup: the clock moves as the fake Slack reads
+    // the group's members, after the lookup was sent and before it is answered.
+    const groups = h.slack.usergroups;
+    const members = groups.get.bind(groups);
+    groups.get = (id) => {
+      if (id === "SONCALL") {
+        h.advanceClock(31 * 60_000);
+        groups.get = members;
+      }
+      return members(id);
+    };
     const before = puts(h).length;
     const click = h.click(approve, { userId: CAROL, channelId: "C0SLOW" });
     await h.slack.waitForCall("usergroups.users.list");
-    h.advanceClock(31 * 60_000); // the request expires while Slack answers slowly
     const res = await click;
     const answer = await h.slack.waitForResponse(res.responseId);
     expect(blocksText(answer.body.blocks)).toContain("expired before anyone approved it");
@@ -305,7 +325,7 @@ async function twoApproversRace(options: HarnessOptions) {
     const clicks = await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
     expect(clicks.every((c) => c.status === 200)).toBe(true);
     await cardUpdate(h, (t) => t.includes("Ads") && t.includes("is in effect"));
-    await new Promise((r) => setTimeout(r, 200));
+    await h.settled();
     expect(puts(h)).toHaveLength(1);
     // Two distinct approvers made it applied (the policy change was the other applied request).
     expect(await h.store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER)).toEqual([]);

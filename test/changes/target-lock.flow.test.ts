@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { ACTIONS } from "../../src/slack/ids.js";
-import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
+import type { Store } from "../../src/store/index.js";
+import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
 import {
   answerTo,
@@ -61,14 +62,55 @@ async function twentyFourAtATime(options: HarnessOptions = {}) {
   }
 }
 
+/** Resolves `met` when a replica finds an Edge target's lock row held by another (its take() says no). */
+function lockRefused(stores: Store[]) {
+  let found = () => {};
+  const met = new Promise<void>((resolve) => (found = resolve));
+  const restores = stores.map((store) => {
+    const take = store.targetLocks.take;
+    store.targetLocks.take = async (...args) => {
+      const taken = await take.apply(store.targetLocks, args);
+      if (!taken) found();
+      return taken;
+    };
+    return () => {
+      store.targetLocks.take = take;
+    };
+  });
+  return {
+    met,
+    restore: () => {
+      for (const restore of restores) restore();
+    },
+  };
+}
+
+const ACCESS_LISTS = /\/access-lists/;
+
+/**
+ * Holds the next access-list call at the Edge API, keeping its writer's read-modify-write open, until the
+ * other replica has found the target locked, or (were the lock broken) another access-list call arrives:
+ * a window between read and PUT that closes on an event, not after some milliseconds.
+ */
+function holdFirstWriter(sim: Simulator, stores: Store[]): Promise<void> {
+  let release = () => {};
+  sim.addFault({ path: ACCESS_LISTS, holdUntil: new Promise<void>((r) => (release = r)), times: 1 });
+  const seen = sim.requests.length;
+  const refused = lockRefused(stores);
+  const accessListCalls = () => sim.requests.slice(seen).filter((r) => ACCESS_LISTS.test(r.path)).length;
+  const secondCall = sim.waitForRequest(() => accessListCalls() >= 2, 30_000).catch(() => undefined);
+  return Promise.race([refused.met, secondCall]).then(() => {
+    release();
+    refused.restore();
+  });
+}
+
 /**
  * Two replicas (one database, one Edge API): Bob asks for two blocks, Carol approves one card on each
  * replica at the same moment, five times over. Both IPs are in the list every time.
  */
 async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
   const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY] });
-  // Each Edge call takes a little while, as over a network: the window between read and PUT is real.
-  sim.addFault({ path: /\/access-lists/, latencyMs: 20 });
   const dataDir = mkdtempSync(join(tmpdir(), "edgeops-replicas-"));
   const a = await startHarness({ ...options, sim, dataDir });
   const b = await startHarness({ ...options, sim, dataDir, seedKey: false });
@@ -83,6 +125,9 @@ async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
         );
         cards.push(findButtons(card.args.blocks).find((x) => x.action_id === ACTIONS.approve)!);
       }
+      // The first writer's first access-list call waits at the Edge API until the other replica finds the
+      // target locked: the window between read and PUT is open while both try.
+      const released = holdFirstWriter(sim, [a.store, b.store]);
       await Promise.all([a.click(cards[0]!, { userId: CAROL }), b.click(cards[1]!, { userId: CAROL })]);
       await Promise.all(
         [a, b].map((h, i) =>
@@ -96,6 +141,7 @@ async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
           ),
         ),
       );
+      await released;
       expect(blockedIps(a)).toEqual(expect.arrayContaining(ips));
     }
     expect(blockedIps(a)).toHaveLength(10);

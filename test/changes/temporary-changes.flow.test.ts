@@ -112,7 +112,8 @@ describe("temporary changes (SQLite)", () => {
     );
     expect(clicks.every((c) => c.status === 200)).toBe(true);
     await cardUpdate(h, (t) => t.includes("AI tool") && t.includes("Undone"));
-    await new Promise((r) => setTimeout(r, 200));
+    // Every press's listener has ended and nothing more reaches the Edge API.
+    await h.settled();
     expect(puts(h).length - before).toBe(1);
     expect(category(h, 3).categoryAction).toBe(2);
     // Later sweeps have nothing left to undo.
@@ -173,7 +174,7 @@ async function undoAcrossRestartAndReplicas(options: HarnessOptions) {
       sim: first.sim,
       seedKey: false,
       dataDir: first.dataDir,
-      clock: { ...systemClock, now: () => Date.now() + 31 * 60_000 },
+      clock: { ...systemClock, now: () => systemClock.now() + 31 * 60_000 },
     });
     const before = puts(first).length;
     const sweepers = [second, second, second].map((x) => createChangeSweeper(x.app.env));

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Clock } from "../../../src/clock.js";
 import { createChangeSweeper, reconcileStale } from "../../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
@@ -12,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../../support/harness.js";
+import { startWorld, type World } from "../../support/world.js";
 
 /**
  * Every change kind passes the same suite, through the receiver, the fake Slack and the
@@ -202,10 +204,29 @@ async function askAndConfirm(h: Harness, f: KindFixture) {
   return { banner, approve, reject };
 }
 
+/**
+ * Resolves when the bot next sets a timer of `ms` on `clock` (its own clock object, deps.clock): the timer
+ * exists, so moving the world's clock fires it.
+ */
+function timerSet(clock: Clock, ms: number): Promise<void> {
+  const set = clock.setTimeout;
+  return new Promise((resolve) => {
+    clock.setTimeout = (fn, delay) => {
+      const cancel = set(fn, delay);
+      if (delay === ms) {
+        clock.setTimeout = set;
+        resolve();
+      }
+      return cancel;
+    };
+  });
+}
+
 describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
-  let h: Harness;
+  // A world: the Edge client's timeouts and the queue's pause after a 429 pass when the test moves the clock.
+  let h: World;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startWorld();
   });
   afterEach(async () => {
     h.sim.clearFaults();
@@ -274,7 +295,7 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
     const { approve } = await askAndConfirm(h, f);
     await Promise.all(approvers.map((userId) => h.click(approve, { userId })));
     await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
-    await new Promise((r) => setTimeout(r, 200));
+    await h.settled();
     expect(writes(h, f) - before).toBe(1);
   });
 
@@ -294,7 +315,7 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
     const retry = findButtons(failed.args.blocks).find((b) => b.action_id === ACTIONS.retry)!;
     await Promise.all([h.click(retry, { userId: CAROL }), h.click(retry, { userId: ALICE })]);
     await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
-    await new Promise((r) => setTimeout(r, 200));
+    await h.settled();
     expect(writes(h, f) - before).toBe((f.notRetried ? 1 : 3) + 1);
   });
 
@@ -302,8 +323,12 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
     const { approve } = await askAndConfirm(h, f);
     h.sim.addFault({ ...f.write, status: 429, retryAfter: "1", times: 1 });
     const before = writes(h, f);
+    const paused = timerSet(h.deps.clock, 1_000); // the key's queue pauses for Retry-After
     await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"), 10_000);
+    await paused;
+    expect(writes(h, f) - before).toBe(1); // the 429; the retry waits for the pause to end
+    await h.clock.advance(1_000);
+    await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
     expect(writes(h, f) - before).toBe(2); // the 429 and the one that went through
   });
 
@@ -338,16 +363,39 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
 
   it("a timeout after the call was sent says 'not known yet'; the reconciler settles it honestly", async () => {
     const { approve } = await askAndConfirm(h, f);
+    // Each attempt is answered 2.3 s after it arrives (on the world's clock): after the client's 2 s timeout.
     h.sim.addFault({ ...f.write, latencyMs: 2_300, times: 3 });
+    const before = writes(h, f);
     await h.click(approve, { userId: CAROL });
-    await cardUpdate(h, (t) => t.includes("Not known yet, checking"), 15_000);
-    await new Promise((r) => setTimeout(r, 400));
+    // Each attempt is cut off when the clock passes its timeout; then the card says so, or the client tries
+    // again (a call safe to repeat, at most three times in all).
+    const checking = cardUpdate(h, (t) => t.includes("Not known yet, checking"));
+    let attempts = 0;
+    for (;;) {
+      const next = await Promise.race([
+        checking.then(() => "card" as const),
+        h.sim
+          .waitForRequest(() => writes(h, f) - before > attempts)
+          .then(
+            () => "sent" as const,
+            () => "none" as const,
+          ),
+      ]);
+      if (next === "card") break;
+      if (next === "none") throw new Error("neither another attempt nor the card came");
+      attempts++;
+      await h.clock.advance(2_000);
+    }
+    expect(writes(h, f) - before).toBe(attempts);
+    if (f.notRetried) expect(attempts).toBe(1);
+    else expect(attempts).toBeLessThanOrEqual(3);
+    await h.clock.advance(300); // the last late answer lands in the simulator
     h.advanceClock(61_000);
     const [settled] = await reconcileStale(h.deps);
     // A setting is re-read (in force → applied); a one-off action can't be, so it says so, with Retry.
     if (f.oneOff) expect(settled?.lastError?.message).toContain("can't tell afterwards");
     else expect(settled?.state).toBe("applied");
-  }, 30_000);
+  });
 });
 
 async function oneCallOnPostgres(options: HarnessOptions) {
@@ -359,7 +407,7 @@ async function oneCallOnPostgres(options: HarnessOptions) {
       const { approve } = await askAndConfirm(h, f);
       await Promise.all([CAROL, ALICE, CAROL, ALICE, CAROL].map((userId) => h.click(approve, { userId })));
       await cardUpdate(h, (t) => t.includes(f.label) && t.includes("is in effect"));
-      await new Promise((r) => setTimeout(r, 100));
+      await h.settled();
       expect(writes(h, f) - before, f.kind).toBe(1);
     }
   } finally {
