@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
-import { watchEventLoop } from "../support/event-loop.js";
+import { FROZEN_LOOP_MS, watchEventLoop } from "../support/event-loop.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../support/helpers.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
@@ -108,7 +108,7 @@ describe("an approval while the database is held up", () => {
     expect(blocksText(update.args.blocks)).toContain("is in effect");
     await h.settled();
     expect(puts(h)).toHaveLength(1);
-    expect(stall).toBeLessThan(100);
+    expect(stall).toBeLessThan(FROZEN_LOOP_MS);
   });
 
   it.runIf(pgUp || IN_CI)(

@@ -18,3 +18,10 @@ export function watchEventLoop(everyMs = 5): { stop(): number } {
     },
   };
 }
+
+/**
+ * The longest stall a store wait may cause before it counts as freezing the event loop. A busy wait that
+ * blocks the thread stalls it for the whole lock wait (seconds); a loaded two-core machine running several
+ * test files at once delays a 5 ms timer by tens of milliseconds, now and then a few hundred.
+ */
+export const FROZEN_LOOP_MS = 500;
