@@ -42,9 +42,10 @@ describe("per-key pacing in real time", () => {
     // Where the attempts started (the queue's own clock): never 6 in a rolling second.
     expect(starts).toHaveLength(20);
     expect(maxInWindow(starts, 1000)).toBe(5);
-    // What the server saw: the same (a small allowance for a loaded machine delaying an arrival).
+    // What the server saw spans the same three seconds and more. (Not counted per window: the server shares
+    // this process, so a stall of it on a busy machine bunches arrivals of requests that left a second apart.)
     const arrivals = server.requests.map((r) => r.at).sort((a, b) => a - b);
-    expect(maxInWindow(arrivals, 980)).toBe(5);
+    expect(arrivals).toHaveLength(20);
     expect(arrivals[19]! - arrivals[0]!).toBeGreaterThanOrEqual(2900);
   });
 
