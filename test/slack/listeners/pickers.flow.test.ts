@@ -4,15 +4,9 @@ import { ZONE_DIRECTORY_TTL_MS } from "../../../src/services/zone-lookup.js";
 import { PICKER_NOTICE_VALUE, pickerOptions } from "../../../src/slack/blocks/pickers.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SUGGESTION_BUDGET_MS } from "../../../src/slack/listeners/options/picker-suggestions.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { SIM_IDS, type Simulator } from "../../../tools/simulator/index.js";
+import { startBotWithAnotherAccount } from "../../support/another-account.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../../support/harness.js";
 import { choose, pickerIn } from "../../support/picker.js";
 import { startWorld, type World } from "../../support/world.js";
 
@@ -89,27 +83,22 @@ describe("pickers", () => {
   let sim: Simulator;
   let h: Harness;
   beforeAll(async () => {
-    sim = await startSimulator({
-      scanDurationMs: 50,
-      apiKeys: [TEST_EDGE_KEY],
-      accounts: {
-        // Another bunny.net account: one shield zone with its own domain, and none of acme's.
-        [OTHER_KEY]: (state) => {
-          const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan)!;
-          state.shieldZones = [keep];
-          const pull = state.pullZones.find((p) => p.Id === keep.pullZoneId)!;
-          pull.Name = "other-secret";
-          for (const host of pull.Hostnames)
-            host.Value = host.IsSystemHostname ? "other-secret.b-cdn.net" : OTHER_DOMAIN;
-          state.pullZones = [pull];
-          state.apps = [];
-          state.dnsZones = new Map();
-        },
+    ({ sim, h } = await startBotWithAnotherAccount({
+      otherTeam: OTHER_TEAM,
+      otherKey: OTHER_KEY,
+      // Another bunny.net account: one shield zone with its own domain, and none of acme's.
+      shapeOther: (state) => {
+        const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan)!;
+        state.shieldZones = [keep];
+        const pull = state.pullZones.find((p) => p.Id === keep.pullZoneId)!;
+        pull.Name = "other-secret";
+        for (const host of pull.Hostnames)
+          host.Value = host.IsSystemHostname ? "other-secret.b-cdn.net" : OTHER_DOMAIN;
+        state.pullZones = [pull];
+        state.apps = [];
+        state.dnsZones = new Map();
       },
-    });
-    // Several workspaces: OAuth installs (a single bot token answers only its own workspace).
-    h = await startHarness({ sim, oauth: true, installs: ["T0001", OTHER_TEAM, "T0NOKEY"] });
-    await h.store.keys.set(OTHER_TEAM, OTHER_KEY, "U0001");
+    }));
   });
   afterEach(() => {
     sim.clearFaults();
