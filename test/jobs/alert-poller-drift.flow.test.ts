@@ -4,7 +4,7 @@
  * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONFIG_CALLS, type ConfigState } from "../../src/alerts/drift.js";
 import {
   CALLS_PER_EVALUATION,
@@ -12,23 +12,14 @@ import {
   stretchedInterval,
   watchInterval,
 } from "../../src/alerts/interval.js";
-import { createPoller } from "../../src/jobs/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
-import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
-import { steppedClock } from "../support/clock.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../support/harness.js";
-import { dropSchema, pgReachable, randomSchema } from "../support/helpers.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
+import { pgReachable } from "../support/helpers.js";
+import { MIN, usePollerRig } from "./alert-poller-support.js";
 
-const MIN = 60_000;
 const T0 = Date.UTC(2026, 7, 20, 14, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
@@ -36,35 +27,11 @@ const BOB = "U0002";
 const CAROL = "U0003";
 const reachable = await pgReachable();
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const rig = usePollerRig();
 
 async function setup(engine: "sqlite" | "postgres") {
-  clock = T0;
-  const sim = await startSimulator({
-    scanDurationMs: 50,
-    apiKeys: [TEST_EDGE_KEY],
-    clock: steppedClock(() => clock),
-  });
-  cleanups.push(() => sim.close());
-  let pgSchema: string | undefined;
-  if (engine === "postgres") {
-    const schema = randomSchema();
-    pgSchema = schema;
-    cleanups.push(() => dropSchema(schema));
-  }
-  const h = await startHarness({ sim, clock: steppedClock(() => clock), ...(pgSchema ? { pgSchema } : {}) });
-  cleanups.push(() => h.close());
-  const poller = createPoller({
-    deps: h.deps,
-    clientFor: h.app.env.clientFor,
-    clock: steppedClock(() => clock),
-    budgetClock: () => clock,
-  });
-  cleanups.push(() => poller.stop());
+  rig.now = T0;
+  const { sim, h, poller } = await rig.start({ postgres: engine === "postgres", budgetOnClock: true });
   const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
   zone().wafExecutionMode = 1;
   zone().dDoSShieldSensitivity = 1;
@@ -72,7 +39,7 @@ async function setup(engine: "sqlite" | "postgres") {
   const created = await answerTo(h, `watch config ${ZONE}`, BOB);
   expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
   const tick = async () => {
-    clock += MIN;
+    rig.now += MIN;
     await poller.tick();
   };
   await poller.tick(); // the snapshot
@@ -114,7 +81,7 @@ describe.each([
       expect(driftPosts(h)).toHaveLength(0);
 
       expect(runSimCommand(sim, `dashboard ${ZONE} waf-mode log`)).toContain("block → log");
-      const noticedAt = clock + MIN;
+      const noticedAt = rig.now + MIN;
       await tick();
       // Held back one check: edgeops records its own change just after making it.
       expect(driftPosts(h)).toHaveLength(0);
