@@ -387,8 +387,17 @@ export function blocksText(blocks: unknown): string {
 }
 
 /** `/edge <text>` typed by `userId` in `channelId`: the answer posted to response_url, its text and buttons. */
-export async function answerTo(h: Harness, text: string, userId: string, channelId = "C0001") {
-  const res = await h.command(text, { userId, channelId });
+export function answerTo(h: Harness, text: string, userId: string, channelId = "C0001") {
+  return commandAnswer(h, text, { userId, channelId });
+}
+
+/** `/edge <text>` sent as `who`: its answer at the response_url (body, text, buttons), once acked with 200. */
+export async function commandAnswer(
+  h: Harness,
+  text: string,
+  who: { userId?: string; teamId?: string; channelId?: string } = {},
+) {
+  const res = await h.command(text, who);
   if (res.status !== 200) throw new Error(`the receiver answered ${res.status} to /edge ${text}`);
   const answer = await h.slack.waitForResponse(res.responseId);
   return {
