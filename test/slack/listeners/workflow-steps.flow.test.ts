@@ -583,30 +583,20 @@ async function otherReplicaSettles(options: HarnessOptions) {
   }
 }
 
-describe("another replica settles the request", () => {
-  it("on SQLite (one file): the step completes once", async () => {
-    await otherReplicaSettles({});
-  }, 30_000);
-
-  it.runIf(postgresTests)(
-    "on PostgreSQL: the step completes once",
-    async () => {
-      await onPostgres(otherReplicaSettles);
-    },
-    30_000,
-  );
-});
-
-describe("a restart between the request and its approval", () => {
-  it("on SQLite: the step still completes, once", async () => {
-    await restartBetweenRequestAndApproval({});
-  }, 30_000);
-
-  it.runIf(postgresTests)(
-    "on PostgreSQL: the step still completes, once",
-    async () => {
-      await onPostgres(restartBetweenRequestAndApproval);
-    },
-    30_000,
-  );
+describe.each([
+  {
+    title: "another replica settles the request",
+    onSqlite: "on SQLite (one file): the step completes once",
+    onPostgreSQL: "on PostgreSQL: the step completes once",
+    run: otherReplicaSettles,
+  },
+  {
+    title: "a restart between the request and its approval",
+    onSqlite: "on SQLite: the step still completes, once",
+    onPostgreSQL: "on PostgreSQL: the step still completes, once",
+    run: restartBetweenRequestAndApproval,
+  },
+])("$title", ({ onSqlite, onPostgreSQL, run }) => {
+  it(onSqlite, () => run({}), 30_000);
+  it.runIf(postgresTests)(onPostgreSQL, () => onPostgres(run), 30_000);
 });
