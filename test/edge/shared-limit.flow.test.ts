@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EdgeApi } from "../../src/edge/client.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { testEdgeApi } from "../support/edge-api.js";
+import { busiestSecond } from "../support/request-rate.js";
 
 /**
  * Two EdgeApi instances in one process stand for two replicas, each with its own in-process queue. What the
@@ -28,18 +29,6 @@ function replica(): EdgeApi {
   const api = testEdgeApi(sim.url, { timeoutMs: 5000, ratePerSec: RATE, concurrency: 4, maxQueue: 1000 });
   opened.push(api);
   return api;
-}
-
-/** The most requests the simulator received within any 1000 ms window. */
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while ((sorted[hi] as number) - (sorted[lo] as number) >= 1000) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
 }
 
 describe("per-key rate without a shared limit", () => {

@@ -7,7 +7,8 @@ import { createSharedLimit, type SharedLimit } from "../../src/edge/shared-limit
 import { silentLogger } from "../../src/log.js";
 import { SIM_API_KEY, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { testEdgeApi } from "../support/edge-api.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
+import { busiestSecond } from "../support/request-rate.js";
+import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.js";
 
 /**
  * Two EdgeApi instances in one process stand for two replicas: each has its own in-process queue,
@@ -90,22 +91,22 @@ function sharedLimit(
   });
 }
 
+/** Looks every 20 ms until `done()` holds or `ms` of real time have passed. */
+async function pollUntil(done: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function untilReady(shared: SharedLimit): Promise<void> {
-  const deadline = Date.now() + 3000;
-  while (shared.problem() !== undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await pollUntil(() => shared.problem() === undefined);
   expect(shared.problem()).toBeUndefined();
 }
 
-/** The most requests the simulator received within any 1000 ms window. */
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while ((sorted[hi] as number) - (sorted[lo] as number) >= 1000) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
+/** A shared limit (of two replicas) reaching Redis through a proxy the test can cut, stall and restart. */
+async function sharedLimitThroughProxy(): Promise<{ proxy: TcpProxy; port: number; shared: SharedLimit }> {
+  const proxy = tcpProxy(new URL(REDIS_URL));
+  const port = await proxy.start();
+  return { proxy, port, shared: sharedLimit(`redis://127.0.0.1:${port}`, 2) };
 }
 
 /** The most attempts in flight at once (by the clients' own clock). */
@@ -142,6 +143,25 @@ function reportingPause(shared: SharedLimit): { shared: SharedLimit; paused: Pro
     },
     paused,
   };
+}
+
+/**
+ * `pausing` meets a 429 with the shortest Retry-After the header can say in whole seconds (1); once its
+ * pause is in Redis (`paused`), `other` asks. When the 429 was hit, and how long after it `other` was answered.
+ */
+async function askDuringSharedPause(
+  pausing: EdgeApi,
+  paused: Promise<void>,
+  other: EdgeApi,
+): Promise<{ hit: number; otherAnsweredAfter: number }> {
+  sim.addFault({ path: "/mc/apps", retryAfter: "1", times: 1 });
+  const hit = Date.now();
+  const pausingCall = pausing.forKey(SIM_API_KEY).listApps({ limit: 1 });
+  await paused;
+  await other.forKey(SIM_API_KEY).listApps({ limit: 1 });
+  const otherAnsweredAfter = Date.now() - hit;
+  await pausingCall;
+  return { hit, otherAnsweredAfter };
 }
 
 async function burst(apis: EdgeApi[], callsEach: number): Promise<void> {
@@ -195,29 +215,23 @@ describe("per-key rate shared across replicas through Redis", () => {
     const reporting = reportingPause(a);
     const first = replica(reporting.shared);
     const second = replica(b);
-    // The shortest Retry-After the header can say in whole seconds.
-    sim.addFault({ path: "/mc/apps", retryAfter: "1", times: 1 });
-    const hit = Date.now();
-    const firstCall = first.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    // Once the 429's pause is in Redis, ask from the other replica.
-    await reporting.paused;
-    await second.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    const secondAnsweredAfter = Date.now() - hit;
-    await firstCall;
+    // Once the first replica's 429 pause is in Redis, ask from the other replica.
+    const { hit, otherAnsweredAfter: secondAnsweredAfter } = await askDuringSharedPause(
+      first,
+      reporting.paused,
+      second,
+    );
     expect(secondAnsweredAfter).toBeGreaterThanOrEqual(900);
     // Without the shared pause the second replica would have been answered at once.
     expect(sim.requests.filter((r) => r.at - hit < 900)).toHaveLength(1);
   }, 15_000);
 
   it("with Redis gone, calls still succeed at this replica's share of the rate, and /readyz says degraded", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const { proxy, shared: a } = await sharedLimitThroughProxy();
     await untilReady(a);
     const api = replica(a);
     await proxy.cut();
-    const deadline = Date.now() + 3000;
-    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(() => a.problem() !== undefined);
     expect(a.problem()).toMatch(/^degraded: Redis does not answer.*\(2\/s and 2 at once per key\)/);
     sim.clearRequests();
     await burst([api], 6);
@@ -249,9 +263,7 @@ describe("per-key rate shared across replicas through Redis", () => {
   }, 15_000);
 
   it("a Redis stall that never closed the connection: the next answer ends 'degraded', and the cluster's 429 pause holds again", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const { proxy, shared: a } = await sharedLimitThroughProxy();
     const b = sharedLimit();
     await Promise.all([untilReady(a), untilReady(b)]);
     const first = replica(a);
@@ -264,14 +276,12 @@ describe("per-key rate shared across replicas through Redis", () => {
     proxy.resume();
     // Redis answers again on the same connection ("ready" is never emitted again): B meets a 429.
     sim.clearRequests();
-    sim.addFault({ path: "/mc/apps", retryAfter: "1", times: 1 });
-    const hit = Date.now();
-    const secondCall = second.forKey(SIM_API_KEY).listApps({ limit: 1 });
     // Once B's 429 pause is in Redis, ask from A.
-    await reporting.paused;
-    await first.forKey(SIM_API_KEY).listApps({ limit: 1 });
-    const firstAnsweredAfter = Date.now() - hit;
-    await secondCall;
+    const { hit, otherAnsweredAfter: firstAnsweredAfter } = await askDuringSharedPause(
+      second,
+      reporting.paused,
+      first,
+    );
     expect(a.problem()).toBeUndefined();
     expect(firstAnsweredAfter).toBeGreaterThanOrEqual(900);
     expect(sim.requests.filter((r) => r.at - hit < 900)).toHaveLength(1);
@@ -279,19 +289,15 @@ describe("per-key rate shared across replicas through Redis", () => {
   }, 20_000);
 
   it("when Redis returns, the shared limit holds again across both replicas and /readyz is clear", async () => {
-    const proxy = tcpProxy(new URL(REDIS_URL));
-    const port = await proxy.start();
-    const a = sharedLimit(`redis://127.0.0.1:${port}`, 2);
+    const { proxy, port, shared: a } = await sharedLimitThroughProxy();
     const b = sharedLimit();
     await Promise.all([untilReady(a), untilReady(b)]);
     await proxy.cut();
-    const deadline = Date.now() + 3000;
-    while (a.problem() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(() => a.problem() !== undefined);
     expect(a.problem()).toMatch(/^degraded/);
     // Redis is back on the same address: the replica reconnects by itself (retry up to every 2 s).
     await proxy.start(port);
-    const back = Date.now() + 5000;
-    while (a.problem() !== undefined && Date.now() < back) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(() => a.problem() === undefined, 5000);
     expect(a.problem()).toBeUndefined();
     sim.clearRequests();
     // Two replicas at full local rate each (RATE) would send 2 × RATE in a second without the shared slots.

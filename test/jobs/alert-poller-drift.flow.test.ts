@@ -4,7 +4,7 @@
  * watch's channel; a change made through edgeops never is; Keep makes the new value the snapshot; Put it back
  * enters the usual change flow (Slack's confirm dialog, the policy, a second person's approval) exactly once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONFIG_CALLS, type ConfigState } from "../../src/alerts/drift.js";
 import {
   CALLS_PER_EVALUATION,
@@ -12,23 +12,14 @@ import {
   stretchedInterval,
   watchInterval,
 } from "../../src/alerts/interval.js";
-import { createPoller } from "../../src/jobs/alerts.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
-import { SIM_IDS, startSimulator } from "../../tools/simulator/index.js";
-import { steppedClock } from "../support/clock.js";
+import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../support/harness.js";
-import { dropSchema, pgReachable, randomSchema } from "../support/helpers.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
+import { pgReachable } from "../support/helpers.js";
+import { MIN, usePollerRig } from "./alert-poller-support.js";
 
-const MIN = 60_000;
 const T0 = Date.UTC(2026, 7, 20, 14, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
@@ -36,44 +27,23 @@ const BOB = "U0002";
 const CAROL = "U0003";
 const reachable = await pgReachable();
 
-let clock = T0;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const rig = usePollerRig();
 
 async function setup(engine: "sqlite" | "postgres") {
-  clock = T0;
-  const sim = await startSimulator({
-    scanDurationMs: 50,
-    apiKeys: [TEST_EDGE_KEY],
-    clock: steppedClock(() => clock),
-  });
-  cleanups.push(() => sim.close());
-  let pgSchema: string | undefined;
-  if (engine === "postgres") {
-    const schema = randomSchema();
-    pgSchema = schema;
-    cleanups.push(() => dropSchema(schema));
-  }
-  const h = await startHarness({ sim, clock: steppedClock(() => clock), ...(pgSchema ? { pgSchema } : {}) });
-  cleanups.push(() => h.close());
-  const poller = createPoller({
-    deps: h.deps,
-    clientFor: h.app.env.clientFor,
-    clock: steppedClock(() => clock),
-    budgetClock: () => clock,
-  });
-  cleanups.push(() => poller.stop());
+  rig.now = T0;
+  const { sim, h, poller } = await rig.start({ postgres: engine === "postgres", budgetOnClock: true });
   const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
   zone().wafExecutionMode = 1;
   zone().dDoSShieldSensitivity = 1;
   zone().wafEnabled = true;
   const created = await answerTo(h, `watch config ${ZONE}`, BOB);
   expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
-  const tick = async () => {
-    clock += MIN;
-    await poller.tick();
+  /** `minutes` minutes pass, the poller checking due watches after each. */
+  const tick = async (minutes = 1) => {
+    for (let i = 0; i < minutes; i++) {
+      rig.now += MIN;
+      await poller.tick();
+    }
   };
   await poller.tick(); // the snapshot
   const watch = (await h.store.watches.list("T0001", CHANNEL)).find((w) => w.kind === "config")!;
@@ -101,6 +71,12 @@ const button = (c: SlackCall | undefined, label: string) => {
   if (!b) throw new Error(`no ${label} on ${text(c)}`);
   return b;
 };
+/** Carol approves the change on `card`; resolves once the card says the change is in effect. */
+const approveUntilInEffect = async (h: Harness, card: SlackCall | undefined) => {
+  const updates = h.slack.callsTo("chat.update").length;
+  await h.click(button(card, "Approve"), { userId: CAROL });
+  await inEffect(h, updates);
+};
 
 describe.each([
   ["SQLite", "sqlite"],
@@ -114,7 +90,7 @@ describe.each([
       expect(driftPosts(h)).toHaveLength(0);
 
       expect(runSimCommand(sim, `dashboard ${ZONE} waf-mode log`)).toContain("block → log");
-      const noticedAt = clock + MIN;
+      const noticedAt = rig.now + MIN;
       await tick();
       // Held back one check: edgeops records its own change just after making it.
       expect(driftPosts(h)).toHaveLength(0);
@@ -126,8 +102,7 @@ describe.each([
       );
       expect(findButtons(post?.args.blocks).map((b) => b.text)).toEqual(["Put it back", "Keep"]);
       // Reported once, not at every evaluation.
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(1);
 
       const res = await h.click(button(post, "Keep"), {
@@ -146,8 +121,7 @@ describe.each([
 
       // Back to Block in the dashboard: a drift from the kept value.
       runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(2);
       expect(text(driftPosts(h)[1])).toContain("WAF execution mode Log → Block");
     },
@@ -190,14 +164,12 @@ describe.each([
       await h.click(button(card, "Approve"), { userId: CAROL });
       await h.slack.waitForCall("chat.update", (c) => text(c).includes("is in effect"));
       expect(zone().dDoSShieldSensitivity).toBe(3);
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h).map(text)).toEqual([]);
 
       // In the dashboard: posted; Put it back asks for High again through the change flow.
       runSimCommand(sim, `dashboard ${ZONE} ddos off`);
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(1);
       const post = driftPosts(h)[0];
       expect(text(post)).toContain("DDoS sensitivity High → Off, not through edgeops");
@@ -218,9 +190,7 @@ describe.each([
       const again = await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
       const answer = await h.slack.waitForResponse(again.responseId);
       expect(blocksText(answer.body.blocks)).toContain("This button was already used");
-      const updates = h.slack.callsTo("chat.update").length;
-      await h.click(button(waiting, "Approve"), { userId: CAROL });
-      await inEffect(h, updates);
+      await approveUntilInEffect(h, waiting);
       expect(zone().dDoSShieldSensitivity).toBe(3);
       const cards = h.slack
         .callsTo("chat.postMessage")
@@ -228,8 +198,7 @@ describe.each([
         .filter((c) => findButtons(c.args.blocks).some((b) => b.text === "Approve"));
       expect(cards).toHaveLength(1);
       // Put back through edgeops: no new drift post.
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(1);
     },
   );
@@ -247,8 +216,7 @@ describe.each([
         "bot category aiscraper",
       );
       expect(runSimCommand(sim, `dashboard ${ZONE} waf off`)).toContain("waf on → off");
-      await tick();
-      await tick();
+      await tick(2);
       const posts = driftPosts(h);
       expect(posts.map(text).map((t) => t.split("\n")[0])).toEqual([
         expect.stringContaining(
@@ -264,17 +232,14 @@ describe.each([
         "chat.postMessage",
         (c) => text(c).includes("AI scraper") && findButtons(c.args.blocks).some((b) => b.text === "Approve"),
       );
-      const updates = h.slack.callsTo("chat.update").length;
-      await h.click(button(card, "Approve"), { userId: CAROL });
-      await inEffect(h, updates);
+      await approveUntilInEffect(h, card);
       const groups = () => [...sim.state.botCategoriesByKey.values(), sim.state.botCategories.get(ZONE)];
       const actions = groups()
         .flatMap((g) => g ?? [])
         .filter((g) => g.category === 2)
         .map((g) => g.categoryAction);
       expect(actions).toContain(was);
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(2);
     },
   );
@@ -288,21 +253,17 @@ describe.each([
       const card = await h.slack.waitForCall("chat.postMessage", (c) =>
         findButtons(c.args.blocks).some((b) => b.text === "Approve"),
       );
-      const updates = h.slack.callsTo("chat.update").length;
-      await h.click(button(card, "Approve"), { userId: CAROL });
       const lists = () => sim.state.accessLists.get(ZONE) ?? [];
       // The approval card's impact preview searches the simulator's event log in this process first.
-      await inEffect(h, updates);
+      await approveUntilInEffect(h, card);
       expect(lists().map((l) => l.name)).toContain("edgeops: blocked IPs");
-      await tick();
-      await tick();
+      await tick(2);
       expect(driftPosts(h)).toHaveLength(0);
 
       const own = lists().find((l) => l.name === "edgeops: blocked IPs")!;
       own.isEnabled = false;
       lists().push({ ...own, id: own.id + 1000, name: "partners", isEnabled: true, action: 1 });
-      await tick();
-      await tick();
+      await tick(2);
       const posts = driftPosts(h).map(text);
       expect(posts).toHaveLength(2);
       expect(posts[0]).toContain("Number of your own custom access lists 0 → 1, not through edgeops");

@@ -17,6 +17,16 @@ const ZONE = SIM_IDS.zoneEnterprise;
 const rig = usePollerRig();
 const setup = (o: { env?: Record<string, string>; sim?: Simulator; dataDir?: string } = {}) => rig.start(o);
 
+/** From T0: the bot and its poller, and an app the simulator has active. */
+async function setupWithAnActiveApp() {
+  rig.now = T0;
+  const started = await setup();
+  const apps = await started.h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
+  const app = apps.items.find((a) => a.status === "active");
+  if (!app) throw new Error("the simulator has no active app");
+  return { ...started, app };
+}
+
 const inChannel = (h: Harness, channel: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
 const parents = (h: Harness, channel = "C0001") => inChannel(h, channel).filter((c) => !c.args.thread_ts);
@@ -159,11 +169,7 @@ describe("the parent's buttons", () => {
 
 describe("/edge watch apps", () => {
   it("a failing app is one alert with a Restart button; back to active resolves it with the duration", async () => {
-    rig.now = T0;
-    const { sim, h, poller } = await setup();
-    const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
-    const app = apps.items.find((a) => a.status === "active");
-    if (!app) throw new Error("the simulator has no active app");
+    const { sim, h, poller, app } = await setupWithAnActiveApp();
     expect((await answerTo(h, "watch apps", "U0001")).text).toContain("Watching apps");
     await poller.tick();
     expect(parents(h)).toHaveLength(0);
@@ -193,11 +199,7 @@ describe("/edge watch apps", () => {
   });
 
   it("a channel that refuses posts marks the watch failing, tells its creator once, and the open alert is posted once it can", async () => {
-    rig.now = T0;
-    const { sim, h, poller } = await setup();
-    const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
-    const app = apps.items.find((a) => a.status === "active");
-    if (!app) throw new Error("no active app");
+    const { sim, h, poller, app } = await setupWithAnActiveApp();
     await answerTo(h, "watch apps failing", "U0002", "C0002");
     await poller.tick();
     h.slack.addFault({ method: "chat.postMessage", error: "not_in_channel", channel: "C0002", times: 2 });
@@ -224,11 +226,7 @@ describe("/edge watch apps", () => {
   });
 
   it("muted: tracked but not posted; the alert still open when the mute ends is posted then", async () => {
-    rig.now = T0;
-    const { sim, h, poller } = await setup();
-    const apps = await h.deps.edge.forKey(TEST_EDGE_KEY).listApps({ limit: 1000 });
-    const app = apps.items.find((a) => a.status === "active");
-    if (!app) throw new Error("no active app");
+    const { sim, h, poller, app } = await setupWithAnActiveApp();
     await answerTo(h, "watch apps", "U0001");
     const [watch] = await h.store.watches.list("T0001", "C0001");
     expect((await answerTo(h, `watch mute ${watch!.id} 5m`, "U0001")).text).toContain("muted until");

@@ -15,8 +15,17 @@ import { startWorld } from "../support/world.js";
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
 
-/** A bot-category request left `approved` (its replica died before the apply finished). */
-async function leftApproved(h: Harness, teamId: string, shieldZoneId = ZONE, category = 1) {
+/**
+ * A bot-category request left `approved` (its replica died before the apply finished); with
+ * `undoAfterMs`, a temporary one.
+ */
+async function leftApproved(
+  h: Harness,
+  teamId: string,
+  shieldZoneId = ZONE,
+  category = 1,
+  undoAfterMs?: number,
+) {
   const r = await h.store.approvals.create({
     kind: "bot_category",
     teamId,
@@ -25,6 +34,7 @@ async function leftApproved(h: Harness, teamId: string, shieldZoneId = ZONE, cat
     params: { shieldZoneId, category, action: 1 },
     observed: 0,
     expiresAt: h.deps.clock.now() + 30 * 60_000,
+    ...(undoAfterMs === undefined ? {} : { undoAfterMs }),
   });
   await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
   return r.id;
@@ -74,49 +84,78 @@ function guarded<T>(work: Promise<T>, what: string): Promise<T> {
 /** A temporary bot-category change (Block, was None) in force and due to be undone. */
 async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, category: number) {
   h.sim.state.botCategories.get(shieldZoneId)!.find((g) => g.category === category)!.categoryAction = 1;
-  const r = await h.store.approvals.create({
-    kind: "bot_category",
-    teamId,
-    channelId: "C0001",
-    requesterId: "U0002",
-    params: { shieldZoneId, category, action: 1 },
-    observed: 0,
-    expiresAt: h.deps.clock.now() + 30 * 60_000,
-    undoAfterMs: 60_000,
-  });
-  await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
-  await h.store.approvals.transition(r.id, "approved", "applied", { undoAt: h.deps.clock.now() });
-  return r.id;
+  const id = await leftApproved(h, teamId, shieldZoneId, category, 60_000);
+  await h.store.approvals.transition(id, "approved", "applied", { undoAt: h.deps.clock.now() });
+  return id;
 }
 
-/** One workspace's three slow undos, due first; another workspace's undo is not held behind them. */
-async function slowWorkspace(options: HarnessOptions = {}) {
+/**
+ * One workspace's three requests on a zone whose reads are held until the end, made first; another
+ * workspace's request on a zone that answers is settled by `sweep` while at most one of the slow ones is,
+ * and all four are once the held reads are released.
+ */
+async function slowWorkspaceAmongOthers(
+  options: HarnessOptions,
+  requests: {
+    /** The simulator's state before the requests are made. */
+    prepare?: (h: Harness, zones: number[]) => void;
+    make: (h: Harness, teamId: string, shieldZoneId: number, category: number) => Promise<string>;
+    /** How long after the requests are made the sweep runs. */
+    dueAfterMs: number;
+    sweep: (deps: Deps) => Promise<{ state: string }[]>;
+    settled: string;
+  },
+) {
   const h = await startHarness(options);
   try {
     await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
     const slowZone = SIM_IDS.firstShieldZone + 1;
     const fastZone = SIM_IDS.firstShieldZone + 2;
-    // The slow workspace's reads are held until the other workspace's undo is done.
+    requests.prepare?.(h, [slowZone, fastZone]);
+    // The slow workspace's reads are held until the other workspace's request is settled.
     let release = () => {};
     const held = new Promise<void>((r) => (release = r));
     h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, holdUntil: held });
     const slow: string[] = [];
-    for (const category of [1, 2, 3]) slow.push(await dueUndo(h, "T0002", slowZone, category));
+    for (const category of [1, 2, 3]) slow.push(await requests.make(h, "T0002", slowZone, category));
     h.advanceClock(10);
-    const fast = await dueUndo(h, "T0001", fastZone, 1);
-    h.advanceClock(1_000);
+    const fast = await requests.make(h, "T0001", fastZone, 1);
+    h.advanceClock(requests.dueAfterMs);
 
-    const undone = async (id: string) => (await h.store.approvals.get(id))?.state === "undone";
+    const settled = async (id: string) => (await h.store.approvals.get(id))?.state === requests.settled;
     const watched = watchTransitions(h);
-    const sweep = undoDue(watched.deps);
-    await watched.until(() => undone(fast));
-    const slowDoneFirst = (await Promise.all(slow.map(undone))).filter(Boolean).length;
-    expect(slowDoneFirst).toBeLessThanOrEqual(1);
+    const sweep = requests.sweep(watched.deps);
+    await watched.until(() => settled(fast));
+    expect((await Promise.all(slow.map(settled))).filter(Boolean).length).toBeLessThanOrEqual(1);
     release();
-    expect((await sweep).map((r) => r.state)).toEqual(["undone", "undone", "undone", "undone"]);
+    expect((await sweep).map((r) => r.state)).toEqual(Array.from({ length: 4 }, () => requests.settled));
   } finally {
     await h.close();
   }
+}
+
+/** One workspace's three slow undos, due first; another workspace's undo is not held behind them. */
+function slowWorkspace(options: HarnessOptions = {}) {
+  return slowWorkspaceAmongOthers(options, {
+    make: dueUndo,
+    dueAfterMs: 1_000,
+    sweep: undoDue,
+    settled: "undone",
+  });
+}
+
+/** One workspace's three stale requests with slow reads, stale first; another's is not held behind them. */
+function slowReconcile(options: HarnessOptions = {}) {
+  return slowWorkspaceAmongOthers(options, {
+    prepare: (h, zones) => {
+      for (const zone of zones)
+        for (const g of h.sim.state.botCategories.get(zone)!) if (g.category <= 3) g.categoryAction = 1;
+    },
+    make: leftApproved,
+    dueAfterMs: 61_000,
+    sweep: reconcileStale,
+    settled: "applied",
+  });
 }
 
 /**
@@ -143,37 +182,6 @@ function watchTransitions(h: Harness) {
       ask();
     });
   return { deps, until };
-}
-
-/** One workspace's three stale requests with slow reads, stale first; another's is not held behind them. */
-async function slowReconcile(options: HarnessOptions = {}) {
-  const h = await startHarness(options);
-  try {
-    await h.store.keys.set("T0002", TEST_EDGE_KEY, "U0001");
-    const slowZone = SIM_IDS.firstShieldZone + 1;
-    const fastZone = SIM_IDS.firstShieldZone + 2;
-    for (const zone of [slowZone, fastZone])
-      for (const g of h.sim.state.botCategories.get(zone)!) if (g.category <= 3) g.categoryAction = 1;
-    // The slow workspace's reads are held until the other workspace's request is reconciled.
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    h.sim.addFault({ path: `/shield/shield-zone/${slowZone}/bot-categorization`, holdUntil: held });
-    const slow: string[] = [];
-    for (const category of [1, 2, 3]) slow.push(await leftApproved(h, "T0002", slowZone, category));
-    h.advanceClock(10);
-    const fast = await leftApproved(h, "T0001", fastZone, 1);
-    h.advanceClock(61_000);
-
-    const applied = async (id: string) => (await h.store.approvals.get(id))?.state === "applied";
-    const watched = watchTransitions(h);
-    const sweep = reconcileStale(watched.deps);
-    await watched.until(() => applied(fast));
-    expect((await Promise.all(slow.map(applied))).filter(Boolean).length).toBeLessThanOrEqual(1);
-    release();
-    expect((await sweep).map((r) => r.state)).toEqual(["applied", "applied", "applied", "applied"]);
-  } finally {
-    await h.close();
-  }
 }
 
 /** 30 expired requests of one workspace, older than another's: that one is not expired last. */

@@ -70,6 +70,28 @@ function jumpingScanClock(): Pick<Clock, "sleep" | "elapsed"> {
   };
 }
 
+/**
+ * A scan-wait clock whose sleeps hang until `release()`; `entered` resolves once the run is in its first
+ * sleep. Released, it jumps as jumpingScanClock does.
+ */
+function hangingScanClock() {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let enter = () => {};
+  const entered = new Promise<void>((r) => (enter = r));
+  const jumping = jumpingScanClock();
+  const clock: Pick<Clock, "sleep" | "elapsed"> = {
+    elapsed: jumping.elapsed,
+    sleep: (ms, signal) => {
+      enter();
+      return released.then(() => jumping.sleep(ms, signal));
+    },
+  };
+  return { clock, entered, release };
+}
+
 /** Make the zone's scans look unfinished whatever the simulator's real-time scan duration. */
 function scansNeverFinish(zoneId: number): void {
   h.sim.addFault({
@@ -366,34 +388,18 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     // The scan never finishes, so A's run waits (in the sleep it is given) instead of posting at once.
     scansNeverFinish(SIM_IDS.dnsZoneCompleted);
     // Replica A claims at 09:00 and hangs in its scan wait (as a replica that stopped would).
-    let releaseA: () => void = () => {};
-    const stuck = new Promise<void>((resolve) => {
-      releaseA = resolve;
-    });
     const outcomesA: string[] = [];
-    let hung = () => {};
-    const aHangs = new Promise<void>((r) => (hung = r));
-    const scanTimeA = jumpingScanClock();
+    // Its first sleep hangs until released; then its scan wait gives up without real time passing.
+    const scanTimeA = hangingScanClock();
     const a = scheduler({
       leaseMs: 60_000,
-      scanWait: {
-        firstDelayMs: 20,
-        maxWaitMs: 3_000,
-        // Its first sleep hangs until released; then its scan wait gives up without real time passing.
-        clock: {
-          elapsed: scanTimeA.elapsed,
-          sleep: (ms, signal) => {
-            hung();
-            return stuck.then(() => scanTimeA.sleep(ms, signal));
-          },
-        },
-      },
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: scanTimeA.clock },
       onRun: (_s, r) => outcomesA.push(r.outcome),
     });
     clock = Date.parse("2026-05-04T09:00:00Z");
     const tickA = a.tick();
     // A has claimed (its run is in its scan wait): the lease is its.
-    await aHangs;
+    await scanTimeA.entered;
     expect((await reload(s)).leaseUntil).toBe(clock + 60_000);
     // B ticks while A's lease holds: nothing is due.
     const b = scheduler({
@@ -410,7 +416,7 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     expect(after).toMatchObject({ leaseUntil: null, lastOutcome: "partial", lastRunAt: clock });
     expect(iso(after.nextRunAt)).toBe("2026-05-05T09:00:00.000Z");
     // A wakes up: the fence stops its post.
-    releaseA();
+    scanTimeA.release();
     await tickA;
     expect(outcomesA).toEqual(["superseded"]);
     expect(posts("C0LEASE")).toHaveLength(1);
@@ -421,34 +427,18 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
     clock = Date.parse("2026-05-04T08:59:00Z");
     const s = await schedule("C0RENEW", ["daily", "09:00"], "UTC");
     scansNeverFinish(SIM_IDS.dnsZoneCompleted);
-    let wake: () => void = () => {};
-    const asleep = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
     // A's renewals (every leaseMs / 3) run on this manual clock's timers, stamped with `clock`.
     const timers = createManualClock(0);
-    let inWait = () => {};
-    const aWaits = new Promise<void>((r) => (inWait = r));
-    const scanTimeA = jumpingScanClock();
+    const scanTimeA = hangingScanClock();
     const a = scheduler({
       leaseMs: 1_500,
       clock: { ...timers, now: () => clock },
-      scanWait: {
-        firstDelayMs: 20,
-        maxWaitMs: 3_000,
-        clock: {
-          elapsed: scanTimeA.elapsed,
-          sleep: (ms, signal) => {
-            inWait();
-            return asleep.then(() => scanTimeA.sleep(ms, signal));
-          },
-        },
-      },
+      scanWait: { firstDelayMs: 20, maxWaitMs: 3_000, clock: scanTimeA.clock },
     });
     const b = scheduler({ leaseMs: 3_000 });
     clock = Date.parse("2026-05-04T09:00:00Z");
     const tickA = a.tick();
-    await aWaits;
+    await scanTimeA.entered;
     // 4 s pass (A renews every 500 ms, stamped by the clock that moves with its timers); B keeps looking.
     for (let i = 0; i < 10; i++) {
       clock += 400;
@@ -456,7 +446,7 @@ describe("scheduler: leases (a run lost with its replica is run by another, once
       await h.settled();
       expect(await b.tick()).toBe(0);
     }
-    wake();
+    scanTimeA.release();
     expect(await tickA).toBe(1);
     expect(posts("C0RENEW")).toHaveLength(1);
     expect(await reload(s)).toMatchObject({ leaseUntil: null, lastOutcome: "partial" });

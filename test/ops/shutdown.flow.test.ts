@@ -32,22 +32,31 @@ async function quiet(o: OpsBot): Promise<void> {
   throw new Error("the bot did not go quiet");
 }
 
+/**
+ * `/edge apps` in flight, held at the Edge API until `answer()`; then the bot's stop begins (`started`, on
+ * `now`), and `stopped()` says whether it has ended.
+ */
+async function stopWithCommandInFlight(o: OpsBot, now: () => number) {
+  let answer = () => {};
+  o.sim.addFault({ path: "/mc/apps", holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
+  const command = await o.command("apps");
+  expect(command.status).toBe(200);
+  await o.sim.waitForRequest((r) => r.path.includes("/apps"));
+
+  const started = now();
+  let stopped = false;
+  const stopping = o.bot.stop().then(() => {
+    stopped = true;
+  });
+  return { command, answer, started, stopping, stopped: () => stopped };
+}
+
 describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)", () => {
   it("lets a command in flight finish within SHUTDOWN_TIMEOUT_MS, refuses new ones with a sentence, reports not ready", async () => {
     ob = await startOpsBot({ SHUTDOWN_TIMEOUT_MS: "5000" });
     const o = ob;
     // The Edge API answers the command in flight when the test says (after the drain has been checked).
-    let answer = () => {};
-    o.sim.addFault({ path: "/mc/apps", holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
-    const first = await o.command("apps");
-    expect(first.status).toBe(200);
-    await o.sim.waitForRequest((r) => r.path.includes("/apps"));
-
-    const started = Date.now();
-    let stopped = false;
-    const stopping = o.bot.stop().then(() => {
-      stopped = true;
-    });
+    const { command: first, answer, started, stopping, stopped } = await stopWithCommandInFlight(o, Date.now);
     // While draining: readiness fails (load balancers stop sending), liveness holds, new work is refused.
     const ready = await o.get("/readyz");
     expect(ready.status).toBe(503);
@@ -80,7 +89,7 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
     });
 
     // Still draining, after all those round trips: the stop waits for the command in flight.
-    expect(stopped).toBe(false);
+    expect(stopped()).toBe(false);
     answer();
     await stopping;
     const took = Date.now() - started;
@@ -105,23 +114,13 @@ describe("graceful shutdown with a slow Edge API (startBot, real loopback HTTP)"
     ob = await startOpsBot({ SHUTDOWN_TIMEOUT_MS: "300" }, { clock });
     const o = ob;
     // The Edge API does not answer the command before the deadline (held until after the stop).
-    let answer = () => {};
-    o.sim.addFault({ path: "/mc/apps", holdUntil: new Promise<void>((r) => (answer = r)), times: 1 });
-    const slow = await o.command("apps");
-    expect(slow.status).toBe(200);
-    await o.sim.waitForRequest((r) => r.path.includes("/apps"));
-
-    const started = clock.now();
-    let stopped = false;
-    const stopping = o.bot.stop().then(() => {
-      stopped = true;
-    });
+    const { command: slow, answer, started, stopping, stopped } = await stopWithCommandInFlight(o, clock.now);
     // Up to a millisecond before its 300 ms deadline the stop still waits for the command in flight.
     await clock.advance(299);
-    expect(stopped).toBe(false);
+    expect(stopped()).toBe(false);
     // At the deadline it gives up on it and stops; what is left (answering it, closing) needs no more time.
     await clock.advance(1);
-    for (let turn = 0; turn < 10_000 && !stopped; turn++) await clock.advance(0);
+    for (let turn = 0; turn < 10_000 && !stopped(); turn++) await clock.advance(0);
     await stopping;
     expect(clock.now() - started).toBe(300);
 

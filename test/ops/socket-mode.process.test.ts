@@ -139,31 +139,47 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
+/** A fresh data directory and a Socket Mode configuration pointing at the fake, with `env` on top. */
+function socketModeConfig(fake: FakeSocketSlack, env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
+  const config = loadConfig({
+    SLACK_APP_TOKEN: "xapp-1-test-app-token",
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_API_URL: fake.apiUrl,
+    EDGE_API_URL: "http://127.0.0.1:9",
+    DATA_DIR: dataDir,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    PORT: "0",
+    ...env,
+  });
+  return { config, dataDir };
+}
+
+/** After the test: stop the bot (unless the test already did), close the fake, remove the data directory. */
+function cleanUpAfterTest(
+  bot: RunningBot,
+  fake: FakeSocketSlack,
+  dataDir: string,
+  stoppedByTest: () => boolean = () => false,
+): void {
+  cleanup = async () => {
+    if (!stoppedByTest()) await bot.stop().catch(() => undefined);
+    await fake.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
 describe("Socket Mode: the operations endpoints on PORT and readiness that follows the connection", () => {
   it("serves /healthz, /readyz and /metrics, and /readyz names slack while the socket is down", async () => {
     const fake = await startFakeSocketSlack();
-    const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
-    const config = loadConfig({
-      SLACK_APP_TOKEN: "xapp-1-test-app-token",
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_API_URL: fake.apiUrl,
-      EDGE_API_URL: "http://127.0.0.1:9",
-      DATA_DIR: dataDir,
-      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      PORT: "0",
-      SHUTDOWN_TIMEOUT_MS: "1000",
-    });
+    const { config, dataDir } = socketModeConfig(fake, { SHUTDOWN_TIMEOUT_MS: "1000" });
     const logs = new LogCapture();
     const bot: RunningBot = await startBot({
       config,
       logger: createLogger({ level: "debug", destination: logs }),
     });
     let stopped = false;
-    cleanup = async () => {
-      if (!stopped) await bot.stop().catch(() => undefined);
-      await fake.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
+    cleanUpAfterTest(bot, fake, dataDir, () => stopped);
     expect(bot.mode).toBe("socket");
     expect(bot.port).toBeGreaterThan(0);
     const base = `http://127.0.0.1:${bot.port}`;
@@ -201,28 +217,14 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
   it("Slack unreachable at start: running at once, /readyz names slack, connects with backoff once Slack answers", async () => {
     const fake = await startFakeSocketSlack();
     fake.reachable = false;
-    const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
-    const config = loadConfig({
-      SLACK_APP_TOKEN: "xapp-1-test-app-token",
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_API_URL: fake.apiUrl,
-      EDGE_API_URL: "http://127.0.0.1:9",
-      DATA_DIR: dataDir,
-      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      PORT: "0",
-      SHUTDOWN_TIMEOUT_MS: "1000",
-    });
+    const { config, dataDir } = socketModeConfig(fake, { SHUTDOWN_TIMEOUT_MS: "1000" });
     const logs = new LogCapture();
     const starting = startBot({ config, logger: createLogger({ level: "debug", destination: logs }) });
     // Before: startBot waited for the WebSocket (apps.connections.open retried for minutes).
     const bot = await withDeadline(systemClock, starting, 3000, () => {
       throw new Error("startBot did not return while Slack was unreachable");
     });
-    cleanup = async () => {
-      await bot.stop().catch(() => undefined);
-      await fake.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
+    cleanUpAfterTest(bot, fake, dataDir);
     const base = `http://127.0.0.1:${bot.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const down = await fetch(`${base}/readyz`);
@@ -246,22 +248,9 @@ describe("Socket Mode: the operations endpoints on PORT and readiness that follo
 
   it("acks a slash command arriving over the socket, runs it through the in-flight tracking, counts it", async () => {
     const fake = await startFakeSocketSlack();
-    const dataDir = mkdtempSync(join(tmpdir(), "edgeops-sock-"));
-    const config = loadConfig({
-      SLACK_APP_TOKEN: "xapp-1-test-app-token",
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_API_URL: fake.apiUrl,
-      EDGE_API_URL: "http://127.0.0.1:9",
-      DATA_DIR: dataDir,
-      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      PORT: "0",
-    });
+    const { config, dataDir } = socketModeConfig(fake);
     const bot = await startBot({ config, logger: createLogger({ level: "silent" }) });
-    cleanup = async () => {
-      await bot.stop().catch(() => undefined);
-      await fake.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
+    cleanUpAfterTest(bot, fake, dataDir);
     await waitUntilReady(`http://127.0.0.1:${bot.port}`);
     fake.send({
       envelope_id: "env-1",

@@ -8,7 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from "../../tools/simulator/index.js";
-import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
+import { blocksText, commandAnswer, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /** Workspace T0002 stores a key of another bunny.net account. */
 const OTHER_KEY = "sim-other-key-4b8d1e6f90a2";
@@ -38,16 +38,7 @@ beforeEach(async () => {
   sim.clearRequests();
 });
 
-async function run(text: string, who: { teamId?: string } = {}) {
-  const res = await h.command(text, who);
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return {
-    body: answer.body,
-    text: blocksText(answer.body.blocks),
-    buttons: findButtons(answer.body.blocks),
-  };
-}
+const run = (text: string, who: { teamId?: string } = {}) => commandAnswer(h, text, who);
 
 const requestsTo = (path: string | RegExp, key?: string) =>
   sim.requests.filter(

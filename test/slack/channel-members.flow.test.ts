@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_PATTERNS, ACTIONS, CHANGE_MODAL, FUNCTIONS, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { selected, submitChangeModal } from "../support/change-modal.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**
@@ -12,12 +13,7 @@ import { blocksText, findButtons, type Harness, startHarness } from "../support/
 const BOB = "U0002";
 const CAROL = "U0003";
 const PRIVATE = "G0SECRET";
-const rid = () => Math.random().toString(36).slice(2);
 const ranBy = (id: string) => ({ id, secret: `uctx-secret-of-${id}` });
-const selected = (value: string) => ({
-  type: "static_select",
-  selected_option: { value, text: { type: "plain_text", text: value } },
-});
 
 describe("acting in a channel needs its members", () => {
   let h: Harness;
@@ -35,48 +31,26 @@ describe("acting in a channel needs its members", () => {
 
   /** The change modal submitted by Bob with a DDoS change to be confirmed in `channel`. */
   async function submitModal(channel: string) {
-    const responseId = `modal-${rid()}`;
-    const res = await h.interact({
-      type: "view_submission",
-      trigger_id: `trigger-${rid()}`,
-      api_app_id: "A0001",
-      token: "legacy",
-      user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
-      team: { id: "T0001", domain: "acme" },
-      view: {
-        id: "V1",
-        hash: "h1",
-        type: "modal",
-        callback_id: VIEWS.changeModal,
-        blocks: [],
-        private_metadata: "",
-        state: {
-          values: {
-            [CHANGE_MODAL.kind]: { [ACTIONS.changeModalKind]: selected("ddos") },
-            [CHANGE_MODAL.target]: {
-              value: {
-                type: "external_select",
-                selected_option: { value: String(SIM_IDS.zoneUnderAttack) },
-              },
-            },
-            [`${CHANGE_MODAL.fieldPrefix}value`]: { value: selected("high") },
-            [CHANGE_MODAL.channel]: {
-              value: { type: "conversations_select", selected_conversation: channel },
-            },
+    const submitted = await submitChangeModal(
+      h,
+      { id: "V1", hash: "h1", callback_id: VIEWS.changeModal, blocks: [] },
+      {
+        [CHANGE_MODAL.kind]: { [ACTIONS.changeModalKind]: selected("ddos") },
+        [CHANGE_MODAL.target]: {
+          value: {
+            type: "external_select",
+            selected_option: { value: String(SIM_IDS.zoneUnderAttack) },
           },
         },
-      },
-      response_urls: [
-        {
-          block_id: CHANGE_MODAL.channel,
-          action_id: CHANGE_MODAL.value,
-          channel_id: channel,
-          response_url: h.slack.responseUrl(responseId),
+        [`${CHANGE_MODAL.fieldPrefix}value`]: { value: selected("high") },
+        [CHANGE_MODAL.channel]: {
+          value: { type: "conversations_select", selected_conversation: channel },
         },
-      ],
-    });
-    expect(res.status).toBe(200);
-    return { res, responseId };
+      },
+      channel,
+    );
+    expect(submitted.res.status).toBe(200);
+    return submitted;
   }
 
   it("Request a change: a channel Bob is not in keeps the modal open with the reason; nothing is posted there", async () => {

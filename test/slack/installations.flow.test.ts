@@ -11,6 +11,7 @@ import {
   answerTo,
   blocksText,
   cardUpdate,
+  eventCallback,
   findButtons,
   type Harness,
   type HarnessOptions,
@@ -18,7 +19,6 @@ import {
   SIGNING_SECRET,
   startHarness,
 } from "../support/harness.js";
-import { dropSchema, IN_CI, pgReachable, randomSchema } from "../support/helpers.js";
 import { postSigned } from "../support/slack-signer.js";
 import { useHarness } from "../support/use-harness.js";
 
@@ -114,19 +114,18 @@ const CAROL = "U0003";
 
 /** An event Slack sends without authorizations (Bolt skips authorize for these two). */
 async function sendEvent(h: Harness, teamId: string, event: Record<string, unknown>) {
-  const body = {
-    token: "legacy",
-    team_id: teamId,
-    api_app_id: "A0001",
-    type: "event_callback",
-    event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { ...event, event_ts: String(Date.now() / 1000) },
-  };
+  const body = eventCallback(teamId, { ...event, event_ts: String(Date.now() / 1000) });
   const res = await postSigned(h.eventsUrl, JSON.stringify(body), SIGNING_SECRET, {
     contentType: "application/json",
   });
   expect(res.status).toBe(200);
+}
+
+/** The bot installed by OAuth in `installs`; `events` tells when it has handled an event. */
+async function startInstalledIn(installs: string[], options: HarnessOptions = {}) {
+  const events = eventsHandled();
+  const h = await startHarness({ ...options, oauth: true, installs, middleware: [events.middleware] });
+  return { events, h };
 }
 
 async function auditOf(h: Harness, teamId: string) {
@@ -138,13 +137,7 @@ async function uninstallForgetsTheWorkspace(
   options: HarnessOptions,
   event: "app_uninstalled" | "tokens_revoked",
 ) {
-  const events = eventsHandled();
-  const h = await startHarness({
-    ...options,
-    oauth: true,
-    installs: ["T0001", "T0002"],
-    middleware: [events.middleware],
-  });
+  const { events, h } = await startInstalledIn(["T0001", "T0002"], options);
   try {
     const category = (c: number) => h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;
     // A temporary change in force: Bob blocks category 1 for 30 minutes, Carol approves.
@@ -263,8 +256,7 @@ describe("a workspace that removes edgeops", () => {
   );
 
   it("a revoked user token alone changes nothing", async () => {
-    const events = eventsHandled();
-    const h = await startHarness({ oauth: true, installs: ["T0001"], middleware: [events.middleware] });
+    const { events, h } = await startInstalledIn(["T0001"]);
     try {
       await sendEvent(h, "T0001", { type: "tokens_revoked", tokens: { oauth: ["U0001"], bot: [] } });
       await events.handled("tokens_revoked");
@@ -282,13 +274,7 @@ const rid = () => Math.random().toString(36).slice(2);
 
 /** An org-wide (Enterprise Grid) install removed: its installation goes, and the workspaces it can name. */
 async function enterpriseUninstall(options: HarnessOptions) {
-  const events = eventsHandled();
-  const h = await startHarness({
-    ...options,
-    oauth: true,
-    installs: ["T0001", "T0003"],
-    middleware: [events.middleware],
-  });
+  const { events, h } = await startInstalledIn(["T0001", "T0003"], options);
   try {
     const ENTERPRISE = "E0001";
     const installation = {
@@ -354,23 +340,10 @@ async function enterpriseUninstall(options: HarnessOptions) {
   }
 }
 
-const pgUp = await pgReachable();
-
 describe("an org-wide (Enterprise Grid) install removed", () => {
   it("its installation and tokens go, and the enterprise's workspaces are forgotten with their keys (SQLite)", async () => {
     await enterpriseUninstall({});
   }, 30_000);
 
-  it.runIf(pgUp || IN_CI)(
-    "the same on PostgreSQL",
-    async () => {
-      const schema = randomSchema();
-      try {
-        await enterpriseUninstall({ pgSchema: schema });
-      } finally {
-        await dropSchema(schema).catch(() => undefined);
-      }
-    },
-    30_000,
-  );
+  it.runIf(postgresTests)("the same on PostgreSQL", () => onPostgres(enterpriseUninstall), 30_000);
 });

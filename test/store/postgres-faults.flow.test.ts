@@ -1,18 +1,13 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { openStore, type Store, StoreError } from "../../src/store/index.js";
+import type pg from "pg";
+import { describe, expect, it } from "vitest";
+import { type Store, StoreError } from "../../src/store/index.js";
+import { captureLogger, pgReachable, TEST_DATABASE_URL } from "../support/helpers.js";
 import {
-  captureLogger,
-  configFor,
-  dropSchema,
-  masterKeyB64,
-  pgReachable,
-  randomSchema,
-  TEST_DATABASE_URL,
-  tempDir,
-} from "../support/helpers.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
+  holdMigrationLock,
+  migrationLockName,
+  proxiedTestDatabase,
+  usePostgresFaultStores,
+} from "../support/postgres-fault-store.js";
 
 const reachable = await pgReachable();
 
@@ -46,28 +41,13 @@ async function triesOfLock(observer: pg.Client, schema: string, count: number): 
  * client's grace on a silent connection, the migration lock's give-up) is in postgres-faults.process.test.ts.
  */
 describe.skipIf(!reachable)("PostgreSQL faults", () => {
-  const schemas: string[] = [];
-  let dataDir: string;
-  let cleanupDir: () => Promise<void>;
-  beforeAll(async () => {
-    ({ dir: dataDir, cleanup: cleanupDir } = await tempDir());
-  });
-  afterAll(async () => {
-    for (const s of schemas) await dropSchema(s);
-    await cleanupDir();
-  });
+  const stores = usePostgresFaultStores();
 
   it("unreachable at start: a typed StoreError with a clear message and no password", async () => {
     const cap = captureLogger();
-    const err = await openStore({
-      clock: systemClock,
-      config: configFor({
-        DATA_DIR: dataDir,
-        ENCRYPTION_KEY: masterKeyB64(),
-        DATABASE_URL: "postgres://postgres:hunter2secret@127.0.0.1:1/test",
-      }),
-      logger: cap.logger,
-    }).catch((e: unknown) => e);
+    const err = await stores
+      .open({ DATABASE_URL: "postgres://postgres:hunter2secret@127.0.0.1:1/test" }, { logger: cap.logger })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreError);
     const se = err as StoreError;
     expect(se.kind).toBe("unavailable");
@@ -77,19 +57,10 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
   });
 
   it("unreachable at run time: ping rejects, users get 'storage unavailable', and it recovers", async () => {
-    const schema = randomSchema();
-    schemas.push(schema);
-    const p = tcpProxy(new URL(TEST_DATABASE_URL));
-    const port = await p.start();
-    const url = new URL(TEST_DATABASE_URL);
-    url.host = `127.0.0.1:${port}`;
+    const schema = stores.newSchema();
+    const { proxy: p, port, url } = await proxiedTestDatabase();
     const cap = captureLogger();
-    const store: Store = await openStore({
-      clock: systemClock,
-      config: configFor({ DATA_DIR: dataDir, ENCRYPTION_KEY: masterKeyB64(), DATABASE_URL: url.toString() }),
-      logger: cap.logger,
-      pgSchema: schema,
-    });
+    const store: Store = await stores.open({ DATABASE_URL: url }, { logger: cap.logger, pgSchema: schema });
     try {
       await store.keys.set("T1", "edge-key-before-outage", "U1");
       await p.cut();
@@ -111,29 +82,17 @@ describe.skipIf(!reachable)("PostgreSQL faults", () => {
   });
 
   it("migrations wait for the advisory lock another process holds", async () => {
-    const schema = randomSchema();
-    schemas.push(schema);
-    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await holder.connect();
-    await holder.query("select pg_advisory_lock(hashtext($1))", [`edgeops:migrate:${schema}`]);
+    const schema = stores.newSchema();
+    const holder = await holdMigrationLock(schema);
     let opened = false;
-    const opening = openStore({
-      clock: systemClock,
-      config: configFor({
-        DATA_DIR: dataDir,
-        ENCRYPTION_KEY: masterKeyB64(),
-        DATABASE_URL: namedUrl(schema),
-      }),
-      logger: captureLogger().logger,
-      pgSchema: schema,
-    }).then((s) => {
+    const opening = stores.open({ DATABASE_URL: namedUrl(schema) }, { pgSchema: schema }).then((s) => {
       opened = true;
       return s;
     });
     // The store found the lock held, twice (it polls pg_try_advisory_lock): it is waiting, not opened.
     await triesOfLock(holder, schema, 2);
     expect(opened).toBe(false);
-    await holder.query("select pg_advisory_unlock(hashtext($1))", [`edgeops:migrate:${schema}`]);
+    await holder.query("select pg_advisory_unlock(hashtext($1))", [migrationLockName(schema)]);
     await holder.end();
     const store = await opening;
     await store.ping();

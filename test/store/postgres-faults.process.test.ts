@@ -1,19 +1,12 @@
 import { sql } from "kysely";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { openStore, StoreError, storeInternals } from "../../src/store/index.js";
+import { describe, expect, it } from "vitest";
+import { StoreError, storeInternals } from "../../src/store/index.js";
+import { pgReachable, TEST_DATABASE_URL } from "../support/helpers.js";
 import {
-  captureLogger,
-  configFor,
-  dropSchema,
-  masterKeyB64,
-  pgReachable,
-  randomSchema,
-  TEST_DATABASE_URL,
-  tempDir,
-} from "../support/helpers.js";
-import { tcpProxy } from "../support/tcp-proxy.js";
+  holdMigrationLock,
+  proxiedTestDatabase,
+  usePostgresFaultStores,
+} from "../support/postgres-fault-store.js";
 
 const reachable = await pgReachable();
 
@@ -23,35 +16,15 @@ const reachable = await pgReachable();
  * on the process's own clock, as the other process holds it). Each waits well under two seconds.
  */
 describe.skipIf(!reachable)("PostgreSQL faults in real time", () => {
-  const schemas: string[] = [];
-  let dataDir: string;
-  let cleanupDir: () => Promise<void>;
-  beforeAll(async () => {
-    ({ dir: dataDir, cleanup: cleanupDir } = await tempDir());
-  });
-  afterAll(async () => {
-    for (const s of schemas) await dropSchema(s);
-    await cleanupDir();
-  });
+  const stores = usePostgresFaultStores();
 
   it("a connection that stops answering (half-open) fails its call within the statement timeout and is replaced", async () => {
-    const schema = randomSchema();
-    schemas.push(schema);
-    const p = tcpProxy(new URL(TEST_DATABASE_URL));
-    const url = new URL(TEST_DATABASE_URL);
-    url.host = `127.0.0.1:${await p.start()}`;
-    const store = await openStore({
-      clock: systemClock,
-      config: configFor({
-        DATA_DIR: dataDir,
-        ENCRYPTION_KEY: masterKeyB64(),
-        DATABASE_URL: url.toString(),
-        DATABASE_STATEMENT_TIMEOUT_MS: "300",
-      }),
-      logger: captureLogger().logger,
-      pgSchema: schema,
-      poolSize: 1,
-    });
+    const schema = stores.newSchema();
+    const { proxy: p, url } = await proxiedTestDatabase();
+    const store = await stores.open(
+      { DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: "300" },
+      { pgSchema: schema, poolSize: 1 },
+    );
     try {
       await store.keys.set("T1", "edge-key-before-stall", "U1");
       p.stall();
@@ -75,19 +48,11 @@ describe.skipIf(!reachable)("PostgreSQL faults in real time", () => {
   });
 
   it("the server cancels a statement after DATABASE_STATEMENT_TIMEOUT_MS", async () => {
-    const schema = randomSchema();
-    schemas.push(schema);
-    const store = await openStore({
-      clock: systemClock,
-      config: configFor({
-        DATA_DIR: dataDir,
-        ENCRYPTION_KEY: masterKeyB64(),
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_STATEMENT_TIMEOUT_MS: "250",
-      }),
-      logger: captureLogger().logger,
-      pgSchema: schema,
-    });
+    const schema = stores.newSchema();
+    const store = await stores.open(
+      { DATABASE_URL: TEST_DATABASE_URL, DATABASE_STATEMENT_TIMEOUT_MS: "250" },
+      { pgSchema: schema },
+    );
     try {
       const db = storeInternals(store).rawDb;
       const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db);
@@ -102,24 +67,13 @@ describe.skipIf(!reachable)("PostgreSQL faults in real time", () => {
   });
 
   it("migrations give up, with a sentence, on a migration lock held for too long", async () => {
-    const schema = randomSchema();
-    schemas.push(schema);
-    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await holder.connect();
-    await holder.query("select pg_advisory_lock(hashtext($1))", [`edgeops:migrate:${schema}`]);
+    const schema = stores.newSchema();
+    const holder = await holdMigrationLock(schema);
     try {
       const started = Date.now();
-      const err = await openStore({
-        clock: systemClock,
-        config: configFor({
-          DATA_DIR: dataDir,
-          ENCRYPTION_KEY: masterKeyB64(),
-          DATABASE_URL: TEST_DATABASE_URL,
-        }),
-        logger: captureLogger().logger,
-        pgSchema: schema,
-        migrationLockWaitMs: 600,
-      }).catch((e: unknown) => e);
+      const err = await stores
+        .open({ DATABASE_URL: TEST_DATABASE_URL }, { pgSchema: schema, migrationLockWaitMs: 600 })
+        .catch((e: unknown) => e);
       const waited = Date.now() - started;
       expect(waited).toBeGreaterThanOrEqual(590);
       expect(waited).toBeLessThan(3_000);

@@ -27,6 +27,30 @@ const OAUTH = {
 } as const;
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
 
+/** What every test bot is configured with: the simulator, the fake Slack, its data folder and the test secrets. */
+export function testBotEnv(sim: Simulator, slack: FakeSlack, dataDir: string): Record<string, string> {
+  return {
+    EDGE_API_URL: sim.url,
+    DATA_DIR: dataDir,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  };
+}
+
+/** An Events API envelope of `event` in `teamId`, as Slack posts it: a fresh event id, sent now. */
+export function eventCallback(teamId: string, event: Record<string, unknown>) {
+  return {
+    token: "legacy",
+    team_id: teamId,
+    api_app_id: "A0001",
+    type: "event_callback",
+    event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  };
+}
+
 /** Captured JSON log lines, for tests where logging is the behaviour (and for secret searches). */
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
@@ -128,11 +152,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   slack.users.set("U0003", { id: "U0003", name: "carol", is_owner: true });
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "edgeops-test-"));
   const config = loadConfig({
-    EDGE_API_URL: sim.url,
-    DATA_DIR: dataDir,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...testBotEnv(sim, slack, dataDir),
     // As a deployment is configured: OAuth's three variables instead of a bot token.
     ...(options.oauth
       ? {
@@ -237,13 +257,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const token = options.token ?? `xwfp-test-${executionId}-secret`;
       const teamId = options.teamId ?? "T0001";
       const body = JSON.stringify({
-        token: "legacy",
-        team_id: teamId,
-        api_app_id: "A0001",
-        type: "event_callback",
-        event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
-        event_time: Math.floor(Date.now() / 1000),
-        event: {
+        ...eventCallback(teamId, {
           type: "function_executed",
           function: {
             id: `Fn${callbackId.toUpperCase()}`,
@@ -262,7 +276,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           workflow_execution_id: `Wf${executionId.slice(2)}`,
           event_ts: String(Date.now() / 1000),
           bot_access_token: token,
-        },
+        }),
         authorizations: [{ team_id: teamId, user_id: "UBOT", is_bot: true, is_enterprise_install: false }],
       });
       const res = await postSigned(eventsUrl, body, SIGNING_SECRET, { contentType: "application/json" });
@@ -373,8 +387,17 @@ export function blocksText(blocks: unknown): string {
 }
 
 /** `/edge <text>` typed by `userId` in `channelId`: the answer posted to response_url, its text and buttons. */
-export async function answerTo(h: Harness, text: string, userId: string, channelId = "C0001") {
-  const res = await h.command(text, { userId, channelId });
+export function answerTo(h: Harness, text: string, userId: string, channelId = "C0001") {
+  return commandAnswer(h, text, { userId, channelId });
+}
+
+/** `/edge <text>` sent as `who`: its answer at the response_url (body, text, buttons), once acked with 200. */
+export async function commandAnswer(
+  h: Harness,
+  text: string,
+  who: { userId?: string; teamId?: string; channelId?: string } = {},
+) {
+  const res = await h.command(text, who);
   if (res.status !== 200) throw new Error(`the receiver answered ${res.status} to /edge ${text}`);
   const answer = await h.slack.waitForResponse(res.responseId);
   return {

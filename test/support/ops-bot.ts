@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
-import { BOT_TOKEN, LogCapture, SIGNING_SECRET, TEST_EDGE_KEY, TEST_ENCRYPTION_KEY } from "./harness.js";
+import { BOT_TOKEN, LogCapture, SIGNING_SECRET, TEST_EDGE_KEY, testBotEnv } from "./harness.js";
 import { postSigned, type SignedPostResult, slashCommandBody } from "./slack-signer.js";
 
 /** The real composition root (startBot) in HTTP mode against the simulator and the fake Slack API. */
@@ -38,11 +38,7 @@ export async function startOpsBot(
   options.beforeStart?.(slack);
   const dataDir = mkdtempSync(join(tmpdir(), "edgeops-ops-"));
   const config = loadConfig({
-    EDGE_API_URL: sim.url,
-    DATA_DIR: dataDir,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...testBotEnv(sim, slack, dataDir),
     SLACK_BOT_TOKEN: BOT_TOKEN,
     PORT: "0",
     LOG_LEVEL: "debug",

@@ -5,6 +5,7 @@ import { describeOnBothStores, postgresTests } from "../../support/both-stores.j
 import { steppedClock } from "../../support/clock.js";
 import {
   blocksText,
+  commandAnswer,
   findButtons,
   type Harness,
   type HarnessOptions,
@@ -28,16 +29,7 @@ afterAll(async () => {
 
 type Who = { userId?: string; teamId?: string; channelId?: string };
 
-async function run(text: string, who: Who = {}) {
-  const res = await h.command(`schedule ${text}`, who);
-  expect(res.status).toBe(200);
-  const answer = await h.slack.waitForResponse(res.responseId);
-  return {
-    body: answer.body,
-    text: blocksText(answer.body.blocks),
-    buttons: findButtons(answer.body.blocks),
-  };
-}
+const run = (text: string, who: Who = {}) => commandAnswer(h, `schedule ${text}`, who);
 
 const idIn = (text: string) => /Id `(s[a-z0-9]+)`/.exec(text)?.[1] ?? /`(s[a-z0-9]{7})`/.exec(text)?.[1];
 

@@ -4,15 +4,9 @@ import { ZONE_DIRECTORY_TTL_MS } from "../../../src/services/zone-lookup.js";
 import { PICKER_NOTICE_VALUE, pickerOptions } from "../../../src/slack/blocks/pickers.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SUGGESTION_BUDGET_MS } from "../../../src/slack/listeners/options/picker-suggestions.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
-import {
-  answerTo,
-  blocksText,
-  findButtons,
-  type Harness,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { SIM_IDS, type Simulator } from "../../../tools/simulator/index.js";
+import { startBotWithAnotherAccount } from "../../support/another-account.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../../support/harness.js";
 import { choose, pickerIn } from "../../support/picker.js";
 import { startWorld, type World } from "../../support/world.js";
 
@@ -89,27 +83,22 @@ describe("pickers", () => {
   let sim: Simulator;
   let h: Harness;
   beforeAll(async () => {
-    sim = await startSimulator({
-      scanDurationMs: 50,
-      apiKeys: [TEST_EDGE_KEY],
-      accounts: {
-        // Another bunny.net account: one shield zone with its own domain, and none of acme's.
-        [OTHER_KEY]: (state) => {
-          const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan)!;
-          state.shieldZones = [keep];
-          const pull = state.pullZones.find((p) => p.Id === keep.pullZoneId)!;
-          pull.Name = "other-secret";
-          for (const host of pull.Hostnames)
-            host.Value = host.IsSystemHostname ? "other-secret.b-cdn.net" : OTHER_DOMAIN;
-          state.pullZones = [pull];
-          state.apps = [];
-          state.dnsZones = new Map();
-        },
+    ({ sim, h } = await startBotWithAnotherAccount({
+      otherTeam: OTHER_TEAM,
+      otherKey: OTHER_KEY,
+      // Another bunny.net account: one shield zone with its own domain, and none of acme's.
+      shapeOther: (state) => {
+        const keep = state.shieldZones.find((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan)!;
+        state.shieldZones = [keep];
+        const pull = state.pullZones.find((p) => p.Id === keep.pullZoneId)!;
+        pull.Name = "other-secret";
+        for (const host of pull.Hostnames)
+          host.Value = host.IsSystemHostname ? "other-secret.b-cdn.net" : OTHER_DOMAIN;
+        state.pullZones = [pull];
+        state.apps = [];
+        state.dnsZones = new Map();
       },
-    });
-    // Several workspaces: OAuth installs (a single bot token answers only its own workspace).
-    h = await startHarness({ sim, oauth: true, installs: ["T0001", OTHER_TEAM, "T0NOKEY"] });
-    await h.store.keys.set(OTHER_TEAM, OTHER_KEY, "U0001");
+    }));
   });
   afterEach(() => {
     sim.clearFaults();
@@ -211,15 +200,34 @@ describe("pickers", () => {
     };
   }
 
-  it("answers within 3 s with a slow Edge API: the picker's list loads once, then every keystroke is served from the cache", async () => {
-    // A fresh workspace key's cache is empty; the directory's two lists are held at the simulator (on a
-    // world, so the suggestion's 1.5 s budget passes when the test moves the one clock).
+  /**
+   * `body` on a fresh slowWorld; its `holdLists()` holds the zone directory's lists and returns what answers
+   * them. Whatever is still held is answered at the end, and the world closed once it has settled.
+   */
+  async function onSlowWorld(
+    body: (slow: Awaited<ReturnType<typeof slowWorld>>, holdLists: () => () => void) => Promise<void>,
+  ) {
     const slow = await slowWorld();
     let release = () => {};
     try {
+      await body(slow, () => {
+        release = holdLists(slow);
+        return release;
+      });
+    } finally {
+      release();
+      await slow.settled();
+      await slow.close();
+    }
+  }
+
+  it("answers within 3 s with a slow Edge API: the picker's list loads once, then every keystroke is served from the cache", async () => {
+    // A fresh workspace key's cache is empty; the directory's two lists are held at the simulator (on a
+    // world, so the suggestion's 1.5 s budget passes when the test moves the one clock).
+    await onSlowWorld(async (slow, holdLists) => {
       const typed = await answerTo(slow, "bots", "U0002");
       const picker = pickerIn(typed.body.blocks)!;
-      release = holdLists(slow);
+      let release = holdLists();
       const pending = suggest(slow, picker, "shop");
       await slow.entered(1);
       await slow.clock.advance(SUGGESTION_BUDGET_MS);
@@ -238,26 +246,20 @@ describe("pickers", () => {
       expect(Math.max(...timings)).toBeLessThan(1000);
       expect(listCalls()).toBe(calls);
       // Past the TTL the old list still answers at once (the new one held), and a fresh one loads behind it.
-      release = holdLists(slow);
+      release = holdLists();
       slow.advanceClock(ZONE_DIRECTORY_TTL_MS + 1);
       const stale = await suggest(slow, picker, "shop");
       expect(stale.durationMs).toBeLessThan(1000);
       expect(allOptions(stale.answer)[0]?.value).toBe(String(ZONE));
       await slow.sim.waitForRequest(() => listCalls() > calls);
       expect(listCalls()).toBeGreaterThan(calls);
-    } finally {
-      release();
-      await slow.settled();
-      await slow.close();
-    }
+    });
   }, 40_000);
 
   it("while the list is still loading, the menu says so within 3 s instead of leaving Slack without an answer", async () => {
-    const slow = await slowWorld();
-    let release = () => {};
-    try {
+    await onSlowWorld(async (slow, holdLists) => {
       const typed = await answerTo(slow, "bots", "U0002");
-      release = holdLists(slow);
+      holdLists();
       const pending = suggest(slow, pickerIn(typed.body.blocks)!, "shop");
       await slow.entered(1);
       await slow.clock.advance(SUGGESTION_BUDGET_MS);
@@ -265,11 +267,7 @@ describe("pickers", () => {
       expect(durationMs).toBeLessThan(3000);
       expect(allOptions(answer)).toEqual([expect.objectContaining({ value: PICKER_NOTICE_VALUE })]);
       expect(allOptions(answer)[0]!.text.text).toContain("Still loading");
-    } finally {
-      release();
-      await slow.settled();
-      await slow.close();
-    }
+    });
   }, 30_000);
 
   it("never suggests another workspace's zones: each workspace sees only its own key's account", async () => {

@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS, CHANGE_MODAL, SHORTCUTS, VIEWS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import {
+  BOB_OF_ACME,
+  type ChangeModalView,
+  selected,
+  submitChangeModal,
+} from "../../support/change-modal.js";
 import { blocksText, findButtons, type Harness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
 
@@ -11,10 +17,7 @@ import { useHarness } from "../../support/use-harness.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack; // shop.acme-example.com
 const BOB = "U0002";
-const who = {
-  user: { id: BOB, username: "bob", name: "bob", team_id: "T0001" },
-  team: { id: "T0001", domain: "acme" },
-};
+const who = BOB_OF_ACME;
 
 const rid = () => Math.random().toString(36).slice(2);
 
@@ -36,35 +39,6 @@ async function messageShortcut(h: Harness, text: string) {
   const answer = await h.slack.waitForResponse(responseId);
   return { body: answer.body, text: blocksText(answer.body.blocks) };
 }
-
-type View = { id: string; hash: string; blocks: Record<string, unknown>[]; callback_id: string };
-
-/** Submit the change modal with these values (block id → the value of its one element). */
-async function submit(h: Harness, view: View, values: Record<string, Record<string, unknown>>) {
-  const responseId = `modal-${rid()}`;
-  const res = await h.interact({
-    type: "view_submission",
-    trigger_id: `trigger-${rid()}`,
-    api_app_id: "A0001",
-    token: "legacy",
-    ...who,
-    view: { ...view, type: "modal", state: { values }, private_metadata: "" },
-    response_urls: [
-      {
-        block_id: CHANGE_MODAL.channel,
-        action_id: CHANGE_MODAL.value,
-        channel_id: "C0001",
-        response_url: h.slack.responseUrl(responseId),
-      },
-    ],
-  });
-  return { res, responseId };
-}
-
-const selected = (value: string) => ({
-  type: "static_select",
-  selected_option: { value, text: { type: "plain_text", text: value } },
-});
 
 describe("shortcuts", () => {
   const h = useHarness();
@@ -105,7 +79,7 @@ describe("shortcuts", () => {
     });
     expect(res.status).toBe(200);
     const opened = await h.slack.waitForCall("views.open");
-    const first = opened.args.view as View;
+    const first = opened.args.view as ChangeModalView;
     expect(first.callback_id).toBe(VIEWS.changeModal);
     expect(blocksText(first.blocks)).toContain("DDoS sensitivity");
 
@@ -136,7 +110,7 @@ describe("shortcuts", () => {
     });
     const updated = await h.slack.waitForCall("views.update");
     expect(updated.args.view_id).toBe("V1");
-    const view = updated.args.view as View;
+    const view = updated.args.view as ChangeModalView;
     const picker = view.blocks.find((b) => b.block_id === CHANGE_MODAL.target)?.element as {
       type: string;
       action_id: string;
@@ -163,7 +137,7 @@ describe("shortcuts", () => {
       [`${CHANGE_MODAL.fieldPrefix}value`]: { value: selected("high") },
       [CHANGE_MODAL.channel]: { value: { type: "conversations_select", selected_conversation: "C0001" } },
     };
-    const refused = await submit(
+    const refused = await submitChangeModal(
       h,
       { ...view, id: "V1" },
       {
@@ -179,7 +153,7 @@ describe("shortcuts", () => {
       errors: { [CHANGE_MODAL.duration]: expect.stringContaining("1m to 24h") },
     });
 
-    const { res: done, responseId } = await submit(
+    const { res: done, responseId } = await submitChangeModal(
       h,
       { ...view, id: "V1" },
       {
@@ -206,7 +180,7 @@ describe("shortcuts", () => {
   });
 
   it("Request a change: what the command refuses comes back as its sentence in the channel", async () => {
-    const { responseId } = await submit(
+    const { responseId } = await submitChangeModal(
       h,
       { id: "V2", hash: "h", blocks: [], callback_id: VIEWS.changeModal },
       {

@@ -1,14 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseDashboardLink } from "../../../src/services/dashboard-links.js";
-import { SIM_IDS, type Simulator, startSimulator } from "../../../tools/simulator/index.js";
+import { SIM_IDS, type Simulator } from "../../../tools/simulator/index.js";
+import { startBotWithAnotherAccount } from "../../support/another-account.js";
 import { eventsHandled } from "../../support/events-handled.js";
-import {
-  blocksText,
-  type Harness,
-  SIGNING_SECRET,
-  startHarness,
-  TEST_EDGE_KEY,
-} from "../../support/harness.js";
+import { blocksText, type Harness, SIGNING_SECRET } from "../../support/harness.js";
 import { postSigned } from "../../support/slack-signer.js";
 
 /**
@@ -66,24 +61,15 @@ describe("dashboard link unfurls", () => {
   let appId: string;
   let pullZoneId: number;
   beforeAll(async () => {
-    sim = await startSimulator({
-      scanDurationMs: 50,
-      apiKeys: [TEST_EDGE_KEY],
-      accounts: {
-        [OTHER_KEY]: (state) => {
-          state.shieldZones = state.shieldZones.filter((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan);
-          state.apps = [];
-        },
+    ({ sim, h } = await startBotWithAnotherAccount({
+      otherTeam: OTHER_TEAM,
+      otherKey: OTHER_KEY,
+      shapeOther: (state) => {
+        state.shieldZones = state.shieldZones.filter((z) => z.shieldZoneId === SIM_IDS.zoneWithoutBotPlan);
+        state.apps = [];
       },
-    });
-    // Several workspaces: OAuth installs (a single bot token answers only its own workspace).
-    h = await startHarness({
-      sim,
-      oauth: true,
-      installs: ["T0001", OTHER_TEAM, "T0NOKEY"],
       middleware: [handledEvents.middleware],
-    });
-    await h.store.keys.set(OTHER_TEAM, OTHER_KEY, "U0001");
+    }));
     appId = sim.state.apps[0]!.id;
     pullZoneId = sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!.pullZoneId!;
   });

@@ -81,6 +81,10 @@ const botInputs = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** The "request a bot category change" step runs in a workflow, with botInputs overridden by `over`. */
+const requestBotCategoryStep = (h: Harness, over: Record<string, unknown>) =>
+  h.functionExecuted(FUNCTIONS.requestBotCategoryChange, botInputs(over));
+
 /**
  * The requester input as Slack fills a `slack#/types/user_context`: the person who ran the workflow
  * (the workflow's author can't set it), with the secret Slack adds to it.
@@ -256,10 +260,7 @@ describe("Workflow Builder steps", () => {
     try {
       joinChannels(w);
       setCategory(w, 7, 0);
-      const run = await w.functionExecuted(
-        FUNCTIONS.requestBotCategoryChange,
-        botInputs({ category: "social" }),
-      );
+      const run = await requestBotCategoryStep(w, { category: "social" });
       const { approve } = await pendingCard(w, "Block Social");
       // Each attempt of the PUT (it is safe to repeat: tried three times) reaches the simulator and is held
       // there past the client's timeout; the held PUTs are applied after.
@@ -297,10 +298,7 @@ describe("Workflow Builder steps", () => {
 
   it("a step token Slack no longer accepts: completed with the workspace's bot token instead", async () => {
     setCategory(h, 3, 0);
-    const run = await h.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "aitool" }),
-    );
+    const run = await requestBotCategoryStep(h, { category: "aitool" });
     const { approve } = await pendingCard(h, "Block AI tool");
     h.slack.addFault({ method: "functions.completeSuccess", error: "token_expired", times: 1 });
     await h.click(approve, { userId: CAROL });
@@ -313,10 +311,7 @@ describe("Workflow Builder steps", () => {
 
   it("a change already in force completes at once with final state unchanged, without a request", async () => {
     setCategory(h, 4, 1);
-    const again = await h.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "tool" }),
-    );
+    const again = await requestBotCategoryStep(h, { category: "tool" });
     const done = await h.slack.waitForCompletion(again.executionId);
     expect(done.outputs).toMatchObject({ final_state: "unchanged" });
     expect(done.outputs!.summary).toContain("already in force");
@@ -404,10 +399,7 @@ describe("Workflow Builder steps", () => {
 
   it("an Edge API failure while reading the current value completes with an error, no request is left", async () => {
     h.sim.addFault({ method: "GET", path: /bot-categorization/, status: 500, body: "none" });
-    const run = await h.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "social" }),
-    );
+    const run = await requestBotCategoryStep(h, { category: "social" });
     const done = await h.slack.waitForCompletion(run.executionId, 15_000);
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/Edge API|bunny/i);
@@ -436,10 +428,7 @@ describe("Workflow Builder steps", () => {
   it("an approval channel the bot is not in: the request is cancelled and the step says what to do", async () => {
     setCategory(h, 6, 0);
     h.slack.addFault({ method: "chat.postMessage", channel: "C0NOTIN", error: "not_in_channel" });
-    const run = await h.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "preview", channel: "C0NOTIN" }),
-    );
+    const run = await requestBotCategoryStep(h, { category: "preview", channel: "C0NOTIN" });
     const done = await h.slack.waitForCompletion(run.executionId);
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/invite|member|channel/i);
@@ -527,10 +516,7 @@ async function restartBetweenRequestAndApproval(options: HarnessOptions) {
   let second: Harness | undefined;
   try {
     setCategory(first, 3, 0);
-    const run = await first.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "aitool" }),
-    );
+    const run = await requestBotCategoryStep(first, { category: "aitool" });
     const { approve } = await pendingCard(first, "Block AI tool");
     await first.app.stop();
     await first.store.close();
@@ -563,10 +549,7 @@ async function otherReplicaSettles(options: HarnessOptions) {
   try {
     b = await startHarness({ ...options, dataDir: a.dataDir, sim: a.sim, seedKey: false });
     setCategory(a, 6, 0);
-    const run = await a.functionExecuted(
-      FUNCTIONS.requestBotCategoryChange,
-      botInputs({ category: "preview" }),
-    );
+    const run = await requestBotCategoryStep(a, { category: "preview" });
     const { approve } = await pendingCard(a, "Block Preview");
     await b.click(approve, { userId: CAROL });
     const done = await b.slack.waitForCompletion(run.executionId);
@@ -583,30 +566,20 @@ async function otherReplicaSettles(options: HarnessOptions) {
   }
 }
 
-describe("another replica settles the request", () => {
-  it("on SQLite (one file): the step completes once", async () => {
-    await otherReplicaSettles({});
-  }, 30_000);
-
-  it.runIf(postgresTests)(
-    "on PostgreSQL: the step completes once",
-    async () => {
-      await onPostgres(otherReplicaSettles);
-    },
-    30_000,
-  );
-});
-
-describe("a restart between the request and its approval", () => {
-  it("on SQLite: the step still completes, once", async () => {
-    await restartBetweenRequestAndApproval({});
-  }, 30_000);
-
-  it.runIf(postgresTests)(
-    "on PostgreSQL: the step still completes, once",
-    async () => {
-      await onPostgres(restartBetweenRequestAndApproval);
-    },
-    30_000,
-  );
+describe.each([
+  {
+    title: "another replica settles the request",
+    onSqlite: "on SQLite (one file): the step completes once",
+    onPostgreSQL: "on PostgreSQL: the step completes once",
+    run: otherReplicaSettles,
+  },
+  {
+    title: "a restart between the request and its approval",
+    onSqlite: "on SQLite: the step still completes, once",
+    onPostgreSQL: "on PostgreSQL: the step still completes, once",
+    run: restartBetweenRequestAndApproval,
+  },
+])("$title", ({ onSqlite, onPostgreSQL, run }) => {
+  it(onSqlite, () => run({}), 30_000);
+  it.runIf(postgresTests)(onPostgreSQL, () => onPostgres(run), 30_000);
 });
