@@ -15,7 +15,7 @@ export function eventWaiter(): EventWaiter {
     notify() {
       for (const check of [...waiters]) check();
     },
-    until<T>(find: () => T | undefined | false, what: () => string, guardMs = 5_000): Promise<T> {
+    until<T>(find: () => T | undefined | false, what: () => string, guardMs = 15_000): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const check = () => {
           const found = find();

@@ -430,7 +430,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     memberships,
     uploads,
     completions,
-    waitForCompletion: (executionId, timeoutMs = 5000) =>
+    waitForCompletion: (executionId, timeoutMs = 115_000) =>
       waitFor(
         () => completions.find((c) => c.executionId === executionId && c.accepted),
         `a completion of function execution ${executionId}`,
@@ -444,9 +444,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     callsTo: (method) => calls.filter((c) => c.method === method),
     responsesTo: (id) => responses.filter((r) => r.id === id),
     inFlight: () => inFlight,
-    waitForCall: (method, predicate = () => true, timeoutMs = 5000) =>
+    waitForCall: (method, predicate = () => true, timeoutMs = 115_000) =>
       waitFor(() => calls.find((c) => c.method === method && predicate(c)), `a ${method} call`, timeoutMs),
-    waitForResponse: (id, predicate = () => true, timeoutMs = 5000) =>
+    waitForResponse: (id, predicate = () => true, timeoutMs = 115_000) =>
       waitFor(
         () => responses.find((r) => r.id === id && predicate(r)),
         `a response_url post to ${id}`,

@@ -359,7 +359,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       requests.length = 0;
     },
     inFlight: () => inFlight,
-    waitForRequest: (predicate, timeoutMs = 5000) =>
+    waitForRequest: (predicate, timeoutMs = 115_000) =>
       new Promise<RecordedRequest>((resolve, reject) => {
         const check = () => {
           const found = requests.find(predicate);

@@ -111,7 +111,7 @@ export async function startCannedServer(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    waitForRequests: (count, guardMs = 5000) =>
+    waitForRequests: (count, guardMs = 115_000) =>
       arrivals.until(
         () => requests.length >= count && requests.slice(0, count),
         () => `canned server: ${count} requests (${requests.length} so far)`,
