@@ -101,7 +101,8 @@ export interface Harness {
    * Resolves once the bot is quiet: no listener running, no Edge call waiting or in flight, no request open
    * at the simulator or the fake Slack, and nothing new recorded, over several probes in a row (each a turn
    * of the event loop and a store round trip). For "and nothing more happens" after an event was awaited:
-   * it waits for work to end, never for time to pass.
+   * it waits for work to end, never for time to pass. A request it never saw start is not waited for: after an
+   * Events API event, whose listener starts after the acknowledgement, wait for that first (events-handled.ts).
    */
   settled(): Promise<void>;
   /** The bot's clock (the one given, moved by advanceClock). */
