@@ -418,12 +418,12 @@ async function tenAcknowledges(options: HarnessOptions): Promise<void> {
     const p = await postedAlert(h);
     const people = Array.from({ length: 10 }, (_, i) => `U1${String(i).padStart(3, "0")}`);
     const results = await Promise.all(people.map((u) => click(h, p, "Acknowledge", u)));
-    const answers = await Promise.all(
-      results.map((r) => h.slack.waitForResponse(r.responseId).catch(() => null)),
-    );
+    // The winner's answer is the thread reply; once it is posted and the bot is quiet, every click is answered.
+    await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === PARENT_TS);
+    await h.settled();
+    const answers = results.map((r) => h.slack.responsesTo(r.responseId).at(-1));
     const winner = (await h.store.episodes.get(p.episode.id))?.acknowledgedBy;
     expect(people).toContain(winner);
-    await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === PARENT_TS);
     // Nine private "already", one thread reply naming the winner.
     expect(
       answers.filter((a) => a && blocksText(a.body.blocks).includes("already acknowledged")),
