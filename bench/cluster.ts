@@ -776,6 +776,13 @@ async function takeoverPhase(run: ClusterRun, cluster: Cluster, o: ClusterOption
   ctx.progress(`takeover: ${n} permanent blocks of the same IPs, approved`);
   const permanent = await blockAndApprove(run, cluster, team, "perm", ips);
   if (o.skipTakeoverMinute) {
+    // A permanent block records itself as the IP's owner and cancels the temporary's undo just after it is
+    // applied: wait for that (as the real minute does), then make every undo still due fall due now.
+    await until(
+      async () => (await get(temporary)).every((r) => r?.undoAt === null),
+      30_000,
+      "takeover: the temporary blocks' undos cancelled",
+    ).catch(() => ctx.progress("  takeover: not every temporary block's undo was cancelled"));
     for (const r of await get(temporary.concat(controlId)))
       if (r?.state === "applied" && r.undoAt !== null)
         await store.approvals.annotate(r.id, "applied", { undoAt: Date.now() });
