@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Clock } from "../clock.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
@@ -87,6 +88,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const concurrency = options.concurrency ?? 8;
   const logger = (options.logger ?? deps.logger).child({ component: "scheduler" });
   const stopping = new AbortController();
+  // Every scan wait in progress (up to one a run) listens for the stop: more than Node's warning threshold.
+  setMaxListeners(0, stopping.signal);
 
   // Scan waits are cut short when stopping: a wait in progress answers with the scan read last; a run
   // that has not started waiting reads the scan once instead (runSchedule's signal).
