@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 /**
  * Edge API simulator: a real HTTP server on loopback serving bunny.net Management API operations
  * (Magic Containers under /mc, Shield under /shield, Core pull zones, purges and DNS scans) with seeded, deterministic data,
@@ -226,12 +227,19 @@ async function sendPadded(res: ServerResponse, r: SimResponse, bytes: number): P
   if (!res.destroyed) res.end(tail);
 }
 
-/** Rejects when `signal` aborts (the simulator closing): a held answer never keeps it open. */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+/** Until every hold settles; rejects as soon as `signal` aborts (the simulator closing). */
+async function releasedOrClosed(holds: Promise<unknown>[], signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
+  let onAbort = () => {};
+  const closed = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
+  try {
+    await Promise.race([Promise.allSettled(holds), closed]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -253,6 +261,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const requestWaiters = new Set<() => void>();
   let inFlight = 0;
   const closing = new AbortController();
+  // Each held or delayed answer listens for the close: a test may hold many at once.
+  setMaxListeners(0, closing.signal);
   let closed: Promise<void> | undefined;
 
   function answer(method: string, path: string, query: Record<string, string>, body: unknown, key?: string) {
@@ -298,7 +308,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;
     if (delay > 0) await simClock.sleep(delay, closing.signal);
-    if (plan.holds.length > 0) await Promise.race([Promise.allSettled(plan.holds), aborted(closing.signal)]);
+    if (plan.holds.length > 0) await releasedOrClosed(plan.holds, closing.signal);
 
     const fault = plan.terminal;
     if (fault?.reset) {
