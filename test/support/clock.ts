@@ -10,3 +10,21 @@ export { createManualClock, type ManualClock } from "../../tools/manual-clock.js
 export function steppedClock(read: () => number): Clock {
   return { ...systemClock, now: read };
 }
+
+/**
+ * Resolves when the bot next sets a timer of exactly `ms` on `clock` (a queue's pause after a 429, a lease's
+ * renewal): the moment after which moving a manual clock by `ms` lets it fire. Watches that one timer only.
+ */
+export function nextTimer(clock: Clock, ms: number): Promise<void> {
+  const set = clock.setTimeout;
+  return new Promise((resolve) => {
+    clock.setTimeout = (fn, delay) => {
+      const cancel = set(fn, delay);
+      if (delay === ms) {
+        clock.setTimeout = set;
+        resolve();
+      }
+      return cancel;
+    };
+  });
+}

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Clock } from "../../../src/clock.js";
 import { createChangeSweeper, reconcileStale } from "../../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { onPostgres, postgresTests } from "../../support/both-stores.js";
+import { nextTimer } from "../../support/clock.js";
 import {
   answerTo,
   blocksText,
@@ -204,24 +204,6 @@ async function askAndConfirm(h: Harness, f: KindFixture) {
   return { banner, approve, reject };
 }
 
-/**
- * Resolves when the bot next sets a timer of `ms` on `clock` (its own clock object, deps.clock): the timer
- * exists, so moving the world's clock fires it.
- */
-function timerSet(clock: Clock, ms: number): Promise<void> {
-  const set = clock.setTimeout;
-  return new Promise((resolve) => {
-    clock.setTimeout = (fn, delay) => {
-      const cancel = set(fn, delay);
-      if (delay === ms) {
-        clock.setTimeout = set;
-        resolve();
-      }
-      return cancel;
-    };
-  });
-}
-
 describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
   // A world: the Edge client's timeouts and the queue's pause after a 429 pass when the test moves the clock.
   let h: World;
@@ -323,7 +305,7 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
     const { approve } = await askAndConfirm(h, f);
     h.sim.addFault({ ...f.write, status: 429, retryAfter: "1", times: 1 });
     const before = writes(h, f);
-    const paused = timerSet(h.deps.clock, 1_000); // the key's queue pauses for Retry-After
+    const paused = nextTimer(h.deps.clock, 1_000); // the key's queue pauses for Retry-After
     await h.click(approve, { userId: CAROL });
     await paused;
     expect(writes(h, f) - before).toBe(1); // the 429; the retry waits for the pause to end
