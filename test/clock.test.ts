@@ -22,14 +22,11 @@ const TOUCHES_TIME: readonly [string, RegExp][] = [
  */
 const REAL_TIME_BY_NAME: Record<string, string> = {
   "src/app/compose.ts": "the composition root: the real clock unless a test or the console gives one",
-  "src/app/bot.ts": "startBot: the running bot's clock",
-  "src/app/run.ts": "the process's backstop exit when shutdown hangs",
+  "src/app/run.ts": "the process's root: the bot's clock and the backstop exit when a shutdown hangs",
   "src/rotate-keys.ts": "a command-line root that opens the store",
   "src/edge/shared-limit.ts": "slots and leases are Redis keys that expire on Redis's clock",
   "src/store/db.ts": "waiting out another process's SQLite lock",
   "src/store/migrations.ts": "waiting out another process's migration lock",
-  "src/slack/transport/connection.ts": "the token check and Socket Mode reconnects wait on Slack's sockets",
-  "src/slack/transport/threaded-receiver.ts": "starting and stopping the HTTP front thread",
 };
 
 describe("one clock in src", () => {

@@ -1,5 +1,5 @@
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
-import { type Clock, systemClock } from "../clock.js";
+import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { TransportError } from "../errors.js";
@@ -97,7 +97,7 @@ export interface RunningBot {
 export interface StartOptions {
   config: Config;
   logger: Logger;
-  /** Default the real clock. */
+  /** Default the real clock (the composition root's). */
   clock?: Clock;
   /**
    * Slack refused a token for good after start-up (invalid_auth …): the sentence to stop with. The
@@ -107,12 +107,7 @@ export interface StartOptions {
 }
 
 /** Build the bot (buildBot) with its operations and start the transport the configuration selects. */
-export async function startBot({
-  config,
-  logger,
-  clock = systemClock,
-  onFatal,
-}: StartOptions): Promise<RunningBot> {
+export async function startBot({ config, logger, clock, onFatal }: StartOptions): Promise<RunningBot> {
   const transport = selectTransport(config);
   if (transport.kind === "console") {
     // The console is a tool of the checkout (tools/start.ts), not part of the built bot.
@@ -122,7 +117,7 @@ export async function startBot({
   const { deps, sharedLimit, slack, ops } = await buildBot({
     config,
     logger,
-    clock,
+    ...(clock ? { clock } : {}),
     transport,
     port: config.port,
     withOps: true,

@@ -13,6 +13,8 @@ import { loadConfigOrExit } from "./load-config.js";
  */
 export async function runMain(start: (options: StartOptions) => Promise<RunningBot>): Promise<void> {
   const config = loadConfigOrExit("edgeops");
+  // The process's own clock: the bot's, and the backstop's when a shutdown hangs.
+  const clock = systemClock;
   const logger = createLogger({ level: config.logLevel });
   let starting: Promise<RunningBot> | undefined;
   let stopping = false;
@@ -26,7 +28,7 @@ export async function runMain(start: (options: StartOptions) => Promise<RunningB
     stopping = true;
     logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
     // Backstop: if closing hangs past the drain timeout plus closing time, leave anyway.
-    systemClock.setTimeout(() => {
+    clock.setTimeout(() => {
       logger.error("shutdown did not finish in time; exiting");
       process.exit(1);
     }, config.shutdownTimeoutMs + 15_000);
@@ -49,6 +51,7 @@ export async function runMain(start: (options: StartOptions) => Promise<RunningB
   starting = start({
     config,
     logger,
+    clock,
     onFatal: (err) => {
       process.stderr.write(`edgeops: ${err.message}\n`);
       logger.fatal(err.message);

@@ -129,6 +129,7 @@ export function createSlackApp({
           botToken: auth.botToken,
           clientOptions: { ...sharedClientOptions, logger: boltLogger(deps.logger) },
           logger: slackLogger,
+          clock: deps.clock,
           retry: SLACK_CONNECT_RETRY,
           onRejected,
         })
@@ -157,6 +158,7 @@ export function createSlackApp({
               : {}),
           },
           slackLogger,
+          deps.clock,
         )
       : undefined;
   const receiver: Receiver =
@@ -265,6 +267,7 @@ export function createSlackApp({
           first,
           reconnect: () => socketModeClientOf(receiver)?.start() ?? first,
           logger: slackLogger,
+          clock: deps.clock,
           retry: SLACK_CONNECT_RETRY,
           onRejected,
         });

@@ -7,14 +7,11 @@ import {
   WebClient,
   type WebClientOptions,
 } from "@slack/web-api";
-import { type Cancel, systemClock } from "../../clock.js";
+import type { Clock } from "../../clock.js";
 import { withDeadline } from "../../deadline.js";
 import { backoffDelay } from "../../edge/queue.js";
 import { TransportError, UserError } from "../../errors.js";
 import type { Logger } from "../../log.js";
-
-/** Real time: the token check and Socket Mode reconnects wait on Slack's sockets, not on the bot's clock. */
-const realTime = systemClock;
 
 /**
  * Slack at start-up, for the single-token transports. Bolt checks a bot token with auth.test as the App
@@ -67,6 +64,8 @@ function rejectedCode(err: unknown): string | undefined {
 
 interface RetryLoopOptions {
   readonly logger: Logger;
+  /** The waits between attempts and for the first answer. */
+  readonly clock: Clock;
   readonly retry: RetryTimings;
   readonly random?: () => number;
 }
@@ -81,35 +80,24 @@ function retryLoop(
     onFailure: (err: unknown, n: number, retryInMs: number) => boolean;
   },
 ) {
-  let stopped = false;
-  let cancelTimer: Cancel | undefined;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-      cancelTimer = realTime.setTimeout(resolve, ms);
-    });
+  const stopping = new AbortController();
   const run = async () => {
-    for (let n = 1; !stopped; n++) {
+    for (let n = 1; !stopping.signal.aborted; n++) {
       try {
         await o.attempt(n);
         return;
       } catch (err) {
-        if (stopped) return;
+        if (stopping.signal.aborted) return;
         const retryAfterMs = err instanceof WebAPIRateLimitedError ? err.retryAfter * 1000 : 0;
         const retryInMs = Math.max(retryAfterMs, backoffDelay(o.retry, n, o.random));
         if (!o.onFailure(err, n, retryInMs)) return;
-        await sleep(retryInMs);
+        await o.clock.sleep(retryInMs, stopping.signal).catch(() => undefined);
       }
     }
   };
   return {
     start: () => void run(),
-    stop() {
-      stopped = true;
-      cancelTimer?.();
-      wake?.();
-    },
+    stop: () => stopping.abort(),
   };
 }
 
@@ -197,7 +185,7 @@ export function createTokenCheck(o: TokenCheckOptions): TokenCheck {
   return {
     authorize: async (source) => {
       // Before auth.test answers, the token's workspace is unknown: serving would answer any workspace.
-      if (!home) await withDeadline(realTime, firstAnswer, AUTHORIZE_WAIT_MS, () => undefined);
+      if (!home) await withDeadline(o.clock, firstAnswer, AUTHORIZE_WAIT_MS, () => undefined);
       if (!home) {
         o.logger.warn(
           { teamId: source?.teamId, enterpriseId: source?.enterpriseId },

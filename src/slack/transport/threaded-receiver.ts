@@ -1,12 +1,9 @@
 import type { Server } from "node:http";
 import { Worker } from "node:worker_threads";
 import { type App, HTTPReceiver, type HTTPReceiverOptions, type Receiver } from "@slack/bolt";
-import { systemClock } from "../../clock.js";
+import type { Clock } from "../../clock.js";
 import type { Logger } from "../../log.js";
 import type { FrontMessage } from "./front-thread.js";
-
-/** Real time: a thread's start and stop, which no clock of the bot's moves. */
-const realTime = systemClock;
 
 /** The ack Bolt's listeners get for a payload the front thread has already acknowledged. */
 export const alreadyAcknowledged = async (): Promise<void> => {};
@@ -51,6 +48,8 @@ export class ThreadedHttpReceiver implements Receiver {
   constructor(
     private readonly options: HTTPReceiverOptions,
     private readonly logger: Logger,
+    /** The waits for the front thread to stop and before it starts again after a crash. */
+    private readonly clock: Clock,
   ) {
     this.inner = new HTTPReceiver(options);
   }
@@ -85,7 +84,7 @@ export class ThreadedHttpReceiver implements Receiver {
       const stopped = new Promise<void>((resolve) => {
         worker.on("message", (m: FrontMessage) => m.kind === "stopped" && resolve());
         worker.once("exit", () => resolve());
-        realTime.setTimeout(resolve, FRONT_STOP_MS);
+        this.clock.setTimeout(resolve, FRONT_STOP_MS);
       });
       worker.postMessage("stop");
       await stopped;
@@ -133,7 +132,7 @@ export class ThreadedHttpReceiver implements Receiver {
         this.logger.error({ code }, "the HTTP front thread exited; starting it again");
         // A sleep, not a timer: the restart keeps the process alive while no thread serves.
         this.restart = new AbortController();
-        realTime.sleep(FRONT_RESTART_MS, this.restart.signal).then(
+        this.clock.sleep(FRONT_RESTART_MS, this.restart.signal).then(
           () =>
             this.startFront(this.publicPort).catch((err) =>
               this.logger.error({ err }, "the HTTP front thread could not start again"),
