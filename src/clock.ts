@@ -2,8 +2,8 @@
  * Time, in one place. Every module in src takes a Clock from the composition root (src/app/compose.ts)
  * instead of reading the wall clock or starting timers itself, so a test (or the local console) can run a
  * day of schedules, leases and pacing in milliseconds with a manual clock (tools/manual-clock.ts).
- * test/architecture.test.ts refuses setTimeout, setInterval, Date.now, new Date() and performance.now
- * anywhere else in src.
+ * test/clock.test.ts refuses setTimeout, setInterval, Date.now, new Date(), performance.now and node:timers
+ * anywhere else in src, and Biome the timer globals.
  */
 
 /** Stops a timer; calling it again, or after the timer fired, does nothing. */
@@ -41,27 +41,24 @@ export function sleepOn(setTimer: Clock["setTimeout"], ms: number, signal?: Abor
   });
 }
 
+/** A real timer; one that keeps the process alive only for a sleep (someone awaits it). */
+function realTimer(keepAlive: boolean): Clock["setTimeout"] {
+  return (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    if (!keepAlive) t.unref();
+    return () => clearTimeout(t);
+  };
+}
+
 /** The real clock: the process's wall clock and timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   elapsed: () => performance.now(),
-  setTimeout(fn, ms) {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return () => clearTimeout(t);
-  },
+  setTimeout: realTimer(false),
   setInterval(fn, ms) {
     const t = setInterval(fn, ms);
     t.unref();
     return () => clearInterval(t);
   },
-  sleep: (ms, signal) =>
-    sleepOn(
-      (fn, delay) => {
-        const t = setTimeout(fn, delay);
-        return () => clearTimeout(t);
-      },
-      ms,
-      signal,
-    ),
+  sleep: (ms, signal) => sleepOn(realTimer(true), ms, signal),
 };
