@@ -9,8 +9,8 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
 import { describeOnBothStores } from "../support/both-stores.js";
 import { answerTo, type HarnessOptions, startHarness } from "../support/harness.js";
+import { ALICE } from "../support/users.js";
 
-const ALICE = "U0001";
 const DAVE = "U0004";
 const DAY = 24 * 60 * 60_000;
 const ZONE = SIM_IDS.customerAccessList.zoneId;

@@ -11,11 +11,9 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { ALICE, BOB, CAROL } from "../support/users.js";
 
 const ZONE = SIM_IDS.firstShieldZone;
-const BOB = "U0002"; // not an admin
-const CAROL = "U0003"; // owner: an approver by default
-const ALICE = "U0001"; // admin
 
 function puts(h: Harness) {
   return h.sim.requests.filter(

@@ -7,6 +7,7 @@ import { FROZEN_LOOP_MS, watchEventLoop } from "../support/event-loop.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 import { dropSchema, IN_CI, pgReachable, randomSchema, TEST_DATABASE_URL } from "../support/helpers.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
+import { BOB, CAROL } from "../support/users.js";
 
 /**
  * An approval decided while the database is held up: by another process's SQLite write lock, or by a
@@ -15,8 +16,6 @@ import { tcpProxy } from "../support/tcp-proxy.js";
  */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const BOB = "U0002"; // requester
-const CAROL = "U0003"; // owner: an approver
 
 const puts = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === "PUT" && r.path.includes("/bot-categorization/categories/"));

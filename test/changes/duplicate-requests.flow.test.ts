@@ -3,6 +3,7 @@ import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { BOB, CAROL } from "../support/users.js";
 
 /**
  * Several people reach for the same mitigation during an incident (the same Block button on the same
@@ -10,8 +11,6 @@ import { answerTo, blocksText, findButtons, type Harness, startHarness } from ".
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const BOB = "U0002";
-const CAROL = "U0003";
 const IP = "203.0.113.99";
 const LABEL = `Block IP ${IP} on shield zone ${ZONE}`;
 

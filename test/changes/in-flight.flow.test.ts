@@ -12,6 +12,7 @@ import {
   type Harness,
   type HarnessOptions,
 } from "../support/harness.js";
+import { BOB, CAROL } from "../support/users.js";
 import { startWorld } from "../support/world.js";
 
 /**
@@ -20,8 +21,6 @@ import { startWorld } from "../support/world.js";
  */
 
 const APP = SIM_IDS.appWithUnknownStatus;
-const BOB = "U0002";
-const CAROL = "U0003";
 const RESTART = { method: "POST", path: /\/mc\/apps\/[^/]+\/restart$/ };
 
 const restarts = (h: Harness) => h.sim.state.appRestarts.get(APP)?.length ?? 0;

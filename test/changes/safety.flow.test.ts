@@ -14,6 +14,7 @@ import {
   startHarness,
 } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { ALICE } from "../support/users.js";
 import { useWorld } from "../support/world.js";
 
 /**
@@ -22,7 +23,6 @@ import { useWorld } from "../support/world.js";
  */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const ALICE = "U0001"; // admin
 
 const PUT_PATH = /bot-categorization\/categories\//;
 

@@ -16,6 +16,7 @@ import {
   startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
+import { BOB, CAROL } from "../support/users.js";
 
 /**
  * Writes to one access list are serialised, within a replica and across replicas, so two
@@ -23,8 +24,6 @@ import {
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const BOB = "U0002";
-const CAROL = "U0003";
 const BLOCKED = edgeopsListName("ip", "block");
 
 const blockedIps = (h: Harness) =>

@@ -13,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { ALICE, BOB, CAROL } from "../support/users.js";
 
 /**
  * Each target (a zone's setting, a bot category, an access entry) remembers
@@ -20,9 +21,6 @@ import {
  * apply replaced; requests for one target that wait together say so, and the later one is refused.
  */
 
-const ALICE = "U0001"; // admin
-const BOB = "U0002";
-const CAROL = "U0003"; // owner, approves
 const OPEN = "C0OPEN"; // approvals off
 const DDOS_ZONE = SIM_IDS.zoneUnderAttack;
 const BOT_ZONE = SIM_IDS.firstShieldZone;

@@ -14,6 +14,7 @@ import {
   startHarness,
 } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { ALICE, BOB, CAROL } from "../support/users.js";
 
 /**
  * Any change can be temporary (`for 30m`); at the end it is undone exactly once (across a
@@ -22,9 +23,6 @@ import { useHarness } from "../support/use-harness.js";
  */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const ALICE = "U0001"; // admin
-const BOB = "U0002"; // not an admin
-const CAROL = "U0003"; // owner
 const DAVE = "U0004"; // neither requester nor approver
 const PUT_PATH = /bot-categorization\/categories\//;
 

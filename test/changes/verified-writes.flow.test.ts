@@ -175,29 +175,45 @@ describe("verified writes (SQLite)", () => {
 
   // ---- what else moved with PATCH /shield/shield-zone ------------------------------------------
 
-  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
+  /** The zone at DDoS Low, WAF Block, learning mode off: what the PATCH tests start from. */
+  const zoneAtLowBlockLearningOff = () => {
     const z = shieldZone(h, ZONE);
     z.dDoSShieldSensitivity = 1;
     z.wafExecutionMode = 1;
     z.learningMode = false;
+    return z;
+  };
+
+  /** The next PATCH of the zone, held at the Edge API until `answer()`; `arrived()` once it is there. */
+  const heldPatch = () => {
     const patches = () =>
       h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
     const sent = patches().length;
     let answer = () => {};
-    const held = new Promise<void>((r) => (answer = r));
+    const holdUntil = new Promise<void>((r) => (answer = r));
+    return {
+      fault: { method: "PATCH", path: "/shield/shield-zone", holdUntil },
+      arrived: () => h.sim.waitForRequest(() => patches().length === sent + 1),
+      answer: () => answer(),
+    };
+  };
+
+  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
+    const z = zoneAtLowBlockLearningOff();
+    const patch = heldPatch();
     const settled = askAndApprove(
       h,
       `ddos ${ZONE} high`,
       "DDoS sensitivity",
       (t) => t.includes("is in effect"),
-      () => h.sim.addFault({ method: "PATCH", path: "/shield/shield-zone", holdUntil: held, times: 1 }),
+      () => h.sim.addFault({ ...patch.fault, times: 1 }),
     );
     // While the PATCH is in flight (held at the Edge API), two other settings move (the API's reset or
     // someone in the dashboard); then the Edge API answers it.
-    await h.sim.waitForRequest(() => patches().length === sent + 1);
+    await patch.arrived();
     z.wafExecutionMode = 0;
     z.learningMode = true;
-    answer();
+    patch.answer();
     const { text, buttons } = await settled;
     expect(text).toContain("WAF execution mode: Block → Log");
     expect(text).toContain("Learning mode: off → on");
@@ -210,28 +226,14 @@ describe("verified writes (SQLite)", () => {
   });
 
   it("a PATCH that did not take while another setting moved: failed, naming what moved, with no Retry", async () => {
-    const z = shieldZone(h, ZONE);
-    z.dDoSShieldSensitivity = 1;
-    z.wafExecutionMode = 1;
-    z.learningMode = false;
-    const patches = () =>
-      h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
-    const sent = patches().length;
-    let answer = () => {};
-    const held = new Promise<void>((r) => (answer = r));
+    const z = zoneAtLowBlockLearningOff();
+    const patch = heldPatch();
     const settled = askAndApprove(h, `ddos ${ZONE} challenge`, "DDoS sensitivity", failedCard, () =>
-      h.sim.addFault({
-        method: "PATCH",
-        path: "/shield/shield-zone",
-        holdUntil: held,
-        status: 200,
-        body: "none",
-        times: 1,
-      }),
+      h.sim.addFault({ ...patch.fault, status: 200, body: "none", times: 1 }),
     );
-    await h.sim.waitForRequest(() => patches().length === sent + 1);
+    await patch.arrived();
     z.wafExecutionMode = 0;
-    answer();
+    patch.answer();
     const { text, buttons } = await settled;
     expect(text).toContain("reading it back right after shows Low");
     expect(text).toContain("WAF execution mode: Block → Log");

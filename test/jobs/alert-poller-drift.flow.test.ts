@@ -18,13 +18,12 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
 import { pgReachable } from "../support/helpers.js";
+import { BOB, CAROL } from "../support/users.js";
 import { MIN, usePollerRig } from "./alert-poller-support.js";
 
 const T0 = Date.UTC(2026, 7, 20, 14, 0, 30);
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
-const BOB = "U0002";
-const CAROL = "U0003";
 const reachable = await pgReachable();
 
 const rig = usePollerRig();

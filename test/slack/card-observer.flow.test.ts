@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cancel } from "../../src/changes/engine.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { answerTo, blocksText, cardUpdate, startHarness } from "../support/harness.js";
+import { BOB } from "../support/users.js";
 
 /**
  * Approval cards are redrawn in one place, the Slack side's observer of the change engine
@@ -10,7 +11,6 @@ import { answerTo, blocksText, cardUpdate, startHarness } from "../support/harne
  */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const BOB = "U0002"; // asks; approvals are required by default
 
 describe("the card observer", () => {
   it("redraws the card of a request the engine moved without any Slack path", async () => {

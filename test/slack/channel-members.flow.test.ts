@@ -3,6 +3,7 @@ import { ACTION_PATTERNS, ACTIONS, CHANGE_MODAL, FUNCTIONS, VIEWS } from "../../
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { selected, submitChangeModal } from "../support/change-modal.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { BOB, CAROL } from "../support/users.js";
 
 /**
  * Who may see a thing is decided like who may do it: the change modal and the DNS summary step act in a
@@ -10,8 +11,6 @@ import { blocksText, findButtons, type Harness, startHarness } from "../support/
  * shown in. Through the real receiver (signed requests, fake Slack, simulator).
  */
 
-const BOB = "U0002";
-const CAROL = "U0003";
 const PRIVATE = "G0SECRET";
 const ranBy = (id: string) => ({ id, secret: `uctx-secret-of-${id}` });
 

@@ -5,6 +5,7 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import { askAndApprove, askAndConfirm, BOB, CAROL, pendingCard } from "../support/change-flow.js";
 import { blocksText, cardUpdate, findButtons, type Harness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { ALICE } from "../support/users.js";
 import { viewSubmission } from "../support/view-submission.js";
 
 /**
@@ -13,7 +14,6 @@ import { viewSubmission } from "../support/view-submission.js";
  */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const ALICE = "U0001"; // admin
 
 const category = (h: Harness, c: number) =>
   h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === c)!;

@@ -4,6 +4,7 @@ import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { blocksText, cardUpdate, findButtons, type Harness, startHarness } from "../support/harness.js";
 import { pick, pickerIn } from "../support/picker.js";
+import { BOB } from "../support/users.js";
 import { startWorld } from "../support/world.js";
 
 /**
@@ -13,7 +14,6 @@ import { startWorld } from "../support/world.js";
  */
 
 const ZONE = SIM_IDS.zoneUnderAttack;
-const BOB = "U0002";
 const ESTIMATING = "Impact in the last hour: estimating…";
 
 /** `/edge <text>`: the first answer and the one that fills it in place. */

@@ -21,6 +21,7 @@ import {
 } from "../support/harness.js";
 import { postSigned } from "../support/slack-signer.js";
 import { useHarness } from "../support/use-harness.js";
+import { BOB, CAROL } from "../support/users.js";
 
 /** Installations and admins: which workspace a request comes from decides who is an admin and whether it is served. */
 
@@ -109,8 +110,6 @@ describe("a single-token install answers only its token's workspace", () => {
 });
 
 const ZONE = SIM_IDS.firstShieldZone;
-const BOB = "U0002";
-const CAROL = "U0003";
 
 /** An event Slack sends without authorizations (Bolt skips authorize for these two). */
 async function sendEvent(h: Harness, teamId: string, event: Record<string, unknown>) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NOT_CONNECTED_SENTENCE, OTHER_WORKSPACE_SENTENCE } from "../../src/slack/transport/connection.js";
 import { waitFor } from "../ops/process-support.js";
 import { blocksText, startHarness } from "../support/harness.js";
+import { BOB } from "../support/users.js";
 
 /**
  * A single-token install whose token check Slack has not answered yet. On the process floor because the
@@ -9,8 +10,6 @@ import { blocksText, startHarness } from "../support/harness.js";
  * wait for its first answer, AUTHORIZE_WAIT_MS, run on the real clock, on Slack's sockets), and the fake
  * Slack's slow auth.test is real time too: a request must find auth.test still unanswered after that wait.
  */
-
-const BOB = "U0002";
 
 describe("a single-token install before Slack named its token's workspace", () => {
   it("serves no request until auth.test answers, then only its own workspace", async () => {

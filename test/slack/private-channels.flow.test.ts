@@ -9,13 +9,11 @@ import { openHome } from "../support/app-home.js";
 import { onBothStores } from "../support/both-stores.js";
 import { askAndConfirm } from "../support/change-flow.js";
 import { answerTo, blocksText, type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
+import { ALICE, BOB, CAROL } from "../support/users.js";
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
 const IP = "198.51.100.23";
 const LABEL = `Block IP ${IP} on shield zone ${ZONE}`;
-const ALICE = "U0001"; // admin, in no channel
-const BOB = "U0002"; // in the private channel
-const CAROL = "U0003"; // in the private channel too, and in #general
 const DAVE = "U0004"; // a member of #general only
 const PRIVATE = "G0PRIV";
 const GENERAL = "C0GEN";

@@ -1,10 +1,11 @@
 import { expect } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { answerTo, blocksText, cardUpdate, findButtons, type Harness } from "./harness.js";
+import { BOB, CAROL } from "./users.js";
+
+export { BOB, CAROL };
 
 /** The harness's users: Bob (not an admin) asks for changes, Carol (the owner) approves them. */
-export const BOB = "U0002";
-export const CAROL = "U0003";
 
 export const inEffect = (text: string) => text.includes("is in effect");
 

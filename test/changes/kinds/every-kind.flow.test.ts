@@ -13,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../../support/harness.js";
+import { ALICE, BOB, CAROL } from "../../support/users.js";
 import { startWorld, type World } from "../../support/world.js";
 
 /**
@@ -21,10 +22,6 @@ import { startWorld, type World } from "../../support/world.js";
  * twenty concurrent clicks, Retry once, audit rows, faults (429, 500, timeout after send, 2xx with an
  * odd body), bad arguments answered with an example.
  */
-
-const ALICE = "U0001"; // admin
-const BOB = "U0002"; // requester
-const CAROL = "U0003"; // owner
 
 interface KindFixture {
   kind: string;

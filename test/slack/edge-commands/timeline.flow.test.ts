@@ -6,6 +6,7 @@ import { onPostgres, postgresTests } from "../../support/both-stores.js";
 import { askAndApprove, BOB, CAROL } from "../../support/change-flow.js";
 import type { Harness, HarnessOptions } from "../../support/harness.js";
 import { answerTo, blocksText, findButtons, startHarness } from "../../support/harness.js";
+import { ALICE } from "../../support/users.js";
 import { openWafAlert, zoneWatch } from "../../support/zone-alert.js";
 
 /**
@@ -16,7 +17,6 @@ import { openWafAlert, zoneWatch } from "../../support/zone-alert.js";
  */
 
 const ZONE = SIM_IDS.customerAccessList.zoneId;
-const ALICE = "U0001"; // admin; BOB (requester) is a member of C0001 only, CAROL approves
 
 /** Bob's block of 203.0.113.7, approved by Carol and in effect. */
 async function blockApplied(h: Harness) {

@@ -7,13 +7,11 @@ import { answerTo, blocksText, cardUpdate, findButtons, TEST_EDGE_KEY } from "..
 import { incidentCard } from "../../support/incident-card.js";
 import { pick, pickerIn } from "../../support/picker.js";
 import { useHarness } from "../../support/use-harness.js";
+import { ALICE, BOB, CAROL } from "../../support/users.js";
 
 /** Small points of wording, each one through signed commands and clicks into the receiver. */
 
 const ZONE = SIM_IDS.firstShieldZone;
-const ALICE = "U0001"; // admin
-const BOB = "U0002"; // not an admin
-const CAROL = "U0003"; // owner
 
 const h = useHarness({ admins: [ALICE] });
 

@@ -9,6 +9,7 @@ import {
 } from "../../support/change-modal.js";
 import { blocksText, findButtons, type Harness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
+import { BOB } from "../../support/users.js";
 
 /**
  * The global shortcut "Request a change" (a modal whose submission goes through the
@@ -16,7 +17,6 @@ import { useHarness } from "../../support/use-harness.js";
  */
 
 const ZONE = SIM_IDS.zoneUnderAttack; // shop.acme-example.com
-const BOB = "U0002";
 const who = BOB_OF_ACME;
 
 const rid = () => Math.random().toString(36).slice(2);

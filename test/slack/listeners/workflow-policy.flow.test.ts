@@ -16,8 +16,8 @@ import {
   startHarness,
 } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
+import { ALICE } from "../../support/users.js";
 
-const ALICE = "U0001"; // admin
 const DAVE = "U0004"; // a member of no channel at first
 const LOOSE = "G0LOOSE"; // private, approvals off here
 const ZONE = SIM_IDS.customerAccessList.zoneId;

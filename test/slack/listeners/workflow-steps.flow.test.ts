@@ -19,6 +19,7 @@ import {
   startHarness,
 } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
+import { ALICE, BOB, CAROL } from "../../support/users.js";
 import { startWorld } from "../../support/world.js";
 
 /**
@@ -27,9 +28,6 @@ import { startWorld } from "../../support/world.js";
  * does) and the Edge API simulator. The request steps go through the same change flow as /edge.
  */
 
-const ALICE = "U0001"; // admin: an approver under the default policy
-const BOB = "U0002"; // requester (not an admin)
-const CAROL = "U0003"; // owner: an approver under the default policy
 const CHANNEL = "C0001";
 const ZONE = SIM_IDS.zoneByDomain.shieldZoneId;
 const DOMAIN = SIM_IDS.zoneByDomain.domain;
