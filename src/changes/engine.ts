@@ -22,6 +22,7 @@ import {
   loadForDecision,
   MAX_TEMPORARY_MS,
   move,
+  moveToApplied,
   mustResolve,
   OTHER_SETTINGS_MOVED,
   otherOf,
@@ -31,8 +32,6 @@ import {
   ReadBackError,
   readBack,
   readTarget,
-  recordOwner,
-  replacedBy,
   restoreOf,
   scopeOf,
   targetOf,
@@ -328,15 +327,40 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
     });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
-  // Not an apply error: the change was made and its record failed (the reconciler settles it later).
-  if (applied && "storeFailed" in applied) throw applied.storeFailed;
+  // Not an apply error: the change was made and its record failed. Not "nothing changed": not known yet,
+  // and the reconciler settles it from the value it reads once the store answers again.
+  if (applied && "storeFailed" in applied) return recordFailed(deps, request, actorId, applied.storeFailed);
   countState(deps, "applied");
   await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
 }
 
-/** The change is made: the move to applied, and the request becomes the target's owner. */
-async function markApplied(
+export const RECORD_FAILED_SENTENCE =
+  "Not known yet: the Edge API took the change, but edgeops could not record it. It checks the value again shortly and says whether it is in force.";
+
+/** The write was made and read back, but its move to applied failed (the store): the request says so, if it can. */
+async function recordFailed(
+  deps: Deps,
+  request: ApprovalRequest,
+  actorId: string,
+  err: unknown,
+): Promise<ChangeOutcome> {
+  deps.logger.warn({ err, requestId: request.id }, "change made but not recorded; the reconciler settles it");
+  const lastError: ApprovalError = { kind: "unknown", message: RECORD_FAILED_SENTENCE };
+  countState(deps, "unknown");
+  try {
+    const noted = await deps.store.approvals.annotate(request.id, "approved", { lastError });
+    if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
+    await audit(deps, request, actorId, "apply", "unknown", { error: "not_recorded" });
+    return { kind: "unknown", request: noted ?? { ...request, lastError } };
+  } catch (e) {
+    deps.logger.warn({ err: e, requestId: request.id }, "could not note the unrecorded change either");
+    return { kind: "unknown", request: { ...request, lastError } };
+  }
+}
+
+/** The change is made: the move to applied, and the request becomes the target's owner (one transaction). */
+function markApplied(
   deps: Deps,
   request: ApprovalRequest,
   actorId: string,
@@ -344,16 +368,17 @@ async function markApplied(
   replaced: unknown,
   note: ApprovalError | null,
 ): Promise<ApprovalRequest | undefined> {
-  const owning = target ? await replacedBy(deps, request, target, replaced) : undefined;
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
-  const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
-    lastError: note,
-    incrementAttempts: true,
-    ...undoSchedule(deps, request),
-    ...owning?.patch,
-  });
-  if (applied && target) await recordOwner(deps, applied, target, actorId, owning?.previous);
-  return applied;
+  return moveToApplied(
+    deps,
+    request,
+    ["approved", "failed"],
+    { lastError: note, incrementAttempts: true, ...undoSchedule(deps, request) },
+    {},
+    target,
+    replaced,
+    actorId,
+  );
 }
 
 /**

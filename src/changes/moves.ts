@@ -11,6 +11,7 @@ import type {
   ChangeNote,
   EffectivePolicy,
   OtherRequest,
+  TransitionGuard,
 } from "../store/index.js";
 import { describeRequest, type ResolvedChange, resolveChange } from "./index.js";
 import type { ApplyReport, ChangeKind, ChangeScope, TargetRead } from "./kind.js";
@@ -251,24 +252,49 @@ export async function replacedBy(
 }
 
 /**
- * After the move to applied: the request is the target's last writer. A temporary change it took over
- * is not undone any more; its card says who kept the value (and until when) or set another one.
+ * The move to applied, as one transaction with the owner record: the request becomes the target's last
+ * writer (replacedBy: what its undo puts back), and a temporary change it took over is not undone any more;
+ * that change's card says who kept the value (and until when) or set another one. Both happen or neither,
+ * so no earlier undo can fall due over a value this request set.
  */
-export async function recordOwner(
+export async function moveToApplied(
   deps: Deps,
-  applied: ApprovalRequest,
-  target: string,
+  r: ApprovalRequest,
+  from: ApprovalState | readonly ApprovalState[],
+  patch: ApprovalPatch,
+  guard: TransitionGuard,
+  target: string | undefined,
+  replaced: unknown,
   actorId: string,
-  previous: { request: ApprovalRequest; kept: boolean } | undefined,
-): Promise<void> {
-  await deps.store.approvals.setTargetOwner(applied.teamId, target, applied.id);
-  if (!previous) return;
-  const by = otherOf(applied);
-  const { kept } = previous;
-  const note: ChangeNote = kept ? { kind: "kept", by, until: applied.undoAt } : { kind: "superseded", by };
-  const cancelled = await annotateOther(deps, previous.request.id, "applied", { undoAt: null, note });
-  if (cancelled)
-    await audit(deps, cancelled, actorId, "undo", kept ? "kept" : "superseded", { by: applied.id });
+): Promise<ApprovalRequest | undefined> {
+  if (!target) {
+    return move(deps, r.id, from, "applied", patch, guard);
+  }
+  const owning = await replacedBy(deps, r, target, replaced);
+  const previous = owning.previous;
+  const by = otherOf(r);
+  const note: ChangeNote | undefined = previous
+    ? previous.kept
+      ? { kind: "kept", by, until: patch.undoAt ?? null }
+      : { kind: "superseded", by }
+    : undefined;
+  const { moved, takenOver } = await deps.store.approvals.transitionToOwner(
+    r.id,
+    from,
+    { ...patch, ...owning.patch },
+    guard,
+    {
+      teamId: r.teamId,
+      targetKey: target,
+      ...(previous && note ? { takeOver: { id: previous.request.id, patch: { undoAt: null, note } } } : {}),
+    },
+  );
+  if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  if (takenOver) {
+    await deps.changeObservers.notifyNoted(takenOver, deps.logger);
+    await audit(deps, takenOver, actorId, "undo", previous?.kept ? "kept" : "superseded", { by: r.id });
+  }
+  return moved;
 }
 
 /** When an applied temporary change is due to be undone. */

@@ -12,6 +12,7 @@ import {
   expireIfDue,
   loadForDecision,
   move,
+  moveToApplied,
   mustResolve,
   otherOf,
   outcomeUnknown,
@@ -20,7 +21,6 @@ import {
   ReadBackError,
   readBack,
   readForSweep,
-  recordOwner,
   restoreOf,
   scopeOf,
   sweepReadFailed,
@@ -79,7 +79,18 @@ async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalReq
         ended,
       )
     : inForce
-      ? await move(deps, r.id, "approved", "applied", { lastError: null, ...undoSchedule(deps, r) }, ended)
+      ? // What it replaced is what the request saw (an apply refuses a value that moved since), or what a
+        // temporary change it took over would have put back.
+        await moveToApplied(
+          deps,
+          r,
+          "approved",
+          { lastError: null, ...undoSchedule(deps, r) },
+          ended,
+          targetOf(r)?.key,
+          r.observed,
+          "system",
+        )
       : await move(
           deps,
           r.id,
@@ -89,8 +100,6 @@ async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalReq
           ended,
         );
   if (!moved) return undefined;
-  const target = moved.state === "applied" ? targetOf(moved) : undefined;
-  if (target) await recordOwner(deps, moved, target.key, "system", undefined);
   countState(deps, moved.state);
   await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
   return moved;

@@ -1,5 +1,11 @@
 import type { WebClient } from "@slack/web-api";
-import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
+import {
+  type ChangeInput,
+  type ChangeOutcome,
+  cancel,
+  RECORD_FAILED_SENTENCE,
+  requestChange,
+} from "../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -234,6 +240,8 @@ export function outcomeBanner(
     case "failed":
       return mrkdwn`:x: *${c}* failed: ${outcome.request.lastError?.message ?? "unknown error"}`;
     case "unknown":
-      return mrkdwn`:mag: *${c}* was sent, but the Edge API did not answer in time. Not known yet: edgeops is checking and will update the request.`;
+      return outcome.request.lastError?.message === RECORD_FAILED_SENTENCE
+        ? mrkdwn`:mag: *${c}*: ${RECORD_FAILED_SENTENCE}`
+        : mrkdwn`:mag: *${c}* was sent, but the Edge API did not answer in time. Not known yet: edgeops is checking and will update the request.`;
   }
 }

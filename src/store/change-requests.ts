@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
 import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ApprovalRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -17,7 +17,6 @@ export const APPROVAL_STATES = [
 ] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
-/** The allowed moves; transition() refuses anything else. */
 /** The allowed moves; transition() refuses anything else. */
 export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object.freeze({
   pending: ["approved", "rejected", "expired", "cancelled"],
@@ -186,6 +185,18 @@ export interface ApprovalsRepo {
     patch?: ApprovalPatch,
     guard?: TransitionGuard,
   ): Promise<ApprovalRequest | undefined>;
+  /**
+   * The move to applied and the target's owner record, in one transaction: `transition` to applied; when it
+   * wins, the request becomes the target's last writer, and the temporary change it takes over (`takeOver`,
+   * while still applied) gets its patch (its undo cancelled). Both happen or neither.
+   */
+  transitionToOwner(
+    id: string,
+    from: ApprovalState | readonly ApprovalState[],
+    patch: ApprovalPatch,
+    guard: TransitionGuard,
+    own: { teamId: string; targetKey: string; takeOver?: { id: string; patch: ApprovalPatch } },
+  ): Promise<{ moved?: ApprovalRequest; takenOver?: ApprovalRequest }>;
   /** Change fields of a request while it is still in `state` (no state change); undefined when it moved on. */
   annotate(
     id: string,
@@ -333,6 +344,60 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
     return rows.map(toRequest);
   };
 
+  /** The compare-and-set of a request's state (transition), on the store or inside a transaction. */
+  const transitionOn = async (
+    on: Kysely<Database>,
+    id: string,
+    from: ApprovalState | readonly ApprovalState[],
+    to: ApprovalState,
+    patch: ApprovalPatch,
+    guard: TransitionGuard,
+  ): Promise<ApprovalRequest | undefined> => {
+    const froms = typeof from === "string" ? [from] : [...from];
+    if (froms.length === 0) throw invalid("transition needs at least one state to move from");
+    for (const f of froms) {
+      if (!APPROVAL_TRANSITIONS[f]?.includes(to))
+        throw invalid(`An approval request cannot go from ${f} to ${to}`);
+    }
+    let q = on
+      .updateTable("approval_requests")
+      .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
+      .where("id", "=", id)
+      .where("state", "in", froms);
+    if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
+    if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
+    if (guard.undoDueBy !== undefined) q = q.where("undoAt", "<=", guard.undoDueBy);
+    if (guard.leaseEndedBy !== undefined) q = q.where(leaseEndedBy(guard.leaseEndedBy));
+    const r = await q.returningAll().executeTakeFirst();
+    return r ? toRequest(r) : undefined;
+  };
+
+  const annotateOn = async (
+    on: Kysely<Database>,
+    id: string,
+    state: ApprovalState,
+    patch: ApprovalPatch,
+    guard: TransitionGuard = {},
+  ): Promise<ApprovalRequest | undefined> => {
+    let q = on
+      .updateTable("approval_requests")
+      .set((eb) => patchColumns(eb, patch))
+      .where("id", "=", id)
+      .where("state", "=", state);
+    if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
+    if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
+    const r = await q.returningAll().executeTakeFirst();
+    return r ? toRequest(r) : undefined;
+  };
+
+  const setOwnerOn = async (on: Kysely<Database>, teamId: string, targetKey: string, requestId: string) => {
+    await on
+      .insertInto("change_targets")
+      .values({ teamId, targetKey, requestId, updatedAt: now() })
+      .onConflict((oc) => oc.columns(["teamId", "targetKey"]).doUpdateSet({ requestId, updatedAt: now() }))
+      .execute();
+  };
+
   return guard("approvals", {
     async create(req: NewApprovalRequest): Promise<ApprovalRequest> {
       if (!req.teamId || !req.channelId || !req.requesterId)
@@ -382,43 +447,26 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return r ? toRequest(r) : undefined;
     },
 
-    async transition(
+    transition: (
       id: string,
       from: ApprovalState | readonly ApprovalState[],
       to: ApprovalState,
       patch: ApprovalPatch = {},
       guard: TransitionGuard = {},
-    ): Promise<ApprovalRequest | undefined> {
-      const froms = typeof from === "string" ? [from] : [...from];
-      if (froms.length === 0) throw invalid("transition needs at least one state to move from");
-      for (const f of froms) {
-        if (!APPROVAL_TRANSITIONS[f]?.includes(to))
-          throw invalid(`An approval request cannot go from ${f} to ${to}`);
-      }
-      let q = db
-        .updateTable("approval_requests")
-        .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
-        .where("id", "=", id)
-        .where("state", "in", froms);
-      if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
-      if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
-      if (guard.undoDueBy !== undefined) q = q.where("undoAt", "<=", guard.undoDueBy);
-      if (guard.leaseEndedBy !== undefined) q = q.where(leaseEndedBy(guard.leaseEndedBy));
-      const r = await q.returningAll().executeTakeFirst();
-      return r ? toRequest(r) : undefined;
-    },
+    ) => transitionOn(db, id, from, to, patch, guard),
 
-    async annotate(id: string, state: ApprovalState, patch: ApprovalPatch, guard: TransitionGuard = {}) {
-      let q = db
-        .updateTable("approval_requests")
-        .set((eb) => patchColumns(eb, patch))
-        .where("id", "=", id)
-        .where("state", "=", state);
-      if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
-      if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
-      const r = await q.returningAll().executeTakeFirst();
-      return r ? toRequest(r) : undefined;
-    },
+    transitionToOwner: (id, from, patch, guard, own) =>
+      db.transaction().execute(async (trx) => {
+        const moved = await transitionOn(trx, id, from, "applied", patch, guard);
+        if (!moved) return {};
+        await setOwnerOn(trx, own.teamId, own.targetKey, id);
+        const takenOver =
+          own.takeOver && (await annotateOn(trx, own.takeOver.id, "applied", own.takeOver.patch));
+        return takenOver ? { moved, takenOver } : { moved };
+      }),
+
+    annotate: (id: string, state: ApprovalState, patch: ApprovalPatch, guard: TransitionGuard = {}) =>
+      annotateOn(db, id, state, patch, guard),
 
     async setMessage(id: string, channel: string, ts: string): Promise<boolean> {
       const r = await db
@@ -482,15 +530,8 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return out;
     },
 
-    async setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void> {
-      await db
-        .insertInto("change_targets")
-        .values({ teamId: teamId, targetKey: targetKey, requestId: requestId, updatedAt: now() })
-        .onConflict((oc) =>
-          oc.columns(["teamId", "targetKey"]).doUpdateSet({ requestId: requestId, updatedAt: now() }),
-        )
-        .execute();
-    },
+    setTargetOwner: (teamId: string, targetKey: string, requestId: string) =>
+      setOwnerOn(db, teamId, targetKey, requestId),
 
     async targetOwner(teamId: string, targetKey: string) {
       const r = await db

@@ -13,6 +13,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../support/harness.js";
+import { refuseWrites } from "../support/refused-writes.js";
 import { ALICE, BOB, CAROL } from "../support/users.js";
 
 /**
@@ -240,6 +241,56 @@ async function conflictClosed(options: HarnessOptions) {
   });
 }
 
+/**
+ * DDoS High for 30m; the store refuses the owner record when Alice keeps High for good: her request is
+ * neither applied without owning the target nor reported as "nothing changed". It is not known yet; the
+ * reconciler finishes the takeover, and Bob's undo never lowers DDoS under her.
+ */
+async function ownerRecordRefused(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    const sweeper = createChangeSweeper(h.app.env);
+    zone(h).dDoSShieldSensitivity = 1;
+    expect(await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB)).toContain("Done");
+    const restore = await refuseWrites(h.store, "change_targets");
+    const kept = await confirm(h, `ddos ${DDOS_ZONE} high`, ALICE);
+    expect(kept).toContain("Not known yet");
+    expect(kept).not.toContain("nothing was changed");
+    await restore();
+    h.advanceClock(61_000);
+    await sweeper.sweep();
+    const alices = (await h.store.approvals.listPending("T0001")).length; // none waits
+    expect(alices).toBe(0);
+    await cardUpdate(h, (t) => t.includes("Kept for good by"));
+    h.advanceClock(31 * 60_000);
+    await sweeper.sweep();
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+  });
+}
+
+/**
+ * Alice keeps Bob's temporary High for an hour, and the move to applied is lost (the store refuses it):
+ * the reconciler settles her request with what it replaced (Low, what Bob's undo would have put back), so
+ * an hour later DDoS is back to Low, not "undone" to High.
+ */
+async function reconciledWithReplaced(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    const sweeper = createChangeSweeper(h.app.env);
+    zone(h).dDoSShieldSensitivity = 1;
+    expect(await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB)).toContain("Done");
+    const restore = await refuseWrites(h.store, "approval_requests", "NEW.state = 'applied'");
+    expect(await confirm(h, `ddos ${DDOS_ZONE} high for 1h`, ALICE)).not.toContain("nothing was changed");
+    await restore();
+    h.advanceClock(61_000);
+    await sweeper.sweep();
+    h.advanceClock(31 * 60_000);
+    await sweeper.sweep();
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+    h.advanceClock(30 * 60_000);
+    await sweeper.sweep();
+    expect(zone(h).dDoSShieldSensitivity).toBe(1);
+  });
+}
+
 const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["a request for the value a temporary change holds keeps it for good: that undo is cancelled", keptForGood],
   ["block for 24h while block for 30m is in force: blocked for 24 hours, then unblocked", keptLonger],
@@ -249,6 +300,14 @@ const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["chained temporary changes unwind to the value before the first", chained],
   ["conflicting requests say so on both cards; the later approval is refused as superseded", conflicts],
   ["a conflicting request rejected: the card still waiting stops naming it", conflictClosed],
+  [
+    "the owner record refused: not applied half-way, and the earlier undo never lowers the kept value",
+    ownerRecordRefused,
+  ],
+  [
+    "a request the reconciler settles records what it replaced: its undo puts back the value before",
+    reconciledWithReplaced,
+  ],
 ];
 
 describe("each target remembers its last writer (SQLite)", () => {
