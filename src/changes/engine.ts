@@ -29,19 +29,19 @@ import {
   outcomeUnknown,
   ownerOf,
   pendingUndoOwner,
-  ReadBackError,
+  type ReadBackError,
   readBack,
   readTarget,
   restoreOf,
   scopeOf,
   targetOf,
   toApprovalError,
-  UNKNOWN_OUTCOME_SENTENCE,
   undoSchedule,
+  unknownSentence,
 } from "./moves.js";
 import { policyCovers } from "./policy-coverage.js";
 import { policyFor } from "./stricter-policy.js";
-import { withChangeLock } from "./target-lock.js";
+import { LockLostError, withChangeLock } from "./target-lock.js";
 
 /**
  * The one state machine every change goes through:
@@ -268,20 +268,20 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
   let applied = undefined as ApprovalRequest | undefined | { storeFailed: unknown };
   try {
     // One writer per target: the check, the write and its read-back hold the target's lock.
-    const moved = await withChangeLock(deps, kind, scopeOf(request), params, async () => {
+    const moved = await withChangeLock(deps, kind, scopeOf(request), params, async (locked) => {
       if (target) {
         // Refused when the value moved since the request was made (another request, the dashboard).
-        before = await readTarget(deps, kind, scopeOf(request), params);
+        before = await readTarget(locked, kind, scopeOf(request), params);
         replaced = before.value;
         if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
           return { now: replaced };
       }
       if (!target || !kind.inForce(params, replaced)) {
-        const report = await kind.apply(deps, scopeOf(request), params, before);
-        note = await readBack(deps, kind, scopeOf(request), params, report);
+        const report = await kind.apply(locked, scopeOf(request), params, before);
+        note = await readBack(locked, kind, scopeOf(request), params, report);
       }
       // Still the target's only writer: its next writer reads the new owner (and what an undo puts back).
-      applied = await markApplied(deps, request, actorId, target, replaced, note).catch((err: unknown) => ({
+      applied = await markApplied(locked, request, actorId, target, replaced, note).catch((err: unknown) => ({
         storeFailed: err,
       }));
       return undefined;
@@ -295,7 +295,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
       );
       const lastError: ApprovalError = {
         kind: "unknown",
-        message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
+        message: unknownSentence(err),
       };
       const noted = await deps.store.approvals.annotate(request.id, "approved", {
         lastError,
@@ -304,7 +304,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
       if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       countState(deps, "unknown");
       await audit(deps, request, actorId, "apply", "unknown", {
-        error: (err as EdgeApiError | ReadBackError).kind,
+        error: err instanceof LockLostError ? "lock_lost" : (err as EdgeApiError | ReadBackError).kind,
         ...alsoChangedDetail(err),
       });
       return { kind: "unknown", request: noted ?? { ...request, lastError } };

@@ -15,6 +15,7 @@ import type {
 } from "../store/index.js";
 import { describeRequest, type ResolvedChange, resolveChange } from "./index.js";
 import type { ApplyReport, ChangeKind, ChangeScope, TargetRead } from "./kind.js";
+import { LockLostError } from "./target-lock.js";
 
 /**
  * What every path of the change engine shares (engine.ts: ask, approve, apply; undo-and-reconcile.ts:
@@ -305,6 +306,7 @@ export function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number 
 /** Neither a yes nor a no: the call may have reached the Edge API (or its read-back failed). */
 export function outcomeUnknown(err: unknown): boolean {
   if (err instanceof ReadBackError) return err.kind === "unknown";
+  if (err instanceof LockLostError) return true;
   return err instanceof EdgeApiError && (err.kind === "timeout" || err.kind === "network");
 }
 
@@ -324,6 +326,10 @@ export function toApprovalError(err: unknown): ApprovalError {
 
 export const UNKNOWN_OUTCOME_SENTENCE =
   "Not known yet: the Edge API did not answer in time. edgeops is checking whether the change took effect.";
+
+/** The sentence on a request whose outcome is not known yet (outcomeUnknown's errors). */
+export const unknownSentence = (err: unknown) =>
+  err instanceof ReadBackError || err instanceof LockLostError ? err.message : UNKNOWN_OUTCOME_SENTENCE;
 
 /** The API accepted a write, but a read right after does not show it (`unknown`: the read failed). */
 export class ReadBackError extends Error {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../deps.js";
+import type { EdgeApi } from "../edge/client.js";
 import { UserError } from "../errors.js";
 import { holdLease } from "../lease.js";
 import { edgeAccessFor } from "../services/edge-access.js";
@@ -12,6 +13,12 @@ import type { ChangeKind, ChangeScope } from "./kind.js";
  * callers queue on a promise per target; across replicas the first in each process's queue takes the
  * target's lock row (store/target-locks.ts), held as a renewed lease while the work runs, so a replica
  * that dies mid-write releases it by letting it end.
+ *
+ * The lease is fenced: the work writes through Edge clients that renew it right before each write is sent
+ * (after the call's turn in the key's queue) and send nothing when it is no longer this holder's (a stall
+ * or a clock that ran ahead let another replica take it), and whose calls are aborted once a renewal finds
+ * it lost. The work then ends in LockLostError: not known whether an earlier write of it took effect, so the
+ * reconciler reads the target and decides.
  */
 
 /** The lock row's lease, renewed every third of it while the work runs. */
@@ -26,7 +33,11 @@ const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
  * Run `work` as the only writer of `targetKey` among every replica sharing the store. Throws a UserError
  * ("unavailable") when the target stays taken for TARGET_LOCK_WAIT_MS.
  */
-export async function withTargetLock<T>(deps: Deps, targetKey: string, work: () => Promise<T>): Promise<T> {
+export async function withTargetLock<T>(
+  deps: Deps,
+  targetKey: string,
+  work: (held: Deps) => Promise<T>,
+): Promise<T> {
   let perTarget = queues.get(deps.store);
   if (!perTarget) {
     perTarget = new Map();
@@ -51,15 +62,24 @@ export async function withChangeLock<P, V, T>(
   kind: ChangeKind<P, V>,
   scope: ChangeScope,
   p: P,
-  work: () => Promise<T>,
+  work: (held: Deps) => Promise<T>,
 ): Promise<T> {
   const target = kind.lockKey?.(p, scope);
-  if (target === undefined) return work();
+  if (target === undefined) return work(deps);
   const { keyId } = await edgeAccessFor(deps, scope.teamId);
   return withTargetLock(deps, `${keyId}:${target}`, work);
 }
 
-async function holdRow<T>(deps: Deps, key: string, work: () => Promise<T>): Promise<T> {
+/** The lock was no longer this holder's when it was about to write: nothing was sent. */
+export class LockLostError extends Error {
+  constructor() {
+    super(
+      "Not known yet: another change to the same target took over while this one was under way, so edgeops stopped before writing. It checks the value shortly and says whether the change is in force.",
+    );
+  }
+}
+
+async function holdRow<T>(deps: Deps, key: string, work: (held: Deps) => Promise<T>): Promise<T> {
   const { store, logger } = deps;
   const holder = randomBytes(12).toString("base64url");
   const giveUpAt = deps.clock.elapsed() + TARGET_LOCK_WAIT_MS;
@@ -76,15 +96,42 @@ async function holdRow<T>(deps: Deps, key: string, work: () => Promise<T>): Prom
     // Jitter, so replicas waiting on one target do not poll in step.
     await deps.clock.sleep(delay / 2 + Math.random() * delay);
   }
+  const lost = new AbortController();
   const lease = holdLease({
     first: until,
     leaseMs: TARGET_LOCK_LEASE_MS,
     clock: deps.clock,
-    renew: (from, to) => store.targetLocks.renew(key, holder, from, to),
+    async renew(from, to) {
+      const renewed = await store.targetLocks.renew(key, holder, from, to);
+      if (!renewed) lost.abort(new LockLostError());
+      return renewed;
+    },
     onError: (err) => logger.warn({ err, target: key }, "could not renew the lock on an Edge target"),
   });
+  const fence = async () => {
+    if (!(await lease.stillMine())) {
+      lost.abort(new LockLostError());
+      throw new LockLostError();
+    }
+  };
+  const edge: EdgeApi = {
+    forKey: (apiKey, options = {}) =>
+      deps.edge.forKey(apiKey, {
+        ...options,
+        signal: options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal,
+        beforeWrite: async () => {
+          await options.beforeWrite?.();
+          await fence();
+        },
+      }),
+    queueStats: () => deps.edge.queueStats(),
+    close: (deadlineMs) => deps.edge.close(deadlineMs),
+  };
   try {
-    return await work();
+    return await work({ ...deps, edge });
+  } catch (err) {
+    // A call aborted because the lock was lost says so, whatever error the client made of the abort.
+    throw lost.signal.aborted ? new LockLostError() : err;
   } finally {
     await lease.end();
     await store.targetLocks

@@ -18,7 +18,6 @@ import {
   outcomeUnknown,
   ownerOf,
   RECONCILE_AFTER_MS,
-  ReadBackError,
   readBack,
   readForSweep,
   restoreOf,
@@ -28,11 +27,11 @@ import {
   toApprovalError,
   UNDO_ATTEMPTS,
   UNDO_RETRY_MS,
-  UNKNOWN_OUTCOME_SENTENCE,
   type UndoOutcome,
   undoSchedule,
+  unknownSentence,
 } from "./moves.js";
-import { withChangeLock } from "./target-lock.js";
+import { LockLostError, withChangeLock } from "./target-lock.js";
 
 /** Sweeps (expiry, reconcile), temporary changes and their undo: the engine's moves that come later. */
 
@@ -143,8 +142,8 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
   const target = kind.targetKey?.(params, scopeOf(r));
   let note = null as ApprovalError | null;
   try {
-    const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
-      const seen = await readForSweep(deps, { kind, params }, r);
+    const left = await withChangeLock(deps, kind, scopeOf(r), params, async (locked) => {
+      const seen = await readForSweep(locked, { kind, params }, r);
       const current = seen.value;
       // Only while this request is still the target's last writer (asked last, just before the write).
       const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
@@ -161,8 +160,8 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
         await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
         return { kind: "undone", request: moved ?? r } as const;
       }
-      const report = await kind.apply(deps, scopeOf(r), back, seen);
-      note = await readBack(deps, kind, scopeOf(r), back, report);
+      const report = await kind.apply(locked, scopeOf(r), back, seen);
+      note = await readBack(locked, kind, scopeOf(r), back, report);
       return undefined;
     });
     if (left) return left;
@@ -170,11 +169,13 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
     if (outcomeUnknown(err)) {
       const lastError: ApprovalError = {
         kind: "unknown",
-        message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
+        message: unknownSentence(err),
       };
       const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
       if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
-      await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
+      await audit(deps, r, actorId, "undo", "unknown", {
+        error: err instanceof LockLostError ? "lock_lost" : (err as EdgeApiError).kind,
+      });
       return { kind: "undo_unknown", request: noted ?? r };
     }
     return undoFailed(deps, r, actorId, toApprovalError(err));

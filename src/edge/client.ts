@@ -48,6 +48,11 @@ export interface ForKeyOptions {
   background?: boolean;
   /** Aborts this client's calls, waiting or sent (a change in flight whose lease is about to end). */
   signal?: AbortSignal;
+  /**
+   * Called right before each call that is not a GET is sent (after its turn in the key's queue): a
+   * throw sends nothing and is the call's error, unchanged (the target lock's fence, changes/target-lock.ts).
+   */
+  beforeWrite?: () => Promise<void>;
 }
 
 export interface EdgeApi {
@@ -146,6 +151,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
       background: forKeyOptions.background === true,
+      beforeWrite: forKeyOptions.beforeWrite,
     };
 
     /** One method of the client: the row's arguments checked (nothing sent otherwise), then the call. */

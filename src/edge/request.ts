@@ -83,6 +83,8 @@ export interface RequestContext {
   closing: AbortSignal;
   /** Background work (alert polling): waits behind the key's other calls. */
   background?: boolean | undefined;
+  /** Before a call that is not a GET is sent: a throw sends nothing (ForKeyOptions.beforeWrite). */
+  beforeWrite?: (() => Promise<void>) | undefined;
 }
 
 interface RawResponse {
@@ -370,11 +372,17 @@ async function attemptOnce<S extends z.ZodType>(
       );
   };
   let res: RawResponse;
+  let refusedBeforeWrite: { err: unknown } | undefined;
   try {
     // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
     res = await ctx.queues.run(
       ctx.keyId,
-      () => {
+      async () => {
+        if (ctx.beforeWrite && spec.method !== "GET")
+          await ctx.beforeWrite().catch((err: unknown) => {
+            refusedBeforeWrite = { err };
+            throw err;
+          });
         startedAt = ctx.clock.now();
         return sendOnce(ctx, spec);
       },
@@ -383,6 +391,7 @@ async function attemptOnce<S extends z.ZodType>(
       ctx.background === true,
     );
   } catch (err) {
+    if (refusedBeforeWrite) throw refusedBeforeWrite.err;
     if (err instanceof QueueFullError) {
       ctx.logger.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
       throw new EdgeApiError({

@@ -7,6 +7,7 @@ import {
   requestChange,
 } from "../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../changes/index.js";
+import { UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
@@ -240,8 +241,10 @@ export function outcomeBanner(
     case "failed":
       return mrkdwn`:x: *${c}* failed: ${outcome.request.lastError?.message ?? "unknown error"}`;
     case "unknown":
-      return outcome.request.lastError?.message === RECORD_FAILED_SENTENCE
-        ? mrkdwn`:mag: *${c}*: ${RECORD_FAILED_SENTENCE}`
+      // Why it is not known, where the engine said more than "no answer in time".
+      return outcome.request.lastError?.message &&
+        outcome.request.lastError.message !== UNKNOWN_OUTCOME_SENTENCE
+        ? mrkdwn`:mag: *${c}*: ${outcome.request.lastError.message}`
         : mrkdwn`:mag: *${c}* was sent, but the Edge API did not answer in time. Not known yet: edgeops is checking and will update the request.`;
   }
 }

@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { ACTIONS } from "../../src/slack/ids.js";
-import type { Store } from "../../src/store/index.js";
+import { type Store, storeInternals } from "../../src/store/index.js";
 import { SIM_IDS, type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { onPostgres, postgresTests } from "../support/both-stores.js";
+import { createManualClock } from "../support/clock.js";
 import {
   answerTo,
   blocksText,
@@ -16,7 +18,9 @@ import {
   startHarness,
   TEST_EDGE_KEY,
 } from "../support/harness.js";
+import { refuseWrites } from "../support/refused-writes.js";
 import { BOB, CAROL } from "../support/users.js";
+import { WORLD_START } from "../support/world.js";
 
 /**
  * Writes to one access list are serialised, within a replica and across replicas, so two
@@ -152,7 +156,72 @@ async function twoReplicas(options: Omit<HarnessOptions, "sim" | "dataDir">) {
   }
 }
 
+/**
+ * Replica A holds the access lists' lock, its read held at the Edge API, and cannot renew the lease (the
+ * store refuses); 31 s later the lease has lapsed and replica B takes the lock and blocks its IP. When A's
+ * read is answered, A must not write beside B: it stops before its write, says "not known yet", and the
+ * reconciler settles its request from what the Edge API holds.
+ */
+async function lapsedLockSendsNoWrite(options: Omit<HarnessOptions, "sim" | "dataDir" | "clock">) {
+  const clock = createManualClock(WORLD_START);
+  const sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY], clock });
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeops-replicas-"));
+  const a = await startHarness({ ...options, sim, dataDir, clock });
+  const b = await startHarness({ ...options, sim, dataDir, clock, seedKey: false });
+  try {
+    await a.store.policies.setChannel("T0001", "C0OPEN", { approvals: "off", updatedBy: "U0001" });
+    const start = sim.requests.length;
+    const accessCalls = () => sim.requests.slice(start).filter((r) => ACCESS_LISTS.test(r.path));
+    const locks = () => storeInternals(a.store).rawDb.selectFrom("target_locks").select("holder").execute();
+    const aAnswer = confirmBlock(a, "203.0.113.50", "C0OPEN");
+    // Each access-list call waits at the Edge API; those before A holds the lock go on, A's first under it waits.
+    let releaseA = () => {};
+    let holders: { holder: string }[] = [];
+    for (let seen = 1; holders.length === 0; seen++) {
+      sim.addFault({ path: ACCESS_LISTS, holdUntil: new Promise<void>((r) => (releaseA = r)), times: 1 });
+      await sim.waitForRequest(() => accessCalls().length >= seen);
+      holders = await locks();
+      if (holders.length === 0) releaseA();
+    }
+    const restoreRenewals = await refuseWrites(
+      a.store,
+      "target_locks",
+      `OLD.holder = '${holders[0]!.holder}' AND NEW.holder = OLD.holder`,
+      ["UPDATE"],
+    );
+    await clock.advance(31_000);
+    expect(await confirmBlock(b, "203.0.113.51", "C0OPEN")).toContain("Done: *Block IP 203.0.113.51");
+    const writesBeforeA = accessCalls().filter((r) => r.method !== "GET").length;
+    releaseA();
+    const answered = await aAnswer;
+    expect(answered).toContain("Not known yet");
+    expect(answered).toContain("another change to the same target took over");
+    expect(accessCalls().filter((r) => r.method !== "GET")).toHaveLength(writesBeforeA);
+    await restoreRenewals();
+    expect(blockedIps(a)).toEqual(["203.0.113.51"]);
+    await clock.advance(61_000);
+    await createChangeSweeper(a.app.env).sweep();
+    const settled = await a.slack.waitForCall("chat.update", (c) =>
+      blocksText(c.args.blocks).includes("may never have reached the Edge API"),
+    );
+    expect(blocksText(settled.args.blocks)).toContain("203.0.113.50");
+  } finally {
+    await a.close();
+    await b.close();
+    await sim.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe("one writer per target", () => {
+  it("a writer whose lock lapsed and was taken over sends no write (SQLite)", async () => {
+    await lapsedLockSendsNoWrite({});
+  });
+
+  it.runIf(postgresTests)("a writer whose lock lapsed and was taken over sends no write (PostgreSQL)", () =>
+    onPostgres(lapsedLockSendsNoWrite),
+  );
+
   it("20 blocks confirmed 4 at a time with approvals off: 20 in the list (SQLite)", async () => {
     await twentyFourAtATime();
   }, 60_000);

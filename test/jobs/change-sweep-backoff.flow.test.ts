@@ -160,7 +160,7 @@ function slowReconcile(options: HarnessOptions = {}) {
 }
 
 /**
- * The harness's deps with the change requests' transitions observed: `until(check)` resolves once `check`
+ * The harness's deps with the change requests' transitions (and moves to applied) observed: `until(check)` resolves once `check`
  * holds, asked now and again after each transition the sweep makes (an event, not a polling loop).
  */
 function watchTransitions(h: Harness) {
@@ -171,7 +171,15 @@ function watchTransitions(h: Harness) {
     for (const w of [...waiters]) w();
     return result;
   };
-  const deps: Deps = { ...h.deps, store: { ...h.deps.store, approvals: { ...approvals, transition } } };
+  const transitionToOwner: typeof approvals.transitionToOwner = async (...args) => {
+    const result = await approvals.transitionToOwner(...args);
+    for (const w of [...waiters]) w();
+    return result;
+  };
+  const deps: Deps = {
+    ...h.deps,
+    store: { ...h.deps.store, approvals: { ...approvals, transition, transitionToOwner } },
+  };
   const until = (check: () => Promise<boolean>) =>
     new Promise<void>((resolve, reject) => {
       const ask = () =>
