@@ -1,11 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import {
-  type ChangeInput,
-  type ChangeOutcome,
-  cancel,
-  RECORD_FAILED_SENTENCE,
-  requestChange,
-} from "../changes/engine.js";
+import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
