@@ -23,8 +23,13 @@ import type { ChangeKind, ChangeScope } from "./kind.js";
 
 /** The lock row's lease, renewed every third of it while the work runs. */
 export const TARGET_LOCK_LEASE_MS = 30_000;
-/** How long a writer waits for the target before giving up with a sentence. */
-export const TARGET_LOCK_WAIT_MS = 120_000;
+/**
+ * The most two replicas' clocks may differ by: a lapsed lease is taken over only this much later by the
+ * taker's clock, so a holder whose clock runs behind is not overtaken while its write is on the wire.
+ */
+export const MAX_CLOCK_SKEW_MS = 90_000;
+/** How long a writer waits for the target before giving up with a sentence (a dead holder's lease, and the skew). */
+export const TARGET_LOCK_WAIT_MS = 180_000;
 
 /** Per store (a replica), per target: the tail of the queue of writers in this process. */
 const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
@@ -87,11 +92,11 @@ async function holdRow<T>(deps: Deps, key: string, work: (held: Deps) => Promise
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     const at = deps.clock.now();
     until = at + TARGET_LOCK_LEASE_MS;
-    if (await store.targetLocks.take(key, holder, until, at)) break;
+    if (await store.targetLocks.take(key, holder, until, at - MAX_CLOCK_SKEW_MS)) break;
     if (deps.clock.elapsed() >= giveUpAt)
       throw new UserError(
         "unavailable",
-        "Another change to the same target has been under way for over 2 minutes, so this one was not made; try again in a minute.",
+        "Another change to the same target has been under way for over 3 minutes, so this one was not made; try again in a minute.",
       );
     // Jitter, so replicas waiting on one target do not poll in step.
     await deps.clock.sleep(delay / 2 + Math.random() * delay);
