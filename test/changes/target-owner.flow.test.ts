@@ -258,7 +258,7 @@ async function ownerRecordRefused(options: HarnessOptions) {
     await restore();
     h.advanceClock(61_000);
     await sweeper.sweep();
-    const alices = (await h.store.approvals.listPending("T0001")).length; // none waits
+    const alices = (await h.store.changeRequests.listPending("T0001")).length; // none waits
     expect(alices).toBe(0);
     await cardUpdate(h, (t) => t.includes("Kept for good by"));
     h.advanceClock(31 * 60_000);
