@@ -30,6 +30,7 @@ import {
   UNDO_RETRY_MS,
   UNKNOWN_OUTCOME_SENTENCE,
   type UndoOutcome,
+  undoByHand,
   undoSchedule,
 } from "./moves.js";
 import { withChangeLock } from "./target-lock.js";
@@ -191,11 +192,10 @@ async function undoFailed(
 ): Promise<UndoOutcome> {
   const attempts = r.attempts + 1;
   const giveUp = attempts >= UNDO_ATTEMPTS;
-  const { kind, params } = mustResolve(r);
   const lastError: ApprovalError = {
     ...error,
     message: giveUp
-      ? `The automatic undo failed ${attempts} times (${error.message}); undo it by hand with ${kind.askAgain(params)}.`
+      ? `The automatic undo failed ${attempts} times (${error.message}); ${undoByHand(r)}.`
       : `The undo failed (${error.message}); edgeops tries again in a minute.`,
   };
   deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");
