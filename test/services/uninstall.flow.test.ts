@@ -184,15 +184,6 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
           async () => !blocked(w) && (await w.store.approvals.get(id))?.state === "undone",
           5 * 60_000,
         );
-        if (took === Number.POSITIVE_INFINITY) {
-          console.log(
-            JSON.stringify(await w.store.approvals.get(id)),
-            w.logs.lines
-              .filter((l) => /undo|removal|remov|sweep/i.test(l))
-              .slice(-30)
-              .join("\n"),
-          );
-        }
         expect(took).toBeLessThan(Number.POSITIVE_INFINITY);
         expect(await w.store.approvals.get(id)).toMatchObject({ state: "undone" });
         expect(await advanceUntil(w, () => removed(w), 60_000)).toBeLessThan(Number.POSITIVE_INFINITY);
