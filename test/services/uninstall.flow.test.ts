@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { UNINSTALL_GRACE_MS } from "../../src/services/uninstall.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { onBothStores } from "../support/both-stores.js";
@@ -228,6 +229,50 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         expect(String(left[0]?.why)).toContain("503");
         expect(String(left[0]?.undoBy)).toBe(`/edge unblock ${ZONE} ${IP}`);
         // Nothing calls the Edge API with the key after it went.
+        const calls = withKey(w).length;
+        await advanceUntil(w, async () => false, 5 * 60_000, 15_000);
+        expect(withKey(w).length).toBe(calls);
+      } finally {
+        await sweeper.stop();
+        await w.close();
+      }
+    },
+    60_000,
+  );
+
+  onBothStores(
+    "an undo whose outcome stays unknown past the grace period: left in force with the undoing command, then the key goes",
+    async (options) => {
+      const { events, w } = await installedWorld(options);
+      const sweeper = createChangeSweeper(w.app.env);
+      try {
+        const id = await blockFor30m(w);
+        // Every undo's write loses its connection: the undo's outcome is unknown, the reconciler finds the
+        // block still there and the undo is due again, over and over (no attempt count ends it).
+        w.sim.addFault({ method: "PATCH", path: ACCESS_LIST_WRITE, reset: true });
+        const since = w.clock.now();
+        await sendEvent(w, APP_UNINSTALLED);
+        await events.handled("app_uninstalled");
+        expect(await w.store.keys.get("T0001"), "kept while the undo is in doubt").toBeDefined();
+        sweeper.start();
+        expect(await advanceUntil(w, () => removed(w), 30 * 60_000, 15_000)).toBeLessThan(
+          Number.POSITIVE_INFINITY,
+        );
+        expect(w.clock.now() - since).toBeGreaterThanOrEqual(UNINSTALL_GRACE_MS);
+        expect(blocked(w)).toBe(true);
+
+        const request = await w.store.approvals.get(id);
+        expect(request).toMatchObject({ state: "applied", undoAt: null });
+        expect(request?.lastError?.message).toContain("edgeops was removed from this workspace");
+        expect(request?.lastError?.message).toContain(`/edge unblock ${ZONE} ${IP}`);
+        expect(request?.lastError?.message).not.toContain(`/edge block ${ZONE} ${IP}`);
+        const row = await removalRow(w);
+        expect(row?.outcome).toBe("left_in_force");
+        expect(row?.details).toMatchObject({
+          keyRemoved: true,
+          undone: 0,
+          leftInForce: [{ requestId: id, undoBy: `/edge unblock ${ZONE} ${IP}` }],
+        });
         const calls = withKey(w).length;
         await advanceUntil(w, async () => false, 5 * 60_000, 15_000);
         expect(withKey(w).length).toBe(calls);
