@@ -130,8 +130,10 @@ export async function continueRemovals(deps: Deps, scope: WorkScope = {}): Promi
     const until = now + REMOVAL_LEASE_MS;
     if (!(await store.removals.claim(removal.teamId, now, until))) continue;
     try {
-      const progress = { ...FRESH, ...(removal.progress as Partial<RemovalProgress>) };
-      if ((await runPass(deps, { ...removal, progress }, until, false)).finished) finished++;
+      // Read again once claimed: another replica's pass may have recorded more since the list was read.
+      const claimed = (await store.removals.get(removal.teamId)) ?? removal;
+      const progress = { ...FRESH, ...(claimed.progress as Partial<RemovalProgress>) };
+      if ((await runPass(deps, { ...claimed, progress }, until, false)).finished) finished++;
     } catch (err) {
       deps.logger.warn(
         { err, teamId: removal.teamId },

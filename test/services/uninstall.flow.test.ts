@@ -133,6 +133,8 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         await events.handled("app_uninstalled");
         await events.handled("tokens_revoked");
         await w.settled();
+        // The second event found the removal under way and did nothing.
+        expect(w.logs.text).toContain("this workspace's removal was started by another event");
 
         sweeper.start();
         const took = await advanceUntil(
