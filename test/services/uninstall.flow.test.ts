@@ -1,5 +1,5 @@
 import { describe, expect } from "vitest";
-import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { type ChangeSweeper, createChangeSweeper } from "../../src/jobs/change-sweeps.js";
 import { UNINSTALL_GRACE_MS } from "../../src/services/uninstall.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
@@ -86,17 +86,23 @@ async function sendEvent(w: World, event: Record<string, unknown>) {
 const APP_UNINSTALLED = { type: "app_uninstalled" };
 const TOKENS_REVOKED = { type: "tokens_revoked", tokens: { oauth: [], bot: ["UBOT"] } };
 
-/** Advance the world's clock `step` at a time until `done` holds, at most `maxMs`; the time it took. */
+/**
+ * Move the world's clock a sweeper's interval (15 s) at a time, the change sweeper ticking after each
+ * step, until `done` holds, at most `maxMs`; the time it took. The sweeper ticks here rather than on its
+ * own timer, so no Edge call is in flight while the clock moves (which would time it out).
+ */
 async function advanceUntil(
   w: World,
+  sweeper: ChangeSweeper,
   done: () => Promise<boolean>,
   maxMs: number,
-  step = 5_000,
 ): Promise<number> {
+  const step = 15_000;
   let waited = 0;
   while (!(await done())) {
     if (waited >= maxMs) return Number.POSITIVE_INFINITY;
     await w.clock.advance(step);
+    await sweeper.sweep();
     await w.settled();
     waited += step;
   }
@@ -136,18 +142,20 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         // The second event found the removal under way and did nothing.
         expect(w.logs.text).toContain("this workspace's removal was started by another event");
 
-        sweeper.start();
         const took = await advanceUntil(
           w,
+          sweeper,
           async () => !blocked(w) && (await w.store.approvals.get(id))?.state === "undone",
           15_000,
         );
         expect(took, "the block is undone within 15 s").toBeLessThanOrEqual(15_000);
         expect(await w.store.approvals.get(id)).toMatchObject({ state: "undone" });
-        expect(await advanceUntil(w, () => removed(w), 60_000)).toBeLessThan(Number.POSITIVE_INFINITY);
+        expect(await advanceUntil(w, sweeper, () => removed(w), 60_000)).toBeLessThan(
+          Number.POSITIVE_INFINITY,
+        );
         // Once the key is gone, nothing calls the Edge API with it, however long the sweeper runs.
         const calls = withKey(w).length;
-        await advanceUntil(w, async () => false, 20 * 60_000, 15_000);
+        await advanceUntil(w, sweeper, async () => false, 20 * 60_000);
         expect(withKey(w).length).toBe(calls);
         // One audit row, written when the key went, says what was undone.
         const rows = (await w.store.audit.list("T0001", 200)).filter((e) => e.action === "app.uninstalled");
@@ -181,15 +189,17 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         // The key stays while the undo is due again.
         expect(await w.store.keys.get("T0001")).toBeDefined();
 
-        sweeper.start();
         const took = await advanceUntil(
           w,
+          sweeper,
           async () => !blocked(w) && (await w.store.approvals.get(id))?.state === "undone",
           5 * 60_000,
         );
         expect(took).toBeLessThan(Number.POSITIVE_INFINITY);
         expect(await w.store.approvals.get(id)).toMatchObject({ state: "undone" });
-        expect(await advanceUntil(w, () => removed(w), 60_000)).toBeLessThan(Number.POSITIVE_INFINITY);
+        expect(await advanceUntil(w, sweeper, () => removed(w), 60_000)).toBeLessThan(
+          Number.POSITIVE_INFINITY,
+        );
         const row = (await w.store.audit.list("T0001", 200)).find((e) => e.action === "app.uninstalled");
         expect(row).toMatchObject({ details: { keyRemoved: true, undone: 1, leftInForce: [] } });
       } finally {
@@ -211,8 +221,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         await sendEvent(w, TOKENS_REVOKED);
         await events.handled("tokens_revoked");
         await w.settled();
-        sweeper.start();
-        const took = await advanceUntil(w, () => removed(w), 30 * 60_000);
+        const took = await advanceUntil(w, sweeper, () => removed(w), 30 * 60_000);
         expect(took).toBeLessThan(Number.POSITIVE_INFINITY);
         expect(blocked(w)).toBe(true);
 
@@ -232,7 +241,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         expect(String(left[0]?.undoBy)).toBe(`/edge unblock ${ZONE} ${IP}`);
         // Nothing calls the Edge API with the key after it went.
         const calls = withKey(w).length;
-        await advanceUntil(w, async () => false, 5 * 60_000, 15_000);
+        await advanceUntil(w, sweeper, async () => false, 5 * 60_000);
         expect(withKey(w).length).toBe(calls);
       } finally {
         await sweeper.stop();
@@ -256,8 +265,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         await sendEvent(w, APP_UNINSTALLED);
         await events.handled("app_uninstalled");
         expect(await w.store.keys.get("T0001"), "kept while the undo is in doubt").toBeDefined();
-        sweeper.start();
-        expect(await advanceUntil(w, () => removed(w), 30 * 60_000, 15_000)).toBeLessThan(
+        expect(await advanceUntil(w, sweeper, () => removed(w), 30 * 60_000)).toBeLessThan(
           Number.POSITIVE_INFINITY,
         );
         expect(w.clock.now() - since).toBeGreaterThanOrEqual(UNINSTALL_GRACE_MS);
@@ -276,7 +284,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
           leftInForce: [{ requestId: id, undoBy: `/edge unblock ${ZONE} ${IP}` }],
         });
         const calls = withKey(w).length;
-        await advanceUntil(w, async () => false, 5 * 60_000, 15_000);
+        await advanceUntil(w, sweeper, async () => false, 5 * 60_000);
         expect(withKey(w).length).toBe(calls);
       } finally {
         await sweeper.stop();
