@@ -4,7 +4,7 @@ import { annotateOther, audit, UNDO_RETRY_MS, undoByHand, undoCommand } from "..
 import { undoDue } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
 import { holdLease } from "../lease.js";
-import type { ApprovalRequest, WorkScope } from "../store/index.js";
+import type { ChangeRequest, WorkScope } from "../store/index.js";
 
 /** On the card of a request that was waiting when the workspace removed edgeops. */
 export const UNINSTALLED_SENTENCE =
@@ -55,7 +55,7 @@ export type RemovalOutcome =
 
 export interface ForgottenWorkspace {
   /** Requests that moved (pending → cancelled, temporary changes undone): their cards are redrawn. */
-  readonly moved: readonly ApprovalRequest[];
+  readonly moved: readonly ChangeRequest[];
   readonly watches: number;
   readonly schedules: number;
   readonly keyRemoved: boolean;
@@ -159,7 +159,7 @@ interface Removal {
 }
 
 interface Pass {
-  moved: ApprovalRequest[];
+  moved: ChangeRequest[];
   progress: RemovalProgress;
   finished: boolean;
 }
@@ -178,7 +178,7 @@ async function runPass(deps: Deps, removal: Removal, first: number, fromEvent: b
     renew: (from, to) => store.removals.renew(teamId, from, to),
     onError: (err) => logger.warn({ err, teamId }, "could not renew the claim on a workspace's removal"),
   });
-  let pass: { moved: ApprovalRequest[]; progress: RemovalProgress; settled: boolean };
+  let pass: { moved: ChangeRequest[]; progress: RemovalProgress; settled: boolean };
   try {
     pass = await removalPass(deps, removal, fromEvent);
   } catch (err) {
@@ -204,11 +204,11 @@ async function removalPass(
   deps: Deps,
   removal: Removal,
   fromEvent: boolean,
-): Promise<{ moved: ApprovalRequest[]; progress: RemovalProgress; settled: boolean }> {
+): Promise<{ moved: ChangeRequest[]; progress: RemovalProgress; settled: boolean }> {
   const { store } = deps;
   const { teamId, since } = removal;
   const progress: RemovalProgress = { ...removal.progress, changes: [...removal.progress.changes] };
-  const moved: ApprovalRequest[] = [];
+  const moved: ChangeRequest[] = [];
   if (!progress.stopped) {
     const stopped = await stopWorkspace(deps, teamId, removal.event as UninstallReason);
     moved.push(...stopped.cancelled);
@@ -229,7 +229,7 @@ async function removalPass(
     if (graceOver) await leaveInForce(deps, r);
     // Due now; an undo that failed keeps its retry time (UNDO_RETRY_MS) after the event's own pass.
     else if (r.undoAt !== null && r.undoAt > now + (fromEvent ? 0 : UNDO_RETRY_MS))
-      await store.approvals.annotate(r.id, "applied", { undoAt: now });
+      await store.changeRequests.annotate(r.id, "applied", { undoAt: now });
   }
   if (fromEvent && !graceOver) {
     // Each undo is claimed once, as the sweeper's; one that fails is due again later, with the key.
@@ -240,7 +240,7 @@ async function removalPass(
     }
   }
 
-  const counts = await store.approvals.countByState(teamId);
+  const counts = await store.changeRequests.countByState(teamId);
   const due = (await temporaryChanges(deps, removal)).length;
   const settled = due === 0 && counts.undoing === 0 && counts.approved === 0;
   if (settled) {
@@ -269,10 +269,10 @@ async function stopWorkspace(deps: Deps, teamId: string, reason: UninstallReason
   let schedules = 0;
   for (const s of await store.schedules.list(teamId))
     if (await store.schedules.remove(teamId, s.id)) schedules++;
-  const cancelled: ApprovalRequest[] = [];
-  for (const r of await store.approvals.listPending(teamId)) {
+  const cancelled: ChangeRequest[] = [];
+  for (const r of await store.changeRequests.listPending(teamId)) {
     await cancel(deps, r, reason, UNINSTALLED_SENTENCE);
-    const after = await store.approvals.get(r.id);
+    const after = await store.changeRequests.get(r.id);
     if (after?.state === "cancelled") cancelled.push(after);
   }
   return { watches, schedules, cancelled };
@@ -282,15 +282,15 @@ async function stopWorkspace(deps: Deps, teamId: string, reason: UninstallReason
  * The workspace's applied temporary changes still to be undone (due now or later), made before the
  * removal started (a workspace that came back meanwhile keeps its new ones).
  */
-async function temporaryChanges(deps: Deps, removal: Removal): Promise<ApprovalRequest[]> {
-  const all = await deps.store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, MAX_TEMPORARY, {
+async function temporaryChanges(deps: Deps, removal: Removal): Promise<ChangeRequest[]> {
+  const all = await deps.store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER, MAX_TEMPORARY, {
     teamIds: [removal.teamId],
   });
   return all.filter((r) => r.createdAt <= removal.since);
 }
 
 /** The grace period is over: no more undo; the request says so and how to undo it by hand. */
-async function leaveInForce(deps: Deps, r: ApprovalRequest): Promise<void> {
+async function leaveInForce(deps: Deps, r: ChangeRequest): Promise<void> {
   const minutes = UNINSTALL_GRACE_MS / 60_000;
   const last = r.lastError ? ` The last attempt: ${r.lastError.message}` : "";
   const message = `Not undone: edgeops was removed from this workspace and stopped trying to undo this change ${minutes} minutes later, so it is still in force; ${undoByHand(r)}.${last}`;
@@ -302,7 +302,7 @@ async function leaveInForce(deps: Deps, r: ApprovalRequest): Promise<void> {
 }
 
 /** Why an applied temporary change was not undone, as its request says. */
-function whyLeft(r: ApprovalRequest): string {
+function whyLeft(r: ChangeRequest): string {
   if (r.lastError) return r.lastError.message;
   if (r.note?.kind === "kept" || r.note?.kind === "superseded")
     return `A later request set it since (${r.note.by.change}), so its undo was cancelled.`;
@@ -315,7 +315,7 @@ async function auditRemoval(deps: Deps, removal: Removal, at: number): Promise<v
   const undone: Record<string, unknown>[] = [];
   const leftInForce: Record<string, unknown>[] = [];
   for (const id of progress.changes) {
-    const r = await deps.store.approvals.get(id);
+    const r = await deps.store.changeRequests.get(id);
     if (!r) continue;
     const change = describeRequest(r);
     if (r.state === "undone")
@@ -379,7 +379,7 @@ export async function forgetEnterprise(
   enterpriseId: string,
   teamIds: readonly string[],
   reason: UninstallReason,
-): Promise<{ moved: readonly ApprovalRequest[] }> {
+): Promise<{ moved: readonly ChangeRequest[] }> {
   await deps.store.installations.deleteInstallation({
     enterpriseId,
     teamId: undefined,
@@ -389,7 +389,7 @@ export async function forgetEnterprise(
     { enterpriseId, event: reason, workspaces: teamIds.length },
     "the enterprise removed its org-wide install of edgeops: its installation is gone",
   );
-  const moved: ApprovalRequest[] = [];
+  const moved: ChangeRequest[] = [];
   for (const teamId of teamIds) moved.push(...(await forgetWorkspace(deps, teamId, reason)).moved);
   return { moved };
 }

@@ -4,7 +4,7 @@ import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { restoreOf } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
+import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
@@ -13,7 +13,7 @@ import type { SlackEnv } from "./edge-commands/types.js";
 import { cardWithPreview, fillCard, startCardPreview } from "./impact-fill.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
-export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
+export async function updateCard(client: WebClient, request: ChangeRequest, logger: Logger): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
   const card = cardWithPreview(request);
   await client.chat
@@ -27,7 +27,7 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
  * A move the flow that made it carries on from at once (approved → apply, undoing → put back): the card
  * is drawn at the end of that flow (a move, or a note when the outcome is not known yet), not in between.
  */
-const PASSING: ReadonlySet<ApprovalRequest["state"]> = new Set(["approved", "undoing"]);
+const PASSING: ReadonlySet<ChangeRequest["state"]> = new Set(["approved", "undoing"]);
 
 /**
  * The one place approval cards are redrawn: told by the engine (src/changes/observers.ts) of every move
@@ -36,7 +36,7 @@ const PASSING: ReadonlySet<ApprovalRequest["state"]> = new Set(["approved", "und
  */
 export function redrawCardsOnChange(env: SlackEnv): () => void {
   const logger = env.deps.logger;
-  const redraw = async (request: ApprovalRequest) => {
+  const redraw = async (request: ChangeRequest) => {
     if (!request.messageChannel || !request.messageTs) return;
     await updateCard(await env.clientFor(request.teamId), request, logger);
   };
@@ -56,7 +56,7 @@ export function redrawCardsOnChange(env: SlackEnv): () => void {
  */
 export async function tellRequester(
   env: SlackEnv,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   client?: WebClient,
 ): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
@@ -79,7 +79,7 @@ export async function tellRequester(
 export async function postApprovalCard(
   env: SlackEnv,
   client: WebClient,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   policy: Pick<EffectivePolicy, "approvers">,
   logger: Logger,
   /** Show the change's impact preview: "estimating…" at once, filled in place once read. */
@@ -99,9 +99,9 @@ export async function postApprovalCard(
       blocks: card.blocks,
     });
     if (res.ts) {
-      await env.deps.store.approvals.setMessage(request.id, res.channel ?? request.channelId, res.ts);
+      await env.deps.store.changeRequests.setMessage(request.id, res.channel ?? request.channelId, res.ts);
       // Decided (or expired) between posting and recording where: bring the card up to date now.
-      const latest = await env.deps.store.approvals.get(request.id);
+      const latest = await env.deps.store.changeRequests.get(request.id);
       if (latest && latest.state !== "pending") await updateCard(client, latest, logger);
       else if (preview)
         // Not awaited: the person who confirmed is answered now; the card is filled when the preview is read.
@@ -127,7 +127,7 @@ export async function postApprovalCard(
 }
 
 /** What is true of a change made (or sent) whose card could not be posted, and how to undo it by hand. */
-function withoutCard(request: ApprovalRequest, why: string): string {
+function withoutCard(request: ChangeRequest, why: string): string {
   const c = resolveChange(request);
   const change = c ? c.kind.describe(c.params) : "The change";
   // What its undo puts back (the value its apply replaced), so the command undoes rather than re-applies.
@@ -175,13 +175,13 @@ export async function requestWithCard<P>(
 }
 
 /** Applied without a write: the value was in force when asked (a temporary change held it), so it took it over. */
-function tookOver(r: ApprovalRequest): boolean {
+function tookOver(r: ChangeRequest): boolean {
   const c = resolveChange(r);
   return c !== undefined && c.kind.targetKey !== undefined && c.kind.inForce(c.params, r.observed);
 }
 
 /** Who asked for a waiting request, as its reader sees it: "You", or a mention. */
-export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
+export function askerOf(request: ChangeRequest, viewerId: string): Mrkdwn {
   return request.requesterId === viewerId ? mrkdwn`You` : mention(request.requesterId);
 }
 
@@ -192,7 +192,7 @@ export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
 export async function seesWhereItWaits(
   env: SlackEnv,
   client: WebClient,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   viewer: { userId: string; channelId: string },
 ): Promise<boolean> {
   if (request.requesterId === viewer.userId || request.channelId === viewer.channelId) return true;

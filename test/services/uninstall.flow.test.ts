@@ -69,7 +69,9 @@ async function blockFor30m(w: World): Promise<string> {
   });
   await cardUpdate(w, (t) => t.includes(`Block IP ${IP}`) && t.includes("is in effect"));
   expect(blocked(w)).toBe(true);
-  const [request] = await w.store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, 10, { teamIds: ["T0001"] });
+  const [request] = await w.store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER, 10, {
+    teamIds: ["T0001"],
+  });
   expect(request?.state).toBe("applied");
   return request!.id;
 }
@@ -145,11 +147,11 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         const took = await advanceUntil(
           w,
           sweeper,
-          async () => !blocked(w) && (await w.store.approvals.get(id))?.state === "undone",
+          async () => !blocked(w) && (await w.store.changeRequests.get(id))?.state === "undone",
           15_000,
         );
         expect(took, "the block is undone within 15 s").toBeLessThanOrEqual(15_000);
-        expect(await w.store.approvals.get(id)).toMatchObject({ state: "undone" });
+        expect(await w.store.changeRequests.get(id)).toMatchObject({ state: "undone" });
         expect(await advanceUntil(w, sweeper, () => removed(w), 60_000)).toBeLessThan(
           Number.POSITIVE_INFINITY,
         );
@@ -184,7 +186,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         await sendEvent(w, APP_UNINSTALLED);
         await events.handled("app_uninstalled");
         await w.settled();
-        expect(await w.store.approvals.get(id)).toMatchObject({ state: "applied" });
+        expect(await w.store.changeRequests.get(id)).toMatchObject({ state: "applied" });
         expect(blocked(w)).toBe(true);
         // The key stays while the undo is due again.
         expect(await w.store.keys.get("T0001")).toBeDefined();
@@ -192,11 +194,11 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         const took = await advanceUntil(
           w,
           sweeper,
-          async () => !blocked(w) && (await w.store.approvals.get(id))?.state === "undone",
+          async () => !blocked(w) && (await w.store.changeRequests.get(id))?.state === "undone",
           5 * 60_000,
         );
         expect(took).toBeLessThan(Number.POSITIVE_INFINITY);
-        expect(await w.store.approvals.get(id)).toMatchObject({ state: "undone" });
+        expect(await w.store.changeRequests.get(id)).toMatchObject({ state: "undone" });
         expect(await advanceUntil(w, sweeper, () => removed(w), 60_000)).toBeLessThan(
           Number.POSITIVE_INFINITY,
         );
@@ -225,7 +227,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         expect(took).toBeLessThan(Number.POSITIVE_INFINITY);
         expect(blocked(w)).toBe(true);
 
-        const request = await w.store.approvals.get(id);
+        const request = await w.store.changeRequests.get(id);
         expect(request?.state).toBe("applied");
         const sentence = request?.lastError?.message ?? "";
         expect(sentence).toContain(`/edge unblock ${ZONE} ${IP}`);
@@ -271,7 +273,7 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         expect(w.clock.now() - since).toBeGreaterThanOrEqual(UNINSTALL_GRACE_MS);
         expect(blocked(w)).toBe(true);
 
-        const request = await w.store.approvals.get(id);
+        const request = await w.store.changeRequests.get(id);
         expect(request).toMatchObject({ state: "applied", undoAt: null });
         expect(request?.lastError?.message).toContain("edgeops was removed from this workspace");
         expect(request?.lastError?.message).toContain(`/edge unblock ${ZONE} ${IP}`);
