@@ -201,6 +201,23 @@ export function restoreOf(r: ChangeRequest): unknown {
   return r.replaced ? r.replaced.value : r.observed;
 }
 
+/**
+ * The command that undoes an applied change by hand: the one that asks for the value its undo puts back
+ * (kind.undo's parameters), never the one that asked for the change (which would apply it again).
+ * Undefined when the kind can't say what to put back.
+ */
+export function undoCommand(r: ChangeRequest): string | undefined {
+  const c = resolveChange(r);
+  const back = c?.kind.undo?.(c.params, restoreOf(r));
+  return c && back !== undefined ? c.kind.askAgain(back) : undefined;
+}
+
+/** "undo it by hand with <the undoing command>", or where to look when there is none. */
+export function undoByHand(r: ChangeRequest): string {
+  const command = undoCommand(r);
+  return command ? `undo it by hand with ${command}` : "put it back by hand in the bunny.net dashboard";
+}
+
 export function otherOf(r: ChangeRequest): OtherRequest {
   return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
 }
@@ -499,7 +516,7 @@ export async function sweepReadFailed(
           {
             lastError: {
               kind: "undo_gave_up",
-              message: `The automatic undo could not be finished: the current value could not be read ${tries} times (${reason}); check it and undo it by hand with ${kind.askAgain(params)}.`,
+              message: `The automatic undo could not be finished: the current value could not be read ${tries} times (${reason}); check it and ${undoByHand(r)}.`,
             },
             undoAt: null,
           },

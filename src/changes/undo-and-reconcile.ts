@@ -28,6 +28,7 @@ import {
   UNDO_ATTEMPTS,
   UNDO_RETRY_MS,
   type UndoOutcome,
+  undoByHand,
   undoSchedule,
   unknownSentence,
 } from "./moves.js";
@@ -201,11 +202,10 @@ async function undoFailed(
 ): Promise<UndoOutcome> {
   const attempts = r.attempts + 1;
   const giveUp = attempts >= UNDO_ATTEMPTS;
-  const { kind, params } = mustResolve(r);
   const lastError: ChangeError = {
     ...error,
     message: giveUp
-      ? `The automatic undo failed ${attempts} times (${error.message}); undo it by hand with ${kind.askAgain(params)}.`
+      ? `The automatic undo failed ${attempts} times (${error.message}); ${undoByHand(r)}.`
       : `The undo failed (${error.message}); edgeops tries again in a minute.`,
   };
   deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");

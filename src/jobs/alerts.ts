@@ -284,11 +284,15 @@ export function createPoller(options: PollerOptions): Poller {
   /** Claim one evaluation and run it; true when this replica evaluated it. */
   async function evaluate({ watch: w, interval }: DueWatch): Promise<boolean> {
     const log = logger.child({ watchId: w.id, teamId: w.teamId, channelId: w.channelId });
+    // Aborts the evaluation's Edge calls, waiting or sent, once its claim ended: the watch was removed
+    // (its workspace uninstalled edgeops, whose key must not be used after its undos settled) or another
+    // replica evaluates it now.
+    const claimEnded = new AbortController();
     try {
       const at = now();
       let access: Awaited<ReturnType<typeof edgeAccessFor>>;
       try {
-        access = await edgeAccessFor(deps, w.teamId, { background: true });
+        access = await edgeAccessFor(deps, w.teamId, { background: true, signal: claimEnded.signal });
       } catch (err) {
         // No key (removed since): look again at the next interval, and say why in /edge watch list.
         if (await deps.store.watches.claim(w.id, w.nextPollAt, at + interval, scope))
@@ -308,7 +312,11 @@ export function createPoller(options: PollerOptions): Poller {
         first: at + interval,
         leaseMs: interval,
         clock,
-        renew: (from, to) => deps.store.watches.claim(w.id, from, to, scope),
+        async renew(from, to) {
+          const mine = await deps.store.watches.claim(w.id, from, to, scope);
+          if (!mine) claimEnded.abort(new Error("the watch's claim ended: removed, or evaluated elsewhere"));
+          return mine;
+        },
         onError: (err) => log.warn({ err }, "could not renew the claim on a watch's evaluation"),
       });
       try {

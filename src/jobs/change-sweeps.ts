@@ -2,6 +2,7 @@ import { SWEEPS, type SweepKind } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
+import { continueRemovals } from "../services/uninstall.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
 import type { ChangeRequest, WorkScope } from "../store/index.js";
@@ -86,8 +87,8 @@ export const reconcileStaleUndos = (deps: Deps, scope?: WorkScope, limit?: numbe
 export interface ChangeSweeper {
   /**
    * One tick: expire every pending request whose time is up, settle approved requests whose apply never
-   * finished (the reconciler), undo temporary changes that are due, then complete missed workflow steps;
-   * returns how many this replica moved.
+   * finished (the reconciler), undo temporary changes that are due, then take removed workspaces' removals
+   * further and complete missed workflow steps; returns how many requests and steps this replica moved.
    */
   sweep(): Promise<number>;
   start(): void;
@@ -105,8 +106,9 @@ export interface ChangeSweeperOptions {
  * Expiry without a click, the reconciler and temporary changes' undo, in every replica, on the jobs' claim
  * loop: each tick lists every sweep's due requests, and each is moved on the fair pool by whichever replica
  * wins its compare-and-set; its card is redrawn by the card observer (src/slack/change-requests.ts
- * redrawCardsOnChange). After the moves, every tick completes missed workflow steps and prunes the audit
- * log. Ticks at start, so requests that expired while the bot was down are closed after a restart.
+ * redrawCardsOnChange). After the moves, every tick takes removed workspaces' removals further (their key
+ * is deleted once their undos settled: services/uninstall.ts continueRemovals), completes missed workflow
+ * steps and prunes the audit log. Ticks at start, so requests that expired while the bot was down are closed after a restart.
  */
 export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions = {}): ChangeSweeper {
   const { intervalMs = 15_000, scope = {} } = options;
@@ -123,7 +125,18 @@ export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions
     if (pruned > 0) logger.info({ pruned }, "pruned audit rows past their retention");
   }
 
+  /** Removed workspaces: each taken a pass further, and finished (key deleted) once its undos settled. */
+  async function continueRemovedWorkspaces(): Promise<void> {
+    const finished = await continueRemovals(env.deps, scope).catch((err: unknown) => {
+      logger.warn({ err }, "could not continue the removals of uninstalled workspaces");
+      return 0;
+    });
+    if (finished > 0) logger.info({ finished }, "finished the removals of uninstalled workspaces");
+  }
+
   async function afterMoves(): Promise<number> {
+    // After this tick's undos: a removed workspace whose undos all settled loses its key now.
+    await continueRemovedWorkspaces();
     // Workflow steps whose request settled but that were not completed (a replica died, Slack failed).
     const steps = await settleMissedSteps(env, scope);
     if (Object.keys(moved).length > 0 || steps > 0)

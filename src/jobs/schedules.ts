@@ -151,11 +151,18 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const at = now();
       const leaseUntil = await claim(s, at);
       if (leaseUntil === undefined) return false;
+      // Aborts the run's Edge calls once its claim ended: the schedule was removed (its workspace
+      // uninstalled edgeops, whose key must not be used after its undos settled) or another replica runs it.
+      const claimEnded = new AbortController();
       const lease = holdLease({
         first: leaseUntil,
         leaseMs,
         clock,
-        renew: (from, to, renewedAt) => deps.store.schedules.renewLease(s.id, from, to, renewedAt),
+        async renew(from, to, renewedAt) {
+          const mine = await deps.store.schedules.renewLease(s.id, from, to, renewedAt);
+          if (!mine) claimEnded.abort(new Error("the schedule's claim ended: removed, or run elsewhere"));
+          return mine;
+        },
         onError: (err) => logger.warn({ err, jobId: s.id }, "could not renew the schedule's lease"),
       });
       try {
@@ -166,6 +173,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           now: at,
           wait,
           signal: stopping.signal,
+          claimEnded: claimEnded.signal,
           trigger: job.trigger,
           lease,
         });

@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
-import type { EdgeClient } from "../edge/client.js";
+import type { EdgeClient, ForKeyOptions } from "../edge/client.js";
 import { keyId } from "../edge/queue.js";
 import { UserError } from "../errors.js";
 import type { ApiKeyRecord } from "../store/index.js";
@@ -44,12 +44,12 @@ export async function keyInUse(deps: Deps, teamId: string): Promise<KeyInUse> {
 
 /**
  * An Edge API client with the key that answers for this workspace, else a sentence saying what to do.
- * `background`: for alert polling, whose calls wait behind the key's commands.
+ * `background`: for alert polling, whose calls wait behind the key's commands; `signal`: aborts its calls.
  */
 export async function edgeAccessFor(
   deps: Deps,
   teamId: string,
-  options: { background?: boolean } = {},
+  options: ForKeyOptions = {},
 ): Promise<EdgeAccess> {
   const key = await keyInUse(deps, teamId);
   if (key.source === "none") throw new UserError("no_key", NO_KEY_SENTENCE);

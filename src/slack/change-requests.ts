@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../changes/index.js";
-import { UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
+import { restoreOf, UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
@@ -130,7 +130,8 @@ export async function postApprovalCard(
 function withoutCard(request: ChangeRequest, why: string): string {
   const c = resolveChange(request);
   const change = c ? c.kind.describe(c.params) : "The change";
-  const back = c?.kind.undo?.(c.params, request.observed);
+  // What its undo puts back (the value its apply replaced), so the command undoes rather than re-applies.
+  const back = c?.kind.undo?.(c.params, restoreOf(request));
   const undoBy =
     back && c ? ` To undo it sooner: ${c.kind.describe(back)}, with ${c.kind.askAgain(back)}.` : "";
   if (request.state === "applied" && request.undoAt !== null)

@@ -6,7 +6,7 @@ import type { Lease } from "../lease.js";
 import type { Logger } from "../log.js";
 import type { ScanWaitOptions } from "../services/dns.js";
 import { collectDnsSummary, type SummarySnapshot } from "../services/dns-summary.js";
-import { edgeClientFor } from "../services/edge-access.js";
+import { edgeAccessFor } from "../services/edge-access.js";
 import { periodMs } from "../services/schedules.js";
 import type { Schedule } from "../store/index.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "./blocks/dns-summary.js";
@@ -50,6 +50,8 @@ export interface RunOptions {
   wait: ScanWaitOptions;
   /** Aborted when the scheduler stops: scans are read once rather than waited for. */
   signal?: AbortSignal;
+  /** Aborted when the scheduler's claim on the run ended (the schedule removed): its Edge calls stop. */
+  claimEnded?: AbortSignal;
   /** Start a DNS scan; the scheduler passes one that starts one scan per zone per tick. */
   trigger?: (teamId: string, zoneId: number, edge: EdgeClient) => Promise<unknown>;
   /** The scheduler's claim on this occurrence; absent for `/edge schedule run <id>`. */
@@ -69,7 +71,11 @@ async function buildReply(
   const zoneId = Number(s.target);
   const schedule = { id: s.id, label: scheduleLabel(s) };
   try {
-    const edge = await edgeClientFor(o.deps, s.teamId);
+    const { client: edge } = await edgeAccessFor(
+      o.deps,
+      s.teamId,
+      o.claimEnded ? { signal: o.claimEnded } : {},
+    );
     const { summary, snapshot } = await collectDnsSummary({
       client: edge,
       zoneId,

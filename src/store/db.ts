@@ -251,6 +251,26 @@ export interface Database {
   alert_episodes: AlertEpisodesTable;
   function_executions: FunctionExecutionsTable;
   target_locks: TargetLocksTable;
+  workspace_removals: WorkspaceRemovalsTable;
+}
+
+/**
+ * A workspace that removed edgeops (app_uninstalled, tokens_revoked), from the first event until its Edge
+ * API key is deleted (migration 13): one row per workspace, claimed as a renewed lease by whoever works on
+ * it (the event's listener, then the change sweeper), so one removal runs at a time across replicas.
+ */
+export interface WorkspaceRemovalsTable {
+  teamId: string;
+  /** The event that started it. */
+  event: string;
+  /** When the removal started: its grace period counts from here. */
+  since: number;
+  /** While a replica works on it: until when its claim holds (renewed); null or past: free. */
+  leaseUntil: number | null;
+  /** When the key was deleted and the removal's audit row written; null while it runs. */
+  finishedAt: number | null;
+  /** JSON: what the removal did so far (services/uninstall.ts RemovalProgress). */
+  progress: string;
 }
 
 /** One writer at a time per Edge target (an access list, a zone's settings, a bot category), migration 9. */

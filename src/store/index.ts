@@ -12,6 +12,7 @@ import { createInstallationsRepo, type InstallationsRepo } from "./installations
 import { createKeysRepo, type KeysRepo } from "./keys.js";
 import { migrate } from "./migrations.js";
 import { createPoliciesRepo, type PoliciesRepo } from "./policies.js";
+import { createRemovalsRepo, type RemovalsRepo } from "./removals.js";
 import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
 import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
 import { createTimelineReads, type TimelineReads } from "./timeline.js";
@@ -58,6 +59,7 @@ export type {
   PolicyValues,
 } from "./policies.js";
 export { DEFAULT_POLICY, EVERY_CHANGE, MAX_APPROVALS_NEEDED } from "./policies.js";
+export type { RemovalsRepo, WorkspaceRemoval } from "./removals.js";
 export type { RoomLimits, RoomResult } from "./room.js";
 export type {
   CreateIfRoomResult,
@@ -119,6 +121,8 @@ export interface Store {
   readonly functionExecutions: FunctionExecutionsRepo;
   /** One writer at a time per Edge target, across replicas (changes/target-lock.ts). */
   readonly targetLocks: TargetLocksRepo;
+  /** Workspaces being removed (uninstalled), until their Edge API key is deleted (services/uninstall.ts). */
+  readonly removals: RemovalsRepo;
   /** An incident's timeline: one zone's changes, their audit steps and its alert episodes (read-only). */
   readonly timeline: TimelineReads;
   readonly vault: Vault;
@@ -191,6 +195,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     episodes: createEpisodesRepo(context),
     functionExecutions: createFunctionExecutionsRepo(context),
     targetLocks: createTargetLocksRepo(context),
+    removals: createRemovalsRepo(context),
     timeline: createTimelineReads(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");

@@ -27,8 +27,8 @@ export interface KeysRepo {
   get(teamId: string): Promise<ApiKeyRecord | undefined>;
   /** No decryption. */
   info(teamId: string): Promise<ApiKeyInfo | undefined>;
-  /** True when a key was removed. */
-  remove(teamId: string): Promise<boolean>;
+  /** True when a key was removed; `setNoLaterThan`: only a key set at or before that instant (not one set since). */
+  remove(teamId: string, setNoLaterThan?: number): Promise<boolean>;
 }
 
 const PURPOSE = "edge_api_key";
@@ -88,8 +88,10 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
       return row && infoOf(row);
     },
 
-    async remove(teamId: string): Promise<boolean> {
-      const r = await db.deleteFrom("api_keys").where("teamId", "=", teamId).executeTakeFirst();
+    async remove(teamId: string, setNoLaterThan?: number): Promise<boolean> {
+      let q = db.deleteFrom("api_keys").where("teamId", "=", teamId);
+      if (setNoLaterThan !== undefined) q = q.where("setAt", "<=", setNoLaterThan);
+      const r = await q.executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
   });

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "./db.js";
 
 /** Tables whose rows are held for a while by one replica: a lease time (epoch ms) in `leaseUntil`. */
-export type LeasedTable = "approval_requests" | "schedules" | "target_locks";
+export type LeasedTable = "approval_requests" | "schedules" | "target_locks" | "workspace_removals";
 
 /**
  * Take the lease of the row matching `row` (column = value each) until `until`, whatever lease it

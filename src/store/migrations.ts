@@ -356,6 +356,22 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable("approval_requests").addColumn("reason", "text").execute();
     },
   },
+  {
+    version: 13,
+    name: "a workspace being removed: since when, its claim, and what its removal did so far",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("workspace_removals")
+        .addColumn("team_id", "text", (c) => c.primaryKey())
+        .addColumn("event", "text", (c) => c.notNull())
+        .addColumn("since", ts, (c) => c.notNull())
+        .addColumn("lease_until", ts)
+        .addColumn("finished_at", ts)
+        .addColumn("progress", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -13,9 +13,10 @@ type Args = SlackEventMiddlewareArgs<"app_uninstalled" | "tokens_revoked"> & All
 
 /**
  * app_uninstalled, and tokens_revoked naming the bot's token: the workspace's installation, Edge API key
- * and background work go (src/services/uninstall.ts). Cards of the requests that settled are redrawn
- * where Slack still takes the post (usually it does not: the token is gone). A revoked user token alone
- * changes nothing: edgeops works with the bot token.
+ * and background work go (src/services/uninstall.ts). Slack sends both for one uninstall: the first to
+ * arrive (here or on another replica) starts the removal, the other finds it under way and does nothing.
+ * Cards of the requests that settled are redrawn where Slack still takes the post (usually it does not:
+ * the token is gone). A revoked user token alone changes nothing: edgeops works with the bot token.
  */
 export function appUninstalled(env: SlackEnv) {
   return async ({ event, body, context }: Args) => {
