@@ -64,6 +64,7 @@ async function main() {
     const bySeeds = new Map<InvariantName, number[]>();
     let failing = 0;
     for (let seed = from; seed < from + count; seed++) {
+      if (process.env.SIMULATE_TRACE) console.error(`seed ${seed}`);
       const result = await runPlan(batch, planFor(seed));
       if (result.violations.length > 0) failing++;
       for (const invariant of new Set(result.violations.map((v) => v.invariant)))

@@ -105,12 +105,12 @@ function changeChoice(rng: Rng): ChangeChoice {
   return { kind: "waf", value: rng.int(0, 1) };
 }
 
-/** The plan a seed makes: 2–3 replicas, skews up to ±45 s, 20–60 steps. */
+/** The plan a seed makes: 2–3 replicas, skews up to ±45 s, 20–40 steps. */
 export function planFor(seed: number): Plan {
   const rng = mulberry32(seed);
   const replicas = rng.int(2, 3);
   const skews = Array.from({ length: replicas }, () => (rng.chance(0.5) ? 0 : rng.int(-45, 45) * 1000));
-  const n = rng.int(20, 60);
+  const n = rng.int(20, 40);
   const steps: Step[] = [];
   const replica = () => rng.int(0, replicas - 1);
   const other = (r: number) => (r + rng.int(1, replicas - 1)) % replicas;

@@ -1,6 +1,7 @@
 import { approve, reject, requestChange, retry } from "../../src/changes/engine.js";
 import { accessBlockKind, ddosSensitivityKind, resolveChange, wafModeKind } from "../../src/changes/index.js";
 import { SWEEPS, type SweepKind, undoNow } from "../../src/changes/undo-and-reconcile.js";
+import { systemClock } from "../../src/clock.js";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { forgetWorkspace } from "../../src/services/uninstall.js";
 import type { ApprovalRequest } from "../../src/store/index.js";
@@ -309,26 +310,31 @@ async function doStep(state: RunState, i: number, s: Step): Promise<void> {
 /** Quiesce: time moves on in steps and a live replica runs every sweep until nothing moves. */
 async function quiesce(state: RunState): Promise<void> {
   const { world, team } = state;
-  let inc = state.replicas.find((r) => r && !r.dead);
-  if (!inc) {
-    inc = startIncarnation(world, 0, state.plan.skews[0] ?? 0);
+  /** A live replica to sweep with (another op's fault may kill one meanwhile: then a restart). */
+  const sweeper = () => {
+    const alive = state.replicas.find((r) => r && !r.dead);
+    if (alive) return alive;
+    const inc = startIncarnation(world, 0, state.plan.skews[0] ?? 0);
     state.replicas[0] = inc;
-  }
-  const sweeper = inc;
+    return inc;
+  };
   const sweepAll = async () => {
     for (let pass = 0; pass < 6; pass++) {
       let moved = 0;
-      const op: OpState = { step: -1, label: "quiesce", inc: sweeper, points: 0, done: false, lost: false };
-      await opContext.run({ op }, async () => {
+      const inc = sweeper();
+      const op: OpState = { step: -1, label: "quiesce", inc, points: 0, done: false, lost: false };
+      const work = opContext.run({ op }, async () => {
         for (const kind of ["expire", "reconcile", "undo", "reconcile-undo"] as const)
-          moved += await runSweep(sweeper.deps, team, kind);
+          moved += await runSweep(inc.deps, team, kind);
       });
+      await Promise.race([work, inc.died]);
       await settle(state);
-      if (moved === 0) return;
+      if (moved === 0 && !inc.dead) return;
     }
   };
   const unfinished = async () => {
-    const store = sweeper.deps.store;
+    const store = world.batch.slots[0]?.deps.store;
+    if (!store) return false;
     for (const r of state.requests) {
       const now = await store.approvals.get(r.id);
       if (!now) continue;
@@ -338,7 +344,8 @@ async function quiesce(state: RunState): Promise<void> {
     return false;
   };
   await settle(state);
-  for (const ms of [61_000, 61_000, 120_000, 31 * 60_000, 95_000, 61_000, 25 * 3600_000]) {
+  for (const ms of [61_000, 31 * 60_000, 95_000, 25 * 3600_000]) {
+    if (process.env.SIMULATE_STEPS) console.error(`quiesce ${ms}`);
     await world.clock.advance(ms);
     await settle(state);
     await sweepAll();
@@ -379,7 +386,8 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
   });
   for (let r = 0; r < plan.replicas; r++) state.replicas.push(startIncarnation(world, r, plan.skews[r] ?? 0));
 
-  return withSeededRandom(plan.seed, async () => {
+  const guard = hangGuard();
+  const run = withSeededRandom(plan.seed, async () => {
     const log = world.trace.log;
     log.push(
       `seed ${plan.seed}: ${plan.replicas} replicas, skews ${plan.skews.map((s) => `${s / 1000}s`).join(" ")}`,
@@ -387,6 +395,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     for (let i = 0; i < plan.steps.length; i++) {
       const step = plan.steps[i] as Step;
       log.push(`${String(i).padStart(3)} ${describeStep(step)}`);
+      if (process.env.SIMULATE_STEPS) console.error(log[log.length - 1]);
       await doStep(state, i, step);
       await settle(state);
     }
@@ -404,4 +413,31 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     for (const inc of world.all) void inc.edgeApi.close(0).catch(() => undefined);
     return { seed: plan.seed, violations, steps: plan.steps, log };
   });
+  try {
+    return await Promise.race([
+      run,
+      guard.fired.then((): RunResult => {
+        for (const inc of world.all) killIncarnation(world, inc, "the run hung");
+        const log = [...world.trace.log, `  the run did not end within ${HANG_MS / 1000} s (real time)`];
+        return {
+          seed: plan.seed,
+          violations: [{ invariant: "run-ends", detail: `stuck after ${world.trace.log.length} log lines` }],
+          steps: plan.steps,
+          log,
+        };
+      }),
+    ]);
+  } finally {
+    guard.cancel();
+  }
+}
+
+/** Real time a run may take before it counts as hung (a wait nothing will end: itself a finding). */
+const HANG_MS = 20_000;
+
+function hangGuard() {
+  let fire = () => {};
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  const cancel = systemClock.setTimeout(fire, HANG_MS);
+  return { fired, cancel };
 }

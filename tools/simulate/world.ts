@@ -61,6 +61,9 @@ export interface Incarnation {
   id: number;
   slot: number;
   dead: boolean;
+  /** Resolves when it dies. */
+  died: Promise<void>;
+  die: () => void;
   timers: Set<Cancel>;
   deps: Deps;
   edgeApi: EdgeApi;
@@ -136,11 +139,18 @@ function delegatingClock(get: () => Clock, offset: () => number): Clock {
   };
 }
 
-export async function startBatch(options: {
+export interface BatchOptions {
   store: "sqlite" | "postgres";
   pgSchema?: string;
-  slots?: number;
-}) {
+  /**
+   * "own" (default): each replica its own store connection (SQLite: its own handle on the file, whose
+   * lock waits are real time). "shared": one connection for all, each replica still its own Store
+   * wrapper and clock offset (faster: no SQLITE_BUSY waits).
+   */
+  connections?: "own" | "shared";
+}
+
+export async function startBatch(options: BatchOptions) {
   const current = { clock: createManualClock(EPOCH), skews: [0, 0, 0] };
   const simClock = delegatingClock(
     () => current.clock,
@@ -163,10 +173,12 @@ export async function startBatch(options: {
   const logger = createLogger({ level: process.env.SIMULATE_LOG ?? "silent" });
   const metrics = createMetrics({ defaults: false });
   const slots: Composed[] = [];
-  for (let slot = 0; slot < (options.slots ?? 3); slot++) {
+  const connections = options.connections ?? "own";
+  for (let slot = 0; slot < (connections === "own" ? 3 : 1); slot++) {
+    // The replica's offset: the acting op's replica (one connection shared by all), else the slot's.
     const clock = delegatingClock(
       () => current.clock,
-      () => current.skews[slot] ?? 0,
+      () => current.skews[opContext.getStore()?.op.inc.slot ?? slot] ?? 0,
     );
     slots.push(
       await composeDeps({
@@ -236,6 +248,7 @@ export interface RunWorld {
 function kill(world: RunWorld, inc: Incarnation, why: string) {
   if (inc.dead) return;
   inc.dead = true;
+  inc.die();
   for (const cancel of inc.timers) cancel();
   inc.timers.clear();
   world.trace.crashes.push(`r${inc.slot}#${inc.id}: ${why}`);
@@ -501,7 +514,7 @@ function edgeProxy(world: RunWorld, inc: () => Incarnation, real: EdgeApi, clock
 /** A new incarnation of the replica in `slot`: fresh Deps (Edge client, observers, clock view) on the slot's store. */
 export function startIncarnation(world: RunWorld, slot: number, skew: number): Incarnation {
   const { batch } = world;
-  const composed = batch.slots[slot];
+  const composed = batch.slots[slot] ?? batch.slots[0];
   if (!composed) throw new Error(`no store slot ${slot}`);
   const id = ++world.incarnations;
   let me: Incarnation | undefined;
@@ -530,7 +543,9 @@ export function startIncarnation(world: RunWorld, slot: number, skew: number): I
     edge: edgeProxy(world, self, edgeApi, clock),
     changeObservers,
   };
-  me = { id, slot, dead: false, timers: new Set(), deps, edgeApi };
+  let die = () => {};
+  const died = new Promise<void>((resolve) => (die = resolve));
+  me = { id, slot, dead: false, died, die, timers: new Set(), deps, edgeApi };
   world.all.push(me);
   return me;
 }
