@@ -72,7 +72,10 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
     const info = state.requests.find((x) => x.id === r.id);
     const what = `${c.kind.describe(c.params)} (${r.state}${r.lastError ? `, ${r.lastError.kind}` : ""}; Edge API has ${JSON.stringify(value)})`;
 
-    const cannotTell = CANNOT_TELL.includes(r.lastError?.kind ?? "");
+    // It can't tell, or another request on the target can't tell what its write did.
+    const cannotTell = [r, ...stored.filter((o) => o.id !== r.id && targetKeys.get(o.id) === target)].some(
+      (o) => CANNOT_TELL.includes(o.lastError?.kind ?? ""),
+    );
     if (r.state === "applied" && last === r.id && !inForce && !cannotTell) fail("applied-in-force", r, what);
     // Undone: the value its apply replaced is back (unless it says it left the target as it was).
     const back = c.kind.undo?.(c.params, restoreOf(r));

@@ -50,6 +50,8 @@ export type Step =
       /** "off": approvals off (applied at once); "req": one approval needed. */
       channel: "off" | "req";
       user: string;
+      /** A second request at the same moment on another replica (another IP on the same list, or a conflict). */
+      also?: { r: number; change: ChangeChoice };
       fault?: Fault;
     }
   /** `pick` selects a request (mod the number made so far); `r2`: a second approver on another replica at once. */
@@ -135,6 +137,7 @@ export function planFor(seed: number): Plan {
         ...(temp ? { temporaryMs: rng.pick([60_000, 5 * 60_000, 30 * 60_000]) } : {}),
         channel: rng.chance(0.35) ? "off" : "req",
         user: rng.chance(0.8) ? REQUESTER : approver(),
+        ...(rng.chance(0.35) ? { also: { r: other(r), change: changeChoice(rng) } } : {}),
       };
     } else if (x < 0.52) {
       const both = rng.chance(0.5);
@@ -174,8 +177,9 @@ export function describeStep(s: Step): string {
   switch (s.t) {
     case "request": {
       const c = s.change;
-      const what = c.kind === "block" ? `block ${IPS[c.ip]}` : `${c.kind} ${c.value}`;
-      return `r${s.r} request ${what}${s.temporaryMs ? ` for ${s.temporaryMs / 60_000}m` : ""} in ${s.channel} by ${s.user}${f}`;
+      const word = (c: ChangeChoice) => (c.kind === "block" ? `block ${IPS[c.ip]}` : `${c.kind} ${c.value}`);
+      const also = s.also ? ` + r${s.also.r} ${word(s.also.change)} at once` : "";
+      return `r${s.r} request ${word(c)}${s.temporaryMs ? ` for ${s.temporaryMs / 60_000}m` : ""} in ${s.channel} by ${s.user}${also}${f}`;
     }
     case "approve":
       return `r${s.r} approve #${s.pick} by ${s.user}${s.r2 !== undefined ? ` + r${s.r2} by ${s.user2}` : ""}${f}`;

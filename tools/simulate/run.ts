@@ -7,7 +7,16 @@ import { forgetWorkspace } from "../../src/services/uninstall.js";
 import type { ApprovalRequest } from "../../src/store/index.js";
 import { SIM_IDS } from "../simulator/index.js";
 import { checkInvariants, type Violation } from "./invariants.js";
-import { APPROVERS, describeStep, type Fault, IPS, type Plan, REQUESTER, type Step } from "./plan.js";
+import {
+  APPROVERS,
+  type ChangeChoice,
+  describeStep,
+  type Fault,
+  IPS,
+  type Plan,
+  REQUESTER,
+  type Step,
+} from "./plan.js";
 import { withSeededRandom } from "./prng.js";
 import {
   type Batch,
@@ -150,9 +159,8 @@ function pickRequest(state: RunState, pick: number): RequestInfo | undefined {
   return state.requests.length === 0 ? undefined : state.requests[pick % state.requests.length];
 }
 
-function changeFor(state: RunState, s: Extract<Step, { t: "request" }>) {
+function changeFor(state: RunState, c: ChangeChoice) {
   const zone = state.world.batch.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE);
-  const c = s.change;
   if (c.kind === "block")
     return {
       kind: accessBlockKind,
@@ -208,31 +216,35 @@ async function doStep(state: RunState, i: number, s: Step): Promise<void> {
   const decision = (id: string, userId: string) => ({ requestId: id, teamId: team, userId, isApprover });
   switch (s.t) {
     case "request": {
-      const id = `${team}-q${i}`;
-      const { kind, params } = changeFor(state, s);
-      const channelId = s.channel === "off" ? CHANNEL_OFF : CHANNEL_REQ;
-      const key = (kind as typeof accessBlockKind).targetKey?.(params as never, {
-        teamId: team,
-        channelId,
-        userId: s.user,
-      });
-      if (key) state.targetKeys.set(id, key);
-      state.requests.push({
-        id,
-        step: i,
-        requester: s.user,
-        ...(s.temporaryMs !== undefined ? { temporaryMs: s.temporaryMs } : {}),
-      });
-      launch(state, i, inc, "request", s.fault, () =>
-        requestChange(deps, kind as typeof accessBlockKind, {
+      const ask = (who: Incarnation, id: string, change: ChangeChoice, fault?: Fault) => {
+        const { kind, params } = changeFor(state, change);
+        const channelId = s.channel === "off" ? CHANNEL_OFF : CHANNEL_REQ;
+        const key = (kind as typeof accessBlockKind).targetKey?.(params as never, {
           teamId: team,
           channelId,
           userId: s.user,
-          params: params as never,
-          requestId: id,
+        });
+        if (key) state.targetKeys.set(id, key);
+        state.requests.push({
+          id,
+          step: i,
+          requester: s.user,
           ...(s.temporaryMs !== undefined ? { temporaryMs: s.temporaryMs } : {}),
-        }),
-      );
+        });
+        launch(state, i, who, "request", fault, () =>
+          requestChange(who.deps, kind as typeof accessBlockKind, {
+            teamId: team,
+            channelId,
+            userId: s.user,
+            params: params as never,
+            requestId: id,
+            ...(s.temporaryMs !== undefined ? { temporaryMs: s.temporaryMs } : {}),
+          }),
+        );
+      };
+      ask(inc, `${team}-q${i}`, s.change, s.fault);
+      const other = s.also ? live(state, s.also.r) : undefined;
+      if (other && s.also) ask(other, `${team}-q${i}b`, s.also.change);
       return;
     }
     case "approve": {
