@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { INVARIANTS } from "../../tools/simulate/invariants.js";
+import { planFor } from "../../tools/simulate/plan.js";
+import { runPlan } from "../../tools/simulate/run.js";
+import { type BatchOptions, startBatch } from "../../tools/simulate/world.js";
+import { postgresTests } from "../support/both-stores.js";
+import { dropSchema, randomSchema } from "../support/helpers.js";
+
+/**
+ * The change engine under the seeded simulation (tools/simulate, docs/simulation.md): 2–3 replicas in
+ * this process on one store, one Edge API simulator and one manual clock (each replica with its own clock
+ * offset up to ±45 s); a seeded scheduler asks, approves (from two replicas at once), rejects, withdraws,
+ * retries, undoes, sweeps, moves time and uninstalls the workspace (twice at once), while every store
+ * write and Edge call may crash its replica, fail, or stall. After each run the store, the audit log, the
+ * cards and the Edge API must agree (INVARIANTS). A failure names the seed: `SEED=<n> npm run simulate`
+ * replays it and prints the shortest failing step list found.
+ *
+ * Expected to fail on the main of 2026-11-27 (5c21fc1), which has the three bugs of issue 37; the seeds
+ * that find each are in docs/simulation.md ("What it finds on 5c21fc1").
+ */
+
+const SQLITE_SEEDS = 500;
+const POSTGRES_SEEDS = 60;
+
+async function seeds(options: BatchOptions, from: number, count: number) {
+  const batch = await startBatch(options);
+  const failures: string[] = [];
+  try {
+    for (let seed = from; seed < from + count; seed++) {
+      const result = await runPlan(batch, planFor(seed));
+      if (result.violations.length === 0) continue;
+      const names = [...new Set(result.violations.map((v) => v.invariant))].join(", ");
+      failures.push(`seed ${seed}: ${names} (${result.violations[0]?.detail ?? ""})`);
+    }
+  } finally {
+    await batch.close();
+  }
+  expect(
+    failures,
+    `replay one with SEED=<n> npm run simulate; invariants: ${Object.keys(INVARIANTS).join(", ")}`,
+  ).toEqual([]);
+}
+
+describe("the change engine under a seeded simulation", () => {
+  it(
+    `${SQLITE_SEEDS} seeds on SQLite: every invariant holds after every run`,
+    () => seeds({ store: "sqlite" }, 1, SQLITE_SEEDS),
+    180_000,
+  );
+
+  it.runIf(postgresTests)(
+    `${POSTGRES_SEEDS} seeds on PostgreSQL: every invariant holds after every run`,
+    async () => {
+      const pgSchema = randomSchema();
+      try {
+        await seeds({ store: "postgres", pgSchema }, 1, POSTGRES_SEEDS);
+      } finally {
+        await dropSchema(pgSchema).catch(() => undefined);
+      }
+    },
+    180_000,
+  );
+});
