@@ -107,7 +107,17 @@ function launch(
   work: () => Promise<unknown>,
   onDone?: () => void,
 ): OpState {
-  const op: OpState = { step, label, inc, points: 0, done: false, lost: false, ...(fault ? { fault } : {}) };
+  const op: OpState = {
+    step,
+    label,
+    inc,
+    points: 0,
+    storePoints: 0,
+    edgePoints: 0,
+    done: false,
+    lost: false,
+    ...(fault ? { fault } : {}),
+  };
   state.ops.push(op);
   void opContext.run({ op }, async () => {
     try {
@@ -244,7 +254,7 @@ async function doStep(state: RunState, i: number, s: Step): Promise<void> {
       };
       ask(inc, `${team}-q${i}`, s.change, s.fault);
       const other = s.also ? live(state, s.also.r) : undefined;
-      if (other && s.also) ask(other, `${team}-q${i}b`, s.also.change);
+      if (other && s.also) ask(other, `${team}-q${i}b`, s.also.change, s.also.fault);
       return;
     }
     case "approve": {
@@ -334,7 +344,16 @@ async function quiesce(state: RunState): Promise<void> {
     for (let pass = 0; pass < 6; pass++) {
       let moved = 0;
       const inc = sweeper();
-      const op: OpState = { step: -1, label: "quiesce", inc, points: 0, done: false, lost: false };
+      const op: OpState = {
+        step: -1,
+        label: "quiesce",
+        inc,
+        points: 0,
+        storePoints: 0,
+        edgePoints: 0,
+        done: false,
+        lost: false,
+      };
       const work = opContext.run({ op }, async () => {
         for (const kind of ["expire", "reconcile", "undo", "reconcile-undo"] as const)
           moved += await runSweep(inc.deps, team, kind);
