@@ -104,7 +104,10 @@ function maybeFault(rng: Rng, p = 0.3): Fault | undefined {
 
 function alsoAsk(rng: Rng, r: number): { r: number; change: ChangeChoice; fault?: Fault } {
   const change = changeChoice(rng);
-  const fault = maybeFault(rng);
+  // The second writer stalls at one of its first Edge calls half the time (it read, then writes late).
+  const fault: Fault | undefined = rng.chance(0.3)
+    ? { at: rng.int(1, 4), action: "slow", ms: rng.pick([5_000, 31_000]) }
+    : maybeFault(rng);
   return { r, change, ...(fault ? { fault } : {}) };
 }
 
@@ -119,7 +122,7 @@ function changeChoice(rng: Rng): ChangeChoice {
 export function planFor(seed: number): Plan {
   const rng = mulberry32(seed);
   const replicas = rng.int(2, 3);
-  const skews = Array.from({ length: replicas }, () => (rng.chance(0.5) ? 0 : rng.int(-45, 45) * 1000));
+  const skews = Array.from({ length: replicas }, () => (rng.chance(0.4) ? 0 : rng.int(-45, 45) * 1000));
   const n = rng.int(20, 40);
   const steps: Step[] = [];
   const replica = () => rng.int(0, replicas - 1);
