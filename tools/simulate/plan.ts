@@ -98,15 +98,16 @@ function maybeFault(rng: Rng, p = 0.3): Fault | undefined {
   if (!rng.chance(p)) return undefined;
   const action = rng.pick(FAULTS);
   // Counted among the points it can hit: every point (a crash), store writes, or Edge calls.
-  const at = rng.int(0, action.startsWith("crash") ? 18 : action.startsWith("store") ? 14 : 5);
+  const at = rng.int(0, action.startsWith("crash") ? 18 : action.startsWith("store") ? 14 : 9);
   return action === "slow" ? { at, action, ms: rng.pick([5_000, 31_000, 45_000, 95_000]) } : { at, action };
 }
 
 function alsoAsk(rng: Rng, r: number): { r: number; change: ChangeChoice; fault?: Fault } {
   const change = changeChoice(rng);
-  // The second writer stalls at one of its first Edge calls half the time (it read, then writes late).
+  // The second writer often stalls around its write (an IP block's PUT is its 8th Edge call): it read the
+  // list, then writes late.
   const fault: Fault | undefined = rng.chance(0.3)
-    ? { at: rng.int(1, 4), action: "slow", ms: rng.pick([5_000, 31_000]) }
+    ? { at: rng.int(5, 8), action: "slow", ms: rng.pick([5_000, 31_000]) }
     : maybeFault(rng);
   return { r, change, ...(fault ? { fault } : {}) };
 }

@@ -479,7 +479,8 @@ function edgeProxy(world: RunWorld, inc: () => Incarnation, real: EdgeApi, clock
                 sim.addFault({
                   method: route.method,
                   path: route.path,
-                  times: 1,
+                  // A 503 answers every attempt (the client retries a call safe to repeat twice): the call fails.
+                  times: fault.action === "edge-503" ? 3 : 1,
                   ...(fault.action === "edge-503"
                     ? { status: 503 }
                     : fault.action === "edge-429"
