@@ -2,14 +2,16 @@
  * The change engine's seeded simulation (docs/simulation.md).
  *
  *   SEED=<n> npm run simulate                      one seed: its steps, what happened, its violations, shrunk
+ *   PLAN=<file.json> npm run simulate              a recorded plan (seed, replicas, skews, steps), e.g. a shrunk one
  *   npm run simulate -- --seeds 1000 [--from 1]    many seeds: violations by invariant, the seeds, the time
  *   npm run simulate -- --seeds 200 --store postgres   the same on PostgreSQL (TEST_DATABASE_URL, a fresh schema)
  *   … --shrink                                     shrink the first failing seed of each invariant
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { INVARIANTS, type InvariantName } from "./invariants.js";
-import { describeStep, planFor } from "./plan.js";
+import { describeStep, type Plan, planFor } from "./plan.js";
 import { runPlan } from "./run.js";
 import { shrink } from "./shrink.js";
 import { startBatch } from "./world.js";
@@ -38,8 +40,12 @@ async function main() {
   let failed = false;
   try {
     const single = process.env.SEED;
-    if (single !== undefined) {
-      const plan = planFor(Number(single));
+    const recorded = process.env.PLAN;
+    if (single !== undefined || recorded !== undefined) {
+      // A seed's own plan, or a recorded one (a JSON Plan, e.g. a shrunk list printed by an earlier run).
+      const plan: Plan = recorded
+        ? (JSON.parse(readFileSync(recorded, "utf8")) as Plan)
+        : planFor(Number(single));
       const result = await runPlan(batch, plan);
       console.log(result.log.join("\n"));
       if (result.violations.length === 0) {
@@ -54,6 +60,9 @@ async function main() {
           `\nshortest failing list for ${invariant} (seed ${plan.seed}, ${shrunk.steps.length} of ${plan.steps.length} steps, ${shrunk.runs} runs):`,
         );
         for (const s of shrunk.steps) console.log(`  ${describeStep(s)}`);
+        console.log(
+          `  as a plan (PLAN=<file> npm run simulate): ${JSON.stringify({ ...plan, steps: shrunk.steps })}`,
+        );
         if (process.env.SIMULATE_VERBOSE && shrunk.last) console.log(shrunk.last.log.join("\n"));
       }
       return;

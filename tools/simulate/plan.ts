@@ -3,8 +3,9 @@ import { mulberry32, type Rng } from "./prng.js";
 /**
  * A run's plan: the steps the scheduler takes, all drawn from the seed before the run starts, so a run can
  * be replayed from its seed or from a recorded (or shrunk) step list. A step that calls the engine may carry
- * one fault: at the `at`-th fault point of that call (each store write and each Edge call it makes, lease
- * renewals included, counted from 0), what happens there.
+ * one fault: at the `at`-th fault point of that call (lease renewals included, counted from 0: for a crash
+ * every store write and Edge call, for a store fault the store writes, for an Edge fault the Edge calls),
+ * what happens there.
  */
 
 export type FaultAction =
@@ -51,7 +52,7 @@ export type Step =
       channel: "off" | "req";
       user: string;
       /** A second request at the same moment on another replica (another IP on the same list, or a conflict). */
-      also?: { r: number; change: ChangeChoice };
+      also?: { r: number; change: ChangeChoice; fault?: Fault };
       fault?: Fault;
     }
   /** `pick` selects a request (mod the number made so far); `r2`: a second approver on another replica at once. */
@@ -96,8 +97,19 @@ const FAULTS: readonly FaultAction[] = [
 function maybeFault(rng: Rng, p = 0.3): Fault | undefined {
   if (!rng.chance(p)) return undefined;
   const action = rng.pick(FAULTS);
-  const at = rng.int(0, 18);
+  // Counted among the points it can hit: every point (a crash), store writes, or Edge calls.
+  const at = rng.int(0, action.startsWith("crash") ? 18 : action.startsWith("store") ? 14 : 9);
   return action === "slow" ? { at, action, ms: rng.pick([5_000, 31_000, 45_000, 95_000]) } : { at, action };
+}
+
+function alsoAsk(rng: Rng, r: number): { r: number; change: ChangeChoice; fault?: Fault } {
+  const change = changeChoice(rng);
+  // The second writer often stalls around its write (an IP block's PUT is its 8th Edge call): it read the
+  // list, then writes late.
+  const fault: Fault | undefined = rng.chance(0.3)
+    ? { at: rng.int(5, 8), action: "slow", ms: rng.pick([5_000, 31_000]) }
+    : maybeFault(rng);
+  return { r, change, ...(fault ? { fault } : {}) };
 }
 
 function changeChoice(rng: Rng): ChangeChoice {
@@ -111,7 +123,7 @@ function changeChoice(rng: Rng): ChangeChoice {
 export function planFor(seed: number): Plan {
   const rng = mulberry32(seed);
   const replicas = rng.int(2, 3);
-  const skews = Array.from({ length: replicas }, () => (rng.chance(0.5) ? 0 : rng.int(-45, 45) * 1000));
+  const skews = Array.from({ length: replicas }, () => (rng.chance(0.4) ? 0 : rng.int(-45, 45) * 1000));
   const n = rng.int(20, 40);
   const steps: Step[] = [];
   const replica = () => rng.int(0, replicas - 1);
@@ -137,7 +149,7 @@ export function planFor(seed: number): Plan {
         ...(temp ? { temporaryMs: rng.pick([60_000, 5 * 60_000, 30 * 60_000]) } : {}),
         channel: rng.chance(0.35) ? "off" : "req",
         user: rng.chance(0.8) ? REQUESTER : approver(),
-        ...(rng.chance(0.35) ? { also: { r: other(r), change: changeChoice(rng) } } : {}),
+        ...(rng.chance(0.35) ? { also: alsoAsk(rng, other(r)) } : {}),
       };
     } else if (x < 0.52) {
       const both = rng.chance(0.5);
@@ -178,7 +190,9 @@ export function describeStep(s: Step): string {
     case "request": {
       const c = s.change;
       const word = (c: ChangeChoice) => (c.kind === "block" ? `block ${IPS[c.ip]}` : `${c.kind} ${c.value}`);
-      const also = s.also ? ` + r${s.also.r} ${word(s.also.change)} at once` : "";
+      const af = s.also?.fault;
+      const alsoFault = af ? ` !${af.action}@${af.at}${af.ms ? `/${af.ms}ms` : ""}` : "";
+      const also = s.also ? ` + r${s.also.r} ${word(s.also.change)} at once${alsoFault}` : "";
       return `r${s.r} request ${word(c)}${s.temporaryMs ? ` for ${s.temporaryMs / 60_000}m` : ""} in ${s.channel} by ${s.user}${also}${f}`;
     }
     case "approve":

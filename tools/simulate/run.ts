@@ -107,7 +107,17 @@ function launch(
   work: () => Promise<unknown>,
   onDone?: () => void,
 ): OpState {
-  const op: OpState = { step, label, inc, points: 0, done: false, lost: false, ...(fault ? { fault } : {}) };
+  const op: OpState = {
+    step,
+    label,
+    inc,
+    points: 0,
+    storePoints: 0,
+    edgePoints: 0,
+    done: false,
+    lost: false,
+    ...(fault ? { fault } : {}),
+  };
   state.ops.push(op);
   void opContext.run({ op }, async () => {
     try {
@@ -244,7 +254,7 @@ async function doStep(state: RunState, i: number, s: Step): Promise<void> {
       };
       ask(inc, `${team}-q${i}`, s.change, s.fault);
       const other = s.also ? live(state, s.also.r) : undefined;
-      if (other && s.also) ask(other, `${team}-q${i}b`, s.also.change);
+      if (other && s.also) ask(other, `${team}-q${i}b`, s.also.change, s.also.fault);
       return;
     }
     case "approve": {
@@ -334,14 +344,15 @@ async function quiesce(state: RunState): Promise<void> {
     for (let pass = 0; pass < 6; pass++) {
       let moved = 0;
       const inc = sweeper();
-      const op: OpState = { step: -1, label: "quiesce", inc, points: 0, done: false, lost: false };
-      const work = opContext.run({ op }, async () => {
+      // Started, not awaited: a sweep may wait on the clock (a target another call holds), which only
+      // the next advance moves; the quiesce goes on once the world is quiet.
+      const op = launch(state, -1, inc, "quiesce", undefined, async () => {
         for (const kind of ["expire", "reconcile", "undo", "reconcile-undo"] as const)
           moved += await runSweep(inc.deps, team, kind);
+        return moved;
       });
-      await Promise.race([work, inc.died]);
       await settle(state);
-      if (moved === 0 && !inc.dead) return;
+      if (!op.done || (moved === 0 && !inc.dead)) return;
     }
   };
   const unfinished = async () => {
@@ -413,7 +424,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     }
     await quiesce(state);
     for (const op of state.ops) if (!op.done && op.inc.dead) op.lost = true;
-    for (const op of state.ops)
+    for (const op of state.ops.filter((o) => o.step >= 0 || !o.done))
       log.push(
         `  op@${op.step} ${op.label} r${op.inc.slot}#${op.inc.id}: ${op.done ? op.outcome : op.lost ? "lost (replica died)" : "still running"}`,
       );

@@ -40,7 +40,10 @@ export interface OpState {
   label: string;
   inc: Incarnation;
   fault?: Fault;
+  /** Fault points passed so far: all, store writes, Edge calls. */
   points: number;
+  storePoints: number;
+  edgePoints: number;
   done: boolean;
   /** Its replica died while it ran (it never ends). */
   lost: boolean;
@@ -305,13 +308,13 @@ function faultHere(inc: Incarnation, kind: "store" | "edge"): Fault | undefined 
   const ctx = opContext.getStore();
   const op = ctx?.op;
   if (!op?.fault || op.inc !== inc) return undefined;
-  const index = op.points++;
-  if (index !== op.fault.at) return undefined;
+  // A crash counts every fault point; a store fault only store writes; an Edge fault only Edge calls.
+  const all = op.points++;
+  const own = kind === "store" ? op.storePoints++ : op.edgePoints++;
   const a = op.fault.action;
-  const applies =
-    a.startsWith("crash") ||
-    (kind === "store" ? a.startsWith("store") : a.startsWith("edge") || a === "slow");
-  return applies ? op.fault : undefined;
+  if (a.startsWith("crash")) return all === op.fault.at ? op.fault : undefined;
+  const mine = kind === "store" ? a.startsWith("store") : a.startsWith("edge") || a === "slow";
+  return mine && own === op.fault.at ? op.fault : undefined;
 }
 
 function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store {
@@ -476,7 +479,8 @@ function edgeProxy(world: RunWorld, inc: () => Incarnation, real: EdgeApi, clock
                 sim.addFault({
                   method: route.method,
                   path: route.path,
-                  times: 1,
+                  // A 503 answers every attempt (the client retries a call safe to repeat twice): the call fails.
+                  times: fault.action === "edge-503" ? 3 : 1,
                   ...(fault.action === "edge-503"
                     ? { status: 503 }
                     : fault.action === "edge-429"
