@@ -241,6 +241,14 @@ async function createRequest<P>(
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       const raced = await deps.store.changeRequests.get(input.requestId);
+      // The store made it and its answer was lost (not refused as a second copy): it is this request.
+      if (
+        raced &&
+        err.kind === "unavailable" &&
+        raced.state === "pending" &&
+        raced.requesterId === input.userId
+      )
+        return { request: raced };
       if (raced) return { outcome: { kind: "duplicate", request: raced } };
       const holder = twinKey ? await pendingTwin(deps, input.teamId, twinKey, true) : undefined;
       if (holder && holder.expiresAt > deps.clock.now())
@@ -347,8 +355,16 @@ async function recordFailed(
 ): Promise<ChangeOutcome> {
   deps.logger.warn({ err, requestId: request.id }, "change made but not recorded; the reconciler settles it");
   const lastError: ChangeError = { kind: "unknown", message: RECORD_FAILED_SENTENCE };
-  countState(deps, "unknown");
   try {
+    // The move may have been made and only its answer lost: then it is applied, and the card says so.
+    const stored = await deps.store.changeRequests.get(request.id);
+    if (stored?.state === "applied") {
+      await deps.changeObservers.notify(stored, deps.logger);
+      countState(deps, "applied");
+      await audit(deps, stored, actorId, "apply", "applied");
+      return { kind: "applied", request: stored };
+    }
+    countState(deps, "unknown");
     const noted = await deps.store.changeRequests.annotate(request.id, "approved", { lastError });
     if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
     await audit(deps, request, actorId, "apply", "unknown", { error: "not_recorded" });
