@@ -331,7 +331,7 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           world.progress.n++;
           const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           if (!write) return call();
-          if (repoName === "approvals" && name === "takeLease") {
+          if (repoName === "changeRequests" && name === "takeLease") {
             const ctx = opContext.getStore();
             if (ctx)
               opContext.enterWith({
@@ -341,11 +341,19 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           }
           const observe = (result: unknown) => {
             world.progress.n++;
-            if (repoName === "approvals" && name === "transition" && result && typeof result === "object") {
-              const r = result as ChangeRequest;
+            // transitionToOwner moves to applied with the owner record (and annotates a taken-over change).
+            const moved =
+              repoName !== "changeRequests" || !result || typeof result !== "object"
+                ? undefined
+                : name === "transition"
+                  ? (result as ChangeRequest)
+                  : name === "transitionToOwner"
+                    ? (result as { moved?: ChangeRequest }).moved
+                    : undefined;
+            if (moved) {
               const at = world.clock.now();
-              world.trace.transitions.push({ id: r.id, to: r.state, at });
-              if (r.state === "applied" && args[2] === "applied") world.trace.applied.push({ id: r.id, at });
+              world.trace.transitions.push({ id: moved.id, to: moved.state, at });
+              if (moved.state === "applied") world.trace.applied.push({ id: moved.id, at });
             }
             return result;
           };
@@ -353,7 +361,7 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           if (!fault) return call().then(observe);
           const where = `r${me.slot}#${me.id} ${repoName}.${name} ${fault.action}`;
           world.trace.faultsHit.push(where);
-          if (name === "transition" || repoName === "audit" || name === "setTargetOwner")
+          if (name.startsWith("transition") || repoName === "audit" || name === "setTargetOwner")
             world.trace.storeFaultHit = true;
           switch (fault.action) {
             case "crash-before":
