@@ -127,6 +127,11 @@ export async function requestChange<P, V>(
             JSON.stringify(canonical(r.params)) !== JSON.stringify(canonical(input.params)),
         )
       : [];
+  // The workspace removed edgeops while this request was being asked (its read was slow): nothing is
+  // asked, so its removal has nothing new to undo and its key nothing more to carry.
+  const removal = await deps.store.removals.get(input.teamId);
+  if (removal && removal.finishedAt === null)
+    throw new UserError("no_key", "edgeops is being removed from this workspace, so nothing was asked.");
   const created = await createRequest(deps, input, twinKey, {
     id: input.requestId,
     kind: kind.name,
