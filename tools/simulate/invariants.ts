@@ -24,7 +24,8 @@ export const INVARIANTS = {
     "a temporary change still in force after its end has a lastError and an undo audit row",
   "uninstall-undoes-or-says":
     "after an uninstall every temporary change is undone or the audit names it as left in force",
-  "no-key-after-uninstall": "no Edge call carries the workspace's key once its uninstall ended",
+  "no-key-after-uninstall":
+    "an uninstall deletes the workspace's key in the end, and no Edge call carries the key once it is deleted",
   "card-is-store":
     "what the card was last told is the request's state (runs without crashes or store faults)",
   "audit-agrees": "the audit names who asked, approved and rejected (runs without crashes or store faults)",
@@ -159,10 +160,17 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
       );
   }
 
+  // The removal deletes the key once nothing of the workspace is due or in flight (services/uninstall.ts).
   const u = state.uninstall;
-  if (u?.settledAtRequest !== undefined) {
+  if (u?.settledAtRequest !== undefined && trace.keyRemovedAtRequest === undefined)
+    fail(
+      "no-key-after-uninstall",
+      undefined,
+      "the workspace's uninstall ended, but its Edge API key was never deleted",
+    );
+  if (u?.settledAtRequest !== undefined && trace.keyRemovedAtRequest !== undefined) {
     const after = batch.sim.requests
-      .slice(u.settledAtRequest)
+      .slice(trace.keyRemovedAtRequest)
       .filter((q) => q.headers.accesskey === SIM_EDGE_KEY);
     if (after.length > 0)
       fail(

@@ -3,7 +3,7 @@ import { accessBlockKind, ddosSensitivityKind, resolveChange, wafModeKind } from
 import { SWEEPS, type SweepKind, undoNow } from "../../src/changes/undo-and-reconcile.js";
 import { systemClock } from "../../src/clock.js";
 import { edgeopsListName } from "../../src/services/access-lists.js";
-import { forgetWorkspace } from "../../src/services/uninstall.js";
+import { continueRemovals, forgetWorkspace } from "../../src/services/uninstall.js";
 import type { ChangeRequest } from "../../src/store/index.js";
 import { SIM_IDS } from "../simulator/index.js";
 import { checkInvariants, type Violation } from "./invariants.js";
@@ -349,6 +349,8 @@ async function quiesce(state: RunState): Promise<void> {
       const op = launch(state, -1, inc, "quiesce", undefined, async () => {
         for (const kind of ["expire", "reconcile", "undo", "reconcile-undo"] as const)
           moved += await runSweep(inc.deps, team, kind);
+        // As the change sweeper's tick: then the removals whose undos settled finish (their key goes).
+        moved += await continueRemovals(inc.deps, { teamIds: [team] });
         return moved;
       });
       await settle(state);

@@ -100,6 +100,8 @@ export interface Trace {
   faultsHit: string[];
   /** A fault hit an audit append or a transition (the audit or cards may lag the store for that reason). */
   storeFaultHit: boolean;
+  /** sim.requests.length when the store last deleted the workspace's Edge API key (an uninstall's end). */
+  keyRemovedAtRequest?: number;
   log: string[];
 }
 
@@ -350,6 +352,8 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
                   : name === "transitionToOwner"
                     ? (result as { moved?: ChangeRequest }).moved
                     : undefined;
+            if (repoName === "keys" && name === "remove" && result === true)
+              world.trace.keyRemovedAtRequest = world.batch.sim.requests.length;
             if (moved) {
               const at = world.clock.now();
               world.trace.transitions.push({ id: moved.id, to: moved.state, at });
