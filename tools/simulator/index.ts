@@ -115,6 +115,8 @@ export interface RecordedRequest {
 export interface Simulator {
   /** e.g. http://127.0.0.1:43123 (no trailing slash). Magic Containers is under `${url}/mc`. */
   url: string;
+  /** Accept one more `AccessKey` from now on (a fresh key per simulated workspace). */
+  allowApiKey(key: string): void;
   /** Everything received, in order. */
   requests: RecordedRequest[];
   clearRequests(): void;
@@ -363,6 +365,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
 
   return {
+    allowApiKey: (key: string) => {
+      apiKeys.add(key);
+    },
     url: `http://${host}:${address.port}`,
     requests,
     clearRequests: () => {
