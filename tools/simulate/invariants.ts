@@ -3,7 +3,7 @@ import { restoreOf } from "../../src/changes/moves.js";
 import type { AuditEntry, ChangeRequest } from "../../src/store/index.js";
 import type { RunState } from "./run.js";
 import { valueAtSim } from "./run.js";
-import { SIM_EDGE_KEY } from "./world.js";
+import { runKey } from "./world.js";
 
 /**
  * What must hold after a run (once quiet): the store's requests, the audit log, the cards (what each
@@ -171,7 +171,7 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
   if (u?.settledAtRequest !== undefined && trace.keyRemovedAtRequest !== undefined) {
     const after = batch.sim.requests
       .slice(trace.keyRemovedAtRequest)
-      .filter((q) => q.headers.accesskey === SIM_EDGE_KEY);
+      .filter((q) => q.headers.accesskey === runKey(team));
     if (after.length > 0)
       fail(
         "no-key-after-uninstall",

@@ -29,6 +29,8 @@ import type { Fault } from "./plan.js";
  */
 
 export const SIM_EDGE_KEY = "sim-simulation-key-4b7e19d2";
+/** The Edge API key of one run's workspace. */
+export const runKey = (team: string) => `${SIM_EDGE_KEY}-${team}`;
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 /** Each run's clock starts this far after the previous run's: every lease of an earlier run has ended. */
 const RUN_EPOCH_STEP = 10 * 24 * 3600_000;
