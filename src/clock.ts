@@ -62,3 +62,9 @@ export const systemClock: Clock = {
   },
   sleep: (ms, signal) => sleepOn(realTimer(true), ms, signal),
 };
+
+/**
+ * The most two replicas' clocks may differ by (keep them in sync, e.g. with NTP): times one replica wrote
+ * are compared with another's clock only with this much allowance (a lapsed lock, a key set "after").
+ */
+export const MAX_CLOCK_SKEW_MS = 90_000;

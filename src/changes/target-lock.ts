@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { MAX_CLOCK_SKEW_MS } from "../clock.js";
 import type { Deps } from "../deps.js";
 import type { EdgeApi } from "../edge/client.js";
 import { UserError } from "../errors.js";
@@ -23,11 +24,6 @@ import type { ChangeKind, ChangeScope } from "./kind.js";
 
 /** The lock row's lease, renewed every third of it while the work runs. */
 export const TARGET_LOCK_LEASE_MS = 30_000;
-/**
- * The most two replicas' clocks may differ by: a lapsed lease is taken over only this much later by the
- * taker's clock, so a holder whose clock runs behind is not overtaken while its write is on the wire.
- */
-export const MAX_CLOCK_SKEW_MS = 90_000;
 /** How long a writer waits for the target before giving up with a sentence (a dead holder's lease, and the skew). */
 export const TARGET_LOCK_WAIT_MS = 180_000;
 
@@ -92,6 +88,8 @@ async function holdRow<T>(deps: Deps, key: string, work: (held: Deps) => Promise
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     const at = deps.clock.now();
     until = at + TARGET_LOCK_LEASE_MS;
+    // A lapsed lease is taken over only MAX_CLOCK_SKEW_MS later by this replica's clock, so a holder whose
+    // clock runs behind is not overtaken while its write is on the wire.
     if (await store.targetLocks.take(key, holder, until, at - MAX_CLOCK_SKEW_MS)) break;
     if (deps.clock.elapsed() >= giveUpAt)
       throw new UserError(

@@ -2,6 +2,7 @@ import { cancel } from "../changes/engine.js";
 import { describeRequest } from "../changes/index.js";
 import { annotateOther, audit, UNDO_RETRY_MS, undoByHand, undoCommand } from "../changes/moves.js";
 import { undoDue } from "../changes/undo-and-reconcile.js";
+import { MAX_CLOCK_SKEW_MS } from "../clock.js";
 import type { Deps } from "../deps.js";
 import { holdLease } from "../lease.js";
 import type { ChangeRequest, WorkScope } from "../store/index.js";
@@ -245,7 +246,8 @@ async function removalPass(
   const settled = due === 0 && counts.undoing === 0 && counts.approved === 0;
   if (settled) {
     // A key set after the removal started (the workspace came back) is not this removal's to delete.
-    if (await store.keys.remove(teamId, since)) progress.keyRemoved = true;
+    // "After" by more than the replicas' clocks may differ: the key's time is another replica's clock.
+    if (await store.keys.remove(teamId, since + MAX_CLOCK_SKEW_MS)) progress.keyRemoved = true;
     await store.removals.record(teamId, progress);
   } else {
     deps.logger.info(
