@@ -288,7 +288,8 @@ async function temporaryChanges(deps: Deps, removal: Removal): Promise<ChangeReq
   const all = await deps.store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER, MAX_TEMPORARY, {
     teamIds: [removal.teamId],
   });
-  return all.filter((r) => r.createdAt <= removal.since);
+  // Made before the removal started, by the clock of whichever replica made it (hence the allowance).
+  return all.filter((r) => r.createdAt <= removal.since + MAX_CLOCK_SKEW_MS);
 }
 
 /** The grace period is over: no more undo; the request says so and how to undo it by hand. */
