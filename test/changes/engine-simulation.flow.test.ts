@@ -16,8 +16,12 @@ import { dropSchema, randomSchema } from "../support/helpers.js";
  * replays it and prints the shortest failing step list found. Timing (2-core machine, another run beside it):
  * 500 SQLite seeds 58.8 s; PostgreSQL about 1.1 s a seed (hence fewer).
  *
- * Expected to fail on the main of 2026-11-27 (5c21fc1), which has the three bugs of issue 37; the seeds
- * that find each are in docs/simulation.md ("What it finds on 5c21fc1").
+ * Expected to fail on the main of 2026-11-27 (5c21fc1), which has the three bugs of issue 37
+ * (docs/simulation.md, "What it finds on 5c21fc1"): concurrent uninstalls leave a temporary change in
+ * force (uninstall-undoes-or-says: seeds 12 19 24 29 …); the move to applied and the owner record are
+ * separate statements (owner-is-last-writer: 1 8 24 27 …; undo-only-what-it-owns: 8 342); the target
+ * lock's lease is not checked before the write (applied-in-force: tools/simulate/plans/lock-lease-skew.json;
+ * no seed in 1–2500 yet).
  */
 
 const SQLITE_SEEDS = 500;
