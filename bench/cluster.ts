@@ -681,7 +681,7 @@ async function oneListPhase(run: ClusterRun, cluster: Cluster, o: ClusterOptions
   const samples = await runLoad(ctx, { origin: cluster.origin, requests: clicks, rate: 0 });
   const settled = new Set(["applied", "failed", "expired", "cancelled", "rejected"]);
   const states = async () =>
-    Promise.all(ids.map(async (id) => (await store.approvals.get(id))?.state ?? "none"));
+    Promise.all(ids.map(async (id) => (await store.changeRequests.get(id))?.state ?? "none"));
   await until(
     async () => (await states()).every((s) => settled.has(s)),
     240_000,
@@ -722,7 +722,7 @@ async function blockAndApprove(
   const { ctx, store } = run;
   const zone = SIM_IDS.customerAccessList.zoneId;
   const ids = ips.map((_, i) => requestIdFor(phase, i));
-  const state = async (id: string) => (await store.approvals.get(id))?.state ?? "none";
+  const state = async (id: string) => (await store.changeRequests.get(id))?.state ?? "none";
   const states = () => Promise.all(ids.map(state));
   const creates = ips.map((ip, i) =>
     clickRequest(
@@ -771,7 +771,7 @@ async function takeoverPhase(run: ClusterRun, cluster: Cluster, o: ClusterOption
   const temporary = await blockAndApprove(run, cluster, team, "tmp", [...ips, control], 60_000);
   const appliedAt = Date.now();
   const controlId = temporary.pop() as string;
-  const get = (ids: string[]) => Promise.all(ids.map((id) => store.approvals.get(id)));
+  const get = (ids: string[]) => Promise.all(ids.map((id) => store.changeRequests.get(id)));
   const temporaryApplied = (await get(temporary)).filter((r) => r?.state === "applied").length;
   ctx.progress(`takeover: ${n} permanent blocks of the same IPs, approved`);
   const permanent = await blockAndApprove(run, cluster, team, "perm", ips);
@@ -785,11 +785,11 @@ async function takeoverPhase(run: ClusterRun, cluster: Cluster, o: ClusterOption
     ).catch(() => ctx.progress("  takeover: not every temporary block's undo was cancelled"));
     for (const r of await get(temporary.concat(controlId)))
       if (r?.state === "applied" && r.undoAt !== null)
-        await store.approvals.annotate(r.id, "applied", { undoAt: Date.now() });
+        await store.changeRequests.annotate(r.id, "applied", { undoAt: Date.now() });
   }
   ctx.progress("takeover: waiting for the temporary blocks' time to be up and the control to be undone");
   const controlUndone = await until(
-    async () => (await store.approvals.get(controlId))?.state === "undone",
+    async () => (await store.changeRequests.get(controlId))?.state === "undone",
     60_000 + 90_000,
     "the control block undone",
   )
@@ -919,7 +919,7 @@ async function killPhase(
 
   const states = async () => {
     const out: Record<string, number> = {};
-    const rows = await Promise.all(ids.map((id) => store.approvals.get(id)));
+    const rows = await Promise.all(ids.map((id) => store.changeRequests.get(id)));
     for (const r of rows) out[r?.state ?? "missing"] = (out[r?.state ?? "missing"] ?? 0) + 1;
     return { out, rows };
   };

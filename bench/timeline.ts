@@ -34,7 +34,7 @@ export async function appliedBlock(
   const value = `10.0.${Math.floor(o.i / 250)}.${o.i % 250}`;
   const params = { shieldZoneId: o.zoneId, type: "ip", value, state: "block" };
   const target = `shield zone ${o.zoneId} / ip ${value}`;
-  const r = await store.approvals.create({
+  const r = await store.changeRequests.create({
     kind: "access_block",
     teamId: TEAM,
     channelId: o.channelId,
@@ -49,17 +49,17 @@ export async function appliedBlock(
     store.audit.append({ teamId: TEAM, userId, action: `access_block.${action}`, target, outcome, details });
   await step("U0002", "request", "pending");
   clock.now += 1_000;
-  await store.approvals.transition(r.id, "pending", "approved", {
+  await store.changeRequests.transition(r.id, "pending", "approved", {
     decidedBy: "U0001",
     decidedAt: clock.now,
     approvedBy: ["U0001"],
   });
   await step("U0001", "approve", "approved");
   clock.now += 1_000;
-  await store.approvals.transition(r.id, "approved", "applied", {
+  await store.changeRequests.transition(r.id, "approved", "applied", {
     ...(o.temporaryMs ? { undoAt: clock.now + o.temporaryMs } : {}),
   });
-  await store.approvals.setTargetOwner(TEAM, `${TEAM}/shield zone ${o.zoneId}/access ip ${value}`, r.id);
+  await store.changeRequests.setTargetOwner(TEAM, `${TEAM}/shield zone ${o.zoneId}/access ip ${value}`, r.id);
   await step("U0001", "apply", "applied");
   return r;
 }

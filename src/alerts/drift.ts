@@ -194,9 +194,9 @@ async function madeByEdgeops(
 ): Promise<boolean> {
   if (!rule.kind?.targetKey || !rule.params) return false;
   const key = rule.kind.targetKey(rule.params(zoneId, current, null), { teamId, channelId: "", userId: "" });
-  const owner = await deps.store.approvals.targetOwner(teamId, key);
+  const owner = await deps.store.changeRequests.targetOwner(teamId, key);
   if (!owner || owner.since < since) return false;
-  const request = await deps.store.approvals.get(owner.requestId);
+  const request = await deps.store.changeRequests.get(owner.requestId);
   const change = request && resolveChange(request);
   if (!request || !change) return false;
   if (request.state === "applied" || request.state === "approved")

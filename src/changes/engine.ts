@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Deps } from "../deps.js";
 import type { EdgeApiError } from "../edge/errors.js";
 import { UserError } from "../errors.js";
-import type { ApprovalError, ApprovalRequest, NewApprovalRequest } from "../store/index.js";
+import type { ChangeError, ChangeRequest, NewChangeRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
@@ -36,7 +36,7 @@ import {
   restoreOf,
   scopeOf,
   targetOf,
-  toApprovalError,
+  toChangeError,
   UNKNOWN_OUTCOME_SENTENCE,
   undoSchedule,
 } from "./moves.js";
@@ -82,7 +82,7 @@ export async function requestChange<P, V>(
   kind: ChangeKind<P, V>,
   input: ChangeInput<P>,
 ): Promise<ChangeOutcome> {
-  const existing = await deps.store.approvals.get(input.requestId);
+  const existing = await deps.store.changeRequests.get(input.requestId);
   if (existing && existing.teamId === input.teamId) return { kind: "duplicate", request: existing };
   if (existing) throw new UserError("usage", "That button is out of date: run the command again.");
 
@@ -176,7 +176,7 @@ export async function requestChange<P, V>(
   return applyApproved(deps, approved.request, input.userId);
 }
 
-async function joinTwin(deps: Deps, twin: ApprovalRequest, userId: string): Promise<ChangeOutcome> {
+async function joinTwin(deps: Deps, twin: ChangeRequest, userId: string): Promise<ChangeOutcome> {
   await audit(deps, twin, userId, "request", "already pending");
   return { kind: "already_pending", request: twin };
 }
@@ -186,9 +186,9 @@ export async function waitingRequests(
   deps: Deps,
   teamId: string,
   kindName: string,
-): Promise<ApprovalRequest[]> {
+): Promise<ChangeRequest[]> {
   const now = deps.clock.now();
-  return (await deps.store.approvals.listPending(teamId, { kind: kindName })).filter(
+  return (await deps.store.changeRequests.listPending(teamId, { kind: kindName })).filter(
     (r) => r.expiresAt > now,
   );
 }
@@ -218,9 +218,9 @@ async function pendingTwin(
   teamId: string,
   twinKey: string,
   expiredToo = false,
-): Promise<ApprovalRequest | undefined> {
+): Promise<ChangeRequest | undefined> {
   const now = deps.clock.now();
-  return (await deps.store.approvals.listPending(teamId, { twinKey })).find(
+  return (await deps.store.changeRequests.listPending(teamId, { twinKey })).find(
     (r) => expiredToo || r.expiresAt > now,
   );
 }
@@ -234,39 +234,39 @@ async function createRequest<P>(
   deps: Deps,
   input: ChangeInput<P>,
   twinKey: string | null,
-  fields: NewApprovalRequest,
-): Promise<{ request: ApprovalRequest } | { outcome: ChangeOutcome }> {
+  fields: NewChangeRequest,
+): Promise<{ request: ChangeRequest } | { outcome: ChangeOutcome }> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return { request: await deps.store.approvals.create(fields) };
+      return { request: await deps.store.changeRequests.create(fields) };
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
-      const raced = await deps.store.approvals.get(input.requestId);
+      const raced = await deps.store.changeRequests.get(input.requestId);
       if (raced) return { outcome: { kind: "duplicate", request: raced } };
       const holder = twinKey ? await pendingTwin(deps, input.teamId, twinKey, true) : undefined;
       if (holder && holder.expiresAt > deps.clock.now())
         return { outcome: await joinTwin(deps, holder, input.userId) };
       if (!holder || attempt > 0) throw err;
       // Expired, not yet moved by the sweeper (which will, and will update its card): it gives way.
-      await deps.store.approvals.annotate(holder.id, "pending", { twinKey: null });
+      await deps.store.changeRequests.annotate(holder.id, "pending", { twinKey: null });
     }
   }
 }
 
 /** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
-async function applyApproved(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+async function applyApproved(deps: Deps, request: ChangeRequest, actorId: string): Promise<ChangeOutcome> {
   return inFlight(deps, request.id, "approved", (held) => applyHeld(held, request, actorId));
 }
 
 /** applyApproved's work, while the request's in-flight lease is held. */
-async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string): Promise<ChangeOutcome> {
+async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
   const target = kind.targetKey?.(params, scopeOf(request));
   let replaced: unknown = request.observed;
   let before: TargetRead<unknown> | undefined;
   // Set inside the target lock (a closure): typed so TypeScript does not narrow them here.
-  let note = null as ApprovalError | null;
-  let applied = undefined as ApprovalRequest | undefined | { storeFailed: unknown };
+  let note = null as ChangeError | null;
+  let applied = undefined as ChangeRequest | undefined | { storeFailed: unknown };
   try {
     // One writer per target: the check, the write and its read-back hold the target's lock.
     const moved = await withChangeLock(deps, kind, scopeOf(request), params, async () => {
@@ -294,11 +294,11 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
         { err, requestId: request.id },
         "change sent but not answered; the reconciler decides",
       );
-      const lastError: ApprovalError = {
+      const lastError: ChangeError = {
         kind: "unknown",
         message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
       };
-      const noted = await deps.store.approvals.annotate(request.id, "approved", {
+      const noted = await deps.store.changeRequests.annotate(request.id, "approved", {
         lastError,
         incrementAttempts: true,
       });
@@ -310,7 +310,7 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
       });
       return { kind: "unknown", request: noted ?? { ...request, lastError } };
     }
-    const lastError = toApprovalError(err);
+    const lastError = toChangeError(err);
     deps.logger.warn({ err, requestId: request.id, kind: request.kind }, "change failed");
     const failed = await move(deps, request.id, "approved", "failed", {
       lastError,
@@ -338,12 +338,12 @@ async function applyHeld(deps: Deps, request: ApprovalRequest, actorId: string):
 /** The change is made: the move to applied, and the request becomes the target's owner. */
 async function markApplied(
   deps: Deps,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   actorId: string,
   target: string | undefined,
   replaced: unknown,
-  note: ApprovalError | null,
-): Promise<ApprovalRequest | undefined> {
+  note: ChangeError | null,
+): Promise<ChangeRequest | undefined> {
   const owning = target ? await replacedBy(deps, request, target, replaced) : undefined;
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
   const applied = await move(deps, request.id, ["approved", "failed"], "applied", {
@@ -362,14 +362,14 @@ async function markApplied(
  */
 async function refuseStale(
   deps: Deps,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   actorId: string,
   target: string,
   current: unknown,
 ): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
   const label = (v: unknown) => (kind.valueLabel ? kind.valueLabel(v) : JSON.stringify(v ?? null));
-  const lastError: ApprovalError = {
+  const lastError: ChangeError = {
     kind: "changed_since",
     message: `${kind.describe(params)} was not applied: ${kind.target(params)} changed from ${label(request.observed)} to ${label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${kind.askAgain(params)}`,
   };
@@ -393,7 +393,7 @@ async function refuseStale(
 async function pendingForDecision(
   deps: Deps,
   input: DecisionInput,
-): Promise<{ request: ApprovalRequest } | { ended: DecisionOutcome }> {
+): Promise<{ request: ChangeRequest } | { ended: DecisionOutcome }> {
   const request = await loadForDecision(deps, input);
   if (!request) return { ended: { kind: "not_found" } };
   if (request.state !== "pending") return { ended: { kind: "already_decided", request } };
@@ -423,7 +423,7 @@ export const APPROVALS_DROPPED_SENTENCE =
  */
 async function recordApproval(
   deps: Deps,
-  first: ApprovalRequest,
+  first: ChangeRequest,
   userId: string,
   isApprover: ApproverCheck,
 ): Promise<DecisionOutcome> {
@@ -460,7 +460,7 @@ async function recordApproval(
         return applyApproved(deps, approved, userId);
       }
     } else {
-      const recorded = await deps.store.approvals.annotate(
+      const recorded = await deps.store.changeRequests.annotate(
         request.id,
         "pending",
         {
@@ -486,7 +486,7 @@ async function recordApproval(
         };
       }
     }
-    const latest = await deps.store.approvals.get(request.id);
+    const latest = await deps.store.changeRequests.get(request.id);
     if (!latest) return { kind: "not_found" };
     request = latest;
   }
@@ -528,11 +528,11 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
 export async function setRejectReason(
   deps: Deps,
   input: { requestId: string; teamId: string; userId: string; text: string },
-): Promise<ApprovalRequest | undefined> {
-  const request = await deps.store.approvals.get(input.requestId);
+): Promise<ChangeRequest | undefined> {
+  const request = await deps.store.changeRequests.get(input.requestId);
   if (request?.teamId !== input.teamId || request.state !== "rejected" || request.decidedBy !== input.userId)
     return undefined;
-  const noted = await deps.store.approvals.annotate(request.id, "rejected", {
+  const noted = await deps.store.changeRequests.annotate(request.id, "rejected", {
     reason: { kind: "rejected", text: input.text },
   });
   if (noted) {
@@ -586,10 +586,10 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
 
 async function closeFailed(
   deps: Deps,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   userId: string,
   to: "expired" | "cancelled",
-  lastError: ApprovalError,
+  lastError: ChangeError,
 ): Promise<DecisionOutcome> {
   const closed = await decide(deps, request, "failed", to, { lastError, decidedAt: deps.clock.now() });
   if (!closed.won) return { kind: "already_decided", request: closed.request };
@@ -601,7 +601,7 @@ async function closeFailed(
 /** Cancel a pending request whose card could not be posted; `sentence` says why, to whoever asked. */
 export async function cancel(
   deps: Deps,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   reason: string,
   sentence?: string,
 ): Promise<void> {

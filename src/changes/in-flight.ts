@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import type { EdgeApi } from "../edge/client.js";
 import { holdLease } from "../lease.js";
-import type { ApprovalState } from "../store/index.js";
+import type { ChangeState } from "../store/index.js";
 import { HeldObservers } from "./observers.js";
 
 /**
@@ -22,11 +22,11 @@ export interface InFlight {
   end(): Promise<void>;
 }
 
-export async function holdInFlight(deps: Deps, requestId: string, state: ApprovalState): Promise<InFlight> {
+export async function holdInFlight(deps: Deps, requestId: string, state: ChangeState): Promise<InFlight> {
   const log = deps.logger.child({ requestId });
   const abort = new AbortController();
   const first = deps.clock.now() + IN_FLIGHT_LEASE_MS;
-  await deps.store.approvals.takeLease(requestId, state, first);
+  await deps.store.changeRequests.takeLease(requestId, state, first);
   // Elapsed, not epoch time: how long since this process last held the lease for sure.
   let heldAt = deps.clock.elapsed();
   const lease = holdLease({
@@ -34,7 +34,7 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
     leaseMs: IN_FLIGHT_LEASE_MS,
     clock: deps.clock,
     async renew(from, to) {
-      const renewed = await deps.store.approvals.renewLease(requestId, state, from, to);
+      const renewed = await deps.store.changeRequests.renewLease(requestId, state, from, to);
       if (renewed) heldAt = deps.clock.elapsed();
       else abort.abort(new Error("the request's lease is no longer this replica's"));
       return renewed;
@@ -61,7 +61,7 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
         stopWatchdog();
         const until = await lease.end();
         abort.abort(new Error("done"));
-        await deps.store.approvals
+        await deps.store.changeRequests
           .endLease(requestId, until)
           .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
       } finally {
@@ -75,7 +75,7 @@ export async function holdInFlight(deps: Deps, requestId: string, state: Approva
 export async function inFlight<T>(
   deps: Deps,
   requestId: string,
-  state: ApprovalState,
+  state: ChangeState,
   work: (held: Deps) => Promise<T>,
 ): Promise<T> {
   const flight = await holdInFlight(deps, requestId, state);

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "../store/index.js";
+import type { ChangeRequest } from "../store/index.js";
 import type { ChangeKind } from "./kind.js";
 import { accessBlockKind } from "./kinds/access-block.js";
 import { botCategoryKind } from "./kinds/bot-category.js";
@@ -22,7 +22,7 @@ export interface ResolvedChange {
 }
 
 /** The kind of a stored request and its parameters, or undefined for a kind or shape this version does not know. */
-export function resolveChange(r: Pick<ApprovalRequest, "kind" | "params">): ResolvedChange | undefined {
+export function resolveChange(r: Pick<ChangeRequest, "kind" | "params">): ResolvedChange | undefined {
   const kind = KINDS[r.kind];
   if (!kind) return undefined;
   const parsed = kind.params.safeParse(r.params);
@@ -30,7 +30,7 @@ export function resolveChange(r: Pick<ApprovalRequest, "kind" | "params">): Reso
 }
 
 /** "Block AI scraper on shield zone 1234", or a neutral sentence for a request this version can't read. */
-export function describeRequest(r: Pick<ApprovalRequest, "kind" | "params">): string {
+export function describeRequest(r: Pick<ChangeRequest, "kind" | "params">): string {
   const c = resolveChange(r);
   return c ? c.kind.describe(c.params) : `A ${r.kind.replace(/_/g, " ")} change`;
 }

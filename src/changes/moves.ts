@@ -3,12 +3,12 @@ import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
 import type {
-  ApprovalError,
-  ApprovalPatch,
-  ApprovalRequest,
-  ApprovalState,
   Approvers,
+  ChangeError,
   ChangeNote,
+  ChangePatch,
+  ChangeRequest,
+  ChangeState,
   EffectivePolicy,
   OtherRequest,
 } from "../store/index.js";
@@ -53,37 +53,37 @@ export interface ChangeInput<P> {
 
 export type ChangeOutcome =
   | { kind: "unchanged" }
-  | { kind: "duplicate"; request: ApprovalRequest }
+  | { kind: "duplicate"; request: ChangeRequest }
   /** The same change already waits for approval, in this request (someone else's, or an earlier one). */
-  | { kind: "already_pending"; request: ApprovalRequest }
-  | { kind: "pending"; request: ApprovalRequest; policy: EffectivePolicy }
-  | { kind: "applied"; request: ApprovalRequest }
-  | { kind: "failed"; request: ApprovalRequest }
+  | { kind: "already_pending"; request: ChangeRequest }
+  | { kind: "pending"; request: ChangeRequest; policy: EffectivePolicy }
+  | { kind: "applied"; request: ChangeRequest }
+  | { kind: "failed"; request: ChangeRequest }
   /** Sent, but no answer came: the reconciler finds out whether it took effect. */
-  | { kind: "unknown"; request: ApprovalRequest };
+  | { kind: "unknown"; request: ChangeRequest };
 
 export type DecisionOutcome =
   | { kind: "not_found" }
-  | { kind: "self_approval"; request: ApprovalRequest }
-  | { kind: "not_approver"; request: ApprovalRequest }
-  | { kind: "already_decided"; request: ApprovalRequest }
-  | { kind: "expired"; request: ApprovalRequest }
-  | { kind: "rejected"; request: ApprovalRequest }
+  | { kind: "self_approval"; request: ChangeRequest }
+  | { kind: "not_approver"; request: ChangeRequest }
+  | { kind: "already_decided"; request: ChangeRequest }
+  | { kind: "expired"; request: ChangeRequest }
+  | { kind: "rejected"; request: ChangeRequest }
   /** Its requester pressed Reject: the request is withdrawn (cancelled), nothing changed. */
-  | { kind: "withdrawn"; request: ApprovalRequest }
+  | { kind: "withdrawn"; request: ChangeRequest }
   /** Counted, but more approvers are needed. */
   | {
       kind: "approval_recorded";
-      request: ApprovalRequest;
+      request: ChangeRequest;
       remaining: number;
       /** Earlier approvers who are no longer approvers here: their approvals were dropped. */
       dropped?: string[];
     }
-  | { kind: "already_approved"; request: ApprovalRequest }
+  | { kind: "already_approved"; request: ChangeRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
-  | { kind: "retry_closed"; request: ApprovalRequest }
+  | { kind: "retry_closed"; request: ChangeRequest }
   /** Undo now: not a temporary change in force (any more). */
-  | { kind: "not_undoable"; request: ApprovalRequest }
+  | { kind: "not_undoable"; request: ChangeRequest }
   | UndoOutcome
   | ChangeOutcome;
 
@@ -94,13 +94,13 @@ export interface DecisionInput {
   isApprover: ApproverCheck;
 }
 
-export const scopeOf = (r: ApprovalRequest): ChangeScope => ({
+export const scopeOf = (r: ChangeRequest): ChangeScope => ({
   teamId: r.teamId,
   channelId: r.channelId,
   userId: r.requesterId,
 });
 
-export function mustResolve(r: ApprovalRequest): ResolvedChange {
+export function mustResolve(r: ChangeRequest): ResolvedChange {
   const c = resolveChange(r);
   if (!c)
     throw new UserError(
@@ -112,7 +112,7 @@ export function mustResolve(r: ApprovalRequest): ResolvedChange {
 
 export async function audit(
   deps: Deps,
-  r: ApprovalRequest,
+  r: ChangeRequest,
   userId: string,
   step: string,
   outcome: string,
@@ -137,7 +137,7 @@ export async function audit(
   });
 }
 
-export function countState(deps: Deps, state: ApprovalState | "unknown") {
+export function countState(deps: Deps, state: ChangeState | "unknown") {
   deps.metrics.approvals.inc({ state });
 }
 
@@ -148,9 +148,9 @@ export function countState(deps: Deps, state: ApprovalState | "unknown") {
  */
 export async function move(
   deps: Deps,
-  ...transition: Parameters<Deps["store"]["approvals"]["transition"]>
-): Promise<ApprovalRequest | undefined> {
-  const moved = await deps.store.approvals.transition(...transition);
+  ...transition: Parameters<Deps["store"]["changeRequests"]["transition"]>
+): Promise<ChangeRequest | undefined> {
+  const moved = await deps.store.changeRequests.transition(...transition);
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
   const to = moved?.state;
   if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
@@ -159,10 +159,10 @@ export async function move(
 }
 
 /** A request closed without applying no longer conflicts: the cards still waiting stop naming it. */
-export async function releaseConflicts(deps: Deps, closed: ApprovalRequest): Promise<void> {
+export async function releaseConflicts(deps: Deps, closed: ChangeRequest): Promise<void> {
   if (closed.note?.kind !== "conflicts") return;
   for (const { id } of closed.note.with) {
-    const other = await deps.store.approvals.get(id);
+    const other = await deps.store.changeRequests.get(id);
     if (other?.state !== "pending" || other.note?.kind !== "conflicts") continue;
     const left = other.note.with.filter((o) => o.id !== closed.id);
     await annotateOther(deps, id, "pending", {
@@ -174,32 +174,32 @@ export async function releaseConflicts(deps: Deps, closed: ApprovalRequest): Pro
 /** The compare-and-set that decides a request: the winner gets it updated, a loser the state it lost to. */
 export async function decide(
   deps: Deps,
-  request: ApprovalRequest,
-  from: ApprovalState,
-  to: ApprovalState,
-  patch: ApprovalPatch,
+  request: ChangeRequest,
+  from: ChangeState,
+  to: ChangeState,
+  patch: ChangePatch,
   guard: { notExpiredAt?: number } = {},
-): Promise<{ won: boolean; request: ApprovalRequest }> {
+): Promise<{ won: boolean; request: ChangeRequest }> {
   const updated = await move(deps, request.id, from, to, patch, guard);
   if (updated) return { won: true, request: updated };
-  return { won: false, request: (await deps.store.approvals.get(request.id)) ?? request };
+  return { won: false, request: (await deps.store.changeRequests.get(request.id)) ?? request };
 }
 
 // ---- who owns a target ------------------------------------------------------------------------------
 
 /** The target a stored request sets, for kinds that have one. */
-export function targetOf(r: ApprovalRequest): { key: string; change: ResolvedChange } | undefined {
+export function targetOf(r: ChangeRequest): { key: string; change: ResolvedChange } | undefined {
   const change = resolveChange(r);
   const key = change?.kind.targetKey?.(change.params, scopeOf(r));
   return change && key ? { key, change } : undefined;
 }
 
 /** What an undo of this request puts back: the value its apply replaced (the value seen, before it applied). */
-export function restoreOf(r: ApprovalRequest): unknown {
+export function restoreOf(r: ChangeRequest): unknown {
   return r.replaced ? r.replaced.value : r.observed;
 }
 
-export function otherOf(r: ApprovalRequest): OtherRequest {
+export function otherOf(r: ChangeRequest): OtherRequest {
   return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
 }
 
@@ -210,10 +210,10 @@ export async function ownerOf(
   target: string,
   exceptId?: string,
   since = 0,
-): Promise<ApprovalRequest | undefined> {
-  const owner = await deps.store.approvals.targetOwner(teamId, target);
+): Promise<ChangeRequest | undefined> {
+  const owner = await deps.store.changeRequests.targetOwner(teamId, target);
   return owner && owner.requestId !== exceptId && owner.since >= since
-    ? deps.store.approvals.get(owner.requestId)
+    ? deps.store.changeRequests.get(owner.requestId)
     : undefined;
 }
 
@@ -224,8 +224,8 @@ export async function pendingUndoOwner(deps: Deps, teamId: string, target: strin
 }
 
 /** A note on another request (no move): stored while it is still in `state`, and its card redrawn. */
-export async function annotateOther(deps: Deps, id: string, state: ApprovalState, patch: ApprovalPatch) {
-  const noted = await deps.store.approvals.annotate(id, state, patch);
+export async function annotateOther(deps: Deps, id: string, state: ChangeState, patch: ChangePatch) {
+  const noted = await deps.store.changeRequests.annotate(id, state, patch);
   if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
   return noted;
 }
@@ -237,10 +237,10 @@ export async function annotateOther(deps: Deps, id: string, state: ApprovalState
  */
 export async function replacedBy(
   deps: Deps,
-  r: ApprovalRequest,
+  r: ChangeRequest,
   target: string,
   replaced: unknown,
-): Promise<{ patch: ApprovalPatch; previous?: { request: ApprovalRequest; kept: boolean } }> {
+): Promise<{ patch: ChangePatch; previous?: { request: ChangeRequest; kept: boolean } }> {
   const previous = await pendingUndoOwner(deps, r.teamId, target, r.id);
   const prevChange = previous && resolveChange(previous);
   if (!previous || !prevChange?.kind.inForce(prevChange.params, replaced))
@@ -256,12 +256,12 @@ export async function replacedBy(
  */
 export async function recordOwner(
   deps: Deps,
-  applied: ApprovalRequest,
+  applied: ChangeRequest,
   target: string,
   actorId: string,
-  previous: { request: ApprovalRequest; kept: boolean } | undefined,
+  previous: { request: ChangeRequest; kept: boolean } | undefined,
 ): Promise<void> {
-  await deps.store.approvals.setTargetOwner(applied.teamId, target, applied.id);
+  await deps.store.changeRequests.setTargetOwner(applied.teamId, target, applied.id);
   if (!previous) return;
   const by = otherOf(applied);
   const { kept } = previous;
@@ -272,7 +272,7 @@ export async function recordOwner(
 }
 
 /** When an applied temporary change is due to be undone. */
-export function undoSchedule(deps: Deps, r: ApprovalRequest): { undoAt?: number } {
+export function undoSchedule(deps: Deps, r: ChangeRequest): { undoAt?: number } {
   return r.undoAfterMs === null ? {} : { undoAt: deps.clock.now() + r.undoAfterMs };
 }
 
@@ -285,7 +285,7 @@ export function outcomeUnknown(err: unknown): boolean {
 /** Other settings moved with a write: the request says which, and offers no Retry. */
 export const OTHER_SETTINGS_MOVED = "other_settings_moved";
 
-export function toApprovalError(err: unknown): ApprovalError {
+export function toChangeError(err: unknown): ChangeError {
   if (err instanceof ReadBackError)
     return { kind: err.alsoChanged.length > 0 ? OTHER_SETTINGS_MOVED : err.kind, message: err.message };
   return {
@@ -325,7 +325,7 @@ export async function readBack<P, V>(
   scope: ChangeScope,
   params: P,
   report: ApplyReport<V> | undefined,
-): Promise<ApprovalError | null> {
+): Promise<ChangeError | null> {
   const moved = report?.alsoChanged ?? [];
   const also = moved.length > 0 ? ` ${alsoChangedSentence(moved)}` : "";
   if (kind.oneOff) return null;
@@ -353,16 +353,13 @@ export const alsoChangedDetail = (err: unknown) =>
   err instanceof ReadBackError && err.alsoChanged.length > 0 ? { alsoChanged: err.alsoChanged } : {};
 
 export async function loadForDecision(deps: Deps, input: DecisionInput) {
-  const request = await deps.store.approvals.get(input.requestId);
+  const request = await deps.store.changeRequests.get(input.requestId);
   if (!request || request.teamId !== input.teamId) return undefined;
   return request;
 }
 
 /** Expire a pending request whose time is up; the request for the one caller that did it. */
-export async function expireIfDue(
-  deps: Deps,
-  request: ApprovalRequest,
-): Promise<ApprovalRequest | undefined> {
+export async function expireIfDue(deps: Deps, request: ChangeRequest): Promise<ChangeRequest | undefined> {
   if (request.state !== "pending" || request.expiresAt > deps.clock.now()) return undefined;
   const expired = await move(deps, request.id, "pending", "expired", {
     decidedAt: deps.clock.now(),
@@ -376,7 +373,7 @@ export async function expireIfDue(
 
 export async function approversFor(
   deps: Deps,
-  r: ApprovalRequest,
+  r: ChangeRequest,
 ): Promise<{ approvers: Approvers; approvals: string }> {
   const policy = await deps.store.policies.getEffective(r.teamId, r.channelId);
   const { kind } = mustResolve(r);
@@ -406,7 +403,7 @@ export async function readTarget<P, V>(
 export async function readForSweep(
   deps: Deps,
   c: ResolvedChange,
-  r: ApprovalRequest,
+  r: ChangeRequest,
 ): Promise<TargetRead<unknown>> {
   const read = await withDeadline(
     deps.clock,
@@ -429,10 +426,10 @@ export async function readForSweep(
  */
 export async function sweepReadFailed(
   deps: Deps,
-  r: ApprovalRequest,
+  r: ChangeRequest,
   state: "approved" | "undoing",
   err: unknown,
-): Promise<ApprovalRequest | undefined> {
+): Promise<ChangeRequest | undefined> {
   const tries = (r.lastError?.tries ?? 0) + 1;
   if (tries < SWEEP_READ_ATTEMPTS) {
     deps.logger.warn(
@@ -440,7 +437,7 @@ export async function sweepReadFailed(
       "could not read the current value to reconcile; tried again in a minute",
     );
     const previous = r.lastError ?? { kind: "unknown", message: UNKNOWN_OUTCOME_SENTENCE };
-    await deps.store.approvals.annotate(r.id, state, { lastError: { ...previous, tries } });
+    await deps.store.changeRequests.annotate(r.id, state, { lastError: { ...previous, tries } });
     return undefined;
   }
   const { kind, params } = mustResolve(r);
@@ -485,8 +482,8 @@ export async function sweepReadFailed(
 
 export type UndoOutcome =
   /** Put back; or left as it is (lastError `changed_since`) because someone changed it since. */
-  | { kind: "undone"; request: ApprovalRequest }
+  | { kind: "undone"; request: ChangeRequest }
   /** The undo call failed: tried again later (the request is applied again, with the reason). */
-  | { kind: "undo_failed"; request: ApprovalRequest }
+  | { kind: "undo_failed"; request: ChangeRequest }
   /** Sent, no answer: the reconciler decides. */
-  | { kind: "undo_unknown"; request: ApprovalRequest };
+  | { kind: "undo_unknown"; request: ChangeRequest };

@@ -1,8 +1,8 @@
 import type { Logger } from "../log.js";
-import type { ApprovalRequest } from "../store/index.js";
+import type { ChangeRequest } from "../store/index.js";
 
 /** Told of every move of a change request, after it is stored (the request as it is now). */
-export type ChangeObserver = (request: ApprovalRequest) => Promise<void>;
+export type ChangeObserver = (request: ChangeRequest) => Promise<void>;
 
 /**
  * The engine's one observer point: every compare-and-set the engine wins on a request's state (approve,
@@ -30,7 +30,7 @@ export class ChangeObservers {
     return () => this.#noted.delete(observer);
   }
 
-  async notifyNoted(request: ApprovalRequest, logger: Logger): Promise<void> {
+  async notifyNoted(request: ChangeRequest, logger: Logger): Promise<void> {
     for (const observer of this.#noted) {
       try {
         await observer(request);
@@ -40,7 +40,7 @@ export class ChangeObservers {
     }
   }
 
-  async notify(request: ApprovalRequest, logger: Logger): Promise<void> {
+  async notify(request: ChangeRequest, logger: Logger): Promise<void> {
     for (const observer of this.#observers) {
       try {
         await observer(request);
@@ -73,11 +73,11 @@ export class HeldObservers extends ChangeObservers {
     return this.#target.addNoted(observer);
   }
 
-  override async notify(request: ApprovalRequest, logger: Logger): Promise<void> {
+  override async notify(request: ChangeRequest, logger: Logger): Promise<void> {
     this.#held.push(() => this.#target.notify(request, logger));
   }
 
-  override async notifyNoted(request: ApprovalRequest, logger: Logger): Promise<void> {
+  override async notifyNoted(request: ChangeRequest, logger: Logger): Promise<void> {
     this.#held.push(() => this.#target.notifyNoted(request, logger));
   }
 

@@ -1,4 +1,4 @@
-import type { ApprovalError } from "../store/index.js";
+import type { ChangeError } from "../store/index.js";
 
 /**
  * Failures a second attempt of the same request would meet again: what it names does not exist, the
@@ -17,6 +17,6 @@ const SAME_AGAIN = new Set([
 ]);
 
 /** Whether Retry on a failed request could succeed (a timeout, a 5xx, a rate limit, a lost connection). */
-export function retryCanHelp(lastError: Pick<ApprovalError, "kind"> | null): boolean {
+export function retryCanHelp(lastError: Pick<ChangeError, "kind"> | null): boolean {
   return lastError === null || !SAME_AGAIN.has(lastError.kind);
 }

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.js";
 import type { EdgeApiError } from "../edge/errors.js";
-import type { ApprovalError, ApprovalRequest, WorkScope } from "../store/index.js";
+import type { ChangeError, ChangeRequest, WorkScope } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { type ResolvedChange, resolveChange } from "./index.js";
 import {
@@ -25,7 +25,7 @@ import {
   scopeOf,
   sweepReadFailed,
   targetOf,
-  toApprovalError,
+  toChangeError,
   UNDO_ATTEMPTS,
   UNDO_RETRY_MS,
   UNKNOWN_OUTCOME_SENTENCE,
@@ -46,9 +46,9 @@ export const NOT_APPLIED_SENTENCE =
 async function readForSweepOrRecord(
   deps: Deps,
   c: ResolvedChange,
-  r: ApprovalRequest,
+  r: ChangeRequest,
   state: "approved" | "undoing",
-): Promise<{ current: unknown } | { recorded: ApprovalRequest | undefined }> {
+): Promise<{ current: unknown } | { recorded: ChangeRequest | undefined }> {
   try {
     return { current: (await readForSweep(deps, c, r)).value };
   } catch (err) {
@@ -60,7 +60,7 @@ async function readForSweepOrRecord(
   }
 }
 
-async function reconcileOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest | undefined> {
   const c = resolveChange(r);
   if (!c) return undefined;
   const read = await readForSweepOrRecord(deps, c, r, "approved");
@@ -112,7 +112,7 @@ export const CHANGED_SINCE_UNDO_SENTENCE =
  */
 async function undoOnce(
   deps: Deps,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   actorId: string,
   dueBy?: number,
 ): Promise<UndoOutcome | undefined> {
@@ -128,11 +128,11 @@ async function undoOnce(
   return inFlight(deps, claimed.id, "undoing", (held) => finishUndo(held, claimed, actorId));
 }
 
-async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Promise<UndoOutcome> {
+async function finishUndo(deps: Deps, r: ChangeRequest, actorId: string): Promise<UndoOutcome> {
   const { kind, params } = mustResolve(r);
   const back = kind.undo?.(params, restoreOf(r));
   const target = kind.targetKey?.(params, scopeOf(r));
-  let note = null as ApprovalError | null;
+  let note = null as ChangeError | null;
   try {
     const left = await withChangeLock(deps, kind, scopeOf(r), params, async () => {
       const seen = await readForSweep(deps, { kind, params }, r);
@@ -159,16 +159,16 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
     if (left) return left;
   } catch (err) {
     if (outcomeUnknown(err)) {
-      const lastError: ApprovalError = {
+      const lastError: ChangeError = {
         kind: "unknown",
         message: err instanceof ReadBackError ? err.message : UNKNOWN_OUTCOME_SENTENCE,
       };
-      const noted = await deps.store.approvals.annotate(r.id, "undoing", { lastError });
+      const noted = await deps.store.changeRequests.annotate(r.id, "undoing", { lastError });
       if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       await audit(deps, r, actorId, "undo", "unknown", { error: (err as EdgeApiError).kind });
       return { kind: "undo_unknown", request: noted ?? r };
     }
-    return undoFailed(deps, r, actorId, toApprovalError(err));
+    return undoFailed(deps, r, actorId, toChangeError(err));
   }
   const undone = await move(deps, r.id, "undoing", "undone", {
     lastError: note,
@@ -185,14 +185,14 @@ async function finishUndo(deps: Deps, r: ApprovalRequest, actorId: string): Prom
 /** Back to applied, tried again in a minute; after UNDO_ATTEMPTS, left for a person with the reason. */
 async function undoFailed(
   deps: Deps,
-  r: ApprovalRequest,
+  r: ChangeRequest,
   actorId: string,
-  error: ApprovalError,
+  error: ChangeError,
 ): Promise<UndoOutcome> {
   const attempts = r.attempts + 1;
   const giveUp = attempts >= UNDO_ATTEMPTS;
   const { kind, params } = mustResolve(r);
-  const lastError: ApprovalError = {
+  const lastError: ChangeError = {
     ...error,
     message: giveUp
       ? `The automatic undo failed ${attempts} times (${error.message}); undo it by hand with ${kind.askAgain(params)}.`
@@ -220,11 +220,14 @@ export async function undoNow(deps: Deps, input: DecisionInput): Promise<Decisio
     return { kind: "not_approver", request };
   const outcome = await undoOnce(deps, request, input.userId);
   return (
-    outcome ?? { kind: "already_decided", request: (await deps.store.approvals.get(request.id)) ?? request }
+    outcome ?? {
+      kind: "already_decided",
+      request: (await deps.store.changeRequests.get(request.id)) ?? request,
+    }
   );
 }
 
-async function reconcileUndoOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+async function reconcileUndoOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest | undefined> {
   const c = resolveChange(r);
   const back = c?.kind.undo?.(c.params, restoreOf(r));
   if (!c || !back) return undefined;
@@ -267,9 +270,9 @@ export type SweepKind = "expire" | "reconcile" | "undo" | "reconcile-undo";
  */
 export interface Sweep {
   /** Its due requests in the scope's workspaces, at most `limit`. */
-  listDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ApprovalRequest[]>;
+  listDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ChangeRequest[]>;
   /** Move one due request; what it moved, when this replica won the move. */
-  moveOne(deps: Deps, r: ApprovalRequest): Promise<ApprovalRequest | undefined>;
+  moveOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest | undefined>;
   /** Logged when `moveOne` throws; the request is left for the next sweep. */
   failed: string;
 }
@@ -278,7 +281,7 @@ export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
   /** Pending requests whose time is up, expired by whichever replica wins each CAS. */
   expire: {
     listDue: (deps, scope, limit = 100) =>
-      deps.store.approvals.listExpiredPending(deps.clock.now(), limit, scope),
+      deps.store.changeRequests.listExpiredPending(deps.clock.now(), limit, scope),
     moveOne: expireIfDue,
     failed: "could not expire a request; next sweep tries again",
   },
@@ -289,13 +292,14 @@ export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
    */
   reconcile: {
     listDue: (deps, scope, limit = 50) =>
-      deps.store.approvals.listStaleApproved(deps.clock.now() - RECONCILE_AFTER_MS, limit, scope),
+      deps.store.changeRequests.listStaleApproved(deps.clock.now() - RECONCILE_AFTER_MS, limit, scope),
     moveOne: reconcileOne,
     failed: "could not reconcile a request; next sweep tries again",
   },
   /** Temporary changes whose time is up, each undone by whichever replica wins its claim. */
   undo: {
-    listDue: (deps, scope, limit = 50) => deps.store.approvals.listDueUndo(deps.clock.now(), limit, scope),
+    listDue: (deps, scope, limit = 50) =>
+      deps.store.changeRequests.listDueUndo(deps.clock.now(), limit, scope),
     moveOne: async (deps, r) => (await undoOnce(deps, r, "system", deps.clock.now()))?.request,
     failed: "undo of a temporary change could not run; next sweep tries again",
   },
@@ -305,16 +309,21 @@ export const SWEEPS: Readonly<Record<SweepKind, Sweep>> = {
    */
   "reconcile-undo": {
     listDue: (deps, scope, limit = 50) =>
-      deps.store.approvals.listStaleApproved(deps.clock.now() - RECONCILE_AFTER_MS, limit, scope, "undoing"),
+      deps.store.changeRequests.listStaleApproved(
+        deps.clock.now() - RECONCILE_AFTER_MS,
+        limit,
+        scope,
+        "undoing",
+      ),
     moveOne: reconcileUndoOne,
     failed: "could not reconcile an undo; next sweep tries again",
   },
 };
 
 /** The due temporary changes of `scope`, undone one after another (one workspace's uninstall). */
-export async function undoDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ApprovalRequest[]> {
+export async function undoDue(deps: Deps, scope: WorkScope, limit?: number): Promise<ChangeRequest[]> {
   const { listDue, moveOne, failed } = SWEEPS.undo;
-  const undone: ApprovalRequest[] = [];
+  const undone: ChangeRequest[] = [];
   for (const r of await listDue(deps, scope, limit)) {
     try {
       const moved = await moveOne(deps, r);

@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import { pruneAuditLog } from "../services/audit-retention.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
-import type { ApprovalRequest, WorkScope } from "../store/index.js";
+import type { ChangeRequest, WorkScope } from "../store/index.js";
 import { createClaimWorker, createFairPool, type FairPoolOptions } from "./pool.js";
 
 /** Due requests moved at once, at most one of each workspace. */
@@ -13,7 +13,7 @@ export const SWEEP_CONCURRENCY = 4;
 /** A request due in one of the engine's sweeps (src/changes/undo-and-reconcile.ts). */
 interface DueRequest {
   kind: SweepKind;
-  request: ApprovalRequest;
+  request: ChangeRequest;
 }
 
 const EVERY_SWEEP = Object.keys(SWEEPS) as SweepKind[];
@@ -40,7 +40,7 @@ async function listDue(
 function movedFairly(
   deps: Deps,
   logger: Logger,
-  onMoved: (kind: SweepKind, moved: ApprovalRequest) => void,
+  onMoved: (kind: SweepKind, moved: ChangeRequest) => void,
 ): FairPoolOptions<DueRequest> {
   return {
     concurrency: SWEEP_CONCURRENCY,
@@ -67,8 +67,8 @@ async function sweepAlone(
   deps: Deps,
   scope: WorkScope = {},
   limit?: number,
-): Promise<ApprovalRequest[]> {
-  const moved: ApprovalRequest[] = [];
+): Promise<ChangeRequest[]> {
+  const moved: ChangeRequest[] = [];
   const pool = createFairPool(movedFairly(deps, deps.logger, (_, r) => moved.push(r)));
   await pool.submit(await listDue(deps, [kind], scope, limit));
   return moved;

@@ -9,7 +9,7 @@ import { describeRequest } from "../changes/index.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { toUserSentence } from "../errors.js";
-import type { AlertEpisode, ApprovalRequest, AuditEntry } from "../store/index.js";
+import type { AlertEpisode, AuditEntry, ChangeRequest } from "../store/index.js";
 import { edgeClientFor } from "./edge-access.js";
 import {
   type IncidentRange,
@@ -157,7 +157,7 @@ function auditNote(e: AuditEntry): string | undefined {
 }
 
 /** The steps of a request whose audit entries are gone (pruned by age): what its row still says. */
-function stepsFromRow(r: ApprovalRequest, change: string): TimelineEntry[] {
+function stepsFromRow(r: ChangeRequest, change: string): TimelineEntry[] {
   const base = { channelId: r.channelId, requestId: r.id, change, kind: "change" as const };
   const out: TimelineEntry[] = [{ ...base, at: r.createdAt, by: r.requesterId, step: "asked" }];
   const decided = r.decidedAt ?? r.updatedAt;

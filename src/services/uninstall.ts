@@ -1,7 +1,7 @@
 import { cancel } from "../changes/engine.js";
 import { undoDue } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
-import type { ApprovalRequest } from "../store/index.js";
+import type { ChangeRequest } from "../store/index.js";
 
 /** On the card of a request that was waiting when the workspace removed edgeops. */
 export const UNINSTALLED_SENTENCE =
@@ -11,7 +11,7 @@ export type UninstallReason = "app_uninstalled" | "tokens_revoked";
 
 export interface ForgottenWorkspace {
   /** Requests that moved (pending → cancelled, temporary changes undone): their cards are redrawn. */
-  readonly moved: readonly ApprovalRequest[];
+  readonly moved: readonly ChangeRequest[];
   readonly watches: number;
   readonly schedules: number;
   readonly keyRemoved: boolean;
@@ -47,10 +47,10 @@ export async function forgetWorkspace(
   for (const s of await store.schedules.list(teamId))
     if (await store.schedules.remove(teamId, s.id)) schedules++;
 
-  const moved: ApprovalRequest[] = [];
-  for (const r of await store.approvals.listPending(teamId)) {
+  const moved: ChangeRequest[] = [];
+  for (const r of await store.changeRequests.listPending(teamId)) {
     await cancel(deps, r, reason, UNINSTALLED_SENTENCE);
-    const after = await store.approvals.get(r.id);
+    const after = await store.changeRequests.get(r.id);
     if (after?.state === "cancelled") moved.push(after);
   }
 
@@ -59,11 +59,11 @@ export async function forgetWorkspace(
   const scope = { teamIds: [teamId] };
   const now = deps.clock.now();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const later = (await store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, UNDO_BATCH, scope)).filter(
+    const later = (await store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER, UNDO_BATCH, scope)).filter(
       (r) => r.undoAt !== null && r.undoAt > now,
     );
     if (later.length === 0) break;
-    for (const r of later) await store.approvals.annotate(r.id, "applied", { undoAt: now });
+    for (const r of later) await store.changeRequests.annotate(r.id, "applied", { undoAt: now });
   }
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const undone = await undoDue(deps, scope, UNDO_BATCH);
@@ -112,7 +112,7 @@ export async function forgetEnterprise(
   enterpriseId: string,
   teamIds: readonly string[],
   reason: UninstallReason,
-): Promise<{ moved: readonly ApprovalRequest[] }> {
+): Promise<{ moved: readonly ChangeRequest[] }> {
   await deps.store.installations.deleteInstallation({
     enterpriseId,
     teamId: undefined,
@@ -122,7 +122,7 @@ export async function forgetEnterprise(
     { enterpriseId, event: reason, workspaces: teamIds.length },
     "the enterprise removed its org-wide install of edgeops: its installation is gone",
   );
-  const moved: ApprovalRequest[] = [];
+  const moved: ChangeRequest[] = [];
   for (const teamId of teamIds) moved.push(...(await forgetWorkspace(deps, teamId, reason)).moved);
   return { moved };
 }

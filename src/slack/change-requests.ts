@@ -3,7 +3,7 @@ import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../
 import { type ChangeKind, resolveChange } from "../changes/index.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
+import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
@@ -12,7 +12,7 @@ import type { SlackEnv } from "./edge-commands/types.js";
 import { cardWithPreview, fillCard, startCardPreview } from "./impact-fill.js";
 
 /** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
-export async function updateCard(client: WebClient, request: ApprovalRequest, logger: Logger): Promise<void> {
+export async function updateCard(client: WebClient, request: ChangeRequest, logger: Logger): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
   const card = cardWithPreview(request);
   await client.chat
@@ -26,7 +26,7 @@ export async function updateCard(client: WebClient, request: ApprovalRequest, lo
  * A move the flow that made it carries on from at once (approved → apply, undoing → put back): the card
  * is drawn at the end of that flow (a move, or a note when the outcome is not known yet), not in between.
  */
-const PASSING: ReadonlySet<ApprovalRequest["state"]> = new Set(["approved", "undoing"]);
+const PASSING: ReadonlySet<ChangeRequest["state"]> = new Set(["approved", "undoing"]);
 
 /**
  * The one place approval cards are redrawn: told by the engine (src/changes/observers.ts) of every move
@@ -35,7 +35,7 @@ const PASSING: ReadonlySet<ApprovalRequest["state"]> = new Set(["approved", "und
  */
 export function redrawCardsOnChange(env: SlackEnv): () => void {
   const logger = env.deps.logger;
-  const redraw = async (request: ApprovalRequest) => {
+  const redraw = async (request: ChangeRequest) => {
     if (!request.messageChannel || !request.messageTs) return;
     await updateCard(await env.clientFor(request.teamId), request, logger);
   };
@@ -55,7 +55,7 @@ export function redrawCardsOnChange(env: SlackEnv): () => void {
  */
 export async function tellRequester(
   env: SlackEnv,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   client?: WebClient,
 ): Promise<void> {
   if (!request.messageChannel || !request.messageTs) return;
@@ -78,7 +78,7 @@ export async function tellRequester(
 export async function postApprovalCard(
   env: SlackEnv,
   client: WebClient,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   policy: Pick<EffectivePolicy, "approvers">,
   logger: Logger,
   /** Show the change's impact preview: "estimating…" at once, filled in place once read. */
@@ -98,9 +98,9 @@ export async function postApprovalCard(
       blocks: card.blocks,
     });
     if (res.ts) {
-      await env.deps.store.approvals.setMessage(request.id, res.channel ?? request.channelId, res.ts);
+      await env.deps.store.changeRequests.setMessage(request.id, res.channel ?? request.channelId, res.ts);
       // Decided (or expired) between posting and recording where: bring the card up to date now.
-      const latest = await env.deps.store.approvals.get(request.id);
+      const latest = await env.deps.store.changeRequests.get(request.id);
       if (latest && latest.state !== "pending") await updateCard(client, latest, logger);
       else if (preview)
         // Not awaited: the person who confirmed is answered now; the card is filled when the preview is read.
@@ -126,7 +126,7 @@ export async function postApprovalCard(
 }
 
 /** What is true of a change made (or sent) whose card could not be posted, and how to undo it by hand. */
-function withoutCard(request: ApprovalRequest, why: string): string {
+function withoutCard(request: ChangeRequest, why: string): string {
   const c = resolveChange(request);
   const change = c ? c.kind.describe(c.params) : "The change";
   const back = c?.kind.undo?.(c.params, request.observed);
@@ -173,13 +173,13 @@ export async function requestWithCard<P>(
 }
 
 /** Applied without a write: the value was in force when asked (a temporary change held it), so it took it over. */
-function tookOver(r: ApprovalRequest): boolean {
+function tookOver(r: ChangeRequest): boolean {
   const c = resolveChange(r);
   return c !== undefined && c.kind.targetKey !== undefined && c.kind.inForce(c.params, r.observed);
 }
 
 /** Who asked for a waiting request, as its reader sees it: "You", or a mention. */
-export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
+export function askerOf(request: ChangeRequest, viewerId: string): Mrkdwn {
   return request.requesterId === viewerId ? mrkdwn`You` : mention(request.requesterId);
 }
 
@@ -190,7 +190,7 @@ export function askerOf(request: ApprovalRequest, viewerId: string): Mrkdwn {
 export async function seesWhereItWaits(
   env: SlackEnv,
   client: WebClient,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   viewer: { userId: string; channelId: string },
 ): Promise<boolean> {
   if (request.requesterId === viewer.userId || request.channelId === viewer.channelId) return true;

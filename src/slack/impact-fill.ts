@@ -3,7 +3,7 @@ import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { estimateImpact, type ImpactPreview, impactTargetOf } from "../services/impact-preview.js";
-import type { ApprovalRequest, EffectivePolicy } from "../store/index.js";
+import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { CONFIRMING, type Reply } from "./blocks/reply.js";
@@ -54,14 +54,14 @@ export async function withPreviewRead(deps: Deps, teamId: string, reply: Reply):
 }
 
 /** Start reading the preview of a waiting request's card; undefined when the event log can't speak to it. */
-export function startCardPreview(deps: Deps, request: ApprovalRequest): Promise<ImpactPreview> | undefined {
+export function startCardPreview(deps: Deps, request: ChangeRequest): Promise<ImpactPreview> | undefined {
   const target = request.state === "pending" ? impactTargetOf(request) : undefined;
   return target && estimateImpact(deps, request.teamId, target);
 }
 
 /** The approval card, with the preview it was filled with while the request waits. */
 export function cardWithPreview(
-  request: ApprovalRequest,
+  request: ChangeRequest,
   policy?: Pick<EffectivePolicy, "approvers">,
   admins: readonly string[] = [],
 ): Reply {
@@ -77,15 +77,15 @@ export function cardWithPreview(
 export async function fillCard(
   deps: Deps,
   client: WebClient,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   card: { policy: Pick<EffectivePolicy, "approvers">; admins: readonly string[] },
   preview: Promise<ImpactPreview>,
-  redraw: (latest: ApprovalRequest) => Promise<void>,
+  redraw: (latest: ChangeRequest) => Promise<void>,
   logger: Logger,
 ): Promise<void> {
   const view = await preview;
   cardPreviews.set(request.id, view);
-  const latest = await deps.store.approvals.get(request.id);
+  const latest = await deps.store.changeRequests.get(request.id);
   if (!latest?.messageChannel || !latest.messageTs || latest.state !== "pending") return;
   const filled = cardWithPreview(latest, card.policy, card.admins);
   await client.chat
@@ -98,6 +98,6 @@ export async function fillCard(
     .catch((err: unknown) =>
       logger.warn({ err, requestId: request.id }, "could not fill the impact preview"),
     );
-  const after = await deps.store.approvals.get(request.id);
+  const after = await deps.store.changeRequests.get(request.id);
   if (after && after.state !== "pending") await redraw(after);
 }

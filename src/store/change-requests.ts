@@ -1,10 +1,10 @@
 import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
-import type { ApprovalRequestsTable, Database } from "./db.js";
+import type { ChangeRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
 import { moveLease, takeLease } from "./lease.js";
 
-export const APPROVAL_STATES = [
+export const CHANGE_STATES = [
   "pending",
   "approved",
   "applied",
@@ -15,11 +15,11 @@ export const APPROVAL_STATES = [
   "expired",
   "cancelled",
 ] as const;
-export type ApprovalState = (typeof APPROVAL_STATES)[number];
+export type ChangeState = (typeof CHANGE_STATES)[number];
 
 /** The allowed moves; transition() refuses anything else. */
 /** The allowed moves; transition() refuses anything else. */
-export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object.freeze({
+export const CHANGE_TRANSITIONS: Readonly<Record<ChangeState, readonly ChangeState[]>> = Object.freeze({
   pending: ["approved", "rejected", "expired", "cancelled"],
   // approved → failed also when the reconciler finds the change not in force.
   approved: ["applied", "failed"],
@@ -36,7 +36,7 @@ export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly Appro
   cancelled: [],
 });
 
-export interface ApprovalError {
+export interface ChangeError {
   kind: string;
   status?: number;
   errorKey?: string;
@@ -79,9 +79,9 @@ type LegacyColumns = "shieldZoneId" | "category" | "requestedAction" | "previous
  * A request for a change of some kind (src/changes/kinds), moving through the states above: its row
  * (db.ts) with the JSON columns read, without the legacy columns and the in-flight lease.
  */
-export interface ApprovalRequest
+export interface ChangeRequest
   extends Omit<
-    Selectable<ApprovalRequestsTable>,
+    Selectable<ChangeRequestsTable>,
     | LegacyColumns
     | "leaseUntil"
     | "params"
@@ -98,8 +98,8 @@ export interface ApprovalRequest
   params: unknown;
   /** The value the request saw when it was made (JSON; null when unknown or none). */
   observed: unknown;
-  state: ApprovalState;
-  lastError: ApprovalError | null;
+  state: ChangeState;
+  lastError: ChangeError | null;
   /** Who approved so far, in order. */
   approvedBy: string[];
   /** What its apply replaced, which its undo puts back; null until applied (then `observed` stands). */
@@ -110,7 +110,7 @@ export interface ApprovalRequest
   reason?: DecisionReason | null;
 }
 
-export interface NewApprovalRequest {
+export interface NewChangeRequest {
   /** Generated (22 url-safe characters) when absent. */
   id?: string;
   kind: string;
@@ -129,10 +129,10 @@ export interface NewApprovalRequest {
   note?: ChangeNote | null;
 }
 
-export interface ApprovalPatch {
+export interface ChangePatch {
   decidedBy?: string | null;
   decidedAt?: number | null;
-  lastError?: ApprovalError | null;
+  lastError?: ChangeError | null;
   failedAt?: number | null;
   /** Add one to the attempt count in the same statement. */
   incrementAttempts?: boolean;
@@ -171,9 +171,9 @@ export interface PendingQuery {
 /** The most pending requests one read returns. */
 export const MAX_PENDING_LISTED = 1000;
 
-export interface ApprovalsRepo {
-  create(request: NewApprovalRequest): Promise<ApprovalRequest>;
-  get(id: string): Promise<ApprovalRequest | undefined>;
+export interface ChangeRequestsRepo {
+  create(request: NewChangeRequest): Promise<ChangeRequest>;
+  get(id: string): Promise<ChangeRequest | undefined>;
   /**
    * Compare-and-set: one `UPDATE ... WHERE id = ? AND state IN (from) [AND expires_at > ?] RETURNING *`.
    * Resolves to the updated request for the single winner, undefined for everyone who lost (or when the
@@ -181,46 +181,46 @@ export interface ApprovalsRepo {
    */
   transition(
     id: string,
-    from: ApprovalState | readonly ApprovalState[],
-    to: ApprovalState,
-    patch?: ApprovalPatch,
+    from: ChangeState | readonly ChangeState[],
+    to: ChangeState,
+    patch?: ChangePatch,
     guard?: TransitionGuard,
-  ): Promise<ApprovalRequest | undefined>;
+  ): Promise<ChangeRequest | undefined>;
   /** Change fields of a request while it is still in `state` (no state change); undefined when it moved on. */
   annotate(
     id: string,
-    state: ApprovalState,
-    patch: ApprovalPatch,
+    state: ChangeState,
+    patch: ChangePatch,
     guard?: TransitionGuard,
-  ): Promise<ApprovalRequest | undefined>;
+  ): Promise<ChangeRequest | undefined>;
   /** Where the approval card was posted. */
   setMessage(id: string, channel: string, ts: string): Promise<boolean>;
   /** A workspace's pending requests, oldest first (newest first when asked), at most `limit` (1000). */
-  listPending(teamId: string, query?: PendingQuery): Promise<ApprovalRequest[]>;
+  listPending(teamId: string, query?: PendingQuery): Promise<ChangeRequest[]>;
   /** How many pending requests match (the same filters; no limit). */
   countPending(teamId: string, query?: Omit<PendingQuery, "limit" | "newestFirst">): Promise<number>;
   /** Pending requests with expires_at <= now, oldest first; only the scope's workspaces when it names some. */
-  listExpiredPending(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
+  listExpiredPending(now: number, limit?: number, scope?: WorkScope): Promise<ChangeRequest[]>;
   /**
    * Requests in `state` (default approved) last updated at or before `before` whose in-flight lease (if
    * any) has ended, oldest first: applies (or undos) that never finished. Only the scope's workspaces
    * when it names some.
    */
   /** An apply or undo in flight takes the request's lease (while it is still in `state`); false: it moved on. */
-  takeLease(id: string, state: ApprovalState, until: number): Promise<boolean>;
+  takeLease(id: string, state: ChangeState, until: number): Promise<boolean>;
   /** Extend the lease from `from` to `to` while the request is still in `state`; false when lost. */
-  renewLease(id: string, state: ApprovalState, from: number, to: number): Promise<boolean>;
+  renewLease(id: string, state: ChangeState, from: number, to: number): Promise<boolean>;
   /** The work in flight is over: the lease it last held ends now. */
   endLease(id: string, until: number): Promise<void>;
   listStaleApproved(
     before: number,
     limit?: number,
     scope?: WorkScope,
-    state?: ApprovalState,
-  ): Promise<ApprovalRequest[]>;
+    state?: ChangeState,
+  ): Promise<ChangeRequest[]>;
   /** Applied temporary changes whose undo is due (undo_at <= now), oldest first; in the scope. */
-  listDueUndo(now: number, limit?: number, scope?: WorkScope): Promise<ApprovalRequest[]>;
-  countByState(teamId?: string): Promise<Record<ApprovalState, number>>;
+  listDueUndo(now: number, limit?: number, scope?: WorkScope): Promise<ChangeRequest[]>;
+  countByState(teamId?: string): Promise<Record<ChangeState, number>>;
   /** Record `requestId` as the request that set the target last (replacing any earlier one). */
   setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void>;
   /** The request that set the target last (if edgeops set it) and when it did. */
@@ -231,7 +231,7 @@ export interface ApprovalsRepo {
  * A stored request as the domain reads it: the row's own fields, its JSON columns parsed. Rows written
  * before change kinds existed (params null) carry a bot-category change in the columns of migration 1.
  */
-export function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalRequest {
+export function toRequest(row: Selectable<ChangeRequestsTable>): ChangeRequest {
   const legacy = row.params === null;
   const { shieldZoneId, category, requestedAction, previousAction } = row;
   return readRow(
@@ -239,8 +239,8 @@ export function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalReque
     {
       params: legacy ? { shieldZoneId, category, action: requestedAction } : parseJson(row.params),
       observed: legacy ? previousAction : parseJson(row.observed),
-      state: row.state as ApprovalState,
-      lastError: parseJson<ApprovalError>(row.lastError),
+      state: row.state as ChangeState,
+      lastError: parseJson<ChangeError>(row.lastError),
       approvedBy: JSON.parse(row.approvedBy) as string[],
       replaced: parseJson<{ value: unknown }>(row.replaced),
       note: parseJson<ChangeNote>(row.note),
@@ -254,7 +254,7 @@ export function toRequest(row: Selectable<ApprovalRequestsTable>): ApprovalReque
  * The bot-category columns of migration 1 are still written for bot-category requests, so a replica of
  * the previous version can read them during a rolling deploy; other kinds leave them at 0.
  */
-function legacyColumns(req: NewApprovalRequest) {
+function legacyColumns(req: NewChangeRequest) {
   const p = (req.kind === "bot_category" ? req.params : {}) as Record<string, unknown>;
   const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : 0);
   return {
@@ -275,10 +275,10 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
-export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
+export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
   const { db, now } = ctx;
 
-  const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ApprovalPatch) => ({
+  const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ChangePatch) => ({
     updatedAt: now(),
     ...(patch.decidedBy !== undefined ? { decidedBy: patch.decidedBy } : {}),
     ...(patch.decidedAt !== undefined ? { decidedAt: patch.decidedAt } : {}),
@@ -318,13 +318,13 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
    * lease ended by `leaseEnded`), that column's oldest first, at most `limit`, in the scope.
    */
   const listDue = async (
-    state: ApprovalState,
+    state: ChangeState,
     column: "expiresAt" | "undoAt" | "updatedAt",
     by: number,
     limit: number,
     { teamIds }: WorkScope,
     leaseEnded?: number,
-  ): Promise<ApprovalRequest[]> => {
+  ): Promise<ChangeRequest[]> => {
     if (teamIds?.length === 0) return [];
     let q = db.selectFrom("approval_requests").selectAll().where("state", "=", state).where(column, "<=", by);
     if (leaseEnded !== undefined) q = q.where(leaseEndedBy(leaseEnded));
@@ -333,8 +333,8 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
     return rows.map(toRequest);
   };
 
-  return guard("approvals", {
-    async create(req: NewApprovalRequest): Promise<ApprovalRequest> {
+  return guard("changeRequests", {
+    async create(req: NewChangeRequest): Promise<ChangeRequest> {
       if (!req.teamId || !req.channelId || !req.requesterId)
         throw invalid("teamId, channelId and requesterId are required");
       if (!req.kind || !/^[a-z_]{1,40}$/.test(req.kind)) throw invalid("kind must be a change kind's name");
@@ -342,7 +342,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       checkInt("expiresAt", req.expiresAt, 0, Number.MAX_SAFE_INTEGER);
       if (req.approvalsNeeded !== undefined) checkInt("approvalsNeeded", req.approvalsNeeded, 1, 10);
       const at = now();
-      const row: Selectable<ApprovalRequestsTable> = {
+      const row: Selectable<ChangeRequestsTable> = {
         id: req.id ?? newId(),
         teamId: req.teamId,
         channelId: req.channelId,
@@ -377,22 +377,22 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return toRequest(row);
     },
 
-    async get(id: string): Promise<ApprovalRequest | undefined> {
+    async get(id: string): Promise<ChangeRequest | undefined> {
       const r = await db.selectFrom("approval_requests").selectAll().where("id", "=", id).executeTakeFirst();
       return r ? toRequest(r) : undefined;
     },
 
     async transition(
       id: string,
-      from: ApprovalState | readonly ApprovalState[],
-      to: ApprovalState,
-      patch: ApprovalPatch = {},
+      from: ChangeState | readonly ChangeState[],
+      to: ChangeState,
+      patch: ChangePatch = {},
       guard: TransitionGuard = {},
-    ): Promise<ApprovalRequest | undefined> {
+    ): Promise<ChangeRequest | undefined> {
       const froms = typeof from === "string" ? [from] : [...from];
       if (froms.length === 0) throw invalid("transition needs at least one state to move from");
       for (const f of froms) {
-        if (!APPROVAL_TRANSITIONS[f]?.includes(to))
+        if (!CHANGE_TRANSITIONS[f]?.includes(to))
           throw invalid(`An approval request cannot go from ${f} to ${to}`);
       }
       let q = db
@@ -408,7 +408,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return r ? toRequest(r) : undefined;
     },
 
-    async annotate(id: string, state: ApprovalState, patch: ApprovalPatch, guard: TransitionGuard = {}) {
+    async annotate(id: string, state: ChangeState, patch: ChangePatch, guard: TransitionGuard = {}) {
       let q = db
         .updateTable("approval_requests")
         .set((eb) => patchColumns(eb, patch))
@@ -429,7 +429,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       return updatedOne(r);
     },
 
-    async listPending(teamId: string, query: PendingQuery = {}): Promise<ApprovalRequest[]> {
+    async listPending(teamId: string, query: PendingQuery = {}): Promise<ChangeRequest[]> {
       if (query.channelIds?.length === 0) return [];
       const order = query.newestFirst ? "desc" : "asc";
       const rows = await pendingWhere(teamId, query)
@@ -457,28 +457,28 @@ export function createChangeRequestsRepo(ctx: RepoContext): ApprovalsRepo {
       before: number,
       limit = 100,
       scope: WorkScope = {},
-      state: ApprovalState = "approved",
+      state: ChangeState = "approved",
     ) => listDue(state, "updatedAt", before, limit, scope, now()),
 
-    takeLease: (id: string, state: ApprovalState, until: number) =>
+    takeLease: (id: string, state: ChangeState, until: number) =>
       takeLease(db, "approval_requests", { id, state }, until),
 
-    renewLease: (id: string, state: ApprovalState, from: number, to: number) =>
+    renewLease: (id: string, state: ChangeState, from: number, to: number) =>
       moveLease(db, "approval_requests", { id, state }, from, to),
 
     async endLease(id: string, until: number): Promise<void> {
       await moveLease(db, "approval_requests", { id }, until, null);
     },
 
-    async countByState(teamId?: string): Promise<Record<ApprovalState, number>> {
+    async countByState(teamId?: string): Promise<Record<ChangeState, number>> {
       let q = db
         .selectFrom("approval_requests")
         .select(["state", sql<number>`count(*)`.as("n")])
         .groupBy("state");
       if (teamId !== undefined) q = q.where("teamId", "=", teamId);
       const rows = await q.execute();
-      const out = Object.fromEntries(APPROVAL_STATES.map((s) => [s, 0])) as Record<ApprovalState, number>;
-      for (const r of rows) if (r.state in out) out[r.state as ApprovalState] = Number(r.n);
+      const out = Object.fromEntries(CHANGE_STATES.map((s) => [s, 0])) as Record<ChangeState, number>;
+      for (const r of rows) if (r.state in out) out[r.state as ChangeState] = Number(r.n);
       return out;
     },
 

@@ -64,7 +64,7 @@ export interface PoliciesTable {
   updatedAt: number;
 }
 
-export interface ApprovalRequestsTable {
+export interface ChangeRequestsTable {
   id: string;
   teamId: string;
   channelId: string;
@@ -243,7 +243,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   installations: InstallationsTable;
   policies: PoliciesTable;
-  approval_requests: ApprovalRequestsTable;
+  approval_requests: ChangeRequestsTable;
   change_targets: ChangeTargetsTable;
   schedules: SchedulesTable;
   audit_log: AuditLogTable;

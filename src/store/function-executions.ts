@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import { APPROVAL_STATES, type ApprovalState } from "./change-requests.js";
+import { CHANGE_STATES, type ChangeState } from "./change-requests.js";
 import { parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { FunctionExecutionsTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -12,7 +12,7 @@ export const FUNCTION_EXECUTION_STATES = ["waiting", "completing", "completed"] 
 export type FunctionExecutionState = (typeof FUNCTION_EXECUTION_STATES)[number];
 
 /** Request states a waiting step completes on: all but pending and approved (undo states count as applied). */
-export const SETTLED_REQUEST_STATES: readonly ApprovalState[] = APPROVAL_STATES.filter(
+export const SETTLED_REQUEST_STATES: readonly ChangeState[] = CHANGE_STATES.filter(
   (state) => state !== "pending" && state !== "approved",
 );
 

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
-import { type ApprovalsRepo, createChangeRequestsRepo } from "./change-requests.js";
+import { type ChangeRequestsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
 import { type Engine, openDb, type StoredTables, withCamelCase } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
@@ -20,19 +20,19 @@ import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesR
 
 export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
 export type {
-  ApprovalError,
-  ApprovalPatch,
-  ApprovalRequest,
-  ApprovalState,
-  ApprovalsRepo,
+  ChangeError,
   ChangeNote,
+  ChangePatch,
+  ChangeRequest,
+  ChangeRequestsRepo,
+  ChangeState,
   DecisionReason,
-  NewApprovalRequest,
+  NewChangeRequest,
   OtherRequest,
   PendingQuery,
   TransitionGuard,
 } from "./change-requests.js";
-export { APPROVAL_STATES, APPROVAL_TRANSITIONS } from "./change-requests.js";
+export { CHANGE_STATES, CHANGE_TRANSITIONS } from "./change-requests.js";
 export type { WorkScope } from "./context.js";
 export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
@@ -110,7 +110,7 @@ export interface Store {
   readonly installations: InstallationsRepo;
   readonly policies: PoliciesRepo;
   /** Every change request, pending or decided (change-requests.ts). */
-  readonly approvals: ApprovalsRepo;
+  readonly changeRequests: ChangeRequestsRepo;
   readonly schedules: SchedulesRepo;
   readonly audit: AuditRepo;
   readonly watches: WatchesRepo;
@@ -184,7 +184,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     keys: createKeysRepo(context),
     installations: createInstallationsRepo(context),
     policies: createPoliciesRepo(context),
-    approvals: createChangeRequestsRepo(context),
+    changeRequests: createChangeRequestsRepo(context),
     schedules: createSchedulesRepo(context),
     audit: createAuditRepo(context),
     watches: createWatchesRepo(context),

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type AuditEntry, toEntry } from "./audit.js";
-import { type ApprovalRequest, toRequest } from "./change-requests.js";
+import { type ChangeRequest, toRequest } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
 import { guard } from "./errors.js";
 import { type AlertEpisode, toEpisode } from "./watches.js";
@@ -21,7 +21,7 @@ export interface TimelineReads {
     from: number,
     to: number,
     limit: number,
-  ): Promise<ApprovalRequest[]>;
+  ): Promise<ChangeRequest[]>;
   /** Audit entries in [from, to] about these requests or these watches (target `watch:<id>`), oldest first. */
   auditOf(
     teamId: string,

@@ -21,7 +21,7 @@ async function pendingPage(options: HarnessOptions) {
     h.slack.users.set(DAVE, { id: DAVE, name: "dave" });
     h.slack.memberships.set(DAVE, ["C0001"]);
     for (let i = 1; i <= 25; i++) {
-      await h.store.approvals.create({
+      await h.store.changeRequests.create({
         kind: "access_block",
         teamId: "T0001",
         channelId: "C0001",

@@ -287,7 +287,9 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect(blocksText(answer.body.blocks)).toContain("invite me with /invite @edgeops");
     expect(blocksText(answer.body.blocks)).toContain("The request was cancelled, nothing changed.");
     expect(
-      await h.store.approvals.listPending("T0001").then((p) => p.filter((r) => r.channelId === "C0LOCKED")),
+      await h.store.changeRequests
+        .listPending("T0001")
+        .then((p) => p.filter((r) => r.channelId === "C0LOCKED")),
     ).toHaveLength(0);
   });
 

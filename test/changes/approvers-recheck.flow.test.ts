@@ -51,13 +51,13 @@ async function droppedApprover(options: HarnessOptions = {}) {
     const updated = await cardUpdate(h, (t) => t.includes("no longer an approver here"));
     expect(blocksText(updated.args.blocks)).toContain(`Approved by 1 of 2: <@${CAROL}>`);
     expect(blocked(h)).toBe(false);
-    const waiting = await h.store.approvals.listPending("T0001");
+    const waiting = await h.store.changeRequests.listPending("T0001");
     expect(waiting.map((r) => r.approvedBy)).toEqual([[CAROL]]);
 
     await h.click(approve, { userId: ERIN });
     await cardUpdate(h, (t) => t.includes(LABEL) && t.includes("is in effect"));
     expect(blocked(h)).toBe(true);
-    const done = await h.store.approvals.get(waiting[0]!.id);
+    const done = await h.store.changeRequests.get(waiting[0]!.id);
     expect(done?.approvedBy).toEqual([CAROL, ERIN]);
     expect(h.slack.violations).toEqual([]);
   } finally {

@@ -45,7 +45,7 @@ async function twins(options: Parameters<typeof startHarness>[0] = {}) {
     // Bob again: told it is his own.
     expect(await typeAndConfirm(h, `block ${ZONE} ${IP}`, BOB)).toContain(`You already asked for *${LABEL}*`);
     expect(cards(h)).toHaveLength(1);
-    expect(await h.store.approvals.listPending("T0001")).toHaveLength(1);
+    expect(await h.store.changeRequests.listPending("T0001")).toHaveLength(1);
     const audit = await h.store.audit.list("T0001", 10);
     expect(audit.filter((e) => e.outcome === "already pending").map((e) => e.userId)).toEqual([BOB, CAROL]);
 
@@ -104,7 +104,7 @@ async function atOnce(options: Parameters<typeof startHarness>[0] = {}) {
       expect(pair.filter((t) => t.includes("already asked for"))).toHaveLength(1);
     }
     expect(cards(h)).toHaveLength(ips.length);
-    expect(await h.store.approvals.listPending("T0001")).toHaveLength(ips.length);
+    expect(await h.store.changeRequests.listPending("T0001")).toHaveLength(ips.length);
   } finally {
     await h.close();
   }

@@ -48,13 +48,13 @@ async function slowRestart(options: Omit<HarnessOptions, "clock"> = {}) {
     expect(restartPosts(h)).toBe(1);
     h.advanceClock(61_000);
     expect(await reconcileStale(h.deps)).toEqual([]);
-    expect((await h.store.approvals.get(requestId))?.state).toBe("approved");
+    expect((await h.store.changeRequests.get(requestId))?.state).toBe("approved");
 
     answer();
     await cardUpdate(h, (t) => t.includes("is in effect"));
     await h.settled();
-    expect((await h.store.approvals.get(requestId))?.state).toBe("applied");
-    expect((await h.store.approvals.get(requestId))?.lastError).toBeNull();
+    expect((await h.store.changeRequests.get(requestId))?.state).toBe("applied");
+    expect((await h.store.changeRequests.get(requestId))?.lastError).toBeNull();
     // Retry on the (old) card can't restart it a second time.
     const retry = await h.click({ action_id: ACTIONS.retry, value: requestId }, { userId: CAROL });
     expect(blocksText((await h.slack.waitForResponse(retry.responseId)).body.blocks)).not.toContain("Retry");
@@ -63,7 +63,7 @@ async function slowRestart(options: Omit<HarnessOptions, "clock"> = {}) {
     expect(restarts(h)).toBe(1);
 
     // A replica that died mid-apply: its lease is left as it was; the reconciler waits for it to end.
-    const orphan = await h.store.approvals.create({
+    const orphan = await h.store.changeRequests.create({
       kind: "restart_app",
       teamId: "T0001",
       channelId: "C0001",
@@ -71,9 +71,9 @@ async function slowRestart(options: Omit<HarnessOptions, "clock"> = {}) {
       params: { appId: APP, appName: "shop" },
       expiresAt: h.deps.clock.now() + 30 * 60_000,
     });
-    await h.store.approvals.transition(orphan.id, "pending", "approved", { decidedBy: CAROL });
+    await h.store.changeRequests.transition(orphan.id, "pending", "approved", { decidedBy: CAROL });
     expect(
-      await h.store.approvals.takeLease(orphan.id, "approved", h.deps.clock.now() + IN_FLIGHT_LEASE_MS),
+      await h.store.changeRequests.takeLease(orphan.id, "approved", h.deps.clock.now() + IN_FLIGHT_LEASE_MS),
     ).toBe(true);
     h.advanceClock(61_000);
     expect(await reconcileStale(h.deps)).toEqual([]);

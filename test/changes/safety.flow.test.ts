@@ -120,15 +120,15 @@ describe("changes are reported as they are (SQLite)", () => {
   it("a request left approved (the process died before the PUT) becomes failed with Retry, and Retry applies it once", async () => {
     await requestBlock(h, 3);
     const { approve } = await pendingCard(h, "AI tool");
-    const pending = (await h.store.approvals.listPending("T0001")).find((r) =>
+    const pending = (await h.store.changeRequests.listPending("T0001")).find((r) =>
       JSON.stringify(r.params).includes('"category":3'),
     )!;
     // What a crash right after the compare-and-set leaves behind: approved, no PUT, a card with buttons.
-    await h.store.approvals.transition(pending.id, "pending", "approved", {
+    await h.store.changeRequests.transition(pending.id, "pending", "approved", {
       decidedBy: CAROL,
       decidedAt: h.deps.clock.now(),
     });
-    await h.store.approvals.setMessage(pending.id, "C0001", "1700000000.000100");
+    await h.store.changeRequests.setMessage(pending.id, "C0001", "1700000000.000100");
     h.advanceClock(61_000);
     const before = puts(h).length;
     expect(await createChangeSweeper(h.app.env).sweep()).toBe(1);
@@ -148,10 +148,10 @@ describe("changes are reported as they are (SQLite)", () => {
   it("the reconciler settles an approved request whose change is in force as applied, with no PUT", async () => {
     await requestBlock(h, 4);
     await pendingCard(h, "Tool");
-    const pending = (await h.store.approvals.listPending("T0001")).find((r) =>
+    const pending = (await h.store.changeRequests.listPending("T0001")).find((r) =>
       JSON.stringify(r.params).includes('"category":4'),
     )!;
-    await h.store.approvals.transition(pending.id, "pending", "approved", {
+    await h.store.changeRequests.transition(pending.id, "pending", "approved", {
       decidedBy: CAROL,
       decidedAt: h.deps.clock.now(),
     });
@@ -298,12 +298,12 @@ async function reconcilersRace(options: HarnessOptions) {
   try {
     await requestBlock(h, 2);
     await pendingCard(h, "AI scraper");
-    const [pending] = await h.store.approvals.listPending("T0001");
-    await h.store.approvals.transition(pending!.id, "pending", "approved", { decidedBy: CAROL });
+    const [pending] = await h.store.changeRequests.listPending("T0001");
+    await h.store.changeRequests.transition(pending!.id, "pending", "approved", { decidedBy: CAROL });
     h.advanceClock(61_000);
     const results = await Promise.all(Array.from({ length: 5 }, () => reconcileStale(h.deps)));
     expect(results.flat()).toHaveLength(1);
-    expect((await h.store.approvals.get(pending!.id))?.state).toBe("failed");
+    expect((await h.store.changeRequests.get(pending!.id))?.state).toBe("failed");
     expect(h.sim.requests.filter((r) => r.method === "PUT")).toHaveLength(0);
   } finally {
     await h.close();
@@ -328,8 +328,8 @@ async function twoApproversRace(options: HarnessOptions) {
     await h.settled();
     expect(puts(h)).toHaveLength(1);
     // Two distinct approvers made it applied (the policy change was the other applied request).
-    expect(await h.store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER)).toEqual([]);
-    expect((await h.store.approvals.countByState("T0001")).applied).toBe(2);
+    expect(await h.store.changeRequests.listStaleApproved(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect((await h.store.changeRequests.countByState("T0001")).applied).toBe(2);
     const card = h.slack.callsTo("chat.update").map((c) => blocksText(c.args.blocks));
     expect(card.filter((t) => t.includes("is in effect") && t.includes("Ads"))).toHaveLength(1);
   } finally {

@@ -134,9 +134,9 @@ describe("temporary changes (SQLite)", () => {
 
     // A process that died mid-undo leaves it `undoing`: a minute later the reconciler finishes it.
     await blockFor30m(h, 5, "Ads");
-    const [r] = await h.store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER);
+    const [r] = await h.store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER);
     expect(r).toBeDefined();
-    await h.store.approvals.transition(r!.id, "applied", "undoing", {});
+    await h.store.changeRequests.transition(r!.id, "applied", "undoing", {});
     category(h, 5).categoryAction = 2; // the PUT went through before the crash
     h.advanceClock(61_000);
     const before = puts(h).length;

@@ -30,7 +30,7 @@ describe("a resolved zone alert tells its story in its thread", () => {
     expect(ts).toBeTruthy();
 
     // A request made in a private channel about the same zone: not for #C0001's thread.
-    await h.store.approvals.create({
+    await h.store.changeRequests.create({
       kind: "access_block",
       teamId: "T0001",
       channelId: "GSECRET",

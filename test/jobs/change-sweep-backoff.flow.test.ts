@@ -27,7 +27,7 @@ async function leftApproved(
   category = 1,
   undoAfterMs?: number,
 ) {
-  const r = await h.store.approvals.create({
+  const r = await h.store.changeRequests.create({
     kind: "bot_category",
     teamId,
     channelId: "C0001",
@@ -37,7 +37,7 @@ async function leftApproved(
     expiresAt: h.deps.clock.now() + 30 * 60_000,
     ...(undoAfterMs === undefined ? {} : { undoAfterMs }),
   });
-  await h.store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
+  await h.store.changeRequests.transition(r.id, "pending", "approved", { decidedBy: "U0003" });
   return r.id;
 }
 
@@ -56,13 +56,13 @@ async function keylessRows(options: HarnessOptions = {}) {
     await sweeper.sweep();
     await sweeper.sweep();
     // The change took effect (the category is Block): the reconciler found it and says so.
-    expect((await h.store.approvals.get(ours))?.state).toBe("applied");
+    expect((await h.store.changeRequests.get(ours))?.state).toBe("applied");
 
     for (let i = 1; i < SWEEP_READ_ATTEMPTS; i++) {
       h.advanceClock(61_000);
       await sweeper.sweep();
     }
-    const ended = await Promise.all(keyless.map((id) => h.store.approvals.get(id)));
+    const ended = await Promise.all(keyless.map((id) => h.store.changeRequests.get(id)));
     expect(ended.map((r) => r?.state)).toEqual(keyless.map(() => "failed"));
     expect(ended[0]?.lastError?.message).toContain(
       `the current value could not be read ${SWEEP_READ_ATTEMPTS} times (No Edge API key for this workspace yet`,
@@ -86,7 +86,7 @@ function guarded<T>(work: Promise<T>, what: string): Promise<T> {
 async function dueUndo(h: Harness, teamId: string, shieldZoneId: number, category: number) {
   h.sim.state.botCategories.get(shieldZoneId)!.find((g) => g.category === category)!.categoryAction = 1;
   const id = await leftApproved(h, teamId, shieldZoneId, category, 60_000);
-  await h.store.approvals.transition(id, "approved", "applied", { undoAt: h.deps.clock.now() });
+  await h.store.changeRequests.transition(id, "approved", "applied", { undoAt: h.deps.clock.now() });
   return id;
 }
 
@@ -123,7 +123,7 @@ async function slowWorkspaceAmongOthers(
     const fast = await requests.make(h, "T0001", fastZone, 1);
     h.advanceClock(requests.dueAfterMs);
 
-    const settled = async (id: string) => (await h.store.approvals.get(id))?.state === requests.settled;
+    const settled = async (id: string) => (await h.store.changeRequests.get(id))?.state === requests.settled;
     const watched = watchTransitions(h);
     const sweep = requests.sweep(watched.deps);
     await watched.until(() => settled(fast));
@@ -165,13 +165,13 @@ function slowReconcile(options: HarnessOptions = {}) {
  */
 function watchTransitions(h: Harness) {
   const waiters = new Set<() => void>();
-  const approvals = h.deps.store.approvals;
+  const approvals = h.deps.store.changeRequests;
   const transition: typeof approvals.transition = async (...args) => {
     const result = await approvals.transition(...args);
     for (const w of [...waiters]) w();
     return result;
   };
-  const deps: Deps = { ...h.deps, store: { ...h.deps.store, approvals: { ...approvals, transition } } };
+  const deps: Deps = { ...h.deps, store: { ...h.deps.store, changeRequests: { ...approvals, transition } } };
   const until = (check: () => Promise<boolean>) =>
     new Promise<void>((resolve, reject) => {
       const ask = () =>
@@ -190,7 +190,7 @@ async function busyExpiry(options: HarnessOptions = {}) {
   const h = await startHarness(options);
   try {
     const pending = (teamId: string) =>
-      h.store.approvals.create({
+      h.store.changeRequests.create({
         kind: "bot_category",
         teamId,
         channelId: "C0001",
@@ -205,7 +205,7 @@ async function busyExpiry(options: HarnessOptions = {}) {
     h.advanceClock(61_000);
     // Open the store's connections first (PostgreSQL's pool opens one per concurrent query on first use):
     // a fresh connection costs more than a whole expiry, and would order the results by it, not by turns.
-    await Promise.all(Array.from({ length: 4 }, () => h.store.approvals.get(ours.id)));
+    await Promise.all(Array.from({ length: 4 }, () => h.store.changeRequests.get(ours.id)));
 
     const expired = await expireDue(h.deps);
     expect(expired.map((r) => r.state)).toEqual(expired.map(() => "expired"));

@@ -99,7 +99,7 @@ describe("OAuth installs: EDGE_API_KEY serves only EDGE_API_KEY_TEAMS", () => {
     });
     expect(text).toContain(NO_KEY_SENTENCE);
     expect(calls).toBe(0);
-    expect(await h.store.approvals.listPending(STRANGER)).toEqual([]);
+    expect(await h.store.changeRequests.listPending(STRANGER)).toEqual([]);
   });
 
   it("its scheduled summaries do not read the operator's zones either", async () => {

@@ -70,7 +70,7 @@ for (const { engine, enabled } of engines) {
       c.now += 60_000;
       const block = await applied(1, "C0001", { temporaryMs: 30 * 60_000 });
       // Another zone's change and a rejected one on this zone.
-      await store.approvals.create({
+      await store.changeRequests.create({
         kind: "access_block",
         teamId: TEAM,
         channelId: "C0001",
@@ -79,7 +79,7 @@ for (const { engine, enabled } of engines) {
         expiresAt: c.now + HOUR,
       });
       c.now += 60_000;
-      const rejected = await store.approvals.create({
+      const rejected = await store.changeRequests.create({
         kind: "access_block",
         teamId: TEAM,
         channelId: "C0001",
@@ -88,7 +88,7 @@ for (const { engine, enabled } of engines) {
         expiresAt: c.now + HOUR,
       });
       c.now += 1_000;
-      await store.approvals.transition(rejected.id, "pending", "rejected", {
+      await store.changeRequests.transition(rejected.id, "pending", "rejected", {
         decidedBy: "U0003",
         decidedAt: c.now,
       });

@@ -25,7 +25,7 @@ describe("the card observer", () => {
       const card = await h.slack.waitForCall("chat.postMessage", (c) =>
         blocksText(c.args.blocks).includes("Approval needed"),
       );
-      const [request] = await h.store.approvals.listPending("T0001");
+      const [request] = await h.store.changeRequests.listPending("T0001");
       expect(request?.messageTs).toBeDefined();
 
       await cancel(h.deps, request!, "test", "Cancelled while testing the card observer.");

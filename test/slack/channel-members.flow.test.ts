@@ -111,7 +111,7 @@ describe("the incident card's 'awaiting approval' mark", () => {
         "chat.postMessage",
         (c) => c.args.channel === PRIVATE && blocksText(c.args.blocks).includes("Approval needed"),
       );
-      expect((await h.store.approvals.listPending("T0001")).map((r) => r.channelId)).toEqual([PRIVATE]);
+      expect((await h.store.changeRequests.listPending("T0001")).map((r) => r.channelId)).toEqual([PRIVATE]);
 
       expect(blocksText(await card(PRIVATE))).toContain("block awaiting approval");
       const elsewhere = blocksText(await card("C0002"));

@@ -160,10 +160,10 @@ async function uninstallForgetsTheWorkspace(
         findButtons(c.args.blocks).some((b) => b.action_id === ACTIONS.approve) &&
         !blocksText(c.args.blocks).includes("SEO"),
     );
-    const [temporary] = await h.store.approvals.listDueUndo(Number.MAX_SAFE_INTEGER, 10, {
+    const [temporary] = await h.store.changeRequests.listDueUndo(Number.MAX_SAFE_INTEGER, 10, {
       teamIds: ["T0001"],
     });
-    const [pending] = await h.store.approvals.listPending("T0001");
+    const [pending] = await h.store.changeRequests.listPending("T0001");
     expect(temporary?.state).toBe("applied");
     expect(pending?.state).toBe("pending");
     // A schedule and a watch here; a watch in the other workspace.
@@ -210,14 +210,14 @@ async function uninstallForgetsTheWorkspace(
     expect(await h.store.keys.get("T0001")).toBeUndefined();
     expect(await h.store.watches.list("T0001")).toEqual([]);
     expect(await h.store.schedules.list("T0001")).toEqual([]);
-    expect(await h.store.approvals.get(pending!.id)).toMatchObject({
+    expect(await h.store.changeRequests.get(pending!.id)).toMatchObject({
       state: "cancelled",
       lastError: { message: UNINSTALLED_SENTENCE },
     });
     // Where Slack still takes the post (the fake does), the card says so.
     await cardUpdate(h, (t) => t.includes(UNINSTALLED_SENTENCE));
     // The temporary change was put back once, while the key still opened.
-    expect(await h.store.approvals.get(temporary!.id)).toMatchObject({ state: "undone" });
+    expect(await h.store.changeRequests.get(temporary!.id)).toMatchObject({ state: "undone" });
     expect(category(1).categoryAction).toBe(2);
     expect(h.sim.requests.filter((r) => r.method === "PUT").length - putsBefore).toBe(1);
     // The audit log is kept, and says what happened.

@@ -107,7 +107,7 @@ describe("the pointer to a request someone already made", () => {
       expect(carols).toContain(
         `<@${BOB}> already asked for *${LABEL}*: it is waiting for approval in <#${PRIVATE}>`,
       );
-      expect(await h.store.approvals.countPending("T0001")).toBe(1);
+      expect(await h.store.changeRequests.countPending("T0001")).toBe(1);
     });
   }, 20_000);
 });

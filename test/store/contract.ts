@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Installation } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  type ApprovalRequest,
+  type ChangeRequest,
   type Engine,
   openStore,
   type Store,
@@ -519,7 +519,7 @@ export function storeContract(h: EngineHarness): void {
 
       it("create, get, setMessage, the full lifecycle, and refused moves", async () => {
         const store = await open();
-        const r = await store.approvals.create(base);
+        const r = await store.changeRequests.create(base);
         expect(r.id).toMatch(/^[A-Za-z0-9_-]{16,}$/);
         expect(r).toMatchObject({
           state: "pending",
@@ -528,10 +528,10 @@ export function storeContract(h: EngineHarness): void {
           lastError: null,
           messageTs: null,
         });
-        expect(await store.approvals.get(r.id)).toEqual(r);
-        expect(await store.approvals.setMessage(r.id, "C1", "1700000000.000100")).toBe(true);
+        expect(await store.changeRequests.get(r.id)).toEqual(r);
+        expect(await store.changeRequests.setMessage(r.id, "C1", "1700000000.000100")).toBe(true);
         clock += 5_000;
-        const approved = await store.approvals.transition(r.id, "pending", "approved", {
+        const approved = await store.changeRequests.transition(r.id, "pending", "approved", {
           decidedBy: "U2",
           decidedAt: clock,
         });
@@ -542,7 +542,7 @@ export function storeContract(h: EngineHarness): void {
           updatedAt: clock,
         });
         expect(approved?.messageTs).toBe("1700000000.000100");
-        const failed = await store.approvals.transition(r.id, "approved", "failed", {
+        const failed = await store.changeRequests.transition(r.id, "approved", "failed", {
           incrementAttempts: true,
           lastError: { kind: "http", status: 502, errorKey: "upstream", message: "Bad gateway" },
         });
@@ -551,44 +551,44 @@ export function storeContract(h: EngineHarness): void {
           attempts: 1,
           lastError: { status: 502, errorKey: "upstream" },
         });
-        expect(await store.approvals.transition(r.id, "failed", "approved")).toMatchObject({
+        expect(await store.changeRequests.transition(r.id, "failed", "approved")).toMatchObject({
           state: "approved",
         });
-        const applied = await store.approvals.transition(r.id, ["approved"], "applied", {
+        const applied = await store.changeRequests.transition(r.id, ["approved"], "applied", {
           incrementAttempts: true,
           lastError: null,
         });
         expect(applied).toMatchObject({ state: "applied", attempts: 2, lastError: null });
         // A lost compare-and-set resolves to undefined; an impossible move is refused.
-        expect(await store.approvals.transition(r.id, "pending", "rejected")).toBeUndefined();
-        expect(await store.approvals.transition("nope", "pending", "rejected")).toBeUndefined();
-        await expect(store.approvals.transition(r.id, "applied", "pending")).rejects.toMatchObject({
+        expect(await store.changeRequests.transition(r.id, "pending", "rejected")).toBeUndefined();
+        expect(await store.changeRequests.transition("nope", "pending", "rejected")).toBeUndefined();
+        await expect(store.changeRequests.transition(r.id, "applied", "pending")).rejects.toMatchObject({
           kind: "invalid",
         });
-        await expect(store.approvals.create({ ...base, kind: "Not A Kind" })).rejects.toMatchObject({
+        await expect(store.changeRequests.create({ ...base, kind: "Not A Kind" })).rejects.toMatchObject({
           kind: "invalid",
         });
-        await expect(store.approvals.create({ ...base, params: undefined })).rejects.toMatchObject({
+        await expect(store.changeRequests.create({ ...base, params: undefined })).rejects.toMatchObject({
           kind: "invalid",
         });
       });
 
       it("keeps a kind's params and observed value as JSON, and fills the legacy columns for bot categories", async () => {
         const store = await open();
-        const policy = await store.approvals.create({
+        const policy = await store.changeRequests.create({
           ...base,
           kind: "policy",
           params: { channelId: null, set: { approvals: "off" } },
           observed: { approvals: "required", approvers: null, expiryMinutes: null },
         });
-        expect(await store.approvals.get(policy.id)).toMatchObject({
+        expect(await store.changeRequests.get(policy.id)).toMatchObject({
           kind: "policy",
           params: { channelId: null, set: { approvals: "off" } },
           observed: { approvals: "required", approvers: null, expiryMinutes: null },
           failedAt: null,
         });
-        const bot = await store.approvals.create(base);
-        expect(await store.approvals.get(bot.id)).toMatchObject({
+        const bot = await store.changeRequests.create(base);
+        expect(await store.changeRequests.get(bot.id)).toMatchObject({
           kind: "bot_category",
           params: { shieldZoneId: 4242, category: 3, action: 1 },
           observed: 0,
@@ -597,22 +597,26 @@ export function storeContract(h: EngineHarness): void {
 
       it("one pending request per twin key and workspace; decided or released, the key is free again", async () => {
         const store = await open();
-        const first = await store.approvals.create({ ...base, twinKey: "same-change" });
+        const first = await store.changeRequests.create({ ...base, twinKey: "same-change" });
         expect(first.twinKey).toBe("same-change");
-        await expect(store.approvals.create({ ...base, twinKey: "same-change" })).rejects.toBeInstanceOf(
+        await expect(store.changeRequests.create({ ...base, twinKey: "same-change" })).rejects.toBeInstanceOf(
           StoreError,
         );
         // Another workspace, another key, or no key at all: not the same change.
-        await store.approvals.create({ ...base, teamId: "T2", twinKey: "same-change" });
-        await store.approvals.create({ ...base, twinKey: "other-change" });
-        await store.approvals.create(base);
-        await store.approvals.create(base);
+        await store.changeRequests.create({ ...base, teamId: "T2", twinKey: "same-change" });
+        await store.changeRequests.create({ ...base, twinKey: "other-change" });
+        await store.changeRequests.create(base);
+        await store.changeRequests.create(base);
         // Decided: a new request for the same change may wait.
-        await store.approvals.transition(first.id, "pending", "rejected");
-        const second = await store.approvals.create({ ...base, twinKey: "same-change" });
+        await store.changeRequests.transition(first.id, "pending", "rejected");
+        const second = await store.changeRequests.create({ ...base, twinKey: "same-change" });
         // Released while pending (an expired request the sweeper has not moved yet): free too.
-        expect((await store.approvals.annotate(second.id, "pending", { twinKey: null }))?.twinKey).toBeNull();
-        expect((await store.approvals.create({ ...base, twinKey: "same-change" })).state).toBe("pending");
+        expect(
+          (await store.changeRequests.annotate(second.id, "pending", { twinKey: null }))?.twinKey,
+        ).toBeNull();
+        expect((await store.changeRequests.create({ ...base, twinKey: "same-change" })).state).toBe(
+          "pending",
+        );
       });
 
       it("reads a row written before change kinds existed as a bot-category change", async () => {
@@ -641,7 +645,7 @@ export function storeContract(h: EngineHarness): void {
             updated_at: clock,
           } as never)
           .execute();
-        expect(await store.approvals.get("legacy-row-0123456789")).toMatchObject({
+        expect(await store.changeRequests.get("legacy-row-0123456789")).toMatchObject({
           kind: "bot_category",
           params: { shieldZoneId: 77, category: 2, action: 2 },
           observed: 1,
@@ -651,37 +655,43 @@ export function storeContract(h: EngineHarness): void {
 
       it("each target remembers its last writer per workspace; a request's replaced value and note round-trip", async () => {
         const store = await open();
-        expect(await store.approvals.targetOwner("T1", "zone 1/ddos")).toBeUndefined();
-        await store.approvals.setTargetOwner("T1", "zone 1/ddos", "req-a");
-        await store.approvals.setTargetOwner("T1", "zone 1/ddos", "req-b");
-        await store.approvals.setTargetOwner("T2", "zone 1/ddos", "req-c");
-        expect((await store.approvals.targetOwner("T1", "zone 1/ddos"))?.requestId).toBe("req-b");
-        expect((await store.approvals.targetOwner("T2", "zone 1/ddos"))?.requestId).toBe("req-c");
-        expect(typeof (await store.approvals.targetOwner("T1", "zone 1/ddos"))?.since).toBe("number");
+        expect(await store.changeRequests.targetOwner("T1", "zone 1/ddos")).toBeUndefined();
+        await store.changeRequests.setTargetOwner("T1", "zone 1/ddos", "req-a");
+        await store.changeRequests.setTargetOwner("T1", "zone 1/ddos", "req-b");
+        await store.changeRequests.setTargetOwner("T2", "zone 1/ddos", "req-c");
+        expect((await store.changeRequests.targetOwner("T1", "zone 1/ddos"))?.requestId).toBe("req-b");
+        expect((await store.changeRequests.targetOwner("T2", "zone 1/ddos"))?.requestId).toBe("req-c");
+        expect(typeof (await store.changeRequests.targetOwner("T1", "zone 1/ddos"))?.since).toBe("number");
         const note = {
           kind: "conflicts" as const,
           with: [{ id: "x", userId: "U1", channelId: "C1", change: "c" }],
         };
-        const r = await store.approvals.create({ ...base, note });
+        const r = await store.changeRequests.create({ ...base, note });
         expect(r.note).toEqual(note);
-        expect((await store.approvals.get(r.id))?.replaced).toBeNull();
-        const noted = await store.approvals.annotate(r.id, "pending", {
+        expect((await store.changeRequests.get(r.id))?.replaced).toBeNull();
+        const noted = await store.changeRequests.annotate(r.id, "pending", {
           replaced: { value: null },
           note: null,
         });
         expect(noted?.replaced).toEqual({ value: null });
-        expect((await store.approvals.get(r.id))?.note).toBeNull();
+        expect((await store.changeRequests.get(r.id))?.note).toBeNull();
       });
 
       it("an approval's compare-and-set refuses a request whose expiry has passed", async () => {
         const store = await open();
-        const r = await store.approvals.create(base);
+        const r = await store.changeRequests.create(base);
         expect(
-          await store.approvals.transition(r.id, "pending", "approved", {}, { notExpiredAt: base.expiresAt }),
+          await store.changeRequests.transition(
+            r.id,
+            "pending",
+            "approved",
+            {},
+            { notExpiredAt: base.expiresAt },
+          ),
         ).toBeUndefined();
-        expect((await store.approvals.get(r.id))?.state).toBe("pending");
+        expect((await store.changeRequests.get(r.id))?.state).toBe("pending");
         expect(
-          await store.approvals.transition(
+          await store.changeRequests.transition(
             r.id,
             "pending",
             "approved",
@@ -693,94 +703,107 @@ export function storeContract(h: EngineHarness): void {
 
       it("annotates only in the given state, and lists approved requests left since a given time", async () => {
         const store = await open();
-        const r = await store.approvals.create(base);
+        const r = await store.changeRequests.create(base);
         expect(
-          await store.approvals.annotate(r.id, "approved", { lastError: { kind: "x", message: "m" } }),
+          await store.changeRequests.annotate(r.id, "approved", { lastError: { kind: "x", message: "m" } }),
         ).toBe(undefined);
-        await store.approvals.transition(r.id, "pending", "approved");
+        await store.changeRequests.transition(r.id, "pending", "approved");
         const at = clock;
-        const noted = await store.approvals.annotate(r.id, "approved", {
+        const noted = await store.changeRequests.annotate(r.id, "approved", {
           lastError: { kind: "unknown", message: "checking" },
           incrementAttempts: true,
         });
         expect(noted).toMatchObject({ state: "approved", attempts: 1, lastError: { kind: "unknown" } });
-        expect(await store.approvals.listStaleApproved(at - 1)).toEqual([]);
-        expect((await store.approvals.listStaleApproved(at)).map((x) => x.id)).toEqual([r.id]);
-        const failed = await store.approvals.transition(r.id, "approved", "failed", { failedAt: at + 7 });
+        expect(await store.changeRequests.listStaleApproved(at - 1)).toEqual([]);
+        expect((await store.changeRequests.listStaleApproved(at)).map((x) => x.id)).toEqual([r.id]);
+        const failed = await store.changeRequests.transition(r.id, "approved", "failed", {
+          failedAt: at + 7,
+        });
         expect(failed?.failedAt).toBe(at + 7);
-        expect(await store.approvals.listStaleApproved(at + 1_000_000)).toEqual([]);
-        expect(await store.approvals.transition(r.id, "failed", "cancelled")).toMatchObject({
+        expect(await store.changeRequests.listStaleApproved(at + 1_000_000)).toEqual([]);
+        expect(await store.changeRequests.transition(r.id, "failed", "cancelled")).toMatchObject({
           state: "cancelled",
         });
       });
 
       it("temporary changes: undo_at set on apply, listed when due, claimed once by applied → undoing", async () => {
         const store = await open();
-        const r = await store.approvals.create({ ...base, undoAfterMs: 30 * 60_000 });
+        const r = await store.changeRequests.create({ ...base, undoAfterMs: 30 * 60_000 });
         expect(r).toMatchObject({ undoAfterMs: 30 * 60_000, undoAt: null });
-        await store.approvals.transition(r.id, "pending", "approved", { decidedBy: "U9" });
-        const applied = await store.approvals.transition(r.id, "approved", "applied", {
+        await store.changeRequests.transition(r.id, "pending", "approved", { decidedBy: "U9" });
+        const applied = await store.changeRequests.transition(r.id, "approved", "applied", {
           undoAt: clock + 1000,
         });
         expect(applied?.undoAt).toBe(clock + 1000);
-        expect(await store.approvals.listDueUndo(clock + 999)).toEqual([]);
-        expect((await store.approvals.listDueUndo(clock + 1000)).map((x) => x.id)).toEqual([r.id]);
+        expect(await store.changeRequests.listDueUndo(clock + 999)).toEqual([]);
+        expect((await store.changeRequests.listDueUndo(clock + 1000)).map((x) => x.id)).toEqual([r.id]);
         // Not due yet: the due-by guard refuses the claim.
         expect(
-          await store.approvals.transition(r.id, "applied", "undoing", {}, { undoDueBy: clock + 999 }),
+          await store.changeRequests.transition(r.id, "applied", "undoing", {}, { undoDueBy: clock + 999 }),
         ).toBeUndefined();
         const stores = [store, await open(), await open()];
         const claims = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>
-            stores[i % 3]!.approvals.transition(r.id, "applied", "undoing", {}, { undoDueBy: clock + 1000 }),
+            stores[i % 3]!.changeRequests.transition(
+              r.id,
+              "applied",
+              "undoing",
+              {},
+              { undoDueBy: clock + 1000 },
+            ),
           ),
         );
         expect(claims.filter(Boolean)).toHaveLength(1);
         expect(
-          (await store.approvals.listStaleApproved(Number.MAX_SAFE_INTEGER, 10, {}, "undoing")).map(
+          (await store.changeRequests.listStaleApproved(Number.MAX_SAFE_INTEGER, 10, {}, "undoing")).map(
             (x) => x.id,
           ),
         ).toEqual([r.id]);
-        const undone = await store.approvals.transition(r.id, "undoing", "undone", { undoAt: null });
+        const undone = await store.changeRequests.transition(r.id, "undoing", "undone", { undoAt: null });
         expect(undone).toMatchObject({ state: "undone", undoAt: null });
-        await expect(store.approvals.transition(r.id, "undone", "applied")).rejects.toThrow(
+        await expect(store.changeRequests.transition(r.id, "undone", "applied")).rejects.toThrow(
           /cannot go from undone/,
         );
       });
 
       it("20 parallel approvals from several connections: exactly one wins", async () => {
         const stores = [await open(), await open(), await open()];
-        const r = await stores[0]!.approvals.create(base);
+        const r = await stores[0]!.changeRequests.create(base);
         const attempts = Array.from({ length: 20 }, (_, i) =>
-          stores[i % stores.length]!.approvals.transition(r.id, "pending", i % 2 ? "approved" : "rejected", {
-            decidedBy: `U${100 + i}`,
-            decidedAt: clock,
-          }),
+          stores[i % stores.length]!.changeRequests.transition(
+            r.id,
+            "pending",
+            i % 2 ? "approved" : "rejected",
+            {
+              decidedBy: `U${100 + i}`,
+              decidedAt: clock,
+            },
+          ),
         );
         const results = await Promise.all(attempts);
-        const winners = results.filter((x): x is ApprovalRequest => x !== undefined);
+        const winners = results.filter((x): x is ChangeRequest => x !== undefined);
         expect(winners).toHaveLength(1);
-        const stored = await stores[0]!.approvals.get(r.id);
+        const stored = await stores[0]!.changeRequests.get(r.id);
         expect(stored?.decidedBy).toBe(winners[0]!.decidedBy);
         expect(stored?.state).toBe(winners[0]!.state);
       });
 
       it("lists pending per team, expired pending, and counts by state", async () => {
         const store = await open();
-        const a = await store.approvals.create(base);
-        const b = await store.approvals.create({ ...base, expiresAt: base.expiresAt + 60_000 });
-        await store.approvals.create({ ...base, teamId: "T2" });
-        const c = await store.approvals.create(base);
-        await store.approvals.transition(c.id, "pending", "cancelled");
-        expect((await store.approvals.listPending("T1")).map((x) => x.id).sort()).toEqual(
+        const a = await store.changeRequests.create(base);
+        const b = await store.changeRequests.create({ ...base, expiresAt: base.expiresAt + 60_000 });
+        await store.changeRequests.create({ ...base, teamId: "T2" });
+        const c = await store.changeRequests.create(base);
+        await store.changeRequests.transition(c.id, "pending", "cancelled");
+        expect((await store.changeRequests.listPending("T1")).map((x) => x.id).sort()).toEqual(
           [a.id, b.id].sort(),
         );
-        expect(await store.approvals.listExpiredPending(base.expiresAt - 1)).toEqual([]);
+        expect(await store.changeRequests.listExpiredPending(base.expiresAt - 1)).toEqual([]);
         expect(
-          (await store.approvals.listExpiredPending(base.expiresAt)).map((x) => x.teamId).sort(),
+          (await store.changeRequests.listExpiredPending(base.expiresAt)).map((x) => x.teamId).sort(),
         ).toEqual(["T1", "T2"]);
-        expect(await store.approvals.listExpiredPending(base.expiresAt + 60_000)).toHaveLength(3);
-        expect(await store.approvals.countByState()).toEqual({
+        expect(await store.changeRequests.listExpiredPending(base.expiresAt + 60_000)).toHaveLength(3);
+        expect(await store.changeRequests.countByState()).toEqual({
           pending: 3,
           approved: 0,
           applied: 0,
@@ -791,7 +814,7 @@ export function storeContract(h: EngineHarness): void {
           expired: 0,
           cancelled: 1,
         });
-        expect((await store.approvals.countByState("T2")).pending).toBe(1);
+        expect((await store.changeRequests.countByState("T2")).pending).toBe(1);
       });
 
       it("lists a page of pending requests by channel, kind or twin key (newest first when asked), and counts them", async () => {
@@ -800,32 +823,34 @@ export function storeContract(h: EngineHarness): void {
         for (let i = 0; i < 5; i++) {
           clock += 1000;
           made.push(
-            await store.approvals.create({
+            await store.changeRequests.create({
               ...base,
               channelId: i < 3 ? "C1" : "G2",
               ...(i === 4 ? { kind: "purge", twinKey: "k4" } : {}),
             }),
           );
         }
-        await store.approvals.create({ ...base, teamId: "T2" });
+        await store.changeRequests.create({ ...base, teamId: "T2" });
         const ids = (rs: { id: string }[]) => rs.map((r) => r.id);
         const at = (...i: number[]) => i.map((n) => made[n]?.id);
-        expect(ids(await store.approvals.listPending("T1", { channelIds: ["C1"] }))).toEqual(at(0, 1, 2));
+        expect(ids(await store.changeRequests.listPending("T1", { channelIds: ["C1"] }))).toEqual(
+          at(0, 1, 2),
+        );
         expect(
           ids(
-            await store.approvals.listPending("T1", {
+            await store.changeRequests.listPending("T1", {
               channelIds: ["C1", "G2"],
               limit: 2,
               newestFirst: true,
             }),
           ),
         ).toEqual(at(4, 3));
-        expect(await store.approvals.listPending("T1", { channelIds: [] })).toEqual([]);
-        expect(ids(await store.approvals.listPending("T1", { kind: "purge" }))).toEqual(at(4));
-        expect(ids(await store.approvals.listPending("T1", { twinKey: "k4" }))).toEqual(at(4));
-        expect(await store.approvals.countPending("T1")).toBe(5);
-        expect(await store.approvals.countPending("T1", { channelIds: ["G2"] })).toBe(2);
-        expect(await store.approvals.countPending("T1", { channelIds: [] })).toBe(0);
+        expect(await store.changeRequests.listPending("T1", { channelIds: [] })).toEqual([]);
+        expect(ids(await store.changeRequests.listPending("T1", { kind: "purge" }))).toEqual(at(4));
+        expect(ids(await store.changeRequests.listPending("T1", { twinKey: "k4" }))).toEqual(at(4));
+        expect(await store.changeRequests.countPending("T1")).toBe(5);
+        expect(await store.changeRequests.countPending("T1", { channelIds: ["G2"] })).toBe(2);
+        expect(await store.changeRequests.countPending("T1", { channelIds: [] })).toBe(0);
       });
     });
 
@@ -877,11 +902,11 @@ export function storeContract(h: EngineHarness): void {
 
       it("lists the steps whose request settled (and only those), in the scope", async () => {
         const store = await open();
-        const pending = await store.approvals.create(request);
-        const rejected = await store.approvals.create(request);
-        const other = await store.approvals.create({ ...request, teamId: "T2" });
-        await store.approvals.transition(rejected.id, "pending", "rejected", { decidedBy: "U2" });
-        await store.approvals.transition(other.id, "pending", "expired", {});
+        const pending = await store.changeRequests.create(request);
+        const rejected = await store.changeRequests.create(request);
+        const other = await store.changeRequests.create({ ...request, teamId: "T2" });
+        await store.changeRequests.transition(rejected.id, "pending", "rejected", { decidedBy: "U2" });
+        await store.changeRequests.transition(other.id, "pending", "expired", {});
         for (const [id, r] of [
           ["FxP", pending],
           ["FxR", rejected],
@@ -1378,27 +1403,27 @@ export function storeContract(h: EngineHarness): void {
 
       it("expired pending and stale approved requests: only the scope's workspaces", async () => {
         const store = await open();
-        const mine = await store.approvals.create({ ...approval, teamId: "TCONSOLE" });
-        const real = await store.approvals.create({ ...approval, teamId: "TREAL" });
+        const mine = await store.changeRequests.create({ ...approval, teamId: "TCONSOLE" });
+        const real = await store.changeRequests.create({ ...approval, teamId: "TREAL" });
         const scope = { teamIds: ["TCONSOLE"] };
         const expired = approval.expiresAt;
-        expect((await store.approvals.listExpiredPending(expired, 10, scope)).map((x) => x.id)).toEqual([
+        expect((await store.changeRequests.listExpiredPending(expired, 10, scope)).map((x) => x.id)).toEqual([
           mine.id,
         ]);
-        expect((await store.approvals.listExpiredPending(expired, 10)).map((x) => x.id).sort()).toEqual(
+        expect((await store.changeRequests.listExpiredPending(expired, 10)).map((x) => x.id).sort()).toEqual(
           [mine.id, real.id].sort(),
         );
-        expect(await store.approvals.listExpiredPending(expired, 10, { teamIds: [] })).toEqual([]);
+        expect(await store.changeRequests.listExpiredPending(expired, 10, { teamIds: [] })).toEqual([]);
 
-        await store.approvals.transition(mine.id, "pending", "approved");
-        await store.approvals.transition(real.id, "pending", "approved");
-        expect((await store.approvals.listStaleApproved(clock, 10, scope)).map((x) => x.id)).toEqual([
+        await store.changeRequests.transition(mine.id, "pending", "approved");
+        await store.changeRequests.transition(real.id, "pending", "approved");
+        expect((await store.changeRequests.listStaleApproved(clock, 10, scope)).map((x) => x.id)).toEqual([
           mine.id,
         ]);
-        expect((await store.approvals.listStaleApproved(clock, 10)).map((x) => x.id).sort()).toEqual(
+        expect((await store.changeRequests.listStaleApproved(clock, 10)).map((x) => x.id).sort()).toEqual(
           [mine.id, real.id].sort(),
         );
-        expect(await store.approvals.listStaleApproved(clock, 10, { teamIds: [] })).toEqual([]);
+        expect(await store.changeRequests.listStaleApproved(clock, 10, { teamIds: [] })).toEqual([]);
       });
     });
 

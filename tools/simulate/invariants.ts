@@ -1,6 +1,6 @@
 import { resolveChange } from "../../src/changes/index.js";
 import { restoreOf } from "../../src/changes/moves.js";
-import type { ApprovalRequest, AuditEntry } from "../../src/store/index.js";
+import type { AuditEntry, ChangeRequest } from "../../src/store/index.js";
 import type { RunState } from "./run.js";
 import { valueAtSim } from "./run.js";
 import { SIM_EDGE_KEY } from "./world.js";
@@ -50,9 +50,9 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
   const fail = (invariant: InvariantName, r: { id: string } | undefined, detail: string) =>
     out.push({ invariant, detail: `${r ? `${r.id}: ` : ""}${detail}` });
 
-  const stored: ApprovalRequest[] = [];
+  const stored: ChangeRequest[] = [];
   for (const r of state.requests) {
-    const x = await store.approvals.get(r.id);
+    const x = await store.changeRequests.get(r.id);
     if (x) stored.push(x);
   }
   const audit: AuditEntry[] = await store.audit.list(team, 1000);
@@ -149,7 +149,7 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
   for (const target of new Set(
     trace.applied.map((a) => targetKeys.get(a.id)).filter((t) => t !== undefined),
   )) {
-    const owner = await store.approvals.targetOwner(team, target);
+    const owner = await store.changeRequests.targetOwner(team, target);
     const last = lastApplied(target);
     if (last && owner?.requestId !== last)
       fail(

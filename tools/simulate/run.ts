@@ -4,7 +4,7 @@ import { SWEEPS, type SweepKind, undoNow } from "../../src/changes/undo-and-reco
 import { systemClock } from "../../src/clock.js";
 import { edgeopsListName } from "../../src/services/access-lists.js";
 import { forgetWorkspace } from "../../src/services/uninstall.js";
-import type { ApprovalRequest } from "../../src/store/index.js";
+import type { ChangeRequest } from "../../src/store/index.js";
 import { SIM_IDS } from "../simulator/index.js";
 import { checkInvariants, type Violation } from "./invariants.js";
 import {
@@ -74,7 +74,7 @@ export interface RunResult {
 }
 
 /** The simulator's truth for a request's target: its current value, in the kind's terms. */
-export function valueAtSim(batch: Batch, r: Pick<ApprovalRequest, "kind" | "params">): unknown {
+export function valueAtSim(batch: Batch, r: Pick<ChangeRequest, "kind" | "params">): unknown {
   const c = resolveChange(r);
   const p = c?.params as { shieldZoneId: number; value: unknown; type?: string } | undefined;
   if (!c || !p) return undefined;
@@ -139,7 +139,7 @@ function launch(
 
 function summarize(out: unknown): string {
   if (out && typeof out === "object" && "kind" in out) {
-    const o = out as { kind: string; request?: ApprovalRequest };
+    const o = out as { kind: string; request?: ChangeRequest };
     return `${o.kind}${o.request ? ` ${o.request.id} ${o.request.state}` : ""}`;
   }
   if (Array.isArray(out)) return `${out.length} moved`;
@@ -300,7 +300,7 @@ async function doStep(state: RunState, i: number, s: Step): Promise<void> {
         const applied: string[] = [];
         for (const r of state.requests) {
           if (r.temporaryMs === undefined) continue;
-          const now = await state.world.batch.slots[0]?.deps.store.approvals.get(r.id);
+          const now = await state.world.batch.slots[0]?.deps.store.changeRequests.get(r.id);
           if (now?.state === "applied" || now?.state === "undoing") applied.push(r.id);
         }
         state.uninstall = { step: i, started: 0, ended: 0, appliedTemporary: applied };
@@ -359,7 +359,7 @@ async function quiesce(state: RunState): Promise<void> {
     const store = world.batch.slots[0]?.deps.store;
     if (!store) return false;
     for (const r of state.requests) {
-      const now = await store.approvals.get(r.id);
+      const now = await store.changeRequests.get(r.id);
       if (!now) continue;
       if (now.state === "pending" || now.state === "approved" || now.state === "undoing") return true;
       if (now.state === "applied" && now.undoAt !== null) return true;

@@ -13,7 +13,7 @@ import { OPERATIONS } from "../../src/edge/operations.js";
 import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
-import type { ApprovalRequest, Store } from "../../src/store/index.js";
+import type { ChangeRequest, Store } from "../../src/store/index.js";
 import { StoreError } from "../../src/store/index.js";
 import { createManualClock, type ManualClock } from "../manual-clock.js";
 import { type Simulator, type SimulatorState, startSimulator } from "../simulator/index.js";
@@ -95,7 +95,7 @@ export interface Trace {
   transitions: { id: string; to: string; at: number }[];
   edgeWrites: EdgeWrite[];
   /** What each request's card was last told (any replica's observers). */
-  card: Map<string, ApprovalRequest>;
+  card: Map<string, ChangeRequest>;
   crashes: string[];
   faultsHit: string[];
   /** A fault hit an audit append or a transition (the audit or cards may lag the store for that reason). */
@@ -342,7 +342,7 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           const observe = (result: unknown) => {
             world.progress.n++;
             if (repoName === "approvals" && name === "transition" && result && typeof result === "object") {
-              const r = result as ApprovalRequest;
+              const r = result as ChangeRequest;
               const at = world.clock.now();
               world.trace.transitions.push({ id: r.id, to: r.state, at });
               if (r.state === "applied" && args[2] === "applied") world.trace.applied.push({ id: r.id, at });
@@ -533,7 +533,7 @@ export function startIncarnation(world: RunWorld, slot: number, skew: number): I
     retry: RETRY_FAST,
   });
   const changeObservers = new ChangeObservers();
-  const tell = async (r: ApprovalRequest) => {
+  const tell = async (r: ChangeRequest) => {
     if (!self().dead) world.trace.card.set(r.id, r);
   };
   changeObservers.add(tell);

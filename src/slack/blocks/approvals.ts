@@ -3,7 +3,7 @@ import { describeRequest, resolveChange } from "../../changes/index.js";
 import { retryCanHelp } from "../../changes/retryable.js";
 import { botCategoryActionLabel, botCategoryLabel } from "../../edge/schemas/shield.js";
 import { impactTargetOf } from "../../services/impact-preview.js";
-import type { ApprovalRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
+import type { ChangeRequest, EffectivePolicy, OtherRequest } from "../../store/index.js";
 import { ACTIONS, VIEWS } from "../ids.js";
 import { actions, button, confirmDialog, context, fields, header, section } from "./block-kit.js";
 import { detailField } from "./change-details.js";
@@ -127,7 +127,7 @@ export function confirmChangeMessage(
   return { ...withImpactPreview(confirm, { state: "estimating" }), [CONFIRMING]: confirming };
 }
 
-const STATE_LINE: Record<ApprovalRequest["state"], string> = {
+const STATE_LINE: Record<ChangeRequest["state"], string> = {
   pending: ":hourglass_flowing_sand: Waiting for approval",
   approved: ":gear: Approved, applying…",
   applied: ":white_check_mark: Applied",
@@ -140,19 +140,19 @@ const STATE_LINE: Record<ApprovalRequest["state"], string> = {
 };
 
 /** Sent, but the answer was lost: the reconciler will say whether it took effect. */
-const isCheckingOutcome = (r: ApprovalRequest) => r.state === "approved" && r.lastError?.kind === "unknown";
+const isCheckingOutcome = (r: ChangeRequest) => r.state === "approved" && r.lastError?.kind === "unknown";
 
 /** The undo ran but left the setting alone: someone or something changed it since. */
-const isUndoSkipped = (r: ApprovalRequest) => r.state === "undone" && r.lastError?.kind === "changed_since";
+const isUndoSkipped = (r: ChangeRequest) => r.state === "undone" && r.lastError?.kind === "changed_since";
 
-function stateLine(r: ApprovalRequest): string {
+function stateLine(r: ChangeRequest): string {
   if (isUndoSkipped(r)) return ":fast_forward: Undo skipped: left as it was";
   if (r.state === "cancelled" && r.reason?.kind === "withdrawn") return ":heavy_multiplication_x: Withdrawn";
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
 }
 
 /** "by @bob (the requester) with Undo now", "by edgeops at the end of its period". */
-function undoneByWords(r: ApprovalRequest): Mrkdwn {
+function undoneByWords(r: ChangeRequest): Mrkdwn {
   if (!r.undoneBy) return mrkdwn``;
   if (r.undoneBy === "system") return mrkdwn` by edgeops at the end of its period`;
   const who = r.undoneBy === r.requesterId ? "the requester" : "an approver";
@@ -169,13 +169,13 @@ export function durationWords(ms: number): string {
   return [h > 0 ? `${h} h` : "", m > 0 || h === 0 ? `${m} min` : ""].filter(Boolean).join(" ");
 }
 
-const askAgain = (r: ApprovalRequest) => {
+const askAgain = (r: ChangeRequest) => {
   const c = resolveChange(r);
   return c ? c.kind.askAgain(c.params) : "/edge help";
 };
 
 /** One sentence about where a request stands, for clicks on decided cards and repeated buttons. */
-export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
+export function requestStateSentence(r: ChangeRequest): Mrkdwn {
   const change = describeRequest(r);
   const by = r.decidedBy ? mrkdwn` by ${mention(r.decidedBy)}` : mrkdwn``;
   switch (r.state) {
@@ -214,14 +214,14 @@ export function requestStateSentence(r: ApprovalRequest): Mrkdwn {
 }
 
 /** "without approval (approvals off in #fast)": a change applied at once, nobody approved it. */
-function withoutApproval(r: ApprovalRequest): Mrkdwn {
+function withoutApproval(r: ChangeRequest): Mrkdwn {
   return r.reason?.kind === "no_approval" && r.reason.approvals === "not_covered"
     ? mrkdwn`without approval (${channel(r.channelId)}'s policy asks none for this change)`
     : mrkdwn`without approval (approvals off in ${channel(r.channelId)})`;
 }
 
 /** The public line in the channel for a change applied at once without a card: who did what, and why unapproved. */
-export function appliedLine(r: ApprovalRequest): Reply {
+export function appliedLine(r: ChangeRequest): Reply {
   const change = describeRequest(r);
   return reply(`${change}: applied`, [
     context(mrkdwn`:white_check_mark: ${mention(r.requesterId)} applied *${change}* ${withoutApproval(r)}.`),
@@ -232,7 +232,7 @@ export function appliedLine(r: ApprovalRequest): Reply {
  * What the requester is told in the card's thread once others decided their request: approved and
  * applied, failed, rejected (with the reason), expired. Undefined for every other move.
  */
-export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
+export function requesterOutcome(r: ChangeRequest): Reply | undefined {
   if (r.reason?.kind === "no_approval") return undefined;
   const change = describeRequest(r);
   const you = mention(r.requesterId);
@@ -256,13 +256,13 @@ export function requesterOutcome(r: ApprovalRequest): Reply | undefined {
 export const REJECT_REASON_MAX = 500;
 
 /** The rejecter's private answer: rejected, with a button to say why (shown on the card). */
-export function rejectedAnswer(r: ApprovalRequest): Reply {
+export function rejectedAnswer(r: ChangeRequest): Reply {
   const line = mrkdwn`You rejected *${describeRequest(r)}*. Say why, if you like: the reason is shown on the card and to the requester.`;
   return reply(line, [section(line), actions(button("Add a reason", ACTIONS.rejectReason, r.id))]);
 }
 
 /** The modal where a rejecter types the reason. */
-export function rejectReasonModal(r: ApprovalRequest): ModalView {
+export function rejectReasonModal(r: ChangeRequest): ModalView {
   return {
     type: "modal",
     callback_id: VIEWS.rejectReason,
@@ -297,7 +297,7 @@ const MAX_NOTED = 5;
 const otherRequest = (o: OtherRequest) => mrkdwn`${mention(o.userId)}'s request (${o.change})`;
 
 /** What the card says about other requests for the same target. */
-function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
+function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   const note = r.note;
   if (!note) return undefined;
   switch (note.kind) {
@@ -328,7 +328,7 @@ function noteLine(r: ApprovalRequest): Mrkdwn | undefined {
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
 export function approvalCard(
-  r: ApprovalRequest,
+  r: ChangeRequest,
   policy?: Pick<EffectivePolicy, "approvers">,
   /** The workspace's admins, named (and so notified) where they are the approvers. */
   admins: readonly string[] = [],

@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import { describeRequest } from "../../changes/index.js";
 import type { OpenAlert } from "../../services/alerts.js";
-import type { ApiKeyInfo, ApprovalRequest, Schedule } from "../../store/index.js";
+import type { ApiKeyInfo, ChangeRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
@@ -15,7 +15,7 @@ export interface HomeData {
   isAdmin: boolean;
   apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
   /** The newest pending approvals of the user's channels and how many there are in all. */
-  pendingApprovals: { requests: ApprovalRequest[]; total: number } | { error: string };
+  pendingApprovals: { requests: ChangeRequest[]; total: number } | { error: string };
   /** The schedules of the user's channels. */
   schedules: Schedule[] | { error: string };
   /** Firing alerts of the user's channels; an error sentence when they could not be read. */

@@ -63,7 +63,9 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
 
 /** Pending requests to block or challenge this very entry on this zone. */
 async function pendingAccessChanges(ctx: CommandContext, p: AccessBlockParams) {
-  const pending = await ctx.env.deps.store.approvals.listPending(ctx.teamId, { kind: accessBlockKind.name });
+  const pending = await ctx.env.deps.store.changeRequests.listPending(ctx.teamId, {
+    kind: accessBlockKind.name,
+  });
   return pending.flatMap((r) => {
     const params = accessBlockKind.params.safeParse(r.params);
     return params.success &&

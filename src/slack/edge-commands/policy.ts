@@ -3,8 +3,8 @@ import { policyWords } from "../../changes/index.js";
 import { type PolicyParams, policyAfter, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
 import { UserError, usage } from "../../errors.js";
 import {
-  type ApprovalRequest,
   type Approvers,
+  type ChangeRequest,
   EVERY_CHANGE,
   MAX_APPROVALS_NEEDED,
   type PolicyPatch,
@@ -123,7 +123,7 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
  */
 async function announceInChannel(
   ctx: CommandContext,
-  request: ApprovalRequest,
+  request: ChangeRequest,
   scope: string,
 ): Promise<boolean> {
   const params = policyKind.params.parse(request.params);

@@ -3,7 +3,7 @@ import { describeRequest } from "../../changes/index.js";
 import { slackErrorCode } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import {
-  type ApprovalRequest,
+  type ChangeRequest,
   type FunctionExecution,
   SETTLED_REQUEST_STATES,
   type WorkScope,
@@ -42,12 +42,12 @@ export function stepRequestId(functionExecutionId: string): string {
 }
 
 /** The final state a request step reports: applied (also once undone later), failed, rejected … */
-export function finalStateOf(r: Pick<ApprovalRequest, "state">): string {
+export function finalStateOf(r: Pick<ChangeRequest, "state">): string {
   return r.state === "undoing" || r.state === "undone" ? "applied" : r.state;
 }
 
 /** A settled request as the step's result; a request cancelled before it was asked (its card could not be posted) is an error. */
-export function requestStepResult(r: ApprovalRequest): StepResult {
+export function requestStepResult(r: ChangeRequest): StepResult {
   if (r.state === "cancelled" && r.lastError) return { error: r.lastError.message };
   const state = finalStateOf(r);
   const why = r.state === "failed" || r.state === "expired" ? (r.lastError?.message ?? "") : "";
@@ -147,10 +147,10 @@ async function settleFailure(
   return false;
 }
 
-const isSettled = (r: ApprovalRequest) => SETTLED_REQUEST_STATES.includes(r.state);
+const isSettled = (r: ChangeRequest) => SETTLED_REQUEST_STATES.includes(r.state);
 
 /** The engine's observer: every step waiting on a request that just settled is completed with it. */
-export async function settleStepsWaitingOn(env: SlackEnv, request: ApprovalRequest): Promise<number> {
+export async function settleStepsWaitingOn(env: SlackEnv, request: ChangeRequest): Promise<number> {
   if (!isSettled(request)) return 0;
   const waiting = await env.deps.store.functionExecutions.listWaitingOn(request.id);
   let completed = 0;
@@ -172,7 +172,7 @@ export async function settleMissedSteps(env: SlackEnv, scope: WorkScope = {}): P
   const due = await env.deps.store.functionExecutions.listSettleable(50, scope);
   let completed = 0;
   for (const e of due) {
-    const request = await env.deps.store.approvals.get(e.requestId);
+    const request = await env.deps.store.changeRequests.get(e.requestId);
     const result =
       request && isSettled(request)
         ? requestStepResult(request)

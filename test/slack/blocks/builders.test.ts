@@ -13,8 +13,8 @@ import { sparkline } from "../../../src/slack/blocks/ratelimit.js";
 import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { zonesMessage } from "../../../src/slack/blocks/zones.js";
 import { subcommandList } from "../../../src/slack/edge-commands/index.js";
-import type { ApprovalRequest } from "../../../src/store/index.js";
-import { APPROVAL_STATES } from "../../../src/store/index.js";
+import type { ChangeRequest } from "../../../src/store/index.js";
+import { CHANGE_STATES } from "../../../src/store/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
 import { blocksText } from "../../support/harness.js";
 
@@ -75,7 +75,7 @@ function scan(records: number): DnsScan {
   };
 }
 
-const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+const request = (over: Partial<ChangeRequest> = {}): ChangeRequest => ({
   id: "req_0123456789abcdefghij",
   teamId: "T1",
   channelId: "C1",
@@ -176,7 +176,7 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     );
     expect(checkBlockKitLimits("message", bots)).toEqual([]);
     expect(blocksText(bots.blocks)).not.toContain("System");
-    for (const state of APPROVAL_STATES.filter((s) => s !== "undoing" && s !== "undone")) {
+    for (const state of CHANGE_STATES.filter((s) => s !== "undoing" && s !== "undone")) {
       const card = approvalCard(
         request({
           state,

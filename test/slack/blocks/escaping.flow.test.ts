@@ -141,14 +141,14 @@ import { wafReviewButtons } from "../../../src/slack/blocks/waf-review.js";
 import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
-  ApprovalRequest,
-  ApprovalState,
   AuditEntry,
+  ChangeRequest,
+  ChangeState,
   EffectivePolicy,
   Schedule,
   Watch,
 } from "../../../src/store/index.js";
-import { APPROVAL_STATES } from "../../../src/store/index.js";
+import { CHANGE_STATES } from "../../../src/store/index.js";
 import { useHarness } from "../../support/use-harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ class Gen {
 // ---- domain objects with every string field hostile --------------------------------------------------------
 
 /** Every request state but a temporary change's undo (undoing, undone). */
-const STATES: readonly ApprovalState[] = APPROVAL_STATES.filter((s) => s !== "undoing" && s !== "undone");
+const STATES: readonly ChangeState[] = CHANGE_STATES.filter((s) => s !== "undoing" && s !== "undone");
 
 function app(g: Gen): App {
   return {
@@ -410,7 +410,7 @@ function approvers(g: Gen) {
     : { kind: "list" as const, users: g.list(() => g.id("U")), usergroups: g.list(() => g.id("S")) };
 }
 
-function request(g: Gen): ApprovalRequest {
+function request(g: Gen): ChangeRequest {
   const kind = g.pick(["bot_category", "policy", g.s()]);
   const params =
     kind === "bot_category"
@@ -468,7 +468,7 @@ function request(g: Gen): ApprovalRequest {
     ),
     createdAt: g.ms(),
     updatedAt: g.ms(),
-  } as ApprovalRequest;
+  } as ChangeRequest;
 }
 
 function incidentPicture(g: Gen): IncidentPicture {

@@ -192,7 +192,7 @@ describe("approvers Slack knows, and a number of approvals that can be met", () 
       blocksText(c.args.blocks).includes("Approval policy"),
     );
     expect(blocksText(card.args.blocks)).toMatch(/0 of 2|2 approvals|2 more needed/);
-    const pending = await p.store.approvals.listPending("T0001");
+    const pending = await p.store.changeRequests.listPending("T0001");
     expect(pending.find((r) => r.kind === "policy")?.approvalsNeeded).toBe(2);
   });
 });

@@ -38,7 +38,7 @@ async function requestWritten(
   }: { channelId: string; requesterId: string; type: string; value: string },
 ) {
   const params = { shieldZoneId: ZONE, type, value, state: "block" };
-  const r = await h.store.approvals.create({
+  const r = await h.store.changeRequests.create({
     kind: "access_block",
     teamId: "T0001",
     channelId,

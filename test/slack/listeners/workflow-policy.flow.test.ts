@@ -43,7 +43,7 @@ async function looseChannel(options: HarnessOptions) {
     const refused = await h.slack.waitForCompletion(outsider.executionId);
     expect(refused.kind).toBe("error");
     expect(refused.error).toContain("not a member of the channel");
-    expect(await h.store.approvals.get(stepRequestId(outsider.executionId))).toBeUndefined();
+    expect(await h.store.changeRequests.get(stepRequestId(outsider.executionId))).toBeUndefined();
     expect(writes(h)).toEqual([]);
 
     // A member: the channel says approvals off, the workspace requires them; the stricter one holds.
@@ -55,7 +55,7 @@ async function looseChannel(options: HarnessOptions) {
       (c) => c.args.channel === LOOSE && blocksText(c.args.blocks).includes("Approval needed"),
     );
     expect(blocksText(card.args.blocks)).toContain("AS4135");
-    expect(await h.store.approvals.get(stepRequestId(member.executionId))).toMatchObject({
+    expect(await h.store.changeRequests.get(stepRequestId(member.executionId))).toMatchObject({
       state: "pending",
       requesterId: DAVE,
     });
@@ -66,7 +66,9 @@ async function looseChannel(options: HarnessOptions) {
     await h.store.policies.setWorkspace("T0001", { approvalsNeeded: 2, updatedBy: ALICE });
     const two = await h.functionExecuted(FUNCTIONS.requestBlock, blockStep("AS4136"));
     await h.slack.waitForCall("chat.postMessage", (c) => blocksText(c.args.blocks).includes("AS4136"));
-    expect(await h.store.approvals.get(stepRequestId(two.executionId))).toMatchObject({ approvalsNeeded: 2 });
+    expect(await h.store.changeRequests.get(stepRequestId(two.executionId))).toMatchObject({
+      approvalsNeeded: 2,
+    });
 
     // Where both say off, the step's change is applied at once, as before.
     await h.store.policies.setWorkspace("T0001", {

@@ -135,7 +135,7 @@ describe("Workflow Builder steps", () => {
     expect(done.token).toBe(run.token);
     expect(botPuts(h)).toHaveLength(1);
     expect(botPuts(h)[0]!.body).toEqual({ action: 1 });
-    const request = await h.store.approvals.get(stepRequestId(run.executionId));
+    const request = await h.store.changeRequests.get(stepRequestId(run.executionId));
     expect(request).toMatchObject({
       state: "applied",
       requesterId: BOB,
@@ -177,7 +177,7 @@ describe("Workflow Builder steps", () => {
     await settle(h);
     expect(completionsOf(h, run.executionId)).toEqual([]);
     expect(h.sim.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    expect(await h.store.approvals.get(stepRequestId(run.executionId))).toMatchObject({
+    expect(await h.store.changeRequests.get(stepRequestId(run.executionId))).toMatchObject({
       state: "pending",
       requesterId: CAROL,
     });
@@ -187,7 +187,7 @@ describe("Workflow Builder steps", () => {
     expect(done.outputs).toMatchObject({ final_state: "applied", decided_by: ALICE });
     expect(h.sim.requests.filter((r) => r.method !== "GET").length).toBeGreaterThan(0);
     // The user_context's secret is Slack's, not something to show or keep.
-    const stored = await h.store.approvals.get(stepRequestId(run.executionId));
+    const stored = await h.store.changeRequests.get(stepRequestId(run.executionId));
     expect(JSON.stringify(stored)).not.toContain(requester.secret);
     expect(JSON.stringify(h.slack.calls)).not.toContain(requester.secret);
     expect(blocksText(post.args.blocks)).toContain(CAROL);
@@ -314,7 +314,7 @@ describe("Workflow Builder steps", () => {
     expect(done.outputs).toMatchObject({ final_state: "unchanged" });
     expect(done.outputs!.summary).toContain("already in force");
     expectOutputsMatchManifest(FUNCTIONS.requestBotCategoryChange, done.outputs!);
-    expect(await h.store.approvals.get(stepRequestId(again.executionId))).toBeUndefined();
+    expect(await h.store.changeRequests.get(stepRequestId(again.executionId))).toBeUndefined();
   }, 20_000);
 
   it.each([
@@ -383,13 +383,13 @@ describe("Workflow Builder steps", () => {
   ])(
     "bad input (%s) completes the step with an error sentence, and asks for nothing",
     async (_l, id, inputs, sentence) => {
-      const pendingBefore = (await h.store.approvals.countByState("T0001")).pending;
+      const pendingBefore = (await h.store.changeRequests.countByState("T0001")).pending;
       const run = await h.functionExecuted(id, inputs as Record<string, unknown>);
       const done = await h.slack.waitForCompletion(run.executionId, 10_000);
       expect(done.kind).toBe("error");
       expect(done.error).toMatch(sentence);
       expect(done.error).not.toMatch(/Error:|at .*\.ts|ZodError|undefined/);
-      expect((await h.store.approvals.countByState("T0001")).pending).toBe(pendingBefore);
+      expect((await h.store.changeRequests.countByState("T0001")).pending).toBe(pendingBefore);
       expect(h.slack.callsTo("chat.postMessage")).toEqual([]);
     },
     20_000,
@@ -401,7 +401,7 @@ describe("Workflow Builder steps", () => {
     const done = await h.slack.waitForCompletion(run.executionId, 15_000);
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/Edge API|bunny/i);
-    expect(await h.store.approvals.get(stepRequestId(run.executionId))).toBeUndefined();
+    expect(await h.store.changeRequests.get(stepRequestId(run.executionId))).toBeUndefined();
     await settle(h);
     expect(await h.store.functionExecutions.get(run.executionId)).toMatchObject({ state: "completed" });
   }, 20_000);
@@ -431,7 +431,9 @@ describe("Workflow Builder steps", () => {
     expect(done.kind).toBe("error");
     expect(done.error).toMatch(/invite|member|channel/i);
     expect(done.error).toContain("nothing changed");
-    expect(await h.store.approvals.get(stepRequestId(run.executionId))).toMatchObject({ state: "cancelled" });
+    expect(await h.store.changeRequests.get(stepRequestId(run.executionId))).toMatchObject({
+      state: "cancelled",
+    });
   }, 20_000);
 
   it("a workspace without an Edge API key: the step says an admin can set one", async () => {

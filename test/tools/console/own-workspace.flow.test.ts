@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../../src/clock.js";
 import { ConfigError } from "../../../src/config.js";
 import { silentLogger } from "../../../src/log.js";
-import { type ApprovalRequest, openStore, type Schedule, type Store } from "../../../src/store/index.js";
+import { type ChangeRequest, openStore, type Schedule, type Store } from "../../../src/store/index.js";
 import { CONSOLE_TEAM } from "../../../tools/console/index.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { eventWaiter } from "../../support/event-waiter.js";
@@ -39,8 +39,8 @@ function tempDataDir(): string {
 }
 
 interface Seeded {
-  real: { schedule: Schedule; expired: ApprovalRequest; stale: ApprovalRequest };
-  own: { schedule: Schedule; expired: ApprovalRequest; stale: ApprovalRequest };
+  real: { schedule: Schedule; expired: ChangeRequest; stale: ChangeRequest };
+  own: { schedule: Schedule; expired: ChangeRequest; stale: ChangeRequest };
 }
 
 /** Due schedules, expired pending and long-approved requests for a real workspace and for the console's. */
@@ -72,9 +72,9 @@ async function seed(env: Record<string, string>, pgSchema?: string): Promise<See
         params: { shieldZoneId: SIM_IDS.firstShieldZone, category: 3, action: 1 },
         observed: 0,
       };
-      const expired = await store.approvals.create({ ...request, expiresAt: Date.now() - MINUTE });
-      const approved = await store.approvals.create({ ...request, expiresAt: Date.now() + 30 * MINUTE });
-      const stale = await store.approvals.transition(approved.id, "pending", "approved", {
+      const expired = await store.changeRequests.create({ ...request, expiresAt: Date.now() - MINUTE });
+      const approved = await store.changeRequests.create({ ...request, expiresAt: Date.now() + 30 * MINUTE });
+      const stale = await store.changeRequests.transition(approved.id, "pending", "approved", {
         decidedBy: "U0ALICE",
       });
       if (!stale) throw new Error("could not seed an approved request");
@@ -95,7 +95,7 @@ function watchWrites(store: Store): Set<() => void> {
   const wake = new Set<() => void>();
   listeners = wake;
   storeWrites.set(store, wake);
-  for (const repo of [store.schedules, store.approvals] as unknown as Record<string, unknown>[]) {
+  for (const repo of [store.schedules, store.changeRequests] as unknown as Record<string, unknown>[]) {
     for (const [name, fn] of Object.entries(repo)) {
       if (typeof fn !== "function" || /^(get|list|count|find)/.test(name)) continue;
       repo[name] = (...args: unknown[]) => {
@@ -161,16 +161,16 @@ async function expectOnlyOwnWorkClaimed(c: ConsoleDriver, seeded: Seeded): Promi
     return (await store.schedules.get(own.schedule.id))?.nextRunAt !== own.schedule.nextRunAt;
   });
   await waitFor(store, "the console's own expired request to expire", async () => {
-    return (await store.approvals.get(own.expired.id))?.state === "expired";
+    return (await store.changeRequests.get(own.expired.id))?.state === "expired";
   });
   await waitFor(store, "the console's own stale approved request to be reconciled", async () => {
-    return (await store.approvals.get(own.stale.id))?.state !== "approved";
+    return (await store.changeRequests.get(own.stale.id))?.state !== "approved";
   });
 
   expect((await store.schedules.get(real.schedule.id))?.nextRunAt).toBe(real.schedule.nextRunAt);
   expect((await store.schedules.get(real.schedule.id))?.lastRunAt).toBeNull();
-  expect((await store.approvals.get(real.expired.id))?.state).toBe("pending");
-  expect((await store.approvals.get(real.stale.id))?.state).toBe("approved");
+  expect((await store.changeRequests.get(real.expired.id))?.state).toBe("pending");
+  expect((await store.changeRequests.get(real.stale.id))?.state).toBe("approved");
   expect(await store.audit.list(REAL_TEAM, 10)).toEqual([]);
 }
 

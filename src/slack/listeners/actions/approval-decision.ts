@@ -90,7 +90,7 @@ export function rejectReasonOpen(env: SlackEnv) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const ctx = buttonContext(env, args);
-    const request = await env.deps.store.approvals.get(ctx.value);
+    const request = await env.deps.store.changeRequests.get(ctx.value);
     if (request?.teamId !== ctx.teamId || request.state !== "rejected" || request.decidedBy !== ctx.userId)
       return answerPrivately(
         args,

@@ -59,8 +59,12 @@ export function appHomeOpened(env: SlackEnv) {
         inChannels(async (c) => {
           const query = { channelIds: [...c] };
           const [requests, total] = await Promise.all([
-            store.approvals.listPending(teamId, { ...query, limit: HOME_PENDING_SHOWN, newestFirst: true }),
-            store.approvals.countPending(teamId, query),
+            store.changeRequests.listPending(teamId, {
+              ...query,
+              limit: HOME_PENDING_SHOWN,
+              newestFirst: true,
+            }),
+            store.changeRequests.countPending(teamId, query),
           ]);
           return { requests, total };
         }),
