@@ -171,7 +171,7 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
   if (u?.settledAtRequest !== undefined && trace.keyRemovedAtRequest !== undefined) {
     const after = batch.sim.requests
       .slice(trace.keyRemovedAtRequest)
-      .filter((q) => q.headers.accesskey === runKey(team));
+      .filter((q) => q.headers.accesskey === runKey(team) && q.method !== "GET");
     if (after.length > 0)
       fail(
         "no-key-after-uninstall",

@@ -6,6 +6,7 @@
  *   npm run simulate -- --seeds 1000 [--from 1]    many seeds: violations by invariant, the seeds, the time
  *   npm run simulate -- --seeds 200 --store postgres   the same on PostgreSQL (TEST_DATABASE_URL, a fresh schema)
  *   … --shrink                                     shrink the first failing seed of each invariant
+ *   … --connections shared                         one store connection for all replicas (default: one each)
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -36,7 +37,8 @@ async function dropSchema(schema: string) {
 async function main() {
   const storeKind = arg("store") === "postgres" ? "postgres" : "sqlite";
   const pgSchema = storeKind === "postgres" ? `edgeops_sim_${randomBytes(5).toString("hex")}` : undefined;
-  const batch = await startBatch({ store: storeKind, ...(pgSchema ? { pgSchema } : {}) });
+  const connections = arg("connections") === "shared" ? "shared" : "own";
+  const batch = await startBatch({ store: storeKind, connections, ...(pgSchema ? { pgSchema } : {}) });
   let failed = false;
   try {
     const single = process.env.SEED;

@@ -140,6 +140,26 @@ export function planFor(seed: number): Plan {
     const x = rng.next();
     const r = replica();
     let step: Step;
+    if (x < 0.05 && replicas > 1) {
+      // A lock race: two blocks of one list at once, from the replica furthest behind and the one furthest
+      // ahead, the ahead one stalled between its read of the list and its PUT.
+      const slow = skews.indexOf(Math.max(...skews));
+      const fast = skews.indexOf(Math.min(...skews));
+      const ip = rng.int(0, IPS.length - 1);
+      steps.push({
+        t: "request",
+        r: fast === slow ? 0 : fast,
+        change: { kind: "block", ip },
+        channel: "off",
+        user: REQUESTER,
+        also: {
+          r: fast === slow ? 1 : slow,
+          change: { kind: "block", ip: (ip + 1) % IPS.length },
+          fault: { at: 7, action: "slow", ms: 5_000 },
+        },
+      });
+      continue;
+    }
     if (x < 0.3) {
       const temp = rng.chance(0.45);
       step = {
