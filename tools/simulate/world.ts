@@ -345,11 +345,12 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           }
           const observe = (result: unknown) => {
             world.progress.n++;
-            // transitionToOwner moves to applied with the owner record (and annotates a taken-over change).
+            // Moves into a state; into applied only by an apply (transitionToOwner: with the owner record), not
+            // an undo put back to applied to be tried again.
             const moved =
               repoName !== "changeRequests" || !result || typeof result !== "object"
                 ? undefined
-                : name === "transition"
+                : name === "transition" && args[1] !== "undoing"
                   ? (result as ChangeRequest)
                   : name === "transitionToOwner"
                     ? (result as { moved?: ChangeRequest }).moved
