@@ -148,18 +148,21 @@ export async function requestChange<P, V>(
   });
   if ("outcome" in created) return created.outcome;
   const { request } = created;
-  for (const other of conflicts) {
-    const listed = other.note?.kind === "conflicts" ? other.note.with : [];
-    await annotateOther(deps, other.id, "pending", {
-      note: { kind: "conflicts", with: [...listed, otherOf(request)] },
-    });
-  }
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
     observed: current,
     ...(input.temporaryMs !== undefined ? { temporaryMs: input.temporaryMs } : {}),
   });
+  // The other waiting cards name this one: a note, so one that can't be stored leaves the request as it is.
+  for (const other of conflicts) {
+    const listed = other.note?.kind === "conflicts" ? other.note.with : [];
+    await annotateOther(deps, other.id, "pending", {
+      note: { kind: "conflicts", with: [...listed, otherOf(request)] },
+    }).catch((err: unknown) =>
+      deps.logger.warn({ err, requestId: other.id }, "could not note a conflicting request on its card"),
+    );
+  }
   if (required) return { kind: "pending", request, policy };
 
   // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
