@@ -77,7 +77,11 @@ async function main() {
     for (let seed = from; seed < from + count; seed++) {
       if (process.env.SIMULATE_TRACE) console.error(`seed ${seed}`);
       const result = await runPlan(batch, planFor(seed));
-      if (result.violations.length > 0) failing++;
+      if (result.violations.length > 0) {
+        failing++;
+        // As it happens: a long run stopped early still names what it found.
+        console.error(`seed ${seed}: ${[...new Set(result.violations.map((v) => v.invariant))].join(", ")}`);
+      }
       for (const invariant of new Set(result.violations.map((v) => v.invariant)))
         bySeeds.set(invariant, [...(bySeeds.get(invariant) ?? []), seed]);
       if ((seed - from + 1) % 100 === 0)
