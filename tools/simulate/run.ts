@@ -403,7 +403,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
   const setup = batch.slots[0]?.deps.store;
   if (!setup) throw new Error("no store");
   // Its own key: a call left over from an earlier run of the batch is never taken for this workspace's.
-  batch.sim.allowApiKey(runKey(team));
+  const revokeKey = batch.sim.allowApiKey(runKey(team));
   await setup.keys.set(team, runKey(team), "UADMIN");
   await setup.policies.setChannel(team, CHANNEL_OFF, { approvals: "off", updatedBy: "UADMIN" });
   await setup.policies.setChannel(team, CHANNEL_REQ, {
@@ -437,6 +437,8 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     const violations = await checkInvariants(state);
     // Nothing of this run acts any more: every replica is stopped (timers dropped, calls never answered).
     for (const inc of world.all) killIncarnation(world, inc, "end of run");
+    // A call of this run still on its way (a stalled one) is refused, not written into the next run's state.
+    revokeKey();
     for (const inc of world.all) void inc.edgeApi.close(0).catch(() => undefined);
     return { seed: plan.seed, violations, steps: plan.steps, log };
   });

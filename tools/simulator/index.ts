@@ -115,8 +115,8 @@ export interface RecordedRequest {
 export interface Simulator {
   /** e.g. http://127.0.0.1:43123 (no trailing slash). Magic Containers is under `${url}/mc`. */
   url: string;
-  /** Accept one more `AccessKey` from now on (a fresh key per simulated workspace). */
-  allowApiKey(key: string): void;
+  /** Accept one more `AccessKey` from now on (a fresh key per simulated workspace); the function revokes it. */
+  allowApiKey(key: string): () => void;
   /** Everything received, in order. */
   requests: RecordedRequest[];
   clearRequests(): void;
@@ -367,6 +367,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     allowApiKey: (key: string) => {
       apiKeys.add(key);
+      return () => {
+        apiKeys.delete(key);
+      };
     },
     url: `http://${host}:${address.port}`,
     requests,
