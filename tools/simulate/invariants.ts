@@ -141,8 +141,8 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
       )
         fail("audit-agrees", r, `rejected by ${r.decidedBy}, no reject row by them`);
       if (r.approvedBy.length > 0 && r.decidedBy && ["applied", "failed", "undone"].includes(r.state))
-        // The last decision: an approval, or a Retry (which approves the request again).
         if (!rows.some((a) => /\.(approve|retry)$/.test(a.action) && a.userId === r.decidedBy))
+          // The last decision: an approval, or a Retry (which approves the request again).
           fail("audit-agrees", r, `approved by ${r.decidedBy}, no approve or retry row by them`);
     }
   }

@@ -155,13 +155,17 @@ async function settle(state: RunState): Promise<void> {
   const { progress, batch } = state.world;
   let last = -1;
   let quiet = 0;
+  let wire = false;
   for (let probe = 0; probe < 20_000; probe++) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // With a call on the wire, a probe is a real millisecond: a PostgreSQL round trip or a loopback answer
+    // under load takes longer than a few event-loop turns, and time must not move while it is out.
+    await new Promise<void>((resolve) => (wire ? systemClock.setTimeout(resolve, 1) : setImmediate(resolve)));
     const seen = progress.n + batch.sim.requests.length * 1_000_003;
     quiet = seen === last ? quiet + 1 : 0;
     last = seen;
-    const wire = progress.edgeInFlight - progress.parked > 0 || batch.sim.inFlight() > 0;
-    if (quiet >= (wire ? 300 : 12)) return;
+    wire =
+      progress.edgeInFlight - progress.parked > 0 || batch.sim.inFlight() > 0 || progress.storeInFlight > 0;
+    if (quiet >= (wire ? 30 : 12)) return;
   }
 }
 
@@ -392,7 +396,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     batch,
     clock,
     trace: newTrace(),
-    progress: { n: 0, parked: 0, edgeInFlight: 0 },
+    progress: { n: 0, parked: 0, edgeInFlight: 0, storeInFlight: 0 },
     targetOf: () => undefined,
     incarnations: 0,
     all: [],

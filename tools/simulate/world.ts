@@ -247,7 +247,7 @@ export interface RunWorld {
   clock: ManualClock;
   trace: Trace;
   /** Moves while the simulation watches: bumped by every call through a wrapper. */
-  progress: { n: number; parked: number; edgeInFlight: number };
+  progress: { n: number; parked: number; edgeInFlight: number; storeInFlight: number };
   targetOf: (requestId: string) => string | undefined;
   incarnations: number;
 }
@@ -333,7 +333,18 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
           const me = inc();
           if (me.dead) return NEVER;
           world.progress.n++;
-          const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          // PostgreSQL's calls are counted while on the wire: a round trip is not over within a few
+          // event-loop turns (SQLite's statements run in this thread).
+          const onWire = real.engine === "postgres";
+          const call = () => {
+            const out = Promise.resolve((value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+            if (!onWire) return out;
+            world.progress.storeInFlight++;
+            return out.finally(() => {
+              world.progress.storeInFlight--;
+              world.progress.n++;
+            });
+          };
           if (!write) return call();
           if (repoName === "changeRequests" && name === "takeLease") {
             const ctx = opContext.getStore();
