@@ -4,12 +4,15 @@ import { defineConfig } from "vitest/config";
  * Three floors (docs/testing.md), told apart by the file name:
  * - spec (`*.test.ts`): pure modules and single services; no socket, process or thread (refused at run time);
  * - flows (`*.flow.test.ts`): through the real receiver in the in-process world (simulator, fake Slack, stores);
+ *   the seeded simulation of the change engine, a flows file, runs after them alone (it keeps both cores busy);
  * - process (`*.process.test.ts`): real processes (compiled dist/, npm start, replicas, console, bench, docker).
  * The floors run one after another (spec first: the fastest answer); flows and process mostly wait on I/O, so
  * they run more files at once than this machine has cores.
  */
 const FLOW = "test/**/*.flow.test.ts";
 const PROCESS = "test/**/*.process.test.ts";
+/** The seeded simulation: a flows file that keeps both cores busy for a minute, so it runs after the others, alone. */
+const SIMULATION = "test/changes/engine-simulation.flow.test.ts";
 
 export default defineConfig({
   test: {
@@ -28,10 +31,23 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: "flows", include: [FLOW], maxWorkers: 5, sequence: { groupOrder: 1 } } },
       {
         extends: true,
-        test: { name: "process", include: [PROCESS], maxWorkers: 3, sequence: { groupOrder: 2 } },
+        test: {
+          name: "flows",
+          include: [FLOW],
+          exclude: [SIMULATION],
+          maxWorkers: 5,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: "simulation", include: [SIMULATION], maxWorkers: 1, sequence: { groupOrder: 2 } },
+      },
+      {
+        extends: true,
+        test: { name: "process", include: [PROCESS], maxWorkers: 3, sequence: { groupOrder: 3 } },
       },
     ],
   },
