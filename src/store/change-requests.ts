@@ -1,4 +1,11 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from "kysely";
 import { CHANGE_STATES, CHANGE_TRANSITIONS, type ChangeState } from "../changes/state-machine.js";
 import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ChangeRequestsTable, Database } from "./db.js";
@@ -316,6 +323,16 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     return rows.map(toRequest);
   };
 
+  /** A transition's or an annotation's guard: every condition it gives must hold (none: always). */
+  const guarded = (guard: TransitionGuard) => (eb: ExpressionBuilder<Database, "approval_requests">) => {
+    const all: Expression<SqlBool>[] = [];
+    if (guard.notExpiredAt !== undefined) all.push(eb("expiresAt", ">", guard.notExpiredAt));
+    if (guard.approvedBy !== undefined) all.push(eb("approvedBy", "=", JSON.stringify(guard.approvedBy)));
+    if (guard.undoDueBy !== undefined) all.push(eb("undoAt", "<=", guard.undoDueBy));
+    if (guard.leaseEndedBy !== undefined) all.push(leaseEndedBy(guard.leaseEndedBy)(eb));
+    return eb.and(all);
+  };
+
   /** The compare-and-set of a request's state (transition), on the store or inside a transaction. */
   const transitionOn = async (
     on: Kysely<Database>,
@@ -331,15 +348,12 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
       if (!CHANGE_TRANSITIONS[f]?.includes(to))
         throw invalid(`A change request cannot go from ${f} to ${to}`);
     }
-    let q = on
+    const q = on
       .updateTable("approval_requests")
       .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
       .where("id", "=", id)
-      .where("state", "in", froms);
-    if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
-    if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
-    if (guard.undoDueBy !== undefined) q = q.where("undoAt", "<=", guard.undoDueBy);
-    if (guard.leaseEndedBy !== undefined) q = q.where(leaseEndedBy(guard.leaseEndedBy));
+      .where("state", "in", froms)
+      .where(guarded(guard));
     const r = await q.returningAll().executeTakeFirst();
     return r ? toRequest(r) : undefined;
   };
@@ -351,13 +365,12 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     patch: ChangePatch,
     guard: TransitionGuard = {},
   ): Promise<ChangeRequest | undefined> => {
-    let q = on
+    const q = on
       .updateTable("approval_requests")
       .set((eb) => patchColumns(eb, patch))
       .where("id", "=", id)
-      .where("state", "=", state);
-    if (guard.notExpiredAt !== undefined) q = q.where("expiresAt", ">", guard.notExpiredAt);
-    if (guard.approvedBy !== undefined) q = q.where("approvedBy", "=", JSON.stringify(guard.approvedBy));
+      .where("state", "=", state)
+      .where(guarded(guard));
     const r = await q.returningAll().executeTakeFirst();
     return r ? toRequest(r) : undefined;
   };
