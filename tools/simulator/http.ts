@@ -1,3 +1,4 @@
+import type { Adversary } from "./adversary.js";
 import type { SimulatorState } from "./seed.js";
 
 /** What a handler answers; the server serialises it. `body: undefined` means an empty body. */
@@ -20,6 +21,8 @@ export interface HandlerContext {
   scanDurationMs: number;
   /** Set where each key keeps its own bot categories (SimulatorOptions.botCategoriesPerKey). */
   accessKey?: string;
+  /** The readings chosen where the documents are silent (friendly unless a seed or pin is set). */
+  adversary: Adversary;
 }
 
 export type Handler = (ctx: HandlerContext) => SimResponse;

@@ -6,6 +6,7 @@ import { setMaxListeners } from "node:events";
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type Adversary, type AdversaryOptions, createAdversary, seedFromEnv } from "./adversary.js";
 import type { DateKeyFormat } from "./date-keys.js";
 import { type Fault, FaultSet, refusalAnswer, truncateJson } from "./faults.js";
 import { empty, type SimResponse, unauthorized } from "./http.js";
@@ -23,6 +24,7 @@ import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 import { changeInDashboard } from "./shield-settings.js";
 
+export { type Adversary, type AdversaryOptions, createAdversary, seedFromEnv } from "./adversary.js";
 export { DATE_KEY_FORMATS, type DateKeyFormat } from "./date-keys.js";
 export { exactPath, type Fault, type Refusal } from "./faults.js";
 export type { AppStatusStep, CalmResult, StagedAttack } from "./plan.js";
@@ -87,6 +89,11 @@ export interface SimulatorOptions {
    * with its own key, then change "the same" category without finding another's change in force.
    */
   botCategoriesPerKey?: boolean;
+  /**
+   * Where the documents are silent, which reading to answer (tools/simulator/adversary.ts). Default: a seed from
+   * `EDGE_SIMULATOR_SEED` when set, else the friendly simulator.
+   */
+  adversary?: AdversaryOptions;
 }
 
 /** Size hook for one shield zone (see `Simulator.scaleIncident`). */
@@ -157,6 +164,9 @@ export interface Simulator {
   findApp(idOrName: string): string | undefined;
   /** The simulator's clock (Unix ms). */
   now(): number;
+  /** The readings answered where the documents are silent; `setAdversary` replaces them (`{}`: friendly). */
+  readonly adversary: Adversary;
+  setAdversary(options: AdversaryOptions): void;
   close(): Promise<void>;
 }
 
@@ -250,6 +260,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let latencyMs = options.latencyMs ?? 0;
   const simClock = options.clock ?? systemClock;
   const clock = simClock.now;
+  let adversary = createAdversary(
+    options.adversary ?? { seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED) },
+  );
   const state = createState(options.seed ?? 1, clock());
   if (options.dateKeyFormat !== undefined) state.dateKeyFormat = options.dateKeyFormat;
   const accountStates = new Map<string, SimulatorState>();
@@ -283,6 +296,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       state: account ?? state,
       now: clock(),
       scanDurationMs,
+      adversary,
       ...(options.botCategoriesPerKey ? { accessKey: key } : {}),
     });
   }
@@ -417,6 +431,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
     findApp: (idOrName) => findApp(state, idOrName)?.id,
     now: clock,
+    get adversary() {
+      return adversary;
+    },
+    setAdversary: (o) => {
+      adversary = createAdversary(o);
+    },
     close: () => {
       if (closed === undefined) {
         closing.abort();
