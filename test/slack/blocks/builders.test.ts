@@ -255,10 +255,26 @@ describe("pure helpers", () => {
     expect(blocksText(blocks)).toContain("…and 96 more not shown.");
     expect(packLines(["a", "b"], 3)).toHaveLength(1);
   });
+  it("a decided card names no request deadline (it would read as the change's end); a temporary change in force names its end", () => {
+    const applied = (over: Partial<ChangeRequest>) =>
+      blocksText(approvalCard(request({ state: "applied", decidedBy: "U2", decidedAt: 1, ...over })).blocks);
+    const permanent = applied({});
+    expect(permanent).not.toContain("Approve by");
+    expect(permanent).not.toContain("Expires");
+    expect(permanent).not.toContain("Ends at");
+    const undoAt = Date.parse("2026-11-21T13:00:00Z");
+    const temporary = applied({ undoAfterMs: 1_800_000, undoAt });
+    expect(temporary).toContain(`*Ends at*\n<!date^${undoAt / 1000}^`);
+    expect(temporary).not.toContain("Approve by");
+    for (const state of ["rejected", "expired", "undone", "failed"] as const)
+      expect(blocksText(approvalCard(request({ state })).blocks), state).not.toMatch(
+        /Approve by|Expires|Ends at/,
+      );
+  });
   it("the approval card shows requester, zone, category, current and requested action, expiry, Approve (no dialog) and Reject", () => {
     const card = approvalCard(request(), { approvers: { kind: "admins" } });
     const text = blocksText(card.blocks);
-    for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "Expires", "Approve", "Reject"])
+    for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "*Approve by*", "Approve", "Reject"])
       expect(text).toContain(part);
     // A non-approver is refused at the click, so Approve asks nothing before it is decided.
     expect(JSON.stringify(card.blocks)).not.toContain('"confirm"');
