@@ -64,7 +64,13 @@ export type TimelineEntry = {
   by: string | null;
 } & (
   | { kind: "alert_opened"; episodeId: string; signals: SignalReading[]; topOffender: string | null }
-  | { kind: "alert_resolved"; episodeId: string; durationMs: number }
+  | {
+      kind: "alert_resolved";
+      episodeId: string;
+      durationMs: number;
+      /** Closed because its watch was removed, not because the zone calmed down. */
+      watchRemoved: boolean;
+    }
   | { kind: "alert_acknowledged"; episodeId: string }
   | { kind: "watch_muted"; until: number | null }
   | {
@@ -232,11 +238,12 @@ export async function buildTimeline(
   const watches = (await store.watches.list(teamId)).filter(
     (w) => w.kind === "zone" && w.target === String(zoneId),
   );
-  const watchIds = watches.map((w) => w.id);
   const [requests, episodes] = await Promise.all([
     store.timeline.changesOfZone(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
-    store.timeline.episodesOf(watchIds, range.from, range.to),
+    store.timeline.zoneEpisodes(teamId, zoneId, range.from, range.to),
   ]);
+  // Removed watches' alerts stay in the story, and so do their acknowledgements and mutes.
+  const watchIds = [...new Set([...watches.map((w) => w.id), ...episodes.map((e) => e.watchId)])];
   const cut = requests.length > MAX_CHANGES;
   const kept = cut ? requests.slice(requests.length - MAX_CHANGES) : requests;
   const inForce = kept.filter((r) => r.state === "applied" || r.state === "undoing");
@@ -270,6 +277,7 @@ export async function buildTimeline(
         at: e.resolvedAt,
         by: null,
         durationMs: e.resolvedAt - e.openedAt,
+        watchRemoved: (e.details as { closedBy?: unknown } | null)?.closedBy === "watch_removed",
       });
   }
 
