@@ -68,6 +68,8 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
       return e.watchRemoved
         ? `Alert closed after ${durationWords(e.durationMs)}: its watch was removed (not resolved)`
         : `Alert resolved after ${durationWords(e.durationMs)}`;
+    case "dashboard_change":
+      return `${escapeMarkdown(e.title)} changed outside edgeops: ${escapeMarkdown(e.from)} → ${escapeMarkdown(e.to)} (noticed by the config watch${where})`;
     case "watch_muted":
       return e.until === null
         ? `${who(e.by, names)} unmuted the watch${where}`

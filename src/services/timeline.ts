@@ -73,6 +73,8 @@ export type TimelineEntry = {
     }
   | { kind: "alert_acknowledged"; episodeId: string }
   | { kind: "watch_muted"; until: number | null }
+  /** A setting changed outside edgeops (the bunny.net dashboard, another tool), as a config watch noticed it. */
+  | { kind: "dashboard_change"; title: string; from: string; to: string }
   | {
       kind: "change";
       step: ChangeStep;
@@ -235,8 +237,9 @@ export async function buildTimeline(
   const { store } = deps;
   const { teamId, zoneId, audience } = input;
   const range = incidentRange(input.window, input.now ?? deps.clock.now());
+  // Zone watches' alerts and mutes, config watches' changes made outside edgeops.
   const watches = (await store.watches.list(teamId)).filter(
-    (w) => w.kind === "zone" && w.target === String(zoneId),
+    (w) => (w.kind === "zone" || w.kind === "config") && w.target === String(zoneId),
   );
   const [requests, episodes] = await Promise.all([
     store.timeline.changesOfZone(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
@@ -297,6 +300,17 @@ export async function buildTimeline(
         by: a.userId,
         channelId: String(a.details?.channelId ?? ""),
         until: a.action === "watch.unmute" || typeof until !== "number" ? null : until,
+      });
+    } else if (a.action === "watch.drift") {
+      const text = (key: string) => String(a.details?.[key] ?? "unknown");
+      entries.push({
+        kind: "dashboard_change",
+        at: typeof a.details?.noticedAt === "number" ? a.details.noticedAt : a.at,
+        by: null,
+        channelId: text("channelId"),
+        title: text("title"),
+        from: text("from"),
+        to: text("to"),
       });
     }
   }

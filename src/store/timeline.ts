@@ -33,7 +33,6 @@ export interface TimelineReads {
       limit: number;
     },
   ): Promise<AuditEntry[]>;
-  /** These watches' episodes open at some time in [from, to], oldest first. */
   /** A zone's attack alerts in the range, its watches' removed ones included (history stays). */
   zoneEpisodes(teamId: string, zoneId: number, from: number, to: number): Promise<AlertEpisode[]>;
   /** Of these requests, the ones that set their target last (no later request replaced what they did). */

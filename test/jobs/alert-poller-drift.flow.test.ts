@@ -127,6 +127,26 @@ describe.each([
   );
 
   it.skipIf(engine === "postgres" && !reachable)(
+    "a dashboard change it posted is in the zone's timeline, as noticed, with its before and after",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      runSimCommand(sim, `dashboard ${ZONE} ddos high`);
+      const noticedAt = rig.now + MIN;
+      await tick(2);
+      expect(driftPosts(h)).toHaveLength(1);
+      h.slack.memberships.set(BOB, [CHANNEL]);
+      const res = await h.command(`timeline ${ZONE} 1h`, { userId: BOB, channelId: CHANNEL });
+      const story = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true);
+      const all = blocksText(story.body.blocks);
+      const line = all
+        .split("\n")
+        .find((l) => l.includes("changed outside edgeops"));
+      expect(line, all).toContain(`<!date^${Math.floor(noticedAt / 1000)}^`);
+      expect(line).toContain(`DDoS sensitivity Low → High (noticed by the config watch in <#${CHANNEL}>)`);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
     "the watches' interval counts a config watch's three Edge calls per evaluation, a zone watch's one",
     async () => {
       const { h } = await setup(engine);
