@@ -138,11 +138,11 @@ describe.each([
       const res = await h.command(`timeline ${ZONE} 1h`, { userId: BOB, channelId: CHANNEL });
       const story = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true);
       const all = blocksText(story.body.blocks);
-      const line = all
-        .split("\n")
-        .find((l) => l.includes("changed outside edgeops"));
+      const line = all.split("\n").find((l) => l.includes("changed outside edgeops"));
       expect(line, all).toContain(`<!date^${Math.floor(noticedAt / 1000)}^`);
-      expect(line).toContain(`DDoS sensitivity Low → High (noticed by the config watch in <#${CHANNEL}>)`);
+      expect(line).toContain(
+        `DDoS sensitivity changed outside edgeops: Low → High (noticed by the config watch in <#${CHANNEL}>)`,
+      );
     },
   );
 
