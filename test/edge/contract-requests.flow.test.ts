@@ -126,6 +126,11 @@ const CALLS: Array<[string, (c: EdgeClient) => Promise<unknown>]> = [
   ],
   ["getTriggeredWafRules", (c) => c.getTriggeredWafRules(Z)],
   ["getRateLimits", (c) => c.getRateLimits(Z)],
+  ["listRateLimitRules default", (c) => c.listRateLimitRules(Z)],
+  ["listRateLimitRules edges", (c) => c.listRateLimitRules(Z, { page: MAX32, perPage: 1000 })],
+  ["listRateLimitRules 1", (c) => c.listRateLimitRules(Z, { page: 1, perPage: 1 })],
+  // The document types this path's zone id int64.
+  ["listRateLimitRules int64 zone", (c) => c.listRateLimitRules(Number.MAX_SAFE_INTEGER)],
   ["getBotDetection", (c) => c.getBotDetection(Z)],
   ["getBotCategories", (c) => c.getBotCategories(Z)],
   ...[0, 7].flatMap((category) =>
@@ -205,7 +210,10 @@ describe("every request the client builds matches the documents", () => {
       const row = OPERATIONS[operationOf(name) as OperationName];
       expect(row, `${name} names an operation of the table`).toBeDefined();
       const path = new RegExp(`^${row.path.replace(/\{\w+\}/g, "[^/]+")}$`);
-      expect(s.sim.requests.some((r) => r.method === row.method && path.test(r.path))).toBe(true);
+      expect(
+        s.sim.requests.some((r) => r.method === row.method && path.test(r.path)),
+        `${name} requested ${row.method} ${row.path}`,
+      ).toBe(true);
       const found = s.sim.requests.flatMap((r) => problems(r.method, r.path, r.query, r.body));
       expect(found).toEqual([]);
     });

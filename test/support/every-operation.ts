@@ -19,6 +19,7 @@ export const EVERY_OPERATION: { [K in OperationName]: (c: EdgeClient) => Promise
   searchEventLogs: (c) => c.searchEventLogs(ZONE, { from: 0, to: 60_000 }),
   getTriggeredWafRules: (c) => c.getTriggeredWafRules(ZONE),
   getRateLimits: (c) => c.getRateLimits(ZONE),
+  listRateLimitRules: (c) => c.listRateLimitRules(ZONE),
   getBotDetection: (c) => c.getBotDetection(ZONE),
   getBotCategories: (c) => c.getBotCategories(ZONE),
   setBotCategoryAction: (c) => c.setBotCategoryAction(ZONE, 1, 1),
