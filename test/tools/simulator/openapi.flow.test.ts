@@ -525,6 +525,35 @@ describe("simulator answers against the OpenAPI documents", () => {
     expect(overview.dDoSMitigated).toBeLessThan(2 ** 31);
   });
 
+  it("fails an undocumented status whose body takes none of the shapes it is allowed", () => {
+    const outcome = (method: string, path: string, status: number, body: unknown): Outcome => ({
+      c: { method, path, status },
+      status,
+      text: JSON.stringify(body),
+    });
+    const noShape = [
+      outcome("GET", `/shield/shield-zone/${unknownZone}`, 404, { unexpected: true }),
+      outcome("GET", `/shield/shield-zone/${unknownZone}`, 404, { title: "Not Found", status: 500 }),
+      outcome("GET", "/shield/metrics/rate-limit/1", 404, { data: null, error: null }),
+      outcome("GET", `/shield/waf/rules/review-triggered/${unknownZone}`, 404, { triggeredRules: [] }),
+      outcome("GET", `/shield/shield-zone/${quiet}/bot-detection`, 202, {
+        data: null,
+        error: { statusCode: 202, success: false, errorKey: "zone.busy" },
+      }),
+      outcome("GET", "/pullzone?page=1&perPage=1", 400, {}),
+    ];
+    expect(noShape.filter((o) => check(o).length === 0).map((o) => `${o.c.path} ${o.text}`)).toEqual([]);
+    // The bodies the simulator does answer take their shapes.
+    expect(
+      check(
+        outcome("GET", "/shield/metrics/rate-limit/1", 404, {
+          data: null,
+          error: { statusCode: 404, success: false, message: "Rate limit 1 not found." },
+        }),
+      ),
+    ).toEqual([]);
+  });
+
   it("fails a wrong answer (the validation can fail)", () => {
     const op = operationFor("GET", `/shield/shield-zone/${zone}`);
     const schema = op && responsesOf(op)["200"]?.content?.["application/json"]?.schema;
