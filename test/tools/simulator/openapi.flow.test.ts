@@ -2,7 +2,7 @@
  * Every simulator route answers in the shapes of the provider's OpenAPI documents (../shared/reference/edge-api,
  * read in place, never copied): each answer below is validated with Ajv against the schema its operation documents
  * for that status. Statuses a document does not list are allowed only where listed in UNDOCUMENTED (with the reason)
- * and must still take one of the family's documented shapes. Values the seed puts off-spec on purpose (to exercise
+ * and must take the shape named there (problem details, a refusing envelope, a plan refusal, Core error data). Values the seed puts off-spec on purpose (to exercise
  * unknown-enum handling) are listed in DELIBERATE and must each be seen.
  */
 import type { Ajv, ValidateFunction } from "ajv";
