@@ -16,6 +16,7 @@ import {
   type Mode,
   rng,
 } from "../support/answer-generator.js";
+import type { Json } from "../support/openapi.js";
 
 const MODES: Mode[] = ["nulls", "absent", "full", "limits", "random"];
 const SEEDS = 60;
@@ -50,11 +51,50 @@ function datesRead(value: unknown, into = { unreadable: [] as string[], series: 
   return into;
 }
 
-describe("zod answer schemas accept every answer the documents allow", () => {
-  it("reads every operation of the table that has an answer", () => {
+const row = (name: string) => {
+  const r = ROWS.find((x) => x.name === name);
+  if (!r) throw new Error(`no row ${name}`);
+  return r;
+};
+
+describe("the generator makes what these tests claim", () => {
+  it("answers for every operation of the table that reads its answer", () => {
     expect(ROWS.map((r) => r.name)).toContain("listRateLimitRules");
   });
 
+  it("nulls each kind of object that may be null: a bare reference, a nullable combinator, a nullable map", () => {
+    const places = (name: string) => {
+      const { family, ok } = row(name);
+      return everyNullObject(family, ok, 1).map((p) => p.place);
+    };
+    expect(places("getBotDetection")).toContain("data.browserFingerprint");
+    expect(places("listDnsZones")).toContain("Items[].Records[].IPGeoLocationInfo");
+    expect(places("getRateLimitMetrics")).toContain("data.ratelimitOverviewPastTwentyEightDays");
+  });
+
+  it("writes date keys that the answers read, at both levels of the metrics series", () => {
+    for (const name of ["getRateLimitMetrics", "getRateLimits", "getMetricsOverviewDetailed"]) {
+      const { family, ok, schema } = row(name);
+      const read = [1, 2, 3].flatMap((seed) => {
+        const g = generate(family, ok, "limits", rng(seed), seed, { dateKeyForm: "en-us" });
+        return datesRead(schema.parse(g.answer)).series.flat();
+      });
+      expect([name, read.length > 0]).toEqual([name, true]);
+    }
+    const { family, ok } = row("getMetricsOverviewDetailed");
+    const shapes = new Set(
+      [1, 2, 3, 4, 5, 6].map((seed) => {
+        const waf = (generate(family, ok, "limits", rng(seed), seed).answer as { data: { waf: Json } }).data
+          .waf;
+        const first = Object.keys((waf.metrics as Json | null) ?? {})[0] ?? "";
+        return /^\d/.test(first) ? "time outer" : "time inner";
+      }),
+    );
+    expect(shapes).toEqual(new Set(["time outer", "time inner"]));
+  });
+});
+
+describe("zod answer schemas accept every answer the documents allow", () => {
   for (const { name, family, ok, schema } of ROWS) {
     it(name, () => {
       const failures: string[] = [];
