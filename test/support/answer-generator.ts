@@ -146,7 +146,8 @@ interface Where {
 function gen(ctx: Ctx, node: Json, at: Where): unknown {
   const { family, mode, rand } = ctx;
   const { depth, pick } = at;
-  if (objectMayBeNull(family, node, at.isProperty)) {
+  const mayBeNullObject = objectMayBeNull(family, node, at.isProperty);
+  if (mayBeNullObject) {
     const place = at.path.replace(/\[\d+\]/g, "[]");
     let n = ctx.nullable.indexOf(place);
     if (n < 0) n = ctx.nullable.push(place) - 1;
@@ -159,7 +160,13 @@ function gen(ctx: Ctx, node: Json, at: Where): unknown {
   for (const k of ["allOf", "oneOf", "anyOf"] as const) {
     const list = node[k] as Json[] | undefined;
     if (list?.[0]) {
-      if (node.nullable === true && ctx.options.nullAt === undefined && pickNull(ctx, depth)) return null;
+      if (
+        node.nullable === true &&
+        !mayBeNullObject &&
+        ctx.options.nullAt === undefined &&
+        pickNull(ctx, depth)
+      )
+        return null;
       const one = list[Math.floor(rand() * list.length)] ?? list[0];
       return gen(ctx, one, { ...at, isProperty: false });
     }
