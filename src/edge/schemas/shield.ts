@@ -178,11 +178,14 @@ export const botDetectionStateSchema = z
     shieldZoneId: nullish(z.number().int()),
     requestIntegrity: sensitivityConfigSchema,
     ipAddress: sensitivityConfigSchema,
-    browserFingerprint: z.looseObject({
-      sensitivity: optIntEnum(),
-      aggression: optIntEnum(),
-      complexEnabled: nullish(z.boolean()),
-    }),
+    // A bare reference in the document: .NET writes a missing one as null, read as nothing said.
+    browserFingerprint: z
+      .looseObject({
+        sensitivity: optIntEnum(),
+        aggression: optIntEnum(),
+        complexEnabled: nullish(z.boolean()),
+      })
+      .nullish(),
     executionMode: optIntEnum(),
   })
   .transform((s) => ({
@@ -190,9 +193,9 @@ export const botDetectionStateSchema = z
     requestIntegrity: s.requestIntegrity,
     ipAddress: s.ipAddress,
     browserFingerprint: {
-      sensitivity: s.browserFingerprint.sensitivity,
-      aggression: s.browserFingerprint.aggression,
-      complexEnabled: s.browserFingerprint.complexEnabled,
+      sensitivity: s.browserFingerprint?.sensitivity ?? null,
+      aggression: s.browserFingerprint?.aggression ?? null,
+      complexEnabled: s.browserFingerprint?.complexEnabled ?? null,
     },
     executionMode: s.executionMode,
   }));
