@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pendingCard } from "../../support/change-flow.js";
-import { answerTo, type Harness } from "../../support/harness.js";
+import { answerTo, cardUpdate, type Harness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
 import { ALICE, BOB, CAROL } from "../../support/users.js";
 
@@ -26,6 +26,12 @@ async function pendingPolicy(h: Harness) {
   expect(request).toBeDefined();
   expect(approve.value).toContain(request!.id);
   return { request: request!, approve };
+}
+
+/** `userId` presses Approve; the card once it says the policy change is in effect. */
+async function approvedBy(h: Harness, approve: { action_id: string; value?: string }, userId: string) {
+  await h.click(approve, { userId });
+  return cardUpdate(h, (t) => t.includes("Approval policy") && t.includes("is in effect"));
 }
 
 describe("a number of approvals nobody could give is refused", () => {
@@ -71,8 +77,7 @@ describe("the way back never needs the number nobody could give", () => {
     expect(asked.text).toContain("another admin has to approve it");
     const { request, approve } = await pendingPolicy(h);
     expect(request.approvalsNeeded).toBe(1);
-    await h.click(approve, { userId: ALICE });
-    await h.settled();
+    await approvedBy(h, approve, ALICE);
     expect((await workspacePolicy(h)).approvalsNeeded).toBe(1);
   });
 
@@ -82,8 +87,7 @@ describe("the way back never needs the number nobody could give", () => {
     await answerTo(h, "policy approvals off here", CAROL);
     const { request, approve } = await pendingPolicy(h);
     expect(request.approvalsNeeded).toBe(1);
-    await h.click(approve, { userId: ALICE });
-    await h.settled();
+    await approvedBy(h, approve, ALICE);
     expect((await h.store.policies.getEffective("T0001", "C0001")).approvals).toBe("off");
   });
 
@@ -103,8 +107,7 @@ describe("the way back never needs the number nobody could give", () => {
     await answerTo(h, "policy expiry 60", CAROL);
     const { request, approve } = await pendingPolicy(h);
     expect(request.approvalsNeeded).toBe(1);
-    await h.click(approve, { userId: ALICE });
-    await h.settled();
+    await approvedBy(h, approve, ALICE);
     expect((await workspacePolicy(h)).expiryMinutes).toBe(60);
   });
 });
