@@ -52,6 +52,14 @@ describe("a number of approvals nobody could give is refused", () => {
     expect((await workspacePolicy(h)).approvalsNeeded).toBe(2);
   });
 
+  it("when Slack does not list the admins, the number is refused as not known rather than counted short", async () => {
+    h.advanceClock(10 * 60_000); // past the admin list's cache
+    h.slack.addFault({ method: "users.list", error: "internal_error", times: 1 });
+    const asked = await answerTo(h, "policy approvals 3", ALICE);
+    expect(asked.text).toContain("it did not list everyone, so I can't tell whether 3 could");
+    expect((await workspacePolicy(h)).approvalsNeeded).toBe(2);
+  });
+
   it("in a private channel only its members see the card, so only they count", async () => {
     // Admins alice, carol, dave; the private channel has alice and carol only.
     h.slack.memberships.set(ALICE, [PRIVATE]);
@@ -75,6 +83,7 @@ describe("the way back never needs the number nobody could give", () => {
     await h.store.policies.setWorkspace("T0001", { approvalsNeeded: 2, updatedBy: ALICE });
     const asked = await answerTo(h, "policy approvals 1", CAROL);
     expect(asked.text).toContain("another admin has to approve it");
+    expect(asked.text).toContain("It needs 1 approval, not the policy's 2");
     const { request, approve } = await pendingPolicy(h);
     expect(request.approvalsNeeded).toBe(1);
     await approvedBy(h, approve, ALICE);
@@ -109,5 +118,18 @@ describe("the way back never needs the number nobody could give", () => {
     expect(request.approvalsNeeded).toBe(1);
     await approvedBy(h, approve, ALICE);
     expect((await workspacePolicy(h)).expiryMinutes).toBe(60);
+  });
+
+  it("asked in a small private channel, a loosening still needs what the workspace's admins can give", async () => {
+    h.slack.clear();
+    h.slack.users.set(DAVE, { id: DAVE, name: "dave", is_admin: true });
+    h.advanceClock(10 * 60_000); // past the admin list's cache
+    h.slack.memberships.set(ALICE, [PRIVATE]);
+    h.slack.memberships.set(CAROL, [PRIVATE]);
+    await h.store.policies.setWorkspace("T0001", { approvalsNeeded: 2, updatedBy: ALICE });
+    await answerTo(h, "policy expiry 90", CAROL, PRIVATE);
+    const { request } = await pendingPolicy(h);
+    // Alice and Dave besides Carol: two, though only Alice is in the channel.
+    expect(request.approvalsNeeded).toBe(2);
   });
 });
