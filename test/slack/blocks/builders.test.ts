@@ -136,10 +136,22 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });
 
-  it("500 DNS records: the first 40 and N more", () => {
-    const reply = dnsMessage(5, scan(500));
-    expect(checkBlockKitLimits("message", reply)).toEqual([]);
-    expect(blocksText(reply.blocks)).toContain("and 460 more records");
+  it("500 long DNS records: a type's pages hold each of its records once, whole, within the limits", () => {
+    const records = scan(500);
+    const a = records.records.filter((r) => r.type === 0);
+    const first = blocksText(dnsMessage(5, records).blocks);
+    const pages = Number(/\*A\* \(63\) · page 1 of (\d+)/.exec(first)?.[1]);
+    expect(pages).toBe(2);
+    const texts = Array.from({ length: pages }, (_, i) => {
+      const reply = dnsMessage(5, records, { type: "A", page: i + 1 });
+      expect(checkBlockKitLimits("message", reply)).toEqual([]);
+      return blocksText(reply.blocks);
+    });
+    // Three sections fill before 40 records of 250 characters: the page ends at the last whole record.
+    expect(texts[0]!.match(/ · TTL 300/g)!.length).toBeLessThan(40);
+    for (const r of a) expect(texts.filter((t) => t.includes(`\`${r.name}\``)).length, r.name ?? "").toBe(1);
+    expect(texts.join("\n").match(/ · TTL 300/g)).toHaveLength(a.length);
+    expect(texts.join("\n")).not.toContain("more records");
   });
 
   it("a long AI recommendation", () => {
