@@ -127,6 +127,44 @@ describe.each([
   );
 
   it.skipIf(engine === "postgres" && !reachable)(
+    "Keep is its creator's or an admin's, and refuses a post that is no longer true: the zone changed back, or a later post of the same value",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      h.slack.users.set("U0009", { id: "U0009", name: "dave" });
+      const keep = async (post: SlackCall | undefined, userId: string) => {
+        const res = await h.click(button(post, "Keep"), { userId, channelId: CHANNEL, messageTs: "1.1" });
+        return blocksText((await h.slack.waitForResponse(res.responseId)).body.blocks);
+      };
+      const snapshot = async () => ((await h.store.watches.get(watch.id))?.state as ConfigState).snapshot;
+
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
+      await tick(2);
+      const first = driftPosts(h)[0];
+      expect(await keep(first, "U0009")).toContain(
+        `Only the person who created watch ${watch.id} or a workspace admin can keep the changes noticed by it`,
+      );
+      expect((await snapshot()).wafMode).toBe(1);
+
+      // Put back in the dashboard: the post no longer says what the zone has.
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+      expect(await keep(first, BOB)).toContain(
+        "The zone no longer has WAF execution mode Log: it is Block now. Nothing was kept.",
+      );
+      expect((await snapshot()).wafMode).toBe(1);
+
+      // Log again later: a second post. The first post's Keep does not accept the later change.
+      await tick(2);
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
+      await tick(2);
+      expect(driftPosts(h)).toHaveLength(2);
+      expect(await keep(first, BOB)).toContain("WAF execution mode changed again after this post");
+      expect((await snapshot()).wafMode).toBe(1);
+      expect(await keep(driftPosts(h)[1], BOB)).toContain(`<@${BOB}> kept it`);
+      expect((await snapshot()).wafMode).toBe(0);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
     "a dashboard change it posted is in the zone's timeline, as noticed, with its before and after",
     async () => {
       const { sim, h, tick } = await setup(engine);
