@@ -94,7 +94,11 @@ export async function readEntryState(
   return "none";
 }
 
-/** Every entry in edgeops' lists on the zone, keyed `type:value`, with the action its list takes. */
+/**
+ * Every entry in edgeops' lists in force on the zone, keyed `type:value`, with the action its list takes: the
+ * same reading as readEntryState, so what the card calls blocked is what Unblock finds (an entry in a list a
+ * person turned off or gave another action is in force as neither).
+ */
 export async function edgeopsEntries(
   client: EdgeClient,
   shieldZoneId: number,
@@ -104,7 +108,7 @@ export async function edgeopsEntries(
   // Challenge first, so an entry in both reads as blocked (block wins, as in readEntryState).
   for (const action of [...ACCESS_ACTIONS].reverse())
     for (const type of ACCESS_ENTRY_TYPES)
-      for (const l of ownLists(lists, type, action)) {
+      for (const l of ownLists(lists, type, action).filter((x) => inForce(x, action))) {
         const list = await client.getCustomAccessList(shieldZoneId, l.listId);
         for (const line of linesOf(list.content)) {
           const entry = accessEntryOf(line, type);
