@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { ACTION_PATTERNS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SimAccessList } from "../../tools/simulator/seed.js";
-import { approvePending, BOB } from "../support/change-flow.js";
-import { blocksText, findButtons, type Harness } from "../support/harness.js";
+import { approvePending, askAndConfirm, BOB } from "../support/change-flow.js";
+import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
 
 const ZONE = SIM_IDS.zoneUnderAttack;
@@ -75,5 +75,33 @@ describe("the incident card reads edgeops' lists as they are in force", () => {
     const after = await incidentCard(h);
     expect(after.text).toMatch(new RegExp(`${ip}\` [^\\n]*blocked by edgeops`));
     expect(after.accessButtons.find((b) => b.p.value === ip)?.button.text).toBe(`Unblock ${ip}`);
+  }, 30_000);
+});
+
+describe("edgeops finds its own lists whatever spelling of their names the API answers", () => {
+  const h = useHarness();
+  const settled = (t: string) => !t.includes("Waiting for approval") && !t.includes("Approved, applying");
+
+  it("a name answered in another case is still edgeops' list: the entry blocked there reads as blocked, and no second list is made", async () => {
+    const ip = (await incidentCard(h)).accessButtons.find((b) => b.p.type === "ip")!.p.value;
+    h.sim.setAdversary({ pin: { "access-lists.name-spelling": "upper-case" } });
+    try {
+      const { typed } = await askAndConfirm(h, `block ${ZONE} ${ip}`);
+      expect(typed.text).toContain(`Block IP ${ip}`);
+      const { text } = await approvePending(h, `Block IP ${ip}`, settled);
+      expect(text).toContain("is in effect");
+
+      const card = await incidentCard(h);
+      expect(card.text).toMatch(new RegExp(`${ip}\` [^\\n]*blocked by edgeops`));
+      expect(card.accessButtons.find((b) => b.p.value === ip)?.button.text).toBe(`Unblock ${ip}`);
+
+      h.slack.clear();
+      const again = await answerTo(h, `block ${ZONE} ${ip}`, BOB);
+      expect(again.text).toMatch(/already/i);
+      const own = listsOf(h).filter((l) => l.name.toLowerCase() === "edgeops: blocked ips");
+      expect(own.map((l) => l.content)).toEqual([ip]);
+    } finally {
+      h.sim.setAdversary({});
+    }
   }, 30_000);
 });
