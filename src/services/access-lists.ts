@@ -49,16 +49,27 @@ export function edgeopsListName(type: AccessEntryType, action: AccessAction): st
 /** Read-modify-write attempts before giving up when the list keeps changing under us. */
 const WRITE_ATTEMPTS = 3;
 
-/** edgeops' lists for this type and action (normally one; two if two replicas created it at once), oldest first. */
+/**
+ * Whether a list is edgeops' list for this type and action: its type, and its name whatever the case and the
+ * whitespace around it (the documents do not say a name comes back as it was sent).
+ */
+const isOwnList = (
+  l: Pick<AccessListDetails, "name" | "type">,
+  type: AccessEntryType,
+  action: AccessAction,
+) =>
+  l.type === TYPE_CODES[type] && l.name?.trim().toLowerCase() === edgeopsListName(type, action).toLowerCase();
+
+/**
+ * edgeops' lists for this type and action (normally one; two if two replicas created it at once), oldest
+ * (lowest id) first: the first is the one edgeops writes to, whatever order the API lists them in.
+ */
 function ownLists(
   lists: readonly AccessListDetails[],
   type: AccessEntryType,
   action: AccessAction,
 ): AccessListDetails[] {
-  const name = edgeopsListName(type, action);
-  return lists
-    .filter((l) => l.name === name && l.type === TYPE_CODES[type])
-    .sort((a, b) => a.listId - b.listId);
+  return lists.filter((l) => isOwnList(l, type, action)).sort((a, b) => a.listId - b.listId);
 }
 
 const linesOf = (content: string) =>
