@@ -60,6 +60,15 @@ const isOwnList = (
 ) =>
   l.type === TYPE_CODES[type] && l.name?.trim().toLowerCase() === edgeopsListName(type, action).toLowerCase();
 
+/** Which of edgeops' lists this is (its entry type and action), or undefined for a list of someone else's. */
+export function edgeopsListOf(
+  l: Pick<AccessListDetails, "name" | "type">,
+): { type: AccessEntryType; action: AccessAction } | undefined {
+  for (const type of ACCESS_ENTRY_TYPES)
+    for (const action of ACCESS_ACTIONS) if (isOwnList(l, type, action)) return { type, action };
+  return undefined;
+}
+
 /**
  * edgeops' lists for this type and action (normally one; two if two replicas created it at once), oldest
  * (lowest id) first: the first is the one edgeops writes to, whatever order the API lists them in.
