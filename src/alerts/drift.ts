@@ -174,9 +174,10 @@ export async function readZoneConfig(client: EdgeClient, zoneId: number, now: nu
     customLists: lists.filter((l) => !edgeopsListOf(l)).length,
   };
   for (const c of categories) if (c.category !== 255) config[`bot:${c.category}`] = c.action;
-  for (const l of lists) {
+  // Keyed by the name edgeops gives it, however the API spells it back. Of two lists with that name (two
+  // replicas made it at once) the lowest id is compared, the one edgeops writes to, whatever the API's order.
+  for (const l of [...lists].sort((a, b) => b.listId - a.listId)) {
     const own = edgeopsListOf(l);
-    // Keyed by the name edgeops gives it, however the API spells it back.
     if (own)
       config[`list:${edgeopsListName(own.type, own.action)}`] = { enabled: l.isEnabled, action: l.action };
   }
