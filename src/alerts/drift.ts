@@ -19,7 +19,7 @@ import {
 } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import { ACCESS_ENTRY_TYPES } from "../services/access-entries.js";
-import { ACCESS_ACTIONS, edgeopsListName } from "../services/access-lists.js";
+import { ACCESS_ACTIONS, edgeopsListName, edgeopsListOf } from "../services/access-lists.js";
 import { type ActorInput, requireCreatorOrAdmin } from "../services/ownership.js";
 import type { Watch } from "../store/index.js";
 
@@ -174,12 +174,16 @@ export async function readZoneConfig(client: EdgeClient, zoneId: number, now: nu
     ddosMode: zone.ddosExecutionMode ?? null,
     // On "until" a time already past is off, as the learning mode kind reads it.
     learningMode: learningModeEnded(zone, now) ? false : (zone.learningMode ?? null),
-    customLists: lists.filter((l) => !EDGEOPS_LISTS.has(l.name ?? "")).length,
+    customLists: lists.filter((l) => !edgeopsListOf(l)).length,
   };
   for (const c of categories) if (c.category !== 255) config[`bot:${c.category}`] = c.action;
-  for (const l of lists)
-    if (EDGEOPS_LISTS.has(l.name ?? ""))
-      config[`list:${l.name}`] = { enabled: l.isEnabled, action: l.action };
+  // Keyed by the name edgeops gives it, however the API spells it back. Of two lists with that name (two
+  // replicas made it at once) the lowest id is compared, the one edgeops writes to, whatever the API's order.
+  for (const l of [...lists].sort((a, b) => b.listId - a.listId)) {
+    const own = edgeopsListOf(l);
+    if (own)
+      config[`list:${edgeopsListName(own.type, own.action)}`] = { enabled: l.isEnabled, action: l.action };
+  }
   return config;
 }
 

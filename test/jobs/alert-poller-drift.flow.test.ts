@@ -330,4 +330,44 @@ describe.each([
       for (const p of driftPosts(h)) expect(findButtons(p.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
     },
   );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "edgeops' list answered under another spelling of its name is still edgeops' list: not counted as the customer's, no drift",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      sim.setAdversary({ pin: { "access-lists.name-spelling": "padded" } });
+      const typed = await answerTo(h, `block ${ZONE} 203.0.113.7`, BOB);
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+      const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+        findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await approveUntilInEffect(h, card);
+      await tick(2);
+      expect(driftPosts(h).map(text)).toEqual([]);
+      const state = (await h.store.watches.get(watch.id))?.state as ConfigState;
+      expect(state.snapshot.customLists).toBe(0);
+      expect(state.snapshot["list:edgeops: blocked IPs"]).toEqual({ enabled: true, action: 2 });
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "of two lists with edgeops' name, the one edgeops writes to (lowest id) is compared, whatever order the API lists them in",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      const lists = sim.state.accessLists.get(ZONE) ?? [];
+      sim.state.accessLists.set(ZONE, lists);
+      // Two replicas made the list at once; a person turned the older one off.
+      const made = { description: null, type: 0, content: "", action: 2, lastModified: 1 };
+      lists.push(
+        { ...made, id: 8_700, configurationId: 9_700, name: "edgeops: blocked IPs", isEnabled: false },
+        { ...made, id: 8_701, configurationId: 9_701, name: "edgeops: blocked IPs", isEnabled: true },
+      );
+      await tick(2);
+      sim.setAdversary({ pin: { "access-lists.order": "reverse" } });
+      await tick(2);
+      sim.setAdversary({});
+      await tick(2);
+      expect(driftPosts(h).map(text)).toEqual([]);
+    },
+  );
 });

@@ -13,6 +13,7 @@ import {
   SIM_API_KEY,
   SIM_IDS,
   type Simulator,
+  seedFromEnv,
   startSimulator,
 } from "../../../tools/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../../tools/simulator/plan.js";
@@ -438,7 +439,15 @@ const outcomes: Outcome[] = [];
 
 beforeAll(async () => {
   ({ ajv, toJsonSchema } = documentsAjv({ nullReferences: true }));
-  sim = await startSimulator({ clock: steppedClock(() => NOW) });
+  // The statuses below are the friendly ones for unknown access-list ids; the envelope the adversary answers
+  // instead is judged against the documents in access-lists.flow.test.ts.
+  sim = await startSimulator({
+    clock: steppedClock(() => NOW),
+    adversary: {
+      seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED),
+      pin: { "access-lists.unknown-id": "problem-details" },
+    },
+  });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
   // A fault plan in force: the largest attack the plan allows on a zone with every feature on, six days old and
   // still going (its 28-day counters near the documents' 32-bit limit), and an app moved by a status timeline.
