@@ -233,7 +233,21 @@ describe.each([
       const putBack = button(post, "Put it back");
       expect((putBack.confirm as { title?: { text?: string } }).title?.text).toBe("Put it back?");
       const before = h.slack.callsTo("chat.postMessage").length;
-      await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const asked = await h.click(putBack, {
+        userId: BOB,
+        channelId: CHANNEL,
+        messageTs: "1.2",
+        messageBlocks: post?.args.blocks as unknown[],
+      });
+      // The post loses Keep and Put it back: Keep would now record the value being put back.
+      const askedPost = await h.slack.waitForResponse(
+        asked.responseId,
+        (r) => r.body.replace_original === true,
+      );
+      expect(blocksText(askedPost.body.blocks)).toContain("DDoS sensitivity High → Off, not through edgeops");
+      expect(blocksText(askedPost.body.blocks)).toContain(`<@${BOB}> asked`);
+      expect(blocksText(askedPost.body.blocks)).toContain("to put it back: waiting for approval on its card");
+      expect(findButtons(askedPost.body.blocks)).toEqual([]);
       const waiting = await h.slack.waitForCall(
         "chat.postMessage",
         (c) =>

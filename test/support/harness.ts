@@ -95,7 +95,15 @@ export interface Harness {
   /** A block_actions payload for clicking a button found in a previous answer. */
   click(
     button: { action_id: string; value?: string; block_id?: string },
-    who?: { userId?: string; teamId?: string; channelId?: string; responseId?: string; messageTs?: string },
+    who?: {
+      userId?: string;
+      teamId?: string;
+      channelId?: string;
+      responseId?: string;
+      messageTs?: string;
+      /** The clicked message's blocks, as Slack sends them (default none). */
+      messageBlocks?: unknown[];
+    },
   ): Promise<SignedPostResult & { responseId: string }>;
   /**
    * Resolves once the bot is quiet: no listener running, no Edge call waiting or in flight, no request open
@@ -304,7 +312,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         enterprise: null,
         is_enterprise_install: false,
         channel: { id: channelId, name: "incident-42" },
-        message: { ts: who.messageTs ?? "1700000000.000100", type: "message", text: "", blocks: [] },
+        message: {
+          ts: who.messageTs ?? "1700000000.000100",
+          type: "message",
+          text: "",
+          blocks: who.messageBlocks ?? [],
+        },
         response_url: slack.responseUrl(responseId),
         actions: [
           {
