@@ -335,22 +335,17 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
 
 type Breaches = ReturnType<typeof breachMetrics>;
 
-/** Days kept before the 28-day window when a rule's total is over all time ("metrics.total-breaches-period"). */
+/** Days before the 28-day window counted when a rule's total is over all time ("metrics.total-breaches-period"). */
 const OLDER_DAYS = 62;
 
 /**
  * A rule's `overview`: the document gives no period for it. Friendly: the 28 days of the map beside it;
- * "all-time": those and the OLDER_DAYS before them, each as busy as the map's oldest day.
+ * "all-time": those and the OLDER_DAYS before them, each as busy as the 28 days' average.
  */
-export function breachOverview(
-  ctx: HandlerContext,
-  total28: Breaches,
-  days: Readonly<Record<string, Breaches>>,
-): Breaches {
+export function breachOverview(ctx: HandlerContext, total28: Breaches): Breaches {
   const period = ctx.adversary.choose("metrics.total-breaches-period", ["28-days", "all-time"] as const);
-  const oldest = Object.values(days)[0];
-  if (period === "28-days" || oldest === undefined) return total28;
-  const older = (k: keyof Breaches) => total28[k] + OLDER_DAYS * oldest[k];
+  if (period === "28-days") return total28;
+  const older = (k: keyof Breaches) => total28[k] + Math.round((OLDER_DAYS * total28[k]) / 28);
   return {
     totalBreaches: older("totalBreaches"),
     loggedBreaches: older("loggedBreaches"),
@@ -374,7 +369,7 @@ function ruleMetrics(
     perDayBreaches[d.key] = breachMetrics({ block: 0, challenge: 0, log: 0, [rule.action]: n });
   }
   return {
-    overview: breachOverview(ctx, breachMetrics(total), perDayBreaches),
+    overview: breachOverview(ctx, breachMetrics(total)),
     ratelimitOverviewPastTwentyEightDays: perDayBreaches,
   };
 }

@@ -203,7 +203,7 @@ export function getRateLimitMetrics(ctx: HandlerContext): SimResponse {
     seeded && days
       ? {
           ...structuredClone(seeded),
-          overview: breachOverview(ctx, seeded.overview, days),
+          overview: breachOverview(ctx, seeded.overview),
           ratelimitOverviewPastTwentyEightDays: rekeyDays(days, dateKeyFormatOf(ctx)),
         }
       : structuredClone(metrics);
