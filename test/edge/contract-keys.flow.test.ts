@@ -163,6 +163,7 @@ describe("date keys", () => {
     expect(m.unreadableDays).toEqual(["09/08/2026", "10/08/2026"]);
     expect(m.days.map((d) => d.at)).toEqual([null, null]);
     // Where both readings name the same day, nothing is in doubt.
+    s.sim.clearFaults();
     rateLimitDaysAnswer({ "01/01/2026": counters(1), "02/02/2026": counters(2) });
     const same = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
     expect(same.days.map((d) => d.day)).toEqual(["2026-01-01", "2026-02-02"]);

@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
-import type { RateLimitMetrics } from "../../edge/schemas/shield.js";
+import { dayMonthEitherWay } from "../../edge/schemas/date-key.js";
+import { type RateLimitMetrics, UNDECIDED_DAY_MONTH } from "../../edge/schemas/shield.js";
 import type { ZoneRateLimits } from "../../services/rate-limits.js";
 import { skippedText } from "./apps.js";
 import { context, fields, header, packLines, section } from "./block-kit.js";
@@ -44,12 +45,16 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
       ),
       context(`Busiest day: ${busiest.day} with ${n(busiest.totalBreaches)} · total ${n(sum)}`),
     );
-    if (m.unreadableDays.length > 0)
+    if (m.unreadableDays.length > 0) {
+      const why = m.unreadableDays.every(dayMonthEitherWay)
+        ? `a date ${UNDECIDED_DAY_MONTH} (no day of the answer says which)`
+        : "a date edgeops could not read";
       blocks.push(
         context(
-          `${m.unreadableDays.length} of these days came with a date edgeops could not read; they are shown last, as the Edge API wrote them (${m.unreadableDays.slice(0, 3).join(", ")}).`,
+          `${m.unreadableDays.length} of these days came with ${why}; they are shown last, as the Edge API wrote them (${m.unreadableDays.slice(0, 3).join(", ")}).`,
         ),
       );
+    }
   }
   return reply(`Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { exactPath, SIM_IDS } from "../../../tools/simulator/index.js";
 import { steppedClock } from "../../support/clock.js";
 import { answerTo, type Harness, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
 import { incidentCard } from "../../support/incident-card.js";
@@ -109,6 +109,34 @@ describe("/edge ratelimit <id>: day-first date keys", () => {
     });
     expect(friendly.text).toContain("2026-07-13 → 2026-08-09");
     expect(dayFirst.text).toBe(friendly.text);
+  });
+
+  it("days no key dates day-first or month-first are shown as written and said to be unknown", async () => {
+    const id = RULES[0];
+    const counters = (total: number) => ({
+      totalBreaches: total,
+      loggedBreaches: 0,
+      challengedBreaches: 0,
+      blockedBreaches: total,
+    });
+    h.sim.addFault({
+      path: exactPath(`/shield/metrics/rate-limit/${id}`),
+      status: 200,
+      times: 1,
+      body: {
+        data: {
+          overview: counters(3),
+          ratelimitOverviewPastTwentyEightDays: { "03/08/2026": counters(1), "05/08/2026": counters(2) },
+        },
+        error: null,
+      },
+    });
+    const { text } = await answerTo(h, `ratelimit ${id}`, "U0002");
+    expect(text).toContain("03/08/2026 → 05/08/2026");
+    expect(text).toContain(
+      "2 of these days came with a date which names one day read day-first and another read month-first",
+    );
+    expect(text).not.toContain("2026-03-08");
   });
 });
 
