@@ -115,7 +115,8 @@ describe("listRateLimitRules (GET /shield/rate-limits/{shieldZoneId})", () => {
       skipped: 1,
       page: 1,
       nextPage: null,
-      hasNext: false,
+      // Without its page member the answer does not say whether more pages follow.
+      hasNext: null,
     });
     env.sim.clearFaults();
     expect((await rejection(env.client.listRateLimitRules(SIM_IDS.unknownShieldZone))).kind).toBe(
@@ -163,6 +164,8 @@ describe("bad arguments and bad answers", () => {
       {
         rateLimitId: 5,
         overview: { totalBreaches: 3, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
+        // No 28-day map came: the rule's 28 days are unknown, not quiet.
+        daysCame: false,
         days: [],
         unreadableDays: [],
       },

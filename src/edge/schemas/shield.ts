@@ -675,7 +675,10 @@ export const zoneRateLimitMetricsSchema = z
   })
   .transform((m) => ({
     rateLimitId: m.ratelimitId,
+    /** Over a period the document does not give: the 28 days are `days`. */
     overview: m.overview,
+    /** Whether the 28-day map came (null: the rule's 28 days are unknown, not quiet). */
+    daysCame: m.ratelimitOverviewPastTwentyEightDays !== null,
     ...datedDays(m.ratelimitOverviewPastTwentyEightDays),
   }));
 
@@ -719,7 +722,8 @@ export interface RateLimitRulePage {
   page: number;
   /** The next page number, or null on the last page. */
   nextPage: number | null;
-  hasNext: boolean;
+  /** Null when the answer had no `page` member (the document does not require it): whether more follow is not said. */
+  hasNext: boolean | null;
 }
 
 // ---- shield zone settings and WAF rule reviews (issue 14 mitigations) ------------------------------

@@ -63,16 +63,31 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
 export function zoneRateLimitsMessage(v: ZoneRateLimits): Reply {
   const where = v.domain === null ? `shield zone ${v.zoneId}` : `${v.domain} (zone ${v.zoneId})`;
   const lines = v.rules.map((r) => {
-    const breaches = r.breaches === null ? "" : ` · ${n(r.breaches)} breaches in 28 days`;
+    const count = r.breaches === null ? "—" : n(r.breaches);
+    const breaches = v.countersCame ? ` · ${count} breaches in 28 days` : "";
     return mrkdwn`${r.name ?? "(no name)"} · rate limit ${r.id}${breaches}`;
   });
   const blocks: KnownBlock[] = [header(`Rate limits · ${where}`)];
   if (lines.length === 0) blocks.push(section(`Shield zone ${v.zoneId} has no rate-limit rules.`));
   else blocks.push(...packLines(lines, 40, "rate limits"));
+  if (!v.complete)
+    blocks.push(
+      context(
+        `These are the first ${n(v.rules.length)} rules edgeops read; the Edge API's list may go on (partial).`,
+      ),
+    );
   if (v.skipped > 0) blocks.push(context(skippedText(v.skipped, "rate limit", "an id")));
-  if (v.rules.some((r) => r.breaches === null))
+  const unknown = v.rules.filter((r) => r.breaches === null).length;
+  if (!v.countersCame)
     blocks.push(context("The breach counters did not come: the rules are listed without them."));
+  else if (unknown > 0)
+    blocks.push(
+      context(
+        `No breach counters came for ${n(unknown)} ${unknown === 1 ? "rule" : "rules"} (shown as —): ${unknown === 1 ? "its" : "their"} breaches are unknown.`,
+      ),
+    );
   const first = v.rules[0];
   if (first) blocks.push(context(`One rule's past 28 days: /edge ratelimit ${first.id}`));
-  return reply(`${n(v.rules.length)} rate limits in ${where}`, blocks);
+  const partial = v.complete ? "" : " (partial)";
+  return reply(`${n(v.rules.length)} rate limits in ${where}${partial}`, blocks);
 }
