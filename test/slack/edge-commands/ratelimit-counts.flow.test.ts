@@ -94,6 +94,38 @@ describe("/edge ratelimit zone: breaches where the documents are silent", () => 
   });
 });
 
+describe("/edge ratelimit <id>: the overall counters", () => {
+  it("says the overall counters' period is not given, and counts the 28 days from the days", async () => {
+    const id = RULES[0];
+    await pinned({ "metrics.total-breaches-period": "all-time" }, async () => {
+      const row = await raw<Omit<RuleRow, "ratelimitId">>(`/shield/metrics/rate-limit/${id}`);
+      const sum = Object.values(row.ratelimitOverviewPastTwentyEightDays).reduce(
+        (a, d) => a + d.totalBreaches,
+        0,
+      );
+      expect(row.overview.totalBreaches).toBeGreaterThan(sum);
+      const { text, body } = await answerTo(h, `ratelimit ${id}`, "U0002");
+      expect(text).toContain(`*Total*\n${n(row.overview.totalBreaches)}`);
+      expect(text).toContain("over a period the Edge API does not give");
+      expect(text).toContain(`total ${n(sum)}`);
+      expect(body.text).toBe(`Rate limit ${id}: ${n(sum)} breaches in the past 28 days`);
+    });
+  });
+
+  it("shows — for counters that did not come, not 0", async () => {
+    const id = RULES[0];
+    h.sim.addFault({
+      path: exactPath(`/shield/metrics/rate-limit/${id}`),
+      status: 200,
+      times: 1,
+      body: { data: { overview: null, ratelimitOverviewPastTwentyEightDays: null }, error: null },
+    });
+    const { text } = await answerTo(h, `ratelimit ${id}`, "U0002");
+    expect(text).toContain("*Total*\n—");
+    expect(text).not.toContain("*Total*\n0");
+  });
+});
+
 describe("/edge ratelimit <id>: day-first date keys", () => {
   it("reads day-first keys (09/08/2026) as the same days ISO keys name", async () => {
     const id = RULES[0];
