@@ -22,23 +22,31 @@ export function sparkline(values: readonly number[]): string {
 const n = (v: number) => v.toLocaleString("en-US");
 
 export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
-  const o = m.overview ?? { totalBreaches: 0, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 };
+  const o = m.overview;
+  const count = (v: number | undefined) => (v === undefined ? "—" : n(v));
   const days = m.days.slice(-28);
   const blocks: KnownBlock[] = [
     header(`Rate limit ${id} · breaches`),
     fields([
-      `*Total*\n${n(o.totalBreaches)}`,
-      `*Blocked*\n${n(o.blockedBreaches)}`,
-      `*Challenged*\n${n(o.challengedBreaches)}`,
-      `*Logged*\n${n(o.loggedBreaches)}`,
+      `*Total*\n${count(o?.totalBreaches)}`,
+      `*Blocked*\n${count(o?.blockedBreaches)}`,
+      `*Challenged*\n${count(o?.challengedBreaches)}`,
+      `*Logged*\n${count(o?.loggedBreaches)}`,
     ]),
+    context(
+      o
+        ? "The rule's overall counters, over a period the Edge API does not give."
+        : "The rule's overall counters did not come: unknown.",
+    ),
   ];
+  let summary = o ? `${n(o.totalBreaches)} breaches over a period the Edge API does not give` : "breaches";
   if (days.length === 0) {
     blocks.push(context("No daily figures for the past 28 days."));
   } else {
     const totals = days.map((d) => d.totalBreaches);
     const sum = totals.reduce((a, b) => a + b, 0);
     const busiest = days.reduce((best, d) => (d.totalBreaches > best.totalBreaches ? d : best), days[0]!);
+    summary = `${n(sum)} breaches in the past ${days.length} days`;
     blocks.push(
       section(
         `*Past ${days.length} days*\n\`${sparkline(totals)}\`\n${days[0]!.day} → ${days[days.length - 1]!.day}`,
@@ -56,7 +64,7 @@ export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
       );
     }
   }
-  return reply(`Rate limit ${id}: ${n(o.totalBreaches)} breaches`, blocks);
+  return reply(`Rate limit ${id}: ${summary}`, blocks);
 }
 
 /** A zone's rate-limit rules by name, busiest first, and how to see one rule's days. */
