@@ -158,10 +158,15 @@ describe("date keys", () => {
   });
 
   it("a map no key decides is not guessed: its days are unknown, named", async () => {
-    rateLimitDaysAnswer({ "09/08/2026": counters(1), "10/08/2026": counters(2) });
+    rateLimitDaysAnswer({ "09/08/2026": counters(1), "10/08/2026": counters(2), "04/04/2026": counters(3) });
     const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
     expect(m.unreadableDays).toEqual(["09/08/2026", "10/08/2026"]);
-    expect(m.days.map((d) => d.at)).toEqual([null, null]);
+    // 04/04/2026 is the same day either way round.
+    expect(m.days.map((d) => [d.day, d.at])).toEqual([
+      ["2026-04-04", Date.UTC(2026, 3, 4)],
+      ["09/08/2026", null],
+      ["10/08/2026", null],
+    ]);
     // Where both readings name the same day, nothing is in doubt.
     s.sim.clearFaults();
     rateLimitDaysAnswer({ "01/01/2026": counters(1), "02/02/2026": counters(2) });

@@ -83,7 +83,8 @@ function slashOrder(keys: readonly string[]): SlashOrder {
 
 /**
  * A reader for the keys of one map (`keys`: all of them), read together: slashed keys day-first or month-first as
- * the map's keys prove, and null (unknown, never a guess) when they do not decide it and it matters. Any other
+ * the map's keys prove, and null (unknown, never a guess) when they do not decide it and the two readings name
+ * different days. Any other
  * form is read as `parseDateKey` reads it.
  */
 export function readDateKeys(keys: readonly string[]): (key: string) => number | null {
@@ -91,7 +92,8 @@ export function readDateKeys(keys: readonly string[]): (key: string) => number |
   return (raw) => {
     const m = SLASHED.exec(raw.trim());
     if (!m) return parseDateKey(raw);
-    if (order === "undecided") return null;
+    // Undecided, a key names a day only where both readings name the same one (4/4/2026).
+    if (order === "undecided" && num(m[1]) !== num(m[2])) return null;
     const [month, day] = order === "day-first" ? [m[2], m[1]] : [m[1], m[2]];
     return utc(num(m[3]), num(month), num(day), hour12(num(m[4]), m[7]), num(m[5]), num(m[6]));
   };
