@@ -237,7 +237,10 @@ export interface TrafficSection {
   previousError: string | null;
   /** Set when some of the series' times did not read as dates (their counts are left out). */
   unreadable?: string | null;
-  /** From the overview: the month's billable requests and the plan's clean-request limit. */
+  /**
+   * The month's billable requests (the detailed answer's `totalBillableRequestsThisMonth`; null when it did not
+   * come: unknown) and, from the overview, the plan's clean-request limit.
+   */
   requests: Section<{
     billableThisMonth: number | null;
     cleanLimit: number | null;
@@ -636,9 +639,8 @@ export async function gatherIncident(
               "ok" in overviewSection
                 ? {
                     ok: {
-                      billableThisMonth:
-                        overviewSection.ok.totalBillableRequests ??
-                        current.value.totalBillableRequestsThisMonth,
+                      // Only the detailed answer's field names its period; the overview's gives none.
+                      billableThisMonth: current.value.totalBillableRequestsThisMonth,
                       cleanLimit:
                         overviewSection.ok.totalCleanRequestsLimit ?? current.value.totalCleanRequestsLimit,
                       today: overviewSection.ok,

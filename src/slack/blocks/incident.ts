@@ -161,9 +161,13 @@ function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBl
   const lines: (string | Mrkdwn)[] = [title, mrkdwn`\`\`\`${rows.join("\n")}\`\`\``];
   const req = s.ok.requests;
   if ("error" in req) lines.push(`Requests: ${req.error}`);
-  else if (req.ok.billableThisMonth !== null) {
+  else {
     const limit = req.ok.cleanLimit ? ` (clean-request limit ${n(req.ok.cleanLimit)})` : "";
-    lines.push(`Requests: ${n(req.ok.billableThisMonth)} billable this month${limit}`);
+    const billable =
+      req.ok.billableThisMonth === null
+        ? "billable this month unknown (the Edge API did not say)"
+        : `${n(req.ok.billableThisMonth)} billable this month`;
+    lines.push(`Requests: ${billable}${limit}`);
   }
   if (s.ok.previousError) lines.push(mrkdwn`_Change unknown: ${s.ok.previousError}_`);
   if (s.ok.unreadable) lines.push(mrkdwn`:warning: ${s.ok.unreadable}`);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { type Fault, SIM_IDS } from "../../../tools/simulator/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
@@ -115,6 +115,10 @@ describe("/edge incident through the receiver and the simulator", () => {
   // The world (one manual clock) for what outlasts the Edge client's timeout.
   const w = useWorld();
   it("posts the placeholder within 3 s, then the card replaces it", async () => {
+    // The busiest rule keeps its metrics row on any seed: the card lists rules with counters.
+    const seed = h.sim.adversary.seed;
+    h.sim.setAdversary({ seed, pin: { "rate-limits.metrics-missing": false } });
+    onTestFinished(() => h.sim.setAdversary({ seed }));
     // Every Edge API answer is held until the placeholder is in: it never waits for the Edge API.
     let release = () => {};
     h.sim.addFault({ path: "/", holdUntil: new Promise<void>((r) => (release = r)) });
