@@ -135,7 +135,11 @@ describe.each([
         const res = await h.click(button(post, "Keep"), { userId, channelId: CHANNEL, messageTs: "1.1" });
         return blocksText((await h.slack.waitForResponse(res.responseId)).body.blocks);
       };
-      const snapshot = async () => ((await h.store.watches.get(watch.id))?.state as ConfigState).snapshot;
+      const snapshot = async () => {
+        const state = (await h.store.watches.get(watch.id))?.state as ConfigState | undefined;
+        if (!state) throw new Error("the watch has no snapshot");
+        return state.snapshot;
+      };
 
       runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
       await tick(2);
