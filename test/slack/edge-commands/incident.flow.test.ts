@@ -307,6 +307,25 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(h.slack.violations).toEqual([]);
   }, 60_000);
 
+  it("an event log that gives total without totalPages still pages the offenders' list", async () => {
+    h.sim.scaleIncident(ATTACKED, { eventLogGroups: 2_600 });
+    h.sim.setAdversary({ pin: { "event-logs.total-pages": "absent" } });
+    try {
+      const r = await incident(String(ATTACKED), 30_000);
+      expect(r.sections.get("Top offenders")).toMatch(
+        /\*IPs\* · 2,\d{3} in all · top of the first 2,000 groups/,
+      );
+      const allIps = r.buttons.find((b) => b.action_id === `${ACTIONS.incidentSeeAll}.ip`)!;
+      const seeAll = await h.click(allIps);
+      const first = await h.slack.waitForResponse(seeAll.responseId, undefined, 15_000);
+      expect(blocksText(first.body.blocks)).toMatch(/page 1 of (5[3-9]|6\d) · 2,\d{3} in all/);
+      expect(findButtons(first.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.incidentNextPage);
+    } finally {
+      h.sim.setAdversary({});
+      h.sim.scaleIncident(ATTACKED, { eventLogGroups: 0 });
+    }
+  }, 60_000);
+
   it("a rule's AI recommendation button answers as /edge waf does, beside the card", async () => {
     const r = await incident(String(ATTACKED));
     const button = r.buttons.find(
