@@ -1,7 +1,12 @@
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
-import type { EventGroup, EventLogsSearch, EventLogsSearchResult } from "../edge/schemas/shield.js";
+import {
+  type EventGroup,
+  type EventLogsSearch,
+  type EventLogsSearchResult,
+  isLastEventLogPage,
+} from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
 import { ACCESS_ENTRY_TYPES, type AccessEntryType } from "./access-entries.js";
 import { edgeAccessFor } from "./edge-access.js";
@@ -175,7 +180,7 @@ export function summarisePreview(
     zoneTotal,
     share,
     topPaths,
-    pathsPartial: answers.matchedByPath.totalPages > 1,
+    pathsPartial: !isLastEventLogPage(answers.matchedByPath, 0, URL_PAGE_SIZE),
     largeShare: broad && share !== null && share >= LARGE_SHARE,
   };
 }

@@ -229,7 +229,8 @@ function offenderField(
   const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension, p));
   const of = s.ok.readGroups === undefined ? "" : ` · top of the first ${n(s.ok.readGroups)} groups`;
   const skipped = s.ok.skippedGroups ? ` · ${n(s.ok.skippedGroups)} without a count left out` : "";
-  return mrkdwn`${title} · ${n(s.ok.total)} in all${of}${skipped}\n${joinMrkdwn(lines, "\n")}`;
+  const all = s.ok.total === null ? "" : ` · ${n(s.ok.total)} in all`;
+  return mrkdwn`${title}${all}${of}${skipped}\n${joinMrkdwn(lines, "\n")}`;
 }
 
 function listValue(p: IncidentPicture, s: IncidentListSection): string {
@@ -293,7 +294,9 @@ function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
   if ("error" in s) return [failed(title, s)];
   const dims = Object.entries(s.ok.byDimension) as [OffenderDimension, Section<OffenderTop>][];
   const more: Button[] = dims
-    .filter(([, d]) => "ok" in d && d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length))
+    .filter(
+      ([, d]) => "ok" in d && (d.ok.total === null || d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length)),
+    )
     .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
   // One row of Block buttons per dimension (at most CARD_TOP each, well within an actions block's 25).
   const blockRows = dims
@@ -478,7 +481,11 @@ export function incidentListMessage(
           : mrkdwn`The WAF review's own counts, not the window's (the Edge API gives no period for them); ${codeSpan("/edge waf <zoneId> <ruleId>")} shows a rule's AI recommendation`;
   const blocks: KnownBlock[] = [
     header(title),
-    context(mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`),
+    context(
+      page.total === null
+        ? mrkdwn`${where} · page ${n(page.page)}`
+        : mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`,
+    ),
   ];
   if (lines.length === 0) blocks.push(context("Nothing on this page."));
   else blocks.push(...packLines(lines, 45, "lines"));
