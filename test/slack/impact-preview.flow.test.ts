@@ -208,3 +208,59 @@ describe("impact preview on confirmations and approval cards", () => {
     }
   }, 40_000);
 });
+
+describe("impact preview where the event log spells its values its own way", () => {
+  let h: Harness;
+  /** The simulator's seed, if the run set one: pins stage one reading on top of it. */
+  let seed: number | undefined;
+  const pin = (p: Record<string, unknown>) =>
+    h.sim.setAdversary({ ...(seed === undefined ? {} : { seed }), pin: p });
+  beforeAll(async () => {
+    h = await startHarness();
+    seed = h.sim.adversary.seed;
+  });
+  afterEach(() => {
+    h.sim.setAdversary(seed === undefined ? {} : { seed });
+    h.sim.scaleIncident(ZONE, { eventLogGroups: 0 });
+    h.sim.clearFaults();
+    h.slack.clear();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('an ASN the event log writes without "AS" still matches its events', async () => {
+    pin({ "event-logs.asn-spelling": "number" });
+    const { text } = await typed(h, `block ${ZONE} AS4134`);
+    expect(text).toMatch(/`AS4134` matched [1-9][\d,]* events?/);
+    expect(text).not.toContain("Nothing from AS4134 was logged");
+  }, 30_000);
+
+  it("a feature the event log writes in capitals and compares case-sensitively is still counted", async () => {
+    pin({ "event-logs.feature-spelling": "upper", "event-logs.eq-case": "sensitive" });
+    const { text } = await typed(h, `waf-mode ${ZONE} log`);
+    expect(text).toMatch(/Impact in the last hour:\* [1-9][\d,]* WAF events?/);
+  }, 30_000);
+
+  it("a feature the event log names in words edgeops cannot match is unknown, never 0", async () => {
+    pin({ "event-logs.feature-spelling": "long" });
+    const { text } = await typed(h, `ddos ${ZONE} high`);
+    expect(text).toContain("Impact in the last hour: unknown.");
+    expect(text).toContain("could not be matched in the event log");
+    expect(text).not.toMatch(/[\d,]+ DDoS events?/);
+  }, 30_000);
+
+  it("actions the event log spells otherwise still give the breakdown, from each group's per-action counts", async () => {
+    pin({ "event-logs.action-spelling": "past" });
+    const { text } = await typed(h, `block ${ZONE} CN challenge`);
+    expect(text).toMatch(/`CN` matched [1-9][\d,]* events? \([\d,]+ (blocked|challenged|logged)/);
+  }, 30_000);
+
+  it("an answer without totalPages: the top paths say they are of those read", async () => {
+    pin({ "event-logs.total-pages": "absent" });
+    h.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
+    const { text } = await typed(h, `ddos ${ZONE} high`);
+    expect(text).toMatch(/[1-9][\d,]* DDoS events?/);
+    expect(text).toContain("Top paths (of those read):");
+  }, 30_000);
+});
