@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
+import { pinReadings } from "../support/adversary.js";
 import { answerTo, findButtons, TEST_EDGE_KEY } from "../support/harness.js";
 import { MIN, parents, T0, text, usePollerRig } from "./alert-poller-support.js";
 
@@ -30,7 +31,7 @@ async function alerted(pin: Record<string, unknown>, extraGroups = 0) {
   rig.now = T0;
   const started = await rig.start();
   const { sim, h, poller } = started;
-  sim.setAdversary({ pin });
+  pinReadings(sim, pin);
   expect((await answerTo(h, `watch zone ${ZONE}`, "U0001")).text).toContain(`Watching shield zone ${ZONE}`);
   await poller.tick();
   sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 0, durationMinutes: 60, peakPerMinute: 800 });
