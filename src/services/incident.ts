@@ -25,6 +25,7 @@ import {
   type ZoneRateLimitMetrics,
 } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
+import { type AccessEntry, accessEntryOf } from "./access-entries.js";
 import { type AccessAction, type EntryState, edgeopsEntries } from "./access-lists.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
@@ -357,6 +358,14 @@ export function toOffender(group: EventGroup, dimension: OffenderDimension): Off
     country: group.country,
     asn: group.asn,
   };
+}
+
+/**
+ * The access entry an offender is, if edgeops can block it. The event log's values are not enumerated in its
+ * document: an ASN it writes as a bare number is still that AS (the group is of ASNs).
+ */
+export function offenderEntry(value: string, dimension: OffenderDimension): AccessEntry | undefined {
+  return accessEntryOf(dimension === "asn" && /^\d+$/.test(value) ? `AS${value}` : value, dimension);
 }
 
 export const byCountDesc = <T extends { count: number }>(a: T, b: T) => b.count - a.count;

@@ -10,7 +10,7 @@ import {
   type TriggeredRule,
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
-import { type AccessEntryType, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
+import { ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
 import type { EntryState } from "../../services/access-lists.js";
 import {
   botDetectionOn,
@@ -24,6 +24,7 @@ import {
   type Offender,
   type OffenderDimension,
   type OffenderTop,
+  offenderEntry,
   type RateLimitInWindow,
   type Section,
   TRAFFIC_METRIC_LABELS,
@@ -183,7 +184,7 @@ const DIMENSION_TITLES: Record<OffenderDimension, { title: string; all: string }
 
 /** The action edgeops' own lists already take on this offender, if any. */
 function mitigatedAs(p: Pick<IncidentPicture, "mitigated"> | undefined, o: Offender, dim: OffenderDimension) {
-  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  const entry = offenderEntry(o.value, dim);
   return entry ? p?.mitigated.get(`${entry.type}:${entry.value}`) : undefined;
 }
 
@@ -199,7 +200,7 @@ function pendingAs(
   o: Offender,
   dim: OffenderDimension,
 ) {
-  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  const entry = offenderEntry(o.value, dim);
   return entry ? p?.pendingAccess.get(`${entry.type}:${entry.value}`) : undefined;
 }
 
@@ -240,13 +241,6 @@ function listValue(p: IncidentPicture, s: IncidentListSection): string {
 
 const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
 
-const ENTRY_TYPE_OF: Record<OffenderDimension, AccessEntryType> = {
-  ip: "ip",
-  asn: "asn",
-  country: "country",
-  ja4: "ja4",
-};
-
 /**
  * A Block button for each top offender edgeops can block: a generic change (ChangeButtonValue, the
  * Confirm flow and the channel's policy), behind a confirmation dialog. A value that is not a valid IP,
@@ -259,7 +253,7 @@ function blockButtons(
   newId: () => string,
 ): Button[] {
   return top.offenders.slice(0, CARD_TOP).flatMap((o, i) => {
-    const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+    const entry = offenderEntry(o.value, dim);
     if (!entry) return [];
     // Already in edgeops' block list: the button lifts it instead (the same kind, state none).
     const lift = picture.mitigated.get(`${entry.type}:${entry.value}`) === "block";
@@ -469,9 +463,14 @@ export function incidentListMessage(
   const of = section === "apps" ? "the whole account" : `shield zone ${zoneId}`;
   const title = `${LIST_TITLES[section]} · ${of}`;
   const lines = listLines(page);
+  // The search document promises no order: past one page, a page is not the next busiest.
+  const order =
+    page.kind === "offenders" && page.totalPages > 1
+      ? " · in the order the Edge API gives (it promises none): busiest first within this page"
+      : "";
   const where =
     page.kind === "offenders"
-      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}`
+      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}${order}`
       : page.kind === "ratelimits"
         ? "Daily counters of the days the window touches"
         : page.kind === "apps"
