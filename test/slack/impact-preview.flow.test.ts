@@ -118,6 +118,12 @@ describe("impact preview on confirmations and approval cards", () => {
     async (_name, command, line) => {
       const { firstText, text } = await typed(h, command);
       expect(firstText).toContain(ESTIMATING);
+      // A seeded run may name the features in words edgeops cannot match (event-logs.feature-spelling "long"):
+      // then the preview says so, never a number.
+      if (h.sim.adversary.strict && text.includes("could not be matched in the event log")) {
+        expect(text).toContain("Impact in the last hour: unknown.");
+        return;
+      }
       expect(text).toMatch(line);
       expect(text).toContain("security events only");
       if (command.startsWith("bot")) expect(text).toContain("The event log does not name bot categories");
@@ -259,9 +265,10 @@ describe("impact preview where the event log spells its values its own way", () 
 
   it("an answer without totalPages: the top paths say they are of those read", async () => {
     pin({ "event-logs.total-pages": "absent" });
+    // 2,600 more sources in 198.18.0.0/15, each on a path of its own.
     h.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
-    const { text } = await typed(h, `ddos ${ZONE} high`);
-    expect(text).toMatch(/[1-9][\d,]* DDoS events?/);
+    const { text } = await typed(h, `block ${ZONE} 198.18.0.0/15`);
+    expect(text).toMatch(/`198\.18\.0\.0\/15` matched [1-9][\d,]* events?/);
     expect(text).toContain("Top paths (of those read):");
   }, 30_000);
 });
