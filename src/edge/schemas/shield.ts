@@ -617,13 +617,27 @@ export const eventLogsSearchResponseSchema = z
     /** Groups without a count (optional in the document), left out. */
     skippedGroups: r.groups?.skipped ?? 0,
     rowCount: r.rows?.length ?? 0,
-    total: r.total ?? r.groups?.rows.length ?? r.rows?.length ?? 0,
-    totalPages: r.totalPages ?? 1,
+    /** Rows, or distinct groups, in all; null when the answer did not say. */
+    total: r.total ?? null,
+    /** Pages of the request's size; null when the answer did not say (the document requires neither). */
+    totalPages: r.totalPages ?? null,
     page: r.page ?? 0,
     errorResponse: r.errorResponse,
   }));
 
 export type EventLogsSearchResult = Omit<z.output<typeof eventLogsSearchResponseSchema>, "errorResponse">;
+
+/**
+ * Whether the answer to page `page` (of `pageSize`) was the last: as its `totalPages` says, else as its `total`
+ * says (the document promises neither, nor full pages), else when the page came back short. An empty page ends.
+ */
+export function isLastEventLogPage(r: EventLogsSearchResult, page: number, pageSize: number): boolean {
+  const read = r.groups.length + r.skippedGroups + r.rowCount;
+  if (read === 0) return true;
+  if (r.totalPages !== null) return page + 1 >= r.totalPages;
+  if (r.total !== null) return (page + 1) * pageSize >= r.total;
+  return read < pageSize;
+}
 
 // ---- triggered WAF rules --------------------------------------------------------------------------
 
