@@ -144,6 +144,8 @@ export interface HarnessOptions {
   middleware?: Middleware<AnyMiddlewareArgs>[];
   /** Faults of the fake Slack in place before the bot starts (e.g. a slow auth.test). */
   slackFaults?: SlackFault[];
+  /** Reuse a running fake Slack (another replica's: both draw the same messages); left open on close. */
+  slack?: FakeSlack;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -154,7 +156,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       apiKeys: [TEST_EDGE_KEY],
       ...(options.simulatorOnClock && options.clock ? { clock: options.clock } : {}),
     }));
-  const slack = await startFakeSlack();
+  const slack = options.slack ?? (await startFakeSlack());
   for (const f of options.slackFaults ?? []) slack.addFault(f);
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
@@ -336,7 +338,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await bot.close();
       if (!options.sim) await sim.close();
-      await slack.close();
+      if (!options.slack) await slack.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
