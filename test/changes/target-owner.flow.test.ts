@@ -297,6 +297,62 @@ async function reconciledWithReplaced(options: HarnessOptions) {
   });
 }
 
+/**
+ * Bob asks DDoS High for good and High for 30m, both waiting; Carol approves the permanent one (Low →
+ * High), then the temporary one: it finds High already set for good, so it is not applied (no Undo now,
+ * nothing to undo later), says by whose request, and the audit says what it found. Half an hour later
+ * DDoS is still High, no card says "undone", and the timeline still has the permanent High in force.
+ */
+async function temporaryOverPermanent(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    zone(h).dDoSShieldSensitivity = 1;
+    const isCard = (temporary: boolean) => (c: { args: { blocks?: unknown } }) => {
+      const t = blocksText(c.args.blocks as never);
+      return t.includes("Approval needed: Set DDoS sensitivity") && t.includes("then undone") === temporary;
+    };
+    await confirm(h, `ddos ${DDOS_ZONE} high`, BOB, "C0001");
+    const permanent = await h.slack.waitForCall("chat.postMessage", isCard(false));
+    await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB, "C0001");
+    const temporary = await h.slack.waitForCall("chat.postMessage", isCard(true));
+    const approve = findButtons(temporary.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+    await h.click(findButtons(permanent.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
+      userId: CAROL,
+    });
+    await cardUpdate(h, (t) => t.includes("is in effect") && !t.includes("then undone"));
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+    const before = patches(h).length;
+    await h.click(approve, { userId: CAROL });
+    const refused = await cardUpdate(h, (t) => t.includes("then undone") && !t.includes("Approval needed"));
+    const text = blocksText(refused.args.blocks);
+    expect(text).toContain(`is already High, permanently, by <@${BOB}>'s request`);
+    expect(text).not.toContain("is in effect");
+    expect(findButtons(refused.args.blocks).some((b) => b.action_id === ACTIONS.undo)).toBe(false);
+    expect(patches(h).length).toBe(before);
+    // The audit says what the apply found (High), not what the request saw when asked (Low).
+    const applies = (await h.store.audit.list("T0001", 50)).filter(
+      (a) => a.action === "ddos_sensitivity.apply" && a.details?.requestId === approve.value,
+    );
+    expect(applies.length).toBeGreaterThan(0);
+    for (const a of applies) expect(a.details?.observed).toBe(3);
+
+    h.advanceClock(31 * 60_000);
+    await createChangeSweeper(h.app.env).sweep();
+    expect(zone(h).dDoSShieldSensitivity).toBe(3);
+    const updates = h.slack.calls
+      .filter((c) => c.method === "chat.update")
+      .map((c) => blocksText(c.args.blocks));
+    expect(updates.some((t) => t.includes("the previous setting is back"))).toBe(false);
+
+    const res = await h.command(`timeline ${DDOS_ZONE} 1h`, { userId: ALICE, channelId: "C0001" });
+    const story = blocksText(
+      (await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 10_000)).body
+        .blocks,
+    );
+    expect(story).toContain("*Still in force:*");
+    expect(story).toContain(`Set DDoS sensitivity of shield zone ${DDOS_ZONE} to High`);
+  });
+}
+
 const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["a request for the value a temporary change holds keeps it for good: that undo is cancelled", keptForGood],
   ["block for 24h while block for 30m is in force: blocked for 24 hours, then unblocked", keptLonger],
@@ -313,6 +369,10 @@ const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   [
     "a request the reconciler settles records what it replaced: its undo puts back the value before",
     reconciledWithReplaced,
+  ],
+  [
+    "a temporary request for a value already set for good is not applied, and nothing is called undone",
+    temporaryOverPermanent,
   ],
 ];
 
