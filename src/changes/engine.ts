@@ -5,6 +5,7 @@ import { UserError } from "../errors.js";
 import type { ChangeError, ChangeRequest, NewChangeRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
+import { resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
 import {
   type ApproverCheck,
@@ -298,6 +299,14 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
         replaced = before.value;
         if (!kind.inForce(params, replaced) && !sameValue(replaced, request.observed))
           return { now: replaced };
+        // A temporary change finding its value set for good (not by a temporary change it takes over):
+        // applied, its undo would put back that same value and say "undone" while the zone keeps it.
+        if (
+          request.undoAfterMs !== null &&
+          kind.inForce(params, replaced) &&
+          !(await pendingUndoOwner(locked, request.teamId, target, request.id))
+        )
+          return { alreadySet: replaced };
       }
       if (!target || !kind.inForce(params, replaced)) {
         const report = await kind.apply(locked, scopeOf(request), params, before);
@@ -309,6 +318,8 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
       }));
       return undefined;
     });
+    if (moved && target && "alreadySet" in moved)
+      return refuseAlreadySet(deps, request, actorId, target, moved.alreadySet);
     if (moved && target) return refuseStale(deps, request, actorId, target, moved.now);
   } catch (err) {
     if (outcomeUnknown(err)) {
@@ -354,7 +365,11 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
   // and the reconciler settles it from the value it reads once the store answers again.
   if (applied && "storeFailed" in applied) return recordFailed(deps, request, actorId, applied.storeFailed);
   countState(deps, "applied");
-  await audit(deps, request, actorId, "apply", "applied", note ? { alsoChanged: note.message } : {});
+  // `observed`: what the apply found (the audit's "before"), which is not always what the request saw.
+  await audit(deps, request, actorId, "apply", "applied", {
+    ...(target ? { observed: replaced as never } : {}),
+    ...(note ? { alsoChanged: note.message } : {}),
+  });
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
 }
 
@@ -443,6 +458,35 @@ async function refuseStale(
     ...(supersededBy ? { supersededBy: supersededBy.id } : {}),
   });
   return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
+}
+
+/**
+ * A temporary change whose value is already set for good: not applied (nothing to set, nothing to
+ * undo). The card says by which request (the target's last writer, where it set this value), else that
+ * it was set outside edgeops.
+ */
+async function refuseAlreadySet(
+  deps: Deps,
+  request: ChangeRequest,
+  actorId: string,
+  target: string,
+  current: unknown,
+): Promise<ChangeOutcome> {
+  const { kind, params } = mustResolve(request);
+  const owner = await ownerOf(deps, request.teamId, target, request.id);
+  const ownerChange = owner && resolveChange(owner);
+  const by = owner && ownerChange?.kind.inForce(ownerChange.params, current) ? otherOf(owner) : null;
+  const value = kind.valueLabel ? kind.valueLabel(current) : JSON.stringify(current ?? null);
+  const cancelled = await move(deps, request.id, "approved", "cancelled", {
+    note: { kind: "already_set", setting: kind.target(params), value, by },
+  });
+  countState(deps, "cancelled");
+  await audit(deps, request, actorId, "apply", "already_set", {
+    observed: current as never,
+    reason: `${kind.target(params)} is already ${value}, permanently${by ? "" : " (set outside edgeops)"}: this temporary change was not applied, so there is nothing to undo.`,
+    ...(by ? { setBy: by.id } : {}),
+  });
+  return { kind: "already_set", request: cancelled ?? { ...request, state: "cancelled" } };
 }
 
 /** The pending, unexpired request to approve or reject (one whose time is up expires now), or the outcome that ends it. */

@@ -66,6 +66,8 @@ export type ChangeOutcome =
   | { kind: "already_pending"; request: ChangeRequest }
   | { kind: "pending"; request: ChangeRequest; policy: EffectivePolicy }
   | { kind: "applied"; request: ChangeRequest }
+  /** A temporary change whose value is already set for good: not applied (its note says by whom). */
+  | { kind: "already_set"; request: ChangeRequest }
   | { kind: "failed"; request: ChangeRequest }
   /** Sent, but no answer came: the reconciler finds out whether it took effect. */
   | { kind: "unknown"; request: ChangeRequest };

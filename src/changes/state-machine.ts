@@ -56,6 +56,12 @@ export const MOVES: readonly Move[] = [
   },
   {
     from: "approved",
+    to: "cancelled",
+    by: ["engine"],
+    when: "a temporary change whose value is already set for good: nothing to set, nothing to undo",
+  },
+  {
+    from: "approved",
     to: "failed",
     by: ["engine", "reconciler"],
     when: "refused, or not in force when the reconciler reads it",

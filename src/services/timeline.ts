@@ -143,7 +143,14 @@ const CHANGE_STEPS: Record<string, (outcome: string) => ChangeStep | undefined> 
   cancel: () => "cancelled",
   expire: () => "expired",
   retry: (o) => (o === "approved" ? "retried" : o === "expired" ? "expired" : "cancelled"),
-  apply: (o) => (o === "applied" ? "applied" : o === "failed" || o === "refused" ? "failed" : undefined),
+  apply: (o) =>
+    o === "applied"
+      ? "applied"
+      : o === "failed" || o === "refused"
+        ? "failed"
+        : o === "already_set"
+          ? "cancelled"
+          : undefined,
   undo: (o) => (o === "undone" ? "undone" : o === "failed" ? "failed" : undefined),
   reconcile: (o) =>
     o === "undone"

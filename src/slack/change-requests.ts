@@ -5,7 +5,7 @@ import { restoreOf, UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
-import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
+import { appliedLine, approvalCard, requesterOutcome, requestStateSentence } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
 import type { Reply } from "./blocks/reply.js";
@@ -258,6 +258,8 @@ export function outcomeBanner(
       return outcome.request.undoAt === null
         ? mrkdwn`:white_check_mark: Done: *${c}*.`
         : mrkdwn`:white_check_mark: Done: *${c}*, until ${dateToken(outcome.request.undoAt)}; then edgeops undoes it (the card in this channel has Undo now).`;
+    case "already_set":
+      return mrkdwn`:information_source: ${requestStateSentence(outcome.request)}`;
     case "failed":
       return mrkdwn`:x: *${c}* failed: ${outcome.request.lastError?.message ?? "unknown error"}`;
     case "unknown":

@@ -39,7 +39,12 @@ export type ChangeNote =
   /** A later request for the value this temporary change set took it over: no undo (until: its own). */
   | { kind: "kept"; by: OtherRequest; until: number | null }
   /** A later request set the target to another value: refused at apply, or its undo cancelled. */
-  | { kind: "superseded"; by: OtherRequest };
+  | { kind: "superseded"; by: OtherRequest }
+  /**
+   * A temporary change whose apply found its value already set for good (by `by`, or outside edgeops
+   * when null): not applied, as its undo would put back the same value and call it undone.
+   */
+  | { kind: "already_set"; setting: string; value: string; by: OtherRequest | null };
 
 /** Why a request was decided as it was, where the card says so. */
 export type DecisionReason =

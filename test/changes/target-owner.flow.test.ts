@@ -146,8 +146,9 @@ async function stale(options: HarnessOptions) {
 }
 
 /**
- * Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: in
- * force, nothing written; its undo puts back Block (what the apply replaced), not Allow.
+ * Bob asks Block for 30m on Allow; someone sets Block in the dashboard before Carol approves: nothing
+ * to set and nothing to undo, so it is not applied (set outside edgeops); half an hour later it is
+ * still Block, never put back to Allow, and no card says "undone".
  */
 async function undoesToReplaced(options: HarnessOptions) {
   await withHarness(options, async (h) => {
@@ -160,10 +161,15 @@ async function undoesToReplaced(options: HarnessOptions) {
     await h.click(findButtons(second.args.blocks).find((b) => b.action_id === ACTIONS.approve)!, {
       userId: CAROL,
     });
-    await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("is in effect"));
+    const card = await cardUpdate(h, (t) => t.includes("AI scraper") && t.includes("Not applied"));
+    expect(blocksText(card.args.blocks)).toContain("is already Block, permanently (set outside edgeops)");
     h.advanceClock(31 * 60_000);
     await createChangeSweeper(h.app.env).sweep();
     expect(category(h, 2).categoryAction).toBe(1);
+    const updates = h.slack.calls
+      .filter((c) => c.method === "chat.update")
+      .map((c) => blocksText(c.args.blocks));
+    expect(updates.some((t) => t.includes("the previous setting is back"))).toBe(false);
   });
 }
 
@@ -358,7 +364,10 @@ const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
   ["block for 24h while block for 30m is in force: blocked for 24 hours, then unblocked", keptLonger],
   ["unblocked, then blocked again by someone else: the first block's undo leaves it", reblocked],
   ["an apply is refused when the value moved since the request", stale],
-  ["an undo puts back what its apply replaced, not the value seen when asked", undoesToReplaced],
+  [
+    "a temporary change whose value was set in the dashboard meanwhile is not applied: nothing to undo",
+    undoesToReplaced,
+  ],
   ["chained temporary changes unwind to the value before the first", chained],
   ["conflicting requests say so on both cards; the later approval is refused as superseded", conflicts],
   ["a conflicting request rejected: the card still waiting stops naming it", conflictClosed],

@@ -148,6 +148,7 @@ const isUndoSkipped = (r: ChangeRequest) => r.state === "undone" && r.lastError?
 function stateLine(r: ChangeRequest): string {
   if (isUndoSkipped(r)) return ":fast_forward: Undo skipped: left as it was";
   if (r.state === "cancelled" && r.reason?.kind === "withdrawn") return ":heavy_multiplication_x: Withdrawn";
+  if (r.state === "cancelled" && r.note?.kind === "already_set") return ":pushpin: Not applied: already set";
   return isCheckingOutcome(r) ? ":mag: Not known yet, checking" : STATE_LINE[r.state];
 }
 
@@ -207,6 +208,7 @@ export function requestStateSentence(r: ChangeRequest): Mrkdwn {
         : mrkdwn`${change} expired before anyone approved it. Ask again with ${askAgain(r)}.`;
     case "cancelled":
       if (r.reason?.kind === "withdrawn") return mrkdwn`${change} was withdrawn by its requester.`;
+      if (r.note?.kind === "already_set") return mrkdwn`${change} was not applied: ${alreadySetWords(r)}`;
       return r.lastError
         ? mrkdwn`${change} was closed: ${r.lastError.message}`
         : mrkdwn`${change} was cancelled.`;
@@ -304,6 +306,21 @@ const sameChannel = (o: OtherRequest, r: ChangeRequest) => o.channelId === r.cha
 const otherOrElsewhere = (o: OtherRequest, r: ChangeRequest) =>
   sameChannel(o, r) ? otherRequest(o) : mrkdwn`a request in another channel`;
 
+/**
+ * "shield zone 5 / DDoS sensitivity is already High, permanently, by @bob's request (…)": the request
+ * that set it named only where it was asked in this card's channel.
+ */
+function alreadySetWords(r: ChangeRequest): Mrkdwn {
+  if (r.note?.kind !== "already_set") return mrkdwn``;
+  const { setting, value, by } = r.note;
+  const who = by
+    ? sameChannel(by, r)
+      ? mrkdwn`, by ${otherRequest(by)}`
+      : mrkdwn`, by another request`
+    : mrkdwn` (set outside edgeops)`;
+  return mrkdwn`${setting} is already ${value}, permanently${who}. This temporary change would have nothing to set and nothing to undo.`;
+}
+
 /** What the card says about other requests for the same target. */
 function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   const note = r.note;
@@ -329,6 +346,8 @@ function noteLine(r: ChangeRequest): Mrkdwn | undefined {
       return note.until === null
         ? mrkdwn`:pushpin: Kept for good by ${otherOrElsewhere(note.by, r)}: this change will not be undone.`
         : mrkdwn`:pushpin: Kept by ${otherOrElsewhere(note.by, r)} until ${dateToken(note.until)}: this request's undo is cancelled; that request's undo puts back what was there before.`;
+    case "already_set":
+      return mrkdwn`:pushpin: Not applied: ${alreadySetWords(r)}`;
     case "superseded":
       return r.state === "applied" || r.state === "undone"
         ? mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherOrElsewhere(note.by, r)}: it set this since, so this request's undo does not touch it.`
@@ -421,7 +440,7 @@ export function approvalCard(
         ? "Rejected"
         : r.state === "expired"
           ? "Expired"
-          : r.state === "cancelled"
+          : r.state === "cancelled" && r.note?.kind !== "already_set"
             ? r.reason?.kind === "withdrawn"
               ? "Withdrawn"
               : "Cancelled"

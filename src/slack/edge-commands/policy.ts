@@ -289,6 +289,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
         ":hourglass_flowing_sand:",
       );
     case "duplicate":
+    case "already_set":
     case "failed":
     case "unknown":
       return sentenceReply(
