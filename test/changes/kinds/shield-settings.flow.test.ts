@@ -79,6 +79,19 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(3);
   });
 
+  it("a WAF mode applied on a zone whose WAF is off: the applied card says the mode has no effect until the WAF is on", async () => {
+    zone(h).wafEnabled = false;
+    zone(h).wafExecutionMode = 0;
+    try {
+      const applied = await askAndApprove(h, `waf-mode ${ZONE} block`, "WAF execution mode");
+      expect(zone(h).wafExecutionMode).toBe(1);
+      expect(applied.text).toContain(`The WAF of shield zone ${ZONE} is off`);
+      expect(applied.text).toContain("Block takes effect only once the WAF is turned on");
+    } finally {
+      zone(h).wafEnabled = true;
+    }
+  });
+
   it("a value someone changed after the request was made is not overwritten: refused with a sentence and Retry", async () => {
     zone(h).wafExecutionMode = 0;
     const before = patches(h).length;
