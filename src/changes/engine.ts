@@ -368,7 +368,7 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
   // `observed`: what the apply found (the audit's "before"), which is not always what the request saw.
   await audit(deps, request, actorId, "apply", "applied", {
     ...(target ? { observed: replaced as never } : {}),
-    ...(note ? { alsoChanged: note.message } : {}),
+    ...(note ? { [note.kind === "no_effect" ? "noEffect" : "alsoChanged"]: note.message } : {}),
   });
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
 }

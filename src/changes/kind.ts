@@ -103,6 +103,8 @@ export interface ApplyReport<V = unknown> {
   alsoChanged?: string[];
   /** The value apply read right after its write: the engine's read-back takes it instead of reading again. */
   after?: { value: V | null };
+  /** Set, but with no effect as the target is now (a WAF mode while the WAF is off): the card says so. */
+  caveat?: string;
 }
 
 /** Values compared as JSON, as they were stored. */

@@ -403,7 +403,12 @@ export async function readBack<P, V>(
       `The Edge API accepted the change, but reading it back right after shows ${kind.valueLabel?.(current) ?? "another value"}: it is not in effect.${also}`,
       moved,
     );
-  return moved.length > 0 ? { kind: OTHER_SETTINGS_MOVED, message: alsoChangedSentence(moved) } : null;
+  if (moved.length > 0)
+    return {
+      kind: OTHER_SETTINGS_MOVED,
+      message: [report?.caveat, alsoChangedSentence(moved)].filter(Boolean).join(" "),
+    };
+  return report?.caveat ? { kind: "no_effect", message: report.caveat } : null;
 }
 
 export const alsoChangedDetail = (err: unknown) =>

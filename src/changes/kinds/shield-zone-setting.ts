@@ -35,6 +35,8 @@ interface ShieldSetting<V extends number | boolean> {
   label(value: V | null): string;
   /** Settings that move with this one by design (learning mode's end time), beside `update`'s own. */
   movesWith?: readonly string[];
+  /** Why the value, set, has no effect on the zone as read back (undefined: it has). */
+  caveat?(zone: ShieldZone, value: V, shieldZoneId: number): string | undefined;
 }
 
 export interface ShieldSettingParams<V> {
@@ -115,9 +117,11 @@ function shieldSettingKind<V extends number | boolean>(
         return;
       }
       const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      const caveat = s.caveat?.(after, p.value, p.shieldZoneId);
       return {
         after: { value: s.read(after, deps.clock.now()) },
         ...(others.length > 0 ? { alsoChanged: others } : {}),
+        ...(caveat ? { caveat } : {}),
       };
     },
     undo: (p, observed) =>
@@ -163,15 +167,16 @@ export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: r
 
 /** A setting that is one of a few numbers, each with a label (DDoS sensitivity, WAF execution mode). */
 function choiceSettingKind<N extends number>(
-  c: Omit<ShieldSetting<N>, "value" | "read" | "update" | "label"> & {
+  c: Omit<ShieldSetting<N>, "value" | "read" | "update" | "label" | "caveat"> & {
     values: readonly N[];
     read(zone: ShieldZone): number | null | undefined;
     /** The PATCH field. */
     field: "dDoSShieldSensitivity" | "wafExecutionMode";
     label(value: N): string;
+    caveat?(zone: ShieldZone, value: N, shieldZoneId: number): string | undefined;
   },
 ) {
-  const { values, field, read, label, ...setting } = c;
+  const { values, field, read, label, caveat, ...setting } = c;
   const isValue = (v: number | null | undefined): v is N => (values as readonly unknown[]).includes(v);
   return shieldSettingKind<N>({
     ...setting,
@@ -182,6 +187,7 @@ function choiceSettingKind<N extends number>(
     },
     update: (value) => ({ [field]: value }),
     label: (value) => (value === null ? "unknown" : label(value)),
+    ...(caveat ? { caveat } : {}),
   });
 }
 
@@ -209,6 +215,11 @@ export const wafModeKind = choiceSettingKind({
   read: (zone) => zone.wafExecutionMode,
   field: "wafExecutionMode",
   label: wafExecutionModeLabel,
+  // The mode of a WAF that is off changes nothing until the WAF is on (a drift put-back asks no one first).
+  caveat: (zone, value, id) =>
+    zone.wafEnabled === false
+      ? `The WAF of shield zone ${id} is off, so it neither blocks nor logs anything: ${wafExecutionModeLabel(value)} takes effect only once the WAF is turned on in the bunny.net dashboard.`
+      : undefined,
 });
 
 /** `/edge learning <zone> on|off`: learning mode (the WAF only logs while it learns the site's traffic). */

@@ -495,7 +495,8 @@ export function approvalCard(
         actions(undo),
       );
     }
-    if (r.state === "undone" && !r.lastError)
+    // "no_effect": put back, though the zone ignores it for now (a WAF mode while the WAF is off).
+    if (r.state === "undone" && (!r.lastError || r.lastError.kind === "no_effect"))
       blocks.push(
         context(
           mrkdwn`:leftwards_arrow_with_hook: Undone${undoneByWords(r)} ${dateToken(r.updatedAt)}: the previous setting is back.`,
