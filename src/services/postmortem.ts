@@ -164,7 +164,7 @@ export function postmortemMarkdown(
   if (timeline.mitigations.length === 0) out.push("None that edgeops made.");
   for (const m of timeline.mitigations)
     out.push(
-      `- ${escapeMarkdown(m.change)} (asked by ${who(m.requestedBy, names)}${m.appliedAt !== null ? `, applied ${iso(m.appliedAt)}` : ""}): ${
+      `- ${escapeMarkdown(m.change)} (${m.asked ? `asked by ${who(m.asked.by, names)}` : "asked in another channel"}${m.appliedAt !== null ? `, applied ${iso(m.appliedAt)}` : ""}): ${
         m.until === null ? "permanent" : `temporary, undone at ${iso(m.until)}`
       }`,
     );

@@ -93,11 +93,7 @@ describe("the resolution reply and its export list every edgeops mitigation in f
       approvedBy: ["U0001"],
     });
     await h.store.changeRequests.transition(r.id, "approved", "applied", {});
-    await h.store.changeRequests.setTargetOwner(
-      "T0001",
-      `T0001/shield zone ${ZONE}/access country CN`,
-      r.id,
-    );
+    await h.store.changeRequests.setTargetOwner("T0001", `T0001/shield zone ${ZONE}/access country CN`, r.id);
 
     sim.calm();
     await minutes(15, () => replies(h, ts).some((m) => blocksText(m.args.blocks).includes("Timeline of")));
