@@ -63,7 +63,7 @@ describe("/edge timeline in the local console", () => {
       );
     expect(cut, exported).not.toBeNull();
     const full = readFileSync(cut?.[3] ?? "", "utf8");
-    expect(full.length).toBe(Number(cut?.[2].replace(/,/g, "")));
+    expect(full.length).toBe(Number((cut?.[2] ?? "").replace(/,/g, "")));
     expect(full).toContain("## Open questions");
     expect(exported).not.toContain("## Open questions");
   }, 60_000);
