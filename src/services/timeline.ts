@@ -165,9 +165,20 @@ function stepOf(e: AuditEntry): ChangeStep | undefined {
   return CHANGE_STEPS[step]?.(e.outcome);
 }
 
+/** The reasons edgeops itself writes as codes, in words (a person's reason, e.g. a reject's, is kept as typed). */
+const REASON_WORDS: Record<string, string> = {
+  changed_since: "the setting changed since it was asked, so edgeops left it as it is",
+  unreadable: "edgeops could not read the setting back to check it",
+  uninstalled: "edgeops was uninstalled, so it left the change in force",
+};
+
+function reasonWords(reason: string): string {
+  return REASON_WORDS[reason] ?? (/^[a-z]+(_[a-z]+)+$/.test(reason) ? reason.replace(/_/g, " ") : reason);
+}
+
 function auditNote(e: AuditEntry): string | undefined {
   const d = e.details ?? {};
-  if (typeof d.reason === "string" && d.reason) return d.reason;
+  if (typeof d.reason === "string" && d.reason) return reasonWords(d.reason);
   const err = d.error as { message?: unknown } | string | undefined;
   if (typeof err === "string") return err;
   if (err && typeof err.message === "string") return err.message;
@@ -345,8 +356,9 @@ export async function buildTimeline(
     for (const a of steps) {
       // The reason of a rejection is added later, as its own audit entry.
       if (a.action.endsWith(".reject") && a.outcome === "reason" && rejected) {
-        const note = auditNote(a);
-        if (note) rejected.note = note;
+        // As the person typed it.
+        const note = a.details?.reason;
+        if (typeof note === "string" && note) rejected.note = note;
         continue;
       }
       const step = stepOf(a);
