@@ -173,7 +173,7 @@ function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
         ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
         : until.has(requestId)
           ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
-          : "not seen in the window";
+          : "no longer in force; no undo recorded in the window";
     const inForce = !applied
       ? "—"
       : `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;
