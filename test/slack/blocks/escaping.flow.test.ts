@@ -746,9 +746,8 @@ function timelineStory(g: Gen): TimelineStory {
         {
           requestId: g.s(),
           change: g.s(),
-          channelId: g.id("C"),
+          asked: { by: g.id("U"), channelId: g.id("C") },
           appliedAt: g.ms(),
-          requestedBy: g.id("U"),
           until: g.pick([g.ms(), null]),
         },
       ],
