@@ -14,7 +14,7 @@ import {
 } from "../../src/alerts/interval.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
-import { SIM_IDS } from "../../tools/simulator/index.js";
+import { type ShieldZone, SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
 import { pgReachable } from "../support/helpers.js";
@@ -28,13 +28,14 @@ const reachable = await pgReachable();
 
 const rig = usePollerRig();
 
-async function setup(engine: "sqlite" | "postgres") {
+async function setup(engine: "sqlite" | "postgres", prepare?: (zone: ShieldZone, sim: Simulator) => void) {
   rig.now = T0;
   const { sim, h, poller } = await rig.start({ postgres: engine === "postgres", budgetOnClock: true });
   const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
   zone().wafExecutionMode = 1;
   zone().dDoSShieldSensitivity = 1;
   zone().wafEnabled = true;
+  prepare?.(zone(), sim);
   const created = await answerTo(h, `watch config ${ZONE}`, BOB);
   expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
   /** `minutes` minutes pass, the poller checking due watches after each. */
@@ -272,4 +273,32 @@ describe.each([
       for (const p of driftPosts(h)) expect(findButtons(p.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
     },
   );
+});
+
+describe("/edge watch config and learning mode's end time (SQLite)", () => {
+  /** Learning mode on until ten minutes after the snapshot; the zone answers its end as `form` reads it. */
+  const learningForTenMinutes = (form: string) => (z: ShieldZone, sim: Simulator) => {
+    z.learningMode = true;
+    z.learningModeUntil = new Date(T0 + 10 * MIN).toISOString();
+    sim.setAdversary({ pin: { "shield-settings.learning-expiry": form } });
+  };
+
+  it.each(["as-set", "off-until-kept", "off-until-cleared"])(
+    "a learning period ending at its end time is not drift (the zone answers it %s)",
+    async (form) => {
+      const { h, tick } = await setup("sqlite", learningForTenMinutes(form));
+      await tick(15);
+      expect(driftPosts(h).map(text)).toEqual([]);
+    },
+  );
+
+  it("learning mode turned off before its end time is drift", async () => {
+    const { sim, h, tick } = await setup("sqlite", learningForTenMinutes("off-until-cleared"));
+    await tick(3);
+    runSimCommand(sim, `dashboard ${ZONE} learning off`);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([
+      expect.stringContaining("Learning mode on → off, not through edgeops"),
+    ]);
+  });
 });
