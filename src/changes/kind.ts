@@ -33,10 +33,17 @@ export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
   /** How much harm a mistaken change does; a policy can name a level (`… for high`). */
   readonly risk: RiskLevel;
   /**
-   * A one-off action (restart, purge): nothing to read back, never "already in force", and a call that
-   * was sent but not answered can't be checked afterwards.
+   * A one-off action (restart, purge, ignoring a WAF rule): nothing to read back, never "already in
+   * force", and a call that was sent but not answered can't be checked afterwards. A function where it
+   * depends on the parameters.
    */
-  readonly oneOff?: boolean;
+  readonly oneOff?: boolean | ((p: P) => boolean);
+  /**
+   * The read right after a write may not show it yet though it was made (the documents do not promise
+   * that the read shows it): a read-back that does not show the change leaves it not known yet, and the
+   * reconciler reads again, instead of calling it not in effect.
+   */
+  readonly notShownMeansUnknown?: boolean;
   /** "Block AI scraper on shield zone 1234" */
   describe(p: P): string;
   /** The audit log's target. */
@@ -89,6 +96,11 @@ export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
     deps: Deps,
     scope: ChangeScope,
   ): Promise<boolean>;
+}
+
+/** Whether this change is a one-off action (ChangeKind.oneOff). */
+export function isOneOff<P>(kind: ChangeKind<P, unknown>, p: P): boolean {
+  return typeof kind.oneOff === "function" ? kind.oneOff(p) : kind.oneOff === true;
 }
 
 /** The target as read right before a change (ChangeKind.readTarget). */

@@ -3,6 +3,7 @@ import type { EdgeApiError } from "../edge/errors.js";
 import type { ChangeError, ChangeRequest, WorkScope } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { type ResolvedChange, resolveChange } from "./index.js";
+import { isOneOff } from "./kind.js";
 import {
   approversFor,
   audit,
@@ -69,7 +70,7 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
   const inForce = c.kind.inForce(c.params, current);
   // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
   const ended = { leaseEndedBy: deps.clock.now() };
-  const moved = c.kind.oneOff
+  const moved = isOneOff(c.kind, c.params)
     ? await move(
         deps,
         r.id,

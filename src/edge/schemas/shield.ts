@@ -153,6 +153,15 @@ export const getShieldZonesResponseSchema = z
   .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ShieldZone = z.output<typeof shieldZoneSchema>;
+
+/**
+ * A zone's WAF rule ids in `wafDisabledRules` or `wafLogOnlyRules` (where a triggered rule's review shows),
+ * read from its settings as the API sent them: null and [] both none, anything but strings left out.
+ */
+export function zoneWafRules(zone: ShieldZone, field: "wafDisabledRules" | "wafLogOnlyRules"): string[] {
+  const v = zone.settings?.[field];
+  return Array.isArray(v) ? v.filter((r): r is string => typeof r === "string") : [];
+}
 export interface ShieldZonePage {
   items: ShieldZone[];
   /** Zones without a shieldZoneId (optional in the document), left out. */
