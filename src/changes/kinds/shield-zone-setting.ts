@@ -143,9 +143,35 @@ function show(v: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-/** Sets (rule ids, header names) may come back in another order: compared sorted. */
-const comparable = (v: unknown) =>
-  Array.isArray(v) && v.every((x) => typeof x === "string") ? [...v].sort() : (v ?? null);
+/** Lists whose order means nothing: sets (rule ids, header names) and the WAF engine's variables. */
+const UNORDERED = new Set([
+  "wafDisabledRules",
+  "wafLogOnlyRules",
+  "wafRequestIgnoredHeaders",
+  "wafEngineConfig",
+]);
+/** ShieldZoneResponse's nullable booleans. */
+const NULLABLE_BOOLEANS = new Set([
+  "learningMode",
+  "wafEnabled",
+  "wafRealtimeThreatIntelligenceEnabled",
+  "whitelabelResponsePages",
+]);
+
+/**
+ * A setting in one form for each value, where the documents allow several: an empty list is null (a
+ * nullable list says "none" either way), a nullable boolean's false is null, and a list whose order means
+ * nothing (or of strings) is sorted. wafCustomRuleOrder keeps its order: that is the setting.
+ */
+function comparable(key: string, v: unknown): unknown {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return null;
+    const unordered = UNORDERED.has(key) || v.every((x) => typeof x === "string");
+    return unordered ? v.map((x) => JSON.stringify(x)).sort() : v;
+  }
+  if (v === false && NULLABLE_BOOLEANS.has(key)) return null;
+  return v ?? null;
+}
 
 /** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
 export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
@@ -153,7 +179,7 @@ export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: r
   const b = after.settings ?? {};
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .filter((k) => !own.includes(k))
-    .filter((k) => JSON.stringify(comparable(a[k])) !== JSON.stringify(comparable(b[k])))
+    .filter((k) => JSON.stringify(comparable(k, a[k])) !== JSON.stringify(comparable(k, b[k])))
     .sort()
     .map((k) => {
       const [title, word] = SETTING_WORDS[k] ?? [k, show];
