@@ -50,6 +50,11 @@ export interface ConfigState {
    * first sighting (the time the post says it was noticed).
    */
   suspects?: Record<string, { value: SettingValue; since: number; at: number }>;
+  /**
+   * When the learning period the last read saw ends (its learningModeUntil, Unix ms), if learning mode was
+   * on with an end: learning mode off once that time has come is its planned end, not drift.
+   */
+  learningUntil?: number | null;
 }
 
 /** What a Put it back button asks: a change kind's name and parameters (the change flow's own). */
@@ -156,8 +161,15 @@ function ruleFor(key: string): SettingRule {
   };
 }
 
-/** The settings a config watch compares, read through the key's queue (CONFIG_CALLS calls). */
-export async function readZoneConfig(client: EdgeClient, zoneId: number, now: number): Promise<ZoneConfig> {
+/**
+ * The settings a config watch compares, read through the key's queue (CONFIG_CALLS calls), and when the
+ * learning period in force ends (null: learning mode off, or on with no end).
+ */
+export async function readZoneConfig(
+  client: EdgeClient,
+  zoneId: number,
+  now: number,
+): Promise<{ config: ZoneConfig; learningUntil: number | null }> {
   const [zone, categories, lists] = await Promise.all([
     client.getShieldZone(zoneId),
     // A plan without bot categorisation answers an error: the zone simply has none to compare.
@@ -177,7 +189,25 @@ export async function readZoneConfig(client: EdgeClient, zoneId: number, now: nu
   for (const l of lists)
     if (EDGEOPS_LISTS.has(l.name ?? ""))
       config[`list:${l.name}`] = { enabled: l.isEnabled, action: l.action };
-  return config;
+  const until = config.learningMode === true ? Date.parse(zone.learningModeUntil ?? "") : Number.NaN;
+  return { config, learningUntil: Number.isFinite(until) ? until : null };
+}
+
+/** Learning mode on → off once the end the snapshot's read saw has come: it ended as planned. */
+function learningEnded(
+  key: string,
+  before: SettingValue,
+  after: SettingValue,
+  state: ConfigState,
+  now: number,
+) {
+  return (
+    key === "learningMode" &&
+    before === true &&
+    after === false &&
+    state.learningUntil != null &&
+    state.learningUntil <= now
+  );
 }
 
 /**
@@ -248,9 +278,13 @@ export async function evaluateConfigWatch(
   now: number,
 ): Promise<ConfigEvaluation> {
   const zoneId = Number(watch.target);
-  const current = await readZoneConfig(client, zoneId, now);
+  const { config: current, learningUntil } = await readZoneConfig(client, zoneId, now);
   if (!state)
-    return { state: { readAt: now, snapshot: current, reported: {} }, drifts: [], calls: CONFIG_CALLS };
+    return {
+      state: { readAt: now, snapshot: current, reported: {}, learningUntil },
+      drifts: [],
+      calls: CONFIG_CALLS,
+    };
   const snapshot: ZoneConfig = { ...state.snapshot };
   const reported: Record<string, SettingValue> = {};
   const suspects: NonNullable<ConfigState["suspects"]> = {};
@@ -261,7 +295,7 @@ export async function evaluateConfigWatch(
     const isList = key.startsWith("list:");
     const after = current[key] ?? (isList ? null : undefined);
     if (after === undefined) continue;
-    if (before === undefined || sameValue(before, after)) {
+    if (before === undefined || sameValue(before, after) || learningEnded(key, before, after, state, now)) {
       snapshot[key] = after;
       continue;
     }
@@ -288,7 +322,7 @@ export async function evaluateConfigWatch(
   }
   for (const [key, v] of Object.entries(snapshot))
     if (key.startsWith("list:") && v === null) delete snapshot[key];
-  return { state: { readAt: now, snapshot, reported, suspects }, drifts, calls: CONFIG_CALLS };
+  return { state: { readAt: now, snapshot, reported, suspects, learningUntil }, drifts, calls: CONFIG_CALLS };
 }
 
 /** A drift whose post did not reach Slack is posted again at the next evaluation (still as noticed then). */
