@@ -31,7 +31,8 @@ interface ShieldSetting<V extends number | boolean> {
   command: string;
   value: z.ZodType<V>;
   read(zone: ShieldZone, now: number): V | null;
-  update(value: V): ShieldZoneUpdate;
+  /** The PATCH's fields for `value`, sent at `now`. */
+  update(value: V, now: number): ShieldZoneUpdate;
   label(value: V | null): string;
   /** Settings that move with this one by design (learning mode's end time), beside `update`'s own. */
   movesWith?: readonly string[];
@@ -101,7 +102,7 @@ function shieldSettingKind<V extends number | boolean>(
           "usage",
           `The ${s.title} of shield zone ${p.shieldZoneId} changed from ${s.label(p.seen)} to ${s.label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${`/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`}`,
         );
-      const update = s.update(p.value);
+      const update = s.update(p.value, deps.clock.now());
       await client.updateShieldZone(p.shieldZoneId, update);
       // The API documents no "a field left out stays as it is": whatever else moved with the PATCH is said.
       let after: ShieldZone;
@@ -247,10 +248,18 @@ export const learningModeKind = shieldSettingKind({
   value: z.boolean(),
   // On "until" a time already past is off: it ended.
   read: (zone, now) => (learningModeEnded(zone, now) ? false : (zone.learningMode ?? null)),
-  update: (value) => ({ learningMode: value }),
+  // On with its end time: "on" alone leaves a zone whose last period ended reading off (that period's
+  // end still past), or on with no end at all.
+  update: (value, now) =>
+    value
+      ? { learningMode: true, learningModeUntil: new Date(now + LEARNING_PERIOD_MS).toISOString() }
+      : { learningMode: false },
   movesWith: ["learningModeUntil"],
   label: (value) => (value === null ? "unknown" : value ? "on" : "off"),
 });
+
+/** How long learning mode turned on through edgeops lasts (the documents name no default period). */
+export const LEARNING_PERIOD_MS = 24 * 60 * 60_000;
 
 /** The word a user types for learning mode. */
 export const LEARNING_WORDS: Readonly<Record<string, boolean>> = { on: true, off: false };

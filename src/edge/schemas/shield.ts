@@ -725,13 +725,16 @@ export const WAF_EXECUTION_MODES = [0, 1] as const;
 export type WafExecutionMode = (typeof WAF_EXECUTION_MODES)[number];
 
 /**
- * The fields of a PATCH /shield/shield-zone that edgeops changes. The document's ShieldZoneRequest
- * leaves a field as it is when it is absent, so a change names only its own field.
+ * The fields of a PATCH /shield/shield-zone that edgeops changes. A change names only its own fields; the
+ * document's ShieldZoneRequest does not say what becomes of the fields left out, so what else moved is
+ * read back after the PATCH (otherSettingsMoved).
  */
 export interface ShieldZoneUpdate {
   dDoSShieldSensitivity?: DdosSensitivity;
   wafExecutionMode?: WafExecutionMode;
   learningMode?: boolean;
+  /** When learning mode ends (ISO 8601 date-time), sent with learningMode on. */
+  learningModeUntil?: string;
 }
 
 /** ReviewActionType: 0 Ignore, 1 LogOnly, 2 DisableRule. */

@@ -122,7 +122,7 @@ describe("WAF off and learning mode ended are said as they are", () => {
     expect(other.buttons.map((b) => b.text)).toContain("Confirm");
   });
 
-  it("learning mode on until a past date is shown as ended, and learning on says so", async () => {
+  it("learning mode on until a past date is shown as ended, and learning on says so and when the new period ends", async () => {
     const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
     expect(zone.learningMode).toBe(true);
     expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
@@ -133,11 +133,11 @@ describe("WAF off and learning mode ended are said as they are", () => {
     expect(facts).toContain("learning ended");
     expect(facts).not.toMatch(/learning until/);
 
-    // Not "already in force": it ended, and a new period is set where edgeops cannot set one.
+    // Not "already in force": it ended, and learning on starts a new period with its own end.
     const on = await say(`learning ${LEARNING_ENDED} on`);
-    expect(on.text).toContain(`Learning mode of shield zone ${LEARNING_ENDED} ended`);
-    expect(on.text).toContain("bunny.net dashboard");
-    expect(on.buttons.map((b) => b.text)).not.toContain("Confirm");
+    expect(on.text).toContain(`The last learning period of shield zone ${LEARNING_ENDED} ended`);
+    expect(on.text).toContain("Learning mode runs for 24 hours from when this is applied");
+    expect(on.buttons.map((b) => b.text)).toContain("Confirm");
 
     const { text } = await incidentCard(h, LEARNING_ENDED, { userId: "U0001" });
     expect(text).toContain("learning mode off (ended");
