@@ -182,27 +182,33 @@ const sensitivityConfigSchema = z
   .nullish()
   .transform((c) => ({ sensitivity: c?.sensitivity ?? null }));
 
+// Each of the three objects is a bare $ref, which the document cannot mark nullable: null reads as absent.
+const browserFingerprintSchema = z
+  .looseObject({
+    sensitivity: optIntEnum(),
+    aggression: optIntEnum(),
+    complexEnabled: nullish(z.boolean()),
+  })
+  .nullish()
+  .transform((c) => ({
+    sensitivity: c?.sensitivity ?? null,
+    aggression: c?.aggression ?? null,
+    complexEnabled: c?.complexEnabled ?? null,
+  }));
+
 export const botDetectionStateSchema = z
   .looseObject({
     shieldZoneId: nullish(z.number().int()),
     requestIntegrity: sensitivityConfigSchema,
     ipAddress: sensitivityConfigSchema,
-    browserFingerprint: z.looseObject({
-      sensitivity: optIntEnum(),
-      aggression: optIntEnum(),
-      complexEnabled: nullish(z.boolean()),
-    }),
+    browserFingerprint: browserFingerprintSchema,
     executionMode: optIntEnum(),
   })
   .transform((s) => ({
     shieldZoneId: s.shieldZoneId,
     requestIntegrity: s.requestIntegrity,
     ipAddress: s.ipAddress,
-    browserFingerprint: {
-      sensitivity: s.browserFingerprint.sensitivity,
-      aggression: s.browserFingerprint.aggression,
-      complexEnabled: s.browserFingerprint.complexEnabled,
-    },
+    browserFingerprint: s.browserFingerprint,
     executionMode: s.executionMode,
   }));
 
