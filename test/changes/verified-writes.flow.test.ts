@@ -138,6 +138,7 @@ describe("verified writes (SQLite)", () => {
       ),
     );
     expect(text).toContain("did not go through");
+    expect(text).toContain("refused the request without saying why");
     expect(text).not.toContain("is in effect");
     expect(z.wafDisabledRules).not.toContain(SIM_IDS.waf.ruleId);
   });
