@@ -252,6 +252,30 @@ describe("verified writes (SQLite)", () => {
     expect(settled?.state).toBe("applied");
   });
 
+  it("a WAF rule review the zone still does not show a minute later is not called in effect, nor said never to have reached the API", async () => {
+    const z = shieldZone(h, SIM_IDS.waf.zoneId);
+    z.wafDisabledRules = [];
+    await askAndApprove(
+      h,
+      `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId} disable`,
+      `WAF rule ${SIM_IDS.waf.ruleId}`,
+      (t) => t.includes("Not known yet"),
+      () =>
+        h.sim.addFault({
+          method: "POST",
+          path: /\/waf\/rules\/review-triggered\/\d+$/,
+          status: 200,
+          body: { success: true, errorResponse: null },
+          times: 1,
+        }),
+    );
+    h.advanceClock(61_000);
+    const [settled] = await reconcileStale(h.deps);
+    expect(settled?.state).toBe("failed");
+    expect(settled?.lastError?.message).toContain("still did not show when edgeops checked again");
+    expect(settled?.lastError?.message).not.toContain("may never have reached the Edge API");
+  });
+
   // ---- what else moved with PATCH /shield/shield-zone ------------------------------------------
 
   /** The zone at DDoS Low, WAF Block, learning mode off: what the PATCH tests start from. */
