@@ -75,27 +75,28 @@ describe("verified writes (SQLite)", () => {
     expect(lists.some((l) => l.content.includes("203.0.113.77"))).toBe(false);
   });
 
-  it("a WAF rule review answered {success:false, errorResponse} is refused with the API's message", async () => {
-    h.sim.addFault({
-      method: "POST",
-      path: /\/waf\/rules\/review-triggered\/\d+$/,
-      refuse: { message: "Rule reviews are paused for this zone." },
-      times: 1,
-    });
-    const waf = await command(h, `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
-    const ignore = waf.buttons.find(
-      (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Ignore",
-    );
-    expect(ignore, waf.text).toBeDefined();
-    await h.click(ignore!, { userId: BOB });
-    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
-      blocksText(c.args.blocks).includes(SIM_IDS.waf.ruleId),
-    );
-    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
-    await h.click(approve, { userId: CAROL });
-    const card = await cardUpdate(h, failedCard);
-    expect(blocksText(card.args.blocks)).toContain("Rule reviews are paused for this zone.");
-  });
+  it("a WAF rule review answered {success:false, errorResponse} is refused with the API's message", () =>
+    withReadings(h.sim, { "shield.refusal-form": "error-given" }, async () => {
+      h.sim.addFault({
+        method: "POST",
+        path: /\/waf\/rules\/review-triggered\/\d+$/,
+        refuse: { message: "Rule reviews are paused for this zone." },
+        times: 1,
+      });
+      const waf = await command(h, `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
+      const ignore = waf.buttons.find(
+        (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Ignore",
+      );
+      expect(ignore, waf.text).toBeDefined();
+      await h.click(ignore!, { userId: BOB });
+      const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+        blocksText(c.args.blocks).includes(SIM_IDS.waf.ruleId),
+      );
+      const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+      await h.click(approve, { userId: CAROL });
+      const card = await cardUpdate(h, failedCard);
+      expect(blocksText(card.args.blocks)).toContain("Rule reviews are paused for this zone.");
+    }));
 
   it("reads: bot categories answered {categories: null, error.success false} claiming 200 are a refusal, not an empty list", async () => {
     h.sim.addFault({
@@ -301,32 +302,33 @@ describe("verified writes (SQLite)", () => {
     };
   };
 
-  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
-    const z = zoneAtLowBlockLearningOff();
-    const patch = heldPatch();
-    const settled = askAndApprove(
-      h,
-      `ddos ${ZONE} high`,
-      "DDoS sensitivity",
-      (t) => t.includes("is in effect"),
-      () => h.sim.addFault({ ...patch.fault, times: 1 }),
-    );
-    // While the PATCH is in flight (held at the Edge API), two other settings move (the API's reset or
-    // someone in the dashboard); then the Edge API answers it.
-    await patch.arrived();
-    z.wafExecutionMode = 0;
-    z.learningMode = true;
-    patch.answer();
-    const { text, buttons } = await settled;
-    expect(text).toContain("WAF execution mode: Block → Log");
-    expect(text).toContain("Learning mode: off → on");
-    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
-    expect(z.dDoSShieldSensitivity).toBe(3);
-    const audit = await h.store.audit.list("T0001", 20);
-    const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
-    expect(applied?.outcome).toBe("applied");
-    expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
-  });
+  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", () =>
+    withReadings(h.sim, { "shield-settings.patch-absent": "keep" }, async () => {
+      const z = zoneAtLowBlockLearningOff();
+      const patch = heldPatch();
+      const settled = askAndApprove(
+        h,
+        `ddos ${ZONE} high`,
+        "DDoS sensitivity",
+        (t) => t.includes("is in effect"),
+        () => h.sim.addFault({ ...patch.fault, times: 1 }),
+      );
+      // While the PATCH is in flight (held at the Edge API), two other settings move (the API's reset or
+      // someone in the dashboard); then the Edge API answers it.
+      await patch.arrived();
+      z.wafExecutionMode = 0;
+      z.learningMode = true;
+      patch.answer();
+      const { text, buttons } = await settled;
+      expect(text).toContain("WAF execution mode: Block → Log");
+      expect(text).toContain("Learning mode: off → on");
+      expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+      expect(z.dDoSShieldSensitivity).toBe(3);
+      const audit = await h.store.audit.list("T0001", 20);
+      const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
+      expect(applied?.outcome).toBe("applied");
+      expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
+    }));
 
   it("a PATCH that did not take while another setting moved: failed, naming what moved, with no Retry", async () => {
     const z = zoneAtLowBlockLearningOff();
@@ -358,7 +360,11 @@ describe("verified writes (SQLite)", () => {
     const before = patchesOf(h).length;
     const { text } = await withReadings(
       h.sim,
-      { "shield-settings.empty-form": 1, "shield-settings.waf-engine-order": "reverse" },
+      {
+        "shield-settings.patch-absent": "keep",
+        "shield-settings.empty-form": 1,
+        "shield-settings.waf-engine-order": "reverse",
+      },
       () => askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity"),
     );
     expect(patchesOf(h).length - before).toBe(1);

@@ -155,6 +155,8 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   );
 
   it("/edge waf has Ignore / Log only / Disable rule; Disable rule, approved, disables the rule once", async () => {
+    // A WAF that is on triggers rules, whatever earlier PATCHes left (some readings reset what they were not sent).
+    zone(h).wafEnabled = true;
     zone(h).wafDisabledRules = [];
     const answer = await command(h, `waf ${ZONE} ${RULE}`);
     reviewButton(answer.buttons, "Ignore");
@@ -179,6 +181,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   });
 
   it("each triggered rule on the incident card has the review buttons; Log only goes through approval", async () => {
+    zone(h).wafEnabled = true;
     zone(h).wafLogOnlyRules = [];
     const res = await h.command(`incident ${ZONE}`, { userId: BOB, channelId: "C0001" });
     const card = await h.slack.waitForResponse(
