@@ -19,7 +19,8 @@ import {
 } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import { ACCESS_ENTRY_TYPES } from "../services/access-entries.js";
-import { ACCESS_ACTIONS, edgeopsListName } from "../services/access-lists.js";
+import { ACCESS_ACTIONS, edgeopsListName, edgeopsListOf } from "../services/access-lists.js";
+import { type ActorInput, requireCreatorOrAdmin } from "../services/ownership.js";
 import type { Watch } from "../store/index.js";
 
 /**
@@ -43,6 +44,8 @@ export interface ConfigState {
   snapshot: ZoneConfig;
   /** Drift already posted: the value it was posted for (not posted again while the setting stays there). */
   reported: Record<string, SettingValue>;
+  /** When each reported drift was noticed (its post's time): a Keep on an older post of the same value is stale. */
+  reportedAt?: Record<string, number>;
   /**
    * Differences seen once and not explained yet: posted when the next evaluation still sees them unexplained.
    * edgeops records a change's owner just after its write, so an evaluation reading in between would
@@ -183,12 +186,16 @@ export async function readZoneConfig(
     ddosMode: zone.ddosExecutionMode ?? null,
     // On "until" a time already past is off, as the learning mode kind reads it.
     learningMode: learningModeEnded(zone, now) ? false : (zone.learningMode ?? null),
-    customLists: lists.filter((l) => !EDGEOPS_LISTS.has(l.name ?? "")).length,
+    customLists: lists.filter((l) => !edgeopsListOf(l)).length,
   };
   for (const c of categories) if (c.category !== 255) config[`bot:${c.category}`] = c.action;
-  for (const l of lists)
-    if (EDGEOPS_LISTS.has(l.name ?? ""))
-      config[`list:${l.name}`] = { enabled: l.isEnabled, action: l.action };
+  // Keyed by the name edgeops gives it, however the API spells it back. Of two lists with that name (two
+  // replicas made it at once) the lowest id is compared, the one edgeops writes to, whatever the API's order.
+  for (const l of [...lists].sort((a, b) => b.listId - a.listId)) {
+    const own = edgeopsListOf(l);
+    if (own)
+      config[`list:${edgeopsListName(own.type, own.action)}`] = { enabled: l.isEnabled, action: l.action };
+  }
   const until = config.learningMode === true ? Date.parse(zone.learningModeUntil ?? "") : Number.NaN;
   return { config, learningUntil: Number.isFinite(until) ? until : null };
 }
@@ -287,6 +294,7 @@ export async function evaluateConfigWatch(
     };
   const snapshot: ZoneConfig = { ...state.snapshot };
   const reported: Record<string, SettingValue> = {};
+  const reportedAt: Record<string, number> = {};
   const suspects: NonNullable<ConfigState["suspects"]> = {};
   const drifts: Drift[] = [];
   const keys = [...new Set([...Object.keys(state.snapshot), ...Object.keys(current)])].sort();
@@ -311,6 +319,8 @@ export async function evaluateConfigWatch(
     }
     if (Object.hasOwn(state.reported, key) && sameValue(state.reported[key], after)) {
       reported[key] = after;
+      const at = state.reportedAt?.[key];
+      if (at !== undefined) reportedAt[key] = at;
       continue;
     }
     if (!suspect) {
@@ -318,19 +328,26 @@ export async function evaluateConfigWatch(
       continue;
     }
     reported[key] = after;
+    reportedAt[key] = suspect.at;
     drifts.push(driftOf(key, zoneId, before, after, suspect.at));
   }
   for (const [key, v] of Object.entries(snapshot))
     if (key.startsWith("list:") && v === null) delete snapshot[key];
-  return { state: { readAt: now, snapshot, reported, suspects, learningUntil }, drifts, calls: CONFIG_CALLS };
+  return {
+    state: { readAt: now, snapshot, reported, reportedAt, suspects, learningUntil },
+    drifts,
+    calls: CONFIG_CALLS,
+  };
 }
 
 /** A drift whose post did not reach Slack is posted again at the next evaluation (still as noticed then). */
 export function forgetReported(state: ConfigState, drift: Drift): ConfigState {
   const reported = { ...state.reported };
   delete reported[drift.key];
+  const reportedAt = { ...state.reportedAt };
+  delete reportedAt[drift.key];
   const suspect = { value: drift.to, since: state.readAt, at: drift.noticedAt };
-  return { ...state, reported, suspects: { ...state.suspects, [drift.key]: suspect } };
+  return { ...state, reported, reportedAt, suspects: { ...state.suspects, [drift.key]: suspect } };
 }
 
 /**
@@ -355,34 +372,75 @@ export function withKeptMeanwhile(
   return { ...result, snapshot, reported };
 }
 
-export type KeepOutcome = { kind: "kept"; watch: Watch } | { kind: "gone" };
+export type KeepOutcome =
+  | { kind: "kept"; watch: Watch }
+  | { kind: "gone" }
+  /** The post no longer says what is true (a later change, a put-back, kept already): nothing was kept. */
+  | { kind: "stale"; sentence: string };
 
 /**
- * Keep: the drifted value becomes the snapshot (the watch compares with it from now on). "gone": the
- * watch was removed. Audit-logged.
+ * Keep: the drifted value becomes the snapshot (the watch compares with it from now on), by the watch's creator
+ * or an admin (as muting it), and only while the post is the latest of its setting and the zone still has the
+ * value (read now). "gone": the watch was removed. Audit-logged.
  */
 export async function keepDrift(
   deps: Deps,
-  input: { teamId: string; userId: string; watchId: string; key: string; value: SettingValue },
+  client: EdgeClient,
+  input: {
+    actor: ActorInput;
+    watchId: string;
+    key: string;
+    value: SettingValue;
+    /** The post's noticed time. */
+    noticedAt: number;
+  },
 ): Promise<KeepOutcome> {
+  const { actor } = input;
   const w = await deps.store.watches.get(input.watchId);
-  if (!w || w.teamId !== input.teamId || w.kind !== "config") return { kind: "gone" };
+  if (!w || w.teamId !== actor.teamId || w.kind !== "config") return { kind: "gone" };
+  await requireCreatorOrAdmin(deps, actor, w, "watch", "keep the changes noticed by");
   const state = w.state as ConfigState | null;
   if (!state) throw new UserError("unavailable", "This watch has no snapshot yet; try again in a minute.");
+  const rule = ruleFor(input.key);
+  const reportedAt = state.reportedAt?.[input.key];
+  const later =
+    Object.hasOwn(state.reported, input.key) &&
+    (!sameValue(state.reported[input.key], input.value) ||
+      (reportedAt !== undefined && reportedAt !== input.noticedAt));
+  if (later)
+    return {
+      kind: "stale",
+      sentence: `${rule.title} changed again after this post: Keep the newer post's change, or leave it. Nothing was kept.`,
+    };
+  const now = deps.clock.now();
+  const { config: zone } = await readZoneConfig(client, Number(w.target), now);
+  const current = zone[input.key] ?? (input.key.startsWith("list:") ? null : undefined);
+  if (current === undefined || !sameValue(current, input.value))
+    return {
+      kind: "stale",
+      sentence: `The zone no longer has ${rule.title} ${rule.label(input.value)}: it is ${current === undefined ? "unknown" : rule.label(current)} now. Nothing was kept.`,
+    };
+  if (!Object.hasOwn(state.reported, input.key) && sameValue(state.snapshot[input.key], input.value))
+    return {
+      kind: "stale",
+      sentence: `${rule.title} ${rule.label(input.value)} is already what this watch compares with. Nothing changed.`,
+    };
   const snapshot = { ...state.snapshot };
   if (input.value === null && input.key.startsWith("list:")) delete snapshot[input.key];
   else snapshot[input.key] = input.value;
   const reported = { ...state.reported };
   delete reported[input.key];
-  const next: ConfigState = { ...state, reported, snapshot };
+  const reportedAtNext = { ...state.reportedAt };
+  delete reportedAtNext[input.key];
+  const next: ConfigState = { ...state, reported, reportedAt: reportedAtNext, snapshot };
   await deps.store.watches.recordPoll(w.id, {
-    at: w.lastPolledAt ?? deps.clock.now(),
+    at: w.lastPolledAt ?? now,
     state: next,
     error: w.lastError,
   });
   await deps.store.audit.append({
-    teamId: input.teamId,
-    userId: input.userId,
+    teamId: actor.teamId,
+    userId: actor.userId,
     action: "watch.drift_keep",
     target: `watch:${w.id}`,
     outcome: "ok",

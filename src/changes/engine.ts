@@ -104,6 +104,10 @@ export async function requestChange<P, V>(
     );
 
   const policy = await policyFor(deps, input.teamId, input.channelId, input.strictPolicy === true);
+  const approvalsNeeded =
+    input.approversReachable === undefined
+      ? policy.approvalsNeeded
+      : Math.max(1, Math.min(policy.approvalsNeeded, input.approversReachable));
   const required = kind.needsApproval
     ? await kind.needsApproval(input.params, current, policy, deps, scope)
     : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
@@ -141,7 +145,7 @@ export async function requestChange<P, V>(
     params: input.params,
     observed: current,
     expiresAt: deps.clock.now() + policy.expiryMinutes * 60_000,
-    approvalsNeeded: policy.approvalsNeeded,
+    approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
     ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map(otherOf) } } : {}),
@@ -151,6 +155,9 @@ export async function requestChange<P, V>(
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
     approvals: required ? "required" : "not required",
+    ...(required && approvalsNeeded < policy.approvalsNeeded
+      ? { approvalsNeeded, policyNeeds: policy.approvalsNeeded, approversReachable: input.approversReachable }
+      : {}),
     observed: current,
     ...(input.temporaryMs !== undefined ? { temporaryMs: input.temporaryMs } : {}),
   });

@@ -51,6 +51,12 @@ export interface ChangeInput<P> {
   joinPending?: boolean;
   /** A channel chosen by someone else (a workflow step's author): the stricter of workspace and channel policy. */
   strictPolicy?: boolean;
+  /**
+   * How many people besides the requester could approve this request, where the caller could count them
+   * all (the policy command, through Slack): it then needs no more approvals than that (at least one), so
+   * a policy nobody can meet can still be loosened.
+   */
+  approversReachable?: number;
 }
 
 export type ChangeOutcome =

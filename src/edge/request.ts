@@ -221,6 +221,22 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
 }
 
 /**
+ * Whether a 2xx body lacks the operation's answer: no body, the row's own test, or every field but the
+ * error envelope's null or absent.
+ */
+function answerMissing(value: unknown, spec: RequestSpec<z.ZodType>): boolean {
+  if (value === undefined) return true;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const body = value as Record<string, unknown>;
+  return (
+    spec.answerAbsent?.(body) === true ||
+    Object.entries(body).every(
+      ([k, v]) => k === "error" || k === "errorResponse" || k === "success" || v === null || v === undefined,
+    )
+  );
+}
+
+/**
  * The one rule for a refusal inside a 2xx, for reads and writes alike: a Shield `invalid_plan_type.*`
  * key (the 202 a plan without the feature gets), or `success: false` (in an error envelope `error` /
  * `errorResponse`, or the answer's own, as a WAF rule review's) while the answer itself is absent (every
@@ -241,14 +257,9 @@ function refusalInBody(
   const failed = (e: unknown) =>
     e !== null && typeof e === "object" && (e as { success?: unknown }).success === false;
   const envelopeFailed = failed(body.error) || failed(body.errorResponse);
-  const answerAbsent =
-    spec.answerAbsent?.(body) === true ||
-    Object.entries(body).every(
-      ([k, v]) => k === "error" || k === "errorResponse" || k === "success" || v === null || v === undefined,
-    );
   const errorStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400;
   const refused =
-    ((envelopeFailed || body.success === false) && answerAbsent) ||
+    ((envelopeFailed || body.success === false) && answerMissing(body, spec)) ||
     (failed(body.error) && (body.data === undefined || body.data === null) && errorStatus) ||
     (spec.statusIsTheAnswer === true &&
       envelopeFailed &&
@@ -337,6 +348,15 @@ export function interpret<S extends z.ZodType>(
 
   const refusal = refusalInBody(parsed.value, spec, apiKey, res.status);
   if (refusal) throw refusal;
+  // A read the API accepted (202) without its answer: taken, but nothing to give yet.
+  if (res.status === 202 && spec.method === "GET" && answerMissing(parsed.value, spec))
+    throw new EdgeApiError({
+      kind: "not_ready",
+      status: res.status,
+      operation,
+      subject,
+      message: `${operation}: the Edge API answered 202 Accepted without the answer`,
+    });
 
   if (parsed.value === undefined && spec.allowEmptyBody) return undefined as z.output<S>;
   const result = spec.schema.safeParse(parsed.value);

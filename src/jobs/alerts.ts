@@ -153,6 +153,26 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
     }
     deliveries.push(outcome);
     if (outcome !== "posted") state = forgetReported(state, drift);
+    // The incident's story (timeline, postmortem) tells changes made outside edgeops too; once, as posted.
+    else
+      await d.deps.store.audit
+        .append({
+          teamId: d.watch.teamId,
+          userId: "system",
+          action: "watch.drift",
+          target: `watch:${d.watch.id}`,
+          outcome: "noticed",
+          details: {
+            channelId: d.watch.channelId,
+            shieldZoneId: Number(d.watch.target),
+            setting: drift.key,
+            title: drift.title,
+            from: drift.fromLabel,
+            to: drift.toLabel,
+            noticedAt: drift.noticedAt,
+          },
+        })
+        .catch((err: unknown) => d.logger.warn({ err }, "could not record a drift in the audit log"));
   }
   return { state, calls: result.calls, notices: [], deliveries };
 }

@@ -49,16 +49,36 @@ export function edgeopsListName(type: AccessEntryType, action: AccessAction): st
 /** Read-modify-write attempts before giving up when the list keeps changing under us. */
 const WRITE_ATTEMPTS = 3;
 
-/** edgeops' lists for this type and action (normally one; two if two replicas created it at once), oldest first. */
+/**
+ * Whether a list is edgeops' list for this type and action: its type, and its name whatever the case and the
+ * whitespace around it (the documents do not say a name comes back as it was sent).
+ */
+const isOwnList = (
+  l: Pick<AccessListDetails, "name" | "type">,
+  type: AccessEntryType,
+  action: AccessAction,
+) =>
+  l.type === TYPE_CODES[type] && l.name?.trim().toLowerCase() === edgeopsListName(type, action).toLowerCase();
+
+/** Which of edgeops' lists this is (its entry type and action), or undefined for a list of someone else's. */
+export function edgeopsListOf(
+  l: Pick<AccessListDetails, "name" | "type">,
+): { type: AccessEntryType; action: AccessAction } | undefined {
+  for (const type of ACCESS_ENTRY_TYPES)
+    for (const action of ACCESS_ACTIONS) if (isOwnList(l, type, action)) return { type, action };
+  return undefined;
+}
+
+/**
+ * edgeops' lists for this type and action (normally one; two if two replicas created it at once), oldest
+ * (lowest id) first: the first is the one edgeops writes to, whatever order the API lists them in.
+ */
 function ownLists(
   lists: readonly AccessListDetails[],
   type: AccessEntryType,
   action: AccessAction,
 ): AccessListDetails[] {
-  const name = edgeopsListName(type, action);
-  return lists
-    .filter((l) => l.name === name && l.type === TYPE_CODES[type])
-    .sort((a, b) => a.listId - b.listId);
+  return lists.filter((l) => isOwnList(l, type, action)).sort((a, b) => a.listId - b.listId);
 }
 
 const linesOf = (content: string) =>
@@ -94,7 +114,11 @@ export async function readEntryState(
   return "none";
 }
 
-/** Every entry in edgeops' lists on the zone, keyed `type:value`, with the action its list takes. */
+/**
+ * Every entry in edgeops' lists in force on the zone, keyed `type:value`, with the action its list takes: the
+ * same reading as readEntryState, so what the card calls blocked is what Unblock finds (an entry in a list a
+ * person turned off or gave another action is in force as neither).
+ */
 export async function edgeopsEntries(
   client: EdgeClient,
   shieldZoneId: number,
@@ -104,7 +128,7 @@ export async function edgeopsEntries(
   // Challenge first, so an entry in both reads as blocked (block wins, as in readEntryState).
   for (const action of [...ACCESS_ACTIONS].reverse())
     for (const type of ACCESS_ENTRY_TYPES)
-      for (const l of ownLists(lists, type, action)) {
+      for (const l of ownLists(lists, type, action).filter((x) => inForce(x, action))) {
         const list = await client.getCustomAccessList(shieldZoneId, l.listId);
         for (const line of linesOf(list.content)) {
           const entry = accessEntryOf(line, type);

@@ -65,7 +65,11 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
     case "alert_acknowledged":
       return `${who(e.by, names)} acknowledged the alert`;
     case "alert_resolved":
-      return `Alert resolved after ${durationWords(e.durationMs)}`;
+      return e.watchRemoved
+        ? `Alert closed after ${durationWords(e.durationMs)}: its watch was removed (not resolved)`
+        : `Alert resolved after ${durationWords(e.durationMs)}`;
+    case "dashboard_change":
+      return `${escapeMarkdown(e.title)} changed outside edgeops: ${escapeMarkdown(e.from)} → ${escapeMarkdown(e.to)} (noticed by the config watch${where})`;
     case "watch_muted":
       return e.until === null
         ? `${who(e.by, names)} unmuted the watch${where}`

@@ -64,9 +64,17 @@ export type TimelineEntry = {
   by: string | null;
 } & (
   | { kind: "alert_opened"; episodeId: string; signals: SignalReading[]; topOffender: string | null }
-  | { kind: "alert_resolved"; episodeId: string; durationMs: number }
+  | {
+      kind: "alert_resolved";
+      episodeId: string;
+      durationMs: number;
+      /** Closed because its watch was removed, not because the zone calmed down. */
+      watchRemoved: boolean;
+    }
   | { kind: "alert_acknowledged"; episodeId: string }
   | { kind: "watch_muted"; until: number | null }
+  /** A setting changed outside edgeops (the bunny.net dashboard, another tool), as a config watch noticed it. */
+  | { kind: "dashboard_change"; title: string; from: string; to: string }
   | {
       kind: "change";
       step: ChangeStep;
@@ -229,14 +237,16 @@ export async function buildTimeline(
   const { store } = deps;
   const { teamId, zoneId, audience } = input;
   const range = incidentRange(input.window, input.now ?? deps.clock.now());
+  // Zone watches' alerts and mutes, config watches' changes made outside edgeops.
   const watches = (await store.watches.list(teamId)).filter(
-    (w) => w.kind === "zone" && w.target === String(zoneId),
+    (w) => (w.kind === "zone" || w.kind === "config") && w.target === String(zoneId),
   );
-  const watchIds = watches.map((w) => w.id);
   const [requests, episodes] = await Promise.all([
     store.timeline.changesOfZone(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
-    store.timeline.episodesOf(watchIds, range.from, range.to),
+    store.timeline.zoneEpisodes(teamId, zoneId, range.from, range.to),
   ]);
+  // Removed watches' alerts stay in the story, and so do their acknowledgements and mutes.
+  const watchIds = [...new Set([...watches.map((w) => w.id), ...episodes.map((e) => e.watchId)])];
   const cut = requests.length > MAX_CHANGES;
   const kept = cut ? requests.slice(requests.length - MAX_CHANGES) : requests;
   const inForce = kept.filter((r) => r.state === "applied" || r.state === "undoing");
@@ -270,6 +280,7 @@ export async function buildTimeline(
         at: e.resolvedAt,
         by: null,
         durationMs: e.resolvedAt - e.openedAt,
+        watchRemoved: (e.details as { closedBy?: unknown } | null)?.closedBy === "watch_removed",
       });
   }
 
@@ -289,6 +300,17 @@ export async function buildTimeline(
         by: a.userId,
         channelId: String(a.details?.channelId ?? ""),
         until: a.action === "watch.unmute" || typeof until !== "number" ? null : until,
+      });
+    } else if (a.action === "watch.drift") {
+      const text = (key: string) => String(a.details?.[key] ?? "unknown");
+      entries.push({
+        kind: "dashboard_change",
+        at: typeof a.details?.noticedAt === "number" ? a.details.noticedAt : a.at,
+        by: null,
+        channelId: text("channelId"),
+        title: text("title"),
+        from: text("from"),
+        to: text("to"),
       });
     }
   }

@@ -267,7 +267,8 @@ async function stopWorkspace(deps: Deps, teamId: string, reason: UninstallReason
     isEnterpriseInstall: false,
   });
   let watches = 0;
-  for (const w of await store.watches.list(teamId)) if (await store.watches.remove(teamId, w.id)) watches++;
+  for (const w of await store.watches.list(teamId))
+    if (await store.watches.remove(teamId, w.id, "forget")) watches++;
   let schedules = 0;
   for (const s of await store.schedules.list(teamId))
     if (await store.schedules.remove(teamId, s.id)) schedules++;

@@ -28,7 +28,7 @@ export class AdminDirectory {
     return (await this.lookup(client, teamId, userId)).admin;
   }
 
-  private readonly listed = new LruCache<string, { ids: string[]; until: number }>(1_000);
+  private readonly listed = new LruCache<string, { ids: string[]; complete: boolean; until: number }>(1_000);
 
   /**
    * Who the admins are, to name them on a card (so they are notified): ADMIN_USER_IDS of this workspace
@@ -36,11 +36,25 @@ export class AdminDirectory {
    * Slack won't list is left out: the card then names fewer people, approving still checks each one.
    */
   async listAdmins(client: WebClient, teamId: string): Promise<string[]> {
+    return (await this.admins(client, teamId, false)).ids;
+  }
+
+  /**
+   * listAdmins, and whether Slack listed every member (`complete`), for counting who could approve: a
+   * list Slack cut short is read again rather than taken from the cache.
+   */
+  readAdmins(client: WebClient, teamId: string): Promise<{ ids: string[]; complete: boolean }> {
+    return this.admins(client, teamId, true);
+  }
+
+  private async admins(client: WebClient, teamId: string, count: boolean) {
     const hit = this.listed.get(teamId);
-    if (hit && hit.until > this.now()) return hit.ids;
+    if (hit && hit.until > this.now() && (hit.complete || !count))
+      return { ids: hit.ids, complete: hit.complete };
     const ids = new Set(
       this.extraAdmins.filter((a) => a.teamId === undefined || a.teamId === teamId).map((a) => a.userId),
     );
+    let complete = false;
     try {
       let cursor: string | undefined;
       for (let page = 0; page < LIST_PAGES; page++) {
@@ -49,14 +63,17 @@ export class AdminDirectory {
           if (u.id && !u.deleted && !u.is_bot && (u.is_admin || u.is_owner || u.is_primary_owner))
             ids.add(u.id);
         cursor = res.response_metadata?.next_cursor || undefined;
-        if (!cursor) break;
+        if (!cursor) {
+          complete = true;
+          break;
+        }
       }
     } catch {
       // Not listed (missing scope, Slack down): the ADMIN_USER_IDS alone.
     }
-    const list = [...ids];
-    this.listed.set(teamId, { ids: list, until: this.now() + LIST_TTL_MS });
-    return list;
+    const read = { ids: [...ids], complete };
+    this.listed.set(teamId, { ...read, until: this.now() + LIST_TTL_MS });
+    return read;
   }
 
   /** The user's IANA time zone from their Slack profile, if Slack knows it. */

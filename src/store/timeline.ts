@@ -33,8 +33,8 @@ export interface TimelineReads {
       limit: number;
     },
   ): Promise<AuditEntry[]>;
-  /** These watches' episodes open at some time in [from, to], oldest first. */
-  episodesOf(watchIds: readonly string[], from: number, to: number): Promise<AlertEpisode[]>;
+  /** A zone's attack alerts in the range, its watches' removed ones included (history stays). */
+  zoneEpisodes(teamId: string, zoneId: number, from: number, to: number): Promise<AlertEpisode[]>;
   /** Of these requests, the ones that set their target last (no later request replaced what they did). */
   ownersAmong(teamId: string, requestIds: readonly string[]): Promise<Set<string>>;
 }
@@ -110,12 +110,14 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
       return out.sort((a, b) => a.at - b.at || a.id - b.id).slice(0, q.limit);
     },
 
-    async episodesOf(watchIds: readonly string[], from: number, to: number) {
-      if (watchIds.length === 0) return [];
+    async zoneEpisodes(teamId: string, zoneId: number, from: number, to: number) {
+      // A zone watch's subject is its target, the zone id; its episodes are of kind "attack" (alerts/evaluate.ts).
       const rows = await db
         .selectFrom("alert_episodes")
         .selectAll()
-        .where("watchId", "in", [...watchIds])
+        .where("teamId", "=", teamId)
+        .where("kind", "=", "attack")
+        .where("subject", "=", String(zoneId))
         .where("openedAt", "<=", to)
         .where((eb) => eb.or([eb("resolvedAt", "is", null), eb("resolvedAt", ">=", from)]))
         .orderBy("openedAt")

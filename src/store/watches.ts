@@ -60,8 +60,11 @@ export interface WatchesRepo {
   get(id: string): Promise<Watch | undefined>;
   /** How many watches the workspace has, or of one kind (they share its key's polling budget). */
   count(teamId: string, kind?: Watch["kind"]): Promise<number>;
-  /** Only within the team; true when removed (its episodes go with it). */
-  remove(teamId: string, id: string): Promise<boolean>;
+  /**
+   * Only within the team; true when removed. Its alerts stay history (the timeline and the postmortem tell them):
+   * a firing one is closed at the removal, marked so. `history: "forget"` (a workspace removing edgeops) deletes them.
+   */
+  remove(teamId: string, id: string, history?: "keep" | "forget"): Promise<boolean>;
   /** Only within the team; null unmutes. True when the watch exists. */
   mute(teamId: string, id: string, until: number | null): Promise<boolean>;
   /** next_poll_at <= now, round-robin across workspaces (as schedules' listDue). */
@@ -185,7 +188,7 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       return Number(r.n);
     },
 
-    async remove(teamId: string, id: string): Promise<boolean> {
+    async remove(teamId: string, id: string, history: "keep" | "forget" = "keep"): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const r = await trx
           .deleteFrom("watches")
@@ -193,7 +196,31 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
           .where("teamId", "=", teamId)
           .executeTakeFirst();
         if (Number(r.numDeletedRows) !== 1) return false;
-        await trx.deleteFrom("alert_episodes").where("watchId", "=", id).execute();
+        if (history === "forget") {
+          await trx.deleteFrom("alert_episodes").where("watchId", "=", id).execute();
+          return true;
+        }
+        const firing = await trx
+          .selectFrom("alert_episodes")
+          .select(["id", "details", "version"])
+          .where("watchId", "=", id)
+          .where("status", "=", "firing")
+          .execute();
+        const at = now();
+        for (const e of firing) {
+          const details = parseJson<Record<string, unknown>>(e.details);
+          await trx
+            .updateTable("alert_episodes")
+            .set({
+              status: "resolved",
+              resolvedAt: at,
+              updatedAt: at,
+              version: e.version + 1,
+              details: JSON.stringify({ ...(details ?? {}), closedBy: "watch_removed" }),
+            })
+            .where("id", "=", e.id)
+            .execute();
+        }
         return true;
       });
     },

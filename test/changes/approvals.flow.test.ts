@@ -133,7 +133,7 @@ describe("bot category changes with approvals (SQLite)", () => {
     const cardText = blocksText(card.args.blocks);
     expect(cardText).toContain(`<@${BOB}>`);
     expect(cardText).toContain("AI scraper");
-    expect(cardText).toContain("Expires");
+    expect(cardText).toContain("*Approve by*");
     // No dialog before the click is decided (Block Kit would ask non-approvers too).
     expect(approve.confirm).toBeUndefined();
 

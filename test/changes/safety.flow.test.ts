@@ -331,7 +331,9 @@ async function twoApproversRace(options: HarnessOptions) {
     expect(await h.store.changeRequests.listStaleApproved(Number.MAX_SAFE_INTEGER)).toEqual([]);
     expect((await h.store.changeRequests.countByState("T0001")).applied).toBe(2);
     const card = h.slack.callsTo("chat.update").map((c) => blocksText(c.args.blocks));
-    expect(card.filter((t) => t.includes("is in effect") && t.includes("Ads"))).toHaveLength(1);
+    // One applied card, drawn once, or twice where the impact preview was filled while the approvals landed
+    // (fillCard redraws a request decided meanwhile).
+    expect(new Set(card.filter((t) => t.includes("is in effect") && t.includes("Ads"))).size).toBe(1);
   } finally {
     await h.close();
   }
@@ -341,6 +343,8 @@ describe("N approvers", () => {
   const h = useHarness({}, { resetEach: false });
 
   it("the card counts distinct approvers; the same approver twice counts once; the Nth applies with one PUT", async () => {
+    // A third admin: two approvals besides any one admin asking can come.
+    h.slack.users.set("U0004", { id: "U0004", name: "dave", is_admin: true });
     await command(h, "policy approvals 2", ALICE);
     expect((await command(h, "policy", BOB)).text).toContain("Required (2 approvers");
     await requestBlock(h, 1);

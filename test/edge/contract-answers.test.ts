@@ -1,82 +1,154 @@
 /**
- * Each zod answer schema accepts what the documents allow. Answers are generated from each
- * operation's documented 200 response schema (../shared/reference/edge-api, read in place) by a small
+ * Each answer schema of the operation table accepts what the documents allow. Answers are generated from
+ * each operation's documented 200 response schema (../shared/reference/edge-api, read in place) by a small
  * seeded JSON-schema data generator, over many seeds: nullables null, optionals absent, enums at every
- * documented value, strings and integers at their limits, and random mixes of these.
+ * documented value, strings and integers at their limits, random mixes of these; then each object that
+ * may be null made null on its own; then the keys of maps keyed by date written in every form.
  */
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import { OPERATIONS } from "../../src/edge/operations.js";
+import { ignoredBody } from "../../src/edge/schemas/common.js";
 import {
-  dnsScanSchema,
-  dnsScanTriggerSchema,
-  dnsZoneListSchema,
-  pullZoneListSchema,
-} from "../../src/edge/schemas/core.js";
-import { listApplicationsResponseSchema } from "../../src/edge/schemas/mc.js";
-import {
-  accessListsResponseSchema,
-  botCategorizationListResponseSchema,
-  botDetectionResponseSchema,
-  customAccessListResponseSchema,
-  eventLogsSearchResponseSchema,
-  getShieldZoneMetricsOverviewResponseSchema,
-  getShieldZoneRateLimitMetricsResponseSchema,
-  getShieldZoneResponseSchema,
-  getShieldZonesResponseSchema,
-  getTriggeredRulesResponseSchema,
-  rateLimitMetricsResponseSchema,
-  shieldOverviewMetricsResponseSchema,
-  wafAiRecommendationSchema,
-} from "../../src/edge/schemas/shield.js";
-import { documented, type Family, type Mode, rng, sample } from "../support/answer-generator.js";
+  DATE_KEY_FORMS,
+  documentedOperation,
+  everyNullObject,
+  generate,
+  type Mode,
+  rng,
+} from "../support/answer-generator.js";
+import type { Json } from "../support/openapi.js";
 
 const MODES: Mode[] = ["nulls", "absent", "full", "limits", "random"];
-type Case = [Family, string, string, z.ZodType];
-const shieldGet = (path: string, schema: z.ZodType): Case => ["shield", "get", path, schema];
-const CASES: Case[] = [
-  ["mc", "get", "/apps", listApplicationsResponseSchema],
-  shieldGet("/shield/shield-zones", getShieldZonesResponseSchema),
-  ["core", "get", "/pullzone", pullZoneListSchema],
-  ["core", "get", "/dnszone", dnsZoneListSchema],
-  shieldGet("/shield/shield-zone/{shieldZoneId}", getShieldZoneResponseSchema),
-  shieldGet("/shield/metrics/overview/{shieldZoneId}", getShieldZoneMetricsOverviewResponseSchema),
-  shieldGet("/shield/metrics/overview/{shieldZoneId}/detailed", shieldOverviewMetricsResponseSchema),
-  ["shield", "post", "/shield/event-logs/{shieldZoneId}/search", eventLogsSearchResponseSchema],
-  shieldGet("/shield/waf/rules/review-triggered/{shieldZoneId}", getTriggeredRulesResponseSchema),
-  shieldGet("/shield/metrics/rate-limits/{shieldZoneId}", getShieldZoneRateLimitMetricsResponseSchema),
-  shieldGet("/shield/shield-zone/{shieldZoneId}/bot-detection", botDetectionResponseSchema),
-  shieldGet("/shield/shield-zone/{shieldZoneId}/bot-categorization", botCategorizationListResponseSchema),
-  shieldGet("/shield/metrics/rate-limit/{id}", rateLimitMetricsResponseSchema),
-  shieldGet(
-    "/shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId}",
-    wafAiRecommendationSchema,
-  ),
-  ["core", "get", "/dnszone/{zoneId}/records/scan", dnsScanSchema],
-  ["core", "post", "/dnszone/records/scan", dnsScanTriggerSchema],
-  shieldGet("/shield/shield-zone/{shieldZoneId}/access-lists", accessListsResponseSchema),
-  shieldGet("/shield/shield-zone/{shieldZoneId}/access-lists/{id}", customAccessListResponseSchema),
-];
-
 const SEEDS = 60;
 
+/** Every row that reads its answer, with the documented 200 answer of its operation. */
+const ROWS = Object.entries(OPERATIONS)
+  .filter(([, row]) => row.schema !== ignoredBody)
+  .map(([name, row]) => {
+    const op = documentedOperation(row.method, row.path);
+    const ok = op.statuses.find((s) => s.status === 200)?.schema;
+    if (!ok) throw new Error(`${name}: ${row.method} ${op.template} documents no 200 JSON answer`);
+    return { name, family: op.family, ok, schema: row.schema };
+  });
+
+const issues = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+  (r.error?.issues ?? [])
+    .slice(0, 2)
+    .map((i) => `${i.path.join(".")}: ${i.message}`)
+    .join("; ");
+
+/** What a parsed answer read from its date keys: the keys it could not read, and the dates of each series. */
+function datesRead(value: unknown, into = { unreadable: [] as string[], series: [] as (number | null)[][] }) {
+  if (Array.isArray(value)) for (const v of value) datesRead(v, into);
+  else if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      if ((k === "unreadableDays" || k === "unreadableKeys") && Array.isArray(v))
+        into.unreadable.push(...(v as string[]));
+      else if ((k === "days" || k === "points") && Array.isArray(v))
+        into.series.push(v.map((p) => (p as { at: number | null }).at));
+      else datesRead(v, into);
+    }
+  return into;
+}
+
+const row = (name: string) => {
+  const r = ROWS.find((x) => x.name === name);
+  if (!r) throw new Error(`no row ${name}`);
+  return r;
+};
+
+describe("the generator makes what these tests claim", () => {
+  it("answers for every operation of the table that reads its answer", () => {
+    expect(ROWS.map((r) => r.name)).toContain("listRateLimitRules");
+  });
+
+  it("nulls each kind of object that may be null: a bare reference, a nullable combinator, a nullable map", () => {
+    const places = (name: string) => {
+      const { family, ok } = row(name);
+      return everyNullObject(family, ok, 1).map((p) => p.place);
+    };
+    expect(places("getBotDetection")).toContain("data.browserFingerprint");
+    expect(places("listDnsZones")).toContain("Items[].Records[].IPGeoLocationInfo");
+    expect(places("getRateLimitMetrics")).toContain("data.ratelimitOverviewPastTwentyEightDays");
+  });
+
+  it("writes date keys that the answers read, at both levels of the metrics series", () => {
+    for (const name of ["getRateLimitMetrics", "getRateLimits", "getMetricsOverviewDetailed"]) {
+      const { family, ok, schema } = row(name);
+      const read = [1, 2, 3].flatMap((seed) => {
+        const g = generate(family, ok, "limits", rng(seed), seed, { dateKeyForm: "en-us" });
+        return datesRead(schema.parse(g.answer)).series.flat();
+      });
+      expect([name, read.length > 0]).toEqual([name, true]);
+    }
+    const { family, ok } = row("getMetricsOverviewDetailed");
+    const shapes = new Set(
+      [1, 2, 3, 4, 5, 6].map((seed) => {
+        const waf = (generate(family, ok, "limits", rng(seed), seed).answer as { data: { waf: Json } }).data
+          .waf;
+        const first = Object.keys((waf.metrics as Json | null) ?? {})[0] ?? "";
+        return /^\d/.test(first) ? "time outer" : "time inner";
+      }),
+    );
+    expect(shapes).toEqual(new Set(["time outer", "time inner"]));
+  });
+});
+
 describe("zod answer schemas accept every answer the documents allow", () => {
-  for (const [family, method, path, schema] of CASES) {
-    it(`${method.toUpperCase()} ${path}`, () => {
+  for (const { name, family, ok, schema } of ROWS) {
+    it(name, () => {
       const failures: string[] = [];
-      const response = documented(family, method, path);
       for (const mode of MODES)
         for (let seed = 1; seed <= SEEDS; seed++) {
-          const answer = sample(family, response, mode, rng(seed), 0, seed);
+          const { answer } = generate(family, ok, mode, rng(seed), seed);
           const r = schema.safeParse(answer);
-          if (!r.success && failures.length < 3)
-            failures.push(
-              `${mode} seed ${seed}: ${r.error.issues
-                .slice(0, 2)
-                .map((i) => `${i.path.join(".")}: ${i.message}`)
-                .join("; ")}`,
-            );
+          if (!r.success && failures.length < 3) failures.push(`${mode} seed ${seed}: ${issues(r)}`);
         }
       expect(failures).toEqual([]);
+    });
+  }
+});
+
+describe("an object the documents let be null reads as absent, wherever it is", () => {
+  for (const { name, family, ok, schema } of ROWS) {
+    it(name, () => {
+      const failures: string[] = [];
+      for (let seed = 1; seed <= 3; seed++)
+        for (const { place, answer } of everyNullObject(family, ok, seed)) {
+          const r = schema.safeParse(answer);
+          if (!r.success && failures.length < 5) failures.push(`${place} null: ${issues(r)}`);
+        }
+      expect(failures).toEqual([]);
+    });
+  }
+});
+
+describe("date keys in every form are read as the dates they name", () => {
+  for (const { name, family, ok, schema } of ROWS) {
+    it(name, () => {
+      const failures: string[] = [];
+      for (const form of DATE_KEY_FORMS)
+        for (let seed = 1; seed <= 10; seed++) {
+          const g = generate(family, ok, "full", rng(seed), seed, { dateKeyForm: form });
+          if (g.dates.length === 0) continue;
+          const r = schema.safeParse(g.answer);
+          if (!r.success) {
+            failures.push(`${form} seed ${seed}: ${issues(r)}`);
+            continue;
+          }
+          const read = datesRead(r.data);
+          const written = new Set(g.dates);
+          const wrong = read.series.flat().filter((at) => at === null || !written.has(at));
+          const unsorted = read.series.filter((ats) =>
+            ats.some((at, i) => i > 0 && (at ?? 0) < (ats[i - 1] ?? 0)),
+          );
+          if (read.unreadable.length > 0 || wrong.length > 0 || unsorted.length > 0)
+            failures.push(
+              `${form} seed ${seed}: unreadable ${JSON.stringify(read.unreadable.slice(0, 2))}, ` +
+                `dates not written ${JSON.stringify(wrong.slice(0, 2))}, unsorted series ${unsorted.length}`,
+            );
+        }
+      expect(failures.slice(0, 5)).toEqual([]);
     });
   }
 });

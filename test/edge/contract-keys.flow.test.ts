@@ -69,6 +69,41 @@ describe("ids beyond int32", () => {
   });
 });
 
+describe("page numbers beyond int32", () => {
+  it("a page number the documents type int32 is refused with a sentence before any request", async () => {
+    const big = 2_147_483_648;
+    const window = { from: s.sim.now() - 60_000, to: s.sim.now() };
+    const calls: Record<string, () => Promise<unknown>> = {
+      listShieldZones: () => s.client.listShieldZones({ page: big }),
+      listPullZones: () => s.client.listPullZones({ page: big }),
+      listDnsZones: () => s.client.listDnsZones({ page: big }),
+      listRateLimitRules: () => s.client.listRateLimitRules(SIM_IDS.zoneQuiet, { page: big }),
+      searchEventLogs: () => s.client.searchEventLogs(SIM_IDS.zoneQuiet, { ...window, page: big }),
+    };
+    const seen: Record<string, string> = {};
+    for (const [name, call] of Object.entries(calls)) {
+      const e = await call().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      seen[name] = `${(e as { kind?: string } | undefined)?.kind ?? "answered"}: ${describeEdgeError(e)}`;
+    }
+    expect(seen).toEqual({
+      listShieldZones:
+        "invalid_argument: The page number must be a whole number from 1 to 2147483647 (got 2147483648).",
+      listPullZones:
+        "invalid_argument: The page number must be a whole number from 1 to 2147483647 (got 2147483648).",
+      listDnsZones:
+        "invalid_argument: The page number must be a whole number from 1 to 2147483647 (got 2147483648).",
+      listRateLimitRules:
+        "invalid_argument: The page number must be a whole number from 1 to 2147483647 (got 2147483648).",
+      searchEventLogs:
+        "invalid_argument: The page index must be a whole number from 0 to 2147483647 (got 2147483648).",
+    });
+    expect(s.sim.requests).toEqual([]);
+  });
+});
+
 describe("date keys", () => {
   it("reads every form the platform writes, and nothing else", () => {
     const aug9 = Date.UTC(2026, 7, 9);

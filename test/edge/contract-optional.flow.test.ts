@@ -29,6 +29,24 @@ describe("a 202 AcceptedResult from GET /shield/shield-zone/{id}", () => {
   });
 });
 
+describe("a read answered 202 without its answer", () => {
+  it("is not ready, whether the body is an AcceptedResult without fields or the envelope without data", async () => {
+    const zone = SIM_IDS.zoneQuiet;
+    s.sim.addFault({ path: exactPath(`/shield/shield-zone/${zone}`), status: 202, body: {} });
+    s.sim.addFault({
+      path: exactPath(`/shield/shield-zone/${zone}/access-lists/1`),
+      status: 202,
+      body: { data: null, error: null },
+    });
+    const zoneRead = await rejection(s.client.getShieldZone(zone));
+    const listRead = await rejection(s.client.getCustomAccessList(zone, 1));
+    expect([zoneRead.kind, listRead.kind]).toEqual(["not_ready", "not_ready"]);
+    expect(describeEdgeError(listRead)).toBe(
+      `The Edge API accepted Access list 1 of shield zone ${zone} but has not finished setting it up (HTTP 202), so there is nothing to show yet; try again in a minute.`,
+    );
+  });
+});
+
 describe("rows without a field the document leaves optional", () => {
   it("shield zones without shieldZoneId", async () => {
     answer("/shield/shield-zones", {

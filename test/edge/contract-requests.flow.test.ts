@@ -4,9 +4,9 @@
  * types, formats, enums, limits, required ones) and the JSON request body. The simulator only answers; the
  * documents judge.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { EdgeClient } from "../../src/edge/client.js";
+import { OPERATIONS, type OperationName } from "../../src/edge/operations.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { documentsAjv, type Json, operationFor } from "../support/openapi.js";
 import { useSimulatorClient } from "../support/sim-client.js";
@@ -72,6 +72,9 @@ const s = useSimulatorClient();
 const Z = SIM_IDS.zoneUnderAttack;
 const MAX32 = 2_147_483_647;
 
+/** The operation a call's name starts with ("listApps 1000 with cursor": listApps). */
+const operationOf = (name: string) => name.split(" ")[0] ?? "";
+
 /** Every operation, each with arguments at its edges. */
 const CALLS: Array<[string, (c: EdgeClient) => Promise<unknown>]> = [
   ["listApps default", (c) => c.listApps()],
@@ -123,6 +126,11 @@ const CALLS: Array<[string, (c: EdgeClient) => Promise<unknown>]> = [
   ],
   ["getTriggeredWafRules", (c) => c.getTriggeredWafRules(Z)],
   ["getRateLimits", (c) => c.getRateLimits(Z)],
+  ["listRateLimitRules default", (c) => c.listRateLimitRules(Z)],
+  ["listRateLimitRules edges", (c) => c.listRateLimitRules(Z, { page: MAX32, perPage: 1000 })],
+  ["listRateLimitRules 1", (c) => c.listRateLimitRules(Z, { page: 1, perPage: 1 })],
+  // The document types this path's zone id int64.
+  ["listRateLimitRules int64 zone", (c) => c.listRateLimitRules(Number.MAX_SAFE_INTEGER)],
   ["getBotDetection", (c) => c.getBotDetection(Z)],
   ["getBotCategories", (c) => c.getBotCategories(Z)],
   ...[0, 7].flatMap((category) =>
@@ -188,19 +196,24 @@ const CALLS: Array<[string, (c: EdgeClient) => Promise<unknown>]> = [
 
 describe("every request the client builds matches the documents", () => {
   it("covers every operation of the client", () => {
-    const covered = new Set(CALLS.map(([name]) => name.split(" ")[0]));
-    const ops = [
-      ...readFileSync(new URL("../../src/edge/client.ts", import.meta.url), "utf8").matchAll(
-        /const op = "(\w+)"/g,
-      ),
-    ].map((m) => m[1]);
-    expect(ops.filter((o) => !covered.has(o))).toEqual([]);
+    const covered = new Set(CALLS.map(([name]) => operationOf(name)));
+    const operations = Object.keys(OPERATIONS);
+    expect(operations.length).toBeGreaterThan(0);
+    expect(operations.filter((o) => !covered.has(o))).toEqual([]);
   });
 
   for (const [name, call] of CALLS) {
     it(name, async () => {
       await call(s.client).catch(() => undefined);
       expect(s.sim.requests.length, "the call reached the API").toBeGreaterThan(0);
+      // The call is the operation its name says: its row's method and path were requested.
+      const row = OPERATIONS[operationOf(name) as OperationName];
+      expect(row, `${name} names an operation of the table`).toBeDefined();
+      const path = new RegExp(`^${row.path.replace(/\{\w+\}/g, "[^/]+")}$`);
+      expect(
+        s.sim.requests.some((r) => r.method === row.method && path.test(r.path)),
+        `${name} requested ${row.method} ${row.path}`,
+      ).toBe(true);
       const found = s.sim.requests.flatMap((r) => problems(r.method, r.path, r.query, r.body));
       expect(found).toEqual([]);
     });

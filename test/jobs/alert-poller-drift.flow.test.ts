@@ -128,6 +128,64 @@ describe.each([
   );
 
   it.skipIf(engine === "postgres" && !reachable)(
+    "Keep is its creator's or an admin's, and refuses a post that is no longer true: the zone changed back, or a later post of the same value",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      h.slack.users.set("U0009", { id: "U0009", name: "dave" });
+      const keep = async (post: SlackCall | undefined, userId: string) => {
+        const res = await h.click(button(post, "Keep"), { userId, channelId: CHANNEL, messageTs: "1.1" });
+        return blocksText((await h.slack.waitForResponse(res.responseId)).body.blocks);
+      };
+      const snapshot = async () => ((await h.store.watches.get(watch.id))?.state as ConfigState).snapshot;
+
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
+      await tick(2);
+      const first = driftPosts(h)[0];
+      expect(await keep(first, "U0009")).toContain(
+        `Only the person who created watch ${watch.id} or a workspace admin can keep the changes noticed by it`,
+      );
+      expect((await snapshot()).wafMode).toBe(1);
+
+      // Put back in the dashboard: the post no longer says what the zone has.
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+      expect(await keep(first, BOB)).toContain(
+        "The zone no longer has WAF execution mode Log: it is Block now. Nothing was kept.",
+      );
+      expect((await snapshot()).wafMode).toBe(1);
+
+      // Log again later: a second post. The first post's Keep does not accept the later change.
+      await tick(2);
+      runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
+      await tick(2);
+      expect(driftPosts(h)).toHaveLength(2);
+      expect(await keep(first, BOB)).toContain("WAF execution mode changed again after this post");
+      expect((await snapshot()).wafMode).toBe(1);
+      expect(await keep(driftPosts(h)[1], BOB)).toContain(`<@${BOB}> kept it`);
+      expect((await snapshot()).wafMode).toBe(0);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "a dashboard change it posted is in the zone's timeline, as noticed, with its before and after",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      runSimCommand(sim, `dashboard ${ZONE} ddos high`);
+      const noticedAt = rig.now + MIN;
+      await tick(2);
+      expect(driftPosts(h)).toHaveLength(1);
+      h.slack.memberships.set(BOB, [CHANNEL]);
+      const res = await h.command(`timeline ${ZONE} 1h`, { userId: BOB, channelId: CHANNEL });
+      const story = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true);
+      const all = blocksText(story.body.blocks);
+      const line = all.split("\n").find((l) => l.includes("changed outside edgeops"));
+      expect(line, all).toContain(`<!date^${Math.floor(noticedAt / 1000)}^`);
+      expect(line).toContain(
+        `DDoS sensitivity changed outside edgeops: Low → High (noticed by the config watch in <#${CHANNEL}>)`,
+      );
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
     "the watches' interval counts a config watch's three Edge calls per evaluation, a zone watch's one",
     async () => {
       const { h } = await setup(engine);
@@ -271,6 +329,46 @@ describe.each([
         `edgeops' access list "edgeops: blocked IPs" on (Block) → off, not through edgeops`,
       );
       for (const p of driftPosts(h)) expect(findButtons(p.args.blocks).map((b) => b.text)).toEqual(["Keep"]);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "edgeops' list answered under another spelling of its name is still edgeops' list: not counted as the customer's, no drift",
+    async () => {
+      const { sim, h, tick, watch } = await setup(engine);
+      sim.setAdversary({ pin: { "access-lists.name-spelling": "padded" } });
+      const typed = await answerTo(h, `block ${ZONE} 203.0.113.7`, BOB);
+      await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+      const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+        findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+      );
+      await approveUntilInEffect(h, card);
+      await tick(2);
+      expect(driftPosts(h).map(text)).toEqual([]);
+      const state = (await h.store.watches.get(watch.id))?.state as ConfigState;
+      expect(state.snapshot.customLists).toBe(0);
+      expect(state.snapshot["list:edgeops: blocked IPs"]).toEqual({ enabled: true, action: 2 });
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
+    "of two lists with edgeops' name, the one edgeops writes to (lowest id) is compared, whatever order the API lists them in",
+    async () => {
+      const { sim, h, tick } = await setup(engine);
+      const lists = sim.state.accessLists.get(ZONE) ?? [];
+      sim.state.accessLists.set(ZONE, lists);
+      // Two replicas made the list at once; a person turned the older one off.
+      const made = { description: null, type: 0, content: "", action: 2, lastModified: 1 };
+      lists.push(
+        { ...made, id: 8_700, configurationId: 9_700, name: "edgeops: blocked IPs", isEnabled: false },
+        { ...made, id: 8_701, configurationId: 9_701, name: "edgeops: blocked IPs", isEnabled: true },
+      );
+      await tick(2);
+      sim.setAdversary({ pin: { "access-lists.order": "reverse" } });
+      await tick(2);
+      sim.setAdversary({});
+      await tick(2);
+      expect(driftPosts(h).map(text)).toEqual([]);
     },
   );
 });

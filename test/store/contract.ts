@@ -1255,7 +1255,18 @@ export function storeContract(h: EngineHarness): void {
         expect(await store.watches.remove("T2", first.item.id)).toBe(false);
         expect(await store.watches.remove("T1", first.item.id)).toBe(true);
         expect(await store.watches.get(first.item.id)).toBeUndefined();
-        expect(await store.episodes.get(e!.id)).toBeUndefined();
+        // The alert stays history, closed at the removal and marked so; a workspace's removal forgets it.
+        expect(await store.episodes.get(e!.id)).toMatchObject({
+          status: "resolved",
+          resolvedAt: expect.any(Number),
+          details: { closedBy: "watch_removed" },
+        });
+        expect(await store.episodes.listOpen("T1")).toEqual([]);
+        const again = await store.watches.createIfRoom(zone, limits);
+        if (again.kind !== "created") throw new Error(again.kind);
+        const kept = await store.episodes.open({ ...e!, watchId: again.item.id, details: {} });
+        expect(await store.watches.remove("T1", again.item.id, "forget")).toBe(true);
+        expect(await store.episodes.get(kept!.id)).toBeUndefined();
       });
 
       it("due watches round-robin across workspaces, one claim per evaluation, polls recorded with state", async () => {

@@ -246,9 +246,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       case "conversations.info": {
         const id = String(args.channel ?? "");
-        // A channel's name is its id in lower case (incident-42 for C0001, as the harness's payloads name it).
+        // A channel's name is its id in lower case (incident-42 for C0001, as the harness's payloads name it);
+        // a G… channel is private, as Slack's older ids were.
         return /^[CG][A-Z0-9]+$/.test(id)
-          ? { ok: true, channel: { id, name: id === "C0001" ? "incident-42" : id.toLowerCase() } }
+          ? {
+              ok: true,
+              channel: {
+                id,
+                name: id === "C0001" ? "incident-42" : id.toLowerCase(),
+                is_private: id.startsWith("G"),
+              },
+            }
           : { ok: false, error: "channel_not_found" };
       }
       case "conversations.members": {

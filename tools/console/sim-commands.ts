@@ -8,6 +8,8 @@ export const SIM_HELP = [
   "  /sim attack <zone id|domain> [minutes]  stage an attack starting now (default 30 minutes)",
   "  /sim fail <app id|name> [minutes]       the app is failing from now (back to active after minutes)",
   "  /sim calm                               end every attack and bring every staged app back to active",
+  "  /sim strict [seed]                      answer where the API's documents are silent in the least convenient ways",
+  "  /sim friendly                           back to the convenient readings (the demo's)",
   "  /sim dashboard <zone id|domain> <setting> <value>  change a setting as in the dashboard, not via edgeops",
   "                                          (waf-mode log|block, waf on|off, ddos off|low|medium|high|challenge, learning on|off, bot:<category> none|block|allow)",
 ];
@@ -98,6 +100,19 @@ export function runSimCommand(sim: Simulator | undefined, text: string): string 
           `${r.appsRestored.length} app${r.appsRestored.length === 1 ? "" : "s"} back to active`,
         ];
         return `Calm: ${parts.join(", ")}.`;
+      }
+      case "strict": {
+        if (minutesRaw !== undefined) return "/sim strict takes one seed at most, e.g. /sim strict 7.";
+        if (target !== undefined && !/^\d{1,9}$/.test(target))
+          return `"${target}" is not a seed: give a whole number, e.g. /sim strict 7 (the same seed gives the same answers).`;
+        const seed = target === undefined ? Math.floor(Math.random() * 1_000_000) : Number(target);
+        sim.setAdversary({ seed });
+        return `Strict simulator, seed ${seed}: where the Edge API's documents are silent (order, spelling, case, absent fields, date forms), its answers now take the least convenient readings (docs/simulator.md). /sim strict ${seed} replays them; /sim friendly ends it.`;
+      }
+      case "friendly": {
+        if (target !== undefined) return "/sim friendly takes no arguments.";
+        sim.setAdversary({});
+        return "Friendly simulator: the convenient readings again (groups by count, the demo's spellings, every field).";
       }
       case "":
       case "help":

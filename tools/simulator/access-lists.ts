@@ -3,6 +3,10 @@
  * …/access-lists/configurations/{id}. Custom lists keep state (a PATCH changes what the GETs return);
  * the managed (curated) lists are fixed. Bodies follow AccessListsDetailsResponse,
  * CustomAccessListResponse and UpdateAccessListConfigurationResponse.
+ *
+ * Where the documents are silent the adversary picks (docs/simulator.md): the order of the lists
+ * ("access-lists.order"), how a list's name comes back ("access-lists.name-spelling") and how an unknown
+ * zone, list or configuration is answered ("access-lists.unknown-id": none of these operations documents a 404).
  */
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
@@ -63,8 +67,50 @@ function zoneOf(ctx: HandlerContext): number | undefined {
   return id !== undefined && ctx.state.shieldZones.some((z) => z.shieldZoneId === id) ? id : undefined;
 }
 
+/**
+ * Something the path names does not exist. The documents list no 404 for these operations: the friendly
+ * simulator answers the framework's NotFound problem details; the adversary answers within what they list,
+ * the operation's envelope carrying the error, in a 200 for a read and a 400 for a write.
+ */
+function notFound(ctx: HandlerContext, message: string, errorKey: string): SimResponse {
+  if (ctx.adversary.choose("access-lists.unknown-id", ["problem-details", "envelope"]) === "problem-details")
+    return problem(404, message, ctx.path);
+  const error = err(404, message, errorKey);
+  if (ctx.method !== "GET") return json(400, { data: null, error });
+  if (ctx.params.length > 1) return json(200, { data: null, error });
+  return json(200, {
+    managedLists: null,
+    customLists: null,
+    customEntryCount: null,
+    customEntryLimit: null,
+    customListCount: null,
+    customListLimit: null,
+    error,
+  });
+}
+
 const zoneNotFound = (ctx: HandlerContext) =>
-  problem(404, `Shield Zone ${ctx.params[0] ?? ""} not found.`, ctx.path);
+  notFound(ctx, `Shield Zone ${ctx.params[0] ?? ""} not found.`, "shield_zone.not_found");
+
+/**
+ * A list's name as the API gives it back. The documents say only "the display name": not that it comes back
+ * as sent, so the adversary may change its case or the whitespace around it (one spelling per list).
+ */
+const NAME_SPELLINGS = ["as-stored", "lower-case", "upper-case", "trimmed", "padded"] as const;
+function spelled(ctx: HandlerContext, name: string, salt: string): string {
+  switch (ctx.adversary.choose("access-lists.name-spelling", NAME_SPELLINGS, salt)) {
+    case "as-stored":
+      return name;
+    case "lower-case":
+      return name.toLowerCase();
+    case "upper-case":
+      return name.toUpperCase();
+    case "trimmed":
+      return name.trim();
+    case "padded":
+      return ` ${name} `;
+  }
+}
 
 const listsOf = (ctx: HandlerContext, zoneId: number): SimAccessList[] => {
   let lists = ctx.state.accessLists.get(zoneId);
@@ -78,10 +124,10 @@ const listsOf = (ctx: HandlerContext, zoneId: number): SimAccessList[] => {
 const entryCount = (lists: readonly SimAccessList[]) =>
   lists.reduce((n, l) => n + entriesOf(l.content).length, 0);
 
-function customList(l: SimAccessList) {
+function customList(ctx: HandlerContext, l: SimAccessList) {
   return {
     id: l.id,
-    name: l.name,
+    name: spelled(ctx, l.name, `custom:${l.id}`),
     description: l.description,
     type: l.type,
     content: l.content,
@@ -111,35 +157,44 @@ export function getAccessLists(ctx: HandlerContext): SimResponse {
   if (zoneId === undefined) return zoneNotFound(ctx);
   const lists = listsOf(ctx, zoneId);
   const zone = ctx.state.shieldZones.find((z) => z.shieldZoneId === zoneId);
+  // The documents give no order for either array.
+  const order = <T>(items: T[], which: string) =>
+    ctx.adversary.order("access-lists.order", items, `${which}:${zoneId}`);
   return json(200, {
-    managedLists: MANAGED_LISTS.map((m) => ({
-      listId: m.listId,
-      configurationId: zoneId * 10 + m.listId,
-      name: m.name,
-      description: null,
-      isEnabled: false,
-      type: m.type,
-      category: m.category,
-      action: 0,
-      requiredPlan: 1,
-      entryCount: 1000 * m.listId,
-      updateFrequency: "1.00:00:00",
-      lastUpdated: iso(ctx.now - 3_600_000),
-    })),
-    customLists: lists.map((l) => ({
-      listId: l.id,
-      configurationId: l.configurationId,
-      name: l.name,
-      description: l.description,
-      isEnabled: l.isEnabled,
-      type: l.type,
-      category: 0,
-      action: l.action,
-      requiredPlan: zone?.planType ?? 0,
-      entryCount: entriesOf(l.content).length,
-      updateFrequency: null,
-      lastUpdated: iso(l.lastModified),
-    })),
+    managedLists: order(
+      MANAGED_LISTS.map((m) => ({
+        listId: m.listId,
+        configurationId: zoneId * 10 + m.listId,
+        name: spelled(ctx, m.name, `managed:${m.listId}`),
+        description: null,
+        isEnabled: false,
+        type: m.type,
+        category: m.category,
+        action: 0,
+        requiredPlan: 1,
+        entryCount: 1000 * m.listId,
+        updateFrequency: "1.00:00:00",
+        lastUpdated: iso(ctx.now - 3_600_000),
+      })),
+      "managed",
+    ),
+    customLists: order(
+      lists.map((l) => ({
+        listId: l.id,
+        configurationId: l.configurationId,
+        name: spelled(ctx, l.name, `custom:${l.id}`),
+        description: l.description,
+        isEnabled: l.isEnabled,
+        type: l.type,
+        category: 0,
+        action: l.action,
+        requiredPlan: zone?.planType ?? 0,
+        entryCount: entriesOf(l.content).length,
+        updateFrequency: null,
+        lastUpdated: iso(l.lastModified),
+      })),
+      "custom",
+    ),
     customEntryCount: entryCount(lists),
     customEntryLimit: CUSTOM_ENTRY_LIMIT,
     customListCount: lists.length,
@@ -195,7 +250,7 @@ export function createAccessList(ctx: HandlerContext): SimResponse {
     lastModified: ctx.now,
   };
   lists.push(list);
-  return json(200, { data: customList(list), error: null });
+  return json(200, { data: customList(ctx, list), error: null });
 }
 
 function findList(ctx: HandlerContext): { zoneId: number; list: SimAccessList } | SimResponse {
@@ -203,7 +258,7 @@ function findList(ctx: HandlerContext): { zoneId: number; list: SimAccessList } 
   if (zoneId === undefined) return zoneNotFound(ctx);
   const id = intParam(ctx.params[1]);
   const list = listsOf(ctx, zoneId).find((l) => l.id === id);
-  if (!list) return problem(404, `Access list ${ctx.params[1] ?? ""} not found.`, ctx.path);
+  if (!list) return notFound(ctx, `Access list ${ctx.params[1] ?? ""} not found.`, "access_list.not_found");
   return { zoneId, list };
 }
 
@@ -211,7 +266,7 @@ function findList(ctx: HandlerContext): { zoneId: number; list: SimAccessList } 
 export function getAccessList(ctx: HandlerContext): SimResponse {
   const found = findList(ctx);
   if ("status" in found) return found;
-  return json(200, { data: customList(found.list), error: null });
+  return json(200, { data: customList(ctx, found.list), error: null });
 }
 
 /** PATCH /shield/shield-zone/{id}/access-lists/{listId} body UpdateCustomAccessListRequest (null keeps a field). */
@@ -239,7 +294,7 @@ export function updateAccessList(ctx: HandlerContext): SimResponse {
   if (typeof name === "string") list.name = name;
   list.content = text;
   list.lastModified = ctx.now;
-  return json(200, { data: customList(list), error: null });
+  return json(200, { data: customList(ctx, list), error: null });
 }
 
 /** PATCH /shield/shield-zone/{id}/access-lists/configurations/{configurationId} body UpdateAccessListConfigurationRequest */
@@ -248,7 +303,12 @@ export function updateAccessListConfiguration(ctx: HandlerContext): SimResponse 
   if (zoneId === undefined) return zoneNotFound(ctx);
   const id = intParam(ctx.params[1]);
   const list = listsOf(ctx, zoneId).find((l) => l.configurationId === id);
-  if (!list) return problem(404, `Access list configuration ${ctx.params[1] ?? ""} not found.`, ctx.path);
+  if (!list)
+    return notFound(
+      ctx,
+      `Access list configuration ${ctx.params[1] ?? ""} not found.`,
+      "access_list_configuration.not_found",
+    );
   const body = ctx.body;
   if (!isPlainObject(body))
     return refused(400, "The request body must be a JSON object.", "validation.invalid_body");

@@ -132,8 +132,9 @@ export function exactPath(path: string): RegExp {
  * as the reference notes), or `{success: false, errorResponse}` (200) for a WAF rule review.
  *
  * The documents do not say what else a refusal carries ("shield.refusal-form", index 1 the off form): the
- * zone PATCH's `data` (UpdateShieldZoneRequest) may echo the request beside the error, and a review's
- * `errorResponse` may be null, `success: false` alone saying it was refused.
+ * zone PATCH may refuse in its 200 (UpdateShieldZoneResponse) with `data` echoing the request
+ * (UpdateShieldZoneRequest) beside the error, and a review's `errorResponse` may be null, `success: false`
+ * alone saying it was refused.
  */
 export function refusalAnswer(
   method: string,
@@ -154,7 +155,7 @@ export function refusalAnswer(
     form.echoesRequest &&
     adversary.choose("shield.refusal-form", ["data-null", "data-echoed"], path) === "data-echoed"
   )
-    return { status: form.status, body: { ...form.answer, data: body ?? null, error } };
+    return { status: 200, body: { ...form.answer, data: body ?? null, error } };
   if (
     form.envelope === "errorResponse" &&
     adversary.choose("shield.refusal-form", ["error-given", "error-null"], path) === "error-null"

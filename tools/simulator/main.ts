@@ -1,6 +1,7 @@
 /**
- * `npm run simulator [-- --port 8787 --latency 150 --scan-ms 1000 --seed 1]`: runs the Edge API simulator until
- * SIGINT/SIGTERM. Dev tool; flags only (the environment is read by src/config.ts alone).
+ * `npm run simulator [-- --port 8787 --latency 150 --scan-ms 1000 --seed 1 --strict 7]`: runs the Edge API simulator
+ * until SIGINT/SIGTERM. Dev tool; flags only (the environment is read by src/config.ts alone), except that
+ * `EDGE_SIMULATOR_SEED`, like `--strict`, turns on the least convenient readings (docs/simulator.md).
  */
 import { parseArgs } from "node:util";
 import { SIM_API_KEY, SIM_IDS, startSimulator } from "./index.js";
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       latency: { type: "string" },
       "scan-ms": { type: "string" },
       seed: { type: "string" },
+      strict: { type: "string" },
       key: { type: "string", multiple: true },
     },
   });
@@ -35,6 +37,9 @@ async function main(): Promise<void> {
     scanDurationMs: intFlag("scan-ms", values["scan-ms"], 1000, 3_600_000),
     seed: intFlag("seed", values.seed, 1, 2 ** 31),
     apiKeys: values.key ?? [SIM_API_KEY],
+    ...(values.strict === undefined
+      ? {}
+      : { adversary: { seed: intFlag("strict", values.strict, 0, 2 ** 31) } }),
   });
   const keys = values.key ?? [SIM_API_KEY];
   process.stdout.write(
@@ -45,6 +50,9 @@ async function main(): Promise<void> {
       `  Magic Containers: ${sim.url}/mc/apps`,
       `  Attack in progress on shield zone ${SIM_IDS.zoneUnderAttack} (${SIM_IDS.domainUnderAttack}); try /edge incident`,
       `  Notable ids: ${JSON.stringify(SIM_IDS)}`,
+      sim.adversary.seed === undefined
+        ? "  Friendly readings where the documents are silent (--strict <seed> for the least convenient)"
+        : `  Strict: seed ${sim.adversary.seed}, the least convenient readings where the documents are silent`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

@@ -13,8 +13,8 @@ import {
  * invalid_argument sentence the caller shows, so it says what was expected and what was given.
  */
 
-/** The largest id a path the document types int32 can carry. */
-const MAX_INT32_ID = 2_147_483_647;
+/** The largest id, page number or page index a parameter the document types int32 can carry. */
+const MAX_INT32 = 2_147_483_647;
 
 /** Largest list content edgeops sends (the plan's entry limit is far below this). */
 const MAX_ACCESS_LIST_CONTENT = 1_000_000;
@@ -39,7 +39,7 @@ export function whole<T extends number = number>(what: string, min: number, max 
 }
 export const id = (what: string) => whole(what, 1);
 /** An id sent where the document's path parameter is int32 (shield zones, rate limits). */
-export const int32Id = (what: string) => whole(what, 1, MAX_INT32_ID);
+export const int32Id = (what: string) => whole(what, 1, MAX_INT32);
 const time = (what: string) =>
   checked<number>(
     (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0,
@@ -90,10 +90,13 @@ export const wafReviewAction = whole<WafReviewAction>(
   2,
 );
 
-/** A page of a list: `page` >= 1 (the Core API's page 0, "everything as one array", is never asked for). */
+/**
+ * A page of a list: `page` >= 1 (the Core API's page 0, "everything as one array", is never asked for),
+ * int32 as every list's document types it.
+ */
 const pages = (minPerPage: number, perPage: number) =>
   options("page options", {
-    page: id("page number").default(1),
+    page: whole("page number", 1, MAX_INT32).default(1),
     perPage: whole("page size", minPerPage, 1000).default(perPage),
   });
 export const shieldZonePages = pages(1, 10);
@@ -142,7 +145,7 @@ export const eventLogSearch = record("event-log search", {
     "An event-log filter needs a known field, an operator and text values",
   ).optional(),
   buckets: whole("number of sparkline buckets", 0, 500).optional(),
-  page: whole("page index", 0).optional(),
+  page: whole("page index", 0, MAX_INT32).optional(),
   pageSize: whole("page size", 1, 500).optional(),
 }).refine((s) => s.to > s.from, "The event-log search must end after it starts.");
 

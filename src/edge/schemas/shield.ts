@@ -182,33 +182,30 @@ const sensitivityConfigSchema = z
   .nullish()
   .transform((c) => ({ sensitivity: c?.sensitivity ?? null }));
 
-// Each of the three objects is a bare $ref, which the document cannot mark nullable: null reads as absent.
-const browserFingerprintSchema = z
-  .looseObject({
-    sensitivity: optIntEnum(),
-    aggression: optIntEnum(),
-    complexEnabled: nullish(z.boolean()),
-  })
-  .nullish()
-  .transform((c) => ({
-    sensitivity: c?.sensitivity ?? null,
-    aggression: c?.aggression ?? null,
-    complexEnabled: c?.complexEnabled ?? null,
-  }));
-
 export const botDetectionStateSchema = z
   .looseObject({
     shieldZoneId: nullish(z.number().int()),
     requestIntegrity: sensitivityConfigSchema,
     ipAddress: sensitivityConfigSchema,
-    browserFingerprint: browserFingerprintSchema,
+    // A bare reference in the document: .NET writes a missing one as null, read as nothing said.
+    browserFingerprint: z
+      .looseObject({
+        sensitivity: optIntEnum(),
+        aggression: optIntEnum(),
+        complexEnabled: nullish(z.boolean()),
+      })
+      .nullish(),
     executionMode: optIntEnum(),
   })
   .transform((s) => ({
     shieldZoneId: s.shieldZoneId,
     requestIntegrity: s.requestIntegrity,
     ipAddress: s.ipAddress,
-    browserFingerprint: s.browserFingerprint,
+    browserFingerprint: {
+      sensitivity: s.browserFingerprint?.sensitivity ?? null,
+      aggression: s.browserFingerprint?.aggression ?? null,
+      complexEnabled: s.browserFingerprint?.complexEnabled ?? null,
+    },
     executionMode: s.executionMode,
   }));
 

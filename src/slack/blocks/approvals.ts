@@ -324,6 +324,16 @@ function noteLine(r: ChangeRequest): Mrkdwn | undefined {
 }
 
 /**
+ * The one time a card names: the deadline for a decision while waiting, the end of a temporary change in force;
+ * once decided, a request's expiry would read as the change's end.
+ */
+function timeField(r: ChangeRequest): Mrkdwn[] {
+  if (r.state === "pending") return [mrkdwn`*Approve by*\n${dateToken(r.expiresAt)}`];
+  if (r.state === "applied" && r.undoAt) return [mrkdwn`*Ends at*\n${dateToken(r.undoAt)}`];
+  return [];
+}
+
+/**
  * The approval card everyone in the channel sees. Pending: Approve and Reject (each decides at the click).
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
@@ -342,7 +352,7 @@ export function approvalCard(
       mrkdwn`*Requested by*\n${mention(r.requesterId)}`,
       ...details.map(detailField),
       ...(r.undoAfterMs !== null ? [mrkdwn`*For*\n${durationWords(r.undoAfterMs)}, then undone`] : []),
-      mrkdwn`*Expires*\n${dateToken(r.expiresAt)}`,
+      ...timeField(r),
       mrkdwn`*State*\n${stateLine(r)}`,
     ]),
   ];

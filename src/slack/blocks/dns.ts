@@ -9,10 +9,12 @@ import {
 } from "../../edge/schemas/core.js";
 import { recordsByType } from "../../services/dns.js";
 import { ACTIONS } from "../ids.js";
-import { actions, button, context, fields, header, packLines, section } from "./block-kit.js";
-import { code, dateToken, joinMrkdwn, type Mrkdwn, mrkdwn, truncate } from "./mrkdwn.js";
+import { actions, button, context, fields, header, section } from "./block-kit.js";
+import { LIMITS } from "./limits.js";
+import { code, dateToken, joinMrkdwn, type Mrkdwn, mrkdwn, packMrkdwn, truncate } from "./mrkdwn.js";
 import { type Reply, reply } from "./reply.js";
 
+/** Records a page of one type shows at most, for reading (fewer where long records fill its sections). */
 export const DNS_RECORDS_SHOWN = 40;
 
 const STATUS_EMOJI: Record<number, string> = {
@@ -50,6 +52,41 @@ export interface DnsPageValue {
   p?: boolean;
 }
 
+/** Sections a page's records fill at most (each within Slack's 3000 characters): the message stays far under 50 blocks. */
+const SECTIONS_PER_PAGE = 3;
+const SECTION_ROOM = LIMITS.sectionText;
+
+/**
+ * The lines cut into pages of whole lines: at most DNS_RECORDS_SHOWN lines in at most SECTIONS_PER_PAGE
+ * sections, packed as packMrkdwn packs them, so every record is on exactly one page and none is cut (a
+ * record's line is far shorter than a section). The pages depend on the records only, so page N read
+ * later (a button) starts where page N-1 ended.
+ */
+function recordPages(lines: readonly Mrkdwn[]): Mrkdwn[][] {
+  const pages: Mrkdwn[][] = [];
+  let page: Mrkdwn[] = [];
+  let sections = 0;
+  let used = 0;
+  for (const line of lines) {
+    const length = String(line).length;
+    let fits = sections > 0 && used + 1 + length <= SECTION_ROOM;
+    if (page.length === DNS_RECORDS_SHOWN || (!fits && sections === SECTIONS_PER_PAGE)) {
+      pages.push(page);
+      page = [];
+      sections = 0;
+      fits = false;
+    }
+    if (fits) used += 1 + length;
+    else {
+      sections++;
+      used = length;
+    }
+    page.push(line);
+  }
+  pages.push(page);
+  return pages;
+}
+
 /**
  * One record type's page, with a button for every type (so each type, TXT too, is reachable) and
  * Previous / Next within the type.
@@ -57,26 +94,15 @@ export interface DnsPageValue {
 function typePage(zoneId: number, records: readonly DnsScanRecord[], view: DnsView, isPublic: boolean) {
   const groups = recordsByType(records);
   const [type, group] = groups.find(([t]) => t === view.type) ?? groups[0]!;
-  const pages = Math.max(1, Math.ceil(group.length / DNS_RECORDS_SHOWN));
+  const pageList = recordPages(group.map(recordLine));
+  const pages = pageList.length;
   const page = Math.min(Math.max(1, view.page), pages);
-  const shown = group.slice((page - 1) * DNS_RECORDS_SHOWN, page * DNS_RECORDS_SHOWN);
   const value = (t: string, pg: number) =>
     JSON.stringify({ z: zoneId, t, pg, ...(isPublic ? { p: true } : {}) } satisfies DnsPageValue);
   const blocks: KnownBlock[] = [
-    ...packLines(
-      [
-        mrkdwn`*${type}* (${group.length}) · page ${page} of ${pages}\n${joinMrkdwn(shown.map(recordLine), "\n")}`,
-      ],
-      3,
-      "records",
-    ),
+    section(mrkdwn`*${type}* (${group.length}) · page ${page} of ${pages}`),
+    ...packMrkdwn(pageList[page - 1]!, SECTION_ROOM).map((p) => section(p.text)),
   ];
-  if (records.length > shown.length)
-    blocks.push(
-      context(
-        mrkdwn`_…and ${records.length - shown.length} more records: the buttons below show every type, a page at a time._`,
-      ),
-    );
   let n = 0;
   const id = () => `${ACTIONS.dnsPage}.${n++}`;
   const paging = [

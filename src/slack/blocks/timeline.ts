@@ -74,7 +74,11 @@ function entryLine(e: TimelineEntry): Mrkdwn {
     case "alert_acknowledged":
       return mrkdwn`${when} :eyes: ${who(e.by)} acknowledged the alert`;
     case "alert_resolved":
-      return mrkdwn`${when} :large_green_circle: Alert resolved after ${durationWords(e.durationMs)}`;
+      return e.watchRemoved
+        ? mrkdwn`${when} :white_circle: Alert closed after ${durationWords(e.durationMs)}: its watch was removed (not resolved)`
+        : mrkdwn`${when} :large_green_circle: Alert resolved after ${durationWords(e.durationMs)}`;
+    case "dashboard_change":
+      return mrkdwn`${when} :gear: ${truncate(e.title, 80)} changed outside edgeops: ${truncate(e.from, 80)} → ${truncate(e.to, 80)} (noticed by the config watch${where})`;
     case "watch_muted":
       return e.until === null
         ? mrkdwn`${when} :loud_sound: ${who(e.by)} unmuted the watch${where}`

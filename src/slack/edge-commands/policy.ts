@@ -9,6 +9,7 @@ import {
   MAX_APPROVALS_NEEDED,
   type PolicyPatch,
 } from "../../store/index.js";
+import { possibleApprovers } from "../approvers.js";
 import { context, fields, section } from "../blocks/block-kit.js";
 import { detailField } from "../blocks/change-details.js";
 import { channel, mention, mrkdwn } from "../blocks/mrkdwn.js";
@@ -146,12 +147,19 @@ async function announceInChannel(
 const slackError = (err: unknown) => (err as { data?: { error?: string } }).data?.error;
 
 /**
- * Every approver named must be a person (or group) Slack knows, and a request must be approvable:
- * the approvers other than the admin asking must be at least the number each request needs.
+ * Every approver named must be a person (or group) Slack knows, and a request must be approvable: the
+ * people other than the admin asking who could approve (the admins, or the named people and groups; in a
+ * private channel, for its own rule, only its members) must be at least the number each request needs.
  */
 async function checkApprovers(ctx: CommandContext, params: PolicyParams): Promise<void> {
   const set = params.set ?? {};
-  if (set.approvers === undefined && set.approvalsNeeded === undefined && !params.reset) return;
+  if (
+    set.approvers === undefined &&
+    set.approvalsNeeded === undefined &&
+    set.approvals !== "required" &&
+    !params.reset
+  )
+    return;
   const named = set.approvers?.kind === "list" ? set.approvers : undefined;
   for (const user of named?.users ?? []) {
     const info = await ctx.client.users.info({ user }).catch((err: unknown) => {
@@ -168,32 +176,50 @@ async function checkApprovers(ctx: CommandContext, params: PolicyParams): Promis
       );
   }
   const after = await policyAfter(ctx.env.deps, ctx.teamId, params);
-  if (after.approvals !== "required" || after.approvers.kind !== "list") return;
-  const eligible = new Set(after.approvers.users);
-  for (const group of after.approvers.usergroups) {
-    const members = await ctx.client.usergroups.users
-      .list({ usergroup: group })
-      .then((res) => res.users ?? [])
-      .catch((err: unknown) => {
-        if (slackError(err) === "no_such_subteam" || slackError(err) === "subteam_not_found")
-          return undefined;
-        throw err;
-      });
-    if (members === undefined) {
-      if (named?.usergroups.includes(group))
-        throw usage(
-          `Slack knows no user group ${group} in this workspace, so its members could never approve. Mention the group so Slack links it: /edge policy approvers @oncall-leads`,
-        );
-      continue;
-    }
-    for (const m of members) eligible.add(m);
-  }
-  eligible.delete(ctx.userId);
-  const needed = after.approvalsNeeded;
-  if (eligible.size < needed)
+  if (after.approvals !== "required") return;
+  // The workspace's rule holds in every channel, so no one channel's members narrow it.
+  const pool = await possibleApprovers(
+    ctx.env,
+    ctx.client,
+    ctx.teamId,
+    after.approvers,
+    params.channelId ?? undefined,
+  );
+  const unknownGroup = pool.unknownGroups.find((g) => named?.usergroups.includes(g));
+  if (unknownGroup)
     throw usage(
-      `Each request would need ${needed} approver${needed === 1 ? "" : "s"}, but only ${eligible.size} ${eligible.size === 1 ? "person" : "people"} besides you could approve, so no request of yours could ever be approved. Name more approvers (/edge policy approvers @oncall-leads @alice) or ask for fewer: /edge policy approvals ${Math.max(1, eligible.size)}`,
+      `Slack knows no user group ${unknownGroup} in this workspace, so its members could never approve. Mention the group so Slack links it: /edge policy approvers @oncall-leads`,
     );
+  const others = [...pool.ids].filter((id) => id !== ctx.userId).length;
+  const needed = after.approvalsNeeded;
+  if (others >= needed) return;
+  const each = `Each request would need ${needed} approver${needed === 1 ? "" : "s"}`;
+  const who = `${after.approvers.kind === "admins" ? "the workspace admins and owners" : "the approvers named"}${pool.privateChannel ? " who are members of this private channel" : ""}`;
+  if (!pool.complete)
+    throw usage(
+      `${each}, and Slack listed only ${others} ${others === 1 ? "person" : "people"} besides you who could approve (${who}); it did not list everyone, so I can't tell whether ${needed} could. Nothing changed: try again in a moment, or name approvers: /edge policy approvers @oncall-leads @alice`,
+    );
+  const ways = [
+    pool.privateChannel ? "invite more approvers to this channel" : "",
+    `name more approvers (/edge policy approvers @oncall-leads @alice${params.channelId ? " here" : ""})`,
+    others > 0 ? `ask for fewer: /edge policy approvals ${others}${params.channelId ? " here" : ""}` : "",
+  ].filter(Boolean);
+  throw usage(
+    `${each}, but only ${others} ${others === 1 ? "person" : "people"} besides you could approve (${who}), so no request of yours could ever be approved. Nothing changed. ${ways.join(", or ").replace(/^./, (c) => c.toUpperCase())}.`,
+  );
+}
+
+/**
+ * How many admins besides the asker the workspace has, where the channel's rule needs more than one
+ * approval and Slack lists every admin: a policy request then needs no more than they can give, so a rule
+ * nobody can meet can still be loosened. Not narrowed to this channel's members: asking in a small private
+ * channel must not need fewer approvals than asking where the admins are. Undefined: the rule's own number.
+ */
+async function policyApproversReachable(ctx: CommandContext): Promise<number | undefined> {
+  const current = await ctx.env.deps.store.policies.getEffective(ctx.teamId, ctx.channelId);
+  if (current.approvals !== "required" || current.approvalsNeeded <= 1) return undefined;
+  const pool = await possibleApprovers(ctx.env, ctx.client, ctx.teamId, { kind: "admins" });
+  return pool.complete ? [...pool.ids].filter((id) => id !== ctx.userId).length : undefined;
 }
 
 /**
@@ -211,12 +237,14 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
       ? { channelId: ctx.channelId, reset: true }
       : { channelId: change.here ? ctx.channelId : null, set: change.patch };
   await checkApprovers(ctx, params);
+  const approversReachable = await policyApproversReachable(ctx);
   const outcome = await requestChange(deps, policyKind, {
     teamId: ctx.teamId,
     channelId: ctx.channelId,
     userId: ctx.userId,
     params,
     requestId: newRequestId(),
+    ...(approversReachable !== undefined ? { approversReachable } : {}),
   });
   const scope = here ? "this channel" : "the workspace";
   // Approvals off in one channel are off for every zone, for whoever can post there.
@@ -236,8 +264,13 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
         ctx.logger,
       );
       if (failure) throw new UserError("slack", failure);
+      const { approvalsNeeded } = outcome.request;
+      const fewer =
+        approvalsNeeded < outcome.policy.approvalsNeeded
+          ? ` It needs ${approvalsNeeded} approval${approvalsNeeded === 1 ? "" : "s"}, not the policy's ${outcome.policy.approvalsNeeded}: the workspace has only ${approvalsNeeded} admin${approvalsNeeded === 1 ? "" : "s"} besides you.`
+          : "";
       return sentenceReply(
-        `This change ${reasons.join(" and ") || "loosens the policy"} while approvals are required, so another admin has to approve it: the request is posted in this channel. Nothing changed yet.${reach}`,
+        `This change ${reasons.join(" and ") || "loosens the policy"} while approvals are required, so another admin has to approve it: the request is posted in this channel.${fewer} Nothing changed yet.${reach}`,
         ":hourglass_flowing_sand:",
       );
     }

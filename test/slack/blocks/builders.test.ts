@@ -136,10 +136,22 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });
 
-  it("500 DNS records: the first 40 and N more", () => {
-    const reply = dnsMessage(5, scan(500));
-    expect(checkBlockKitLimits("message", reply)).toEqual([]);
-    expect(blocksText(reply.blocks)).toContain("and 460 more records");
+  it("500 long DNS records: a type's pages hold each of its records once, whole, within the limits", () => {
+    const records = scan(500);
+    const a = records.records.filter((r) => r.type === 0);
+    const first = blocksText(dnsMessage(5, records).blocks);
+    const pages = Number(/\*A\* \(63\) · page 1 of (\d+)/.exec(first)?.[1]);
+    expect(pages).toBe(2);
+    const texts = Array.from({ length: pages }, (_, i) => {
+      const reply = dnsMessage(5, records, { type: "A", page: i + 1 });
+      expect(checkBlockKitLimits("message", reply)).toEqual([]);
+      return blocksText(reply.blocks);
+    });
+    // Three sections fill before 40 records of 250 characters: the page ends at the last whole record.
+    expect(texts[0]!.match(/ · TTL 300/g)!.length).toBeLessThan(40);
+    for (const r of a) expect(texts.filter((t) => t.includes(`\`${r.name}\``)).length, r.name ?? "").toBe(1);
+    expect(texts.join("\n").match(/ · TTL 300/g)).toHaveLength(a.length);
+    expect(texts.join("\n")).not.toContain("more records");
   });
 
   it("a long AI recommendation", () => {
@@ -255,10 +267,26 @@ describe("pure helpers", () => {
     expect(blocksText(blocks)).toContain("…and 96 more not shown.");
     expect(packLines(["a", "b"], 3)).toHaveLength(1);
   });
+  it("a decided card names no request deadline (it would read as the change's end); a temporary change in force names its end", () => {
+    const applied = (over: Partial<ChangeRequest>) =>
+      blocksText(approvalCard(request({ state: "applied", decidedBy: "U2", decidedAt: 1, ...over })).blocks);
+    const permanent = applied({});
+    expect(permanent).not.toContain("Approve by");
+    expect(permanent).not.toContain("Expires");
+    expect(permanent).not.toContain("Ends at");
+    const undoAt = Date.parse("2026-11-21T13:00:00Z");
+    const temporary = applied({ undoAfterMs: 1_800_000, undoAt });
+    expect(temporary).toContain(`*Ends at*\n<!date^${undoAt / 1000}^`);
+    expect(temporary).not.toContain("Approve by");
+    for (const state of ["rejected", "expired", "undone", "failed"] as const)
+      expect(blocksText(approvalCard(request({ state })).blocks), state).not.toMatch(
+        /Approve by|Expires|Ends at/,
+      );
+  });
   it("the approval card shows requester, zone, category, current and requested action, expiry, Approve (no dialog) and Reject", () => {
     const card = approvalCard(request(), { approvers: { kind: "admins" } });
     const text = blocksText(card.blocks);
-    for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "Expires", "Approve", "Reject"])
+    for (const part of ["<@U1>", "42", "AI scraper", "None → *Block*", "*Approve by*", "Approve", "Reject"])
       expect(text).toContain(part);
     // A non-approver is refused at the click, so Approve asks nothing before it is decided.
     expect(JSON.stringify(card.blocks)).not.toContain('"confirm"');

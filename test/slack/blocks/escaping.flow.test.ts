@@ -711,9 +711,16 @@ function timelineStory(g: Gen): TimelineStory {
       signals: [{ signal: g.s(), count: g.int(9999), mean: g.int(99), over: true }],
       topOffender: g.pick([g.s(), null]),
     },
-    { ...base(), kind: "alert_resolved", episodeId: g.s(), durationMs: g.ms() },
+    {
+      ...base(),
+      kind: "alert_resolved",
+      episodeId: g.s(),
+      durationMs: g.ms(),
+      watchRemoved: g.pick([true, false]),
+    },
     { ...base(), kind: "alert_acknowledged", episodeId: g.s() },
     { ...base(), kind: "watch_muted", until: g.pick([g.ms(), null]) },
+    { ...base(), kind: "dashboard_change", title: g.s(), from: g.s(), to: g.s() },
     {
       ...base(),
       kind: "change",

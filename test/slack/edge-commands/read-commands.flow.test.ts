@@ -133,9 +133,10 @@ describe("/edge read commands over signed HTTP", () => {
     expect(failed.text).toContain("No recommendation for this rule.");
   });
 
-  it("dns: records grouped by type, the first 40 and N more, with Scan now", async () => {
+  it("dns: records grouped by type, a page of the first type and a button for every other, with Scan now", async () => {
     const large = await run(`dns ${SIM_IDS.dnsZoneLarge}`);
-    expect(large.text).toMatch(/and \d+ more records/);
+    expect(large.text).toMatch(/\*A\* \(\d+\) · page 1 of \d+/);
+    expect(large.buttons.map((b) => b.text)).toContain("TXT (107)");
     expect(large.buttons.map((b) => b.action_id)).toContain(ACTIONS.dnsScanNow);
     const failed = await run(`dns ${SIM_IDS.dnsZoneFailedScan}`);
     expect(failed.text).toContain("The scan failed:");

@@ -157,6 +157,39 @@ describe("/edge timeline: the story of an incident", () => {
   it("on SQLite", () => timelineStory({}), 60_000);
   it.runIf(postgresTests)("on PostgreSQL", () => onPostgres(timelineStory), 60_000);
 
+  it("keeps a removed watch's alert in the story: opened, acknowledged, closed at the removal (not resolved)", async () => {
+    const h = await startHarness({});
+    try {
+      h.slack.memberships.set(BOB, ["C0001"]);
+      await alertAcknowledged(h);
+      const [watch] = await h.store.watches.list("T0001");
+      const removed = await h.command(`watch remove ${watch?.id}`, { userId: ALICE, channelId: "C0001" });
+      expect(blocksText((await h.slack.waitForResponse(removed.responseId)).body.blocks)).toContain(
+        "Removed",
+      );
+      expect(await h.store.watches.list("T0001")).toEqual([]);
+
+      const res = await h.command(`timeline ${ZONE}`, { userId: BOB, channelId: "C0001" });
+      const text = blocksText((await replacement(h, res.responseId)).body.blocks);
+      const order = [
+        "Alert opened in <#C0001>: WAF 420/min (usually 12)",
+        `<@${CAROL}> acknowledged the alert`,
+        "Alert closed after",
+        "its watch was removed (not resolved)",
+      ].map((s) => text.indexOf(s));
+      expect(
+        order.every((i) => i >= 0),
+        text,
+      ).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      expect(text).not.toContain("Alert resolved");
+      // Closed, so no longer firing anywhere (the Home lists firing alerts).
+      expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("takes a domain as other /edge commands do, refuses an unknown window, and says what Export needs", async () => {
     const h = await startHarness();
     try {

@@ -269,9 +269,7 @@ describe("paging", () => {
     const zone = SIM_IDS.dnsZoneLarge;
     const first = await answerTo(h, `dns ${zone}`, BOB);
     expect(first.text).toContain("*A* (208) · page 1 of 6");
-    expect(first.text).toContain(
-      "…and 500 more records: the buttons below show every type, a page at a time",
-    );
+    expect(first.text).not.toContain("more records");
     const txt = first.buttons.find((b) => b.text === "TXT (107)");
     expect(txt, first.buttons.map((b) => b.text).join(", ")).toBeDefined();
     const ids = first.buttons.map((b) => b.action_id);

@@ -3,7 +3,7 @@
  * everything, and a sentence for every kind of bad input. What the bot then reads (`/edge apps`) shows the plan.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { createAdversary, SIM_IDS } from "../../../tools/simulator/index.js";
 import { type ConsoleDriver, startConsole } from "./support.js";
 
 let c: ConsoleDriver | undefined;
@@ -133,6 +133,30 @@ describe("/sim in the local console", () => {
       [`/sim dashboard ${SIM_IDS.zoneQuiet} waf on now`, "Too many words after /sim dashboard."],
     ];
     for (const [line, expected] of cases) expect(await c.send(line), line).toContain(expected);
+  });
+
+  it("turns the strict simulator on with a seed that replays, and back to friendly", async () => {
+    c = await startConsole();
+    expect(sim().adversary.strict).toBe(false);
+    const strict = await c.send("/sim strict 7");
+    expect(strict).toContain("Strict simulator, seed 7");
+    expect(strict).toContain("/sim strict 7 replays them");
+    expect(sim().adversary.seed).toBe(7);
+    expect(sim().adversary.order("probe", [1, 2, 3, 4, 5, 6, 7, 8])).toEqual(
+      createAdversary({ seed: 7 }).order("probe", [1, 2, 3, 4, 5, 6, 7, 8]),
+    );
+    const fresh = await c.send("/sim strict");
+    expect(fresh).toMatch(/Strict simulator, seed \d+/);
+    expect(sim().adversary.seed).toEqual(Number(/seed (\d+)/.exec(fresh)?.[1]));
+    expect(await c.send("/sim friendly")).toContain("Friendly simulator");
+    expect(sim().adversary.strict).toBe(false);
+    for (const [line, expected] of [
+      ["/sim strict seven", '"seven" is not a seed: give a whole number'],
+      ["/sim strict 7 8", "/sim strict takes one seed at most"],
+      ["/sim friendly now", "/sim friendly takes no arguments"],
+    ] as const)
+      expect(await c.send(line), line).toContain(expected);
+    expect(sim().adversary.strict).toBe(false);
   });
 
   it("says so when the console talks to a real Edge API", async () => {

@@ -2,7 +2,7 @@
  * Every simulator route answers in the shapes of the provider's OpenAPI documents (../shared/reference/edge-api,
  * read in place, never copied): each answer below is validated with Ajv against the schema its operation documents
  * for that status. Statuses a document does not list are allowed only where listed in UNDOCUMENTED (with the reason)
- * and must still take one of the family's documented shapes. Values the seed puts off-spec on purpose (to exercise
+ * and must take the shape named there (problem details, a refusing envelope, a plan refusal, Core error data). Values the seed puts off-spec on purpose (to exercise
  * unknown-enum handling) are listed in DELIBERATE and must each be seen.
  */
 import type { Ajv, ValidateFunction } from "ajv";
@@ -13,6 +13,7 @@ import {
   SIM_API_KEY,
   SIM_IDS,
   type Simulator,
+  seedFromEnv,
   startSimulator,
 } from "../../../tools/simulator/index.js";
 import { MAX_ZONE_ATTACK_EVENTS } from "../../../tools/simulator/plan.js";
@@ -33,44 +34,127 @@ const FAMILY_ERRORS: Record<Family, string[]> = {
   core: ["ApiErrorData"],
 };
 
-/** `METHOD template status` the documents do not list, and why the simulator answers them. */
-const UNDOCUMENTED: Record<string, string> = {
-  "GET /shield/shield-zone/{shieldZoneId} 404": "unknown zone: the framework's NotFound problem details",
-  "GET /shield/shield-zone/{shieldZoneId}/bot-categorization 202":
-    "plan lacks the feature: the reference notes a 202 carrying invalid_plan_type.*",
-  "PUT /shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category} 202":
-    "plan lacks the feature (as above)",
-  "GET /shield/shield-zone/{shieldZoneId}/bot-detection 202":
-    "a Basic plan: invalid_plan_type.bot_detection, the form the Terraform provider handles",
-  "GET /shield/metrics/rate-limit/{id} 404": "unknown rule, in the operation's envelope",
-  "GET /shield/metrics/rate-limits/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
-  "GET /shield/rate-limits/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
-  "GET /shield/metrics/overview/{shieldZoneId} 404": "unknown zone, in the operation's envelope",
-  "GET /shield/metrics/overview/{shieldZoneId}/detailed 404": "unknown zone, in the operation's envelope",
-  "GET /shield/metrics/overview/{shieldZoneId}/detailed 400":
-    "unparsable StartDate/EndDate/Resolution or too many buckets: model-binding problem details",
-  "POST /shield/event-logs/{shieldZoneId}/search 404":
-    "unknown zone: problem details like the documented 400",
-  "POST /shield/event-logs/{shieldZoneId}/search 202":
-    "plan without event logs: invalid_plan_type.event_logs",
-  "GET /shield/waf/rules/review-triggered/{shieldZoneId} 404": "unknown zone, in errorResponse",
-  "GET /shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId} 404":
-    "no such triggered rule, in errorResponse",
-  "GET /pullzone 400": "page/perPage outside the documented minimum/maximum, Core error data",
-  "GET /dnszone 400": "page/perPage outside the documented minimum/maximum, Core error data",
-  "PATCH /shield/shield-zone 400": "a field outside UpdateShieldZoneRequest: model-binding problem details",
-  "PATCH /shield/shield-zone 404": "unknown zone: the framework's NotFound problem details",
-  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 400":
-    "no ruleId or an action outside ReviewActionType: model-binding problem details",
-  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 404":
-    "unknown zone or a rule the zone did not trigger, in errorResponse",
-  "GET /shield/shield-zone/{shieldZoneId}/access-lists 404":
+/**
+ * The shape an undocumented status must take (besides the documented schema it is checked against):
+ * - problem: the framework's problem details, with a title and the HTTP status as its `status`;
+ * - envelope: the operation's documented answer whose error envelope refuses (`success` false) with the HTTP status;
+ * - plan: the operation's documented answer whose error envelope refuses with an `invalid_plan_type.*` key;
+ * - core: Core's error data with a message.
+ */
+type UndocumentedShape = "problem" | "envelope" | "plan" | "core";
+
+/** `METHOD template status` the documents do not list: why the simulator answers them, and in what shape. */
+const UNDOCUMENTED: Record<string, [UndocumentedShape, string]> = {
+  "GET /shield/shield-zone/{shieldZoneId} 404": [
+    "problem",
     "unknown zone: the framework's NotFound problem details",
-  "GET /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
-  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": "unknown list: NotFound problem details",
-  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id} 404":
+  ],
+  "GET /shield/shield-zone/{shieldZoneId}/bot-categorization 202": [
+    "plan",
+    "plan lacks the feature: the reference notes a 202 carrying invalid_plan_type.*",
+  ],
+  "PUT /shield/shield-zone/{shieldZoneId}/bot-categorization/categories/{category} 202": [
+    "plan",
+    "plan lacks the feature (as above)",
+  ],
+  "GET /shield/shield-zone/{shieldZoneId}/bot-detection 202": [
+    "plan",
+    "a Basic plan: invalid_plan_type.bot_detection, the form the Terraform provider handles",
+  ],
+  "GET /shield/metrics/rate-limit/{id} 404": ["envelope", "unknown rule, in the operation's envelope"],
+  "GET /shield/metrics/rate-limits/{shieldZoneId} 404": [
+    "envelope",
+    "unknown zone, in the operation's envelope",
+  ],
+  "GET /shield/rate-limits/{shieldZoneId} 404": ["envelope", "unknown zone, in the operation's envelope"],
+  "GET /shield/metrics/overview/{shieldZoneId} 404": [
+    "envelope",
+    "unknown zone, in the operation's envelope",
+  ],
+  "GET /shield/metrics/overview/{shieldZoneId}/detailed 404": [
+    "envelope",
+    "unknown zone, in the operation's envelope",
+  ],
+  "GET /shield/metrics/overview/{shieldZoneId}/detailed 400": [
+    "problem",
+    "unparsable StartDate/EndDate/Resolution or too many buckets: model-binding problem details",
+  ],
+  "POST /shield/event-logs/{shieldZoneId}/search 404": [
+    "problem",
+    "unknown zone: problem details like the documented 400",
+  ],
+  "POST /shield/event-logs/{shieldZoneId}/search 202": [
+    "plan",
+    "plan without event logs: invalid_plan_type.event_logs",
+  ],
+  "GET /shield/waf/rules/review-triggered/{shieldZoneId} 404": ["envelope", "unknown zone, in errorResponse"],
+  "GET /shield/waf/rules/review-triggered/ai-recommendation/{shieldZoneId}/{ruleId} 404": [
+    "envelope",
+    "no such triggered rule, in errorResponse",
+  ],
+  "GET /pullzone 400": ["core", "page/perPage outside the documented minimum/maximum, Core error data"],
+  "GET /dnszone 400": ["core", "page/perPage outside the documented minimum/maximum, Core error data"],
+  "PATCH /shield/shield-zone 400": [
+    "problem",
+    "a field outside UpdateShieldZoneRequest: model-binding problem details",
+  ],
+  "PATCH /shield/shield-zone 404": ["problem", "unknown zone: the framework's NotFound problem details"],
+  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 400": [
+    "problem",
+    "no ruleId or an action outside ReviewActionType: model-binding problem details",
+  ],
+  "POST /shield/waf/rules/review-triggered/{shieldZoneId} 404": [
+    "envelope",
+    "unknown zone or a rule the zone did not trigger, in errorResponse",
+  ],
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists 404": [
+    "problem",
+    "unknown zone: the framework's NotFound problem details",
+  ],
+  "GET /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": [
+    "problem",
+    "unknown list: NotFound problem details",
+  ],
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/{id} 404": [
+    "problem",
+    "unknown list: NotFound problem details",
+  ],
+  "PATCH /shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id} 404": [
+    "problem",
     "unknown configuration: NotFound problem details",
+  ],
 };
+
+/** What an undocumented status's body must say beyond its documented schema (which accepts any object). */
+function undocumentedShape(shape: UndocumentedShape, status: number): Json {
+  const refusing = (error: Json): Json => ({
+    anyOf: ["error", "errorResponse"].map((k) => ({
+      type: "object",
+      required: [k],
+      properties: {
+        [k]: { type: "object", required: ["success"], properties: { success: { const: false }, ...error } },
+      },
+    })),
+  });
+  switch (shape) {
+    case "problem":
+      return {
+        type: "object",
+        required: ["title", "status"],
+        properties: { title: { type: "string", minLength: 1 }, status: { const: status } },
+      };
+    case "envelope":
+      return refusing({ statusCode: { const: status } });
+    case "plan":
+      return refusing({ errorKey: { type: "string", pattern: "^invalid_plan_type\\." } });
+    case "core":
+      return {
+        type: "object",
+        required: ["Message"],
+        properties: { Message: { type: "string", minLength: 1 } },
+      };
+  }
+}
 
 /** Off-spec values the seed serves on purpose; each must be seen at least once. */
 const DELIBERATE: ReadonlyArray<{ why: string; path: RegExp; keyword: string }> = [
@@ -355,7 +439,15 @@ const outcomes: Outcome[] = [];
 
 beforeAll(async () => {
   ({ ajv, toJsonSchema } = documentsAjv({ nullReferences: true }));
-  sim = await startSimulator({ clock: steppedClock(() => NOW) });
+  // The statuses below are the friendly ones for unknown access-list ids; the envelope the adversary answers
+  // instead is judged against the documents in access-lists.flow.test.ts.
+  sim = await startSimulator({
+    clock: steppedClock(() => NOW),
+    adversary: {
+      seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED),
+      pin: { "access-lists.unknown-id": "problem-details" },
+    },
+  });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
   // A fault plan in force: the largest attack the plan allows on a zone with every feature on, six days old and
   // still going (its 28-day counters near the documents' 32-bit limit), and an app moved by a status timeline.
@@ -458,9 +550,20 @@ function check(o: Outcome): string[] {
     }
     return tryAll([validatorFor(op.family, schema)]);
   }
-  if (UNDOCUMENTED[label] === undefined) return [`undocumented status: ${label}`];
+  const undocumented = UNDOCUMENTED[label];
+  if (undocumented === undefined) return [`undocumented status: ${label}`];
+  const [shape] = undocumented;
   const ok = responsesOf(op)["200"]?.content?.["application/json"]?.schema;
-  return tryAll([...(ok === undefined ? [] : [validatorFor(op.family, ok)]), ...familyErrors]);
+  const documentedShape =
+    shape === "envelope" || shape === "plan"
+      ? ok === undefined
+        ? []
+        : [validatorFor(op.family, ok)]
+      : familyErrors;
+  const errors = tryAll(documentedShape);
+  if (errors.length > 0 || body === undefined) return errors;
+  const v = validatorFor(op.family, undocumentedShape(shape, o.status));
+  return v(body) ? [] : [`not ${shape}: ${ajv.errorsText(v.errors)}`];
 }
 
 describe("simulator answers against the OpenAPI documents", () => {
@@ -481,8 +584,12 @@ describe("simulator answers against the OpenAPI documents", () => {
   });
 
   it("answers each case with the expected status", () => {
+    // Where the adversary echoes the request in a refusal ("shield.refusal-form"), the zone PATCH refuses in
+    // its 200 (UpdateShieldZoneResponse, `data` the request) rather than its 202.
+    const echoedRefusal = (o: (typeof outcomes)[number]) =>
+      o.c.refuse !== undefined && o.status === 200 && (JSON.parse(o.text) as { data?: unknown }).data != null;
     const wrong = outcomes
-      .filter((o) => o.status !== o.c.status)
+      .filter((o) => o.status !== o.c.status && !echoedRefusal(o))
       .map(
         (o) => `${o.c.method} ${o.c.path} -> ${o.status} (expected ${o.c.status}) ${o.text.slice(0, 200)}`,
       );
@@ -506,8 +613,11 @@ describe("simulator answers against the OpenAPI documents", () => {
     const refusals = outcomes.filter((o) => o.c.refuse);
     expect(refusals.length).toBeGreaterThanOrEqual(9);
     for (const o of refusals) {
-      const body = JSON.parse(o.text) as { error?: Json; errorResponse?: Json };
-      expect((body.error ?? body.errorResponse)?.success, `${o.c.method} ${o.c.path}`).toBe(false);
+      // A review's refusal may be `success: false` alone, its errorResponse null ("shield.refusal-form").
+      const body = JSON.parse(o.text) as { error?: Json; errorResponse?: Json; success?: boolean };
+      expect((body.error ?? body.errorResponse)?.success ?? body.success, `${o.c.method} ${o.c.path}`).toBe(
+        false,
+      );
     }
   });
 
@@ -523,6 +633,35 @@ describe("simulator answers against the OpenAPI documents", () => {
     ).overview;
     expect(overview.dDoSMitigated).toBeGreaterThan(200_000_000);
     expect(overview.dDoSMitigated).toBeLessThan(2 ** 31);
+  });
+
+  it("fails an undocumented status whose body takes none of the shapes it is allowed", () => {
+    const outcome = (method: string, path: string, status: number, body: unknown): Outcome => ({
+      c: { method, path, status },
+      status,
+      text: JSON.stringify(body),
+    });
+    const noShape = [
+      outcome("GET", `/shield/shield-zone/${unknownZone}`, 404, { unexpected: true }),
+      outcome("GET", `/shield/shield-zone/${unknownZone}`, 404, { title: "Not Found", status: 500 }),
+      outcome("GET", "/shield/metrics/rate-limit/1", 404, { data: null, error: null }),
+      outcome("GET", `/shield/waf/rules/review-triggered/${unknownZone}`, 404, { triggeredRules: [] }),
+      outcome("GET", `/shield/shield-zone/${quiet}/bot-detection`, 202, {
+        data: null,
+        error: { statusCode: 202, success: false, errorKey: "zone.busy" },
+      }),
+      outcome("GET", "/pullzone?page=1&perPage=1", 400, {}),
+    ];
+    expect(noShape.filter((o) => check(o).length === 0).map((o) => `${o.c.path} ${o.text}`)).toEqual([]);
+    // The bodies the simulator does answer take their shapes.
+    expect(
+      check(
+        outcome("GET", "/shield/metrics/rate-limit/1", 404, {
+          data: null,
+          error: { statusCode: 404, success: false, message: "Rate limit 1 not found." },
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it("fails a wrong answer (the validation can fail)", () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { keepDrift } from "../../../alerts/drift.js";
 import { toUserSentence } from "../../../errors.js";
+import { edgeClientFor } from "../../../services/edge-access.js";
 import { driftKeptMessage, driftWatchGoneText } from "../../blocks/drift.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, onButton, replaceClicked } from "./context.js";
@@ -27,14 +28,19 @@ export function driftKeep(env: SlackEnv) {
     "That button is out of date: the watch posts the change again.",
     async (args, ctx, value) => {
       try {
-        const kept = await keepDrift(env.deps, {
-          teamId: ctx.teamId,
-          userId: ctx.userId,
+        const kept = await keepDrift(env.deps, await edgeClientFor(env.deps, ctx.teamId), {
+          actor: {
+            teamId: ctx.teamId,
+            userId: ctx.userId,
+            isAdmin: () => env.admins.isAdmin(args.client, ctx.teamId, ctx.userId),
+          },
           watchId: value.w,
           key: value.s,
           value: value.v,
+          noticedAt: value.n,
         });
         if (kept.kind === "gone") return answerPrivately(args, driftWatchGoneText(), ctx.logger);
+        if (kept.kind === "stale") return answerPrivately(args, kept.sentence, ctx.logger);
         await replaceClicked(
           args,
           driftKeptMessage(kept.watch, value, ctx.userId, env.deps.clock.now()),
