@@ -400,3 +400,31 @@ describe("/edge watch config and learning mode's end time (SQLite)", () => {
     ]);
   });
 });
+
+describe("/edge watch config and settings that move with edgeops' own PATCH (SQLite)", () => {
+  it("settings the API resets with edgeops' PATCH (named on its card) are not posted as changed outside edgeops", async () => {
+    const { sim, h, tick, zone } = await setup("sqlite", (z, s) => {
+      z.learningMode = false;
+      s.setAdversary({ pin: { "shield-settings.patch-absent": "reset" } });
+    });
+    await tick();
+    const typed = await answerTo(h, `ddos ${ZONE} high`, BOB);
+    await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+      findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+    );
+    await h.click(button(card, "Approve"), { userId: CAROL });
+    const applied = await h.slack.waitForCall("chat.update", (c) => text(c).includes("is in effect"));
+    expect(text(applied)).toContain("WAF execution mode: Block → Log");
+    expect(zone().wafExecutionMode).toBe(0);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([]);
+
+    // A change in the dashboard afterwards is drift again.
+    runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([
+      expect.stringContaining("WAF execution mode Log → Block, not through edgeops"),
+    ]);
+  });
+});
