@@ -242,6 +242,42 @@ async function madeByEdgeops(
   return false;
 }
 
+/** The zone's field each shield setting of the snapshot is read from. */
+const ZONE_FIELDS: Readonly<Record<string, string>> = {
+  wafEnabled: "wafEnabled",
+  wafMode: "wafExecutionMode",
+  ddosSensitivity: "dDoSShieldSensitivity",
+  ddosMode: "dDoSExecutionMode",
+  learningMode: "learningMode",
+};
+
+/**
+ * Whether the setting moved with a PATCH edgeops made to the zone after `since`: the request that set one of
+ * the zone's settings last noted it among the other settings that moved with its write (its card named it;
+ * the documents do not say what a PATCH does to the fields it was not sent).
+ */
+async function movedWithEdgeopsPatch(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+  key: string,
+  since: number,
+): Promise<boolean> {
+  const field = ZONE_FIELDS[key];
+  if (field === undefined) return false;
+  const scope = { teamId, channelId: "", userId: "" };
+  for (const kind of [ddosSensitivityKind, wafModeKind, learningModeKind]) {
+    // Each setting's target is named by the zone alone (and the kind).
+    const target = kind.targetKey?.({ shieldZoneId: zoneId } as never, scope);
+    const owner =
+      target === undefined ? undefined : await deps.store.changeRequests.targetOwner(teamId, target);
+    if (!owner || owner.since < since) continue;
+    const request = await deps.store.changeRequests.get(owner.requestId);
+    if (request?.lastError?.moved?.includes(field)) return true;
+  }
+  return false;
+}
+
 /** edgeops keeps its lists on, with their action: a list back that way (or new) is not drift. */
 function asEdgeopsKeepsIt(key: string, v: SettingValue): boolean {
   const action = EDGEOPS_LISTS.get(key.slice(5));
@@ -312,7 +348,8 @@ export async function evaluateConfigWatch(
     const since = suspect?.since ?? state.readAt;
     if (
       (isList && asEdgeopsKeepsIt(key, after)) ||
-      (await madeByEdgeops(deps, watch.teamId, zoneId, ruleFor(key), after, since))
+      (await madeByEdgeops(deps, watch.teamId, zoneId, ruleFor(key), after, since)) ||
+      (await movedWithEdgeopsPatch(deps, watch.teamId, zoneId, key, since))
     ) {
       snapshot[key] = after;
       continue;

@@ -113,6 +113,8 @@ export interface TargetRead<V, R = unknown> {
 export interface ApplyReport<V = unknown> {
   /** Other settings of the target that moved with the write: "learning mode: on → off". */
   alsoChanged?: string[];
+  /** The same settings as the target names them (a shield zone's field names), kept on the request's note. */
+  alsoChangedFields?: string[];
   /** The value apply read right after its write: the engine's read-back takes it instead of reading again. */
   after?: { value: V | null };
 }

@@ -407,7 +407,13 @@ export async function readBack<P, V>(
       `The Edge API accepted the change, but reading it back right after shows ${kind.valueLabel?.(current) ?? "another value"}: it is not in effect.${also}`,
       moved,
     );
-  return moved.length > 0 ? { kind: OTHER_SETTINGS_MOVED, message: alsoChangedSentence(moved) } : null;
+  if (moved.length === 0) return null;
+  const fields = report?.alsoChangedFields ?? [];
+  return {
+    kind: OTHER_SETTINGS_MOVED,
+    message: alsoChangedSentence(moved),
+    ...(fields.length > 0 ? { moved: fields } : {}),
+  };
 }
 
 export const alsoChangedDetail = (err: unknown) =>

@@ -115,10 +115,12 @@ function shieldSettingKind<V extends number | boolean>(
         );
         return;
       }
-      const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      const moved = movedSettings(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
       return {
         after: { value: s.read(after, deps.clock.now()) },
-        ...(others.length > 0 ? { alsoChanged: others } : {}),
+        ...(moved.length > 0
+          ? { alsoChanged: moved.map((k) => movedSentence(k, before, after)), alsoChangedFields: moved }
+          : {}),
       };
     },
     undo: (p, observed) =>
@@ -174,18 +176,25 @@ function comparable(key: string, v: unknown): unknown {
   return v ?? null;
 }
 
-/** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
-export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
+/** Every setting but `own` that differs between two reads of a zone, by its API name, sorted. */
+function movedSettings(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
   const a = before.settings ?? {};
   const b = after.settings ?? {};
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .filter((k) => !own.includes(k))
     .filter((k) => JSON.stringify(comparable(k, a[k])) !== JSON.stringify(comparable(k, b[k])))
-    .sort()
-    .map((k) => {
-      const [title, word] = SETTING_WORDS[k] ?? [k, show];
-      return `${title}: ${word(a[k])} → ${word(b[k])}`;
-    });
+    .sort();
+}
+
+/** "WAF execution mode: Block → Log" */
+function movedSentence(k: string, before: ShieldZone, after: ShieldZone): string {
+  const [title, word] = SETTING_WORDS[k] ?? [k, show];
+  return `${title}: ${word(before.settings?.[k])} → ${word(after.settings?.[k])}`;
+}
+
+/** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
+export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
+  return movedSettings(before, after, own).map((k) => movedSentence(k, before, after));
 }
 
 /** A setting that is one of a few numbers, each with a label (DDoS sensitivity, WAF execution mode). */
