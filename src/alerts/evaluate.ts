@@ -6,6 +6,7 @@ import {
 } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
 import { APPS_MAX_LIMIT } from "../services/apps.js";
+import { busiestGroup, readEventLogGroups } from "../services/event-log-groups.js";
 import type { AlertEpisode, Sensitivity } from "../store/index.js";
 import {
   classifyApp,
@@ -128,12 +129,26 @@ export async function evaluateZoneWatch(
     // zone's DDoS sensitivity, each failing alone.
     const open = (await c.deps.store.episodes.latest(watch.id, subjectId)) ?? null;
     const known = firingZoneSubject(open);
-    let topOffender = known?.topOffender ?? null;
+    let top: TopIp = known
+      ? {
+          ip: known.topOffender,
+          ...(known.topOffenderOfGroups === undefined ? {} : { ofGroups: known.topOffenderOfGroups }),
+        }
+      : { ip: null };
     let ddosSensitivity = known?.ddosSensitivity ?? null;
     if (!known) {
-      calls += 2;
-      [topOffender, ddosSensitivity] = await Promise.all([
-        topIp(edge, zoneId, now).catch(() => null),
+      calls += 1;
+      [top, ddosSensitivity] = await Promise.all([
+        topIp(edge, zoneId, now).then(
+          (t) => {
+            calls += t.calls;
+            return t;
+          },
+          () => {
+            calls += 1;
+            return { ip: null };
+          },
+        ),
         edge
           .getShieldZone(zoneId)
           .then((z) => z.ddosShieldSensitivity ?? null)
@@ -146,7 +161,8 @@ export async function evaluateZoneWatch(
       shieldZoneId: zoneId,
       label,
       readings,
-      topOffender,
+      topOffender: top.ip,
+      ...(top.ip !== null && top.ofGroups !== undefined ? { topOffenderOfGroups: top.ofGroups } : {}),
       ddosSensitivity,
     };
     pushNotice(
@@ -192,16 +208,20 @@ function firingZoneSubject(open: AlertEpisode | null): ZoneSubject | undefined {
     : undefined;
 }
 
-/** The busiest IP of the zone's event log in the last 10 minutes. */
-async function topIp(edge: EdgeClient, zoneId: number, now: number): Promise<string | null> {
-  const r = await edge.searchEventLogs(zoneId, {
-    from: now - 10 * 60_000,
-    to: now,
-    groupBy: ["ip"],
-    pageSize: 1,
-  });
-  const g = r.groups[0];
-  return g?.key.ip ?? null;
+interface TopIp {
+  ip: string | null;
+  /** Set when not every IP group was read: the busiest is of this many groups. */
+  ofGroups?: number;
+}
+
+/**
+ * The busiest IP of the zone's event log in the last 10 minutes. The document promises no order for the
+ * groups: the busiest is the one with the most events of every group read (as the incident card reads them).
+ */
+async function topIp(edge: EdgeClient, zoneId: number, now: number): Promise<TopIp & { calls: number }> {
+  const read = await readEventLogGroups(edge, zoneId, { from: now - 10 * 60_000, to: now, groupBy: ["ip"] });
+  const ip = busiestGroup(read.groups)?.key.ip ?? null;
+  return { ip, ...(read.readGroups === undefined ? {} : { ofGroups: read.readGroups }), calls: read.calls };
 }
 
 export async function evaluateAppsWatch(

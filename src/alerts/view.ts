@@ -50,6 +50,8 @@ export interface AlertView {
         readings: SignalNumbers[];
         /** The busiest IP in the event log when it fired, if known. */
         topOffender: string | null;
+        /** Set when not every IP group was read: the top offender is the busiest of this many groups. */
+        topOffenderOfGroups?: number;
         /** The zone's DDoS sensitivity when it fired, if known (the DDoS button needs it). */
         ddosSensitivity: number | null;
       }

@@ -232,7 +232,14 @@ export const OPERATIONS = {
     query: pageQuery,
     subject: zoneSubject,
     schema: getRateLimitRulesResponseSchema,
-    answer: (r, { params }): RateLimitRulePage => shieldPage(r, params.page),
+    answer: (r, { params }): RateLimitRulePage => {
+      const read = shieldPage(r, params.page);
+      const { currentPage, totalPages } = r.page ?? {};
+      if (r.page === null) return { ...read, hasNext: null };
+      // A page that names no next page but counts more pages than this one is not the last.
+      const more = read.hasNext || (currentPage != null && totalPages != null && currentPage < totalPages);
+      return { ...read, hasNext: more };
+    },
   }),
   getBotDetection: op({
     ...zoneRead("/shield/shield-zone/{shieldZoneId}/bot-detection"),

@@ -11,6 +11,7 @@ import {
   type BotDetection,
   EVENT_LOG_RETENTION_MS,
   type EventGroup,
+  isLastEventLogPage,
   METRICS_RESOLUTION,
   type MetricsResolution,
   type OverviewMetric,
@@ -24,9 +25,11 @@ import {
   type ZoneRateLimitMetrics,
 } from "../edge/schemas/shield.js";
 import { toUserSentence, UserError, usage } from "../errors.js";
+import { type AccessEntry, accessEntryOf } from "./access-entries.js";
 import { type AccessAction, type EntryState, edgeopsEntries } from "./access-lists.js";
 import { APPS_MAX_LIMIT } from "./apps.js";
 import { edgeClientFor } from "./edge-access.js";
+import { GROUPS_MAX_PAGES, readEventLogGroups } from "./event-log-groups.js";
 import { rateLimitNames } from "./rate-limits.js";
 import { zoneDirectory } from "./zone-lookup.js";
 
@@ -237,7 +240,10 @@ export interface TrafficSection {
   previousError: string | null;
   /** Set when some of the series' times did not read as dates (their counts are left out). */
   unreadable?: string | null;
-  /** From the overview: the month's billable requests and the plan's clean-request limit. */
+  /**
+   * The month's billable requests (the detailed answer's `totalBillableRequestsThisMonth`; null when it did not
+   * come: unknown) and, from the overview, the plan's clean-request limit.
+   */
   requests: Section<{
     billableThisMonth: number | null;
     cleanLimit: number | null;
@@ -316,8 +322,8 @@ export interface Offender {
 
 export interface OffenderTop {
   dimension: OffenderDimension;
-  /** Distinct values in the window, as the API counts them. */
-  total: number;
+  /** Distinct values in the window, as the API counts them; null when it did not say. */
+  total: number | null;
   /** Busiest first. */
   offenders: Offender[];
   /** Set when not every group was read: the top is of this many groups. */
@@ -352,6 +358,14 @@ export function toOffender(group: EventGroup, dimension: OffenderDimension): Off
     country: group.country,
     asn: group.asn,
   };
+}
+
+/**
+ * The access entry an offender is, if edgeops can block it. The event log's values are not enumerated in its
+ * document: an ASN it writes as a bare number is still that AS (the group is of ASNs).
+ */
+export function offenderEntry(value: string, dimension: OffenderDimension): AccessEntry | undefined {
+  return accessEntryOf(dimension === "asn" && /^\d+$/.test(value) ? `AS${value}` : value, dimension);
 }
 
 export const byCountDesc = <T extends { count: number }>(a: T, b: T) => b.count - a.count;
@@ -470,8 +484,7 @@ export interface IncidentPicture {
  * Event-log groups read for the card's top 5: the document promises no order, so the top is certain only
  * once every group is read; past CARD_SEARCH_MAX_PAGES pages it is the top of those read.
  */
-const CARD_SEARCH_PAGE_SIZE = 500;
-export const CARD_SEARCH_MAX_PAGES = 4;
+export const CARD_SEARCH_MAX_PAGES = GROUPS_MAX_PAGES;
 
 export async function offendersSearch(
   client: EdgeClient,
@@ -479,35 +492,22 @@ export async function offendersSearch(
   range: Pick<IncidentRange, "eventLogFrom" | "to">,
   dimension: OffenderDimension,
 ): Promise<OffenderTop> {
-  const groups: EventGroup[] = [];
-  let total = 0;
-  let skipped = 0;
-  for (let page = 0; ; page++) {
-    const r = await client.searchEventLogs(zoneId, {
-      from: range.eventLogFrom,
-      to: range.to,
-      groupBy: [dimension],
-      page,
-      pageSize: CARD_SEARCH_PAGE_SIZE,
-    });
-    groups.push(...r.groups);
-    skipped += r.skippedGroups;
-    total = r.total;
-    const all = page + 1 >= r.totalPages || r.groups.length + r.skippedGroups < CARD_SEARCH_PAGE_SIZE;
-    if (all || page + 1 >= CARD_SEARCH_MAX_PAGES) {
-      const offenders = groups
-        .map((g) => toOffender(g, dimension))
-        .sort(byCountDesc)
-        .slice(0, CARD_TOP);
-      return {
-        dimension,
-        total,
-        offenders,
-        ...(all ? {} : { readGroups: groups.length + skipped }),
-        ...(skipped > 0 ? { skippedGroups: skipped } : {}),
-      };
-    }
-  }
+  const read = await readEventLogGroups(client, zoneId, {
+    from: range.eventLogFrom,
+    to: range.to,
+    groupBy: [dimension],
+  });
+  const offenders = read.groups
+    .map((g) => toOffender(g, dimension))
+    .sort(byCountDesc)
+    .slice(0, CARD_TOP);
+  return {
+    dimension,
+    total: read.total,
+    offenders,
+    ...(read.readGroups === undefined ? {} : { readGroups: read.readGroups }),
+    ...(read.skippedGroups > 0 ? { skippedGroups: read.skippedGroups } : {}),
+  };
 }
 
 /**
@@ -636,9 +636,8 @@ export async function gatherIncident(
               "ok" in overviewSection
                 ? {
                     ok: {
-                      billableThisMonth:
-                        overviewSection.ok.totalBillableRequests ??
-                        current.value.totalBillableRequestsThisMonth,
+                      // Only the detailed answer's field names its period; the overview's gives none.
+                      billableThisMonth: current.value.totalBillableRequestsThisMonth,
                       cleanLimit:
                         overviewSection.ok.totalCleanRequestsLimit ?? current.value.totalCleanRequestsLimit,
                       today: overviewSection.ok,
@@ -721,8 +720,10 @@ export interface IncidentListQuery {
 
 interface Paging {
   page: number;
+  /** When `total` is unknown, at least this many (one more while pages come back full). */
   totalPages: number;
-  total: number;
+  /** null: the Edge API did not say. */
+  total: number | null;
 }
 
 export type IncidentListPage = Paging &
@@ -778,12 +779,15 @@ export async function listIncidentSection(
         page: q.page - 1,
         pageSize: LIST_PAGE_SIZE,
       });
+      const last = isLastEventLogPage(r, q.page - 1, LIST_PAGE_SIZE);
+      const pages =
+        r.totalPages ?? (r.total === null ? q.page + (last ? 0 : 1) : Math.ceil(r.total / LIST_PAGE_SIZE));
       return {
         kind: "offenders",
         dimension,
         offenders: r.groups.map((g) => toOffender(g, dimension)).sort(byCountDesc),
         page: q.page,
-        totalPages: Math.max(1, r.totalPages),
+        totalPages: Math.max(1, pages),
         total: r.total,
         range,
       };

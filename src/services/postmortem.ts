@@ -60,7 +60,9 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
             `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
         )
         .join(", ");
-      return `Alert opened${where}${numbers ? `: ${numbers}` : ""}${e.topOffender ? `; busiest IP ${escapeMarkdown(e.topOffender)}` : ""}`;
+      const of =
+        e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
+      return `Alert opened${where}${numbers ? `: ${numbers}` : ""}${e.topOffender ? `; busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""}`;
     }
     case "alert_acknowledged":
       return `${who(e.by, names)} acknowledged the alert`;

@@ -4,24 +4,31 @@ import type { RateLimitRule } from "../edge/schemas/shield.js";
 import { edgeClientFor } from "./edge-access.js";
 import { zoneDirectory } from "./zone-lookup.js";
 
-/** A zone has at most its plan's rule limit (100 on Enterprise): a few pages of 100 read them all. */
+/** A zone has at most its plan's rule limit (100 on Enterprise); the API may answer fewer rows a page than asked. */
 const RULES_PER_PAGE = 100;
-const MAX_RULE_PAGES = 5;
+const MAX_RULE_PAGES = 20;
 
-/** A zone's rate-limit rules (id, name), every page up to MAX_RULE_PAGES; `skipped`: rows without an id. */
+/**
+ * A zone's rate-limit rules (id, name), page after page until the API says there are no more, a page brings
+ * nothing new, or MAX_RULE_PAGES were read (`complete` false: the list may go on). An answer without its page
+ * member says nothing about more pages, so the next is read. `skipped`: rows without an id.
+ */
 export async function zoneRateLimitRules(
   client: EdgeClient,
   zoneId: number,
-): Promise<{ rules: RateLimitRule[]; skipped: number }> {
+): Promise<{ rules: RateLimitRule[]; skipped: number; complete: boolean }> {
   const rules: RateLimitRule[] = [];
+  const seen = new Set<number>();
   let skipped = 0;
   for (let page = 1; page <= MAX_RULE_PAGES; page++) {
     const read = await client.listRateLimitRules(zoneId, { page, perPage: RULES_PER_PAGE });
-    rules.push(...read.items);
+    const fresh = read.items.filter((r) => !seen.has(r.id));
+    for (const r of fresh) seen.add(r.id);
+    rules.push(...fresh);
     skipped += read.skipped ?? 0;
-    if (!read.hasNext || read.items.length === 0) break;
+    if (read.hasNext === false || fresh.length === 0) return { rules, skipped, complete: true };
   }
-  return { rules, skipped };
+  return { rules, skipped, complete: false };
 }
 
 /** The names of a zone's rate-limit rules by rule id (rules the API gives without a name are left out). */
@@ -36,7 +43,10 @@ export async function rateLimitNames(
 export interface ZoneRateLimit {
   id: number;
   name: string | null;
-  /** Breaches over the past 28 days; null when the zone's counters did not come. */
+  /**
+   * Breaches over the 28 days of the rule's daily map (the overview's total has no documented period); null when
+   * unknown: the zone's counters did not come, or came without this rule or without its days.
+   */
   breaches: number | null;
 }
 
@@ -47,10 +57,14 @@ export interface ZoneRateLimits {
   rules: ZoneRateLimit[];
   /** Rules the list gave without an id, left out. */
   skipped: number;
+  /** Whether the zone's breach counters came (false: every rule's breaches are unknown). */
+  countersCame: boolean;
+  /** False when the rule list may go on past the pages read. */
+  complete: boolean;
 }
 
 /**
- * A zone's rate-limit rules by name with their 28-day breaches, busiest first. The names are the
+ * A zone's rate-limit rules by name with their 28-day breaches, busiest first (unknown last). The names are the
  * answer; the counters and the domain are added when they come.
  */
 export async function readZoneRateLimits(
@@ -69,13 +83,20 @@ export async function readZoneRateLimits(
     soft(client.getRateLimits(zoneId), "rate-limit counters"),
     soft(zoneDirectory(deps, teamId), "zone directory"),
   ]);
-  const totals = new Map(metrics?.rules.map((m) => [m.rateLimitId, m.overview?.totalBreaches ?? 0]));
-  const rules = listed.rules.map((r) => ({
-    id: r.id,
-    name: r.name,
-    breaches: metrics === undefined ? null : (totals.get(r.id) ?? 0),
-  }));
-  rules.sort((a, b) => (b.breaches ?? 0) - (a.breaches ?? 0) || a.id - b.id);
+  const totals = new Map(
+    metrics?.rules.flatMap((m) =>
+      m.daysCame ? [[m.rateLimitId, m.days.reduce((n, d) => n + d.totalBreaches, 0)] as const] : [],
+    ),
+  );
+  const rules = listed.rules.map((r) => ({ id: r.id, name: r.name, breaches: totals.get(r.id) ?? null }));
+  rules.sort((a, b) => (b.breaches ?? -1) - (a.breaches ?? -1) || a.id - b.id);
   const named = directory?.zones.find((z) => z.zone.shieldZoneId === zoneId);
-  return { zoneId, domain: named?.hostnames[0] ?? null, rules, skipped: listed.skipped };
+  return {
+    zoneId,
+    domain: named?.hostnames[0] ?? null,
+    rules,
+    skipped: listed.skipped,
+    countersCame: metrics !== undefined,
+    complete: listed.complete,
+  };
 }

@@ -63,7 +63,14 @@ export type TimelineEntry = {
   channelId: string;
   by: string | null;
 } & (
-  | { kind: "alert_opened"; episodeId: string; signals: SignalReading[]; topOffender: string | null }
+  | {
+      kind: "alert_opened";
+      episodeId: string;
+      signals: SignalReading[];
+      topOffender: string | null;
+      /** Set when not every IP group was read: the busiest IP is of this many groups. */
+      topOffenderOfGroups?: number;
+    }
   | {
       kind: "alert_resolved";
       episodeId: string;
@@ -209,7 +216,11 @@ function stepsFromRow(r: ChangeRequest, change: string): TimelineEntry[] {
   return out;
 }
 
-function readingsOf(e: AlertEpisode): { signals: SignalReading[]; topOffender: string | null } {
+function readingsOf(e: AlertEpisode): {
+  signals: SignalReading[];
+  topOffender: string | null;
+  topOffenderOfGroups?: number;
+} {
   const subject = (e.details as { subject?: Record<string, unknown> } | null)?.subject;
   const raw = Array.isArray(subject?.readings) ? (subject.readings as Record<string, unknown>[]) : [];
   const signals = raw
@@ -221,7 +232,12 @@ function readingsOf(e: AlertEpisode): { signals: SignalReading[]; topOffender: s
       over: r.over === true,
     }));
   const top = subject?.topOffender;
-  return { signals, topOffender: typeof top === "string" ? top : null };
+  const of = subject?.topOffenderOfGroups;
+  return {
+    signals,
+    topOffender: typeof top === "string" ? top : null,
+    ...(typeof top === "string" && typeof of === "number" ? { topOffenderOfGroups: of } : {}),
+  };
 }
 
 const within = (at: number, range: IncidentRange) => at >= range.from && at <= range.to;
@@ -267,10 +283,10 @@ export async function buildTimeline(
   const entries: TimelineEntry[] = [];
   // Made in this order so that, at the same instant, the alert comes before what people did about it.
   for (const e of episodes) {
-    const { signals, topOffender } = readingsOf(e);
+    const readings = readingsOf(e);
     const ep = { channelId: e.channelId, episodeId: e.id };
     if (within(e.openedAt, range))
-      entries.push({ ...ep, kind: "alert_opened", at: e.openedAt, by: null, signals, topOffender });
+      entries.push({ ...ep, kind: "alert_opened", at: e.openedAt, by: null, ...readings });
     if (e.acknowledgedAt !== null && within(e.acknowledgedAt, range))
       entries.push({ ...ep, kind: "alert_acknowledged", at: e.acknowledgedAt, by: e.acknowledgedBy });
     if (e.resolvedAt !== null && within(e.resolvedAt, range))

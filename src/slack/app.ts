@@ -15,6 +15,7 @@ import { type TransportError, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import { postEphemeral, responseUrlOf } from "../ops/response-url.js";
 import { AdminDirectory } from "./admin.js";
+import { CardRedraws } from "./card-redraws.js";
 import { redrawCardsOnChange, tellRequester } from "./change-requests.js";
 import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
@@ -201,6 +202,7 @@ export function createSlackApp({
       TEAM_CLIENT_CACHE_MAX,
     ),
     clientWithToken: (token) => new WebClient(token, { ...clientOptions, logger: boltLogger(deps.logger) }),
+    cardRedraws: new CardRedraws(),
   };
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);

@@ -8,19 +8,50 @@ import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
 import { appliedLine, approvalCard, requesterOutcome } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
+import type { Reply } from "./blocks/reply.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./edge-commands/types.js";
 import { cardWithPreview, fillCard, startCardPreview } from "./impact-fill.js";
 
-/** Bring the card in the channel up to date with the request's state (buttons gone once decided). */
-export async function updateCard(client: WebClient, request: ChangeRequest, logger: Logger): Promise<void> {
-  if (!request.messageChannel || !request.messageTs) return;
-  const card = cardWithPreview(request);
-  await client.chat
-    .update({ channel: request.messageChannel, ts: request.messageTs, text: card.text, blocks: card.blocks })
-    .catch((err: unknown) =>
-      logger.warn({ err, requestId: request.id }, "could not update the approval card"),
-    );
+/** Rounds of one redraw while the request keeps moving under it (another replica's moves). */
+const MAX_DRAWS = 3;
+
+/**
+ * Bring the card in the channel up to date with its request as stored (buttons gone once decided). Redraws
+ * of one card go one at a time in this process (env.cardRedraws), each drawing the request as read right
+ * before it is sent. Another replica may still have an older drawing in flight that Slack answers after this
+ * one: so once Slack took the card, the request is read again and the card drawn again if it no longer shows
+ * what is stored. Whoever lands a stale card finds so afterwards, or the move it missed redraws it.
+ * `draw`: the card for the request as stored (the impact preview fill names the approvers too).
+ */
+export function updateCard(
+  env: SlackEnv,
+  client: WebClient,
+  request: Pick<ChangeRequest, "id">,
+  logger: Logger,
+  draw: (latest: ChangeRequest) => Reply = (latest) => cardWithPreview(latest),
+): Promise<void> {
+  return env.cardRedraws.redraw(request.id, async () => {
+    try {
+      let sent: string | undefined;
+      for (let round = 0; round < MAX_DRAWS; round++) {
+        const latest = await env.deps.store.changeRequests.get(request.id);
+        if (!latest?.messageChannel || !latest.messageTs) return;
+        const card = draw(latest);
+        const drawing = JSON.stringify([latest.messageChannel, latest.messageTs, card.text, card.blocks]);
+        if (drawing === sent) return;
+        await client.chat.update({
+          channel: latest.messageChannel,
+          ts: latest.messageTs,
+          text: card.text,
+          blocks: card.blocks,
+        });
+        sent = drawing;
+      }
+    } catch (err) {
+      logger.warn({ err, requestId: request.id }, "could not update the approval card");
+    }
+  });
 }
 
 /**
@@ -38,7 +69,7 @@ export function redrawCardsOnChange(env: SlackEnv): () => void {
   const logger = env.deps.logger;
   const redraw = async (request: ChangeRequest) => {
     if (!request.messageChannel || !request.messageTs) return;
-    await updateCard(await env.clientFor(request.teamId), request, logger);
+    await updateCard(env, await env.clientFor(request.teamId), request, logger);
   };
   const unwatchMoves = env.deps.changeObservers.add(async (request) => {
     if (!PASSING.has(request.state)) await redraw(request);
@@ -102,17 +133,11 @@ export async function postApprovalCard(
       await env.deps.store.changeRequests.setMessage(request.id, res.channel ?? request.channelId, res.ts);
       // Decided (or expired) between posting and recording where: bring the card up to date now.
       const latest = await env.deps.store.changeRequests.get(request.id);
-      if (latest && latest.state !== "pending") await updateCard(client, latest, logger);
+      if (latest && latest.state !== "pending") await updateCard(env, client, latest, logger);
       else if (preview)
         // Not awaited: the person who confirmed is answered now; the card is filled when the preview is read.
-        void fillCard(
-          env.deps,
-          client,
-          request,
-          { policy, admins },
-          preview,
-          (moved) => updateCard(client, moved, logger),
-          logger,
+        void fillCard(request, preview, () =>
+          updateCard(env, client, request, logger, (latest) => cardWithPreview(latest, policy, admins)),
         ).catch((err: unknown) => logger.warn({ err, requestId: request.id }, "impact preview fill failed"));
     }
     return undefined;

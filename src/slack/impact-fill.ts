@@ -1,6 +1,4 @@
-import type { WebClient } from "@slack/web-api";
 import type { Deps } from "../deps.js";
-import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
 import { estimateImpact, type ImpactPreview, impactTargetOf } from "../services/impact-preview.js";
 import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
@@ -71,33 +69,14 @@ export function cardWithPreview(
 }
 
 /**
- * Read the preview of a posted (waiting) card and fill the card in place. A decision that lands
- * meanwhile wins: the card is filled only while the request waits, and redrawn after if it moved.
+ * Read the preview of a posted (waiting) card, then redraw the card as its request is stored by then: filled
+ * while it waits; a decision that landed meanwhile wins (the preview is shown only while the request waits).
  */
 export async function fillCard(
-  deps: Deps,
-  client: WebClient,
   request: ChangeRequest,
-  card: { policy: Pick<EffectivePolicy, "approvers">; admins: readonly string[] },
   preview: Promise<ImpactPreview>,
-  redraw: (latest: ChangeRequest) => Promise<void>,
-  logger: Logger,
+  redraw: () => Promise<void>,
 ): Promise<void> {
-  const view = await preview;
-  cardPreviews.set(request.id, view);
-  const latest = await deps.store.changeRequests.get(request.id);
-  if (!latest?.messageChannel || !latest.messageTs || latest.state !== "pending") return;
-  const filled = cardWithPreview(latest, card.policy, card.admins);
-  await client.chat
-    .update({
-      channel: latest.messageChannel,
-      ts: latest.messageTs,
-      text: filled.text,
-      blocks: filled.blocks,
-    })
-    .catch((err: unknown) =>
-      logger.warn({ err, requestId: request.id }, "could not fill the impact preview"),
-    );
-  const after = await deps.store.changeRequests.get(request.id);
-  if (after && after.state !== "pending") await redraw(after);
+  cardPreviews.set(request.id, await preview);
+  await redraw();
 }

@@ -334,6 +334,10 @@ async function twoApproversRace(options: HarnessOptions) {
     // One applied card, drawn once, or twice where the impact preview was filled while the approvals landed
     // (fillCard redraws a request decided meanwhile).
     expect(new Set(card.filter((t) => t.includes("is in effect") && t.includes("Ads"))).size).toBe(1);
+    // What the channel sees in the end is the applied card, in whatever order Slack answered the drawings.
+    const request = await h.store.changeRequests.get(approve.value!);
+    const shown = h.slack.messageAt(request!.messageChannel!, request!.messageTs!);
+    expect(blocksText(shown?.blocks)).toContain("is in effect");
   } finally {
     await h.close();
   }

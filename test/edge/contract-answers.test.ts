@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/edge/operations.js";
 import { ignoredBody } from "../../src/edge/schemas/common.js";
+import { dayMonthEitherWay } from "../../src/edge/schemas/date-key.js";
 import {
   DATE_KEY_FORMS,
   documentedOperation,
@@ -138,13 +139,19 @@ describe("date keys in every form are read as the dates they name", () => {
           }
           const read = datesRead(r.data);
           const written = new Set(g.dates);
-          const wrong = read.series.flat().filter((at) => at === null || !written.has(at));
-          const unsorted = read.series.filter((ats) =>
-            ats.some((at, i) => i > 0 && (at ?? 0) < (ats[i - 1] ?? 0)),
-          );
-          if (read.unreadable.length > 0 || wrong.length > 0 || unsorted.length > 0)
+          // A map whose slashed keys do not say whether the day or the month comes first (4/3/2026 and
+          // 4/4/2026) is unknown, never guessed: those keys are named unread, and only those.
+          const undecided = read.unreadable.filter(dayMonthEitherWay);
+          const unreadable = read.unreadable.filter((k) => !dayMonthEitherWay(k));
+          const unread = read.series.flat().filter((at) => at === null).length;
+          const wrong = read.series.flat().filter((at) => at !== null && !written.has(at));
+          // Days not read follow the dated ones, as written: the dated ones are in order.
+          const unsorted = read.series
+            .map((ats) => ats.filter((at) => at !== null))
+            .filter((ats) => ats.some((at, i) => i > 0 && at < (ats[i - 1] ?? 0)));
+          if (unreadable.length > 0 || unread > undecided.length || wrong.length > 0 || unsorted.length > 0)
             failures.push(
-              `${form} seed ${seed}: unreadable ${JSON.stringify(read.unreadable.slice(0, 2))}, ` +
+              `${form} seed ${seed}: unreadable ${JSON.stringify(unreadable.slice(0, 2))}, ` +
                 `dates not written ${JSON.stringify(wrong.slice(0, 2))}, unsorted series ${unsorted.length}`,
             );
         }

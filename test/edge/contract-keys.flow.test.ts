@@ -144,6 +144,53 @@ describe("date keys", () => {
     expect(m.unreadableDays).toEqual([]);
   });
 
+  it("a map whose keys prove day-first (a first number over 12) is read day-first, all of it", async () => {
+    rateLimitDaysAnswer({ "09/08/2026": counters(1), "13/08/2026": counters(2), "31/07/2026": counters(3) });
+    const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
+    expect(m.days.map((d) => d.day)).toEqual(["2026-07-31", "2026-08-09", "2026-08-13"]);
+    expect(m.unreadableDays).toEqual([]);
+  });
+
+  it("a map whose keys prove month-first (a second number over 12) is read month-first", async () => {
+    rateLimitDaysAnswer({ "8/9/2026": counters(1), "8/13/2026": counters(2) });
+    const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
+    expect(m.days.map((d) => d.day)).toEqual(["2026-08-09", "2026-08-13"]);
+  });
+
+  it("a map no key decides is not guessed: its days are unknown, named", async () => {
+    rateLimitDaysAnswer({ "09/08/2026": counters(1), "10/08/2026": counters(2), "04/04/2026": counters(3) });
+    const m = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
+    expect(m.unreadableDays).toEqual(["09/08/2026", "10/08/2026"]);
+    // 04/04/2026 is the same day either way round.
+    expect(m.days.map((d) => [d.day, d.at])).toEqual([
+      ["2026-04-04", Date.UTC(2026, 3, 4)],
+      ["09/08/2026", null],
+      ["10/08/2026", null],
+    ]);
+    // Where both readings name the same day, nothing is in doubt.
+    s.sim.clearFaults();
+    rateLimitDaysAnswer({ "01/01/2026": counters(1), "02/02/2026": counters(2) });
+    const same = await s.client.getRateLimitMetrics(SIM_IDS.rateLimitIds[0]);
+    expect(same.days.map((d) => d.day)).toEqual(["2026-01-01", "2026-02-02"]);
+  });
+
+  it("series keys no key decides day-first or month-first are not guessed", async () => {
+    const d = await detailedMetricsOf({
+      waf: {
+        metrics: {
+          "09/08/2026 10:00:00": { blockedRequests: 4 },
+          "09/08/2026 10:02:00": { blockedRequests: 1 },
+        },
+      },
+      ddos: { metrics: { "13/08/2026 10:00:00": { blockedRequests: 2 } } },
+    });
+    expect(d.features.waf.points).toEqual([]);
+    expect(d.features.waf.unreadableKeys).toEqual(["09/08/2026 10:00:00", "09/08/2026 10:02:00"]);
+    expect(d.features.ddos.points).toEqual([
+      { at: Date.UTC(2026, 7, 13, 10), values: { blockedRequests: 2 } },
+    ]);
+  });
+
   it("an unreadable day key is kept as written, after the dated ones, and logged once", async () => {
     const lines: string[] = [];
     const logger = createLogger({

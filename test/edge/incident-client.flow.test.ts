@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { describeEdgeError } from "../../src/edge/errors.js";
 import { METRICS_RESOLUTION } from "../../src/edge/schemas/shield.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
@@ -80,7 +80,11 @@ describe("the incident operations against the simulator", () => {
     expect(waf.rules.length).toBeGreaterThan(0);
     expect(waf.totalTriggeredRules).toBeGreaterThanOrEqual(waf.rules.length);
     expect(waf.rules.map((x) => x.ruleId)).toContain(SIM_IDS.waf.ruleId);
-    const { rules: limits, skipped } = await env.client.getRateLimits(ZONE);
+    // Every rule keeps its metrics row on any seed ("rate-limits.metrics-missing" has its own test).
+    env.sim.setAdversary({ seed: env.sim.adversary.seed, pin: { "rate-limits.metrics-missing": false } });
+    const { rules: limits, skipped } = await env.client
+      .getRateLimits(ZONE)
+      .finally(() => env.sim.setAdversary({ seed: env.sim.adversary.seed }));
     expect(skipped).toBe(0);
     expect(limits.map((l) => l.rateLimitId).sort()).toEqual([...SIM_IDS.rateLimitRulesUnderAttack].sort());
     expect(limits[0]!.days.length).toBe(28);
@@ -93,6 +97,17 @@ describe("the incident operations against the simulator", () => {
 
 describe("listRateLimitRules (GET /shield/rate-limits/{shieldZoneId})", () => {
   it("sends page and perPage, names each rule, and reports the next page", async () => {
+    // The rules in the simulator's order, as many a page as asked, with the page member, on any seed.
+    const seed = env.sim.adversary.seed;
+    env.sim.setAdversary({
+      seed,
+      pin: {
+        "rate-limits.order": "as-is",
+        "rate-limits.page-size": "as-asked",
+        "rate-limits.page-info-missing": false,
+      },
+    });
+    onTestFinished(() => env.sim.setAdversary({ seed }));
     const first = await env.client.listRateLimitRules(ZONE, { page: 1, perPage: 2 });
     expect(env.sim.requests.map((r) => `${r.path} ${JSON.stringify(r.query)}`)).toEqual([
       `/shield/rate-limits/${ZONE} {"page":"1","perPage":"2"}`,
@@ -115,7 +130,8 @@ describe("listRateLimitRules (GET /shield/rate-limits/{shieldZoneId})", () => {
       skipped: 1,
       page: 1,
       nextPage: null,
-      hasNext: false,
+      // Without its page member the answer does not say whether more pages follow.
+      hasNext: null,
     });
     env.sim.clearFaults();
     expect((await rejection(env.client.listRateLimitRules(SIM_IDS.unknownShieldZone))).kind).toBe(
@@ -163,6 +179,8 @@ describe("bad arguments and bad answers", () => {
       {
         rateLimitId: 5,
         overview: { totalBreaches: 3, loggedBreaches: 0, challengedBreaches: 0, blockedBreaches: 0 },
+        // No 28-day map came: the rule's 28 days are unknown, not quiet.
+        daysCame: false,
         days: [],
         unreadableDays: [],
       },

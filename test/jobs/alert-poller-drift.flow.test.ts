@@ -136,7 +136,11 @@ describe.each([
         const res = await h.click(button(post, "Keep"), { userId, channelId: CHANNEL, messageTs: "1.1" });
         return blocksText((await h.slack.waitForResponse(res.responseId)).body.blocks);
       };
-      const snapshot = async () => ((await h.store.watches.get(watch.id))?.state as ConfigState).snapshot;
+      const snapshot = async () => {
+        const state = (await h.store.watches.get(watch.id))?.state as ConfigState | undefined;
+        if (!state) throw new Error("the watch has no snapshot");
+        return state.snapshot;
+      };
 
       runSimCommand(sim, `dashboard ${ZONE} waf-mode log`);
       await tick(2);
@@ -234,7 +238,21 @@ describe.each([
       const putBack = button(post, "Put it back");
       expect((putBack.confirm as { title?: { text?: string } }).title?.text).toBe("Put it back?");
       const before = h.slack.callsTo("chat.postMessage").length;
-      await h.click(putBack, { userId: BOB, channelId: CHANNEL, messageTs: "1.2" });
+      const asked = await h.click(putBack, {
+        userId: BOB,
+        channelId: CHANNEL,
+        messageTs: "1.2",
+        messageBlocks: post?.args.blocks as unknown[],
+      });
+      // The post loses Keep and Put it back: Keep would now record the value being put back.
+      const askedPost = await h.slack.waitForResponse(
+        asked.responseId,
+        (r) => r.body.replace_original === true,
+      );
+      expect(blocksText(askedPost.body.blocks)).toContain("DDoS sensitivity High → Off, not through edgeops");
+      expect(blocksText(askedPost.body.blocks)).toContain(`<@${BOB}> asked`);
+      expect(blocksText(askedPost.body.blocks)).toContain("to put it back: waiting for approval on its card");
+      expect(findButtons(askedPost.body.blocks)).toEqual([]);
       const waiting = await h.slack.waitForCall(
         "chat.postMessage",
         (c) =>

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CARD_SEARCH_MAX_PAGES, offendersSearch } from "../../src/services/incident.js";
 import { exactPath, SIM_IDS } from "../../tools/simulator/index.js";
+import { pinReadings } from "../support/adversary.js";
 import { useSimulatorClient } from "../support/sim-client.js";
 
 const s = useSimulatorClient();
@@ -48,6 +49,22 @@ describe("top offenders", () => {
       expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);
       expect(top.total).toBeGreaterThan(top.readGroups ?? 0);
     } finally {
+      s.sim.scaleIncident(ZONE, { eventLogGroups: 0 });
+    }
+  });
+
+  it("without totalPages, judges the pages from total: reads on to the bound and says the top is of the groups read", async () => {
+    s.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
+    const restore = pinReadings(s.sim, { "event-logs.total-pages": "absent" });
+    try {
+      const now = s.sim.now();
+      const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, to: now }, "ip");
+      const pages = s.sim.requests.map((r) => (r.body as { page: number }).page);
+      expect(pages).toEqual([0, 1, 2, 3].slice(0, CARD_SEARCH_MAX_PAGES));
+      expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);
+      expect(top.total).toBeGreaterThan(top.readGroups ?? 0);
+    } finally {
+      restore();
       s.sim.scaleIncident(ZONE, { eventLogGroups: 0 });
     }
   });

@@ -44,7 +44,17 @@ export interface SlackFault {
   channel?: string;
   /** Answer after this long (alone or with error / retryAfterSec). */
   latencyMs?: number;
+  /** Answer (and so apply: a post or an update lands when answered) only once this settles. */
+  holdUntil?: Promise<unknown>;
+  /** Only calls whose arguments this accepts. */
+  when?: (args: Record<string, unknown>) => boolean;
   times?: number;
+}
+
+/** A message as Slack holds it: what the last post or update it answered said. */
+export interface HeldMessage {
+  text: unknown;
+  blocks: unknown;
 }
 
 /** A workflow step's completion as Slack received it (functions.completeSuccess / completeError). */
@@ -91,6 +101,18 @@ export interface FakeSlack {
   /** Wait for the first accepted completion of a function execution. */
   waitForCompletion(executionId: string, timeoutMs?: number): Promise<FunctionCompletion>;
   responseUrl(id?: string): string;
+  /**
+   * The message at (channel, ts) as readers see it now: the last chat.postMessage or chat.update of it that
+   * was answered (calls are recorded when they arrive; a held one lands when it is answered).
+   */
+  messageAt(channel: string, ts: string): HeldMessage | undefined;
+  /** Wait until the message at (channel, ts), as readers see it, satisfies `predicate`. */
+  waitForMessage(
+    channel: string,
+    ts: string,
+    predicate: (m: HeldMessage) => boolean,
+    timeoutMs?: number,
+  ): Promise<HeldMessage>;
   addFault(f: SlackFault): void;
   /** While true, every Web API request's connection is dropped unanswered (Slack unreachable). */
   setUnreachable(unreachable: boolean): void;
@@ -135,6 +157,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const uploads = new Map<string, FakeUpload>();
   let fileCounter = 1;
   const faults: SlackFault[] = [];
+  const messages = new Map<string, HeldMessage>();
   const completions: FunctionCompletion[] = [];
   const events = eventWaiter();
   let tsCounter = 1_700_000_000;
@@ -144,7 +167,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   function takeFault(method: string, args: Record<string, unknown>): SlackFault | undefined {
     const f = faults.find(
-      (x) => x.method === method && (x.channel === undefined || x.channel === args.channel),
+      (x) =>
+        x.method === method &&
+        (x.channel === undefined || x.channel === args.channel) &&
+        (x.when === undefined || x.when(args)),
     );
     if (f?.times !== undefined) {
       f.times -= 1;
@@ -277,6 +303,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case "chat.postEphemeral": {
         if (checkSurface(method, "message", args).length > 0) return { ok: false, error: "invalid_blocks" };
         const ts = method === "chat.update" ? String(args.ts) : `${tsCounter++}.000100`;
+        if (method !== "chat.postEphemeral")
+          messages.set(`${channel} ${ts}`, { text: args.text, blocks: args.blocks });
         return method === "chat.postEphemeral"
           ? { ok: true, message_ts: ts }
           : { ok: true, channel, ts, message: { text: args.text, blocks: args.blocks, ts } };
@@ -395,6 +423,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       notify();
       const fault = takeFault(method, args);
       if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
+      if (fault?.holdUntil) await fault.holdUntil.catch(() => undefined);
       if (fault?.retryAfterSec !== undefined) {
         return send(429, { ok: false, error: "ratelimited" }, { "retry-after": String(fault.retryAfterSec) });
       }
@@ -404,7 +433,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         notify();
         return send(200, result);
       }
-      return send(200, answer(method, args));
+      const answered = answer(method, args);
+      notify();
+      return send(200, answered);
     }
     send(404, { ok: false, error: "unknown_path" });
   }
@@ -445,6 +476,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         timeoutMs,
       ),
     responseUrl: (id = `r${Math.random().toString(36).slice(2)}`) => `${url}/response/${id}`,
+    messageAt: (channel, ts) => messages.get(`${channel} ${ts}`),
+    waitForMessage: (channel, ts, predicate, timeoutMs = 115_000) =>
+      waitFor(
+        () => {
+          const m = messages.get(`${channel} ${ts}`);
+          return m && predicate(m) ? m : undefined;
+        },
+        `the message ${ts} in ${channel} as expected`,
+        timeoutMs,
+      ),
     addFault: (f) => faults.push({ ...f }),
     setUnreachable: (on) => {
       unreachable = on;

@@ -95,7 +95,15 @@ export interface Harness {
   /** A block_actions payload for clicking a button found in a previous answer. */
   click(
     button: { action_id: string; value?: string; block_id?: string },
-    who?: { userId?: string; teamId?: string; channelId?: string; responseId?: string; messageTs?: string },
+    who?: {
+      userId?: string;
+      teamId?: string;
+      channelId?: string;
+      responseId?: string;
+      messageTs?: string;
+      /** The clicked message's blocks, as Slack sends them (default none). */
+      messageBlocks?: unknown[];
+    },
   ): Promise<SignedPostResult & { responseId: string }>;
   /**
    * Resolves once the bot is quiet: no listener running, no Edge call waiting or in flight, no request open
@@ -136,6 +144,8 @@ export interface HarnessOptions {
   middleware?: Middleware<AnyMiddlewareArgs>[];
   /** Faults of the fake Slack in place before the bot starts (e.g. a slow auth.test). */
   slackFaults?: SlackFault[];
+  /** Reuse a running fake Slack (another replica's: both draw the same messages); left open on close. */
+  slack?: FakeSlack;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -146,7 +156,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       apiKeys: [TEST_EDGE_KEY],
       ...(options.simulatorOnClock && options.clock ? { clock: options.clock } : {}),
     }));
-  const slack = await startFakeSlack();
+  const slack = options.slack ?? (await startFakeSlack());
   for (const f of options.slackFaults ?? []) slack.addFault(f);
   slack.users.set("U0001", { id: "U0001", name: "alice", is_admin: true });
   slack.users.set("U0002", { id: "U0002", name: "bob" });
@@ -304,7 +314,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         enterprise: null,
         is_enterprise_install: false,
         channel: { id: channelId, name: "incident-42" },
-        message: { ts: who.messageTs ?? "1700000000.000100", type: "message", text: "", blocks: [] },
+        message: {
+          ts: who.messageTs ?? "1700000000.000100",
+          type: "message",
+          text: "",
+          blocks: who.messageBlocks ?? [],
+        },
         response_url: slack.responseUrl(responseId),
         actions: [
           {
@@ -323,7 +338,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await bot.close();
       if (!options.sim) await sim.close();
-      await slack.close();
+      if (!options.slack) await slack.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

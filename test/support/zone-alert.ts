@@ -28,11 +28,14 @@ export async function zoneWatch(
   return created.item;
 }
 
-/** The zone watch's first attack alert, opened as the poller opens one: WAF at 420/min against a usual 12. */
+/**
+ * The zone watch's first attack alert, opened as the poller opens one: WAF at 420/min against a usual 12;
+ * `topOffenderOfGroups`: its top offender is the busiest of that many groups read (not all were).
+ */
 export async function openWafAlert(
   store: Store,
   watch: Watch,
-  o: { label: string | null; topOffender: string },
+  o: { label: string | null; topOffender: string; topOffenderOfGroups?: number },
 ) {
   const episode = await store.episodes.open({
     watchId: watch.id,
@@ -48,6 +51,7 @@ export async function openWafAlert(
         label: o.label,
         readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
         topOffender: o.topOffender,
+        ...(o.topOffenderOfGroups === undefined ? {} : { topOffenderOfGroups: o.topOffenderOfGroups }),
         ddosSensitivity: 1,
       },
       reopened: 0,

@@ -3,8 +3,29 @@
  * format (an invention of the simulator either way); the alternatives are the forms the API's
  * platform may write, so the rate-limit and metrics paths can be tested under each.
  */
-export const DATE_KEY_FORMATS = ["iso", "iso-local", "us", "dotted", "compact", "unknown"] as const;
+import type { HandlerContext } from "./http.js";
+
+export const DATE_KEY_FORMATS = [
+  "iso",
+  "iso-local",
+  "us",
+  "day-first",
+  "dotted",
+  "compact",
+  "unknown",
+] as const;
 export type DateKeyFormat = (typeof DATE_KEY_FORMATS)[number];
+
+/** The forms a reader may be expected to know: every one but "unknown" (for the "cannot read" paths). */
+const READABLE_FORMATS = DATE_KEY_FORMATS.filter((f) => f !== "unknown");
+
+/**
+ * The run's date-key form: the state's when a test or option set one, else the adversary's choice
+ * ("metrics.date-key-format"; friendly: "iso"), one form for every map of the run.
+ */
+export function dateKeyFormatOf(ctx: HandlerContext): DateKeyFormat {
+  return ctx.state.dateKeyFormat ?? ctx.adversary.choose("metrics.date-key-format", READABLE_FORMATS);
+}
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
@@ -26,6 +47,9 @@ export function formatDateKey(t: number, format: DateKeyFormat, time: boolean): 
       return time
         ? `${mo}/${day}/${y} ${h % 12 === 0 ? 12 : h % 12}:${mi}:${s} ${h < 12 ? "AM" : "PM"}`
         : `${mo}/${day}/${y}`;
+    case "day-first":
+      // en-GB and many others: 09/08/2026 is the 9th of August, which reads as September 8 month-first.
+      return time ? `${pad(day)}/${pad(mo)}/${y} ${pad(h)}:${mi}:${s}` : `${pad(day)}/${pad(mo)}/${y}`;
     case "dotted":
       return time ? `${day}.${mo}.${y} ${pad(h)}:${mi}:${s}` : `${day}.${mo}.${y}`;
     case "compact":

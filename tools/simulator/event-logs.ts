@@ -2,17 +2,25 @@
  * POST /shield/event-logs/{shieldZoneId}/search: EventLogsSearchRequest -> EventLogsSearchResponse. Validation
  * failures answer 400 problem details (as documented); an unknown zone 404 problem details; a plan without the
  * event log `planFeatureErrorStatus` with `errorResponse.errorKey` `invalid_plan_type.event_logs`.
+ *
+ * Where the document is silent the adversary chooses (friendly reading first): the order of groups and rows
+ * ("event-logs.order"), how feature, action and ASN values are spelled ("event-logs.feature-spelling",
+ * "event-logs.action-spelling", "event-logs.asn-spelling"), whether `eq`/`in` ignore case ("event-logs.eq-case")
+ * and whether `totalPages` is given ("event-logs.total-pages").
  */
 import { EVENT_LOG_DIMENSIONS } from "../../src/edge/schemas/shield.js";
+import type { Adversary } from "./adversary.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import { zoneHost } from "./seed.js";
 import {
+  type Action,
   clustersBetween,
   EVENT_LOG_RETENTION_MS,
   type EventCluster,
   eventId,
   eventRange,
   eventTime,
+  type Feature,
   MINUTE_MS,
   serverZoneFor,
   statusFor,
@@ -202,12 +210,86 @@ function inNetwork(ip: string, n: Network): boolean {
   return (parsed.value >> shift) << shift === n.base;
 }
 
+// ---- spellings --------------------------------------------------------------------------------------
+
+/**
+ * The document names the dimensions but enumerates none of their values: these are the spellings a run may
+ * answer (the first is the friendly one, the overview metrics' property names).
+ */
+const FEATURE_SPELLINGS = {
+  camel: {
+    waf: "waf",
+    ddos: "ddos",
+    rateLimit: "rateLimit",
+    botDetection: "botDetection",
+    accessLists: "accessLists",
+  },
+  pascal: {
+    waf: "Waf",
+    ddos: "DDoS",
+    rateLimit: "RateLimit",
+    botDetection: "BotDetection",
+    accessLists: "AccessLists",
+  },
+  upper: {
+    waf: "WAF",
+    ddos: "DDOS",
+    rateLimit: "RATE_LIMIT",
+    botDetection: "BOT_DETECTION",
+    accessLists: "ACCESS_LISTS",
+  },
+  long: {
+    waf: "web_application_firewall",
+    ddos: "ddos_protection",
+    rateLimit: "rate_limiting",
+    botDetection: "bot_detection",
+    accessLists: "access_lists",
+  },
+} as const satisfies Record<string, Record<Feature, string>>;
+const ACTION_SPELLINGS = {
+  verb: { block: "block", challenge: "challenge", log: "log" },
+  pascal: { block: "Block", challenge: "Challenge", log: "Log" },
+  past: { block: "blocked", challenge: "challenged", log: "logged" },
+  upper: { block: "BLOCK", challenge: "CHALLENGE", log: "LOG" },
+} as const satisfies Record<string, Record<Action, string>>;
+const ASN_SPELLINGS = {
+  prefixed: (asn: string) => asn,
+  number: (asn: string) => asn.replace(/^AS/i, ""),
+} as const;
+
+export interface Spelling {
+  feature: Record<Feature, string>;
+  action: Record<Action, string>;
+  asn: (asn: string) => string;
+  /** `eq` and `in` compare case-sensitively. */
+  caseSensitive: boolean;
+}
+
+const keysOf = <T extends object>(o: T) => Object.keys(o) as (keyof T)[];
+
+/** This run's spellings (one choice per run, so a value read in one answer filters the next). */
+export function spellingOf(adversary: Adversary): Spelling {
+  return {
+    feature: FEATURE_SPELLINGS[adversary.choose("event-logs.feature-spelling", keysOf(FEATURE_SPELLINGS))],
+    action: ACTION_SPELLINGS[adversary.choose("event-logs.action-spelling", keysOf(ACTION_SPELLINGS))],
+    asn: ASN_SPELLINGS[adversary.choose("event-logs.asn-spelling", keysOf(ASN_SPELLINGS))],
+    caseSensitive: adversary.choose("event-logs.eq-case", ["insensitive", "sensitive"]) === "sensitive",
+  };
+}
+
+export const FRIENDLY_SPELLING: Spelling = {
+  feature: FEATURE_SPELLINGS.camel,
+  action: ACTION_SPELLINGS.verb,
+  asn: ASN_SPELLINGS.prefixed,
+  caseSensitive: false,
+};
+
 // ---- matching ---------------------------------------------------------------------------------------
 
-export function dimensionOf(c: EventCluster, d: Dimension): string {
+export function dimensionOf(c: EventCluster, d: Dimension, sp: Spelling = FRIENDLY_SPELLING): string {
   switch (d) {
     case "feature":
-      return c.feature;
+      return sp.feature[c.feature];
     case "ruleId":
       return c.ruleId;
     case "ip":
@@ -219,11 +301,11 @@ export function dimensionOf(c: EventCluster, d: Dimension): string {
     case "url":
       return c.url;
     case "asn":
-      return c.source.asn;
+      return sp.asn(c.source.asn);
     case "country":
       return c.source.country;
     case "action":
-      return c.action;
+      return sp.action[c.action];
   }
 }
 
@@ -236,13 +318,13 @@ const wildcardRegExp = (pattern: string): RegExp =>
     "is",
   );
 
-function matchesFilter(c: EventCluster, f: Filter): boolean {
-  const value = dimensionOf(c, f.field);
+function matchesFilter(c: EventCluster, f: Filter, sp: Spelling): boolean {
+  const value = dimensionOf(c, f.field, sp);
   const lower = value.toLowerCase();
   switch (f.op) {
     case "eq":
     case "in":
-      return f.values.some((v) => v.toLowerCase() === lower);
+      return f.values.some((v) => (sp.caseSensitive ? v === value : v.toLowerCase() === lower));
     case "contains":
       return f.values.some((v) => lower.includes(v.toLowerCase()));
     case "wildcard":
@@ -260,21 +342,21 @@ function matchesQuery(c: EventCluster, query: string): boolean {
 
 // ---- answers ----------------------------------------------------------------------------------------
 
-function fieldsOf(c: EventCluster): Record<Dimension, string> {
-  return Object.fromEntries(DIMENSIONS.map((d) => [d, dimensionOf(c, d)])) as Record<Dimension, string>;
+function fieldsOf(c: EventCluster, sp: Spelling): Record<Dimension, string> {
+  return Object.fromEntries(DIMENSIONS.map((d) => [d, dimensionOf(c, d, sp)])) as Record<Dimension, string>;
 }
 
-function logOf(c: EventCluster, j: number, host: string): Record<string, unknown> {
+function logOf(c: EventCluster, j: number, host: string, sp: Spelling): Record<string, unknown> {
   return {
     timestamp: eventTime(c, j),
     shieldZoneId: c.zoneId,
-    feature: c.feature,
-    action: c.action,
+    feature: sp.feature[c.feature],
+    action: sp.action[c.action],
     ruleId: c.ruleId === "" ? null : c.ruleId,
     ruleName: c.feature === "waf" ? (wafRuleInfo(c.ruleId)?.description ?? null) : null,
     remoteIp: c.source.ip,
     country: c.source.country,
-    asn: c.source.asn,
+    asn: sp.asn(c.source.asn),
     ja4: c.source.ja4,
     userAgent: c.source.ua,
     method: c.method,
@@ -312,14 +394,23 @@ const mostFrequent = (m: Map<string, number>): string | null => {
   return best;
 };
 
-function grouped(req: SearchRequest, clusters: EventCluster[], from: number, to: number) {
+/** How this answer is read: the run's spellings, and the order key of the query (the same on every page). */
+interface Reading {
+  sp: Spelling;
+  adversary: Adversary;
+  /** The query without its page: one order across all of its pages. */
+  salt: string;
+}
+
+function grouped(req: SearchRequest, clusters: EventCluster[], from: number, to: number, r: Reading) {
+  const { sp } = r;
   const groups = new Map<string, GroupAcc>();
   const span = req.to - req.from;
   for (const c of clusters) {
     const [first, end] = eventRange(c, from, to);
     const n = end - first;
     if (n <= 0) continue;
-    const values = req.groupBy.map((d) => dimensionOf(c, d));
+    const values = req.groupBy.map((d) => dimensionOf(c, d, sp));
     const id = JSON.stringify(values);
     let g = groups.get(id);
     if (g === undefined) {
@@ -342,8 +433,9 @@ function grouped(req: SearchRequest, clusters: EventCluster[], from: number, to:
     g.lastSeen = Math.max(g.lastSeen, eventTime(c, end - 1));
     g.actions[COUNT_KEY[c.action]] += n;
     g.countries.set(c.source.country, (g.countries.get(c.source.country) ?? 0) + n);
-    g.asns.set(c.source.asn, (g.asns.get(c.source.asn) ?? 0) + n);
-    g.features.add(c.feature);
+    const asn = sp.asn(c.source.asn);
+    g.asns.set(asn, (g.asns.get(asn) ?? 0) + n);
+    g.features.add(sp.feature[c.feature]);
     if (c.ruleId !== "") g.ruleIds.add(c.ruleId);
     if (g.sparkline !== null) {
       const bucketOf = (t: number) =>
@@ -359,8 +451,13 @@ function grouped(req: SearchRequest, clusters: EventCluster[], from: number, to:
       }
     }
   }
-  const sorted = [...groups.entries()].sort(
-    ([ka, a], [kb, b]) => b.count - a.count || b.lastSeen - a.lastSeen || (ka < kb ? -1 : ka > kb ? 1 : 0),
+  // Friendly: busiest first. The document promises no order.
+  const sorted = r.adversary.order(
+    "event-logs.order",
+    [...groups.entries()].sort(
+      ([ka, a], [kb, b]) => b.count - a.count || b.lastSeen - a.lastSeen || (ka < kb ? -1 : ka > kb ? 1 : 0),
+    ),
+    r.salt,
   );
   const page = sorted.slice(req.page * req.pageSize, (req.page + 1) * req.pageSize).map(([, g]) => ({
     key: g.key,
@@ -381,8 +478,16 @@ function grouped(req: SearchRequest, clusters: EventCluster[], from: number, to:
   return { groups: page, total: sorted.length };
 }
 
-function flat(req: SearchRequest, clusters: EventCluster[], from: number, to: number, host: string) {
-  // Newest first: walk minutes from the end, materialising only the minutes the page touches.
+function flat(
+  req: SearchRequest,
+  clusters: EventCluster[],
+  from: number,
+  to: number,
+  host: string,
+  r: Reading,
+) {
+  // Friendly: newest first. Minutes are walked in the answer's order, materialising only those the page touches;
+  // the adversary orders the minutes and the events within each (the document promises no order).
   const byMinute = new Map<number, EventCluster[]>();
   let total = 0;
   for (const c of clusters) {
@@ -397,7 +502,12 @@ function flat(req: SearchRequest, clusters: EventCluster[], from: number, to: nu
   const stop = start + req.pageSize;
   const rows: Array<{ logId: string; timestamp: number; log: unknown; fields: Record<string, string> }> = [];
   let seen = 0;
-  for (const minute of [...byMinute.keys()].sort((a, b) => b - a)) {
+  const minutes = r.adversary.order(
+    "event-logs.order",
+    [...byMinute.keys()].sort((a, b) => b - a),
+    r.salt,
+  );
+  for (const minute of minutes) {
     if (seen >= stop) break;
     const list = byMinute.get(minute) ?? [];
     const inMinute = list.reduce((n, c) => {
@@ -411,10 +521,16 @@ function flat(req: SearchRequest, clusters: EventCluster[], from: number, to: nu
         for (let j = first; j < end; j++) events.push({ c, j, t: eventTime(c, j), id: eventId(c, j) });
       }
       events.sort((a, b) => b.t - a.t || (a.id < b.id ? -1 : 1));
-      for (const [i, e] of events.entries()) {
+      const ordered = r.adversary.order("event-logs.order", events, `${r.salt}/${minute}`);
+      for (const [i, e] of ordered.entries()) {
         const at = seen + i;
         if (at < start || at >= stop) continue;
-        rows.push({ logId: e.id, timestamp: e.t, log: logOf(e.c, e.j, host), fields: fieldsOf(e.c) });
+        rows.push({
+          logId: e.id,
+          timestamp: e.t,
+          log: logOf(e.c, e.j, host, r.sp),
+          fields: fieldsOf(e.c, r.sp),
+        });
       }
     }
     seen += inMinute;
@@ -454,24 +570,30 @@ export function searchEventLogs(ctx: HandlerContext): SimResponse {
   // Data older than the retention is gone; nothing exists after the clock's current minute.
   const from = Math.max(req.from, ctx.now - EVENT_LOG_RETENTION_MS);
   const to = Math.min(req.to, Math.floor(ctx.now / MINUTE_MS) * MINUTE_MS);
+  const sp = spellingOf(ctx.adversary);
   const clusters =
     to <= from
       ? []
       : clustersBetween(model, from, to, ctx.now).filter(
           (c) =>
-            req.filters.every((f) => matchesFilter(c, f)) &&
+            req.filters.every((f) => matchesFilter(c, f, sp)) &&
             (req.query === null || matchesQuery(c, req.query)),
         );
+  const filters = req.filters.map(({ field, op, values }) => [field, op, values]);
+  const salt = JSON.stringify([id, req.from, req.to, req.query, filters, req.groupBy, req.buckets]);
+  const reading: Reading = { sp, adversary: ctx.adversary, salt };
+  // The document lists totalPages but requires nothing: an answer may give `total` alone.
+  const withPages = ctx.adversary.choose("event-logs.total-pages", ["present", "absent"]) === "present";
   const paging = (total: number) => ({
     total,
-    totalPages: Math.ceil(total / req.pageSize),
+    ...(withPages ? { totalPages: Math.ceil(total / req.pageSize) } : {}),
     page: req.page,
     errorResponse: null,
   });
   if (req.groupBy.length > 0) {
-    const { groups, total } = grouped(req, clusters, from, to);
+    const { groups, total } = grouped(req, clusters, from, to, reading);
     return json(200, { rows: null, groups, ...paging(total) });
   }
-  const { rows, total } = flat(req, clusters, from, to, zoneHost(ctx.state, id));
+  const { rows, total } = flat(req, clusters, from, to, zoneHost(ctx.state, id), reading);
   return json(200, { rows, groups: null, ...paging(total) });
 }

@@ -238,8 +238,11 @@ export interface SimulatorState {
   accessLists: Map<number, SimAccessList[]>;
   /** The next custom list id (its configuration id is this + ACCESS_CONFIGURATION_OFFSET). */
   nextAccessListId: number;
-  /** How the Shield metrics maps write their date keys (see date-keys.ts); "iso" by default. */
-  dateKeyFormat: DateKeyFormat;
+  /**
+   * How the Shield metrics maps write their date keys (see date-keys.ts); unset, the adversary chooses
+   * ("iso" on the friendly simulator).
+   */
+  dateKeyFormat?: DateKeyFormat | undefined;
   /** Reviews of triggered WAF rules, in order (mitigations). */
   wafRuleReviews: SimWafRuleReview[];
 }
@@ -1001,7 +1004,6 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     wafRuleReviews: [],
     accessLists: seedAccessLists(now),
     nextAccessListId: SIM_IDS.customerAccessList.listId + 1,
-    dateKeyFormat: "iso",
   };
 }
 

@@ -8,7 +8,7 @@
  * The documents leave the inner keys of the detailed `metrics`/`totals` maps open; they are named here after the
  * counters of the 28-day DTOs (`blockedRequests`, `loggedBreaches`, ...), bucket keys are ISO 8601 UTC bucket starts.
  */
-import { type DateKeyFormat, formatDateKey } from "./date-keys.js";
+import { type DateKeyFormat, dateKeyFormatOf, formatDateKey } from "./date-keys.js";
 import { type HandlerContext, intParam, json, problem, type SimResponse } from "./http.js";
 import {
   type ActionCounts,
@@ -40,12 +40,27 @@ const startOfDay = (t: number): number => Math.floor(t / DAY_MS) * DAY_MS;
 /** Clean-request allowance per plan (Basic, Advanced, Business, Enterprise). */
 const CLEAN_REQUESTS_LIMIT = [10_000_000, 50_000_000, 250_000_000, 1_000_000_000];
 
+/** Billable (clean) requests from `from` to the clock. */
+function billableSince(m: ZoneModel, from: number, now: number): number {
+  // Daily diurnal average is 0.75; the attack's volume is mitigated, not billed.
+  return Math.round(((now - from) / MINUTE_MS) * m.traffic.requestsPerMinute * 0.75);
+}
+
 /** Billable (clean) requests from the start of the clock's UTC month to the clock. */
 function billableThisMonth(m: ZoneModel, now: number): number {
   const d = new Date(now);
-  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  // Daily diurnal average is 0.75; the attack's volume is mitigated, not billed.
-  return Math.round(((now - monthStart) / MINUTE_MS) * m.traffic.requestsPerMinute * 0.75);
+  return billableSince(m, Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), now);
+}
+
+/**
+ * The overview's `totalBillableRequests`: the document gives no period (the detailed answer's
+ * `totalBillableRequestsThisMonth` names its own), so the adversary may answer it over the 28 days of the
+ * overview's maps ("metrics.billable-period").
+ */
+function billableOfOverview(ctx: HandlerContext, m: ZoneModel): number {
+  const period = ctx.adversary.choose("metrics.billable-period", ["this-month", "28-days"] as const);
+  if (period === "this-month") return billableThisMonth(m, ctx.now);
+  return billableSince(m, startOfDay(ctx.now) - 27 * DAY_MS, ctx.now);
 }
 
 const sum = (c: ActionCounts) => c.block + c.challenge + c.log;
@@ -122,7 +137,7 @@ export function getMetricsOverview(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const m = id === undefined ? undefined : zoneModel(ctx.state, id);
   if (m === undefined) return notFound(ctx);
-  const days = dayOverviews(m, ctx.now, ctx.state.dateKeyFormat);
+  const days = dayOverviews(m, ctx.now, dateKeyFormatOf(ctx));
   const total = emptyCounts(m);
   for (const d of days) addInto(total, d.counts);
   return json(200, {
@@ -142,7 +157,7 @@ export function getMetricsOverview(ctx: HandlerContext): SimResponse {
       apiGuardian: API_GUARDIAN_ZERO,
       apiGuardianOverviewPastTwentyEightDays: perDay(days, () => API_GUARDIAN_ZERO),
       totalCleanRequestsLimit: CLEAN_REQUESTS_LIMIT[m.zone.planType] ?? CLEAN_REQUESTS_LIMIT[0],
-      totalBillableRequests: billableThisMonth(m, ctx.now),
+      totalBillableRequests: billableOfOverview(ctx, m),
       uploadScanning: UPLOAD_SCANNING_ZERO,
     },
     error: null,
@@ -288,6 +303,7 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
     const from = Math.max(b, Math.floor(oldest / MINUTE_MS) * MINUTE_MS);
     return sumMinutes(m, from / MINUTE_MS, stop / MINUTE_MS, ctx.now);
   });
+  const format = dateKeyFormatOf(ctx);
   const data: Record<string, unknown> = {};
   for (const [key, feature] of FEATURE_KEYS) {
     const metrics: Record<string, Series> = {};
@@ -295,7 +311,7 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
     buckets.forEach((b, i) => {
       const counts = perBucket[i]?.byFeature[feature] ?? { block: 0, challenge: 0, log: 0 };
       const series = SERIES[feature](counts);
-      metrics[formatDateKey(b, ctx.state.dateKeyFormat, true)] = series;
+      metrics[formatDateKey(b, format, true)] = series;
       for (const [name, n] of Object.entries(series)) totals[name] = (totals[name] ?? 0) + n;
     });
     if (buckets.length === 0) Object.assign(totals, SERIES[feature]({ block: 0, challenge: 0, log: 0 }));
@@ -304,7 +320,7 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
   const zeroSeries = (names: string[]) => {
     const metrics: Record<string, Series> = {};
     for (const b of buckets)
-      metrics[formatDateKey(b, ctx.state.dateKeyFormat, true)] = Object.fromEntries(names.map((n) => [n, 0]));
+      metrics[formatDateKey(b, format, true)] = Object.fromEntries(names.map((n) => [n, 0]));
     return { metrics, totals: Object.fromEntries(names.map((n) => [n, 0])) };
   };
   data.uploadScanning = zeroSeries(["blockedRequests", "loggedRequests", "filesScanned"]);
@@ -317,32 +333,77 @@ export function getDetailedMetrics(ctx: HandlerContext): SimResponse {
 
 // ---- rate limits ----------------------------------------------------------------------------------------
 
+type Breaches = ReturnType<typeof breachMetrics>;
+
+/** Days before the 28-day window counted when a rule's total is over all time ("metrics.total-breaches-period"). */
+const OLDER_DAYS = 62;
+
+/**
+ * A rule's `overview`: the document gives no period for it. Friendly: the 28 days of the map beside it;
+ * "all-time": those and the OLDER_DAYS before them, each as busy as the 28 days' average.
+ */
+export function breachOverview(ctx: HandlerContext, total28: Breaches): Breaches {
+  const period = ctx.adversary.choose("metrics.total-breaches-period", ["28-days", "all-time"] as const);
+  if (period === "28-days") return total28;
+  const older = (k: keyof Breaches) => total28[k] + Math.round((OLDER_DAYS * total28[k]) / 28);
+  return {
+    totalBreaches: older("totalBreaches"),
+    loggedBreaches: older("loggedBreaches"),
+    challengedBreaches: older("challengedBreaches"),
+    blockedBreaches: older("blockedBreaches"),
+  };
+}
+
 /** One rule's 28-day breaches (all of a rule's breaches take its action). */
-function ruleMetrics(days: Array<{ key: string; counts: MinuteCounts }>, rule: RateLimitRule, index: number) {
+function ruleMetrics(
+  ctx: HandlerContext,
+  days: Array<{ key: string; counts: MinuteCounts }>,
+  rule: RateLimitRule,
+  index: number,
+) {
   const total: ActionCounts = { block: 0, challenge: 0, log: 0 };
-  const perDayBreaches: Record<string, ReturnType<typeof breachMetrics>> = {};
+  const perDayBreaches: Record<string, Breaches> = {};
   for (const d of days) {
     const n = d.counts.byRateLimitRule[index] ?? 0;
     total[rule.action] += n;
     perDayBreaches[d.key] = breachMetrics({ block: 0, challenge: 0, log: 0, [rule.action]: n });
   }
-  return { overview: breachMetrics(total), ratelimitOverviewPastTwentyEightDays: perDayBreaches };
+  return {
+    overview: breachOverview(ctx, breachMetrics(total)),
+    ratelimitOverviewPastTwentyEightDays: perDayBreaches,
+  };
 }
 
-/** GET /shield/metrics/rate-limits/{shieldZoneId}: each of the zone's rules with 28 days of breaches. */
+/**
+ * GET /shield/metrics/rate-limits/{shieldZoneId}: each of the zone's rules with 28 days of breaches, in an order
+ * the document leaves open ("rate-limits.order"); a rule may come without a row ("rate-limits.metrics-missing":
+ * the document does not say every rule has one).
+ */
 export function getZoneRateLimitMetrics(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const m = id === undefined ? undefined : zoneModel(ctx.state, id);
   if (m === undefined) return notFound(ctx);
-  const days = dayOverviews(m, ctx.now, ctx.state.dateKeyFormat);
-  const data = m.traffic.rateLimitRules.map((rule, i) => ({
-    ratelimitId: rule.id,
-    ...ruleMetrics(days, rule, i),
-  }));
-  return json(200, { data, error: null });
+  const days = dayOverviews(m, ctx.now, dateKeyFormatOf(ctx));
+  const rows = m.traffic.rateLimitRules
+    .map((rule, i) => ({ ratelimitId: rule.id, ...ruleMetrics(ctx, days, rule, i) }))
+    .filter((row) => !ctx.adversary.chance("rate-limits.metrics-missing", 0.3, row.ratelimitId));
+  return json(200, { data: ctx.adversary.order("rate-limits.order", rows, `metrics ${id}`), error: null });
 }
 
-/** GET /shield/rate-limits/{shieldZoneId}?page&perPage: the zone's rules as CustomWafRule rows, a page at a time. */
+/**
+ * The page size GET /shield/rate-limits answers: the document gives perPage a default (10) and no maximum, so the
+ * API may answer fewer rows than asked ("rate-limits.page-size").
+ */
+function rulePageSize(ctx: HandlerContext, asked: number): number {
+  const size = ctx.adversary.choose("rate-limits.page-size", ["as-asked", "default", "two"] as const);
+  return Math.min(asked, size === "default" ? 10 : size === "two" ? 2 : asked);
+}
+
+/**
+ * GET /shield/rate-limits/{shieldZoneId}?page&perPage: the zone's rules as CustomWafRule rows, a page at a time, in
+ * an order the document leaves open ("rate-limits.order"); the `page` member, not required by the document, may be
+ * left out ("rate-limits.page-info-missing").
+ */
 export function getZoneRateLimitRules(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const m = id === undefined ? undefined : zoneModel(ctx.state, id);
@@ -352,8 +413,8 @@ export function getZoneRateLimitRules(ctx: HandlerContext): SimResponse {
     return Number.isInteger(n) ? n : def;
   };
   const page = Math.max(1, num(ctx.query.page, 1));
-  const perPage = Math.min(1000, Math.max(1, num(ctx.query.perPage, 10)));
-  const rules = m.traffic.rateLimitRules;
+  const perPage = rulePageSize(ctx, Math.min(1000, Math.max(1, num(ctx.query.perPage, 10))));
+  const rules = ctx.adversary.order("rate-limits.order", m.traffic.rateLimitRules, `rules ${id}`);
   const totalPages = Math.ceil(rules.length / perPage);
   const data = rules.slice((page - 1) * perPage, page * perPage).map((rule) => ({
     id: rule.id,
@@ -363,17 +424,15 @@ export function getZoneRateLimitRules(ctx: HandlerContext): SimResponse {
     ruleDescription: `Limits requests to ${rule.path}`,
     ruleJson: null,
   }));
-  return json(200, {
-    data,
-    page: {
-      totalCount: rules.length,
-      totalPages,
-      currentPage: page,
-      nextPage: page < totalPages ? page + 1 : null,
-      pageSize: perPage,
-    },
-    error: null,
-  });
+  const pageInfo = {
+    totalCount: rules.length,
+    totalPages,
+    currentPage: page,
+    nextPage: page < totalPages ? page + 1 : null,
+    pageSize: perPage,
+  };
+  if (ctx.adversary.chance("rate-limits.page-info-missing", 0.3, id)) return json(200, { data, error: null });
+  return json(200, { data, page: pageInfo, error: null });
 }
 
 /** The 28-day metrics of a zone's rule by its id (the shape of GET /shield/metrics/rate-limit/{id}), if any. */
@@ -383,7 +442,7 @@ export function zoneRuleMetrics(ctx: HandlerContext, ruleId: number) {
     const rule = traffic.rateLimitRules[index];
     const m = zoneModel(ctx.state, zoneId);
     if (rule !== undefined && m !== undefined)
-      return ruleMetrics(dayOverviews(m, ctx.now, ctx.state.dateKeyFormat), rule, index);
+      return ruleMetrics(ctx, dayOverviews(m, ctx.now, dateKeyFormatOf(ctx)), rule, index);
   }
   return undefined;
 }

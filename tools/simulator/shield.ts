@@ -2,7 +2,7 @@
  * Shield family: envelope `{ data, error: { statusCode, success, message, errorKey } }` (`error` is null on success),
  * except the bot categorization list (`{ categories, error }`) and the AI recommendation (not wrapped).
  */
-import { rekeyDays } from "./date-keys.js";
+import { dateKeyFormatOf, rekeyDays } from "./date-keys.js";
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import {
   type BotCategoryGroup,
@@ -12,7 +12,7 @@ import {
   wafRuleAdvice,
   zoneHost,
 } from "./seed.js";
-import { zoneRuleMetrics } from "./shield-metrics.js";
+import { breachOverview, zoneRuleMetrics } from "./shield-metrics.js";
 import {
   clustersBetween,
   DAY_MS,
@@ -220,15 +220,17 @@ export function getRateLimitMetrics(ctx: HandlerContext): SimResponse {
     // Not documented for this endpoint; answered in the Shield envelope like its siblings.
     return envelopeError(404, `Rate limit ${ctx.params[0] ?? ""} not found.`, "rate_limit.not_found");
   }
-  // The seeded rules keep ISO days; the zones' rules are already written in the state's format.
+  // The seeded rules keep ISO days; the zones' rules are already written in the run's format.
   const seeded = id === undefined ? undefined : ctx.state.rateLimitMetrics.get(id);
   const days = seeded?.ratelimitOverviewPastTwentyEightDays;
-  const data = days
-    ? {
-        ...structuredClone(seeded),
-        ratelimitOverviewPastTwentyEightDays: rekeyDays(days, ctx.state.dateKeyFormat),
-      }
-    : structuredClone(metrics);
+  const data =
+    seeded && days
+      ? {
+          ...structuredClone(seeded),
+          overview: breachOverview(ctx, seeded.overview),
+          ratelimitOverviewPastTwentyEightDays: rekeyDays(days, dateKeyFormatOf(ctx)),
+        }
+      : structuredClone(metrics);
   return json(200, { data, error: null });
 }
 

@@ -2,12 +2,13 @@
  * The date keys of the Shield metrics maps (`ratelimitOverviewPastTwentyEightDays`, the detailed
  * `metrics` series). The documents do not give their format; the API's platform writes a date as an
  * ISO 8601 date or date-time, in a culture's short form (`8/9/2026 12:00:00 AM`, `9.8.2026 00:00:00`),
- * as a 14-digit `yyyyMMddHHmmss`, or as a Unix time. A key without a zone is read as UTC.
+ * as a 14-digit `yyyyMMddHHmmss`, or as a Unix time. A key without a zone is read as UTC. A map's keys are read
+ * together (`readDateKeys`): whether `09/08/2026` is day-first is a fact of the whole map, not of one key.
  */
 
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
-/** M/D/YYYY (en-US), optionally with h:mm[:ss] and AM/PM. */
+/** M/D/YYYY (en-US) or DD/MM/YYYY (en-GB), optionally with h:mm[:ss] and AM/PM; alone, read month-first. */
 const SLASHED = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AP]M))?)?$/i;
 /** D.M.YYYY (de-DE and others), optionally with H:mm[:ss]. */
 const DOTTED = /^(\d{1,2})\.(\d{1,2})\.(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
@@ -54,6 +55,54 @@ export function parseDateKey(raw: string): number | null {
   if (/^\d{9,11}$/.test(key)) return Number(key) * 1000;
   if (/^\d{12,13}$/.test(key)) return Number(key);
   return null;
+}
+
+/**
+ * Whether a map's slashed keys (`09/08/2026`) put the day or the month first. The API's platform writes either
+ * (en-US `M/D/YYYY`, en-GB and others `DD/MM/YYYY`): a first number over 12 proves day-first, a second over 12
+ * month-first; with neither, the map is undecided unless every slashed key names the same day either way.
+ */
+type SlashOrder = "month-first" | "day-first" | "either" | "undecided";
+
+function slashOrder(keys: readonly string[]): SlashOrder {
+  let dayFirst = false;
+  let monthFirst = false;
+  let differ = false;
+  for (const key of keys) {
+    const m = SLASHED.exec(key.trim());
+    if (!m) continue;
+    const [a, b] = [num(m[1]), num(m[2])];
+    if (a > 12) dayFirst = true;
+    if (b > 12) monthFirst = true;
+    if (a !== b) differ = true;
+  }
+  if (dayFirst !== monthFirst) return dayFirst ? "day-first" : "month-first";
+  // Both proven is no one form; neither proven matters only where the readings differ.
+  return dayFirst || differ ? "undecided" : "either";
+}
+
+/**
+ * A reader for the keys of one map (`keys`: all of them), read together: slashed keys day-first or month-first as
+ * the map's keys prove, and null (unknown, never a guess) when they do not decide it and the two readings name
+ * different days. Any other
+ * form is read as `parseDateKey` reads it.
+ */
+export function readDateKeys(keys: readonly string[]): (key: string) => number | null {
+  const order = slashOrder(keys);
+  return (raw) => {
+    const m = SLASHED.exec(raw.trim());
+    if (!m) return parseDateKey(raw);
+    // Undecided, a key names a day only where both readings name the same one (4/4/2026).
+    if (order === "undecided" && num(m[1]) !== num(m[2])) return null;
+    const [month, day] = order === "day-first" ? [m[2], m[1]] : [m[1], m[2]];
+    return utc(num(m[3]), num(month), num(day), hour12(num(m[4]), m[7]), num(m[5]), num(m[6]));
+  };
+}
+
+/** Whether a key reads as two different days, day-first and month-first (`09/08/2026`). */
+export function dayMonthEitherWay(key: string): boolean {
+  const m = SLASHED.exec(key.trim());
+  return m !== null && num(m[1]) <= 12 && num(m[2]) <= 12 && num(m[1]) !== num(m[2]);
 }
 
 /** The key's form with its digits masked (`9/9/9999`), to log one unreadable form once, not each key. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type IntLabels, ignoredBody, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
-import { isoDay, parseDateKey } from "./date-key.js";
+import { dayMonthEitherWay, isoDay, parseDateKey, readDateKeys } from "./date-key.js";
 
 /**
  * Shield (paths under /shield/). Shapes from shield-api-v1.0.0.json. Integer enums keep values the
@@ -281,7 +281,8 @@ function datedDays(raw: Record<string, RateLimitCounters> | null | undefined): {
   days: RateLimitDay[];
   unreadableDays: string[];
 } {
-  const all = Object.entries(raw ?? {}).map(([key, c]) => ({ key, at: parseDateKey(key), c }));
+  const read = readDateKeys(Object.keys(raw ?? {}));
+  const all = Object.entries(raw ?? {}).map(([key, c]) => ({ key, at: read(key), c }));
   const dated = all.filter((d) => d.at !== null).sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
   const undated = all.filter((d) => d.at === null);
   return {
@@ -418,12 +419,18 @@ export const overviewMetricSchema = z
     const raw = m?.metrics ?? {};
     const outer = Object.keys(raw);
     const inner = [...new Set(Object.values(raw).flatMap((i) => Object.keys(i ?? {})))];
-    const dated = (keys: string[]) => keys.filter((k) => !Number.isNaN(seriesKeyTime(k))).length;
+    const readOuter = readDateKeys(outer);
+    const readInner = readDateKeys(inner);
+    // A key whose day and month could be either way round is still a date, of a day not known.
+    const dated = (keys: string[], read: (k: string) => number | null) =>
+      keys.filter((k) => read(k) !== null || dayMonthEitherWay(k)).length;
     // The level with more keys that read as dates is time; with none, the one with more digits in its keys.
     const digits = (keys: string[]) => keys.filter((k) => /\d/.test(k)).length;
-    const timeOuter =
-      dated(outer) !== dated(inner) ? dated(outer) > dated(inner) : digits(outer) >= digits(inner);
-    const unreadableKeys = (timeOuter ? outer : inner).filter((k) => Number.isNaN(seriesKeyTime(k)));
+    const [datedOuter, datedInner] = [dated(outer, readOuter), dated(inner, readInner)];
+    const timeOuter = datedOuter !== datedInner ? datedOuter > datedInner : digits(outer) >= digits(inner);
+    const read = timeOuter ? readOuter : readInner;
+    const time = (k: string) => read(k) ?? Number.NaN;
+    const unreadableKeys = (timeOuter ? outer : inner).filter((k) => Number.isNaN(time(k)));
     const byTime = new Map<number, Record<string, number>>();
     const add = (at: number, name: string, v: number) => {
       if (Number.isNaN(at)) return;
@@ -433,8 +440,8 @@ export const overviewMetricSchema = z
     };
     for (const [k, inner] of Object.entries(raw)) {
       for (const [ik, v] of Object.entries(inner ?? {})) {
-        if (timeOuter) add(seriesKeyTime(k), ik, v);
-        else add(seriesKeyTime(ik), k, v);
+        if (timeOuter) add(time(k), ik, v);
+        else add(time(ik), k, v);
       }
     }
     const points: MetricPoint[] = [...byTime.entries()]
@@ -504,11 +511,17 @@ export function unreadableMetricKeys(
   return [...new Set(features.flatMap((f) => d.features[f].unreadableKeys))];
 }
 
+/** Why a key like `09/08/2026` is no date edgeops can name. */
+export const UNDECIDED_DAY_MONTH = "which names one day read day-first and another read month-first";
+
 /** The sentence for metrics whose time keys edgeops cannot read as dates. */
 export function unreadableMetricsSentence(keys: readonly string[], consequence: string): string {
   const shown = JSON.stringify((keys[0] ?? "").slice(0, 40));
   const more = keys.length > 1 ? ` and ${keys.length - 1} more` : "";
-  return `edgeops can't read this zone's metrics: the Edge API dated them as ${shown}${more}, a form edgeops does not know, so ${consequence}; tell an admin.`;
+  const why = keys.every(dayMonthEitherWay)
+    ? `${UNDECIDED_DAY_MONTH}, and no key of the answer says which`
+    : "a form edgeops does not know";
+  return `edgeops can't read this zone's metrics: the Edge API dated them as ${shown}${more}, ${why}, so ${consequence}; tell an admin.`;
 }
 
 // ---- event logs search ----------------------------------------------------------------------------
@@ -613,13 +626,27 @@ export const eventLogsSearchResponseSchema = z
     /** Groups without a count (optional in the document), left out. */
     skippedGroups: r.groups?.skipped ?? 0,
     rowCount: r.rows?.length ?? 0,
-    total: r.total ?? r.groups?.rows.length ?? r.rows?.length ?? 0,
-    totalPages: r.totalPages ?? 1,
+    /** Rows, or distinct groups, in all; null when the answer did not say. */
+    total: r.total ?? null,
+    /** Pages of the request's size; null when the answer did not say (the document requires neither). */
+    totalPages: r.totalPages ?? null,
     page: r.page ?? 0,
     errorResponse: r.errorResponse,
   }));
 
 export type EventLogsSearchResult = Omit<z.output<typeof eventLogsSearchResponseSchema>, "errorResponse">;
+
+/**
+ * Whether the answer to page `page` (of `pageSize`) was the last: as its `totalPages` says, else as its `total`
+ * says (the document promises neither, nor full pages), else when the page came back short. An empty page ends.
+ */
+export function isLastEventLogPage(r: EventLogsSearchResult, page: number, pageSize: number): boolean {
+  const read = r.groups.length + r.skippedGroups + r.rowCount;
+  if (read === 0) return true;
+  if (r.totalPages !== null) return page + 1 >= r.totalPages;
+  if (r.total !== null) return (page + 1) * pageSize >= r.total;
+  return read < pageSize;
+}
 
 // ---- triggered WAF rules --------------------------------------------------------------------------
 
@@ -671,7 +698,10 @@ export const zoneRateLimitMetricsSchema = z
   })
   .transform((m) => ({
     rateLimitId: m.ratelimitId,
+    /** Over a period the document does not give: the 28 days are `days`. */
     overview: m.overview,
+    /** Whether the 28-day map came (null: the rule's 28 days are unknown, not quiet). */
+    daysCame: m.ratelimitOverviewPastTwentyEightDays !== null,
     ...datedDays(m.ratelimitOverviewPastTwentyEightDays),
   }));
 
@@ -715,7 +745,8 @@ export interface RateLimitRulePage {
   page: number;
   /** The next page number, or null on the last page. */
   nextPage: number | null;
-  hasNext: boolean;
+  /** Null when the answer had no `page` member (the document does not require it): whether more follow is not said. */
+  hasNext: boolean | null;
 }
 
 // ---- shield zone settings and WAF rule reviews (issue 14 mitigations) ------------------------------

@@ -78,9 +78,13 @@ function mitigationButtons(v: AlertView): Button[] {
         changeValue(v, "block", accessBlockKind.name, p),
         "danger",
       );
+      const partial =
+        s.topOffenderOfGroups === undefined
+          ? ""
+          : ` It is the busiest of the first ${n(s.topOffenderOfGroups)} groups read, not necessarily of all.`;
       b.confirm = confirmDialog(
         "Block the top offender?",
-        mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.`,
+        mrkdwn`*${accessBlockKind.describe(p)}*: its requests are refused, through edgeops' own access list. This channel's approval policy applies.${partial}`,
         "Block",
         "danger",
       );
@@ -154,7 +158,11 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
           : mrkdwn`No threat counts in the latest window.`,
       ),
     );
-    if (s.topOffender) blocks.push(context(mrkdwn`Top offender when it fired: ${code(s.topOffender, 60)}`));
+    if (s.topOffender) {
+      const of =
+        s.topOffenderOfGroups === undefined ? "" : ` · top of the first ${n(s.topOffenderOfGroups)} groups`;
+      blocks.push(context(mrkdwn`Top offender when it fired: ${code(s.topOffender, 60)}${of}`));
+    }
   } else {
     const look = statusLook(s.status);
     blocks.push(

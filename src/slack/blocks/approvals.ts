@@ -296,6 +296,14 @@ const MAX_NOTED = 5;
 /** "@bob's request (Allow AI scraper on shield zone 1)" */
 const otherRequest = (o: OtherRequest) => mrkdwn`${mention(o.userId)}'s request (${o.change})`;
 
+/**
+ * Another request named on this card only where everyone who reads the card may see it: asked in the same channel.
+ * One from elsewhere (perhaps a private channel) is only said to exist, as the Home would.
+ */
+const sameChannel = (o: OtherRequest, r: ChangeRequest) => o.channelId === r.channelId;
+const otherOrElsewhere = (o: OtherRequest, r: ChangeRequest) =>
+  sameChannel(o, r) ? otherRequest(o) : mrkdwn`a request in another channel`;
+
 /** What the card says about other requests for the same target. */
 function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   const note = r.note;
@@ -303,23 +311,28 @@ function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   switch (note.kind) {
     case "conflicts": {
       if (r.state !== "pending" || note.with.length === 0) return undefined;
-      const listed = joinMrkdwn(
-        note.with
-          .slice(0, MAX_NOTED)
-          .map((o) => mrkdwn`${otherRequest(o)}, waiting in ${channel(o.channelId)}`),
-        "; ",
-      );
-      const more = note.with.length > MAX_NOTED ? ` and ${note.with.length - MAX_NOTED} more` : "";
-      return mrkdwn`:warning: Conflicts with ${listed}${more}. Whichever is approved first is applied; the other is then refused.`;
+      const unique = [...new Map(note.with.map((o) => [o.id, o])).values()];
+      const here = unique.filter((o) => sameChannel(o, r));
+      const elsewhere = unique.length - here.length;
+      const named = here.slice(0, MAX_NOTED).map((o) => mrkdwn`${otherRequest(o)}, waiting here`);
+      const more = here.length - named.length;
+      const parts = [
+        ...named,
+        ...(more > 0 ? [mrkdwn`${more} more here`] : []),
+        ...(elsewhere > 0
+          ? [mrkdwn`${elsewhere === 1 ? "a request" : `${elsewhere} requests`} waiting in another channel`]
+          : []),
+      ];
+      return mrkdwn`:warning: Conflicts with ${joinMrkdwn(parts, "; ")}. Whichever is approved first is applied; the other is then refused.`;
     }
     case "kept":
       return note.until === null
-        ? mrkdwn`:pushpin: Kept for good by ${otherRequest(note.by)}: this change will not be undone.`
-        : mrkdwn`:pushpin: Kept by ${otherRequest(note.by)} until ${dateToken(note.until)}: this request's undo is cancelled; that request's undo puts back what was there before.`;
+        ? mrkdwn`:pushpin: Kept for good by ${otherOrElsewhere(note.by, r)}: this change will not be undone.`
+        : mrkdwn`:pushpin: Kept by ${otherOrElsewhere(note.by, r)} until ${dateToken(note.until)}: this request's undo is cancelled; that request's undo puts back what was there before.`;
     case "superseded":
       return r.state === "applied" || r.state === "undone"
-        ? mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherRequest(note.by)}: it set this since, so this request's undo does not touch it.`
-        : mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherRequest(note.by)}, applied first: this request was not applied.`;
+        ? mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherOrElsewhere(note.by, r)}: it set this since, so this request's undo does not touch it.`
+        : mrkdwn`:twisted_rightwards_arrows: Superseded by ${otherOrElsewhere(note.by, r)}, applied first: this request was not applied.`;
   }
 }
 

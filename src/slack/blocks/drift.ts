@@ -70,6 +70,28 @@ export function driftKeptMessage(w: Watch, kept: DriftKeepValue, userId: string,
   return reply(line, [section(line), context(text)]);
 }
 
+/**
+ * The drift post once someone asked to put it back (no buttons: Keep would record the value being put back,
+ * and a second Put it back would ask twice). The request's own card and the thread say where it stands.
+ */
+export function driftPutBackAskedMessage(
+  w: Pick<Watch, "target" | "options">,
+  drift: Pick<DriftKeepValue, "c" | "n">,
+  userId: string,
+  at: number,
+  outcome: "pending" | "applied" | "other",
+): Reply {
+  const line = driftLine(w, drift.c, drift.n);
+  const when = dateToken(at, "{time}");
+  const text =
+    outcome === "applied"
+      ? mrkdwn`:leftwards_arrow_with_hook: ${mention(userId)} put it back ${when} (this channel needs no approval).`
+      : outcome === "pending"
+        ? mrkdwn`:leftwards_arrow_with_hook: ${mention(userId)} asked ${when} to put it back: waiting for approval on its card.`
+        : mrkdwn`:leftwards_arrow_with_hook: ${mention(userId)} asked ${when} to put it back: the thread says how it went.`;
+  return reply(line, [section(line), context(text)]);
+}
+
 /** The drift post once the watch it belongs to is gone. */
 export function driftWatchGoneText(): string {
   return "This watch was removed, so there is nothing to keep: watch the zone's settings again with /edge watch config <zone>.";

@@ -34,11 +34,14 @@ function whatMatched(t: ImpactTarget): string {
 }
 
 function headline(p: Extract<ImpactPreview, { state: "estimated" }>): Mrkdwn {
-  const acted = [
-    p.actions.blocked > 0 ? `${n(p.actions.blocked)} blocked` : "",
-    p.actions.challenged > 0 ? `${n(p.actions.challenged)} challenged` : "",
-    p.actions.logged > 0 ? `${n(p.actions.logged)} logged` : "",
-  ].filter((s) => s !== "");
+  const a = p.actions;
+  const acted = a
+    ? [
+        a.blocked > 0 ? `${n(a.blocked)} blocked` : "",
+        a.challenged > 0 ? `${n(a.challenged)} challenged` : "",
+        a.logged > 0 ? `${n(a.logged)} logged` : "",
+      ].filter((s) => s !== "")
+    : [];
   const actedWords = acted.length > 0 ? ` (${acted.join(", ")})` : "";
   const share =
     p.share === null ? "" : `, ${pct(p.share)} of this zone's ${plural(p.zoneTotal, "logged event")}`;
@@ -80,6 +83,14 @@ export function impactPreviewBlocks(view: PreviewView): KnownBlock[] {
           )}`,
         );
       const notes: string[] = [SECURITY_EVENTS_ONLY];
+      if (view.matchedOfGroups !== undefined)
+        notes.push(
+          `Counted from the first ${n(view.matchedOfGroups)} groups the event log gave; it has more, so the number is a lower bound.`,
+        );
+      if (view.actions === null && view.matched > 0)
+        notes.push(
+          "The event log did not say what was done with every one of them, so no breakdown is shown.",
+        );
       if (t.what === "bots")
         notes.push(
           `The event log does not name bot categories: these are all of the zone's bot-detection events, of which ${botCategoryLabel(t.category)} is a part.`,

@@ -10,7 +10,7 @@ import {
   type TriggeredRule,
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
-import { type AccessEntryType, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
+import { ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
 import type { EntryState } from "../../services/access-lists.js";
 import {
   botDetectionOn,
@@ -24,6 +24,7 @@ import {
   type Offender,
   type OffenderDimension,
   type OffenderTop,
+  offenderEntry,
   type RateLimitInWindow,
   type Section,
   TRAFFIC_METRIC_LABELS,
@@ -161,9 +162,13 @@ function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBl
   const lines: (string | Mrkdwn)[] = [title, mrkdwn`\`\`\`${rows.join("\n")}\`\`\``];
   const req = s.ok.requests;
   if ("error" in req) lines.push(`Requests: ${req.error}`);
-  else if (req.ok.billableThisMonth !== null) {
+  else {
     const limit = req.ok.cleanLimit ? ` (clean-request limit ${n(req.ok.cleanLimit)})` : "";
-    lines.push(`Requests: ${n(req.ok.billableThisMonth)} billable this month${limit}`);
+    const billable =
+      req.ok.billableThisMonth === null
+        ? "billable this month unknown (the Edge API did not say)"
+        : `${n(req.ok.billableThisMonth)} billable this month`;
+    lines.push(`Requests: ${billable}${limit}`);
   }
   if (s.ok.previousError) lines.push(mrkdwn`_Change unknown: ${s.ok.previousError}_`);
   if (s.ok.unreadable) lines.push(mrkdwn`:warning: ${s.ok.unreadable}`);
@@ -179,7 +184,7 @@ const DIMENSION_TITLES: Record<OffenderDimension, { title: string; all: string }
 
 /** The action edgeops' own lists already take on this offender, if any. */
 function mitigatedAs(p: Pick<IncidentPicture, "mitigated"> | undefined, o: Offender, dim: OffenderDimension) {
-  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  const entry = offenderEntry(o.value, dim);
   return entry ? p?.mitigated.get(`${entry.type}:${entry.value}`) : undefined;
 }
 
@@ -195,7 +200,7 @@ function pendingAs(
   o: Offender,
   dim: OffenderDimension,
 ) {
-  const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+  const entry = offenderEntry(o.value, dim);
   return entry ? p?.pendingAccess.get(`${entry.type}:${entry.value}`) : undefined;
 }
 
@@ -225,7 +230,8 @@ function offenderField(
   const lines = s.ok.offenders.slice(0, CARD_TOP).map((o) => offenderLine(o, dimension, p));
   const of = s.ok.readGroups === undefined ? "" : ` · top of the first ${n(s.ok.readGroups)} groups`;
   const skipped = s.ok.skippedGroups ? ` · ${n(s.ok.skippedGroups)} without a count left out` : "";
-  return mrkdwn`${title} · ${n(s.ok.total)} in all${of}${skipped}\n${joinMrkdwn(lines, "\n")}`;
+  const all = s.ok.total === null ? "" : ` · ${n(s.ok.total)} in all`;
+  return mrkdwn`${title}${all}${of}${skipped}\n${joinMrkdwn(lines, "\n")}`;
 }
 
 function listValue(p: IncidentPicture, s: IncidentListSection): string {
@@ -234,13 +240,6 @@ function listValue(p: IncidentPicture, s: IncidentListSection): string {
 }
 
 const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
-
-const ENTRY_TYPE_OF: Record<OffenderDimension, AccessEntryType> = {
-  ip: "ip",
-  asn: "asn",
-  country: "country",
-  ja4: "ja4",
-};
 
 /**
  * A Block button for each top offender edgeops can block: a generic change (ChangeButtonValue, the
@@ -254,7 +253,7 @@ function blockButtons(
   newId: () => string,
 ): Button[] {
   return top.offenders.slice(0, CARD_TOP).flatMap((o, i) => {
-    const entry = accessEntryOf(o.value, ENTRY_TYPE_OF[dim]);
+    const entry = offenderEntry(o.value, dim);
     if (!entry) return [];
     // Already in edgeops' block list: the button lifts it instead (the same kind, state none).
     const lift = picture.mitigated.get(`${entry.type}:${entry.value}`) === "block";
@@ -289,7 +288,9 @@ function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
   if ("error" in s) return [failed(title, s)];
   const dims = Object.entries(s.ok.byDimension) as [OffenderDimension, Section<OffenderTop>][];
   const more: Button[] = dims
-    .filter(([, d]) => "ok" in d && d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length))
+    .filter(
+      ([, d]) => "ok" in d && (d.ok.total === null || d.ok.total > Math.min(CARD_TOP, d.ok.offenders.length)),
+    )
     .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
   // One row of Block buttons per dimension (at most CARD_TOP each, well within an actions block's 25).
   const blockRows = dims
@@ -462,9 +463,14 @@ export function incidentListMessage(
   const of = section === "apps" ? "the whole account" : `shield zone ${zoneId}`;
   const title = `${LIST_TITLES[section]} · ${of}`;
   const lines = listLines(page);
+  // The search document promises no order: past one page, a page is not the next busiest.
+  const order =
+    page.kind === "offenders" && page.totalPages > 1
+      ? " · in the order the Edge API gives (it promises none): busiest first within this page"
+      : "";
   const where =
     page.kind === "offenders"
-      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}`
+      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}${order}`
       : page.kind === "ratelimits"
         ? "Daily counters of the days the window touches"
         : page.kind === "apps"
@@ -474,7 +480,11 @@ export function incidentListMessage(
           : mrkdwn`The WAF review's own counts, not the window's (the Edge API gives no period for them); ${codeSpan("/edge waf <zoneId> <ruleId>")} shows a rule's AI recommendation`;
   const blocks: KnownBlock[] = [
     header(title),
-    context(mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`),
+    context(
+      page.total === null
+        ? mrkdwn`${where} · page ${n(page.page)}`
+        : mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`,
+    ),
   ];
   if (lines.length === 0) blocks.push(context("Nothing on this page."));
   else blocks.push(...packLines(lines, 45, "lines"));

@@ -68,7 +68,9 @@ function entryLine(e: TimelineEntry): Mrkdwn {
         over.length > 0
           ? mrkdwn`: ${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
           : "";
-      const top = e.topOffender ? mrkdwn`; busiest IP ${truncate(e.topOffender, 60)}` : "";
+      const of =
+        e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
+      const top = e.topOffender ? mrkdwn`; busiest IP ${truncate(e.topOffender, 60)}${of}` : "";
       return mrkdwn`${when} :rotating_light: Alert opened${where}${numbers}${top}`;
     }
     case "alert_acknowledged":

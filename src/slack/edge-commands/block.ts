@@ -43,7 +43,18 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
     if (waiting.length > 0) {
       const one = waiting.length === 1;
       const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
-      const askers = joinMrkdwn([...new Set(waiting.map((r) => r.requesterId))].map(mention), ", ");
+      // Named only when asked in this channel: a request elsewhere (perhaps private) is only said to exist.
+      const here = waiting.filter((r) => r.channelId === ctx.channelId);
+      const elsewhere = waiting.length - here.length;
+      const askers = joinMrkdwn(
+        [
+          ...[...new Set(here.map((r) => r.requesterId))].map(mention),
+          ...(elsewhere > 0
+            ? [mrkdwn`${elsewhere === 1 ? "someone" : `${elsewhere} requests`} in another channel`]
+            : []),
+        ],
+        ", ",
+      );
       return confirmChangeMessage(
         newChangeRequest(accessBlockKind, p),
         current,
@@ -73,7 +84,7 @@ async function pendingAccessChanges(ctx: CommandContext, p: AccessBlockParams) {
       params.data.type === p.type &&
       params.data.value === p.value &&
       params.data.state !== "none"
-      ? [{ requesterId: r.requesterId, params: params.data }]
+      ? [{ requesterId: r.requesterId, channelId: r.channelId, params: params.data }]
       : [];
   });
 }

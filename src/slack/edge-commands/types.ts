@@ -4,6 +4,7 @@ import type { Logger } from "../../log.js";
 import type { PickerSource } from "../../services/pickers.js";
 import type { AdminDirectory } from "../admin.js";
 import type { Reply } from "../blocks/reply.js";
+import type { CardRedraws } from "../card-redraws.js";
 import type { SlackClientFor } from "../transport/clients.js";
 
 /** What the Slack layer adds to the shared dependencies. */
@@ -14,6 +15,8 @@ export interface SlackEnv {
   readonly clientFor: SlackClientFor;
   /** A Web API client with the same options for another token (a workflow step's own token). */
   readonly clientWithToken: (token: string) => WebClient;
+  /** Approval cards' redraws in this process, one at a time per card (src/slack/change-requests.ts updateCard). */
+  readonly cardRedraws: CardRedraws;
 }
 
 export interface CommandContext {

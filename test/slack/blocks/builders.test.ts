@@ -267,6 +267,33 @@ describe("pure helpers", () => {
     expect(blocksText(blocks)).toContain("…and 96 more not shown.");
     expect(packLines(["a", "b"], 3)).toHaveLength(1);
   });
+  it("a conflict note names another request once, only where it was asked in the card's channel; others are only counted", () => {
+    const here = { id: "req_here_000000000000", userId: "U7", channelId: "C1", change: "Allow AI scraper" };
+    const secret = {
+      id: "req_secret_0000000000",
+      userId: "U8",
+      channelId: "GSECRET",
+      change: "Clear AI scraper",
+    };
+    const card = approvalCard(request({ note: { kind: "conflicts", with: [here, here, secret] } }), {
+      approvers: { kind: "admins" },
+    });
+    const text = blocksText(card.blocks);
+    expect(text).toContain(
+      "Conflicts with <@U7>'s request (Allow AI scraper), waiting here; a request waiting in another channel.",
+    );
+    expect(text.split("<@U7>").length).toBe(2);
+    expect(text).not.toContain("U8");
+    expect(text).not.toContain("GSECRET");
+    for (const note of [
+      { kind: "kept" as const, by: secret, until: null },
+      { kind: "superseded" as const, by: secret },
+    ]) {
+      const t = blocksText(approvalCard(request({ state: "applied", note })).blocks);
+      expect(t).toContain("a request in another channel");
+      expect(t).not.toContain("U8");
+    }
+  });
   it("a decided card names no request deadline (it would read as the change's end); a temporary change in force names its end", () => {
     const applied = (over: Partial<ChangeRequest>) =>
       blocksText(approvalCard(request({ state: "applied", decidedBy: "U2", decidedAt: 1, ...over })).blocks);

@@ -1017,6 +1017,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         8,
       ),
       skipped: g.int(3),
+      countersCame: g.bool(),
+      complete: g.bool(),
     }),
   "ratelimit.ts:rateLimitMessage": (g) =>
     rateLimitMessage(g.int(1e6), {

@@ -206,6 +206,26 @@ describe("the incident card within Block Kit limits", () => {
     expect(text).toContain("▲ 199,999,900%");
   });
 
+  it("says the month's billable requests are unknown when the field that names its period did not come", () => {
+    const picture = bigPicture();
+    if (!("ok" in picture.traffic)) throw new Error("the picture has traffic");
+    const today = {
+      ddosMitigated: 0,
+      wafTriggeredRules: 0,
+      rateLimitBreaches: 0,
+      botDetectionChallenged: 0,
+      accessListActions: 0,
+      totalCleanRequestsLimit: 50_000_000,
+      totalBillableRequests: 123_456,
+    };
+    picture.traffic.ok.requests = { ok: { billableThisMonth: null, cleanLimit: 50_000_000, today } };
+    const text = blocksText(incidentCard(picture, { isPublic: false, newRequestId }).blocks);
+    expect(text).toContain(
+      "Requests: billable this month unknown (the Edge API did not say) (clean-request limit 50,000,000)",
+    );
+    expect(text).not.toContain("123,456");
+  });
+
   it("a card whose every section failed is one line per section, with its reason", () => {
     const error = {
       error: "The Edge API is rate-limiting this workspace's requests; wait a minute and try again.",

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { type Fault, SIM_IDS } from "../../../tools/simulator/index.js";
+import { pinReadings } from "../../support/adversary.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
 import { useWorld, type World } from "../../support/world.js";
@@ -115,6 +116,10 @@ describe("/edge incident through the receiver and the simulator", () => {
   // The world (one manual clock) for what outlasts the Edge client's timeout.
   const w = useWorld();
   it("posts the placeholder within 3 s, then the card replaces it", async () => {
+    // The busiest rule keeps its metrics row on any seed: the card lists rules with counters.
+    const seed = h.sim.adversary.seed;
+    h.sim.setAdversary({ seed, pin: { "rate-limits.metrics-missing": false } });
+    onTestFinished(() => h.sim.setAdversary({ seed }));
     // Every Edge API answer is held until the placeholder is in: it never waits for the Edge API.
     let release = () => {};
     h.sim.addFault({ path: "/", holdUntil: new Promise<void>((r) => (release = r)) });
@@ -302,6 +307,54 @@ describe("/edge incident through the receiver and the simulator", () => {
     expect(blocksText(rules.body.blocks)).toMatch(/page 1 of 1\d · 5\d\d in all/);
     expect(h.slack.violations).toEqual([]);
   }, 60_000);
+
+  it("an event log that gives total without totalPages still pages the offenders' list", async () => {
+    h.sim.scaleIncident(ATTACKED, { eventLogGroups: 2_600 });
+    const restore = pinReadings(h.sim, { "event-logs.total-pages": "absent" });
+    try {
+      const r = await incident(String(ATTACKED), 30_000);
+      expect(r.sections.get("Top offenders")).toMatch(
+        /\*IPs\* · 2,\d{3} in all · top of the first 2,000 groups/,
+      );
+      const allIps = r.buttons.find((b) => b.action_id === `${ACTIONS.incidentSeeAll}.ip`)!;
+      const seeAll = await h.click(allIps);
+      const first = await h.slack.waitForResponse(seeAll.responseId, undefined, 15_000);
+      expect(blocksText(first.body.blocks)).toMatch(/page 1 of (5[3-9]|6\d) · 2,\d{3} in all/);
+      expect(findButtons(first.body.blocks).map((b) => b.action_id)).toContain(ACTIONS.incidentNextPage);
+    } finally {
+      restore();
+      h.sim.scaleIncident(ATTACKED, { eventLogGroups: 0 });
+    }
+  }, 60_000);
+
+  it("ASNs the event log writes without AS still get their Block buttons", async () => {
+    const restore = pinReadings(h.sim, { "event-logs.asn-spelling": "number" });
+    try {
+      const r = await incident(String(ATTACKED));
+      expect(r.sections.get("Top offenders")).toMatch(/\*ASNs\* · [\d,]+ in all\n`\d+` [\d,]+/);
+      const blocks = r.buttons.filter((b) => /^Block AS\d+$/.test(b.text));
+      expect(blocks.length, r.buttons.map((b) => b.text).join(", ")).toBeGreaterThan(0);
+    } finally {
+      restore();
+    }
+  }, 30_000);
+
+  it("the offenders' list says it is in the Edge API's order, busiest first only within each page", async () => {
+    const restore = pinReadings(h.sim, { "event-logs.order": "reverse" });
+    try {
+      const r = await incident(String(ATTACKED));
+      const allIps = r.buttons.find((b) => b.action_id === `${ACTIONS.incidentSeeAll}.ip`)!;
+      const seeAll = await h.click(allIps);
+      const first = await h.slack.waitForResponse(seeAll.responseId, undefined, 15_000);
+      const text = blocksText(first.body.blocks);
+      expect(text).toMatch(/page 1 of [2-9]/);
+      expect(text).toContain(
+        "in the order the Edge API gives (it promises none): busiest first within this page",
+      );
+    } finally {
+      restore();
+    }
+  }, 30_000);
 
   it("a rule's AI recommendation button answers as /edge waf does, beside the card", async () => {
     const r = await incident(String(ATTACKED));

@@ -64,7 +64,12 @@ async function alertAcknowledged(h: Harness) {
     zoneId: ZONE,
     nextPollAt: Date.now() + 3_600_000,
   });
-  const episode = await openWafAlert(h.store, watch, { label: null, topOffender: "203.0.113.7" });
+  // Read when more IP groups were logged than the alert reads: its busiest IP is of the groups read.
+  const episode = await openWafAlert(h.store, watch, {
+    label: null,
+    topOffender: "203.0.113.7",
+    topOffenderOfGroups: 2_000,
+  });
   await h.store.episodes.setMessage(episode.id, "1700000001.000100");
   await h.click(
     { action_id: ACTIONS.alertAcknowledge, value: episode.id },
@@ -94,6 +99,7 @@ async function timelineStory(options: HarnessOptions) {
     const text = blocksText(answer.body.blocks);
     expect(answer.body.response_type).toBe("ephemeral");
     expect(text).toContain(`Timeline of shield zone ${ZONE}`);
+    expect(text).toContain("; busiest IP 203.0.113.7 (top of the first 2,000 groups)");
     const order = [
       "Alert opened in <#C0001>: WAF 420/min (usually 12)",
       `<@${CAROL}> acknowledged the alert`,
@@ -141,6 +147,7 @@ async function timelineStory(options: HarnessOptions) {
     ])
       expect(md).toContain(heading);
     expect(md).toContain(`@bob asked for: Block IP 203.0.113.7 on shield zone ${ZONE} in #incident-42`);
+    expect(md).toContain("; busiest IP 203.0.113.7 (top of the first 2,000 groups)");
     expect(md).toContain("1 entry from other channels is left out of this channel's draft.");
     expect(md).toContain("temporary, undone at");
     // Posted for the whole channel: the private channel's request stays out whoever pressed Export.

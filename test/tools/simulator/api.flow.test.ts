@@ -9,7 +9,8 @@ let clock: ManualClock;
 
 beforeEach(async () => {
   clock = createManualClock(Date.now());
-  sim = await startSimulator({ scanDurationMs: 150, clock });
+  // The simulator's own story, on its friendly readings whatever EDGE_SIMULATOR_SEED says.
+  sim = await startSimulator({ scanDurationMs: 150, clock, adversary: {} });
 });
 afterEach(async () => {
   await sim.close();

@@ -3,14 +3,16 @@ import { SIM_API_KEY, type Simulator, startSimulator } from "../../../tools/simu
 import { steppedClock } from "../../support/clock.js";
 
 /**
- * A fresh simulator for each test on a clock the test moves: `now` is set back to `start` before each test,
+ * A fresh, friendly simulator for each test on a clock the test moves: `now` is set back to `start` before each test,
  * and the simulator is closed after it. Use the returned object inside hooks and tests only.
  */
 export function useClockedSimulator(start: number): { now: number; sim: Simulator } {
   const s = { now: start, sim: undefined as unknown as Simulator };
   beforeEach(async () => {
     s.now = start;
-    s.sim = await startSimulator({ clock: steppedClock(() => s.now) });
+    // The simulator's own story, on its friendly readings whatever EDGE_SIMULATOR_SEED says (each adversarial
+    // reading has its own test).
+    s.sim = await startSimulator({ clock: steppedClock(() => s.now), adversary: {} });
   });
   afterEach(async () => {
     await s.sim.close();

@@ -429,6 +429,97 @@ describe("event-log search", () => {
   });
 });
 
+describe("event-log search where the document is silent (the adversary's readings)", () => {
+  const window = { from: NOW - 15 * MIN, to: NOW };
+  const all = async (body: Record<string, unknown>) => {
+    const groups: Group[] = [];
+    for (let page = 0; ; page++) {
+      const r = await searchOk({ ...window, ...body, page, pageSize: 50 });
+      groups.push(...(r.groups ?? []));
+      if ((page + 1) * 50 >= r.total) return groups;
+    }
+  };
+
+  it('"event-logs.order": the same groups and rows across pages, in another order', async () => {
+    const friendly = await all({ groupBy: ["ip"] });
+    s.sim.setAdversary({ pin: { "event-logs.order": "reverse" } });
+    const reversed = await all({ groupBy: ["ip"] });
+    expect(reversed.map((g) => g.key.ip)).toEqual(friendly.map((g) => g.key.ip).reverse());
+    const rows = await searchOk({ ...window, pageSize: 20 });
+    const times = (rows.rows ?? []).map((r) => r.timestamp);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // A seed shuffles, and every page of one query follows the same order: no group twice, none lost.
+    s.sim.setAdversary({ seed: 7 });
+    const shuffled = await all({ groupBy: ["ip"] });
+    expect(shuffled.map((g) => g.key.ip)).not.toEqual(friendly.map((g) => g.key.ip));
+    expect(new Set(shuffled.map((g) => g.key.ip))).toEqual(new Set(friendly.map((g) => g.key.ip)));
+    expect(shuffled).toHaveLength(friendly.length);
+  });
+
+  it('"event-logs.feature-spelling", "event-logs.action-spelling", "event-logs.asn-spelling": values spelled otherwise, filters matching them', async () => {
+    s.sim.setAdversary({
+      pin: {
+        "event-logs.feature-spelling": "long",
+        "event-logs.action-spelling": "past",
+        "event-logs.asn-spelling": "number",
+      },
+    });
+    const features = await searchOk({ ...window, groupBy: ["feature"] });
+    expect(new Set(features.groups?.map((g) => g.key.feature))).toEqual(
+      new Set([
+        "ddos_protection",
+        "web_application_firewall",
+        "rate_limiting",
+        "bot_detection",
+        "access_lists",
+      ]),
+    );
+    const actions = await searchOk({ ...window, groupBy: ["action"] });
+    expect(actions.groups?.map((g) => g.key.action).sort()).toEqual(["blocked", "challenged", "logged"]);
+    const asns = await searchOk({ ...window, groupBy: ["asn"], pageSize: 5 });
+    for (const g of asns.groups ?? []) {
+      expect(g.key.asn).toMatch(/^\d+$/);
+      expect(g.context.asn).toMatch(/^\d+$/);
+    }
+    const waf = await searchOk({
+      ...window,
+      groupBy: ["feature"],
+      filters: [{ field: "feature", op: "eq", value: ["waf"] }],
+    });
+    expect(waf.groups).toEqual([]);
+    const spelled = await searchOk({
+      ...window,
+      groupBy: ["feature"],
+      filters: [{ field: "feature", op: "eq", value: ["web_application_firewall"] }],
+    });
+    expect(sumCounts(spelled.groups)).toBeGreaterThan(0);
+    // The per-action counts keep their documented names.
+    const g = spelled.groups?.[0];
+    expect((g?.context.blocked ?? 0) + (g?.context.challenged ?? 0) + (g?.context.logged ?? 0)).toBe(
+      g?.count,
+    );
+  });
+
+  it('"event-logs.eq-case": eq and in compare case-sensitively when strict', async () => {
+    const body = (value: string) => ({
+      ...window,
+      groupBy: ["country"],
+      filters: [{ field: "country", op: "eq", value: [value] }],
+    });
+    expect(sumCounts((await searchOk(body("cn"))).groups)).toBeGreaterThan(0);
+    s.sim.setAdversary({ pin: { "event-logs.eq-case": "sensitive" } });
+    expect((await searchOk(body("cn"))).groups).toEqual([]);
+    expect(sumCounts((await searchOk(body("CN"))).groups)).toBeGreaterThan(0);
+  });
+
+  it('"event-logs.total-pages": an answer gives total without totalPages', async () => {
+    s.sim.setAdversary({ pin: { "event-logs.total-pages": "absent" } });
+    const r = await searchOk({ ...window, groupBy: ["ip"], pageSize: 5 });
+    expect(r.total).toBeGreaterThan(5);
+    expect(r).not.toHaveProperty("totalPages");
+  });
+});
+
 describe("detailed metrics", () => {
   const detailed = (query: string) => get(`/shield/metrics/overview/${zone}/detailed${query}`);
 

@@ -8,7 +8,7 @@ import { type MrkdwnInput, mrkdwn } from "../../blocks/mrkdwn.js";
 import { reply } from "../../blocks/reply.js";
 import { outcomeBanner, requestWithCard, seesWhereItWaits } from "../../change-requests.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
-import { IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
+import { ACTIONS, IN_THREAD_CONFIRM_PREFIX } from "../../ids.js";
 import { confirmationAnswered } from "../../impact-fill.js";
 import {
   answerPrivately,
@@ -19,6 +19,7 @@ import {
   replaceClicked,
   respondPrivately,
 } from "./context.js";
+import { driftPutBackAsked } from "./drift-keep.js";
 
 /** What a Confirm button carries: the request id it creates, the kind, its parameters, and `for`. */
 export const changeButtonValue = z.object({
@@ -104,6 +105,8 @@ export function changeConfirm(env: SlackEnv) {
     const threadTs = args.body.message?.ts ?? args.body.container?.message_ts;
     const inThread =
       args.action.action_id.startsWith(IN_THREAD_CONFIRM_PREFIX) && typeof threadTs === "string";
+    if (args.action.action_id === ACTIONS.driftPutBack)
+      await driftPutBackAsked(env, args, ctx, submitted.kind);
     if (inThread && submitted.kind === "already_pending") return respondPrivately(args, answer, ctx.logger);
     if (inThread) {
       await args.client.chat

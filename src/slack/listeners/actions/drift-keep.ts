@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { keepDrift } from "../../../alerts/drift.js";
+import type { ChangeOutcome } from "../../../changes/engine.js";
 import { toUserSentence } from "../../../errors.js";
 import { edgeClientFor } from "../../../services/edge-access.js";
-import { driftKeptMessage, driftWatchGoneText } from "../../blocks/drift.js";
+import { driftKeptMessage, driftPutBackAskedMessage, driftWatchGoneText } from "../../blocks/drift.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
-import { answerPrivately, onButton, replaceClicked } from "./context.js";
+import { ACTIONS } from "../../ids.js";
+import { answerPrivately, type ButtonArgs, type ButtonContext, onButton, replaceClicked } from "./context.js";
 
 const settingValue = z.union([
   z.number(),
@@ -19,6 +21,49 @@ const keepValue = z.object({
   c: z.string().max(300),
   n: z.number().int().min(0),
 });
+
+/** The Keep value on a drift post's blocks (edgeops' own message), or undefined. */
+function keepOnPost(blocks: unknown): z.infer<typeof keepValue> | undefined {
+  if (!Array.isArray(blocks)) return undefined;
+  for (const b of blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+    for (const e of b.elements ?? []) {
+      if (e.action_id !== ACTIONS.driftKeep || typeof e.value !== "string") continue;
+      try {
+        const parsed = keepValue.safeParse(JSON.parse(e.value));
+        return parsed.success ? parsed.data : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  return undefined;
+}
+
+/**
+ * Put it back was pressed on a drift post and a request made: the post loses its buttons and says who asked.
+ * Slack refusing is logged (the request and its card stand either way).
+ */
+export async function driftPutBackAsked(
+  env: SlackEnv,
+  args: ButtonArgs,
+  ctx: ButtonContext,
+  outcome: ChangeOutcome["kind"],
+): Promise<void> {
+  const keep = keepOnPost(args.body.message?.blocks);
+  const watch = keep && (await env.deps.store.watches.get(keep.w));
+  if (!keep || !watch) return;
+  const asked = driftPutBackAskedMessage(
+    watch,
+    keep,
+    ctx.userId,
+    env.deps.clock.now(),
+    outcome === "pending" || outcome === "already_pending"
+      ? "pending"
+      : outcome === "applied"
+        ? "applied"
+        : "other",
+  );
+  await replaceClicked(args, asked, ctx.logger);
+}
 
 /** Keep on a drift post: the new value becomes the watch's snapshot; the post says who kept it, without buttons. */
 export function driftKeep(env: SlackEnv) {

@@ -35,7 +35,7 @@ export function appUninstalled(env: SlackEnv) {
       const { moved } = await forgetEnterprise(env.deps, enterpriseId, teams, reason);
       for (const request of moved) {
         const client = clients.get(request.teamId);
-        if (client) await updateCard(client, request, logger);
+        if (client) await updateCard(env, client, request, logger);
       }
       return;
     }
@@ -49,7 +49,7 @@ export function appUninstalled(env: SlackEnv) {
     if (!client) return;
     // The installation went first, so the card observer (redrawCardsOnChange) could not reach this
     // workspace's Slack for these moves: the client taken before redraws them.
-    for (const request of moved) await updateCard(client, request, logger);
+    for (const request of moved) await updateCard(env, client, request, logger);
   };
 }
 
