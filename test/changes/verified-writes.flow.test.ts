@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { withReadings } from "../support/adversary.js";
 import { askAndApprove, BOB, CAROL } from "../support/change-flow.js";
 import {
   answerTo,
@@ -11,7 +12,6 @@ import {
   type Harness,
   startHarness,
 } from "../support/harness.js";
-import { withReadings } from "../support/pin-reading.js";
 import { useHarness } from "../support/use-harness.js";
 import { useWorld } from "../support/world.js";
 

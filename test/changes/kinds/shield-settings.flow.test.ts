@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createChangeSweeper, undoDue } from "../../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { withReadings } from "../../support/adversary.js";
 import { askAndApprove, BOB, CAROL, inEffect } from "../../support/change-flow.js";
 import {
   answerTo,
@@ -11,7 +12,6 @@ import {
   type Harness,
   TEST_EDGE_KEY,
 } from "../../support/harness.js";
-import { withReadings } from "../../support/pin-reading.js";
 import { useHarness } from "../../support/use-harness.js";
 
 /**

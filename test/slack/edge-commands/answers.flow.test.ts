@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { withReadings } from "../../support/adversary.js";
 import { postIn } from "../../support/channel-post.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
 import { incidentCard } from "../../support/incident-card.js";
-import { withReadings } from "../../support/pin-reading.js";
 import { useHarness } from "../../support/use-harness.js";
 
 // Every answer true and the next step obvious, through signed commands into the receiver.

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { withReadings } from "../../support/adversary.js";
 import { answerTo } from "../../support/harness.js";
 import { incidentCard } from "../../support/incident-card.js";
-import { withReadings } from "../../support/pin-reading.js";
 import { useHarness } from "../../support/use-harness.js";
 
 const h = useHarness({}, { resetEach: false });
