@@ -53,6 +53,11 @@ export interface ConfigState {
    * first sighting (the time the post says it was noticed).
    */
   suspects?: Record<string, { value: SettingValue; since: number; at: number }>;
+  /**
+   * When the learning period the last read saw ends (its learningModeUntil, Unix ms), if learning mode was
+   * on with an end: learning mode off once that time has come is its planned end, not drift.
+   */
+  learningUntil?: number | null;
 }
 
 /** What a Put it back button asks: a change kind's name and parameters (the change flow's own). */
@@ -159,8 +164,15 @@ function ruleFor(key: string): SettingRule {
   };
 }
 
-/** The settings a config watch compares, read through the key's queue (CONFIG_CALLS calls). */
-export async function readZoneConfig(client: EdgeClient, zoneId: number, now: number): Promise<ZoneConfig> {
+/**
+ * The settings a config watch compares, read through the key's queue (CONFIG_CALLS calls), and when the
+ * learning period in force ends (null: learning mode off, or on with no end).
+ */
+export async function readZoneConfig(
+  client: EdgeClient,
+  zoneId: number,
+  now: number,
+): Promise<{ config: ZoneConfig; learningUntil: number | null }> {
   const [zone, categories, lists] = await Promise.all([
     client.getShieldZone(zoneId),
     // A plan without bot categorisation answers an error: the zone simply has none to compare.
@@ -184,7 +196,25 @@ export async function readZoneConfig(client: EdgeClient, zoneId: number, now: nu
     if (own)
       config[`list:${edgeopsListName(own.type, own.action)}`] = { enabled: l.isEnabled, action: l.action };
   }
-  return config;
+  const until = config.learningMode === true ? Date.parse(zone.learningModeUntil ?? "") : Number.NaN;
+  return { config, learningUntil: Number.isFinite(until) ? until : null };
+}
+
+/** Learning mode on → off once the end the snapshot's read saw has come: it ended as planned. */
+function learningEnded(
+  key: string,
+  before: SettingValue,
+  after: SettingValue,
+  state: ConfigState,
+  now: number,
+) {
+  return (
+    key === "learningMode" &&
+    before === true &&
+    after === false &&
+    state.learningUntil != null &&
+    state.learningUntil <= now
+  );
 }
 
 /**
@@ -209,6 +239,42 @@ async function madeByEdgeops(
   if (request.state === "applied" || request.state === "approved")
     return change.kind.inForce(change.params, current);
   if (request.state === "undone") return sameValue(restoreOf(request), current);
+  return false;
+}
+
+/** The zone's field each shield setting of the snapshot is read from. */
+const ZONE_FIELDS: Readonly<Record<string, string>> = {
+  wafEnabled: "wafEnabled",
+  wafMode: "wafExecutionMode",
+  ddosSensitivity: "dDoSShieldSensitivity",
+  ddosMode: "dDoSExecutionMode",
+  learningMode: "learningMode",
+};
+
+/**
+ * Whether the setting moved with a PATCH edgeops made to the zone after `since`: the request that set one of
+ * the zone's settings last noted it among the other settings that moved with its write (its card named it;
+ * the documents do not say what a PATCH does to the fields it was not sent).
+ */
+async function movedWithEdgeopsPatch(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+  key: string,
+  since: number,
+): Promise<boolean> {
+  const field = ZONE_FIELDS[key];
+  if (field === undefined) return false;
+  const scope = { teamId, channelId: "", userId: "" };
+  for (const kind of [ddosSensitivityKind, wafModeKind, learningModeKind]) {
+    // Each setting's target is named by the zone alone (and the kind).
+    const target = kind.targetKey?.({ shieldZoneId: zoneId } as never, scope);
+    const owner =
+      target === undefined ? undefined : await deps.store.changeRequests.targetOwner(teamId, target);
+    if (!owner || owner.since < since) continue;
+    const request = await deps.store.changeRequests.get(owner.requestId);
+    if (request?.lastError?.moved?.includes(field)) return true;
+  }
   return false;
 }
 
@@ -255,9 +321,13 @@ export async function evaluateConfigWatch(
   now: number,
 ): Promise<ConfigEvaluation> {
   const zoneId = Number(watch.target);
-  const current = await readZoneConfig(client, zoneId, now);
+  const { config: current, learningUntil } = await readZoneConfig(client, zoneId, now);
   if (!state)
-    return { state: { readAt: now, snapshot: current, reported: {} }, drifts: [], calls: CONFIG_CALLS };
+    return {
+      state: { readAt: now, snapshot: current, reported: {}, learningUntil },
+      drifts: [],
+      calls: CONFIG_CALLS,
+    };
   const snapshot: ZoneConfig = { ...state.snapshot };
   const reported: Record<string, SettingValue> = {};
   const reportedAt: Record<string, number> = {};
@@ -269,7 +339,7 @@ export async function evaluateConfigWatch(
     const isList = key.startsWith("list:");
     const after = current[key] ?? (isList ? null : undefined);
     if (after === undefined) continue;
-    if (before === undefined || sameValue(before, after)) {
+    if (before === undefined || sameValue(before, after) || learningEnded(key, before, after, state, now)) {
       snapshot[key] = after;
       continue;
     }
@@ -278,7 +348,8 @@ export async function evaluateConfigWatch(
     const since = suspect?.since ?? state.readAt;
     if (
       (isList && asEdgeopsKeepsIt(key, after)) ||
-      (await madeByEdgeops(deps, watch.teamId, zoneId, ruleFor(key), after, since))
+      (await madeByEdgeops(deps, watch.teamId, zoneId, ruleFor(key), after, since)) ||
+      (await movedWithEdgeopsPatch(deps, watch.teamId, zoneId, key, since))
     ) {
       snapshot[key] = after;
       continue;
@@ -299,7 +370,11 @@ export async function evaluateConfigWatch(
   }
   for (const [key, v] of Object.entries(snapshot))
     if (key.startsWith("list:") && v === null) delete snapshot[key];
-  return { state: { readAt: now, snapshot, reported, reportedAt, suspects }, drifts, calls: CONFIG_CALLS };
+  return {
+    state: { readAt: now, snapshot, reported, reportedAt, suspects, learningUntil },
+    drifts,
+    calls: CONFIG_CALLS,
+  };
 }
 
 /** A drift whose post did not reach Slack is posted again at the next evaluation (still as noticed then). */
@@ -375,7 +450,7 @@ export async function keepDrift(
       sentence: `${rule.title} changed again after this post: Keep the newer post's change, or leave it. Nothing was kept.`,
     };
   const now = deps.clock.now();
-  const zone = await readZoneConfig(client, Number(w.target), now);
+  const { config: zone } = await readZoneConfig(client, Number(w.target), now);
   const current = zone[input.key] ?? (input.key.startsWith("list:") ? null : undefined);
   if (current === undefined || !sameValue(current, input.value))
     return {

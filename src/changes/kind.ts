@@ -33,10 +33,17 @@ export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
   /** How much harm a mistaken change does; a policy can name a level (`… for high`). */
   readonly risk: RiskLevel;
   /**
-   * A one-off action (restart, purge): nothing to read back, never "already in force", and a call that
-   * was sent but not answered can't be checked afterwards.
+   * A one-off action (restart, purge, ignoring a WAF rule): nothing to read back, never "already in
+   * force", and a call that was sent but not answered can't be checked afterwards. A function where it
+   * depends on the parameters.
    */
-  readonly oneOff?: boolean;
+  readonly oneOff?: boolean | ((p: P) => boolean);
+  /**
+   * The read right after a write may not show it yet though it was made (the documents do not promise
+   * that the read shows it): a read-back that does not show the change leaves it not known yet, and the
+   * reconciler reads again, instead of calling it not in effect.
+   */
+  readonly notShownMeansUnknown?: boolean;
   /** "Block AI scraper on shield zone 1234" */
   describe(p: P): string;
   /** The audit log's target. */
@@ -91,6 +98,11 @@ export interface ChangeKind<P = unknown, V = unknown, R = unknown> {
   ): Promise<boolean>;
 }
 
+/** Whether this change is a one-off action (ChangeKind.oneOff). */
+export function isOneOff<P>(kind: ChangeKind<P, unknown>, p: P): boolean {
+  return typeof kind.oneOff === "function" ? kind.oneOff(p) : kind.oneOff === true;
+}
+
 /** The target as read right before a change (ChangeKind.readTarget). */
 export interface TargetRead<V, R = unknown> {
   value: V | null;
@@ -101,6 +113,8 @@ export interface TargetRead<V, R = unknown> {
 export interface ApplyReport<V = unknown> {
   /** Other settings of the target that moved with the write: "learning mode: on → off". */
   alsoChanged?: string[];
+  /** The same settings as the target names them (a shield zone's field names), kept on the request's note. */
+  alsoChangedFields?: string[];
   /** The value apply read right after its write: the engine's read-back takes it instead of reading again. */
   after?: { value: V | null };
   /** Set, but with no effect as the target is now (a WAF mode while the WAF is off): the card says so. */

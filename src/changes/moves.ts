@@ -14,7 +14,7 @@ import type {
   TransitionGuard,
 } from "../store/index.js";
 import { describeRequest, type ResolvedChange, resolveChange } from "./index.js";
-import type { ApplyReport, ChangeKind, ChangeScope, TargetRead } from "./kind.js";
+import { type ApplyReport, type ChangeKind, type ChangeScope, isOneOff, type TargetRead } from "./kind.js";
 import { LockLostError } from "./target-lock.js";
 
 /**
@@ -385,7 +385,7 @@ export async function readBack<P, V>(
 ): Promise<ChangeError | null> {
   const moved = report?.alsoChanged ?? [];
   const also = moved.length > 0 ? ` ${alsoChangedSentence(moved)}` : "";
-  if (kind.oneOff) return null;
+  if (isOneOff(kind, params)) return null;
   let current: V | null;
   try {
     current = report?.after ? report.after.value : await kind.readCurrent(deps, scope, params);
@@ -397,18 +397,25 @@ export async function readBack<P, V>(
       { cause: err },
     );
   }
+  if (!kind.inForce(params, current) && kind.notShownMeansUnknown)
+    throw new ReadBackError(
+      "unknown",
+      `Not known yet: the Edge API accepted the change, but reading it back right after does not show it (${kind.valueLabel?.(current) ?? "another value"}). edgeops reads it again shortly to tell whether it took effect.${also}`,
+      moved,
+    );
   if (!kind.inForce(params, current))
     throw new ReadBackError(
       "not_applied",
       `The Edge API accepted the change, but reading it back right after shows ${kind.valueLabel?.(current) ?? "another value"}: it is not in effect.${also}`,
       moved,
     );
-  if (moved.length > 0)
-    return {
-      kind: OTHER_SETTINGS_MOVED,
-      message: [report?.caveat, alsoChangedSentence(moved)].filter(Boolean).join(" "),
-    };
-  return report?.caveat ? { kind: "no_effect", message: report.caveat } : null;
+  if (moved.length === 0) return report?.caveat ? { kind: "no_effect", message: report.caveat } : null;
+  const fields = report?.alsoChangedFields ?? [];
+  return {
+    kind: OTHER_SETTINGS_MOVED,
+    message: [report?.caveat, alsoChangedSentence(moved)].filter(Boolean).join(" "),
+    ...(fields.length > 0 ? { moved: fields } : {}),
+  };
 }
 
 export const alsoChangedDetail = (err: unknown) =>

@@ -3,6 +3,7 @@ import type { EdgeApiError } from "../edge/errors.js";
 import type { ChangeError, ChangeRequest, WorkScope } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { type ResolvedChange, resolveChange } from "./index.js";
+import { isOneOff } from "./kind.js";
 import {
   approversFor,
   audit,
@@ -42,6 +43,10 @@ export const ONE_OFF_UNKNOWN_SENTENCE =
 export const NOT_APPLIED_SENTENCE =
   "The change was not in force when edgeops checked again, so it may never have reached the Edge API. Retry, or make a new request.";
 
+/** NOT_APPLIED_SENTENCE for a kind whose read may not show a change the API accepted (notShownMeansUnknown). */
+export const NOT_SHOWN_SENTENCE =
+  "The change still did not show when edgeops checked again, so edgeops can't say it is in effect: check it in the bunny.net dashboard, then Retry or make a new request.";
+
 /** The target's value now, for a sweep; a failed read is recorded on the request, for the next sweep. */
 async function readForSweepOrRecord(
   deps: Deps,
@@ -69,7 +74,7 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
   const inForce = c.kind.inForce(c.params, current);
   // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
   const ended = { leaseEndedBy: deps.clock.now() };
-  const moved = c.kind.oneOff
+  const moved = isOneOff(c.kind, c.params)
     ? await move(
         deps,
         r.id,
@@ -96,7 +101,13 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
           r.id,
           "approved",
           "failed",
-          { lastError: { kind: "not_applied", message: NOT_APPLIED_SENTENCE }, failedAt: deps.clock.now() },
+          {
+            lastError: {
+              kind: "not_applied",
+              message: c.kind.notShownMeansUnknown ? NOT_SHOWN_SENTENCE : NOT_APPLIED_SENTENCE,
+            },
+            failedAt: deps.clock.now(),
+          },
           ended,
         );
   if (!moved) return undefined;

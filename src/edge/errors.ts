@@ -222,8 +222,11 @@ export function describeEdgeError(err: unknown): string {
     case "invalid_argument":
       return endSentence(err.message);
     case "bad_request":
-      return err.apiMessage
-        ? `The Edge API refused the request: ${endSentence(err.apiMessage)} Check the values and try again.`
+      if (err.apiMessage)
+        return `The Edge API refused the request: ${endSentence(err.apiMessage)} Check the values and try again.`;
+      // A refusal inside a 2xx with no reason (`success: false` alone): not "invalid", it did not say.
+      return err.status !== undefined && err.status < 300
+        ? "The Edge API refused the request without saying why; check the values and try again."
         : "The Edge API refused the request as invalid; check the values and try again.";
     case "unauthorized":
       return "The Edge API rejected this workspace's API key: an admin can set a new one with /edge key.";

@@ -319,7 +319,10 @@ export const OPERATIONS = {
     subject: (i) => `URL ${arg.webUrl(i.url)?.host}`,
     idempotent: true,
   }),
-  /** PATCH /shield/shield-zone with only the fields in `update` (the others are left as they are). */
+  /**
+   * PATCH /shield/shield-zone with only the fields in `update`; the document does not say whether the others
+   * stay as they are, so the caller reads the zone back.
+   */
   updateShieldZone: op({
     input: args(int64ZoneId, ["update", arg.shieldZoneUpdate]),
     ...write("PATCH", "/shield/shield-zone"),

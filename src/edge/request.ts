@@ -238,10 +238,12 @@ function answerMissing(value: unknown, spec: RequestSpec<z.ZodType>): boolean {
 
 /**
  * The one rule for a refusal inside a 2xx, for reads and writes alike: a Shield `invalid_plan_type.*`
- * key (the 202 a plan without the feature gets), or an error envelope (`error` / `errorResponse`) with
- * `success: false` while the answer itself is absent (every other field null, or `data` null with a
- * status >= 400 in the body). The AI recommendation's `{ruleId, success:false, errorResponse}` carries
- * its answer and is not a refusal.
+ * key (the 202 a plan without the feature gets), or `success: false` (in an error envelope `error` /
+ * `errorResponse`, or the answer's own, as a WAF rule review's) while the answer itself is absent (every
+ * other field null, or `data` null with a status >= 400 in the body). A write's answer is its status, so
+ * there an error envelope that gives a reason (a message, a key or an error status) refuses even beside a
+ * `data` echoing the request. The AI recommendation's `{ruleId, success:false, errorResponse}` carries its
+ * answer and is not a refusal.
  */
 function refusalInBody(
   value: unknown,
@@ -254,15 +256,17 @@ function refusalInBody(
   const fields = readErrorBody(body);
   const failed = (e: unknown) =>
     e !== null && typeof e === "object" && (e as { success?: unknown }).success === false;
+  const envelopeFailed = failed(body.error) || failed(body.errorResponse);
+  const errorStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400;
   const refused =
-    ((failed(body.error) || failed(body.errorResponse)) && answerMissing(body, spec)) ||
-    (failed(body.error) &&
-      (body.data === undefined || body.data === null) &&
-      fields.bodyStatus !== undefined &&
-      fields.bodyStatus >= 400);
+    ((envelopeFailed || body.success === false) && answerMissing(body, spec)) ||
+    (failed(body.error) && (body.data === undefined || body.data === null) && errorStatus) ||
+    (spec.statusIsTheAnswer === true &&
+      envelopeFailed &&
+      (fields.apiMessage !== undefined || fields.errorKey !== undefined || errorStatus));
   if (!isPlanErrorKey(fields.errorKey) && !refused) return undefined;
   // A body that claims no error status still refused: the API's own words, as a refusal.
-  const bodyStatus = fields.bodyStatus !== undefined && fields.bodyStatus >= 400 ? fields.bodyStatus : 400;
+  const bodyStatus = errorStatus && fields.bodyStatus !== undefined ? fields.bodyStatus : 400;
   return answeredError(spec, apiKey, status, fields, bodyStatus, " carrying an error");
 }
 

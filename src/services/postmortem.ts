@@ -1,7 +1,10 @@
 /**
- * A postmortem draft in Markdown, written from an incident's timeline: summary, impact (peak per signal,
- * duration), timeline, mitigations still in force (and when temporary ones end), open questions. Plain
- * Markdown for a file, not Slack mrkdwn; every outside string is escaped here.
+ * A postmortem draft in Markdown, written from an incident's timeline: a summary (what attacked, what was
+ * done, what ended it, the times to acknowledge, to first mitigation and to calm), the impact (peak per
+ * signal, read for the story's own window and saying which), one row per change (asked by, approved by,
+ * applied, undone, how long in force), the timeline, the mitigations still in force, open questions. Plain
+ * Markdown for a file, not Slack mrkdwn; every outside string is escaped here. Nothing here claims a cause
+ * edgeops can't know (that a change ended the attack).
  */
 import { type AlertSignal, SIGNAL_LABELS } from "../alerts/view.js";
 import { TRAFFIC_METRIC_LABELS } from "./incident.js";
@@ -34,6 +37,11 @@ function durationWords(ms: number): string {
 }
 
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** The time alone on the story's last day, the date too on another. */
+const at = (ms: number, storyEnd: number) =>
+  new Date(ms).toISOString().slice(0, 10) === new Date(storyEnd).toISOString().slice(0, 10)
+    ? `${new Date(ms).toISOString().slice(11, 16)} UTC`
+    : iso(ms);
 const n = (v: number) => Math.round(v).toLocaleString("en-US");
 
 export interface PostmortemNames {
@@ -49,20 +57,28 @@ function who(by: string | null, names: PostmortemNames): string {
   return `@${escapeMarkdown(names.user(by))}`;
 }
 
+/** The signals over their baseline when the alert opened, and its busiest IP. */
+function attackWords(e: TimelineEntry & { kind: "alert_opened" }): string {
+  const numbers = e.signals
+    .filter((s) => s.over)
+    .map(
+      (s) =>
+        `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
+    )
+    .join(", ");
+  const of =
+    e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
+  return [numbers, e.topOffender ? `busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""]
+    .filter(Boolean)
+    .join("; ");
+}
+
 function entryText(e: TimelineEntry, names: PostmortemNames): string {
   const where = e.channelId ? ` in #${escapeMarkdown(names.channel(e.channelId))}` : "";
   switch (e.kind) {
     case "alert_opened": {
-      const over = e.signals.filter((s) => s.over);
-      const numbers = over
-        .map(
-          (s) =>
-            `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
-        )
-        .join(", ");
-      const of =
-        e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
-      return `Alert opened${where}${numbers ? `: ${numbers}` : ""}${e.topOffender ? `; busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""}`;
+      const words = attackWords(e);
+      return `Alert opened${where}${words ? `: ${words}` : ""}`;
     }
     case "alert_acknowledged":
       return `${who(e.by, names)} acknowledged the alert`;
@@ -82,6 +98,166 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
       return `${who(e.by, names)} ${STEPS[e.step]}${count}: ${escapeMarkdown(e.change)}${where}${note}`;
     }
   }
+}
+
+type ChangeEntry = TimelineEntry & { kind: "change" };
+
+/** One change request as the story tells it: its steps, oldest first. */
+interface ChangeRow {
+  change: string;
+  steps: ChangeEntry[];
+}
+
+function changeRows(story: TimelineStory): ChangeRow[] {
+  const rows = new Map<string, ChangeRow>();
+  for (const e of story.timeline.entries) {
+    if (e.kind !== "change") continue;
+    const row = rows.get(e.requestId) ?? { change: e.change, steps: [] };
+    row.steps.push(e);
+    rows.set(e.requestId, row);
+  }
+  return [...rows.values()];
+}
+
+const last = (row: ChangeRow, ...steps: ChangeEntry["step"][]) =>
+  row.steps.filter((s) => steps.includes(s.step)).at(-1);
+
+/** Why a change that was asked is not in force, in words. */
+function notApplied(row: ChangeRow, names: PostmortemNames): string {
+  const end = row.steps.at(-1);
+  const note = end?.note ? `: ${escapeMarkdown(end.note)}` : "";
+  switch (end?.step) {
+    case "failed":
+      return `not applied${note}`;
+    case "rejected":
+      return `rejected by ${who(end.by, names)}${note}`;
+    case "withdrawn":
+      return `withdrawn by ${who(end.by, names)}`;
+    case "expired":
+      return "not applied: expired unanswered";
+    case "cancelled":
+      return `cancelled${note}`;
+    case "asked":
+    case "approval":
+      return "not yet: waiting for approval";
+    default:
+      return "not applied";
+  }
+}
+
+function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
+  const rows = changeRows(story);
+  if (rows.length === 0) return ["No change was asked through edgeops in the window."];
+  const end = story.timeline.range.to;
+  const until = new Map(story.timeline.mitigations.map((m) => [m.requestId, m.until]));
+  const out = [
+    "| Change | Asked by | Approved by | Applied | Undone | In force for |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const row of rows) {
+    const asked = last(row, "asked");
+    const approvers = [
+      ...new Set(row.steps.filter((s) => s.step === "approval" || s.step === "approved").map((s) => s.by)),
+    ];
+    const approvedBy =
+      approvers.length === 0
+        ? "—"
+        : approvers.map((by) => (by === "system" ? "no approval needed" : who(by, names))).join(", ");
+    const applied = last(row, "applied");
+    const undone = applied ? row.steps.find((s) => s.step === "undone" && s.at >= applied.at) : undefined;
+    const requestId = row.steps[0]?.requestId ?? "";
+    const ends = until.get(requestId);
+    const undoneCell = !applied
+      ? "—"
+      : undone
+        ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
+        : until.has(requestId)
+          ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
+          : "no longer in force; no undo recorded in the window";
+    const inForce = !applied
+      ? "—"
+      : `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;
+    out.push(
+      `| ${escapeMarkdown(row.change)} | ${asked ? who(asked.by, names) : "—"} | ${approvedBy} | ${
+        applied ? at(applied.at, end) : notApplied(row, names)
+      } | ${undoneCell} | ${inForce} |`,
+    );
+  }
+  return out;
+}
+
+/** What attacked, what was done, what ended it, and how long each step took. */
+function summaryLines(story: TimelineStory): string[] {
+  const { timeline } = story;
+  const { alerts, entries, range } = timeline;
+  const opened = entries.find(
+    (e): e is TimelineEntry & { kind: "alert_opened" } => e.kind === "alert_opened",
+  );
+  const start = alerts.firstOpenedAt;
+  const attack = opened ? attackWords(opened) : "";
+  const out: string[] = [];
+  out.push(
+    `- **What attacked:** ${
+      start === null
+        ? "no alert in the window: edgeops does not know of an attack."
+        : attack || "the alert stored no reading: not known."
+    }`,
+  );
+
+  const rows = changeRows(story);
+  const applied = rows.flatMap((row) => {
+    const a = last(row, "applied");
+    return a ? [{ change: row.change, at: a.at }] : [];
+  });
+  const others = rows.length - applied.length;
+  const done =
+    applied.length === 0
+      ? "no change was applied through edgeops"
+      : applied.map((a) => `${escapeMarkdown(a.change)}, applied ${at(a.at, range.to)}`).join("; ");
+  out.push(
+    `- **What was done:** ${done}${
+      others > 0
+        ? `; ${others} ${applied.length > 0 ? "more " : ""}change${others === 1 ? " was" : "s were"} asked and not applied (see Changes)`
+        : ""
+    }.`,
+  );
+
+  const resolved = entries.filter((e) => e.kind === "alert_resolved").at(-1);
+  let ended: string;
+  if (start === null) ended = "no alert in the window.";
+  else if (alerts.firing > 0) ended = "nothing yet: the alert is still firing.";
+  else if (resolved?.kind === "alert_resolved" && resolved.watchRemoved)
+    ended = "not known: the alert was closed when its watch was removed, not resolved.";
+  else if (alerts.lastResolvedAt === null) ended = "not known: the alert's end is outside the window.";
+  else {
+    const calm = alerts.lastResolvedAt;
+    const before = applied.filter((a) => a.at <= calm).at(-1);
+    ended = before
+      ? `the alert resolved at ${at(calm, range.to)}, ${durationWords(calm - before.at)} after the last change edgeops applied; edgeops does not know whether that change ended it.`
+      : `the alert resolved at ${at(calm, range.to)} with no change applied through edgeops before it: it ended on its own or by something edgeops does not see.`;
+  }
+  out.push(`- **What ended it:** ${ended}`);
+
+  if (start !== null) {
+    const ack = entries.find((e) => e.kind === "alert_acknowledged" && e.at >= start);
+    out.push(
+      `- Time to acknowledge: ${ack ? durationWords(ack.at - start) : "nobody acknowledged the alert"}`,
+    );
+    const first = applied.find((a) => a.at >= start);
+    out.push(
+      `- Time to first mitigation: ${first ? durationWords(first.at - start) : "no change applied through edgeops after the alert"}`,
+    );
+    out.push(
+      `- Time to calm: ${
+        alerts.firing > 0
+          ? `still firing (${durationWords(range.to - start)} so far)`
+          : alerts.lastResolvedAt === null || (resolved?.kind === "alert_resolved" && resolved.watchRemoved)
+            ? "not known"
+            : durationWords(alerts.lastResolvedAt - start)
+      }`,
+    );
+  }
+  return out;
 }
 
 /** The questions the story leaves open, for the people who write the postmortem. */
@@ -135,11 +311,16 @@ export function postmortemMarkdown(
           alerts.firing > 0 ? ", still firing" : `, over at ${iso(alerts.lastResolvedAt ?? range.to)}`
         }; ${requests} change request${requests === 1 ? "" : "s"}.`,
     "",
+    ...summaryLines(story),
+    "",
   );
 
   out.push("## Impact", "");
   if (duration !== null)
     out.push(`- Duration: ${durationWords(duration)}${alerts.firing > 0 ? " so far" : ""}`);
+  out.push(
+    `- Read from the Edge API for the story's window, ${iso(range.metricsFrom)} to ${iso(range.metricsTo)} in ${durationWords(range.bucketMs)} slots (the same window whenever the draft is exported).`,
+  );
   if (peaks === null) out.push("- Peaks: not read for this draft.");
   else if ("error" in peaks) out.push(`- Peaks: not available (${escapeMarkdown(peaks.error)})`);
   else
@@ -148,6 +329,8 @@ export function postmortemMarkdown(
         `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in ${durationWords(p.bucketMs)} at ${iso(p.at)}; ${n(p.total)} in the window`,
       );
   out.push("");
+
+  out.push("## Changes", "", ...changesTable(story, names), "");
 
   out.push("## Timeline", "");
   if (timeline.entries.length === 0) out.push("Nothing edgeops knows of happened in the window.");
@@ -164,7 +347,7 @@ export function postmortemMarkdown(
   if (timeline.mitigations.length === 0) out.push("None that edgeops made.");
   for (const m of timeline.mitigations)
     out.push(
-      `- ${escapeMarkdown(m.change)} (asked by ${who(m.requestedBy, names)}${m.appliedAt !== null ? `, applied ${iso(m.appliedAt)}` : ""}): ${
+      `- ${escapeMarkdown(m.change)} (${m.asked ? `asked by ${who(m.asked.by, names)}` : "asked in another channel"}${m.appliedAt !== null ? `, applied ${iso(m.appliedAt)}` : ""}): ${
         m.until === null ? "permanent" : `temporary, undone at ${iso(m.until)}`
       }`,
     );

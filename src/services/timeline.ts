@@ -95,13 +95,16 @@ export type TimelineEntry = {
     }
 );
 
-/** A change edgeops made that is still in force. */
+/** A change edgeops made that is still in force on the zone, whichever channel asked for it. */
 export interface Mitigation {
   requestId: string;
   change: string;
-  channelId: string;
+  /**
+   * Who asked and where; null when asked in a channel the audience is not in: such a mitigation is shown
+   * by what it does only (it is in force on the zone all the same).
+   */
+  asked: { by: string; channelId: string } | null;
   appliedAt: number | null;
-  requestedBy: string;
   /** When a temporary change is undone; null: permanent. */
   until: number | null;
 }
@@ -127,7 +130,7 @@ export interface Timeline {
   mitigations: Mitigation[];
   /** The episodes' span: first opened → last resolved (null: still firing, or no alert in the window). */
   alerts: { count: number; firstOpenedAt: number | null; lastResolvedAt: number | null; firing: number };
-  /** Entries (and mitigations) from channels the audience is not in, left out. */
+  /** Entries from channels the audience is not in, left out (their mitigations in force are not: see `asked`). */
   hidden: number;
   /** The store held more than one timeline reads: the oldest are left out. */
   cut: boolean;
@@ -169,9 +172,20 @@ function stepOf(e: AuditEntry): ChangeStep | undefined {
   return CHANGE_STEPS[step]?.(e.outcome);
 }
 
+/** The reasons edgeops itself writes as codes, in words (a person's reason, e.g. a reject's, is kept as typed). */
+const REASON_WORDS: Record<string, string> = {
+  changed_since: "the setting changed since it was asked, so edgeops left it as it is",
+  unreadable: "edgeops could not read the setting back to check it",
+  uninstalled: "edgeops was uninstalled, so it left the change in force",
+};
+
+function reasonWords(reason: string): string {
+  return REASON_WORDS[reason] ?? (/^[a-z]+(_[a-z]+)+$/.test(reason) ? reason.replace(/_/g, " ") : reason);
+}
+
 function auditNote(e: AuditEntry): string | undefined {
   const d = e.details ?? {};
-  if (typeof d.reason === "string" && d.reason) return d.reason;
+  if (typeof d.reason === "string" && d.reason) return reasonWords(d.reason);
   const err = d.error as { message?: unknown } | string | undefined;
   if (typeof err === "string") return err;
   if (err && typeof err.message === "string") return err.message;
@@ -349,8 +363,9 @@ export async function buildTimeline(
     for (const a of steps) {
       // The reason of a rejection is added later, as its own audit entry.
       if (a.action.endsWith(".reject") && a.outcome === "reason" && rejected) {
-        const note = auditNote(a);
-        if (note) rejected.note = note;
+        // As the person typed it.
+        const note = a.details?.reason;
+        if (typeof note === "string" && note) rejected.note = note;
         continue;
       }
       const step = stepOf(a);
@@ -379,17 +394,16 @@ export async function buildTimeline(
   // Stable: entries at the same instant keep the order they were made in (asked before applied).
   shown.sort((a, b) => a.at - b.at);
 
+  // Every one in force on the zone, whoever asked: those of channels the audience doesn't see without who or where.
   const mitigations: Mitigation[] = inForce
-    .filter((r) => owners.has(r.id) && visible(r.channelId))
+    .filter((r) => owners.has(r.id))
     .map((r) => ({
       requestId: r.id,
       change: described.get(r.id) ?? r.kind,
-      channelId: r.channelId,
+      asked: visible(r.channelId) ? { by: r.requesterId, channelId: r.channelId } : null,
       appliedAt: r.decidedAt,
-      requestedBy: r.requesterId,
       until: r.undoAt,
     }));
-  const hiddenMitigations = inForce.filter((r) => owners.has(r.id)).length - mitigations.length;
 
   const seen = episodes.filter((e) => visible(e.channelId));
   const resolvedAts = seen.map((e) => e.resolvedAt).filter((t): t is number => t !== null);
@@ -406,7 +420,7 @@ export async function buildTimeline(
       lastResolvedAt: firing === 0 && resolvedAts.length > 0 ? Math.max(...resolvedAts) : null,
       firing,
     },
-    hidden: entries.length - shown.length + hiddenMitigations,
+    hidden: entries.length - shown.length,
     cut,
   };
 }

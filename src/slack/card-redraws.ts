@@ -1,3 +1,5 @@
+import { LruCache } from "../lru.js";
+
 interface Card {
   /** Settles when the card's last redraw asked for so far has ended. */
   tail: Promise<void>;
@@ -13,6 +15,21 @@ interface Card {
  */
 export class CardRedraws {
   readonly #cards = new Map<string, Card>();
+  /**
+   * What this process last sent for each recent card: the same drawing again (two moves' observers reading
+   * one state) is not sent twice. Another replica that lands an older drawing after it reads again and
+   * redraws (updateCard), so this memory never leaves a stale card.
+   */
+  readonly #sent = new LruCache<string, string>(2_000);
+
+  /** Whether `drawing` is what this process last sent for the card. */
+  alreadySent(cardId: string, drawing: string): boolean {
+    return this.#sent.get(cardId) === drawing;
+  }
+
+  sentNow(cardId: string, drawing: string): void {
+    this.#sent.set(cardId, drawing);
+  }
 
   redraw(cardId: string, draw: () => Promise<void>): Promise<void> {
     let card = this.#cards.get(cardId);

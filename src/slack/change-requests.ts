@@ -39,7 +39,7 @@ export function updateCard(
         if (!latest?.messageChannel || !latest.messageTs) return;
         const card = draw(latest);
         const drawing = JSON.stringify([latest.messageChannel, latest.messageTs, card.text, card.blocks]);
-        if (drawing === sent) return;
+        if (drawing === sent || (round === 0 && env.cardRedraws.alreadySent(request.id, drawing))) return;
         await client.chat.update({
           channel: latest.messageChannel,
           ts: latest.messageTs,
@@ -47,6 +47,7 @@ export function updateCard(
           blocks: card.blocks,
         });
         sent = drawing;
+        env.cardRedraws.sentNow(request.id, drawing);
       }
     } catch (err) {
       logger.warn({ err, requestId: request.id }, "could not update the approval card");

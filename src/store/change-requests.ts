@@ -21,6 +21,8 @@ export interface ChangeError {
   message: string;
   /** The sweeper's failed reads of the current value so far (it backs off, then gives up). */
   tries?: number;
+  /** With other_settings_moved: those settings, as the target names them (a shield zone's field names). */
+  moved?: string[];
 }
 
 /** Another request for the same target, as a card names it. */

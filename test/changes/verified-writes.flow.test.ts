@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChangeSweeper } from "../../src/jobs/change-sweeps.js";
+import { createChangeSweeper, reconcileStale } from "../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { withReadings } from "../support/adversary.js";
 import { askAndApprove, BOB, CAROL } from "../support/change-flow.js";
 import {
   answerTo,
@@ -29,6 +30,8 @@ const category = (h: Harness, zoneId: number, c: number) =>
   h.sim.state.botCategories.get(zoneId)!.find((g) => g.category === c)!;
 
 const failedCard = (t: string) => t.includes("did not go through");
+const patchesOf = (h: Harness) =>
+  h.sim.requests.filter((r) => r.method === "PATCH" && r.path === "/shield/shield-zone");
 
 describe("verified writes (SQLite)", () => {
   // A world: a PATCH held at the Edge API is never cut short by the client's timeout on a real clock.
@@ -72,27 +75,28 @@ describe("verified writes (SQLite)", () => {
     expect(lists.some((l) => l.content.includes("203.0.113.77"))).toBe(false);
   });
 
-  it("a WAF rule review answered {success:false, errorResponse} is refused with the API's message", async () => {
-    h.sim.addFault({
-      method: "POST",
-      path: /\/waf\/rules\/review-triggered\/\d+$/,
-      refuse: { message: "Rule reviews are paused for this zone." },
-      times: 1,
-    });
-    const waf = await command(h, `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
-    const ignore = waf.buttons.find(
-      (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Ignore",
-    );
-    expect(ignore, waf.text).toBeDefined();
-    await h.click(ignore!, { userId: BOB });
-    const post = await h.slack.waitForCall("chat.postMessage", (c) =>
-      blocksText(c.args.blocks).includes(SIM_IDS.waf.ruleId),
-    );
-    const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
-    await h.click(approve, { userId: CAROL });
-    const card = await cardUpdate(h, failedCard);
-    expect(blocksText(card.args.blocks)).toContain("Rule reviews are paused for this zone.");
-  });
+  it("a WAF rule review answered {success:false, errorResponse} is refused with the API's message", () =>
+    withReadings(h.sim, { "shield.refusal-form": "error-given" }, async () => {
+      h.sim.addFault({
+        method: "POST",
+        path: /\/waf\/rules\/review-triggered\/\d+$/,
+        refuse: { message: "Rule reviews are paused for this zone." },
+        times: 1,
+      });
+      const waf = await command(h, `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId}`);
+      const ignore = waf.buttons.find(
+        (b) => ACTION_PATTERNS.changeConfirm.test(b.action_id) && b.text === "Ignore",
+      );
+      expect(ignore, waf.text).toBeDefined();
+      await h.click(ignore!, { userId: BOB });
+      const post = await h.slack.waitForCall("chat.postMessage", (c) =>
+        blocksText(c.args.blocks).includes(SIM_IDS.waf.ruleId),
+      );
+      const approve = findButtons(post.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
+      await h.click(approve, { userId: CAROL });
+      const card = await cardUpdate(h, failedCard);
+      expect(blocksText(card.args.blocks)).toContain("Rule reviews are paused for this zone.");
+    }));
 
   it("reads: bot categories answered {categories: null, error.success false} claiming 200 are a refusal, not an empty list", async () => {
     h.sim.addFault({
@@ -113,6 +117,53 @@ describe("verified writes (SQLite)", () => {
     });
     const zones = await command(h, "zones");
     expect(zones.text).toContain("Zones are unavailable.");
+  });
+
+  it("a WAF rule review answered {success: false, errorResponse: null} is refused, not reported applied", async () => {
+    const z = shieldZone(h, SIM_IDS.waf.zoneId);
+    z.wafDisabledRules = [];
+    // The document's UpdateReviewTriggeredRuleResponse: `success` alone may say it was refused.
+    const { text } = await withReadings(h.sim, { "shield.refusal-form": "error-null" }, () =>
+      askAndApprove(
+        h,
+        `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId} disable`,
+        `WAF rule ${SIM_IDS.waf.ruleId}`,
+        (t) => failedCard(t) || t.includes("is in effect"),
+        () =>
+          h.sim.addFault({
+            method: "POST",
+            path: /\/waf\/rules\/review-triggered\/\d+$/,
+            refuse: {},
+            times: 1,
+          }),
+      ),
+    );
+    expect(text).toContain("did not go through");
+    expect(text).toContain("refused the request without saying why");
+    expect(text).not.toContain("is in effect");
+    expect(z.wafDisabledRules).not.toContain(SIM_IDS.waf.ruleId);
+  });
+
+  it("a PATCH /shield/shield-zone refused beside its request echoed as `data` keeps the API's reason", async () => {
+    shieldZone(h, ZONE).dDoSShieldSensitivity = 1;
+    const { text } = await withReadings(h.sim, { "shield.refusal-form": "data-echoed" }, () =>
+      askAndApprove(
+        h,
+        `ddos ${ZONE} high`,
+        "DDoS sensitivity",
+        (t) => failedCard(t) || t.includes("is in effect"),
+        () =>
+          h.sim.addFault({
+            method: "PATCH",
+            path: "/shield/shield-zone",
+            refuse: { message: "Shield zone is locked by billing.", errorKey: "shield_zone.locked" },
+            times: 1,
+          }),
+      ),
+    );
+    expect(text).toContain("Shield zone is locked by billing.");
+    expect(text).not.toContain("is in effect");
+    expect(shieldZone(h, ZONE).dDoSShieldSensitivity).toBe(1);
   });
 
   // ---- applied means the read right after shows it -------------------------------------------
@@ -173,6 +224,59 @@ describe("verified writes (SQLite)", () => {
     expect(text).not.toContain("is in effect");
   });
 
+  it("a WAF rule review the zone's settings do not show right after is not known yet; the reconciler reads it again", async () => {
+    const z = shieldZone(h, SIM_IDS.waf.zoneId);
+    z.wafLogOnlyRules = [];
+    z.wafDisabledRules = [];
+    const { text } = await askAndApprove(
+      h,
+      `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId} log-only`,
+      `WAF rule ${SIM_IDS.waf.ruleId}`,
+      (t) => t.includes("Not known yet") || t.includes("is in effect") || failedCard(t),
+      // Answered as a success, though nothing moved at the Edge API.
+      () =>
+        h.sim.addFault({
+          method: "POST",
+          path: /\/waf\/rules\/review-triggered\/\d+$/,
+          status: 200,
+          body: { success: true, errorResponse: null },
+          times: 1,
+        }),
+    );
+    expect(text).not.toContain("is in effect");
+    expect(text).toContain("Not known yet");
+    expect(text).toContain("log-only rules");
+    // It shows a minute later (the API was slow to show it): applied then.
+    z.wafLogOnlyRules = [SIM_IDS.waf.ruleId];
+    h.advanceClock(61_000);
+    const [settled] = await reconcileStale(h.deps);
+    expect(settled?.state).toBe("applied");
+  });
+
+  it("a WAF rule review the zone still does not show a minute later is not called in effect, nor said never to have reached the API", async () => {
+    const z = shieldZone(h, SIM_IDS.waf.zoneId);
+    z.wafDisabledRules = [];
+    await askAndApprove(
+      h,
+      `waf ${SIM_IDS.waf.zoneId} ${SIM_IDS.waf.ruleId} disable`,
+      `WAF rule ${SIM_IDS.waf.ruleId}`,
+      (t) => t.includes("Not known yet"),
+      () =>
+        h.sim.addFault({
+          method: "POST",
+          path: /\/waf\/rules\/review-triggered\/\d+$/,
+          status: 200,
+          body: { success: true, errorResponse: null },
+          times: 1,
+        }),
+    );
+    h.advanceClock(61_000);
+    const [settled] = await reconcileStale(h.deps);
+    expect(settled?.state).toBe("failed");
+    expect(settled?.lastError?.message).toContain("still did not show when edgeops checked again");
+    expect(settled?.lastError?.message).not.toContain("may never have reached the Edge API");
+  });
+
   // ---- what else moved with PATCH /shield/shield-zone ------------------------------------------
 
   /** The zone at DDoS Low, WAF Block, learning mode off: what the PATCH tests start from. */
@@ -198,32 +302,33 @@ describe("verified writes (SQLite)", () => {
     };
   };
 
-  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", async () => {
-    const z = zoneAtLowBlockLearningOff();
-    const patch = heldPatch();
-    const settled = askAndApprove(
-      h,
-      `ddos ${ZONE} high`,
-      "DDoS sensitivity",
-      (t) => t.includes("is in effect"),
-      () => h.sim.addFault({ ...patch.fault, times: 1 }),
-    );
-    // While the PATCH is in flight (held at the Edge API), two other settings move (the API's reset or
-    // someone in the dashboard); then the Edge API answers it.
-    await patch.arrived();
-    z.wafExecutionMode = 0;
-    z.learningMode = true;
-    patch.answer();
-    const { text, buttons } = await settled;
-    expect(text).toContain("WAF execution mode: Block → Log");
-    expect(text).toContain("Learning mode: off → on");
-    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
-    expect(z.dDoSShieldSensitivity).toBe(3);
-    const audit = await h.store.audit.list("T0001", 20);
-    const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
-    expect(applied?.outcome).toBe("applied");
-    expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
-  });
+  it("settings that moved with the PATCH are named on the card and in the audit log, with no Retry", () =>
+    withReadings(h.sim, { "shield-settings.patch-absent": "keep" }, async () => {
+      const z = zoneAtLowBlockLearningOff();
+      const patch = heldPatch();
+      const settled = askAndApprove(
+        h,
+        `ddos ${ZONE} high`,
+        "DDoS sensitivity",
+        (t) => t.includes("is in effect"),
+        () => h.sim.addFault({ ...patch.fault, times: 1 }),
+      );
+      // While the PATCH is in flight (held at the Edge API), two other settings move (the API's reset or
+      // someone in the dashboard); then the Edge API answers it.
+      await patch.arrived();
+      z.wafExecutionMode = 0;
+      z.learningMode = true;
+      patch.answer();
+      const { text, buttons } = await settled;
+      expect(text).toContain("WAF execution mode: Block → Log");
+      expect(text).toContain("Learning mode: off → on");
+      expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+      expect(z.dDoSShieldSensitivity).toBe(3);
+      const audit = await h.store.audit.list("T0001", 20);
+      const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
+      expect(applied?.outcome).toBe("applied");
+      expect(JSON.stringify(applied?.details)).toContain("WAF execution mode: Block → Log");
+    }));
 
   it("a PATCH that did not take while another setting moved: failed, naming what moved, with no Retry", async () => {
     const z = zoneAtLowBlockLearningOff();
@@ -236,6 +341,51 @@ describe("verified writes (SQLite)", () => {
     patch.answer();
     const { text, buttons } = await settled;
     expect(text).toContain("reading it back right after shows Low");
+    expect(text).toContain("WAF execution mode: Block → Log");
+    expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
+  });
+  it("an unchanged setting answered in another form the documents allow is not 'another setting moved'", async () => {
+    const z = zoneAtLowBlockLearningOff();
+    // Empty settings stored as null: after the PATCH the lists read [], the booleans false, and the WAF
+    // engine's variables come back in another order.
+    z.wafDisabledRules = null;
+    z.wafLogOnlyRules = null;
+    z.wafRequestIgnoredHeaders = null;
+    z.wafRealtimeThreatIntelligenceEnabled = null;
+    z.whitelabelResponsePages = null;
+    z.wafEngineConfig = [
+      { name: "paranoia_level", valueEncoded: "2" },
+      { name: "inbound_anomaly_score_threshold", valueEncoded: "5" },
+    ];
+    const before = patchesOf(h).length;
+    const { text } = await withReadings(
+      h.sim,
+      {
+        "shield-settings.patch-absent": "keep",
+        "shield-settings.empty-form": 1,
+        "shield-settings.waf-engine-order": "reverse",
+      },
+      () => askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity"),
+    );
+    expect(patchesOf(h).length - before).toBe(1);
+    expect(z.wafDisabledRules).toEqual([]);
+    expect(z.wafRealtimeThreatIntelligenceEnabled).toBe(false);
+    expect(z.wafEngineConfig?.[0]?.name).toBe("inbound_anomaly_score_threshold");
+    expect(text).not.toContain("Other settings moved");
+    const audit = await h.store.audit.list("T0001", 20);
+    const applied = audit.find((a) => a.action === "ddos_sensitivity.apply");
+    expect(applied?.outcome).toBe("applied");
+    expect(JSON.stringify(applied?.details ?? {})).not.toContain("alsoChanged");
+  });
+
+  it("a PATCH that resets the fields it was not sent: what moved is named on the card, with no Retry", async () => {
+    const z = zoneAtLowBlockLearningOff();
+    z.wafEnabled = true;
+    const { text, buttons } = await withReadings(h.sim, { "shield-settings.patch-absent": "reset" }, () =>
+      askAndApprove(h, `ddos ${ZONE} high`, "DDoS sensitivity"),
+    );
+    expect(z.wafExecutionMode).toBe(0);
+    expect(text).toContain("Other settings moved with this change");
     expect(text).toContain("WAF execution mode: Block → Log");
     expect(buttons.some((b) => b.action_id === ACTIONS.retry)).toBe(false);
   });

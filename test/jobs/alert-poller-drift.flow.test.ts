@@ -14,7 +14,7 @@ import {
 } from "../../src/alerts/interval.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { runSimCommand } from "../../tools/console/sim-commands.js";
-import { SIM_IDS } from "../../tools/simulator/index.js";
+import { type ShieldZone, SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, blocksText, findButtons, type Harness } from "../support/harness.js";
 import { pgReachable } from "../support/helpers.js";
@@ -28,13 +28,14 @@ const reachable = await pgReachable();
 
 const rig = usePollerRig();
 
-async function setup(engine: "sqlite" | "postgres") {
+async function setup(engine: "sqlite" | "postgres", prepare?: (zone: ShieldZone, sim: Simulator) => void) {
   rig.now = T0;
   const { sim, h, poller } = await rig.start({ postgres: engine === "postgres", budgetOnClock: true });
   const zone = () => sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
   zone().wafExecutionMode = 1;
   zone().dDoSShieldSensitivity = 1;
   zone().wafEnabled = true;
+  prepare?.(zone(), sim);
   const created = await answerTo(h, `watch config ${ZONE}`, BOB);
   expect(created.text).toContain(`Watching the settings of shield zone ${ZONE}`);
   /** `minutes` minutes pass, the poller checking due watches after each. */
@@ -388,4 +389,60 @@ describe.each([
       expect(driftPosts(h).map(text)).toEqual([]);
     },
   );
+});
+
+describe("/edge watch config and learning mode's end time (SQLite)", () => {
+  /** Learning mode on until ten minutes after the snapshot; the zone answers its end as `form` reads it. */
+  const learningForTenMinutes = (form: string) => (z: ShieldZone, sim: Simulator) => {
+    z.learningMode = true;
+    z.learningModeUntil = new Date(T0 + 10 * MIN).toISOString();
+    sim.setAdversary({ pin: { "shield-settings.learning-expiry": form } });
+  };
+
+  it.each(["as-set", "off-until-kept", "off-until-cleared"])(
+    "a learning period ending at its end time is not drift (the zone answers it %s)",
+    async (form) => {
+      const { h, tick } = await setup("sqlite", learningForTenMinutes(form));
+      await tick(15);
+      expect(driftPosts(h).map(text)).toEqual([]);
+    },
+  );
+
+  it("learning mode turned off before its end time is drift", async () => {
+    const { sim, h, tick } = await setup("sqlite", learningForTenMinutes("off-until-cleared"));
+    await tick(3);
+    runSimCommand(sim, `dashboard ${ZONE} learning off`);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([
+      expect.stringContaining("Learning mode on → off, not through edgeops"),
+    ]);
+  });
+});
+
+describe("/edge watch config and settings that move with edgeops' own PATCH (SQLite)", () => {
+  it("settings the API resets with edgeops' PATCH (named on its card) are not posted as changed outside edgeops", async () => {
+    const { sim, h, tick, zone } = await setup("sqlite", (z, s) => {
+      z.learningMode = false;
+      s.setAdversary({ pin: { "shield-settings.patch-absent": "reset" } });
+    });
+    await tick();
+    const typed = await answerTo(h, `ddos ${ZONE} high`, BOB);
+    await h.click(typed.buttons.find((b) => b.action_id === ACTIONS.changeConfirm)!, { userId: BOB });
+    const card = await h.slack.waitForCall("chat.postMessage", (c) =>
+      findButtons(c.args.blocks).some((b) => b.text === "Approve"),
+    );
+    await h.click(button(card, "Approve"), { userId: CAROL });
+    const applied = await h.slack.waitForCall("chat.update", (c) => text(c).includes("is in effect"));
+    expect(text(applied)).toContain("WAF execution mode: Block → Log");
+    expect(zone().wafExecutionMode).toBe(0);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([]);
+
+    // A change in the dashboard afterwards is drift again.
+    runSimCommand(sim, `dashboard ${ZONE} waf-mode block`);
+    await tick(2);
+    expect(driftPosts(h).map(text)).toEqual([
+      expect.stringContaining("WAF execution mode Log → Block, not through edgeops"),
+    ]);
+  });
 });

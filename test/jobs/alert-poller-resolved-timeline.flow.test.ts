@@ -62,3 +62,62 @@ describe("a resolved zone alert tells its story in its thread", () => {
     expect(h.slack.violations).toEqual([]);
   }, 60_000);
 });
+
+describe("the resolution reply and its export list every edgeops mitigation in force on the zone", () => {
+  it("names another channel's mitigation by what it does only, and does not count it among the entries left out", async () => {
+    rig.now = T0;
+    const { sim, h, poller } = await rig.start();
+    const minutes = (n: number, done: () => boolean) => rig.minutes(n, poller, done);
+
+    await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
+    await poller.tick();
+    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
+    await minutes(10, () => h.slack.callsTo("chat.postMessage").some((c) => !c.args.thread_ts));
+    const ts = (await h.store.episodes.listOpen("T0001"))[0]?.messageTs as string;
+    expect(ts).toBeTruthy();
+
+    // A country block asked in a private channel, approved and in force on the zone (as the engine leaves one).
+    const params = { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" };
+    const r = await h.store.changeRequests.create({
+      kind: "access_block",
+      teamId: "T0001",
+      channelId: "GSECRET",
+      requesterId: "U0003",
+      params,
+      observed: "none",
+      expiresAt: rig.now + 60 * MIN,
+    });
+    await h.store.changeRequests.transition(r.id, "pending", "approved", {
+      decidedBy: "U0001",
+      decidedAt: rig.now,
+      approvedBy: ["U0001"],
+    });
+    await h.store.changeRequests.transition(r.id, "approved", "applied", {});
+    await h.store.changeRequests.setTargetOwner("T0001", `T0001/shield zone ${ZONE}/access country CN`, r.id);
+
+    sim.calm();
+    await minutes(15, () => replies(h, ts).some((m) => blocksText(m.args.blocks).includes("Timeline of")));
+    const posted = replies(h, ts).find((m) => blocksText(m.args.blocks).includes("Timeline of"));
+    const story = blocksText(posted?.args.blocks);
+    expect(story).toContain("*Still in force:*");
+    expect(story).toContain(`Block country CN on shield zone ${ZONE}`);
+    // What, not who or where: the private channel's requester and channel stay out.
+    expect(story).not.toContain("U0003");
+    expect(story).not.toContain("GSECRET");
+    expect(story).toContain("asked in another channel");
+    // Only its request's own steps (asked, approved) are left out; the mitigation is not.
+    expect(story).toContain("2 entries from other channels are left out.");
+
+    const exportButton = findButtons(posted?.args.blocks).find((b) => b.action_id === ACTIONS.timelineExport);
+    const clicked = await h.click(exportButton!, { userId: "U0001", channelId: "C0001", messageTs: ts });
+    await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
+    const md = [...h.slack.uploads.values()][0]?.body ?? "";
+    const inForce = md.slice(md.indexOf("## Mitigations still in force"));
+    expect(inForce).toContain(`Block country CN on shield zone ${ZONE}`);
+    expect(inForce).toContain("asked in another channel");
+    expect(md).not.toContain("U0003");
+    expect(md).not.toContain("GSECRET");
+    expect(md).toContain("2 entries from other channels are left out of this channel's draft.");
+    expect(h.slack.violations).toEqual([]);
+  }, 60_000);
+});

@@ -151,9 +151,10 @@ for (const { engine, enabled } of engines) {
       );
       expect(forMember.entries.every((e) => e.channelId === "C0001")).toBe(true);
       expect(forMember.entries).toHaveLength(3);
-      expect(forMember.mitigations).toHaveLength(1);
-      // Three steps and one mitigation of the private channel are left out, and counted.
-      expect(forMember.hidden).toBe(4);
+      // Both blocks are in force on the zone: the private channel's one by what it does only.
+      expect(forMember.mitigations.map((m) => m.asked)).toEqual([{ by: "U0002", channelId: "C0001" }, null]);
+      // The private channel's three steps are left out, and counted.
+      expect(forMember.hidden).toBe(3);
       const forAdmin = await buildTimeline(
         { store, clock: steppedClock(() => c.now) },
         { teamId: TEAM, zoneId: ZONE, window: "24h", audience: { kind: "all" } },

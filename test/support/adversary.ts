@@ -11,3 +11,17 @@ export function pinReadings(sim: Simulator, pin: Record<string, unknown>): () =>
   sim.setAdversary({ ...options, pin });
   return () => sim.setAdversary(options);
 }
+
+/** Runs `fn` while the simulator answers the readings `pin` names (pinReadings), then as before. */
+export async function withReadings<T>(
+  sim: Simulator,
+  pin: Record<string, unknown>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const restore = pinReadings(sim, pin);
+  try {
+    return await fn();
+  } finally {
+    restore();
+  }
+}

@@ -103,7 +103,9 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
   cleanups.push(async () => lines.close());
 
   try {
-    const standIn = await startStandIn(screen, logger.child({ component: "console-slack" }));
+    const standIn = await startStandIn(screen, logger.child({ component: "console-slack" }), {
+      filesDir: join(o.config.store.dataDir, "files"),
+    });
     cleanups.push(() => standIn.close());
     const consoleEdge = await startConsoleEdge({
       config: o.config,

@@ -4,8 +4,10 @@
  * SLACK_API_URL and response_url exactly as it reaches Slack, and everything it sends lands on the
  * console's screen.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { basename, join } from "node:path";
 import type { Logger } from "../../src/log.js";
 import type { Screen } from "./screen.js";
 import { CONSOLE_BOT, CONSOLE_BOT_TOKEN, CONSOLE_TEAM } from "./world.js";
@@ -70,13 +72,36 @@ const truthy = (v: unknown) => v === true || v === "true";
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const blocksOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-export async function startStandIn(screen: Screen, logger: Logger): Promise<StandIn> {
+/** Characters of an uploaded file one message shows (a section holds 3,000). */
+const FILE_SHOWN = 2_900;
+
+/**
+ * `filesDir`: where each uploaded file is written in full, so a file longer than one message shows can
+ * still be read whole (the message says it is cut and where the file is).
+ */
+export async function startStandIn(
+  screen: Screen,
+  logger: Logger,
+  o: { filesDir?: string } = {},
+): Promise<StandIn> {
   const world = screen.world;
   const calls: { method: string; args: Obj }[] = [];
   let busy = 0;
   let lastActivity = Date.now();
   let url = "";
   const waiters = new Set<() => void>();
+  const saveFile = (id: string, filename: string, content: string): string | null => {
+    if (!o.filesDir) return null;
+    try {
+      mkdirSync(o.filesDir, { recursive: true });
+      const path = join(o.filesDir, `${id}-${basename(filename)}`);
+      writeFileSync(path, content);
+      return path;
+    } catch (err) {
+      logger.warn({ err, filename }, "the uploaded file was not saved");
+      return null;
+    }
+  };
   /** Files being uploaded (files.getUploadURLExternal → the upload URL → files.completeUploadExternal). */
   const uploads = new Map<string, { filename: string; content: string | null }>();
   let fileCount = 0;
@@ -216,8 +241,18 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
         for (const f of files as { id?: string; title?: string }[]) {
           const upload = uploads.get(String(f.id));
           if (!upload || upload.content === null) return { ok: false, error: "file_not_found" };
-          // The file as a message: its title, then its text (as much as one section shows).
+          // The file as a message: its title, then its text (as much as one section shows), and where it is whole.
           const title = f.title ?? upload.filename;
+          const saved = saveFile(String(f.id), upload.filename, upload.content);
+          const cut = upload.content.length > FILE_SHOWN;
+          const n = (v: number) => v.toLocaleString("en-US");
+          const where = cut
+            ? `Only the first ${n(FILE_SHOWN)} of ${n(upload.content.length)} characters are shown: ${
+                saved ? `the full file is at ${saved}` : "the full file could not be saved"
+              }`
+            : saved
+              ? `Also saved at ${saved}`
+              : null;
           screen.postMessage({
             channelId: channel,
             text: str(args.initial_comment) ?? title,
@@ -229,7 +264,8 @@ export async function startStandIn(screen: Screen, logger: Logger): Promise<Stan
                 type: "context",
                 elements: [{ type: "mrkdwn", text: `:page_facing_up: ${title} (${upload.filename})` }],
               },
-              { type: "section", text: { type: "plain_text", text: upload.content.slice(0, 2900) } },
+              { type: "section", text: { type: "plain_text", text: upload.content.slice(0, FILE_SHOWN) } },
+              ...(where ? [{ type: "context", elements: [{ type: "plain_text", text: where }] }] : []),
             ],
             threadTs: str(args.thread_ts),
           });

@@ -3,6 +3,7 @@
  * tested against the path). Faults that only add latency stack; the first matching fault that changes the answer
  * (reset, status, body) wins. Each applied fault counts one use against `times` and is dropped when used up.
  */
+import { type Adversary, FRIENDLY } from "./adversary.js";
 import type { SimResponse } from "./http.js";
 
 export interface Fault {
@@ -129,8 +130,19 @@ export function exactPath(path: string): RegExp {
  * `{…, error: GenericRequestResponse}` with every answer field null (202 for the writes that document a
  * 202: PATCH /shield/shield-zone and the access-list writes; 202 with a plan key for a bot-category PUT,
  * as the reference notes), or `{success: false, errorResponse}` (200) for a WAF rule review.
+ *
+ * The documents do not say what else a refusal carries ("shield.refusal-form", index 1 the off form): the
+ * zone PATCH may refuse in its 200 (UpdateShieldZoneResponse) with `data` echoing the request
+ * (UpdateShieldZoneRequest) beside the error, and a review's `errorResponse` may be null, `success: false`
+ * alone saying it was refused.
  */
-export function refusalAnswer(method: string, path: string, refuse: Refusal): SimResponse {
+export function refusalAnswer(
+  method: string,
+  path: string,
+  refuse: Refusal,
+  adversary: Adversary = FRIENDLY,
+  body?: unknown,
+): SimResponse {
   const form = REFUSAL_FORMS.find((f) => f.method === method && f.pattern.test(path));
   const error = {
     statusCode: refuse.statusCode ?? 400,
@@ -139,6 +151,16 @@ export function refusalAnswer(method: string, path: string, refuse: Refusal): Si
     errorKey: refuse.errorKey ?? form?.errorKey ?? "request.refused",
   };
   if (form === undefined) return { status: 200, body: { data: null, error } };
+  if (
+    form.echoesRequest &&
+    adversary.choose("shield.refusal-form", ["data-null", "data-echoed"], path) === "data-echoed"
+  )
+    return { status: 200, body: { ...form.answer, data: body ?? null, error } };
+  if (
+    form.envelope === "errorResponse" &&
+    adversary.choose("shield.refusal-form", ["error-given", "error-null"], path) === "error-null"
+  )
+    return { status: form.status, body: { ...form.answer, errorResponse: null } };
   return { status: form.status, body: { ...form.answer, [form.envelope]: error } };
 }
 
@@ -151,6 +173,8 @@ interface RefusalForm {
   envelope: "error" | "errorResponse";
   errorKey?: string;
   message?: string;
+  /** Its `data` is the request as sent (UpdateShieldZoneResponse), so a refusal may echo it. */
+  echoesRequest?: boolean;
 }
 
 const BOT_PLAN_MESSAGE = "Bot categorization is not available on your current Shield plan.";
@@ -162,6 +186,7 @@ const REFUSAL_FORMS: readonly RefusalForm[] = [
     status: 202,
     answer: { data: null },
     envelope: "error",
+    echoesRequest: true,
   },
   {
     method: "PUT",

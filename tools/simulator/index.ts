@@ -332,7 +332,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return;
     }
     if (fault?.refuse !== undefined) {
-      send(res, refusalAnswer(method, path, fault.refuse));
+      send(res, refusalAnswer(method, path, fault.refuse, adversary, body));
       return;
     }
     const faultHeaders: Record<string, string> = {};

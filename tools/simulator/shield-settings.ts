@@ -1,8 +1,13 @@
 /**
- * Shield zone writes used by the issue 14 mitigations: PATCH /shield/shield-zone (UpdateShieldZoneRequest, a field
- * left out is left as it is) and POST /shield/waf/rules/review-triggered/{id} (UpdateReviewTriggeredRuleRequest).
- * Both keep state: the PATCH changes what GET /shield/shield-zone/{id} and the zones list return; a review is
- * recorded, and LogOnly / DisableRule move the rule into the zone's wafLogOnlyRules / wafDisabledRules.
+ * Shield zone writes used by the issue 14 mitigations: PATCH /shield/shield-zone (UpdateShieldZoneRequest) and
+ * POST /shield/waf/rules/review-triggered/{id} (UpdateReviewTriggeredRuleRequest). Both keep state: the PATCH
+ * changes what GET /shield/shield-zone/{id} and the zones list return; a review is recorded, and LogOnly /
+ * DisableRule move the rule into the zone's wafLogOnlyRules / wafDisabledRules.
+ *
+ * The documents do not say what a PATCH does to the fields it was not sent: the friendly simulator keeps them;
+ * the adversary may reset them ("shield-settings.patch-absent"), answer an unchanged empty one in its other
+ * empty form ("shield-settings.empty-form": a rule list null <-> [], a nullable boolean null -> false) and
+ * reorder wafEngineConfig ("shield-settings.waf-engine-order").
  */
 import { type HandlerContext, intParam, isPlainObject, json, problem, type SimResponse } from "./http.js";
 import type { ShieldZone, SimulatorState } from "./seed.js";
@@ -70,9 +75,68 @@ function asRequest(zone: ShieldZone): Record<string, unknown> {
   );
 }
 
+/** ShieldZoneRequest's lists: null and [] both say "none" (uniqueItems sets, and the engine variables). */
+const LIST_FIELDS = [
+  "wafDisabledRules",
+  "wafLogOnlyRules",
+  "wafCustomRuleOrder",
+  "wafRequestIgnoredHeaders",
+  "wafEngineConfig",
+] as const;
+/** ShieldZoneResponse's nullable booleans. */
+const NULLABLE_BOOLEANS = [
+  "learningMode",
+  "wafEnabled",
+  "wafRealtimeThreatIntelligenceEnabled",
+  "whitelabelResponsePages",
+] as const;
+/** The request model's value for a field not sent (nullable: null; an enum: 0), where a PATCH resets it. */
+const RESET: Readonly<Record<string, unknown>> = {
+  learningMode: null,
+  learningModeUntil: null,
+  wafEnabled: null,
+  wafExecutionMode: 0,
+  wafDisabledRules: null,
+  wafLogOnlyRules: null,
+  wafCustomRuleOrder: null,
+  // Not nullable in ShieldZoneResponse: a null request value reads back false.
+  wafRequestHeaderLoggingEnabled: false,
+  requestBodyLoggingEnabled: false,
+  wafRequestIgnoredHeaders: null,
+  wafRealtimeThreatIntelligenceEnabled: null,
+  wafProfileId: null,
+  wafEngineConfig: null,
+  wafRequestBodyLimitAction: 0,
+  wafResponseBodyLimitAction: 0,
+  dDoSShieldSensitivity: 0,
+  dDoSChallengeWindow: null,
+  whitelabelResponsePages: null,
+};
+
+/** What the fields a PATCH was not sent read as afterwards, where the documents leave it open. */
+function untouchedAfterPatch(ctx: HandlerContext, zone: ShieldZone, sent: ReadonlySet<string>): void {
+  const target = zone as unknown as Record<string, unknown>;
+  const id = zone.shieldZoneId;
+  if (ctx.adversary.choose("shield-settings.patch-absent", ["keep", "reset"], id) === "reset")
+    for (const [field, value] of Object.entries(RESET))
+      if (!sent.has(field)) target[field] = structuredClone(value);
+  for (const field of LIST_FIELDS) {
+    const v = target[field];
+    if (sent.has(field) || !(v === null || (Array.isArray(v) && v.length === 0))) continue;
+    const other = v === null ? [] : null;
+    target[field] = ctx.adversary.choose("shield-settings.empty-form", [v, other], `${id}:${field}`);
+  }
+  for (const field of NULLABLE_BOOLEANS)
+    if (!sent.has(field) && target[field] === null)
+      target[field] = ctx.adversary.choose("shield-settings.empty-form", [null, false], `${id}:${field}`);
+  if (!sent.has("wafEngineConfig") && zone.wafEngineConfig !== null)
+    zone.wafEngineConfig = ctx.adversary.order("shield-settings.waf-engine-order", zone.wafEngineConfig, id);
+}
+
 /**
  * PATCH /shield/shield-zone body UpdateShieldZoneRequest `{ shieldZoneId, shieldZone: ShieldZoneRequest }` ->
- * UpdateShieldZoneResponse `{ data: UpdateShieldZoneRequest, error }`. Absent and null fields are left as they are.
+ * UpdateShieldZoneResponse `{ data: UpdateShieldZoneRequest, error }`. A null field is not a change; what the
+ * fields not sent become is untouchedAfterPatch's.
  */
 export function patchShieldZone(ctx: HandlerContext): SimResponse {
   const body = ctx.body;
@@ -101,11 +165,17 @@ export function patchShieldZone(ctx: HandlerContext): SimResponse {
   const zone = ctx.state.shieldZones.find((z) => z.shieldZoneId === id);
   if (zone === undefined) return problem(404, `Shield Zone ${id} not found.`, ctx.path);
   const target = zone as unknown as Record<string, unknown>;
+  const sent = new Set<string>();
   for (const [field, value] of Object.entries(update)) {
     if (value === null || field === "shieldZoneId" || field === "premiumPlan") continue;
     target[field] = structuredClone(value);
+    sent.add(field);
   }
-  if (update.learningMode === false) zone.learningModeUntil = null;
+  if (update.learningMode === false) {
+    zone.learningModeUntil = null;
+    sent.add("learningModeUntil");
+  }
+  untouchedAfterPatch(ctx, zone, sent);
   return json(200, { data: { shieldZoneId: id, shieldZone: asRequest(zone) }, error: null });
 }
 

@@ -7,6 +7,7 @@ import { type HandlerContext, intParam, isPlainObject, json, problem, type SimRe
 import {
   type BotCategoryGroup,
   type ShieldGenericResponse,
+  type ShieldZone,
   type WafRecommendation,
   wafRuleAdvice,
   zoneHost,
@@ -54,7 +55,7 @@ export function listShieldZones(ctx: HandlerContext): SimResponse {
   const perPage = Math.min(1000, Math.max(1, num(ctx.query.perPage, 10)));
   const zones = ctx.state.shieldZones;
   const totalPages = Math.ceil(zones.length / perPage);
-  const data = zones.slice((page - 1) * perPage, page * perPage).map((z) => structuredClone(z));
+  const data = zones.slice((page - 1) * perPage, page * perPage).map((z) => zoneAsAnswered(ctx, z));
   return json(200, {
     data,
     page: {
@@ -68,6 +69,25 @@ export function listShieldZones(ctx: HandlerContext): SimResponse {
 }
 
 /**
+ * A zone as GET answers it. The documents do not say what a zone reads once its learningModeUntil has passed:
+ * still on with the end past (friendly), off with the end kept, or off with no end
+ * ("shield-settings.learning-expiry").
+ */
+function zoneAsAnswered(ctx: HandlerContext, zone: ShieldZone): ShieldZone {
+  const z = structuredClone(zone);
+  const until = z.learningModeUntil === null ? Number.NaN : Date.parse(z.learningModeUntil);
+  if (z.learningMode !== true || !(until <= ctx.now)) return z;
+  const form = ctx.adversary.choose(
+    "shield-settings.learning-expiry",
+    ["as-set", "off-until-kept", "off-until-cleared"],
+    z.shieldZoneId,
+  );
+  if (form !== "as-set") z.learningMode = false;
+  if (form === "off-until-cleared") z.learningModeUntil = null;
+  return z;
+}
+
+/**
  * GET /shield/shield-zone/{id} -> GetShieldZoneResponse `{ data }` (no `error` member in the document); an unknown
  * zone answers the framework's 404 problem details.
  */
@@ -75,7 +95,7 @@ export function getShieldZone(ctx: HandlerContext): SimResponse {
   const id = intParam(ctx.params[0]);
   const zone = id === undefined ? undefined : ctx.state.shieldZones.find((z) => z.shieldZoneId === id);
   if (zone === undefined) return problem(404, `Shield Zone ${ctx.params[0] ?? ""} not found.`, ctx.path);
-  return json(200, { data: structuredClone(zone) });
+  return json(200, { data: zoneAsAnswered(ctx, zone) });
 }
 
 /** GET /shield/shield-zone/{id}/bot-detection -> { data: BotDetectionConfigurationState, error } */
@@ -97,7 +117,11 @@ export function getBotDetection(ctx: HandlerContext): SimResponse {
       ),
     });
   }
-  return json(200, { data: structuredClone(state), error: null });
+  // Its three objects are bare $refs, which the document (Swashbuckle) cannot mark nullable: any may be null.
+  const data: Record<string, unknown> = structuredClone(state) as unknown as Record<string, unknown>;
+  for (const field of ["requestIntegrity", "ipAddress", "browserFingerprint"])
+    if (ctx.adversary.chance("shield.null-objects", 0.3, `${id}:${field}`)) data[field] = null;
+  return json(200, { data, error: null });
 }
 
 const planLacksCategorization = (status: number) =>

@@ -31,7 +31,8 @@ interface ShieldSetting<V extends number | boolean> {
   command: string;
   value: z.ZodType<V>;
   read(zone: ShieldZone, now: number): V | null;
-  update(value: V): ShieldZoneUpdate;
+  /** The PATCH's fields for `value`, sent at `now`. */
+  update(value: V, now: number): ShieldZoneUpdate;
   label(value: V | null): string;
   /** Settings that move with this one by design (learning mode's end time), beside `update`'s own. */
   movesWith?: readonly string[];
@@ -103,7 +104,7 @@ function shieldSettingKind<V extends number | boolean>(
           "usage",
           `The ${s.title} of shield zone ${p.shieldZoneId} changed from ${s.label(p.seen)} to ${s.label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${`/edge ${s.command} ${p.shieldZoneId} ${s.label(p.value).toLowerCase()}`}`,
         );
-      const update = s.update(p.value);
+      const update = s.update(p.value, deps.clock.now());
       await client.updateShieldZone(p.shieldZoneId, update);
       // The API documents no "a field left out stays as it is": whatever else moved with the PATCH is said.
       let after: ShieldZone;
@@ -116,11 +117,13 @@ function shieldSettingKind<V extends number | boolean>(
         );
         return;
       }
-      const others = otherSettingsMoved(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
+      const moved = movedSettings(before, after, [...Object.keys(update), ...(s.movesWith ?? [])]);
       const caveat = s.caveat?.(after, p.value, p.shieldZoneId);
       return {
         after: { value: s.read(after, deps.clock.now()) },
-        ...(others.length > 0 ? { alsoChanged: others } : {}),
+        ...(moved.length > 0
+          ? { alsoChanged: moved.map((k) => movedSentence(k, before, after)), alsoChangedFields: moved }
+          : {}),
         ...(caveat ? { caveat } : {}),
       };
     },
@@ -147,22 +150,55 @@ function show(v: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-/** Sets (rule ids, header names) may come back in another order: compared sorted. */
-const comparable = (v: unknown) =>
-  Array.isArray(v) && v.every((x) => typeof x === "string") ? [...v].sort() : (v ?? null);
+/** Lists whose order means nothing: sets (rule ids, header names) and the WAF engine's variables. */
+const UNORDERED = new Set([
+  "wafDisabledRules",
+  "wafLogOnlyRules",
+  "wafRequestIgnoredHeaders",
+  "wafEngineConfig",
+]);
+/** ShieldZoneResponse's nullable booleans. */
+const NULLABLE_BOOLEANS = new Set([
+  "learningMode",
+  "wafEnabled",
+  "wafRealtimeThreatIntelligenceEnabled",
+  "whitelabelResponsePages",
+]);
 
-/** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
-export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
+/**
+ * A setting in one form for each value, where the documents allow several: an empty list is null (a
+ * nullable list says "none" either way), a nullable boolean's false is null, and a list whose order means
+ * nothing (or of strings) is sorted. wafCustomRuleOrder keeps its order: that is the setting.
+ */
+function comparable(key: string, v: unknown): unknown {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return null;
+    const unordered = UNORDERED.has(key) || v.every((x) => typeof x === "string");
+    return unordered ? v.map((x) => JSON.stringify(x)).sort() : v;
+  }
+  if (v === false && NULLABLE_BOOLEANS.has(key)) return null;
+  return v ?? null;
+}
+
+/** Every setting but `own` that differs between two reads of a zone, by its API name, sorted. */
+function movedSettings(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
   const a = before.settings ?? {};
   const b = after.settings ?? {};
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .filter((k) => !own.includes(k))
-    .filter((k) => JSON.stringify(comparable(a[k])) !== JSON.stringify(comparable(b[k])))
-    .sort()
-    .map((k) => {
-      const [title, word] = SETTING_WORDS[k] ?? [k, show];
-      return `${title}: ${word(a[k])} → ${word(b[k])}`;
-    });
+    .filter((k) => JSON.stringify(comparable(k, a[k])) !== JSON.stringify(comparable(k, b[k])))
+    .sort();
+}
+
+/** "WAF execution mode: Block → Log" */
+function movedSentence(k: string, before: ShieldZone, after: ShieldZone): string {
+  const [title, word] = SETTING_WORDS[k] ?? [k, show];
+  return `${title}: ${word(before.settings?.[k])} → ${word(after.settings?.[k])}`;
+}
+
+/** Every setting but `own` that differs between two reads of a zone: "WAF execution mode: Block → Log". */
+export function otherSettingsMoved(before: ShieldZone, after: ShieldZone, own: readonly string[]): string[] {
+  return movedSettings(before, after, own).map((k) => movedSentence(k, before, after));
 }
 
 /** A setting that is one of a few numbers, each with a label (DDoS sensitivity, WAF execution mode). */
@@ -232,10 +268,18 @@ export const learningModeKind = shieldSettingKind({
   value: z.boolean(),
   // On "until" a time already past is off: it ended.
   read: (zone, now) => (learningModeEnded(zone, now) ? false : (zone.learningMode ?? null)),
-  update: (value) => ({ learningMode: value }),
+  // On with its end time: "on" alone leaves a zone whose last period ended reading off (that period's
+  // end still past), or on with no end at all.
+  update: (value, now) =>
+    value
+      ? { learningMode: true, learningModeUntil: new Date(now + LEARNING_PERIOD_MS).toISOString() }
+      : { learningMode: false },
   movesWith: ["learningModeUntil"],
   label: (value) => (value === null ? "unknown" : value ? "on" : "off"),
 });
+
+/** How long learning mode turned on through edgeops lasts (the documents name no default period). */
+export const LEARNING_PERIOD_MS = 24 * 60 * 60_000;
 
 /** The word a user types for learning mode. */
 export const LEARNING_WORDS: Readonly<Record<string, boolean>> = { on: true, off: false };

@@ -156,7 +156,8 @@ export const metricsRange = options("metrics options", {
   resolution: whole("metrics resolution (0 Auto … 6 Monthly)", 0, 6).default(METRICS_RESOLUTION.auto),
 }).refine((p) => p.to > p.from, "The metrics range must end after it starts.");
 
-const UPDATE_FIELDS = "A shield zone update names dDoSShieldSensitivity, wafExecutionMode or learningMode.";
+const UPDATE_FIELDS =
+  "A shield zone update names dDoSShieldSensitivity, wafExecutionMode, learningMode or learningModeUntil.";
 export const shieldZoneUpdate = z
   .strictObject(
     {
@@ -167,6 +168,10 @@ export const shieldZoneUpdate = z
       ),
       wafExecutionMode: whole<WafExecutionMode>("WAF execution mode (0 Log, 1 Block)", 0, 1),
       learningMode: flag("Learning mode is on or off"),
+      learningModeUntil: checked<string>(
+        (v) => typeof v === "string" && Number.isFinite(Date.parse(v)),
+        "The end of learning mode must be a date and time",
+      ),
     },
     { error: UPDATE_FIELDS },
   )

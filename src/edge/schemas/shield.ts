@@ -153,6 +153,15 @@ export const getShieldZonesResponseSchema = z
   .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type ShieldZone = z.output<typeof shieldZoneSchema>;
+
+/**
+ * A zone's WAF rule ids in `wafDisabledRules` or `wafLogOnlyRules` (where a triggered rule's review shows),
+ * read from its settings as the API sent them: null and [] both none, anything but strings left out.
+ */
+export function zoneWafRules(zone: ShieldZone, field: "wafDisabledRules" | "wafLogOnlyRules"): string[] {
+  const v = zone.settings?.[field];
+  return Array.isArray(v) ? v.filter((r): r is string => typeof r === "string") : [];
+}
 export interface ShieldZonePage {
   items: ShieldZone[];
   /** Zones without a shieldZoneId (optional in the document), left out. */
@@ -750,13 +759,16 @@ export const WAF_EXECUTION_MODES = [0, 1] as const;
 export type WafExecutionMode = (typeof WAF_EXECUTION_MODES)[number];
 
 /**
- * The fields of a PATCH /shield/shield-zone that edgeops changes. The document's ShieldZoneRequest
- * leaves a field as it is when it is absent, so a change names only its own field.
+ * The fields of a PATCH /shield/shield-zone that edgeops changes. A change names only its own fields; the
+ * document's ShieldZoneRequest does not say what becomes of the fields left out, so what else moved is
+ * read back after the PATCH (otherSettingsMoved).
  */
 export interface ShieldZoneUpdate {
   dDoSShieldSensitivity?: DdosSensitivity;
   wafExecutionMode?: WafExecutionMode;
   learningMode?: boolean;
+  /** When learning mode ends (ISO 8601 date-time), sent with learningMode on. */
+  learningModeUntil?: string;
 }
 
 /** ReviewActionType: 0 Ignore, 1 LogOnly, 2 DisableRule. */

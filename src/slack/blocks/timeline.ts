@@ -132,7 +132,7 @@ function peaksLine(story: TimelineStory): Mrkdwn | null {
 function mitigationLines(story: TimelineStory): Mrkdwn[] {
   return story.timeline.mitigations.map(
     (m) =>
-      mrkdwn`• ${truncate(m.change, 300)} (${mention(m.requestedBy)}${m.channelId ? mrkdwn` in ${channel(m.channelId)}` : ""}) ${
+      mrkdwn`• ${truncate(m.change, 300)} (${m.asked ? mrkdwn`${mention(m.asked.by)} in ${channel(m.asked.channelId)}` : "asked in another channel"}) ${
         m.until === null ? "permanent" : mrkdwn`until ${dateToken(m.until)}`
       }`,
   );

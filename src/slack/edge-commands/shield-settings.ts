@@ -3,6 +3,7 @@ import type { ChangeKind } from "../../changes/kind.js";
 import {
   DDOS_WORDS,
   ddosSensitivityKind,
+  LEARNING_PERIOD_MS,
   LEARNING_WORDS,
   learningModeKind,
   type ShieldSettingParams,
@@ -18,6 +19,12 @@ import { context } from "../blocks/block-kit.js";
 import { newChangeRequest } from "../request-ids.js";
 import { echo, noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
+
+/** An API date-time as "2026-08-20 12:00 UTC". */
+const utc = (iso: string) => {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC` : iso;
+};
 
 /** `/edge <word> <zone> <value> [for 30m]` for one shield zone setting kind. */
 function shieldSettingCommand<V extends number | boolean>(o: {
@@ -111,14 +118,16 @@ export const learningCommand = shieldSettingCommand({
   summary: "Ask to turn a shield zone's learning mode on or off (approval may be required).",
   example: "/edge learning 1234 off",
   domainExample: "/edge learning shop.example.com on",
-  // On "until" a time past reads as off, but sending "on" again would not start a new period.
-  async note(ctx, shieldZoneId, value) {
-    if (!value) return undefined;
+  // Learning mode goes on with an end time (edgeops sends one): say when, and that a past period ended.
+  async note(ctx, shieldZoneId, value, seen) {
+    if (!value || seen === true) return undefined;
+    const now = ctx.env.deps.clock.now();
     const zone = await (await edgeClientFor(ctx.env.deps, ctx.teamId)).getShieldZone(shieldZoneId);
-    const ended = learningModeEnded(zone, ctx.env.deps.clock.now());
-    if (ended === undefined) return undefined;
-    throw usage(
-      `Learning mode of shield zone ${shieldZoneId} ended ${ended.replace("T", " ").replace(/:00(\.\d+)?Z$/, " UTC")} (the zone still lists it as on until then). edgeops can turn learning on or off but not set when it ends: start a new learning period in the bunny.net dashboard (Shield, WAF).`,
-    );
+    const ended = learningModeEnded(zone, now);
+    const hours = LEARNING_PERIOD_MS / 3_600_000;
+    const runs = `Learning mode runs for ${hours} hours from when this is applied, then ends by itself (the WAF only logs meanwhile).`;
+    return ended === undefined
+      ? runs
+      : `The last learning period of shield zone ${shieldZoneId} ended ${utc(ended)}. ${runs}`;
   },
 });

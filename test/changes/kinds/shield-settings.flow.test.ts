@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createChangeSweeper, undoDue } from "../../../src/jobs/change-sweeps.js";
 import { ACTION_PATTERNS, ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { withReadings } from "../../support/adversary.js";
 import { askAndApprove, BOB, CAROL, inEffect } from "../../support/change-flow.js";
 import {
   answerTo,
@@ -146,7 +147,29 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
     expect(zone(h).dDoSShieldSensitivity).toBe(4);
   });
 
+  it.each(["as-set", "off-until-kept", "off-until-cleared"])(
+    "/edge learning on where the last learning period ended (answered %s) starts a new one, with its end time",
+    async (form) => {
+      const z = zone(h);
+      z.learningMode = true;
+      z.learningModeUntil = new Date(h.clock.now() - 24 * 3_600_000).toISOString();
+      const before = patches(h).length;
+      const { text } = await withReadings(h.sim, { "shield-settings.learning-expiry": form }, () =>
+        askAndApprove(h, `learning ${ZONE} on`, "Learning mode", (t) => inEffect(t) || didNotGoThrough(t)),
+      );
+      expect(text).toContain("is in effect");
+      const sent = patches(h).slice(before);
+      expect(sent).toHaveLength(1);
+      const update = (sent[0]!.body as { shieldZone: { learningMode?: boolean; learningModeUntil?: string } })
+        .shieldZone;
+      expect(update.learningMode).toBe(true);
+      expect(Date.parse(update.learningModeUntil ?? "")).toBeGreaterThan(h.clock.now());
+    },
+  );
+
   it("/edge waf has Ignore / Log only / Disable rule; Disable rule, approved, disables the rule once", async () => {
+    // A WAF that is on triggers rules, whatever earlier PATCHes left (some readings reset what they were not sent).
+    zone(h).wafEnabled = true;
     zone(h).wafDisabledRules = [];
     const answer = await command(h, `waf ${ZONE} ${RULE}`);
     reviewButton(answer.buttons, "Ignore");
@@ -171,6 +194,7 @@ describe("shield zone settings and WAF rule reviews (SQLite)", () => {
   });
 
   it("each triggered rule on the incident card has the review buttons; Log only goes through approval", async () => {
+    zone(h).wafEnabled = true;
     zone(h).wafLogOnlyRules = [];
     const res = await h.command(`incident ${ZONE}`, { userId: BOB, channelId: "C0001" });
     const card = await h.slack.waitForResponse(

@@ -86,7 +86,12 @@ import {
   scanStatusText,
 } from "../../../src/slack/blocks/dns.js";
 import { dnsSummaryFailedMessage, dnsSummaryMessage } from "../../../src/slack/blocks/dns-summary.js";
-import { driftKeptMessage, driftMessage, driftWatchGoneText } from "../../../src/slack/blocks/drift.js";
+import {
+  driftKeptMessage,
+  driftMessage,
+  driftPutBackAskedMessage,
+  driftWatchGoneText,
+} from "../../../src/slack/blocks/drift.js";
 import { helpReply } from "../../../src/slack/blocks/help.js";
 import { homeView } from "../../../src/slack/blocks/home.js";
 import { impactPreviewBlocks, withImpactPreview } from "../../../src/slack/blocks/impact-preview.js";
@@ -741,9 +746,8 @@ function timelineStory(g: Gen): TimelineStory {
         {
           requestId: g.s(),
           change: g.s(),
-          channelId: g.id("C"),
+          asked: { by: g.id("U"), channelId: g.id("C") },
           appliedAt: g.ms(),
-          requestedBy: g.id("U"),
           until: g.pick([g.ms(), null]),
         },
       ],
@@ -827,6 +831,14 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         ...(g.bool() ? { putBack: { k: g.s(), p: { shieldZoneId: g.int(1e6), value: g.s() } } } : {}),
       },
       () => g.s(),
+    ),
+  "drift.ts:driftPutBackAskedMessage": (g) =>
+    driftPutBackAskedMessage(
+      watch(g),
+      { c: g.s(), n: g.ms() },
+      g.id("U"),
+      g.ms(),
+      g.pick(["pending", "applied", "other"] as const),
     ),
   "drift.ts:driftKeptMessage": (g) =>
     driftKeptMessage(watch(g), { w: g.s(), s: g.s(), v: g.int(5), c: g.s(), n: g.ms() }, g.id("U"), g.ms()),

@@ -33,9 +33,8 @@ function bigStory(entries: number, mitigations: number): TimelineStory {
       mitigations: Array.from({ length: mitigations }, (_, i) => ({
         requestId: `m${i}`,
         change: LONG,
-        channelId: "C0001",
+        asked: { by: "U0002", channelId: "C0001" },
         appliedAt: NOW - 60_000,
-        requestedBy: "U0002",
         until: i % 2 === 0 ? NOW + 60_000 : null,
       })),
       alerts: { count: 3, firstOpenedAt: range.from, lastResolvedAt: null, firing: 1 },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { withReadings } from "../../support/adversary.js";
 import { postIn } from "../../support/channel-post.js";
 import { answerTo, blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
 import { incidentCard } from "../../support/incident-card.js";
@@ -122,27 +123,29 @@ describe("WAF off and learning mode ended are said as they are", () => {
     expect(other.buttons.map((b) => b.text)).toContain("Confirm");
   });
 
-  it("learning mode on until a past date is shown as ended, and learning on says so", async () => {
-    const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
-    expect(zone.learningMode).toBe(true);
-    expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
+  // The zone answers its past end as set: still on, with the end past ("shield-settings.learning-expiry").
+  it("learning mode on until a past date is shown as ended, and learning on says so and when the new period ends", () =>
+    withReadings(h.sim, { "shield-settings.learning-expiry": "as-set" }, async () => {
+      const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === LEARNING_ENDED)!;
+      expect(zone.learningMode).toBe(true);
+      expect(Date.parse(zone.learningModeUntil!)).toBeLessThan(Date.now());
 
-    const list = await say("zones");
-    const line = list.text.split("\n").find((l) => l.includes(`*Zone ${LEARNING_ENDED}*`));
-    const facts = list.text.slice(list.text.indexOf(line!)).split("\n")[1];
-    expect(facts).toContain("learning ended");
-    expect(facts).not.toMatch(/learning until/);
+      const list = await say("zones");
+      const line = list.text.split("\n").find((l) => l.includes(`*Zone ${LEARNING_ENDED}*`));
+      const facts = list.text.slice(list.text.indexOf(line!)).split("\n")[1];
+      expect(facts).toContain("learning ended");
+      expect(facts).not.toMatch(/learning until/);
 
-    // Not "already in force": it ended, and a new period is set where edgeops cannot set one.
-    const on = await say(`learning ${LEARNING_ENDED} on`);
-    expect(on.text).toContain(`Learning mode of shield zone ${LEARNING_ENDED} ended`);
-    expect(on.text).toContain("bunny.net dashboard");
-    expect(on.buttons.map((b) => b.text)).not.toContain("Confirm");
+      // Not "already in force": it ended, and learning on starts a new period with its own end.
+      const on = await say(`learning ${LEARNING_ENDED} on`);
+      expect(on.text).toContain(`The last learning period of shield zone ${LEARNING_ENDED} ended`);
+      expect(on.text).toContain("Learning mode runs for 24 hours from when this is applied");
+      expect(on.buttons.map((b) => b.text)).toContain("Confirm");
 
-    const { text } = await incidentCard(h, LEARNING_ENDED, { userId: "U0001" });
-    expect(text).toContain("learning mode off (ended");
-    expect(text).not.toContain("learning mode on");
-  });
+      const { text } = await incidentCard(h, LEARNING_ENDED, { userId: "U0001" });
+      expect(text).toContain("learning mode off (ended");
+      expect(text).not.toContain("learning mode on");
+    }));
 });
 
 describe("approvers Slack knows, and a number of approvals that can be met", () => {

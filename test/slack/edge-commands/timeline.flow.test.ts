@@ -268,3 +268,120 @@ describe("/edge timeline: the story of an incident", () => {
     }
   }, 60_000);
 });
+
+const MIN = 60_000;
+
+/** Bob's country block, approved by Carol and then refused at apply: the zone changed since it was asked. */
+async function refusedBlock(h: Harness) {
+  const params = { shieldZoneId: ZONE, type: "country", value: "CN", state: "block" };
+  const r = await h.store.changeRequests.create({
+    kind: "access_block",
+    teamId: "T0001",
+    channelId: "C0001",
+    requesterId: BOB,
+    params,
+    observed: "none",
+    expiresAt: h.clock.now() + 3_600_000,
+  });
+  const step = (userId: string, action: string, outcome: string, more: Record<string, unknown> = {}) =>
+    h.store.audit.append({
+      teamId: "T0001",
+      userId,
+      action: `access_block.${action}`,
+      target: `shield zone ${ZONE} / country CN`,
+      outcome,
+      details: { requestId: r.id, channelId: "C0001", params, ...more },
+    });
+  await step(BOB, "request", "pending");
+  await h.store.changeRequests.transition(r.id, "pending", "approved", {
+    decidedBy: CAROL,
+    decidedAt: h.clock.now(),
+    approvedBy: [CAROL],
+  });
+  await step(CAROL, "approve", "approved");
+  await h.store.changeRequests.transition(r.id, "approved", "failed", {
+    failedAt: h.clock.now(),
+    lastError: { kind: "changed_since", message: "Block country CN was not applied: it changed since." },
+  });
+  await step(CAROL, "apply", "refused", { reason: "changed_since", observedNow: "block" });
+}
+
+describe("the postmortem draft", () => {
+  it("says what attacked, what was done and what ended it, how long each step took, one row per change, in words", async () => {
+    const h = await startHarness({});
+    try {
+      h.slack.memberships.set(BOB, ["C0001"]);
+      const watch = await zoneWatch(h.store, {
+        teamId: "T0001",
+        channelId: "C0001",
+        createdBy: ALICE,
+        zoneId: ZONE,
+        nextPollAt: h.clock.now() + 3_600_000,
+      });
+      const episode = await openWafAlert(h.store, watch, { label: null, topOffender: "203.0.113.7" });
+      await h.store.episodes.setMessage(episode.id, "1700000001.000100");
+      h.advanceClock(2 * MIN);
+      await h.click(
+        { action_id: ACTIONS.alertAcknowledge, value: episode.id },
+        { userId: CAROL, messageTs: "1700000001.000100" },
+      );
+      await h.slack.waitForCall("chat.postMessage", (c) =>
+        blocksText(c.args.blocks).includes("acknowledged"),
+      );
+      h.advanceClock(3 * MIN);
+      await blockApplied(h);
+      await refusedBlock(h);
+      h.advanceClock(4 * MIN);
+      const open = await h.store.episodes.get(episode.id);
+      await h.store.episodes.update(episode.id, open?.version ?? 0, {
+        status: "resolved",
+        resolvedAt: h.clock.now(),
+      });
+
+      const res = await h.command(`timeline ${ZONE} 1h`, { userId: BOB, channelId: "C0001" });
+      const answer = await replacement(h, res.responseId);
+      const exportButton = findButtons(answer.body.blocks).find(
+        (b) => b.action_id === ACTIONS.timelineExport,
+      );
+      const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
+      await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
+      const md = [...h.slack.uploads.values()][0]?.body ?? "";
+      const section = (heading: string) => {
+        const at = md.indexOf(`## ${heading}\n`);
+        expect(at, md).toBeGreaterThanOrEqual(0);
+        const next = md.indexOf("\n## ", at + 1);
+        return md.slice(at, next < 0 ? undefined : next);
+      };
+
+      const summary = section("Summary");
+      expect(summary).toContain("**What attacked:** WAF 420/min (usually 12); busiest IP 203.0.113.7");
+      expect(summary).toMatch(/\*\*What was done:\*\* Block IP 203\.0\.113\.7 on shield zone \d+, applied/);
+      expect(summary).toContain("1 more change was asked and not applied");
+      expect(summary).toMatch(
+        /\*\*What ended it:\*\* the alert resolved at .* UTC, 4 min after the last change edgeops applied; edgeops does not know whether that change ended it\./,
+      );
+      expect(summary).toContain("- Time to acknowledge: 2 min");
+      expect(summary).toContain("- Time to first mitigation: 5 min");
+      expect(summary).toContain("- Time to calm: 9 min");
+
+      const changes = section("Changes");
+      expect(changes).toContain("| Change | Asked by | Approved by | Applied | Undone | In force for |");
+      expect(changes).toMatch(
+        /\| Block IP 203\.0\.113\.7 on shield zone \d+ \| @bob \| @carol \| \d\d:\d\d UTC \| not yet \(ends \d\d:\d\d UTC\) \| 4 min so far \|/,
+      );
+      expect(changes).toMatch(
+        /\| Block country CN on shield zone \d+ \| @bob \| @carol \| not applied: the setting changed since it was asked, so edgeops left it as it is \| — \| — \|/,
+      );
+      // Codes are told in words.
+      expect(md).not.toContain("changed_since");
+
+      // The impact is read for the story's own window, and says which.
+      expect(section("Impact")).toMatch(
+        /Read from the Edge API for the story's window, \d{4}-\d\d-\d\d \d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+      );
+      expect(h.slack.violations).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});

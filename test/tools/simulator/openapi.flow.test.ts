@@ -584,8 +584,12 @@ describe("simulator answers against the OpenAPI documents", () => {
   });
 
   it("answers each case with the expected status", () => {
+    // Where the adversary echoes the request in a refusal ("shield.refusal-form"), the zone PATCH refuses in
+    // its 200 (UpdateShieldZoneResponse, `data` the request) rather than its 202.
+    const echoedRefusal = (o: (typeof outcomes)[number]) =>
+      o.c.refuse !== undefined && o.status === 200 && (JSON.parse(o.text) as { data?: unknown }).data != null;
     const wrong = outcomes
-      .filter((o) => o.status !== o.c.status)
+      .filter((o) => o.status !== o.c.status && !echoedRefusal(o))
       .map(
         (o) => `${o.c.method} ${o.c.path} -> ${o.status} (expected ${o.c.status}) ${o.text.slice(0, 200)}`,
       );
@@ -609,8 +613,11 @@ describe("simulator answers against the OpenAPI documents", () => {
     const refusals = outcomes.filter((o) => o.c.refuse);
     expect(refusals.length).toBeGreaterThanOrEqual(9);
     for (const o of refusals) {
-      const body = JSON.parse(o.text) as { error?: Json; errorResponse?: Json };
-      expect((body.error ?? body.errorResponse)?.success, `${o.c.method} ${o.c.path}`).toBe(false);
+      // A review's refusal may be `success: false` alone, its errorResponse null ("shield.refusal-form").
+      const body = JSON.parse(o.text) as { error?: Json; errorResponse?: Json; success?: boolean };
+      expect((body.error ?? body.errorResponse)?.success ?? body.success, `${o.c.method} ${o.c.path}`).toBe(
+        false,
+      );
     }
   });
 

@@ -104,11 +104,12 @@ export function timelineExport(env: SlackEnv) {
         {
           users: [
             ...entries.flatMap((e) => (e.by && e.by !== "system" ? [e.by] : [])),
-            ...mitigations.map((m) => m.requestedBy),
+            ...mitigations.flatMap((m) => (m.asked ? [m.asked.by] : [])),
           ],
-          channels: [...entries.map((e) => e.channelId), ...mitigations.map((m) => m.channelId)].filter(
-            Boolean,
-          ),
+          channels: [
+            ...entries.map((e) => e.channelId),
+            ...mitigations.flatMap((m) => (m.asked ? [m.asked.channelId] : [])),
+          ].filter(Boolean),
         },
         ctx.logger,
       );
