@@ -131,6 +131,39 @@ describe("impact preview on confirmations and approval cards", () => {
     30_000,
   );
 
+  it("a setting's preview says what its current level handled, not an estimate of the new one", async () => {
+    // The zone under attack is at DDoS Low.
+    const { text } = await typed(h, `ddos ${ZONE} high`);
+    if (h.sim.adversary.strict && text.includes("could not be matched in the event log")) {
+      expect(text).toContain("Impact in the last hour: unknown.");
+      return;
+    }
+    expect(text).toMatch(
+      /:bar_chart: \*What DDoS protection handled in the last hour at Low:\* [1-9][\d,]* DDoS events?/,
+    );
+    expect(text).toContain("A stricter level may act on more, which the event log cannot estimate.");
+    expect(text).not.toContain("Impact in the last hour:*");
+  }, 30_000);
+
+  it("a setting whose current level handled nothing in the last hour says there is nothing to estimate from", async () => {
+    const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
+    const was = zone.dDoSShieldSensitivity;
+    zone.dDoSShieldSensitivity = 0;
+    try {
+      const { text } = await typed(h, `ddos ${ZONE} high`);
+      if (h.sim.adversary.strict && text.includes("could not be matched in the event log")) {
+        expect(text).toContain("Impact in the last hour: unknown.");
+        return;
+      }
+      expect(text).toContain(
+        "DDoS protection handled no events in the last hour at Off, so there is nothing to estimate the change from.",
+      );
+      expect(text).not.toMatch(/[\d,]+ DDoS events?/);
+    } finally {
+      zone.dDoSShieldSensitivity = was;
+    }
+  }, 30_000);
+
   it("a change asked through a picker (no zone typed) is confirmed with estimating, then filled in the picker's place", async () => {
     const asked = await h.command("block 203.0.113.13", { userId: BOB, channelId: "C0001" });
     const pickerAnswer = await h.slack.waitForResponse(asked.responseId, undefined, 15_000);
