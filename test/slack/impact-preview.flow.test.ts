@@ -109,8 +109,16 @@ describe("impact preview on confirmations and approval cards", () => {
   }, 30_000);
 
   it.each([
-    ["ddos", `ddos ${ZONE} high`, /:bar_chart: \*Impact in the last hour:\* [\d,]+ DDoS events?/],
-    ["waf-mode", `waf-mode ${ZONE} log`, /Impact in the last hour:\* [\d,]+ WAF events?/],
+    [
+      "ddos",
+      `ddos ${ZONE} high`,
+      /:bar_chart: \*What DDoS protection handled in the last hour at \w+:\* [\d,]+ DDoS events?/,
+    ],
+    [
+      "waf-mode",
+      `waf-mode ${ZONE} log`,
+      /What the WAF handled in the last hour in \w+ mode:\* [\d,]+ WAF events?/,
+    ],
     ["waf rule review", `waf ${ZONE} 942100 log-only`, /WAF rule `942100` triggered [\d,]+ times?/],
     ["bot category", `bot ${ZONE} aiscraper allow`, /[\d,]+ bot-detection events?/],
   ])(
@@ -279,7 +287,7 @@ describe("impact preview where the event log spells its values its own way", () 
   it("a feature the event log writes in capitals and compares case-sensitively is still counted", async () => {
     pin({ "event-logs.feature-spelling": "upper", "event-logs.eq-case": "sensitive" });
     const { text } = await typed(h, `waf-mode ${ZONE} log`);
-    expect(text).toMatch(/Impact in the last hour:\* [1-9][\d,]* WAF events?/);
+    expect(text).toMatch(/What the WAF handled in the last hour in \w+ mode:\* [1-9][\d,]* WAF events?/);
   }, 30_000);
 
   it("a feature the event log names in words edgeops cannot match is unknown, never 0", async () => {
