@@ -16,7 +16,8 @@ import { openWafAlert, zoneWatch } from "../../support/zone-alert.js";
 const ZONE = SIM_IDS.zoneUnderAttack;
 const AT_ONCE = "Approvals are off here: this applies at once.";
 /** The preview, read (a number, or why not; under a seeded run the event log may write values edgeops can't match). */
-const PREVIEW = /matched [\d,]+ events?|[\d,]+ bot-detection events?|Impact in the last hour: unknown/;
+const PREVIEW =
+  /matched [\d,]+ events?|[\d,]+ bot-detection events?|triggered [\d,]+ times?|Impact in the last hour: unknown/;
 let seq = 0;
 
 const accessListWrites = (h: Harness) =>
@@ -142,5 +143,26 @@ describe("change buttons where no approval card follows", () => {
     expect(text).toContain(AT_ONCE);
     expect(text).toMatch(PREVIEW);
     expect(findButtons(answer.body.blocks).map((b) => b.text)).toEqual(["Confirm", "Cancel"]);
+  }, 40_000);
+
+  it("a WAF rule's Disable rule answers the presser with the rule's impact first and says it applies at once", async () => {
+    const channelId = await channel(h, "off");
+    const res = await h.command(`waf ${ZONE} ${SIM_IDS.waf.ruleId}`, { channelId });
+    const answer = await h.slack.waitForResponse(
+      res.responseId,
+      (r) => findButtons(r.body.blocks).some((b) => b.text === "Disable rule"),
+      15_000,
+    );
+    const disable = findButtons(answer.body.blocks).find((b) => b.text === "Disable rule")!;
+    const click = await h.click(disable, { channelId });
+    const confirmation = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
+    const text = blocksText(confirmation.body.blocks);
+    expect(confirmation.body.replace_original).toBe(false);
+    expect(text).toContain(AT_ONCE);
+    expect(text).toMatch(PREVIEW);
+    expect(findButtons(confirmation.body.blocks).map((b) => b.action_id)).toEqual([
+      disable.action_id,
+      ACTIONS.changeCancel,
+    ]);
   }, 40_000);
 });
