@@ -64,9 +64,12 @@ export async function confirmFirstWhereNoApproval<P>(
   const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
   const deps = env.deps;
   try {
-    const current = await kind.readCurrent(deps, scope, params).catch(() => null);
+    const read = () => kind.readCurrent(deps, scope, params).catch(() => null);
+    // Read once, and only where it decides or is shown: an approval card reads it again anyway.
+    let current = kind.needsApproval ? await read() : null;
     const why = await appliesWithoutApproval(deps, kind, scope, params, current);
     if (why === undefined) return false;
+    if (!kind.needsApproval) current = await read();
     const nothing = await changesNothing(deps, kind, scope, params, current);
     const warning =
       why === "off"
