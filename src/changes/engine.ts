@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Deps } from "../deps.js";
 import type { EdgeApiError } from "../edge/errors.js";
 import { UserError } from "../errors.js";
-import type { ChangeError, ChangeRequest, NewChangeRequest } from "../store/index.js";
+import type { ChangeError, ChangeRequest, EffectivePolicy, NewChangeRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
@@ -72,6 +72,37 @@ export async function changesNothing<P, V>(
   return !(target && (await pendingUndoOwner(deps, scope.teamId, target)));
 }
 
+/** Whether `policy` makes this change wait for approval (the kind may decide, as the policy change does). */
+async function approvalRequired<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  current: V | null,
+  policy: EffectivePolicy,
+): Promise<boolean> {
+  return kind.needsApproval
+    ? await kind.needsApproval(params, current, policy, deps, scope)
+    : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
+}
+
+/**
+ * Why this change, asked in the scope's channel, would apply at once with nobody approving it (approvals are
+ * off there, or do not cover it); undefined when it would wait for approval. Read before offering a button's
+ * confirmation, so the person pressing sees its impact where no approval card will show it.
+ */
+export async function appliesWithoutApproval<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  current: V | null,
+): Promise<"off" | "not_covered" | undefined> {
+  const policy = await policyFor(deps, scope.teamId, scope.channelId, false);
+  if (await approvalRequired(deps, kind, scope, params, current, policy)) return undefined;
+  return policy.approvals === "off" ? "off" : "not_covered";
+}
+
 /**
  * A confirmed request for a change. Applied at once where the kind's policy needs no second person;
  * otherwise it waits, pending. Nothing is created when the change is already in force.
@@ -108,9 +139,7 @@ export async function requestChange<P, V>(
     input.approversReachable === undefined
       ? policy.approvalsNeeded
       : Math.max(1, Math.min(policy.approvalsNeeded, input.approversReachable));
-  const required = kind.needsApproval
-    ? await kind.needsApproval(input.params, current, policy, deps, scope)
-    : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
+  const required = await approvalRequired(deps, kind, scope, input.params, current, policy);
   // Where it would wait for approval, one request for the same change waits and a second asker is
   // pointed at it; the store's unique twin key decides between two asking at the same instant. Applied
   // at once here, the change is simply applied.

@@ -87,6 +87,14 @@ export interface ChangeButtonValue {
   p: unknown;
   /** Temporary: undone this many ms after it is applied. */
   t?: number;
+  /**
+   * Set on the Confirm of a button's own confirmation (the one shown where approvals would not follow):
+   * confirmed with its impact seen, so it is asked now. `o`: the message whose button opened it (an alert's
+   * or a drift post's, answered in its thread); `d`: that drift post's Keep value.
+   */
+  ok?: 1;
+  o?: string;
+  d?: string;
 }
 
 /**
@@ -100,6 +108,11 @@ export function confirmChangeMessage(
   /** What else confirming does, said before anyone confirms. */
   warning?: MrkdwnInput,
   changesNothing = false,
+  /** A button's own confirmation: its Confirm carries the button's action id and value (see ChangeButtonValue.ok). */
+  confirmButton: { actionId: string; value: string } = {
+    actionId: ACTIONS.changeConfirm,
+    value: JSON.stringify(value),
+  },
 ): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
@@ -117,7 +130,7 @@ export function confirmChangeMessage(
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
-      button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
+      button("Confirm", confirmButton.actionId, confirmButton.value, "primary"),
       button("Cancel", ACTIONS.changeCancel, value.r),
     ),
   );
