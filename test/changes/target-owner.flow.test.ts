@@ -278,13 +278,15 @@ async function relatedRequests(options: HarnessOptions) {
 
     await confirm(h, `ddos ${DDOS_ZONE} medium`, ALICE, "C0001");
     const third = await h.slack.waitForCall("chat.postMessage", (c) =>
-      blocksText(c.args.blocks).includes("Approval needed: Set DDoS"),
+      blocksText(c.args.blocks).includes(
+        `Approval needed: Set DDoS sensitivity of shield zone ${DDOS_ZONE} to Medium`,
+      ),
     );
     const lines = blocksText(third.args.blocks)
       .split("\n")
       .filter((l) => l.includes("Conflicts with"));
     expect(lines).toHaveLength(1);
-    const named = lines[0]!.split("; ");
+    const named = lines[0]!.match(/<@U\w+>'s request \([^)]*\), waiting here/g) ?? [];
     expect(named).toHaveLength(2);
     expect(new Set(named).size).toBe(2);
     expect(lines[0]).toContain("for 30 min");
