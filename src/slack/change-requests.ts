@@ -37,6 +37,8 @@ export function updateCard(
       for (let round = 0; round < MAX_DRAWS; round++) {
         const latest = await env.deps.store.changeRequests.get(request.id);
         if (!latest?.messageChannel || !latest.messageTs) return;
+        // Mid-flow (applying, undoing): the flow draws the card at its end; drawn now it would flicker.
+        if (inPassing(latest)) return;
         const card = await draw(latest);
         const drawing = JSON.stringify([latest.messageChannel, latest.messageTs, card.text, card.blocks]);
         if (drawing === sent) return;
@@ -71,6 +73,9 @@ async function storedCard(env: SlackEnv, client: WebClient, request: ChangeReque
  * is drawn at the end of that flow (a move, or a note when the outcome is not known yet), not in between.
  */
 const PASSING: ReadonlySet<ChangeRequest["state"]> = new Set(["approved", "undoing"]);
+
+/** In such a move, and not noted as waiting for an outcome not known yet (that note is drawn). */
+const inPassing = (r: ChangeRequest) => PASSING.has(r.state) && r.lastError?.kind !== "unknown";
 
 /**
  * The one place approval cards are redrawn: told by the engine (src/changes/observers.ts) of every move
