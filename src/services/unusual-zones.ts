@@ -13,7 +13,8 @@ import { edgeAccessFor } from "./edge-access.js";
 
 /** What the watches' detector says of one zone's last whole slot, read once (no baseline kept). */
 export type ZoneCheck =
-  | { zoneId: number; state: "unusual"; reading: SignalReading }
+  /** `watched`: a zone watch of this workspace already alerts on it (in whichever channel). */
+  | { zoneId: number; state: "unusual"; reading: SignalReading; watched: boolean }
   | { zoneId: number; state: "usual" }
   | { zoneId: number; state: "unknown"; why: string };
 
@@ -31,6 +32,9 @@ export async function checkZones(
   zoneIds: readonly number[],
 ): Promise<ZoneCheck[]> {
   const access = await edgeAccessFor(deps, teamId);
+  const watched = new Set(
+    (await deps.store.watches.list(teamId)).filter((w) => w.kind === "zone").map((w) => w.target),
+  );
   const now = deps.clock.now();
   const from = Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS;
   return Promise.all(
@@ -49,7 +53,9 @@ export async function checkZones(
           return { zoneId, state: "unknown", why: "too little history to know its usual" };
         const verdict = evaluateZone(samples.slice(0, -1), current, "normal");
         const over = verdict.readings.filter((r) => r.over).sort((a, b) => b.z - a.z)[0];
-        return over ? { zoneId, state: "unusual", reading: over } : { zoneId, state: "usual" };
+        return over
+          ? { zoneId, state: "unusual", reading: over, watched: watched.has(String(zoneId)) }
+          : { zoneId, state: "usual" };
       } catch (err) {
         return { zoneId, state: "unknown", why: toUserSentence(err) };
       }

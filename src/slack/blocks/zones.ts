@@ -102,7 +102,7 @@ function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage): KnownB
   const lines = checks.flatMap((c) =>
     c.state === "unusual"
       ? [
-          mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; be alerted with ${code(`/edge watch zone ${c.zoneId}`)}.`,
+          mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`,
         ]
       : [],
   );

@@ -1224,6 +1224,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
                   z: 9,
                   over: true,
                 },
+                watched: g.bool(),
               },
               { zoneId: z.shieldZoneId, state: "usual" as const },
               { zoneId: z.shieldZoneId, state: "unknown" as const, why: g.s() },
