@@ -150,16 +150,20 @@ export async function requestChange<P, V>(
     if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
     if (twin) return joinTwin(deps, twin, input.userId);
   }
-  // Waiting beside requests for the same target with another value: both cards say so.
+  // Waiting beside requests for the same target, with another value or the same one asked apart (for good
+  // and for a while): both cards say so.
   const conflicts =
     required && target
       ? (await waitingRequests(deps, input.teamId, kind.name)).filter(
-          (r) =>
-            r.id !== input.requestId &&
-            targetOf(r)?.key === target &&
-            JSON.stringify(canonical(r.params)) !== JSON.stringify(canonical(input.params)),
+          (r) => r.id !== input.requestId && targetOf(r)?.key === target,
         )
       : [];
+  const sameValue = (r: ChangeRequest) =>
+    JSON.stringify(canonical(r.params)) === JSON.stringify(canonical(input.params));
+  const noted = (r: ChangeRequest, other: ChangeRequest) => ({
+    ...otherOf(r),
+    ...(sameValue(other) ? { sameValue: true } : {}),
+  });
   // The workspace removed edgeops while this request was being asked (its read was slow): nothing is
   // asked, so its removal has nothing new to undo and its key nothing more to carry.
   const removal = await deps.store.removals.get(input.teamId);
@@ -177,7 +181,7 @@ export async function requestChange<P, V>(
     approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
-    ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map(otherOf) } } : {}),
+    ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map((r) => noted(r, r)) } } : {}),
   });
   if ("outcome" in created) return created.outcome;
   const { request } = created;
@@ -194,7 +198,7 @@ export async function requestChange<P, V>(
   for (const other of conflicts) {
     const listed = other.note?.kind === "conflicts" ? other.note.with : [];
     await annotateOther(deps, other.id, "pending", {
-      note: { kind: "conflicts", with: [...listed, otherOf(request)] },
+      note: { kind: "conflicts", with: [...listed, noted(request, other)] },
     }).catch((err: unknown) =>
       deps.logger.warn({ err, requestId: other.id }, "could not note a conflicting request on its card"),
     );

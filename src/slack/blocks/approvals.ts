@@ -307,7 +307,8 @@ const MAX_NAMED = 10;
 const MAX_NOTED = 5;
 
 /** "@bob's request (Allow AI scraper on shield zone 1)" */
-const otherRequest = (o: OtherRequest) => mrkdwn`${mention(o.userId)}'s request (${o.change})`;
+const otherRequest = (o: OtherRequest) =>
+  mrkdwn`${mention(o.userId)}'s request (${o.change}${o.temporaryMs !== undefined ? ` for ${durationWords(o.temporaryMs)}` : ""})`;
 
 /**
  * Another request named on this card only where everyone who reads the card may see it: asked in the same channel.
@@ -317,6 +318,55 @@ const sameChannel = (o: OtherRequest, r: ChangeRequest) => o.channelId === r.cha
 const otherOrElsewhere = (o: OtherRequest, r: ChangeRequest) =>
   sameChannel(o, r) ? otherRequest(o) : mrkdwn`a request in another channel`;
 
+/** "Conflicts with …": requests waiting for the same target with another value. */
+function conflictLine(r: ChangeRequest, others: readonly OtherRequest[]): Mrkdwn[] {
+  if (others.length === 0) return [];
+  const here = others.filter((o) => sameChannel(o, r));
+  const elsewhere = others.length - here.length;
+  const named = here.slice(0, MAX_NOTED).map((o) => mrkdwn`${otherRequest(o)}, waiting here`);
+  const more = here.length - named.length;
+  const parts = [
+    ...named,
+    ...(more > 0 ? [mrkdwn`${more} more here`] : []),
+    ...(elsewhere > 0
+      ? [mrkdwn`${elsewhere === 1 ? "a request" : `${elsewhere} requests`} waiting in another channel`]
+      : []),
+  ];
+  return [
+    mrkdwn`:warning: Conflicts with ${joinMrkdwn(parts, "; ")}. Whichever is approved first is applied; the other is then refused.`,
+  ];
+}
+
+/**
+ * Requests waiting for the same value on the same target, asked apart (for good and for a while): "A permanent
+ * request for the same change waits: @bob's request (…)". Named only where asked in this card's channel.
+ */
+export function relatedLines(r: ChangeRequest): Mrkdwn[] {
+  if (r.note?.kind !== "conflicts") return [];
+  const same = [...new Map(r.note.with.filter((o) => o.sameValue).map((o) => [o.id, o])).values()];
+  const which = (o: OtherRequest) =>
+    o.temporaryMs !== undefined && r.undoAfterMs === null
+      ? "A temporary"
+      : o.temporaryMs === undefined && r.undoAfterMs !== null
+        ? "A permanent"
+        : "Another";
+  const here = same.filter((o) => sameChannel(o, r));
+  const elsewhere = same.length - here.length;
+  return [
+    ...here
+      .slice(0, MAX_NOTED)
+      .map((o) => mrkdwn`:link: ${which(o)} request for the same change waits: ${otherRequest(o)}, here.`),
+    ...(here.length > MAX_NOTED
+      ? [mrkdwn`:link: ${here.length - MAX_NOTED} more for the same change wait here.`]
+      : []),
+    ...(elsewhere > 0
+      ? [
+          mrkdwn`:link: ${elsewhere === 1 ? "A request" : `${elsewhere} requests`} for the same change ${elsewhere === 1 ? "waits" : "wait"} in another channel.`,
+        ]
+      : []),
+  ];
+}
+
 /** What the card says about other requests for the same target. */
 function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   const note = r.note;
@@ -325,18 +375,14 @@ function noteLine(r: ChangeRequest): Mrkdwn | undefined {
     case "conflicts": {
       if (r.state !== "pending" || note.with.length === 0) return undefined;
       const unique = [...new Map(note.with.map((o) => [o.id, o])).values()];
-      const here = unique.filter((o) => sameChannel(o, r));
-      const elsewhere = unique.length - here.length;
-      const named = here.slice(0, MAX_NOTED).map((o) => mrkdwn`${otherRequest(o)}, waiting here`);
-      const more = here.length - named.length;
-      const parts = [
-        ...named,
-        ...(more > 0 ? [mrkdwn`${more} more here`] : []),
-        ...(elsewhere > 0
-          ? [mrkdwn`${elsewhere === 1 ? "a request" : `${elsewhere} requests`} waiting in another channel`]
-          : []),
+      const lines = [
+        ...relatedLines(r),
+        ...conflictLine(
+          r,
+          unique.filter((o) => !o.sameValue),
+        ),
       ];
-      return mrkdwn`:warning: Conflicts with ${joinMrkdwn(parts, "; ")}. Whichever is approved first is applied; the other is then refused.`;
+      return lines.length > 0 ? joinMrkdwn(lines, "\n") : undefined;
     }
     case "kept":
       return note.until === null
