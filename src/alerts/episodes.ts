@@ -49,6 +49,11 @@ const notice = (episode: AlertEpisode, event?: AlertEvent): AlertNotice => ({
 export type ParentPlan =
   /** The watch is muted: nothing is sent, the notice waits for the mute to end. */
   | { kind: "muted" }
+  /**
+   * The watch is muted and the alert has resolved: the parent is updated in place, nothing is posted in its
+   * thread; the resolution's replies wait for the mute to end (resolutionUntold).
+   */
+  | { kind: "quiet"; view: AlertView; digest: string }
   /** Slack already shows this parent and there is nothing to say: nothing is sent. */
   | { kind: "unchanged" }
   | {
@@ -71,9 +76,14 @@ export async function planParent(c: EpisodeContext, n: AlertNotice): Promise<Par
   const e = n.episode;
   const watch = (await deps.store.watches.get(c.watch.id)) ?? c.watch;
   c.watch.mutedUntil = watch.mutedUntil;
-  if (isMutedAt(watch, c.now)) return { kind: "muted" };
   const view = alertViewOf(e, watch);
   const digest = parentDigest(view, c.now);
+  if (isMutedAt(watch, c.now)) {
+    // A mute silences the channel, not the truth: a parent left saying Firing for the rest of the hour misleads.
+    if (e.status === "resolved" && e.messageTs !== null && e.shownDigest !== digest)
+      return { kind: "quiet", view, digest };
+    return { kind: "muted" };
+  }
   const unchanged = e.messageTs !== null && e.shownDigest === digest;
   if (unchanged && !n.event) {
     if (e.shownVersion !== e.version) await deps.store.episodes.setShown(e.id, e.version, digest);
@@ -98,6 +108,18 @@ export async function recordPosted(
 export async function recordShown(c: EpisodeContext, e: AlertEpisode, digest: string): Promise<void> {
   await c.deps.store.episodes.setShown(e.id, e.version, digest);
 }
+
+/**
+ * Slack shows this parent now, but its thread has not been told: the shown version stays behind, so the episode
+ * is listed again (staleNotices) and the resolution's replies are posted once the mute ends.
+ */
+export async function recordShownQuietly(c: EpisodeContext, e: AlertEpisode, digest: string): Promise<void> {
+  await c.deps.store.episodes.setShown(e.id, e.shownVersion ?? 0, digest);
+}
+
+/** A resolution whose replies its thread is still owed (held back by a mute, or refused by Slack). */
+export const resolutionUntold = (e: AlertEpisode): boolean =>
+  e.status === "resolved" && e.messageTs !== null && e.shownVersion !== e.version;
 
 /** The watch's channel refused an alert (Slack's code): the watch is failing until a post arrives. */
 export async function watchChannelRefused(c: EpisodeContext, slackError: string): Promise<void> {
