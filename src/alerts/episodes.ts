@@ -133,6 +133,10 @@ export async function watchChannelWorks(c: EpisodeContext): Promise<void> {
   c.watch.failing = false;
 }
 
+/** The readings an episode opened with, kept through its updates (an episode opened before they were kept has none). */
+const openingOf = (previous: EpisodeDetails | null | undefined): Pick<EpisodeDetails, "opening"> =>
+  previous?.opening ? { opening: previous.opening } : {};
+
 /** The subject's latest episode: `read` when the caller has it already (null: none), else from the store. */
 async function latestEpisode(
   c: EpisodeContext,
@@ -162,7 +166,7 @@ export async function fire(
     const previous = latest.details as EpisodeDetails;
     const moved = await deps.store.episodes.update(latest.id, latest.version, {
       kind,
-      details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails,
+      details: { ...openingOf(previous), subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails,
     });
     if (!moved) return undefined;
     return notice(moved, moved.messageTs === null ? undefined : event?.(previous));
@@ -177,7 +181,11 @@ export async function fire(
       kind,
       status: "firing",
       resolvedAt: null,
-      details: { subject, reopened: (previous.reopened ?? 0) + 1 } satisfies EpisodeDetails,
+      details: {
+        ...openingOf(previous),
+        subject,
+        reopened: (previous.reopened ?? 0) + 1,
+      } satisfies EpisodeDetails,
     });
     if (!reopened) return undefined;
     c.logger.info({ episodeId: latest.id, subjectId }, "alert fired again within the cool-down");
@@ -190,7 +198,7 @@ export async function fire(
     subject: subjectId,
     seq: (latest?.seq ?? 0) + 1,
     kind,
-    details: { subject, reopened: 0 } satisfies EpisodeDetails,
+    details: { subject, reopened: 0, opening: subject } satisfies EpisodeDetails,
   });
   if (!opened) return undefined;
   c.logger.info({ episodeId: opened.id, subjectId, kind }, "alert opened");
@@ -210,7 +218,15 @@ export async function resolve(
   const resolved = await c.deps.store.episodes.update(latest.id, latest.version, {
     status: "resolved",
     resolvedAt: c.now,
-    ...(subject ? { details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails } : {}),
+    ...(subject
+      ? {
+          details: {
+            ...openingOf(previous),
+            subject,
+            reopened: previous.reopened ?? 0,
+          } satisfies EpisodeDetails,
+        }
+      : {}),
   });
   if (!resolved) return undefined;
   c.logger.info({ episodeId: latest.id, subjectId }, "alert resolved");

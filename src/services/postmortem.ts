@@ -66,9 +66,10 @@ function attackWords(e: TimelineEntry & { kind: "alert_opened" }): string {
         `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
     )
     .join(", ");
+  const asOf = numbers && e.latestReadings ? "latest readings (those at opening were not kept): " : "";
   const of =
     e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
-  return [numbers, e.topOffender ? `busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""]
+  return [`${asOf}${numbers}`, e.topOffender ? `busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""]
     .filter(Boolean)
     .join("; ");
 }

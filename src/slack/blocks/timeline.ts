@@ -64,9 +64,10 @@ function entryLine(e: TimelineEntry): Mrkdwn {
   switch (e.kind) {
     case "alert_opened": {
       const over = e.signals.filter((s) => s.over);
+      const asOf = e.latestReadings ? "latest readings (those at opening were not kept): " : "";
       const numbers =
         over.length > 0
-          ? mrkdwn`: ${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
+          ? mrkdwn`: ${asOf}${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
           : "";
       const of =
         e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
