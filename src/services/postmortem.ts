@@ -327,7 +327,7 @@ export function postmortemMarkdown(
   else
     for (const p of peaks.ok)
       out.push(
-        `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in ${durationWords(p.bucketMs)} at ${iso(p.at)}; ${n(p.total)} in the window`,
+        `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in the ${durationWords(p.bucketMs)} to ${iso(p.endsAt)}; ${n(p.total)} in the window`,
       );
   out.push("");
 

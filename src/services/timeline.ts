@@ -113,9 +113,9 @@ export interface Mitigation {
 
 export interface SignalPeak {
   metric: TrafficMetric;
-  /** The busiest bucket's count and when it began. */
+  /** The busiest bucket's count and when it ended (a bucket's start would date it before what it counts). */
   peak: number;
-  at: number;
+  endsAt: number;
   bucketMs: number;
   total: number;
 }
@@ -456,7 +456,7 @@ export async function signalPeaks(
       return {
         metric: row.metric,
         peak: row.series[best] ?? 0,
-        at: range.metricsFrom + best * range.bucketMs,
+        endsAt: range.metricsFrom + (best + 1) * range.bucketMs,
         bucketMs: range.bucketMs,
         total: row.count,
       };

@@ -125,7 +125,10 @@ function peaksLine(story: TimelineStory): Mrkdwn | null {
   const busy = story.peaks.ok.filter((p) => p.peak > 0);
   if (busy.length === 0) return mrkdwn`*Peaks:* nothing blocked, challenged or logged in the window.`;
   return mrkdwn`*Peaks* (busiest ${durationWords(busy[0]?.bucketMs ?? 0)}): ${joinMrkdwn(
-    busy.map((p) => mrkdwn`${TRAFFIC_METRIC_LABELS[p.metric]} ${n(p.peak)} at ${dateToken(p.at, "{time}")}`),
+    busy.map(
+      (p) =>
+        mrkdwn`${TRAFFIC_METRIC_LABELS[p.metric]} ${n(p.peak)} in the ${durationWords(p.bucketMs)} to ${dateToken(p.endsAt, "{time}")}`,
+    ),
     " · ",
   )}`;
 }
