@@ -759,7 +759,13 @@ function timelineStory(g: Gen): TimelineStory {
     peaks: g.pick([
       {
         ok: [
-          { metric: "waf" as const, peak: g.int(9999), at: g.ms(), bucketMs: 60_000, total: g.int(99999) },
+          {
+            metric: "waf" as const,
+            peak: g.int(9999),
+            endsAt: g.ms(),
+            bucketMs: 60_000,
+            total: g.int(99999),
+          },
         ],
       },
       { error: g.s() },
