@@ -49,6 +49,11 @@ const notice = (episode: AlertEpisode, event?: AlertEvent): AlertNotice => ({
 export type ParentPlan =
   /** The watch is muted: nothing is sent, the notice waits for the mute to end. */
   | { kind: "muted" }
+  /**
+   * The watch is muted and the alert has resolved: the parent is updated in place, nothing is posted in its
+   * thread; the resolution's replies wait for the mute to end (resolutionUntold).
+   */
+  | { kind: "quiet"; view: AlertView; digest: string }
   /** Slack already shows this parent and there is nothing to say: nothing is sent. */
   | { kind: "unchanged" }
   | {
@@ -71,9 +76,14 @@ export async function planParent(c: EpisodeContext, n: AlertNotice): Promise<Par
   const e = n.episode;
   const watch = (await deps.store.watches.get(c.watch.id)) ?? c.watch;
   c.watch.mutedUntil = watch.mutedUntil;
-  if (isMutedAt(watch, c.now)) return { kind: "muted" };
   const view = alertViewOf(e, watch);
   const digest = parentDigest(view, c.now);
+  if (isMutedAt(watch, c.now)) {
+    // A mute silences the channel, not the truth: a parent left saying Firing for the rest of the hour misleads.
+    if (e.status === "resolved" && e.messageTs !== null && e.shownDigest !== digest)
+      return { kind: "quiet", view, digest };
+    return { kind: "muted" };
+  }
   const unchanged = e.messageTs !== null && e.shownDigest === digest;
   if (unchanged && !n.event) {
     if (e.shownVersion !== e.version) await deps.store.episodes.setShown(e.id, e.version, digest);
@@ -99,6 +109,18 @@ export async function recordShown(c: EpisodeContext, e: AlertEpisode, digest: st
   await c.deps.store.episodes.setShown(e.id, e.version, digest);
 }
 
+/**
+ * Slack shows this parent now, but its thread has not been told: the shown version stays behind, so the episode
+ * is listed again (staleNotices) and the resolution's replies are posted once the mute ends.
+ */
+export async function recordShownQuietly(c: EpisodeContext, e: AlertEpisode, digest: string): Promise<void> {
+  await c.deps.store.episodes.setShown(e.id, e.shownVersion ?? 0, digest);
+}
+
+/** A resolution whose replies its thread is still owed (held back by a mute, or refused by Slack). */
+export const resolutionUntold = (e: AlertEpisode): boolean =>
+  e.status === "resolved" && e.messageTs !== null && e.shownVersion !== e.version;
+
 /** The watch's channel refused an alert (Slack's code): the watch is failing until a post arrives. */
 export async function watchChannelRefused(c: EpisodeContext, slackError: string): Promise<void> {
   await c.deps.store.watches.markFailing(c.watch.id, `Slack refused the alert (${slackError}).`);
@@ -110,6 +132,10 @@ export async function watchChannelWorks(c: EpisodeContext): Promise<void> {
   await c.deps.store.watches.clearFailing(c.watch.id);
   c.watch.failing = false;
 }
+
+/** The readings an episode opened with, kept through its updates (an episode opened before they were kept has none). */
+const openingOf = (previous: EpisodeDetails | null | undefined): Pick<EpisodeDetails, "opening"> =>
+  previous?.opening ? { opening: previous.opening } : {};
 
 /** The subject's latest episode: `read` when the caller has it already (null: none), else from the store. */
 async function latestEpisode(
@@ -140,7 +166,7 @@ export async function fire(
     const previous = latest.details as EpisodeDetails;
     const moved = await deps.store.episodes.update(latest.id, latest.version, {
       kind,
-      details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails,
+      details: { ...openingOf(previous), subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails,
     });
     if (!moved) return undefined;
     return notice(moved, moved.messageTs === null ? undefined : event?.(previous));
@@ -155,7 +181,11 @@ export async function fire(
       kind,
       status: "firing",
       resolvedAt: null,
-      details: { subject, reopened: (previous.reopened ?? 0) + 1 } satisfies EpisodeDetails,
+      details: {
+        ...openingOf(previous),
+        subject,
+        reopened: (previous.reopened ?? 0) + 1,
+      } satisfies EpisodeDetails,
     });
     if (!reopened) return undefined;
     c.logger.info({ episodeId: latest.id, subjectId }, "alert fired again within the cool-down");
@@ -168,7 +198,7 @@ export async function fire(
     subject: subjectId,
     seq: (latest?.seq ?? 0) + 1,
     kind,
-    details: { subject, reopened: 0 } satisfies EpisodeDetails,
+    details: { subject, reopened: 0, opening: subject } satisfies EpisodeDetails,
   });
   if (!opened) return undefined;
   c.logger.info({ episodeId: opened.id, subjectId, kind }, "alert opened");
@@ -188,7 +218,15 @@ export async function resolve(
   const resolved = await c.deps.store.episodes.update(latest.id, latest.version, {
     status: "resolved",
     resolvedAt: c.now,
-    ...(subject ? { details: { subject, reopened: previous.reopened ?? 0 } satisfies EpisodeDetails } : {}),
+    ...(subject
+      ? {
+          details: {
+            ...openingOf(previous),
+            subject,
+            reopened: previous.reopened ?? 0,
+          } satisfies EpisodeDetails,
+        }
+      : {}),
   });
   if (!resolved) return undefined;
   c.logger.info({ episodeId: latest.id, subjectId }, "alert resolved");

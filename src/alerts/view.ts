@@ -81,6 +81,8 @@ export type EpisodeSubject = AlertView["subject"];
 export interface EpisodeDetails {
   subject: EpisodeSubject;
   reopened: number;
+  /** The subject as it was when the episode opened (subject is brought up to date as it fires). */
+  opening?: EpisodeSubject;
 }
 
 /** The subject of an episode whose details are missing or of an unknown shape: named from the watch alone. */

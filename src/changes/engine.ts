@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Deps } from "../deps.js";
 import type { EdgeApiError } from "../edge/errors.js";
 import { UserError } from "../errors.js";
-import type { ChangeError, ChangeRequest, NewChangeRequest } from "../store/index.js";
+import type { ChangeError, ChangeRequest, EffectivePolicy, NewChangeRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
 import { inFlight } from "./in-flight.js";
 import { resolveChange } from "./index.js";
@@ -73,6 +73,37 @@ export async function changesNothing<P, V>(
   return !(target && (await pendingUndoOwner(deps, scope.teamId, target)));
 }
 
+/** Whether `policy` makes this change wait for approval (the kind may decide, as the policy change does). */
+async function approvalRequired<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  current: V | null,
+  policy: EffectivePolicy,
+): Promise<boolean> {
+  return kind.needsApproval
+    ? await kind.needsApproval(params, current, policy, deps, scope)
+    : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
+}
+
+/**
+ * Why this change, asked in the scope's channel, would apply at once with nobody approving it (approvals are
+ * off there, or do not cover it); undefined when it would wait for approval. Read before offering a button's
+ * confirmation, so the person pressing sees its impact where no approval card will show it.
+ */
+export async function appliesWithoutApproval<P, V>(
+  deps: Deps,
+  kind: ChangeKind<P, V>,
+  scope: ChangeScope,
+  params: P,
+  current: V | null,
+): Promise<"off" | "not_covered" | undefined> {
+  const policy = await policyFor(deps, scope.teamId, scope.channelId, false);
+  if (await approvalRequired(deps, kind, scope, params, current, policy)) return undefined;
+  return policy.approvals === "off" ? "off" : "not_covered";
+}
+
 /**
  * A confirmed request for a change. Applied at once where the kind's policy needs no second person;
  * otherwise it waits, pending. Nothing is created when the change is already in force.
@@ -109,9 +140,7 @@ export async function requestChange<P, V>(
     input.approversReachable === undefined
       ? policy.approvalsNeeded
       : Math.max(1, Math.min(policy.approvalsNeeded, input.approversReachable));
-  const required = kind.needsApproval
-    ? await kind.needsApproval(input.params, current, policy, deps, scope)
-    : policy.approvals === "required" && policyCovers(policy.approvalsFor, kind);
+  const required = await approvalRequired(deps, kind, scope, input.params, current, policy);
   // Where it would wait for approval, one request for the same change waits and a second asker is
   // pointed at it; the store's unique twin key decides between two asking at the same instant. Applied
   // at once here, the change is simply applied.
@@ -122,16 +151,20 @@ export async function requestChange<P, V>(
     if (twin?.id === input.requestId) return { kind: "duplicate", request: twin };
     if (twin) return joinTwin(deps, twin, input.userId);
   }
-  // Waiting beside requests for the same target with another value: both cards say so.
+  // Waiting beside requests for the same target, with another value or the same one asked apart (for good
+  // and for a while): both cards say so.
   const conflicts =
     required && target
       ? (await waitingRequests(deps, input.teamId, kind.name)).filter(
-          (r) =>
-            r.id !== input.requestId &&
-            targetOf(r)?.key === target &&
-            JSON.stringify(canonical(r.params)) !== JSON.stringify(canonical(input.params)),
+          (r) => r.id !== input.requestId && targetOf(r)?.key === target,
         )
       : [];
+  const sameValue = (r: ChangeRequest) =>
+    JSON.stringify(canonical(r.params)) === JSON.stringify(canonical(input.params));
+  const noted = (r: ChangeRequest, other: ChangeRequest) => ({
+    ...otherOf(r),
+    ...(sameValue(other) ? { sameValue: true } : {}),
+  });
   // The workspace removed edgeops while this request was being asked (its read was slow): nothing is
   // asked, so its removal has nothing new to undo and its key nothing more to carry.
   const removal = await deps.store.removals.get(input.teamId);
@@ -149,7 +182,7 @@ export async function requestChange<P, V>(
     approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
     twinKey,
-    ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map(otherOf) } } : {}),
+    ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map((r) => noted(r, r)) } } : {}),
   });
   if ("outcome" in created) return created.outcome;
   const { request } = created;
@@ -166,7 +199,7 @@ export async function requestChange<P, V>(
   for (const other of conflicts) {
     const listed = other.note?.kind === "conflicts" ? other.note.with : [];
     await annotateOther(deps, other.id, "pending", {
-      note: { kind: "conflicts", with: [...listed, otherOf(request)] },
+      note: { kind: "conflicts", with: [...listed, noted(request, other)] },
     }).catch((err: unknown) =>
       deps.logger.warn({ err, requestId: other.id }, "could not note a conflicting request on its card"),
     );

@@ -227,7 +227,42 @@ export function undoByHand(r: ChangeRequest): string {
 }
 
 export function otherOf(r: ChangeRequest): OtherRequest {
-  return { id: r.id, userId: r.requesterId, channelId: r.channelId, change: describeRequest(r) };
+  return {
+    id: r.id,
+    userId: r.requesterId,
+    channelId: r.channelId,
+    change: describeRequest(r),
+    ...(r.undoAfterMs !== null ? { temporaryMs: r.undoAfterMs } : {}),
+  };
+}
+
+/**
+ * Once a request is applied, those that waited beside it for another value can never apply (their value
+ * moved since they were asked): they are closed as superseded, so their cards lose Approve. Those for the
+ * same value stop naming it.
+ */
+export async function closeSuperseded(deps: Deps, applied: ChangeRequest): Promise<void> {
+  if (applied.note?.kind !== "conflicts") return;
+  for (const o of applied.note.with) {
+    const other = await deps.store.changeRequests.get(o.id);
+    if (other?.state !== "pending") continue;
+    if (o.sameValue) {
+      if (other.note?.kind !== "conflicts") continue;
+      const left = other.note.with.filter((x) => x.id !== applied.id);
+      await annotateOther(deps, other.id, "pending", {
+        note: left.length > 0 ? { kind: "conflicts", with: left } : null,
+      });
+      continue;
+    }
+    const closed = await move(deps, other.id, "pending", "cancelled", {
+      decidedAt: deps.clock.now(),
+      note: { kind: "superseded", by: otherOf(applied) },
+    });
+    if (!closed) continue;
+    countState(deps, "cancelled");
+    await audit(deps, closed, "system", "cancel", "superseded", { by: applied.id });
+    await releaseConflicts(deps, other);
+  }
 }
 
 /** The request that set the target last, when it is not `exceptId`; `since`: when it did. */
@@ -315,7 +350,10 @@ export async function moveToApplied(
       ...(previous && note ? { takeOver: { id: previous.request.id, patch: { undoAt: null, note } } } : {}),
     },
   );
-  if (moved) await deps.changeObservers.notify(moved, deps.logger);
+  if (moved) {
+    await deps.changeObservers.notify(moved, deps.logger);
+    await closeSuperseded(deps, moved);
+  }
   if (takenOver) {
     await deps.changeObservers.notifyNoted(takenOver, deps.logger);
     await audit(deps, takenOver, actorId, "undo", previous?.kept ? "kept" : "superseded", { by: r.id });

@@ -6,6 +6,7 @@ import {
   planParent,
   recordPosted,
   recordShown,
+  recordShownQuietly,
   staleNotices,
   undeliveredNotices,
   watchChannelRefused,
@@ -180,11 +181,12 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
 /** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
 async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
   const plan = await planParent(d, n);
-  if (plan.kind !== "send") return plan.kind;
-  const { watch, digest, event } = plan;
+  if (plan.kind === "muted" || plan.kind === "unchanged") return plan.kind;
   const e = n.episode;
   const messageTs = e.messageTs;
   const parent = alertParentMessage(plan.view, d.now);
+  if (plan.kind === "quiet") return deliverQuietly(d, e, messageTs, parent, plan.digest);
+  const { watch, digest, event } = plan;
   const owner = watchOwner(d, watch);
   const delivered = await deliverTo(
     {
@@ -232,14 +234,47 @@ async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<Delivery
   }
 }
 
+/** A muted watch's resolved parent, updated in place with nothing in its thread. Never throws. */
+async function deliverQuietly(
+  d: AlertDelivery,
+  e: AlertNotice["episode"],
+  messageTs: string | null,
+  parent: ReturnType<typeof alertParentMessage>,
+  digest: string,
+): Promise<DeliveryOutcome> {
+  if (messageTs === null) return "muted";
+  const delivered = await deliverTo(
+    { client: d.client, metrics: d.deps.metrics, logger: d.logger },
+    watchOwner(d),
+    async (to) => {
+      await to.update(messageTs, parent);
+      await recordShownQuietly(d, e, digest);
+    },
+  );
+  if (delivered.outcome === "sent") return "updated";
+  if (delivered.outcome === "slack_error")
+    d.logger.warn({ err: delivered.error }, "updating a muted alert failed; the next evaluation tries again");
+  return delivered.outcome === "no_client" ? "slack_error" : delivered.outcome;
+}
+
 /**
  * Bring the watch's alerts in Slack up to date: post the parents of firing episodes never delivered, so an open
  * alert is never forgotten; then update every posted parent that no longer shows what is true. A parent Slack
  * already shows as it is costs nothing. Stops at the first delivery that fails.
  */
 async function deliverPending(d: AlertDelivery): Promise<DeliveryOutcome[]> {
-  if (isMutedAt(d.watch, d.now)) return [];
   const out: DeliveryOutcome[] = [];
+  if (isMutedAt(d.watch, d.now)) {
+    // Muted: only resolved parents, quietly (a quiet update Slack refused is tried again).
+    for (const n of await staleNotices(d)) {
+      if (n.episode.status !== "resolved") continue;
+      const outcome = await deliverNotice(d, n);
+      if (outcome === "muted" || outcome === "unchanged") continue;
+      out.push(outcome);
+      if (outcome !== "updated") break;
+    }
+    return out;
+  }
   for (const n of await undeliveredNotices(d)) {
     const outcome = await deliverNotice(d, n);
     out.push(outcome);

@@ -2,7 +2,12 @@ import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import { EdgeApiError } from "../edge/errors.js";
-import type { EventGroup, EventLogsSearch } from "../edge/schemas/shield.js";
+import {
+  ddosSensitivityLabel,
+  type EventGroup,
+  type EventLogsSearch,
+  wafExecutionModeLabel,
+} from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
 import { ACCESS_ENTRY_TYPES, type AccessEntryType, ENTRY_TYPE_WORDS } from "./access-entries.js";
 import { edgeAccessFor } from "./edge-access.js";
@@ -34,8 +39,30 @@ const FORM_SAMPLE = 50;
 export type ImpactTarget =
   | { what: "entry"; shieldZoneId: number; type: AccessEntryType; value: string }
   | { what: "waf_rule"; shieldZoneId: number; ruleId: string }
-  | { what: "threats"; shieldZoneId: number; feature: "ddos" | "waf" }
+  | { what: "threats"; shieldZoneId: number; feature: "ddos" | "waf"; setting?: SettingMove }
   | { what: "bots"; shieldZoneId: number; category: number };
+
+/**
+ * A setting's move (DDoS sensitivity, WAF mode): the event log holds what the current level handled, not what
+ * the new one would, so the preview is titled for the former and says the difference cannot be estimated.
+ */
+export interface SettingMove {
+  /** The level in force when asked ("Low"), or null when edgeops could not read it. */
+  from: string | null;
+  to: string;
+  direction: "stricter" | "looser" | "unknown";
+}
+
+/** DDoS sensitivity (Off → Challenge) and WAF mode (Log → Block) are ordered from the least to the most acting. */
+function settingMove(p: Record<string, unknown>, label: (v: number) => string): SettingMove | undefined {
+  if (typeof p.value !== "number") return undefined;
+  const seen = typeof p.seen === "number" ? p.seen : null;
+  return {
+    from: seen === null ? null : label(seen),
+    to: label(p.value),
+    direction: seen === null || seen === p.value ? "unknown" : p.value > seen ? "stricter" : "looser",
+  };
+}
 
 export interface ActionCounts {
   blocked: number;
@@ -91,9 +118,11 @@ export function impactTargetOf(change: { kind: string; params: unknown }): Impac
     case "waf_rule_review":
       return typeof p.ruleId === "string" ? { what: "waf_rule", shieldZoneId, ruleId: p.ruleId } : undefined;
     case "ddos_sensitivity":
-      return { what: "threats", shieldZoneId, feature: "ddos" };
-    case "waf_mode":
-      return { what: "threats", shieldZoneId, feature: "waf" };
+    case "waf_mode": {
+      const feature = change.kind === "waf_mode" ? "waf" : "ddos";
+      const setting = settingMove(p, feature === "waf" ? wafExecutionModeLabel : ddosSensitivityLabel);
+      return { what: "threats", shieldZoneId, feature, ...(setting ? { setting } : {}) };
+    }
     case "bot_category":
       return typeof p.category === "number"
         ? { what: "bots", shieldZoneId, category: p.category }

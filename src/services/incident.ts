@@ -122,8 +122,13 @@ export interface IncidentRange {
   bucketMs: number;
   /** Sparkline buckets, from `metricsFrom` to `metricsTo`. */
   buckets: number;
-  /** Where event-log searches start: `from`, kept inside the log's retention. */
+  /**
+   * What event-log searches cover: the metrics' whole slots (kept inside the log's retention), so the card's
+   * offenders and its traffic count the same minutes; a log read to now would count an attack's first minutes
+   * that the traffic leaves out.
+   */
   eventLogFrom: number;
+  eventLogTo: number;
 }
 
 export function incidentRange(window: IncidentWindow, to: number): IncidentRange {
@@ -146,7 +151,8 @@ export function incidentRange(window: IncidentWindow, to: number): IncidentRange
     resolution: spec.resolution,
     bucketMs: spec.bucketMs,
     buckets,
-    eventLogFrom: Math.max(from, to - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS),
+    eventLogFrom: Math.max(metricsFrom, to - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS),
+    eventLogTo: metricsTo,
   };
 }
 
@@ -489,12 +495,12 @@ export const CARD_SEARCH_MAX_PAGES = GROUPS_MAX_PAGES;
 export async function offendersSearch(
   client: EdgeClient,
   zoneId: number,
-  range: Pick<IncidentRange, "eventLogFrom" | "to">,
+  range: Pick<IncidentRange, "eventLogFrom" | "eventLogTo">,
   dimension: OffenderDimension,
 ): Promise<OffenderTop> {
   const read = await readEventLogGroups(client, zoneId, {
     from: range.eventLogFrom,
-    to: range.to,
+    to: range.eventLogTo,
     groupBy: [dimension],
   });
   const offenders = read.groups
@@ -774,7 +780,7 @@ export async function listIncidentSection(
       const dimension = q.section;
       const r = await client.searchEventLogs(q.zoneId, {
         from: range.eventLogFrom,
-        to: range.to,
+        to: range.eventLogTo,
         groupBy: [dimension],
         page: q.page - 1,
         pageSize: LIST_PAGE_SIZE,

@@ -66,9 +66,10 @@ function attackWords(e: TimelineEntry & { kind: "alert_opened" }): string {
         `${SIGNAL_LABELS[s.signal as AlertSignal] ?? escapeMarkdown(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`,
     )
     .join(", ");
+  const asOf = numbers && e.latestReadings ? "latest readings (those at opening were not kept): " : "";
   const of =
     e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
-  return [numbers, e.topOffender ? `busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""]
+  return [`${asOf}${numbers}`, e.topOffender ? `busiest IP ${escapeMarkdown(e.topOffender)}${of}` : ""]
     .filter(Boolean)
     .join("; ");
 }
@@ -326,7 +327,7 @@ export function postmortemMarkdown(
   else
     for (const p of peaks.ok)
       out.push(
-        `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in ${durationWords(p.bucketMs)} at ${iso(p.at)}; ${n(p.total)} in the window`,
+        `- ${TRAFFIC_METRIC_LABELS[p.metric]}: peak ${n(p.peak)} in the ${durationWords(p.bucketMs)} to ${iso(p.endsAt)}; ${n(p.total)} in the window`,
       );
   out.push("");
 

@@ -67,6 +67,8 @@ export type TimelineEntry = {
       kind: "alert_opened";
       episodeId: string;
       signals: SignalReading[];
+      /** Set when the readings at opening were not kept (an older episode): these are its last update's. */
+      latestReadings?: true;
       topOffender: string | null;
       /** Set when not every IP group was read: the busiest IP is of this many groups. */
       topOffenderOfGroups?: number;
@@ -111,9 +113,9 @@ export interface Mitigation {
 
 export interface SignalPeak {
   metric: TrafficMetric;
-  /** The busiest bucket's count and when it began. */
+  /** The busiest bucket's count and when it ended (a bucket's start would date it before what it counts). */
   peak: number;
-  at: number;
+  endsAt: number;
   bucketMs: number;
   total: number;
 }
@@ -241,8 +243,13 @@ function readingsOf(e: AlertEpisode): {
   signals: SignalReading[];
   topOffender: string | null;
   topOffenderOfGroups?: number;
+  latestReadings?: true;
 } {
-  const subject = (e.details as { subject?: Record<string, unknown> } | null)?.subject;
+  const details = e.details as {
+    subject?: Record<string, unknown>;
+    opening?: Record<string, unknown>;
+  } | null;
+  const subject = details?.opening ?? details?.subject;
   const raw = Array.isArray(subject?.readings) ? (subject.readings as Record<string, unknown>[]) : [];
   const signals = raw
     .filter((r) => typeof r.signal === "string" && typeof r.count === "number")
@@ -258,6 +265,7 @@ function readingsOf(e: AlertEpisode): {
     signals,
     topOffender: typeof top === "string" ? top : null,
     ...(typeof top === "string" && typeof of === "number" ? { topOffenderOfGroups: of } : {}),
+    ...(details?.opening ? {} : { latestReadings: true as const }),
   };
 }
 
@@ -455,7 +463,7 @@ export async function signalPeaks(
       return {
         metric: row.metric,
         peak: row.series[best] ?? 0,
-        at: range.metricsFrom + best * range.bucketMs,
+        endsAt: range.metricsFrom + (best + 1) * range.bucketMs,
         bucketMs: range.bucketMs,
         total: row.count,
       };

@@ -1,13 +1,19 @@
 import type { WebClient } from "@slack/web-api";
 import { type ChangeInput, type ChangeOutcome, cancel, requestChange } from "../changes/engine.js";
 import { type ChangeKind, resolveChange } from "../changes/index.js";
-import { restoreOf, UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
+import { approversFor, restoreOf, UNKNOWN_OUTCOME_SENTENCE } from "../changes/moves.js";
 import { toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
-import { appliedLine, approvalCard, requesterOutcome, requestStateSentence } from "./blocks/approvals.js";
+import {
+  appliedLine,
+  approvalCard,
+  relatedLines,
+  requesterOutcome,
+  requestStateSentence,
+} from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
-import { channel, dateToken, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
+import { channel, dateToken, joinMrkdwn, type Mrkdwn, mention, mrkdwn } from "./blocks/mrkdwn.js";
 import type { Reply } from "./blocks/reply.js";
 import { isChannelMember } from "./channel-members.js";
 import type { SlackEnv } from "./edge-commands/types.js";
@@ -29,7 +35,7 @@ export function updateCard(
   client: WebClient,
   request: Pick<ChangeRequest, "id">,
   logger: Logger,
-  draw: (latest: ChangeRequest) => Reply = (latest) => cardWithPreview(latest),
+  draw: (latest: ChangeRequest) => Reply | Promise<Reply> = (latest) => storedCard(env, client, latest),
 ): Promise<void> {
   return env.cardRedraws.redraw(request.id, async () => {
     try {
@@ -37,7 +43,9 @@ export function updateCard(
       for (let round = 0; round < MAX_DRAWS; round++) {
         const latest = await env.deps.store.changeRequests.get(request.id);
         if (!latest?.messageChannel || !latest.messageTs) return;
-        const card = draw(latest);
+        // Mid-flow (applying, undoing): the flow draws the card at its end; drawn now it would flicker.
+        if (inPassing(latest)) return;
+        const card = await draw(latest);
         const drawing = JSON.stringify([latest.messageChannel, latest.messageTs, card.text, card.blocks]);
         if (drawing === sent || (round === 0 && env.cardRedraws.alreadySent(request.id, drawing))) return;
         await client.chat.update({
@@ -56,10 +64,25 @@ export function updateCard(
 }
 
 /**
+ * The card for a request as stored. One still waiting names its approvers as the policy now says (the same
+ * policy an approval is checked against), so a redraw (a conflict noted on it) keeps its Approvers line.
+ */
+async function storedCard(env: SlackEnv, client: WebClient, request: ChangeRequest): Promise<Reply> {
+  if (request.state !== "pending") return cardWithPreview(request);
+  const policy = await approversFor(env.deps, request);
+  const admins =
+    policy.approvers.kind === "admins" ? await env.admins.listAdmins(client, request.teamId) : [];
+  return cardWithPreview(request, policy, admins);
+}
+
+/**
  * A move the flow that made it carries on from at once (approved → apply, undoing → put back): the card
  * is drawn at the end of that flow (a move, or a note when the outcome is not known yet), not in between.
  */
 const PASSING: ReadonlySet<ChangeRequest["state"]> = new Set(["approved", "undoing"]);
+
+/** In such a move, and not noted as waiting for an outcome not known yet (that note is drawn). */
+const inPassing = (r: ChangeRequest) => PASSING.has(r.state) && r.lastError?.kind !== "unknown";
 
 /**
  * The one place approval cards are redrawn: told by the engine (src/changes/observers.ts) of every move
@@ -249,8 +272,11 @@ export function outcomeBanner(
         return mrkdwn`:hourglass_flowing_sand: Someone already asked for *${c}*; it waits for approval elsewhere. No second request was made.`;
       return mrkdwn`:hourglass_flowing_sand: ${askerOf(r, viewerId)} already asked for *${c}*: it is waiting for approval in ${channel(r.channelId)} until ${dateToken(r.expiresAt)}. No second request was made; approve that one there if you may.`;
     }
-    case "pending":
-      return mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
+    case "pending": {
+      const related = relatedLines(outcome.request);
+      const line = mrkdwn`:hourglass_flowing_sand: *${c}* needs ${who}'s approval: the request is posted in this channel.`;
+      return related.length > 0 ? joinMrkdwn([line, ...related], "\n") : line;
+    }
     case "applied":
       if (tookOver(outcome.request))
         return outcome.request.undoAt === null

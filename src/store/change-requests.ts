@@ -32,11 +32,15 @@ export interface OtherRequest {
   channelId: string;
   /** Its change, described by its kind (plain text). */
   change: string;
+  /** Temporary: undone this long after it is applied. */
+  temporaryMs?: number;
+  /** It asks for the same value as the request whose note names it (for good where that one is temporary, or the other way). */
+  sameValue?: boolean;
 }
 
 /** What a card says about other requests for the same target (the target's last writer, conflicts). */
 export type ChangeNote =
-  /** Waiting while other requests for the same target, with another value, wait too. */
+  /** Waiting while other requests for the same target wait too: with another value, or the same one asked apart. */
   | { kind: "conflicts"; with: OtherRequest[] }
   /** A later request for the value this temporary change set took it over: no undo (until: its own). */
   | { kind: "kept"; by: OtherRequest; until: number | null }

@@ -247,7 +247,16 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect(changed.buttons.some((b) => b.action_id === ACTIONS.shareInChannel)).toBe(false);
     h.sim.clearRequests();
     const { click } = await clickCategory(h, "Block", 0, BOB, "C0QUIET"); // SEO
-    const answer = await h.slack.waitForResponse(click.responseId, (r) => r.body.replace_original === true);
+    // No approval card follows, so the presser sees the impact first; nothing changes before Confirm.
+    const confirmation = await h.slack.waitForResponse(click.responseId);
+    expect(blocksText(confirmation.body.blocks)).toContain("Approvals are off here: this applies at once.");
+    expect(puts(h)).toHaveLength(0);
+    const confirm = findButtons(confirmation.body.blocks).find((b) => b.text === "Confirm")!;
+    const confirmed = await h.click(confirm, { userId: BOB, channelId: "C0QUIET" });
+    const answer = await h.slack.waitForResponse(
+      confirmed.responseId,
+      (r) => r.body.replace_original === true,
+    );
     expect(blocksText(answer.body.blocks)).toContain("Done: *Block SEO");
     expect(puts(h)).toHaveLength(1);
     const bots = await command(h, `bots ${ZONE}`, BOB, "C0QUIET");

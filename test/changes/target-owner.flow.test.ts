@@ -221,14 +221,81 @@ async function conflicts(options: HarnessOptions) {
       });
     await approve(bobs);
     await cardUpdate(h, (t) => t.includes("Allow") && t.includes("is in effect"));
-    await approve(alices);
-    const refused = await cardUpdate(h, (t) => t.includes("Clear") && t.includes("did not go through"));
-    expect(blocksText(refused.args.blocks)).toContain(
+    // Alice's request can no longer apply: its card says why and offers no Approve.
+    const superseded = await cardUpdate(h, (t) => t.includes("Clear") && t.includes("Superseded"));
+    expect(blocksText(superseded.args.blocks)).toContain(
       "Superseded by a request in another channel, applied first",
     );
-    expect(blocksText(refused.args.blocks)).not.toContain(`<@${BOB}>`);
+    expect(blocksText(superseded.args.blocks)).not.toContain(`<@${BOB}>`);
+    expect(findButtons(superseded.args.blocks)).toEqual([]);
+    await approve(alices);
     expect(category(h, 5).categoryAction).toBe(2);
     expect(botPuts(h).length - puts).toBe(1);
+  });
+}
+
+/** A card noted with a conflict after it was posted still says who may approve it. */
+async function conflictKeepsApprovers(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    category(h, 4).categoryAction = 1;
+    await confirm(h, `bot ${BOT_ZONE} 4 allow`, BOB, "C0001");
+    const bobs = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval needed: Allow"),
+    );
+    expect(blocksText(bobs.args.blocks)).toContain("Approvers:");
+    await confirm(h, `bot ${BOT_ZONE} 4 clear`, ALICE, "C0001");
+    const bobsNow = await cardUpdate(
+      h,
+      (t) => t.includes("Approval needed: Allow") && t.includes("Conflicts"),
+    );
+    expect(blocksText(bobsNow.args.blocks)).toContain(`Conflicts with <@${ALICE}>'s request`);
+    expect(blocksText(bobsNow.args.blocks)).toContain("Approvers:");
+    expect(findButtons(bobsNow.args.blocks).some((b) => b.action_id === ACTIONS.approve)).toBe(true);
+  });
+}
+
+/**
+ * The same person asks DDoS High for good and for 30 minutes: the second card links the first. A third
+ * request for another value names each of them once, told apart.
+ */
+async function relatedRequests(options: HarnessOptions) {
+  await withHarness(options, async (h) => {
+    zone(h).dDoSShieldSensitivity = 1;
+    await confirm(h, `ddos ${DDOS_ZONE} high`, BOB, "C0001");
+    await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes("Approval needed"),
+    );
+    const temporary = await confirm(h, `ddos ${DDOS_ZONE} high for 30m`, BOB, "C0001");
+    expect(temporary).toContain("A permanent request for the same change waits");
+    const second = await h.slack.waitForCall("chat.postMessage", (c) => {
+      const t = blocksText(c.args.blocks);
+      return t.includes("Approval needed") && t.includes("then undone");
+    });
+    const secondText = blocksText(second.args.blocks);
+    expect(secondText).toContain(`A permanent request for the same change waits: <@${BOB}>'s request`);
+    expect(secondText).toContain("Approvers:");
+    const first = await cardUpdate(
+      h,
+      (t) => t.includes("Approval needed") && t.includes("temporary request"),
+    );
+    expect(blocksText(first.args.blocks)).toContain(
+      `A temporary request for the same change waits: <@${BOB}>'s request`,
+    );
+
+    await confirm(h, `ddos ${DDOS_ZONE} medium`, ALICE, "C0001");
+    const third = await h.slack.waitForCall("chat.postMessage", (c) =>
+      blocksText(c.args.blocks).includes(
+        `Approval needed: Set DDoS sensitivity of shield zone ${DDOS_ZONE} to Medium`,
+      ),
+    );
+    const lines = blocksText(third.args.blocks)
+      .split("\n")
+      .filter((l) => l.includes("Conflicts with"));
+    expect(lines).toHaveLength(1);
+    const named = lines[0]!.match(/<@U\w+>'s request \([^)]*\), waiting here/g) ?? [];
+    expect(named).toHaveLength(2);
+    expect(new Set(named).size).toBe(2);
+    expect(lines[0]).toContain("for 30 min");
   });
 }
 
@@ -369,8 +436,16 @@ const SCENARIOS: [string, (o: HarnessOptions) => Promise<void>][] = [
     undoesToReplaced,
   ],
   ["chained temporary changes unwind to the value before the first", chained],
-  ["conflicting requests say so on both cards; the later approval is refused as superseded", conflicts],
+  [
+    "conflicting requests say so on both cards; once one applies, the other is closed as superseded",
+    conflicts,
+  ],
   ["a conflicting request rejected: the card still waiting stops naming it", conflictClosed],
+  ["a card noted with a conflict after it was posted keeps its Approvers line", conflictKeepsApprovers],
+  [
+    "the same person's permanent and temporary requests for one value are linked, each named once",
+    relatedRequests,
+  ],
   [
     "the owner record refused: not applied half-way, and the earlier undo never lowers the kept value",
     ownerRecordRefused,

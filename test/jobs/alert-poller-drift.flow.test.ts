@@ -280,6 +280,45 @@ describe.each([
   );
 
   it.skipIf(engine === "postgres" && !reachable)(
+    "where approvals are off, Put it back first shows the presser its impact and that it applies at once; its Confirm puts it back and the post loses its buttons",
+    async () => {
+      const { sim, h, tick, zone } = await setup(engine);
+      await h.store.policies.setChannel("T0001", CHANNEL, { approvals: "off" });
+      runSimCommand(sim, `dashboard ${ZONE} ddos off`);
+      await tick(2);
+      const post = driftPosts(h)[0];
+      expect(text(post)).toContain("DDoS sensitivity Low → Off, not through edgeops");
+      const asked = await h.click(button(post, "Put it back"), {
+        userId: BOB,
+        channelId: CHANNEL,
+        messageTs: "1.3",
+        messageBlocks: post?.args.blocks as unknown[],
+      });
+      const confirmation = await h.slack.waitForResponse(asked.responseId);
+      expect(confirmation.body.replace_original).toBe(false);
+      const said = blocksText(confirmation.body.blocks);
+      expect(said).toContain("Approvals are off here: this applies at once.");
+      expect(said).toMatch(/DDoS protection handled|Impact in the last hour: unknown/);
+      await h.settled();
+      expect(zone().dDoSShieldSensitivity).toBe(0);
+
+      const confirmed = await h.click(button({ args: confirmation.body } as SlackCall, "Confirm"), {
+        userId: BOB,
+        channelId: CHANNEL,
+        messageTs: "9.9",
+      });
+      const updated = await h.slack.waitForCall(
+        "chat.update",
+        (c) => c.args.ts === "1.3" && text(c).includes(`<@${BOB}> put it back`),
+      );
+      expect(findButtons(updated.args.blocks)).toEqual([]);
+      await h.slack.waitForCall("chat.postMessage", (c) => c.args.thread_ts === "1.3");
+      await h.slack.waitForResponse(confirmed.responseId, (r) => r.body.replace_original === true);
+      expect(zone().dDoSShieldSensitivity).toBe(1);
+    },
+  );
+
+  it.skipIf(engine === "postgres" && !reachable)(
     "a bot category is put back with its own change kind; a setting edgeops can't change offers Keep only",
     async () => {
       const { sim, h, tick, watch } = await setup(engine);

@@ -126,24 +126,59 @@ describe("a muted alert", () => {
     expect(watch?.mutedUntil).toBeNull();
   });
 
-  it("that resolves during the mute says so once the watch is unmuted, not Firing for ever", async () => {
-    const { sim, h, poller, parent, ts } = await alertedZone();
+  /** The alert muted with its Mute 1h button, then the attack calms until the episode resolves. */
+  async function resolvedWhileMuted() {
+    const a = await alertedZone();
+    const { sim, h, poller, parent, ts } = a;
     await clickOn(h, parent, "Mute 1h", "U0001", ts);
     await h.slack.waitForCall("chat.update", (c) => c.args.ts === ts && text(c).includes("muted until"));
     sim.calm();
     for (let i = 0; i < 15 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
       await rig.minutes(1, poller);
     expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
-    // Muted: nothing was sent about it.
-    expect(text(updatesOf(h, ts).at(-1))).toContain("Firing since");
+    return a;
+  }
+  const resolvedReplies = (h: Harness, ts: string) =>
+    replies(h, ts).filter((r) => text(r).includes("Resolved after"));
+
+  it("that resolves during the mute stops saying Firing at once, quietly, and its thread is told when the mute is lifted", async () => {
+    const { h, poller, ts } = await resolvedWhileMuted();
+    // The parent says it is over (no Firing for the rest of the hour), and nothing is posted while muted.
+    const quiet = updatesOf(h, ts).at(-1);
+    expect(text(quiet)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
+    expect(text(quiet)).not.toContain("Firing since");
+    expect(resolvedReplies(h, ts)).toHaveLength(0);
+    const quietUpdates = updatesOf(h, ts).length;
+    await rig.minutes(3, poller);
+    expect(updatesOf(h, ts).length).toBe(quietUpdates);
 
     const [watch] = await h.store.watches.list("T0001", CHANNEL);
     expect((await answerTo(h, `watch mute ${watch?.id} off`, "U0001")).text).toContain("no longer muted");
     await rig.minutes(1, poller);
     const latest = updatesOf(h, ts).at(-1);
     expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
+    expect(text(latest)).not.toContain("muted until");
     expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
-    expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+    expect(resolvedReplies(h, ts)).toHaveLength(1);
+    await rig.minutes(3, poller);
+    expect(resolvedReplies(h, ts)).toHaveLength(1);
+  });
+
+  it("that resolves during the mute gets its Resolved reply when the Unmute button lifts the mute", async () => {
+    const { h, poller, ts } = await resolvedWhileMuted();
+    const withUnmute = [...updatesOf(h, ts)]
+      .reverse()
+      .find((c) => findButtons(c.args.blocks).some((b) => b.text === "Unmute"));
+    await clickOn(h, withUnmute, "Unmute", "U0001", ts);
+    await h.slack.waitForCall(
+      "chat.postMessage",
+      (c) => c.args.thread_ts === ts && text(c).includes("unmuted"),
+    );
+    await rig.minutes(1, poller);
+    expect(text(updatesOf(h, ts).at(-1))).toMatch(/is over/);
+    expect(resolvedReplies(h, ts)).toHaveLength(1);
+    await rig.minutes(3, poller);
+    expect(resolvedReplies(h, ts)).toHaveLength(1);
   });
 });
 

@@ -61,6 +61,42 @@ describe("a resolved zone alert tells its story in its thread", () => {
     expect(thread.filter((t) => t.includes("Timeline of"))).toHaveLength(1);
     expect(h.slack.violations).toEqual([]);
   }, 60_000);
+
+  it("says what the alert said when it opened, not the readings it was last updated with", async () => {
+    rig.now = T0;
+    const { sim, h, poller } = await rig.start();
+    await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
+    await poller.tick();
+    // A slow ramp: the numbers at opening are well below those the parent shows later.
+    sim.stageAttack(ZONE, {
+      startsAt: T0 + 90_000,
+      rampMinutes: 8,
+      durationMinutes: 40,
+      peakPerMinute: 2_000,
+    });
+    const parentsNow = () => h.slack.callsTo("chat.postMessage").filter((c) => !c.args.thread_ts);
+    await rig.minutes(10, poller, () => parentsNow().length > 0);
+    const opening = blocksText(parentsNow()[0]?.args.blocks).match(/\*DDoS\* ([\d,]+)\/min/)?.[1];
+    expect(opening).toBeTruthy();
+    const ts = (await h.store.episodes.listOpen("T0001"))[0]?.messageTs as string;
+    await rig.minutes(12, poller);
+    const later = blocksText(
+      h.slack
+        .callsTo("chat.update")
+        .filter((c) => c.args.ts === ts)
+        .at(-1)?.args.blocks,
+    );
+    expect(later).not.toContain(`*DDoS* ${opening}/min`);
+
+    sim.calm();
+    await rig.minutes(15, poller, () =>
+      replies(h, ts).some((r) => blocksText(r.args.blocks).includes("Timeline of")),
+    );
+    const story = replies(h, ts)
+      .map((r) => blocksText(r.args.blocks))
+      .find((t) => t.includes("Timeline of"));
+    expect(story).toMatch(new RegExp(`Alert opened in <#C0001>: DDoS ${opening}/min \\(usually`));
+  }, 60_000);
 });
 
 describe("the resolution reply and its export list every edgeops mitigation in force on the zone", () => {

@@ -84,8 +84,9 @@ describe("incident windows", () => {
     expect(incidentRange("72h", NOW).buckets).toBe(36);
   });
 
-  it("event-log searches stay inside the log's 72 hours", () => {
-    expect(incidentRange("1h", NOW).eventLogFrom).toBe(NOW - HOUR);
+  it("event-log searches cover the metrics' whole slots, inside the log's 72 hours", () => {
+    const hour = incidentRange("1h", NOW);
+    expect([hour.eventLogFrom, hour.eventLogTo]).toEqual([hour.metricsFrom, hour.metricsTo]);
     const r = incidentRange("72h", NOW);
     expect(r.eventLogFrom).toBe(NOW - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS);
     expect(r.eventLogFrom).toBeGreaterThan(r.from);

@@ -32,7 +32,7 @@ describe("top offenders", () => {
       },
     });
     const now = s.sim.now();
-    const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, to: now }, "ip");
+    const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, eventLogTo: now }, "ip");
     expect(top.offenders[0]).toMatchObject({ value: "192.0.2.9", count: 999 });
     expect(top.readGroups).toBeUndefined();
     expect(top.skippedGroups).toBe(1);
@@ -43,7 +43,12 @@ describe("top offenders", () => {
     s.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
     try {
       const now = s.sim.now();
-      const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, to: now }, "ip");
+      const top = await offendersSearch(
+        s.client,
+        ZONE,
+        { eventLogFrom: now - 600_000, eventLogTo: now },
+        "ip",
+      );
       const pages = s.sim.requests.map((r) => (r.body as { page: number }).page);
       expect([...new Set(pages)]).toEqual([0, 1, 2, 3].slice(0, CARD_SEARCH_MAX_PAGES));
       expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);
@@ -58,7 +63,12 @@ describe("top offenders", () => {
     const restore = pinReadings(s.sim, { "event-logs.total-pages": "absent" });
     try {
       const now = s.sim.now();
-      const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, to: now }, "ip");
+      const top = await offendersSearch(
+        s.client,
+        ZONE,
+        { eventLogFrom: now - 600_000, eventLogTo: now },
+        "ip",
+      );
       const pages = s.sim.requests.map((r) => (r.body as { page: number }).page);
       expect(pages).toEqual([0, 1, 2, 3].slice(0, CARD_SEARCH_MAX_PAGES));
       expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);

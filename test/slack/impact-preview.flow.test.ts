@@ -109,8 +109,16 @@ describe("impact preview on confirmations and approval cards", () => {
   }, 30_000);
 
   it.each([
-    ["ddos", `ddos ${ZONE} high`, /:bar_chart: \*Impact in the last hour:\* [\d,]+ DDoS events?/],
-    ["waf-mode", `waf-mode ${ZONE} log`, /Impact in the last hour:\* [\d,]+ WAF events?/],
+    [
+      "ddos",
+      `ddos ${ZONE} high`,
+      /:bar_chart: \*What DDoS protection handled in the last hour at \w+:\* [\d,]+ DDoS events?/,
+    ],
+    [
+      "waf-mode",
+      `waf-mode ${ZONE} log`,
+      /What the WAF handled in the last hour in \w+ mode:\* [\d,]+ WAF events?/,
+    ],
     ["waf rule review", `waf ${ZONE} 942100 log-only`, /WAF rule `942100` triggered [\d,]+ times?/],
     ["bot category", `bot ${ZONE} aiscraper allow`, /[\d,]+ bot-detection events?/],
   ])(
@@ -130,6 +138,39 @@ describe("impact preview on confirmations and approval cards", () => {
     },
     30_000,
   );
+
+  it("a setting's preview says what its current level handled, not an estimate of the new one", async () => {
+    // The zone under attack is at DDoS Low.
+    const { text } = await typed(h, `ddos ${ZONE} high`);
+    if (h.sim.adversary.strict && text.includes("could not be matched in the event log")) {
+      expect(text).toContain("Impact in the last hour: unknown.");
+      return;
+    }
+    expect(text).toMatch(
+      /:bar_chart: \*What DDoS protection handled in the last hour at Low:\* [1-9][\d,]* DDoS events?/,
+    );
+    expect(text).toContain("A stricter level may act on more, which the event log cannot estimate.");
+    expect(text).not.toContain("Impact in the last hour:*");
+  }, 30_000);
+
+  it("a setting whose current level handled nothing in the last hour says there is nothing to estimate from", async () => {
+    const zone = h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!;
+    const was = zone.dDoSShieldSensitivity;
+    zone.dDoSShieldSensitivity = 0;
+    try {
+      const { text } = await typed(h, `ddos ${ZONE} high`);
+      if (h.sim.adversary.strict && text.includes("could not be matched in the event log")) {
+        expect(text).toContain("Impact in the last hour: unknown.");
+        return;
+      }
+      expect(text).toContain(
+        "DDoS protection handled no events in the last hour at Off, so there is nothing to estimate the change from.",
+      );
+      expect(text).not.toMatch(/[\d,]+ DDoS events?/);
+    } finally {
+      zone.dDoSShieldSensitivity = was;
+    }
+  }, 30_000);
 
   it("a change asked through a picker (no zone typed) is confirmed with estimating, then filled in the picker's place", async () => {
     const asked = await h.command("block 203.0.113.13", { userId: BOB, channelId: "C0001" });
@@ -246,7 +287,7 @@ describe("impact preview where the event log spells its values its own way", () 
   it("a feature the event log writes in capitals and compares case-sensitively is still counted", async () => {
     pin({ "event-logs.feature-spelling": "upper", "event-logs.eq-case": "sensitive" });
     const { text } = await typed(h, `waf-mode ${ZONE} log`);
-    expect(text).toMatch(/Impact in the last hour:\* [1-9][\d,]* WAF events?/);
+    expect(text).toMatch(/What the WAF handled in the last hour in \w+ mode:\* [1-9][\d,]* WAF events?/);
   }, 30_000);
 
   it("a feature the event log names in words edgeops cannot match is unknown, never 0", async () => {

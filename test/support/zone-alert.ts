@@ -37,6 +37,15 @@ export async function openWafAlert(
   watch: Watch,
   o: { label: string | null; topOffender: string; topOffenderOfGroups?: number },
 ) {
+  const subject = {
+    kind: "zone",
+    shieldZoneId: Number(watch.target),
+    label: o.label,
+    readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
+    topOffender: o.topOffender,
+    ...(o.topOffenderOfGroups === undefined ? {} : { topOffenderOfGroups: o.topOffenderOfGroups }),
+    ddosSensitivity: 1,
+  };
   const episode = await store.episodes.open({
     watchId: watch.id,
     teamId: watch.teamId,
@@ -44,18 +53,7 @@ export async function openWafAlert(
     subject: watch.target,
     seq: 1,
     kind: "attack",
-    details: {
-      subject: {
-        kind: "zone",
-        shieldZoneId: Number(watch.target),
-        label: o.label,
-        readings: [{ signal: "waf", count: 420, mean: 12, z: 9, over: true }],
-        topOffender: o.topOffender,
-        ...(o.topOffenderOfGroups === undefined ? {} : { topOffenderOfGroups: o.topOffenderOfGroups }),
-        ddosSensitivity: 1,
-      },
-      reopened: 0,
-    },
+    details: { subject, reopened: 0, opening: subject },
   });
   if (!episode) throw new Error("no episode");
   return episode;

@@ -87,6 +87,14 @@ export interface ChangeButtonValue {
   p: unknown;
   /** Temporary: undone this many ms after it is applied. */
   t?: number;
+  /**
+   * Set on the Confirm of a button's own confirmation (the one shown where approvals would not follow):
+   * confirmed with its impact seen, so it is asked now. `o`: the message whose button opened it (an alert's
+   * or a drift post's, answered in its thread); `d`: that drift post's Keep value.
+   */
+  ok?: 1;
+  o?: string;
+  d?: string;
 }
 
 /**
@@ -100,6 +108,11 @@ export function confirmChangeMessage(
   /** What else confirming does, said before anyone confirms. */
   warning?: MrkdwnInput,
   changesNothing = false,
+  /** A button's own confirmation: its Confirm carries the button's action id and value (see ChangeButtonValue.ok). */
+  confirmButton: { actionId: string; value: string } = {
+    actionId: ACTIONS.changeConfirm,
+    value: JSON.stringify(value),
+  },
 ): Reply {
   const resolved = resolveChange({ kind: value.k, params: value.p });
   const change = resolved ? resolved.kind.describe(resolved.params) : "This change";
@@ -117,7 +130,7 @@ export function confirmChangeMessage(
   if (warning) blocks.push(section(mrkdwn`:warning: ${warning}`));
   blocks.push(
     actions(
-      button("Confirm", ACTIONS.changeConfirm, JSON.stringify(value), "primary"),
+      button("Confirm", confirmButton.actionId, confirmButton.value, "primary"),
       button("Cancel", ACTIONS.changeCancel, value.r),
     ),
   );
@@ -296,7 +309,8 @@ const MAX_NAMED = 10;
 const MAX_NOTED = 5;
 
 /** "@bob's request (Allow AI scraper on shield zone 1)" */
-const otherRequest = (o: OtherRequest) => mrkdwn`${mention(o.userId)}'s request (${o.change})`;
+const otherRequest = (o: OtherRequest) =>
+  mrkdwn`${mention(o.userId)}'s request (${o.change}${o.temporaryMs !== undefined ? ` for ${durationWords(o.temporaryMs)}` : ""})`;
 
 /**
  * Another request named on this card only where everyone who reads the card may see it: asked in the same channel.
@@ -321,6 +335,55 @@ function alreadySetWords(r: ChangeRequest): Mrkdwn {
   return mrkdwn`${setting} is already ${value}, permanently${who}. This temporary change would have nothing to set and nothing to undo.`;
 }
 
+/** "Conflicts with …": requests waiting for the same target with another value. */
+function conflictLine(r: ChangeRequest, others: readonly OtherRequest[]): Mrkdwn[] {
+  if (others.length === 0) return [];
+  const here = others.filter((o) => sameChannel(o, r));
+  const elsewhere = others.length - here.length;
+  const named = here.slice(0, MAX_NOTED).map((o) => mrkdwn`${otherRequest(o)}, waiting here`);
+  const more = here.length - named.length;
+  const parts = [
+    ...named,
+    ...(more > 0 ? [mrkdwn`${more} more here`] : []),
+    ...(elsewhere > 0
+      ? [mrkdwn`${elsewhere === 1 ? "a request" : `${elsewhere} requests`} waiting in another channel`]
+      : []),
+  ];
+  return [
+    mrkdwn`:warning: Conflicts with ${joinMrkdwn(parts, "; ")}. Whichever is approved first is applied; the other is then refused.`,
+  ];
+}
+
+/**
+ * Requests waiting for the same value on the same target, asked apart (for good and for a while): "A permanent
+ * request for the same change waits: @bob's request (…)". Named only where asked in this card's channel.
+ */
+export function relatedLines(r: ChangeRequest): Mrkdwn[] {
+  if (r.note?.kind !== "conflicts") return [];
+  const same = [...new Map(r.note.with.filter((o) => o.sameValue).map((o) => [o.id, o])).values()];
+  const which = (o: OtherRequest) =>
+    o.temporaryMs !== undefined && r.undoAfterMs === null
+      ? "A temporary"
+      : o.temporaryMs === undefined && r.undoAfterMs !== null
+        ? "A permanent"
+        : "Another";
+  const here = same.filter((o) => sameChannel(o, r));
+  const elsewhere = same.length - here.length;
+  return [
+    ...here
+      .slice(0, MAX_NOTED)
+      .map((o) => mrkdwn`:link: ${which(o)} request for the same change waits: ${otherRequest(o)}, here.`),
+    ...(here.length > MAX_NOTED
+      ? [mrkdwn`:link: ${here.length - MAX_NOTED} more for the same change wait here.`]
+      : []),
+    ...(elsewhere > 0
+      ? [
+          mrkdwn`:link: ${elsewhere === 1 ? "A request" : `${elsewhere} requests`} for the same change ${elsewhere === 1 ? "waits" : "wait"} in another channel.`,
+        ]
+      : []),
+  ];
+}
+
 /** What the card says about other requests for the same target. */
 function noteLine(r: ChangeRequest): Mrkdwn | undefined {
   const note = r.note;
@@ -329,18 +392,14 @@ function noteLine(r: ChangeRequest): Mrkdwn | undefined {
     case "conflicts": {
       if (r.state !== "pending" || note.with.length === 0) return undefined;
       const unique = [...new Map(note.with.map((o) => [o.id, o])).values()];
-      const here = unique.filter((o) => sameChannel(o, r));
-      const elsewhere = unique.length - here.length;
-      const named = here.slice(0, MAX_NOTED).map((o) => mrkdwn`${otherRequest(o)}, waiting here`);
-      const more = here.length - named.length;
-      const parts = [
-        ...named,
-        ...(more > 0 ? [mrkdwn`${more} more here`] : []),
-        ...(elsewhere > 0
-          ? [mrkdwn`${elsewhere === 1 ? "a request" : `${elsewhere} requests`} waiting in another channel`]
-          : []),
+      const lines = [
+        ...relatedLines(r),
+        ...conflictLine(
+          r,
+          unique.filter((o) => !o.sameValue),
+        ),
       ];
-      return mrkdwn`:warning: Conflicts with ${joinMrkdwn(parts, "; ")}. Whichever is approved first is applied; the other is then refused.`;
+      return lines.length > 0 ? joinMrkdwn(lines, "\n") : undefined;
     }
     case "kept":
       return note.until === null

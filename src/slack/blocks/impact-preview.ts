@@ -1,6 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import { botCategoryLabel } from "../../edge/schemas/shield.js";
-import type { ImpactPreview, ImpactTarget } from "../../services/impact-preview.js";
+import type { ImpactPreview, ImpactTarget, SettingMove } from "../../services/impact-preview.js";
 import { context, section } from "./block-kit.js";
 import { code, joinMrkdwn, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
 import type { Reply } from "./reply.js";
@@ -33,7 +33,41 @@ function whatMatched(t: ImpactTarget): string {
   }
 }
 
-function headline(p: Extract<ImpactPreview, { state: "estimated" }>): Mrkdwn {
+type Estimated = Extract<ImpactPreview, { state: "estimated" }>;
+type SettingTarget = Extract<ImpactTarget, { what: "threats" }> & { setting: SettingMove };
+
+/** "DDoS protection … at Low", "the WAF … in Block mode": what handled the events the preview counts. */
+function handledBy(t: SettingTarget): { who: string; at: string } {
+  const level = t.setting.from;
+  if (t.feature === "waf")
+    return { who: "the WAF", at: level === null ? "in its current mode" : `in ${level} mode` };
+  return { who: "DDoS protection", at: level === null ? "at its current level" : `at ${level}` };
+}
+
+const DIFFERENCE: Record<SettingMove["direction"], string> = {
+  stricter: "A stricter level may act on more, which the event log cannot estimate.",
+  looser: "A looser level may let some of these through, which the event log cannot estimate.",
+  unknown: "The new level may act otherwise, which the event log cannot estimate.",
+};
+
+/** A setting's preview: what its current level handled (the event log can't tell what another would). */
+function settingLines(p: Estimated, t: SettingTarget, actedWords: string, share: string): Mrkdwn[] {
+  const { who, at } = handledBy(t);
+  const unreadLevel = t.setting.from === null ? " (edgeops could not read it)" : "";
+  if (p.matched === 0)
+    return [
+      mrkdwn`:bar_chart: ${who.charAt(0).toUpperCase()}${who.slice(1)} handled no events in the last hour ${at}${unreadLevel}, so there is nothing to estimate the change from.`,
+    ];
+  const events = plural(p.matched, t.feature === "ddos" ? "DDoS event" : "WAF event");
+  return [
+    mrkdwn`:bar_chart: *What ${who} handled in the last hour ${at}${unreadLevel}:* ${events}${actedWords}${share}.`,
+    mrkdwn`${DIFFERENCE[t.setting.direction]}`,
+  ];
+}
+
+const isSetting = (t: ImpactTarget): t is SettingTarget => t.what === "threats" && t.setting !== undefined;
+
+function headline(p: Estimated): Mrkdwn[] {
   const a = p.actions;
   const acted = a
     ? [
@@ -46,13 +80,14 @@ function headline(p: Extract<ImpactPreview, { state: "estimated" }>): Mrkdwn {
   const share =
     p.share === null ? "" : `, ${pct(p.share)} of this zone's ${plural(p.zoneTotal, "logged event")}`;
   const t = p.target;
+  if (isSetting(t)) return settingLines(p, t, actedWords, share);
   const subject =
     t.what === "entry"
       ? mrkdwn`${code(t.value)} matched ${plural(p.matched, "event")}`
       : t.what === "waf_rule"
         ? mrkdwn`WAF rule ${code(t.ruleId)} triggered ${plural(p.matched, "time")}`
         : mrkdwn`${plural(p.matched, t.what === "threats" ? (t.feature === "ddos" ? "DDoS event" : "WAF event") : "bot-detection event")}`;
-  return mrkdwn`:bar_chart: *Impact in the last hour:* ${subject}${actedWords}${share}.`;
+  return [mrkdwn`:bar_chart: *Impact in the last hour:* ${subject}${actedWords}${share}.`];
 }
 
 /** The preview's blocks (a section and a context line), plain data in, escaped at this boundary. */
@@ -69,7 +104,7 @@ export function impactPreviewBlocks(view: PreviewView): KnownBlock[] {
         ),
       ];
     case "estimated": {
-      const lines: Mrkdwn[] = [headline(view)];
+      const lines: Mrkdwn[] = headline(view);
       const t = view.target;
       if (view.largeShare && view.share !== null && t.what === "entry")
         lines.push(

@@ -283,7 +283,7 @@ function blockButtons(
 }
 
 function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
-  const title = mrkdwn`*Top offenders* · event log, last ${p.range.words}`;
+  const title = mrkdwn`*Top offenders* · event log over the same whole slots, ${dateToken(p.range.eventLogFrom)} to ${dateToken(p.range.eventLogTo)}`;
   const s = p.offenders;
   if ("error" in s) return [failed(title, s)];
   const dims = Object.entries(s.ok.byDimension) as [OffenderDimension, Section<OffenderTop>][];
@@ -470,7 +470,7 @@ export function incidentListMessage(
       : "";
   const where =
     page.kind === "offenders"
-      ? mrkdwn`Event log, last ${page.range.words} to ${dateToken(page.range.to)}${order}`
+      ? mrkdwn`Event log, ${dateToken(page.range.eventLogFrom)} to ${dateToken(page.range.eventLogTo)} (whole slots, as the card's traffic)${order}`
       : page.kind === "ratelimits"
         ? "Daily counters of the days the window touches"
         : page.kind === "apps"

@@ -64,9 +64,10 @@ function entryLine(e: TimelineEntry): Mrkdwn {
   switch (e.kind) {
     case "alert_opened": {
       const over = e.signals.filter((s) => s.over);
+      const asOf = e.latestReadings ? "latest readings (those at opening were not kept): " : "";
       const numbers =
         over.length > 0
-          ? mrkdwn`: ${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
+          ? mrkdwn`: ${asOf}${over.map((s) => `${signalLabel(s.signal)} ${n(s.count)}/min (usually ${n(s.mean)})`).join(", ")}`
           : "";
       const of =
         e.topOffenderOfGroups === undefined ? "" : ` (top of the first ${n(e.topOffenderOfGroups)} groups)`;
@@ -124,7 +125,10 @@ function peaksLine(story: TimelineStory): Mrkdwn | null {
   const busy = story.peaks.ok.filter((p) => p.peak > 0);
   if (busy.length === 0) return mrkdwn`*Peaks:* nothing blocked, challenged or logged in the window.`;
   return mrkdwn`*Peaks* (busiest ${durationWords(busy[0]?.bucketMs ?? 0)}): ${joinMrkdwn(
-    busy.map((p) => mrkdwn`${TRAFFIC_METRIC_LABELS[p.metric]} ${n(p.peak)} at ${dateToken(p.at, "{time}")}`),
+    busy.map(
+      (p) =>
+        mrkdwn`${TRAFFIC_METRIC_LABELS[p.metric]} ${n(p.peak)} in the ${durationWords(p.bucketMs)} to ${dateToken(p.endsAt, "{time}")}`,
+    ),
     " · ",
   )}`;
 }

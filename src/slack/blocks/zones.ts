@@ -1,4 +1,5 @@
 import type { KnownBlock } from "@slack/types";
+import type { ZoneSignal } from "../../alerts/detect.js";
 import {
   bodyLimitActionLabel,
   ddosExecutionModeLabel,
@@ -9,6 +10,7 @@ import {
   type ShieldZonePage,
   wafExecutionModeLabel,
 } from "../../edge/schemas/shield.js";
+import type { ZoneCheck } from "../../services/unusual-zones.js";
 import type { NamedZone, UnshieldedPullZone, ZoneSearchResult } from "../../services/zone-lookup.js";
 import { ACTIONS } from "../ids.js";
 import { skippedText } from "./apps.js";
@@ -52,17 +54,21 @@ export function zonesMessage(
   isPublic: boolean,
   named: readonly NamedZone[] | null,
   asOf: number,
+  /** What the watches' detector said of this page's zones now (services/unusual-zones.ts). */
+  checks?: readonly ZoneCheck[],
 ): Reply {
   const blocks: KnownBlock[] = [header("Shield zones")];
   const pages = page.totalPages ? ` of ${page.totalPages}` : "";
   const total = page.totalCount !== undefined ? ` · ${page.totalCount} zones` : "";
   blocks.push(context(`Page ${page.page}${pages}${total}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "shield zone", "a shieldZoneId")));
+  // First: what looks on fire matters more than the list.
+  if (checks) blocks.push(...checkBlocks(checks, page));
   const lines = named
     ? named.map((z) => mrkdwn`${namedZoneLine(z, asOf)}\n      ${limitsText(z.zone)}`)
     : page.items.map((z) => zoneLine(z, asOf));
   if (page.items.length === 0) blocks.push(context("No shield zones on this page."));
-  else blocks.push(...packLines(lines, 45, "zones"));
+  else blocks.push(...packLines(lines, 40, "zones"));
   const buttons = [];
   const base = { perPage: page.perPage, ...(isPublic ? { p: true } : {}) };
   if (page.page > 1) {
@@ -77,6 +83,46 @@ export function zonesMessage(
   }
   if (buttons.length > 0) blocks.push(actions(...buttons));
   return reply(`Shield zones, page ${page.page}`, blocks);
+}
+
+const SIGNAL_WORDS: Record<ZoneSignal, string> = {
+  ddos: "DDoS",
+  waf: "WAF",
+  rateLimit: "rate-limit",
+  bot: "bot-detection",
+};
+
+const count = (v: number) => Math.round(v).toLocaleString("en-US");
+
+/**
+ * The zones on this page that look under attack now, with where to look closer and how to be alerted; what
+ * could not be checked, and that other pages were not.
+ */
+function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage): KnownBlock[] {
+  const lines = checks.flatMap((c) =>
+    c.state === "unusual"
+      ? [
+          mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`,
+        ]
+      : [],
+  );
+  const unknown = checks.filter((c) => c.state === "unknown");
+  const notes: string[] = [
+    lines.length === 0
+      ? `No zone on this page looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
+      : "Judged against each zone's last hour, as a zone watch would (normal sensitivity).",
+  ];
+  if (unknown.length > 0)
+    notes.push(
+      `Not known for ${unknown
+        .slice(0, 5)
+        .map((c) => `zone ${c.zoneId} (${c.why.replace(/\.$/, "")})`)
+        .join("; ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}.`,
+    );
+  const checked = checks.length;
+  if (checked < page.items.length) notes.push(`Only the first ${checked} zones of this page were checked.`);
+  if (page.nextPage !== null || page.page > 1) notes.push("Zones on other pages were not checked.");
+  return [...(lines.length > 0 ? packLines(lines, 3, "unusual zones") : []), context(notes.join(" "))];
 }
 
 /** The site's own hostnames (up to three), else the system hostname. */

@@ -1,4 +1,5 @@
 import { usage } from "../../errors.js";
+import { checkZones } from "../../services/unusual-zones.js";
 import { findShieldZones, namedShieldZonesPage } from "../../services/zone-lookup.js";
 import { zoneSearchMessage, zonesMessage } from "../blocks/zones.js";
 import { parseZoneName } from "./parse.js";
@@ -40,6 +41,12 @@ export const zonesCommand: Subcommand = {
       throw usage(
         `There ${last === 1 ? "is 1 page" : `are ${last} pages`} of shield zones${read.totalCount !== undefined ? ` (${read.totalCount} zones)` : ""}: /edge zones ${last} shows the last.`,
       );
-    return zonesMessage(read, ctx.isPublic, named, ctx.env.deps.clock.now());
+    // Nothing else says what is on fire before any watch exists: this page's zones are checked (bounded).
+    const checks = await checkZones(
+      ctx.env.deps,
+      ctx.teamId,
+      read.items.map((z) => z.shieldZoneId),
+    );
+    return zonesMessage(read, ctx.isPublic, named, ctx.env.deps.clock.now(), checks);
   },
 };

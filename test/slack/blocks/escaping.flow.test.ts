@@ -50,6 +50,7 @@ import {
   durationWords,
   rejectedAnswer,
   rejectReasonModal,
+  relatedLines,
   requesterOutcome,
   requestStateSentence,
 } from "../../../src/slack/blocks/approvals.js";
@@ -758,7 +759,13 @@ function timelineStory(g: Gen): TimelineStory {
     peaks: g.pick([
       {
         ok: [
-          { metric: "waf" as const, peak: g.int(9999), at: g.ms(), bucketMs: 60_000, total: g.int(99999) },
+          {
+            metric: "waf" as const,
+            peak: g.int(9999),
+            endsAt: g.ms(),
+            bucketMs: 60_000,
+            total: g.int(99999),
+          },
         ],
       },
       { error: g.s() },
@@ -932,6 +939,18 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "approvals.ts:rejectedAnswer": (g) => rejectedAnswer(request(g)),
   "approvals.ts:rejectReasonModal": (g) => rejectReasonModal(request(g)).blocks,
   "approvals.ts:requesterOutcome": (g) => requesterOutcome(request(g)) ?? sentenceReply("none"),
+  "approvals.ts:relatedLines": (g) => {
+    const r = request(g);
+    const other = () => ({
+      id: g.s(),
+      userId: g.id("U"),
+      channelId: g.bool() ? r.channelId : g.id("C"),
+      change: g.s(),
+      ...(g.bool() ? { temporaryMs: g.int(86_400_000) } : {}),
+      ...(g.bool() ? { sameValue: true } : {}),
+    });
+    return relatedLines({ ...r, note: { kind: "conflicts", with: g.list(other, 8) } }).map((l) => section(l));
+  },
   "apps.ts:statusLook": (g) => {
     const look = statusLook(g.s());
     return section(mrkdwn`${look.emoji} ${look.label}`);
@@ -1209,6 +1228,27 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       g.bool(),
       g.bool() ? named : null,
       AS_OF,
+      g.bool()
+        ? items.map((z) =>
+            g.pick([
+              {
+                zoneId: z.shieldZoneId,
+                state: "unusual" as const,
+                reading: {
+                  signal: "ddos" as const,
+                  count: g.int(1e6),
+                  mean: g.int(100),
+                  std: 1,
+                  z: 9,
+                  over: true,
+                },
+                watched: g.bool(),
+              },
+              { zoneId: z.shieldZoneId, state: "usual" as const },
+              { zoneId: z.shieldZoneId, state: "unknown" as const, why: g.s() },
+            ]),
+          )
+        : undefined,
     );
   },
 };

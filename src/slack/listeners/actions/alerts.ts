@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import { resolutionUntold } from "../../../alerts/episodes.js";
 import { alertViewOf, parentDigest } from "../../../alerts/view.js";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
@@ -70,8 +71,14 @@ async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert
       text: message.text,
       blocks: message.blocks,
     });
-    // What Slack shows now: the poller does not send it again.
-    await env.deps.store.episodes.setShown(alert.episode.id, alert.episode.version, parentDigest(view, now));
+    // What Slack shows now: the poller does not send it again. A resolution its thread was not told yet (it
+    // resolved while muted) keeps its version unshown, so the poller still posts its replies.
+    const e = alert.episode;
+    await env.deps.store.episodes.setShown(
+      e.id,
+      resolutionUntold(e) ? (e.shownVersion ?? 0) : e.version,
+      parentDigest(view, now),
+    );
   } catch (err) {
     logger.warn({ err, episodeId: alert.episode.id }, "could not update the alert");
   }

@@ -8,7 +8,7 @@ import { type MrkdwnInput, mrkdwn } from "../../blocks/mrkdwn.js";
 import { type Reply, reply } from "../../blocks/reply.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
-import { submitChange } from "./change-confirm.js";
+import { confirmFirstWhereNoApproval, submitChange } from "./change-confirm.js";
 import { onButton, replaceClicked, staleButton } from "./context.js";
 
 const changeValue = z.object({
@@ -16,6 +16,8 @@ const changeValue = z.object({
   z: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   c: z.number().int().min(1).max(7),
   a: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  /** Confirmed on the presser's own confirmation (shown where no approval card follows). */
+  ok: z.literal(1).optional(),
 });
 
 /**
@@ -25,6 +27,19 @@ const changeValue = z.object({
 export function botChange(env: SlackEnv) {
   return onButton(env, changeValue, staleButton("bots"), async (args, ctx, value) => {
     const params = { shieldZoneId: value.z, category: value.c, action: value.a };
+    if (
+      value.ok === undefined &&
+      (await confirmFirstWhereNoApproval(
+        env,
+        args,
+        ctx,
+        botCategoryKind,
+        params,
+        { r: value.r, k: botCategoryKind.name, p: params },
+        JSON.stringify({ ...value, ok: 1 }),
+      ))
+    )
+      return;
     const outcome = await submitChange(env, args, ctx, botCategoryKind, params, value.r);
     if (outcome === undefined) return;
     const shown: MrkdwnInput =

@@ -22,18 +22,23 @@ const keepValue = z.object({
   n: z.number().int().min(0),
 });
 
+/** A Keep button's value, or undefined. */
+function parseKeep(value: string): z.infer<typeof keepValue> | undefined {
+  try {
+    const parsed = keepValue.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The Keep value on a drift post's blocks (edgeops' own message), or undefined. */
 function keepOnPost(blocks: unknown): z.infer<typeof keepValue> | undefined {
   if (!Array.isArray(blocks)) return undefined;
   for (const b of blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
     for (const e of b.elements ?? []) {
       if (e.action_id !== ACTIONS.driftKeep || typeof e.value !== "string") continue;
-      try {
-        const parsed = keepValue.safeParse(JSON.parse(e.value));
-        return parsed.success ? parsed.data : undefined;
-      } catch {
-        return undefined;
-      }
+      return parseKeep(e.value);
     }
   return undefined;
 }
@@ -47,8 +52,10 @@ export async function driftPutBackAsked(
   args: ButtonArgs,
   ctx: ButtonContext,
   outcome: ChangeOutcome["kind"],
+  /** Asked from the presser's own confirmation: the drift post (its ts in the channel) and its Keep value. */
+  post?: { ts: string; keep: string },
 ): Promise<void> {
-  const keep = keepOnPost(args.body.message?.blocks);
+  const keep = post ? parseKeep(post.keep) : keepOnPost(args.body.message?.blocks);
   const watch = keep && (await env.deps.store.watches.get(keep.w));
   if (!keep || !watch) return;
   const asked = driftPutBackAskedMessage(
@@ -62,7 +69,10 @@ export async function driftPutBackAsked(
         ? "applied"
         : "other",
   );
-  await replaceClicked(args, asked, ctx.logger);
+  if (!post) return replaceClicked(args, asked, ctx.logger);
+  await args.client.chat
+    .update({ channel: ctx.channelId, ts: post.ts, text: asked.text, blocks: asked.blocks })
+    .catch((err: unknown) => ctx.logger.warn({ err }, "could not update the drift post"));
 }
 
 /** Keep on a drift post: the new value becomes the watch's snapshot; the post says who kept it, without buttons. */

@@ -1,0 +1,64 @@
+import {
+  evaluateZone,
+  MIN_BASELINE_SAMPLES,
+  type SignalReading,
+  samplesFromDetailed,
+  WATCHED_FEATURES,
+} from "../alerts/detect.js";
+import { BASELINE_FILL_MS, BUCKET_MS } from "../alerts/evaluate.js";
+import type { Deps } from "../deps.js";
+import { METRICS_RESOLUTION, unreadableMetricKeys } from "../edge/schemas/shield.js";
+import { toUserSentence } from "../errors.js";
+import { edgeAccessFor } from "./edge-access.js";
+
+/** What the watches' detector says of one zone's last whole slot, read once (no baseline kept). */
+export type ZoneCheck =
+  /** `watched`: a zone watch of this workspace already alerts on it (in whichever channel). */
+  | { zoneId: number; state: "unusual"; reading: SignalReading; watched: boolean }
+  | { zoneId: number; state: "usual" }
+  | { zoneId: number; state: "unknown"; why: string };
+
+/** The check of a page's zones: at most this many (one metrics read each, in the key's queue). */
+export const MAX_CHECKED_ZONES = 10;
+
+/**
+ * Whether each zone's last whole two-minute slot is far above its last hour, as a new zone watch would judge
+ * it (normal sensitivity): one detailed-metrics read per zone, at most MAX_CHECKED_ZONES. A zone whose
+ * metrics can't be read or placed, or with too short a history, is "unknown", never "usual".
+ */
+export async function checkZones(
+  deps: Deps,
+  teamId: string,
+  zoneIds: readonly number[],
+): Promise<ZoneCheck[]> {
+  const access = await edgeAccessFor(deps, teamId);
+  const watched = new Set(
+    (await deps.store.watches.list(teamId)).filter((w) => w.kind === "zone").map((w) => w.target),
+  );
+  const now = deps.clock.now();
+  const from = Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS;
+  return Promise.all(
+    zoneIds.slice(0, MAX_CHECKED_ZONES).map(async (zoneId): Promise<ZoneCheck> => {
+      try {
+        const detailed = await access.client.getMetricsOverviewDetailed(zoneId, {
+          from,
+          to: now,
+          resolution: METRICS_RESOLUTION.twoMinutes,
+        });
+        if (unreadableMetricKeys(detailed, WATCHED_FEATURES).length > 0)
+          return { zoneId, state: "unknown", why: "its metrics came with times edgeops cannot place" };
+        const samples = samplesFromDetailed(detailed, now, BUCKET_MS);
+        const current = samples.at(-1);
+        if (!current || samples.length <= MIN_BASELINE_SAMPLES)
+          return { zoneId, state: "unknown", why: "too little history to know its usual" };
+        const verdict = evaluateZone(samples.slice(0, -1), current, "normal");
+        const over = verdict.readings.filter((r) => r.over).sort((a, b) => b.z - a.z)[0];
+        return over
+          ? { zoneId, state: "unusual", reading: over, watched: watched.has(String(zoneId)) }
+          : { zoneId, state: "usual" };
+      } catch (err) {
+        return { zoneId, state: "unknown", why: toUserSentence(err) };
+      }
+    }),
+  );
+}
