@@ -41,12 +41,16 @@ const ADVERSARIAL = [
   "test/slack/listeners/alert-buttons.flow.test.ts",
 ];
 const ADVERSARIAL_SEEDS = [7, 1009, 424242];
-const FRESH_SEED = Number(process.env.EDGE_SIMULATOR_FRESH_SEED ?? randomInt(1, 2 ** 31 - 1));
+// Drawn once, in the main process, and handed to the workers (which load this file again) through the environment.
+const drawn = process.env.EDGE_SIMULATOR_FRESH_SEED === undefined;
+process.env.EDGE_SIMULATOR_FRESH_SEED ??= String(randomInt(1, 2 ** 31 - 1));
+const FRESH_SEED = Number(process.env.EDGE_SIMULATOR_FRESH_SEED);
 if (!Number.isSafeInteger(FRESH_SEED)) throw new Error("EDGE_SIMULATOR_FRESH_SEED must be a whole number");
-// Printed once per run (the config loads in the main process), so a failure in adversarial-fresh-<seed> replays.
-console.log(
-  `adversarial simulator: fresh seed ${FRESH_SEED} (replay: EDGE_SIMULATOR_FRESH_SEED=${FRESH_SEED} npx vitest run --project 'adversarial-fresh-*')`,
-);
+// Printed once per run, so a failure in adversarial-fresh-<seed> replays.
+if (drawn)
+  console.log(
+    `adversarial simulator: fresh seed ${FRESH_SEED} (replay: EDGE_SIMULATOR_FRESH_SEED=${FRESH_SEED} npx vitest run --project 'adversarial-fresh-*')`,
+  );
 
 /** Each seed's run is a group of its own (16 workers on two cores timed out): one after another, after the flows. */
 function adversarial(name: string, seed: number, groupOrder: number): TestProjectInlineConfiguration {
