@@ -163,8 +163,11 @@ export async function move(
   const moved = await deps.store.changeRequests.transition(...transition);
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
   const to = moved?.state;
+  // The move is made: a note on other cards failing must not lose what follows it (the audit row, the answer).
   if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
-    await releaseConflicts(deps, moved);
+    await releaseConflicts(deps, moved).catch((err: unknown) =>
+      deps.logger.warn({ err, requestId: moved.id }, "could not update the notes of conflicting requests"),
+    );
   return moved;
 }
 
@@ -352,7 +355,10 @@ export async function moveToApplied(
   );
   if (moved) {
     await deps.changeObservers.notify(moved, deps.logger);
-    await closeSuperseded(deps, moved);
+    // Applied: closing the others (which an approval would refuse anyway) must not lose what follows.
+    await closeSuperseded(deps, moved).catch((err: unknown) =>
+      deps.logger.warn({ err, requestId: moved.id }, "could not close the requests this one superseded"),
+    );
   }
   if (takenOver) {
     await deps.changeObservers.notifyNoted(takenOver, deps.logger);
