@@ -460,6 +460,11 @@ function markApplied(
   );
 }
 
+/** A value as its kind names it ("High"), else as JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: any kind's value type
+const valueWords = (kind: ChangeKind<any, any>, v: unknown): string =>
+  kind.valueLabel ? kind.valueLabel(v) : JSON.stringify(v ?? null);
+
 /**
  * The value moved since the request was made: not applied (Retry stays, for when it moves back). Where
  * another request set it, the card says which.
@@ -472,7 +477,7 @@ async function refuseStale(
   current: unknown,
 ): Promise<ChangeOutcome> {
   const { kind, params } = mustResolve(request);
-  const label = (v: unknown) => (kind.valueLabel ? kind.valueLabel(v) : JSON.stringify(v ?? null));
+  const label = (v: unknown) => valueWords(kind, v);
   const lastError: ChangeError = {
     kind: "changed_since",
     message: `${kind.describe(params)} was not applied: ${kind.target(params)} changed from ${label(request.observed)} to ${label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${kind.askAgain(params)}`,
@@ -509,7 +514,7 @@ async function refuseAlreadySet(
   const owner = await ownerOf(deps, request.teamId, target, request.id);
   const ownerChange = owner && resolveChange(owner);
   const by = owner && ownerChange?.kind.inForce(ownerChange.params, current) ? otherOf(owner) : null;
-  const value = kind.valueLabel ? kind.valueLabel(current) : JSON.stringify(current ?? null);
+  const value = valueWords(kind, current);
   const cancelled = await move(deps, request.id, "approved", "cancelled", {
     note: { kind: "already_set", setting: kind.target(params), value, by },
   });
