@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createChangeSweeper, reconcileStale } from "../../../src/jobs/change-sweeps.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
+import { pinReadings } from "../../support/adversary.js";
 import { onPostgres, postgresTests } from "../../support/both-stores.js";
 import { nextTimer } from "../../support/clock.js";
 import {
@@ -386,6 +387,9 @@ describe.each(KINDS)("change kind $kind (SQLite)", (f) => {
 
 async function oneCallOnPostgres(options: HarnessOptions) {
   const h = await startHarness(options);
+  // Every kind in turn on one zone: a PATCH that reset the fields it was not sent (a reading the documents
+  // allow, specified in verified-writes.flow.test.ts) would turn the WAF off under the WAF review that follows.
+  pinReadings(h.sim, { "shield-settings.patch-absent": "keep" });
   try {
     for (const f of KINDS) {
       h.slack.clear();

@@ -440,12 +440,14 @@ const outcomes: Outcome[] = [];
 beforeAll(async () => {
   ({ ajv, toJsonSchema } = documentsAjv({ nullReferences: true }));
   // The statuses below are the friendly ones for unknown access-list ids; the envelope the adversary answers
-  // instead is judged against the documents in access-lists.flow.test.ts.
+  // instead is judged against the documents in access-lists.flow.test.ts. A zone PATCH keeps the fields it
+  // was not sent: reset ones (a WAF turned off) would leave the later review cases no triggered rule to review;
+  // verified-writes.flow.test.ts specifies that reading.
   sim = await startSimulator({
     clock: steppedClock(() => NOW),
     adversary: {
       seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED),
-      pin: { "access-lists.unknown-id": "problem-details" },
+      pin: { "access-lists.unknown-id": "problem-details", "shield-settings.patch-absent": "keep" },
     },
   });
   sim.scaleIncident(SIM_IDS.zoneQuiet, { eventLogGroups: 300, triggeredRules: 40 });
