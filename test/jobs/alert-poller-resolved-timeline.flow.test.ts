@@ -15,18 +15,22 @@ const rig = usePollerRig();
 const replies = (h: Harness, ts: string) =>
   h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0001" && c.args.thread_ts === ts);
 
+/** A zone watch in #C0001 and an attack on its zone from 90 s on: once the alert's parent is posted, its ts. */
+async function alertFiring() {
+  rig.now = T0;
+  const { sim, h, poller } = await rig.start();
+  const minutes = (n: number, done: () => boolean) => rig.minutes(n, poller, done);
+  await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
+  await poller.tick();
+  sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
+  await minutes(10, () => h.slack.callsTo("chat.postMessage").some((c) => !c.args.thread_ts));
+  const ts = (await h.store.episodes.listOpen("T0001"))[0]?.messageTs as string;
+  return { sim, h, minutes, ts };
+}
+
 describe("a resolved zone alert tells its story in its thread", () => {
   it("posts the timeline after the Resolved note, with Export only and without other channels' entries", async () => {
-    rig.now = T0;
-    const { sim, h, poller } = await rig.start();
-    const minutes = (n: number, done: () => boolean) => rig.minutes(n, poller, done);
-
-    await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
-    await poller.tick();
-    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(10, () => h.slack.callsTo("chat.postMessage").some((c) => !c.args.thread_ts));
-    const episode = (await h.store.episodes.listOpen("T0001"))[0];
-    const ts = episode?.messageTs;
+    const { sim, h, minutes, ts } = await alertFiring();
     expect(ts).toBeTruthy();
 
     // A request made in a private channel about the same zone: not for #C0001's thread.
@@ -101,15 +105,7 @@ describe("a resolved zone alert tells its story in its thread", () => {
 
 describe("the resolution reply and its export list every edgeops mitigation in force on the zone", () => {
   it("names another channel's mitigation by what it does only, and does not count it among the entries left out", async () => {
-    rig.now = T0;
-    const { sim, h, poller } = await rig.start();
-    const minutes = (n: number, done: () => boolean) => rig.minutes(n, poller, done);
-
-    await answerTo(h, `watch zone ${ZONE} sensitivity normal`, "U0001");
-    await poller.tick();
-    sim.stageAttack(ZONE, { startsAt: T0 + 90_000, rampMinutes: 1, durationMinutes: 60, peakPerMinute: 800 });
-    await minutes(10, () => h.slack.callsTo("chat.postMessage").some((c) => !c.args.thread_ts));
-    const ts = (await h.store.episodes.listOpen("T0001"))[0]?.messageTs as string;
+    const { sim, h, minutes, ts } = await alertFiring();
     expect(ts).toBeTruthy();
 
     // A country block asked in a private channel, approved and in force on the zone (as the engine leaves one).

@@ -10,6 +10,12 @@ const ZONE = SIM_IDS.zoneQuiet;
 
 const group = (ip: string, count: number) => ({ key: { ip }, count, context: { blocked: count } });
 
+/** The zone's busiest IPs of the ten minutes before the simulator's now, as the card reads them. */
+function ipsOfLastTenMinutes() {
+  const now = s.sim.now();
+  return offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, eventLogTo: now }, "ip");
+}
+
 describe("top offenders", () => {
   it("read every page of groups: the busiest on a later page still comes first", async () => {
     const path = exactPath(`/shield/event-logs/${ZONE}/search`);
@@ -31,8 +37,7 @@ describe("top offenders", () => {
         page: 1,
       },
     });
-    const now = s.sim.now();
-    const top = await offendersSearch(s.client, ZONE, { eventLogFrom: now - 600_000, eventLogTo: now }, "ip");
+    const top = await ipsOfLastTenMinutes();
     expect(top.offenders[0]).toMatchObject({ value: "192.0.2.9", count: 999 });
     expect(top.readGroups).toBeUndefined();
     expect(top.skippedGroups).toBe(1);
@@ -42,13 +47,7 @@ describe("top offenders", () => {
   it("stops after a bounded number of pages and says the top is of the groups read", async () => {
     s.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
     try {
-      const now = s.sim.now();
-      const top = await offendersSearch(
-        s.client,
-        ZONE,
-        { eventLogFrom: now - 600_000, eventLogTo: now },
-        "ip",
-      );
+      const top = await ipsOfLastTenMinutes();
       const pages = s.sim.requests.map((r) => (r.body as { page: number }).page);
       expect([...new Set(pages)]).toEqual([0, 1, 2, 3].slice(0, CARD_SEARCH_MAX_PAGES));
       expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);
@@ -62,13 +61,7 @@ describe("top offenders", () => {
     s.sim.scaleIncident(ZONE, { eventLogGroups: 2_600 });
     const restore = pinReadings(s.sim, { "event-logs.total-pages": "absent" });
     try {
-      const now = s.sim.now();
-      const top = await offendersSearch(
-        s.client,
-        ZONE,
-        { eventLogFrom: now - 600_000, eventLogTo: now },
-        "ip",
-      );
+      const top = await ipsOfLastTenMinutes();
       const pages = s.sim.requests.map((r) => (r.body as { page: number }).page);
       expect(pages).toEqual([0, 1, 2, 3].slice(0, CARD_SEARCH_MAX_PAGES));
       expect(top.readGroups).toBe(CARD_SEARCH_MAX_PAGES * 500);

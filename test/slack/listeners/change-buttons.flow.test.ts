@@ -39,6 +39,24 @@ async function incidentBlockButton(h: Harness, channelId: string) {
   return block!;
 }
 
+/**
+ * Presses `button` where no approval card follows: the presser's own confirmation (not replacing the message it
+ * was pressed on), saying the change applies at once, with the change's impact.
+ */
+async function confirmationOf(
+  h: Harness,
+  button: Parameters<Harness["click"]>[0],
+  where: Parameters<Harness["click"]>[1],
+) {
+  const click = await h.click(button, where);
+  const answer = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
+  const text = blocksText(answer.body.blocks);
+  expect(answer.body.replace_original).toBe(false);
+  expect(text).toContain(AT_ONCE);
+  expect(text).toMatch(PREVIEW);
+  return { answer, text };
+}
+
 describe("change buttons where no approval card follows", () => {
   const h = useHarness();
 
@@ -46,12 +64,7 @@ describe("change buttons where no approval card follows", () => {
     const channelId = await channel(h, "off");
     const block = await incidentBlockButton(h, channelId);
     const writesBefore = accessListWrites(h).length;
-    const click = await h.click(block, { channelId });
-    const answer = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
-    const text = blocksText(answer.body.blocks);
-    expect(answer.body.replace_original).toBe(false);
-    expect(text).toContain(AT_ONCE);
-    expect(text).toMatch(PREVIEW);
+    const { answer, text } = await confirmationOf(h, block, { channelId });
     expect(text).not.toContain("estimating");
     await h.settled();
     expect(accessListWrites(h).length).toBe(writesBefore);
@@ -100,12 +113,7 @@ describe("change buttons where no approval card follows", () => {
     const stored = await h.store.episodes.get(episode.id);
     const parent = alertParentMessage(alertViewOf(stored!, watch), h.deps.clock.now());
     const block = findButtons(parent.blocks).find((b) => b.action_id === ACTIONS.alertMitigateBlock)!;
-    const click = await h.click(block, { channelId, messageTs: parentTs });
-    const answer = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
-    const text = blocksText(answer.body.blocks);
-    expect(answer.body.replace_original).toBe(false);
-    expect(text).toContain(AT_ONCE);
-    expect(text).toMatch(PREVIEW);
+    const { answer } = await confirmationOf(h, block, { channelId, messageTs: parentTs });
     await h.settled();
     const inThread = () =>
       h.slack
@@ -136,12 +144,7 @@ describe("change buttons where no approval card follows", () => {
       15_000,
     );
     const block = findButtons(view.body.blocks).find((b) => b.action_id === ACTIONS.botBlock)!;
-    const click = await h.click(block, { channelId });
-    const answer = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
-    const text = blocksText(answer.body.blocks);
-    expect(answer.body.replace_original).toBe(false);
-    expect(text).toContain(AT_ONCE);
-    expect(text).toMatch(PREVIEW);
+    const { answer } = await confirmationOf(h, block, { channelId });
     expect(findButtons(answer.body.blocks).map((b) => b.text)).toEqual(["Confirm", "Cancel"]);
   }, 40_000);
 
@@ -154,12 +157,7 @@ describe("change buttons where no approval card follows", () => {
       15_000,
     );
     const disable = findButtons(answer.body.blocks).find((b) => b.text === "Disable rule")!;
-    const click = await h.click(disable, { channelId });
-    const confirmation = await h.slack.waitForResponse(click.responseId, undefined, 15_000);
-    const text = blocksText(confirmation.body.blocks);
-    expect(confirmation.body.replace_original).toBe(false);
-    expect(text).toContain(AT_ONCE);
-    expect(text).toMatch(PREVIEW);
+    const { answer: confirmation } = await confirmationOf(h, disable, { channelId });
     expect(findButtons(confirmation.body.blocks).map((b) => b.action_id)).toEqual([
       disable.action_id,
       ACTIONS.changeCancel,
