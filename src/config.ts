@@ -154,6 +154,8 @@ const envSchema = z.object({
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
   REDIS_URL: urlVar("REDIS_URL", ["redis:", "rediss:"]),
   EXPECTED_REPLICAS: intVar("EXPECTED_REPLICAS", 1, 1, 1000),
+  MCP_ENABLED: flagVar("MCP_ENABLED"),
+  EDGEOPS_AGENT_TOKEN: optionalString,
 });
 
 export interface Config {
@@ -227,6 +229,12 @@ export interface Config {
     readonly url: string | undefined;
     /** Divides the rate while Redis is away (each replica's local share). */
     readonly expectedReplicas: number;
+  };
+  readonly mcp: {
+    /** The MCP server for AI agents (src/mcp): /mcp on the HTTP server, and `npm run mcp`. Off by default. */
+    readonly enabled: boolean;
+    /** `npm run mcp` (stdio): the agent token it acts with. */
+    readonly agentToken: string | undefined;
   };
 }
 
@@ -331,5 +339,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
     redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },
+    mcp: { enabled: e.MCP_ENABLED, agentToken: e.EDGEOPS_AGENT_TOKEN },
   });
 }
