@@ -263,10 +263,14 @@ describe("the MCP server", () => {
     const proposed = await callTool(agent, "propose_change", {
       change: { action: "ddos_sensitivity", zone: ZONE, level: "high" },
       channel: CHANNEL,
-      reason: "DDoS events doubled in the last 15 minutes",
+      reason: "DDoS events doubled in the last 15 minutes <!here> <https://evil.example|click>",
     });
     expect(proposed.data?.outcome, proposed.text).toBe("pending");
-    await cardFor(h, "DDoS sensitivity");
+    // The agent's words are text on the card: no ping, no link.
+    const card = await cardFor(h, "DDoS sensitivity");
+    expect(card.text).toContain("&lt;!here&gt;");
+    expect(card.text).not.toContain("<!here>");
+    expect(card.text).not.toContain("<https://evil.example");
     const withdrawn = await callTool(agent, "withdraw_change", { request_id: proposed.data.request_id });
     expect(withdrawn.data?.state, withdrawn.text).toBe("cancelled");
     await cardUpdate(h, (t) => t.includes("Withdrawn"));
