@@ -303,6 +303,57 @@ describe("the MCP server", () => {
     expect(third.text).toContain("more than its 2 calls a minute");
     await agent.close();
   });
+  it("answers every read tool with data its output schema accepts (the SDK's client checks it)", async () => {
+    members(h);
+    const agent = await inProcessAgent(h, await mintToken(h, BOB, "reader"));
+    const ok = async (name: string, args: Record<string, unknown>) => {
+      const r = await callTool(agent, name, args);
+      expect(r.isError, `${name}: ${r.text}`).toBe(false);
+      return r.data;
+    };
+    const zones = await ok("list_zones", { search: "shop.acme" });
+    expect(zones.zones.map((z: { shield_zone_id: number }) => z.shield_zone_id)).toContain(ZONE);
+    expect(zones.zones.find((z: { shield_zone_id: number }) => z.shield_zone_id === ZONE).traffic).toBe(
+      "unusual",
+    );
+    const apps = await ok("list_apps", { status: "failing" });
+    expect(apps.apps.length).toBeGreaterThan(0);
+    expect(apps.apps.every((a: { status: string }) => a.status === "failing")).toBe(true);
+    const limits = await ok("get_rate_limits", { zone: ZONE });
+    expect(limits.rules.map((r: { id: number }) => r.id)).toContain(SIM_IDS.rateLimitRulesUnderAttack[0]);
+    const bots = await ok("get_bot_detection", { zone: ZONE });
+    expect(bots.categories.length).toBeGreaterThan(0);
+    const timeline = await ok("get_timeline", { zone: ZONE, window: "24h" });
+    expect(timeline.zone_id).toBe(ZONE);
+    const preview = await ok("preview_impact", { change: { action: "block", zone: ZONE, target: "CN" } });
+    expect(preview.change).toContain("CN");
+    expect(preview.preview.state).toBeDefined();
+    const bad = await callTool(agent, "list_apps", { status: "sleepy" });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain("is not a status");
+
+    // Privacy: a request waiting in a private channel Bob is not in is neither listed nor readable for him.
+    const carols = await inProcessAgent(h, await mintToken(h, CAROL, "private-eye"));
+    const hers = await callTool(carols, "propose_change", {
+      change: { action: "block", zone: ZONE, target: "192.0.2.77" },
+      channel: PRIVATE,
+      reason: "seen in the private incident channel",
+    });
+    expect(hers.data?.outcome, hers.text).toBe("pending");
+    const listed = await ok("list_requests", {});
+    expect(listed.pending.map((r: { request_id: string }) => r.request_id)).not.toContain(
+      hers.data.request_id,
+    );
+    expect(JSON.stringify(listed)).not.toContain(PRIVATE);
+    const read = await callTool(agent, "get_change", { request_id: hers.data.request_id });
+    expect(read.isError).toBe(true);
+    expect(
+      (await callTool(carols, "list_requests")).data.pending.map((r: { request_id: string }) => r.request_id),
+    ).toContain(hers.data.request_id);
+    await agent.close();
+    await carols.close();
+  });
+
   it("lets a proposal expire like any request: too late to approve, and get_change says so", async () => {
     members(h);
     const agent = await inProcessAgent(h, await mintToken(h, BOB, "patient"));
