@@ -90,6 +90,14 @@ export async function runSimClock(
   return `Console time moved ${spanWords(ms)} forward, to ${utcMinute(clock.now())} (${ahead()}); what fell due in between ran in order.`;
 }
 
+/** "attack on shield zone 18405" or "attacks on shield zones 18401, 18405 (2)": one entry per attack. */
+function attacksOn(zoneIds: readonly number[]): string {
+  const zones = [...new Set(zoneIds)].sort((a, b) => a - b);
+  const many = zoneIds.length > 1;
+  const count = zones.length < zoneIds.length ? ` (${zoneIds.length} attacks)` : "";
+  return `attack${many ? "s" : ""} on shield zone${zones.length > 1 ? "s" : ""} ${zones.join(", ")}${count}`;
+}
+
 /** Runs one `/sim` line (the text after `/sim`) and returns what to print. */
 export function runSimCommand(sim: Simulator | undefined, text: string): string {
   if (sim === undefined)
@@ -137,11 +145,15 @@ export function runSimCommand(sim: Simulator | undefined, text: string): string 
         if (target !== undefined) return "/sim calm takes no arguments: it ends every attack and failure.";
         const r = sim.calm();
         const parts = [
-          `${r.attacksEnded} attack${r.attacksEnded === 1 ? "" : "s"} ended`,
-          ...(r.attacksDropped > 0 ? [`${r.attacksDropped} staged attack(s) dropped`] : []),
-          `${r.appsRestored.length} app${r.appsRestored.length === 1 ? "" : "s"} back to active`,
+          r.attacksEnded.length === 0 ? "no attack was running" : `ended the ${attacksOn(r.attacksEnded)}`,
+          ...(r.attacksDropped.length > 0
+            ? [`dropped the staged ${attacksOn(r.attacksDropped)} to come`]
+            : []),
+          r.appsRestored.length === 0
+            ? "no app was staged to fail"
+            : `${r.appsRestored.join(", ")} back to active`,
         ];
-        return `Calm: ${parts.join(", ")}.`;
+        return `Calm: ${parts.join("; ")}.`;
       }
       case "strict": {
         if (minutesRaw !== undefined) return "/sim strict takes one seed at most, e.g. /sim strict 7.";

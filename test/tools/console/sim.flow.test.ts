@@ -60,7 +60,9 @@ describe("/sim in the local console", () => {
     expect(lineOf(await c.send("/edge apps"), app.name)).toContain("Failing");
 
     const calm = await c.send("/sim calm");
-    expect(calm).toContain("Calm: 1 attack ended, 1 app back to active.");
+    expect(calm).toContain(
+      `Calm: ended the attack on shield zone ${SIM_IDS.zoneUnderAttack}; ${app.id} back to active.`,
+    );
     expect(lineOf(await c.send("/edge apps"), app.name)).toContain("Active");
   });
 
