@@ -362,6 +362,16 @@ describe("deploy/kubernetes", () => {
     for (const p of opsPaths) expect(routeOf(p), p).toBeUndefined();
   });
 
+  it("docs/operations.md's Secret has every key a pod can't start without", () => {
+    const operations = readFileSync(`${root}docs/operations.md`, "utf8");
+    const section = operations.split(/^## /m).find((s) => s.startsWith("Kubernetes\n")) ?? "";
+    for (const overlay of Object.keys(OVERLAYS))
+      for (const e of containerOf(deploymentOf(render(overlay))).env ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (ref && ref.optional !== true) expect(section, `${overlay}: ${ref.key}`).toContain(`${ref.key}=`);
+      }
+  });
+
   it("socket-mode: nothing comes in, so there is no Ingress, and SLACK_APP_TOKEN comes from the Secret", () => {
     const objects = render("socket-mode");
     expect(only(objects, "Ingress")).toEqual([]);
