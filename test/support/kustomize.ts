@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { applyPatch, deepClone, type Operation } from "fast-json-patch";
+import jsonPatch, { type Operation } from "fast-json-patch";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
+
+// fast-json-patch is CommonJS: Node's ESM loader finds its functions on the default export only.
 
 /**
  * `kubectl kustomize` for the subset deploy/kubernetes/ uses, in-process (no kustomize binary here, and the
@@ -101,7 +103,8 @@ function applyPatches(dir: string, entries: unknown, objects: K8sObject[]): K8sO
       if (!matches(o, target)) return o;
       hit++;
       // validate: an operation on a path that isn't there fails, as it does in kustomize.
-      return applyPatch(deepClone(o), ops as Operation[], true, false).newDocument as K8sObject;
+      return jsonPatch.applyPatch(jsonPatch.deepClone(o), ops as Operation[], true, false)
+        .newDocument as K8sObject;
     });
     if (hit === 0)
       throw new KustomizeRefusal(`${dir}: a patch's target ${JSON.stringify(target)} matches nothing`);
