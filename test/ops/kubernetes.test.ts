@@ -182,6 +182,11 @@ describe("deploy/kubernetes", () => {
           true,
         );
         expect(container.image).toBe("edgeops");
+        // The port the image exposes and its PORT.
+        const dockerfile = readFileSync(`${root}Dockerfile`, "utf8");
+        const exposed = Number(/^EXPOSE (\d+)$/m.exec(dockerfile)?.[1]);
+        expect(Number(/^\s*PORT=(\d+)/m.exec(dockerfile)?.[1])).toBe(exposed);
+        expect(container.ports.map((p) => p.containerPort)).toEqual([exposed]);
         // The image's CMD (node dist/main.js, test/ops/docker.process.test.ts) runs, whatever the transport.
         expect(container.command).toBeUndefined();
         expect(container.args).toBeUndefined();
@@ -196,6 +201,8 @@ describe("deploy/kubernetes", () => {
         expect(container.securityContext.runAsUser ?? pod.securityContext.runAsUser).toBeGreaterThan(0);
         expect(container.securityContext.privileged).not.toBe(true);
         expect(container.securityContext.capabilities?.drop).toContain("ALL");
+        // The rest of the "restricted" Pod Security Standard.
+        expect(pod.securityContext.seccompProfile).toEqual({ type: "RuntimeDefault" });
         // On PostgreSQL with ENCRYPTION_KEY from the environment edgeops writes no file: no volume at all.
         expect(pod.volumes).toBeUndefined();
         expect(pod.automountServiceAccountToken).toBe(false);
