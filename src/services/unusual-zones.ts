@@ -93,3 +93,28 @@ export async function checkZones(
     }
   }
 }
+
+/** The workspace's first zones, checked (the Home's "what is on fire" from a cold start). */
+export interface FirstZonesCheck {
+  checks: ZoneCheck[];
+  /** How many shield zones the workspace has, when the Edge API says. */
+  totalCount: number | undefined;
+  /** Whether the workspace has zones that were not checked. */
+  more: boolean;
+}
+
+/**
+ * The workspace's first MAX_CHECKED_ZONES shield zones checked as `/edge zones` checks its page: one list
+ * read, then at most MAX_CHECKED_ZONES metrics reads, none within a slot whose verdicts are already known.
+ */
+export async function checkFirstZones(deps: Deps, teamId: string): Promise<FirstZonesCheck> {
+  const access = await edgeAccessFor(deps, teamId);
+  const page = await access.client.listShieldZones({ page: 1, perPage: MAX_CHECKED_ZONES });
+  const checks = await checkZones(
+    deps,
+    teamId,
+    page.items.map((z) => z.shieldZoneId),
+  );
+  const more = page.nextPage !== null || checks.length < page.items.length || (page.skipped ?? 0) > 0;
+  return { checks, totalCount: page.totalCount, more };
+}

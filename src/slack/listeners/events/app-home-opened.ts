@@ -4,6 +4,7 @@ import { toUserSentence, UserError } from "../../../errors.js";
 import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
+import { checkFirstZones } from "../../../services/unusual-zones.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { userChannelIds } from "../../user-channels.js";
@@ -14,10 +15,19 @@ const APPS_DEADLINE_MS = 4_000;
 /** The newest pending approvals the Home tab lists (with their count). */
 const HOME_PENDING_SHOWN = 20;
 
+/**
+ * How long the Home tab waits for the zones' check before showing what it has; the check goes on, so its
+ * verdicts (kept for their slot) are there when the tab is opened again.
+ */
+const ZONES_DEADLINE_MS = 4_000;
+
 /** How long the Home tab waits for the user's channels and their open alerts. */
 const ALERTS_DEADLINE_MS = 4_000;
 
-/** App Home: key status, open alerts of the user's channels, application counts by status, pending approvals and schedules. */
+/**
+ * App Home: key status, open alerts of the user's channels, the workspace's first zones that look unusual
+ * without a watch, application counts by status, pending approvals and schedules.
+ */
 export function appHomeOpened(env: SlackEnv) {
   return async ({
     event,
@@ -79,16 +89,28 @@ export function appHomeOpened(env: SlackEnv) {
             ? await store.keys.info(teamId).catch(() => undefined)
             : undefined;
       let apps: Parameters<typeof homeView>[0]["apps"] = null;
+      let unusualZones: Parameters<typeof homeView>[0]["unusualZones"] = null;
       if (access.source === "unreadable") apps = { error: toUserSentence(access.err) };
       else if (access.source !== "none") {
-        apps = await withDeadline(
-          env.deps.clock,
-          countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
-            error: toUserSentence(err),
-          })),
-          APPS_DEADLINE_MS,
-          () => ({ error: "The Edge API is slow right now; reopen this tab to try again." }),
-        );
+        [apps, unusualZones] = await Promise.all([
+          withDeadline(
+            env.deps.clock,
+            countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
+              error: toUserSentence(err),
+            })),
+            APPS_DEADLINE_MS,
+            () => ({ error: "The Edge API is slow right now; reopen this tab to try again." }),
+          ),
+          withDeadline(
+            env.deps.clock,
+            checkFirstZones(env.deps, teamId).catch((err: unknown) => ({ error: toUserSentence(err) })),
+            ZONES_DEADLINE_MS,
+            () => ({
+              error:
+                "The Edge API is slow to answer for the zones' traffic, so it is unknown which look unusual; reopen this tab in a minute.",
+            }),
+          ),
+        ]);
       }
       await client.views.publish({
         user_id: userId,
@@ -100,6 +122,7 @@ export function appHomeOpened(env: SlackEnv) {
           pendingApprovals,
           schedules,
           openAlerts: await openAlerts,
+          unusualZones,
         }),
       });
     } catch (err) {
