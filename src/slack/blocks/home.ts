@@ -8,7 +8,7 @@ import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
 import { actions, button, context, divider, header, packLines, section } from "./block-kit.js";
 import { keyStatusText } from "./key-modal.js";
-import { channel, code, dateToken, mention, mrkdwn } from "./mrkdwn.js";
+import { channel, code, dateToken, link, mention, mrkdwn } from "./mrkdwn.js";
 import { unusualZoneLine } from "./zones.js";
 
 export interface HomeData {
@@ -16,8 +16,13 @@ export interface HomeData {
   usingDeploymentKey: boolean;
   isAdmin: boolean;
   apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
-  /** The newest pending approvals of the user's channels and how many there are in all. */
-  pendingApprovals: { requests: ChangeRequest[]; total: number } | { error: string };
+  /**
+   * The newest pending approvals of the user's channels and how many there are in all; `cardLinks`: the
+   * permalink of each one's approval card, by request id, where Slack gave it.
+   */
+  pendingApprovals:
+    | { requests: ChangeRequest[]; total: number; cardLinks?: Readonly<Record<string, string>> }
+    | { error: string };
   /** The schedules of the user's channels. */
   schedules: Schedule[] | { error: string };
   /** Firing alerts of the user's channels; an error sentence when they could not be read. */
@@ -108,10 +113,11 @@ function pendingBlocks(d: HomeData["pendingApprovals"]): KnownBlock[] {
   else
     blocks.push(
       ...packLines(
-        d.requests.map(
-          (a) =>
-            mrkdwn`• ${mention(a.requesterId)}: *${describeRequest(a)}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`,
-        ),
+        d.requests.map((a) => {
+          const permalink = d.cardLinks?.[a.id];
+          const what = permalink ? link(permalink, describeRequest(a)) : describeRequest(a);
+          return mrkdwn`• ${mention(a.requesterId)}: *${what}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`;
+        }),
         20,
         "approvals",
       ),

@@ -5,6 +5,7 @@ import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
 import { checkFirstZones } from "../../../services/unusual-zones.js";
+import type { ChangeRequest } from "../../../store/index.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { userChannelIds } from "../../user-channels.js";
@@ -20,6 +21,9 @@ const HOME_PENDING_SHOWN = 20;
  * verdicts (kept for their slot) are there when the tab is opened again.
  */
 const ZONES_DEADLINE_MS = 4_000;
+
+/** How long the Home tab waits for the pending approvals' card links; those not in by then are not linked. */
+const LINKS_DEADLINE_MS = 2_000;
 
 /** How long the Home tab waits for the user's channels and their open alerts. */
 const ALERTS_DEADLINE_MS = 4_000;
@@ -39,6 +43,25 @@ export function appHomeOpened(env: SlackEnv) {
     const userId = event.user;
     const logger = env.deps.logger.child({ teamId, userId, event: "app_home_opened" });
     const { store } = env.deps;
+    /** Each listed request's approval card, linked where Slack gives its permalink in time. */
+    const cardLinks = (requests: readonly ChangeRequest[]) =>
+      withDeadline(
+        env.deps.clock,
+        Promise.all(
+          requests.map(async (r): Promise<[string, string] | undefined> => {
+            if (!r.messageChannel || !r.messageTs) return undefined;
+            const found = await client.chat
+              .getPermalink({ channel: r.messageChannel, message_ts: r.messageTs })
+              .catch((err: unknown) => {
+                logger.debug({ err, requestId: r.id }, "no permalink for an approval card");
+                return undefined;
+              });
+            return found?.permalink ? [r.id, found.permalink] : undefined;
+          }),
+        ).then((pairs) => Object.fromEntries(pairs.filter((p) => p !== undefined))),
+        LINKS_DEADLINE_MS,
+        () => ({}),
+      );
     try {
       // Everything listed per channel (alerts, approvals, schedules) is of the user's channels only.
       const channels: Promise<ReadonlySet<string> | { error: string }> = withDeadline(
@@ -76,7 +99,7 @@ export function appHomeOpened(env: SlackEnv) {
             }),
             store.changeRequests.countPending(teamId, query),
           ]);
-          return { requests, total };
+          return { requests, total, cardLinks: await cardLinks(requests) };
         }),
         inChannels(async (c) => (await store.schedules.list(teamId)).filter((s) => c.has(s.channelId))),
       ]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_CHECKED_ZONES } from "../../../../src/services/unusual-zones.js";
 import { SIM_IDS } from "../../../../tools/simulator/index.js";
 import { openHome } from "../../../support/app-home.js";
+import { askAndConfirm, pendingCard } from "../../../support/change-flow.js";
 import { answerTo } from "../../../support/harness.js";
 import { ALICE, BOB } from "../../../support/users.js";
 import { useWorld } from "../../../support/world.js";
@@ -68,5 +69,20 @@ describe("the Home's zones that look unusual", () => {
     expect(home).toContain("Zones that look unusual now, without a watch* (0)");
     expect(home).not.toContain(`/edge watch zone ${zone}`);
     expect(home).toContain("1 more looks unusual; a zone watch already alerts on it.");
+  });
+});
+
+describe("the Home's pending approvals", () => {
+  it("each links to its approval card", async () => {
+    h.slack.memberships.set(BOB, ["C0001"]);
+    await askAndConfirm(h, `ddos ${SIM_IDS.firstShieldZone} high`);
+    const { post } = await pendingCard(h, "DDoS");
+    const home = await openHome(h, BOB);
+    const line = home.split("\n").find((l) => l.includes(`<@${BOB}>: *`));
+    expect(line, home).toBeDefined();
+    expect(line).toMatch(
+      new RegExp(`\\*<https://acme\\.slack\\.com/archives/${post.args.channel}/p\\d+\\|[^>]*DDoS[^>]*>\\*`),
+    );
+    expect(h.slack.callsTo("chat.getPermalink")[0]?.args.channel).toBe(post.args.channel);
   });
 });
