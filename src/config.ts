@@ -127,6 +127,7 @@ const envSchema = z.object({
   DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
   DATABASE_STATEMENT_TIMEOUT_MS: intVar("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
   AUDIT_RETENTION_DAYS: intVar("AUDIT_RETENTION_DAYS", 400, 1, 36_500),
+  FUNCTION_EXECUTION_RETENTION_DAYS: intVar("FUNCTION_EXECUTION_RETENTION_DAYS", 30, 1, 36_500),
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
@@ -177,6 +178,8 @@ export interface Config {
     readonly statementTimeoutMs: number;
     /** Audit rows older than this many days are deleted by the sweeper. */
     readonly auditRetentionDays: number;
+    /** Days a Workflow Builder step's row is kept after its last update (FUNCTION_EXECUTION_RETENTION_DAYS). */
+    readonly functionExecutionRetentionDays: number;
     readonly encryptionKey: string | undefined;
     readonly encryptionKeys: string | undefined;
   };
@@ -299,6 +302,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       databaseUrl: e.DATABASE_URL,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+      functionExecutionRetentionDays: e.FUNCTION_EXECUTION_RETENTION_DAYS,
       encryptionKey: e.ENCRYPTION_KEY,
       encryptionKeys: e.ENCRYPTION_KEYS,
     },
