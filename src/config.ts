@@ -131,6 +131,7 @@ const envSchema = z.object({
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
+  HTTP_MAX_PAYLOADS_IN_FLIGHT: intVar("HTTP_MAX_PAYLOADS_IN_FLIGHT", 500, 1, 100_000),
   SLACK_API_URL: urlVar("SLACK_API_URL", ["https:", "http:"]),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,
@@ -195,6 +196,11 @@ export interface Config {
     readonly adminUserIds: readonly AdminId[];
   };
   readonly port: number;
+  /**
+   * HTTP mode: payloads acknowledged by the front thread and not yet handled by the main thread, at most;
+   * beyond it a signed payload is answered 503 with Retry-After.
+   */
+  readonly httpMaxPayloadsInFlight: number;
   readonly shutdownTimeoutMs: number;
   readonly schedules: {
     readonly perChannel: number;
@@ -317,6 +323,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       adminUserIds: e.ADMIN_USER_IDS,
     },
     port: e.PORT,
+    httpMaxPayloadsInFlight: e.HTTP_MAX_PAYLOADS_IN_FLIGHT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     schedules: {
       perChannel: e.SCHEDULES_PER_CHANNEL,
