@@ -18,6 +18,7 @@ const metricReads = () =>
   h.sim.requests.filter(
     (r) => r.method === "GET" && /^\/shield\/metrics\/overview\/\d+\/detailed/.test(r.path),
   );
+const zoneLists = () => h.sim.requests.filter((r) => r.method === "GET" && r.path === "/shield/shield-zones");
 const zone = SIM_IDS.zoneUnderAttack;
 
 describe("the Home's zones that look unusual", () => {
@@ -35,9 +36,12 @@ describe("the Home's zones that look unusual", () => {
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(MAX_CHECKED_ZONES);
 
-    // Opened again within the slot (by anyone in the workspace): the verdicts are known, no read is made.
+    // Opened again within the slot (by anyone in the workspace): the verdicts and the zones are known, no
+    // read is made.
+    const lists = zoneLists().length;
     expect(await openHome(h, ALICE)).toContain(`Zone ${zone} looks unusual now`);
     expect(metricReads().length).toBe(first);
+    expect(zoneLists().length).toBe(lists);
   });
 
   it("when the zones' traffic is slow to come, the Home is published on time and says it is unknown", async () => {
