@@ -22,6 +22,12 @@ import {
 } from "../../../src/services/incident.js";
 import type { TimelineEntry, TimelineStory } from "../../../src/services/timeline.js";
 import {
+  agentTokenLine,
+  agentTokenList,
+  agentTokenMinted,
+  agentTokenRevoked,
+} from "../../../src/slack/blocks/agents.js";
+import {
   alertAcknowledgedReply,
   alertMutedReply,
   alertUnmutedReply,
@@ -159,7 +165,7 @@ import type {
   Schedule,
   Watch,
 } from "../../../src/store/index.js";
-import { CHANGE_STATES } from "../../../src/store/index.js";
+import { type AgentToken, CHANGE_STATES } from "../../../src/store/index.js";
 import { useHarness } from "../../support/use-harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
@@ -802,7 +808,27 @@ function detailValue(g: Gen, depth = 0): DetailValue {
 /** The time the zone builders read learning mode against. */
 const AS_OF = Date.UTC(2026, 10, 1);
 
+/** An agent token as stored, with hostile names (never the token itself). */
+function agentToken(g: Gen): AgentToken {
+  return {
+    id: g.s(),
+    teamId: g.id("U"),
+    userId: g.id("U"),
+    name: g.s(),
+    tokenHash: g.s(),
+    createdAt: g.ms(),
+    expiresAt: g.ms(),
+    revokedAt: g.pick([null, g.ms()]),
+    revokedBy: g.pick([null, g.id("U")]),
+    lastUsedAt: g.pick([null, g.ms()]),
+  };
+}
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "agents.ts:agentTokenLine": (g) => agentTokenLine(agentToken(g)),
+  "agents.ts:agentTokenMinted": (g) => agentTokenMinted(agentToken(g), g.s(), 1 + g.int(30), 1 + g.int(90)),
+  "agents.ts:agentTokenRevoked": (g) => agentTokenRevoked(agentToken(g)),
+  "agents.ts:agentTokenList": (g) => agentTokenList(g.list(() => agentToken(g), 4)),
   "change-details.ts:detailMrkdwn": (g) => detailMrkdwn(detailValue(g)),
   "change-details.ts:detailField": (g) => detailField({ label: g.s(), value: detailValue(g) }),
   "alerts.ts:alertParentMessage": (g) => alertParentMessage(alertView(g), g.ms()),
