@@ -70,7 +70,7 @@ function mitigationButtons(v: AlertView): Button[] {
   const out: Button[] = [];
   if (s.kind === "zone") {
     const entry = s.topOffender ? accessEntryOf(s.topOffender) : undefined;
-    if (entry) {
+    if (entry && !s.topOffenderBlocked) {
       const p: AccessBlockParams = { shieldZoneId: s.shieldZoneId, ...entry, state: "block" };
       const b = button(
         `Block ${entry.value}`,
@@ -127,6 +127,16 @@ function mitigationButtons(v: AlertView): Button[] {
   return out;
 }
 
+/** The mitigations the zone already has, said instead of offering their buttons. */
+function alreadyInForce(s: Extract<AlertView["subject"], { kind: "zone" }>): Mrkdwn[] {
+  const out: Mrkdwn[] = [];
+  if (s.topOffender && s.topOffenderBlocked)
+    out.push(mrkdwn`${code(s.topOffender, 60)} is blocked by edgeops' access list`);
+  if (s.ddosSensitivity !== null && s.ddosSensitivity >= DDOS_RAISE_TO)
+    out.push(mrkdwn`DDoS sensitivity is ${ddosSensitivityLabel(s.ddosSensitivity)}`);
+  return out;
+}
+
 function stateLine(v: AlertView, now: number): Mrkdwn {
   const parts: Mrkdwn[] = [];
   if (v.status === "resolved" && v.resolvedAt !== null)
@@ -162,6 +172,10 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
       const of =
         s.topOffenderOfGroups === undefined ? "" : ` · top of the first ${n(s.topOffenderOfGroups)} groups`;
       blocks.push(context(mrkdwn`Top offender when it fired: ${code(s.topOffender, 60)}${of}`));
+    }
+    if (v.status === "firing" && !v.untracked) {
+      const inForce = alreadyInForce(s);
+      if (inForce.length > 0) blocks.push(context(mrkdwn`Already in force: ${joinMrkdwn(inForce, " · ")}`));
     }
   } else {
     const look = statusLook(s.status);
