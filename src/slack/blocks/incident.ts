@@ -145,7 +145,8 @@ export function changeText(c: Change): string {
     case "new":
       return "▲ new";
     case "up":
-      return `▲ ${n(c.percent)}%`;
+      // Past ten times as many, a percentage is a number nobody reads ("▲ 268,350%"): say how many times.
+      return c.percent >= 1000 ? `▲ ×${n(Math.floor(1 + c.percent / 100))}` : `▲ ${n(c.percent)}%`;
     case "down":
       return `▼ ${n(c.percent)}%`;
   }

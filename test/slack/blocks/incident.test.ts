@@ -203,7 +203,8 @@ describe("the incident card within Block Kit limits", () => {
   it("draws sparklines with unicode blocks and shows the change", () => {
     const text = blocksText(incidentCard(bigPicture(), { isPublic: false, newRequestId }).blocks);
     expect(text).toMatch(/[▁▂▃▄▅▆▇█]{10,}/);
-    expect(text).toContain("▲ 199,999,900%");
+    // 199,999,900 % more is two million times as many: said so.
+    expect(text).toContain("▲ ×2,000,000");
   });
 
   it("says the month's billable requests are unknown when the field that names its period did not come", () => {
