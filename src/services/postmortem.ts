@@ -24,9 +24,33 @@ const STEPS: Record<ChangeStep, string> = {
   retried: "retried",
 };
 
-/** Markdown's special characters, escaped, on one line. */
+/**
+ * A word a Markdown renderer would turn into a link or a mention by itself (GitHub's and most wikis'
+ * autolinks): a URL, a `www.` or bare domain, an e-mail address, an @name.
+ */
+const LINKABLE =
+  /[a-z][a-z0-9+.-]*:\/\/|^mailto:|^www\.|@|[a-z0-9-]\.[a-z][a-z0-9-]*[a-z0-9](?:$|[/:?#)\].,;!'"])/i;
+
+/** A code span holding `s` as written: a fence longer than any run of backticks in it. */
+function codeSpan(s: string): string {
+  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";
+  return `${fence}${pad}${s}${pad}${fence}`;
+}
+
+/**
+ * Markdown's special characters escaped, on one line. A word that would be autolinked (a URL or domain, an
+ * e-mail address, an @name in a zone's name or a reason) is put in a code span, which no renderer links:
+ * the export never carries a live link or mention that someone typed into a name.
+ */
 export function escapeMarkdown(s: string): string {
-  return s.replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
+  return s
+    .split(/\s+/)
+    .map((word) =>
+      LINKABLE.test(word) ? codeSpan(word) : word.replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`),
+    )
+    .join(" ");
 }
 
 function durationWords(ms: number): string {

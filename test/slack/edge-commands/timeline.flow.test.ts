@@ -197,6 +197,32 @@ describe("/edge timeline: the story of an incident", () => {
     }
   });
 
+  it("Export puts a URL, a domain, an e-mail address or an @name typed into a name in a code span, so nothing in it is autolinked", async () => {
+    const h = await startHarness({});
+    try {
+      const typedName = "bob https://evil.example/login www.evil.example mail-bob@evil.example @everyone";
+      h.slack.users.set(BOB, { id: BOB, name: typedName });
+      h.slack.memberships.set(BOB, ["C0001"]);
+      await blockApplied(h);
+      const res = await h.command(`timeline ${ZONE}`, { userId: BOB, channelId: "C0001" });
+      const answer = await replacement(h, res.responseId);
+      const exportButton = findButtons(answer.body.blocks).find(
+        (b) => b.action_id === ACTIONS.timelineExport,
+      );
+      const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
+      await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
+      const md = [...h.slack.uploads.values()][0]?.body ?? "";
+      expect(md).toContain(
+        "@bob `https://evil.example/login` `www.evil.example` `mail-bob@evil.example` `@everyone` asked for: Block IP 203.0.113.7",
+      );
+      // Outside code spans, nothing a renderer would link is left.
+      const outsideCode = md.replace(/(`+)[\s\S]*?\1/g, "");
+      expect(outsideCode).not.toMatch(/evil\.example|@everyone/);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("takes a domain as other /edge commands do, refuses an unknown window, and says what Export needs", async () => {
     const h = await startHarness();
     try {
