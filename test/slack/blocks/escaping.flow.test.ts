@@ -1128,13 +1128,21 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
               }),
               9,
             ),
+            mitigated: new Map(),
+            pendingAccess: new Map(),
           }
         : kind === "waf"
           ? { ...paging, kind, rules }
           : kind === "ratelimits"
             ? { ...paging, kind, rules: rl }
             : { ...paging, kind, apps, complete: g.bool() };
-    return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
+    return incidentListMessage(
+      p.zoneId,
+      page as never,
+      g.pick(["ip", "waf", "ratelimits", "apps"] as const),
+      false,
+      () => "r1",
+    );
   },
   "change-modal.ts:changeModal": (g) => {
     const forms = Object.fromEntries(
