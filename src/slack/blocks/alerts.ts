@@ -289,6 +289,15 @@ export function watchCreatedMessage(
   ]);
 }
 
+/** `/edge watch zone <id> sensitivity <s>` on a zone the channel already watches: the watch now alerts at `s`. */
+export function watchSensitivityChangedMessage(w: Watch, was: string): Reply {
+  const name = w.options.label
+    ? `${truncate(w.options.label, 80)} (shield zone ${w.target})`
+    : `shield zone ${w.target}`;
+  const text = mrkdwn`:control_knobs: The watch ${code(w.id)} of ${name} is now at sensitivity *${w.options.sensitivity ?? "normal"}* (was ${was}), from its next check. It keeps what it has learnt of the zone's usual traffic.`;
+  return reply(text, [section(text)]);
+}
+
 function watchLine(w: Watch, now: number): Mrkdwn {
   const muted =
     w.mutedUntil !== null && w.mutedUntil > now

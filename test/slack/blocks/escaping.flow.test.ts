@@ -39,6 +39,7 @@ import {
   watchLabel,
   watchListMessage,
   watchMutedMessage,
+  watchSensitivityChangedMessage,
   watchRemovedChannelNotice,
   watchRemovedMessage,
 } from "../../../src/slack/blocks/alerts.js";
@@ -864,6 +865,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       watch(g),
       g.maybe(() => g.ms()),
     ),
+  "alerts.ts:watchSensitivityChangedMessage": (g) =>
+    watchSensitivityChangedMessage(watch(g), g.pick(["low", "normal", "high", g.s()])),
   "alerts.ts:watchChannelFailingDm": (g) =>
     watchChannelFailingDm(watch(g), g.pick(["not_in_channel", "is_archived", g.s()])),
   "channel-failing.ts:notPostedIn": (g) =>
