@@ -39,9 +39,9 @@ import {
   watchLabel,
   watchListMessage,
   watchMutedMessage,
-  watchSensitivityChangedMessage,
   watchRemovedChannelNotice,
   watchRemovedMessage,
+  watchSensitivityChangedMessage,
 } from "../../../src/slack/blocks/alerts.js";
 import {
   appliedLine,
