@@ -19,6 +19,7 @@ const STEPS: Record<ChangeStep, string> = {
   applied: "applied",
   failed: "could not apply",
   undone: "undid",
+  undo_skipped: "skipped the undo of",
   expired: "let expire",
   cancelled: "cancelled",
   retried: "retried",
@@ -120,7 +121,12 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
     case "change": {
       const count = e.approvals ? ` (${e.approvals.count} of ${e.approvals.needed})` : "";
       const note = e.note ? ` — ${escapeMarkdown(e.note)}` : "";
-      return `${who(e.by, names)} ${STEPS[e.step]}${count}: ${escapeMarkdown(e.change)}${where}${note}`;
+      const how = e.withoutApproval
+        ? " (without approval)"
+        : e.inForceMs !== undefined
+          ? ` after ${durationWords(e.inForceMs)} in force`
+          : "";
+      return `${who(e.by, names)} ${STEPS[e.step]}${count}: ${escapeMarkdown(e.change)}${where}${how}${note}`;
     }
   }
 }
@@ -192,13 +198,18 @@ function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
     const undone = applied ? row.steps.find((s) => s.step === "undone" && s.at >= applied.at) : undefined;
     const requestId = row.steps[0]?.requestId ?? "";
     const ends = until.get(requestId);
+    const skipped = applied
+      ? row.steps.find((s) => s.step === "undo_skipped" && s.at >= applied.at)
+      : undefined;
     const undoneCell = !applied
       ? "—"
-      : undone
-        ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
-        : until.has(requestId)
-          ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
-          : "no longer in force; no undo recorded in the window";
+      : skipped && !undone
+        ? `undo skipped ${at(skipped.at, end)}${skipped.note ? `: ${escapeMarkdown(skipped.note)}` : ""}`
+        : undone
+          ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
+          : until.has(requestId)
+            ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
+            : "no longer in force; no undo recorded in the window";
     const inForce = !applied
       ? "—"
       : `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;
