@@ -58,7 +58,16 @@ export interface ConfigState {
    * on with an end: learning mode off once that time has come is its planned end, not drift.
    */
   learningUntil?: number | null;
+  /**
+   * The post that opened the latest run of changes (one visit to the dashboard, several settings a check or
+   * two apart): `ts` of that post in the watch's channel, and when its last change was posted. Kept by the
+   * poller, which posts the run's later changes in that post's thread (DRIFT_VISIT_GAP_MS).
+   */
+  visit?: { ts: string; lastAt: number };
 }
+
+/** Changes posted no further apart than this are one visit: one post in the channel, the rest in its thread. */
+export const DRIFT_VISIT_GAP_MS = 5 * 60_000;
 
 /** What a Put it back button asks: a change kind's name and parameters (the change flow's own). */
 export interface PutBack {

@@ -5,6 +5,8 @@ import {
   unreadableMetricsSentence,
 } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
+import { accessEntryOf } from "../services/access-entries.js";
+import { readEntryState } from "../services/access-lists.js";
 import { APPS_MAX_LIMIT } from "../services/apps.js";
 import { busiestGroup, readEventLogGroups } from "../services/event-log-groups.js";
 import type { AlertEpisode, Sensitivity } from "../store/index.js";
@@ -135,26 +137,22 @@ export async function evaluateZoneWatch(
           ...(known.topOffenderOfGroups === undefined ? {} : { ofGroups: known.topOffenderOfGroups }),
         }
       : { ip: null };
-    let ddosSensitivity = known?.ddosSensitivity ?? null;
     if (!known) {
-      calls += 1;
-      [top, ddosSensitivity] = await Promise.all([
-        topIp(edge, zoneId, now).then(
-          (t) => {
-            calls += t.calls;
-            return t;
-          },
-          () => {
-            calls += 1;
-            return { ip: null };
-          },
-        ),
-        edge
-          .getShieldZone(zoneId)
-          .then((z) => z.ddosShieldSensitivity ?? null)
-          .catch(() => null),
-      ]);
+      top = await topIp(edge, zoneId, now).then(
+        (t) => {
+          calls += t.calls;
+          return t;
+        },
+        () => {
+          calls += 1;
+          return { ip: null };
+        },
+      );
     }
+    // Read again at every evaluation while it fires: a button for a move the zone already has (the IP
+    // blocked, DDoS already High, by edgeops or by hand since) would be a stale offer.
+    const standing = await standingMitigations(edge, zoneId, top.ip, known);
+    calls += standing.calls;
     const readings = numbers(lastAttack);
     const subject: ZoneSubject = {
       kind: "zone",
@@ -163,7 +161,8 @@ export async function evaluateZoneWatch(
       readings,
       topOffender: top.ip,
       ...(top.ip !== null && top.ofGroups !== undefined ? { topOffenderOfGroups: top.ofGroups } : {}),
-      ddosSensitivity,
+      ddosSensitivity: standing.ddosSensitivity,
+      ...(standing.topOffenderBlocked ? { topOffenderBlocked: true } : {}),
     };
     pushNotice(
       notices,
@@ -206,6 +205,34 @@ function firingZoneSubject(open: AlertEpisode | null): ZoneSubject | undefined {
   return open?.status === "firing"
     ? ((open.details as EpisodeDetails).subject as ZoneSubject | undefined)
     : undefined;
+}
+
+/**
+ * What the zone has now that the alert's buttons depend on: its DDoS sensitivity, and whether edgeops' block
+ * list in force holds the top offender. Each read fails alone and keeps what the alert knew before.
+ */
+async function standingMitigations(
+  edge: EdgeClient,
+  zoneId: number,
+  ip: string | null,
+  known: ZoneSubject | undefined,
+): Promise<{ ddosSensitivity: number | null; topOffenderBlocked: boolean; calls: number }> {
+  const entry = ip === null ? undefined : accessEntryOf(ip);
+  const keptBlocked = known?.topOffender === ip && known?.topOffenderBlocked === true;
+  const [ddosSensitivity, topOffenderBlocked] = await Promise.all([
+    edge
+      .getShieldZone(zoneId)
+      .then((z) => z.ddosShieldSensitivity ?? null)
+      .catch(() => known?.ddosSensitivity ?? null),
+    entry
+      ? readEntryState(edge, zoneId, entry).then(
+          (state) => state === "block",
+          () => keptBlocked,
+        )
+      : Promise.resolve(false),
+  ]);
+  // The access lists take a list of lists and one read per edgeops list in force: two is the usual cost.
+  return { ddosSensitivity, topOffenderBlocked, calls: 1 + (entry ? 2 : 0) };
 }
 
 interface TopIp {

@@ -52,8 +52,10 @@ export interface AlertView {
         topOffender: string | null;
         /** Set when not every IP group was read: the top offender is the busiest of this many groups. */
         topOffenderOfGroups?: number;
-        /** The zone's DDoS sensitivity when it fired, if known (the DDoS button needs it). */
+        /** The zone's DDoS sensitivity at the latest evaluation, if known (the DDoS button needs it). */
         ddosSensitivity: number | null;
+        /** edgeops' block list in force held the top offender at the latest evaluation: no Block button. */
+        topOffenderBlocked?: boolean;
       }
     | {
         kind: "app";

@@ -1,5 +1,11 @@
 import type { WebClient } from "@slack/web-api";
-import { type ConfigState, evaluateConfigWatch, forgetReported, withKeptMeanwhile } from "../alerts/drift.js";
+import {
+  type ConfigState,
+  DRIFT_VISIT_GAP_MS,
+  evaluateConfigWatch,
+  forgetReported,
+  withKeptMeanwhile,
+} from "../alerts/drift.js";
 import {
   type AlertNotice,
   type EpisodeContext,
@@ -131,6 +137,9 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
     d.now,
   );
   let state = result.state;
+  // Several settings changed in one visit to the dashboard are noticed a check or two apart: one post in the
+  // channel, and the visit's later changes in its thread (each with its own buttons).
+  let visit = (d.watch.state as ConfigState | null)?.visit;
   const deliveries: DeliveryOutcome[] = [];
   for (const drift of result.drifts) {
     let outcome: DeliveryOutcome;
@@ -138,11 +147,16 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
     if (isMutedAt(d.watch, d.now)) outcome = "muted";
     else if (failed) outcome = failed;
     else {
+      const thread = visit && d.now - visit.lastAt <= DRIFT_VISIT_GAP_MS ? visit.ts : undefined;
       const delivered = await deliverTo(
         { client: d.client, metrics: d.deps.metrics, logger: d.logger, fence: () => d.lease.stillMine() },
         watchOwner(d),
-        (to) => to.post(driftMessage(d.watch, drift, newRequestId)),
+        (to) => to.post(driftMessage(d.watch, drift, newRequestId), thread),
       );
+      if (delivered.outcome === "sent") {
+        const ts = thread ?? delivered.value;
+        visit = ts ? { ts, lastAt: d.now } : undefined;
+      }
       outcome =
         delivered.outcome === "sent"
           ? "posted"
@@ -175,7 +189,7 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
         })
         .catch((err: unknown) => d.logger.warn({ err }, "could not record a drift in the audit log"));
   }
-  return { state, calls: result.calls, notices: [], deliveries };
+  return { state: visit ? { ...state, visit } : state, calls: result.calls, notices: [], deliveries };
 }
 
 /** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */

@@ -734,7 +734,15 @@ interface Paging {
 
 export type IncidentListPage = Paging &
   (
-    | { kind: "offenders"; dimension: OffenderDimension; offenders: Offender[] }
+    | {
+        kind: "offenders";
+        dimension: OffenderDimension;
+        offenders: Offender[];
+        /** As on the card: what edgeops already blocks or challenges on the zone (empty when unknown). */
+        mitigated: ReadonlyMap<string, AccessAction>;
+        /** As on the card: access changes waiting for approval in the list's channel. */
+        pendingAccess: ReadonlyMap<string, EntryState>;
+      }
     | { kind: "waf"; rules: TriggeredRule[] }
     | { kind: "ratelimits"; rules: RateLimitInWindow[] }
     | { kind: "apps"; apps: App[]; complete: boolean }
@@ -747,10 +755,15 @@ export function pageOf<T>(items: readonly T[], page: number, size = LIST_PAGE_SI
   return { page: p, totalPages, total: items.length, items: items.slice((p - 1) * size, p * size) };
 }
 
+/**
+ * One page of a section's whole list. An offenders page is marked as the card's sections are (what edgeops
+ * already blocks; what waits for approval in `pendingIn`, the channel it is shown in, as on the card).
+ */
 export async function listIncidentSection(
   deps: Deps,
   teamId: string,
   q: IncidentListQuery,
+  pendingIn: string | null = null,
 ): Promise<IncidentListPage & { range: IncidentRange }> {
   const client = await edgeClientFor(deps, teamId);
   const range = incidentRange(q.window, q.to);
@@ -778,13 +791,25 @@ export async function listIncidentSection(
     }
     default: {
       const dimension = q.section;
-      const r = await client.searchEventLogs(q.zoneId, {
-        from: range.eventLogFrom,
-        to: range.eventLogTo,
-        groupBy: [dimension],
-        page: q.page - 1,
-        pageSize: LIST_PAGE_SIZE,
-      });
+      const ms = sectionDeadlineMs(deps);
+      const [r, own, pending] = await Promise.all([
+        client.searchEventLogs(q.zoneId, {
+          from: range.eventLogFrom,
+          to: range.eventLogTo,
+          groupBy: [dimension],
+          page: q.page - 1,
+          pageSize: LIST_PAGE_SIZE,
+        }),
+        // The marks fail alone: the list is still the list without them.
+        bounded(deps.clock, edgeopsEntries(client, q.zoneId), ms, "listCustomAccessLists").catch(
+          () => new Map<string, AccessAction>(),
+        ),
+        pendingIn === null
+          ? new Map<string, EntryState>()
+          : pendingAccessChanges(deps, teamId, q.zoneId, pendingIn).catch(
+              () => new Map<string, EntryState>(),
+            ),
+      ]);
       const last = isLastEventLogPage(r, q.page - 1, LIST_PAGE_SIZE);
       const pages =
         r.totalPages ?? (r.total === null ? q.page + (last ? 0 : 1) : Math.ceil(r.total / LIST_PAGE_SIZE));
@@ -792,6 +817,8 @@ export async function listIncidentSection(
         kind: "offenders",
         dimension,
         offenders: r.groups.map((g) => toOffender(g, dimension)).sort(byCountDesc),
+        mitigated: own,
+        pendingAccess: pending,
         page: q.page,
         totalPages: Math.max(1, pages),
         total: r.total,

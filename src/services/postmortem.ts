@@ -19,14 +19,39 @@ const STEPS: Record<ChangeStep, string> = {
   applied: "applied",
   failed: "could not apply",
   undone: "undid",
+  undo_skipped: "skipped the undo of",
   expired: "let expire",
   cancelled: "cancelled",
   retried: "retried",
 };
 
-/** Markdown's special characters, escaped, on one line. */
+/**
+ * A word a Markdown renderer would turn into a link or a mention by itself (GitHub's and most wikis'
+ * autolinks): a URL, a `www.` or bare domain, an e-mail address, an @name.
+ */
+const LINKABLE =
+  /[a-z][a-z0-9+.-]*:\/\/|^mailto:|^www\.|@|[a-z0-9-]\.[a-z][a-z0-9-]*[a-z0-9](?:$|[/:?#)\].,;!'"])/i;
+
+/** A code span holding `s` as written: a fence longer than any run of backticks in it. */
+function codeSpan(s: string): string {
+  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";
+  return `${fence}${pad}${s}${pad}${fence}`;
+}
+
+/**
+ * Markdown's special characters escaped, on one line. A word that would be autolinked (a URL or domain, an
+ * e-mail address, an @name in a zone's name or a reason) is put in a code span, which no renderer links:
+ * the export never carries a live link or mention that someone typed into a name.
+ */
 export function escapeMarkdown(s: string): string {
-  return s.replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
+  return s
+    .split(/\s+/)
+    .map((word) =>
+      LINKABLE.test(word) ? codeSpan(word) : word.replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`),
+    )
+    .join(" ");
 }
 
 function durationWords(ms: number): string {
@@ -96,7 +121,12 @@ function entryText(e: TimelineEntry, names: PostmortemNames): string {
     case "change": {
       const count = e.approvals ? ` (${e.approvals.count} of ${e.approvals.needed})` : "";
       const note = e.note ? ` — ${escapeMarkdown(e.note)}` : "";
-      return `${who(e.by, names)} ${STEPS[e.step]}${count}: ${escapeMarkdown(e.change)}${where}${note}`;
+      const how = e.withoutApproval
+        ? " (without approval)"
+        : e.inForceMs !== undefined
+          ? ` after ${durationWords(e.inForceMs)} in force`
+          : "";
+      return `${who(e.by, names)} ${STEPS[e.step]}${count}: ${escapeMarkdown(e.change)}${where}${how}${note}`;
     }
   }
 }
@@ -168,13 +198,18 @@ function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
     const undone = applied ? row.steps.find((s) => s.step === "undone" && s.at >= applied.at) : undefined;
     const requestId = row.steps[0]?.requestId ?? "";
     const ends = until.get(requestId);
+    const skipped = applied
+      ? row.steps.find((s) => s.step === "undo_skipped" && s.at >= applied.at)
+      : undefined;
     const undoneCell = !applied
       ? "—"
-      : undone
-        ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
-        : until.has(requestId)
-          ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
-          : "no longer in force; no undo recorded in the window";
+      : skipped && !undone
+        ? `undo skipped ${at(skipped.at, end)}${skipped.note ? `: ${escapeMarkdown(skipped.note)}` : ""}`
+        : undone
+          ? `${at(undone.at, end)}${undone.by && undone.by !== "system" ? ` by ${who(undone.by, names)}` : ""}`
+          : until.has(requestId)
+            ? `not yet (${ends === null || ends === undefined ? "permanent" : `ends ${at(ends, end)}`})`
+            : "no longer in force; no undo recorded in the window";
     const inForce = !applied
       ? "—"
       : `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;

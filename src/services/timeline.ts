@@ -44,6 +44,8 @@ export type ChangeStep =
   | "applied"
   | "failed"
   | "undone"
+  /** A temporary change's undo, not done: the setting was changed since, or a later request set it. */
+  | "undo_skipped"
   | "expired"
   | "cancelled"
   | "retried";
@@ -92,8 +94,12 @@ export type TimelineEntry = {
       change: string;
       /** approval: how many so far of how many needed. */
       approvals?: { count: number; needed: number };
-      /** Why, where the store says: a reject's reason, the error of a failure. */
+      /** Why, where the store says: a reject's reason, the error of a failure, why an undo was skipped. */
       note?: string;
+      /** undone: how long the change was in force, from its apply. */
+      inForceMs?: number;
+      /** applied: no one approved it (the channel's policy asked no approval). */
+      withoutApproval?: true;
     }
 );
 
@@ -156,7 +162,14 @@ const CHANGE_STEPS: Record<string, (outcome: string) => ChangeStep | undefined> 
         : o === "already_set"
           ? "cancelled"
           : undefined,
-  undo: (o) => (o === "undone" ? "undone" : o === "failed" ? "failed" : undefined),
+  undo: (o) =>
+    o === "undone"
+      ? "undone"
+      : o === "failed"
+        ? "failed"
+        : o === "left" || o === "kept" || o === "superseded"
+          ? "undo_skipped"
+          : undefined,
   reconcile: (o) =>
     o === "undone"
       ? "undone"
@@ -184,6 +197,13 @@ const REASON_WORDS: Record<string, string> = {
 function reasonWords(reason: string): string {
   return REASON_WORDS[reason] ?? (/^[a-z]+(_[a-z]+)+$/.test(reason) ? reason.replace(/_/g, " ") : reason);
 }
+
+/** Why an undo was skipped, from its audit outcome. */
+const UNDO_SKIPPED_WORDS: Record<string, string> = {
+  left: "the setting was changed since it was applied (in the dashboard, or by another request), so edgeops left it as it is",
+  kept: "a later request keeps this for good, so edgeops left it in force",
+  superseded: "a later request set this since, so edgeops left it as that request has it",
+};
 
 function auditNote(e: AuditEntry): string | undefined {
   const d = e.details ?? {};
@@ -367,6 +387,7 @@ export async function buildTimeline(
       continue;
     }
     let approvals = 0;
+    let appliedAt: number | undefined;
     let rejected: (TimelineEntry & { kind: "change" }) | undefined;
     for (const a of steps) {
       // The reason of a rejection is added later, as its own audit entry.
@@ -379,7 +400,12 @@ export async function buildTimeline(
       const step = stepOf(a);
       if (!step) continue;
       if (step === "approval" || step === "approved") approvals++;
-      const note = step === "failed" || step === "cancelled" ? auditNote(a) : undefined;
+      const note =
+        step === "failed" || step === "cancelled"
+          ? auditNote(a)
+          : step === "undo_skipped"
+            ? UNDO_SKIPPED_WORDS[a.outcome]
+            : undefined;
       const entry: TimelineEntry & { kind: "change" } = {
         kind: "change",
         at: a.at,
@@ -394,6 +420,12 @@ export async function buildTimeline(
         ...(note ? { note } : {}),
       };
       if (step === "rejected") rejected = entry;
+      if (step === "applied") {
+        appliedAt = a.at;
+        // Approved by no one before it applied: the channel's policy asked none.
+        if (approvals === 0) entry.withoutApproval = true;
+      }
+      if (step === "undone" && appliedAt !== undefined) entry.inForceMs = a.at - appliedAt;
       entries.push(entry);
     }
   }

@@ -73,7 +73,7 @@ async function watchForAction(
   deps: Deps,
   actor: ActorInput,
   id: string,
-  action: "remove" | "mute",
+  action: "remove" | "mute" | "change",
 ): Promise<Watch> {
   const w = await deps.store.watches.get(id);
   if (!w || w.teamId !== actor.teamId)
@@ -128,6 +128,31 @@ export async function muteWatch(
     details: { until, channelId: w.channelId },
   });
   return { ...w, mutedUntil: until };
+}
+
+/**
+ * Give an existing zone watch another sensitivity: its creator or an admin (as muting); audit-logged. Its
+ * baseline stays: only how far above it counts as an attack changes, from the next evaluation.
+ */
+export async function setWatchSensitivity(
+  deps: Deps,
+  actor: ActorInput,
+  id: string,
+  sensitivity: Sensitivity,
+): Promise<{ watch: Watch; was: Sensitivity }> {
+  const w = await watchForAction(deps, actor, id, "change");
+  const was = w.options.sensitivity ?? "normal";
+  const options = { ...w.options, sensitivity };
+  if (!(await deps.store.watches.setOptions(actor.teamId, id, options))) throw removedMeanwhile(id);
+  await deps.store.audit.append({
+    teamId: actor.teamId,
+    userId: actor.userId,
+    action: "watch.sensitivity",
+    target: `watch:${id}`,
+    outcome: "ok",
+    details: { from: was, to: sensitivity, channelId: w.channelId },
+  });
+  return { watch: { ...w, options }, was };
 }
 
 /** `off` (unmute), or a duration like 30m, 2h, 1h30m, 1d: from one minute to seven days. */

@@ -67,6 +67,8 @@ export interface WatchesRepo {
   remove(teamId: string, id: string, history?: "keep" | "forget"): Promise<boolean>;
   /** Only within the team; null unmutes. True when the watch exists. */
   mute(teamId: string, id: string, until: number | null): Promise<boolean>;
+  /** Only within the team: the watch's options replaced. True when the watch exists. */
+  setOptions(teamId: string, id: string, options: WatchOptions): Promise<boolean>;
   /** next_poll_at <= now, round-robin across workspaces (as schedules' listDue). */
   listDue(now: number, limit: number, scope?: WorkScope): Promise<Watch[]>;
   /** Compare-and-set on next_poll_at; true for the single claimer of this evaluation. */
@@ -229,6 +231,16 @@ export function createWatchesRepo(ctx: RepoContext): WatchesRepo {
       const r = await db
         .updateTable("watches")
         .set({ mutedUntil: until })
+        .where("id", "=", id)
+        .where("teamId", "=", teamId)
+        .executeTakeFirst();
+      return updatedOne(r);
+    },
+
+    async setOptions(teamId: string, id: string, options: WatchOptions): Promise<boolean> {
+      const r = await db
+        .updateTable("watches")
+        .set({ options: JSON.stringify(options) })
         .where("id", "=", id)
         .where("teamId", "=", teamId)
         .executeTakeFirst();

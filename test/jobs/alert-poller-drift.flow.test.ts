@@ -50,15 +50,13 @@ async function setup(engine: "sqlite" | "postgres", prepare?: (zone: ShieldZone,
   return { sim, h, tick, zone, watch };
 }
 
+/** Every drift post, in the channel or in the thread of its visit's first post (one visit is one post in the channel). */
 const driftPosts = (h: Harness) =>
   h.slack
     .callsTo("chat.postMessage")
-    .filter(
-      (c) =>
-        c.args.channel === CHANNEL &&
-        !c.args.thread_ts &&
-        blocksText(c.args.blocks).includes("not through edgeops"),
-    );
+    .filter((c) => c.args.channel === CHANNEL && blocksText(c.args.blocks).includes("not through edgeops"));
+/** The drift posts in the channel itself (not in a thread). */
+const channelPosts = (h: Harness) => driftPosts(h).filter((c) => !c.args.thread_ts);
 const text = (c: SlackCall | undefined) => blocksText(c?.args.blocks);
 /** The approval card updated to say the change is in effect (an update after the first `updatesBefore`). */
 const inEffect = (h: Harness, updatesBefore: number) =>
@@ -482,6 +480,40 @@ describe("/edge watch config and settings that move with edgeops' own PATCH (SQL
     await tick(2);
     expect(driftPosts(h).map(text)).toEqual([
       expect.stringContaining("WAF execution mode Log → Block, not through edgeops"),
+    ]);
+  });
+});
+
+describe("/edge watch config and one visit to the dashboard (SQLite)", () => {
+  it("several settings changed a minute apart are one post in the channel, the visit's later changes in its thread", async () => {
+    const { sim, h, tick } = await setup("sqlite");
+    await tick();
+    // One visit: four settings, a minute apart, each noticed by its own check.
+    for (const change of ["waf-mode log", "ddos high", "learning on", "waf off"]) {
+      runSimCommand(sim, `dashboard ${ZONE} ${change}`);
+      await tick();
+    }
+    await tick(2);
+    const posts = channelPosts(h);
+    expect(posts.map(text)).toEqual([expect.stringContaining("WAF execution mode Block → Log")]);
+    const inThread = driftPosts(h).filter((c) => typeof c.args.thread_ts === "string");
+    expect(inThread.map((c) => text(c).split("\n")[0])).toEqual([
+      expect.stringContaining("DDoS sensitivity Low → High"),
+      expect.stringContaining("Learning mode off → on"),
+      expect.stringContaining("WAF on → off"),
+    ]);
+    // Each keeps its own buttons, in the thread of the visit's first post.
+    expect(new Set(inThread.map((c) => c.args.thread_ts)).size).toBe(1);
+    expect(findButtons(inThread[0]?.args.blocks).map((b) => b.text)).toEqual(["Put it back", "Keep"]);
+
+    // A change long after the visit is a post of its own again.
+    await tick(10);
+    runSimCommand(sim, `dashboard ${ZONE} ddos medium`);
+    await tick(3);
+    expect(channelPosts(h).map(text)).toEqual([
+      expect.stringContaining("WAF execution mode Block → Log"),
+      // The snapshot still has Low: High was neither kept nor put back.
+      expect.stringContaining("DDoS sensitivity Low → Medium"),
     ]);
   });
 });

@@ -7,6 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { accessEntryOf } from "../../src/services/access-entries.js";
+import { setEntryState } from "../../src/services/access-lists.js";
+import { runSimCommand } from "../../tools/console/sim-commands.js";
 import { SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, findButtons, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
@@ -144,6 +147,33 @@ describe("the parent's buttons", () => {
     expect(String((await h.slack.waitForResponse(again.responseId)).body.text)).toContain(
       "This button was already used",
     );
+  });
+
+  it("a move the zone already has is said as in force, not offered: the top IP blocked and DDoS raised to High since it fired", async () => {
+    const { h, poller, parent, ts } = await alertedZone();
+    const labels = findButtons(parent?.args.blocks).map((b) => b.text);
+    const blockLabel = labels.find((l) => l.startsWith("Block "));
+    expect(blockLabel).toBeDefined();
+    expect(labels).toContain("DDoS high for 30 min");
+    const ip = blockLabel!.slice("Block ".length);
+
+    // Since the alert was posted: the IP went into edgeops' block list (another request, another replica),
+    // and someone raised DDoS to High in the dashboard.
+    await setEntryState(h.deps.edge.forKey(TEST_EDGE_KEY), ZONE, accessEntryOf(ip)!, "block");
+    runSimCommand(h.sim, `dashboard ${ZONE} ddos high`);
+
+    const before = updatesOf(h, ts).length;
+    await rig.minutes(5, [poller], () => updatesOf(h, ts).length > before);
+    const latest = updatesOf(h, ts).at(-1);
+    expect(updatesOf(h, ts).length).toBeGreaterThan(before);
+    const now = findButtons(latest?.args.blocks).map((b) => b.text);
+    expect(now).not.toContain(blockLabel);
+    expect(now).not.toContain("DDoS high for 30 min");
+    expect(text(latest)).toContain(
+      `Already in force: \`${ip}\` is blocked by edgeops' access list · DDoS sensitivity is High`,
+    );
+    // Still firing, still acknowledgeable.
+    expect(now).toContain("Acknowledge");
   });
 
   it("a mitigation someone already asked for by command: the presser is pointed at it privately, the thread stays quiet", async () => {

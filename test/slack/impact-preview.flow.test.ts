@@ -55,7 +55,7 @@ describe("impact preview on confirmations and approval cards", () => {
 
     expect(text).not.toContain("estimating");
     const m =
-      /`CN` matched ([\d,]+) events? \(([^)]*)\), ([\d.<]+) % of this zone's ([\d,]+) logged events?\./.exec(
+      /`CN` matched ([\d,]+) events? \(([^)]*)\), ([\d.<]+) % of this zone's ([\d,]+) events? in the event log\./.exec(
         text,
       );
     expect(m, text).not.toBeNull();
@@ -63,12 +63,18 @@ describe("impact preview on confirmations and approval cards", () => {
     const total = Number(m![4]!.replace(/,/g, ""));
     expect(matched).toBeGreaterThan(0);
     expect(total).toBeGreaterThanOrEqual(matched);
-    expect(m![2]).toMatch(/blocked|challenged|logged/);
+    // The edge's actions, in words apart from "in the event log" (where every counted event is): Log is "logged only".
+    expect(m![2]).toMatch(/^(?:[\d,]+ (?:blocked|challenged|logged only)(?:, |$))+$/);
+    // The numbers say the hour they are from, to the minute they were read: a card keeps them.
+    const asOf = /\*Impact in the hour to <!date\^(\d+)\^/.exec(text);
+    expect(asOf, text).not.toBeNull();
+    const readAt = Number(asOf![1]) * 1000;
+    expect(Math.abs(readAt - h.deps.clock.now())).toBeLessThan(5 * 60_000);
     const share = matched / total;
     expect(Number(m![3])).toBeCloseTo(share * 100, share * 100 >= 10 ? -0.5 : 0);
     expect(text).toMatch(/Top paths: `\/[^`]*` [\d,]+/);
     expect(text).toContain("Events are security events only; clean requests are not in the event log.");
-    const warning = `CN is ${m![3]} % of this zone's logged events in the last hour: blocking it also blocks everyone there.`;
+    const warning = `CN is ${m![3]} % of this zone's events in the event log over that hour: blocking it also blocks everyone there.`;
     if (share >= LARGE_SHARE) expect(text).toContain(warning);
     else expect(text).not.toContain("blocks everyone there");
     // Still the same confirmation: its buttons are there to press.
@@ -112,12 +118,12 @@ describe("impact preview on confirmations and approval cards", () => {
     [
       "ddos",
       `ddos ${ZONE} high`,
-      /:bar_chart: \*What DDoS protection handled in the last hour at \w+:\* [\d,]+ DDoS events?/,
+      /:bar_chart: \*What DDoS protection handled in the hour to <!date\^\d+\^[^>]*> at \w+:\* [\d,]+ DDoS events?/,
     ],
     [
       "waf-mode",
       `waf-mode ${ZONE} log`,
-      /What the WAF handled in the last hour in \w+ mode:\* [\d,]+ WAF events?/,
+      /What the WAF handled in the hour to <!date\^\d+\^[^>]*> in \w+ mode:\* [\d,]+ WAF events?/,
     ],
     ["waf rule review", `waf ${ZONE} 942100 log-only`, /WAF rule `942100` triggered [\d,]+ times?/],
     ["bot category", `bot ${ZONE} aiscraper allow`, /[\d,]+ bot-detection events?/],
@@ -147,10 +153,10 @@ describe("impact preview on confirmations and approval cards", () => {
       return;
     }
     expect(text).toMatch(
-      /:bar_chart: \*What DDoS protection handled in the last hour at Low:\* [1-9][\d,]* DDoS events?/,
+      /:bar_chart: \*What DDoS protection handled in the hour to <!date\^\d+\^[^>]*> at Low:\* [1-9][\d,]* DDoS events?/,
     );
     expect(text).toContain("A stricter level may act on more, which the event log cannot estimate.");
-    expect(text).not.toContain("Impact in the last hour:*");
+    expect(text).not.toMatch(/\*Impact in the hour to/);
   }, 30_000);
 
   it("a setting whose current level handled nothing in the last hour says there is nothing to estimate from", async () => {
@@ -163,8 +169,8 @@ describe("impact preview on confirmations and approval cards", () => {
         expect(text).toContain("Impact in the last hour: unknown.");
         return;
       }
-      expect(text).toContain(
-        "DDoS protection handled no events in the last hour at Off, so there is nothing to estimate the change from.",
+      expect(text).toMatch(
+        /DDoS protection handled no events in the hour to <!date\^\d+\^[^>]*> at Off, so there is nothing to estimate the change from\./,
       );
       expect(text).not.toMatch(/[\d,]+ DDoS events?/);
     } finally {
@@ -281,13 +287,15 @@ describe("impact preview where the event log spells its values its own way", () 
     pin({ "event-logs.asn-spelling": "number" });
     const { text } = await typed(h, `block ${ZONE} AS4134`);
     expect(text).toMatch(/`AS4134` matched [1-9][\d,]* events?/);
-    expect(text).not.toContain("Nothing from AS4134 was logged");
+    expect(text).not.toContain("Nothing from AS4134 is in the event log");
   }, 30_000);
 
   it("a feature the event log writes in capitals and compares case-sensitively is still counted", async () => {
     pin({ "event-logs.feature-spelling": "upper", "event-logs.eq-case": "sensitive" });
     const { text } = await typed(h, `waf-mode ${ZONE} log`);
-    expect(text).toMatch(/What the WAF handled in the last hour in \w+ mode:\* [1-9][\d,]* WAF events?/);
+    expect(text).toMatch(
+      /What the WAF handled in the hour to <!date\^\d+\^[^>]*> in \w+ mode:\* [1-9][\d,]* WAF events?/,
+    );
   }, 30_000);
 
   it("a feature the event log names in words edgeops cannot match is unknown, never 0", async () => {

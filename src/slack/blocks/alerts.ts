@@ -70,7 +70,7 @@ function mitigationButtons(v: AlertView): Button[] {
   const out: Button[] = [];
   if (s.kind === "zone") {
     const entry = s.topOffender ? accessEntryOf(s.topOffender) : undefined;
-    if (entry) {
+    if (entry && !s.topOffenderBlocked) {
       const p: AccessBlockParams = { shieldZoneId: s.shieldZoneId, ...entry, state: "block" };
       const b = button(
         `Block ${entry.value}`,
@@ -127,6 +127,16 @@ function mitigationButtons(v: AlertView): Button[] {
   return out;
 }
 
+/** The mitigations the zone already has, said instead of offering their buttons. */
+function alreadyInForce(s: Extract<AlertView["subject"], { kind: "zone" }>): Mrkdwn[] {
+  const out: Mrkdwn[] = [];
+  if (s.topOffender && s.topOffenderBlocked)
+    out.push(mrkdwn`${code(s.topOffender, 60)} is blocked by edgeops' access list`);
+  if (s.ddosSensitivity !== null && s.ddosSensitivity >= DDOS_RAISE_TO)
+    out.push(mrkdwn`DDoS sensitivity is ${ddosSensitivityLabel(s.ddosSensitivity)}`);
+  return out;
+}
+
 function stateLine(v: AlertView, now: number): Mrkdwn {
   const parts: Mrkdwn[] = [];
   if (v.status === "resolved" && v.resolvedAt !== null)
@@ -162,6 +172,10 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
       const of =
         s.topOffenderOfGroups === undefined ? "" : ` · top of the first ${n(s.topOffenderOfGroups)} groups`;
       blocks.push(context(mrkdwn`Top offender when it fired: ${code(s.topOffender, 60)}${of}`));
+    }
+    if (v.status === "firing" && !v.untracked) {
+      const inForce = alreadyInForce(s);
+      if (inForce.length > 0) blocks.push(context(mrkdwn`Already in force: ${joinMrkdwn(inForce, " · ")}`));
     }
   } else {
     const look = statusLook(s.status);
@@ -273,6 +287,15 @@ export function watchCreatedMessage(
       mrkdwn`Id ${code(w.id)} · checked about every ${durationWords(intervalMs)} · mute with ${code(`/edge watch mute ${w.id} 2h`)} · stop with ${code(`/edge watch remove ${w.id}`)}`,
     ),
   ]);
+}
+
+/** `/edge watch zone <id> sensitivity <s>` on a zone the channel already watches: the watch now alerts at `s`. */
+export function watchSensitivityChangedMessage(w: Watch, was: string): Reply {
+  const name = w.options.label
+    ? `${truncate(w.options.label, 80)} (shield zone ${w.target})`
+    : `shield zone ${w.target}`;
+  const text = mrkdwn`:control_knobs: The watch ${code(w.id)} of ${name} is now at sensitivity *${w.options.sensitivity ?? "normal"}* (was ${was}), from its next check. It keeps what it has learnt of the zone's usual traffic.`;
+  return reply(text, [section(text)]);
 }
 
 function watchLine(w: Watch, now: number): Mrkdwn {

@@ -2,7 +2,7 @@ import type { KnownBlock } from "@slack/types";
 import { botCategoryLabel } from "../../edge/schemas/shield.js";
 import type { ImpactPreview, ImpactTarget, SettingMove } from "../../services/impact-preview.js";
 import { context, section } from "./block-kit.js";
-import { code, joinMrkdwn, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import { code, dateToken, joinMrkdwn, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
 import type { Reply } from "./reply.js";
 
 /** The preview's section on a confirmation or an approval card: estimating, estimated, or why not. */
@@ -50,17 +50,23 @@ const DIFFERENCE: Record<SettingMove["direction"], string> = {
   unknown: "The new level may act otherwise, which the event log cannot estimate.",
 };
 
+/**
+ * The hour the numbers are from, to the minute they were read: a card keeps them, so "the last hour" would
+ * stop being true as it waits for approval.
+ */
+const hourTo = (p: Estimated): Mrkdwn => mrkdwn`in the hour to ${dateToken(p.to)}`;
+
 /** A setting's preview: what its current level handled (the event log can't tell what another would). */
 function settingLines(p: Estimated, t: SettingTarget, actedWords: string, share: string): Mrkdwn[] {
   const { who, at } = handledBy(t);
   const unreadLevel = t.setting.from === null ? " (edgeops could not read it)" : "";
   if (p.matched === 0)
     return [
-      mrkdwn`:bar_chart: ${who.charAt(0).toUpperCase()}${who.slice(1)} handled no events in the last hour ${at}${unreadLevel}, so there is nothing to estimate the change from.`,
+      mrkdwn`:bar_chart: ${who.charAt(0).toUpperCase()}${who.slice(1)} handled no events ${hourTo(p)} ${at}${unreadLevel}, so there is nothing to estimate the change from.`,
     ];
   const events = plural(p.matched, t.feature === "ddos" ? "DDoS event" : "WAF event");
   return [
-    mrkdwn`:bar_chart: *What ${who} handled in the last hour ${at}${unreadLevel}:* ${events}${actedWords}${share}.`,
+    mrkdwn`:bar_chart: *What ${who} handled ${hourTo(p)} ${at}${unreadLevel}:* ${events}${actedWords}${share}.`,
     mrkdwn`${DIFFERENCE[t.setting.direction]}`,
   ];
 }
@@ -73,12 +79,15 @@ function headline(p: Estimated): Mrkdwn[] {
     ? [
         a.blocked > 0 ? `${n(a.blocked)} blocked` : "",
         a.challenged > 0 ? `${n(a.challenged)} challenged` : "",
-        a.logged > 0 ? `${n(a.logged)} logged` : "",
+        // The edge's Log action: recorded and let through. Every event counted here is in the event log.
+        a.logged > 0 ? `${n(a.logged)} logged only` : "",
       ].filter((s) => s !== "")
     : [];
   const actedWords = acted.length > 0 ? ` (${acted.join(", ")})` : "";
   const share =
-    p.share === null ? "" : `, ${pct(p.share)} of this zone's ${plural(p.zoneTotal, "logged event")}`;
+    p.share === null
+      ? ""
+      : `, ${pct(p.share)} of this zone's ${plural(p.zoneTotal, "event")} in the event log`;
   const t = p.target;
   if (isSetting(t)) return settingLines(p, t, actedWords, share);
   const subject =
@@ -87,7 +96,7 @@ function headline(p: Estimated): Mrkdwn[] {
       : t.what === "waf_rule"
         ? mrkdwn`WAF rule ${code(t.ruleId)} triggered ${plural(p.matched, "time")}`
         : mrkdwn`${plural(p.matched, t.what === "threats" ? (t.feature === "ddos" ? "DDoS event" : "WAF event") : "bot-detection event")}`;
-  return [mrkdwn`:bar_chart: *Impact in the last hour:* ${subject}${actedWords}${share}.`];
+  return [mrkdwn`:bar_chart: *Impact ${hourTo(p)}:* ${subject}${actedWords}${share}.`];
 }
 
 /** The preview's blocks (a section and a context line), plain data in, escaped at this boundary. */
@@ -108,7 +117,7 @@ export function impactPreviewBlocks(view: PreviewView): KnownBlock[] {
       const t = view.target;
       if (view.largeShare && view.share !== null && t.what === "entry")
         lines.push(
-          mrkdwn`:warning: ${t.value} is ${pct(view.share)} of this zone's logged events in the last hour: blocking it also blocks everyone there.`,
+          mrkdwn`:warning: ${t.value} is ${pct(view.share)} of this zone's events in the event log over that hour: blocking it also blocks everyone there.`,
         );
       if (view.topPaths.length > 0)
         lines.push(
@@ -131,7 +140,7 @@ export function impactPreviewBlocks(view: PreviewView): KnownBlock[] {
           `The event log does not name bot categories: these are all of the zone's bot-detection events, of which ${botCategoryLabel(t.category)} is a part.`,
         );
       if (t.what === "entry" && view.matched === 0)
-        notes.push(`Nothing from ${whatMatched(t)} was logged in the last hour.`);
+        notes.push(`Nothing from ${whatMatched(t)} is in the event log over that hour.`);
       return [section(joinMrkdwn(lines, "\n")), context(notes.join(" "))];
     }
   }

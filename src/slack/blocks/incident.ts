@@ -21,6 +21,7 @@ import {
   type IncidentPicture,
   type IncidentRange,
   type IncidentWindow,
+  LIST_PAGE_SIZE,
   type Offender,
   type OffenderDimension,
   type OffenderTop,
@@ -145,7 +146,8 @@ export function changeText(c: Change): string {
     case "new":
       return "▲ new";
     case "up":
-      return `▲ ${n(c.percent)}%`;
+      // Past ten times as many, a percentage is a number nobody reads ("▲ 268,350%"): say how many times.
+      return c.percent >= 1000 ? `▲ ×${n(Math.floor(1 + c.percent / 100))}` : `▲ ${n(c.percent)}%`;
     case "down":
       return `▼ ${n(c.percent)}%`;
   }
@@ -249,10 +251,10 @@ const seeAllId = (s: IncidentListSection) => `${ACTIONS.incidentSeeAll}.${s}`;
 function blockButtons(
   picture: Pick<IncidentPicture, "zoneId" | "mitigated">,
   dim: OffenderDimension,
-  top: OffenderTop,
+  offenders: readonly Offender[],
   newId: () => string,
 ): Button[] {
-  return top.offenders.slice(0, CARD_TOP).flatMap((o, i) => {
+  return offenders.flatMap((o, i) => {
     const entry = offenderEntry(o.value, dim);
     if (!entry) return [];
     // Already in edgeops' block list: the button lifts it instead (the same kind, state none).
@@ -294,7 +296,7 @@ function offenderBlocks(p: IncidentPicture, newId: () => string): KnownBlock[] {
     .map(([dim]) => button(DIMENSION_TITLES[dim].all, seeAllId(dim), listValue(p, dim)));
   // One row of Block buttons per dimension (at most CARD_TOP each, well within an actions block's 25).
   const blockRows = dims
-    .map(([dim, d]) => ("ok" in d ? blockButtons(p, dim, d.ok, newId) : []))
+    .map(([dim, d]) => ("ok" in d ? blockButtons(p, dim, d.ok.offenders.slice(0, CARD_TOP), newId) : []))
     .filter((row) => row.length > 0)
     .map((row) => actions(...row));
   return [
@@ -442,7 +444,7 @@ const LIST_TITLES: Record<IncidentListSection, string> = {
 function listLines(page: IncidentListPage): Mrkdwn[] {
   switch (page.kind) {
     case "offenders":
-      return page.offenders.map((o) => offenderLine(o, page.dimension));
+      return page.offenders.map((o) => offenderLine(o, page.dimension, page));
     case "waf":
       return page.rules.map((r) => ruleText(r, false));
     case "ratelimits":
@@ -457,7 +459,8 @@ export function incidentListMessage(
   zoneId: number,
   page: IncidentListPage & { range: IncidentRange },
   section: IncidentListSection,
-  isPublic = false,
+  isPublic: boolean,
+  newRequestId: () => string,
 ): Reply {
   // Apps are the account's, not the zone's: the card only lists them beside the zone.
   const of = section === "apps" ? "the whole account" : `shield zone ${zoneId}`;
@@ -486,8 +489,22 @@ export function incidentListMessage(
         : mrkdwn`${where} · page ${n(page.page)} of ${n(page.totalPages)} · ${n(page.total)} in all`,
     ),
   ];
+  // As on the card: Block (or Unblock) for each offender edgeops can list, for a page's worth of lines (an
+  // answer ignoring the page size gets no more), in actions blocks of 25 at most, room kept for them.
+  const blockRows: KnownBlock[] = [];
+  if (page.kind === "offenders") {
+    const offered = page.offenders.slice(0, LIST_PAGE_SIZE);
+    const buttons = blockButtons(
+      { zoneId, mitigated: page.mitigated },
+      page.dimension,
+      offered,
+      newRequestId,
+    );
+    for (let i = 0; i < buttons.length; i += 25) blockRows.push(actions(...buttons.slice(i, i + 25)));
+  }
   if (lines.length === 0) blocks.push(context("Nothing on this page."));
-  else blocks.push(...packLines(lines, 45, "lines"));
+  else blocks.push(...packLines(lines, 45 - blockRows.length, "lines"));
+  blocks.push(...blockRows);
   const base = {
     z: zoneId,
     w: page.range.window,

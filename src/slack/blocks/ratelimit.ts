@@ -9,8 +9,16 @@ import { type Reply, reply } from "./reply.js";
 
 const BARS = "▁▂▃▄▅▆▇█";
 
-/** A text sparkline: one bar per value, scaled to the largest. */
+/** What a series that never moves draws instead of a line of equal bars (which reads as a level). */
+export const STEADY = "steady";
+
+/**
+ * A text sparkline: one bar per value, scaled to the largest. A series whose values are all the same draws
+ * no line but "steady" (as wide as the line would be), since a row of full or empty bars reads as a peak or
+ * a gap that is not there.
+ */
 export function sparkline(values: readonly number[]): string {
+  if (values.length > 1 && values.every((v) => v === values[0])) return STEADY.padEnd(values.length);
   const max = Math.max(0, ...values);
   return values
     .map((v) =>

@@ -45,6 +45,7 @@ const STEP_LOOK: Record<ChangeStep, { emoji: string; verb: string }> = {
   applied: { emoji: ":hammer_and_wrench:", verb: "applied" },
   failed: { emoji: ":x:", verb: "could not apply" },
   undone: { emoji: ":rewind:", verb: "undid" },
+  undo_skipped: { emoji: ":fast_forward:", verb: "skipped the undo of" },
   expired: { emoji: ":hourglass:", verb: "let expire" },
   cancelled: { emoji: ":heavy_minus_sign:", verb: "cancelled" },
   retried: { emoji: ":repeat:", verb: "retried" },
@@ -90,7 +91,12 @@ function entryLine(e: TimelineEntry): Mrkdwn {
       const look = STEP_LOOK[e.step];
       const count = e.approvals ? ` (${e.approvals.count} of ${e.approvals.needed})` : "";
       const note = e.note ? mrkdwn` — ${truncate(e.note, 300)}` : "";
-      return mrkdwn`${when} ${look.emoji} ${who(e.by)} ${look.verb}${count}: ${truncate(e.change, 300)}${where}${note}`;
+      const how = e.withoutApproval
+        ? " · without approval"
+        : e.inForceMs !== undefined
+          ? ` · after ${durationWords(e.inForceMs)} in force`
+          : "";
+      return mrkdwn`${when} ${look.emoji} ${who(e.by)} ${look.verb}${count}: ${truncate(e.change, 300)}${where}${how}${note}`;
     }
   }
 }

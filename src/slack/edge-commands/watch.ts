@@ -13,12 +13,13 @@ import {
   parseWatchedStatuses,
   type RemovedWatch,
   removeWatch,
+  setWatchSensitivity,
   WATCH_APPS_EXAMPLE,
   WATCH_CONFIG_EXAMPLE,
   WATCH_ZONE_EXAMPLE,
 } from "../../services/watches.js";
 import { resolveShieldZoneId, type ZoneRef } from "../../services/zone-lookup.js";
-import type { WatchOptions } from "../../store/index.js";
+import type { Watch, WatchOptions } from "../../store/index.js";
 import {
   alertParentMessage,
   watchCreatedMessage,
@@ -26,6 +27,7 @@ import {
   watchMutedMessage,
   watchRemovedChannelNotice,
   watchRemovedMessage,
+  watchSensitivityChangedMessage,
 } from "../blocks/alerts.js";
 import type { Reply } from "../blocks/reply.js";
 import { parseZoneRef } from "./parse.js";
@@ -58,7 +60,13 @@ async function watchZone(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
   const ref = parseZoneRef(args[0], "/edge watch zone 1234", WATCH_ZONE_EXAMPLE);
   const sensitivity = parseSensitivity(args.slice(1));
-  return watchShieldZone(ctx, "zone", ref, WATCH_ZONE_EXAMPLE, { sensitivity });
+  const asked = args.length > 1;
+  return watchShieldZone(ctx, "zone", ref, WATCH_ZONE_EXAMPLE, { sensitivity }, async (existing) => {
+    // The channel watches the zone already: a sensitivity typed for it is a change of that watch.
+    if (!asked || (existing.options.sensitivity ?? "normal") === sensitivity) return undefined;
+    const { watch, was } = await setWatchSensitivity(ctx.env.deps, actor(ctx), existing.id, sensitivity);
+    return watchSensitivityChangedMessage(watch, was);
+  });
 }
 
 /** `/edge watch config <zone|domain>`: post each change of the zone's settings made outside edgeops. */
@@ -76,6 +84,8 @@ async function watchShieldZone(
   ref: ZoneRef,
   example: string,
   options: WatchOptions,
+  /** What to do instead when the channel already watches it (undefined: say it does). */
+  onExisting?: (existing: Watch) => Promise<Reply | undefined>,
 ): Promise<Reply> {
   const deps = ctx.env.deps;
   const shieldZoneId = await resolveShieldZoneId(deps, ctx.teamId, ref, example);
@@ -89,7 +99,8 @@ async function watchShieldZone(
     target: String(shieldZoneId),
     options: { ...options, ...(ref.kind === "name" ? { label: ref.name } : {}) },
   });
-  return watchCreatedMessage(watch, existed, await watchInterval(deps, ctx.teamId));
+  const instead = existed && onExisting ? await onExisting(watch) : undefined;
+  return instead ?? watchCreatedMessage(watch, existed, await watchInterval(deps, ctx.teamId));
 }
 
 async function watchApps(ctx: CommandContext): Promise<Reply> {

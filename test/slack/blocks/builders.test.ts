@@ -265,7 +265,9 @@ describe("pure helpers", () => {
 
   it("sparkline scales to the largest value", () => {
     expect(sparkline([0, 5, 10])).toBe("▁▅█");
-    expect(sparkline([0, 0])).toBe("▁▁");
+    // A series that never moves draws no line of equal bars, which would read as a level.
+    expect(sparkline([0, 0, 0, 0, 0, 0, 0, 0])).toBe("steady  ");
+    expect(sparkline([7, 7])).toBe("steady");
   });
   it("packLines counts what does not fit", () => {
     // Two 1000-character lines fit a section: two sections (four lines) and the "more" line.

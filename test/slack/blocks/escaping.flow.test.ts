@@ -47,6 +47,7 @@ import {
   watchMutedMessage,
   watchRemovedChannelNotice,
   watchRemovedMessage,
+  watchSensitivityChangedMessage,
 } from "../../../src/slack/blocks/alerts.js";
 import {
   appliedLine,
@@ -895,6 +896,8 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       watch(g),
       g.maybe(() => g.ms()),
     ),
+  "alerts.ts:watchSensitivityChangedMessage": (g) =>
+    watchSensitivityChangedMessage(watch(g), g.pick(["low", "normal", "high", g.s()])),
   "alerts.ts:watchChannelFailingDm": (g) =>
     watchChannelFailingDm(watch(g), g.pick(["not_in_channel", "is_archived", g.s()])),
   "channel-failing.ts:notPostedIn": (g) =>
@@ -1188,13 +1191,21 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
               }),
               9,
             ),
+            mitigated: new Map(),
+            pendingAccess: new Map(),
           }
         : kind === "waf"
           ? { ...paging, kind, rules }
           : kind === "ratelimits"
             ? { ...paging, kind, rules: rl }
             : { ...paging, kind, apps, complete: g.bool() };
-    return incidentListMessage(p.zoneId, page as never, g.pick(["ip", "waf", "ratelimits", "apps"] as const));
+    return incidentListMessage(
+      p.zoneId,
+      page as never,
+      g.pick(["ip", "waf", "ratelimits", "apps"] as const),
+      false,
+      () => "r1",
+    );
   },
   "change-modal.ts:changeModal": (g) => {
     const forms = Object.fromEntries(

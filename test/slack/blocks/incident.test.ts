@@ -203,7 +203,8 @@ describe("the incident card within Block Kit limits", () => {
   it("draws sparklines with unicode blocks and shows the change", () => {
     const text = blocksText(incidentCard(bigPicture(), { isPublic: false, newRequestId }).blocks);
     expect(text).toMatch(/[▁▂▃▄▅▆▇█]{10,}/);
-    expect(text).toContain("▲ 199,999,900%");
+    // 199,999,900 % more is two million times as many: said so.
+    expect(text).toContain("▲ ×2,000,000");
   });
 
   it("says the month's billable requests are unknown when the field that names its period did not come", () => {
@@ -257,20 +258,52 @@ describe("the incident card within Block Kit limits", () => {
         kind: "offenders",
         dimension: "ip",
         offenders: offenders(10_000, true),
+        mitigated: new Map(),
+        pendingAccess: new Map(),
         page: 2,
         totalPages: 200,
         total: 10_000,
         range,
       },
       "ip",
+      false,
+      newRequestId,
     );
     expect(checkBlockKitLimits("message", page)).toEqual([]);
     const ids = findButtons(page.blocks).map((b) => b.action_id);
-    expect(ids).toEqual([ACTIONS.incidentPreviousPage, ACTIONS.incidentNextPage]);
+    expect(ids.filter((id) => !id.startsWith(ACTIONS.changeConfirm))).toEqual([
+      ACTIONS.incidentPreviousPage,
+      ACTIONS.incidentNextPage,
+    ]);
+    // Values that are no IP get no Block button.
+    expect(ids.filter((id) => id.startsWith(ACTIONS.changeConfirm))).toEqual([]);
+    // Valid ones: Block buttons for a page's worth of lines, not for every line an answer ignoring the page size sent.
+    const ipPage = incidentListMessage(
+      42,
+      {
+        kind: "offenders",
+        dimension: "ip",
+        offenders: offenders(10_000),
+        mitigated: new Map(),
+        pendingAccess: new Map(),
+        page: 2,
+        totalPages: 200,
+        total: 10_000,
+        range,
+      },
+      "ip",
+      false,
+      newRequestId,
+    );
+    expect(checkBlockKitLimits("message", ipPage)).toEqual([]);
+    const blockIds = findButtons(ipPage.blocks).filter((b) => b.action_id.startsWith(ACTIONS.changeConfirm));
+    expect(blockIds).toHaveLength(50);
     const rulesPage = incidentListMessage(
       42,
       { kind: "waf", rules: rules(500), page: 1, totalPages: 1, total: 500, range },
       "waf",
+      false,
+      newRequestId,
     );
     expect(checkBlockKitLimits("message", rulesPage)).toEqual([]);
     expect(findButtons(rulesPage.blocks)).toEqual([]);

@@ -50,6 +50,35 @@ describe("/edge incident during a steady attack", () => {
   });
 });
 
+describe("/edge incident's traffic rows", () => {
+  it("say 'steady' for a series that never moves, and how many times for a surge past ten times the window before", async () => {
+    rig.now = MID_SLOT;
+    const { sim, h } = await rig.start();
+    // No threat events at all on the zone (the simulator's background noise off): every row is flat at 0.
+    const traffic = sim.state.shieldTraffic.get(ZONE);
+    if (!traffic) throw new Error("no traffic model for the zone");
+    const baseline = traffic.baselinePerMinute;
+    traffic.baselinePerMinute = 0;
+    const flat = (await incidentCard(h, `${ZONE} 15m`)).text;
+    expect(flat).toMatch(/^```Blocked\s+0\s+steady\s+= same$/m);
+    expect(flat).not.toMatch(/^DDoS\s+0\s+[▁▂▃▄▅▆▇█]/m);
+
+    // The usual background, then an attack over the last minutes: thousands of times the window before.
+    traffic.baselinePerMinute = baseline;
+    sim.stageAttack(ZONE, {
+      startsAt: MID_SLOT - 8 * MIN,
+      rampMinutes: 0,
+      durationMinutes: 600,
+      peakPerMinute: 3000,
+    });
+    const surge = (await incidentCard(h, `${ZONE} 15m`)).text;
+    const { change } = ddosRow(surge);
+    expect(change).toMatch(/^▲ ×[\d,]+$/);
+    expect(Number(change.slice(3).replaceAll(",", ""))).toBeGreaterThan(10);
+    expect(surge).not.toMatch(/▲ [\d,]{5,}%/);
+  });
+});
+
 describe("/edge incident's triggered WAF rules", () => {
   it("say they are the WAF review's own counts, which the window does not bound: the same at 15m and 72h", async () => {
     const short = await cardDuringSteadyAttack("15m");

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { accessEntryOf } from "../../../src/services/access-entries.js";
+import { setEntryState } from "../../../src/services/access-lists.js";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { type Fault, SIM_IDS } from "../../../tools/simulator/index.js";
 import { pinReadings } from "../../support/adversary.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
-import { blocksText, findButtons, type Harness, startHarness } from "../../support/harness.js";
+import { blocksText, findButtons, type Harness, startHarness, TEST_EDGE_KEY } from "../../support/harness.js";
 import { useWorld, type World } from "../../support/world.js";
 
 let h: Harness;
@@ -298,7 +300,10 @@ describe("/edge incident through the receiver and the simulator", () => {
       .filter((q) => q.path === `/shield/event-logs/${ATTACKED}/search`)
       .map((q) => (q.body as { page: number }).page);
     expect(pages).toEqual([0, 1]);
-    expect(findButtons(second.body.blocks).map((b) => b.action_id)).toEqual([
+    const secondIds = findButtons(second.body.blocks).map((b) => b.action_id);
+    // Block for each IP of the page, as on the card (50 a page), then paging and Share.
+    expect(secondIds.filter((id) => id.startsWith(ACTIONS.changeConfirm))).toHaveLength(50);
+    expect(secondIds.filter((id) => !id.startsWith(ACTIONS.changeConfirm))).toEqual([
       ACTIONS.incidentPreviousPage,
       ACTIONS.incidentNextPage,
       ACTIONS.shareInChannel,
@@ -463,4 +468,32 @@ describe("/edge incident: bounded time and public answers", () => {
     expect(ids).not.toContain(ACTIONS.shareInChannel);
     expect(slow.sim.requests.find((q) => q.path.endsWith("/detailed"))?.query.Resolution).toBe("2");
   }, 30_000);
+});
+
+describe("/edge incident's 'All countries' list", () => {
+  it("marks what edgeops already blocks and offers Block or Unblock on each line, as the card's sections do", async () => {
+    const own = await startHarness();
+    onTestFinished(() => own.close());
+    const first = await incident(String(ATTACKED), 15_000, { on: own });
+    const allCountries = first.buttons.find((b) => b.action_id === `${ACTIONS.incidentSeeAll}.country`);
+    expect(allCountries?.text).toBe("All countries");
+    const opened = await own.click(allCountries!);
+    const page = await own.slack.waitForResponse(opened.responseId, undefined, 15_000);
+    const codes = [...blocksText(page.body.blocks).matchAll(/^`([A-Z]{2})` [\d,]+/gm)].map((m) => m[1]!);
+    expect(codes.length).toBeGreaterThan(5);
+    // One of them goes into edgeops' block list (another request, already applied).
+    const blocked = codes[codes.length - 1]!;
+    await setEntryState(own.deps.edge.forKey(TEST_EDGE_KEY), ATTACKED, accessEntryOf(blocked)!, "block");
+
+    const again = await own.click(allCountries!);
+    const marked = await own.slack.waitForResponse(again.responseId, undefined, 15_000);
+    const text = blocksText(marked.body.blocks);
+    expect(text).toMatch(new RegExp(`^\`${blocked}\` [\\d,]+.* · blocked by edgeops`, "m"));
+    const labels = findButtons(marked.body.blocks)
+      .filter((b) => b.action_id.startsWith(ACTIONS.changeConfirm))
+      .map((b) => b.text);
+    expect(labels).toContain(`Unblock ${blocked}`);
+    for (const c of codes.filter((c) => c !== blocked)) expect(labels).toContain(`Block ${c}`);
+    expect(checkBlockKitLimits("message", marked.body)).toEqual([]);
+  }, 40_000);
 });

@@ -4,6 +4,7 @@ import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
 import { onPostgres, postgresTests } from "../../support/both-stores.js";
 import { askAndApprove, BOB, CAROL } from "../../support/change-flow.js";
+import { steppedClock } from "../../support/clock.js";
 import type { Harness, HarnessOptions } from "../../support/harness.js";
 import { answerTo, blocksText, findButtons, startHarness } from "../../support/harness.js";
 import { ALICE } from "../../support/users.js";
@@ -192,6 +193,96 @@ describe("/edge timeline: the story of an incident", () => {
       expect(text).not.toContain("Alert resolved");
       // Closed, so no longer firing anywhere (the Home lists firing alerts).
       expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("Export puts a URL, a domain, an e-mail address or an @name typed into a name in a code span, so nothing in it is autolinked", async () => {
+    const h = await startHarness({});
+    try {
+      const typedName = "bob https://evil.example/login www.evil.example mail-bob@evil.example @everyone";
+      h.slack.users.set(BOB, { id: BOB, name: typedName });
+      h.slack.memberships.set(BOB, ["C0001"]);
+      await blockApplied(h);
+      const res = await h.command(`timeline ${ZONE}`, { userId: BOB, channelId: "C0001" });
+      const answer = await replacement(h, res.responseId);
+      const exportButton = findButtons(answer.body.blocks).find(
+        (b) => b.action_id === ACTIONS.timelineExport,
+      );
+      const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
+      await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
+      const md = [...h.slack.uploads.values()][0]?.body ?? "";
+      expect(md).toContain(
+        "@bob `https://evil.example/login` `www.evil.example` `mail-bob@evil.example` `@everyone` asked for: Block IP 203.0.113.7",
+      );
+      // Outside code spans, nothing a renderer would link is left.
+      const outsideCode = md.replace(/(`+)[\s\S]*?\1/g, "");
+      expect(outsideCode).not.toMatch(/evil\.example|@everyone/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("says when an undo was skipped and why, how long a temporary change was in force, and what applied without approval", async () => {
+    let now = Date.parse("2026-08-20T10:00:00Z");
+    const h = await startHarness({ clock: steppedClock(() => now) });
+    try {
+      const MIN = 60_000;
+      /** A block request on ZONE and its audit steps, each `[minutes after the ask, action, outcome]`, as the engine writes them. */
+      const story = async (value: string, steps: [number, string, string][]) => {
+        const params = { shieldZoneId: ZONE, type: "ip", value, state: "block" };
+        const asked = now;
+        const r = await h.store.changeRequests.create({
+          kind: "access_block",
+          teamId: "T0001",
+          channelId: "C0001",
+          requesterId: BOB,
+          params,
+          expiresAt: asked + 3_600_000,
+        });
+        for (const [minutes, action, outcome] of steps) {
+          now = asked + minutes * MIN;
+          await h.store.audit.append({
+            teamId: "T0001",
+            userId: action === "approve" ? CAROL : action === "request" ? BOB : "system",
+            action: `access_block.${action}`,
+            target: `shield zone ${ZONE} / ip ${value}`,
+            outcome,
+            details: { requestId: r.id, channelId: "C0001", params },
+          });
+        }
+        now = asked + 60 * MIN;
+      };
+      // Approved, applied for 30 minutes, undone by the sweeper.
+      await story("203.0.113.21", [
+        [0, "request", "pending"],
+        [2, "approve", "approved"],
+        [2, "apply", "applied"],
+        [32, "undo", "undone"],
+      ]);
+      // Applied at once: the channel's policy asked no approval.
+      await story("203.0.113.22", [[0, "request", "applied"]]);
+      // Temporary, but the setting was changed since: its undo was skipped.
+      await story("203.0.113.23", [
+        [0, "request", "pending"],
+        [1, "approve", "approved"],
+        [1, "apply", "applied"],
+        [31, "undo", "left"],
+      ]);
+
+      const res = await h.command(`timeline ${ZONE}`, { userId: ALICE, channelId: "C0001" });
+      const text = blocksText((await replacement(h, res.responseId)).body.blocks);
+      expect(text).toMatch(
+        /edgeops undid: Block IP 203\.0\.113\.21 on shield zone \d+ in <#C0001> · after 30 min in force/,
+      );
+      expect(text).toMatch(
+        /<@U0002> applied: Block IP 203\.0\.113\.22 on shield zone \d+ in <#C0001> · without approval/,
+      );
+      expect(text).not.toMatch(/applied: Block IP 203\.0\.113\.21[^\n]*without approval/);
+      expect(text).toMatch(
+        /edgeops skipped the undo of: Block IP 203\.0\.113\.23 on shield zone \d+ in <#C0001> — the setting was changed since it was applied/,
+      );
     } finally {
       await h.close();
     }

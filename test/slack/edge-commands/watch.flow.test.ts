@@ -100,3 +100,50 @@ describe("/edge watch", () => {
     expect(a.text).not.toContain("<!channel>");
   });
 });
+
+describe("/edge watch zone <id> sensitivity <s> on a zone the channel already watches", () => {
+  it("changes that watch's sensitivity and says so: its creator or an admin; others are told who can", async () => {
+    const own = await startHarness({ clock: steppedClock(() => clock) });
+    try {
+      own.slack.users.set("U0004", { id: "U0004", name: "dave" });
+      const created = await answerTo(own, `watch zone ${ZONE}`, "U0002", "C0001");
+      const id = idIn(created.text)!;
+      expect((await own.store.watches.get(id))?.options.sensitivity).toBe("normal");
+
+      // Dave neither created it nor is an admin: refused, with who can.
+      const refused = await answerTo(own, `watch zone ${ZONE} sensitivity high`, "U0004", "C0001");
+      expect(refused.text).toContain(
+        `Only the person who created watch ${id} or a workspace admin can change it`,
+      );
+      expect((await own.store.watches.get(id))?.options.sensitivity).toBe("normal");
+
+      // Bob, its creator: changed, and said so.
+      const changed = await answerTo(own, `watch zone ${ZONE} sensitivity high`, "U0002", "C0001");
+      expect(changed.text).toContain(
+        `The watch \`${id}\` of shield zone ${ZONE} is now at sensitivity *high* (was normal)`,
+      );
+      expect((await own.store.watches.get(id))?.options.sensitivity).toBe("high");
+      // Alice, an admin: changed again.
+      expect((await answerTo(own, `watch zone ${ZONE} sensitivity low`, "U0001", "C0001")).text).toContain(
+        "is now at sensitivity *low* (was high)",
+      );
+      expect((await own.store.watches.get(id))?.options.sensitivity).toBe("low");
+      const audit = await own.store.audit.list("T0001", 50);
+      expect(audit.filter((a) => a.action === "watch.sensitivity").map((a) => [a.userId, a.details])).toEqual(
+        expect.arrayContaining([
+          ["U0002", expect.objectContaining({ from: "normal", to: "high" })],
+          ["U0001", expect.objectContaining({ from: "high", to: "low" })],
+        ]),
+      );
+
+      // Without a sensitivity, or the one it has: nothing changes, it says the channel watches it already.
+      expect((await answerTo(own, `watch zone ${ZONE}`, "U0002", "C0001")).text).toContain(
+        "This channel already watches",
+      );
+      expect((await own.store.watches.get(id))?.options.sensitivity).toBe("low");
+      expect(await own.store.watches.list("T0001")).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -48,15 +48,15 @@ export async function incidentListPage(
   env: SlackEnv,
   teamId: string,
   value: IncidentListValue,
+  channelId: string,
 ): Promise<Reply> {
-  const page = await listIncidentSection(env.deps, teamId, {
-    zoneId: value.z,
-    window: value.w,
-    to: value.t,
-    section: value.s,
-    page: value.pg,
-  });
-  const reply = incidentListMessage(value.z, page, value.s, value.p === true);
+  const page = await listIncidentSection(
+    env.deps,
+    teamId,
+    { zoneId: value.z, window: value.w, to: value.t, section: value.s, page: value.pg },
+    channelId,
+  );
+  const reply = incidentListMessage(value.z, page, value.s, value.p === true, newRequestId);
   return value.p ? reply : withShareButton(reply, { incidentList: { ...value, p: true } });
 }
 
@@ -66,7 +66,7 @@ export async function incidentListPage(
  */
 export function incidentList(env: SlackEnv, from: "card" | "list") {
   return onButton(env, incidentListValue, STALE, async (args, ctx, value) => {
-    const build = () => incidentListPage(env, ctx.teamId, value);
+    const build = () => incidentListPage(env, ctx.teamId, value, ctx.channelId);
     if (from === "list") return replaceMessage(args, ctx.logger, build);
     let reply: Reply;
     try {

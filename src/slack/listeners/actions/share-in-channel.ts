@@ -38,7 +38,7 @@ export function shareInChannel(env: SlackEnv, subcommands: ReadonlyMap<string, S
         const reply =
           "apps" in value
             ? await appsPageAt(env, ctx.teamId, value.apps)
-            : await incidentListPage(env, ctx.teamId, value.incidentList);
+            : await incidentListPage(env, ctx.teamId, value.incidentList, ctx.channelId);
         result = { reply, outcome: "ok" };
       } catch (err) {
         if (!(err instanceof UserError)) ctx.logger.warn({ err }, "shared page failed");
