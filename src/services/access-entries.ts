@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { BlockList, isIPv4, isIPv6 } from "node:net";
 import { usage } from "../errors.js";
 
 /**
@@ -171,6 +171,52 @@ export function parseAccessEntry(word: string | undefined): AccessEntry {
   throw usage(
     `"${raw}" is not an IP, IP range, ASN (AS4134), country code (CN) or JA4 fingerprint. For example: ${BLOCK_EXAMPLE}`,
   );
+}
+
+/** Address ranges no internet client comes from, by what they are called in a warning. */
+const NON_INTERNET_RANGES: readonly {
+  readonly what: NonInternetAddress;
+  readonly network: string;
+  readonly prefix: number;
+  readonly family: "ipv4" | "ipv6";
+}[] = [
+  { what: "private", network: "10.0.0.0", prefix: 8, family: "ipv4" },
+  { what: "private", network: "172.16.0.0", prefix: 12, family: "ipv4" },
+  { what: "private", network: "192.168.0.0", prefix: 16, family: "ipv4" },
+  { what: "private", network: "fc00::", prefix: 7, family: "ipv6" },
+  { what: "loopback", network: "127.0.0.0", prefix: 8, family: "ipv4" },
+  { what: "loopback", network: "::1", prefix: 128, family: "ipv6" },
+  { what: "link-local", network: "169.254.0.0", prefix: 16, family: "ipv4" },
+  { what: "link-local", network: "fe80::", prefix: 10, family: "ipv6" },
+];
+
+export type NonInternetAddress = "private" | "loopback" | "link-local";
+
+function listOf(network: string, prefix: number, family: "ipv4" | "ipv6"): BlockList {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, family);
+  return list;
+}
+
+/**
+ * Whether an IP or IP range (canonical, as parseAccessEntry gives it) is, or reaches into, addresses no
+ * internet client has: private (RFC 1918, fc00::/7), loopback or link-local; with the range it meets.
+ * Blocking one on a shield zone most likely hits a proxy in front of the zone, or is a mistake. Undefined
+ * for any other entry.
+ */
+export function nonInternetAddress(
+  entry: AccessEntry,
+): { what: NonInternetAddress; range: string } | undefined {
+  if (entry.type !== "ip" && entry.type !== "cidr") return undefined;
+  const [address = "", prefixText] = entry.value.split("/");
+  const family = isIPv6(address) ? "ipv6" : "ipv4";
+  const prefix = prefixText === undefined ? (family === "ipv6" ? 128 : 32) : Number(prefixText);
+  const typed = listOf(address, prefix, family);
+  // The entry starts inside such a range, or such a range starts inside the entry.
+  const hit = NON_INTERNET_RANGES.find(
+    (r) => listOf(r.network, r.prefix, r.family).check(address, family) || typed.check(r.network, r.family),
+  );
+  return hit && { what: hit.what, range: `${hit.network}/${hit.prefix}` };
 }
 
 /** The same check without the sentence: the entry, or undefined (for values from the Edge API). */

@@ -3,7 +3,7 @@ import { createChangeSweeper, undoDue } from "../../../src/jobs/change-sweeps.js
 import { ACTION_PATTERNS, ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import type { SimAccessList } from "../../../tools/simulator/seed.js";
-import { approvePending, askAndApprove, BOB } from "../../support/change-flow.js";
+import { approvePending, askAndApprove, askAndConfirm, BOB, pendingCard } from "../../support/change-flow.js";
 import { answerTo, blocksText, cardUpdate, findButtons, type Harness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
 
@@ -170,5 +170,33 @@ describe("/edge block and /edge unblock", () => {
     expect(contentWrites(h).length).toBe(moved);
     expect(entries(listNamed(h, "edgeops: blocked countries"))).toEqual(["CN"]);
     expect((await h.store.audit.list("T0001", 5)).some((a) => a.outcome === "left")).toBe(true);
+  });
+
+  it("warns on the confirmation and the approval card when the address is private, loopback or link-local", async () => {
+    const caution = "which no internet client has: what comes from it is most likely a proxy";
+    const warned: Record<string, string> = {
+      "10.0.0.1": "10.0.0.1 is a private address (10.0.0.0/8)",
+      "172.20.1.2": "172.20.1.2 is a private address (172.16.0.0/12)",
+      "192.168.1.0/24": "192.168.1.0/24 covers private addresses (192.168.0.0/16)",
+      "172.0.0.0/8": "172.0.0.0/8 covers private addresses (172.16.0.0/12)",
+      "fd12:3456::1": "fd12:3456::1 is a private address (fc00::/7)",
+      "127.0.0.1": "127.0.0.1 is a loopback address (127.0.0.0/8)",
+      "::1": "::1 is a loopback address (::1/128)",
+      "169.254.169.254": "169.254.169.254 is a link-local address (169.254.0.0/16)",
+      "fe80::1": "fe80::1 is a link-local address (fe80::/10)",
+    };
+    for (const [entry, words] of Object.entries(warned)) {
+      const typed = await command(h, `block ${ZONE} ${entry}`);
+      expect(typed.text, entry).toContain(`${words}, ${caution}`);
+    }
+    for (const entry of ["203.0.113.7", "8.8.8.0/24", "2001:db8::1", "AS4134"]) {
+      const typed = await command(h, `block ${ZONE} ${entry}`);
+      expect(typed.text, entry).toContain("?*");
+      expect(typed.text, entry).not.toContain(caution);
+    }
+    // The approver sees it too, where the decision is made.
+    await askAndConfirm(h, `block ${ZONE} 10.0.0.1 challenge`);
+    const { post } = await pendingCard(h, "Challenge IP 10.0.0.1");
+    expect(blocksText(post.args.blocks)).toContain(`10.0.0.1 is a private address (10.0.0.0/8), ${caution}`);
   });
 });
