@@ -65,6 +65,25 @@ export function parseZoneRef(arg: string | undefined, example: string, domainExa
   return { kind: "name", name };
 }
 
+/** A DNS zone as typed: its id, or its domain (reduced as parseZoneName reduces it). */
+export type DnsZoneRef =
+  | { readonly kind: "id"; readonly id: number }
+  | { readonly kind: "name"; readonly name: string };
+
+/**
+ * A DNS zone as a user gives it, read alike wherever one is asked (`/edge dns`, `/edge schedule dns`): a
+ * number is its id (`#51001` too), anything else its domain, any case, with a trailing dot, as a pasted URL
+ * or Slack link.
+ */
+export function parseDnsZoneRef(arg: string | undefined, example: string): DnsZoneRef {
+  if (arg === undefined) throw usage(`Which DNS zone? Give its id or its domain. For example: ${example}`);
+  if (/^#?-?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "DNS zone id", example) };
+  const name = parseZoneName(arg);
+  if (name === undefined || !name.includes(".") || !/\p{L}/u.test(name))
+    throw usage(`"${echo(arg)}" is neither a DNS zone id nor a domain. For example: ${example}`);
+  return { kind: "name", name };
+}
+
 export function noMoreArgs(args: readonly string[], count: number, example: string): void {
   if (args.length > count) throw usage(`Too many words after the command. For example: ${example}`);
 }

@@ -18,23 +18,13 @@ import { channel, mrkdwn } from "../blocks/mrkdwn.js";
 import { type Reply, sentenceReply } from "../blocks/reply.js";
 import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
 import { runSchedule } from "../schedule-run.js";
-import { unknownDnsZone } from "./dns.js";
-import { parseId } from "./parse.js";
+import { dnsZoneIdOf, unknownDnsZone } from "./dns.js";
+import { parseDnsZoneRef } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const TRY = `Try: ${SCHEDULE_EXAMPLE}`;
 /** How long `/edge schedule run` waits for a fresh scan before summarising what exists. */
 export const RUN_NOW_SCAN_WAIT_MS = 60_000;
-
-/** parseId's rule (as /edge dns reads a zone id), in this command's words. */
-function parseZoneId(arg: string | undefined): number {
-  if (arg === undefined) throw usage(`Which DNS zone? Give its id (a number). ${TRY}`);
-  try {
-    return parseId(arg, "DNS zone id", TRY);
-  } catch {
-    throw usage(`"${arg}" is not a DNS zone id: zone ids are numbers. ${TRY}`);
-  }
-}
 
 function scheduleId(arg: string | undefined, verb: "remove" | "run", extra: readonly string[]): string {
   const example = `/edge schedule ${verb} s7k2m9qa (ids are in /edge schedule list)`;
@@ -59,7 +49,8 @@ async function userTimezone(ctx: CommandContext): Promise<{ tz: string; fromProf
 
 async function scheduleDns(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
-  const zoneId = parseZoneId(args[0]);
+  // Read as /edge dns reads it: an id or a domain.
+  const zoneRef = parseDnsZoneRef(args[0], SCHEDULE_EXAMPLE);
   const { when, used } = parseWhenWords(args.slice(1));
   const rest = args.slice(1 + used);
   if (rest.length > 1)
@@ -69,6 +60,7 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
 
   // A schedule without an Edge API key could never post a summary: say so now.
   const edge = await edgeClientFor(ctx.env.deps, ctx.teamId);
+  const zoneId = await dnsZoneIdOf(ctx.env, ctx.teamId, zoneRef, SCHEDULE_EXAMPLE);
   // A schedule for a zone the key does not see would only post "not found" later.
   const known = await dnsZoneKnown(ctx.env.deps, ctx.teamId, zoneId).catch((err: unknown) => {
     ctx.logger.debug({ err, zoneId }, "could not read the DNS zone list while scheduling");
@@ -142,7 +134,7 @@ async function runNow(ctx: CommandContext): Promise<Reply | null> {
 
 export const scheduleCommand: Subcommand = {
   name: "schedule",
-  usage: "schedule dns <zoneId> <when> [timezone] | list | remove <id> | run <id>",
+  usage: "schedule dns <zoneId|domain> <when> [timezone] | list | remove <id> | run <id>",
   summary:
     'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name. Its creator and admins can remove or run it.',
   examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
