@@ -1,25 +1,27 @@
 import { changesNothing } from "../../changes/engine.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { usage } from "../../errors.js";
-import { BLOCK_EXAMPLE, parseAccessEntry } from "../../services/access-entries.js";
+import { BLOCK_EXAMPLE, ENTRY_TYPE_WORDS, parseAccessEntry } from "../../services/access-entries.js";
 import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/access-lists.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { joinMrkdwn, mention, mrkdwn } from "../blocks/mrkdwn.js";
+import { sentenceReply } from "../blocks/reply.js";
 import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge block shop.example.com 203.0.113.7";
 const UNBLOCK_EXAMPLE = "/edge unblock 1234 203.0.113.7";
+const UNBLOCK_DOMAIN_EXAMPLE = "/edge unblock shop.example.com 203.0.113.7";
 
 /** Parse `<zone> <entry> [challenge]`, read where the entry is now, and ask to confirm the change. */
 async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const example = unblock ? UNBLOCK_EXAMPLE : BLOCK_EXAMPLE;
   const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isAccessEntry), example);
-  const zone = parseZoneRef(args[0], example, DOMAIN_EXAMPLE);
-  const entry = parseAccessEntry(args[1]);
+  const zone = parseZoneRef(args[0], example, unblock ? UNBLOCK_DOMAIN_EXAMPLE : DOMAIN_EXAMPLE);
+  const entry = parseAccessEntry(args[1], unblock ? "unblock" : "block");
   let state: AccessBlockParams["state"] = unblock ? "none" : "block";
   if (!unblock && args[2] !== undefined) {
     const word = args[2].toLowerCase();
@@ -62,6 +64,13 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
         true,
       );
     }
+  }
+  if (nothing && !action) {
+    const what = `${ENTRY_TYPE_WORDS[entry.type].one} ${entry.value}`;
+    return sentenceReply(
+      `Nothing to unblock: ${what} is in none of edgeops' block or challenge lists on shield zone ${shieldZoneId}. edgeops lifts only what its own lists hold; a block made in the bunny.net dashboard is lifted there.`,
+      ":information_source:",
+    );
   }
   const off = action && (await listTurnedOff(client, shieldZoneId, entry.type, action));
   const all = off?.entryCount == null ? "every entry in it" : `all ${off.entryCount} entries in it`;
@@ -125,7 +134,7 @@ export const unblockCommand: Subcommand = {
   usage: "unblock <shieldZoneId|domain> <ip|cidr|AS123|country code|ja4> [for 30m]",
   summary:
     "Ask to take an IP, IP range, ASN, country or JA4 fingerprint out of edgeops' access lists (blocked or challenged).",
-  examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134"],
+  examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134", UNBLOCK_DOMAIN_EXAMPLE],
   shareable: () => false,
   picker: accessPicker,
   run: (ctx) => askAccessChange(ctx, true),
