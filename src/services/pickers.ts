@@ -1,9 +1,9 @@
-import { closestMatch } from "leven";
 import type { Deps } from "../deps.js";
 import type { EdgeClient } from "../edge/client.js";
 import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
+import { nearest } from "../suggest.js";
 import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
 import {
   allPages,
@@ -108,7 +108,7 @@ export async function resolveDnsZoneByDomain(
       `No DNS zone's domain is exactly "${domain}"; ${candidates.length === 1 ? "one contains it" : `${candidates.length} contain it`}: ${listed.join(", ")}${more}. Give the full domain or the zone id: ${example}`,
     );
   const domains = zones.flatMap((z) => (z.domain ? [z.domain.toLowerCase()] : []));
-  const near = closestMatch(wanted, domains, { maxDistance: wanted.length > 8 ? 2 : 1 });
+  const near = nearest(wanted, domains);
   const nearZone = near === undefined ? undefined : zones.find((z) => z.domain?.toLowerCase() === near);
   throw new UserError(
     "not_found",
