@@ -40,35 +40,31 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
   const nothing = await changesNothing(ctx.env.deps, accessBlockKind, scope, p, current);
   if (nothing && !action) {
-    // Nothing to unblock: but a block of it may be waiting for approval, which is what the person wants stopped.
-    const waiting = await pendingAccessChanges(ctx, p);
-    if (waiting.length > 0) {
-      const one = waiting.length === 1;
-      const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
-      // Named only when asked in this channel: a request elsewhere (perhaps private) is only said to exist.
-      const here = waiting.filter((r) => r.channelId === ctx.channelId);
-      const elsewhere = waiting.length - here.length;
-      const askers = joinMrkdwn(
-        [
-          ...[...new Set(here.map((r) => r.requesterId))].map(mention),
-          ...(elsewhere > 0
-            ? [mrkdwn`${elsewhere === 1 ? "someone" : `${elsewhere} requests`} in another channel`]
-            : []),
-        ],
-        ", ",
-      );
-      return confirmChangeMessage(
-        newChangeRequest(accessBlockKind, p),
-        current,
-        mrkdwn`${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
-        true,
-      );
-    }
-  }
-  if (nothing && !action) {
     const what = `${ENTRY_TYPE_WORDS[entry.type].one} ${entry.value}`;
+    const none = mrkdwn`Nothing to unblock: ${what} is in none of edgeops' block or challenge lists on shield zone ${shieldZoneId}.`;
+    // But a block of it may be waiting for approval, which is what the person wants stopped.
+    const waiting = await pendingAccessChanges(ctx, p);
+    if (waiting.length === 0)
+      return sentenceReply(
+        mrkdwn`${none} edgeops lifts only what its own lists hold; a block made in the bunny.net dashboard is lifted there.`,
+        ":information_source:",
+      );
+    const one = waiting.length === 1;
+    const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
+    // Named only when asked in this channel: a request elsewhere (perhaps private) is only said to exist.
+    const here = waiting.filter((r) => r.channelId === ctx.channelId);
+    const elsewhere = waiting.length - here.length;
+    const askers = joinMrkdwn(
+      [
+        ...[...new Set(here.map((r) => r.requesterId))].map(mention),
+        ...(elsewhere > 0
+          ? [mrkdwn`${elsewhere === 1 ? "someone" : `${elsewhere} requests`} in another channel`]
+          : []),
+      ],
+      ", ",
+    );
     return sentenceReply(
-      `Nothing to unblock: ${what} is in none of edgeops' block or challenge lists on shield zone ${shieldZoneId}. edgeops lifts only what its own lists hold; a block made in the bunny.net dashboard is lifted there.`,
+      mrkdwn`${none} ${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
       ":information_source:",
     );
   }

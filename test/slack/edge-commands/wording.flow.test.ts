@@ -187,7 +187,9 @@ describe("small wording", () => {
 
     const ip = "198.51.100.77";
     const notListed = await answerTo(h, `unblock ${ZONE} ${ip}`, BOB);
-    expect(notListed.text).toContain("already in force");
+    expect(notListed.text).toContain(
+      `Nothing to unblock: IP ${ip} is in none of edgeops' block or challenge lists`,
+    );
     expect(notListed.buttons.map((b) => b.text)).not.toContain("Confirm");
     expect(notListed.text).not.toContain("waiting for approval");
 
@@ -195,6 +197,8 @@ describe("small wording", () => {
     const pending = await answerTo(h, `unblock ${ZONE} ${ip}`, ALICE);
     expect(pending.buttons.map((b) => b.text)).not.toContain("Confirm");
     expect(pending.text).toContain(`A request to block ${ip} on this zone is waiting for approval`);
+    expect(pending.text).toContain("Nothing to unblock");
+    expect(pending.text).not.toContain("already in force");
     expect(pending.text).toContain(`<@${BOB}>`);
   });
 
