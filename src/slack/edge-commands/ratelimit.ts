@@ -9,7 +9,7 @@ import {
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { rateLimitMessage, ruleWords, zoneRateLimitsMessage } from "../blocks/ratelimit.js";
 import type { Reply } from "../blocks/reply.js";
-import { echo, noMoreArgs, parseId, parseZoneRef } from "./parse.js";
+import { echo, MAX_INT32, noMoreArgs, parseId, parseZoneRef } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge ratelimit 42";
@@ -79,7 +79,7 @@ export const ratelimitCommand: Subcommand = {
         throw usage(`That is too long for a rule's name (at most 200 characters): ${NAME_EXAMPLE}`);
       return ruleByName(ctx, text);
     }
-    const id = parseId(first, "rate-limit id", EXAMPLE);
+    const id = parseId(first, "rate-limit id", EXAMPLE, MAX_INT32);
     noMoreArgs(ctx.args, 1, EXAMPLE);
     return ruleAnswer(ctx, id);
   },

@@ -51,3 +51,22 @@ describe("a command's own words", () => {
     expect(incident.text).toContain("/edge incident 1234 1h");
   });
 });
+
+describe("numbers as typed", () => {
+  it("a number too large is quoted as it was typed, never as JavaScript prints it", async () => {
+    const huge = "100000000000000000000000";
+    for (const [command, what] of [
+      [`zones ${huge}`, "page number"],
+      [`zones 99999999999`, "page number"],
+      [`bots ${huge}`, "zone id"],
+      [`incident 3000000000`, "zone id"],
+      [`ratelimit 3000000000`, "rate-limit id"],
+      [`dns ${huge}`, "DNS zone id"],
+    ] as const) {
+      const answer = await answerTo(h, command, BOB);
+      const typed = command.split(" ")[1]!;
+      expect(answer.text, command).toContain(`"${typed}" is too large for a ${what}`);
+      expect(answer.text, command).not.toMatch(/e\+\d|\(got /);
+    }
+  });
+});
