@@ -135,7 +135,7 @@ describe("/edge read commands over signed HTTP", () => {
 
   it("dns: records grouped by type, a page of the first type and a button for every other, with Scan now", async () => {
     const large = await run(`dns ${SIM_IDS.dnsZoneLarge}`);
-    expect(large.text).toMatch(/\*A\* \(\d+\) · page 1 of \d+/);
+    expect(large.text).toMatch(/\*A\* \(\d+\)\n[\s\S]*A records 1–\d+ of \d+ · page 1 of \d+/);
     expect(large.buttons.map((b) => b.text)).toContain("TXT (107)");
     expect(large.buttons.map((b) => b.action_id)).toContain(ACTIONS.dnsScanNow);
     const failed = await run(`dns ${SIM_IDS.dnsZoneFailedScan}`);
