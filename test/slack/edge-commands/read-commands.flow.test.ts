@@ -74,6 +74,26 @@ describe("/edge read commands over signed HTTP", () => {
     expect(text).not.toMatch(/\bActive {2}·/);
   });
 
+  it("apps: a filtered answer counts what it filters, and two statuses are both kept", async () => {
+    const count = (status: string) =>
+      h.sim.state.apps.filter((a) => a.status.toLowerCase() === status).length;
+    const [failing, deploying] = [count("failing"), count("progressing")];
+    const all = h.sim.state.apps.length;
+
+    const one = await run("apps failing 100");
+    expect(one.text).toContain(`${failing} of the ${all} applications read of ${all} are failing · page 1`);
+    expect(one.text).not.toContain("active");
+
+    const both = await run("apps failing deploying 100");
+    expect(both.text).toContain("Magic Containers applications (failing or deploying)");
+    expect(both.text).toContain(
+      `${failing + deploying} of the ${all} applications read of ${all} are failing or deploying (${failing} failing, ${deploying} deploying)`,
+    );
+    expect(both.text).toContain("Failing  ·");
+    expect(both.text).toContain("Deploying  ·");
+    expect(both.text).not.toMatch(/\bActive {2}·/);
+  });
+
   it("apps: a bad status word or limit gets a sentence with an example", async () => {
     expect((await run("apps sleepy")).text).toContain('"sleepy" is not a status');
     expect((await run("apps 5000")).text).toContain(

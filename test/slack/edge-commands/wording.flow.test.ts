@@ -175,7 +175,7 @@ describe("small wording", () => {
   });
 
   it("/edge apps: a status the API does not document is not a second 'unknown'", async () => {
-    const answer = await answerTo(h, "apps failing", BOB);
+    const answer = await answerTo(h, "apps 100", BOB);
     const totals = answer.text.split("\n").find((l) => l.includes(" read of "))!;
     expect(totals.match(/unknown/g)).toHaveLength(1);
     expect(totals).toContain('"hibernating" (undocumented)');
