@@ -1,4 +1,4 @@
-import { UserError, usage } from "../../errors.js";
+import { slackErrorCode, UserError, usage } from "../../errors.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown } from "../../services/pickers.js";
@@ -13,10 +13,17 @@ import {
   type ScheduleActionInput,
   scheduleForAction,
 } from "../../services/schedules.js";
+import type { Schedule } from "../../store/index.js";
 import { context } from "../blocks/block-kit.js";
-import { channel, mrkdwn } from "../blocks/mrkdwn.js";
+import { channel, type Mrkdwn, mrkdwn } from "../blocks/mrkdwn.js";
 import { type Reply, sentenceReply } from "../blocks/reply.js";
-import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
+import {
+  scheduleCreatedMessage,
+  scheduleListMessage,
+  scheduleRemovedMessage,
+  scheduleRemovedNote,
+} from "../blocks/schedules.js";
+import { postIn } from "../deliver.js";
 import { runSchedule } from "../schedule-run.js";
 import { dnsZoneIdOf, unknownDnsZone } from "./dns.js";
 import { parseDnsZoneRef } from "./parse.js";
@@ -94,6 +101,29 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
   return reply;
 }
 
+/**
+ * A schedule removed from another channel: the channel it posted in is told who removed it (and from where,
+ * when this channel is public), if edgeops may still post there. Best effort: the removal stands either way.
+ */
+async function noteWhereItPosted(ctx: CommandContext, s: Schedule): Promise<Mrkdwn> {
+  // Unknown counts as private: a channel is named elsewhere only when Slack says it is public.
+  const isPublic = await ctx.client.conversations
+    .info({ channel: ctx.channelId })
+    .then((res) => res.channel?.is_private === false)
+    .catch(() => false);
+  try {
+    await postIn(
+      ctx.client,
+      s.channelId,
+      scheduleRemovedNote(s, ctx.userId, isPublic ? ctx.channelId : null),
+    );
+    return mrkdwn`${channel(s.channelId)} was told who removed it.`;
+  } catch (err) {
+    ctx.logger.info({ err, scheduleId: s.id }, "could not tell the schedule's channel it was removed");
+    return mrkdwn`edgeops could not post a note about it in ${channel(s.channelId)} (${slackErrorCode(err) ?? "Slack refused"}).`;
+  }
+}
+
 /** Who asks to act on schedule `id`: its creator or an admin may (src/slack/admin.ts decides admin). */
 function actor(ctx: CommandContext, id: string): ScheduleActionInput {
   return {
@@ -164,7 +194,11 @@ export const scheduleCommand: Subcommand = {
       case "remove":
       case "delete": {
         const id = scheduleId(ctx.args[1], "remove", ctx.args.slice(2));
-        return scheduleRemovedMessage(await removeSchedule(ctx.env.deps, actor(ctx, id)));
+        const removed = await removeSchedule(ctx.env.deps, actor(ctx, id));
+        const reply = scheduleRemovedMessage(removed);
+        if (removed.channelId !== ctx.channelId)
+          reply.blocks.push(context(await noteWhereItPosted(ctx, removed)));
+        return reply;
       }
       case "run":
         return runNow(ctx);

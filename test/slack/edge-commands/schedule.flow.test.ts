@@ -284,6 +284,30 @@ describe("/edge schedule remove and run: the schedule's creator and admins only"
     expect(await refusals(id)).toEqual([]);
   });
 
+  it("removed from another channel: the channel it posted in is told who removed it, and from where only if that is public", async () => {
+    const fromPublic = await bobsSchedule("08:00");
+    h.slack.clear();
+    const removed = await run(`remove ${fromPublic}`, { userId: "U0001", channelId: "C0ADMIN" });
+    expect(removed.text).toContain("<#C0BOB> was told who removed it.");
+    const note = await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB");
+    const told = blocksText(note.args.blocks);
+    expect(told).toContain(`<@U0001> removed the scheduled DNS summary of zone ${ZONE} (\`${fromPublic}\``);
+    expect(told).toContain("that posted here, from <#C0ADMIN>.");
+
+    const fromPrivate = await bobsSchedule("08:30");
+    h.slack.clear();
+    await run(`remove ${fromPrivate}`, { userId: "U0001", channelId: "G0SECRET" });
+    const quiet = await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB");
+    expect(blocksText(quiet.args.blocks)).toContain("that posted here, from another channel.");
+    expect(blocksText(quiet.args.blocks)).not.toContain("G0SECRET");
+
+    // Removed where it posts: no note, the answer is there.
+    const here = await bobsSchedule("09:30");
+    h.slack.clear();
+    await run(`remove ${here}`, bob);
+    expect(h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0BOB")).toEqual([]);
+  });
+
   it("when Slack cannot say whether the user is an admin, nothing happens and the user is told", async () => {
     const id = await bobsSchedule("07:30");
     const stranger = await run(`remove ${id}`, { userId: "U0GONE", channelId: "C0BOB" });
