@@ -50,7 +50,9 @@ describe("/edge dns pages a record type", () => {
     for (const [i, page] of pages.entries()) {
       const shown = page.split("\n").filter((l) => l.includes(" → ")).length;
       expect(page).toContain("*TXT* (107)");
-      expect(page).toContain(`TXT records ${first}–${first + shown - 1} of 107 · page ${i + 1} of ${pages.length}`);
+      expect(page).toContain(
+        `TXT records ${first}–${first + shown - 1} of 107 · page ${i + 1} of ${pages.length}`,
+      );
       first += shown;
     }
     expect(pages.join("\n")).not.toMatch(/more records/);
