@@ -127,9 +127,11 @@ const envSchema = z.object({
   DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
   DATABASE_STATEMENT_TIMEOUT_MS: intVar("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
   AUDIT_RETENTION_DAYS: intVar("AUDIT_RETENTION_DAYS", 400, 1, 36_500),
+  FUNCTION_EXECUTION_RETENTION_DAYS: intVar("FUNCTION_EXECUTION_RETENTION_DAYS", 30, 1, 36_500),
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
+  HTTP_MAX_PAYLOADS_IN_FLIGHT: intVar("HTTP_MAX_PAYLOADS_IN_FLIGHT", 500, 1, 100_000),
   SLACK_API_URL: urlVar("SLACK_API_URL", ["https:", "http:"]),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,
@@ -154,6 +156,8 @@ const envSchema = z.object({
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
   REDIS_URL: urlVar("REDIS_URL", ["redis:", "rediss:"]),
   EXPECTED_REPLICAS: intVar("EXPECTED_REPLICAS", 1, 1, 1000),
+  MCP_ENABLED: flagVar("MCP_ENABLED"),
+  EDGEOPS_AGENT_TOKEN: optionalString,
 });
 
 export interface Config {
@@ -177,6 +181,8 @@ export interface Config {
     readonly statementTimeoutMs: number;
     /** Audit rows older than this many days are deleted by the sweeper. */
     readonly auditRetentionDays: number;
+    /** Days a Workflow Builder step's row is kept after its last update (FUNCTION_EXECUTION_RETENTION_DAYS). */
+    readonly functionExecutionRetentionDays: number;
     readonly encryptionKey: string | undefined;
     readonly encryptionKeys: string | undefined;
   };
@@ -192,6 +198,11 @@ export interface Config {
     readonly adminUserIds: readonly AdminId[];
   };
   readonly port: number;
+  /**
+   * HTTP mode: payloads acknowledged by the front thread and not yet handled by the main thread, at most;
+   * beyond it a signed payload is answered 503 with Retry-After.
+   */
+  readonly httpMaxPayloadsInFlight: number;
   readonly shutdownTimeoutMs: number;
   readonly schedules: {
     readonly perChannel: number;
@@ -227,6 +238,12 @@ export interface Config {
     readonly url: string | undefined;
     /** Divides the rate while Redis is away (each replica's local share). */
     readonly expectedReplicas: number;
+  };
+  readonly mcp: {
+    /** The MCP server for AI agents (src/mcp): /mcp on the HTTP server, and `npm run mcp`. Off by default. */
+    readonly enabled: boolean;
+    /** `npm run mcp` (stdio): the agent token it acts with. */
+    readonly agentToken: string | undefined;
   };
 }
 
@@ -299,6 +316,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       databaseUrl: e.DATABASE_URL,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+      functionExecutionRetentionDays: e.FUNCTION_EXECUTION_RETENTION_DAYS,
       encryptionKey: e.ENCRYPTION_KEY,
       encryptionKeys: e.ENCRYPTION_KEYS,
     },
@@ -313,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       adminUserIds: e.ADMIN_USER_IDS,
     },
     port: e.PORT,
+    httpMaxPayloadsInFlight: e.HTTP_MAX_PAYLOADS_IN_FLIGHT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     schedules: {
       perChannel: e.SCHEDULES_PER_CHANNEL,
@@ -331,5 +350,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
     redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },
+    mcp: { enabled: e.MCP_ENABLED, agentToken: e.EDGEOPS_AGENT_TOKEN },
   });
 }

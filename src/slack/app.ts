@@ -160,6 +160,7 @@ export function createSlackApp({
           },
           slackLogger,
           deps.clock,
+          deps.config.httpMaxPayloadsInFlight,
         )
       : undefined;
   const receiver: Receiver =

@@ -200,4 +200,20 @@ describe("/edge block and /edge unblock", () => {
     const { post } = await pendingCard(h, "Challenge IP 10.0.0.1");
     expect(blocksText(post.args.blocks)).toContain(`10.0.0.1 is a private address (10.0.0.0/8), ${caution}`);
   });
+
+  it("an undo that keeps failing tells how to undo it by hand with /edge unblock, never the /edge block that re-applies it", async () => {
+    const ip = "198.51.100.77";
+    await ask(h, `block ${ZONE} ${ip} for 30m`, `Block IP ${ip}`);
+    h.sim.addFault({ method: "PATCH", path: /\/access-lists\/\d+$/, status: 500, body: "none" });
+    h.advanceClock(31 * 60_000);
+    let message = "";
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const [tried] = await undoDue(h.deps);
+      message = tried?.lastError?.message ?? message;
+      h.advanceClock(61_000);
+    }
+    expect(message).toContain(`undo it by hand with /edge unblock ${ZONE} ${ip}`);
+    expect(message).not.toContain("/edge block");
+    h.sim.clearFaults();
+  });
 });

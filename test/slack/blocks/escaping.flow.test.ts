@@ -22,6 +22,12 @@ import {
 } from "../../../src/services/incident.js";
 import type { TimelineEntry, TimelineStory } from "../../../src/services/timeline.js";
 import {
+  agentTokenLine,
+  agentTokenList,
+  agentTokenMinted,
+  agentTokenRevoked,
+} from "../../../src/slack/blocks/agents.js";
+import {
   alertAcknowledgedReply,
   alertMutedReply,
   alertUnmutedReply,
@@ -150,7 +156,12 @@ import {
 } from "../../../src/slack/blocks/timeline.js";
 import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../../src/slack/blocks/waf-review.js";
-import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../../src/slack/blocks/zones.js";
+import {
+  unusualZoneLine,
+  zoneSearchMessage,
+  zoneStatusCard,
+  zonesMessage,
+} from "../../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
   AuditEntry,
@@ -160,7 +171,7 @@ import type {
   Schedule,
   Watch,
 } from "../../../src/store/index.js";
-import { CHANGE_STATES } from "../../../src/store/index.js";
+import { type AgentToken, CHANGE_STATES } from "../../../src/store/index.js";
 import { useHarness } from "../../support/use-harness.js";
 
 // ---- what may reach Slack ---------------------------------------------------------------------------------
@@ -813,7 +824,27 @@ function detailValue(g: Gen, depth = 0): DetailValue {
 /** The time the zone builders read learning mode against. */
 const AS_OF = Date.UTC(2026, 10, 1);
 
+/** An agent token as stored, with hostile names (never the token itself). */
+function agentToken(g: Gen): AgentToken {
+  return {
+    id: g.s(),
+    teamId: g.id("U"),
+    userId: g.id("U"),
+    name: g.s(),
+    tokenHash: g.s(),
+    createdAt: g.ms(),
+    expiresAt: g.ms(),
+    revokedAt: g.pick([null, g.ms()]),
+    revokedBy: g.pick([null, g.id("U")]),
+    lastUsedAt: g.pick([null, g.ms()]),
+  };
+}
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "agents.ts:agentTokenLine": (g) => agentTokenLine(agentToken(g)),
+  "agents.ts:agentTokenMinted": (g) => agentTokenMinted(agentToken(g), g.s(), 1 + g.int(30), 1 + g.int(90)),
+  "agents.ts:agentTokenRevoked": (g) => agentTokenRevoked(agentToken(g)),
+  "agents.ts:agentTokenList": (g) => agentTokenList(g.list(() => agentToken(g), 4)),
   "change-details.ts:detailMrkdwn": (g) => detailMrkdwn(detailValue(g)),
   "change-details.ts:detailField": (g) => detailField({ label: g.s(), value: detailValue(g) }),
   "alerts.ts:alertParentMessage": (g) => alertParentMessage(alertView(g), g.ms()),
@@ -1035,6 +1066,35 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
           more: g.bool(),
         },
       ]),
+      unusualZones: g.pick([
+        null,
+        { error: g.s() },
+        {
+          checks: g.list(
+            () =>
+              g.pick([
+                {
+                  zoneId: g.int(1e6),
+                  state: "unusual" as const,
+                  reading: {
+                    signal: "waf" as const,
+                    count: g.int(1e6),
+                    mean: g.int(100),
+                    std: 1,
+                    z: 9,
+                    over: true,
+                  },
+                  watched: g.bool(),
+                },
+                { zoneId: g.int(1e6), state: "usual" as const },
+                { zoneId: g.int(1e6), state: "unknown" as const, why: g.s() },
+              ]),
+            10,
+          ),
+          totalCount: g.maybe(() => g.int(20_000)) ?? undefined,
+          more: g.bool(),
+        },
+      ]),
     }),
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
@@ -1234,6 +1294,15 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         complete: g.bool(),
       },
       AS_OF,
+    ),
+  "zones.ts:unusualZoneLine": (g) =>
+    section(
+      unusualZoneLine({
+        zoneId: g.int(1e6),
+        state: "unusual",
+        reading: { signal: "bot", count: g.int(1e9), mean: g.int(100), std: 1, z: 9, over: true },
+        watched: g.bool(),
+      }),
     ),
   "zones.ts:zonesMessage": (g) => {
     const items = g.list(() => zone(g), 20);
