@@ -92,6 +92,15 @@ describe("/edge read commands over signed HTTP", () => {
     expect(both.text).toContain("Failing  ·");
     expect(both.text).toContain("Deploying  ·");
     expect(both.text).not.toMatch(/\bActive {2}·/);
+
+    // Next page keeps both statuses.
+    const small = await run("apps failing deploying 3");
+    const next = small.buttons.find((b) => b.action_id === ACTIONS.appsNextPage)!;
+    const click = await h.click(next);
+    const second = blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+    expect(second).toContain("Magic Containers applications (failing or deploying)");
+    expect(second).toMatch(/(Failing|Deploying) {2}·/);
+    expect(second).not.toMatch(/\b(Active|Suspended|Inactive) {2}·/);
   });
 
   it("apps: a bad status word or limit gets a sentence with an example", async () => {
