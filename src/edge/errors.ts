@@ -176,6 +176,7 @@ const OPERATION_WORDS: Record<string, { doing: string; feature?: string }> = {
   getTriggeredWafRules: { doing: "review triggered WAF rules", feature: "the triggered WAF rule review" },
   getRateLimits: { doing: "read rate-limit metrics", feature: "rate-limit metrics" },
   listRateLimitRules: { doing: "read rate-limit rules", feature: "rate limiting" },
+  getRateLimitRule: { doing: "read a rate-limit rule", feature: "rate limiting" },
   getLatestDnsScan: { doing: "read DNS record scans" },
   triggerDnsScan: { doing: "start DNS record scans" },
   listDnsZones: { doing: "list DNS zones" },

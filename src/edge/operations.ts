@@ -24,6 +24,7 @@ import {
   getTriggeredRulesResponseSchema,
   type RateLimitRulePage,
   rateLimitMetricsResponseSchema,
+  rateLimitRuleAnswerSchema,
   shieldOverviewMetricsResponseSchema,
   unreadableMetricKeys,
   wafAiRecommendationSchema,
@@ -268,6 +269,18 @@ export const OPERATIONS = {
       const m = a.data(r.data);
       a.noteUnreadableKeys(m.unreadableDays);
       return m;
+    },
+  }),
+  /** GET /shield/rate-limit/{id}: one rate-limit rule's name and zone. */
+  getRateLimitRule: op({
+    input: args(["rateLimitId", arg.id("rate limit id")]),
+    method: "GET",
+    path: "/shield/rate-limit/{rateLimitId}",
+    subject: (i) => `Rate limit ${i.rateLimitId}`,
+    schema: rateLimitRuleAnswerSchema,
+    answer: (r, _i, a) => {
+      if (r.id == null && isAcceptedResult(r)) a.notReady();
+      return { id: a.data(r.id), shieldZoneId: r.shieldZoneId ?? null, name: r.ruleName ?? null };
     },
   }),
   getWafAiRecommendation: op({

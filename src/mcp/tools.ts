@@ -238,7 +238,7 @@ export function registerTools(server: McpServer, ctx: ToolsContext): void {
           );
         const page = await listAppsPage(await edgeClientFor(deps, who.teamId), {
           limit: limit ?? 20,
-          ...(parsed ? { status: parsed } : {}),
+          ...(parsed ? { statuses: [parsed] } : {}),
         });
         return {
           apps: page.apps.map((a) => ({ id: a.id, name: a.name, status: a.status })),

@@ -8,7 +8,8 @@ export const APPS_DEFAULT_LIMIT = 20;
 const MAX_PAGES_PER_ANSWER = 5;
 
 export interface AppsQuery {
-  status?: AppStatus;
+  /** Only applications in one of these statuses (none: every application). */
+  statuses?: readonly AppStatus[];
   limit: number;
   cursor?: string;
 }
@@ -46,6 +47,7 @@ export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promis
   let skipped = 0;
   let totalItems: number | null = null;
   let nextCursor: string | null = null;
+  const filtered = (query.statuses?.length ?? 0) > 0;
   for (let pages = 0; pages < MAX_PAGES_PER_ANSWER; pages++) {
     const page = await client.listApps({ limit: query.limit, ...(cursor ? { cursor } : {}) });
     totalItems = page.totalItems;
@@ -54,9 +56,9 @@ export async function listAppsPage(client: EdgeClient, query: AppsQuery): Promis
     for (const app of page.items) {
       read++;
       totals[app.status] = (totals[app.status] ?? 0) + 1;
-      if (!query.status || app.status === query.status) apps.push(app);
+      if (!filtered || query.statuses?.includes(app.status as AppStatus)) apps.push(app);
     }
-    if (!query.status || apps.length >= query.limit || !nextCursor) break;
+    if (!filtered || apps.length >= query.limit || !nextCursor) break;
     cursor = nextCursor;
   }
   return { apps, totals, read, ...(skipped > 0 ? { skipped } : {}), totalItems, nextCursor };

@@ -1,5 +1,6 @@
 import type { BotCategoryAction } from "../edge/schemas/shield.js";
 import { usage } from "../errors.js";
+import { didYouMean } from "../suggest.js";
 
 /** Names users type for the seven settable categories (1..7); 0 None and 255 System are not choices. */
 const CATEGORY_NAMES: Record<string, number> = {
@@ -39,13 +40,16 @@ export function parseCategory(word: string | undefined): number {
   const n = CATEGORY_NAMES[w];
   if (n === undefined)
     throw usage(
-      `"${word}" is not a bot category. Use seo, aiscraper, aitool, tool, ads, preview, social or 1..7: ${BOT_EXAMPLE}`,
+      `"${word}" is not a bot category.${didYouMean(w, Object.keys(CATEGORY_NAMES))} Use seo, aiscraper, aitool, tool, ads, preview, social or 1..7: ${BOT_EXAMPLE}`,
     );
   return n;
 }
 
 export function parseAction(word: string | undefined): BotCategoryAction {
   const a = word === undefined ? undefined : ACTION_WORDS[word.toLowerCase()];
-  if (a === undefined) throw usage(`Say what to do: block, allow or clear: ${BOT_EXAMPLE}`);
-  return a;
+  if (a !== undefined) return a;
+  if (word === undefined) throw usage(`Say what to do: block, allow or clear: ${BOT_EXAMPLE}`);
+  throw usage(
+    `"${word}" is not an action.${didYouMean(word.toLowerCase(), ["block", "allow", "clear"])} Say what to do: block, allow or clear: ${BOT_EXAMPLE}`,
+  );
 }

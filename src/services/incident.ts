@@ -93,11 +93,19 @@ export function isIncidentWindow(word: string): boolean {
 }
 
 /** The window a user typed (default 15m), or a sentence listing the windows. */
-export function parseIncidentWindow(word: string | undefined): IncidentWindow {
-  if (word === undefined) return DEFAULT_INCIDENT_WINDOW;
+export function parseIncidentWindow(
+  word: string | undefined,
+  /** The command's own default window and example (`/edge timeline` reads the same words). */
+  command: { defaultWindow: IncidentWindow; example: string } = {
+    defaultWindow: DEFAULT_INCIDENT_WINDOW,
+    example: INCIDENT_EXAMPLE,
+  },
+): IncidentWindow {
+  if (word === undefined) return command.defaultWindow;
   if (isIncidentWindow(word)) return word.toLowerCase() as IncidentWindow;
+  const choices = INCIDENT_WINDOWS.map((w) => (w === command.defaultWindow ? `${w} (the default)` : w));
   throw usage(
-    `"${word}" is not a window. Use 15m (the default), 1h, 6h, 24h or 72h (the event log keeps 72 hours): ${INCIDENT_EXAMPLE}`,
+    `"${word}" is not a window. Use ${choices.slice(0, -1).join(", ")} or ${choices.at(-1)} (the event log keeps 72 hours): ${command.example}`,
   );
 }
 

@@ -3,6 +3,7 @@ import type { EdgeClient } from "../edge/client.js";
 import type { DnsZoneSummary } from "../edge/schemas/core.js";
 import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.js";
 import { UserError, usage } from "../errors.js";
+import { nearest } from "../suggest.js";
 import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
 import {
   allPages,
@@ -82,7 +83,8 @@ export async function dnsZoneKnown(deps: Deps, teamId: string, id: number): Prom
 
 /**
  * The DNS zone a domain names, from the workspace's list: an exact domain (any case, no trailing dot)
- * resolves; otherwise the zones whose domain contains it are listed, or how to pick one is said.
+ * resolves; otherwise the zones whose domain contains it are listed, or the nearest domain is suggested
+ * (a slip of a letter or two), or how to pick one is said.
  */
 export async function resolveDnsZoneByDomain(
   deps: Deps,
@@ -90,9 +92,9 @@ export async function resolveDnsZoneByDomain(
   domain: string,
   example: string,
 ): Promise<number> {
-  const wanted = domain.toLowerCase().replace(/\.$/, "");
+  const wanted = domain.toLowerCase().replace(/\.+$/, "");
   const zones = await cachedForKey(deps, teamId, DNS_ZONES);
-  const exact = zones.filter((z) => z.domain?.toLowerCase() === wanted);
+  const exact = zones.filter((z) => z.domain?.toLowerCase().replace(/\.+$/, "") === wanted);
   if (exact.length === 1 && exact[0]) return exact[0].id;
   const candidates = exact.length > 1 ? exact : zones.filter((z) => z.domain?.toLowerCase().includes(wanted));
   const listed = candidates.slice(0, 10).map((z) => `${z.domain} (${z.id})`);
@@ -105,9 +107,12 @@ export async function resolveDnsZoneByDomain(
     throw usage(
       `No DNS zone's domain is exactly "${domain}"; ${candidates.length === 1 ? "one contains it" : `${candidates.length} contain it`}: ${listed.join(", ")}${more}. Give the full domain or the zone id: ${example}`,
     );
+  const domains = zones.flatMap((z) => (z.domain ? [z.domain.toLowerCase()] : []));
+  const near = nearest(wanted, domains);
+  const nearZone = near === undefined ? undefined : zones.find((z) => z.domain?.toLowerCase() === near);
   throw new UserError(
     "not_found",
-    `No DNS zone has the domain "${domain}" in this account: type /edge dns alone to pick one of your DNS zones.`,
+    `No DNS zone has the domain "${domain}" in this account.${nearZone ? ` Did you mean ${nearZone.domain} (${nearZone.id})?` : ""} Type /edge dns alone to pick one of your DNS zones, or give its id: ${example}`,
   );
 }
 

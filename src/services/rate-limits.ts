@@ -100,3 +100,80 @@ export async function readZoneRateLimits(
     complete: listed.complete,
   };
 }
+
+/** A rate-limit rule as its answers name it: its name and zone (with the zone's domain, when known). */
+export interface NamedRateLimitRule {
+  id: number;
+  name: string | null;
+  zoneId: number | null;
+  domain: string | null;
+}
+
+/**
+ * Rule `id`'s name and zone (GET /shield/rate-limit/{id}), with the zone's domain from the zone directory;
+ * null when the API does not say (the answer about the rule's counters does not wait on it).
+ */
+export async function rateLimitRuleNamed(
+  deps: Deps,
+  teamId: string,
+  id: number,
+): Promise<NamedRateLimitRule | null> {
+  const client = await edgeClientFor(deps, teamId);
+  const rule = await client.getRateLimitRule(id).catch((err: unknown) => {
+    deps.logger.info({ err, rateLimitId: id }, "rate-limit rule's name unavailable");
+    return undefined;
+  });
+  if (rule === undefined) return null;
+  const directory = await zoneDirectory(deps, teamId).catch(() => undefined);
+  const named = directory?.zones.find((z) => z.zone.shieldZoneId === rule.shieldZoneId);
+  return { id, name: rule.name, zoneId: rule.shieldZoneId, domain: named?.hostnames[0] ?? null };
+}
+
+/** Zones whose rules a search by name reads at most (each is a call). */
+export const MAX_ZONES_SEARCHED_FOR_RULES = 100;
+
+export interface RuleSearch {
+  /** Rules whose name is the text (any case); when none is, those whose name contains it. */
+  matches: NamedRateLimitRule[];
+  /** Whether `matches` are exact names (false: names containing the text). */
+  exact: boolean;
+  zonesSearched: number;
+  /** Zones whose rules could not be read, or beyond the search's bound. */
+  zonesNotSearched: number;
+  /** False when the zone directory itself was cut short: more zones may exist. */
+  complete: boolean;
+}
+
+/**
+ * The rate-limit rules named `text` (any case) across the workspace's shield zones, or, when none has that
+ * very name, those whose name contains it. There is no search by name in the API: each zone's rules are
+ * read (at most MAX_ZONES_SEARCHED_FOR_RULES zones, the rest counted as not searched).
+ */
+export async function findRateLimitRules(deps: Deps, teamId: string, text: string): Promise<RuleSearch> {
+  const client = await edgeClientFor(deps, teamId);
+  const directory = await zoneDirectory(deps, teamId);
+  const zones = directory.zones.slice(0, MAX_ZONES_SEARCHED_FOR_RULES);
+  const read = await Promise.all(
+    zones.map(async (z) => {
+      const listed = await zoneRateLimitRules(client, z.zone.shieldZoneId).catch(() => undefined);
+      return listed?.rules.map((r) => ({
+        id: r.id,
+        name: r.name,
+        zoneId: z.zone.shieldZoneId,
+        domain: z.hostnames[0] ?? null,
+      }));
+    }),
+  );
+  const rules = read.flatMap((r) => r ?? []);
+  const wanted = text.toLowerCase();
+  const exact = rules.filter((r) => r.name?.toLowerCase() === wanted);
+  const partial = rules.filter((r) => r.name?.toLowerCase().includes(wanted));
+  const unread = read.filter((r) => r === undefined).length;
+  return {
+    matches: exact.length > 0 ? exact : partial,
+    exact: exact.length > 0,
+    zonesSearched: zones.length - unread,
+    zonesNotSearched: unread + (directory.zones.length - zones.length),
+    complete: directory.complete,
+  };
+}

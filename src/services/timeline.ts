@@ -27,7 +27,7 @@ export const TIMELINE_EXAMPLE = "/edge timeline 1234 6h";
 
 /** The window a user typed (the same words as /edge incident), 24h when none. */
 export function parseTimelineWindow(word: string | undefined): IncidentWindow {
-  return word === undefined ? DEFAULT_TIMELINE_WINDOW : parseIncidentWindow(word);
+  return parseIncidentWindow(word, { defaultWindow: DEFAULT_TIMELINE_WINDOW, example: TIMELINE_EXAMPLE });
 }
 
 /** Change requests read at most for one timeline (beyond: the story says it is cut). */

@@ -4,6 +4,7 @@ import { describeEdgeError, EdgeApiError } from "../edge/errors.js";
 import type { PullZone } from "../edge/schemas/core.js";
 import type { ShieldZone, ShieldZonePage } from "../edge/schemas/shield.js";
 import { UserError } from "../errors.js";
+import { nearest } from "../suggest.js";
 import { edgeAccessFor } from "./edge-access.js";
 import { allPages, cachedFor, cachedForKey, type Freshness, type KeyedList } from "./key-cache.js";
 
@@ -235,9 +236,12 @@ export async function resolveShieldZoneId(
     );
   }
   const partly = directory.complete ? "" : " (only the first 20,000 zones were searched)";
+  const near = nearest(needle, directory.zones.flatMap(namesOf));
+  const nearZone = near === undefined ? undefined : directory.zones.find((z) => namesOf(z).includes(near));
+  const meant = nearZone ? ` Did you mean ${near} (zone ${nearZone.zone.shieldZoneId})?` : "";
   throw new UserError(
     "not_found",
-    `No shield zone has the domain or pull zone name "${ref.name}"${partly}. Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
+    `No shield zone has the domain or pull zone name "${ref.name}"${partly}.${meant} Search for it with /edge zones and part of its name, or give the zone id: ${example}`,
   );
 }
 

@@ -238,7 +238,9 @@ describe("bot category changes with approvals (SQLite)", () => {
     expect((await command(h, "policy approvers @alice", ALICE)).text).toContain(
       "is not a person or a user group",
     );
-    expect((await command(h, "policy expiry 0", ALICE)).text).toContain("Expiry is a number of minutes");
+    expect((await command(h, "policy expiry 0m", ALICE)).text).toContain(
+      "0m is too short for anyone to approve a request in",
+    );
   });
 
   it("approvals off in one channel: a confirmed request is applied at once and the message shows the outcome", async () => {

@@ -268,8 +268,8 @@ describe("the two-person rule has no side door (SQLite)", () => {
   });
 
   it("a shorter expiry and a narrower approver list apply at once; a longer expiry and a channel override that relaxes wait", async () => {
-    expect((await command(h, "policy expiry 10", ALICE)).text).toContain("Policy updated");
-    expect((await command(h, "policy expiry 60", ALICE)).text).toContain(
+    expect((await command(h, "policy expiry 10m", ALICE)).text).toContain("Policy updated");
+    expect((await command(h, "policy expiry 60m", ALICE)).text).toContain(
       "gives requests longer to be approved",
     );
     expect((await command(h, "policy approvals off here", ALICE, "C0WAR")).text).toContain(
@@ -285,7 +285,7 @@ describe("the two-person rule has no side door (SQLite)", () => {
 
   it("policy reset here that relaxes the channel waits for approval; one that tightens applies at once", async () => {
     // A channel stricter than the workspace (the workspace allows 10 minutes, the channel 5).
-    expect((await command(h, "policy expiry 5 here", ALICE, "C0STRICT")).text).toContain("Policy updated");
+    expect((await command(h, "policy expiry 5m here", ALICE, "C0STRICT")).text).toContain("Policy updated");
     expect((await command(h, "policy reset here", ALICE, "C0STRICT")).text).toContain(
       "gives requests longer to be approved",
     );

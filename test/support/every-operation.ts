@@ -24,6 +24,7 @@ export const EVERY_OPERATION: { [K in OperationName]: (c: EdgeClient) => Promise
   getBotCategories: (c) => c.getBotCategories(ZONE),
   setBotCategoryAction: (c) => c.setBotCategoryAction(ZONE, 1, 1),
   getRateLimitMetrics: (c) => c.getRateLimitMetrics(7001),
+  getRateLimitRule: (c) => c.getRateLimitRule(7010),
   getWafAiRecommendation: (c) => c.getWafAiRecommendation(ZONE, "942100"),
   getLatestDnsScan: (c) => c.getLatestDnsScan(1),
   triggerDnsScan: (c) => c.triggerDnsScan(1),

@@ -22,6 +22,7 @@ import {
 import {
   getDetailedMetrics,
   getMetricsOverview,
+  getRateLimitRule,
   getZoneRateLimitMetrics,
   getZoneRateLimitRules,
 } from "./shield-metrics.js";
@@ -66,6 +67,12 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/shield\/metrics\/rate-limits\/([^/]+)\/?$/,
     unauthorized: "bare",
     handler: getZoneRateLimitMetrics,
+  },
+  {
+    method: "GET",
+    pattern: /^\/shield\/rate-limit\/([^/]+)\/?$/,
+    unauthorized: "bare",
+    handler: getRateLimitRule,
   },
   {
     method: "GET",

@@ -435,6 +435,27 @@ export function getZoneRateLimitRules(ctx: HandlerContext): SimResponse {
   return json(200, { data, page: pageInfo, error: null });
 }
 
+/**
+ * GET /shield/rate-limit/{id}: one of the zones' rules as a bare CustomWafRule (its id, zone and name). A rule no
+ * zone has (the seeded metrics-only rules among them) is not found: the framework's NotFound problem details.
+ */
+export function getRateLimitRule(ctx: HandlerContext): SimResponse {
+  const ruleId = intParam(ctx.params[0]);
+  for (const [zoneId, traffic] of ctx.state.shieldTraffic) {
+    const rule = traffic.rateLimitRules.find((r) => r.id === ruleId);
+    if (rule !== undefined && zoneModel(ctx.state, zoneId) !== undefined)
+      return json(200, {
+        id: rule.id,
+        shieldZoneId: zoneId,
+        userId: null,
+        ruleName: rule.name,
+        ruleDescription: `Limits requests to ${rule.path}`,
+        ruleJson: null,
+      });
+  }
+  return problem(404, `Rate limit ${ctx.params[0] ?? ""} not found.`, ctx.path);
+}
+
 /** The 28-day metrics of a zone's rule by its id (the shape of GET /shield/metrics/rate-limit/{id}), if any. */
 export function zoneRuleMetrics(ctx: HandlerContext, ruleId: number) {
   for (const [zoneId, traffic] of ctx.state.shieldTraffic) {

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { ACCESS_ENTRY_TYPES, accessEntryOf, ENTRY_TYPE_WORDS } from "../../services/access-entries.js";
+import {
+  ACCESS_ENTRY_TYPES,
+  accessEntryOf,
+  ENTRY_TYPE_WORDS,
+  nonInternetAddress,
+} from "../../services/access-entries.js";
 import { type EntryState, readEntryState, setEntryState } from "../../services/access-lists.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { moved } from "../details.js";
@@ -51,6 +56,7 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
       value: p.value,
     },
     { label: "Now", value: moved(stateWord(observed), stateWord(p.state)) },
+    ...cautionRows(p),
   ],
   askAgain: (p) => `/edge ${p.state === "none" ? "unblock" : "block"} ${p.shieldZoneId} ${p.value}`,
   async readCurrent(deps, scope, p) {
@@ -68,6 +74,27 @@ export const accessBlockKind: ChangeKind<AccessBlockParams, EntryState> = {
   },
   undo: (p, observed) => (isState(observed) ? { ...p, state: observed } : undefined),
 };
+
+/**
+ * Blocking an address no internet client has changes nothing for visitors: what arrives from it is most
+ * likely a proxy or load balancer in front of the zone (blocking it may cut everyone off), or the entry
+ * is a mistake. Said on the confirmation and on the approval card, where the approver decides.
+ */
+function cautionRows(p: AccessBlockParams) {
+  if (p.state === "none") return [];
+  const found = nonInternetAddress(p);
+  if (found === undefined) return [];
+  const is =
+    p.type === "cidr"
+      ? `${p.value} covers ${found.what} addresses (${found.range})`
+      : `${p.value} is a ${found.what} address (${found.range})`;
+  return [
+    {
+      label: "Caution",
+      value: `${is}, which no internet client has: what comes from it is most likely a proxy or load balancer in front of the zone, or this is a mistake.`,
+    },
+  ];
+}
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

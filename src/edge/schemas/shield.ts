@@ -738,6 +738,17 @@ export const getRateLimitRulesResponseSchema = z
   .transform(({ data, ...r }) => ({ ...r, data: data?.rows ?? null, skipped: data?.skipped ?? 0 }));
 
 export type RateLimitRule = z.output<typeof rateLimitRuleSchema>;
+
+/**
+ * GET /shield/rate-limit/{id}: one rule, bare (the document names CustomWafRule, unwrapped); its id, zone and
+ * name. A body without an id carries no rule (an AcceptedResult, or a refusal in `errorResponse`).
+ */
+export const rateLimitRuleAnswerSchema = z.looseObject({
+  id: nullish(z.number().int()),
+  shieldZoneId: nullish(z.number().int()),
+  ruleName: nullish(z.string()),
+  errorResponse: nullish(genericRequestResponseSchema),
+});
 export interface RateLimitRulePage {
   items: RateLimitRule[];
   /** Rules without an id (optional in the document), left out. */

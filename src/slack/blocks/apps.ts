@@ -23,7 +23,8 @@ export function statusLook(status: string): { emoji: string; label: string } {
 export interface AppsNextValue {
   c: string;
   l: number;
-  s?: string;
+  /** The status filter: one status, or several. */
+  s?: string | readonly string[];
   p?: boolean;
   /** The page number this button leads to, and the cursors of the pages before it (for Previous). */
   n?: number;
@@ -67,25 +68,57 @@ export function skippedText(n: number, what: string, field: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"} came without ${field} and ${n === 1 ? "is" : "are"} left out.`;
 }
 
+/** "a", "a or b", "a, b or c". */
+function joinOr(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+}
+
+/**
+ * What a filtered answer counts, said as such: "5 of 47 applications are failing" over the whole list when
+ * it is at hand, else over the applications read for this answer; with each status's count when several.
+ */
+function filteredCount(
+  page: AppsPage,
+  statuses: readonly string[],
+  words: string,
+  whole?: { total: number; byStatus: Partial<Record<string, number>>; complete: boolean },
+): string {
+  const counts = whole?.byStatus ?? page.totals;
+  const sum = statuses.reduce((n, s) => n + (counts[s] ?? 0), 0);
+  const each =
+    statuses.length > 1
+      ? ` (${statuses.map((s) => `${counts[s] ?? 0} ${statusLook(s).label.toLowerCase()}`).join(", ")})`
+      : "";
+  const of = whole
+    ? `${whole.complete ? "" : "the first "}${whole.total} applications`
+    : `the ${page.read} applications read${page.totalItems !== null ? ` of ${page.totalItems}` : ""}`;
+  return `${sum} of ${of} ${sum === 1 ? "is" : "are"} ${words}${each}`;
+}
+
 export function appsMessage(
   page: AppsPage,
-  query: { status?: string; name?: string; limit: number; isPublic: boolean },
+  query: { statuses?: readonly string[]; name?: string; limit: number; isPublic: boolean },
   /** Counts by status over the whole list (not only this page's), when they could be read. */
   whole?: { total: number; byStatus: Partial<Record<string, number>>; complete: boolean },
   at: AppsPosition = { page: 1, cursor: "", before: [] },
 ): Reply {
-  const filter = query.status
-    ? ` (${statusLook(query.status).label.toLowerCase()})`
-    : query.name !== undefined
-      ? ` named like "${truncate(query.name, 60)}"`
-      : "";
+  const statuses = query.statuses ?? [];
+  // "failing", "failing or deploying": what a filtered answer counts.
+  const filterWords = joinOr(statuses.map((s) => statusLook(s).label.toLowerCase()));
+  const filter =
+    statuses.length > 0
+      ? ` (${filterWords})`
+      : query.name !== undefined
+        ? ` named like "${truncate(query.name, 60)}"`
+        : "";
   const blocks: KnownBlock[] = [header(`Magic Containers applications${filter}`)];
   const of = page.totalItems !== null ? ` of ${page.totalItems}` : "";
   const matched = page.matched !== undefined ? `${page.matched} matching · ` : "";
   // Page N of M where the whole list says how many there are (a name search is one page).
-  const listed = query.status
-    ? whole?.byStatus[query.status]
-    : (whole?.total ?? page.totalItems ?? undefined);
+  const listed =
+    statuses.length > 0
+      ? whole && statuses.reduce((sum, s) => sum + (whole.byStatus[s] ?? 0), 0)
+      : (whole?.total ?? page.totalItems ?? undefined);
   const pages =
     page.matched === undefined && listed !== undefined && (whole?.complete ?? true)
       ? ` · page ${at.page} of ${Math.max(1, Math.ceil(listed / query.limit))}`
@@ -93,27 +126,33 @@ export function appsMessage(
         ? ` · page ${at.page}`
         : "";
   const totals =
-    whole && page.matched === undefined
-      ? `${whole.complete ? "all" : "the first"} ${whole.total}: ${totalsLine(whole.byStatus) || "none"}`
-      : page.matched === undefined
-        ? `on this page: ${totalsLine(page.totals) || "none"}`
-        : totalsLine(page.totals) || "none";
-  blocks.push(context(`${page.read} read${of}${pages} · ${matched}${totals}`));
+    statuses.length > 0
+      ? filteredCount(page, statuses, filterWords, whole)
+      : whole && page.matched === undefined
+        ? `${whole.complete ? "all" : "the first"} ${whole.total}: ${totalsLine(whole.byStatus) || "none"}`
+        : page.matched === undefined
+          ? `on this page: ${totalsLine(page.totals) || "none"}`
+          : totalsLine(page.totals) || "none";
+  blocks.push(
+    context(
+      statuses.length > 0 ? `${totals}${pages}` : `${page.read} read${of}${pages} · ${matched}${totals}`,
+    ),
+  );
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "application", "an id")));
   if (page.apps.length === 0) {
     blocks.push(
-      context(
-        query.status
-          ? `No ${statusLook(query.status).label.toLowerCase()} applications on this page.`
-          : "No applications.",
-      ),
+      context(statuses.length > 0 ? `No ${filterWords} applications on this page.` : "No applications."),
     );
   } else {
     blocks.push(...packLines(page.apps.map(appLine), 44, "applications"));
   }
   const base = {
     l: query.limit,
-    ...(query.status ? { s: query.status } : {}),
+    ...(statuses.length === 1 && statuses[0] !== undefined
+      ? { s: statuses[0] }
+      : statuses.length > 1
+        ? { s: statuses }
+        : {}),
     ...(query.isPublic ? { p: true } : {}),
   };
   const paging = [];

@@ -99,9 +99,15 @@ function typePage(zoneId: number, records: readonly DnsScanRecord[], view: DnsVi
   const page = Math.min(Math.max(1, view.page), pages);
   const value = (t: string, pg: number) =>
     JSON.stringify({ z: zoneId, t, pg, ...(isPublic ? { p: true } : {}) } satisfies DnsPageValue);
+  const first = pageList.slice(0, page - 1).reduce((n, p) => n + p.length, 0) + 1;
+  const last = first + pageList[page - 1]!.length - 1;
   const blocks: KnownBlock[] = [
-    section(mrkdwn`*${type}* (${group.length}) · page ${page} of ${pages}`),
+    section(mrkdwn`*${type}* (${group.length})`),
     ...packMrkdwn(pageList[page - 1]!, SECTION_ROOM).map((p) => section(p.text)),
+    // Where this page is in the type's records, beside the buttons that move through them.
+    context(
+      mrkdwn`${type} records ${first === last ? `${first}` : `${first}–${last}`} of ${group.length} · page ${page} of ${pages}`,
+    ),
   ];
   let n = 0;
   const id = () => `${ACTIONS.dnsPage}.${n++}`;

@@ -26,7 +26,7 @@ export function policyMessage(p: EffectivePolicy, channelId: string): Reply {
   const commands = [
     "/edge policy approvals required|off|<n> [for purge,restart|high] [here]",
     "/edge policy approvers admins|@group|@user … [here]",
-    "/edge policy expiry <minutes> [here]",
+    "/edge policy expiry <30m|2h|1d> [here]",
     "/edge policy reset here",
   ].map((c) => code(c));
   return reply(`Approval policy in this channel: approvals ${p.approvals}`, [

@@ -1,7 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { dayMonthEitherWay } from "../../edge/schemas/date-key.js";
 import { type RateLimitMetrics, UNDECIDED_DAY_MONTH } from "../../edge/schemas/shield.js";
-import type { ZoneRateLimits } from "../../services/rate-limits.js";
+import type { NamedRateLimitRule, ZoneRateLimits } from "../../services/rate-limits.js";
 import { skippedText } from "./apps.js";
 import { context, fields, header, packLines, section } from "./block-kit.js";
 import { mrkdwn } from "./mrkdwn.js";
@@ -29,12 +29,32 @@ export function sparkline(values: readonly number[]): string {
 
 const n = (v: number) => v.toLocaleString("en-US");
 
-export function rateLimitMessage(id: number, m: RateLimitMetrics): Reply {
+/** "Login · rate limit 7010 on shop.example.com (zone 18401)": a rule with its name and zone, as known. */
+export function ruleWords(rule: NamedRateLimitRule): string {
+  const zone =
+    rule.zoneId === null
+      ? ""
+      : rule.domain === null
+        ? ` on shield zone ${rule.zoneId}`
+        : ` on ${rule.domain} (zone ${rule.zoneId})`;
+  return `${rule.name ? `${rule.name} · ` : ""}rate limit ${rule.id}${zone}`;
+}
+
+export function rateLimitMessage(
+  id: number,
+  m: RateLimitMetrics,
+  rule: NamedRateLimitRule | null = null,
+): Reply {
   const o = m.overview;
   const count = (v: number | undefined) => (v === undefined ? "—" : n(v));
   const days = m.days.slice(-28);
   const blocks: KnownBlock[] = [
-    header(`Rate limit ${id} · breaches`),
+    header(`${rule?.name ? `${rule.name} · ` : ""}Rate limit ${id} · breaches`),
+    context(
+      rule === null
+        ? "The rule's name and zone could not be read (the Edge API did not say)."
+        : mrkdwn`${ruleWords(rule)}${rule.zoneId === null ? " (its zone was not given)" : ""}`,
+    ),
     fields([
       `*Total*\n${count(o?.totalBreaches)}`,
       `*Blocked*\n${count(o?.blockedBreaches)}`,

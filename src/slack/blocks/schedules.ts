@@ -3,7 +3,7 @@ import { formatInZone, parseSpec } from "../../services/schedules.js";
 import type { Schedule } from "../../store/index.js";
 import { context, header, packLines, section } from "./block-kit.js";
 import { notPostedIn } from "./channel-failing.js";
-import { channel, code, dateToken, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import { channel, code, dateToken, type Mrkdwn, mention, mrkdwn } from "./mrkdwn.js";
 import { type Reply, reply } from "./reply.js";
 
 /** `daily at 09:00 (Europe/Amsterdam)`; a stored spec that no longer reads is shown as stored. */
@@ -81,6 +81,16 @@ export function scheduleRemovedMessage(s: Schedule): Reply {
       mrkdwn`:wastebasket: Removed ${code(s.id)}: the DNS summary of zone ${s.target} ${scheduleLabel(s)} in ${channel(s.channelId)}.`,
     ),
   ]);
+}
+
+/**
+ * The note left where a schedule posted when someone removes it from another channel: who removed it, and
+ * from where only when that channel is public (a private channel is never named to another).
+ */
+export function scheduleRemovedNote(s: Schedule, removedBy: string, from: string | null): Reply {
+  const where = from === null ? "from another channel" : mrkdwn`from ${channel(from)}`;
+  const text = mrkdwn`:wastebasket: ${mention(removedBy)} removed the scheduled DNS summary of zone ${s.target} (${code(s.id)}, ${scheduleLabel(s)}) that posted here, ${where}. No more summaries of it will be posted in this channel.`;
+  return reply(text, [section(text)]);
 }
 
 /** The one direct message a schedule's creator gets when its channel stops taking posts. */

@@ -1,4 +1,5 @@
 import type { Deps } from "../../deps.js";
+import type { AppStatus } from "../../edge/schemas/mc.js";
 import { usage } from "../../errors.js";
 import {
   APPS_DEFAULT_LIMIT,
@@ -32,7 +33,7 @@ export async function wholeAppList(deps: Deps, teamId: string) {
 
 /** `[status] [limit]`, or a word that is no status: a name to find (`/edge apps checkout`). */
 export function parseAppsArgs(args: readonly string[]) {
-  let status: ReturnType<typeof parseAppStatus>;
+  const statuses: AppStatus[] = [];
   let name: string | undefined;
   let limit = APPS_DEFAULT_LIMIT;
   for (const arg of args) {
@@ -41,7 +42,9 @@ export function parseAppsArgs(args: readonly string[]) {
       if (!(limit >= 1 && limit <= APPS_MAX_LIMIT))
         throw usage(`The limit is a number from 1 to ${APPS_MAX_LIMIT}: ${EXAMPLE}`);
     } else if (parseAppStatus(arg)) {
-      status = parseAppStatus(arg);
+      const status = parseAppStatus(arg)!;
+      // Two statuses are both shown (`/edge apps failing deploying`), never one silently dropped.
+      if (!statuses.includes(status)) statuses.push(status);
     } else if (name === undefined && arg.length <= 200 && /^[\w.-]+$/.test(arg)) {
       name = arg;
     } else {
@@ -50,16 +53,17 @@ export function parseAppsArgs(args: readonly string[]) {
       );
     }
   }
-  if (status && name) throw usage(`Give a status or part of a name, not both: ${EXAMPLE}, ${NAME_EXAMPLE}`);
-  return { limit, ...(status ? { status } : {}), ...(name !== undefined ? { name } : {}) };
+  if (statuses.length > 0 && name)
+    throw usage(`Give a status or part of a name, not both: ${EXAMPLE}, ${NAME_EXAMPLE}`);
+  return { limit, ...(statuses.length > 0 ? { statuses } : {}), ...(name !== undefined ? { name } : {}) };
 }
 
 export const appsCommand: Subcommand = {
   name: "apps",
-  usage: "apps [status|name] [limit]",
+  usage: "apps [status …|name] [limit]",
   summary:
     "Magic Containers applications with their status and endpoint; a status word filters, any other word finds by name.",
-  examples: ["/edge apps", EXAMPLE, NAME_EXAMPLE],
+  examples: ["/edge apps", EXAMPLE, "/edge apps failing deploying", NAME_EXAMPLE],
   async run(ctx) {
     const query = parseAppsArgs(ctx.args);
     const client = await edgeClientFor(ctx.env.deps, ctx.teamId);

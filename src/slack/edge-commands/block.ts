@@ -1,25 +1,27 @@
 import { changesNothing } from "../../changes/engine.js";
 import { type AccessBlockParams, accessBlockKind } from "../../changes/kinds/access-block.js";
 import { usage } from "../../errors.js";
-import { BLOCK_EXAMPLE, parseAccessEntry } from "../../services/access-entries.js";
+import { BLOCK_EXAMPLE, ENTRY_TYPE_WORDS, parseAccessEntry } from "../../services/access-entries.js";
 import { edgeopsListName, listTurnedOff, readEntryState } from "../../services/access-lists.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { joinMrkdwn, mention, mrkdwn } from "../blocks/mrkdwn.js";
+import { sentenceReply } from "../blocks/reply.js";
 import { newChangeRequest } from "../request-ids.js";
 import { noMoreArgs, parseTemporary, parseZoneRef, pickerBeforeWord, zoneFirst } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const DOMAIN_EXAMPLE = "/edge block shop.example.com 203.0.113.7";
 const UNBLOCK_EXAMPLE = "/edge unblock 1234 203.0.113.7";
+const UNBLOCK_DOMAIN_EXAMPLE = "/edge unblock shop.example.com 203.0.113.7";
 
 /** Parse `<zone> <entry> [challenge]`, read where the entry is now, and ask to confirm the change. */
 async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const example = unblock ? UNBLOCK_EXAMPLE : BLOCK_EXAMPLE;
   const { args, temporaryMs } = parseTemporary(zoneFirst(ctx.args, isAccessEntry), example);
-  const zone = parseZoneRef(args[0], example, DOMAIN_EXAMPLE);
-  const entry = parseAccessEntry(args[1]);
+  const zone = parseZoneRef(args[0], example, unblock ? UNBLOCK_DOMAIN_EXAMPLE : DOMAIN_EXAMPLE);
+  const entry = parseAccessEntry(args[1], unblock ? "unblock" : "block");
   let state: AccessBlockParams["state"] = unblock ? "none" : "block";
   if (!unblock && args[2] !== undefined) {
     const word = args[2].toLowerCase();
@@ -38,30 +40,33 @@ async function askAccessChange(ctx: CommandContext, unblock: boolean) {
   const scope = { teamId: ctx.teamId, channelId: ctx.channelId, userId: ctx.userId };
   const nothing = await changesNothing(ctx.env.deps, accessBlockKind, scope, p, current);
   if (nothing && !action) {
-    // Nothing to unblock: but a block of it may be waiting for approval, which is what the person wants stopped.
+    const what = `${ENTRY_TYPE_WORDS[entry.type].one} ${entry.value}`;
+    const none = mrkdwn`Nothing to unblock: ${what} is in none of edgeops' block or challenge lists on shield zone ${shieldZoneId}.`;
+    // But a block of it may be waiting for approval, which is what the person wants stopped.
     const waiting = await pendingAccessChanges(ctx, p);
-    if (waiting.length > 0) {
-      const one = waiting.length === 1;
-      const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
-      // Named only when asked in this channel: a request elsewhere (perhaps private) is only said to exist.
-      const here = waiting.filter((r) => r.channelId === ctx.channelId);
-      const elsewhere = waiting.length - here.length;
-      const askers = joinMrkdwn(
-        [
-          ...[...new Set(here.map((r) => r.requesterId))].map(mention),
-          ...(elsewhere > 0
-            ? [mrkdwn`${elsewhere === 1 ? "someone" : `${elsewhere} requests`} in another channel`]
-            : []),
-        ],
-        ", ",
+    if (waiting.length === 0)
+      return sentenceReply(
+        mrkdwn`${none} edgeops lifts only what its own lists hold; a block made in the bunny.net dashboard is lifted there.`,
+        ":information_source:",
       );
-      return confirmChangeMessage(
-        newChangeRequest(accessBlockKind, p),
-        current,
-        mrkdwn`${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
-        true,
-      );
-    }
+    const one = waiting.length === 1;
+    const verbs = [...new Set(waiting.map((r) => r.params.state))].join(" or ");
+    // Named only when asked in this channel: a request elsewhere (perhaps private) is only said to exist.
+    const here = waiting.filter((r) => r.channelId === ctx.channelId);
+    const elsewhere = waiting.length - here.length;
+    const askers = joinMrkdwn(
+      [
+        ...[...new Set(here.map((r) => r.requesterId))].map(mention),
+        ...(elsewhere > 0
+          ? [mrkdwn`${elsewhere === 1 ? "someone" : `${elsewhere} requests`} in another channel`]
+          : []),
+      ],
+      ", ",
+    );
+    return sentenceReply(
+      mrkdwn`${none} ${one ? "A request" : `${waiting.length} requests`} to ${verbs} ${entry.value} on this zone ${one ? "is" : "are"} waiting for approval (asked by ${askers}): an approver can Reject ${one ? "it" : "them"} on the card, or the requester withdraw with Reject.`,
+      ":information_source:",
+    );
   }
   const off = action && (await listTurnedOff(client, shieldZoneId, entry.type, action));
   const all = off?.entryCount == null ? "every entry in it" : `all ${off.entryCount} entries in it`;
@@ -125,7 +130,7 @@ export const unblockCommand: Subcommand = {
   usage: "unblock <shieldZoneId|domain> <ip|cidr|AS123|country code|ja4> [for 30m]",
   summary:
     "Ask to take an IP, IP range, ASN, country or JA4 fingerprint out of edgeops' access lists (blocked or challenged).",
-  examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134"],
+  examples: [UNBLOCK_EXAMPLE, "/edge unblock 1234 AS4134", UNBLOCK_DOMAIN_EXAMPLE],
   shareable: () => false,
   picker: accessPicker,
   run: (ctx) => askAccessChange(ctx, true),

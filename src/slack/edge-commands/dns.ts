@@ -4,7 +4,7 @@ import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown, resolveDnsZoneByDomain } from "../../services/pickers.js";
 import { type DnsView, dnsMessage, noScanMessage } from "../blocks/dns.js";
 import type { Reply } from "../blocks/reply.js";
-import { echo, noMoreArgs, parseId, pickerWhenEmpty } from "./parse.js";
+import { type DnsZoneRef, echo, noMoreArgs, parseDnsZoneRef, parseId, pickerWhenEmpty } from "./parse.js";
 import type { SlackEnv, Subcommand } from "./types.js";
 
 const EXAMPLE = "/edge dns 5678";
@@ -15,6 +15,16 @@ export const unknownDnsZone = (zoneId: number) =>
     "not_found",
     `There is no DNS zone ${zoneId} in this account: check the id, or type /edge dns alone to pick one of your DNS zones.`,
   );
+
+/** The id of a DNS zone given by id or by domain (from the workspace's DNS zone list). */
+export async function dnsZoneIdOf(
+  env: SlackEnv,
+  teamId: string,
+  ref: DnsZoneRef,
+  example: string,
+): Promise<number> {
+  return ref.kind === "id" ? ref.id : resolveDnsZoneByDomain(env.deps, teamId, ref.name, example);
+}
 
 /**
  * The latest scan of a DNS zone at one record type and page (the first type when none is asked), or
@@ -50,12 +60,7 @@ export const dnsCommand: Subcommand = {
   examples: [EXAMPLE, "/edge dns example.com", `${EXAMPLE} TXT`, `${EXAMPLE} A 2`],
   picker: pickerWhenEmpty("dns"),
   async run(ctx) {
-    const typed = ctx.args[0];
-    // A domain (`/edge dns shop.example.com`) is looked up; anything else is read as an id.
-    const zoneId =
-      typed !== undefined && /[a-z]/i.test(typed) && /^[a-z0-9.-]{1,253}$/i.test(typed) && typed.includes(".")
-        ? await resolveDnsZoneByDomain(ctx.env.deps, ctx.teamId, typed, EXAMPLE)
-        : parseId(typed, "DNS zone id", EXAMPLE);
+    const zoneId = await dnsZoneIdOf(ctx.env, ctx.teamId, parseDnsZoneRef(ctx.args[0], EXAMPLE), EXAMPLE);
     const [, typeWord, pageWord] = ctx.args;
     const type = typeWord !== undefined && !/^\d+$/.test(typeWord) ? typeWord : "";
     const pageArg = type === "" ? typeWord : pageWord;

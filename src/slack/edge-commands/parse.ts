@@ -4,12 +4,26 @@ import type { PickerSource } from "../../services/pickers.js";
 import type { ZoneRef } from "../../services/zone-lookup.js";
 import type { PickerArg } from "./types.js";
 
-/** A positive whole-number id typed by a user, or a sentence with a correct example. */
-export function parseId(arg: string | undefined, what: string, example: string): number {
+/** The largest id or page number the Edge API takes where its document types it int32 (shield zones, rate limits, pages). */
+export const MAX_INT32 = 2_147_483_647;
+
+/**
+ * A positive whole-number id typed by a user (at most `max`), or a sentence with a correct example that
+ * quotes the number as it was typed (never as JavaScript would print it, 1e+23).
+ */
+export function parseId(
+  arg: string | undefined,
+  what: string,
+  example: string,
+  max = 999_999_999_999_999,
+): number {
   if (arg === undefined) throw usage(`Which ${what}? For example: ${example}`);
   const cleaned = arg.replace(/^#/, "");
-  if (/^-?\d+$/.test(cleaned) && cleaned.replace(/^-?0*/, "").length > 15)
-    throw usage(`That number is too large for a ${what}. For example: ${example}`);
+  const digits = cleaned.replace(/^-?0*/, "");
+  if (/^\d+$/.test(cleaned) && (digits.length > 15 || Number(digits) > max))
+    throw usage(
+      `"${echo(arg)}" is too large for a ${what} (at most ${max.toLocaleString("en-US")}). For example: ${example}`,
+    );
   if (/^-?\d+$/.test(cleaned) && Number(cleaned) < 1)
     throw usage(`${capitalise(what)}s are whole numbers from 1. For example: ${example}`);
   if (!/^\d{1,15}$/.test(cleaned)) throw usage(`${capitalise(what)}s are numbers: ${example}`);
@@ -54,7 +68,7 @@ export function parseZoneName(arg: string): string | undefined {
 export function parseZoneRef(arg: string | undefined, example: string, domainExample: string): ZoneRef {
   if (arg === undefined)
     throw usage(`Which shield zone? Give its id or domain: ${example} or ${domainExample}`);
-  if (/^#?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "zone id", example) };
+  if (/^#?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "zone id", example, MAX_INT32) };
   const name = parseZoneName(arg);
   if (name === undefined && arg.length > 253)
     throw usage(
@@ -62,6 +76,25 @@ export function parseZoneRef(arg: string | undefined, example: string, domainExa
     );
   if (name === undefined)
     throw usage(`"${echo(arg)}" is neither a zone id nor a domain: ${example} or ${domainExample}`);
+  return { kind: "name", name };
+}
+
+/** A DNS zone as typed: its id, or its domain (reduced as parseZoneName reduces it). */
+export type DnsZoneRef =
+  | { readonly kind: "id"; readonly id: number }
+  | { readonly kind: "name"; readonly name: string };
+
+/**
+ * A DNS zone as a user gives it, read alike wherever one is asked (`/edge dns`, `/edge schedule dns`): a
+ * number is its id (`#51001` too), anything else its domain, any case, with a trailing dot, as a pasted URL
+ * or Slack link.
+ */
+export function parseDnsZoneRef(arg: string | undefined, example: string): DnsZoneRef {
+  if (arg === undefined) throw usage(`Which DNS zone? Give its id or its domain. For example: ${example}`);
+  if (/^#?-?\d+$/.test(arg)) return { kind: "id", id: parseId(arg, "DNS zone id", example) };
+  const name = parseZoneName(arg);
+  if (name === undefined || !name.includes(".") || !/\p{L}/u.test(name))
+    throw usage(`"${echo(arg)}" is neither a DNS zone id nor a domain. For example: ${example}`);
   return { kind: "name", name };
 }
 

@@ -1,6 +1,7 @@
 import { requestChange } from "../../changes/engine.js";
 import { policyWords } from "../../changes/index.js";
 import { type PolicyParams, policyAfter, policyKind, policyLoosening } from "../../changes/kinds/policy.js";
+import { durationMs } from "../../duration.js";
 import { UserError, usage } from "../../errors.js";
 import {
   type Approvers,
@@ -26,7 +27,7 @@ const EXAMPLES = [
   "/edge policy approvals 2",
   "/edge policy approvals required for purge,restart",
   "/edge policy approvers @oncall-leads @alice",
-  "/edge policy expiry 60",
+  "/edge policy expiry 30m",
 ];
 export const NOT_ADMIN_POLICY =
   "Only workspace admins can change the approval policy: ask an admin or owner.";
@@ -78,6 +79,31 @@ function parseApprovalsFor(words: readonly string[]): string[] {
   return [...new Set(names)];
 }
 
+/** Requests expire no sooner than this: a shorter expiry leaves an approver no time to answer. */
+export const MIN_EXPIRY_MINUTES = 5;
+const MAX_EXPIRY_MINUTES = 7 * 24 * 60;
+const EXPIRY_FORMS = `a duration from ${MIN_EXPIRY_MINUTES}m to 7d, like 30m, 2h, 1d or 1h30m. For example: /edge policy expiry 30m`;
+
+/** How long a request waits for approval: a duration with its unit (a bare number says nothing of one). */
+function parseExpiry(words: readonly string[]): number {
+  const [word] = words;
+  if (word === undefined || words.length > 1) throw usage(`Give the expiry as ${EXPIRY_FORMS}`);
+  if (/^\d+$/.test(word))
+    throw usage(
+      `"${echo(word)}" has no unit: did you mean ${word}m (minutes)? Give the expiry as ${EXPIRY_FORMS}`,
+    );
+  const ms = durationMs(word, { days: true });
+  if (Number.isNaN(ms)) throw usage(`"${echo(word)}" is not a duration. Give the expiry as ${EXPIRY_FORMS}`);
+  const minutes = ms / 60_000;
+  if (minutes < MIN_EXPIRY_MINUTES)
+    throw usage(
+      `${echo(word)} is too short for anyone to approve a request in. Give the expiry as ${EXPIRY_FORMS}`,
+    );
+  if (minutes > MAX_EXPIRY_MINUTES)
+    throw usage(`${echo(word)} is longer than a week. Give the expiry as ${EXPIRY_FORMS}`);
+  return minutes;
+}
+
 function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boolean } | "reset" {
   const here = args[args.length - 1]?.toLowerCase() === "here";
   const words = here ? args.slice(0, -1) : args;
@@ -102,13 +128,8 @@ function parseChange(args: readonly string[]): { patch: PolicyPatch; here: boole
     }
     case "approvers":
       return { patch: { approvers: parseApprovers(rest) }, here };
-    case "expiry": {
-      const m = rest[0];
-      if (rest.length !== 1 || !m || !/^\d+$/.test(m) || Number(m) < 1 || Number(m) > 10_080) {
-        throw usage("Expiry is a number of minutes from 1 to 10080 (a week): /edge policy expiry 60");
-      }
-      return { patch: { expiryMinutes: Number(m) }, here };
-    }
+    case "expiry":
+      return { patch: { expiryMinutes: parseExpiry(rest) }, here };
     case "reset":
       if (!here || rest.length > 0)
         throw usage("Reset removes this channel's overrides: /edge policy reset here");
@@ -306,7 +327,7 @@ async function changePolicy(ctx: CommandContext): Promise<Reply> {
 export const policyCommand: Subcommand = {
   name: "policy",
   usage:
-    "policy [approvals required|off|<n> [for <changes>] | approvers admins|@group|@user … | expiry <minutes>] [here]",
+    "policy [approvals required|off|<n> [for <changes>] | approvers admins|@group|@user … | expiry <30m|2h|1d>] [here]",
   summary:
     "The approval policy in force in this channel; admins change it for the workspace or, with `here`, this channel.",
   examples: EXAMPLES,

@@ -1,4 +1,4 @@
-import { UserError, usage } from "../../errors.js";
+import { slackErrorCode, UserError, usage } from "../../errors.js";
 import { latestScan } from "../../services/dns.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { dnsZoneKnown } from "../../services/pickers.js";
@@ -13,28 +13,25 @@ import {
   type ScheduleActionInput,
   scheduleForAction,
 } from "../../services/schedules.js";
+import type { Schedule } from "../../store/index.js";
 import { context } from "../blocks/block-kit.js";
-import { channel, mrkdwn } from "../blocks/mrkdwn.js";
+import { channel, type Mrkdwn, mrkdwn } from "../blocks/mrkdwn.js";
 import { type Reply, sentenceReply } from "../blocks/reply.js";
-import { scheduleCreatedMessage, scheduleListMessage, scheduleRemovedMessage } from "../blocks/schedules.js";
+import {
+  scheduleCreatedMessage,
+  scheduleListMessage,
+  scheduleRemovedMessage,
+  scheduleRemovedNote,
+} from "../blocks/schedules.js";
+import { postIn } from "../deliver.js";
 import { runSchedule } from "../schedule-run.js";
-import { unknownDnsZone } from "./dns.js";
-import { parseId } from "./parse.js";
+import { dnsZoneIdOf, unknownDnsZone } from "./dns.js";
+import { parseDnsZoneRef } from "./parse.js";
 import type { CommandContext, Subcommand } from "./types.js";
 
 const TRY = `Try: ${SCHEDULE_EXAMPLE}`;
 /** How long `/edge schedule run` waits for a fresh scan before summarising what exists. */
 export const RUN_NOW_SCAN_WAIT_MS = 60_000;
-
-/** parseId's rule (as /edge dns reads a zone id), in this command's words. */
-function parseZoneId(arg: string | undefined): number {
-  if (arg === undefined) throw usage(`Which DNS zone? Give its id (a number). ${TRY}`);
-  try {
-    return parseId(arg, "DNS zone id", TRY);
-  } catch {
-    throw usage(`"${arg}" is not a DNS zone id: zone ids are numbers. ${TRY}`);
-  }
-}
 
 function scheduleId(arg: string | undefined, verb: "remove" | "run", extra: readonly string[]): string {
   const example = `/edge schedule ${verb} s7k2m9qa (ids are in /edge schedule list)`;
@@ -59,7 +56,8 @@ async function userTimezone(ctx: CommandContext): Promise<{ tz: string; fromProf
 
 async function scheduleDns(ctx: CommandContext): Promise<Reply> {
   const args = ctx.args.slice(1);
-  const zoneId = parseZoneId(args[0]);
+  // Read as /edge dns reads it: an id or a domain.
+  const zoneRef = parseDnsZoneRef(args[0], SCHEDULE_EXAMPLE);
   const { when, used } = parseWhenWords(args.slice(1));
   const rest = args.slice(1 + used);
   if (rest.length > 1)
@@ -69,6 +67,7 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
 
   // A schedule without an Edge API key could never post a summary: say so now.
   const edge = await edgeClientFor(ctx.env.deps, ctx.teamId);
+  const zoneId = await dnsZoneIdOf(ctx.env, ctx.teamId, zoneRef, SCHEDULE_EXAMPLE);
   // A schedule for a zone the key does not see would only post "not found" later.
   const known = await dnsZoneKnown(ctx.env.deps, ctx.teamId, zoneId).catch((err: unknown) => {
     ctx.logger.debug({ err, zoneId }, "could not read the DNS zone list while scheduling");
@@ -100,6 +99,29 @@ async function scheduleDns(ctx: CommandContext): Promise<Reply> {
       ),
     );
   return reply;
+}
+
+/**
+ * A schedule removed from another channel: the channel it posted in is told who removed it (and from where,
+ * when this channel is public), if edgeops may still post there. Best effort: the removal stands either way.
+ */
+async function noteWhereItPosted(ctx: CommandContext, s: Schedule): Promise<Mrkdwn> {
+  // Unknown counts as private: a channel is named elsewhere only when Slack says it is public.
+  const isPublic = await ctx.client.conversations
+    .info({ channel: ctx.channelId })
+    .then((res) => res.channel?.is_private === false)
+    .catch(() => false);
+  try {
+    await postIn(
+      ctx.client,
+      s.channelId,
+      scheduleRemovedNote(s, ctx.userId, isPublic ? ctx.channelId : null),
+    );
+    return mrkdwn`${channel(s.channelId)} was told who removed it.`;
+  } catch (err) {
+    ctx.logger.info({ err, scheduleId: s.id }, "could not tell the schedule's channel it was removed");
+    return mrkdwn`edgeops could not post a note about it in ${channel(s.channelId)} (${slackErrorCode(err) ?? "Slack refused"}).`;
+  }
 }
 
 /** Who asks to act on schedule `id`: its creator or an admin may (src/slack/admin.ts decides admin). */
@@ -142,7 +164,7 @@ async function runNow(ctx: CommandContext): Promise<Reply | null> {
 
 export const scheduleCommand: Subcommand = {
   name: "schedule",
-  usage: "schedule dns <zoneId> <when> [timezone] | list | remove <id> | run <id>",
+  usage: "schedule dns <zoneId|domain> <when> [timezone] | list | remove <id> | run <id>",
   summary:
     'Post a DNS scan summary in this channel on a schedule: `daily HH:MM`, `weekdays HH:MM`, `weekly mon HH:MM` or a cron in quotes ("0 9 * * 1-5"), in your time zone or one you name. Its creator and admins can remove or run it.',
   examples: [SCHEDULE_EXAMPLE, "/edge schedule list"],
@@ -172,7 +194,11 @@ export const scheduleCommand: Subcommand = {
       case "remove":
       case "delete": {
         const id = scheduleId(ctx.args[1], "remove", ctx.args.slice(2));
-        return scheduleRemovedMessage(await removeSchedule(ctx.env.deps, actor(ctx, id)));
+        const removed = await removeSchedule(ctx.env.deps, actor(ctx, id));
+        const reply = scheduleRemovedMessage(removed);
+        if (removed.channelId !== ctx.channelId)
+          reply.blocks.push(context(await noteWhereItPosted(ctx, removed)));
+        return reply;
       }
       case "run":
         return runNow(ctx);

@@ -14,6 +14,7 @@ import { learningModeEnded, wafExecutionModeLabel } from "../../edge/schemas/shi
 import { usage } from "../../errors.js";
 import { edgeClientFor } from "../../services/edge-access.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
+import { didYouMean } from "../../suggest.js";
 import { confirmChangeMessage } from "../blocks/approvals.js";
 import { context } from "../blocks/block-kit.js";
 import { newChangeRequest } from "../request-ids.js";
@@ -55,7 +56,7 @@ function shieldSettingCommand<V extends number | boolean>(o: {
       const value = Object.hasOwn(o.words, word) ? o.words[word] : undefined;
       if (value === undefined)
         throw usage(
-          `"${echo(args[1] ?? "")}" is not a ${o.what}: use one of ${choices}. For example: ${o.example}`,
+          `"${echo(args[1] ?? "")}" is not a ${o.what}.${didYouMean(word, Object.keys(o.words))} Use one of ${choices}. For example: ${o.example}`,
         );
       noMoreArgs(args, 2, o.example);
       const shieldZoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, o.example);

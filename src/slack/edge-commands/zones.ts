@@ -2,7 +2,7 @@ import { usage } from "../../errors.js";
 import { checkZones } from "../../services/unusual-zones.js";
 import { findShieldZones, namedShieldZonesPage } from "../../services/zone-lookup.js";
 import { zoneSearchMessage, zonesMessage } from "../blocks/zones.js";
-import { parseZoneName } from "./parse.js";
+import { MAX_INT32, parseId, parseZoneName } from "./parse.js";
 import type { Subcommand } from "./types.js";
 
 export const ZONES_PER_PAGE = 10;
@@ -34,7 +34,7 @@ export const zonesCommand: Subcommand = {
       );
     }
     if (arg !== undefined && Number(arg) < 1) throw usage("The page is a number from 1: /edge zones 2");
-    const page = arg ? Number(arg) : 1;
+    const page = arg === undefined ? 1 : parseId(arg, "page number", "/edge zones 2", MAX_INT32);
     const { page: read, named } = await namedShieldZonesPage(ctx.env.deps, ctx.teamId, page, ZONES_PER_PAGE);
     const last = read.totalPages;
     if (last !== undefined && last > 0 && page > last)

@@ -140,7 +140,7 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
     const records = scan(500);
     const a = records.records.filter((r) => r.type === 0);
     const first = blocksText(dnsMessage(5, records).blocks);
-    const pages = Number(/\*A\* \(63\) · page 1 of (\d+)/.exec(first)?.[1]);
+    const pages = Number(/A records 1–\d+ of 63 · page 1 of (\d+)/.exec(first)?.[1]);
     expect(pages).toBe(2);
     const texts = Array.from({ length: pages }, (_, i) => {
       const reply = dnsMessage(5, records, { type: "A", page: i + 1 });

@@ -135,7 +135,12 @@ import {
   pickerSelect,
 } from "../../../src/slack/blocks/pickers.js";
 import { policyMessage } from "../../../src/slack/blocks/policy.js";
-import { rateLimitMessage, sparkline, zoneRateLimitsMessage } from "../../../src/slack/blocks/ratelimit.js";
+import {
+  rateLimitMessage,
+  ruleWords,
+  sparkline,
+  zoneRateLimitsMessage,
+} from "../../../src/slack/blocks/ratelimit.js";
 import { reply, sentenceReply } from "../../../src/slack/blocks/reply.js";
 import {
   channelFailingDm,
@@ -143,6 +148,7 @@ import {
   scheduleLabel,
   scheduleListMessage,
   scheduleRemovedMessage,
+  scheduleRemovedNote,
 } from "../../../src/slack/blocks/schedules.js";
 import {
   exportedReply,
@@ -603,6 +609,16 @@ function effectivePolicy(g: Gen): EffectivePolicy {
 }
 
 /** Stored schedules print their time zone; only a just-created one formats times in it (it was validated). */
+/** A rate-limit rule as its answers name it, every text hostile. */
+function namedRule(g: Gen) {
+  return {
+    id: g.int(1e6),
+    name: g.maybe(() => g.s()),
+    zoneId: g.maybe(() => g.int(1e6)),
+    domain: g.maybe(() => g.s()),
+  };
+}
+
 function schedule(g: Gen, timezone = g.s()): Schedule {
   return {
     id: g.s(),
@@ -1114,26 +1130,31 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       countersCame: g.bool(),
       complete: g.bool(),
     }),
+  "ratelimit.ts:ruleWords": (g) => section(mrkdwn`${ruleWords(namedRule(g))}`),
   "ratelimit.ts:rateLimitMessage": (g) =>
-    rateLimitMessage(g.int(1e6), {
-      overview: g.maybe(() => ({
-        totalBreaches: 1,
-        loggedBreaches: 2,
-        challengedBreaches: 3,
-        blockedBreaches: 4,
-      })),
-      days: g.list(
-        () => ({
-          day: g.s(),
-          totalBreaches: g.int(9),
-          loggedBreaches: 0,
-          challengedBreaches: 0,
-          blockedBreaches: 0,
-        }),
-        28,
-      ),
-      unreadableDays: g.list(() => g.s(), 3),
-    } as Parameters<typeof rateLimitMessage>[1]),
+    rateLimitMessage(
+      g.int(1e6),
+      {
+        overview: g.maybe(() => ({
+          totalBreaches: 1,
+          loggedBreaches: 2,
+          challengedBreaches: 3,
+          blockedBreaches: 4,
+        })),
+        days: g.list(
+          () => ({
+            day: g.s(),
+            totalBreaches: g.int(9),
+            loggedBreaches: 0,
+            challengedBreaches: 0,
+            blockedBreaches: 0,
+          }),
+          28,
+        ),
+        unreadableDays: g.list(() => g.s(), 3),
+      } as Parameters<typeof rateLimitMessage>[1],
+      g.maybe(() => namedRule(g)),
+    ),
   "schedules.ts:scheduleLabel": (g) => scheduleLabel({ spec: g.s(), timezone: g.s() }),
   "schedules.ts:scheduleCreatedMessage": (g) =>
     scheduleCreatedMessage(
@@ -1144,6 +1165,12 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
     ),
   "schedules.ts:scheduleListMessage": (g) => scheduleListMessage(g.list(() => schedule(g), 20)),
   "schedules.ts:scheduleRemovedMessage": (g) => scheduleRemovedMessage(schedule(g)),
+  "schedules.ts:scheduleRemovedNote": (g) =>
+    scheduleRemovedNote(
+      schedule(g),
+      g.id("U"),
+      g.maybe(() => g.id("C")),
+    ),
   "schedules.ts:channelFailingDm": (g) =>
     channelFailingDm(schedule(g), g.pick(["not_in_channel", "is_archived", g.s()])),
   "waf-review.ts:wafReviewButtons": (g) => actions(...wafReviewButtons(g.int(1e6), g.s(), () => g.s())),

@@ -204,7 +204,7 @@ describe("approvers Slack knows, and a number of approvals that can be met", () 
 
 describe("tightening is told to the channel, and the audit log says before → after", () => {
   it("a tightening posts in the channel who changed what, and what it was", async () => {
-    const answer = await say("policy expiry 10");
+    const answer = await say("policy expiry 10m");
     expect(answer.text).toContain("Policy updated for the workspace");
     const { text } = await postIn(h, "C0001", "changed the approval policy");
     expect(text).toContain("<@U0001> changed the approval policy for the workspace");

@@ -45,8 +45,17 @@ describe("/edge dns pages a record type", () => {
     const txt = scanRecords(h.sim, TXT);
     expect(txt.length).toBe(107);
     const pages = await allPages();
-    for (const [i, page] of pages.entries())
-      expect(page).toContain(`*TXT* (107) · page ${i + 1} of ${pages.length}`);
+    // Each page says where it is: which records of the type, and which page of how many.
+    let first = 1;
+    for (const [i, page] of pages.entries()) {
+      const shown = page.split("\n").filter((l) => l.includes(" → ")).length;
+      expect(page).toContain("*TXT* (107)");
+      expect(page).toContain(
+        `TXT records ${first}–${first + shown - 1} of 107 · page ${i + 1} of ${pages.length}`,
+      );
+      first += shown;
+    }
+    expect(pages.join("\n")).not.toMatch(/more records/);
     const missing = txt.filter((r) => pages.filter((p) => p.includes(lineOf(r))).length !== 1);
     expect(missing.map(lineOf), `on no page or on two, of ${pages.length} pages`).toEqual([]);
     // Whole lines only: each record line ends with its TTL (and proxied), never cut mid-line.
@@ -58,7 +67,7 @@ describe("/edge dns pages a record type", () => {
 
   it("says nothing of records 'left out' on a paged view: the other types are a button away", async () => {
     const first = await answerTo(h, `dns ${ZONE}`, BOB);
-    expect(first.text).toMatch(/\*A\* \(\d+\) · page 1 of \d+/);
+    expect(first.text).toMatch(/A records 1–\d+ of \d+ · page 1 of \d+/);
     expect(first.text).not.toMatch(/more records/);
     expect(first.buttons.map((b) => b.text)).toContain("TXT (107)");
   });

@@ -113,7 +113,7 @@ describe("the way back never needs the number nobody could give", () => {
       approvalsNeeded: 2,
       updatedBy: ALICE,
     });
-    await answerTo(h, "policy expiry 60", CAROL);
+    await answerTo(h, "policy expiry 60m", CAROL);
     const { request, approve } = await pendingPolicy(h);
     expect(request.approvalsNeeded).toBe(1);
     await approvedBy(h, approve, ALICE);
@@ -127,9 +127,30 @@ describe("the way back never needs the number nobody could give", () => {
     h.slack.memberships.set(ALICE, [PRIVATE]);
     h.slack.memberships.set(CAROL, [PRIVATE]);
     await h.store.policies.setWorkspace("T0001", { approvalsNeeded: 2, updatedBy: ALICE });
-    await answerTo(h, "policy expiry 90", CAROL, PRIVATE);
+    await answerTo(h, "policy expiry 90m", CAROL, PRIVATE);
     const { request } = await pendingPolicy(h);
     // Alice and Dave besides Carol: two, though only Alice is in the channel.
     expect(request.approvalsNeeded).toBe(2);
+  });
+});
+
+describe("/edge policy expiry", () => {
+  const h = useHarness({ admins: [ALICE] });
+
+  it("takes a duration with its unit, and refuses a bare number or one too short to approve in, with the forms it takes", async () => {
+    const forms = "a duration from 5m to 7d, like 30m, 2h, 1d or 1h30m. For example: /edge policy expiry 30m";
+    const bare = await answerTo(h, "policy expiry 1", ALICE);
+    expect(bare.text).toContain(`"1" has no unit: did you mean 1m (minutes)? Give the expiry as ${forms}`);
+    const short = await answerTo(h, "policy expiry 2m", ALICE);
+    expect(short.text).toContain(
+      `2m is too short for anyone to approve a request in. Give the expiry as ${forms}`,
+    );
+    const long = await answerTo(h, "policy expiry 8d", ALICE);
+    expect(long.text).toContain("8d is longer than a week");
+    expect((await h.store.policies.getWorkspace("T0001"))?.expiryMinutes ?? 30).toBe(30);
+
+    const taken = await answerTo(h, "policy expiry 10m here", ALICE, "C0TEN");
+    expect(taken.text).toContain("Policy updated for this channel");
+    expect(taken.text).toContain("10 minutes");
   });
 });

@@ -45,6 +45,37 @@ describe("rate limits by name", () => {
     expect(one.text).toContain("Past 28 days");
   });
 
+  it("/edge ratelimit <id> names the rule and its zone", async () => {
+    const one = await answerTo(h, `ratelimit ${FIRST_RULE}`, "U0002");
+    expect(one.text).toContain(
+      `${ESCAPED_NAME} · rate limit ${FIRST_RULE} on shop.acme-example.com (zone ${ZONE})`,
+    );
+    expect(one.text).toContain("Past 28 days");
+  });
+
+  it("/edge ratelimit <name> finds a rule by its name in any case, and says which when none or several match", async () => {
+    // "Everything else" is the fifth rule of the zone under attack alone.
+    const [, , , , last] = SIM_IDS.rateLimitRulesUnderAttack;
+    const found = await answerTo(h, "ratelimit EVERYTHING else", "U0002");
+    expect(found.text).toContain(
+      `Everything else · rate limit ${last} on shop.acme-example.com (zone ${ZONE})`,
+    );
+    expect(found.text).toContain("Past 28 days");
+
+    // Every zone with rules has a login rule: which one is meant is asked, with ids to give.
+    const several = await answerTo(h, "ratelimit login", "U0002");
+    expect(several.text).toMatch(/\d+ rate-limit rules have names containing "login": /);
+    expect(several.text).toContain(
+      `${ESCAPED_NAME} · rate limit ${FIRST_RULE} on shop.acme-example.com (zone ${ZONE})`,
+    );
+    expect(several.text).toContain("Give the one you mean by its id");
+
+    const none = await answerTo(h, "ratelimit nosuchrule", "U0002");
+    expect(none.text).toContain(
+      `No rate-limit rule's name is or contains "nosuchrule" (${SIM_IDS.shieldZoneCount} shield zones searched)`,
+    );
+  });
+
   it("the incident card names its rate limits, escaped", async () => {
     // The card lists the rules that have counters: this one keeps its metrics row, on any seed.
     const seed = h.sim.adversary.seed;

@@ -74,6 +74,35 @@ describe("/edge read commands over signed HTTP", () => {
     expect(text).not.toMatch(/\bActive {2}·/);
   });
 
+  it("apps: a filtered answer counts what it filters, and two statuses are both kept", async () => {
+    const count = (status: string) =>
+      h.sim.state.apps.filter((a) => a.status.toLowerCase() === status).length;
+    const [failing, deploying] = [count("failing"), count("progressing")];
+    const all = h.sim.state.apps.length;
+
+    const one = await run("apps failing 100");
+    expect(one.text).toContain(`${failing} of the ${all} applications read of ${all} are failing · page 1`);
+    expect(one.text).not.toContain("active");
+
+    const both = await run("apps failing deploying 100");
+    expect(both.text).toContain("Magic Containers applications (failing or deploying)");
+    expect(both.text).toContain(
+      `${failing + deploying} of the ${all} applications read of ${all} are failing or deploying (${failing} failing, ${deploying} deploying)`,
+    );
+    expect(both.text).toContain("Failing  ·");
+    expect(both.text).toContain("Deploying  ·");
+    expect(both.text).not.toMatch(/\bActive {2}·/);
+
+    // Next page keeps both statuses.
+    const small = await run("apps failing deploying 3");
+    const next = small.buttons.find((b) => b.action_id === ACTIONS.appsNextPage)!;
+    const click = await h.click(next);
+    const second = blocksText((await h.slack.waitForResponse(click.responseId)).body.blocks);
+    expect(second).toContain("Magic Containers applications (failing or deploying)");
+    expect(second).toMatch(/(Failing|Deploying) {2}·/);
+    expect(second).not.toMatch(/\b(Active|Suspended|Inactive) {2}·/);
+  });
+
   it("apps: a bad status word or limit gets a sentence with an example", async () => {
     expect((await run("apps sleepy")).text).toContain('"sleepy" is not a status');
     expect((await run("apps 5000")).text).toContain(
@@ -135,7 +164,7 @@ describe("/edge read commands over signed HTTP", () => {
 
   it("dns: records grouped by type, a page of the first type and a button for every other, with Scan now", async () => {
     const large = await run(`dns ${SIM_IDS.dnsZoneLarge}`);
-    expect(large.text).toMatch(/\*A\* \(\d+\) · page 1 of \d+/);
+    expect(large.text).toMatch(/\*A\* \(\d+\)\n[\s\S]*A records 1–\d+ of \d+ · page 1 of \d+/);
     expect(large.buttons.map((b) => b.text)).toContain("TXT (107)");
     expect(large.buttons.map((b) => b.action_id)).toContain(ACTIONS.dnsScanNow);
     const failed = await run(`dns ${SIM_IDS.dnsZoneFailedScan}`);

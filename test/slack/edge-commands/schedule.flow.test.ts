@@ -16,7 +16,8 @@ import {
 let h: Harness;
 const clock = Date.parse("2026-03-27T12:00:00Z");
 const ZONE = SIM_IDS.dnsZoneCompleted;
-const EXAMPLE = "Try: /edge schedule dns 5678";
+/** Every refusal ends with an example to copy ("Try: …" or "For example: …"). */
+const EXAMPLE = "/edge schedule dns 5678";
 
 beforeAll(async () => {
   // Two workspaces: OAuth installs (a single bot token answers only its own workspace).
@@ -91,7 +92,9 @@ describe("/edge schedule over signed HTTP", () => {
       [`dns ${ZONE} "0 9 31 2 *" UTC`, "never happens"],
       [`dns ${ZONE} "*/5 * * * *" UTC`, "more often than every 15 minutes"],
       [`dns ${ZONE} 0 9 * * *`, "Put a cron expression in quotes"],
-      ["dns shop-example.com daily 09:00", '"shop-example.com" is not a DNS zone id: zone ids are numbers'],
+      ["dns no-such-zone.example daily 09:00", 'No DNS zone has the domain "no-such-zone.example"'],
+      ["dns shop-exampel.com daily 09:00", `Did you mean shop-example.com (${ZONE})?`],
+      ["dns nonsense daily 09:00", '"nonsense" is neither a DNS zone id nor a domain'],
       ["dns", "Which DNS zone?"],
       ["fortnightly", '"fortnightly" is not a schedule command'],
     ];
@@ -99,6 +102,29 @@ describe("/edge schedule over signed HTTP", () => {
       const { text } = await run(input);
       expect(text, input).toContain(sentence);
       expect(text, input).toContain(EXAMPLE);
+    }
+  });
+
+  it("dns: takes the DNS zone in every form /edge dns takes: id, #id, domain in any case, trailing dot, URL", async () => {
+    const forms = [
+      `#${ZONE}`,
+      "shop-example.com",
+      "SHOP-Example.COM.",
+      "https://shop-example.com/",
+      "<http://shop-example.com|shop-example.com>",
+    ];
+    for (const [i, form] of forms.entries()) {
+      const channelId = `C0FORM${i}`;
+      const { text } = await run(`dns ${form} daily 09:00 UTC`, { channelId });
+      expect(text, form).toContain(
+        `Scheduled: a DNS summary of shop-example.com (zone ${ZONE}) in this channel`,
+      );
+      expect(
+        (await h.store.schedules.list("T0001", channelId)).map((s) => s.target),
+        form,
+      ).toEqual([String(ZONE)]);
+      const dns = await commandAnswer(h, `dns ${form}`, { channelId });
+      expect(dns.text, form).toContain("DNS scan · shop-example.com");
     }
   });
 
@@ -256,6 +282,30 @@ describe("/edge schedule remove and run: the schedule's creator and admins only"
       outcome: "ok",
     });
     expect(await refusals(id)).toEqual([]);
+  });
+
+  it("removed from another channel: the channel it posted in is told who removed it, and from where only if that is public", async () => {
+    const fromPublic = await bobsSchedule("08:00");
+    h.slack.clear();
+    const removed = await run(`remove ${fromPublic}`, { userId: "U0001", channelId: "C0ADMIN" });
+    expect(removed.text).toContain("<#C0BOB> was told who removed it.");
+    const note = await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB");
+    const told = blocksText(note.args.blocks);
+    expect(told).toContain(`<@U0001> removed the scheduled DNS summary of zone ${ZONE} (\`${fromPublic}\``);
+    expect(told).toContain("that posted here, from <#C0ADMIN>.");
+
+    const fromPrivate = await bobsSchedule("08:30");
+    h.slack.clear();
+    await run(`remove ${fromPrivate}`, { userId: "U0001", channelId: "G0SECRET" });
+    const quiet = await h.slack.waitForCall("chat.postMessage", (c) => c.args.channel === "C0BOB");
+    expect(blocksText(quiet.args.blocks)).toContain("that posted here, from another channel.");
+    expect(blocksText(quiet.args.blocks)).not.toContain("G0SECRET");
+
+    // Removed where it posts: no note, the answer is there.
+    const here = await bobsSchedule("09:30");
+    h.slack.clear();
+    await run(`remove ${here}`, bob);
+    expect(h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0BOB")).toEqual([]);
   });
 
   it("when Slack cannot say whether the user is an admin, nothing happens and the user is told", async () => {

@@ -300,7 +300,7 @@ describe("/edge timeline: the story of an incident", () => {
       expect(text).toContain("Nothing edgeops knows of happened on this zone in the last 6 hours.");
 
       const bad = await answerTo(h, `timeline ${shieldZoneId} 2d`, ALICE);
-      expect(bad.text).toContain('"2d" is not a window. Use 15m (the default), 1h, 6h, 24h or 72h');
+      expect(bad.text).toContain('"2d" is not a window. Use 15m, 1h, 6h, 24h (the default) or 72h');
 
       // A workspace installed before Export: Slack refuses the upload for the missing scope.
       h.slack.addFault({ method: "files.getUploadURLExternal", error: "missing_scope" });

@@ -67,6 +67,7 @@ const UNDOCUMENTED: Record<string, [UndocumentedShape, string]> = {
     "unknown zone, in the operation's envelope",
   ],
   "GET /shield/rate-limits/{shieldZoneId} 404": ["envelope", "unknown zone, in the operation's envelope"],
+  "GET /shield/rate-limit/{id} 404": ["problem", "unknown rule: the framework's NotFound problem details"],
   "GET /shield/metrics/overview/{shieldZoneId} 404": [
     "envelope",
     "unknown zone, in the operation's envelope",
@@ -270,6 +271,8 @@ function cases(): Case[] {
     get(`/shield/rate-limits/${zone}?page=2&perPage=2`),
     get(`/shield/rate-limits/${quiet}`),
     get(`/shield/rate-limits/${unknownZone}`, 404),
+    get(`/shield/rate-limit/${SIM_IDS.rateLimitRulesUnderAttack[0]}`),
+    get("/shield/rate-limit/1", 404),
     // Metrics
     get(`/shield/metrics/overview/${zone}`),
     get(`/shield/metrics/overview/${quiet}`),

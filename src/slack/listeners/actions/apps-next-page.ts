@@ -12,7 +12,10 @@ import { onButton, replaceMessage, staleButton } from "./context.js";
 export const appsPageValue = z.object({
   c: z.string(),
   l: z.number().int().min(1),
-  s: z.enum(APP_STATUSES).optional(),
+  /** One status, or several (`/edge apps failing deploying`). */
+  s: z
+    .union([z.enum(APP_STATUSES), z.array(z.enum(APP_STATUSES)).min(1).max(APP_STATUSES.length)])
+    .optional(),
   p: z.boolean().optional(),
   n: z.number().int().min(1).optional(),
   b: z.array(z.string()).max(1000).optional(),
@@ -26,7 +29,8 @@ type AppsPageValue = z.output<typeof appsPageValue>;
  */
 export async function appsPageAt(env: SlackEnv, teamId: string, value: AppsPageValue): Promise<Reply> {
   const client = await edgeClientFor(env.deps, teamId);
-  const query = { limit: value.l, cursor: value.c, ...(value.s ? { status: value.s } : {}) };
+  const statuses = value.s === undefined ? [] : typeof value.s === "string" ? [value.s] : value.s;
+  const query = { limit: value.l, cursor: value.c, ...(statuses.length > 0 ? { statuses } : {}) };
   const page = await listAppsPage(client, query);
   const at = { page: value.n ?? 2, cursor: value.c, before: value.b ?? [] };
   const reply = appsMessage(
