@@ -35,7 +35,7 @@ export function incidentChartSpec(chart: IncidentChart): TopLevelSpec {
   const x = {
     field: "at",
     type: "temporal" as const,
-    scale: { type: "utc" as const, domain: [chart.range.metricsFrom, chart.range.metricsTo] },
+    scale: { type: "utc" as const, domain: [chart.range.metricsFrom, chart.range.to] },
     axis: { title: "UTC", format: "%H:%M", labelOverlap: true },
   };
   const layers: NonNullable<Extract<TopLevelSpec, { layer: unknown }>["layer"]> = [

@@ -4,6 +4,7 @@ import {
   TRAFFIC_METRIC_LABELS,
   type TrafficMetric,
 } from "./incident.js";
+import type { Timeline } from "./timeline.js";
 
 /**
  * What the incident chart shows, as data: the card's own traffic series (one point per sparkline bucket, as a
@@ -42,10 +43,11 @@ export interface ChartThreshold {
 
 export interface IncidentChart {
   zoneId: number;
-  range: Pick<IncidentRange, "metricsFrom" | "metricsTo" | "bucketMs" | "words">;
+  /** The lines cover whole slots up to `metricsTo`; the time axis runs on to `to`, so a mark just made shows. */
+  range: Pick<IncidentRange, "metricsFrom" | "metricsTo" | "to" | "bucketMs" | "words">;
   points: ChartPoint[];
   threshold: ChartThreshold | null;
-  /** Inside the chart's time span only, oldest first. */
+  /** Inside the chart's time span only (`metricsFrom` to `to`), oldest first. */
   mitigations: ChartMitigation[];
 }
 
@@ -74,13 +76,14 @@ export function incidentChart(
   }
   if (points.every((p) => p.count === 0)) return null;
   const mitigations = (extra.mitigations ?? [])
-    .filter((m) => m.at >= range.metricsFrom && m.at <= range.metricsTo)
+    .filter((m) => m.at >= range.metricsFrom && m.at <= range.to)
     .sort((a, b) => a.at - b.at);
   return {
     zoneId: picture.zoneId,
     range: {
       metricsFrom: range.metricsFrom,
       metricsTo: range.metricsTo,
+      to: range.to,
       bucketMs: range.bucketMs,
       words: range.words,
     },
@@ -118,4 +121,32 @@ export function chartAltText(chart: IncidentChart): string {
   ];
   const text = parts.join(" ");
   return text.length <= 2000 ? text : `${text.slice(0, 1999)}…`;
+}
+
+/**
+ * The changes of a timeline that took effect (applied, read back) as chart marks: what each did and who approved
+ * it (`name` turns a user id into a name; "no approval needed" where the policy asked none).
+ */
+export function timelineMitigations(
+  timeline: Pick<Timeline, "entries">,
+  name: (userId: string) => string,
+): ChartMitigation[] {
+  const approvers = new Map<string, Set<string>>();
+  for (const e of timeline.entries)
+    if (e.kind === "change" && (e.step === "approval" || e.step === "approved") && e.by)
+      approvers.set(e.requestId, (approvers.get(e.requestId) ?? new Set()).add(e.by));
+  return timeline.entries.flatMap((e) => {
+    if (e.kind !== "change" || e.step !== "applied") return [];
+    const by = [...(approvers.get(e.requestId) ?? [])];
+    return [
+      {
+        at: e.at,
+        what: e.change,
+        approvedBy:
+          by.length === 0
+            ? null
+            : by.map((id) => (id === "system" ? "no approval needed" : name(id))).join(", "),
+      },
+    ];
+  });
 }
