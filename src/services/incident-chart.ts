@@ -125,28 +125,37 @@ export function chartAltText(chart: IncidentChart): string {
 
 /**
  * The changes of a timeline that took effect (applied, read back) as chart marks: what each did and who approved
- * it (`name` turns a user id into a name; "no approval needed" where the policy asked none).
+ * it (`name` turns a user id into a name; "no approval needed" where the policy asked none). Its applied entries,
+ * and the mitigations in force whose entries the audit no longer holds; a mitigation asked where the timeline's
+ * readers are not (`asked` null) is left out, as its entries are.
  */
 export function timelineMitigations(
-  timeline: Pick<Timeline, "entries">,
+  timeline: Pick<Timeline, "entries" | "mitigations">,
   name: (userId: string) => string,
 ): ChartMitigation[] {
   const approvers = new Map<string, Set<string>>();
   for (const e of timeline.entries)
     if (e.kind === "change" && (e.step === "approval" || e.step === "approved") && e.by)
       approvers.set(e.requestId, (approvers.get(e.requestId) ?? new Set()).add(e.by));
-  return timeline.entries.flatMap((e) => {
-    if (e.kind !== "change" || e.step !== "applied") return [];
-    const by = [...(approvers.get(e.requestId) ?? [])];
-    return [
-      {
-        at: e.at,
-        what: e.change,
-        approvedBy:
-          by.length === 0
-            ? null
-            : by.map((id) => (id === "system" ? "no approval needed" : name(id))).join(", "),
-      },
-    ];
-  });
+  const approvedBy = (requestId: string) => {
+    const by = [...(approvers.get(requestId) ?? [])];
+    return by.length === 0
+      ? null
+      : by.map((id) => (id === "system" ? "no approval needed" : name(id))).join(", ");
+  };
+  const marks: (ChartMitigation & { requestId: string })[] = timeline.entries.flatMap((e) =>
+    e.kind === "change" && e.step === "applied"
+      ? [{ requestId: e.requestId, at: e.at, what: e.change, approvedBy: approvedBy(e.requestId) }]
+      : [],
+  );
+  const marked = new Set(marks.map((m) => m.requestId));
+  for (const m of timeline.mitigations)
+    if (m.appliedAt !== null && m.asked !== null && !marked.has(m.requestId))
+      marks.push({
+        requestId: m.requestId,
+        at: m.appliedAt,
+        what: m.change,
+        approvedBy: approvedBy(m.requestId),
+      });
+  return marks.sort((a, b) => a.at - b.at).map(({ requestId: _, ...m }) => m);
 }

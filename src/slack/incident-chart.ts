@@ -2,6 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import { incidentChartSpec } from "../charts/incident-chart.js";
 import { renderPng } from "../charts/render.js";
 import type { Clock } from "../clock.js";
+import type { Deps } from "../deps.js";
 import { slackErrorCode } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { IncidentPicture } from "../services/incident.js";
@@ -11,7 +12,9 @@ import {
   chartAltText,
   type IncidentChart,
   incidentChart,
+  timelineMitigations,
 } from "../services/incident-chart.js";
+import { buildTimeline } from "../services/timeline.js";
 
 /**
  * The incident chart as a Slack file: drawn (src/charts), uploaded through the files API without a channel (so
@@ -105,5 +108,52 @@ export async function deleteChartFile(client: WebClient, fileId: string, logger:
     const code = slackErrorCode(err);
     if (code !== "missing_scope" && code !== "file_not_found" && code !== "file_deleted")
       logger.info({ err, fileId }, "could not delete a replaced incident chart");
+  }
+}
+
+/** Approvers named on a card's chart at most (the rest stay ids). */
+const NAMES_READ = 10;
+
+/**
+ * The marks of the card's chart: the changes asked in `channelId` (the card's readers see those) that took
+ * effect on the zone in the window, with who approved them by name. None when the store can't be read.
+ */
+export async function cardChartInput(
+  deps: Pick<Deps, "store" | "clock">,
+  client: WebClient,
+  teamId: string,
+  picture: Pick<IncidentPicture, "zoneId" | "range">,
+  channelId: string,
+  logger: Logger,
+): Promise<ChartInput> {
+  try {
+    const timeline = await buildTimeline(deps, {
+      teamId,
+      zoneId: picture.zoneId,
+      window: picture.range.window,
+      audience: { kind: "channels", channelIds: new Set([channelId]) },
+      now: picture.range.to,
+    });
+    const ids = new Set<string>();
+    timelineMitigations(timeline, (id) => {
+      ids.add(id);
+      return id;
+    });
+    const names = new Map<string, string>();
+    await Promise.all(
+      [...ids].slice(0, NAMES_READ).map(async (id) => {
+        try {
+          const { user } = await client.users.info({ user: id });
+          const name = user?.profile?.display_name || user?.real_name || user?.name;
+          if (name) names.set(id, name);
+        } catch (err) {
+          logger.debug({ err, id }, "no name for the chart");
+        }
+      }),
+    );
+    return { mitigations: timelineMitigations(timeline, (id) => names.get(id) ?? id) };
+  } catch (err) {
+    logger.info({ err, zoneId: picture.zoneId }, "the chart's mitigation marks could not be read");
+    return {};
   }
 }

@@ -2,6 +2,7 @@ import { PNG } from "pngjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { BOB, CAROL } from "../support/change-flow.js";
 import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
 
 /**
@@ -27,8 +28,8 @@ beforeEach(() => {
 
 type Block = { type: string; slack_file?: { id: string }; alt_text?: string; text?: { text?: string } };
 
-async function incidentCard(args: string) {
-  const res = await h.command(`incident ${args}`);
+async function incidentCard(args: string, channelId = "C0001") {
+  const res = await h.command(`incident ${args}`, { channelId });
   expect(res.status).toBe(200);
   const card = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 20_000);
   const blocks = card.body.blocks as Block[];
@@ -129,5 +130,40 @@ describe("the incident card's chart", () => {
     expect(h.slack.callsTo("files.delete").map((c) => c.args.file)).toEqual([oldId]);
     expect(h.slack.uploads.get(oldId)!.deleted).toBe(true);
     expect(h.slack.uploads.get(images[0]!.slack_file!.id)!.deleted).toBe(false);
+  }, 60_000);
+
+  it("marks where a block asked in this channel took effect and who approved it; another channel's card does not", async () => {
+    h.slack.users.set(CAROL, { id: CAROL, name: "carol" });
+    // A block asked by Bob in C0001, approved by Carol and applied, as the engine leaves one.
+    const params = { shieldZoneId: ATTACKED, type: "ip", value: "203.0.113.7", state: "block" };
+    const r = await h.store.changeRequests.create({
+      kind: "access_block",
+      teamId: "T0001",
+      channelId: "C0001",
+      requesterId: BOB,
+      params,
+      observed: "none",
+      expiresAt: Date.now() + 3_600_000,
+    });
+    await h.store.changeRequests.transition(r.id, "pending", "approved", {
+      decidedBy: CAROL,
+      decidedAt: Date.now(),
+      approvedBy: [CAROL],
+    });
+    await h.store.changeRequests.transition(r.id, "approved", "applied", {});
+    await h.store.changeRequests.setTargetOwner(
+      "T0001",
+      `T0001/shield zone ${ATTACKED}/access ip 203.0.113.7`,
+      r.id,
+    );
+    const here = await incidentCard(`${ATTACKED} 1h`);
+    const alt = here.images[0]!.alt_text!;
+    expect(alt).toMatch(
+      new RegExp(
+        `Mitigations took effect: Block IP 203\\.0\\.113\\.7 on shield zone ${ATTACKED} at \\d\\d:\\d\\d UTC \\(approved by carol\\)`,
+      ),
+    );
+    const elsewhere = await incidentCard(`${ATTACKED} 1h`, "C0002");
+    expect(elsewhere.images[0]!.alt_text).toContain("No mitigation took effect in this window.");
   }, 60_000);
 });

@@ -8,7 +8,7 @@ import {
 } from "../../services/incident.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { gatheringMessage, incidentCard } from "../blocks/incident.js";
-import { postIncidentChart } from "../incident-chart.js";
+import { cardChartInput, postIncidentChart } from "../incident-chart.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -33,7 +33,15 @@ export const incidentCommand: Subcommand = {
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, INCIDENT_EXAMPLE);
     const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window, ctx.channelId);
     // Drawn and uploaded after the placeholder went out: Slack's 3 s are long past the ack by now.
-    const chart = await postIncidentChart(ctx.env.deps, ctx.client, picture, ctx.logger);
+    const marks = await cardChartInput(
+      ctx.env.deps,
+      ctx.client,
+      ctx.teamId,
+      picture,
+      ctx.channelId,
+      ctx.logger,
+    );
+    const chart = await postIncidentChart(ctx.env.deps, ctx.client, picture, ctx.logger, marks);
     return incidentCard(picture, {
       isPublic: ctx.isPublic,
       newRequestId,

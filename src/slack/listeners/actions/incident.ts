@@ -10,7 +10,7 @@ import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
 import type { Reply } from "../../blocks/reply.js";
 import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
-import { deleteChartFile, postIncidentChart } from "../../incident-chart.js";
+import { cardChartInput, deleteChartFile, postIncidentChart } from "../../incident-chart.js";
 import { newRequestId } from "../../request-ids.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
 import { answerPrivately, onButton, replacedMessage, replaceMessage, staleButton } from "./context.js";
@@ -48,7 +48,15 @@ export function incidentRefresh(env: SlackEnv) {
   return onButton(env, refreshValue, STALE, async (args, ctx, value) => {
     const replaced = await replacedMessage(args, ctx.logger, async () => {
       const picture = await gatherIncident(env.deps, ctx.teamId, value.z, value.w, ctx.channelId);
-      const chart = await postIncidentChart(env.deps, args.client, picture, ctx.logger);
+      const marks = await cardChartInput(
+        env.deps,
+        args.client,
+        ctx.teamId,
+        picture,
+        ctx.channelId,
+        ctx.logger,
+      );
+      const chart = await postIncidentChart(env.deps, args.client, picture, ctx.logger, marks);
       const card = incidentCard(picture, {
         isPublic: value.p === true,
         newRequestId,
