@@ -319,11 +319,36 @@ function openQuestions(story: TimelineStory): string[] {
   return qs;
 }
 
+/** The chart uploaded beside the draft: its file name (the draft links to it) and what it shows in words. */
+export interface PostmortemChart {
+  filename: string;
+  altText: string;
+}
+
+/** The chart's numbers: one row per slot, one column per traffic series (the picture's own data). */
+function trafficTable(story: TimelineStory): string[] {
+  const traffic = story.traffic;
+  if (!traffic || "error" in traffic || traffic.ok.length === 0) return [];
+  const { range } = story.timeline;
+  const rows = traffic.ok;
+  const slots = rows[0]?.series.length ?? 0;
+  const out = [
+    `| Slot (${durationWords(range.bucketMs)}, from) | ${rows.map((r) => TRAFFIC_METRIC_LABELS[r.metric]).join(" | ")} |`,
+    `|---|${rows.map(() => "---:").join("|")}|`,
+  ];
+  for (let i = 0; i < slots; i++)
+    out.push(
+      `| ${iso(range.metricsFrom + i * range.bucketMs)} | ${rows.map((r) => n(r.series[i] ?? 0)).join(" | ")} |`,
+    );
+  return out;
+}
+
 /** The draft, as the text of a Markdown file. */
 export function postmortemMarkdown(
   story: TimelineStory,
   label: string | null,
   names: PostmortemNames,
+  chart: PostmortemChart | null = null,
 ): string {
   const { timeline, peaks } = story;
   const { range, alerts } = timeline;
@@ -392,5 +417,19 @@ export function postmortemMarkdown(
   out.push("## Open questions", "");
   for (const q of openQuestions(story)) out.push(`- ${q}`);
   out.push("");
+
+  // Last: the picture (uploaded beside the draft, linked by its file name) and its numbers.
+  const table = trafficTable(story);
+  if (chart || table.length > 0) {
+    out.push("## Traffic and threats", "");
+    if (chart) out.push(`![${escapeMarkdown(chart.altText)}](${encodeURI(chart.filename)})`, "");
+    if (table.length > 0)
+      out.push(
+        "Requests per slot (the chart draws each slot's count divided by its minutes):",
+        "",
+        ...table,
+        "",
+      );
+  }
   return out.join("\n");
 }

@@ -19,6 +19,7 @@ import {
   type Section,
   sectionDeadlineMs,
   type TrafficMetric,
+  type TrafficRow,
   trafficRows,
 } from "./incident.js";
 
@@ -474,6 +475,32 @@ export async function signalPeaks(
   zoneId: number,
   range: IncidentRange,
 ): Promise<Section<SignalPeak[]>> {
+  const traffic = await windowTraffic(deps, teamId, zoneId, range);
+  return "error" in traffic ? traffic : { ok: peaksOf(traffic.ok, range) };
+}
+
+/** The busiest bucket of each traffic row. */
+export function peaksOf(rows: readonly TrafficRow[], range: IncidentRange): SignalPeak[] {
+  return rows.map((row) => {
+    let best = 0;
+    for (let i = 1; i < row.series.length; i++) if ((row.series[i] ?? 0) > (row.series[best] ?? 0)) best = i;
+    return {
+      metric: row.metric,
+      peak: row.series[best] ?? 0,
+      endsAt: range.metricsFrom + (best + 1) * range.bucketMs,
+      bucketMs: range.bucketMs,
+      total: row.count,
+    };
+  });
+}
+
+/** The window's traffic rows (the incident card's series), from the zone's detailed metrics (one Edge call). */
+export async function windowTraffic(
+  deps: Deps,
+  teamId: string,
+  zoneId: number,
+  range: IncidentRange,
+): Promise<Section<TrafficRow[]>> {
   try {
     const client = await edgeClientFor(deps, teamId);
     const metrics = await withDeadline(
@@ -488,19 +515,7 @@ export async function signalPeaks(
         throw new Error("The Edge API did not answer in time for the peaks.");
       },
     );
-    const peaks = trafficRows(metrics, null, range).map((row) => {
-      let best = 0;
-      for (let i = 1; i < row.series.length; i++)
-        if ((row.series[i] ?? 0) > (row.series[best] ?? 0)) best = i;
-      return {
-        metric: row.metric,
-        peak: row.series[best] ?? 0,
-        endsAt: range.metricsFrom + (best + 1) * range.bucketMs,
-        bucketMs: range.bucketMs,
-        total: row.count,
-      };
-    });
-    return { ok: peaks };
+    return { ok: trafficRows(metrics, null, range) };
   } catch (err) {
     return { error: toUserSentence(err) };
   }
@@ -510,6 +525,8 @@ export interface TimelineStory {
   timeline: Timeline;
   /** Null when not read (the automatic reply on a resolved alert costs no Edge call). */
   peaks: Section<SignalPeak[]> | null;
+  /** The window's traffic rows the peaks were read from (absent where the peaks were not read). */
+  traffic?: Section<TrafficRow[]>;
 }
 
 /** The story and the peaks, read side by side; the window ends at `to` (a page of an earlier answer) or now. */
@@ -519,9 +536,9 @@ export async function gatherTimeline(
 ): Promise<TimelineStory> {
   const now = input.to ?? deps.clock.now();
   const range = incidentRange(input.window, now);
-  const [timeline, peaks] = await Promise.all([
+  const [timeline, traffic] = await Promise.all([
     buildTimeline(deps, { ...input, now }),
-    signalPeaks(deps, input.teamId, input.zoneId, range),
+    windowTraffic(deps, input.teamId, input.zoneId, range),
   ]);
-  return { timeline, peaks };
+  return { timeline, peaks: "error" in traffic ? traffic : { ok: peaksOf(traffic.ok, range) }, traffic };
 }

@@ -143,7 +143,8 @@ describe("the resolution reply and its export list every edgeops mitigation in f
     const exportButton = findButtons(posted?.args.blocks).find((b) => b.action_id === ACTIONS.timelineExport);
     const clicked = await h.click(exportButton!, { userId: "U0001", channelId: "C0001", messageTs: ts });
     await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
-    const md = [...h.slack.uploads.values()][0]?.body ?? "";
+    // The draft (its chart, a PNG, goes beside it).
+    const md = [...h.slack.uploads.values()].find((u) => u.filename.endsWith(".md"))?.body ?? "";
     const inForce = md.slice(md.indexOf("## Mitigations still in force"));
     expect(inForce).toContain(`Block country CN on shield zone ${ZONE}`);
     expect(inForce).toContain("asked in another channel");

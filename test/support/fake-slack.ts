@@ -75,6 +75,12 @@ export interface FakeUpload {
   length: number;
   /** What was posted to the upload URL (as sent: raw, or a multipart form). */
   body: string | null;
+  /** The same bytes, as they arrived (a PNG is not text). */
+  bytes: Buffer | null;
+  /** alt_text given to files.getUploadURLExternal. */
+  altText: string | undefined;
+  /** Set by files.delete. */
+  deleted: boolean;
   /** Set by files.completeUploadExternal. */
   shared: {
     channelId: string | undefined;
@@ -116,6 +122,11 @@ export interface FakeSlack {
   addFault(f: SlackFault): void;
   /** While true, every Web API request's connection is dropped unanswered (Slack unreachable). */
   setUnreachable(unreachable: boolean): void;
+  /**
+   * While true, a message whose image block names any file is refused with invalid_blocks ("invalid slack
+   * file"), as Slack answers for a file it has not finished processing or the readers may not see.
+   */
+  setRefuseSlackFiles(refuse: boolean): void;
   callsTo(method: string): SlackCall[];
   responsesTo(id: string): ResponseUrlPost[];
   waitForCall(method: string, predicate?: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
@@ -132,10 +143,42 @@ export interface FakeSlack {
 
 const BOT_USER_ID = "UBOT";
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** An upload's bytes: the body as sent, or the file part of a multipart form (as @slack/web-api posts it). */
+function uploadedBytes(raw: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark) return raw;
+  const start = raw.indexOf(`--${mark}`);
+  const head = raw.indexOf("\r\n\r\n", start);
+  const end = raw.indexOf(`\r\n--${mark}`, head);
+  return start < 0 || head < 0 || end < 0 ? raw : raw.subarray(head + 4, end);
+}
+
+/** The slack_file ids of a message's image blocks (top level, and images inside sections and context). */
+function slackFileIds(payload: unknown): string[] {
+  const blocks = (payload as { blocks?: unknown } | undefined)?.blocks;
+  if (!Array.isArray(blocks)) return [];
+  const ids: string[] = [];
+  const visit = (el: unknown) => {
+    const o = el as {
+      type?: unknown;
+      slack_file?: { id?: unknown };
+      accessory?: unknown;
+      elements?: unknown;
+    };
+    if (typeof o !== "object" || o === null) return;
+    if (o.type === "image" && o.slack_file) ids.push(String(o.slack_file.id));
+    if (o.accessory) visit(o.accessory);
+    if (Array.isArray(o.elements)) for (const e of o.elements) visit(e);
+  };
+  for (const b of blocks) visit(b);
+  return ids;
 }
 
 export interface FakeSlackOptions {
@@ -162,6 +205,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const events = eventWaiter();
   let tsCounter = 1_700_000_000;
   let unreachable = false;
+  let refuseSlackFiles = false;
 
   const notify = () => events.notify();
 
@@ -177,6 +221,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (f.times <= 0) faults.splice(faults.indexOf(f), 1);
     }
     return f;
+  }
+
+  /**
+   * As Slack answers "invalid slack file": an image block may name only a file that was uploaded, completed
+   * and not deleted.
+   */
+  function unknownFiles(where: string, payload: unknown): string[] {
+    const bad = slackFileIds(payload).filter((id) => {
+      const u = uploads.get(id);
+      return refuseSlackFiles || !u || u.shared === null || u.deleted;
+    });
+    if (bad.length > 0) violations.push({ where, problems: bad.map((id) => `invalid slack file ${id}`) });
+    return bad;
   }
 
   function checkSurface(where: string, surface: "message" | "modal" | "home", payload: unknown): string[] {
@@ -302,6 +359,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case "chat.update":
       case "chat.postEphemeral": {
         if (checkSurface(method, "message", args).length > 0) return { ok: false, error: "invalid_blocks" };
+        if (unknownFiles(method, args).length > 0) return { ok: false, error: "invalid_blocks" };
         const ts = method === "chat.update" ? String(args.ts) : `${tsCounter++}.000100`;
         if (method !== "chat.postEphemeral")
           messages.set(`${channel} ${ts}`, { text: args.text, blocks: args.blocks });
@@ -332,8 +390,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const length = Number(args.length);
         if (typeof args.filename !== "string" || !args.filename || !Number.isInteger(length) || length < 1)
           return { ok: false, error: "invalid_arguments" };
-        const id = `F${String(fileCounter++).padStart(6, "0")}`;
-        uploads.set(id, { id, filename: args.filename, length, body: null, shared: null });
+        const id = `F${String(fileCounter++).padStart(8, "0")}`;
+        uploads.set(id, {
+          id,
+          filename: args.filename,
+          length,
+          body: null,
+          bytes: null,
+          altText: typeof args.alt_text === "string" ? args.alt_text : undefined,
+          deleted: false,
+          shared: null,
+        });
         return { ok: true, upload_url: `${url}/upload/${id}`, file_id: id };
       }
       case "files.completeUploadExternal": {
@@ -365,6 +432,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           channel,
           permalink: `https://acme.slack.com/archives/${channel}/p${String(args.message_ts).replace(".", "")}`,
         };
+      case "files.delete": {
+        const u = uploads.get(String(args.file));
+        if (!u) return { ok: false, error: "file_not_found" };
+        if (u.deleted) return { ok: false, error: "file_deleted" };
+        u.deleted = true;
+        return { ok: true };
+      }
       case "conversations.open":
         return { ok: true, channel: { id: `D${String(args.users ?? "X").split(",")[0]}` } };
       case "oauth.v2.access":
@@ -391,7 +465,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     res.once("close", () => {
       inFlight--;
     });
-    const raw = await readBody(req);
+    const rawBytes = await readBody(req);
+    const raw = rawBytes.toString("utf8");
     const url = new URL(req.url ?? "/", "http://localhost");
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -400,7 +475,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (url.pathname.startsWith("/response/")) {
       const id = decodeURIComponent(url.pathname.slice("/response/".length));
       const body = JSON.parse(raw || "{}") as Record<string, unknown>;
-      const problems = checkSurface(`response_url ${id}`, "message", body);
+      const problems = [
+        ...checkSurface(`response_url ${id}`, "message", body),
+        ...unknownFiles(`response_url ${id}`, body),
+      ];
       responses.push({ id, body, at: Date.now() });
       notify();
       if (problems.length > 0) return send(400, { ok: false, error: "invalid_blocks" });
@@ -410,6 +488,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const upload = uploads.get(decodeURIComponent(url.pathname.slice("/upload/".length)));
       if (!upload || req.method !== "POST") return send(404, { ok: false, error: "unknown_upload" });
       upload.body = raw;
+      upload.bytes = uploadedBytes(rawBytes, req.headers["content-type"]);
       notify();
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`OK - ${upload.length}`);
@@ -495,6 +574,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     addFault: (f) => faults.push({ ...f }),
     setUnreachable: (on) => {
       unreachable = on;
+    },
+    setRefuseSlackFiles: (on) => {
+      refuseSlackFiles = on;
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     responsesTo: (id) => responses.filter((r) => r.id === id),

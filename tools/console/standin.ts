@@ -31,10 +31,23 @@ export interface StandIn {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** An uploaded file's bytes: the body as sent, or the file part of a multipart form (a picture is not text). */
+function fileBytes(raw: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark) return raw;
+  const start = raw.indexOf(`--${mark}`);
+  const head = raw.indexOf("\r\n\r\n", start);
+  const end = raw.indexOf(`\r\n--${mark}`, head);
+  return start < 0 || head < 0 || end < 0 ? raw : raw.subarray(head + 4, end);
 }
 
 const JSON_ARGS = ["blocks", "view", "attachments", "metadata", "unfurls"];
@@ -90,7 +103,7 @@ export async function startStandIn(
   let lastActivity = Date.now();
   let url = "";
   const waiters = new Set<() => void>();
-  const saveFile = (id: string, filename: string, content: string): string | null => {
+  const saveFile = (id: string, filename: string, content: string | Buffer): string | null => {
     if (!o.filesDir) return null;
     try {
       mkdirSync(o.filesDir, { recursive: true });
@@ -103,7 +116,20 @@ export async function startStandIn(
     }
   };
   /** Files being uploaded (files.getUploadURLExternal → the upload URL → files.completeUploadExternal). */
-  const uploads = new Map<string, { filename: string; content: string | null }>();
+  const uploads = new Map<
+    string,
+    { filename: string; content: string | null; bytes: Buffer | null; altText: string | undefined }
+  >();
+  /** Pictures uploaded (the incident chart), by file id: where each was saved, shown beside its image block. */
+  const savedImages = new Map<string, string>();
+  /** A message's blocks, each image block of an uploaded picture titled with the file it was saved to. */
+  const shown = (v: unknown): unknown[] =>
+    blocksOf(v).map((b) => {
+      if (!isObj(b) || b.type !== "image" || !isObj(b.slack_file)) return b;
+      const path = savedImages.get(String(b.slack_file.id));
+      const where = path ? `saved at ${path}` : "not saved (run the console with a data directory)";
+      return { ...b, title: { type: "plain_text", text: `Picture ${where}` } };
+    });
   let fileCount = 0;
 
   /** A channel argument as a channel id: a user id means their DM, `#name` a channel by name. */
@@ -198,7 +224,7 @@ export async function startStandIn(
         const m = screen.postMessage({
           channelId: channel,
           text: String(args.text ?? ""),
-          blocks: blocksOf(args.blocks),
+          blocks: shown(args.blocks),
           ephemeralTo,
           threadTs: str(args.thread_ts),
         });
@@ -216,7 +242,7 @@ export async function startStandIn(
         if (!m || m.ephemeralTo) return { ok: false, error: "message_not_found" };
         screen.updateMessage(m, {
           text: String(args.text ?? m.text),
-          blocks: args.blocks === undefined ? m.blocks : blocksOf(args.blocks),
+          blocks: args.blocks === undefined ? m.blocks : shown(args.blocks),
         });
         return { ok: true, channel, ts: m.ts, text: m.text, message: { text: m.text, blocks: m.blocks } };
       }
@@ -231,16 +257,38 @@ export async function startStandIn(
         const filename = str(args.filename);
         if (!filename) return { ok: false, error: "invalid_arguments" };
         const id = `F${String(++fileCount).padStart(8, "0")}`;
-        uploads.set(id, { filename, content: null });
+        uploads.set(id, { filename, content: null, bytes: null, altText: str(args.alt_text) });
         return { ok: true, upload_url: `${url}/upload/${id}`, file_id: id };
       }
       case "files.completeUploadExternal": {
         const files = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as unknown;
         const channel = channelId(args.channel_id);
-        if (!Array.isArray(files) || !channel) return { ok: false, error: "invalid_arguments" };
+        if (!Array.isArray(files)) return { ok: false, error: "invalid_arguments" };
         for (const f of files as { id?: string; title?: string }[]) {
           const upload = uploads.get(String(f.id));
-          if (!upload || upload.content === null) return { ok: false, error: "file_not_found" };
+          if (!upload || upload.content === null || upload.bytes === null)
+            return { ok: false, error: "file_not_found" };
+          if (upload.bytes.subarray(0, 8).equals(PNG_SIGNATURE)) {
+            // A picture: saved as it is; a message shows it by its image block, with where it was saved.
+            const saved = saveFile(String(f.id), upload.filename, upload.bytes);
+            if (saved) savedImages.set(String(f.id), saved);
+            if (channel)
+              screen.postMessage({
+                channelId: channel,
+                text: f.title ?? upload.filename,
+                blocks: shown([
+                  {
+                    type: "image",
+                    slack_file: { id: String(f.id) },
+                    alt_text: upload.altText ?? f.title ?? upload.filename,
+                  },
+                ]),
+                threadTs: str(args.thread_ts),
+              });
+            continue;
+          }
+          // Without a channel the file is the app's own: nothing is posted.
+          if (!channel) continue;
           // The file as a message: its title, then its text (as much as one section shows), and where it is whole.
           const title = f.title ?? upload.filename;
           const saved = saveFile(String(f.id), upload.filename, upload.content);
@@ -316,7 +364,7 @@ export async function startStandIn(
       return { status: 200, body: { ok: true } };
     }
     const text = String(body.text ?? "");
-    const blocks = blocksOf(body.blocks);
+    const blocks = shown(body.blocks);
     const inChannel = body.response_type === "in_channel";
     if (truthy(body.replace_original) && source) {
       screen.updateMessage(source, {
@@ -338,7 +386,8 @@ export async function startStandIn(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
+    const rawBytes = await readBody(req);
+    const raw = rawBytes.toString("utf8");
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
@@ -358,6 +407,7 @@ export async function startStandIn(
       const upload = uploads.get(decodeURIComponent(path.slice("/upload/".length)));
       if (!upload) return send(404, { ok: false, error: "unknown_upload" });
       upload.content = fileText(raw, req.headers["content-type"]);
+      upload.bytes = fileBytes(rawBytes, req.headers["content-type"]);
       res.writeHead(200, { "content-type": "text/plain" });
       res.end("OK");
       return;

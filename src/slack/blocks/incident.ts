@@ -56,7 +56,7 @@ import {
   truncate,
 } from "./mrkdwn.js";
 import { sparkline } from "./ratelimit.js";
-import { type Reply, reply } from "./reply.js";
+import { type Reply, reply, WITHOUT_PICTURE } from "./reply.js";
 import { wafReviewButtons } from "./waf-review.js";
 
 /** The incident card of one shield zone, and the paged "see all" lists of its sections. */
@@ -65,6 +65,14 @@ export interface RefreshValue {
   z: number;
   w: IncidentWindow;
   p?: boolean;
+  /** The chart file the card shows, deleted once a refresh replaced it. */
+  f?: string;
+}
+
+/** An uploaded chart the card shows instead of its text sparklines. */
+export interface CardChart {
+  fileId: string;
+  altText: string;
 }
 
 export interface ListValue {
@@ -153,13 +161,15 @@ export function changeText(c: Change): string {
   }
 }
 
-function trafficBlock(range: IncidentRange, s: Section<TrafficSection>): KnownBlock {
+function trafficBlock(range: IncidentRange, s: Section<TrafficSection>, charted: boolean): KnownBlock {
   const span = durationWords(range.metricsTo - range.metricsFrom);
   const title = mrkdwn`*Traffic and threats* · ${span} in whole ${durationWords(range.bucketMs)} slots to ${dateToken(range.metricsTo)} (the slot in progress is left out), against the ${span} before`;
   if ("error" in s) return failed(title, s);
   const rows = s.ok.rows.map((r) => {
     const label = TRAFFIC_METRIC_LABELS[r.metric].padEnd(14);
-    return `${label}${n(r.count).padStart(12)}  ${sparkline(r.series)}  ${changeText(r.change)}`;
+    // With the chart above, the sparkline would say the same thing again, less well.
+    const line = charted ? "" : `  ${sparkline(r.series)}`;
+    return `${label}${n(r.count).padStart(12)}${line}  ${changeText(r.change)}`;
   });
   const lines: (string | Mrkdwn)[] = [title, mrkdwn`\`\`\`${rows.join("\n")}\`\`\``];
   const req = s.ok.requests;
@@ -399,9 +409,15 @@ function appsBlock(p: IncidentPicture): KnownBlock {
  */
 export function incidentCard(
   p: IncidentPicture,
-  opts: { isPublic: boolean; newRequestId: () => string },
+  opts: { isPublic: boolean; newRequestId: () => string; chart?: CardChart | null },
 ): Reply {
-  const refresh: RefreshValue = { z: p.zoneId, w: p.range.window, ...(opts.isPublic ? { p: true } : {}) };
+  const chart = opts.chart ?? null;
+  const refresh: RefreshValue = {
+    z: p.zoneId,
+    w: p.range.window,
+    ...(opts.isPublic ? { p: true } : {}),
+    ...(chart ? { f: chart.fileId } : {}),
+  };
   const blocks: KnownBlock[] = [
     header(`Incident picture · shield zone ${p.zoneId}`),
     context(
@@ -409,7 +425,8 @@ export function incidentCard(
     ),
     zoneBlock(p.zoneId, p.zone, p.range.to),
     divider(),
-    trafficBlock(p.range, p.traffic),
+    ...(chart ? [chartBlock(chart)] : []),
+    trafficBlock(p.range, p.traffic, chart !== null),
     divider(),
     ...offenderBlocks(p, opts.newRequestId),
     divider(),
@@ -420,7 +437,17 @@ export function incidentCard(
     appsBlock(p),
     actions(button("Refresh", ACTIONS.incidentRefresh, JSON.stringify(refresh))),
   ];
-  return reply(`Incident picture of shield zone ${p.zoneId}, last ${p.range.words}`, blocks);
+  const card = reply(`Incident picture of shield zone ${p.zoneId}, last ${p.range.words}`, blocks);
+  return chart ? { ...card, [WITHOUT_PICTURE]: incidentCard(p, { ...opts, chart: null }) } : card;
+}
+
+/** The chart as Slack shows an uploaded image; its alt text says in words what it shows. */
+export function chartBlock(chart: CardChart): KnownBlock {
+  return {
+    type: "image",
+    slack_file: { id: chart.fileId },
+    alt_text: chart.altText.length <= 2000 ? chart.altText : `${chart.altText.slice(0, 1999)}…`,
+  } as KnownBlock;
 }
 
 /** What the command posts at once, while the card is gathered. */

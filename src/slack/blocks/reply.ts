@@ -12,9 +12,15 @@ export interface Reply {
    * A symbol key: never sent, never part of what Slack is shown, kept by a spread.
    */
   [CONFIRMING]?: { requestId: string; kind: string; params: unknown };
+  /**
+   * The same answer without its picture (an image block naming an uploaded file), sent instead when Slack
+   * refuses the picture. A symbol key, as above.
+   */
+  [WITHOUT_PICTURE]?: Reply;
 }
 
 export const CONFIRMING: unique symbol = Symbol("confirming");
+export const WITHOUT_PICTURE: unique symbol = Symbol("without picture");
 
 /** A message: its notification `text` (escaped, mrkdwn allowed) and its blocks. */
 export function reply(text: MrkdwnInput, blocks: KnownBlock[]): Reply {

@@ -8,6 +8,7 @@ import {
 } from "../../services/incident.js";
 import { resolveShieldZoneId } from "../../services/zone-lookup.js";
 import { gatheringMessage, incidentCard } from "../blocks/incident.js";
+import { cardChartInput, postIncidentChart } from "../incident-chart.js";
 import { newRequestId } from "../request-ids.js";
 import { noMoreArgs, parseZoneRef, pickerBeforeWord } from "./parse.js";
 import type { Subcommand } from "./types.js";
@@ -31,6 +32,20 @@ export const incidentCommand: Subcommand = {
     );
     const zoneId = await resolveShieldZoneId(ctx.env.deps, ctx.teamId, zone, INCIDENT_EXAMPLE);
     const picture = await gatherIncident(ctx.env.deps, ctx.teamId, zoneId, window, ctx.channelId);
-    return incidentCard(picture, { isPublic: ctx.isPublic, newRequestId });
+    // Drawn and uploaded after the placeholder went out: Slack's 3 s are long past the ack by now.
+    const marks = await cardChartInput(
+      ctx.env.deps,
+      ctx.client,
+      ctx.teamId,
+      picture,
+      ctx.channelId,
+      ctx.logger,
+    );
+    const chart = await postIncidentChart(ctx.env.deps, ctx.client, picture, ctx.logger, marks);
+    return incidentCard(picture, {
+      isPublic: ctx.isPublic,
+      newRequestId,
+      chart: "posted" in chart ? chart.posted : null,
+    });
   },
 };

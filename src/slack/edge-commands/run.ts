@@ -5,7 +5,7 @@ import { warmPicker } from "../../services/pickers.js";
 import { parseCommandText } from "../args.js";
 import { actions, button } from "../blocks/block-kit.js";
 import { pickerMessage } from "../blocks/pickers.js";
-import { type Reply, sentenceReply } from "../blocks/reply.js";
+import { type Reply, sentenceReply, WITHOUT_PICTURE } from "../blocks/reply.js";
 import { ACTIONS } from "../ids.js";
 import { commandShapeOf, encodePickTemplate } from "../picker-template.js";
 import { echo } from "./parse.js";
@@ -134,8 +134,10 @@ export type ShareSource = string | { readonly apps: unknown } | { readonly incid
 export function withShareButton(reply: Reply, source: ShareSource): Reply {
   const value = JSON.stringify(typeof source === "string" ? { text: source } : source);
   if (value.length > 2000 || reply.blocks.length >= 50) return reply;
+  const withoutPicture = reply[WITHOUT_PICTURE];
   return {
     ...reply,
     blocks: [...reply.blocks, actions(button("Share in channel", ACTIONS.shareInChannel, value))],
+    ...(withoutPicture ? { [WITHOUT_PICTURE]: withShareButton(withoutPicture, source) } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
@@ -132,12 +133,24 @@ async function timelineStory(options: HarnessOptions) {
     const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
     const told = await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
     expect(blocksText(told.body.blocks)).toContain("Posted the postmortem draft");
-    expect(h.slack.callsTo("files.getUploadURLExternal")).toHaveLength(1);
-    expect(h.slack.callsTo("files.completeUploadExternal")).toHaveLength(1);
-    const [file] = [...h.slack.uploads.values()];
+    // The draft and, beside it in the same channel, its chart (a PNG the draft links by file name).
+    expect(h.slack.callsTo("files.getUploadURLExternal")).toHaveLength(2);
+    expect(h.slack.callsTo("files.completeUploadExternal")).toHaveLength(2);
+    const file = [...h.slack.uploads.values()].find((u) => u.filename.endsWith(".md"));
     expect(file?.shared?.channelId).toBe("C0001");
     expect(file?.filename).toMatch(new RegExp(`^postmortem-zone-${ZONE}-\\d{4}-\\d\\d-\\d\\d\\.md$`));
     const md = file?.body ?? "";
+    const png = [...h.slack.uploads.values()].find((u) => u.filename.endsWith(".png"));
+    expect(png?.shared?.channelId).toBe("C0001");
+    expect(PNG.sync.read(png!.bytes!).width).toBeGreaterThan(1440);
+    expect(md).toContain(`](${png!.filename})`);
+    expect(md).toContain(`![Chart of threats per minute by feature on shield zone ${ZONE}`);
+    expect(png!.altText).toContain("Mitigations took effect: Block IP 203.0.113.7");
+    expect(png!.altText).toContain("(approved by carol)");
+    // The chart's numbers: one row per hour slot of the default 24 h window.
+    expect(md).toMatch(
+      /\| Slot \(1 h, from\) \| Blocked \| Challenged \| WAF \| DDoS \| Rate limits \| Bot detection \|/,
+    );
     for (const heading of [
       "# Postmortem draft",
       "## Summary",
@@ -436,7 +449,7 @@ describe("the postmortem draft", () => {
       );
       const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
       await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
-      const md = [...h.slack.uploads.values()][0]?.body ?? "";
+      const md = [...h.slack.uploads.values()].find((u) => u.filename.endsWith(".md"))?.body ?? "";
       const section = (heading: string) => {
         const at = md.indexOf(`## ${heading}\n`);
         expect(at, md).toBeGreaterThanOrEqual(0);

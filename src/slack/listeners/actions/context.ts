@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import type { MrkdwnInput } from "../../blocks/mrkdwn.js";
-import { type Reply, sentenceReply } from "../../blocks/reply.js";
+import { type Reply, sentenceReply, WITHOUT_PICTURE } from "../../blocks/reply.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -87,15 +87,32 @@ export async function respondPrivately(args: Respondable, reply: Reply, logger: 
     .catch((err: unknown) => logger.warn({ err }, "could not answer through response_url"));
 }
 
-/** Replace the clicked message with `reply` (through its response_url). */
+/**
+ * Replace the clicked message with `reply` (through its response_url); a picture Slack refuses is dropped and
+ * the rest sent again.
+ */
 export async function replaceClicked(args: Respondable, reply: Reply, logger: Logger): Promise<void> {
-  await args
-    .respond({
+  await replacedClicked(args, reply, logger);
+}
+
+/** replaceClicked, saying whether Slack took the replacement. */
+export async function replacedClicked(args: Respondable, reply: Reply, logger: Logger): Promise<boolean> {
+  try {
+    await args.respond({
       replace_original: true,
       text: reply.text,
       ...(reply.blocks.length > 0 ? { blocks: reply.blocks } : {}),
-    })
-    .catch((err: unknown) => logger.warn({ err }, "could not replace the message"));
+    });
+    return true;
+  } catch (err) {
+    const withoutPicture = reply[WITHOUT_PICTURE];
+    if (withoutPicture) {
+      logger.info({ err }, "the replacement's picture was refused; sending it without");
+      return replacedClicked(args, withoutPicture, logger);
+    }
+    logger.warn({ err }, "could not replace the message");
+    return false;
+  }
 }
 
 /** Replace the clicked message with what `build` returns; any error becomes a private sentence. */
@@ -104,13 +121,22 @@ export async function replaceMessage(
   logger: Logger,
   build: () => Promise<Reply>,
 ): Promise<void> {
+  await replacedMessage(args, logger, build);
+}
+
+/** replaceMessage, saying whether the message was replaced. */
+export async function replacedMessage(
+  args: ButtonArgs,
+  logger: Logger,
+  build: () => Promise<Reply>,
+): Promise<boolean> {
   let reply: Reply;
   try {
     reply = await build();
   } catch (err) {
     if (!(err instanceof UserError)) logger.warn({ err }, "button failed");
     await answerPrivately(args, toUserSentence(err), logger);
-    return;
+    return false;
   }
-  await replaceClicked(args, reply, logger);
+  return replacedClicked(args, reply, logger);
 }

@@ -10,12 +10,22 @@ import { incidentCard, incidentListMessage } from "../../blocks/incident.js";
 import type { Reply } from "../../blocks/reply.js";
 import { withShareButton } from "../../edge-commands/run.js";
 import type { SlackEnv, Subcommand } from "../../edge-commands/types.js";
+import { cardChartInput, deleteChartFile, postIncidentChart } from "../../incident-chart.js";
 import { newRequestId } from "../../request-ids.js";
 import { rerunCommand, sendReply } from "../commands/edge.js";
-import { answerPrivately, onButton, replaceMessage, staleButton } from "./context.js";
+import { answerPrivately, onButton, replacedMessage, replaceMessage, staleButton } from "./context.js";
 
 const zoneId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const refreshValue = z.object({ z: zoneId, w: z.enum(INCIDENT_WINDOWS), p: z.boolean().optional() });
+const refreshValue = z.object({
+  z: zoneId,
+  w: z.enum(INCIDENT_WINDOWS),
+  p: z.boolean().optional(),
+  /** The chart file the card shows (a Slack file id). */
+  f: z
+    .string()
+    .regex(/^F[A-Z0-9]{1,30}$/)
+    .optional(),
+});
 export const incidentListValue = z.object({
   z: zoneId,
   w: z.enum(INCIDENT_WINDOWS),
@@ -30,17 +40,32 @@ const wafValue = z.object({ z: zoneId, r: z.string().regex(/^[\w.:-]{1,100}$/) }
 
 const STALE = staleButton("incident");
 
-/** Refresh: gather the picture again and replace the card with it. */
+/**
+ * Refresh: gather the picture again and replace the card with it. A new chart replaces the old one (the card
+ * shows one picture); the old file is deleted once the card no longer shows it.
+ */
 export function incidentRefresh(env: SlackEnv) {
-  return onButton(env, refreshValue, STALE, (args, ctx, value) =>
-    replaceMessage(args, ctx.logger, async () => {
-      const card = incidentCard(await gatherIncident(env.deps, ctx.teamId, value.z, value.w, ctx.channelId), {
+  return onButton(env, refreshValue, STALE, async (args, ctx, value) => {
+    const replaced = await replacedMessage(args, ctx.logger, async () => {
+      const picture = await gatherIncident(env.deps, ctx.teamId, value.z, value.w, ctx.channelId);
+      const marks = await cardChartInput(
+        env.deps,
+        args.client,
+        ctx.teamId,
+        picture,
+        ctx.channelId,
+        ctx.logger,
+      );
+      const chart = await postIncidentChart(env.deps, args.client, picture, ctx.logger, marks);
+      const card = incidentCard(picture, {
         isPublic: value.p === true,
         newRequestId,
+        chart: "posted" in chart ? chart.posted : null,
       });
       return value.p ? card : withShareButton(card, `incident ${value.z} ${value.w}`);
-    }),
-  );
+    });
+    if (replaced && value.f) await deleteChartFile(args.client, value.f, ctx.logger);
+  });
 }
 
 /** One page of a card section's list; a private page offers to share itself. */

@@ -3,11 +3,17 @@ import { z } from "zod";
 import { slackErrorCode, toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import { INCIDENT_WINDOWS } from "../../../services/incident.js";
-import { type PostmortemNames, postmortemMarkdown } from "../../../services/postmortem.js";
-import { gatherTimeline } from "../../../services/timeline.js";
+import { chartAltText, timelineMitigations } from "../../../services/incident-chart.js";
+import {
+  type PostmortemChart,
+  type PostmortemNames,
+  postmortemMarkdown,
+} from "../../../services/postmortem.js";
+import { gatherTimeline, type TimelineStory } from "../../../services/timeline.js";
 import { exportedReply } from "../../blocks/timeline.js";
 import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
+import { drawIncidentChart } from "../../incident-chart.js";
 import { answerPrivately, onButton, replaceMessage, respondPrivately } from "./context.js";
 
 /**
@@ -85,6 +91,47 @@ async function namesFor(
   return { user: (id) => users.get(id) ?? id, channel: (id) => channels.get(id) ?? id };
 }
 
+/**
+ * The draft's chart, uploaded beside it (same channel or thread) so the draft can link it by file name; null
+ * (the draft keeps its table of numbers) when there is nothing to draw or the upload fails.
+ */
+async function postPostmortemChart(
+  client: WebClient,
+  story: TimelineStory,
+  names: PostmortemNames,
+  o: { filename: string; channelId: string; threadTs: string | undefined; logger: Logger },
+): Promise<PostmortemChart | null> {
+  const { traffic, timeline } = story;
+  if (!traffic || "error" in traffic) return null;
+  try {
+    const drawn = await drawIncidentChart(
+      {
+        zoneId: timeline.zoneId,
+        range: timeline.range,
+        traffic: { ok: { rows: traffic.ok, previousError: null, requests: { error: "not read" } } },
+      },
+      { mitigations: timelineMitigations(timeline, names.user) },
+    );
+    if (!drawn) return null;
+    const altText = chartAltText(drawn.chart);
+    const file = {
+      file: drawn.png,
+      filename: o.filename,
+      title: `Chart for the postmortem draft: shield zone ${timeline.zoneId}`,
+      alt_text: altText,
+    };
+    await client.filesUploadV2(
+      o.threadTs
+        ? { ...file, channel_id: o.channelId, thread_ts: o.threadTs }
+        : { ...file, channel_id: o.channelId },
+    );
+    return { filename: o.filename, altText };
+  } catch (err) {
+    o.logger.info({ err }, "the postmortem draft's chart was not uploaded");
+    return null;
+  }
+}
+
 export function timelineExport(env: SlackEnv) {
   return onButton(env, pageValue, STALE, async (args, ctx, value) => {
     const container = args.body.container as { thread_ts?: string } | undefined;
@@ -113,8 +160,14 @@ export function timelineExport(env: SlackEnv) {
         },
         ctx.logger,
       );
-      const markdown = postmortemMarkdown(story, value.l ?? null, names);
       const day = new Date(value.t).toISOString().slice(0, 10);
+      const chart = await postPostmortemChart(args.client, story, names, {
+        filename: `postmortem-zone-${value.z}-${day}.png`,
+        channelId: ctx.channelId,
+        threadTs,
+        logger: ctx.logger,
+      });
+      const markdown = postmortemMarkdown(story, value.l ?? null, names, chart);
       const filename = `postmortem-zone-${value.z}-${day}.md`;
       const file = {
         content: markdown,

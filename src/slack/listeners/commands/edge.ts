@@ -1,11 +1,14 @@
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "../../../log.js";
-import type { Reply } from "../../blocks/reply.js";
+import { type Reply, WITHOUT_PICTURE } from "../../blocks/reply.js";
 import { type CommandOutcome, runCommand, withShareButton } from "../../edge-commands/run.js";
 import type { CommandContext, SlackEnv, Subcommand } from "../../edge-commands/types.js";
 import { fillLater } from "../../impact-fill.js";
 
-/** Send a reply through response_url: ephemeral with a Share button, or in the channel. */
+/**
+ * Send a reply through response_url: ephemeral with a Share button, or in the channel. A reply with a picture
+ * Slack refuses is sent again without it. Whether Slack took the answer.
+ */
 export async function sendReply(
   respond: RespondFn,
   reply: Reply,
@@ -23,6 +26,11 @@ export async function sendReply(
       blocks: finished.blocks,
     });
   } catch (err) {
+    const withoutPicture = reply[WITHOUT_PICTURE];
+    if (withoutPicture) {
+      logger.info({ err }, "the answer's picture was refused; sending it without");
+      return sendReply(respond, withoutPicture, isPublic, shareText, logger, replaceOriginal);
+    }
     // The response_url is gone (expired or used up) or Slack refused the blocks: nothing more to tell.
     logger.warn({ err }, "could not answer through response_url");
   }
