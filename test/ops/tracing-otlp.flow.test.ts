@@ -1,0 +1,115 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { trace } from "@opentelemetry/api";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/log.js";
+import { activeTraceIds, inSpan, startTracing, stopTracing, tracingOn } from "../../src/ops/tracing.js";
+
+/**
+ * Tracing's switch and its way out: off without an OTLP endpoint (no SDK, the API's no-op spans), and
+ * with OTEL_EXPORTER_OTLP_ENDPOINT the real OTLP/HTTP protobuf exporter posting to a collector on
+ * loopback, the last spans sent by stopTracing (the graceful stop's last step).
+ */
+
+interface Received {
+  path: string;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+async function startCollector() {
+  const received: Received[] = [];
+  let arrived: (() => void) | undefined;
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        path: req.url ?? "",
+        contentType: req.headers["content-type"],
+        body: Buffer.concat(chunks),
+      });
+      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+      arrived?.();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    next: () =>
+      new Promise<void>((resolve) => {
+        arrived = resolve;
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("tracing's switch and OTLP export", () => {
+  afterAll(() => stopTracing());
+
+  it("is off without an endpoint: no SDK starts, spans are the API's no-op and log lines get no trace id", async () => {
+    const config = loadConfig({});
+    expect(config.tracing).toEqual({ endpoint: undefined, tracesEndpoint: undefined });
+    expect(await startTracing({ settings: config.tracing, logger: silentLogger })).toBe(false);
+    expect(tracingOn()).toBe(false);
+    const seen = await inSpan("probe", { a: 1 }, async (span) => ({
+      recording: span.isRecording(),
+      ids: activeTraceIds(),
+      active: trace.getActiveSpan(),
+    }));
+    expect(seen).toEqual({ recording: false, ids: undefined, active: undefined });
+  });
+
+  it("refuses an endpoint that is not an http(s) URL, naming the variable", () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be a URL starting with http:\/\/ or https:\/\//,
+    );
+  });
+
+  it("with OTEL_EXPORTER_OTLP_ENDPOINT, posts OTLP protobuf to its /v1/traces, the last spans on stop", async () => {
+    const collector = await startCollector();
+    try {
+      const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/` });
+      expect(await startTracing({ settings: config.tracing, logger: silentLogger })).toBe(true);
+      const ids = await inSpan("probe-span-otlp", { "edge.operation": "listApps" }, async () =>
+        inSpan("probe-child-otlp", undefined, async () => activeTraceIds()),
+      );
+      expect(ids?.traceId).toMatch(/^[0-9a-f]{32}$/);
+      const arrived = collector.next();
+      await stopTracing();
+      await arrived;
+      expect(collector.received).toHaveLength(1);
+      const [post] = collector.received;
+      expect(post?.path).toBe("/v1/traces");
+      expect(post?.contentType).toBe("application/x-protobuf");
+      // Protobuf keeps strings as UTF-8 bytes: the spans, their trace and the service are in the body.
+      for (const text of ["probe-span-otlp", "probe-child-otlp", "listApps", "edgeops"])
+        expect(post?.body.includes(Buffer.from(text)), text).toBe(true);
+      expect(post?.body.includes(Buffer.from(ids?.traceId ?? "", "hex"))).toBe(true);
+      expect(tracingOn()).toBe(false);
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as it is, and wins over the base endpoint", async () => {
+    const collector = await startCollector();
+    try {
+      const config = loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/traces`,
+      });
+      expect(await startTracing({ settings: config.tracing, logger: silentLogger })).toBe(true);
+      await inSpan("probe-traces-endpoint", undefined, async () => undefined);
+      const arrived = collector.next();
+      await stopTracing();
+      await arrived;
+      expect(collector.received.map((r) => r.path)).toEqual(["/custom/traces"]);
+    } finally {
+      await collector.close();
+    }
+  });
+});
