@@ -6,7 +6,9 @@ import { silentLogger } from "../../src/log.js";
 import { startSpan, startTracing, stopTracing } from "../../src/ops/tracing.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
+import { openHome } from "../support/app-home.js";
 import { askAndApprove } from "../support/change-flow.js";
+import { eventsHandled } from "../support/events-handled.js";
 import {
   answerTo,
   BOT_TOKEN,
@@ -73,7 +75,8 @@ async function rootEnded(h: { settled(): Promise<void> }, rootName: string | Reg
 }
 
 describe("traces (OpenTelemetry, in-memory exporter)", () => {
-  const h = useHarness();
+  const events = eventsHandled();
+  const h = useHarness({ middleware: [events.middleware] });
   /** Every text typed or shown in Slack during these tests, to look for in the spans afterwards. */
   const shown: string[] = [];
 
@@ -114,6 +117,20 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
     expect(answered[0]!.attributes["http.response.status_code"]).toBe(200);
     // One tree: every span of the trace hangs from the root.
     for (const s of t.spans) if (s !== t.root) expect(t.within(s, t.root), s.name).toBe(true);
+  });
+
+  it("an Edge call answered 500 and then 200 is one span with its retry count and last status, and a queue wait per attempt", async () => {
+    h.sim.addFault({ path: "/mc/apps", status: 500, times: 1 });
+    await commandAnswer(h, "apps");
+    const t = await rootEnded(h, "slack command /edge");
+    const [call, ...more] = t.named("GET /mc/apps");
+    expect(more).toEqual([]);
+    expect(call?.attributes).toMatchObject({
+      "http.response.status_code": 200,
+      "edge.attempts": 2,
+      "edge.retry_count": 1,
+    });
+    expect(t.children(call!).filter((s) => s.name === "edge queue wait")).toHaveLength(2);
   });
 
   it("log lines written inside a traced request carry its trace id", async () => {
@@ -182,6 +199,25 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
       expect(t.children(c).map((s) => s.name)).toContain("edge queue wait");
     }
     expect(t.named(/^store /).length).toBeGreaterThan(0);
+  });
+
+  it("an Events API event is one trace: its listener and the Web API call it makes (views.publish)", async () => {
+    const home = await openHome(h, "U0001");
+    shown.push(home);
+    await events.handled("app_home_opened");
+    const t = await rootEnded(h, "slack event app_home_opened");
+    expect(t.root.attributes).toMatchObject({
+      "slack.request.type": "event_callback",
+      "slack.team.id": "T0001",
+    });
+    expect(t.children(t.root).map((s) => s.name)).toEqual(["slack listener"]);
+    const publish = t.named("slack views.publish");
+    expect(publish).toHaveLength(1);
+    expect(publish[0]!.attributes).toMatchObject({
+      "slack.method": "views.publish",
+      "http.response.status_code": 200,
+    });
+    expect(publish[0]!.attributes["slack.error"]).toBeUndefined();
   });
 
   it("no span carries a token, the Edge key (or its hash), the signing secret, a response_url or a message's text", async () => {
