@@ -1,51 +1,15 @@
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { activeTraceIds, inSpan, startTracing, stopTracing, tracingOn } from "../../src/ops/tracing.js";
+import { startCollector } from "../support/otlp-collector.js";
 
 /**
  * Tracing's switch and its way out: off without an OTLP endpoint (no SDK, the API's no-op spans), and
  * with OTEL_EXPORTER_OTLP_ENDPOINT the real OTLP/HTTP protobuf exporter posting to a collector on
  * loopback, the last spans sent by stopTracing (the graceful stop's last step).
  */
-
-interface Received {
-  path: string;
-  contentType: string | undefined;
-  body: Buffer;
-}
-
-async function startCollector() {
-  const received: Received[] = [];
-  let arrived: (() => void) | undefined;
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({
-        path: req.url ?? "",
-        contentType: req.headers["content-type"],
-        body: Buffer.concat(chunks),
-      });
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-      arrived?.();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    next: () =>
-      new Promise<void>((resolve) => {
-        arrived = resolve;
-      }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe("tracing's switch and OTLP export", () => {
   afterAll(() => stopTracing());
