@@ -386,7 +386,7 @@ async function attemptOnce<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   let startedAt = 0;
   const report = (status: number | undefined, e?: EdgeApiError) => {
-    span.setAttribute("edge.attempts", attempt);
+    span.setAttributes({ "edge.attempts": attempt, "edge.retry_count": attempt - 1 });
     if (status !== undefined) span.setAttribute("http.response.status_code", status);
     const durationMs = startedAt ? ctx.clock.now() - startedAt : 0;
     const { operation, method, path } = spec;
@@ -473,17 +473,9 @@ export function execute<S extends z.ZodType>(
       "url.template": template,
       "edge.operation": spec.operation,
       "edge.background": ctx.background === true,
+      "edge.retry_count": 0,
     },
-    async (span) => {
-      let retries = 0;
-      try {
-        return await executeWithRetries(ctx, spec, span, (attempt) => {
-          retries = attempt - 1;
-        });
-      } finally {
-        span.setAttribute("edge.retry_count", retries);
-      }
-    },
+    (span) => executeWithRetries(ctx, spec, span),
   );
 }
 
@@ -491,49 +483,42 @@ async function executeWithRetries<S extends z.ZodType>(
   ctx: RequestContext,
   spec: RequestSpec<S>,
   span: Span,
-  onAttempt: (attempt: number) => void,
 ): Promise<z.output<S>> {
   const policy = ctx.retry;
   const release = ctx.queues.acquire(ctx.keyId);
   let rateLimitRetries = 0;
   let pausedForRateLimit = false;
   try {
-    return await pRetry(
-      (attempt) => {
-        onAttempt(attempt);
-        return attemptOnce(ctx, spec, attempt, span);
+    return await pRetry((attempt) => attemptOnce(ctx, spec, attempt, span), {
+      // A bound only: shouldRetry decides, counting rate-limit retries apart (they consume none).
+      retries: policy.retries + policy.rateLimitRetries,
+      factor: 2,
+      minTimeout: policy.baseDelayMs / 2,
+      maxTimeout: policy.maxDelayMs,
+      randomize: true,
+      onFailedAttempt: async ({ error }) => {
+        const e = error as EdgeApiError;
+        pausedForRateLimit =
+          !ctx.closing.aborted && e.kind === "rate_limited" && rateLimitRetries < policy.rateLimitRetries;
+        if (!pausedForRateLimit) return;
+        rateLimitRetries++;
+        const pauseMs = e.retryAfterMs ?? backoffDelay(policy, rateLimitRetries, ctx.random);
+        ctx.logger.info(
+          { op: spec.operation, keyId: ctx.keyId, pauseMs },
+          "edge API rate limit: pausing this key's queue",
+        );
+        ctx.queues.pause(ctx.keyId, pauseMs);
+        await ctx.shared?.pause(ctx.keyId, pauseMs);
       },
-      {
-        // A bound only: shouldRetry decides, counting rate-limit retries apart (they consume none).
-        retries: policy.retries + policy.rateLimitRetries,
-        factor: 2,
-        minTimeout: policy.baseDelayMs / 2,
-        maxTimeout: policy.maxDelayMs,
-        randomize: true,
-        onFailedAttempt: async ({ error }) => {
-          const e = error as EdgeApiError;
-          pausedForRateLimit =
-            !ctx.closing.aborted && e.kind === "rate_limited" && rateLimitRetries < policy.rateLimitRetries;
-          if (!pausedForRateLimit) return;
-          rateLimitRetries++;
-          const pauseMs = e.retryAfterMs ?? backoffDelay(policy, rateLimitRetries, ctx.random);
-          ctx.logger.info(
-            { op: spec.operation, keyId: ctx.keyId, pauseMs },
-            "edge API rate limit: pausing this key's queue",
-          );
-          ctx.queues.pause(ctx.keyId, pauseMs);
-          await ctx.shared?.pause(ctx.keyId, pauseMs);
-        },
-        // The queue's pause is a 429's wait: no backoff on top, and no retry of the budget spent.
-        shouldConsumeRetry: () => !pausedForRateLimit,
-        shouldRetry: ({ error, retriesConsumed }) =>
-          pausedForRateLimit ||
-          (!ctx.closing.aborted &&
-            (error as EdgeApiError).isRetryable &&
-            spec.idempotent &&
-            retriesConsumed < policy.retries),
-      },
-    );
+      // The queue's pause is a 429's wait: no backoff on top, and no retry of the budget spent.
+      shouldConsumeRetry: () => !pausedForRateLimit,
+      shouldRetry: ({ error, retriesConsumed }) =>
+        pausedForRateLimit ||
+        (!ctx.closing.aborted &&
+          (error as EdgeApiError).isRetryable &&
+          spec.idempotent &&
+          retriesConsumed < policy.retries),
+    });
   } finally {
     release();
   }
