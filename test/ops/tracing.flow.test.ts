@@ -4,7 +4,7 @@ import { keyId } from "../../src/edge/queue.js";
 import { createPoller } from "../../src/jobs/alerts.js";
 import { silentLogger } from "../../src/log.js";
 import { startSpan, startTracing, stopTracing } from "../../src/ops/tracing.js";
-import { ACTIONS } from "../../src/slack/ids.js";
+import { ACTIONS, BLOCKS, KEY_INPUT_ACTION, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
 import { askAndApprove } from "../support/change-flow.js";
@@ -19,6 +19,7 @@ import {
   TEST_ENCRYPTION_KEY,
 } from "../support/harness.js";
 import { useHarness } from "../support/use-harness.js";
+import { viewSubmission } from "../support/view-submission.js";
 
 /**
  * OpenTelemetry traces (src/ops/tracing.ts) through the real receiver, the fake Slack and the simulator,
@@ -199,6 +200,29 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
       expect(t.children(c).map((s) => s.name)).toContain("edge queue wait");
     }
     expect(t.named(/^store /).length).toBeGreaterThan(0);
+  });
+
+  it("a view submission (an admin saves the Edge key in its modal) is one trace, acknowledged by its listener, with the key's check and its store writes", async () => {
+    const submitted = viewSubmission({
+      userId: "U0001",
+      callbackId: VIEWS.keyModal,
+      title: "Edge API key",
+      privateMetadata: JSON.stringify({ teamId: "T0001" }),
+      values: {
+        [BLOCKS.keyInput]: { [KEY_INPUT_ACTION]: { type: "plain_text_input", value: TEST_EDGE_KEY } },
+      },
+    });
+    const res = await h.interact(submitted);
+    expect((JSON.parse(res.body) as { response_action?: string }).response_action).toBe("update");
+    const t = await rootEnded(h, `slack view_submission ${VIEWS.keyModal}`);
+    expect(t.root.attributes).toMatchObject({
+      "slack.request.type": "view_submission",
+      "slack.team.id": "T0001",
+    });
+    // Slack waits for a modal's answer: it is the listener's own ack, not the front thread's.
+    expect(t.named("slack ack").map((s) => s.attributes["slack.ack.by"])).toEqual(["listener"]);
+    expect(t.named(/^(GET|PUT|POST|PATCH) /).length).toBeGreaterThanOrEqual(1);
+    expect(t.named(/^store (insert|update) api_keys$|^store transaction$/).length).toBeGreaterThanOrEqual(1);
   });
 
   it("an Events API event is one trace: its listener and the Web API call it makes (views.publish)", async () => {
