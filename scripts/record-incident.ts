@@ -5,11 +5,12 @@
  *
  * It runs `npm start` without Slack variables (the local console) in a fresh DATA_DIR and types what a
  * person would: a watch on a quiet zone, `/sim attack`, Acknowledge on the alert, the incident card, Block
- * on its busiest IP, approval by another user, `/sim calm`, and waits for the alert to resolve. Buttons are
+ * on its busiest IP, approval by another user, `/sim calm`, waits for the alert to resolve, exports the
+ * postmortem draft from the resolution's timeline and prints the whole file after the session. Buttons are
  * pressed by their label, read from the output, so renumbering does not break it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,6 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 const ZONE = "18405";
 const MINUTE = 60_000;
 
+let postmortem = "";
 const dataDir = mkdtempSync(join(tmpdir(), "edgeops-incident-"));
 const env = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !name.startsWith("SLACK_") && name !== "DATABASE_URL"),
@@ -98,6 +100,10 @@ try {
   await type("/as alice");
   const calmAt = await type("/sim calm");
   await waitFor(/Resolved after/, calmAt, 15 * MINUTE);
+  const timelineAt = (await waitFor(/== Timeline of shield zone/, calmAt, MINUTE)).index ?? 0;
+  const exportAt = await press(/^Export postmortem draft$/, calmAt + timelineAt);
+  const saved = await waitFor(/(?:saved at|the full file is at) (\S+)/, exportAt, MINUTE);
+  postmortem = readFileSync(saved[1] ?? "", "utf8");
   await type("/edge audit 5");
   await type("/quit");
 } finally {
@@ -106,3 +112,4 @@ try {
   if (child.exitCode === null) child.kill("SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });
 }
+if (postmortem) process.stdout.write(`\n===== the exported postmortem draft, whole =====\n${postmortem}\n`);

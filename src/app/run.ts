@@ -9,6 +9,12 @@ import type { RunningBot, StartOptions } from "./bot.js";
 import { loadConfigOrExit } from "./load-config.js";
 
 /**
+ * How long closing may take after the drain (SHUTDOWN_TIMEOUT_MS) before the process leaves anyway: a
+ * supervisor's grace period (compose's stop_grace_period, Kubernetes' terminationGracePeriodSeconds) covers both.
+ */
+export const CLOSING_BACKSTOP_MS = 15_000;
+
+/**
  * A process running the bot: configuration → `start` (src/app/bot.ts, or the console in tools/start.ts) →
  * signals and process guards; a clear sentence and exit 1 on failure.
  */
@@ -32,7 +38,7 @@ export async function runMain(start: (options: StartOptions) => Promise<RunningB
     clock.setTimeout(() => {
       logger.error("shutdown did not finish in time; exiting");
       process.exit(1);
-    }, config.shutdownTimeoutMs + 15_000);
+    }, config.shutdownTimeoutMs + CLOSING_BACKSTOP_MS);
     if (!starting) process.exit(exitCode);
     // During start-up: let it finish, then stop what it started.
     starting

@@ -25,6 +25,9 @@ export interface ReadinessCheck {
   readonly advisory?: boolean;
 }
 
+/** How long each readiness check gets by default; a probe of /readyz must wait longer than this. */
+export const READINESS_CHECK_TIMEOUT_MS = 2000;
+
 /** What /readyz says of a check that failed with an error: the error itself goes to the log only. */
 export const UNAVAILABLE = "unavailable";
 
@@ -53,7 +56,7 @@ export interface Readiness {
 }
 
 export async function readiness(options: OpsRoutesOptions): Promise<Readiness> {
-  const timeoutMs = options.checkTimeoutMs ?? 2000;
+  const timeoutMs = options.checkTimeoutMs ?? READINESS_CHECK_TIMEOUT_MS;
   const checks: Record<string, string> = {};
   const failing: string[] = [];
   if (options.stopping()) {

@@ -55,7 +55,9 @@ export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEd
       close: (ms) => real.close(ms),
     };
   }
+  // The simulator shares the console's clock: traffic, attacks and date keys at the bot's time, moved or not.
   const sim = await startSimulator({
+    clock: o.clock,
     ...o.simulator,
     apiKeys: [SIM_API_KEY, ...(o.simulator?.apiKeys ?? [])],
   });

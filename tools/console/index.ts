@@ -14,6 +14,7 @@ import type { RetryPolicy } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import { CONNECT_HINT } from "../../src/slack/transport/transport.js";
 import type { Simulator, SimulatorOptions } from "../simulator/index.js";
+import { createConsoleClock } from "./console-clock.js";
 import { startConsoleEdge } from "./edge.js";
 import { LineInput } from "./input.js";
 import { ConsoleReceiver } from "./receiver.js";
@@ -89,7 +90,11 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
   const output = o.output ?? process.stdout;
   const tty = o.tty ?? Boolean((input as { isTTY?: boolean }).isTTY && (output as { isTTY?: boolean }).isTTY);
   const paint = tty ? COLOUR : PLAIN;
-  const clock = o.clock ?? systemClock;
+  // With the simulator and no clock of the caller's, the console's own clock, which `/sim clock` moves
+  // (the real Edge API's time cannot be moved: then the real clock).
+  const ownClock =
+    o.clock === undefined && o.config.edge.defaultApiKey === undefined ? createConsoleClock() : undefined;
+  const clock = o.clock ?? ownClock ?? systemClock;
   const logger = o.logger ?? fileLogger(o.config);
 
   const lines = new LineInput(input, output, tty);
@@ -100,6 +105,8 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   };
+  // Pushed first, so it runs last: whatever waits on the console's timers while closing still sees time pass.
+  cleanups.push(async () => ownClock?.stop());
   cleanups.push(async () => lines.close());
 
   try {
@@ -190,6 +197,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       input: lines,
       logger,
       sim: consoleEdge.sim,
+      clock: consoleEdge.sim ? ownClock : undefined,
       paint,
       ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
       ...(o.maxWaitMs !== undefined ? { maxWaitMs: o.maxWaitMs } : {}),

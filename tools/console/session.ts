@@ -14,11 +14,12 @@ import {
   slashCommandBody,
   viewSubmissionBody,
 } from "./bodies.js";
+import type { ConsoleClock } from "./console-clock.js";
 import { type InputItem, type LineInput, WAKE } from "./input.js";
 import type { ConsoleReceiver } from "./receiver.js";
 import { type Paint, PLAIN, textOf } from "./render.js";
 import type { ConsoleView, Control, Screen } from "./screen.js";
-import { runSimCommand, SIM_HELP } from "./sim-commands.js";
+import { runSimClock, runSimCommand, SIM_HELP } from "./sim-commands.js";
 import type { StandIn } from "./standin.js";
 import type { ConsoleChannel, ConsoleUser, World } from "./world.js";
 
@@ -35,7 +36,7 @@ export const META_HELP = [
   "  /home              open the App Home of the current user",
   "  /users             list the simulated users",
   "  /cancel            (in a modal) close it without submitting",
-  "  /sim               stage faults in the simulator: /sim attack <zone>, /sim fail <app>, /sim calm, /sim dashboard",
+  "  /sim               stage faults in the simulator: /sim attack <zone>, /sim fail <app>, /sim calm, /sim clock +30m, /sim dashboard",
   "  /help              this list        /quit  leave (or Ctrl+D)",
 ];
 
@@ -48,6 +49,8 @@ export interface SessionOptions {
   logger: Logger;
   /** The built-in simulator, when the Edge API is simulated (`/sim` stages faults in it). */
   sim?: Simulator | undefined;
+  /** The console's own clock, when it may be moved (`/sim clock`): with the simulator, unless a test gave one. */
+  clock?: ConsoleClock | undefined;
   paint?: Paint;
   /** How long the app must have been silent before the next line is read. Default 100 ms. */
   quietMs?: number;
@@ -151,6 +154,8 @@ export class Session {
           ].join("\n"),
         );
       case "/sim":
+        if (/^clock\b/i.test(arg))
+          return this.note(await runSimClock(this.o.sim, this.o.clock, arg.slice(5)));
         return this.note(runSimCommand(this.o.sim, arg));
       case "/quit":
       case "/exit":

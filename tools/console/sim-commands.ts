@@ -2,7 +2,9 @@
  * `/sim …`: the console's hand on the built-in simulator's fault plan, so an alert can be watched from first post
  * to resolution in a terminal. Each command answers one sentence; bad input says what to type instead.
  */
+import { durationMs } from "../../src/duration.js";
 import { type Simulator, SimulatorPlanError } from "../simulator/index.js";
+import type { ConsoleClock } from "./console-clock.js";
 
 export const SIM_HELP = [
   "  /sim attack <zone id|domain> [minutes]  stage an attack starting now (default 30 minutes)",
@@ -10,6 +12,7 @@ export const SIM_HELP = [
   "  /sim calm                               end every attack and bring every staged app back to active",
   "  /sim strict [seed]                      answer where the API's documents are silent in the least convenient ways",
   "  /sim friendly                           back to the convenient readings (the demo's)",
+  "  /sim clock [+30m]                       show the console's time, or move it forward (what falls due runs in order)",
   "  /sim dashboard <zone id|domain> <setting> <value>  change a setting as in the dashboard, not via edgeops",
   "                                          (waf-mode log|block, waf on|off, ddos off|low|medium|high|challenge, learning on|off, bot:<category> none|block|allow)",
 ];
@@ -20,6 +23,7 @@ const ATTACK_PEAK_PER_MINUTE = 3_000;
 const ATTACK_RAMP_MINUTES = 2;
 const MAX_MINUTES = 24 * 60;
 const MINUTE_MS = 60_000;
+const MAX_CLOCK_MOVE_MS = 24 * 60 * MINUTE_MS;
 
 const USAGE = ["The simulator's fault plan:", ...SIM_HELP].join("\n");
 
@@ -46,6 +50,52 @@ function dashboard(
   if (zoneId === undefined)
     return `There is no shield zone "${zone}" in the simulator: give a shield zone id (as /edge zones lists them) or a domain of its pull zone, e.g. shop.acme-example.com.`;
   return sim.changeInDashboard(zoneId, setting, value).sentence;
+}
+
+const utcMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+function spanWords(ms: number): string {
+  const minutes = Math.round(ms / MINUTE_MS);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
+/**
+ * `/sim clock [+<duration>]`: shows the console's time, or moves it (and the simulator's, which shares it)
+ * forward, so a rehearsal need not wait for a temporary change's end or a watch's next checks.
+ */
+export async function runSimClock(
+  sim: Simulator | undefined,
+  clock: ConsoleClock | undefined,
+  text: string,
+): Promise<string> {
+  if (sim === undefined || clock === undefined)
+    return "/sim clock moves the console's time along with the built-in simulator's, and this console talks to a real Edge API (EDGE_API_KEY is set), whose time does not move: unset EDGE_API_KEY to use the simulator.";
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  const ahead = () =>
+    clock.ahead() === 0
+      ? "as this computer's clock"
+      : `${spanWords(clock.ahead())} ahead of this computer's clock`;
+  if (words.length === 0)
+    return `Console time: ${utcMinute(clock.now())} (${ahead()}). /sim clock +30m moves it forward: what falls due in between (a watch's checks, a temporary change's end, an approval's expiry) runs in order.`;
+  const [word = "", ...extra] = words;
+  const example = "e.g. /sim clock +30m or /sim clock +2h";
+  if (extra.length > 0) return `/sim clock takes one duration, ${example}.`;
+  if (word.startsWith("-")) return `Time only moves forward here: give how far, ${example}.`;
+  const ms = durationMs(word.replace(/^\+/, ""), { days: false });
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_CLOCK_MOVE_MS)
+    return `"${word}" is not a duration to move by: give minutes or hours up to 24h, ${example}.`;
+  await clock.moveForward(ms);
+  return `Console time moved ${spanWords(ms)} forward, to ${utcMinute(clock.now())} (${ahead()}); what fell due in between ran in order.`;
+}
+
+/** "attack on shield zone 18405" or "attacks on shield zones 18401, 18405 (2)": one entry per attack. */
+function attacksOn(zoneIds: readonly number[]): string {
+  const zones = [...new Set(zoneIds)].sort((a, b) => a - b);
+  const many = zoneIds.length > 1;
+  const count = zones.length < zoneIds.length ? ` (${zoneIds.length} attacks)` : "";
+  return `attack${many ? "s" : ""} on shield zone${zones.length > 1 ? "s" : ""} ${zones.join(", ")}${count}`;
 }
 
 /** Runs one `/sim` line (the text after `/sim`) and returns what to print. */
@@ -95,11 +145,15 @@ export function runSimCommand(sim: Simulator | undefined, text: string): string 
         if (target !== undefined) return "/sim calm takes no arguments: it ends every attack and failure.";
         const r = sim.calm();
         const parts = [
-          `${r.attacksEnded} attack${r.attacksEnded === 1 ? "" : "s"} ended`,
-          ...(r.attacksDropped > 0 ? [`${r.attacksDropped} staged attack(s) dropped`] : []),
-          `${r.appsRestored.length} app${r.appsRestored.length === 1 ? "" : "s"} back to active`,
+          r.attacksEnded.length === 0 ? "no attack was running" : `ended the ${attacksOn(r.attacksEnded)}`,
+          ...(r.attacksDropped.length > 0
+            ? [`dropped the staged ${attacksOn(r.attacksDropped)} to come`]
+            : []),
+          r.appsRestored.length === 0
+            ? "no app was staged to fail"
+            : `${r.appsRestored.join(", ")} back to active`,
         ];
-        return `Calm: ${parts.join(", ")}.`;
+        return `Calm: ${parts.join("; ")}.`;
       }
       case "strict": {
         if (minutesRaw !== undefined) return "/sim strict takes one seed at most, e.g. /sim strict 7.";

@@ -26,10 +26,10 @@ export interface AppStatusStep {
 
 /** What `calm` did. */
 export interface CalmResult {
-  /** Attacks cut off at the clock (their past minutes keep their events). */
-  attacksEnded: number;
-  /** Staged attacks that had not begun, dropped. */
-  attacksDropped: number;
+  /** Shield zones whose attack was cut off at the clock (past minutes keep their events), one entry per attack. */
+  attacksEnded: number[];
+  /** Shield zones whose staged attack had not begun, dropped; one entry per attack. */
+  attacksDropped: number[];
   /** Apps with a staged timeline, now `active` from the clock on. */
   appsRestored: string[];
 }
@@ -113,17 +113,17 @@ export function appStatusAt(state: SimulatorState, app: McApp, now: number): str
 
 /** Ends every attack at the clock (none to come) and returns every app with a timeline to `active`. */
 export function calm(state: SimulatorState, now: number): CalmResult {
-  const result: CalmResult = { attacksEnded: 0, attacksDropped: 0, appsRestored: [] };
+  const result: CalmResult = { attacksEnded: [], attacksDropped: [], appsRestored: [] };
   const currentMinute = Math.floor(now / MINUTE_MS);
-  for (const traffic of state.shieldTraffic.values()) {
+  for (const [zoneId, traffic] of state.shieldTraffic) {
     traffic.attacks = traffic.attacks.filter((a) => {
       if (Math.floor(a.startedAt / MINUTE_MS) >= currentMinute) {
-        result.attacksDropped += 1;
+        result.attacksDropped.push(zoneId);
         return false;
       }
       if (attackEndMinute(a) > currentMinute) {
         a.cutAt = currentMinute * MINUTE_MS;
-        result.attacksEnded += 1;
+        result.attacksEnded.push(zoneId);
       }
       return true;
     });

@@ -8,7 +8,8 @@ import type { FrontMessage } from "./front-thread.js";
 /** The ack Bolt's listeners get for a payload the front thread has already acknowledged. */
 export const alreadyAcknowledged = async (): Promise<void> => {};
 
-const EVENTS_PATH = "/slack/events";
+/** Where Slack sends events, commands and interactions in HTTP mode (the Request URL's path). */
+export const EVENTS_PATH = "/slack/events";
 /** How long stop() waits for the front's requests in flight before ending the thread. */
 const FRONT_STOP_MS = 5_000;
 /** Pause before a front thread that died is started again. */

@@ -32,7 +32,7 @@ describe("/sim in the local console", () => {
 
   it("stages an attack on a zone named by domain, starting at the simulator's clock", async () => {
     c = await startConsole();
-    const before = Date.now();
+    const before = sim().now();
     const out = await c.send(`/sim attack ${SIM_IDS.domainUnderAttack.toUpperCase()} 20`);
     expect(out).toContain(`Attack staged on shield zone ${SIM_IDS.zoneUnderAttack}`);
     expect(out).toContain("for 20 minutes");
@@ -41,7 +41,7 @@ describe("/sim in the local console", () => {
     expect(attacks).toHaveLength(2);
     expect(attacks[1]).toMatchObject({ durationMinutes: 20, rampMinutes: 2, peakPerMinute: 3_000 });
     expect(attacks[1]?.startedAt).toBeGreaterThanOrEqual(before);
-    expect(attacks[1]?.startedAt).toBeLessThanOrEqual(Date.now());
+    expect(attacks[1]?.startedAt).toBeLessThanOrEqual(sim().now());
 
     const byId = await c.send(`/sim attack ${SIM_IDS.zoneQuiet}`);
     expect(byId).toContain(`Attack staged on shield zone ${SIM_IDS.zoneQuiet}`);
@@ -60,7 +60,9 @@ describe("/sim in the local console", () => {
     expect(lineOf(await c.send("/edge apps"), app.name)).toContain("Failing");
 
     const calm = await c.send("/sim calm");
-    expect(calm).toContain("Calm: 1 attack ended, 1 app back to active.");
+    expect(calm).toContain(
+      `Calm: ended the attack on shield zone ${SIM_IDS.zoneUnderAttack}; ${app.id} back to active.`,
+    );
     expect(lineOf(await c.send("/edge apps"), app.name)).toContain("Active");
   });
 
@@ -159,12 +161,55 @@ describe("/sim in the local console", () => {
     expect(sim().adversary.strict).toBe(false);
   });
 
+  it("moves the console's time with /sim clock: a watch's checks, the alert and an app's planned recovery run without waiting", async () => {
+    c = await startConsole();
+    const app = sim().state.apps[0];
+    if (!app) throw new Error("no apps");
+    expect(await c.send("/sim clock")).toContain("(as this computer's clock)");
+    await c.send("/in #incident");
+    expect(await c.send(`/edge watch zone ${SIM_IDS.zoneQuiet}`)).toContain(
+      `Watching shield zone ${SIM_IDS.zoneQuiet}`,
+    );
+    await c.send(`/sim fail ${app.id} 5`);
+    // The watch's first checks learn the zone's usual, at the moved time.
+    const moved = await c.send("/sim clock +3m");
+    expect(moved).toMatch(/Console time moved 3 min forward, to \d{4}-\d\d-\d\d \d\d:\d\d UTC \(3 min ahead/);
+    expect(await c.send("/edge watch list")).toMatch(/ · checked \d{4}-/);
+    expect(await c.send(`/sim attack ${SIM_IDS.zoneQuiet} 6`)).toContain("Attack staged");
+    const before = c.output.length;
+    await c.send("/sim clock +4m");
+    await c.until(
+      () => c?.output.slice(before).includes(`Attack on shield zone ${SIM_IDS.zoneQuiet}`) ?? false,
+      "the attack alert",
+    );
+    // Seven minutes on, at the simulator's clock too: the app failing for five is active again.
+    expect(lineOf(await c.send("/edge apps"), app.name)).toContain("Active");
+    const ahead = c.handle.deps.clock.now() - Date.now();
+    expect(ahead).toBeGreaterThan(7 * 60_000 - 1_000);
+    expect(ahead).toBeLessThan(7 * 60_000 + 1_000);
+    expect(await c.send("/sim clock")).toContain("7 min ahead of this computer's clock");
+  });
+
+  it("answers a /sim clock it cannot do with what to type, and leaves the time alone", async () => {
+    c = await startConsole();
+    const cases: Array<[string, string]> = [
+      ["/sim clock -5m", "Time only moves forward here"],
+      ["/sim clock soon", '"soon" is not a duration to move by: give minutes or hours up to 24h'],
+      ["/sim clock +25h", '"+25h" is not a duration to move by'],
+      ["/sim clock +0m", '"+0m" is not a duration to move by'],
+      ["/sim clock 5m 6m", "/sim clock takes one duration, e.g. /sim clock +30m"],
+    ];
+    for (const [line, expected] of cases) expect(await c.send(line), line).toContain(expected);
+    expect(Math.abs(c.handle.deps.clock.now() - Date.now())).toBeLessThan(1_000);
+  });
+
   it("says so when the console talks to a real Edge API", async () => {
     c = await startConsole({
       env: { EDGE_API_KEY: "real-key-not-the-simulator", EDGE_API_URL: "http://127.0.0.1:9" },
     });
     expect(c.handle.sim).toBeUndefined();
     expect(await c.send("/sim calm")).toContain("/sim needs the built-in simulator");
+    expect(await c.send("/sim clock +5m")).toContain("this console talks to a real Edge API");
   });
 });
 

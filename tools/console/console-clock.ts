@@ -1,0 +1,74 @@
+/**
+ * The local console's clock: it follows this computer's clock, and `/sim clock +30m` moves it forward, so an
+ * incident can be rehearsed without waiting (a temporary change's undo, an expiry, a watch's next checks).
+ * The bot and the built-in simulator share it, so the simulator's traffic is read at the same moved time.
+ *
+ * It is a manual clock (tools/manual-clock.ts) driven by a real interval: every FOLLOW_EVERY_MS it catches up
+ * with the real time that passed, firing due timers in order. The interval is deliberately not unref'd: the
+ * console's timers are the manual clock's, and work waiting on one (a shutdown's drain) must keep the
+ * process alive until `stop`.
+ */
+import type { Clock } from "../../src/clock.js";
+import { createManualClock } from "../manual-clock.js";
+
+/** How often the console's time catches up with the real clock: a timer fires at most this late. */
+const FOLLOW_EVERY_MS = 20;
+/**
+ * `/sim clock` moves time in steps this long and pauses for real time between them, so work a timer started
+ * (an Edge API read on loopback, a store write) ends near the time it started at, as it would have.
+ */
+const STEP_MS = 5_000;
+/** A long move takes at most this many steps (a day: 144 s each), so it ends within seconds. */
+const MAX_STEPS = 600;
+const PAUSE_MS = 5;
+
+export interface ConsoleClock extends Clock {
+  /** Moves the console's time forward by `ms`: every timer due in between fires, in order. */
+  moveForward(ms: number): Promise<void>;
+  /** How far the console's time is ahead of this computer's clock (the sum of the moves). */
+  ahead(): number;
+  /** Stops following the real clock (the console is closing). */
+  stop(): void;
+}
+
+export function createConsoleClock(): ConsoleClock {
+  const manual = createManualClock(Date.now());
+  let followed = performance.now();
+  let ahead = 0;
+  let moving: Promise<void> = Promise.resolve();
+  // One move at a time, in the order asked: catching up and a `/sim clock` never interleave their timers.
+  const enqueue = (move: () => Promise<void>): Promise<void> => {
+    moving = moving.then(move, move);
+    return moving;
+  };
+  const follow = setInterval(() => {
+    void enqueue(async () => {
+      const at = performance.now();
+      const passed = at - followed;
+      followed = at;
+      if (passed > 0) await manual.advance(passed);
+    });
+  }, FOLLOW_EVERY_MS);
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
+
+  return {
+    now: manual.now,
+    elapsed: manual.elapsed,
+    setTimeout: manual.setTimeout,
+    setInterval: manual.setInterval,
+    sleep: manual.sleep,
+    moveForward(ms) {
+      return enqueue(async () => {
+        const stepMs = Math.max(STEP_MS, Math.ceil(ms / MAX_STEPS));
+        for (let left = ms; left > 0; left -= stepMs) {
+          const step = Math.min(stepMs, left);
+          ahead += step;
+          await manual.advance(step);
+          await pause();
+        }
+      });
+    },
+    ahead: () => ahead,
+    stop: () => clearInterval(follow),
+  };
+}
