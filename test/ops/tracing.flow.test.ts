@@ -244,6 +244,18 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
     expect(publish[0]!.attributes["slack.error"]).toBeUndefined();
   });
 
+  it("a Web API call Slack answers ok:false (HTTP 200) carries Slack's error code", async () => {
+    h.slack.addFault({ method: "views.publish", error: "internal_error", times: 1 });
+    await openHome(h, "U0002");
+    await events.handled("app_home_opened", (e) => e.user === "U0002");
+    const t = await rootEnded(h, "slack event app_home_opened");
+    const [publish] = t.named("slack views.publish");
+    expect(publish?.attributes).toMatchObject({
+      "http.response.status_code": 200,
+      "slack.error": "internal_error",
+    });
+  });
+
   it("no span carries a token, the Edge key (or its hash), the signing secret, a response_url or a message's text", async () => {
     const spans = exporter.getFinishedSpans();
     expect(spans.length).toBeGreaterThan(50);
