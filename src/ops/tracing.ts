@@ -99,8 +99,14 @@ export async function startTracing(o: StartTracingOptions): Promise<boolean> {
   const provider = new NodeTracerProvider({ resource, spanProcessors: spanProcessors ?? [] });
   provider.register();
   running = provider;
-  if (url) o.logger.info({ tracesUrl: url }, "OpenTelemetry tracing is on");
+  // Where, without any user:password the URL may carry.
+  if (url) o.logger.info({ tracesUrl: withoutCredentials(url) }, "OpenTelemetry tracing is on");
   return true;
+}
+
+function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
 }
 
 /** Send the spans still buffered and stop the SDK (graceful stop; a test's end). No-op when off. */

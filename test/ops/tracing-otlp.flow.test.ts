@@ -1,8 +1,9 @@
 import { trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { silentLogger } from "../../src/log.js";
+import { createLogger, silentLogger } from "../../src/log.js";
 import { activeTraceIds, inSpan, startTracing, stopTracing, tracingOn } from "../../src/ops/tracing.js";
+import { LogCapture } from "../support/harness.js";
 import { startCollector } from "../support/otlp-collector.js";
 
 /**
@@ -59,14 +60,21 @@ describe("tracing's switch and OTLP export", () => {
     }
   });
 
-  it("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as it is, and wins over the base endpoint", async () => {
+  it("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as it is, wins over the base endpoint, and its password is not logged", async () => {
     const collector = await startCollector();
     try {
+      const withPassword = collector.url.replace("http://", "http://otel:collector-pass-42@");
       const config = loadConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/traces`,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${withPassword}/custom/traces`,
       });
-      expect(await startTracing({ settings: config.tracing, logger: silentLogger })).toBe(true);
+      const logs = new LogCapture();
+      expect(
+        await startTracing({ settings: config.tracing, logger: createLogger({ destination: logs }) }),
+      ).toBe(true);
+      // The log says where traces go, never the password in that URL.
+      expect(logs.text).toContain(`"tracesUrl":"${collector.url}/custom/traces"`);
+      expect(logs.text).not.toContain("collector-pass-42");
       await inSpan("probe-traces-endpoint", undefined, async () => undefined);
       const arrived = collector.next();
       await stopTracing();
