@@ -7,6 +7,7 @@ import { startSpan, startTracing, stopTracing } from "../../src/ops/tracing.js";
 import { ACTIONS, BLOCKS, KEY_INPUT_ACTION, VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { openHome } from "../support/app-home.js";
+import { onPostgres, postgresTests } from "../support/both-stores.js";
 import { askAndApprove } from "../support/change-flow.js";
 import { eventsHandled } from "../support/events-handled.js";
 import {
@@ -15,6 +16,7 @@ import {
   blocksText,
   commandAnswer,
   SIGNING_SECRET,
+  startHarness,
   TEST_EDGE_KEY,
   TEST_ENCRYPTION_KEY,
 } from "../support/harness.js";
@@ -286,4 +288,40 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
     startSpan("leaky", { "edge.key": TEST_EDGE_KEY, "slack.text": texts[0] }).end();
     expect(leaks(exporter.getFinishedSpans())).toHaveLength(2);
   });
+});
+
+describe("traces on PostgreSQL", () => {
+  it.runIf(postgresTests)(
+    "the move to applied holds its store transaction (begin to commit), and the other statements are spans of their own",
+    () =>
+      onPostgres(async (options) => {
+        const h = await startHarness(options);
+        try {
+          const ZONE = SIM_IDS.zoneUnderAttack;
+          h.sim.state.shieldZones.find((z) => z.shieldZoneId === ZONE)!.dDoSShieldSensitivity = 1;
+          await askAndApprove(h, `ddos ${ZONE} challenge`, "DDoS sensitivity");
+          const t = await rootEnded(h, `slack block_actions ${ACTIONS.approve}`);
+          const applied = t
+            .named("change move applied")
+            .find(
+              (m) =>
+                m.attributes["change.won"] === true && m.attributes["change.kind"] === "ddos_sensitivity",
+            );
+          expect(applied).toBeDefined();
+          const [transaction, ...others] = t.children(applied!).filter((s) => s.name === "store transaction");
+          expect(others).toEqual([]);
+          expect(transaction?.attributes).toMatchObject({
+            "db.system.name": "postgresql",
+            "store.outcome": "commit",
+          });
+          expect(Number(transaction?.attributes["store.statements"])).toBeGreaterThanOrEqual(2);
+          const update = t.named("store update approval_requests");
+          expect(update.length).toBeGreaterThanOrEqual(1);
+          expect(update[0]!.attributes["db.system.name"]).toBe("postgresql");
+        } finally {
+          await h.close();
+        }
+      }),
+    60_000,
+  );
 });
