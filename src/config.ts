@@ -156,6 +156,8 @@ const envSchema = z.object({
   EXPECTED_REPLICAS: intVar("EXPECTED_REPLICAS", 1, 1, 1000),
   OTEL_EXPORTER_OTLP_ENDPOINT: urlVar("OTEL_EXPORTER_OTLP_ENDPOINT", ["http:", "https:"]),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlVar("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ["http:", "https:"]),
+  MCP_ENABLED: flagVar("MCP_ENABLED"),
+  EDGEOPS_AGENT_TOKEN: optionalString,
 });
 
 export interface Config {
@@ -234,6 +236,12 @@ export interface Config {
   readonly tracing: {
     readonly endpoint: string | undefined;
     readonly tracesEndpoint: string | undefined;
+  };
+  readonly mcp: {
+    /** The MCP server for AI agents (src/mcp): /mcp on the HTTP server, and `npm run mcp`. Off by default. */
+    readonly enabled: boolean;
+    /** `npm run mcp` (stdio): the agent token it acts with. */
+    readonly agentToken: string | undefined;
   };
 }
 
@@ -342,5 +350,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
       tracesEndpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     },
+    mcp: { enabled: e.MCP_ENABLED, agentToken: e.EDGEOPS_AGENT_TOKEN },
   });
 }

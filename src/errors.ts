@@ -5,7 +5,14 @@ import { StoreError } from "./store/index.js";
  * Errors raised at the Slack boundary for things the user can fix. `message` is the sentence the
  * user reads: it says what went wrong and what to do.
  */
-export type UserErrorKind = "usage" | "no_key" | "not_admin" | "not_found" | "slack" | "unavailable";
+export type UserErrorKind =
+  | "usage"
+  | "no_key"
+  | "not_admin"
+  | "not_found"
+  | "slack"
+  | "unavailable"
+  | "unauthorized";
 
 export class UserError extends Error {
   override readonly name = "UserError";

@@ -9,8 +9,10 @@ export type { Logger } from "pino";
  */
 const SECRET_NAME =
   /(^|[_-])?(access[_-]?key|api[_-]?key|key|keys|secret|token|tokens|password|authorization|cookie|ciphertext)$/i;
-// xwfp-: the token Slack gives a workflow step's execution (function_executed).
-const SECRET_VALUE = /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,}|xwfp-[A-Za-z0-9-]{6,})\b/g;
+// xwfp-: the token Slack gives a workflow step's execution (function_executed); edgeops_at_: an agent's
+// token (src/services/agent-tokens.ts), wherever it appears (a header, a URL, an agent's text).
+const SECRET_VALUE =
+  /\b(xox[abposr]-[A-Za-z0-9-]{6,}|xapp-[A-Za-z0-9-]{6,}|xwfp-[A-Za-z0-9-]{6,}|edgeops_at_[A-Za-z0-9_-]{6,})/g;
 /** `client_secret=…`, `"token":"…"`, `AccessKey: …` inside free text (e.g. Bolt's and WebClient's debug lines). */
 const SECRET_PAIR =
   /((?:client_secret|secret|token|password|access_?key|api_?key|authorization|code)["']?\s*[:=]\s*["']?)([^"'&\s,}]+)/gi;

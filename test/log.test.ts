@@ -52,4 +52,12 @@ describe("the root logger", () => {
       expect(text).not.toContain(secret);
     }
   });
+
+  it("redacts an agent's token wherever it appears in text", () => {
+    const { logger, sink } = capture();
+    const token = "edgeops_at_Q2xhdWRlLXRva2VuLWZvci10ZXN0cy1vbmx5LTAwMDAwMDAwMDA";
+    logger.warn(`agent sent Bearer ${token} twice`);
+    logger.warn({ header: `Bearer ${token}`, url: `/mcp?t=${token}` }, "refused");
+    expect(sink.text).not.toContain(token.slice(11));
+  });
 });

@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { TransportError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { mcpRoute } from "../mcp/server.js";
 import { createOps, type Ops } from "../ops/index.js";
 import { createSlackApp, type SlackApp, type SlackAppOptions } from "../slack/app.js";
 import { STEP_REFUSED_SHUTDOWN } from "../slack/refused.js";
@@ -46,13 +47,15 @@ export async function buildBot(o: BuildOptions): Promise<BuiltBot> {
   const { deps, sharedLimit } = composed;
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
   const ops = withOps ? createOps(deps) : undefined;
-  const slack = createSlackApp({
+  // AI agents' MCP server (MCP_ENABLED): /mcp beside /slack/events, posting proposals' cards through the app.
+  const mcp = deps.config.mcp.enabled && transport.kind !== "console" ? [mcpRoute(() => slack.env)] : [];
+  const slack: SlackApp = createSlackApp({
     deps,
     transport,
     port,
+    routes: [...(ops?.routes ?? []), ...mcp],
     ...(ops
       ? {
-          routes: ops.routes,
           // Slack Web API calls are counted, and a late answer to a request abandoned at shutdown is dropped.
           fetch: instrumentSlackFetch({
             metrics: deps.metrics,

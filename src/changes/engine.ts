@@ -140,7 +140,10 @@ export async function requestChange<P, V>(
     input.approversReachable === undefined
       ? policy.approvalsNeeded
       : Math.max(1, Math.min(policy.approvalsNeeded, input.approversReachable));
-  const required = await approvalRequired(deps, kind, scope, input.params, current, policy);
+  const policyRequires = await approvalRequired(deps, kind, scope, input.params, current, policy);
+  // An agent's proposal always waits for a person: where the policy asks no approval, for one press.
+  const onePress = input.proposedBy !== undefined && !policyRequires;
+  const required = policyRequires || onePress;
   // Where it would wait for approval, one request for the same change waits and a second asker is
   // pointed at it; the store's unique twin key decides between two asking at the same instant. Applied
   // at once here, the change is simply applied.
@@ -179,8 +182,9 @@ export async function requestChange<P, V>(
     params: input.params,
     observed: current,
     expiresAt: deps.clock.now() + policy.expiryMinutes * 60_000,
-    approvalsNeeded,
+    approvalsNeeded: onePress ? 1 : approvalsNeeded,
     undoAfterMs: input.temporaryMs ?? null,
+    ...(input.proposedBy ? { proposedBy: { ...input.proposedBy, ...(onePress ? { onePress } : {}) } } : {}),
     twinKey,
     ...(conflicts.length > 0 ? { note: { kind: "conflicts", with: conflicts.map((r) => noted(r, r)) } } : {}),
   });
@@ -188,7 +192,8 @@ export async function requestChange<P, V>(
   const { request } = created;
   countState(deps, "pending");
   await audit(deps, request, input.userId, "request", "pending", {
-    approvals: required ? "required" : "not required",
+    approvals: onePress ? "one press (proposed by an agent)" : required ? "required" : "not required",
+    ...(input.proposedBy ? { agent: input.proposedBy.agent, agentId: input.proposedBy.agentId } : {}),
     ...(required && approvalsNeeded < policy.approvalsNeeded
       ? { approvalsNeeded, policyNeeds: policy.approvalsNeeded, approversReachable: input.approversReachable }
       : {}),
@@ -545,8 +550,10 @@ export async function approve(deps: Deps, input: DecisionInput): Promise<Decisio
   const pending = await pendingForDecision(deps, input);
   if ("ended" in pending) return pending.ended;
   const { request } = pending;
-  if (request.requesterId === input.userId) return { kind: "self_approval", request };
-  if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
+  // An agent's proposal where the policy asks no approval: its requester's own press confirms it.
+  const ownPress = request.proposedBy?.onePress === true && request.requesterId === input.userId;
+  if (request.requesterId === input.userId && !ownPress) return { kind: "self_approval", request };
+  if (!ownPress && !(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
   return recordApproval(deps, request, input.userId, input.isApprover);
 }

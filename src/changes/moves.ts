@@ -12,6 +12,7 @@ import type {
   ChangeState,
   EffectivePolicy,
   OtherRequest,
+  ProposedBy,
   TransitionGuard,
 } from "../store/index.js";
 import { describeRequest, type ResolvedChange, resolveChange } from "./index.js";
@@ -58,6 +59,11 @@ export interface ChangeInput<P> {
    * a policy nobody can meet can still be loosened.
    */
   approversReachable?: number;
+  /**
+   * An AI agent proposed it for `userId` (src/mcp): it always waits for a person's press. Where the policy
+   * asks an approval, another person approves as usual; where it asks none, one press applies it.
+   */
+  proposedBy?: Omit<ProposedBy, "onePress">;
 }
 
 export type ChangeOutcome =

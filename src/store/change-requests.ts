@@ -61,6 +61,22 @@ export type DecisionReason =
   /** Applied at once: the channel's policy asks no approval ("off") or not for this kind of change. */
   | { kind: "no_approval"; approvals: "off" | "not_covered" };
 
+/**
+ * An AI agent proposed the change for its requester (through the MCP server, src/mcp): the agent's name,
+ * its token's id (never the token) and the reason it gave. Its card says so, and it always waits for a
+ * person to press a button, even where approvals are off.
+ */
+export interface ProposedBy {
+  agent: string;
+  agentId: string;
+  reason: string;
+  /**
+   * The channel's policy asks no approval for this change: it still waits, for one press by a person (its
+   * requester, whose agent proposed it, or an approver) instead of applying at once.
+   */
+  onePress?: boolean;
+}
+
 /** The columns of migration 1 that only old bot-category rows are read from (toRequest). */
 type LegacyColumns = "shieldZoneId" | "category" | "requestedAction" | "previousAction";
 
@@ -82,6 +98,7 @@ export interface ChangeRequest
     | "note"
     | "undoneBy"
     | "reason"
+    | "proposedBy"
   > {
   /** The kind's parameters (JSON), checked by the kind when read. */
   params: unknown;
@@ -97,6 +114,7 @@ export interface ChangeRequest
   /** Who undid it: a user id, or "system" (edgeops at the end of its period). */
   undoneBy?: string | null;
   reason?: DecisionReason | null;
+  proposedBy?: ProposedBy | null;
 }
 
 export interface NewChangeRequest {
@@ -116,6 +134,7 @@ export interface NewChangeRequest {
   /** While this request is pending, another with the same key in the workspace fails (StoreError). */
   twinKey?: string | null;
   note?: ChangeNote | null;
+  proposedBy?: ProposedBy | null;
 }
 
 export interface ChangePatch {
@@ -246,6 +265,7 @@ export function toRequest(row: Selectable<ChangeRequestsTable>): ChangeRequest {
       replaced: parseJson<{ value: unknown }>(row.replaced),
       note: parseJson<ChangeNote>(row.note),
       reason: parseJson<DecisionReason>(row.reason),
+      proposedBy: parseJson<ProposedBy>(row.proposedBy),
     },
     ["shieldZoneId", "category", "requestedAction", "previousAction", "leaseUntil"],
   );
@@ -433,6 +453,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
         leaseUntil: null,
         undoneBy: null,
         reason: null,
+        proposedBy: req.proposedBy ? JSON.stringify(req.proposedBy) : null,
       };
       await db.insertInto("approval_requests").values(row).execute();
       return toRequest(row);

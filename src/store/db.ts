@@ -115,6 +115,8 @@ export interface ChangeRequestsTable {
   undoneBy: string | null;
   /** JSON {@link DecisionReason}: a reject's reason, a withdrawal, no approval needed (migration 12). */
   reason: string | null;
+  /** JSON {@link ProposedBy}: an agent proposed it for the requester, and why (migration 14). */
+  proposedBy: string | null;
 }
 
 /** Which request last set each target (a zone's setting, a bot category, an access entry). */
@@ -253,6 +255,27 @@ export interface Database {
   function_executions: FunctionExecutionsTable;
   target_locks: TargetLocksTable;
   workspace_removals: WorkspaceRemovalsTable;
+  agent_tokens: AgentTokensTable;
+}
+
+/**
+ * A person's token for an AI agent (the MCP server, src/mcp), migration 14: only its SHA-256 is stored,
+ * never the token. It acts as `userId` in `teamId` until it expires or is revoked.
+ */
+export interface AgentTokensTable {
+  id: string;
+  teamId: string;
+  userId: string;
+  /** The name its owner gave it (unique among their tokens not revoked). */
+  name: string;
+  /** Hex SHA-256 of the token. */
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+  revokedBy: string | null;
+  /** When a call last presented it (at most once a minute is recorded). */
+  lastUsedAt: number | null;
 }
 
 /**

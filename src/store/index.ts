@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import { type AgentTokensRepo, createAgentTokensRepo } from "./agent-tokens.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
 import { type ChangeRequestsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
@@ -19,6 +20,7 @@ import { createTimelineReads, type TimelineReads } from "./timeline.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 
+export type { AgentToken, AgentTokensRepo, NewAgentToken } from "./agent-tokens.js";
 export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
 export type {
   ChangeError,
@@ -31,6 +33,7 @@ export type {
   NewChangeRequest,
   OtherRequest,
   PendingQuery,
+  ProposedBy,
   TransitionGuard,
 } from "./change-requests.js";
 export { CHANGE_STATES, CHANGE_TRANSITIONS } from "./change-requests.js";
@@ -125,6 +128,8 @@ export interface Store {
   readonly removals: RemovalsRepo;
   /** An incident's timeline: one zone's changes, their audit steps and its alert episodes (read-only). */
   readonly timeline: TimelineReads;
+  /** People's tokens for AI agents (the MCP server), stored hashed. */
+  readonly agentTokens: AgentTokensRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -197,6 +202,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     targetLocks: createTargetLocksRepo(context),
     removals: createRemovalsRepo(context),
     timeline: createTimelineReads(context),
+    agentTokens: createAgentTokensRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

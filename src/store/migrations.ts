@@ -372,6 +372,33 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 14,
+    name: "agents' tokens (their hash only) for the MCP server",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("agent_tokens")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("user_id", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("token_hash", "text", (c) => c.notNull().unique())
+        .addColumn("created_at", ts, (c) => c.notNull())
+        .addColumn("expires_at", ts, (c) => c.notNull())
+        .addColumn("revoked_at", ts)
+        .addColumn("revoked_by", "text")
+        .addColumn("last_used_at", ts)
+        .execute();
+      await db.schema
+        .createIndex("agent_tokens_team_user")
+        .on("agent_tokens")
+        .columns(["team_id", "user_id"])
+        .execute();
+      // Who proposed a change for a person: the agent's name, its token's id and its reason (JSON).
+      await db.schema.alterTable("approval_requests").addColumn("proposed_by", "text").execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

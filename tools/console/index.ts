@@ -3,6 +3,7 @@
  * Bolt app and listeners as behind Slack, fed by a receiver of its own; an in-process stand-in for
  * the Slack Web API and response_url renders what the app sends.
  */
+import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import pino from "pino";
@@ -12,6 +13,7 @@ import { type Clock, systemClock } from "../../src/clock.js";
 import { type Config, ConfigError } from "../../src/config.js";
 import type { RetryPolicy } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
+import { MCP_PATH, mcpRoute } from "../../src/mcp/server.js";
 import { CONNECT_HINT } from "../../src/slack/transport/transport.js";
 import type { Simulator, SimulatorOptions } from "../simulator/index.js";
 import { createConsoleClock } from "./console-clock.js";
@@ -160,6 +162,15 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     const jobs = startJobs({ env: slack.env, scope: { teamIds: [CONSOLE_TEAM.id] } });
     cleanups.push(() => jobs.stop(o.config.shutdownTimeoutMs));
 
+    // AI agents (MCP_ENABLED=1): the console's bot answers MCP at http://127.0.0.1:PORT/mcp, its cards drawn here.
+    const mcpPort = o.config.mcp.enabled
+      ? await serveMcp(
+          mcpRoute(() => slack.env),
+          o.config.port,
+          cleanups,
+        )
+      : undefined;
+
     const storedKey = await store.keys.info(CONSOLE_TEAM.id).catch(() => undefined);
     const first = world.users[0];
     const banner = [
@@ -179,6 +190,11 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       config.store.databaseUrl
         ? "Storage: PostgreSQL (DATABASE_URL, allowed by CONSOLE_ALLOW_DATABASE_URL=1); only this console's workspace's schedules and approvals are run here."
         : `Storage: SQLite in ${config.store.dataDir}${o.logger ? "" : ` (logs in ${join(config.store.dataDir, "console.log")})`}.`,
+      ...(mcpPort !== undefined
+        ? [
+            `AI agents (MCP): http://127.0.0.1:${mcpPort}${MCP_PATH} with Authorization: Bearer <token from /edge agent token> (docs/agents.md).`,
+          ]
+        : []),
       `You are ${first ? world.describeUser(first) : "nobody"} in #${world.channels[0]?.name ?? "general"}. Others: ${world.users
         .slice(1)
         .map((u) => world.describeUser(u))
@@ -231,6 +247,28 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     await cleanup();
     throw err;
   }
+}
+
+/** The MCP route on its own loopback server (the console has no HTTP server of its own): the port it took. */
+async function serveMcp(
+  route: ReturnType<typeof mcpRoute>,
+  port: number,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<number> {
+  const server: Server = createServer((req, res) => {
+    if (req.url?.split("?")[0] !== route.path) {
+      res.writeHead(404).end();
+      return;
+    }
+    void route.handler(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve(undefined))));
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : port;
 }
 
 /** `npm start` without Slack credentials: the console on this terminal; leaving it ends the process. */

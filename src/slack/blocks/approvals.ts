@@ -17,6 +17,7 @@ import {
   mention,
   mrkdwn,
   plainText,
+  truncate,
   usergroup,
 } from "./mrkdwn.js";
 import { CONFIRMING, type Reply, reply } from "./reply.js";
@@ -428,6 +429,17 @@ function timeField(r: ChangeRequest): Mrkdwn[] {
  * The approval card everyone in the channel sees. Pending: Approve and Reject (each decides at the click).
  * Failed: the API's reason and Retry. Decided: who, when and the outcome, no buttons.
  */
+/** An agent proposed it: which agent, for whom, and the reason it gave (its own words, escaped). */
+function proposedByBlocks(r: ChangeRequest): KnownBlock[] {
+  const p = r.proposedBy;
+  if (!p) return [];
+  return [
+    section(
+      mrkdwn`:robot_face: Proposed by agent *${p.agent}* for ${mention(r.requesterId)}. The agent's reason: ${truncate(p.reason, 1000)}`,
+    ),
+  ];
+}
+
 export function approvalCard(
   r: ChangeRequest,
   policy?: Pick<EffectivePolicy, "approvers">,
@@ -446,8 +458,10 @@ export function approvalCard(
       ...timeField(r),
       mrkdwn`*State*\n${stateLine(r)}`,
     ]),
+    ...proposedByBlocks(r),
   ];
   const people = (ids: readonly string[]) => joinMrkdwn(ids.map(mention), ", ");
+  const onePress = r.proposedBy?.onePress === true;
   if (r.state === "pending") {
     const named = admins.filter((id) => id !== r.requesterId);
     const adminWords =
@@ -465,7 +479,13 @@ export function approvalCard(
                 ", ",
               )
           : undefined;
-    if (who)
+    if (onePress)
+      blocks.push(
+        context(
+          mrkdwn`Approvals are off here, but an agent proposed this: it applies only once a person presses Confirm (${mention(r.requesterId)}, or an approver). Reject withdraws it.`,
+        ),
+      );
+    else if (who)
       blocks.push(
         context(mrkdwn`Approvers: ${who} (not the requester, who can withdraw the request with Reject).`),
       );
@@ -486,7 +506,7 @@ export function approvalCard(
     // refused at once.
     blocks.push(
       actions(
-        button("Approve", ACTIONS.approve, r.id, "primary"),
+        button(onePress ? "Confirm" : "Approve", ACTIONS.approve, r.id, "primary"),
         button("Reject", ACTIONS.reject, r.id, "danger"),
       ),
     );

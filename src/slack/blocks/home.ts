@@ -1,8 +1,9 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import { describeRequest } from "../../changes/index.js";
 import type { OpenAlert } from "../../services/alerts.js";
-import type { ApiKeyInfo, ChangeRequest, Schedule } from "../../store/index.js";
+import type { AgentToken, ApiKeyInfo, ChangeRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
+import { agentTokenLine } from "./agents.js";
 import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
 import { actions, button, context, divider, header, packLines, section } from "./block-kit.js";
@@ -20,6 +21,8 @@ export interface HomeData {
   schedules: Schedule[] | { error: string };
   /** Firing alerts of the user's channels; an error sentence when they could not be read. */
   openAlerts: { alerts: OpenAlert[]; more: boolean } | { error: string };
+  /** The viewer's own active agent tokens (never the tokens themselves). */
+  agentTokens?: AgentToken[];
 }
 
 function openAlertLine(a: OpenAlert) {
@@ -55,6 +58,13 @@ export function homeView(d: HomeData): HomeView {
 
   blocks.push(divider(), ...pendingBlocks(d.pendingApprovals));
   blocks.push(divider(), ...scheduleBlocks(d.schedules));
+  if (d.agentTokens && d.agentTokens.length > 0)
+    blocks.push(
+      divider(),
+      section(`*Your agent tokens* (${d.agentTokens.length})`),
+      ...packLines(d.agentTokens.map(agentTokenLine), 5, "tokens"),
+      context("`/edge agent revoke <name>` revokes one at once."),
+    );
   blocks.push(context("Type `/edge help` in any channel for the commands."));
   return { type: "home", blocks: blocks.slice(0, 100) };
 }

@@ -1,3 +1,4 @@
+import { agentCommand } from "./agent.js";
 import { appsCommand } from "./apps.js";
 import { auditCommand } from "./audit.js";
 import { blockCommand, unblockCommand } from "./block.js";
@@ -43,6 +44,7 @@ export function subcommandList(): Subcommand[] {
     policyCommand,
     auditCommand,
     keyCommand,
+    agentCommand,
   ];
   list.push(helpCommand(() => list));
   return list;

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import { withDeadline } from "../../../deadline.js";
 import { toUserSentence, UserError } from "../../../errors.js";
+import { listAgentTokens } from "../../../services/agent-tokens.js";
 import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
@@ -53,7 +54,7 @@ export function appHomeOpened(env: SlackEnv) {
         ALERTS_DEADLINE_MS,
         () => ({ error: "Slack is slow to say which channels you are in; reopen this tab to try again." }),
       );
-      const [access, isAdmin, pendingApprovals, schedules] = await Promise.all([
+      const [access, isAdmin, pendingApprovals, schedules, agentTokens] = await Promise.all([
         keyInUse(env.deps, teamId).catch((err: unknown) => ({ source: "unreadable" as const, err })),
         env.admins.isAdmin(client, teamId, userId).catch(() => false),
         inChannels(async (c) => {
@@ -69,6 +70,7 @@ export function appHomeOpened(env: SlackEnv) {
           return { requests, total };
         }),
         inChannels(async (c) => (await store.schedules.list(teamId)).filter((s) => c.has(s.channelId))),
+        listAgentTokens(env.deps, { teamId, userId }).catch(() => []),
       ]);
       // One read decrypts the key and describes it; a stored key that cannot be decrypted is still
       // described, and answers nothing.
@@ -100,6 +102,7 @@ export function appHomeOpened(env: SlackEnv) {
           pendingApprovals,
           schedules,
           openAlerts: await openAlerts,
+          agentTokens,
         }),
       });
     } catch (err) {
