@@ -127,9 +127,11 @@ const envSchema = z.object({
   DATABASE_URL: urlVar("DATABASE_URL", ["postgres:", "postgresql:"]),
   DATABASE_STATEMENT_TIMEOUT_MS: intVar("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
   AUDIT_RETENTION_DAYS: intVar("AUDIT_RETENTION_DAYS", 400, 1, 36_500),
+  FUNCTION_EXECUTION_RETENTION_DAYS: intVar("FUNCTION_EXECUTION_RETENTION_DAYS", 30, 1, 36_500),
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_KEYS: optionalString,
   PORT: intVar("PORT", 3000, 0, 65_535),
+  HTTP_MAX_PAYLOADS_IN_FLIGHT: intVar("HTTP_MAX_PAYLOADS_IN_FLIGHT", 500, 1, 100_000),
   SLACK_API_URL: urlVar("SLACK_API_URL", ["https:", "http:"]),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,
@@ -181,6 +183,8 @@ export interface Config {
     readonly statementTimeoutMs: number;
     /** Audit rows older than this many days are deleted by the sweeper. */
     readonly auditRetentionDays: number;
+    /** Days a Workflow Builder step's row is kept after its last update (FUNCTION_EXECUTION_RETENTION_DAYS). */
+    readonly functionExecutionRetentionDays: number;
     readonly encryptionKey: string | undefined;
     readonly encryptionKeys: string | undefined;
   };
@@ -196,6 +200,11 @@ export interface Config {
     readonly adminUserIds: readonly AdminId[];
   };
   readonly port: number;
+  /**
+   * HTTP mode: payloads acknowledged by the front thread and not yet handled by the main thread, at most;
+   * beyond it a signed payload is answered 503 with Retry-After.
+   */
+  readonly httpMaxPayloadsInFlight: number;
   readonly shutdownTimeoutMs: number;
   readonly schedules: {
     readonly perChannel: number;
@@ -314,6 +323,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       databaseUrl: e.DATABASE_URL,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+      functionExecutionRetentionDays: e.FUNCTION_EXECUTION_RETENTION_DAYS,
       encryptionKey: e.ENCRYPTION_KEY,
       encryptionKeys: e.ENCRYPTION_KEYS,
     },
@@ -328,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       adminUserIds: e.ADMIN_USER_IDS,
     },
     port: e.PORT,
+    httpMaxPayloadsInFlight: e.HTTP_MAX_PAYLOADS_IN_FLIGHT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     schedules: {
       perChannel: e.SCHEDULES_PER_CHANNEL,

@@ -1,7 +1,7 @@
 import { SWEEPS, type SweepKind } from "../changes/undo-and-reconcile.js";
 import type { Deps } from "../deps.js";
 import type { Logger } from "../log.js";
-import { pruneAuditLog } from "../services/audit-retention.js";
+import { pruneAuditLog, pruneFunctionExecutions } from "../services/audit-retention.js";
 import { continueRemovals } from "../services/uninstall.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { settleMissedSteps } from "../slack/functions/completion.js";
@@ -116,13 +116,21 @@ export function createChangeSweeper(env: SlackEnv, options: ChangeSweeperOptions
   /** Requests moved since the last summary line, by sweep. */
   let moved: Partial<Record<SweepKind, number>> = {};
 
-  /** Audit rows past AUDIT_RETENTION_DAYS; its failure is its own, not the sweep's. */
+  /**
+   * Audit rows past AUDIT_RETENTION_DAYS and workflow steps past FUNCTION_EXECUTION_RETENTION_DAYS; each
+   * failure is its own, not the sweep's.
+   */
   async function pruneOldAudit(): Promise<void> {
     const pruned = await pruneAuditLog(env.deps, scope).catch((err: unknown) => {
       logger.warn({ err }, "could not prune the audit log");
       return 0;
     });
     if (pruned > 0) logger.info({ pruned }, "pruned audit rows past their retention");
+    const steps = await pruneFunctionExecutions(env.deps, scope).catch((err: unknown) => {
+      logger.warn({ err }, "could not prune the workflow steps");
+      return 0;
+    });
+    if (steps > 0) logger.info({ steps }, "pruned workflow steps past their retention");
   }
 
   /** Removed workspaces: each taken a pass further, and finished (key deleted) once its undos settled. */

@@ -7,10 +7,12 @@ import {
 } from "../alerts/detect.js";
 import { BASELINE_FILL_MS, BUCKET_MS } from "../alerts/evaluate.js";
 import type { Deps } from "../deps.js";
-import { METRICS_RESOLUTION, unreadableMetricKeys } from "../edge/schemas/shield.js";
+import { METRICS_RESOLUTION, type ShieldZonePage, unreadableMetricKeys } from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
 import { LruCache } from "../lru.js";
 import { edgeAccessFor } from "./edge-access.js";
+import { cachedFor, type KeyedList } from "./key-cache.js";
+import { ZONE_DIRECTORY_TTL_MS } from "./zone-lookup.js";
 
 /** What the watches' detector says of one zone's last whole slot, read once (no baseline kept). */
 export type ZoneCheck =
@@ -92,4 +94,35 @@ export async function checkZones(
       return { zoneId, state: "unknown", why: toUserSentence(err) };
     }
   }
+}
+
+/** The workspace's first zones, checked (the Home's "what is on fire" from a cold start). */
+export interface FirstZonesCheck {
+  checks: ZoneCheck[];
+  /** How many shield zones the workspace has, when the Edge API says. */
+  totalCount: number | undefined;
+  /** Whether the workspace has zones that were not checked. */
+  more: boolean;
+}
+
+/** The first page of MAX_CHECKED_ZONES shield zones, kept a minute per key (as the zone directory). */
+const FIRST_ZONES: KeyedList<ShieldZonePage> = {
+  name: "first-shield-zones",
+  ttlMs: ZONE_DIRECTORY_TTL_MS,
+  load: (client) => client.listShieldZones({ page: 1, perPage: MAX_CHECKED_ZONES }),
+};
+
+/**
+ * The workspace's first MAX_CHECKED_ZONES shield zones checked as `/edge zones` checks its page: one list
+ * read a minute, then at most MAX_CHECKED_ZONES metrics reads, none within a slot whose verdicts are already known.
+ */
+export async function checkFirstZones(deps: Deps, teamId: string): Promise<FirstZonesCheck> {
+  const page = await cachedFor(deps, await edgeAccessFor(deps, teamId), FIRST_ZONES);
+  const checks = await checkZones(
+    deps,
+    teamId,
+    page.items.map((z) => z.shieldZoneId),
+  );
+  const more = page.nextPage !== null || checks.length < page.items.length || (page.skipped ?? 0) > 0;
+  return { checks, totalCount: page.totalCount, more };
 }

@@ -165,6 +165,7 @@ export function createSlackApp({
           },
           slackLogger,
           deps.clock,
+          deps.config.httpMaxPayloadsInFlight,
         )
       : undefined;
   const receiver: Receiver =

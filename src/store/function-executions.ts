@@ -68,6 +68,12 @@ export interface FunctionExecutionsRepo {
    * down). Oldest first; in the scope.
    */
   listSettleable(limit?: number, scope?: WorkScope): Promise<FunctionExecution[]>;
+  /**
+   * Deletes at most `batch` steps last updated before `before` (epoch ms), the oldest first, and says how
+   * many: completed ones, and ones Slack stopped waiting for long ago (their sealed tokens go with them).
+   * Only the scope's workspaces when it names some.
+   */
+  prune(before: number, batch: number, scope?: WorkScope): Promise<number>;
 }
 
 const SEAL_PURPOSE = "function_token" as const;
@@ -218,6 +224,20 @@ export function createFunctionExecutionsRepo(ctx: RepoContext): FunctionExecutio
         .limit(limit)
         .execute();
       return rows.map(toExecution);
+    },
+
+    async prune(before: number, batch: number, scope: WorkScope = {}): Promise<number> {
+      const { teamIds } = scope;
+      if (teamIds?.length === 0) return 0;
+      let ids = db
+        .selectFrom("function_executions")
+        .select("id")
+        .where("updatedAt", "<", before)
+        .orderBy("updatedAt")
+        .limit(Math.max(1, Math.min(batch, 10_000)));
+      if (teamIds) ids = ids.where("teamId", "in", [...teamIds]);
+      const res = await db.deleteFrom("function_executions").where("id", "in", ids).executeTakeFirst();
+      return Number(res.numDeletedRows);
     },
   });
 }

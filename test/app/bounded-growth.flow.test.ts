@@ -1,6 +1,7 @@
 /**
  * Nothing grows without limit: the App Home reads a page of the pending requests and
- * their count, and the approval sweeper deletes audit rows past AUDIT_RETENTION_DAYS, in batches. Through
+ * their count, and the approval sweeper deletes audit rows past AUDIT_RETENTION_DAYS and workflow steps past
+ * FUNCTION_EXECUTION_RETENTION_DAYS, in batches. Through
  * the real receiver and the real sweeper, on SQLite and PostgreSQL.
  */
 import { expect } from "vitest";
@@ -95,4 +96,40 @@ describeOnBothStores(
   "AUDIT_RETENTION_DAYS: the sweeper deletes older audit rows in batches",
   retention,
   30_000,
+);
+
+async function stepRetention(options: HarnessOptions) {
+  const h = await startHarness({ ...options, env: { FUNCTION_EXECUTION_RETENTION_DAYS: "30" } });
+  try {
+    const step = (id: string, teamId = "T0001") =>
+      h.store.functionExecutions.create({
+        id,
+        teamId,
+        callbackId: "request_block",
+        requestId: `R${id}`,
+        token: "xwfp-step-token",
+      });
+    // More than one batch's worth of old steps across two workspaces: completed ones and ones never settled.
+    for (let i = 0; i < 520; i++) await step(`Fold${i}`, i % 2 === 0 ? "T0001" : "T0OTHER");
+    expect(await h.store.functionExecutions.claim("Fold0", 60_000)).toBeDefined();
+    expect(await h.store.functionExecutions.complete("Fold0", { outputs: {} })).toBe(true);
+    h.advanceClock(31 * DAY);
+    await step("Fnew");
+    // Created long ago, but being completed now: kept.
+    expect(await h.store.functionExecutions.claim("Fold2", 60_000)).toBeDefined();
+    await createChangeSweeper(h.app.env).sweep();
+    expect(await h.store.functionExecutions.get("Fold0")).toBeUndefined();
+    expect(await h.store.functionExecutions.get("Fold519")).toBeUndefined();
+    expect(await h.store.functionExecutions.get("Fnew")).toBeDefined();
+    expect(await h.store.functionExecutions.get("Fold2")).toBeDefined();
+    expect(await h.store.functionExecutions.token("Fnew")).toBe("xwfp-step-token");
+  } finally {
+    await h.close();
+  }
+}
+
+describeOnBothStores(
+  "FUNCTION_EXECUTION_RETENTION_DAYS: the sweeper deletes workflow steps not updated since, in batches",
+  stepRetention,
+  60_000,
 );

@@ -119,6 +119,32 @@ describe("temporary changes (SQLite)", () => {
     expect(await undoDue(h.deps)).toHaveLength(0);
   });
 
+  it("Undo now pressed by an approver tells the requester in the card's thread; the requester's own press does not", async () => {
+    const undo = await blockFor30m(h, 6, "Preview");
+    await h.click(undo, { userId: ALICE });
+    const card = await cardUpdate(h, (t) => t.includes("Preview") && t.includes("Undone"));
+    const told = await h.slack.waitForCall(
+      "chat.postMessage",
+      (x) => x.args.thread_ts === card.args.ts && blocksText(x.args.blocks).includes("undone early"),
+    );
+    expect(blocksText(told.args.blocks)).toContain(`<@${BOB}> your change`);
+    expect(blocksText(told.args.blocks)).toContain(`undone early by <@${ALICE}>`);
+
+    const own = await blockFor30m(h, 7, "Social");
+    await h.click(own, { userId: BOB });
+    await cardUpdate(h, (t) => t.includes("Social") && t.includes("Undone"));
+    await h.settled();
+    expect(
+      h.slack
+        .callsTo("chat.postMessage")
+        .filter(
+          (x) =>
+            blocksText(x.args.blocks).includes("Social") &&
+            blocksText(x.args.blocks).includes("undone early"),
+        ),
+    ).toHaveLength(0);
+  });
+
   it("a failed undo is tried again a minute later; a lost answer is settled by the reconciler", async () => {
     await blockFor30m(h, 4, "Tool");
     h.sim.addFault({ method: "PUT", path: PUT_PATH, status: 500, body: "none", times: 3 });

@@ -60,7 +60,9 @@ async function homeAndAudit(options: HarnessOptions = {}) {
     // Bob, who is in it, sees both.
     const bobs = await openHome(h, BOB);
     expect(bobs).toContain("*Pending approvals in your channels* (1)");
-    expect(bobs).toContain(`*${LABEL}* in <#${PRIVATE}>`);
+    // Linked to its card, which only the channel's members can open.
+    expect(bobs).toContain(`|${LABEL}>* in <#${PRIVATE}>`);
+    expect(bobs).toContain(`*<https://acme.slack.com/archives/${PRIVATE}/p`);
     expect(bobs).toContain("*Schedules in your channels* (1)");
 
     // /edge audit: Dave sees nothing of it, Bob does.

@@ -359,6 +359,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         }
         return { ok: true, files: files.map((f) => ({ id: f.id, title: f.title })) };
       }
+      case "chat.getPermalink":
+        return {
+          ok: true,
+          channel,
+          permalink: `https://acme.slack.com/archives/${channel}/p${String(args.message_ts).replace(".", "")}`,
+        };
       case "conversations.open":
         return { ok: true, channel: { id: `D${String(args.users ?? "X").split(",")[0]}` } };
       case "oauth.v2.access":

@@ -53,6 +53,8 @@ export interface SignedPostResult {
   status: number;
   body: string;
   durationMs: number;
+  /** The answer's Retry-After header, when it has one. */
+  retryAfter?: string;
 }
 
 /** POST a signed form body to the receiver. */
@@ -71,5 +73,11 @@ export async function postSigned(
     body,
   });
   const text = await res.text();
-  return { status: res.status, body: text, durationMs: performance.now() - started };
+  const retryAfter = res.headers.get("retry-after");
+  return {
+    status: res.status,
+    body: text,
+    durationMs: performance.now() - started,
+    ...(retryAfter === null ? {} : { retryAfter }),
+  };
 }

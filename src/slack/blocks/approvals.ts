@@ -246,12 +246,21 @@ export function appliedLine(r: ChangeRequest): Reply {
 
 /**
  * What the requester is told in the card's thread once others decided their request: approved and
- * applied, failed, rejected (with the reason), expired. Undefined for every other move.
+ * applied, failed, rejected (with the reason), expired, undone early by someone else's Undo now.
+ * Undefined for every other move.
  */
 export function requesterOutcome(r: ChangeRequest): Reply | undefined {
-  if (r.reason?.kind === "no_approval") return undefined;
   const change = describeRequest(r);
   const you = mention(r.requesterId);
+  // Undo now pressed by someone else (an approver): the requester did not see it coming, approvals or not.
+  const undoer = r.undoneBy;
+  if (r.state === "undone" && undoer && undoer !== "system" && undoer !== r.requesterId) {
+    const line = r.lastError
+      ? mrkdwn`:leftwards_arrow_with_hook: ${you} ${mention(undoer)} pressed Undo now on your change *${change}*. ${r.lastError.message}`
+      : mrkdwn`:leftwards_arrow_with_hook: ${you} your change *${change}* was undone early by ${mention(undoer)} (Undo now).`;
+    return reply(line, [section(line)]);
+  }
+  if (r.reason?.kind === "no_approval") return undefined;
   const approvers = r.approvedBy.length > 0 ? r.approvedBy : r.decidedBy ? [r.decidedBy] : [];
   const by = approvers.length > 0 ? mrkdwn` by ${joinMrkdwn(approvers.map(mention), ", ")}` : mrkdwn``;
   let line: Mrkdwn;

@@ -1,6 +1,7 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import { describeRequest } from "../../changes/index.js";
 import type { OpenAlert } from "../../services/alerts.js";
+import type { FirstZonesCheck } from "../../services/unusual-zones.js";
 import type { AgentToken, ApiKeyInfo, ChangeRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { agentTokenLine } from "./agents.js";
@@ -8,21 +9,29 @@ import { alertTitle } from "./alerts.js";
 import { totalsLine } from "./apps.js";
 import { actions, button, context, divider, header, packLines, section } from "./block-kit.js";
 import { keyStatusText } from "./key-modal.js";
-import { channel, code, dateToken, mention, mrkdwn } from "./mrkdwn.js";
+import { channel, code, dateToken, link, mention, mrkdwn } from "./mrkdwn.js";
+import { unusualZoneLine } from "./zones.js";
 
 export interface HomeData {
   key: ApiKeyInfo | undefined;
   usingDeploymentKey: boolean;
   isAdmin: boolean;
   apps: { total: number; byStatus: Record<string, number>; complete: boolean } | { error: string } | null;
-  /** The newest pending approvals of the user's channels and how many there are in all. */
-  pendingApprovals: { requests: ChangeRequest[]; total: number } | { error: string };
+  /**
+   * The newest pending approvals of the user's channels and how many there are in all; `cardLinks`: the
+   * permalink of each one's approval card, by request id, where Slack gave it.
+   */
+  pendingApprovals:
+    | { requests: ChangeRequest[]; total: number; cardLinks?: Readonly<Record<string, string>> }
+    | { error: string };
   /** The schedules of the user's channels. */
   schedules: Schedule[] | { error: string };
   /** Firing alerts of the user's channels; an error sentence when they could not be read. */
   openAlerts: { alerts: OpenAlert[]; more: boolean } | { error: string };
   /** The viewer's own active agent tokens (never the tokens themselves). */
   agentTokens?: AgentToken[];
+  /** The workspace's first zones checked for what looks under attack now; null without a key. */
+  unusualZones: FirstZonesCheck | { error: string } | null;
 }
 
 function openAlertLine(a: OpenAlert) {
@@ -41,11 +50,49 @@ function openAlertsBlocks(d: HomeData["openAlerts"]): KnownBlock[] {
   return blocks;
 }
 
+/**
+ * Zones that look under attack now and that no zone watch alerts on (those that do are in the alerts), what
+ * could not be judged, and that zones beyond the first ones were not checked.
+ */
+function unusualZonesBlocks(d: FirstZonesCheck | { error: string }): KnownBlock[] {
+  const title = "*Zones that look unusual now, without a watch*";
+  if ("error" in d) return [section(title), context(`:warning: ${d.error}`)];
+  const unusual = d.checks.filter((c) => c.state === "unusual");
+  const unwatched = unusual.filter((c) => !c.watched);
+  const watched = unusual.length - unwatched.length;
+  const unknown = d.checks.filter((c) => c.state === "unknown");
+  const blocks: KnownBlock[] = [section(`${title} (${unwatched.length})`)];
+  if (unwatched.length > 0) blocks.push(...packLines(unwatched.map(unusualZoneLine), 5, "unusual zones"));
+  const notes: string[] = [
+    unwatched.length === 0
+      ? `No unwatched zone of the ${d.checks.length} checked looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
+      : "Judged against each zone's last hour, as a zone watch would (normal sensitivity).",
+  ];
+  if (watched > 0)
+    notes.push(
+      `${watched} more ${watched === 1 ? "looks" : "look"} unusual; a zone watch already alerts on ${watched === 1 ? "it" : "them"}.`,
+    );
+  if (unknown.length > 0)
+    notes.push(
+      `Unknown for ${unknown
+        .slice(0, 5)
+        .map((c) => `zone ${c.zoneId} (${c.why.replace(/\.$/, "")})`)
+        .join("; ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}.`,
+    );
+  if (d.more)
+    notes.push(
+      `Only the first ${d.checks.length} zones${d.totalCount !== undefined ? ` of ${d.totalCount}` : ""} were checked; \`/edge zones\` checks the others a page at a time.`,
+    );
+  blocks.push(context(notes.join(" ")));
+  return blocks;
+}
+
 export function homeView(d: HomeData): HomeView {
   const blocks: KnownBlock[] = [header("edgeops"), section(keyStatusText(d.key, d.usingDeploymentKey))];
   if (d.isAdmin)
     blocks.push(actions(button(d.key ? "Change API key" : "Set API key", ACTIONS.openKeyModal, "home")));
   blocks.push(divider(), ...openAlertsBlocks(d.openAlerts));
+  if (d.unusualZones) blocks.push(divider(), ...unusualZonesBlocks(d.unusualZones));
   blocks.push(divider(), section("*Magic Containers applications*"));
   if (d.apps === null) blocks.push(context("Set an Edge API key to see your applications here."));
   else if ("error" in d.apps) blocks.push(context(`:warning: ${d.apps.error}`));
@@ -76,10 +123,11 @@ function pendingBlocks(d: HomeData["pendingApprovals"]): KnownBlock[] {
   else
     blocks.push(
       ...packLines(
-        d.requests.map(
-          (a) =>
-            mrkdwn`• ${mention(a.requesterId)}: *${describeRequest(a)}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`,
-        ),
+        d.requests.map((a) => {
+          const permalink = d.cardLinks?.[a.id];
+          const what = permalink ? link(permalink, describeRequest(a)) : describeRequest(a);
+          return mrkdwn`• ${mention(a.requesterId)}: *${what}* in ${channel(a.channelId)}, expires ${dateToken(a.expiresAt)}`;
+        }),
         20,
         "approvals",
       ),

@@ -94,18 +94,17 @@ const SIGNAL_WORDS: Record<ZoneSignal, string> = {
 
 const count = (v: number) => Math.round(v).toLocaleString("en-US");
 
+/** One zone that looks under attack now: what it counts against its usual, where to look, how to be alerted. */
+export function unusualZoneLine(c: Extract<ZoneCheck, { state: "unusual" }>): Mrkdwn {
+  return mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`;
+}
+
 /**
  * The zones on this page that look under attack now, with where to look closer and how to be alerted; what
  * could not be checked, and that other pages were not.
  */
 function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage): KnownBlock[] {
-  const lines = checks.flatMap((c) =>
-    c.state === "unusual"
-      ? [
-          mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`,
-        ]
-      : [],
-  );
+  const lines = checks.flatMap((c) => (c.state === "unusual" ? [unusualZoneLine(c)] : []));
   const unknown = checks.filter((c) => c.state === "unknown");
   const notes: string[] = [
     lines.length === 0

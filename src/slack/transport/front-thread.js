@@ -53,12 +53,14 @@ export function acknowledgedEmpty(body) {
  * @property {number} innerPort Bolt's HTTPReceiver on 127.0.0.1
  * @property {string} signingSecret
  * @property {string} eventsPath
+ * @property {number} maxInFlight payloads handed to the main thread and not yet done, at most
  */
 
 /**
  * What the front tells the main thread.
  * @typedef {{ kind: "listening"; port: number }
  *   | { kind: "failed"; message: string; code: string | undefined }
+ *   | { kind: "busy"; inFlight: number }
  *   | { kind: "payload"; body: Record<string, unknown>; retryNum: number | undefined; retryReason: string | undefined }
  *   | { kind: "stopped" }} FrontMessage
  */
@@ -93,9 +95,16 @@ function single(headers, name) {
   return typeof value === "string" ? value : undefined;
 }
 
+/** Seconds Slack is asked to wait before sending again a payload refused while the main thread is busy. */
+export const BUSY_RETRY_AFTER_S = 2;
+
 /** @param {FrontOptions} options @param {(message: FrontMessage) => void} tell */
 function startFront(options, tell) {
   const agent = new Agent({ keepAlive: true });
+  /** Payloads handed to the main thread that it has not finished ("done" messages count them down). */
+  let inFlight = 0;
+  /** Whether a refusal was told since the main thread last caught up (one log line per busy spell). */
+  let busyTold = false;
 
   /**
    * @param {import("node:http").IncomingMessage} req
@@ -149,6 +158,17 @@ function startFront(options, tell) {
       (buffered) => {
         const body = ackableHere(req, buffered.rawBody);
         if (!body) return passOn(req, res, buffered.rawBody);
+        // Back-pressure: an honest "not now" (Slack retries events; a person sees the command fail)
+        // rather than an ack for work that would wait in an unbounded queue.
+        if (inFlight >= options.maxInFlight) {
+          res
+            .writeHead(503, { "content-type": "text/plain", "retry-after": String(BUSY_RETRY_AFTER_S) })
+            .end("edgeops is busy; try again in a moment.\n");
+          if (!busyTold) tell({ kind: "busy", inFlight });
+          busyTold = true;
+          return;
+        }
+        inFlight++;
         res.writeHead(200).end();
         tell({
           kind: "payload",
@@ -172,6 +192,11 @@ function startFront(options, tell) {
     tell({ kind: "listening", port: typeof address === "object" && address ? address.port : options.port });
   });
   return {
+    /** The main thread finished one payload. */
+    done() {
+      inFlight = Math.max(0, inFlight - 1);
+      if (inFlight < options.maxInFlight) busyTold = false;
+    },
     /** Stop accepting, let the requests being answered finish, then say so. */
     stop() {
       server.close(() => {
@@ -187,6 +212,7 @@ if (parentPort && workerData?.front) {
   const port = parentPort;
   const front = startFront(/** @type {FrontOptions} */ (workerData.front), (m) => port.postMessage(m));
   port.on("message", (m) => {
-    if (m === "stop") front.stop();
+    if (m === "done") front.done();
+    else if (m === "stop") front.stop();
   });
 }

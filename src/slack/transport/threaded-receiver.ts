@@ -51,6 +51,11 @@ export class ThreadedHttpReceiver implements Receiver {
     private readonly logger: Logger,
     /** The waits for the front thread to stop and before it starts again after a crash. */
     private readonly clock: Clock,
+    /**
+     * Payloads the front acknowledged and the main thread has not finished, at most: beyond it the front
+     * answers a signed payload 503 with Retry-After instead of queueing it without bound.
+     */
+    private readonly maxInFlight = 500,
   ) {
     this.inner = new HTTPReceiver(options);
   }
@@ -102,6 +107,7 @@ export class ThreadedHttpReceiver implements Receiver {
           innerPort: this.innerPort,
           signingSecret: this.options.signingSecret,
           eventsPath: EVENTS_PATH,
+          maxInFlight: this.maxInFlight,
         },
       },
     });
@@ -109,7 +115,14 @@ export class ThreadedHttpReceiver implements Receiver {
     return new Promise<number>((resolve, reject) => {
       let listening = false;
       worker.on("message", (m: FrontMessage) => {
-        if (m.kind === "payload") return this.process(m);
+        if (m.kind === "payload") return this.process(m, worker);
+        if (m.kind === "busy") {
+          this.logger.warn(
+            { inFlight: m.inFlight },
+            "the HTTP front answered 503: too many Slack payloads in flight",
+          );
+          return;
+        }
         if (m.kind === "listening") {
           listening = true;
           this.frontListening = true;
@@ -144,9 +157,16 @@ export class ThreadedHttpReceiver implements Receiver {
     });
   }
 
-  private process(m: Extract<FrontMessage, { kind: "payload" }>): void {
+  /** Runs Bolt on a payload, then tells its front thread it is done (its count of payloads in flight). */
+  private process(m: Extract<FrontMessage, { kind: "payload" }>, from: Worker): void {
     const app = this.app;
-    if (!app) return;
+    const done = () => {
+      if (this.worker === from) from.postMessage("done");
+    };
+    if (!app) {
+      done();
+      return;
+    }
     app
       .processEvent({
         body: m.body,
@@ -155,6 +175,7 @@ export class ThreadedHttpReceiver implements Receiver {
         ...(m.retryReason === undefined ? {} : { retryReason: m.retryReason }),
         customProperties: {},
       })
-      .catch((err: unknown) => this.logger.error({ err }, "a Slack payload could not be processed"));
+      .catch((err: unknown) => this.logger.error({ err }, "a Slack payload could not be processed"))
+      .finally(done);
   }
 }

@@ -171,4 +171,20 @@ describe("/edge block and /edge unblock", () => {
     expect(entries(listNamed(h, "edgeops: blocked countries"))).toEqual(["CN"]);
     expect((await h.store.audit.list("T0001", 5)).some((a) => a.outcome === "left")).toBe(true);
   });
+
+  it("an undo that keeps failing tells how to undo it by hand with /edge unblock, never the /edge block that re-applies it", async () => {
+    const ip = "198.51.100.77";
+    await ask(h, `block ${ZONE} ${ip} for 30m`, `Block IP ${ip}`);
+    h.sim.addFault({ method: "PATCH", path: /\/access-lists\/\d+$/, status: 500, body: "none" });
+    h.advanceClock(31 * 60_000);
+    let message = "";
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const [tried] = await undoDue(h.deps);
+      message = tried?.lastError?.message ?? message;
+      h.advanceClock(61_000);
+    }
+    expect(message).toContain(`undo it by hand with /edge unblock ${ZONE} ${ip}`);
+    expect(message).not.toContain("/edge block");
+    h.sim.clearFaults();
+  });
 });

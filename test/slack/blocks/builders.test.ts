@@ -239,6 +239,16 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
         })),
         more: true,
       },
+      unusualZones: {
+        checks: Array.from({ length: 10 }, (_, i) => ({
+          zoneId: 18_400 + i,
+          state: "unusual" as const,
+          reading: { signal: "ddos" as const, count: 1e9, mean: 10, std: 1, z: 1e8, over: true },
+          watched: i % 2 === 0,
+        })),
+        totalCount: 20_000,
+        more: true,
+      },
     });
     expect(checkBlockKitLimits("home", view)).toEqual([]);
   });

@@ -144,7 +144,12 @@ import {
 } from "../../../src/slack/blocks/timeline.js";
 import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../../src/slack/blocks/waf-review.js";
-import { zoneSearchMessage, zoneStatusCard, zonesMessage } from "../../../src/slack/blocks/zones.js";
+import {
+  unusualZoneLine,
+  zoneSearchMessage,
+  zoneStatusCard,
+  zonesMessage,
+} from "../../../src/slack/blocks/zones.js";
 import type {
   ApiKeyInfo,
   AuditEntry,
@@ -1019,6 +1024,35 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
           more: g.bool(),
         },
       ]),
+      unusualZones: g.pick([
+        null,
+        { error: g.s() },
+        {
+          checks: g.list(
+            () =>
+              g.pick([
+                {
+                  zoneId: g.int(1e6),
+                  state: "unusual" as const,
+                  reading: {
+                    signal: "waf" as const,
+                    count: g.int(1e6),
+                    mean: g.int(100),
+                    std: 1,
+                    z: 9,
+                    over: true,
+                  },
+                  watched: g.bool(),
+                },
+                { zoneId: g.int(1e6), state: "usual" as const },
+                { zoneId: g.int(1e6), state: "unknown" as const, why: g.s() },
+              ]),
+            10,
+          ),
+          totalCount: g.maybe(() => g.int(20_000)) ?? undefined,
+          more: g.bool(),
+        },
+      ]),
     }),
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
@@ -1207,6 +1241,15 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         complete: g.bool(),
       },
       AS_OF,
+    ),
+  "zones.ts:unusualZoneLine": (g) =>
+    section(
+      unusualZoneLine({
+        zoneId: g.int(1e6),
+        state: "unusual",
+        reading: { signal: "bot", count: g.int(1e9), mean: g.int(100), std: 1, z: 9, over: true },
+        watched: g.bool(),
+      }),
     ),
   "zones.ts:zonesMessage": (g) => {
     const items = g.list(() => zone(g), 20);

@@ -223,7 +223,8 @@ describe("tightening is told to the channel, and the audit log says before → a
     const ddos = audit.split("\n").findIndex((l) => l.includes("ddos_sensitivity.request"));
     expect(ddos).toBeGreaterThanOrEqual(0);
     expect(audit.split("\n")[ddos + 1]).toMatch(/DDoS sensitivity: \w+ → \*High\*/);
-    const policy = audit.split("\n").findIndex((l) => l.includes("policy.request"));
+    // Applied at once: one row, its apply.
+    const policy = audit.split("\n").findIndex((l) => l.includes("policy.apply"));
     expect(policy).toBeGreaterThanOrEqual(0);
     expect(audit.split("\n")[policy + 1]).toContain("Change: expiry 10 minutes");
     expect(audit.split("\n")[policy + 1]).toContain("Before:");

@@ -5,6 +5,8 @@ import { listAgentTokens } from "../../../services/agent-tokens.js";
 import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
+import { checkFirstZones } from "../../../services/unusual-zones.js";
+import type { ChangeRequest } from "../../../store/index.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { userChannelIds } from "../../user-channels.js";
@@ -15,10 +17,22 @@ const APPS_DEADLINE_MS = 4_000;
 /** The newest pending approvals the Home tab lists (with their count). */
 const HOME_PENDING_SHOWN = 20;
 
+/**
+ * How long the Home tab waits for the zones' check before showing what it has; the check goes on, so its
+ * verdicts (kept for their slot) are there when the tab is opened again.
+ */
+const ZONES_DEADLINE_MS = 4_000;
+
+/** How long the Home tab waits for the pending approvals' card links; those not in by then are not linked. */
+const LINKS_DEADLINE_MS = 2_000;
+
 /** How long the Home tab waits for the user's channels and their open alerts. */
 const ALERTS_DEADLINE_MS = 4_000;
 
-/** App Home: key status, open alerts of the user's channels, application counts by status, pending approvals and schedules. */
+/**
+ * App Home: key status, open alerts of the user's channels, the workspace's first zones that look unusual
+ * without a watch, application counts by status, pending approvals and schedules.
+ */
 export function appHomeOpened(env: SlackEnv) {
   return async ({
     event,
@@ -30,6 +44,25 @@ export function appHomeOpened(env: SlackEnv) {
     const userId = event.user;
     const logger = env.deps.logger.child({ teamId, userId, event: "app_home_opened" });
     const { store } = env.deps;
+    /** Each listed request's approval card, linked where Slack gives its permalink in time. */
+    const cardLinks = (requests: readonly ChangeRequest[]) =>
+      withDeadline(
+        env.deps.clock,
+        Promise.all(
+          requests.map(async (r): Promise<[string, string] | undefined> => {
+            if (!r.messageChannel || !r.messageTs) return undefined;
+            const found = await client.chat
+              .getPermalink({ channel: r.messageChannel, message_ts: r.messageTs })
+              .catch((err: unknown) => {
+                logger.debug({ err, requestId: r.id }, "no permalink for an approval card");
+                return undefined;
+              });
+            return found?.permalink ? [r.id, found.permalink] : undefined;
+          }),
+        ).then((pairs) => Object.fromEntries(pairs.filter((p) => p !== undefined))),
+        LINKS_DEADLINE_MS,
+        () => ({}),
+      );
     try {
       // Everything listed per channel (alerts, approvals, schedules) is of the user's channels only.
       const channels: Promise<ReadonlySet<string> | { error: string }> = withDeadline(
@@ -67,7 +100,7 @@ export function appHomeOpened(env: SlackEnv) {
             }),
             store.changeRequests.countPending(teamId, query),
           ]);
-          return { requests, total };
+          return { requests, total, cardLinks: await cardLinks(requests) };
         }),
         inChannels(async (c) => (await store.schedules.list(teamId)).filter((s) => c.has(s.channelId))),
         listAgentTokens(env.deps, { teamId, userId }).catch(() => []),
@@ -81,16 +114,28 @@ export function appHomeOpened(env: SlackEnv) {
             ? await store.keys.info(teamId).catch(() => undefined)
             : undefined;
       let apps: Parameters<typeof homeView>[0]["apps"] = null;
+      let unusualZones: Parameters<typeof homeView>[0]["unusualZones"] = null;
       if (access.source === "unreadable") apps = { error: toUserSentence(access.err) };
       else if (access.source !== "none") {
-        apps = await withDeadline(
-          env.deps.clock,
-          countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
-            error: toUserSentence(err),
-          })),
-          APPS_DEADLINE_MS,
-          () => ({ error: "The Edge API is slow right now; reopen this tab to try again." }),
-        );
+        [apps, unusualZones] = await Promise.all([
+          withDeadline(
+            env.deps.clock,
+            countAppsByStatus(env.deps.edge.forKey(access.apiKey)).catch((err: unknown) => ({
+              error: toUserSentence(err),
+            })),
+            APPS_DEADLINE_MS,
+            () => ({ error: "The Edge API is slow right now; reopen this tab to try again." }),
+          ),
+          withDeadline(
+            env.deps.clock,
+            checkFirstZones(env.deps, teamId).catch((err: unknown) => ({ error: toUserSentence(err) })),
+            ZONES_DEADLINE_MS,
+            () => ({
+              error:
+                "The Edge API is slow to answer for the zones' traffic, so it is unknown which look unusual; reopen this tab in a minute.",
+            }),
+          ),
+        ]);
       }
       await client.views.publish({
         user_id: userId,
@@ -103,6 +148,7 @@ export function appHomeOpened(env: SlackEnv) {
           schedules,
           openAlerts: await openAlerts,
           agentTokens,
+          unusualZones,
         }),
       });
     } catch (err) {
