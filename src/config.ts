@@ -156,6 +156,8 @@ const envSchema = z.object({
   CONSOLE_ALLOW_DATABASE_URL: flagVar("CONSOLE_ALLOW_DATABASE_URL"),
   REDIS_URL: urlVar("REDIS_URL", ["redis:", "rediss:"]),
   EXPECTED_REPLICAS: intVar("EXPECTED_REPLICAS", 1, 1, 1000),
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlVar("OTEL_EXPORTER_OTLP_ENDPOINT", ["http:", "https:"]),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlVar("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ["http:", "https:"]),
   MCP_ENABLED: flagVar("MCP_ENABLED"),
   EDGEOPS_AGENT_TOKEN: optionalString,
 });
@@ -238,6 +240,11 @@ export interface Config {
     readonly url: string | undefined;
     /** Divides the rate while Redis is away (each replica's local share). */
     readonly expectedReplicas: number;
+  };
+  /** OpenTelemetry traces (src/ops/tracing.ts): off while neither endpoint is set. */
+  readonly tracing: {
+    readonly endpoint: string | undefined;
+    readonly tracesEndpoint: string | undefined;
   };
   readonly mcp: {
     /** The MCP server for AI agents (src/mcp): /mcp on the HTTP server, and `npm run mcp`. Off by default. */
@@ -350,6 +357,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     console: { allowDatabaseUrl: e.CONSOLE_ALLOW_DATABASE_URL },
     redis: { url: e.REDIS_URL, expectedReplicas: e.EXPECTED_REPLICAS },
+    tracing: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+      tracesEndpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    },
     mcp: { enabled: e.MCP_ENABLED, agentToken: e.EDGEOPS_AGENT_TOKEN },
   });
 }

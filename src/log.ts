@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from "pino";
+import { activeTraceIds } from "./ops/tracing.js";
 
 export type { Logger } from "pino";
 
@@ -62,6 +63,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? "info",
       base: { app: "edgeops" },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // A line written inside a traced request or job names its trace (nothing while tracing is off).
+      mixin: () => {
+        const ids = activeTraceIds();
+        return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
+      },
       formatters: {
         level: (label) => ({ level: label }),
         log: (obj) => censor(obj) as Record<string, unknown>,

@@ -3,6 +3,7 @@ import { ConfigError } from "../config.js";
 import { TransportError } from "../errors.js";
 import { createLogger } from "../log.js";
 import { installProcessGuards } from "../ops/process-guards.js";
+import { startTracing } from "../ops/tracing.js";
 import { StoreError } from "../store/index.js";
 import type { RunningBot, StartOptions } from "./bot.js";
 import { loadConfigOrExit } from "./load-config.js";
@@ -51,6 +52,10 @@ export async function runMain(start: (options: StartOptions) => Promise<RunningB
       );
   };
   installProcessGuards({ logger, stop });
+  // Before anything else is built, so the first request and tick are traced; off without a collector.
+  await startTracing({ settings: config.tracing, logger }).catch((err: unknown) =>
+    logger.warn({ err }, "OpenTelemetry tracing could not start; running without it"),
+  );
   process.on("SIGTERM", () => stop("SIGTERM", 0));
   process.on("SIGINT", () => stop("SIGINT", 0));
 

@@ -2,6 +2,7 @@ import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { EdgeApiError } from "../edge/errors.js";
 import { toUserSentence, UserError } from "../errors.js";
+import { inSpan } from "../ops/tracing.js";
 import type {
   Approvers,
   ChangeError,
@@ -166,7 +167,8 @@ export async function move(
   deps: Deps,
   ...transition: Parameters<Deps["store"]["changeRequests"]["transition"]>
 ): Promise<ChangeRequest | undefined> {
-  const moved = await deps.store.changeRequests.transition(...transition);
+  const [id, from, target] = transition;
+  const moved = await traceMove(id, from, target, () => deps.store.changeRequests.transition(...transition));
   if (moved) await deps.changeObservers.notify(moved, deps.logger);
   const to = moved?.state;
   // The move is made: a note on other cards failing must not lose what follows it (the audit row, the answer).
@@ -175,6 +177,31 @@ export async function move(
       deps.logger.warn({ err, requestId: moved.id }, "could not update the notes of conflicting requests"),
     );
   return moved;
+}
+
+/**
+ * A move as a span of the trace that made it (src/ops/tracing.ts): the request, the states the
+ * compare-and-set moves from (change.from), the state it moves to, whether this move won it and the
+ * request's kind (known from the winner's row).
+ */
+function traceMove<T extends ChangeRequest | undefined | { moved?: ChangeRequest | undefined }>(
+  id: string,
+  from: ChangeState | readonly ChangeState[],
+  to: ChangeState,
+  compareAndSet: () => Promise<T>,
+): Promise<T> {
+  const froms = typeof from === "string" ? [from] : [...from];
+  return inSpan(
+    `change move ${to}`,
+    { "change.request_id": id, "change.from": froms, "change.to": to },
+    async (span) => {
+      const out = await compareAndSet();
+      const moved = out && "moved" in out ? out.moved : (out as ChangeRequest | undefined);
+      span.setAttribute("change.won", moved !== undefined);
+      if (moved) span.setAttribute("change.kind", moved.kind);
+      return out;
+    },
+  );
 }
 
 /** A request closed without applying no longer conflicts: the cards still waiting stop naming it. */
@@ -348,16 +375,12 @@ export async function moveToApplied(
       ? { kind: "kept", by, until: patch.undoAt ?? null }
       : { kind: "superseded", by }
     : undefined;
-  const { moved, takenOver } = await deps.store.changeRequests.transitionToOwner(
-    r.id,
-    from,
-    { ...patch, ...owning.patch },
-    guard,
-    {
+  const { moved, takenOver } = await traceMove(r.id, from, "applied", () =>
+    deps.store.changeRequests.transitionToOwner(r.id, from, { ...patch, ...owning.patch }, guard, {
       teamId: r.teamId,
       targetKey: target,
       ...(previous && note ? { takeOver: { id: previous.request.id, patch: { undoAt: null, note } } } : {}),
-    },
+    }),
   );
   if (moved) {
     await deps.changeObservers.notify(moved, deps.logger);

@@ -213,6 +213,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
         input,
         operation,
         method: row.method,
+        pathTemplate: row.path,
         path: row.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(input[name]))),
         query: row.query?.(input),
         body: row.body?.(input),

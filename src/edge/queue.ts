@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import PQueue from "p-queue";
 import type { Cancel, Clock } from "../clock.js";
+import { activeContext, startSpan, withContext } from "../ops/tracing.js";
 
 /**
  * Per-API-key request queues. Each key (identified by a hash, never the key itself) gets its own
@@ -177,18 +178,39 @@ export class KeyQueues {
     }
     const enqueuedAt = this.#options.clock.now();
     const gate = this.#options.gate;
-    return entry.queue.add(
-      async () => {
-        const settle = await gate?.(id, signal);
-        this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
-        try {
-          return await task();
-        } finally {
-          settle?.();
-        }
-      },
+    // p-queue starts a task from whichever call finished last: the task runs in its own caller's trace.
+    const caller = activeContext();
+    const waitSpan = startSpan("edge queue wait", {
+      "edge.queue.waiting": entry.queue.size,
+      "edge.queue.in_flight": entry.queue.pending,
+      "edge.queue.priority": retry ? "retry" : background ? "background" : "normal",
+    });
+    let waiting = true;
+    const endWait = () => {
+      if (waiting) waitSpan.end();
+      waiting = false;
+    };
+    const run = entry.queue.add(
+      () =>
+        withContext(caller, async () => {
+          let settle: (() => void) | undefined;
+          try {
+            settle = await gate?.(id, signal);
+          } finally {
+            endWait();
+          }
+          this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
+          try {
+            return await task();
+          } finally {
+            settle?.();
+          }
+        }),
       { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
     );
+    // Taken out of the queue before its turn (aborted): the wait ends there.
+    run.catch(endWait);
+    return run;
   }
 
   /** Pause the key's queue for `ms` (extends, never shortens, a pause already running). */

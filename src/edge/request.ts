@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { yieldToWaitingRequests } from "../ack-priority.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../log.js";
+import { inSpan, type Span } from "../ops/tracing.js";
 import {
   EdgeApiError,
   type EdgeErrorKind,
@@ -32,6 +33,8 @@ export interface RequestSpec<S extends z.ZodType> {
   method: HttpMethod;
   /** Already encoded path, starting with "/". */
   path: string;
+  /** The operation table's path with its `{id}` placeholders: what a trace shows, never the ids. */
+  pathTemplate?: string | undefined;
   query?: Record<string, string | number | undefined> | undefined;
   body?: unknown;
   /** "Shield zone 42" — what the call is about, for not-found sentences. */
@@ -379,9 +382,12 @@ async function attemptOnce<S extends z.ZodType>(
   ctx: RequestContext,
   spec: RequestSpec<S>,
   attempt: number,
+  span: Span,
 ): Promise<z.output<S>> {
   let startedAt = 0;
   const report = (status: number | undefined, e?: EdgeApiError) => {
+    span.setAttributes({ "edge.attempts": attempt, "edge.retry_count": attempt - 1 });
+    if (status !== undefined) span.setAttribute("http.response.status_code", status);
     const durationMs = startedAt ? ctx.clock.now() - startedAt : 0;
     const { operation, method, path } = spec;
     // Only attempts that reached the network count as requests (not ones dropped while waiting).
@@ -455,16 +461,35 @@ async function attemptOnce<S extends z.ZodType>(
  * errors are retried with backoff for idempotent calls only; a 429 pauses the key's queue (Retry-After,
  * shared with other replicas) and is retried for any call, counted apart. Closing stops retrying.
  */
-export async function execute<S extends z.ZodType>(
+export function execute<S extends z.ZodType>(
   ctx: RequestContext,
   spec: RequestSpec<S>,
+): Promise<z.output<S>> {
+  const template = spec.pathTemplate ?? spec.operation;
+  return inSpan(
+    `${spec.method} ${template}`,
+    {
+      "http.request.method": spec.method,
+      "url.template": template,
+      "edge.operation": spec.operation,
+      "edge.background": ctx.background === true,
+      "edge.retry_count": 0,
+    },
+    (span) => executeWithRetries(ctx, spec, span),
+  );
+}
+
+async function executeWithRetries<S extends z.ZodType>(
+  ctx: RequestContext,
+  spec: RequestSpec<S>,
+  span: Span,
 ): Promise<z.output<S>> {
   const policy = ctx.retry;
   const release = ctx.queues.acquire(ctx.keyId);
   let rateLimitRetries = 0;
   let pausedForRateLimit = false;
   try {
-    return await pRetry((attempt) => attemptOnce(ctx, spec, attempt), {
+    return await pRetry((attempt) => attemptOnce(ctx, spec, attempt, span), {
       // A bound only: shouldRetry decides, counting rate-limit retries apart (they consume none).
       retries: policy.retries + policy.rateLimitRetries,
       factor: 2,

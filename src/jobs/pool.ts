@@ -1,6 +1,7 @@
 import type { Cancel, Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
+import { activeContext, type Context, inSpan, withContext } from "../ops/tracing.js";
 
 /**
  * The bounded, fair run pool every claim-once background worker uses (the scheduler, the alert poller,
@@ -34,6 +35,8 @@ export function createFairPool<T>(o: FairPoolOptions<T>): FairPool<T> {
   interface Job {
     item: T;
     done: (ran: boolean) => void;
+    /** The trace of the tick that submitted it: a job may start when another tick's job ends. */
+    trace: Context;
   }
   /** Waiting jobs per workspace; the Map's order is the rotation. */
   const waiting = new Map<string, Job[]>();
@@ -61,8 +64,7 @@ export function createFairPool<T>(o: FairPoolOptions<T>): FairPool<T> {
       const id = o.id(job.item);
       running++;
       runningPerTeam.set(teamId, (runningPerTeam.get(teamId) ?? 0) + 1);
-      void o
-        .run(job.item)
+      void withContext(job.trace, () => o.run(job.item))
         .catch(() => false)
         .then(job.done)
         .finally(() => {
@@ -87,7 +89,7 @@ export function createFairPool<T>(o: FairPoolOptions<T>): FairPool<T> {
               queued.add(o.id(item));
               const teamId = o.teamId(item);
               const jobs = waiting.get(teamId) ?? [];
-              jobs.push({ item, done });
+              jobs.push({ item, done, trace: activeContext() });
               waiting.set(teamId, jobs);
             }),
         );
@@ -157,10 +159,13 @@ export function createClaimLoop<T>(o: ClaimLoopOptions<T>): ClaimLoop {
   }
 
   function tick(): Promise<number> {
-    const p = runTick().catch((err: unknown) => {
-      o.logger.error({ err }, `${o.name} tick failed`);
-      return 0;
-    });
+    // One trace per tick: its listing, every run it starts, and the tick's own work after them.
+    const p = inSpan(`job tick ${o.name}`, { "job.name": o.name }, runTick, { root: true }).catch(
+      (err: unknown) => {
+        o.logger.error({ err }, `${o.name} tick failed`);
+        return 0;
+      },
+    );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
     return p;

@@ -4,6 +4,7 @@ import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "./metrics.js";
 import { postEphemeral, responseUrlOf } from "./response-url.js";
+import { stopTracing } from "./tracing.js";
 
 /**
  * Graceful shutdown. A Bolt global middleware counts every Slack request whose listeners are still
@@ -224,6 +225,10 @@ export async function gracefulStop(parts: StopParts): Promise<StopReport> {
   await parts.store.close().catch((err: unknown) => logger.warn({ err }, "closing the store failed"));
   const report = { drained, abandoned, ms: now() - started };
   logger.info(report, "edgeops stopped");
+  // Last: the spans of the drain itself are sent too (nothing when tracing is off).
+  await withTimeout(clock, stopTracing(), 3000).catch((err: unknown) =>
+    logger.warn({ err }, "sending the last traces failed"),
+  );
   return report;
 }
 

@@ -29,6 +29,7 @@ import {
   type TokenCheck,
 } from "./transport/connection.js";
 import { ThreadedHttpReceiver } from "./transport/threaded-receiver.js";
+import { traceSlackFetch, traceSlackRequests } from "./transport/traces.js";
 import type { SlackAuth, Transport } from "./transport/transport.js";
 import { socketModeClientOf, socketModeHttpListening } from "./transport/transport-state.js";
 
@@ -108,9 +109,13 @@ export function createSlackApp({
   middleware = [],
   onRejected = (err) => deps.logger.error({ err }, err.message),
 }: SlackAppOptions): SlackApp {
+  // Every Slack call (Web API, response_url) is a span of the trace it is made in (src/ops/tracing.ts).
+  // Without one given, the global fetch as of each call (as WebClient's own default).
+  const baseFetch = fetch ?? (((input, init) => globalThis.fetch(input, init)) as FetchFunction);
+  const slackFetch = traceSlackFetch(baseFetch, deps.config.slack.apiUrl);
   const clientOptions = {
     ...(deps.config.slack.apiUrl ? { slackApiUrl: ensureTrailingSlash(deps.config.slack.apiUrl) } : {}),
-    ...(fetch ? { fetch } : {}),
+    fetch: slackFetch,
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
   // Socket Mode's own client (apps.connections.open) and the OAuth installer read installerOptions'
@@ -205,6 +210,8 @@ export function createSlackApp({
     clientWithToken: (token) => new WebClient(token, { ...clientOptions, logger: boltLogger(deps.logger) }),
     cardRedraws: new CardRedraws(),
   };
+  // One trace per request, around everything after it (in-flight tracking, the listeners, their ack).
+  app.use(traceSlackRequests);
   for (const m of middleware) app.use(m);
   boundTeamClientCache(app, TEAM_CLIENT_CACHE_MAX);
   registerListeners(app, env);
@@ -234,7 +241,7 @@ export function createSlackApp({
     slackLogger.warn({ err: error, answered: url !== undefined }, "a Slack request could not be authorized");
     if (url)
       await postEphemeral(
-        fetch ?? globalThis.fetch,
+        slackFetch as unknown as typeof globalThis.fetch,
         url,
         toUserSentence(rootCause(error)),
         slackLogger,

@@ -19,6 +19,7 @@ import { yieldToWaitingRequests } from "../ack-priority.js";
 import { systemClock } from "../clock.js";
 import type { Logger } from "../log.js";
 import { LruCache } from "../lru.js";
+import { inSpan, markFailed, type Span, startSpan } from "../ops/tracing.js";
 import { StoreError, toStoreError } from "./errors.js";
 
 /** Real time: waiting out another process's lock, which no manual clock in this one moves. */
@@ -476,19 +477,25 @@ function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
  */
 class AckFirstPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
-    return new AckFirstDriver(super.createDriver());
+    return new AckFirstDriver(super.createDriver(), "postgresql");
   }
 }
 
 /**
  * A driver that runs every statement of its connections through `run`; transactions, release and the
  * rest are the wrapped driver's. Each of the inner driver's connections gets one wrapper (its identity
- * lasts as long as the connection).
+ * lasts as long as the connection). Inside a trace (src/ops/tracing.ts) each transaction is a span from
+ * its begin to its commit or rollback, and each statement outside a transaction (its own) is one too;
+ * a span names the statement's kind and table, never its SQL or values.
  */
 abstract class StatementWrappingDriver implements Driver {
   readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
   readonly #innerOf = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  constructor(protected readonly inner: Driver) {}
+  readonly #transactions = new WeakMap<DatabaseConnection, { span: Span; statements: number }>();
+  constructor(
+    protected readonly inner: Driver,
+    private readonly system: "sqlite" | "postgresql",
+  ) {}
 
   /** Run one statement of `connection` (the wrapper); `execute` runs it on the inner connection. */
   protected abstract run<R>(
@@ -505,7 +512,8 @@ abstract class StatementWrappingDriver implements Driver {
     let wrapped = this.#wrapped.get(connection);
     if (!wrapped) {
       const outer: DatabaseConnection = {
-        executeQuery: <R>(query: CompiledQuery) => this.run(outer, () => connection.executeQuery<R>(query)),
+        executeQuery: <R>(query: CompiledQuery) =>
+          this.#traced(outer, query, () => this.run(outer, () => connection.executeQuery<R>(query))),
         streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
           connection.streamQuery<R>(query, chunkSize),
       };
@@ -516,27 +524,130 @@ abstract class StatementWrappingDriver implements Driver {
     return wrapped;
   }
 
+  #traced<R>(
+    connection: DatabaseConnection,
+    query: CompiledQuery,
+    execute: () => Promise<QueryResult<R>>,
+  ): Promise<QueryResult<R>> {
+    const transaction = this.#transactions.get(connection);
+    if (transaction) {
+      transaction.statements++;
+      return execute();
+    }
+    const { operation, table } = statementOf(query);
+    return inSpan(
+      `store ${operation}${table ? ` ${table}` : ""}`,
+      { "db.system.name": this.system, "db.operation.name": operation, "db.collection.name": table },
+      execute,
+      { childOnly: true },
+    );
+  }
+
   /** The inner driver's own connection behind a wrapper. */
   protected unwrap(connection: DatabaseConnection): DatabaseConnection {
     return this.#innerOf.get(connection) ?? connection;
   }
 
   // By default the inner driver runs begin/commit/rollback through the wrapper, so they go through `run`.
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  protected begin(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     return this.inner.beginTransaction(connection, settings);
   }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
+  protected commit(connection: DatabaseConnection): Promise<void> {
     return this.inner.commitTransaction(connection);
   }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  protected rollback(connection: DatabaseConnection): Promise<void> {
     return this.inner.rollbackTransaction(connection);
   }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const span = startSpan("store transaction", { "db.system.name": this.system }, { childOnly: true });
+    this.#transactions.set(connection, { span, statements: 0 });
+    try {
+      await this.begin(connection, settings);
+    } catch (err) {
+      this.#endTransaction(connection, err);
+      throw err;
+    }
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.commit(connection);
+      this.#endTransaction(connection, undefined, "commit");
+    } catch (err) {
+      this.#endTransaction(connection, err, "commit");
+      throw err;
+    }
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.rollback(connection);
+      this.#endTransaction(connection, undefined, "rollback");
+    } catch (err) {
+      this.#endTransaction(connection, err, "rollback");
+      throw err;
+    }
+  }
+
+  #endTransaction(connection: DatabaseConnection, err: unknown, outcome?: "commit" | "rollback"): void {
+    const transaction = this.#transactions.get(connection);
+    if (!transaction) return;
+    this.#transactions.delete(connection);
+    const { span, statements } = transaction;
+    span.setAttribute("store.statements", statements);
+    if (outcome) span.setAttribute("store.outcome", outcome);
+    if (err !== undefined) markFailed(span, err);
+    span.end();
+  }
+
+  protected release(connection: DatabaseConnection): Promise<void> {
     return this.inner.releaseConnection(connection);
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#endTransaction(connection, undefined);
+    return this.release(connection);
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
   }
+}
+
+const OPERATIONS: Record<string, string> = {
+  SelectQueryNode: "select",
+  InsertQueryNode: "insert",
+  UpdateQueryNode: "update",
+  DeleteQueryNode: "delete",
+};
+
+interface NodeLike {
+  kind?: string;
+  node?: NodeLike;
+  table?: NodeLike & { identifier?: { name?: unknown } };
+  into?: NodeLike;
+  from?: { froms?: NodeLike[] };
+}
+
+function tableOf(node: NodeLike | undefined): string | undefined {
+  if (!node) return undefined;
+  if (node.kind === "AliasNode") return tableOf(node.node);
+  const name = node.kind === "TableNode" ? node.table?.identifier?.name : undefined;
+  return typeof name === "string" ? name : undefined;
+}
+
+/** A statement's kind and first table, read from Kysely's tree (raw SQL: its first word only). */
+export function statementOf(query: CompiledQuery): { operation: string; table: string | undefined } {
+  const node = query.query as NodeLike;
+  const operation = OPERATIONS[node.kind ?? ""];
+  if (!operation) {
+    const word = /^\s*([a-zA-Z]+)/.exec(query.sql)?.[1]?.toLowerCase();
+    return { operation: word ?? "statement", table: undefined };
+  }
+  const target =
+    node.kind === "InsertQueryNode"
+      ? node.into
+      : node.kind === "UpdateQueryNode"
+        ? node.table
+        : node.from?.froms?.[0];
+  return { operation, table: tableOf(target) };
 }
 
 class AckFirstDriver extends StatementWrappingDriver {
@@ -552,28 +663,28 @@ class AckFirstDriver extends StatementWrappingDriver {
   }
 
   // pg's begin, commit and release use what only its own connection has: hand it the inner one.
-  override async beginTransaction(
+  protected override async begin(
     connection: DatabaseConnection,
     settings: TransactionSettings,
   ): Promise<void> {
     this.#inTransaction.add(connection);
     await this.inner.beginTransaction(this.unwrap(connection), settings);
   }
-  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  protected override async commit(connection: DatabaseConnection): Promise<void> {
     try {
       await this.inner.commitTransaction(this.unwrap(connection));
     } finally {
       this.#inTransaction.delete(connection);
     }
   }
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  protected override async rollback(connection: DatabaseConnection): Promise<void> {
     try {
       await this.inner.rollbackTransaction(this.unwrap(connection));
     } finally {
       this.#inTransaction.delete(connection);
     }
   }
-  override releaseConnection(connection: DatabaseConnection): Promise<void> {
+  protected override release(connection: DatabaseConnection): Promise<void> {
     this.#inTransaction.delete(connection);
     return this.inner.releaseConnection(this.unwrap(connection));
   }
@@ -605,7 +716,7 @@ class LockWaitingDriver extends StatementWrappingDriver {
     inner: Driver,
     private readonly waitMs: number,
   ) {
-    super(inner);
+    super(inner, "sqlite");
   }
 
   protected override run<R>(
