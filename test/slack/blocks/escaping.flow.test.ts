@@ -88,7 +88,6 @@ import {
   countsByType,
   dnsMessage,
   noScanMessage,
-  recordLines,
   scanNowButton,
   scanStartedMessage,
   scanStatusText,
@@ -1037,7 +1036,6 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
   "dns-summary.ts:dnsSummaryFailedMessage": (g) =>
     dnsSummaryFailedMessage(g.int(1e6), g.s(), { id: g.s(), label: g.s() }),
   "dns.ts:scanNowButton": (g) => scanNowButton(g.int(1e6)),
-  "dns.ts:recordLines": (g) => recordLines(g.list(() => record(g), 50)),
   "dns.ts:countsByType": (g) => countsByType(g.list(() => record(g), 10)),
   "dns.ts:scanStatusText": (g) => scanStatusText(g.int(8) - 2),
   "dns.ts:dnsMessage": (g) => dnsMessage(g.int(1e6), scan(g)),
