@@ -104,6 +104,7 @@ import { homeView } from "../../../src/slack/blocks/home.js";
 import { impactPreviewBlocks, withImpactPreview } from "../../../src/slack/blocks/impact-preview.js";
 import {
   changeText,
+  chartBlock,
   gatheringMessage,
   incidentCard,
   incidentListMessage,
@@ -841,6 +842,8 @@ function agentToken(g: Gen): AgentToken {
 }
 
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  // The file id is Slack's own; the alt text carries names people typed.
+  "incident.ts:chartBlock": (g) => chartBlock({ fileId: `F${g.int(1e9)}`, altText: g.s() }),
   "agents.ts:agentTokenLine": (g) => agentTokenLine(agentToken(g)),
   "agents.ts:agentTokenMinted": (g) => agentTokenMinted(agentToken(g), g.s(), 1 + g.int(30), 1 + g.int(90)),
   "agents.ts:agentTokenRevoked": (g) => agentTokenRevoked(agentToken(g)),
