@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseApiArgs } from "../../tools/console/standin.js";
+import { uploadedFile } from "../../tools/uploaded-file.js";
 import { checkBlockKitLimits } from "./block-kit-limits.js";
 import { eventWaiter } from "./event-waiter.js";
 
@@ -147,17 +148,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
-}
-
-/** An upload's bytes: the body as sent, or the file part of a multipart form (as @slack/web-api posts it). */
-function uploadedBytes(raw: Buffer, contentType: string | undefined): Buffer {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
-  const mark = boundary?.[1] ?? boundary?.[2];
-  if (!mark) return raw;
-  const start = raw.indexOf(`--${mark}`);
-  const head = raw.indexOf("\r\n\r\n", start);
-  const end = raw.indexOf(`\r\n--${mark}`, head);
-  return start < 0 || head < 0 || end < 0 ? raw : raw.subarray(head + 4, end);
 }
 
 /** The slack_file ids of a message's image blocks (top level, and images inside sections and context). */
@@ -488,7 +478,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const upload = uploads.get(decodeURIComponent(url.pathname.slice("/upload/".length)));
       if (!upload || req.method !== "POST") return send(404, { ok: false, error: "unknown_upload" });
       upload.body = raw;
-      upload.bytes = uploadedBytes(rawBytes, req.headers["content-type"]);
+      upload.bytes = await uploadedFile(rawBytes, req.headers["content-type"]);
       notify();
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`OK - ${upload.length}`);

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { basename, join } from "node:path";
 import type { Logger } from "../../src/log.js";
+import { uploadedFile } from "../uploaded-file.js";
 import type { Screen } from "./screen.js";
 import { CONSOLE_BOT, CONSOLE_BOT_TOKEN, CONSOLE_TEAM } from "./world.js";
 
@@ -39,17 +40,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** An uploaded file's bytes: the body as sent, or the file part of a multipart form (a picture is not text). */
-function fileBytes(raw: Buffer, contentType: string | undefined): Buffer {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
-  const mark = boundary?.[1] ?? boundary?.[2];
-  if (!mark) return raw;
-  const start = raw.indexOf(`--${mark}`);
-  const head = raw.indexOf("\r\n\r\n", start);
-  const end = raw.indexOf(`\r\n--${mark}`, head);
-  return start < 0 || head < 0 || end < 0 ? raw : raw.subarray(head + 4, end);
-}
-
 const JSON_ARGS = ["blocks", "view", "attachments", "metadata", "unfurls"];
 
 /** Web API arguments: JSON, or a form whose object-valued fields are JSON strings (as WebClient sends them). */
@@ -69,15 +59,6 @@ export function parseApiArgs(raw: string, contentType: string | undefined): Obj 
     out[k] = v;
   }
   return out;
-}
-
-/** An uploaded file's text: the body as sent, or the file part of a multipart form. */
-function fileText(raw: string, contentType: string | undefined): string {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? "");
-  const mark = boundary?.[1] ?? boundary?.[2];
-  if (!mark) return raw;
-  const part = raw.split(`--${mark}`).find((p) => p.includes("\r\n\r\n") && !p.startsWith("--"));
-  return part ? part.slice(part.indexOf("\r\n\r\n") + 4).replace(/\r\n$/, "") : raw;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
@@ -406,8 +387,8 @@ export async function startStandIn(
     if (path.startsWith("/upload/")) {
       const upload = uploads.get(decodeURIComponent(path.slice("/upload/".length)));
       if (!upload) return send(404, { ok: false, error: "unknown_upload" });
-      upload.content = fileText(raw, req.headers["content-type"]);
-      upload.bytes = fileBytes(rawBytes, req.headers["content-type"]);
+      upload.bytes = await uploadedFile(rawBytes, req.headers["content-type"]);
+      upload.content = upload.bytes.toString("utf8");
       res.writeHead(200, { "content-type": "text/plain" });
       res.end("OK");
       return;
