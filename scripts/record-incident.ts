@@ -102,7 +102,8 @@ try {
   await waitFor(/Resolved after/, calmAt, 15 * MINUTE);
   const timelineAt = (await waitFor(/== Timeline of shield zone/, calmAt, MINUTE)).index ?? 0;
   const exportAt = await press(/^Export postmortem draft$/, calmAt + timelineAt);
-  const saved = await waitFor(/(?:saved at|the full file is at) (\S+)/, exportAt, MINUTE);
+  // The draft's own file (a chart of the window is uploaded beside it, as a picture).
+  const saved = await waitFor(/(?:Also saved at|the full file is at) (\S+\.md)/, exportAt, MINUTE);
   postmortem = readFileSync(saved[1] ?? "", "utf8");
   await type("/edge audit 5");
   await type("/quit");
