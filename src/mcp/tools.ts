@@ -5,6 +5,7 @@ import { reject } from "../changes/engine.js";
 import { resolveChange } from "../changes/index.js";
 import { toUserSentence, UserError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { inSpan, markFailed } from "../ops/tracing.js";
 import { listAppsPage, parseAppStatus } from "../services/apps.js";
 import { readBotSettings } from "../services/bots-view.js";
 import { edgeClientFor } from "../services/edge-access.js";
@@ -68,15 +69,25 @@ async function answer<T extends Record<string, unknown>>(
   call: "read" | "propose",
   work: (who: AgentIdentity, client: WebClient) => Promise<T>,
 ) {
-  try {
-    const who = await ctx.gate.admit(ctx.token, call);
-    const client = await ctx.env.clientFor(who.teamId);
-    const data = await work(who, client);
-    return { content: [{ type: "text" as const, text: JSON.stringify(data) }], structuredContent: data };
-  } catch (err) {
-    if (!(err instanceof UserError)) ctx.logger.warn({ err, tool }, "an MCP tool failed");
-    return { isError: true, content: [{ type: "text" as const, text: toUserSentence(err) }] };
-  }
+  // One trace per tool call, like a slash command's: its Edge calls, store transactions and moves inside.
+  return inSpan(
+    `mcp tool ${tool}`,
+    { "mcp.tool": tool },
+    async (span) => {
+      try {
+        const who = await ctx.gate.admit(ctx.token, call);
+        span.setAttribute("slack.team.id", who.teamId);
+        const client = await ctx.env.clientFor(who.teamId);
+        const data = await work(who, client);
+        return { content: [{ type: "text" as const, text: JSON.stringify(data) }], structuredContent: data };
+      } catch (err) {
+        if (!(err instanceof UserError)) ctx.logger.warn({ err, tool }, "an MCP tool failed");
+        markFailed(span, err);
+        return { isError: true, content: [{ type: "text" as const, text: toUserSentence(err) }] };
+      }
+    },
+    { root: true },
+  );
 }
 
 const zoneId = (ctx: ToolsContext, who: AgentIdentity, zone: number | string) =>

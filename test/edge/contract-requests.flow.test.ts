@@ -142,6 +142,8 @@ const CALLS: Array<[string, (c: EdgeClient) => Promise<unknown>]> = [
         ] as [string, (c: EdgeClient) => Promise<unknown>],
     ),
   ),
+  ["getRateLimitRule", (c) => c.getRateLimitRule(SIM_IDS.rateLimitRulesUnderAttack[0] ?? 1)],
+  ["getRateLimitRule int32 max", (c) => c.getRateLimitRule(MAX32)],
   ["getRateLimitMetrics int32 max", (c) => c.getRateLimitMetrics(MAX32)],
   ["getRateLimitMetrics", (c) => c.getRateLimitMetrics(SIM_IDS.rateLimitIds[0])],
   ["getWafAiRecommendation", (c) => c.getWafAiRecommendation(Z, "942100")],

@@ -26,7 +26,9 @@ import {
   TEST_EDGE_KEY,
   TEST_ENCRYPTION_KEY,
 } from "../support/harness.js";
+import { callTool, inProcessAgent, mintToken } from "../support/mcp-client.js";
 import { useHarness } from "../support/use-harness.js";
+import { ALICE } from "../support/users.js";
 import { viewSubmission } from "../support/view-submission.js";
 
 /**
@@ -158,6 +160,24 @@ describe("traces (OpenTelemetry, in-memory exporter)", () => {
       "edge.retry_count": 1,
     });
     expect(t.children(call!).filter((s) => s.name === "edge queue wait")).toHaveLength(2);
+  });
+
+  it("an agent's MCP tool call is one trace: the tool's span at the root, its Edge calls and store reads inside", async () => {
+    const token = await mintToken(h, ALICE, "tracer");
+    const agent = await inProcessAgent(h, token);
+    try {
+      const zones = await callTool(agent, "list_zones");
+      expect(zones.isError).toBe(false);
+    } finally {
+      await agent.close();
+    }
+    const t = await rootEnded(h, "mcp tool list_zones");
+    expect(t.root.attributes).toMatchObject({ "mcp.tool": "list_zones", "slack.team.id": "T0001" });
+    const edge = t.named(/^GET \/shield\//);
+    expect(edge.length).toBeGreaterThan(0);
+    expect(t.named(/^store /).length).toBeGreaterThan(0);
+    for (const s of t.spans) if (s !== t.root) expect(t.within(s, t.root), s.name).toBe(true);
+    shown.push(token);
   });
 
   it("log lines written inside a traced request carry its trace id", async () => {

@@ -11,7 +11,7 @@ import { recordsByType } from "../../services/dns.js";
 import { ACTIONS } from "../ids.js";
 import { actions, button, context, fields, header, section } from "./block-kit.js";
 import { LIMITS } from "./limits.js";
-import { code, dateToken, joinMrkdwn, type Mrkdwn, mrkdwn, packMrkdwn, truncate } from "./mrkdwn.js";
+import { code, dateToken, type Mrkdwn, mrkdwn, packMrkdwn, truncate } from "./mrkdwn.js";
 import { type Reply, reply } from "./reply.js";
 
 /** Records a page of one type shows at most, for reading (fewer where long records fill its sections). */
@@ -129,25 +129,6 @@ function typePage(zoneId: number, records: readonly DnsScanRecord[], view: DnsVi
       );
   }
   return blocks;
-}
-
-/** Records grouped by type (A, AAAA, CNAME ...), the first DNS_RECORDS_SHOWN shown, then "N more". */
-export function recordLines(records: readonly DnsScanRecord[]): Mrkdwn[] {
-  const groups = new Map<string, DnsScanRecord[]>();
-  for (const r of records) {
-    const type = dnsRecordTypeLabel(r.type);
-    groups.set(type, [...(groups.get(type) ?? []), r]);
-  }
-  const lines: Mrkdwn[] = [];
-  let shown = 0;
-  for (const [type, group] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
-    if (shown >= DNS_RECORDS_SHOWN) break;
-    const take = group.slice(0, DNS_RECORDS_SHOWN - shown);
-    shown += take.length;
-    lines.push(mrkdwn`*${type}* (${group.length})\n${joinMrkdwn(take.map(recordLine), "\n")}`);
-  }
-  if (records.length > shown) lines.push(mrkdwn`_…and ${records.length - shown} more records._`);
-  return lines;
 }
 
 export function countsByType(records: readonly DnsScanRecord[]): string {

@@ -53,6 +53,7 @@ import {
   type Mrkdwn,
   type MrkdwnInput,
   mrkdwn,
+  plainText,
   truncate,
 } from "./mrkdwn.js";
 import { sparkline } from "./ratelimit.js";
@@ -446,7 +447,8 @@ export function chartBlock(chart: CardChart): KnownBlock {
   return {
     type: "image",
     slack_file: { id: chart.fileId },
-    alt_text: chart.altText.length <= 2000 ? chart.altText : `${chart.altText.slice(0, 1999)}…`,
+    // Escaped like every text shown (zone and approver names are in it); Slack's limit is 2,000 characters.
+    alt_text: plainText(chart.altText, 2000).text,
   } as KnownBlock;
 }
 

@@ -18,7 +18,7 @@ const auditLines = async () => (await answerTo(h, "audit", CAROL)).text.split("\
 
 describe("/edge audit", () => {
   it("a channel's policy tightened at once is one row, naming the channel as a channel", async () => {
-    expect((await answerTo(h, "policy expiry 10 here", ALICE)).text).toContain("Policy updated");
+    expect((await answerTo(h, "policy expiry 10m here", ALICE)).text).toContain("Policy updated");
     const lines = await auditLines();
     const policyRows = lines.filter((l) => l.includes("`policy."));
     expect(policyRows).toHaveLength(1);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { MIN, usePollerRig } from "../../jobs/alert-poller-support.js";
-import { incidentCard } from "../../support/incident-card.js";
+import { incidentCard, textRowsOnly } from "../../support/incident-card.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
 /** 10:31:30 UTC: a minute and a half into the two-minute slot 10:30–10:32 (its first minute is over). */
@@ -16,6 +16,7 @@ const rig = usePollerRig();
 async function cardDuringSteadyAttack(window: string): Promise<string> {
   rig.now = MID_SLOT;
   const { sim, h } = await rig.start();
+  textRowsOnly(h);
   // Steady since well before both windows.
   sim.stageAttack(ZONE, {
     startsAt: MID_SLOT - 5 * 60 * MIN,
@@ -54,6 +55,7 @@ describe("/edge incident's traffic rows", () => {
   it("say 'steady' for a series that never moves, and how many times for a surge past ten times the window before", async () => {
     rig.now = MID_SLOT;
     const { sim, h } = await rig.start();
+    textRowsOnly(h);
     // No threat events at all on the zone (the simulator's background noise off): every row is flat at 0.
     const traffic = sim.state.shieldTraffic.get(ZONE);
     if (!traffic) throw new Error("no traffic model for the zone");

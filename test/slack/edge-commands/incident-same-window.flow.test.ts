@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { usePollerRig } from "../../jobs/alert-poller-support.js";
-import { incidentCard } from "../../support/incident-card.js";
+import { incidentCard, textRowsOnly } from "../../support/incident-card.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
 /** 10:31:30 UTC: a minute and a half into the two-minute slot 10:30–10:32, the slot in progress. */
@@ -18,6 +18,7 @@ describe("/edge incident early in an attack", () => {
   it("counts the event log over the traffic section's whole slots: no top offender outnumbers every threat counted", async () => {
     rig.now = MID_SLOT;
     const { sim, h } = await rig.start();
+    textRowsOnly(h);
     // The attack began with the slot in progress: the traffic section does not count it yet.
     sim.stageAttack(ZONE, {
       startsAt: MID_SLOT - 90_000,

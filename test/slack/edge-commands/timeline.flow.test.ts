@@ -225,7 +225,8 @@ describe("/edge timeline: the story of an incident", () => {
       );
       const clicked = await h.click(exportButton!, { userId: BOB, channelId: "C0001" });
       await h.slack.waitForResponse(clicked.responseId, () => true, 10_000);
-      const md = [...h.slack.uploads.values()][0]?.body ?? "";
+      // The draft, not the chart uploaded beside it.
+      const md = [...h.slack.uploads.values()].find((u) => u.filename.endsWith(".md"))?.body ?? "";
       expect(md).toContain(
         "@bob `https://evil.example/login` `www.evil.example` `mail-bob@evil.example` `@everyone` asked for: Block IP 203.0.113.7",
       );
