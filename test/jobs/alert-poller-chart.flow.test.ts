@@ -15,6 +15,7 @@ import { alertChartDigest } from "../../src/slack/alert-chart.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
+import { BOB, CAROL } from "../support/users.js";
 import { parents, T0, text, updatesOf, usePollerRig } from "./alert-poller-support.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
@@ -136,6 +137,46 @@ describe("a zone alert's parent", () => {
     const live = [...h.slack.uploads.values()].filter((u) => !u.deleted).map((u) => u.id);
     expect(live).toEqual([shownFile]);
   }, 90_000);
+});
+
+describe("a zone alert's chart and the mitigations", () => {
+  it("marks where a change asked in the watch's channel took effect, with who approved it; one asked elsewhere is not marked", async () => {
+    const { h, poller, ts } = await attacked();
+    h.slack.users.set(CAROL, { id: CAROL, name: "carol" });
+    /** A block asked by Bob in `channelId`, approved by Carol and applied, as the engine leaves one. */
+    const applied = async (ip: string, channelId: string) => {
+      const params = { shieldZoneId: ZONE, type: "ip", value: ip, state: "block" };
+      const r = await h.store.changeRequests.create({
+        kind: "access_block",
+        teamId: "T0001",
+        channelId,
+        requesterId: BOB,
+        params,
+        observed: "none",
+        expiresAt: rig.now + 3_600_000,
+      });
+      await h.store.changeRequests.transition(r.id, "pending", "approved", {
+        decidedBy: CAROL,
+        decidedAt: rig.now,
+        approvedBy: [CAROL],
+      });
+      await h.store.changeRequests.transition(r.id, "approved", "applied", {});
+      await h.store.changeRequests.setTargetOwner("T0001", `T0001/shield zone ${ZONE}/access ip ${ip}`, r.id);
+    };
+    await applied("203.0.113.7", CHANNEL);
+    await applied("203.0.113.8", "C0002");
+    const before = updatesOf(h, ts).length;
+    await rig.minutes(1, poller);
+    // The mark alone changes the chart: redrawn at the next check, bucket or not.
+    const latest = updatesOf(h, ts).slice(before).at(-1);
+    const alt = images(latest)[0]?.alt_text ?? "";
+    expect(alt).toMatch(
+      new RegExp(
+        `Mitigations took effect: Block IP 203\\.0\\.113\\.7 on shield zone ${ZONE} at \\d\\d:\\d\\d UTC \\(approved by carol\\)\\.`,
+      ),
+    );
+    expect(alt).not.toContain("203.0.113.8");
+  }, 60_000);
 });
 
 describe("a zone alert's parent without its picture", () => {
