@@ -71,6 +71,13 @@ describe("the alert's chart", () => {
     expect(chart.mitigations.map((m) => m.at)).toEqual([at]);
   });
 
+  it("has nothing to draw when every feature was at zero over the hour", () => {
+    const quiet = state();
+    quiet.recent = quiet.recent!.map((r) => sample(r.at));
+    expect(alertChartInput(18401, quiet, "normal")?.extra.thresholds).toEqual([]);
+    expect(alertChart(18401, quiet, "normal")).toBeNull();
+  });
+
   it("has nothing to draw before the watch kept any sample", () => {
     expect(alertChartInput(18401, null, "normal")).toBeNull();
     expect(alertChartInput(18401, { samples: [], lastBucketAt: T, episode: null }, "normal")).toBeNull();

@@ -16,7 +16,7 @@ import { SIM_IDS } from "../../tools/simulator/index.js";
 import type { SlackCall } from "../support/fake-slack.js";
 import { answerTo, type Harness, TEST_EDGE_KEY } from "../support/harness.js";
 import { BOB, CAROL } from "../support/users.js";
-import { parents, T0, text, updatesOf, usePollerRig } from "./alert-poller-support.js";
+import { clickOn, parents, T0, text, updatesOf, usePollerRig } from "./alert-poller-support.js";
 
 const ZONE = SIM_IDS.zoneEnterprise;
 const CHANNEL = "C0001";
@@ -210,6 +210,30 @@ describe("a zone alert's parent without its picture", () => {
     expect(images(shown)).toEqual([]);
     expect(blocksTextOf(shown)).toMatch(/DDoS/);
     expect((await h.store.episodes.listOpen("T0001"))[0]?.messageTs).toBe(ts);
+    h.slack.violations.length = 0;
+  }, 60_000);
+});
+
+describe("a zone alert's buttons", () => {
+  it("render the parent with its picture, and without it when Slack refuses the picture", async () => {
+    const { h, parent, ts } = await attacked();
+    const fileId = images(parent)[0]!.slack_file!.id;
+    await clickOn(h, parent, "Acknowledge", "U0001", ts);
+    const acked = await h.slack.waitForMessage(CHANNEL, ts, (m) =>
+      blocksTextOf(m).includes("acknowledged by"),
+    );
+    expect(images(acked).map((b) => b.slack_file?.id)).toEqual([fileId]);
+
+    h.slack.setRefuseSlackFiles(true);
+    await clickOn(h, parent, "Mute 1h", "U0001", ts);
+    const muted = await h.slack.waitForMessage(
+      CHANNEL,
+      ts,
+      (m) => blocksTextOf(m).includes("muted until"),
+      20_000,
+    );
+    expect(images(muted)).toEqual([]);
+    expect(blocksTextOf(muted)).toMatch(/DDoS/);
     h.slack.violations.length = 0;
   }, 60_000);
 });
