@@ -98,6 +98,26 @@ export function evaluateZone(
   return { attack: readings.some((r) => r.over), readings };
 }
 
+/**
+ * The count a signal's next sample must reach to be over, from the same baseline and sensitivity `evaluateZone`
+ * uses: the larger of the minimum count and mean + z × σ (σ floored at the Poisson noise, as above). Null while
+ * the baseline is too short for anything to be over. A reading at this level is over; one below it is not.
+ */
+export function alertLevel(
+  history: readonly ZoneSample[],
+  signal: ZoneSignal,
+  s: Sensitivity,
+): number | null {
+  const baseline = history.slice(-BASELINE_SAMPLES);
+  if (baseline.length < MIN_BASELINE_SAMPLES) return null;
+  const threshold = SENSITIVITIES[s];
+  const values = baseline.map((x) => countOf(x, signal));
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const std = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length);
+  const noise = Math.max(std, Math.sqrt(Math.max(mean, 1)));
+  return Math.max(threshold.minCount, mean + threshold.z * noise);
+}
+
 const MINUTE_MS = 60_000;
 
 /** Where each signal's counts are in the detailed metrics. */

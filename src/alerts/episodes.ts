@@ -133,9 +133,17 @@ export async function watchChannelWorks(c: EpisodeContext): Promise<void> {
   c.watch.failing = false;
 }
 
-/** The readings an episode opened with, kept through its updates (an episode opened before they were kept has none). */
-const openingOf = (previous: EpisodeDetails | null | undefined): Pick<EpisodeDetails, "opening"> =>
-  previous?.opening ? { opening: previous.opening } : {};
+/**
+ * The readings an episode opened with and its chart, kept through its updates (an episode opened before they were
+ * kept has none).
+ */
+const openingOf = (
+  previous: EpisodeDetails | null | undefined,
+): Pick<EpisodeDetails, "opening" | "chart"> => ({
+  ...(previous?.opening ? { opening: previous.opening } : {}),
+  // The parent keeps its picture until a redraw replaces it (same parent, same file, to be deleted then).
+  ...(previous?.chart ? { chart: previous.chart } : {}),
+});
 
 /** The subject's latest episode: `read` when the caller has it already (null: none), else from the store. */
 async function latestEpisode(

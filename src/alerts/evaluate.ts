@@ -44,7 +44,15 @@ export interface ZoneState {
   /** The start of the newest bucket already evaluated. */
   lastBucketAt: number | null;
   episode: ZoneEpisode | null;
+  /**
+   * Every sample of the last RECENT_MS, attacks included (the baseline leaves them out): what the alert's chart
+   * draws, so the chart costs no Edge API call of its own. Absent in states saved before it was kept.
+   */
+  recent?: ZoneSample[];
 }
+
+/** How far back the watch keeps every sample for the alert's chart. */
+export const RECENT_MS = 3_600_000;
 
 export interface AppsState {
   /** `firstSeen`: the app had this status when the watch first looked, so `since` is only a lower bound. */
@@ -122,7 +130,11 @@ export async function evaluateZoneWatch(
     lastVerdict = verdict;
     if (verdict.attack) lastAttack = verdict;
   }
-  const next: ZoneState = { samples: history, lastBucketAt: fresh.at(-1)?.at ?? state.lastBucketAt, episode };
+  const lastBucketAt = fresh.at(-1)?.at ?? state.lastBucketAt;
+  const recent = [...(state.recent ?? []), ...fresh].filter(
+    (s) => lastBucketAt === null || s.at > lastBucketAt - RECENT_MS,
+  );
+  const next: ZoneState = { samples: history, lastBucketAt, episode, recent };
 
   const subjectId = watch.target;
   const label = watch.options.label ?? null;

@@ -42,6 +42,8 @@ export interface AlertView {
   reopened: number;
   /** Its watch was removed while it was open: no longer tracked (who removed it, when). */
   untracked?: { by: string; at: number };
+  /** The chart of its window, uploaded to Slack, which the parent shows (a zone alert's; absent: none). */
+  chart?: { fileId: string; altText: string } | null;
   subject:
     | {
         kind: "zone";
@@ -85,6 +87,20 @@ export interface EpisodeDetails {
   reopened: number;
   /** The subject as it was when the episode opened (subject is brought up to date as it fires). */
   opening?: EpisodeSubject;
+  /** The chart last drawn for the parent (jobs/alerts.ts), kept through the subject's updates. */
+  chart?: AlertChartRecord;
+}
+
+/**
+ * The chart drawn for a parent: a digest of the data it was drawn from (the same data is not drawn again), and
+ * the uploaded file, or null when there is no picture for this data (empty, no files:write, the upload failed).
+ */
+export interface AlertChartRecord {
+  digest: string;
+  fileId: string | null;
+  altText: string;
+  /** Files this one replaced that Slack may still show (its parent was not sent yet): deleted once it is. */
+  replaced?: string[];
 }
 
 /** The subject of an episode whose details are missing or of an unknown shape: named from the watch alone. */
@@ -125,6 +141,9 @@ export function alertViewOf(episode: AlertEpisode, watch: Watch): AlertView {
     mutedUntil: watch.mutedUntil,
     reopened: details?.reopened ?? 0,
     subject: details?.subject ?? fallbackSubject(episode, watch),
+    ...(details?.chart?.fileId
+      ? { chart: { fileId: details.chart.fileId, altText: details.chart.altText } }
+      : {}),
   };
 }
 

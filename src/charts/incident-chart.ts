@@ -3,8 +3,8 @@ import type { IncidentChart } from "../services/incident-chart.js";
 
 /**
  * The incident chart as a Vega-Lite spec (pure: data in, spec out): one line per traffic series in requests per
- * minute, a dashed rule at the alert's threshold, and a vertical rule where each mitigation took effect,
- * labelled with what it did and who approved it. `render.ts` draws it.
+ * minute, a dashed rule at each of the alert's thresholds (in its series' colour when it has one), and a vertical
+ * rule where each mitigation took effect, labelled with what it did and who approved it. `render.ts` draws it.
  */
 
 export const CHART_WIDTH = 720;
@@ -49,19 +49,29 @@ export function incidentChartSpec(chart: IncidentChart): TopLevelSpec {
       },
     },
   ];
-  if (chart.threshold) {
+  if (chart.thresholds.length > 0) {
+    // A threshold of one series is drawn in that series' colour (the lines' scale); one for the whole chart in red.
+    const values = chart.thresholds.map((t) => ({
+      perMinute: t.perMinute,
+      label: t.label,
+      ...(t.series ? { series: t.series } : {}),
+    }));
+    const color = chart.thresholds.every((t) => t.series)
+      ? { color: { field: "series", type: "nominal" as const } }
+      : {};
     layers.push({
-      data: { values: [{ perMinute: chart.threshold.perMinute, label: chart.threshold.label }] },
+      data: { values },
       mark: { type: "rule", color: THRESHOLD_COLOR, strokeDash: [6, 4], strokeWidth: 1.5 },
-      encoding: { y: { field: "perMinute", type: "quantitative" } },
+      encoding: { y: { field: "perMinute", type: "quantitative" }, ...color },
     });
     layers.push({
-      data: { values: [{ perMinute: chart.threshold.perMinute, label: chart.threshold.label }] },
+      data: { values },
       mark: { type: "text", color: THRESHOLD_COLOR, align: "left", dx: 4, dy: -6, baseline: "bottom" },
       encoding: {
         y: { field: "perMinute", type: "quantitative" },
         x: { value: 0 },
         text: { field: "label" },
+        ...color,
       },
     });
   }

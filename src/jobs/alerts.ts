@@ -29,13 +29,16 @@ import { CALLS_PER_EVALUATION, watchInterval } from "../alerts/interval.js";
 import { isMutedAt } from "../alerts/view.js";
 import type { Clock } from "../clock.js";
 import type { Deps } from "../deps.js";
-import { toUserSentence } from "../errors.js";
+import { slackErrorCode, toUserSentence } from "../errors.js";
 import { holdLease, type Lease } from "../lease.js";
 import type { Logger } from "../log.js";
 import { edgeAccessFor } from "../services/edge-access.js";
+import { keepReplaced, redrawAlertChart } from "../slack/alert-chart.js";
 import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../slack/blocks/alerts.js";
 import { driftMessage } from "../slack/blocks/drift.js";
+import { type Reply, WITHOUT_PICTURE } from "../slack/blocks/reply.js";
 import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import { deleteChartFile } from "../slack/incident-chart.js";
 import { newRequestId } from "../slack/request-ids.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
@@ -108,6 +111,8 @@ interface AlertDelivery extends EpisodeContext {
   client: () => Promise<WebClient>;
   /** The poller's claim on this evaluation: renewed before a parent is posted, which is not posted if lost. */
   lease: Lease;
+  /** A zone watch's state after this evaluation: what its alerts' charts are drawn from. */
+  zoneState?: ZoneState | null;
 }
 
 /** The watch as the owner of what it posts: a channel that refuses posts marks it failing. */
@@ -192,8 +197,44 @@ async function evaluateConfig(d: AlertDelivery, client: Parameters<typeof evalua
   return { state: visit ? { ...state, visit } : state, calls: result.calls, notices: [], deliveries };
 }
 
-/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
+/**
+ * Deliver a notice, a zone alert's chart redrawn first (when what it shows changed): once Slack shows the parent
+ * with the new picture, or without one, the file it replaced is deleted. Never throws.
+ */
 async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
+  if (d.zoneState === undefined || isMutedAt(d.watch, d.now)) return deliverParent(d, n);
+  let client: WebClient;
+  try {
+    client = await d.client();
+  } catch {
+    return deliverParent(d, n);
+  }
+  const drawn = await redrawAlertChart(d.deps, client, d.watch, d.zoneState, n.episode, d.now, d.logger);
+  const outcome = await deliverParent(d, { ...n, episode: drawn.episode });
+  if (outcome === "posted" || outcome === "updated")
+    for (const fileId of drawn.replaced) await deleteChartFile(client, fileId, d.logger);
+  else await keepReplaced(d.deps, drawn, d.logger);
+  return outcome;
+}
+
+/** `send` the parent; a picture Slack refuses (invalid_blocks) is dropped and the rest sent again. */
+async function withoutRefusedPicture<T>(
+  d: AlertDelivery,
+  parent: Reply,
+  send: (m: Reply) => Promise<T>,
+): Promise<T> {
+  try {
+    return await send(parent);
+  } catch (err) {
+    const without = parent[WITHOUT_PICTURE];
+    if (!without || slackErrorCode(err) !== "invalid_blocks") throw err;
+    d.logger.info({ err }, "Slack refused the alert's picture; sending its parent without it");
+    return send(without);
+  }
+}
+
+/** Post or update the notice's parent (unless Slack already shows it so), then its thread note if any. Never throws. */
+async function deliverParent(d: AlertDelivery, n: AlertNotice): Promise<DeliveryOutcome> {
   const plan = await planParent(d, n);
   if (plan.kind === "muted" || plan.kind === "unchanged") return plan.kind;
   const e = n.episode;
@@ -212,13 +253,13 @@ async function deliverNotice(d: AlertDelivery, n: AlertNotice): Promise<Delivery
     owner,
     async (to): Promise<DeliveryOutcome> => {
       if (messageTs === null) {
-        const ts = await to.post(parent);
+        const ts = await withoutRefusedPicture(d, parent, (m) => to.post(m));
         if (typeof ts !== "string") throw new Error("chat.postMessage returned no ts");
         await recordPosted(d, e, ts, digest);
         // The first post already shows the news; a reply would repeat it.
         return "posted";
       }
-      if (plan.changed) await to.update(messageTs, parent);
+      if (plan.changed) await withoutRefusedPicture(d, parent, (m) => to.update(messageTs, m));
       // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
       await recordShown(d, e, digest);
       if (event) await to.post(alertThreadReply(event), messageTs);
@@ -261,7 +302,7 @@ async function deliverQuietly(
     { client: d.client, metrics: d.deps.metrics, logger: d.logger },
     watchOwner(d),
     async (to) => {
-      await to.update(messageTs, parent);
+      await withoutRefusedPicture(d, parent, (m) => to.update(messageTs, m));
       await recordShownQuietly(d, e, digest);
     },
   );
@@ -436,6 +477,7 @@ export function createPoller(options: PollerOptions): Poller {
       return true;
     }
     spend(access.keyId, result.calls);
+    if (w.kind === "zone") d.zoneState = result.state as ZoneState | null;
     const deliveries: DeliveryOutcome[] = [];
     for (const n of result.notices) deliveries.push(await deliverNotice(d, n));
     await deps.store.watches.recordPoll(w.id, { at, state: result.state, error: null });

@@ -1,9 +1,4 @@
-import {
-  type IncidentPicture,
-  type IncidentRange,
-  TRAFFIC_METRIC_LABELS,
-  type TrafficMetric,
-} from "./incident.js";
+import { type IncidentRange, type Section, TRAFFIC_METRIC_LABELS, type TrafficMetric } from "./incident.js";
 import type { Timeline } from "./timeline.js";
 
 /**
@@ -39,6 +34,22 @@ export interface ChartThreshold {
   /** Requests per minute at which the alert fires. */
   perMinute: number;
   label: string;
+  /** The series (its label) this threshold belongs to, drawn in its colour; absent: one for the whole chart. */
+  series?: string;
+}
+
+/** What a chart is drawn from: an incident picture, or an alert's own samples shaped like one. */
+export interface ChartSource {
+  zoneId: number;
+  range: Pick<IncidentRange, "window" | "metricsFrom" | "metricsTo" | "to" | "bucketMs" | "words">;
+  traffic: Section<{ rows: readonly { metric: TrafficMetric; series: readonly number[] }[] }>;
+}
+
+export interface ChartExtra {
+  thresholds?: readonly ChartThreshold[];
+  /** What the thresholds mean, in one sentence (the alt text says it). */
+  thresholdRule?: string | null;
+  mitigations?: readonly ChartMitigation[];
 }
 
 export interface IncidentChart {
@@ -46,7 +57,8 @@ export interface IncidentChart {
   /** The lines cover whole slots up to `metricsTo`; the time axis runs on to `to`, so a mark just made shows. */
   range: Pick<IncidentRange, "metricsFrom" | "metricsTo" | "to" | "bucketMs" | "words">;
   points: ChartPoint[];
-  threshold: ChartThreshold | null;
+  thresholds: ChartThreshold[];
+  thresholdRule: string | null;
   /** Inside the chart's time span only (`metricsFrom` to `to`), oldest first. */
   mitigations: ChartMitigation[];
 }
@@ -55,10 +67,7 @@ export interface IncidentChart {
  * The chart of an incident picture's traffic, or null when there is nothing to draw: the traffic section
  * failed, or every series is zero over the window (an empty chart says less than the card's text).
  */
-export function incidentChart(
-  picture: Pick<IncidentPicture, "zoneId" | "range" | "traffic">,
-  extra: { threshold?: ChartThreshold | null; mitigations?: readonly ChartMitigation[] } = {},
-): IncidentChart | null {
+export function incidentChart(picture: ChartSource, extra: ChartExtra = {}): IncidentChart | null {
   if ("error" in picture.traffic) return null;
   const { range } = picture;
   const minutes = range.bucketMs / MINUTE;
@@ -88,7 +97,8 @@ export function incidentChart(
       words: range.words,
     },
     points,
-    threshold: extra.threshold ?? null,
+    thresholds: [...(extra.thresholds ?? [])],
+    thresholdRule: extra.thresholdRule ?? null,
     mitigations,
   };
 }
@@ -110,9 +120,11 @@ export function chartAltText(chart: IncidentChart): string {
   const parts = [
     `Chart of threats per minute by feature on shield zone ${chart.zoneId} over the last ${chart.range.words}.`,
     `Peak: ${round(peak.perMinute)} per minute (${peak.label}) in the slot from ${hhmm(peak.at)}.`,
-    chart.threshold
-      ? `Alert threshold: ${round(chart.threshold.perMinute)} per minute (${chart.threshold.label}).`
-      : "No alert threshold drawn.",
+    chart.thresholds.length === 0
+      ? "No alert threshold drawn."
+      : `Alert threshold: ${chart.thresholds
+          .map((t) => `${round(t.perMinute)} per minute (${t.label})`)
+          .join("; ")}.${chart.thresholdRule ? ` ${chart.thresholdRule}` : ""}`,
     chart.mitigations.length === 0
       ? "No mitigation took effect in this window."
       : `Mitigations took effect: ${chart.mitigations

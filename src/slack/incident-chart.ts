@@ -7,14 +7,15 @@ import { slackErrorCode } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { IncidentPicture } from "../services/incident.js";
 import {
+  type ChartExtra,
   type ChartMitigation,
-  type ChartThreshold,
+  type ChartSource,
   chartAltText,
   type IncidentChart,
   incidentChart,
   timelineMitigations,
 } from "../services/incident-chart.js";
-import { buildTimeline } from "../services/timeline.js";
+import { buildTimeline, type Timeline } from "../services/timeline.js";
 
 /**
  * The incident chart as a Slack file: drawn (src/charts), uploaded through the files API without a channel (so
@@ -33,14 +34,11 @@ export type ChartOutcome =
   | { posted: PostedChart; png: Buffer; chart: IncidentChart }
   | { fallback: "empty" | "missing_scope" | "upload_failed" | "render_failed" };
 
-export interface ChartInput {
-  threshold?: ChartThreshold | null;
-  mitigations?: readonly ChartMitigation[];
-}
+export type ChartInput = ChartExtra;
 
 /** Draw the chart of `picture` to PNG bytes, or null when there is nothing to draw. */
 export async function drawIncidentChart(
-  picture: Pick<IncidentPicture, "zoneId" | "range" | "traffic">,
+  picture: ChartSource,
   input: ChartInput = {},
 ): Promise<{ chart: IncidentChart; png: Buffer } | null> {
   const chart = incidentChart(picture, input);
@@ -52,9 +50,11 @@ export async function drawIncidentChart(
 export async function postIncidentChart(
   env: { clock: Clock },
   client: WebClient,
-  picture: Pick<IncidentPicture, "zoneId" | "range" | "traffic">,
+  picture: ChartSource,
   logger: Logger,
   input: ChartInput = {},
+  /** The file's name; default after the zone and the window. */
+  filename = `incident-zone-${picture.zoneId}-${picture.range.window}.png`,
 ): Promise<ChartOutcome> {
   const started = env.clock.elapsed();
   let drawn: Awaited<ReturnType<typeof drawIncidentChart>>;
@@ -72,7 +72,7 @@ export async function postIncidentChart(
     // file stays the app's own until a message shows it.
     const done = await client.filesUploadV2({
       file: drawn.png,
-      filename: `incident-zone-${picture.zoneId}-${picture.range.window}.png`,
+      filename,
       title: `Shield zone ${picture.zoneId}, last ${picture.range.words}`,
       alt_text: altText,
     });
@@ -126,34 +126,55 @@ export async function cardChartInput(
   channelId: string,
   logger: Logger,
 ): Promise<ChartInput> {
+  const timeline = await channelMitigations(deps, teamId, picture, channelId, logger);
+  if (!timeline) return {};
+  return { mitigations: await namedMitigations(client, timeline, logger) };
+}
+
+/** The zone's timeline in the window as `channelId`'s readers see it (the chart's marks), or null when unread. */
+export async function channelMitigations(
+  deps: Pick<Deps, "store" | "clock">,
+  teamId: string,
+  picture: { zoneId: number; range: Pick<IncidentPicture["range"], "window" | "to"> },
+  channelId: string,
+  logger: Logger,
+): Promise<Timeline | null> {
   try {
-    const timeline = await buildTimeline(deps, {
+    return await buildTimeline(deps, {
       teamId,
       zoneId: picture.zoneId,
       window: picture.range.window,
       audience: { kind: "channels", channelIds: new Set([channelId]) },
       now: picture.range.to,
     });
-    const ids = new Set<string>();
-    timelineMitigations(timeline, (id) => {
-      ids.add(id);
-      return id;
-    });
-    const names = new Map<string, string>();
-    await Promise.all(
-      [...ids].slice(0, NAMES_READ).map(async (id) => {
-        try {
-          const { user } = await client.users.info({ user: id });
-          const name = user?.profile?.display_name || user?.real_name || user?.name;
-          if (name) names.set(id, name);
-        } catch (err) {
-          logger.debug({ err, id }, "no name for the chart");
-        }
-      }),
-    );
-    return { mitigations: timelineMitigations(timeline, (id) => names.get(id) ?? id) };
   } catch (err) {
     logger.info({ err, zoneId: picture.zoneId }, "the chart's mitigation marks could not be read");
-    return {};
+    return null;
   }
+}
+
+/** The timeline's mitigations as marks, approvers named through users.info (at most NAMES_READ; the rest ids). */
+export async function namedMitigations(
+  client: WebClient,
+  timeline: Timeline,
+  logger: Logger,
+): Promise<ChartMitigation[]> {
+  const ids = new Set<string>();
+  timelineMitigations(timeline, (id) => {
+    ids.add(id);
+    return id;
+  });
+  const names = new Map<string, string>();
+  await Promise.all(
+    [...ids].slice(0, NAMES_READ).map(async (id) => {
+      try {
+        const { user } = await client.users.info({ user: id });
+        const name = user?.profile?.display_name || user?.real_name || user?.name;
+        if (name) names.set(id, name);
+      } catch (err) {
+        logger.debug({ err, id }, "no name for the chart");
+      }
+    }),
+  );
+  return timelineMitigations(timeline, (id) => names.get(id) ?? id);
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  alertLevel,
   BASELINE_SAMPLES,
   CALM_SAMPLES,
   classifyApp,
@@ -28,6 +29,34 @@ const sample = (at: number, counts: Partial<Record<ZoneSignal, number>> = {}): Z
 const series = (values: number[], signal: ZoneSignal = "ddos") =>
   values.map((v, i) => sample(i, { [signal]: v }));
 const reading = (v: ZoneVerdict, signal: ZoneSignal) => v.readings.find((r) => r.signal === signal);
+
+describe("alertLevel", () => {
+  const baselines: [string, ZoneSample[]][] = [
+    ["quiet", series(Array.from({ length: 20 }, (_, i) => i % 2))],
+    ["noisy", series(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 100 : 300)))],
+    ["steady", series(Array.from({ length: 12 }, () => 40))],
+    ["longer than the baseline", series(Array.from({ length: 45 }, (_, i) => (i < 15 ? 5000 : 7 + (i % 5))))],
+  ];
+  it("is the count at which evaluateZone calls a signal over, at every sensitivity and baseline", () => {
+    for (const [name, history] of baselines)
+      for (const s of Object.keys(SENSITIVITIES) as (keyof typeof SENSITIVITIES)[]) {
+        const level = alertLevel(history, "ddos", s);
+        expect(level, `${name} ${s}`).not.toBeNull();
+        const at = Math.ceil(level!);
+        const over = (count: number) =>
+          reading(evaluateZone(history, sample(99, { ddos: count }), s), "ddos");
+        expect(over(at)?.over, `${name} ${s} at ${at}`).toBe(true);
+        expect(over(at - 1)?.over, `${name} ${s} at ${at - 1}`).toBe(false);
+      }
+  });
+
+  it("is the noisy baseline's mean + z σ, never under the minimum count, and none before the baseline is long enough", () => {
+    const noisy = series(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 100 : 300))); // mean 200, σ 100
+    expect(alertLevel(noisy, "ddos", "normal")).toBeCloseTo(600, 10);
+    expect(alertLevel(noisy, "waf", "normal")).toBe(SENSITIVITIES.normal.minCount);
+    expect(alertLevel(series([1, 2, 3, 4].slice(0, MIN_BASELINE_SAMPLES - 1)), "ddos", "high")).toBeNull();
+  });
+});
 
 describe("evaluateZone", () => {
   it("reads every signal against its own baseline: mean, standard deviation and z", () => {

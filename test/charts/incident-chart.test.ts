@@ -98,7 +98,7 @@ describe("the incident chart's data", () => {
 
   it("says in words what it shows: the peak, the threshold and when each mitigation took effect", () => {
     const chart = incidentChart(picture(), {
-      threshold: { perMinute: 1000, label: "alert at 1,000/min" },
+      thresholds: [{ perMinute: 1000, label: "alert at 1,000/min" }],
       mitigations: [mitigation],
     })!;
     const peakBucket = range.buckets - 1;
@@ -121,7 +121,7 @@ describe("the incident chart, drawn", () => {
   it("is a Vega-Lite spec with a line per series, the threshold rule and a labelled mark per mitigation", () => {
     const spec = incidentChartSpec(
       incidentChart(picture(), {
-        threshold: { perMinute: 1000, label: "threshold" },
+        thresholds: [{ perMinute: 1000, label: "threshold" }],
         mitigations: [mitigation],
       })!,
     ) as { layer: { mark: { type: string }; data: { values: Record<string, unknown>[] } }[] };
@@ -132,6 +132,27 @@ describe("the incident chart, drawn", () => {
     expect(spec.layer[4]!.data.values).toEqual([
       { at: mitigation.at, label: "block IP 203.0.113.7 (approved by ana)" },
     ]);
+  });
+
+  it("draws a threshold of one series in that series' colour, labelled, and says each in the alt text", async () => {
+    const chart = incidentChart(picture(), {
+      thresholds: [
+        { perMinute: 700, label: "WAF alert level", series: "WAF" },
+        { perMinute: 2500, label: "Rate limits alert level", series: "Rate limits" },
+      ],
+      thresholdRule: "An alert level is what a count must reach.",
+    })!;
+    const spec = incidentChartSpec(chart) as {
+      layer: { mark: { type: string }; encoding: { color?: { field: string } } }[];
+    };
+    expect(spec.layer.map((l) => l.mark.type)).toEqual(["line", "rule", "text"]);
+    expect(spec.layer[1]!.encoding.color).toEqual({ field: "series", type: "nominal" });
+    const svg = await specToSvg(spec as Parameters<typeof specToSvg>[0]);
+    expect(svg).toContain("WAF alert level");
+    expect(svg).toContain("Rate limits alert level");
+    expect(chartAltText(chart)).toContain(
+      "Alert threshold: 700 per minute (WAF alert level); 2,500 per minute (Rate limits alert level). An alert level is what a count must reach.",
+    );
   });
 
   it("renders to an SVG whose text is in the shipped font, with the mitigation's label in it", async () => {

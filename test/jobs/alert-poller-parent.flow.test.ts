@@ -78,24 +78,32 @@ for (const [name, engine] of [
         const { sim, h, poller, ts } = await alertedZone(engine);
         sim.calm();
         await untilCalming(h, poller);
-        const tried = updatesOf(h, ts).length;
+        // While it calms down the parent is still redrawn (its chart takes each new bucket): the resolution's
+        // updates are the ones saying it is over.
+        const resolution = () => updatesOf(h, ts).filter((c) => String(c.args.text).includes("is over"));
         // Slack answers 429 to every attempt of the resolution's update (the client tries three times).
-        h.slack.addFault({ method: "chat.update", retryAfterSec: 0, times: 3 });
+        h.slack.addFault({
+          method: "chat.update",
+          retryAfterSec: 0,
+          times: 3,
+          when: (args) => String(args.text).includes("is over"),
+        });
         for (let i = 0; i < 10 && (await h.store.episodes.listOpen("T0001")).length > 0; i++)
           await rig.minutes(1, poller);
         expect(await h.store.episodes.listOpen("T0001")).toEqual([]);
-        expect(updatesOf(h, ts).length).toBe(tried + 3);
+        expect(resolution()).toHaveLength(3);
         expect(replies(h, ts).some((r) => text(r).includes("Resolved"))).toBe(false);
 
         // Slack is healthy again: the next evaluation brings the parent up to date, once.
         await rig.minutes(1, poller);
         const latest = updatesOf(h, ts).at(-1);
-        expect(updatesOf(h, ts).length).toBe(tried + 4);
+        expect(resolution()).toHaveLength(4);
         expect(text(latest)).toMatch(/is over[\s\S]*Resolved .* after \d+ min/);
         expect(findButtons(latest?.args.blocks).map((b) => b.text)).toEqual(["Timeline"]);
         expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
+        const shown = updatesOf(h, ts).length;
         await rig.minutes(3, poller);
-        expect(updatesOf(h, ts).length).toBe(tried + 4);
+        expect(updatesOf(h, ts).length).toBe(shown);
         expect(replies(h, ts).filter((r) => text(r).includes("Resolved after"))).toHaveLength(1);
       },
     );

@@ -18,8 +18,9 @@ import { type ChangeButtonValue, durationWords } from "./approvals.js";
 import { statusLook } from "./apps.js";
 import { actions, button, confirmDialog, context, header, packLines, section } from "./block-kit.js";
 import { notPostedIn } from "./channel-failing.js";
+import { chartBlock } from "./incident.js";
 import { channel, code, dateToken, joinMrkdwn, type Mrkdwn, mention, mrkdwn, truncate } from "./mrkdwn.js";
-import { type Reply, reply } from "./reply.js";
+import { type Reply, reply, WITHOUT_PICTURE } from "./reply.js";
 
 /**
  * Alerts: the parent message of an episode (firing, still firing with the latest numbers, resolved with
@@ -154,7 +155,10 @@ function stateLine(v: AlertView, now: number): Mrkdwn {
   return joinMrkdwn(parts, " · ");
 }
 
-/** The parent message of an alert episode, in every state; `now` decides whether a mute still shows. */
+/**
+ * The parent message of an alert episode, in every state; `now` decides whether a mute still shows. With a chart,
+ * the same message without it rides along (WITHOUT_PICTURE), sent when Slack refuses the picture.
+ */
 export function alertParentMessage(v: AlertView, now: number): Reply {
   const s = v.subject;
   const emoji = v.status === "resolved" ? ":white_check_mark:" : ":rotating_light:";
@@ -168,6 +172,7 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
           : mrkdwn`No threat counts in the latest window.`,
       ),
     );
+    if (v.chart) blocks.push(chartBlock(v.chart));
     if (s.topOffender) {
       const of =
         s.topOffenderOfGroups === undefined ? "" : ` · top of the first ${n(s.topOffenderOfGroups)} groups`;
@@ -203,7 +208,10 @@ export function alertParentMessage(v: AlertView, now: number): Reply {
     if (!v.acknowledgedBy) buttons.push(button("Acknowledge", ACTIONS.alertAcknowledge, v.episodeId));
     blocks.push(actions(...buttons));
   }
-  return reply(mrkdwn`${emoji} ${alertTitle(v)}`, blocks);
+  const message = reply(mrkdwn`${emoji} ${alertTitle(v)}`, blocks);
+  return v.chart
+    ? { ...message, [WITHOUT_PICTURE]: alertParentMessage({ ...v, chart: null }, now) }
+    : message;
 }
 
 export function alertThreadReply(e: AlertEvent): Reply {

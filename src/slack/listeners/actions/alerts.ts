@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import { resolutionUntold } from "../../../alerts/episodes.js";
 import { alertViewOf, parentDigest } from "../../../alerts/view.js";
-import { toUserSentence, UserError } from "../../../errors.js";
+import { slackErrorCode, toUserSentence, UserError } from "../../../errors.js";
 import type { Logger } from "../../../log.js";
 import {
   acknowledgeAlert,
@@ -22,7 +22,7 @@ import {
 } from "../../blocks/alert-actions.js";
 import { alertParentMessage, MUTE_BUTTON_MS } from "../../blocks/alerts.js";
 import { gatheringMessage, incidentCard } from "../../blocks/incident.js";
-import { type Reply, sentenceReply } from "../../blocks/reply.js";
+import { type Reply, sentenceReply, WITHOUT_PICTURE } from "../../blocks/reply.js";
 import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { newRequestId } from "../../request-ids.js";
@@ -64,13 +64,17 @@ async function refreshParent(args: ButtonArgs, env: SlackEnv, alert: LoadedAlert
   const now = env.deps.clock.now();
   const view = alertViewOf(alert.episode, alert.watch);
   const message = alertParentMessage(view, now);
+  const update = (m: Reply) =>
+    args.client.chat.update({ channel: alert.episode.channelId, ts, text: m.text, blocks: m.blocks });
   try {
-    await args.client.chat.update({
-      channel: alert.episode.channelId,
-      ts,
-      text: message.text,
-      blocks: message.blocks,
-    });
+    try {
+      await update(message);
+    } catch (err) {
+      // A picture Slack refuses: the parent goes without it, as the poller sends it.
+      const without = message[WITHOUT_PICTURE];
+      if (!without || slackErrorCode(err) !== "invalid_blocks") throw err;
+      await update(without);
+    }
     // What Slack shows now: the poller does not send it again. A resolution its thread was not told yet (it
     // resolved while muted) keeps its version unshown, so the poller still posts its replies.
     const e = alert.episode;

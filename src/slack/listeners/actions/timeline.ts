@@ -108,7 +108,7 @@ async function postPostmortemChart(
       {
         zoneId: timeline.zoneId,
         range: timeline.range,
-        traffic: { ok: { rows: traffic.ok, previousError: null, requests: { error: "not read" } } },
+        traffic: { ok: { rows: traffic.ok } },
       },
       { mitigations: timelineMitigations(timeline, names.user) },
     );
