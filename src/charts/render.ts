@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Resvg } from "@resvg/resvg-js";
+import { renderAsync } from "@resvg/resvg-js";
 import { parse, View } from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 
@@ -25,14 +25,17 @@ export async function specToSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-/** PNG bytes of an SVG, drawn at `scale` × its size (2: sharp on high-density screens). */
-export function svgToPng(svg: string, scale = 2): Buffer {
-  const resvg = new Resvg(svg, {
+/**
+ * PNG bytes of an SVG, drawn at `scale` × its size (2: sharp on high-density screens). resvg rasterises on
+ * libuv's thread pool (`renderAsync`): about as long as the SVG itself, kept off the thread that acks Slack.
+ */
+export async function svgToPng(svg: string, scale = 2): Promise<Buffer> {
+  const image = await renderAsync(svg, {
     fitTo: { mode: "zoom", value: scale },
     font: { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: "DejaVu Sans" },
     background: "white",
   });
-  return resvg.render().asPng();
+  return image.asPng();
 }
 
 export async function renderPng(spec: TopLevelSpec, scale = 2): Promise<Buffer> {
