@@ -39,6 +39,9 @@ const ADVERSARIAL = [
   "test/services/timeline.flow.test.ts",
   "test/slack/edge-commands/timeline.flow.test.ts",
   "test/slack/listeners/alert-buttons.flow.test.ts",
+  "test/slack/incident-chart.flow.test.ts",
+  "test/jobs/alert-poller-chart.flow.test.ts",
+  "test/mcp/server.flow.test.ts",
 ];
 const ADVERSARIAL_SEEDS = [7, 1009, 424242];
 // Drawn once, in the main process, and handed to the workers (which load this file again) through the environment.
