@@ -1,39 +1,31 @@
 import { PNG } from "pngjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import { BOB, CAROL } from "../support/change-flow.js";
-import { blocksText, findButtons, type Harness, startHarness } from "../support/harness.js";
+import { findButtons } from "../support/harness.js";
+import { incidentCard as typedIncidentCard } from "../support/incident-card.js";
+import { useHarness } from "../support/use-harness.js";
 
 /**
  * The incident card's chart through the real receiver: a signed `/edge incident`, the fake Slack's files API and
  * the simulator's attack on shield zone 18401.
  */
 
-let h: Harness;
+const h = useHarness();
 const ATTACKED = SIM_IDS.zoneUnderAttack;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
 beforeEach(() => {
-  h.sim.clearFaults();
   h.sim.clearRequests();
-  h.slack.clear();
   h.slack.setRefuseSlackFiles(false);
 });
 
 type Block = { type: string; slack_file?: { id: string }; alt_text?: string; text?: { text?: string } };
 
 async function incidentCard(args: string, channelId = "C0001") {
-  const res = await h.command(`incident ${args}`, { channelId });
-  expect(res.status).toBe(200);
-  const card = await h.slack.waitForResponse(res.responseId, (r) => r.body.replace_original === true, 20_000);
+  const { card, text } = await typedIncidentCard(h, args, { channelId });
   const blocks = card.body.blocks as Block[];
-  return { res, card, blocks, images: blocks.filter((b) => b.type === "image"), text: blocksText(blocks) };
+  return { card, blocks, images: blocks.filter((b) => b.type === "image"), text };
 }
 
 /** The traffic section's text: with a sparkline each row holds block characters. */
