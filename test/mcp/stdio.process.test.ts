@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
+  answerTo,
   BOT_TOKEN,
   blocksText,
   cardUpdate,
@@ -83,8 +84,9 @@ describe("npm run mcp (stdio)", () => {
       });
 
       // Revoked in Slack: the running stdio server refuses its next call.
-      await h.command("agent revoke stdio-agent", { userId: BOB });
-      await h.settled();
+      // Its answer comes once the revoke is written: a call raced the bare command's write and was served.
+      const revoked = await answerTo(h, "agent revoke stdio-agent", BOB);
+      expect(revoked.text).toContain("is revoked");
       const after = await callTool(agent, "list_requests");
       expect(after.isError).toBe(true);
       expect(after.text).toContain("not valid");
