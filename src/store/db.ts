@@ -256,6 +256,26 @@ export interface Database {
   target_locks: TargetLocksTable;
   workspace_removals: WorkspaceRemovalsTable;
   agent_tokens: AgentTokensTable;
+  zone_readings: ZoneReadingsTable;
+}
+
+/**
+ * One read of a zone's detailed metrics per API key, zone and minute (migration 15): the row is first the
+ * claim ("this reader reads zone Z for minute M", inserted once), then holds what the read found.
+ */
+export interface ZoneReadingsTable {
+  /** A hash of the API key (edge/queue.ts keyId), never the key. */
+  keyId: string;
+  zoneId: number;
+  /** The minute's start (epoch ms). */
+  minute: number;
+  /** Who claimed the read (random per claim). */
+  reader: string;
+  claimedAt: number;
+  /** When the read's outcome was recorded; null while it is being read (or its reader died). */
+  readAt: number | null;
+  /** JSON: the outcome (services/zone-status.ts ZoneReading); null until read. */
+  reading: string | null;
 }
 
 /**

@@ -19,6 +19,7 @@ import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
 import { createTimelineReads, type TimelineReads } from "./timeline.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
+import { createZoneReadingsRepo, type ZoneReadingsRepo } from "./zone-readings.js";
 
 export type { AgentToken, AgentTokensRepo, NewAgentToken } from "./agent-tokens.js";
 export type { AuditEntry, AuditEntryInput, AuditRepo } from "./audit.js";
@@ -93,6 +94,7 @@ export type {
   WatchOptions,
   WatchPoll,
 } from "./watches.js";
+export type { ZoneReadingRow, ZoneReadingsRepo } from "./zone-readings.js";
 
 export interface StoreOptions {
   config: Config;
@@ -130,6 +132,8 @@ export interface Store {
   readonly timeline: TimelineReads;
   /** People's tokens for AI agents (the MCP server), stored hashed. */
   readonly agentTokens: AgentTokensRepo;
+  /** Zones' detailed-metrics reads, one per API key, zone and minute across replicas (services/zone-status.ts). */
+  readonly zoneReadings: ZoneReadingsRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -203,6 +207,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     removals: createRemovalsRepo(context),
     timeline: createTimelineReads(context),
     agentTokens: createAgentTokensRepo(context),
+    zoneReadings: createZoneReadingsRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

@@ -399,6 +399,24 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable("approval_requests").addColumn("proposed_by", "text").execute();
     },
   },
+  {
+    version: 15,
+    name: "zone readings: one detailed-metrics read per API key, zone and minute, shared by every replica",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("zone_readings")
+        .addColumn("key_id", "text", (c) => c.notNull())
+        .addColumn("zone_id", ts, (c) => c.notNull())
+        .addColumn("minute", ts, (c) => c.notNull())
+        .addColumn("reader", "text", (c) => c.notNull())
+        .addColumn("claimed_at", ts, (c) => c.notNull())
+        .addColumn("read_at", ts)
+        .addColumn("reading", "text")
+        .addPrimaryKeyConstraint("zone_readings_pk", ["key_id", "zone_id", "minute"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

@@ -1554,6 +1554,32 @@ export function storeContract(h: EngineHarness): void {
       });
     });
 
+    describe("zone readings", () => {
+      it("one claim per key, zone and minute; only its reader records; rows of other keys and minutes apart; old minutes pruned", async () => {
+        const store = await open();
+        const r = store.zoneReadings;
+        expect(await r.claim("k1", 18401, 60_000, "a", 60_100)).toBe(true);
+        // Another replica asking in the same minute loses the claim; another minute or key is another row.
+        expect(await r.claim("k1", 18401, 60_000, "b", 60_200)).toBe(false);
+        expect(await r.claim("k1", 18401, 120_000, "b", 120_100)).toBe(true);
+        expect(await r.claim("k2", 18401, 60_000, "b", 60_300)).toBe(true);
+        expect(await r.list("k1", [18401, 18402], 60_000)).toEqual([
+          { zoneId: 18401, reader: "a", claimedAt: 60_100, readAt: null, reading: null },
+        ]);
+        await r.record("k1", 18401, 60_000, "b", '{"state":"usual"}', 60_400);
+        expect((await r.list("k1", [18401], 60_000))[0]?.reading).toBeNull();
+        await r.record("k1", 18401, 60_000, "a", '{"state":"unusual"}', 60_500);
+        expect(await r.list("k1", [18401], 60_000)).toEqual([
+          { zoneId: 18401, reader: "a", claimedAt: 60_100, readAt: 60_500, reading: '{"state":"unusual"}' },
+        ]);
+        expect(await r.list("k1", [], 60_000)).toEqual([]);
+        await r.prune("k1", 120_000);
+        expect(await r.list("k1", [18401], 60_000)).toEqual([]);
+        expect(await r.list("k1", [18401], 120_000)).toHaveLength(1);
+        expect(await r.list("k2", [18401], 60_000)).toHaveLength(1);
+      });
+    });
+
     describe("health", () => {
       it("ping resolves while open and rejects with 'unavailable' once closed", async () => {
         const store = await open();
