@@ -253,7 +253,18 @@ describe("manifest.yml content", () => {
     expect(cmd.command).toBe("/edge");
     expect(cmd.description).toEqual(expect.stringMatching(/\S/));
     const hint = cmd.usage_hint as string;
-    for (const sub of ["apps", "zones", "bots", "bot", "ratelimit", "waf", "dns", "schedule", "policy"]) {
+    for (const sub of [
+      "status",
+      "apps",
+      "zones",
+      "bots",
+      "bot",
+      "ratelimit",
+      "waf",
+      "dns",
+      "schedule",
+      "policy",
+    ]) {
       expect(hint).toMatch(new RegExp(`(^|\\| )${sub}\\b`));
     }
     for (const sub of ["audit", "key", "help"]) expect(hint).toContain(sub);

@@ -1,128 +1,295 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import {
   evaluateZone,
   MIN_BASELINE_SAMPLES,
   type SignalReading,
   samplesFromDetailed,
   WATCHED_FEATURES,
+  ZONE_SIGNALS,
+  type ZoneSample,
 } from "../alerts/detect.js";
 import { BASELINE_FILL_MS, BUCKET_MS } from "../alerts/evaluate.js";
 import type { Deps } from "../deps.js";
 import { METRICS_RESOLUTION, type ShieldZonePage, unreadableMetricKeys } from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
-import { LruCache } from "../lru.js";
-import { edgeAccessFor } from "./edge-access.js";
+import type { ZoneReadingRow } from "../store/index.js";
+import { type EdgeAccess, edgeAccessFor } from "./edge-access.js";
 import { cachedFor, type KeyedList } from "./key-cache.js";
 import { ZONE_DIRECTORY_TTL_MS } from "./zone-lookup.js";
 
-/** What the watches' detector says of one zone's last whole slot, read once (no baseline kept). */
+/**
+ * What the watches' detector says of one zone's last whole slot, read once (no baseline kept). `reading`: the
+ * signal furthest from its usual (the one over, when one is); `series`: that signal's count per whole slot over
+ * the last hour, oldest first (a sparkline's values).
+ */
 export type ZoneCheck =
   /** `watched`: a zone watch of this workspace already alerts on it (in whichever channel). */
-  | { zoneId: number; state: "unusual"; reading: SignalReading; watched: boolean }
-  | { zoneId: number; state: "usual" }
+  | { zoneId: number; state: "unusual"; reading: SignalReading; series: number[]; watched: boolean }
+  | { zoneId: number; state: "usual"; reading: SignalReading; series: number[] }
   | { zoneId: number; state: "unknown"; why: string };
 
 /** The check of a page's zones: at most this many (one metrics read each, in the key's queue). */
 export const MAX_CHECKED_ZONES = 10;
 
-/**
- * Verdicts by workspace, zone and slot: a verdict holds until the next slot is whole, so `/edge zones` asked
- * again (by anyone in the workspace, on this replica) costs no Edge call within the slot. "unknown" verdicts
- * (a failed read) are not kept.
- */
-type Verdicts = LruCache<string, Exclude<ZoneCheck, { state: "unknown" }>>;
-/** One cache per composed app (its Deps): a process's apps, or tests' harnesses, never share verdicts. */
-const verdictsOf = new WeakMap<Deps, Verdicts>();
-function verdictsFor(deps: Deps): Verdicts {
-  let verdicts = verdictsOf.get(deps);
-  if (!verdicts) {
-    verdicts = new LruCache(5_000);
-    verdictsOf.set(deps, verdicts);
+/** How many zones `/edge status` and the App Home rank: the first the Edge API lists. */
+export const RANKED_ZONES = 25;
+
+const MINUTE_MS = 60_000;
+/** How long a reader on another replica is waited for before the zone is shown as being read. */
+export const OTHER_READER_WAIT_MS = 2_500;
+const OTHER_READER_POLL_MS = 250;
+/** Minutes of readings kept (older ones are pruned when a minute's reads are claimed). */
+const KEPT_MINUTES = 10;
+
+/** What a read found, as stored for its minute (who watches the zone is read each time, never stored). */
+type Outcome =
+  | { state: "unusual" | "usual"; reading: SignalReading; series: number[] }
+  | { state: "unknown"; why: string };
+
+const readingSchema = z.object({
+  signal: z.enum(ZONE_SIGNALS),
+  count: z.number(),
+  mean: z.number(),
+  std: z.number(),
+  z: z.number(),
+  over: z.boolean(),
+});
+const outcomeSchema = z.union([
+  z.object({ state: z.enum(["unusual", "usual"]), reading: readingSchema, series: z.array(z.number()) }),
+  z.object({ state: z.literal("unknown"), why: z.string() }),
+]);
+
+const BEING_READ = "being read now; ask again in a moment";
+
+function parseOutcome(text: string): Outcome {
+  try {
+    const parsed = outcomeSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // An unreadable row is no reading: said below.
   }
-  return verdicts;
+  return { state: "unknown", why: "its stored reading could not be read" };
+}
+
+/**
+ * Reads in flight in this process, by key, zone and minute: a second asker on the same replica waits for the
+ * same promise instead of polling the store. One map per composed app (its Deps).
+ */
+const inFlightOf = new WeakMap<Deps, Map<string, Promise<Outcome>>>();
+function inFlightFor(deps: Deps): Map<string, Promise<Outcome>> {
+  let map = inFlightOf.get(deps);
+  if (!map) {
+    map = new Map();
+    inFlightOf.set(deps, map);
+  }
+  return map;
+}
+
+/** Whether to read the zones no reading of this minute covers yet (else they are "being read"/unknown). */
+export interface CheckOptions {
+  /** At most this many zones (default MAX_CHECKED_ZONES). */
+  limit?: number;
+  /** Default true; false: only what the store already holds for this minute, no Edge call. */
+  read?: boolean;
 }
 
 /**
  * Whether each zone's last whole two-minute slot is far above its last hour, as a new zone watch would judge
- * it (normal sensitivity): one detailed-metrics read per zone, at most MAX_CHECKED_ZONES. A zone whose
- * metrics can't be read or placed, or with too short a history, is "unknown", never "usual".
+ * it (normal sensitivity). One detailed-metrics read per API key, zone and minute at most, shared by every
+ * user and replica through the store (zone_readings): the first asker claims the minute's read and records
+ * what it found; others wait for that (on this replica its promise; on another, the store, up to
+ * OTHER_READER_WAIT_MS). The reads are background work in the key's queue. A zone whose metrics can't be
+ * read or placed, with too short a history, or still being read elsewhere is "unknown", never "usual".
  */
 export async function checkZones(
   deps: Deps,
   teamId: string,
   zoneIds: readonly number[],
+  options: CheckOptions = {},
 ): Promise<ZoneCheck[]> {
-  const access = await edgeAccessFor(deps, teamId);
+  const access = await edgeAccessFor(deps, teamId, { background: true });
   const watched = new Set(
     (await deps.store.watches.list(teamId)).filter((w) => w.kind === "zone").map((w) => w.target),
   );
-  const now = deps.clock.now();
-  const from = Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS;
-  const slot = Math.floor(now / BUCKET_MS);
-  const verdicts = verdictsFor(deps);
+  const ids = zoneIds.slice(0, options.limit ?? MAX_CHECKED_ZONES);
+  const outcomes = await readZones(deps, access, ids, options.read ?? true);
+  return ids.map((zoneId, i): ZoneCheck => {
+    const o = outcomes[i] ?? { state: "unknown", why: BEING_READ };
+    if (o.state === "unknown") return { zoneId, state: "unknown", why: o.why };
+    const { reading, series } = o;
+    return o.state === "usual"
+      ? { zoneId, state: "usual", reading, series }
+      : { zoneId, state: "unusual", reading, series, watched: watched.has(String(zoneId)) };
+  });
+}
+
+async function readZones(
+  deps: Deps,
+  access: EdgeAccess,
+  ids: readonly number[],
+  read: boolean,
+): Promise<Outcome[]> {
+  const { store, clock } = deps;
+  const now = clock.now();
+  const minute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  const rowKey = (zoneId: number) => `${access.keyId}\u0000${zoneId}\u0000${minute}`;
+  const inFlight = inFlightFor(deps);
+  const rowsOf = async (zoneIds: readonly number[]) =>
+    new Map(
+      (await store.zoneReadings.list(access.keyId, zoneIds, minute)).map((r): [number, ZoneReadingRow] => [
+        r.zoneId,
+        r,
+      ]),
+    );
+  let rows: Map<number, ZoneReadingRow>;
+  try {
+    rows = await rowsOf(ids);
+  } catch (err) {
+    const why = toUserSentence(err);
+    return ids.map(() => ({ state: "unknown", why }));
+  }
+  if (read && ids.some((id) => !rows.has(id)))
+    await store.zoneReadings
+      .prune(access.keyId, minute - KEPT_MINUTES * MINUTE_MS)
+      .catch((err: unknown) => deps.logger.debug({ err }, "pruning old zone readings failed"));
+  const reader = randomBytes(9).toString("base64url");
+
   return Promise.all(
-    zoneIds.slice(0, MAX_CHECKED_ZONES).map(async (zoneId): Promise<ZoneCheck> => {
-      const key = `${teamId}\u0000${zoneId}\u0000${slot}`;
-      const known = verdicts.get(key);
-      // Watched or not is read now: a watch started since changes the hint, not the verdict.
-      if (known)
-        return known.state === "unusual" ? { ...known, watched: watched.has(String(zoneId)) } : known;
-      const verdict = await judge(zoneId);
-      if (verdict.state !== "unknown") verdicts.set(key, verdict);
-      return verdict;
+    ids.map(async (zoneId): Promise<Outcome> => {
+      const row = rows.get(zoneId);
+      if (row?.reading) return parseOutcome(row.reading);
+      const here = inFlight.get(rowKey(zoneId));
+      if (here) return read ? here : { state: "unknown", why: BEING_READ };
+      if (!read) return { state: "unknown", why: BEING_READ };
+      try {
+        if (!row && (await store.zoneReadings.claim(access.keyId, zoneId, minute, reader, now))) {
+          const reading = judge(deps, access, zoneId, now).then(async (outcome) => {
+            await store.zoneReadings.record(
+              access.keyId,
+              zoneId,
+              minute,
+              reader,
+              JSON.stringify(outcome),
+              clock.now(),
+            );
+            return outcome;
+          });
+          inFlight.set(rowKey(zoneId), reading);
+          try {
+            return await reading;
+          } finally {
+            inFlight.delete(rowKey(zoneId));
+          }
+        }
+        return await otherReader(zoneId);
+      } catch (err) {
+        return { state: "unknown", why: toUserSentence(err) };
+      }
     }),
   );
 
-  async function judge(zoneId: number): Promise<ZoneCheck> {
-    try {
-      const detailed = await access.client.getMetricsOverviewDetailed(zoneId, {
-        from,
-        to: now,
-        resolution: METRICS_RESOLUTION.twoMinutes,
-      });
-      if (unreadableMetricKeys(detailed, WATCHED_FEATURES).length > 0)
-        return { zoneId, state: "unknown", why: "its metrics came with times edgeops cannot place" };
-      const samples = samplesFromDetailed(detailed, now, BUCKET_MS);
-      const current = samples.at(-1);
-      if (!current || samples.length <= MIN_BASELINE_SAMPLES)
-        return { zoneId, state: "unknown", why: "too little history to know its usual" };
-      const verdict = evaluateZone(samples.slice(0, -1), current, "normal");
-      const over = verdict.readings.filter((r) => r.over).sort((a, b) => b.z - a.z)[0];
-      return over
-        ? { zoneId, state: "unusual", reading: over, watched: watched.has(String(zoneId)) }
-        : { zoneId, state: "usual" };
-    } catch (err) {
-      return { zoneId, state: "unknown", why: toUserSentence(err) };
+  /** Another reader claimed this minute's read: its promise on this replica, else its row, for a while. */
+  async function otherReader(zoneId: number): Promise<Outcome> {
+    const here = inFlight.get(rowKey(zoneId));
+    if (here) return here;
+    for (let waited = 0; waited < OTHER_READER_WAIT_MS; waited += OTHER_READER_POLL_MS) {
+      await clock.sleep(OTHER_READER_POLL_MS);
+      const reading = (await rowsOf([zoneId])).get(zoneId)?.reading;
+      if (reading) return parseOutcome(reading);
     }
+    return { state: "unknown", why: BEING_READ };
   }
 }
 
-/** The workspace's first zones, checked (the Home's "what is on fire" from a cold start). */
-export interface FirstZonesCheck {
+/** One zone's detailed metrics over the last hour, judged as a new zone watch would judge its last whole slot. */
+async function judge(deps: Deps, access: EdgeAccess, zoneId: number, now: number): Promise<Outcome> {
+  const from = Math.floor((now - BASELINE_FILL_MS) / BUCKET_MS) * BUCKET_MS;
+  try {
+    const detailed = await access.client.getMetricsOverviewDetailed(zoneId, {
+      from,
+      to: now,
+      resolution: METRICS_RESOLUTION.twoMinutes,
+    });
+    if (unreadableMetricKeys(detailed, WATCHED_FEATURES).length > 0)
+      return { state: "unknown", why: "its metrics came with times edgeops cannot place" };
+    const samples = samplesFromDetailed(detailed, now, BUCKET_MS);
+    const current = samples.at(-1);
+    if (!current || samples.length <= MIN_BASELINE_SAMPLES)
+      return { state: "unknown", why: "too little history to know its usual" };
+    const verdict = evaluateZone(samples.slice(0, -1), current, "normal");
+    const over = verdict.readings.filter((r) => r.over).sort((a, b) => b.z - a.z)[0];
+    const furthest = over ?? [...verdict.readings].sort((a, b) => b.z - a.z)[0];
+    if (!furthest) return { state: "unknown", why: "its metrics named no signal" };
+    return {
+      state: over ? "unusual" : "usual",
+      reading: furthest,
+      series: seriesOf(samples, furthest.signal),
+    };
+  } catch (err) {
+    deps.logger.debug({ err, zoneId }, "a zone's metrics could not be read for its check");
+    return { state: "unknown", why: toUserSentence(err) };
+  }
+}
+
+const seriesOf = (samples: readonly ZoneSample[], signal: SignalReading["signal"]): number[] =>
+  samples.slice(-30).map((s) => {
+    const n = s.counts[signal];
+    return Number.isFinite(n) && n > 0 ? n : 0;
+  });
+
+/** How far a check's last whole slot is from its usual, for ranking: unusual first, then by z; unknown last. */
+function rank(a: ZoneCheck, b: ZoneCheck): number {
+  const tier = (c: ZoneCheck) => (c.state === "unusual" ? 0 : c.state === "usual" ? 1 : 2);
+  if (tier(a) !== tier(b)) return tier(a) - tier(b);
+  if (a.state === "unknown" || b.state === "unknown") return 0;
+  return b.reading.z - a.reading.z;
+}
+
+/** The account's first zones ranked by how far their last whole slot is from normal. */
+export interface ZoneRanking {
+  /** Ranked: unusual ones (furthest first), then usual ones (furthest first), then unknown ones. */
   checks: ZoneCheck[];
   /** How many shield zones the workspace has, when the Edge API says. */
   totalCount: number | undefined;
-  /** Whether the workspace has zones that were not checked. */
+  /** Whether the account has zones that were not ranked. */
   more: boolean;
+  /** Zones not yet read this minute (only when read: false). */
+  pending: number;
+  /** When the ranking was made. */
+  at: number;
 }
 
-/** The first page of MAX_CHECKED_ZONES shield zones, kept a minute per key (as the zone directory). */
-const FIRST_ZONES: KeyedList<ShieldZonePage> = {
-  name: "first-shield-zones",
+/** The first page of RANKED_ZONES shield zones, kept a minute per key (as the zone directory). */
+const RANKED_ZONE_LIST: KeyedList<ShieldZonePage> = {
+  name: "ranked-shield-zones",
   ttlMs: ZONE_DIRECTORY_TTL_MS,
-  load: (client) => client.listShieldZones({ page: 1, perPage: MAX_CHECKED_ZONES }),
+  load: (client) => client.listShieldZones({ page: 1, perPage: RANKED_ZONES }),
 };
 
 /**
- * The workspace's first MAX_CHECKED_ZONES shield zones checked as `/edge zones` checks its page: one list
- * read a minute, then at most MAX_CHECKED_ZONES metrics reads, none within a slot whose verdicts are already known.
+ * The first RANKED_ZONES shield zones the Edge API lists, ranked by how far their last whole slot is from
+ * their usual (`/edge status` and the App Home): one list read a minute per key on this replica, then the
+ * zones' readings of this minute (checkZones), read where none is known unless `read` is false.
  */
-export async function checkFirstZones(deps: Deps, teamId: string): Promise<FirstZonesCheck> {
-  const page = await cachedFor(deps, await edgeAccessFor(deps, teamId), FIRST_ZONES);
+export async function rankZones(
+  deps: Deps,
+  teamId: string,
+  options: { read?: boolean } = {},
+): Promise<ZoneRanking> {
+  const page = await cachedFor(deps, await edgeAccessFor(deps, teamId), RANKED_ZONE_LIST);
   const checks = await checkZones(
     deps,
     teamId,
     page.items.map((z) => z.shieldZoneId),
+    { limit: RANKED_ZONES, read: options.read ?? true },
   );
   const more = page.nextPage !== null || checks.length < page.items.length || (page.skipped ?? 0) > 0;
-  return { checks, totalCount: page.totalCount, more };
+  return {
+    checks: [...checks].sort(rank),
+    totalCount: page.totalCount,
+    more,
+    pending: checks.filter((c) => c.state === "unknown" && c.why === BEING_READ).length,
+    at: deps.clock.now(),
+  };
 }

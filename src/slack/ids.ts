@@ -46,6 +46,9 @@ export const ACTIONS = {
   alertMute: "edge.alert.mute",
   alertUnmute: "edge.alert.unmute",
   alertAcknowledge: "edge.alert.acknowledge",
+  /** On /edge status (value: StatusZoneValue): a ranked zone's incident card, or a zone watch in the channel. */
+  statusIncident: "edge.status.incident",
+  statusWatch: "edge.status.watch",
   /**
    * An alert's mitigations: the generic change confirm (ChangeButtonValue), answered in the alert's thread
    * instead of replacing the alert (see listeners/actions/change-confirm.ts).

@@ -19,7 +19,14 @@ export interface ZoneReadingsRepo {
   /** Claim the read of `zoneId` for `minute` for `reader`; true when this reader won it. */
   claim(keyId: string, zoneId: number, minute: number, reader: string, now: number): Promise<boolean>;
   /** Record the claimed read's outcome (only the claim's own reader's). */
-  record(keyId: string, zoneId: number, minute: number, reader: string, reading: string, now: number): Promise<void>;
+  record(
+    keyId: string,
+    zoneId: number,
+    minute: number,
+    reader: string,
+    reading: string,
+    now: number,
+  ): Promise<void>;
   /** The rows of these zones for `minute`. */
   list(keyId: string, zoneIds: readonly number[], minute: number): Promise<ZoneReadingRow[]>;
   /** Forget the key's rows of minutes before `minute`. */
@@ -29,7 +36,13 @@ export interface ZoneReadingsRepo {
 export function createZoneReadingsRepo(ctx: RepoContext): ZoneReadingsRepo {
   const { db } = ctx;
   return guard("zoneReadings", {
-    async claim(keyId: string, zoneId: number, minute: number, reader: string, now: number): Promise<boolean> {
+    async claim(
+      keyId: string,
+      zoneId: number,
+      minute: number,
+      reader: string,
+      now: number,
+    ): Promise<boolean> {
       const result = await db
         .insertInto("zone_readings")
         .values({ keyId, zoneId, minute, reader, claimedAt: now, readAt: null, reading: null })

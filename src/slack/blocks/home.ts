@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import { describeRequest } from "../../changes/index.js";
 import type { OpenAlert } from "../../services/alerts.js";
-import type { FirstZonesCheck } from "../../services/unusual-zones.js";
+import type { ZoneRanking } from "../../services/unusual-zones.js";
 import type { AgentToken, ApiKeyInfo, ChangeRequest, Schedule } from "../../store/index.js";
 import { ACTIONS } from "../ids.js";
 import { agentTokenLine } from "./agents.js";
@@ -10,6 +10,7 @@ import { totalsLine } from "./apps.js";
 import { actions, button, context, divider, header, packLines, section } from "./block-kit.js";
 import { keyStatusText } from "./key-modal.js";
 import { channel, code, dateToken, link, mention, mrkdwn } from "./mrkdwn.js";
+import { rankedCountText } from "./status.js";
 import { unusualZoneLine } from "./zones.js";
 
 export interface HomeData {
@@ -30,8 +31,8 @@ export interface HomeData {
   openAlerts: { alerts: OpenAlert[]; more: boolean } | { error: string };
   /** The viewer's own active agent tokens (never the tokens themselves). */
   agentTokens?: AgentToken[];
-  /** The workspace's first zones checked for what looks under attack now; null without a key. */
-  unusualZones: FirstZonesCheck | { error: string } | null;
+  /** The workspace's first zones ranked as `/edge status` ranks them (services/unusual-zones.ts); null without a key. */
+  unusualZones: ZoneRanking | { error: string } | null;
 }
 
 function openAlertLine(a: OpenAlert) {
@@ -51,10 +52,11 @@ function openAlertsBlocks(d: HomeData["openAlerts"]): KnownBlock[] {
 }
 
 /**
- * Zones that look under attack now and that no zone watch alerts on (those that do are in the alerts), what
- * could not be judged, and that zones beyond the first ones were not checked.
+ * The ranking `/edge status` shows, as far as it concerns the Home: zones that look under attack now and that no
+ * zone watch alerts on (those that do are in the alerts), furthest from their usual first, with sparklines; what
+ * could not be judged, and how many zones were ranked of how many.
  */
-function unusualZonesBlocks(d: FirstZonesCheck | { error: string }): KnownBlock[] {
+function unusualZonesBlocks(d: ZoneRanking | { error: string }): KnownBlock[] {
   const title = "*Zones that look unusual now, without a watch*";
   if ("error" in d) return [section(title), context(`:warning: ${d.error}`)];
   const unusual = d.checks.filter((c) => c.state === "unusual");
@@ -65,8 +67,8 @@ function unusualZonesBlocks(d: FirstZonesCheck | { error: string }): KnownBlock[
   if (unwatched.length > 0) blocks.push(...packLines(unwatched.map(unusualZoneLine), 5, "unusual zones"));
   const notes: string[] = [
     unwatched.length === 0
-      ? `No unwatched zone of the ${d.checks.length} checked looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
-      : "Judged against each zone's last hour, as a zone watch would (normal sensitivity).",
+      ? `No unwatched zone of the ${d.checks.length} ranked looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
+      : "Furthest from their usual first, judged against each zone's last hour as a zone watch would (normal sensitivity).",
   ];
   if (watched > 0)
     notes.push(
@@ -79,10 +81,7 @@ function unusualZonesBlocks(d: FirstZonesCheck | { error: string }): KnownBlock[
         .map((c) => `zone ${c.zoneId} (${c.why.replace(/\.$/, "")})`)
         .join("; ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}.`,
     );
-  if (d.more)
-    notes.push(
-      `Only the first ${d.checks.length} zones${d.totalCount !== undefined ? ` of ${d.totalCount}` : ""} were checked; \`/edge zones\` checks the others a page at a time.`,
-    );
+  notes.push(`${rankedCountText(d)}. \`/edge status\` shows the whole ranking with buttons.`);
   blocks.push(context(notes.join(" ")));
   return blocks;
 }

@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import type { ZoneSignal } from "../../alerts/detect.js";
+import type { SignalReading, ZoneSignal } from "../../alerts/detect.js";
 import {
   bodyLimitActionLabel,
   ddosExecutionModeLabel,
@@ -16,6 +16,7 @@ import { ACTIONS } from "../ids.js";
 import { skippedText } from "./apps.js";
 import { actions, button, context, header, packLines, section } from "./block-kit.js";
 import { code, dateToken, type Mrkdwn, type MrkdwnInput, mrkdwn } from "./mrkdwn.js";
+import { sparkline } from "./ratelimit.js";
 import { type Reply, reply } from "./reply.js";
 
 export interface ZonesPageValue {
@@ -96,7 +97,17 @@ const count = (v: number) => Math.round(v).toLocaleString("en-US");
 
 /** One zone that looks under attack now: what it counts against its usual, where to look, how to be alerted. */
 export function unusualZoneLine(c: Extract<ZoneCheck, { state: "unusual" }>): Mrkdwn {
-  return mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${count(c.reading.count)} ${SIGNAL_WORDS[c.reading.signal]} events in its last whole 2-minute slot, usually about ${count(c.reading.mean)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`;
+  return mrkdwn`:rotating_light: *Zone ${c.zoneId} looks unusual now:* ${slotWords(c.reading)} ${seriesText(c.series)}. Look closer with ${code(`/edge incident ${c.zoneId}`)}; ${c.watched ? "a zone watch already alerts on it" : mrkdwn`be alerted with ${code(`/edge watch zone ${c.zoneId}`)}`}.`;
+}
+
+/** "1,234 DDoS events in its last whole 2-minute slot, usually about 40". */
+export function slotWords(r: SignalReading): string {
+  return `${count(r.count)} ${SIGNAL_WORDS[r.signal]} events in its last whole 2-minute slot, usually about ${count(r.mean)}`;
+}
+
+/** The signal's last hour as a sparkline, per 2-minute slot (nothing for fewer than two slots). */
+export function seriesText(series: readonly number[]): Mrkdwn | string {
+  return series.length < 2 ? "" : mrkdwn`${code(sparkline(series))}`;
 }
 
 /**

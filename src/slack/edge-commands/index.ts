@@ -14,6 +14,7 @@ import { ratelimitCommand } from "./ratelimit.js";
 import { restartCommand } from "./restart.js";
 import { scheduleCommand } from "./schedule.js";
 import { ddosCommand, learningCommand, wafModeCommand } from "./shield-settings.js";
+import { statusCommand } from "./status.js";
 import { timelineCommand } from "./timeline.js";
 import type { Subcommand } from "./types.js";
 import { wafCommand } from "./waf.js";
@@ -24,6 +25,7 @@ import { zonesCommand } from "./zones.js";
 export function subcommandList(): Subcommand[] {
   const list: Subcommand[] = [
     appsCommand,
+    statusCommand,
     zonesCommand,
     incidentCommand,
     timelineCommand,

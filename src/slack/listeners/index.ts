@@ -15,6 +15,7 @@ import { incidentList, incidentRefresh, incidentWafRecommendation } from "./acti
 import { openKeyModalFromHome } from "./actions/open-key-modal.js";
 import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
+import { statusZoneButton } from "./actions/status-zone.js";
 import { timelineExport, timelinePage } from "./actions/timeline.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
@@ -70,6 +71,8 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.alertIncident, alertIncident(env));
   on.action(ACTIONS.alertTimeline, alertTimeline(env));
   on.action(ACTIONS.driftKeep, driftKeep(env));
+  on.action(ACTIONS.statusIncident, statusZoneButton(env, subcommands, "incident"));
+  on.action(ACTIONS.statusWatch, statusZoneButton(env, subcommands, "watch"));
   app.options(
     { type: "block_suggestion", action_id: ACTION_PATTERNS.picker },
     ackFirst(pickerSuggestions(env)),

@@ -244,10 +244,13 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
           zoneId: 18_400 + i,
           state: "unusual" as const,
           reading: { signal: "ddos" as const, count: 1e9, mean: 10, std: 1, z: 1e8, over: true },
+          series: Array.from({ length: 30 }, (_, j) => j * 1e7),
           watched: i % 2 === 0,
         })),
         totalCount: 20_000,
         more: true,
+        pending: 0,
+        at: 0,
       },
     });
     expect(checkBlockKitLimits("home", view)).toEqual([]);

@@ -21,6 +21,7 @@ import {
   TRAFFIC_METRICS,
 } from "../../../src/services/incident.js";
 import type { TimelineEntry, TimelineStory } from "../../../src/services/timeline.js";
+import type { ZoneCheck, ZoneRanking } from "../../../src/services/unusual-zones.js";
 import {
   agentTokenLine,
   agentTokenList,
@@ -150,6 +151,7 @@ import {
   scheduleRemovedMessage,
   scheduleRemovedNote,
 } from "../../../src/slack/blocks/schedules.js";
+import { rankedCountText, rankedZoneLine, statusMessage } from "../../../src/slack/blocks/status.js";
 import {
   exportedReply,
   gatheringTimelineMessage,
@@ -158,6 +160,8 @@ import {
 import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { wafReviewButtons } from "../../../src/slack/blocks/waf-review.js";
 import {
+  seriesText,
+  slotWords,
   unusualZoneLine,
   zoneSearchMessage,
   zoneStatusCard,
@@ -1070,35 +1074,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
           more: g.bool(),
         },
       ]),
-      unusualZones: g.pick([
-        null,
-        { error: g.s() },
-        {
-          checks: g.list(
-            () =>
-              g.pick([
-                {
-                  zoneId: g.int(1e6),
-                  state: "unusual" as const,
-                  reading: {
-                    signal: "waf" as const,
-                    count: g.int(1e6),
-                    mean: g.int(100),
-                    std: 1,
-                    z: 9,
-                    over: true,
-                  },
-                  watched: g.bool(),
-                },
-                { zoneId: g.int(1e6), state: "usual" as const },
-                { zoneId: g.int(1e6), state: "unknown" as const, why: g.s() },
-              ]),
-            10,
-          ),
-          totalCount: g.maybe(() => g.int(20_000)) ?? undefined,
-          more: g.bool(),
-        },
-      ]),
+      unusualZones: g.pick([null, { error: g.s() }, ranking(g)]),
     }),
   "alert-actions.ts:alertAcknowledgedReply": (g) => alertAcknowledgedReply(g.id("U")),
   "alert-actions.ts:alertMutedReply": (g) => alertMutedReply(g.id("U"), g.ms(), g.int(1e8)),
@@ -1313,6 +1289,7 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
         zoneId: g.int(1e6),
         state: "unusual",
         reading: { signal: "bot", count: g.int(1e9), mean: g.int(100), std: 1, z: 9, over: true },
+        series: g.list(() => g.int(1e9), 30),
         watched: g.bool(),
       }),
     ),
@@ -1336,30 +1313,58 @@ const BUILDERS: Record<string, (g: Gen) => unknown> = {
       g.bool(),
       g.bool() ? named : null,
       AS_OF,
-      g.bool()
-        ? items.map((z) =>
-            g.pick([
-              {
-                zoneId: z.shieldZoneId,
-                state: "unusual" as const,
-                reading: {
-                  signal: "ddos" as const,
-                  count: g.int(1e6),
-                  mean: g.int(100),
-                  std: 1,
-                  z: 9,
-                  over: true,
-                },
-                watched: g.bool(),
-              },
-              { zoneId: z.shieldZoneId, state: "usual" as const },
-              { zoneId: z.shieldZoneId, state: "unknown" as const, why: g.s() },
-            ]),
-          )
-        : undefined,
+      g.bool() ? items.map((z) => ({ ...zoneCheck(g), zoneId: z.shieldZoneId })) : undefined,
+    );
+  },
+  "zones.ts:slotWords": (g) => section(slotWords(signalReading(g))),
+  "zones.ts:seriesText": (g) => section(seriesText(g.list(() => g.int(1e6), 30))),
+  "status.ts:statusMessage": (g) => statusMessage(ranking(g)),
+  "status.ts:rankedCountText": (g) => section(rankedCountText(ranking(g))),
+  "status.ts:rankedZoneLine": (g) => {
+    const c = zoneCheck(g);
+    return section(
+      c.state === "unknown"
+        ? rankedZoneLine({ ...c, state: "usual", reading: signalReading(g), series: [] }, 1)
+        : rankedZoneLine(c, 1 + g.int(25)),
     );
   },
 };
+
+function signalReading(g: Gen) {
+  return {
+    signal: g.pick(["ddos", "waf", "rateLimit", "bot"] as const),
+    count: g.int(1e9),
+    mean: g.int(100),
+    std: 1,
+    z: g.int(1e6) - 100,
+    over: g.bool(),
+  };
+}
+
+/** Any zone check: unusual (watched or not), usual, or unknown with a hostile reason. */
+function zoneCheck(g: Gen): ZoneCheck {
+  return g.pick<ZoneCheck>([
+    {
+      zoneId: g.int(1e6),
+      state: "unusual",
+      reading: signalReading(g),
+      series: g.list(() => g.int(1e6), 30),
+      watched: g.bool(),
+    },
+    { zoneId: g.int(1e6), state: "usual", reading: signalReading(g), series: g.list(() => g.int(1e6), 30) },
+    { zoneId: g.int(1e6), state: "unknown", why: g.s() },
+  ]);
+}
+
+function ranking(g: Gen): ZoneRanking {
+  return {
+    checks: g.list(() => zoneCheck(g), 25),
+    totalCount: g.maybe(() => g.int(20_000)) ?? undefined,
+    more: g.bool(),
+    pending: g.int(25),
+    at: AS_OF,
+  };
+}
 
 /** Exports that are not text builders, and why. */
 /** An impact preview of any state, its entry, rule, paths and reason hostile. */

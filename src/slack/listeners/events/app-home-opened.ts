@@ -5,7 +5,7 @@ import { listAgentTokens } from "../../../services/agent-tokens.js";
 import { openAlertsIn } from "../../../services/alerts.js";
 import { countAppsByStatus } from "../../../services/apps.js";
 import { keyInUse } from "../../../services/edge-access.js";
-import { checkFirstZones } from "../../../services/unusual-zones.js";
+import { rankZones } from "../../../services/unusual-zones.js";
 import type { ChangeRequest } from "../../../store/index.js";
 import { homeView } from "../../blocks/home.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
@@ -128,7 +128,7 @@ export function appHomeOpened(env: SlackEnv) {
           ),
           withDeadline(
             env.deps.clock,
-            checkFirstZones(env.deps, teamId).catch((err: unknown) => ({ error: toUserSentence(err) })),
+            rankZones(env.deps, teamId).catch((err: unknown) => ({ error: toUserSentence(err) })),
             ZONES_DEADLINE_MS,
             () => ({
               error:

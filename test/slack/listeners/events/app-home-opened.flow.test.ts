@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_CHECKED_ZONES } from "../../../../src/services/unusual-zones.js";
+import { RANKED_ZONES } from "../../../../src/services/unusual-zones.js";
 import { SIM_IDS } from "../../../../tools/simulator/index.js";
 import { openHome } from "../../../support/app-home.js";
 import { askAndConfirm, pendingCard } from "../../../support/change-flow.js";
@@ -22,19 +22,18 @@ const zoneLists = () => h.sim.requests.filter((r) => r.method === "GET" && r.pat
 const zone = SIM_IDS.zoneUnderAttack;
 
 describe("the Home's zones that look unusual", () => {
-  it("names the zone under attack with /edge watch zone, and says how many zones were not checked", async () => {
+  it("names the zone under attack with /edge watch zone, and says how many zones it ranked of how many", async () => {
     h.sim.clearRequests();
     const home = await openHome(h, BOB);
     expect(home).toContain("Zones that look unusual now, without a watch* (1)");
     expect(home).toContain(`Zone ${zone} looks unusual now`);
     expect(home).toContain(`/edge incident ${zone}`);
     expect(home).toContain(`/edge watch zone ${zone}`);
-    expect(home).toContain(
-      `Only the first ${MAX_CHECKED_ZONES} zones of ${SIM_IDS.shieldZoneCount} were checked`,
-    );
+    expect(home).toContain(`Ranked ${RANKED_ZONES} of ${SIM_IDS.shieldZoneCount} zones`);
+    expect(home).toContain("`/edge status` shows the whole ranking");
     const first = metricReads().length;
     expect(first).toBeGreaterThan(0);
-    expect(first).toBeLessThanOrEqual(MAX_CHECKED_ZONES);
+    expect(first).toBeLessThanOrEqual(RANKED_ZONES);
 
     // Opened again within the slot (by anyone in the workspace): the verdicts and the zones are known, no
     // read is made.
