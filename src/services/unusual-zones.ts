@@ -156,47 +156,49 @@ async function readZones(
   const reader = randomBytes(9).toString("base64url");
 
   return Promise.all(
-    ids.map(async (zoneId): Promise<Outcome> => {
+    ids.map((zoneId): Promise<Outcome> | Outcome => {
       const row = rows.get(zoneId);
       if (row?.reading) return parseOutcome(row.reading);
-      const here = inFlight.get(rowKey(zoneId));
-      if (here) return read ? here : { state: "unknown", why: BEING_READ };
+      const key = rowKey(zoneId);
+      const here = inFlight.get(key);
       if (!read) return { state: "unknown", why: BEING_READ };
-      try {
-        if (!row && (await store.zoneReadings.claim(access.keyId, zoneId, minute, reader, now))) {
-          const reading = judge(deps, access, zoneId, now).then(async (outcome) => {
-            await store.zoneReadings.record(
-              access.keyId,
-              zoneId,
-              minute,
-              reader,
-              JSON.stringify(outcome),
-              clock.now(),
-            );
-            return outcome;
-          });
-          inFlight.set(rowKey(zoneId), reading);
-          try {
-            return await reading;
-          } finally {
-            inFlight.delete(rowKey(zoneId));
-          }
-        }
-        return await otherReader(zoneId);
-      } catch (err) {
-        return { state: "unknown", why: toUserSentence(err) };
-      }
+      if (here) return here;
+      // Registered before anything is awaited, so a second asker on this replica always finds it.
+      const reading = claimOrWait(zoneId, row === undefined).finally(() => inFlight.delete(key));
+      inFlight.set(key, reading);
+      return reading;
     }),
   );
 
-  /** Another reader claimed this minute's read: its promise on this replica, else its row, for a while. */
+  /** This minute's read of the zone: made here when this replica wins its claim, else the winner's. */
+  async function claimOrWait(zoneId: number, unclaimed: boolean): Promise<Outcome> {
+    try {
+      if (unclaimed && (await store.zoneReadings.claim(access.keyId, zoneId, minute, reader, now))) {
+        const outcome = await judge(deps, access, zoneId, now);
+        await store.zoneReadings.record(
+          access.keyId,
+          zoneId,
+          minute,
+          reader,
+          JSON.stringify(outcome),
+          clock.now(),
+        );
+        return outcome;
+      }
+      return await otherReader(zoneId);
+    } catch (err) {
+      return { state: "unknown", why: toUserSentence(err) };
+    }
+  }
+
+  /** Another replica claimed this minute's read: its row, for a while. */
   async function otherReader(zoneId: number): Promise<Outcome> {
-    const here = inFlight.get(rowKey(zoneId));
-    if (here) return here;
-    for (let waited = 0; waited < OTHER_READER_WAIT_MS; waited += OTHER_READER_POLL_MS) {
-      await clock.sleep(OTHER_READER_POLL_MS);
+    // Looked at first without waiting: the claim may have been lost to a read that has just been recorded.
+    for (let waited = 0; ; waited += OTHER_READER_POLL_MS) {
       const reading = (await rowsOf([zoneId])).get(zoneId)?.reading;
       if (reading) return parseOutcome(reading);
+      if (waited >= OTHER_READER_WAIT_MS) break;
+      await clock.sleep(OTHER_READER_POLL_MS);
     }
     return { state: "unknown", why: BEING_READ };
   }
