@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DnsScan } from "../../../src/edge/schemas/core.js";
 import type { App } from "../../../src/edge/schemas/mc.js";
 import type { ShieldZone } from "../../../src/edge/schemas/shield.js";
+import type { ZoneCheck } from "../../../src/services/unusual-zones.js";
 import { approvalCard, durationWords } from "../../../src/slack/blocks/approvals.js";
 import { appsMessage } from "../../../src/slack/blocks/apps.js";
 import { packLines } from "../../../src/slack/blocks/block-kit.js";
@@ -10,9 +11,11 @@ import { dnsMessage } from "../../../src/slack/blocks/dns.js";
 import { helpReply } from "../../../src/slack/blocks/help.js";
 import { homeView } from "../../../src/slack/blocks/home.js";
 import { sparkline } from "../../../src/slack/blocks/ratelimit.js";
+import { statusMessage } from "../../../src/slack/blocks/status.js";
 import { wafMessage } from "../../../src/slack/blocks/waf.js";
 import { zonesMessage } from "../../../src/slack/blocks/zones.js";
 import { subcommandList } from "../../../src/slack/edge-commands/index.js";
+import { ACTIONS } from "../../../src/slack/ids.js";
 import type { ChangeRequest } from "../../../src/store/index.js";
 import { CHANGE_STATES } from "../../../src/store/index.js";
 import { checkBlockKitLimits } from "../../support/block-kit-limits.js";
@@ -205,6 +208,26 @@ describe("Block Kit builders stay inside Slack's limits for large inputs", () =>
   it("help lists every subcommand", () => {
     const reply = helpReply(subcommandList());
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
+  });
+
+  it("/edge status with 25 zones, huge counts and long reasons stays within Slack's limits and lists every zone", () => {
+    const checks: ZoneCheck[] = Array.from({ length: 25 }, (_, i): ZoneCheck => {
+      const reading = { signal: "ddos" as const, count: 1e12, mean: 1e9, std: 1, z: 1e6 - i, over: i < 12 };
+      const series = Array.from({ length: 30 }, (_, j) => j * 1e9);
+      if (i >= 20) return { zoneId: 2_147_483_000 + i, state: "unknown", why: longText(400) };
+      return i < 12
+        ? { zoneId: 2_147_483_000 + i, state: "unusual", reading, series, watched: i % 2 === 0 }
+        : { zoneId: 2_147_483_000 + i, state: "usual", reading, series };
+    });
+    const reply = statusMessage({ checks, totalCount: 20_000, more: true, pending: 0, at: 0 });
+    expect(checkBlockKitLimits("message", reply)).toEqual([]);
+    const text = blocksText(reply.blocks);
+    for (let i = 0; i < 20; i++) expect(text).toContain(`*Zone ${2_147_483_000 + i}*`);
+    expect(text).toContain("Ranked 25 of 20000 zones");
+    // Buttons for the ten furthest only; no Watch for the watched ones.
+    const buttons = reply.blocks.flatMap((b) => (b.type === "actions" ? b.elements : []));
+    expect(buttons.filter((b) => b.action_id === ACTIONS.statusIncident)).toHaveLength(10);
+    expect(buttons.filter((b) => b.action_id === ACTIONS.statusWatch)).toHaveLength(5);
   });
 
   it("App Home with many open alerts, approvals and schedules", () => {
