@@ -146,6 +146,11 @@ export interface HarnessOptions {
   slackFaults?: SlackFault[];
   /** Reuse a running fake Slack (another replica's: both draw the same messages); left open on close. */
   slack?: FakeSlack;
+  /**
+   * The Edge client's timeout per attempt (default 2 s). Tests that count requests at the simulator set it long:
+   * on a loaded machine a slow answer past it is sent again (a retry), and counted twice.
+   */
+  edgeTimeoutMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -203,7 +208,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
-    edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST },
+    edgeOptions: { timeoutMs: options.edgeTimeoutMs ?? 2000, retry: RETRY_FAST },
     transport: {
       kind: "http",
       signingSecret: SIGNING_SECRET,

@@ -14,7 +14,8 @@ let h: Harness;
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 30);
 
 beforeAll(async () => {
-  h = await startHarness({ clock: steppedClock(() => NOW), simulatorOnClock: true });
+  // Reads are counted at the simulator: a long timeout, so a read slowed by a loaded machine is not sent twice.
+  h = await startHarness({ clock: steppedClock(() => NOW), simulatorOnClock: true, edgeTimeoutMs: 60_000 });
 });
 afterAll(async () => {
   await h?.close();
