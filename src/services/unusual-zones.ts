@@ -256,7 +256,7 @@ export interface ZoneRanking {
   totalCount: number | undefined;
   /** Whether the account has zones that were not ranked. */
   more: boolean;
-  /** Zones not yet read this minute (only when read: false). */
+  /** Zones with no reading of this minute yet, when asked without reading (read: false); else 0. */
   pending: number;
   /** When the ranking was made. */
   at: number;
@@ -279,19 +279,22 @@ export async function rankZones(
   teamId: string,
   options: { read?: boolean } = {},
 ): Promise<ZoneRanking> {
+  const read = options.read ?? true;
   const page = await cachedFor(deps, await edgeAccessFor(deps, teamId), RANKED_ZONE_LIST);
   const checks = await checkZones(
     deps,
     teamId,
     page.items.map((z) => z.shieldZoneId),
-    { limit: RANKED_ZONES, read: options.read ?? true },
+    { limit: RANKED_ZONES, read },
   );
   const more = page.nextPage !== null || checks.length < page.items.length || (page.skipped ?? 0) > 0;
   return {
     checks: [...checks].sort(rank),
     totalCount: page.totalCount,
     more,
-    pending: checks.filter((c) => c.state === "unknown" && c.why === BEING_READ).length,
+    // After reading, a zone another replica still reads is unknown ("being read now"), not pending: nothing
+    // would replace the answer when it is in.
+    pending: read ? 0 : checks.filter((c) => c.state === "unknown" && c.why === BEING_READ).length,
     at: deps.clock.now(),
   };
 }

@@ -252,6 +252,27 @@ describe("/edge status on two replicas of one store", () => {
         const next = readsPerZone(a);
         expect(next.size).toBeGreaterThan(0);
         expect([...next.values()].every((n) => n === 1)).toBe(true);
+
+        // A zone whose read another replica still has in flight: B waits a while, then says it is being read
+        // (unknown, never usual), and its answer is final (no "replaced when they are in" left standing).
+        now = NOW + 120_000;
+        a.sim.clearRequests();
+        const held = SIM_IDS.zoneQuiet;
+        let releaseRead = () => {};
+        a.sim.addFault({
+          path: `/shield/metrics/overview/${held}/detailed`,
+          holdUntil: new Promise<void>((resolve) => {
+            releaseRead = resolve;
+          }),
+        });
+        const onA2 = status(a, ALICE);
+        await a.sim.waitForRequest((r) => r.path === `/shield/metrics/overview/${held}/detailed`);
+        const onB2 = await status(replicaB, BOB);
+        expect(onB2.text).toContain(`zone ${held} (being read now; ask again in a moment)`);
+        expect(onB2.text).not.toContain(`*Zone ${held}*`);
+        releaseRead();
+        expect(rankedLine((await onA2).text, held).line).toContain("within its usual");
+        expect(readsPerZone(a).get(held)).toBe(1);
       } finally {
         now = NOW;
         await b?.close();
