@@ -256,6 +256,20 @@ export interface Database {
   target_locks: TargetLocksTable;
   workspace_removals: WorkspaceRemovalsTable;
   agent_tokens: AgentTokensTable;
+  undo_heads_ups: UndoHeadsUpsTable;
+}
+
+/**
+ * The five-minute heads-up before a temporary change's undo (migration 15): a row per request, undo time and
+ * alert, inserted by the replica that posts it (the insert is the claim), so it is posted once across replicas
+ * and again only when an Extend moves the undo time.
+ */
+export interface UndoHeadsUpsTable {
+  requestId: string;
+  undoAt: number;
+  episodeId: string;
+  teamId: string;
+  claimedAt: number;
 }
 
 /**
