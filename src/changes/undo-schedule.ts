@@ -1,6 +1,12 @@
 import type { Deps } from "../deps.js";
 import type { ChangeRequest } from "../store/index.js";
-import { audit, type DecisionInput, type DecisionOutcome, loadForDecision, MAX_TEMPORARY_MS } from "./moves.js";
+import {
+  audit,
+  type DecisionInput,
+  type DecisionOutcome,
+  loadForDecision,
+  MAX_TEMPORARY_MS,
+} from "./moves.js";
 import { mayUndo } from "./undo-and-reconcile.js";
 
 /**
@@ -46,7 +52,12 @@ export async function extendUndo(
   const now = deps.clock.now();
   const to = Math.max(undoAt, now) + input.byMs;
   if (to - now > MAX_TEMPORARY_MS) return { kind: "extend_too_far", request, latest: now + MAX_TEMPORARY_MS };
-  const moved = await deps.store.changeRequests.annotate(request.id, "applied", { undoAt: to }, { undoAtIs: undoAt });
+  const moved = await deps.store.changeRequests.annotate(
+    request.id,
+    "applied",
+    { undoAt: to },
+    { undoAtIs: undoAt },
+  );
   if (!moved) return lost(deps, request);
   await deps.changeObservers.notifyNoted(moved, deps.logger);
   await audit(deps, moved, input.userId, "extend", "extended", { from: undoAt, to });
