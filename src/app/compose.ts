@@ -13,6 +13,7 @@ import { createSharedLimit, type SharedLimit } from "../edge/shared-limit.js";
 import { createPoller } from "../jobs/alerts.js";
 import { createChangeSweeper } from "../jobs/change-sweeps.js";
 import { createScheduler } from "../jobs/schedules.js";
+import { createUndoHeadsUp } from "../jobs/undo-heads-up.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
@@ -158,12 +159,19 @@ export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }):
   });
   const poller = createPoller({ deps, clientFor: env.clientFor, clock, logger, ...scoped });
   const sweeper = createChangeSweeper(env, scoped);
+  const headsUp = createUndoHeadsUp(env, scoped);
   scheduler.start();
   poller.start();
   sweeper.start();
+  headsUp.start();
   return {
     async stop(deadlineMs) {
-      await Promise.all([scheduler.stop(deadlineMs), poller.stop(deadlineMs), sweeper.stop()]);
+      await Promise.all([
+        scheduler.stop(deadlineMs),
+        poller.stop(deadlineMs),
+        sweeper.stop(),
+        headsUp.stop(deadlineMs),
+      ]);
     },
   };
 }

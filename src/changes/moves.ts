@@ -99,8 +99,14 @@ export type DecisionOutcome =
   | { kind: "already_approved"; request: ChangeRequest }
   /** Retry refused for good: its window closed or the setting changed since; the request is closed. */
   | { kind: "retry_closed"; request: ChangeRequest }
-  /** Undo now: not a temporary change in force (any more). */
+  /** Undo now, Make permanent, Extend: not a temporary change in force (any more). */
   | { kind: "not_undoable"; request: ChangeRequest }
+  /** Make permanent: its scheduled undo is cancelled. */
+  | { kind: "made_permanent"; request: ChangeRequest }
+  /** Extend: its undo is due later. */
+  | { kind: "extended"; request: ChangeRequest; from: number }
+  /** Extend refused: the change would last more than MAX_TEMPORARY_MS from now (latest: the undo time it may have). */
+  | { kind: "extend_too_far"; request: ChangeRequest; latest: number }
   | UndoOutcome
   | ChangeOutcome;
 

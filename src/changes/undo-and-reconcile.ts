@@ -229,16 +229,23 @@ async function undoFailed(
   return { kind: "undo_failed", request: back ?? r };
 }
 
+/**
+ * Who may press Undo now (and Make permanent or Extend, which decide the same undo): the requester, or an
+ * approver of the channel the change was asked in, wherever the button is pressed.
+ */
+export async function mayUndo(deps: Deps, request: ChangeRequest, input: DecisionInput): Promise<boolean> {
+  return (
+    request.requesterId === input.userId ||
+    input.isApprover(input.userId, (await approversFor(deps, request)).approvers)
+  );
+}
+
 /** Undo now, on the card: the requester or an approver; exactly one press acts. */
 export async function undoNow(deps: Deps, input: DecisionInput): Promise<DecisionOutcome> {
   const request = await loadForDecision(deps, input);
   if (!request) return { kind: "not_found" };
   if (request.state !== "applied" || request.undoAt === null) return { kind: "not_undoable", request };
-  if (
-    request.requesterId !== input.userId &&
-    !(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers))
-  )
-    return { kind: "not_approver", request };
+  if (!(await mayUndo(deps, request, input))) return { kind: "not_approver", request };
   const outcome = await undoOnce(deps, request, input.userId);
   return (
     outcome ?? {

@@ -42,6 +42,7 @@ import { deleteChartFile } from "../slack/incident-chart.js";
 import { newRequestId } from "../slack/request-ids.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
 import type { Watch, WorkScope } from "../store/index.js";
+import { postCleanupChecklist } from "./alert-cleanup.js";
 import { postResolvedTimeline } from "./alert-timeline.js";
 import { createClaimWorker } from "./pool.js";
 
@@ -263,7 +264,10 @@ async function deliverParent(d: AlertDelivery, n: AlertNotice): Promise<Delivery
       // What Slack shows now, recorded before the reply: a reply that fails does not resend the parent.
       await recordShown(d, e, digest);
       if (event) await to.post(alertThreadReply(event), messageTs);
-      if (event?.kind === "resolved") await postResolvedTimeline(d, watch, e, (r) => to.post(r, messageTs));
+      if (event?.kind === "resolved") {
+        await postResolvedTimeline(d, watch, e, (r) => to.post(r, messageTs));
+        await postCleanupChecklist(d, watch, e, d.client, (r) => to.post(r, messageTs));
+      }
       return plan.changed ? "updated" : "unchanged";
     },
   );

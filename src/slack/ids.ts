@@ -25,6 +25,14 @@ export const ACTIONS = {
   rejectReason: "edge.approval.reject_reason",
   retry: "edge.approval.retry",
   undo: "edge.approval.undo",
+  /**
+   * On a resolved alert's cleanup checklist and the heads-up before an undo (value: the request id): Undo now
+   * (the card's decision, answered privately), Make permanent, and Extend by 30 min or 2 h.
+   */
+  cleanupUndo: "edge.cleanup.undo",
+  makePermanent: "edge.change.make_permanent",
+  extend30m: "edge.change.extend.30m",
+  extend2h: "edge.change.extend.2h",
   /** On the /edge incident card: rebuild it in place. */
   incidentRefresh: "edge.incident.refresh",
   /** A triggered WAF rule's AI recommendation (the /edge waf answer), from the incident card. */

@@ -164,6 +164,8 @@ export interface TransitionGuard {
   undoDueBy?: number;
   /** Only when no apply or undo holds the request's lease at this instant (the reconciler's takeover). */
   leaseEndedBy?: number;
+  /** Only while its undo time is exactly this (null: none), as read before (Make permanent, Extend). */
+  undoAtIs?: number | null;
 }
 
 /** Which pending requests to list: every filter given must match. */
@@ -240,6 +242,8 @@ export interface ChangeRequestsRepo {
   ): Promise<ChangeRequest[]>;
   /** Applied temporary changes whose undo is due (undo_at <= now), oldest first; in the scope. */
   listDueUndo(now: number, limit?: number, scope?: WorkScope): Promise<ChangeRequest[]>;
+  /** Applied temporary changes whose undo comes after `after` and by `by` (after < undo_at <= by), soonest first; in the scope. */
+  listUndoSoon(after: number, by: number, limit?: number, scope?: WorkScope): Promise<ChangeRequest[]>;
   countByState(teamId?: string): Promise<Record<ChangeState, number>>;
   /** Record `requestId` as the request that set the target last (replacing any earlier one). */
   setTargetOwner(teamId: string, targetKey: string, requestId: string): Promise<void>;
@@ -361,6 +365,8 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     if (guard.approvedBy !== undefined) all.push(eb("approvedBy", "=", JSON.stringify(guard.approvedBy)));
     if (guard.undoDueBy !== undefined) all.push(eb("undoAt", "<=", guard.undoDueBy));
     if (guard.leaseEndedBy !== undefined) all.push(leaseEndedBy(guard.leaseEndedBy)(eb));
+    if (guard.undoAtIs !== undefined)
+      all.push(guard.undoAtIs === null ? eb("undoAt", "is", null) : eb("undoAt", "=", guard.undoAtIs));
     return eb.and(all);
   };
 
@@ -517,6 +523,19 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
 
     listDueUndo: (at: number, limit = 100, scope: WorkScope = {}) =>
       listDue("applied", "undoAt", at, limit, scope),
+
+    async listUndoSoon(after: number, by: number, limit = 100, { teamIds }: WorkScope = {}) {
+      if (teamIds?.length === 0) return [];
+      let q = db
+        .selectFrom("approval_requests")
+        .selectAll()
+        .where("state", "=", "applied")
+        .where("undoAt", ">", after)
+        .where("undoAt", "<=", by);
+      if (teamIds) q = q.where("teamId", "in", teamIds);
+      const rows = await q.orderBy("undoAt").orderBy("id").limit(limit).execute();
+      return rows.map(toRequest);
+    },
 
     listStaleApproved: (
       before: number,

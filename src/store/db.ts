@@ -257,6 +257,7 @@ export interface Database {
   workspace_removals: WorkspaceRemovalsTable;
   agent_tokens: AgentTokensTable;
   zone_readings: ZoneReadingsTable;
+  undo_heads_ups: UndoHeadsUpsTable;
 }
 
 /**
@@ -276,6 +277,19 @@ export interface ZoneReadingsTable {
   readAt: number | null;
   /** JSON: the outcome (services/zone-status.ts ZoneReading); null until read. */
   reading: string | null;
+}
+
+/**
+ * The five-minute heads-up before a temporary change's undo (migration 16): a row per request, undo time and
+ * alert, inserted by the replica that posts it (the insert is the claim), so it is posted once across replicas
+ * and again only when an Extend moves the undo time.
+ */
+export interface UndoHeadsUpsTable {
+  requestId: string;
+  undoAt: number;
+  episodeId: string;
+  teamId: string;
+  claimedAt: number;
 }
 
 /**

@@ -17,6 +17,7 @@ import { createRemovalsRepo, type RemovalsRepo } from "./removals.js";
 import { createSchedulesRepo, type SchedulesRepo } from "./schedules.js";
 import { createTargetLocksRepo, type TargetLocksRepo } from "./target-locks.js";
 import { createTimelineReads, type TimelineReads } from "./timeline.js";
+import { createUndoHeadsUpsRepo, type UndoHeadsUpsRepo } from "./undo-heads-ups.js";
 import { resolveMasterKeys, Vault } from "./vault.js";
 import { createEpisodesRepo, createWatchesRepo, type EpisodesRepo, type WatchesRepo } from "./watches.js";
 import { createZoneReadingsRepo, type ZoneReadingsRepo } from "./zone-readings.js";
@@ -77,6 +78,7 @@ export type {
 } from "./schedules.js";
 export type { TargetLocksRepo } from "./target-locks.js";
 export type { TimelineReads } from "./timeline.js";
+export type { HeadsUpKey, UndoHeadsUpsRepo } from "./undo-heads-ups.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 export type {
   AlertEpisode,
@@ -134,6 +136,8 @@ export interface Store {
   readonly agentTokens: AgentTokensRepo;
   /** Zones' detailed-metrics reads, one per API key, zone and minute across replicas (services/zone-status.ts). */
   readonly zoneReadings: ZoneReadingsRepo;
+  /** The five-minute heads-ups before temporary changes' undos, claimed once across replicas. */
+  readonly undoHeadsUps: UndoHeadsUpsRepo;
   readonly vault: Vault;
   /** Resolves when the database answers; rejects with StoreError("unavailable") otherwise (readiness). */
   ping(): Promise<void>;
@@ -208,6 +212,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     timeline: createTimelineReads(context),
     agentTokens: createAgentTokensRepo(context),
     zoneReadings: createZoneReadingsRepo(context),
+    undoHeadsUps: createUndoHeadsUpsRepo(context),
     async ping() {
       if (closed) throw new StoreError("unavailable", "The store is closed");
       try {

@@ -417,6 +417,22 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 16,
+    name: "the five-minute heads-up before a temporary change's undo: one per request, undo time and alert",
+    async up(db, engine) {
+      const ts = engine === "postgres" ? "bigint" : "integer";
+      await db.schema
+        .createTable("undo_heads_ups")
+        .addColumn("request_id", "text", (c) => c.notNull())
+        .addColumn("undo_at", ts, (c) => c.notNull())
+        .addColumn("episode_id", "text", (c) => c.notNull())
+        .addColumn("team_id", "text", (c) => c.notNull())
+        .addColumn("claimed_at", ts, (c) => c.notNull())
+        .addPrimaryKeyConstraint("undo_heads_ups_pk", ["request_id", "undo_at", "episode_id"])
+        .execute();
+    },
+  },
 ];
 
 export interface MigrateResult {

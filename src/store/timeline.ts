@@ -35,6 +35,11 @@ export interface TimelineReads {
   ): Promise<AuditEntry[]>;
   /** A zone's attack alerts in the range, its watches' removed ones included (history stays). */
   zoneEpisodes(teamId: string, zoneId: number, from: number, to: number): Promise<AlertEpisode[]>;
+  /**
+   * The zone's requests in force now (applied, or being undone), whatever their age or channel; the oldest
+   * `limit`, oldest applied first.
+   */
+  inForceOnZone(teamId: string, zoneId: number, limit: number): Promise<ChangeRequest[]>;
   /** Of these requests, the ones that set their target last (no later request replaced what they did). */
   ownersAmong(teamId: string, requestIds: readonly string[]): Promise<Set<string>>;
 }
@@ -79,6 +84,21 @@ export function createTimelineReads(ctx: RepoContext): TimelineReads {
         .limit(Math.max(0, limit))
         .execute();
       return rows.reverse().map(toRequest);
+    },
+
+    async inForceOnZone(teamId: string, zoneId: number, limit: number) {
+      const rows = await db
+        .selectFrom("approval_requests")
+        .selectAll()
+        .where("teamId", "=", teamId)
+        .where((eb) => eb.or([eb(zoneOfParams, "=", String(zoneId)), eb("shieldZoneId", "=", zoneId)]))
+        .where("state", "in", ["applied", "undoing"])
+        .orderBy("decidedAt")
+        .orderBy("createdAt")
+        .orderBy("id")
+        .limit(Math.max(0, limit))
+        .execute();
+      return rows.map(toRequest);
     },
 
     async auditOf(teamId: string, q) {

@@ -1580,6 +1580,84 @@ export function storeContract(h: EngineHarness): void {
       });
     });
 
+    describe("temporary changes' undo times (Make permanent, Extend, the heads-up before an undo)", () => {
+      /** A request applied as a temporary change, undone at `undoAt`. */
+      async function appliedUntil(store: Store, undoAt: number, params = BOT_CATEGORY_REQUEST.params) {
+        const r = await store.changeRequests.create({ ...BOT_CATEGORY_REQUEST, params, undoAfterMs: 60_000 });
+        await store.changeRequests.transition(r.id, "pending", "approved", { decidedAt: clock });
+        return (await store.changeRequests.transition(r.id, "approved", "applied", { undoAt }))!;
+      }
+
+      it("an undo time moves only from the one it was read as (undoAtIs), and only while applied", async () => {
+        const store = await open();
+        const r = await appliedUntil(store, clock + 600_000);
+        const cr = store.changeRequests;
+        expect(
+          await cr.annotate(r.id, "applied", { undoAt: clock + 1 }, { undoAtIs: clock + 5 }),
+        ).toBeUndefined();
+        const extended = await cr.annotate(
+          r.id,
+          "applied",
+          { undoAt: clock + 900_000 },
+          { undoAtIs: clock + 600_000 },
+        );
+        expect(extended?.undoAt).toBe(clock + 900_000);
+        // A second press decided on the old undo time loses.
+        expect(
+          await cr.annotate(r.id, "applied", { undoAt: null }, { undoAtIs: clock + 600_000 }),
+        ).toBeUndefined();
+        const permanent = await cr.annotate(r.id, "applied", { undoAt: null }, { undoAtIs: clock + 900_000 });
+        expect(permanent?.undoAt).toBeNull();
+        expect((await cr.annotate(r.id, "applied", {}, { undoAtIs: null }))?.id).toBe(r.id);
+        expect(await cr.listDueUndo(clock + 10_000_000)).toEqual([]);
+      });
+
+      it("lists the applied changes undone within a window, soonest first, in the scope", async () => {
+        const store = await open();
+        const late = await appliedUntil(store, clock + 400_000);
+        const soon = await appliedUntil(store, clock + 200_000);
+        await appliedUntil(store, clock + 100_000);
+        const ids = (await store.changeRequests.listUndoSoon(clock + 100_000, clock + 400_000)).map(
+          (r) => r.id,
+        );
+        expect(ids).toEqual([soon.id, late.id]);
+        expect(
+          await store.changeRequests.listUndoSoon(clock, clock + 400_000, 10, { teamIds: ["T9"] }),
+        ).toEqual([]);
+      });
+
+      it("a zone's changes in force, whatever their age: applied or being undone, not the others", async () => {
+        const store = await open();
+        const inForce = await appliedUntil(store, clock + 600_000);
+        const other = await appliedUntil(store, clock + 600_000, {
+          ...BOT_CATEGORY_REQUEST.params,
+          shieldZoneId: 7,
+        });
+        await store.changeRequests.create(BOT_CATEGORY_REQUEST);
+        clock += 90 * 24 * 60 * 60_000;
+        const read = await store.timeline.inForceOnZone("T1", 4242, 10);
+        expect(read.map((r) => r.id)).toEqual([inForce.id]);
+        expect((await store.timeline.inForceOnZone("T1", 7, 10)).map((r) => r.id)).toEqual([other.id]);
+      });
+
+      it("a heads-up is claimed once per request, undo time and alert, across stores; released, it can be claimed again", async () => {
+        const a = await open();
+        const b = await open();
+        const key = { requestId: "R1", undoAt: 5_000, episodeId: "E1" };
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => [a, b][i % 2]!.undoHeadsUps.claim(key, "T1", clock)),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        // Extended: a new undo time is a new heads-up.
+        expect(await b.undoHeadsUps.claim({ ...key, undoAt: 9_000 }, "T1", clock)).toBe(true);
+        expect(await a.undoHeadsUps.claim({ ...key, episodeId: "E2" }, "T1", clock)).toBe(true);
+        await a.undoHeadsUps.release(key);
+        expect(await b.undoHeadsUps.claim(key, "T1", clock)).toBe(true);
+        expect(await a.undoHeadsUps.pruneBefore(6_000)).toBe(2);
+        expect(await a.undoHeadsUps.claim({ ...key, undoAt: 9_000 }, "T1", clock)).toBe(false);
+      });
+    });
+
     describe("health", () => {
       it("ping resolves while open and rejects with 'unavailable' once closed", async () => {
         const store = await open();

@@ -57,6 +57,10 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.rejectReason, rejectReasonOpen(env));
   on.action(ACTIONS.retry, approvalDecision(env, "retry"));
   on.action(ACTIONS.undo, approvalDecision(env, "undo"));
+  on.action(ACTIONS.cleanupUndo, approvalDecision(env, "cleanup_undo"));
+  on.action(ACTIONS.makePermanent, approvalDecision(env, "permanent"));
+  on.action(ACTIONS.extend30m, approvalDecision(env, "extend_30m"));
+  on.action(ACTIONS.extend2h, approvalDecision(env, "extend_2h"));
   on.action(ACTIONS.incidentRefresh, incidentRefresh(env));
   on.action(ACTION_PATTERNS.incidentSeeAll, incidentList(env, "card"));
   on.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));

@@ -1,15 +1,39 @@
 import { approve, type DecisionOutcome, reject, retry } from "../../../changes/engine.js";
 import { undoNow } from "../../../changes/undo-and-reconcile.js";
+import { extendUndo, makePermanent } from "../../../changes/undo-schedule.js";
 import { toUserSentence } from "../../../errors.js";
 import { approverCheck } from "../../approvers.js";
 import { rejectedAnswer, rejectReasonModal, requestStateSentence } from "../../blocks/approvals.js";
+import { undoScheduleAnswer } from "../../blocks/cleanup.js";
 import { joinMrkdwn, type MrkdwnInput, mention, mrkdwn } from "../../blocks/mrkdwn.js";
 import { sentenceReply } from "../../blocks/reply.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
 import { answerPrivately, type ButtonArgs, buttonContext, respondPrivately } from "./context.js";
 
-const decisions = { approve, reject, retry, undo: undoNow } as const;
+const MIN = 60_000;
+const decisions = {
+  approve,
+  reject,
+  retry,
+  undo: undoNow,
+  // From a resolved alert's cleanup checklist or the heads-up before an undo: the same decisions on the undo.
+  cleanup_undo: undoNow,
+  permanent: makePermanent,
+  extend_30m: (deps, input) => extendUndo(deps, { ...input, byMs: 30 * MIN }),
+  extend_2h: (deps, input) => extendUndo(deps, { ...input, byMs: 120 * MIN }),
+} as const satisfies Record<string, (...args: Parameters<typeof undoNow>) => Promise<DecisionOutcome>>;
 export type Decision = keyof typeof decisions;
+
+/**
+ * Pressed away from the card, maybe in another channel than the one the change was asked in: every answer is
+ * private and names what, never who (undoScheduleAnswer).
+ */
+const AWAY_FROM_CARD: ReadonlySet<Decision> = new Set([
+  "cleanup_undo",
+  "permanent",
+  "extend_30m",
+  "extend_2h",
+]);
 
 function privateSentence(outcome: DecisionOutcome, decision: Decision): MrkdwnInput | undefined {
   switch (outcome.kind) {
@@ -73,6 +97,14 @@ export function approvalDecision(env: SlackEnv, decision: Decision) {
     // The card was redrawn by whatever this click moved (src/slack/change-requests.ts redrawCardsOnChange).
     if (outcome.kind === "rejected")
       return respondPrivately(args, rejectedAnswer(outcome.request), ctx.logger);
+    if (AWAY_FROM_CARD.has(decision)) {
+      const answer = undoScheduleAnswer(outcome);
+      return respondPrivately(
+        args,
+        answer.done ? sentenceReply(answer.sentence, ":white_check_mark:") : sentenceReply(answer.sentence),
+        ctx.logger,
+      );
+    }
     const sentence = privateSentence(outcome, decision);
     // What went as the clicker meant is not a warning.
     const done = ["approval_recorded", "withdrawn", "applied"].includes(outcome.kind);
