@@ -89,7 +89,7 @@ describe("the console on the same DATA_DIR after a restart", () => {
     // The bot reads the restored state: the entry is in edgeops' list, so unblocking it is a change to ask for.
     await second.send("/as bob");
     expect(await second.send(`/edge unblock ${ZONE} ${IP}`)).not.toContain("Nothing to unblock");
-  });
+  }, 60_000);
 
   it("starts a part fresh, saying so in one line, when its saved file cannot be read", async () => {
     const first = await start();
