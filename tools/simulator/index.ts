@@ -23,6 +23,7 @@ import {
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 import { changeInDashboard } from "./shield-settings.js";
+import { recordChanges, snapshotConfigs } from "./zone-history.js";
 
 export { type Adversary, type AdversaryOptions, createAdversary, seedFromEnv } from "./adversary.js";
 export { DATE_KEY_FORMATS, type DateKeyFormat } from "./date-keys.js";
@@ -51,6 +52,7 @@ export type {
 
 import { type Clock, systemClock } from "../../src/clock.js";
 
+export { restoreState, SavedStateError, saveState } from "./persist.js";
 export { SIM_ANCHOR_DATE, SIM_IDS } from "./seed.js";
 export type { Attack, RateLimitRule, ZoneTraffic } from "./traffic.js";
 export { EVENT_LOG_RETENTION_MS } from "./traffic.js";
@@ -94,6 +96,13 @@ export interface SimulatorOptions {
    * `EDGE_SIMULATOR_SEED` when set, else the friendly simulator.
    */
   adversary?: AdversaryOptions;
+  /** Start from this state (e.g. `restoreState` of one saved by `saveState`) instead of the seeded one. */
+  state?: SimulatorState;
+  /**
+   * Called after anything may have changed the state: a write answered (every method but GET, bar the event-log
+   * search), a fault plan staged, calm, a dashboard change. The console saves the state then.
+   */
+  onStateChange?: () => void;
 }
 
 /** Size hook for one shield zone (see `Simulator.scaleIncident`). */
@@ -171,6 +180,10 @@ export interface Simulator {
 }
 
 export const SIM_API_KEY = "sim-key";
+
+/** Writes that may change what the traffic model reads (the event-log search is a POST that only reads). */
+const writesZoneConfig = (method: string, path: string) =>
+  method !== "GET" && path.startsWith("/shield/") && !path.startsWith("/shield/event-logs/");
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -263,7 +276,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let adversary = createAdversary(
     options.adversary ?? { seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED) },
   );
-  const state = createState(options.seed ?? 1, clock());
+  const state = options.state ?? createState(options.seed ?? 1, clock());
+  const changed = () => options.onStateChange?.();
   if (options.dateKeyFormat !== undefined) state.dateKeyFormat = options.dateKeyFormat;
   const accountStates = new Map<string, SimulatorState>();
   for (const [key, shape] of Object.entries(options.accounts ?? {})) {
@@ -287,18 +301,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!authorized) return unauthorized(route?.unauthorized ?? familyUnauthorizedStyle(path), path);
     if (route === undefined) return empty(ROUTES.some((r) => r.pattern.test(path)) ? 405 : 404);
     const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => p ?? "");
-    return route.handler({
+    const now = clock();
+    const own = account ?? state;
+    // A write that changes a zone's settings or access lists shapes its traffic from this minute on.
+    const before = writesZoneConfig(method, path) ? snapshotConfigs(own) : undefined;
+    const answered = route.handler({
       method,
       path,
       query,
       params,
       body,
-      state: account ?? state,
-      now: clock(),
+      state: own,
+      now,
       scanDurationMs,
       adversary,
       ...(options.botCategoriesPerKey ? { accessKey: key } : {}),
     });
+    if (before !== undefined) recordChanges(own, before, now);
+    if (method !== "GET" && !path.startsWith("/shield/event-logs/")) changed();
+    return answered;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -424,10 +445,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     stageAttack: (shieldZoneId, attack) => {
       stageAttack(state, shieldZoneId, attack);
+      changed();
     },
-    stageAppStatus: (appId, steps) => stageAppStatus(state, appId, steps),
-    calm: () => calm(state, clock()),
-    changeInDashboard: (shieldZoneId, setting, word) => changeInDashboard(state, shieldZoneId, setting, word),
+    stageAppStatus: (appId, steps) => {
+      stageAppStatus(state, appId, steps);
+      changed();
+    },
+    calm: () => {
+      const r = calm(state, clock());
+      changed();
+      return r;
+    },
+    changeInDashboard: (shieldZoneId, setting, word) => {
+      const now = clock();
+      const before = snapshotConfigs(state);
+      const result = changeInDashboard(state, shieldZoneId, setting, word);
+      recordChanges(state, before, now);
+      changed();
+      return result;
+    },
     findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
     findApp: (idOrName) => findApp(state, idOrName)?.id,
     now: clock,
