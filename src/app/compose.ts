@@ -15,6 +15,7 @@ import { createChangeSweeper } from "../jobs/change-sweeps.js";
 import { createScheduler } from "../jobs/schedules.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
+import { updateCard } from "../slack/change-requests.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
@@ -156,7 +157,14 @@ export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }):
     leaseMs: config.schedules.leaseMs,
     ...scoped,
   });
-  const poller = createPoller({ deps, clientFor: env.clientFor, clock, logger, ...scoped });
+  const poller = createPoller({
+    deps,
+    clientFor: env.clientFor,
+    clock,
+    logger,
+    redrawCard: async (request) => updateCard(env, await env.clientFor(request.teamId), request, logger),
+    ...scoped,
+  });
   const sweeper = createChangeSweeper(env, scoped);
   scheduler.start();
   poller.start();
