@@ -23,6 +23,7 @@ import {
 import { familyUnauthorizedStyle, ROUTES } from "./routes.js";
 import { createState, type SimulatorState } from "./seed.js";
 import { changeInDashboard } from "./shield-settings.js";
+import { recordChanges, snapshotConfigs } from "./zone-history.js";
 
 export { type Adversary, type AdversaryOptions, createAdversary, seedFromEnv } from "./adversary.js";
 export { DATE_KEY_FORMATS, type DateKeyFormat } from "./date-keys.js";
@@ -172,6 +173,10 @@ export interface Simulator {
 
 export const SIM_API_KEY = "sim-key";
 
+/** Writes that may change what the traffic model reads (the event-log search is a POST that only reads). */
+const writesZoneConfig = (method: string, path: string) =>
+  method !== "GET" && path.startsWith("/shield/") && !path.startsWith("/shield/event-logs/");
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -287,18 +292,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!authorized) return unauthorized(route?.unauthorized ?? familyUnauthorizedStyle(path), path);
     if (route === undefined) return empty(ROUTES.some((r) => r.pattern.test(path)) ? 405 : 404);
     const params = (route.pattern.exec(path) ?? []).slice(1).map((p) => p ?? "");
-    return route.handler({
+    const now = clock();
+    const own = account ?? state;
+    // A write that changes a zone's settings or access lists shapes its traffic from this minute on.
+    const before = writesZoneConfig(method, path) ? snapshotConfigs(own) : undefined;
+    const answered = route.handler({
       method,
       path,
       query,
       params,
       body,
-      state: account ?? state,
-      now: clock(),
+      state: own,
+      now,
       scanDurationMs,
       adversary,
       ...(options.botCategoriesPerKey ? { accessKey: key } : {}),
     });
+    if (before !== undefined) recordChanges(own, before, now);
+    return answered;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -427,7 +438,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     stageAppStatus: (appId, steps) => stageAppStatus(state, appId, steps),
     calm: () => calm(state, clock()),
-    changeInDashboard: (shieldZoneId, setting, word) => changeInDashboard(state, shieldZoneId, setting, word),
+    changeInDashboard: (shieldZoneId, setting, word) => {
+      const now = clock();
+      const before = snapshotConfigs(state);
+      const changed = changeInDashboard(state, shieldZoneId, setting, word);
+      recordChanges(state, before, now);
+      return changed;
+    },
     findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
     findApp: (idOrName) => findApp(state, idOrName)?.id,
     now: clock,

@@ -6,6 +6,7 @@
 
 import type { DateKeyFormat } from "./date-keys.js";
 import type { RateLimitRule, ZoneTraffic } from "./traffic-model.js";
+import type { ZoneEpoch } from "./zone-history.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes (subset of the spec's schemas that the simulator serves)
@@ -245,6 +246,11 @@ export interface SimulatorState {
   dateKeyFormat?: DateKeyFormat | undefined;
   /** Reviews of triggered WAF rules, in order (mitigations). */
   wafRuleReviews: SimWafRuleReview[];
+  /**
+   * Per shield zone: the configurations (settings, access lists) replaced by writes, oldest first, each with the
+   * minute it ended (zone-history.ts). The traffic model reads minute m with the configuration in force at m.
+   */
+  configHistory: Map<number, ZoneEpoch[]>;
 }
 
 /** One POST /shield/waf/rules/review-triggered/{id}: action 0 Ignore, 1 LogOnly, 2 DisableRule. */
@@ -1004,6 +1010,7 @@ export function createState(seed = 1, now = Date.now()): SimulatorState {
     wafRuleReviews: [],
     accessLists: seedAccessLists(now),
     nextAccessListId: SIM_IDS.customerAccessList.listId + 1,
+    configHistory: new Map(),
   };
 }
 

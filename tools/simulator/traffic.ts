@@ -2,7 +2,9 @@
  * Shield traffic model. Nothing is stored per event: what happened to a zone in a minute is derived from a hash of
  * (seed, zone, minute) and the zone's configuration, so the metrics overview, the detailed metrics, the event log,
  * the triggered WAF rules and the rate-limit metrics all tell the same story at any clock time, deterministically.
- * Only whole minutes before the clock's current minute have events (the API's ingestion lag).
+ * Only whole minutes before the clock's current minute have events (the API's ingestion lag). A minute is read with
+ * the zone's configuration in force at that minute (zone-history.ts): a setting or an access list written through
+ * the API shapes the minutes from its own on, and the earlier ones stay as they were.
  */
 import { createRng, type Rng, type ShieldZone, type SimulatorState } from "./seed.js";
 import {
@@ -14,6 +16,14 @@ import {
   type RateLimitRule,
   type ZoneTraffic,
 } from "./traffic-model.js";
+import {
+  accessActionFor,
+  configAt,
+  configKeysBetween,
+  liveConfig,
+  type ZoneConfig,
+  type ZoneEpoch,
+} from "./zone-history.js";
 
 export {
   ACTIONS,
@@ -44,18 +54,44 @@ export interface MinuteCounts {
 export interface ZoneModel {
   seed: number;
   zone: ShieldZone;
-  /** Bot detection execution mode: 0 LogOnly, 1 Challenge. */
-  botExecutionMode: number;
   traffic: ZoneTraffic;
+  /** The configuration in force since the last recorded change (or always, for a zone nobody wrote to). */
+  live: ZoneConfig;
+  /** The configurations replaced by writes, oldest first. */
+  history: readonly ZoneEpoch[];
+  /** A short stand-in for everything else the minutes read (seed, zone, baseline, attacks, rate-limit rules). */
+  trafficId: number;
+}
+
+const trafficIds = new Map<string, number>();
+let nextTrafficId = 1;
+function trafficIdOf(seed: number, zoneId: number, t: ZoneTraffic): number {
+  const key = JSON.stringify([seed, zoneId, t.baselinePerMinute, t.attacks, t.rateLimitRules]);
+  let id = trafficIds.get(key);
+  if (id === undefined) {
+    if (trafficIds.size >= 20_000) trafficIds.clear();
+    id = nextTrafficId++;
+    trafficIds.set(key, id);
+  }
+  return id;
 }
 
 export function zoneModel(state: SimulatorState, zoneId: number): ZoneModel | undefined {
   const zone = state.shieldZones.find((z) => z.shieldZoneId === zoneId);
   const traffic = state.shieldTraffic.get(zoneId);
-  if (zone === undefined || traffic === undefined) return undefined;
-  const botExecutionMode = state.botDetection.get(zoneId)?.executionMode ?? 0;
-  return { seed: state.seed, zone, botExecutionMode, traffic };
+  const live = liveConfig(state, zoneId);
+  if (zone === undefined || traffic === undefined || live === undefined) return undefined;
+  return {
+    seed: state.seed,
+    zone,
+    traffic,
+    live,
+    history: state.configHistory.get(zoneId) ?? [],
+    trafficId: trafficIdOf(state.seed, zoneId, traffic),
+  };
 }
+
+const configOf = (m: ZoneModel, minute: number): ZoneConfig => configAt(m.history, m.live, minute);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hashing
@@ -148,6 +184,36 @@ const zero = (): ActionCounts => ({ block: 0, challenge: 0, log: 0 });
 
 /** What the zone's events of one minute were, by feature and action (and by rate-limit rule). */
 export function minuteCounts(m: ZoneModel, minute: number): MinuteCounts {
+  const config = configOf(m, minute);
+  if (config.access === null) return detectedCounts(m, config, minute);
+  // Deriving these from the minute's clusters costs several times the plain count: each minute once.
+  const cacheKey = `${m.trafficId}/${config.id}/${minute}`;
+  const hit = handledCache.get(cacheKey);
+  if (hit !== undefined) return hit;
+  const counts = detectedCounts(m, config, minute);
+  // Sources an access list matches are handled by the list: their events move there, whatever took them before.
+  const rules = m.traffic.rateLimitRules;
+  for (const c of detectedClusters(m, counts, minute)) {
+    const action = accessActionFor(config, c.source);
+    if (action === null || c.feature === "accessLists") continue;
+    counts.byFeature[c.feature][c.action] -= c.count;
+    counts.byFeature.accessLists[action] += c.count;
+    if (c.feature === "rateLimit") {
+      const i = rules.findIndex((r) => String(r.id) === c.ruleId);
+      if (i >= 0) counts.byRateLimitRule[i] = (counts.byRateLimitRule[i] ?? 0) - c.count;
+    }
+  }
+  if (handledCache.size >= HANDLED_CACHE_LIMIT) handledCache.clear();
+  handledCache.set(cacheKey, counts);
+  return counts;
+}
+
+/** Minutes with an access list in force, by traffic, configuration and minute (read only once made). */
+const handledCache = new Map<string, MinuteCounts>();
+const HANDLED_CACHE_LIMIT = 100_000;
+
+/** The minute's events as the zone's settings alone handle them (before any access list takes a source's). */
+function detectedCounts(m: ZoneModel, config: ZoneConfig, minute: number): MinuteCounts {
   const rng = createRng(hash32(m.seed, m.zone.shieldZoneId, minute, SALT_COUNTS));
   const base = m.traffic.baselinePerMinute * diurnal(minute);
   const attack = attacksRate(m.traffic.attacks, minute);
@@ -156,11 +222,11 @@ export function minuteCounts(m: ZoneModel, minute: number): MinuteCounts {
   const a = FEATURES.map((f) => (attack > 0 ? noisy(rng, attack * ATTACK_SHARE[f]) : 0));
   const [wafB = 0, ddosB = 0, rlB = 0, botB = 0, alB = 0] = b;
   const [wafA = 0, ddosA = 0, rlA = 0, botA = 0, alA = 0] = a;
-  const z = m.zone;
+  const z = config;
 
   // WAF: nothing when disabled; Log mode logs everything; Block mode blocks all but the log-only rules' matches.
   const waf = zero();
-  const wafN = z.wafEnabled === false ? 0 : wafB + wafA;
+  const wafN = !z.wafEnabled ? 0 : wafB + wafA;
   if (z.wafExecutionMode === 0) waf.log = wafN;
   else {
     waf.block = Math.round(wafN * 0.9);
@@ -195,7 +261,7 @@ export function minuteCounts(m: ZoneModel, minute: number): MinuteCounts {
     });
   }
   const botDetection = zero();
-  if (m.botExecutionMode === 1) botDetection.challenge = botB + botA;
+  if (z.botExecutionMode === 1) botDetection.challenge = botB + botA;
   else botDetection.log = botB + botA;
   const accessLists = { block: alB + alA, challenge: 0, log: 0 };
 
@@ -240,16 +306,11 @@ const MINUTES_PER_DAY = 1440;
 const dayCache = new Map<string, MinuteCounts>();
 const DAY_CACHE_LIMIT = 20_000;
 
-function fingerprint(m: ZoneModel, withAttack: boolean): string {
-  const z = m.zone;
+function fingerprint(m: ZoneModel, withAttack: boolean, dayMinute: number): string {
   return JSON.stringify([
     m.seed,
-    z.shieldZoneId,
-    z.wafEnabled,
-    z.wafExecutionMode,
-    z.dDoSShieldSensitivity,
-    z.dDoSExecutionMode,
-    m.botExecutionMode,
+    m.zone.shieldZoneId,
+    configKeysBetween(m.history, m.live, dayMinute, dayMinute + MINUTES_PER_DAY),
     m.traffic.baselinePerMinute,
     withAttack ? m.traffic.attacks : null,
     m.traffic.rateLimitRules,
@@ -265,7 +326,7 @@ function attackTouches(m: ZoneModel, dayMinute: number): boolean {
 }
 
 function daySum(m: ZoneModel, dayMinute: number): MinuteCounts {
-  const cacheKey = `${fingerprint(m, attackTouches(m, dayMinute))}@${dayMinute}`;
+  const cacheKey = `${fingerprint(m, attackTouches(m, dayMinute), dayMinute)}@${dayMinute}`;
   const hit = dayCache.get(cacheKey);
   if (hit !== undefined) return hit;
   const total = emptyCounts(m);
@@ -628,7 +689,20 @@ function urlFor(rng: Rng, feature: Feature, fromAttack: boolean, rule: RateLimit
 
 /** The events of one minute, in clusters of identical dimensions. */
 export function minuteClusters(m: ZoneModel, minute: number): EventCluster[] {
-  const counts = minuteCounts(m, minute);
+  const config = configOf(m, minute);
+  const clusters = detectedClusters(m, detectedCounts(m, config, minute), minute);
+  return config.access === null ? clusters : clusters.map((c) => handledByAccessList(config, c));
+}
+
+/** The cluster as an access list that matches its source handles it (feature accessLists, the list's action). */
+function handledByAccessList(config: ZoneConfig, c: EventCluster): EventCluster {
+  const action = accessActionFor(config, c.source);
+  if (action === null || c.feature === "accessLists") return c;
+  return { ...c, feature: "accessLists", action, ruleId: "" };
+}
+
+/** The clusters of the minute's events as the settings alone handle them (`counts` from detectedCounts). */
+function detectedClusters(m: ZoneModel, counts: MinuteCounts, minute: number): EventCluster[] {
   const rng = createRng(hash32(m.seed, m.zone.shieldZoneId, minute, SALT_CLUSTERS));
   const out: EventCluster[] = [];
   const attackPool = pool(m, "attack");
@@ -702,7 +776,8 @@ export function extraClusters(
     const minute = current - 1 - (i % 10);
     if (minute < fromMinute || minute >= toMinute) continue;
     const [feature, action] = features[i % features.length] ?? ["waf", "block"];
-    out.push({
+    const config = configOf(m, minute);
+    const cluster: EventCluster = {
       zoneId: m.zone.shieldZoneId,
       minute,
       offset: (i % 97) / 97,
@@ -714,7 +789,8 @@ export function extraClusters(
       ruleId: feature === "waf" ? "949110" : "",
       url: `/probe/${i}`,
       method: "GET",
-    });
+    };
+    out.push(config.access === null ? cluster : handledByAccessList(config, cluster));
   }
   return out;
 }
