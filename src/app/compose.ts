@@ -15,7 +15,7 @@ import { createChangeSweeper } from "../jobs/change-sweeps.js";
 import { createScheduler } from "../jobs/schedules.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
-import { updateCard } from "../slack/change-requests.js";
+import { cardRedrawer } from "../slack/change-requests.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
@@ -162,7 +162,7 @@ export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }):
     clientFor: env.clientFor,
     clock,
     logger,
-    redrawCard: async (request) => updateCard(env, await env.clientFor(request.teamId), request, logger),
+    redrawCard: cardRedrawer(env),
     ...scoped,
   });
   const sweeper = createChangeSweeper(env, scoped);

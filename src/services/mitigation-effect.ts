@@ -129,6 +129,8 @@ export interface Overlap {
 export type Unsaid =
   | { why: "not_applied" }
   | { why: "too_soon"; minutes: number }
+  /** Undone before it was in force for enough whole minutes to measure. */
+  | { why: "too_short"; minutes: number }
   | { why: "no_event_log" }
   | { why: "too_little_traffic"; eventsBefore: number }
   | { why: "overlapping"; others: Overlap[] }
@@ -158,6 +160,8 @@ export type MitigationEffect =
       zoneUnsaid?: string;
       /** The event log gave more groups than were read: the counts are lower bounds. */
       partial?: true;
+      /** Undone at: the after window ended there. */
+      endedAt?: number;
     }
   | {
       state: "cannot_say";
@@ -221,6 +225,8 @@ function zoneSignal(
 
 /** What the reads found, for the pure summary. */
 export interface EffectReads {
+  /** When the change stopped being in force (undone), if it did: the after window ends there. */
+  endedAt?: number;
   /** Other changes on the zone applied or undone from the before window's start to now. */
   others: Overlap[];
   /** Entries: the entry's events before and after, or why the event log could not say. */
@@ -247,14 +253,15 @@ export function overlapsWith(target: EffectTarget, other: { kind: string; params
  */
 export function storeVerdict(
   appliedAt: number | null,
-  now: number,
+  end: number,
   others: readonly Overlap[],
+  now: number = end,
 ): Unsaid | undefined {
   if (appliedAt === null) return { why: "not_applied" };
-  const w = effectWindows(appliedAt, now);
+  const w = effectWindows(appliedAt, end);
   const minutes = minutesOf(w.after);
   if (minutes < EFFECT_MIN_MINUTES || w.metricsAfter.to <= w.metricsAfter.from)
-    return { why: "too_soon", minutes };
+    return end < now ? { why: "too_short", minutes } : { why: "too_soon", minutes };
   if (w.before.from < now - EVENT_LOG_RETENTION_MS + EVENT_LOG_MARGIN_MS)
     return { why: "unreadable", reason: "The hour before it is older than the event log keeps (72 hours)." };
   if (others.length > 0) return { why: "overlapping", others: [...others] };
@@ -276,16 +283,25 @@ export function summariseEffect(
     unsaid,
   });
   const { others, events, metrics } = reads;
-  const verdict = storeVerdict(appliedAt, now, others);
+  const end = Math.min(now, reads.endedAt ?? now);
+  const verdict = storeVerdict(appliedAt, end, others, now);
   if (verdict !== undefined || appliedAt === null) return cannot(verdict ?? { why: "not_applied" });
-  const w = effectWindows(appliedAt, now);
+  const w = effectWindows(appliedAt, end);
   if (target.what === "threats") {
     if ("error" in metrics) return cannot({ why: "unreadable", reason: metrics.error });
     const signal = zoneSignal(metrics, target.feature, w);
     if ("unreadable" in signal) return cannot({ why: "unreadable", reason: signal.unreadable });
     if (signal.before.events < EFFECT_MIN_EVENTS_BEFORE)
       return cannot({ why: "too_little_traffic", eventsBefore: signal.before.events });
-    return { state: "measured", target, appliedAt, asOf: now, before: signal.before, after: signal.after };
+    return {
+      state: "measured",
+      target,
+      appliedAt,
+      asOf: now,
+      before: signal.before,
+      after: signal.after,
+      ...(end < now ? { endedAt: end } : {}),
+    };
   }
   if (!events) return cannot({ why: "unreadable", reason: "The event log was not read." });
   if ("noEventLog" in events) return cannot({ why: "no_event_log" });
@@ -302,6 +318,7 @@ export function summariseEffect(
     after: rateOf(events.after.count, events.after.actions, w.after),
     ...("unreadable" in zone ? { zoneUnsaid: zone.unreadable } : { zone }),
     ...(events.before.partial || events.after.partial ? { partial: true as const } : {}),
+    ...(end < now ? { endedAt: end } : {}),
   };
 }
 
@@ -314,7 +331,7 @@ async function storeReads(
   request: ChangeRequest,
   target: EffectTarget,
   now: number,
-): Promise<{ appliedAt: number | null; others: Overlap[] }> {
+): Promise<{ appliedAt: number | null; endedAt?: number; others: Overlap[] }> {
   const provisional = request.decidedAt ?? request.updatedAt;
   const timeline = await buildTimeline(deps, {
     teamId: request.teamId,
@@ -330,6 +347,8 @@ async function storeReads(
   const inForce = request.state === "applied" || request.state === "undoing" || request.state === "undone";
   const appliedAt = applied?.at ?? (inForce ? request.decidedAt : null);
   if (appliedAt === null) return { appliedAt, others: [] };
+  const undone = steps.find((e) => e.requestId === request.id && e.step === "undone" && e.at >= appliedAt);
+  const endedAt = undone?.at ?? (request.state === "undone" ? request.updatedAt : undefined);
   const from = effectWindows(appliedAt, now).before.from;
   const requests = new Map(
     (await deps.store.timeline.changesOfZone(request.teamId, target.shieldZoneId, from, now, 2_000)).map(
@@ -337,13 +356,13 @@ async function storeReads(
     ),
   );
   const others = steps
-    .filter((e) => e.requestId !== request.id && e.at >= from && e.at <= now)
+    .filter((e) => e.requestId !== request.id && e.at >= from && e.at <= (endedAt ?? now))
     .filter((e) => {
       const other = requests.get(e.requestId);
       return other === undefined || overlapsWith(target, other);
     })
     .map((e) => ({ change: e.change, at: e.at, step: e.step as Overlap["step"] }));
-  return { appliedAt, others };
+  return { appliedAt, ...(endedAt === undefined ? {} : { endedAt }), others };
 }
 
 /** The effect's Edge reads: the entry's events before and after (entries) and the zone's metrics over both windows. */
@@ -398,9 +417,10 @@ export async function measureEffect(
   if (!target) return undefined;
   const now = deps.clock.now();
   try {
-    const { appliedAt, others } = await storeReads(deps, request, target, now);
+    const { appliedAt, endedAt, others } = await storeReads(deps, request, target, now);
+    const end = Math.min(now, endedAt ?? now);
     // What the store alone decides costs no Edge call.
-    const verdict = storeVerdict(appliedAt, now, others);
+    const verdict = storeVerdict(appliedAt, end, others, now);
     if (verdict !== undefined || appliedAt === null)
       return {
         effect: {
@@ -416,9 +436,10 @@ export async function measureEffect(
       deps,
       request.teamId,
       target,
-      effectWindows(appliedAt, now),
+      effectWindows(appliedAt, end),
       others,
     );
+    if (endedAt !== undefined) reads.endedAt = endedAt;
     return { effect: summariseEffect(target, appliedAt, now, reads), calls };
   } catch (err) {
     deps.logger.warn({ err, requestId: request.id }, "measuring a change's effect failed");
@@ -482,6 +503,8 @@ export function effectWords(e: MitigationEffect, state?: "block" | "challenge" |
         return "Not applied, so there is no effect to measure.";
       case "too_soon":
         return `Too soon to say: ${u.minutes} whole minute${u.minutes === 1 ? "" : "s"} since it was applied; edgeops measures from ${EFFECT_MIN_MINUTES}.`;
+      case "too_short":
+        return `Cannot say: it was in force for ${u.minutes} whole minute${u.minutes === 1 ? "" : "s"} before it was undone; edgeops measures from ${EFFECT_MIN_MINUTES}.`;
       case "no_event_log":
         return `Cannot say: this zone's plan has no event log, so edgeops cannot measure ${subject}'s events.`;
       case "too_little_traffic":
@@ -498,14 +521,16 @@ export function effectWords(e: MitigationEffect, state?: "block" | "challenge" |
         return `Cannot say: ${u.reason}`;
     }
   }
-  const since = `Since ${t.what === "entry" ? ENTRY_VERBS[state ?? "block"] : "the change"} at ${utc(e.appliedAt)}`;
+  const until = e.endedAt === undefined ? "" : ` until its undo at ${utc(e.endedAt)}`;
+  const since = `Since ${t.what === "entry" ? ENTRY_VERBS[state ?? "block"] : "the change"} at ${utc(e.appliedAt)}${until}`;
+  const nowWord = e.endedAt === undefined ? "now" : "then";
   const lower = e.partial ? " (at least: the event log had more groups than edgeops read)" : "";
   const lines: string[] = [];
   if (t.what === "threats") {
     const before = actionWords(e.before);
     const after = actionWords(e.after);
     lines.push(
-      `${since}, ${subject} went from ${perMinuteWords(e.before.perMinute)} to ${perMinuteWords(e.after.perMinute)} a minute in the zone's metrics${before || after ? ` (before: ${before ?? "none"}; now: ${after ?? "none"})` : ""}.`,
+      `${since}, ${subject} went from ${perMinuteWords(e.before.perMinute)} to ${perMinuteWords(e.after.perMinute)} a minute in the zone's metrics${before || after ? ` (before: ${before ?? "none"}; ${nowWord}: ${after ?? "none"})` : ""}.`,
     );
     return lines.join(" ");
   }
@@ -520,7 +545,7 @@ export function effectWords(e: MitigationEffect, state?: "block" | "challenge" |
     const through = (r: Rate) => (r.actions ? r.actions.logged : 0);
     const now = actionWords(a);
     lines.push(
-      `${since}, ${subject} went from ${perMinuteWords(through(b))} to ${perMinuteWords(through(a))} events a minute getting through${lower}; ${now ? `${now} a minute now` : "none now"}.`,
+      `${since}, ${subject} went from ${perMinuteWords(through(b))} to ${perMinuteWords(through(a))} events a minute getting through (of ${perMinuteWords(b.perMinute)} a minute in the event log before)${lower}; ${now ? `${now} a minute ${nowWord}` : `none ${nowWord}`}.`,
     );
   } else {
     lines.push(

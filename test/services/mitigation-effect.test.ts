@@ -93,7 +93,7 @@ describe("an entry's effect from its events in the event log", () => {
     expect(e.zone?.before.perMinute).toBe(500);
     expect(e.zone?.after.perMinute).toBe(310);
     expect(effectWords(e, "block")).toBe(
-      "Since the block at 14:56 UTC, 192.0.2.225 went from 455 to 0 events a minute getting through; 455 blocked a minute now. The zone's threats fell 38 % (500 → 310 a minute).",
+      "Since the block at 14:56 UTC, 192.0.2.225 went from 455 to 0 events a minute getting through (of 455 a minute in the event log before); 455 blocked a minute now. The zone's threats fell 38 % (500 → 310 a minute).",
     );
   });
 
