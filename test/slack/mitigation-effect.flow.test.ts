@@ -10,6 +10,7 @@ import { EFFECT_MIN_EVENTS_BEFORE, perMinuteWords } from "../../src/services/mit
 import { cardRedrawer } from "../../src/slack/change-requests.js";
 import { ACTIONS } from "../../src/slack/ids.js";
 import { SIM_IDS, type Simulator } from "../../tools/simulator/index.js";
+import { pinReadings } from "../support/adversary.js";
 import { askAndApprove } from "../support/change-flow.js";
 import { answerTo, blocksText, findButtons, TEST_EDGE_KEY } from "../support/harness.js";
 import { ALICE, BOB } from "../support/users.js";
@@ -186,6 +187,9 @@ describe("an approved setting's card shows its feature's signal before and after
 
   it("WAF mode Log → Block: the WAF events the zone logged a minute become blocked ones", async () => {
     const { w, minutes } = await world();
+    // The PATCH naming only the mode keeps the zone's other settings: under the reading where it resets them, the
+    // WAF is switched off with it and nothing arrives after (the card then says 0, as the log does).
+    pinReadings(w.sim, { "shield-settings.patch-absent": "keep" });
     await answerTo(w, `watch zone ${WAF_LOG_ZONE} sensitivity normal`, ALICE);
     w.sim.stageAttack(WAF_LOG_ZONE, {
       startsAt: w.clock.now(),
@@ -207,10 +211,12 @@ describe("an approved setting's card shows its feature's signal before and after
     const beforeTo = Math.floor(applied / slot) * slot;
     const afterFrom = Math.ceil(applied / slot) * slot;
     const afterTo = Math.floor(w.clock.now() / slot) * slot;
-    const waf = /^waf$/i;
+    // The log names its features in a spelling the documents leave open (the simulator's adversary picks one).
+    const waf = /^(waf|web_application_firewall)$/i;
     const before = await featureEvents(w.sim, WAF_LOG_ZONE, waf, beforeTo - 60 * MIN, beforeTo);
     const after = await featureEvents(w.sim, WAF_LOG_ZONE, waf, afterFrom, afterTo);
     // Log mode logged every WAF event; Block mode blocks them, but for its log-only rules.
+    expect(before.all).toBeGreaterThanOrEqual(60);
     expect(before.all).toBe(before.logged);
     expect(after.blocked).toBeGreaterThan(after.logged);
     const perMin = (n: number, from: number, to: number) => perMinuteWords(n / ((to - from) / MIN));
