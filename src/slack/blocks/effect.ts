@@ -1,7 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { effectWords, type MitigationEffect } from "../../services/mitigation-effect.js";
-import { context, section } from "./block-kit.js";
-import { dateToken, fallbackText, joinMrkdwn, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
+import { context, packLines, section } from "./block-kit.js";
+import { dateToken, fallbackText, type Mrkdwn, mrkdwn } from "./mrkdwn.js";
 import type { Reply } from "./reply.js";
 
 /** An entry's wanted state, for "since the block…" (undefined: a setting). */
@@ -51,6 +51,7 @@ export function whatWorkedMessage(items: readonly WorkedItem[], now: number, mor
     text: fallbackText(
       `What worked: ${items.length + more} change${items.length + more === 1 ? "" : "s"} applied on this zone during the alert`,
     ),
-    blocks: [section(joinMrkdwn([title, ...lines], "\n"))],
+    // One section holds 3,000 characters: the lines go in as many as they need.
+    blocks: [section(title), ...packLines(lines, 10)],
   };
 }
