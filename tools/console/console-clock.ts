@@ -31,10 +31,14 @@ export interface ConsoleClock extends Clock {
   stop(): void;
 }
 
-export function createConsoleClock(): ConsoleClock {
-  const manual = createManualClock(Date.now());
+/**
+ * `aheadMs`: start this far ahead of the real clock (a restart keeps what `/sim clock` moved); `onMove` is told
+ * after each `/sim clock` move.
+ */
+export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } = {}): ConsoleClock {
+  let ahead = o.aheadMs ?? 0;
+  const manual = createManualClock(Date.now() + ahead);
   let followed = performance.now();
-  let ahead = 0;
   let moving: Promise<void> = Promise.resolve();
   // One move at a time, in the order asked: catching up and a `/sim clock` never interleave their timers.
   const enqueue = (move: () => Promise<void>): Promise<void> => {
@@ -66,6 +70,7 @@ export function createConsoleClock(): ConsoleClock {
           await manual.advance(step);
           await pause();
         }
+        o.onMove?.();
       });
     },
     ahead: () => ahead,

@@ -21,6 +21,7 @@ import { startConsoleEdge } from "./edge.js";
 import { LineInput } from "./input.js";
 import { ConsoleReceiver } from "./receiver.js";
 import { COLOUR, PLAIN } from "./render.js";
+import { ConsoleSaver, loadConsoleState } from "./saved-state.js";
 import { Screen } from "./screen.js";
 import { META_HELP, Session } from "./session.js";
 import { type StandIn, startStandIn } from "./standin.js";
@@ -94,13 +95,19 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
   const paint = tty ? COLOUR : PLAIN;
   // With the simulator and no clock of the caller's, the console's own clock, which `/sim clock` moves
   // (the real Edge API's time cannot be moved: then the real clock).
+  const simulated = o.config.edge.defaultApiKey === undefined;
+  // What an earlier console left in DATA_DIR: the simulator's state, the channels, how far /sim clock moved time.
+  const saved = loadConsoleState(o.config.store.dataDir, { simulated, seed: o.simulator?.seed ?? 1 });
+  let saver: ConsoleSaver | undefined;
   const ownClock =
-    o.clock === undefined && o.config.edge.defaultApiKey === undefined ? createConsoleClock() : undefined;
+    o.clock === undefined && simulated
+      ? createConsoleClock({ aheadMs: saved.clockAheadMs, onMove: () => saver?.saveSoon() })
+      : undefined;
   const clock = o.clock ?? ownClock ?? systemClock;
   const logger = o.logger ?? fileLogger(o.config);
 
   const lines = new LineInput(input, output, tty);
-  const world = new World(o.users);
+  const world = new World(o.users, saved.channels);
   const screen = new Screen(world, { print: (l) => lines.print(l.join("\n")) }, paint);
   screen.onModal = () => lines.wake();
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -120,10 +127,27 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       config: o.config,
       logger,
       clock,
-      ...(o.simulator ? { simulator: o.simulator } : {}),
+      simulator: {
+        ...o.simulator,
+        ...(saved.simulator ? { state: saved.simulator } : {}),
+        onStateChange: () => saver?.saveSoon(),
+      },
       ...(o.edgeRetry ? { retry: o.edgeRetry } : {}),
     });
     cleanups.push(() => consoleEdge.close(o.config.shutdownTimeoutMs));
+    const sim = consoleEdge.sim;
+    const persistence = new ConsoleSaver({
+      dataDir: o.config.store.dataDir,
+      clock,
+      channels: () => world.channels,
+      simulator: sim ? () => sim.state : undefined,
+      clockAheadMs: ownClock && sim ? () => ownClock.ahead() : undefined,
+      warn: (line) => lines.print(line),
+    });
+    saver = persistence;
+    world.onChannelsChange = () => persistence.saveSoon();
+    // Runs after the bot, its jobs and the simulator have stopped (cleanups run last first): their last writes too.
+    cleanups.splice(2, 0, async () => persistence.saveNow());
     const config = withOverrides(o.config, {
       edge: { baseUrl: consoleEdge.defaultBaseUrl, defaultApiKey: consoleEdge.defaultApiKey },
       slack: {
@@ -190,6 +214,8 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
       config.store.databaseUrl
         ? "Storage: PostgreSQL (DATABASE_URL, allowed by CONSOLE_ALLOW_DATABASE_URL=1); only this console's workspace's schedules and approvals are run here."
         : `Storage: SQLite in ${config.store.dataDir}${o.logger ? "" : ` (logs in ${join(config.store.dataDir, "console.log")})`}.`,
+      ...(saved.restored ? [`Carried on from ${config.store.dataDir}: ${saved.restored}.`] : []),
+      ...saved.notes,
       ...(mcpPort !== undefined
         ? [
             `AI agents (MCP): http://127.0.0.1:${mcpPort}${MCP_PATH} with Authorization: Bearer <token from /edge agent token> (docs/agents.md).`,

@@ -33,6 +33,7 @@ export const META_HELP = [
   "  <n> or /click <n>  press button or menu [n] (confirmation dialogs ask y/N; a search menu: type to filter, pick by number)",
   "  /as <user>         act as someone else: alice (admin), bob (member), carol (owner)",
   "  /in #<channel>     switch channel (created on first use)",
+  "  /rename #<name>    rename the current channel (what was posted there stays)",
   "  /home              open the App Home of the current user",
   "  /users             list the simulated users",
   "  /cancel            (in a modal) close it without submitting",
@@ -139,6 +140,11 @@ export class Session {
         return this.switchUser(arg);
       case "/in":
         return this.switchChannel(arg);
+      case "/rename": {
+        if (!arg) return this.note("To what? For example: /rename #incident-42.");
+        const refused = this.o.world.renameChannel(this.channel.id, arg);
+        return this.note(refused ?? `This channel is #${this.channel.name} now.`);
+      }
       case "/home":
         return this.openHome();
       case "/users":

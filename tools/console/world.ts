@@ -52,9 +52,13 @@ export class World {
   readonly users: ConsoleUser[];
   readonly channels: ConsoleChannel[] = [{ id: "C0GENERAL", name: "general" }];
   readonly usergroups = DEFAULT_USERGROUPS;
+  /** Told when a channel is made or renamed (the console saves the names). */
+  onChannelsChange: () => void = () => {};
 
-  constructor(users: readonly ConsoleUser[] = DEFAULT_USERS) {
+  /** `channels`: those an earlier console on the same DATA_DIR had (#general first unless it was renamed). */
+  constructor(users: readonly ConsoleUser[] = DEFAULT_USERS, channels?: readonly ConsoleChannel[]) {
     this.users = users.map((u) => ({ ...u }));
+    if (channels !== undefined && channels.length > 0) this.channels = channels.map((c) => ({ ...c }));
   }
 
   userById(id: string): ConsoleUser | undefined {
@@ -86,7 +90,21 @@ export class World {
     while (this.channels.some((c) => c.id === id)) id = `${id.slice(0, 11)}${this.channels.length}`;
     const channel = { id, name: wanted };
     this.channels.push(channel);
+    this.onChannelsChange();
     return channel;
+  }
+
+  /** Renames a channel (its id stays, so what was posted there stays there); a sentence saying why not, or undefined. */
+  renameChannel(id: string, name: string): string | undefined {
+    const wanted = name.replace(/^#/, "").toLowerCase();
+    if (!/^[a-z0-9][a-z0-9_-]{0,79}$/.test(wanted))
+      return `"${name}" is not a channel name: letters, digits, - and _, e.g. /rename #incident-42.`;
+    const channel = this.channelById(id);
+    if (channel === undefined) return "Only a channel can be renamed, not a direct message.";
+    if (this.channels.some((c) => c.name === wanted && c !== channel)) return `#${wanted} exists already.`;
+    channel.name = wanted;
+    this.onChannelsChange();
+    return undefined;
   }
 
   /** The direct-message channel between the bot and a user. */

@@ -52,6 +52,7 @@ export type {
 
 import { type Clock, systemClock } from "../../src/clock.js";
 
+export { restoreState, SavedStateError, saveState } from "./persist.js";
 export { SIM_ANCHOR_DATE, SIM_IDS } from "./seed.js";
 export type { Attack, RateLimitRule, ZoneTraffic } from "./traffic.js";
 export { EVENT_LOG_RETENTION_MS } from "./traffic.js";
@@ -95,6 +96,13 @@ export interface SimulatorOptions {
    * `EDGE_SIMULATOR_SEED` when set, else the friendly simulator.
    */
   adversary?: AdversaryOptions;
+  /** Start from this state (e.g. `restoreState` of one saved by `saveState`) instead of the seeded one. */
+  state?: SimulatorState;
+  /**
+   * Called after anything may have changed the state: a write answered (every method but GET, bar the event-log
+   * search), a fault plan staged, calm, a dashboard change. The console saves the state then.
+   */
+  onStateChange?: () => void;
 }
 
 /** Size hook for one shield zone (see `Simulator.scaleIncident`). */
@@ -268,7 +276,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let adversary = createAdversary(
     options.adversary ?? { seed: seedFromEnv(process.env.EDGE_SIMULATOR_SEED) },
   );
-  const state = createState(options.seed ?? 1, clock());
+  const state = options.state ?? createState(options.seed ?? 1, clock());
+  const changed = () => options.onStateChange?.();
   if (options.dateKeyFormat !== undefined) state.dateKeyFormat = options.dateKeyFormat;
   const accountStates = new Map<string, SimulatorState>();
   for (const [key, shape] of Object.entries(options.accounts ?? {})) {
@@ -309,6 +318,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...(options.botCategoriesPerKey ? { accessKey: key } : {}),
     });
     if (before !== undefined) recordChanges(own, before, now);
+    if (method !== "GET" && !path.startsWith("/shield/event-logs/")) changed();
     return answered;
   }
 
@@ -435,15 +445,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     stageAttack: (shieldZoneId, attack) => {
       stageAttack(state, shieldZoneId, attack);
+      changed();
     },
-    stageAppStatus: (appId, steps) => stageAppStatus(state, appId, steps),
-    calm: () => calm(state, clock()),
+    stageAppStatus: (appId, steps) => {
+      stageAppStatus(state, appId, steps);
+      changed();
+    },
+    calm: () => {
+      const r = calm(state, clock());
+      changed();
+      return r;
+    },
     changeInDashboard: (shieldZoneId, setting, word) => {
       const now = clock();
       const before = snapshotConfigs(state);
-      const changed = changeInDashboard(state, shieldZoneId, setting, word);
+      const result = changeInDashboard(state, shieldZoneId, setting, word);
       recordChanges(state, before, now);
-      return changed;
+      changed();
+      return result;
     },
     findShieldZone: (idOrDomain) => findShieldZone(state, idOrDomain)?.shieldZoneId,
     findApp: (idOrName) => findApp(state, idOrName)?.id,

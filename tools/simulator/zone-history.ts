@@ -153,13 +153,40 @@ export function liveConfig(state: SimulatorState, zoneId: number): ZoneConfig | 
     dDoSExecutionMode: z.dDoSExecutionMode,
     botExecutionMode: state.botDetection.get(zoneId)?.executionMode ?? 0,
   };
-  const key = JSON.stringify([fields, lists]);
+  return configFromKey(JSON.stringify([fields, lists]));
+}
+
+/** The configuration a key describes (keys are what a saved history keeps); throws on a key it cannot read. */
+export function configFromKey(key: string): ZoneConfig {
   const hit = compiled.get(key);
   if (hit !== undefined) return hit;
+  const [fields, lists] = JSON.parse(key) as [
+    Omit<ZoneConfig, "key" | "id" | "access" | "matches">,
+    Array<{ type: number; content: string; action: number }>,
+  ];
+  const numbers = [
+    fields.wafExecutionMode,
+    fields.dDoSShieldSensitivity,
+    fields.dDoSExecutionMode,
+    fields.botExecutionMode,
+  ];
+  if (
+    typeof fields?.wafEnabled !== "boolean" ||
+    numbers.some((n) => typeof n !== "number") ||
+    !Array.isArray(lists) ||
+    lists.some(
+      (l) => typeof l?.type !== "number" || typeof l.content !== "string" || typeof l.action !== "number",
+    )
+  )
+    throw new Error("not a zone configuration");
   const config: ZoneConfig = {
     key,
     id: nextConfigId++,
-    ...fields,
+    wafEnabled: fields.wafEnabled,
+    wafExecutionMode: fields.wafExecutionMode,
+    dDoSShieldSensitivity: fields.dDoSShieldSensitivity,
+    dDoSExecutionMode: fields.dDoSExecutionMode,
+    botExecutionMode: fields.botExecutionMode,
     access: compileAccess(lists),
     matches: new WeakMap(),
   };
