@@ -168,7 +168,7 @@ describe("an approved block's card shows its measured effect while the zone's al
       replies().findIndex((t) => t.includes("Timeline of")),
     );
     expect(w.slack.violations).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });
 
 /** The zone's events of one feature over [from, to) in the simulator's own event log, by what the edge did. */
@@ -197,7 +197,7 @@ describe("an approved setting's card shows its feature's signal before and after
       durationMinutes: 180,
       peakPerMinute: 3_000,
     });
-    await minutes(60);
+    await minutes(15);
     expect((await w.store.episodes.listOpen("T0001")).length, "the zone's alert opened").toBe(1);
 
     const { card } = await askAndApprove(w, `waf-mode ${WAF_LOG_ZONE} block`, "WAF execution mode");
@@ -230,7 +230,7 @@ describe("an approved setting's card shows its feature's signal before and after
     expect(line).toContain(
       `WAF events went from ${b} to ${a} a minute in the zone's metrics (before: ${b} logged and let through; now: ${now}).`,
     );
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("where the data cannot say, the postmortem's What worked table says why instead of a number", () => {
@@ -307,5 +307,5 @@ describe("where the data cannot say, the postmortem's What worked table says why
     expect(rowOf(enterprise, "DDoS sensitivity")?.[5]).toMatch(
       /^Cannot say: edgeops can't read this zone's metrics/,
     );
-  }, 120_000);
+  }, 180_000);
 });
