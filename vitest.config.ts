@@ -43,6 +43,7 @@ const ADVERSARIAL = [
   "test/jobs/alert-poller-chart.flow.test.ts",
   "test/mcp/server.flow.test.ts",
   "test/slack/edge-commands/status.flow.test.ts",
+  "test/slack/mitigation-effect.flow.test.ts",
 ];
 const ADVERSARIAL_SEEDS = [7, 1009, 424242];
 // Drawn once, in the main process, and handed to the workers (which load this file again) through the environment.

@@ -16,6 +16,7 @@ import { createScheduler } from "../jobs/schedules.js";
 import { createUndoHeadsUp } from "../jobs/undo-heads-up.js";
 import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
+import { cardRedrawer } from "../slack/change-requests.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
 import { openStore, type WorkScope } from "../store/index.js";
 
@@ -157,7 +158,14 @@ export function startJobs({ env, scope }: { env: SlackEnv; scope?: WorkScope }):
     leaseMs: config.schedules.leaseMs,
     ...scoped,
   });
-  const poller = createPoller({ deps, clientFor: env.clientFor, clock, logger, ...scoped });
+  const poller = createPoller({
+    deps,
+    clientFor: env.clientFor,
+    clock,
+    logger,
+    redrawCard: cardRedrawer(env),
+    ...scoped,
+  });
   const sweeper = createChangeSweeper(env, scoped);
   const headsUp = createUndoHeadsUp(env, scoped);
   scheduler.start();

@@ -1,8 +1,11 @@
 import type { EpisodeContext } from "../alerts/episodes.js";
+import type { Deps } from "../deps.js";
 import { incidentWindowFor } from "../services/alerts.js";
 import { buildTimeline } from "../services/timeline.js";
+import { whatWorkedMessage } from "../slack/blocks/effect.js";
 import type { Reply } from "../slack/blocks/reply.js";
 import { timelineMessage } from "../slack/blocks/timeline.js";
+import { whatWorked } from "../slack/effects.js";
 import type { AlertEpisode, Watch } from "../store/index.js";
 
 /**
@@ -34,5 +37,34 @@ export async function postResolvedTimeline(
     );
   } catch (err) {
     d.logger.warn({ err, episodeId: episode.id }, "the resolved alert's timeline was not posted");
+  }
+}
+
+/** Changes the resolution's "what worked" reply names at most (the postmortem export has every one). */
+export const WHAT_WORKED_MAX = 8;
+
+/**
+ * When a zone's alert resolves, after its story: what each change applied on the zone during the alert did (its
+ * measured effect, services/mitigation-effect.ts; what, not who: a change asked in a private channel is named by
+ * what it does). Nothing is posted when no such change was applied. Its Edge reads are background work in the
+ * key's queue (an effect measured in the last minute is reused). Best effort, like the story.
+ */
+export async function postWhatWorked(
+  d: Pick<EpisodeContext, "logger" | "now"> & { deps: Deps },
+  watch: Watch,
+  episode: AlertEpisode,
+  post: (reply: Reply) => Promise<unknown>,
+): Promise<void> {
+  if (watch.kind !== "zone") return;
+  try {
+    const { items, more } = await whatWorked(
+      d.deps,
+      { teamId: watch.teamId, zoneId: Number(watch.target), openedAt: episode.openedAt },
+      WHAT_WORKED_MAX,
+    );
+    if (items.length === 0) return;
+    await post(whatWorkedMessage(items, d.deps.clock.now(), more));
+  } catch (err) {
+    d.logger.warn({ err, episodeId: episode.id }, "the resolved alert's what-worked reply was not posted");
   }
 }

@@ -38,12 +38,13 @@ import { alertParentMessage, alertThreadReply, watchChannelFailingDm } from "../
 import { driftMessage } from "../slack/blocks/drift.js";
 import { type Reply, WITHOUT_PICTURE } from "../slack/blocks/reply.js";
 import { deliverTo, type PostingOwner } from "../slack/deliver.js";
+import { refreshEffectCards } from "../slack/effects.js";
 import { deleteChartFile } from "../slack/incident-chart.js";
 import { newRequestId } from "../slack/request-ids.js";
 import type { SlackClientFor } from "../slack/transport/clients.js";
-import type { Watch, WorkScope } from "../store/index.js";
+import type { ChangeRequest, Watch, WorkScope } from "../store/index.js";
 import { postCleanupChecklist } from "./alert-cleanup.js";
-import { postResolvedTimeline } from "./alert-timeline.js";
+import { postResolvedTimeline, postWhatWorked } from "./alert-timeline.js";
 import { createClaimWorker } from "./pool.js";
 
 /**
@@ -87,6 +88,11 @@ export interface PollerOptions {
   scope?: WorkScope;
   /** The polling budget's clock; default the poller's clock's elapsed time. */
   budgetClock?: () => number;
+  /**
+   * Redraw an approval card in place (src/slack/change-requests.ts updateCard): while a zone's alert is open, the
+   * cards of the changes applied on the zone get their measured effect. Absent: no such refresh.
+   */
+  redrawCard?: (request: ChangeRequest) => Promise<void>;
   /** Called after each evaluation (tests, metrics). */
   onEvaluate?: (watch: Watch, result: PollResult | { error: string }) => void;
 }
@@ -266,6 +272,7 @@ async function deliverParent(d: AlertDelivery, n: AlertNotice): Promise<Delivery
       if (event) await to.post(alertThreadReply(event), messageTs);
       if (event?.kind === "resolved") {
         await postResolvedTimeline(d, watch, e, (r) => to.post(r, messageTs));
+        await postWhatWorked(d, watch, e, (r) => to.post(r, messageTs));
         await postCleanupChecklist(d, watch, e, d.client, (r) => to.post(r, messageTs));
       }
       return plan.changed ? "updated" : "unchanged";
@@ -490,8 +497,25 @@ export function createPoller(options: PollerOptions): Poller {
     // delivery of this evaluation just failed.
     if (!deliveries.some((o) => o === "channel_failing" || o === "slack_error" || o === "superseded"))
       deliveries.push(...(await deliverPending(d)));
+    if (w.kind === "zone") spend(access.keyId, await refreshEffects(w));
     options.onEvaluate?.(w, { ...result, deliveries });
     return true;
+  }
+
+  /**
+   * While the zone's alert is open, the cards of the changes applied on it show their measured effect (each
+   * measured at most once a minute, background work in the key's queue); the calls count in the key's share.
+   */
+  async function refreshEffects(w: Watch): Promise<number> {
+    const redrawCard = options.redrawCard;
+    if (!redrawCard) return 0;
+    const episode = await deps.store.episodes.latest(w.id, w.target).catch(() => undefined);
+    if (episode?.status !== "firing") return 0;
+    return refreshEffectCards(
+      deps,
+      { teamId: w.teamId, zoneId: Number(w.target), openedAt: episode.openedAt },
+      redrawCard,
+    );
   }
 
   async function evaluateConfigClaimed(

@@ -262,7 +262,7 @@ export function matchValue(
 }
 
 /** The groups' per-action counts, or null when they do not account for every event. */
-function actionsOf(groups: readonly EventGroup[]): ActionCounts | null {
+export function actionsOf(groups: readonly EventGroup[]): ActionCounts | null {
   const actions: ActionCounts = { blocked: 0, challenged: 0, logged: 0 };
   for (const g of groups) {
     const { blocked, challenged, logged } = g.actions;

@@ -8,6 +8,7 @@
  */
 import { type AlertSignal, SIGNAL_LABELS } from "../alerts/view.js";
 import { TRAFFIC_METRIC_LABELS } from "./incident.js";
+import { effectWords, type MitigationEffect } from "./mitigation-effect.js";
 import type { ChangeStep, TimelineEntry, TimelineStory } from "./timeline.js";
 
 const STEPS: Record<ChangeStep, string> = {
@@ -222,6 +223,52 @@ function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
   return out;
 }
 
+/** A change's measured effect for the draft, with an entry's wanted state ("since the block…"). */
+export interface DraftEffect {
+  effect: MitigationEffect;
+  state?: "block" | "challenge" | "none";
+}
+
+/**
+ * One row per change applied in the window: what, asked by, approved by, applied at, in force for, and its
+ * measured effect (or why it cannot be said; or that edgeops does not measure that kind of change).
+ */
+function whatWorkedTable(
+  story: TimelineStory,
+  names: PostmortemNames,
+  effects: ReadonlyMap<string, DraftEffect>,
+): string[] {
+  const end = story.timeline.range.to;
+  const rows = changeRows(story).filter((row) => last(row, "applied"));
+  if (rows.length === 0) return ["No change was applied through edgeops in the window."];
+  const out = [
+    "| What | Asked by | Approved by | Applied at | In force for | Effect |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const row of rows) {
+    const applied = last(row, "applied");
+    if (!applied) continue;
+    const asked = last(row, "asked");
+    const approvers = [
+      ...new Set(row.steps.filter((s) => s.step === "approval" || s.step === "approved").map((s) => s.by)),
+    ];
+    const approvedBy =
+      approvers.length === 0
+        ? "—"
+        : approvers.map((by) => (by === "system" ? "no approval needed" : who(by, names))).join(", ");
+    const undone = row.steps.find((s) => s.step === "undone" && s.at >= applied.at);
+    const inForce = `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;
+    const measured = effects.get(applied.requestId);
+    const effect = measured
+      ? escapeMarkdown(effectWords(measured.effect, measured.state))
+      : "not measured: edgeops measures blocks, challenges, DDoS sensitivity and WAF mode";
+    out.push(
+      `| ${escapeMarkdown(row.change)} | ${asked ? who(asked.by, names) : "—"} | ${approvedBy} | ${at(applied.at, end)} | ${inForce} | ${effect} |`,
+    );
+  }
+  return out;
+}
+
 /** What attacked, what was done, what ended it, and how long each step took. */
 function summaryLines(story: TimelineStory): string[] {
   const { timeline } = story;
@@ -349,6 +396,8 @@ export function postmortemMarkdown(
   label: string | null,
   names: PostmortemNames,
   chart: PostmortemChart | null = null,
+  /** Each applied change's measured effect, by request id (the What worked table). */
+  effects: ReadonlyMap<string, DraftEffect> = new Map(),
 ): string {
   const { timeline, peaks } = story;
   const { range, alerts } = timeline;
@@ -392,6 +441,15 @@ export function postmortemMarkdown(
   out.push("");
 
   out.push("## Changes", "", ...changesTable(story, names), "");
+
+  out.push(
+    "## What worked",
+    "",
+    "_Each change's effect as edgeops measured it when the draft was written: the hour before it against the minutes since (the last hour at most). Events are security events only; a number is not proof that the change ended the attack._",
+    "",
+    ...whatWorkedTable(story, names, effects),
+    "",
+  );
 
   out.push("## Timeline", "");
   if (timeline.entries.length === 0) out.push("Nothing edgeops knows of happened in the window.");

@@ -63,6 +63,11 @@ export function updateCard(
   });
 }
 
+/** Redraw a request's card from outside a Slack request (the alerts poller's effect refresh), with the workspace's client. */
+export function cardRedrawer(env: SlackEnv): (request: ChangeRequest) => Promise<void> {
+  return async (request) => updateCard(env, await env.clientFor(request.teamId), request, env.deps.logger);
+}
+
 /**
  * The card for a request as stored. One still waiting names its approvers as the policy now says (the same
  * policy an approval is checked against), so a redraw (a conflict noted on it) keeps its Approvers line.

@@ -5,6 +5,7 @@ import type { ChangeRequest, EffectivePolicy } from "../store/index.js";
 import { approvalCard } from "./blocks/approvals.js";
 import { withImpactPreview } from "./blocks/impact-preview.js";
 import { CONFIRMING, type Reply } from "./blocks/reply.js";
+import { cardWithEffect } from "./effects.js";
 
 /**
  * The impact preview (services/impact-preview.ts) goes out beside a confirmation or an approval card,
@@ -57,7 +58,7 @@ export function startCardPreview(deps: Deps, request: ChangeRequest): Promise<Im
   return target && estimateImpact(deps, request.teamId, target);
 }
 
-/** The approval card, with the preview it was filled with while the request waits. */
+/** The approval card, with the preview it was filled with while the request waits, or its effect once applied. */
 export function cardWithPreview(
   request: ChangeRequest,
   policy?: Pick<EffectivePolicy, "approvers">,
@@ -65,7 +66,9 @@ export function cardWithPreview(
 ): Reply {
   const card = approvalCard(request, policy, admins);
   const known = cardPreviews.get(request.id);
-  return request.state === "pending" && known ? withImpactPreview(card, known) : card;
+  return request.state === "pending" && known
+    ? withImpactPreview(card, known)
+    : cardWithEffect(request, card);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Logger } from "../../../log.js";
 import { INCIDENT_WINDOWS } from "../../../services/incident.js";
 import { chartAltText, timelineMitigations } from "../../../services/incident-chart.js";
 import {
+  type DraftEffect,
   type PostmortemChart,
   type PostmortemNames,
   postmortemMarkdown,
@@ -13,6 +14,7 @@ import { gatherTimeline, type TimelineStory } from "../../../services/timeline.j
 import { exportedReply } from "../../blocks/timeline.js";
 import { timelineAnswer } from "../../edge-commands/timeline.js";
 import type { SlackEnv } from "../../edge-commands/types.js";
+import { currentEffect, entryStateOf } from "../../effects.js";
 import { drawIncidentChart } from "../../incident-chart.js";
 import { answerPrivately, onButton, replaceMessage, respondPrivately } from "./context.js";
 
@@ -132,6 +134,29 @@ async function postPostmortemChart(
   }
 }
 
+/** Changes whose effect one draft measures at most (each a few background Edge reads). */
+const DRAFT_EFFECTS_MAX = 20;
+
+/** The measured effect of each change the story applied (the draft's What worked table). */
+async function draftEffects(env: SlackEnv, story: TimelineStory): Promise<Map<string, DraftEffect>> {
+  const ids = [
+    ...new Set(
+      story.timeline.entries.flatMap((e) =>
+        e.kind === "change" && e.step === "applied" ? [e.requestId] : [],
+      ),
+    ),
+  ].slice(0, DRAFT_EFFECTS_MAX);
+  const out = new Map<string, DraftEffect>();
+  for (const id of ids) {
+    const request = await env.deps.store.changeRequests.get(id);
+    const measured = request && (await currentEffect(env.deps, request));
+    if (!request || !measured) continue;
+    const state = entryStateOf(request);
+    out.set(id, { effect: measured.effect, ...(state ? { state } : {}) });
+  }
+  return out;
+}
+
 export function timelineExport(env: SlackEnv) {
   return onButton(env, pageValue, STALE, async (args, ctx, value) => {
     const container = args.body.container as { thread_ts?: string } | undefined;
@@ -167,7 +192,8 @@ export function timelineExport(env: SlackEnv) {
         threadTs,
         logger: ctx.logger,
       });
-      const markdown = postmortemMarkdown(story, value.l ?? null, names, chart);
+      const effects = await draftEffects(env, story);
+      const markdown = postmortemMarkdown(story, value.l ?? null, names, chart, effects);
       const filename = `postmortem-zone-${value.z}-${day}.md`;
       const file = {
         content: markdown,
