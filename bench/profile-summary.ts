@@ -33,6 +33,12 @@ export interface ProfileSummary {
   busyMs: number;
   byArea: ProfileRow[];
   topFunctions: ProfileRow[];
+  /**
+   * The app's own functions (src/) by total time: every sample with the function anywhere on its stack
+   * (once per sample), so a caller includes what it calls. An async function counts while it runs between
+   * its awaits, not while it waits.
+   */
+  appInclusive: ProfileRow[];
 }
 
 function areaOf(url: string, functionName: string): string {
@@ -75,12 +81,33 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     const key = url ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : functionName;
     fn.set(key, (fn.get(key) ?? 0) + us);
   }
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const appFrame = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    return /\/src\//.test(url) && !url.includes("node_modules/")
+      ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}`
+      : undefined;
+  };
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    if (byId.get(id)?.callFrame.functionName === "(idle)") continue;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      const frame = node && appFrame(node);
+      if (frame && !seen.has(frame)) {
+        seen.add(frame);
+        inclusive.set(frame, (inclusive.get(frame) ?? 0) + us);
+      }
+    }
+  }
   const busy = total - idle;
-  const rows = (m: Map<string, number>) =>
+  const rows = (m: Map<string, number>, n = top) =>
     [...m]
       .filter(([name]) => name !== "(idle)")
       .sort((x, y) => y[1] - x[1])
-      .slice(0, top)
+      .slice(0, n)
       .map(([name, us]) => ({ name, selfMs: round(us / 1000, 1), percent: round((us / busy) * 100, 1) }));
   return {
     file,
@@ -88,6 +115,7 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     busyMs: round(busy / 1000, 1),
     byArea: rows(area),
     topFunctions: rows(fn),
+    appInclusive: rows(inclusive, 3 * top),
   };
 }
 
@@ -99,6 +127,9 @@ export function formatProfile(s: ProfileSummary): string {
   for (const r of s.byArea) lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
   lines.push("  top functions (self time):");
   for (const r of s.topFunctions)
+    lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
+  lines.push("  the app's functions, total time (on the stack, % of busy):");
+  for (const r of s.appInclusive ?? [])
     lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
   return lines.join("\n");
 }
