@@ -58,11 +58,27 @@ function shortUrl(url: string): string {
   return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "");
 }
 
-export function summarizeProfile(file: string, top = 15): ProfileSummary {
+/**
+ * `from`: count only the samples from the first one with a function of that name on its stack (e.g.
+ * "approve": an approvals profile from the first approval on, leaving out start-up and the requests' creation).
+ */
+export function summarizeProfile(file: string, top = 15, from?: string): ProfileSummary {
   const p = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const onStack = (id: number, name: string) => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at))
+      if (byId.get(at)?.callFrame.functionName === name) return true;
+    return false;
+  };
+  let first = 0;
+  if (from !== undefined) {
+    first = p.samples.findIndex((id) => onStack(id, from));
+    if (first < 0) throw new Error(`no sample has ${from} on its stack`);
+  }
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) {
+  for (let i = first; i < p.samples.length; i++) {
     const id = p.samples[i] as number;
     self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
@@ -81,8 +97,6 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     const key = url ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : functionName;
     fn.set(key, (fn.get(key) ?? 0) + us);
   }
-  const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const appFrame = (node: ProfileNode) => {
     const { functionName, url, lineNumber } = node.callFrame;
     return /\/src\//.test(url) && !url.includes("node_modules/")
@@ -93,7 +107,7 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
   for (const [id, us] of self) {
     if (byId.get(id)?.callFrame.functionName === "(idle)") continue;
     const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
       const node = byId.get(at);
       const frame = node && appFrame(node);
       if (frame && !seen.has(frame)) {
@@ -137,8 +151,10 @@ export function formatProfile(s: ProfileSummary): string {
 if (process.argv[1]?.endsWith("profile-summary.ts")) {
   const file = process.argv[2];
   if (!file) {
-    process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]\n");
+    process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [from-function]\n");
     process.exit(2);
   }
-  process.stdout.write(`${formatProfile(summarizeProfile(file, Number(process.argv[3] ?? 20)))}\n`);
+  process.stdout.write(
+    `${formatProfile(summarizeProfile(file, Number(process.argv[3] ?? 20), process.argv[4]))}\n`,
+  );
 }
