@@ -64,6 +64,42 @@ export interface LatencyResult {
   /** One `GET /shield/shield-zones` straight at the simulator process (no bot): 150 ms + loopback HTTP. */
   edgeFloor: Summary;
   rates: LatencyRate[];
+  /** `/edge zones` from workspaces never seen before, bot vs the same-I/O floor. */
+  cold?: ColdZones;
+}
+
+/**
+ * One `/edge zones` from each of `n` workspaces the app has not seen (their own keys, nothing cached), at
+ * `rate`: the page of ten, the pull zone names load beside it, then each zone's detailed metrics, under the
+ * per-key limits. The floor is the bare Bolt app's `/edge cold-zones`, which makes those Edge reads with the
+ * same limits (bench/bare-bolt.ts), for the same workspaces (new to it as well).
+ */
+export interface ColdZones {
+  rate: number;
+  n: number;
+  bot: ColdRun;
+  floor: ColdRun;
+  ratios: {
+    /** The bot's overhead p99 ÷ the floor's (goal ≤ 1.5). */
+    overheadP99: number;
+    overheadP50: number;
+    endToEndP99: number;
+  };
+}
+
+export interface ColdRun {
+  ack: Summary;
+  failed: number;
+  missing: number;
+  /** Command sent → answer at response_url. */
+  endToEnd: Summary;
+  /**
+   * End to end minus the simulator's own time for the page call and for the longest of the metrics calls
+   * (the Edge time no schedule can avoid); what is left is the app's own time, its waits for the per-key
+   * limits and loopback transit. Commands whose calls could not be matched are left out (`unmatched`).
+   */
+  overhead: Summary;
+  unmatched: number;
 }
 
 export interface LatencyRate {
@@ -325,5 +361,78 @@ export async function latencyScenario(
       `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms, bare fetch-zones ${round(bareZones.overhead.p50)} ms`,
     );
   }
-  return { edgeFloor: floor, rates: out };
+  const top = Math.max(...o.rates);
+  ctx.progress(`latency: /edge zones from ${o.workspaces} workspaces seen for the first time, ${top}/s`);
+  const coldBot = await coldRun(ctx, botOrigin, "cz", top, o.workspaces, "zones");
+  await sleep(o.settleMs);
+  const coldFloor = await coldRun(ctx, bareOrigin, "cbz", top, o.workspaces, "cold-zones");
+  await sleep(o.settleMs);
+  const cold: ColdZones = {
+    rate: top,
+    n: o.workspaces,
+    bot: coldBot,
+    floor: coldFloor,
+    ratios: {
+      overheadP99: ratio(coldBot.overhead.p99, coldFloor.overhead.p99),
+      overheadP50: ratio(coldBot.overhead.p50, coldFloor.overhead.p50),
+      endToEndP99: ratio(coldBot.endToEnd.p99, coldFloor.endToEnd.p99),
+    },
+  };
+  ctx.progress(
+    `  cold /edge zones overhead p99 bot ${coldBot.overhead.p99} ms vs floor ${coldFloor.overhead.p99} ms (${cold.ratios.overheadP99}×)`,
+  );
+  return { edgeFloor: floor, rates: out, cold };
+}
+
+/**
+ * `n` commands, workspace `workspaces + i` each (keys the latency runs never used), at `rate`; the Edge
+ * calls of a key are that one command's.
+ */
+async function coldRun(
+  ctx: BenchContext,
+  origin: string,
+  prefix: string,
+  rate: number,
+  n: number,
+  text: string,
+): Promise<ColdRun> {
+  ctx.slack.clear();
+  await ctx.sim.call("clear");
+  const requests = Array.from({ length: n }, (_, i) => commandRequest(ctx, `${prefix}-${i}`, n + i, text));
+  const samples = await runLoad(ctx, { origin, requests, rate });
+  await until(() => ctx.slack.responses.length >= n, 30_000, `${n} answers to ${text}`).catch(
+    () => undefined,
+  );
+  const pages = await ctx.sim.call<{ key: string; ms: number }[]>("held", ZONES_PAGE_CALL);
+  const metrics = await ctx.sim.call<{ key: string; ms: number }[]>("held", {
+    pathIncludes: "/shield/metrics/overview/",
+  });
+  const pageHeld = new Map<string, number[]>();
+  for (const c of pages) pageHeld.set(c.key, [...(pageHeld.get(c.key) ?? []), c.ms]);
+  const longestMetrics = new Map<string, number>();
+  for (const c of metrics) longestMetrics.set(c.key, Math.max(longestMetrics.get(c.key) ?? 0, c.ms));
+  const arrived = new Map<string, number>();
+  for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
+  const endToEnd: number[] = [];
+  const overhead: number[] = [];
+  for (const [i, s] of samples.entries()) {
+    const at = arrived.get(s.id);
+    if (at === undefined) continue;
+    const e2e = at + 0.5 - s.sentAt;
+    endToEnd.push(e2e);
+    const key = keyFor(n + i);
+    const page = pageHeld.get(key);
+    if (page?.length !== 1) continue;
+    overhead.push(e2e - (page[0] as number) - (longestMetrics.get(key) ?? 0));
+  }
+  const ok = samples.filter((s) => s.status === 200);
+  ctx.slack.clear();
+  return {
+    ack: summarize(ok.map((s) => s.ackMs)),
+    failed: samples.length - ok.length,
+    missing: n - endToEnd.length,
+    endToEnd: summarize(endToEnd),
+    overhead: summarize(overhead),
+    unmatched: endToEnd.length - overhead.length,
+  };
 }

@@ -33,6 +33,12 @@ export interface ProfileSummary {
   busyMs: number;
   byArea: ProfileRow[];
   topFunctions: ProfileRow[];
+  /**
+   * The app's own functions (src/) by total time: every sample with the function anywhere on its stack
+   * (once per sample), so a caller includes what it calls. An async function counts while it runs between
+   * its awaits, not while it waits.
+   */
+  appInclusive: ProfileRow[];
 }
 
 function areaOf(url: string, functionName: string): string {
@@ -52,11 +58,27 @@ function shortUrl(url: string): string {
   return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "");
 }
 
-export function summarizeProfile(file: string, top = 15): ProfileSummary {
+/**
+ * `from`: count only the samples from the first one with a function of that name on its stack (e.g.
+ * "approve": an approvals profile from the first approval on, leaving out start-up and the requests' creation).
+ */
+export function summarizeProfile(file: string, top = 15, from?: string): ProfileSummary {
   const p = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const onStack = (id: number, name: string) => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at))
+      if (byId.get(at)?.callFrame.functionName === name) return true;
+    return false;
+  };
+  let first = 0;
+  if (from !== undefined) {
+    first = p.samples.findIndex((id) => onStack(id, from));
+    if (first < 0) throw new Error(`no sample has ${from} on its stack`);
+  }
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) {
+  for (let i = first; i < p.samples.length; i++) {
     const id = p.samples[i] as number;
     self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
@@ -75,12 +97,31 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     const key = url ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : functionName;
     fn.set(key, (fn.get(key) ?? 0) + us);
   }
+  const appFrame = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    return /\/src\//.test(url) && !url.includes("node_modules/")
+      ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}`
+      : undefined;
+  };
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    if (byId.get(id)?.callFrame.functionName === "(idle)") continue;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const node = byId.get(at);
+      const frame = node && appFrame(node);
+      if (frame && !seen.has(frame)) {
+        seen.add(frame);
+        inclusive.set(frame, (inclusive.get(frame) ?? 0) + us);
+      }
+    }
+  }
   const busy = total - idle;
-  const rows = (m: Map<string, number>) =>
+  const rows = (m: Map<string, number>, n = top) =>
     [...m]
       .filter(([name]) => name !== "(idle)")
       .sort((x, y) => y[1] - x[1])
-      .slice(0, top)
+      .slice(0, n)
       .map(([name, us]) => ({ name, selfMs: round(us / 1000, 1), percent: round((us / busy) * 100, 1) }));
   return {
     file,
@@ -88,6 +129,7 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
     busyMs: round(busy / 1000, 1),
     byArea: rows(area),
     topFunctions: rows(fn),
+    appInclusive: rows(inclusive, 3 * top),
   };
 }
 
@@ -100,14 +142,19 @@ export function formatProfile(s: ProfileSummary): string {
   lines.push("  top functions (self time):");
   for (const r of s.topFunctions)
     lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
+  lines.push("  the app's functions, total time (on the stack, % of busy):");
+  for (const r of s.appInclusive ?? [])
+    lines.push(`    ${String(r.percent).padStart(5)}%  ${r.selfMs} ms  ${r.name}`);
   return lines.join("\n");
 }
 
 if (process.argv[1]?.endsWith("profile-summary.ts")) {
   const file = process.argv[2];
   if (!file) {
-    process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]\n");
+    process.stderr.write("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [from-function]\n");
     process.exit(2);
   }
-  process.stdout.write(`${formatProfile(summarizeProfile(file, Number(process.argv[3] ?? 20)))}\n`);
+  process.stdout.write(
+    `${formatProfile(summarizeProfile(file, Number(process.argv[3] ?? 20), process.argv[4]))}\n`,
+  );
 }

@@ -128,7 +128,8 @@ const SETUP = [
   "Baseline for acks: bench/bare-bolt.ts (Bolt App, HTTPReceiver, one /edge listener that only acks), same rates, interleaved with the bot's runs; for the overhead, the same app's /edge fetch-zones (ack, the bot's Edge call for /edge zones, one POST to response_url, all with undici), measured like the bot's.",
   "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
   "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
-  "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info).",
+  "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info). Same-I/O floor: bench/bare-bolt.ts with BARE_APPROVALS, per click ack, GET the zone's bot categories, PUT, GET again, one transaction (better-sqlite3 WAL / pg), one chat.update, all with undici; CPU read as the bot's.",
+  "Cold /edge zones: one command from each of as many workspaces again, never seen (keys seeded, nothing cached), at the top rate; the floor is bench/bare-bolt.ts's /edge cold-zones with the bot's Edge reads (page of ten, the pull zone list beside it, each zone's detailed metrics) under the bot's per-key limits (4 at once, 10 starts in 1,040 ms). Overhead = end to end − the simulator's time for the page call − its longest metrics call.",
   "Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against the same queries for a zone with nothing (the floor).",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
 ];
@@ -169,6 +170,18 @@ function verdicts(r: BenchResults): Verdict[] {
       target: "(2b) bot's own overhead, median < 5 ms (every rate)",
       met: worstZones < 5 && worstHelp < 5 && missing === 0,
       detail: `worst median: zones ${worstZones} ms after −${SIM_LATENCY_MS} ms (${worstVsFloor} ms after −the measured Edge call floor), help ${worstHelp} ms; ${missing} answers missing`,
+    });
+  }
+  const cold = r.latency?.cold;
+  if (cold) {
+    out.push({
+      target: `(2c) /edge zones from ${cold.n} workspaces seen for the first time at ${cold.rate}/s: overhead p99 ≤ 1.5× the same-I/O floor`,
+      met:
+        cold.ratios.overheadP99 <= 1.5 &&
+        cold.bot.missing === 0 &&
+        cold.bot.failed === 0 &&
+        cold.bot.unmatched === 0,
+      detail: `bot p99 ${cold.bot.overhead.p99} ms (p50 ${cold.bot.overhead.p50}) vs a bare Bolt app making the same Edge reads ${cold.floor.overhead.p99} ms (p50 ${cold.floor.overhead.p50}): ${cold.ratios.overheadP99}×; end to end p99 ${cold.bot.endToEnd.p99} vs ${cold.floor.endToEnd.p99} ms; ${cold.bot.missing} missing, ${cold.bot.unmatched} unmatched`,
     });
   }
   if (r.queue) {
@@ -216,6 +229,11 @@ function verdicts(r: BenchResults): Verdict[] {
       target: `(6) event-loop CPU per approval < 1 ms (${a.engine})`,
       met: a.cpuPerApprovalMs.mainThread < 1,
       detail: `main thread ${a.cpuPerApprovalMs.mainThread} ms, whole process ${a.cpuPerApprovalMs.process} ms per approval (CPU time over the burst ÷ ${a.requests}); a bare Bolt app only acking the same clicks: ${a.bareCpuPerClickMs.mainThreadMs} ms main thread per click`,
+    });
+    out.push({
+      target: `(6) CPU per approval (main thread) ≤ 2.0× the same-I/O floor (${a.engine})`,
+      met: a.cpuRatioToSameIoFloor <= 2,
+      detail: `${a.cpuPerApprovalMs.mainThread} ms vs ${a.sameIoFloor.cpuPerApprovalMs.mainThread} ms (${a.cpuRatioToSameIoFloor}×) for a bare Bolt app that acks, reads, PUTs and reads back the target, runs one store transaction and updates one message (${a.sameIoFloor.puts} PUTs, ${a.sameIoFloor.updates} updates in ${a.sameIoFloor.durationMs} ms)`,
     });
     out.push({
       target: `(6) ${a.requests} concurrent approvals → exactly ${a.requests} PUTs (${a.engine})`,
@@ -291,6 +309,11 @@ export function formatTable(r: BenchResults): string {
     L.push(
       `${pad("", 7)}  that overhead's p99 by second of the run: ${lat.map((l) => `${l.rate}/s [${l.zones.overheadP99BySecond.join(", ")}], bare [${l.bareZones.overheadP99BySecond.join(", ")}]`).join("; ")} ms`,
     );
+    const c = r.latency.cold;
+    if (c)
+      L.push(
+        `    cold /edge zones (${c.n} workspaces seen for the first time, ${c.rate}/s), end to end and overhead p50 / p99 / max: bot ${triple(c.bot.endToEnd)} and ${triple(c.bot.overhead)}; same-I/O floor ${triple(c.floor.endToEnd)} and ${triple(c.floor.overhead)} ms; overhead p99 ${c.ratios.overheadP99}×`,
+      );
     const f = r.latency.edgeFloor;
     L.push(
       `    one Edge call straight at the simulator (floor): ${triple(f)} ms; /edge zones minus that floor, p50: ${lat.map((l) => `${l.rate}/s ${l.zones.overheadVsEdgeFloor.p50}`).join(", ")} ms`,
@@ -336,7 +359,7 @@ export function formatTable(r: BenchResults): string {
         continue;
       }
       L.push(
-        `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms (bare Bolt ${triple(a.bareAck)} ms); CPU per approval ${a.cpuPerApprovalMs.mainThread} ms main thread, ${a.cpuPerApprovalMs.process} ms process (bare Bolt acking only: ${a.bareCpuPerClickMs.mainThreadMs} ms per click)`,
+        `    ${pad(a.engine, 8)}: ${a.puts} PUTs for ${a.requests} requests, ${a.cardsUpdated} cards; ${a.durationMs} ms (last PUT ${a.lastPutMs} ms), ${a.approvalsPerSec}/s; one alone ${a.singleMs} ms → ${a.ratioToSingle}×; click acks ${triple(a.ack)} ms (bare Bolt ${triple(a.bareAck)} ms); CPU per approval ${a.cpuPerApprovalMs.mainThread} ms main thread, ${a.cpuPerApprovalMs.process} ms process (bare Bolt acking only: ${a.bareCpuPerClickMs.mainThreadMs} ms per click; doing the same I/O: ${a.sameIoFloor.cpuPerApprovalMs.mainThread} ms main thread, ${a.sameIoFloor.cpuPerApprovalMs.process} ms process → ${a.cpuRatioToSameIoFloor}×)`,
       );
     }
   }
@@ -389,7 +412,8 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
   };
   const only = new Set(o.only);
   const needed = Math.max(
-    o.workspaces,
+    // The latency scenario's cold run uses as many workspaces again, never seen before.
+    only.has("latency") ? 2 * o.workspaces : o.workspaces,
     only.has("memory") ? o.memoryWorkspaces : 0,
     only.has("approvals") ? o.approvals + 1 : 0,
   );
@@ -437,7 +461,7 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
           logFile: join(workDir, "bare.log"),
           compiledDir,
         }),
-        startBotProcess(ctx, { name: "latency", workspaces: o.workspaces }),
+        startBotProcess(ctx, { name: "latency", workspaces: 2 * o.workspaces }),
       ]);
       try {
         results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);

@@ -583,8 +583,9 @@ async function recordApproval(
     let approvedBy = [...request.approvedBy, userId];
     const guard = { notExpiredAt: deps.clock.now(), approvedBy: request.approvedBy };
     let dropped: string[] = [];
-    if (approvedBy.length >= request.approvalsNeeded) {
-      // The final approval: the earlier ones count only if those people are still approvers now.
+    if (approvedBy.length >= request.approvalsNeeded && request.approvedBy.length > 0) {
+      // The final approval: the earlier ones count only if those people are still approvers now (with
+      // none earlier, as for every one-approval request, there is nobody to check and no rule to read).
       const rule = (await approversFor(deps, request)).approvers;
       const still = await Promise.all(request.approvedBy.map((id) => isApprover(id, rule)));
       dropped = request.approvedBy.filter((_, i) => !still[i]);

@@ -118,13 +118,41 @@ export interface NamedZonesPage {
 
 type ZoneNames = Pick<NamedZone, "pullZoneName" | "hostnames">;
 
-/** Only the pull zones' names, by pull zone id: what a zones page needs (a few KB a key). */
-export const PULL_ZONE_NAMES: KeyedList<ReadonlyMap<number, ZoneNames>> = {
+/**
+ * One pull zone's names as kept for a zones page: one fresh string, "-" for no name or "+" and the name,
+ * then each hostname, each string as its length, ":" and itself. Kept like this because the strings
+ * JSON.parse returns are slices of the whole answer (about 17 KB a key), so keeping them kept every answer
+ * whole for 800 keys; the joined string is a copy, and one string a zone instead of an object, an array and
+ * a string a name (an A/B of 3,000 loads, 800 kept: 10.4 KB of heap a kept key before, 3.2 KB after).
+ */
+type CompactNames = string;
+
+function compactNames(pullZoneName: string | null, hostnames: readonly string[]): CompactNames {
+  const strings = pullZoneName === null ? hostnames : [pullZoneName, ...hostnames];
+  // At least two parts, so join builds a new string rather than handing one back.
+  return [pullZoneName === null ? "-" : "+", ...strings.map((s) => `${s.length}:${s}`)].join("");
+}
+
+function expandNames(names: CompactNames): ZoneNames {
+  const strings: string[] = [];
+  for (let at = 1; at < names.length; ) {
+    const colon = names.indexOf(":", at);
+    const length = Number(names.slice(at, colon));
+    strings.push(names.slice(colon + 1, colon + 1 + length));
+    at = colon + 1 + length;
+  }
+  return names.startsWith("+")
+    ? { pullZoneName: strings[0] ?? "", hostnames: strings.slice(1) }
+    : { pullZoneName: null, hostnames: strings };
+}
+
+/** Only the pull zones' names, by pull zone id, compact: what a zones page needs (a few KB a key). */
+export const PULL_ZONE_NAMES: KeyedList<ReadonlyMap<number, CompactNames>> = {
   name: "pull-zone-names",
   ttlMs: ZONE_DIRECTORY_TTL_MS,
   load: async (client) => {
     const pull = await allPages((page) => client.listPullZones({ page, perPage: PAGE_SIZE }), MAX_PAGES);
-    return new Map(pull.items.map((p) => [p.id, { pullZoneName: p.name, hostnames: p.hostnames }]));
+    return new Map(pull.items.map((p) => [p.id, compactNames(p.name, p.hostnames)]));
   },
 };
 
@@ -140,7 +168,7 @@ export async function namedShieldZonesPage(
   perPage: number,
 ): Promise<NamedZonesPage> {
   const access = await edgeAccessFor(deps, teamId);
-  let names: ReadonlyMap<number, ZoneNames> | undefined;
+  let names: ReadonlyMap<number, CompactNames> | undefined;
   cachedFor(deps, access, PULL_ZONE_NAMES, "suggest").then(
     (loaded) => {
       names = loaded;
@@ -151,7 +179,8 @@ export async function namedShieldZonesPage(
   const known = names;
   const named = known
     ? read.items.map((zone): NamedZone => {
-        const found = zone.pullZoneId === null ? undefined : known.get(zone.pullZoneId);
+        const kept = zone.pullZoneId === null ? undefined : known.get(zone.pullZoneId);
+        const found = kept === undefined ? undefined : expandNames(kept);
         return { zone, pullZoneName: found?.pullZoneName ?? null, hostnames: found?.hostnames ?? [] };
       })
     : null;

@@ -45,6 +45,18 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(rate?.bareZones.unmatched).toBe(0);
     expect(rate?.bareZones.overheadVsEdgeHeld.n).toBe(20);
     expect(rate?.zones.overheadP99BySecond.length).toBeGreaterThan(0);
+    // Cold /edge zones: each of 5 new workspaces once, at the bot and at the floor making the same Edge reads.
+    const cold = r.latency?.cold;
+    expect(cold?.n).toBe(5);
+    for (const run of [cold?.bot, cold?.floor]) {
+      expect(run?.missing).toBe(0);
+      expect(run?.unmatched).toBe(0);
+      expect(run?.overhead.n).toBe(5);
+      expect(run?.overhead.p50).toBeGreaterThan(0);
+      // Waited for the page and then the metrics: two Edge calls in a row at least.
+      expect(run?.endToEnd.p50).toBeGreaterThan(300);
+    }
+    expect(cold?.ratios.overheadP99).toBeGreaterThan(0);
     const [sqlite] = r.approvals ?? [];
     expect(sqlite && "puts" in sqlite ? sqlite.puts : -1).toBe(3);
     if (!sqlite || !("puts" in sqlite)) throw new Error("no approvals figures");
@@ -52,14 +64,24 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(sqlite.cpuPerApprovalMs.mainThread).toBeGreaterThan(0.1);
     expect(sqlite.cpuPerApprovalMs.process).toBeGreaterThanOrEqual(sqlite.cpuPerApprovalMs.mainThread);
     expect(sqlite.bareAck.n).toBe(3);
+    // The same-I/O floor did every click's PUT and card update, and its CPU was read the same way.
+    expect(sqlite.sameIoFloor.puts).toBe(3);
+    expect(sqlite.sameIoFloor.updates).toBe(3);
+    expect(sqlite.sameIoFloor.cpuPerApprovalMs.mainThread).toBeGreaterThan(0);
+    expect(sqlite.sameIoFloor.cpuPerApprovalMs.process).toBeGreaterThanOrEqual(
+      sqlite.sameIoFloor.cpuPerApprovalMs.mainThread,
+    );
+    expect(sqlite.cpuRatioToSameIoFloor).toBeGreaterThan(0);
     const targets = r.verdicts.map((v) => v.target).join("\n");
     for (const figure of [
       "≤ 1.3× bare Bolt",
       "bot overhead",
       "click ack p99 < 100 ms",
       "CPU per approval < 1 ms",
+      "CPU per approval (main thread) ≤ 2.0× the same-I/O floor",
+      "seen for the first time",
     ])
       expect(targets).toContain(figure);
     expect(formatTable(r)).toContain("Targets");
-  }, 60_000);
+  }, 120_000);
 });

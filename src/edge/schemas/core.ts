@@ -103,11 +103,13 @@ export function dnsRecordExtras(r: Pick<DnsScanRecord, "priority" | "weight" | "
  * are read; the model's other 160-odd fields are tolerated and dropped.
  */
 export const pullZoneSchema = z
-  .looseObject({
+  // A plain object, not a loose one: the output is the same (the transform keeps three fields), but a
+  // loose object copies the model's 160-odd other fields of every pull zone first.
+  .object({
     Id: z.number().int(),
     Name: nullish(z.string()),
     Hostnames: nullish(
-      z.array(z.looseObject({ Value: nullish(z.string()), IsSystemHostname: nullish(z.boolean()) })),
+      z.array(z.object({ Value: nullish(z.string()), IsSystemHostname: nullish(z.boolean()) })),
     ),
   })
   .transform((p) => {
