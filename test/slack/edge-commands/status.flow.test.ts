@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { onBothStores } from "../../support/both-stores.js";
@@ -231,7 +231,11 @@ describe("/edge status on two replicas of one store", () => {
           times: 2,
         });
         const asked = Promise.all([status(a, BOB), status(replicaB, ALICE)]);
-        await vi.waitFor(() => expect(zoneLists(a)).toHaveLength(2), { timeout: 10_000 });
+        // Both lists arrived (and are held): the second one recorded is the signal.
+        await a.sim.waitForRequest(
+          (r) => r.path === "/shield/shield-zones" && zoneLists(a).length >= 2,
+          10_000,
+        );
         release();
         const [onA, onB] = await asked;
         for (const answer of [onA, onB])
