@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { AlertView, SignalNumbers } from "../../../src/alerts/view.js";
 import type { DetailValue } from "../../../src/changes/details.js";
+import type { DecisionOutcome } from "../../../src/changes/moves.js";
 import type { DnsScan, DnsScanRecord } from "../../../src/edge/schemas/core.js";
 import type { App } from "../../../src/edge/schemas/mc.js";
 import type {
@@ -13,6 +14,7 @@ import type {
   TriggeredRule,
 } from "../../../src/edge/schemas/shield.js";
 import type { DnsSummary, SnapRecord } from "../../../src/services/dns-summary.js";
+import type { InForce } from "../../../src/services/in-force.js";
 import {
   type IncidentPicture,
   incidentRange,
@@ -20,6 +22,7 @@ import {
   type Offender,
   TRAFFIC_METRICS,
 } from "../../../src/services/incident.js";
+import type { MitigationEffect, Rate, Unsaid } from "../../../src/services/mitigation-effect.js";
 import type { TimelineEntry, TimelineStory } from "../../../src/services/timeline.js";
 import type { ZoneCheck, ZoneRanking } from "../../../src/services/unusual-zones.js";
 import {
@@ -86,6 +89,12 @@ import { detailField, detailMrkdwn } from "../../../src/slack/blocks/change-deta
 import { changeModal } from "../../../src/slack/blocks/change-modal.js";
 import { notPostedIn } from "../../../src/slack/blocks/channel-failing.js";
 import {
+  cleanupChecklistMessage,
+  undoHeadsUpMessage,
+  undoScheduleAnswer,
+  undoScheduleButtons,
+} from "../../../src/slack/blocks/cleanup.js";
+import {
   countsByType,
   dnsMessage,
   noScanMessage,
@@ -100,6 +109,7 @@ import {
   driftPutBackAskedMessage,
   driftWatchGoneText,
 } from "../../../src/slack/blocks/drift.js";
+import { effectBlocks, whatWorkedMessage, withEffect } from "../../../src/slack/blocks/effect.js";
 import { helpReply } from "../../../src/slack/blocks/help.js";
 import { homeView } from "../../../src/slack/blocks/home.js";
 import { impactPreviewBlocks, withImpactPreview } from "../../../src/slack/blocks/impact-preview.js";
@@ -845,7 +855,167 @@ function agentToken(g: Gen): AgentToken {
   };
 }
 
+/**
+ * A request a cleanup button could be pressed on: any request (hostile kind, note, error), or one whose own
+ * words carry a hostile name (an application's name is shown as typed; a temporary one is undone later).
+ */
+function undoableRequest(g: Gen): ChangeRequest {
+  const r = request(g);
+  if (g.bool()) return r;
+  return {
+    ...r,
+    kind: "restart_app",
+    params: { appId: "app-1", appName: g.s().slice(0, 200) },
+    undoAt: g.maybe(() => g.ms()),
+  } as ChangeRequest;
+}
+
+/** Every answer a cleanup button can get, its request's words and error hostile. */
+function decisionOutcome(g: Gen): DecisionOutcome {
+  const request = undoableRequest(g);
+  return g.pick<DecisionOutcome>([
+    { kind: "made_permanent", request },
+    { kind: "extended", request, from: g.ms() },
+    { kind: "extend_too_far", request, latest: g.ms() },
+    { kind: "undone", request },
+    { kind: "undo_failed", request },
+    { kind: "undo_unknown", request },
+    { kind: "not_approver", request },
+    { kind: "not_found" },
+    { kind: "not_undoable", request },
+    { kind: "already_decided", request },
+    { kind: "self_approval", request },
+    { kind: "expired", request },
+    { kind: "rejected", request },
+    { kind: "withdrawn", request },
+    { kind: "approval_recorded", request, remaining: g.int(3), dropped: g.list(() => g.id("U")) },
+    { kind: "already_approved", request },
+    { kind: "retry_closed", request },
+    { kind: "unchanged" },
+    { kind: "duplicate", request },
+    { kind: "already_pending", request },
+    { kind: "pending", request, policy: effectivePolicy(g) },
+    { kind: "applied", request },
+    { kind: "already_set", request },
+    { kind: "failed", request },
+    { kind: "unknown", request },
+  ]);
+}
+
+/** What edgeops keeps in force on a zone: the changes' words, the command to undo, who asked and where hostile. */
+function inForce(g: Gen): InForce {
+  return {
+    zoneId: g.int(1e6),
+    items: g.list(
+      () => {
+        const until = g.maybe(() => g.ms());
+        return {
+          requestId: g.s(),
+          change: g.s(),
+          state: g.pick(["applied", "undoing"] as const),
+          asked: g.maybe(() => ({ by: g.pick([g.id("U"), g.s()]), channelId: g.pick([g.id("C"), g.s()]) })),
+          appliedAt: g.ms(),
+          until,
+          reviewOn: until === null ? g.ms() : null,
+          undoCommand: g.maybe(() => g.s()),
+        };
+      },
+      g.bool() ? 25 : 4,
+    ),
+    cut: g.bool(),
+  };
+}
+
+function rate(g: Gen): Rate {
+  return {
+    perMinute: g.int(1e5) / 7,
+    actions: g.maybe(() => ({ blocked: g.int(99), challenged: g.int(99), logged: g.int(99) })),
+    events: g.int(1e6),
+    minutes: g.int(60),
+  };
+}
+
+/** A measured effect or why it cannot be said: the entry's value, the setting's levels, reasons and other changes hostile. */
+function mitigationEffect(g: Gen): MitigationEffect {
+  const target = g.pick([
+    {
+      what: "entry" as const,
+      shieldZoneId: g.int(1e6),
+      type: g.pick(["ip", "cidr", "asn", "country", "ja4"] as const),
+      value: g.s(),
+    },
+    {
+      what: "threats" as const,
+      shieldZoneId: g.int(1e6),
+      feature: g.pick(["ddos", "waf"] as const),
+      ...(g.bool()
+        ? {
+            setting: {
+              from: g.maybe(() => g.s()),
+              to: g.s(),
+              direction: g.pick(["stricter", "looser", "unknown"] as const),
+            },
+          }
+        : {}),
+    },
+  ]);
+  const unsaid = g.pick<Unsaid>([
+    { why: "not_applied" },
+    { why: "too_soon", minutes: g.int(3) },
+    { why: "too_short", minutes: g.int(3) },
+    { why: "no_event_log" },
+    { why: "too_little_traffic", eventsBefore: g.int(60) },
+    {
+      why: "overlapping",
+      others: g.list(() => ({ change: g.s(), at: g.ms(), step: g.pick(["applied", "undone"] as const) }), 4),
+    },
+    { why: "unreadable", reason: g.s() },
+  ]);
+  return g.bool()
+    ? { state: "cannot_say", target, appliedAt: g.maybe(() => g.ms()), asOf: g.ms(), unsaid }
+    : {
+        state: "measured",
+        target,
+        appliedAt: g.ms(),
+        asOf: g.ms(),
+        before: rate(g),
+        after: rate(g),
+        ...(g.bool()
+          ? { zone: { of: g.pick(["threats", "ddos", "waf"] as const), before: rate(g), after: rate(g) } }
+          : g.bool()
+            ? { zoneUnsaid: g.s() }
+            : {}),
+        ...(g.bool() ? { partial: true as const } : {}),
+        ...(g.bool() ? { endedAt: g.ms() } : {}),
+      };
+}
+
+const ENTRY_STATES = ["block", "challenge", "none", undefined] as const;
+
 const BUILDERS: Record<string, (g: Gen) => unknown> = {
+  "cleanup.ts:undoScheduleButtons": (g) => actions(...undoScheduleButtons(g.s(), g.s(), g.bool())),
+  "cleanup.ts:cleanupChecklistMessage": (g) =>
+    cleanupChecklistMessage(inForce(g), { label: g.maybe(() => g.s()) }),
+  "cleanup.ts:undoHeadsUpMessage": (g) =>
+    undoHeadsUpMessage({ requestId: g.s(), change: g.s(), undoAt: g.ms() }, g.ms()),
+  // The whole answer: its sentence and anything else it grows.
+  "cleanup.ts:undoScheduleAnswer": (g) => undoScheduleAnswer(decisionOutcome(g)),
+  "effect.ts:effectBlocks": (g) => effectBlocks(mitigationEffect(g), g.pick(ENTRY_STATES)),
+  "effect.ts:withEffect": (g) =>
+    withEffect(
+      reply(g.s(), [section(g.s()), ...(g.bool() ? [actions(button(g.s(), g.s(), g.s()))] : [])]),
+      mitigationEffect(g),
+      g.pick(ENTRY_STATES),
+    ),
+  "effect.ts:whatWorkedMessage": (g) =>
+    whatWorkedMessage(
+      g.list(() => {
+        const state = g.pick(ENTRY_STATES);
+        return { change: g.s(), effect: mitigationEffect(g), ...(state ? { state } : {}) };
+      }, 30),
+      g.ms(),
+      g.int(5),
+    ),
   // The file id is Slack's own; the alt text carries names people typed.
   "incident.ts:chartBlock": (g) => chartBlock({ fileId: `F${g.int(1e9)}`, altText: g.s() }),
   "agents.ts:agentTokenLine": (g) => agentTokenLine(agentToken(g)),
