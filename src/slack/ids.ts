@@ -33,6 +33,8 @@ export const ACTIONS = {
   makePermanent: "edge.change.make_permanent",
   extend30m: "edge.change.extend.30m",
   extend2h: "edge.change.extend.2h",
+  /** A permanent change on the checklist (value: {"requestId"}): its undoing command, run as if typed. */
+  cleanupUndoPermanent: "edge.cleanup.undo_permanent",
   /** On the /edge incident card: rebuild it in place. */
   incidentRefresh: "edge.incident.refresh",
   /** A triggered WAF rule's AI recommendation (the /edge waf answer), from the incident card. */

@@ -1,7 +1,7 @@
 /**
  * When a zone's alert resolves, its thread gets a cleanup checklist after the story: every edgeops change in
  * force on the zone from every channel (a private channel's by what it does alone), each temporary one with
- * Undo now, Make permanent and Extend, each permanent one with its review date. The buttons are pressed as
+ * Undo now, Make permanent and Extend, each permanent one with its review date and Undo… (its undoing command). The buttons are pressed as
  * Slack sends them (signed block_actions) and their effect read back from the store, the Edge API simulator
  * and the approval card's redraw.
  */
@@ -139,10 +139,12 @@ describe("a resolved zone alert's cleanup checklist", () => {
     expect(private2).not.toContain(BOB);
     expect(private2).not.toContain(PRIVATE);
     expect(all).not.toContain(PRIVATE);
-    // Permanent: its review date (30 days after it was applied) and how to undo it; no buttons.
+    // Permanent: its review date (30 days after it was applied) and Undo…, which asks for the undoing command.
     const reviewOn = Math.floor(((secret.decidedAt as number) + REVIEW_AFTER_MS) / 1000);
     expect(private2).toContain(`permanent: review on <!date^${reviewOn}^{date_short_pretty}`);
-    expect(itemButtons(blocks, "Block IP 192.0.2.2")).toEqual([]);
+    expect(itemButtons(blocks, "Block IP 192.0.2.2").map((b) => [b.action_id, b.value])).toEqual([
+      [ACTIONS.cleanupUndoPermanent, JSON.stringify({ requestId: secret.id })],
+    ]);
     expect(all).toContain(`/edge unblock ${ZONE} 192.0.2.2`);
     expect(itemText(blocks, "Block IP 192.0.2.3")).toContain(`asked by <@${BOB}> in <#C0001>`);
 
@@ -186,6 +188,21 @@ describe("a resolved zone alert's cleanup checklist", () => {
     expect((await h.store.changeRequests.get(here.id))?.state).toBe("undone");
     expect(blockedIps(h).sort()).toEqual(["192.0.2.1", "192.0.2.2"]);
     await cardUpdate(h, (t) => t.includes("192.0.2.3") && t.includes("Undone"));
+
+    // Undo… on the permanent change: the unblock's confirmation, as if typed here; nothing changes until confirmed.
+    h.slack.clear();
+    const undoPermanent = itemButtons(blocks, "Block IP 192.0.2.2")[0]!;
+    const asked = await press(h, undoPermanent, BOB, ts);
+    expect(asked).toContain(`Unblock IP 192.0.2.2 on shield zone ${ZONE}?`);
+    expect(blockedIps(h).sort()).toEqual(["192.0.2.1", "192.0.2.2"]);
+    // A forged request id: refused with a sentence.
+    const forged = await press(
+      h,
+      { ...undoPermanent, value: JSON.stringify({ requestId: "nope" }) },
+      BOB,
+      ts,
+    );
+    expect(forged).toContain("no longer known here");
 
     // Past the time the kept change was to be undone: the sweeper leaves it in force.
     rig.now = Math.max(elsewhereUndoAt, hereUndoAt + 30 * MIN) + MIN;

@@ -67,12 +67,19 @@ function itemLine(item: InForceItem): Mrkdwn {
 }
 
 function itemBlocks(item: InForceItem): KnownBlock[] {
-  const blocks: KnownBlock[] = [section(itemLine(item))];
   if (item.state === "applied" && item.until !== null)
-    blocks.push(actions(...undoScheduleButtons(item.requestId, item.change, true)));
-  else if (item.state === "applied" && item.undoCommand)
-    blocks.push(context(mrkdwn`To undo it: ${code(item.undoCommand)}`));
-  return blocks;
+    return [section(itemLine(item)), actions(...undoScheduleButtons(item.requestId, item.change, true))];
+  if (item.state === "applied" && item.undoCommand) {
+    // Two blocks an item, as the temporary ones: the undoing command is said in the item's own section.
+    const undo = button("Undo…", ACTIONS.cleanupUndoPermanent, JSON.stringify({ requestId: item.requestId }));
+    return [
+      section(
+        mrkdwn`${itemLine(item)}\nUndo… asks for ${code(item.undoCommand)}, confirmed and approved as if typed.`,
+      ),
+      actions(undo),
+    ];
+  }
+  return [section(itemLine(item))];
 }
 
 /** The checklist, or the sentence that nothing edgeops did is in force on the zone. */

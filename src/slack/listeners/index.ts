@@ -17,6 +17,7 @@ import { pickerChosen } from "./actions/picker-chosen.js";
 import { shareInChannel } from "./actions/share-in-channel.js";
 import { statusZoneButton } from "./actions/status-zone.js";
 import { timelineExport, timelinePage } from "./actions/timeline.js";
+import { undoPermanentButton } from "./actions/undo-permanent.js";
 import { zonesPage } from "./actions/zones-page.js";
 import { edgeCommand } from "./commands/edge.js";
 import { appHomeOpened } from "./events/app-home-opened.js";
@@ -61,6 +62,7 @@ export function registerListeners(app: App, env: SlackEnv): void {
   on.action(ACTIONS.makePermanent, approvalDecision(env, "permanent"));
   on.action(ACTIONS.extend30m, approvalDecision(env, "extend_30m"));
   on.action(ACTIONS.extend2h, approvalDecision(env, "extend_2h"));
+  on.action(ACTIONS.cleanupUndoPermanent, undoPermanentButton(env, subcommands));
   on.action(ACTIONS.incidentRefresh, incidentRefresh(env));
   on.action(ACTION_PATTERNS.incidentSeeAll, incidentList(env, "card"));
   on.action(ACTIONS.incidentPreviousPage, incidentList(env, "list"));

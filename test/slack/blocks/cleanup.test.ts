@@ -23,10 +23,15 @@ function item(i: number, o: Partial<InForceItem> = {}): InForceItem {
 
 describe("the cleanup checklist's view", () => {
   it("stays within Slack's limits with many changes: 20 drawn, the rest counted, a cut read said", () => {
-    const items = Array.from({ length: 45 }, (_, i) => item(i));
+    // Temporary and permanent ones alternate: each is two blocks.
+    const items = Array.from({ length: 45 }, (_, i) =>
+      i % 2 ? item(i) : item(i, { until: null, reviewOn: AT, undoCommand: `/edge unblock 77 192.0.2.${i}` }),
+    );
     const reply = cleanupChecklistMessage({ zoneId: 77, items, cut: true }, { label: "shop.example" });
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
-    expect(findButtons(reply.blocks).filter((b) => b.action_id === ACTIONS.extend2h)).toHaveLength(20);
+    const drawn = findButtons(reply.blocks);
+    expect(drawn.filter((b) => b.action_id === ACTIONS.extend2h)).toHaveLength(10);
+    expect(drawn.filter((b) => b.action_id === ACTIONS.cleanupUndoPermanent)).toHaveLength(10);
     expect(blocksText(reply.blocks)).toContain("25+ more in force not shown: see /edge timeline 77.");
     expect(reply.text).toContain("45 edgeops changes in force on shop.example (shield zone 77)");
   });
@@ -56,8 +61,11 @@ describe("the cleanup checklist's view", () => {
     expect(text).toContain(
       `review on <!date^${Math.floor((AT + 30 * 86_400_000) / 1000)}^{date_short_pretty}`,
     );
-    // Permanent and being undone: no buttons.
-    expect(findButtons(reply.blocks)).toEqual([]);
+    // Permanent: Undo…, which asks for its undoing command (said escaped); being undone: no buttons.
+    expect(findButtons(reply.blocks).map((b) => [b.action_id, b.value])).toEqual([
+      [ACTIONS.cleanupUndoPermanent, JSON.stringify({ requestId: "R1" })],
+    ]);
+    expect(text).toContain("Undo… asks for `/edge unblock 77 &lt;x&gt;`");
     expect(text).toContain("being undone now");
     expect(checkBlockKitLimits("message", reply)).toEqual([]);
   });
