@@ -154,6 +154,16 @@ function changeRows(story: TimelineStory): ChangeRow[] {
 const last = (row: ChangeRow, ...steps: ChangeEntry["step"][]) =>
   row.steps.filter((s) => steps.includes(s.step)).at(-1);
 
+/** Who approved a change, in order of first approval ("no approval needed" where the policy asked none). */
+function approvedByWords(row: ChangeRow, names: PostmortemNames): string {
+  const approvers = [
+    ...new Set(row.steps.filter((s) => s.step === "approval" || s.step === "approved").map((s) => s.by)),
+  ];
+  return approvers.length === 0
+    ? "—"
+    : approvers.map((by) => (by === "system" ? "no approval needed" : who(by, names))).join(", ");
+}
+
 /** Why a change that was asked is not in force, in words. */
 function notApplied(row: ChangeRow, names: PostmortemNames): string {
   const end = row.steps.at(-1);
@@ -188,13 +198,7 @@ function changesTable(story: TimelineStory, names: PostmortemNames): string[] {
   ];
   for (const row of rows) {
     const asked = last(row, "asked");
-    const approvers = [
-      ...new Set(row.steps.filter((s) => s.step === "approval" || s.step === "approved").map((s) => s.by)),
-    ];
-    const approvedBy =
-      approvers.length === 0
-        ? "—"
-        : approvers.map((by) => (by === "system" ? "no approval needed" : who(by, names))).join(", ");
+    const approvedBy = approvedByWords(row, names);
     const applied = last(row, "applied");
     const undone = applied ? row.steps.find((s) => s.step === "undone" && s.at >= applied.at) : undefined;
     const requestId = row.steps[0]?.requestId ?? "";
@@ -249,13 +253,7 @@ function whatWorkedTable(
     const applied = last(row, "applied");
     if (!applied) continue;
     const asked = last(row, "asked");
-    const approvers = [
-      ...new Set(row.steps.filter((s) => s.step === "approval" || s.step === "approved").map((s) => s.by)),
-    ];
-    const approvedBy =
-      approvers.length === 0
-        ? "—"
-        : approvers.map((by) => (by === "system" ? "no approval needed" : who(by, names))).join(", ");
+    const approvedBy = approvedByWords(row, names);
     const undone = row.steps.find((s) => s.step === "undone" && s.at >= applied.at);
     const inForce = `${durationWords((undone?.at ?? end) - applied.at)}${undone ? "" : " so far"}`;
     const measured = effects.get(applied.requestId);
