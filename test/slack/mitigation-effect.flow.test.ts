@@ -300,7 +300,13 @@ describe("where the data cannot say, the postmortem's What worked table says why
     );
 
     // Metrics whose dates no reader knows: a setting's effect is not a number.
-    await askAndApprove(w, `ddos ${SIM_IDS.zoneEnterprise} low`, "DDoS sensitivity");
+    // The card's whole title: where the adversary's PATCH resets unsent settings, the WAF card above names
+    // "DDoS sensitivity" among the settings that moved with it.
+    await askAndApprove(
+      w,
+      `ddos ${SIM_IDS.zoneEnterprise} low`,
+      `Set DDoS sensitivity of shield zone ${SIM_IDS.zoneEnterprise} to Low`,
+    );
     await w.clock.advance(10 * MIN);
     w.sim.state.dateKeyFormat = "unknown";
     const enterprise = await whatWorked(w, SIM_IDS.zoneEnterprise);
