@@ -21,6 +21,14 @@ const STEP_MS = 5_000;
 /** A long move takes at most this many steps (a day: 144 s each), so it ends within seconds. */
 const MAX_STEPS = 600;
 const PAUSE_MS = 5;
+/**
+ * After a step, real time given to work still in flight (an Edge API call on loopback) before the next step, at
+ * most this long: on a busy machine a 5 ms pause let a change's write span minutes of console time, so its
+ * target's lease lapsed mid-write and a rehearsed undo came late.
+ */
+const MAX_SETTLE_MS = 2_000;
+/** …and at most this long in one move (a call that sleeps on this very clock, a latency fault, never settles). */
+const MAX_SETTLE_PER_MOVE_MS = 10_000;
 
 export interface ConsoleClock extends Clock {
   /** Moves the console's time forward by `ms`: every timer due in between fires, in order. */
@@ -29,6 +37,8 @@ export interface ConsoleClock extends Clock {
   ahead(): number;
   /** Stops following the real clock (the console is closing). */
   stop(): void;
+  /** What `/sim clock` waits on between its steps (up to MAX_SETTLE_MS a step): work in flight, such as Edge calls. */
+  settleOn(busy: () => boolean): void;
 }
 
 /**
@@ -40,6 +50,7 @@ export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } 
   const manual = createManualClock(Date.now() + ahead);
   let followed = performance.now();
   let moving: Promise<void> = Promise.resolve();
+  let busy: () => boolean = () => false;
   // One move at a time, in the order asked: catching up and a `/sim clock` never interleave their timers.
   const enqueue = (move: () => Promise<void>): Promise<void> => {
     moving = moving.then(move, move);
@@ -64,16 +75,24 @@ export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } 
     moveForward(ms) {
       return enqueue(async () => {
         const stepMs = Math.max(STEP_MS, Math.ceil(ms / MAX_STEPS));
+        let settling = MAX_SETTLE_PER_MOVE_MS;
         for (let left = ms; left > 0; left -= stepMs) {
           const step = Math.min(stepMs, left);
           ahead += step;
           await manual.advance(step);
           await pause();
+          for (let settled = 0; busy() && settled < MAX_SETTLE_MS && settling > 0; settled += PAUSE_MS) {
+            settling -= PAUSE_MS;
+            await pause();
+          }
         }
         o.onMove?.();
       });
     },
     ahead: () => ahead,
     stop: () => clearInterval(follow),
+    settleOn(check) {
+      busy = check;
+    },
   };
 }

@@ -136,6 +136,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     });
     cleanups.push(() => consoleEdge.close(o.config.shutdownTimeoutMs));
     const sim = consoleEdge.sim;
+    if (sim) ownClock?.settleOn(() => sim.inFlight() > 0);
     const persistence = new ConsoleSaver({
       dataDir: o.config.store.dataDir,
       clock,

@@ -82,7 +82,12 @@ describe("rehearsing a temporary block in the console", () => {
     const blocking = () =>
       (sim().state.accessLists.get(ZONE) ?? []).some((l) => l.content.split("\n").includes(ip));
     await c.until(() => !blocking(), "the undo lifting the block", 30_000);
-    expect(c.output.slice(beforeUndo)).toMatch(/undone|ended|lifted|removed/i);
+    // The card's redraw follows the write that lifted the block.
+    await c.until(
+      () => /undone|ended|lifted|removed/i.test(c?.output.slice(beforeUndo) ?? ""),
+      "the undo's card",
+      30_000,
+    );
     const undoMinute = sim().state.configHistory.get(ZONE)?.at(-1)?.untilMinute ?? 0;
     expect(undoMinute * MIN).toBeGreaterThanOrEqual(appliedMinute + 30 * MIN);
     // Its write is dated by the console's clock: within the 35 minutes moved, or soon after them.
