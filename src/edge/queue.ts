@@ -89,7 +89,17 @@ const RATE_WINDOW_MS = 1050;
 
 export class QueueFullError extends Error {
   override readonly name = "QueueFullError";
+  /** `key`: the key's own queue is full; `background`: too much background work waits on this replica. */
+  constructor(
+    message: string,
+    readonly scope: "key" | "background" = "key",
+  ) {
+    super(message);
+  }
 }
+
+/** Background attempts waiting or running on all keys of one replica beyond which optional ones are refused. */
+export const DEFAULT_MAX_BACKGROUND = 256;
 
 export interface KeyQueuesOptions {
   ratePerSec: number;
@@ -100,6 +110,12 @@ export interface KeyQueuesOptions {
   /** Until this replica's queue is through: also the wait for the shared limit (Redis), when there is one. */
   onQueueWait?: ((ms: number) => void) | undefined;
   onQueueRejected?: (() => void) | undefined;
+  /**
+   * Background attempts (waiting or running, all keys) beyond which an optional one is refused at once
+   * (default DEFAULT_MAX_BACKGROUND): a burst of best-effort reads (zone checks for thousands of workspaces
+   * seen at once) neither grows memory without bound nor holds commands for seconds.
+   */
+  maxBackground?: number | undefined;
   /**
    * A further wait before each attempt starts, after the key's queue let it through: the shared limit
    * across replicas (SharedLimit.acquireStart). Its returned function is called when the attempt ends.
@@ -128,6 +144,8 @@ export class KeyQueues {
   readonly #options: KeyQueuesOptions;
   #idleWaiters: (() => void)[] = [];
   #totalActive = 0;
+  /** Background attempts waiting or running, all keys. */
+  #background = 0;
 
   constructor(options: KeyQueuesOptions) {
     this.#options = options;
@@ -162,19 +180,28 @@ export class KeyQueues {
    * `maxQueue` are already waiting; retries (`retry: true`) jump ahead and are never refused. An aborted
    * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason). A `background`
    * attempt (alert polling) waits behind every other waiting attempt of the key, so people's commands
-   * go first.
+   * go first. An `optional` background attempt is refused with QueueFullError (scope "background") when
+   * `maxBackground` background attempts are already waiting or running on this replica.
    */
   run<T>(
     id: string,
     task: () => Promise<T>,
     retry: boolean,
     signal?: AbortSignal,
-    background = false,
+    background: boolean | "optional" = false,
   ): Promise<T> {
     const entry = this.#entry(id);
     if (!retry && entry.queue.size >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
+    }
+    if (
+      background === "optional" &&
+      !retry &&
+      this.#background >= (this.#options.maxBackground ?? DEFAULT_MAX_BACKGROUND)
+    ) {
+      this.#options.onQueueRejected?.();
+      return Promise.reject(new QueueFullError("too much background work is waiting", "background"));
     }
     const enqueuedAt = this.#options.clock.now();
     const gate = this.#options.gate;
@@ -210,7 +237,11 @@ export class KeyQueues {
     );
     // Taken out of the queue before its turn (aborted): the wait ends there.
     run.catch(endWait);
-    return run;
+    if (!background) return run;
+    this.#background++;
+    return run.finally(() => {
+      this.#background--;
+    });
   }
 
   /** Pause the key's queue for `ms` (extends, never shortens, a pause already running). */

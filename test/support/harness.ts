@@ -412,6 +412,9 @@ export function answerTo(h: Harness, text: string, userId: string, channelId = "
   return commandAnswer(h, text, { userId, channelId });
 }
 
+/** What a placeholder answer says of itself (the answer then replaces it at the same response_url). */
+export const REPLACED_LATER = "this message is replaced when";
+
 /** `/edge <text>` sent as `who`: its answer at the response_url (body, text, buttons), once acked with 200. */
 export async function commandAnswer(
   h: Harness,
@@ -420,7 +423,12 @@ export async function commandAnswer(
 ) {
   const res = await h.command(text, who);
   if (res.status !== 200) throw new Error(`the receiver answered ${res.status} to /edge ${text}`);
-  const answer = await h.slack.waitForResponse(res.responseId);
+  const first = await h.slack.waitForResponse(res.responseId);
+  // An answer sent first with what is known (e.g. /edge zones reading this minute's metrics) says it will be
+  // replaced: the answer is what replaces it.
+  const answer = blocksText(first.body.blocks).includes(REPLACED_LATER)
+    ? await h.slack.waitForResponse(res.responseId, (r) => r !== first)
+    : first;
   return {
     body: answer.body,
     text: blocksText(answer.body.blocks),
