@@ -6,6 +6,7 @@
  *   and one POST of the count to response_url (the bot's overhead to response_url); the first command of a
  *   key's minute then reads the page zones' detailed metrics (as the bot checks them, at most once a minute
  *   per key) and POSTs again, replacing the answer;
+ * - `/edge fetch-apps`: ack, the Edge call the bot makes for `/edge apps` (a page of 20), one POST;
  * - `/edge cold-zones`: `/edge zones` for a workspace seen for the first time, with the Edge reads the bot
  *   makes then: the page of ten, beside it the whole pull zone list (every page of 1,000, names kept); one
  *   POST to response_url; then each zone's detailed metrics on the page and a second POST, all under the
@@ -23,6 +24,7 @@ import { App, LogLevel } from "@slack/bolt";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { request } from "undici";
+import { APPS_DEFAULT_LIMIT } from "../src/services/apps.js";
 import { ACTIONS } from "../src/slack/ids.js";
 import { BOT_TOKEN, cpuNow, keyFor, SIGNING_SECRET, serveRpc } from "./common.js";
 
@@ -247,6 +249,13 @@ app.command("/edge", async ({ ack, command }) => {
   await ack();
   if (!edgeApiUrl) return;
   if (command.text === "cold-zones") return coldZones(command.team_id, command.response_url);
+  if (command.text === "fetch-apps") {
+    const apps = await edgeGet<{ items?: unknown[] }>(
+      keyOfTeam(command.team_id),
+      `/mc/apps?limit=${APPS_DEFAULT_LIMIT}`,
+    );
+    return answer(command.response_url, `${apps.items?.length ?? 0} applications`);
+  }
   if (command.text !== "fetch-zones") return;
   const key = keyOfTeam(command.team_id);
   const page = await edgeGet<ShieldZonesPage>(key, "/shield/shield-zones?page=1&perPage=10");

@@ -16,6 +16,10 @@ import {
   until,
   ZONES_PAGE_CALL,
 } from "./common.js";
+
+/** The Edge call of `/edge apps` (and of the floor's `/edge fetch-apps`). */
+const APPS_CALL: CountArgs = { pathIncludes: "/mc/apps" };
+
 import type { LoadSample } from "./loadgen.js";
 import { type BenchContext, commandRequest, runLoad } from "./processes.js";
 
@@ -121,6 +125,9 @@ export interface LatencyRate {
   help: E2eRun;
   /** The floor for zones' overhead: the bare Bolt app's `/edge fetch-zones` (ack, the same Edge call, one POST). */
   bareZones: E2eRun;
+  /** `/edge apps` (one Edge call, a page of 20) and its floor, the bare Bolt app's `/edge fetch-apps`. */
+  apps: E2eRun;
+  bareApps: E2eRun;
   ratios: {
     ackP50: number;
     ackP99: number;
@@ -307,6 +314,26 @@ export async function latencyScenario(
   await botRun(ctx, {
     ...base,
     origin: botOrigin,
+    prefix: "wa",
+    rate: 100,
+    n: Math.ceil(o.warmup / 2),
+    text: "apps",
+    edgeCalls: 1,
+    awaited: APPS_CALL,
+  });
+  await botRun(ctx, {
+    ...base,
+    origin: bareOrigin,
+    prefix: "wba",
+    rate: 100,
+    n: Math.ceil(o.warmup / 2),
+    text: "fetch-apps",
+    edgeCalls: 1,
+    awaited: APPS_CALL,
+  });
+  await botRun(ctx, {
+    ...base,
+    origin: botOrigin,
     prefix: "wh",
     rate: 100,
     n: Math.ceil(o.warmup / 2),
@@ -355,12 +382,34 @@ export async function latencyScenario(
       text: "fetch-zones",
       edgeCalls: 1,
     });
+    const apps = await botRun(ctx, {
+      ...base,
+      origin: botOrigin,
+      prefix: `a${rate}`,
+      rate,
+      n,
+      text: "apps",
+      edgeCalls: 1,
+      awaited: APPS_CALL,
+    });
+    const bareApps = await botRun(ctx, {
+      ...base,
+      origin: bareOrigin,
+      prefix: `ba${rate}`,
+      rate,
+      n,
+      text: "fetch-apps",
+      edgeCalls: 1,
+      awaited: APPS_CALL,
+    });
     out.push({
       rate,
       bare,
       zones,
       help,
       bareZones,
+      apps,
+      bareApps,
       ratios: {
         ackP50: ratio(zones.ack.p50, bare.ack.p50),
         ackP99: ratio(zones.ack.p99, bare.ack.p99),
@@ -370,7 +419,7 @@ export async function latencyScenario(
       },
     });
     ctx.progress(
-      `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; zones overhead p50 ${round(zones.overhead.p50)} ms, help ${round(help.overhead.p50)} ms, bare fetch-zones ${round(bareZones.overhead.p50)} ms`,
+      `  ack p99 bot ${zones.ack.p99} ms vs bare ${bare.ack.p99} ms; overhead p99 zones ${round(zones.overheadVsEdgeHeld.p99)} ms vs bare fetch-zones ${round(bareZones.overheadVsEdgeHeld.p99)} ms, apps ${round(apps.overheadVsEdgeHeld.p99)} ms vs bare fetch-apps ${round(bareApps.overheadVsEdgeHeld.p99)} ms, help ${round(help.overhead.p99)} ms`,
     );
   }
   const top = Math.max(...o.rates);

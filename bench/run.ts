@@ -172,6 +172,21 @@ function verdicts(r: BenchResults): Verdict[] {
       detail: `worst median: zones ${worstZones} ms after −${SIM_LATENCY_MS} ms (${worstVsFloor} ms after −the measured Edge call floor), help ${worstHelp} ms; ${missing} answers missing`,
     });
   }
+  for (const l of lat) {
+    const pairs = [
+      ["/edge zones", l.zones, l.bareZones],
+      ["/edge apps", l.apps, l.bareApps],
+    ] as const;
+    for (const [name, bot, floor] of pairs) {
+      if (!bot || !floor) continue;
+      const r99 = ratio(bot.overheadVsEdgeHeld.p99, floor.overheadVsEdgeHeld.p99);
+      out.push({
+        target: `(2d) ${name} overhead p99 at ${l.rate}/s ≤ 1.2× the same-I/O floor`,
+        met: r99 <= 1.2 && bot.missing === 0 && bot.failed === 0 && bot.unmatched === 0,
+        detail: `${bot.overheadVsEdgeHeld.p99} ms (p50 ${bot.overheadVsEdgeHeld.p50}) vs a bare Bolt app making the same Edge call ${floor.overheadVsEdgeHeld.p99} ms (p50 ${floor.overheadVsEdgeHeld.p50}): ${r99}×; ${bot.failed} failed, ${bot.missing} missing, ${bot.unmatched} unmatched`,
+      });
+    }
+  }
   const cold = r.latency?.cold;
   if (cold) {
     out.push({
@@ -308,6 +323,10 @@ export function formatTable(r: BenchResults): string {
     L.push(
       `${pad("", 7)}  the same for a bare Bolt app's /edge fetch-zones (ack, the Edge call, one POST): ${lat.map((l) => `${l.rate}/s ${triple(l.bareZones.overheadVsEdgeHeld)}`).join(", ")} ms`,
     );
+    if (lat.every((l) => l.apps && l.bareApps))
+      L.push(
+        `${pad("", 7)}  /edge apps the same way: ${lat.map((l) => `${l.rate}/s ${triple(l.apps.overheadVsEdgeHeld)}`).join(", ")} ms; a bare Bolt app's /edge fetch-apps: ${lat.map((l) => `${l.rate}/s ${triple(l.bareApps.overheadVsEdgeHeld)}`).join(", ")} ms`,
+      );
     L.push(
       `${pad("", 7)}  that overhead's p99 by second of the run: ${lat.map((l) => `${l.rate}/s [${l.zones.overheadP99BySecond.join(", ")}], bare [${l.bareZones.overheadP99BySecond.join(", ")}]`).join("; ")} ms`,
     );
