@@ -123,8 +123,19 @@ export interface KeyQueuesOptions {
   gate?: ((id: string, signal?: AbortSignal) => Promise<() => void>) | undefined;
 }
 
+/**
+ * Of a key's starts in a window, background work may use this share: the rest is kept for people's
+ * commands, so a zone check's ten reads never leave the next command of the workspace waiting a window.
+ */
+const BACKGROUND_RATE_SHARE = 0.6;
+
 interface Entry {
   queue: PQueue;
+  /**
+   * Background attempts pass this first: at most BACKGROUND_RATE_SHARE of the key's starts a window, and one
+   * fewer at once than the key's concurrency, so a command always finds a slot and a start.
+   */
+  background: PQueue;
   /** Calls in progress for this key, including ones sleeping between retries. */
   active: number;
   pauseTimer: Cancel | undefined;
@@ -191,7 +202,7 @@ export class KeyQueues {
     background: boolean | "optional" = false,
   ): Promise<T> {
     const entry = this.#entry(id);
-    if (!retry && entry.queue.size >= this.#options.maxQueue) {
+    if (!retry && entry.queue.size + entry.background.size >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
@@ -217,24 +228,27 @@ export class KeyQueues {
       if (waiting) waitSpan.end();
       waiting = false;
     };
-    const run = entry.queue.add(
-      () =>
-        withContext(caller, async () => {
-          let settle: (() => void) | undefined;
-          try {
-            settle = await gate?.(id, signal);
-          } finally {
-            endWait();
-          }
-          this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
-          try {
-            return await task();
-          } finally {
-            settle?.();
-          }
-        }),
-      { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
-    );
+    const enter = () =>
+      entry.queue.add(
+        () =>
+          withContext(caller, async () => {
+            let settle: (() => void) | undefined;
+            try {
+              settle = await gate?.(id, signal);
+            } finally {
+              endWait();
+            }
+            this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
+            try {
+              return await task();
+            } finally {
+              settle?.();
+            }
+          }),
+        { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
+      );
+    // Retries jump ahead: they were let through once already.
+    const run = background && !retry ? entry.background.add(enter, signal ? { signal } : {}) : enter();
     // Taken out of the queue before its turn (aborted): the wait ends there.
     run.catch(endWait);
     if (!background) return run;
@@ -267,7 +281,7 @@ export class KeyQueues {
     let waiting = 0;
     let inFlight = 0;
     for (const e of this.#entries.values()) {
-      waiting += e.queue.size;
+      waiting += e.queue.size + e.background.size;
       inFlight += e.queue.pending;
     }
     return { keys: this.#entries.size, waiting, inFlight };
@@ -300,6 +314,12 @@ export class KeyQueues {
         queue: new PQueue({
           concurrency: this.#options.concurrency,
           intervalCap: this.#options.ratePerSec,
+          interval: RATE_WINDOW_MS,
+          strict: true,
+        }),
+        background: new PQueue({
+          concurrency: Math.max(1, this.#options.concurrency - 1),
+          intervalCap: Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
           interval: RATE_WINDOW_MS,
           strict: true,
         }),
