@@ -16,10 +16,10 @@ const ZONE = SIM_IDS.firstShieldZone;
  */
 const LIMITS = {
   /** Statements on tables (begin and commit not counted), from the click to the settled card. */
-  statements: 20,
+  statements: 17,
   transactions: 1,
   /** Reads of the workspace's Edge API key (each one decrypts it). */
-  keyReads: 4,
+  keyReads: 1,
 };
 
 describeOnBothStores(
