@@ -34,7 +34,7 @@ describeOnBothStores(
       },
     });
     try {
-      // Bob asks to block category 1 (allowed now); its card waits for an approver.
+      // Bob asks to block category 1 (no action set now); its card waits for an approver.
       const group = w.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 1)!;
       group.categoryAction = 0;
       const bots = await answerTo(w, `bots ${ZONE}`, BOB);
