@@ -10,7 +10,7 @@ import type { Deps } from "../../src/deps.js";
 import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import type { SlackApp } from "../../src/slack/app.js";
-import type { Store } from "../../src/store/index.js";
+import type { Store, StoreStatement } from "../../src/store/index.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type FakeSlack, type SlackFault, startFakeSlack } from "./fake-slack.js";
 import { TEST_DATABASE_URL } from "./helpers.js";
@@ -151,6 +151,8 @@ export interface HarnessOptions {
    * on a loaded machine a slow answer past it is sent again (a retry), and counted twice.
    */
   edgeTimeoutMs?: number;
+  /** Told of every statement the bot's store runs (the store's onStatement): what a flow costs in SQL. */
+  onStoreStatement?: (statement: StoreStatement) => void;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -208,6 +210,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    ...(options.onStoreStatement ? { onStoreStatement: options.onStoreStatement } : {}),
     edgeOptions: { timeoutMs: options.edgeTimeoutMs ?? 2000, retry: RETRY_FAST },
     transport: {
       kind: "http",
