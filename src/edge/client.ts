@@ -88,7 +88,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 64 });
+    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 128 });
   // Background reads get connections of their own: a backlog of them never delays a person's command
   // waiting for a connection behind them.
   const backgroundDispatcher =
