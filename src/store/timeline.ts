@@ -12,8 +12,8 @@ import { guard } from "./errors.js";
 import { type AlertEpisode, toEpisode } from "./watches.js";
 
 /**
- * A change request as a timeline tells it: the columns it reads. A whole row is twice the work for the
- * driver and the camelCase mapping (500 rows: 4.3 against 3.0 ms in better-sqlite3 alone).
+ * A change request as a timeline tells it: the columns it reads. A whole row is more work for the driver
+ * and the camelCase mapping (500 rows: 4.3 against 3.0 ms in better-sqlite3 alone).
  */
 export type ZoneChange = Pick<
   ChangeRequest,
