@@ -77,7 +77,7 @@ export type {
   SchedulesRepo,
 } from "./schedules.js";
 export type { TargetLocksRepo } from "./target-locks.js";
-export type { TimelineReads } from "./timeline.js";
+export type { AuditStep, TimelineReads, ZoneChange } from "./timeline.js";
 export type { HeadsUpKey, UndoHeadsUpsRepo } from "./undo-heads-ups.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 export type {
