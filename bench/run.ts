@@ -17,6 +17,7 @@ import { CLUSTER_DEFAULTS, formatClusterTable, runClusterBench } from "./cluster
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
+import { MIXED_DEFAULTS, type MixedResult, mixedScenario } from "./mixed.js";
 import { type PreviewResult, previewScenario } from "./preview.js";
 import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
@@ -106,7 +107,8 @@ export interface BenchResults {
     seconds: number;
     setup: string[];
   };
-  latency?: LatencyResult;
+  /** mixed: (1b), the top rate's mix of commands with drift watches polling, against bare Bolt. */
+  latency?: LatencyResult & { mixed?: MixedResult };
   queue?: QueueAccuracy;
   fairness?: Fairness;
   memory?: MemoryResult;
@@ -156,6 +158,13 @@ function verdicts(r: BenchResults): Verdict[] {
       met: top.ratios.ackP99 <= 1.3 && top.zones.failed === 0,
       detail: `p99 ${top.zones.ack.p99} ms vs bare ${top.bare.ack.p99} ms (${top.ratios.ackP99}×), ${top.zones.failed} failed`,
     });
+    const mx = r.latency?.mixed;
+    if (mx)
+      out.push({
+        target: `(1b) ack p99 at ${mx.rate}/s with previews, drift watches and timelines in the run ≤ 1.0× bare Bolt`,
+        met: mx.ratios.ackP99 <= 1.0 && mx.bot.failed === 0,
+        detail: `p99 ${mx.bot.ack.p99} ms vs bare ${mx.bare.ack.p99} ms (${mx.ratios.ackP99}×), ${mx.bot.failed} failed, ${mx.missing} unanswered; ${mx.previews.filled} of ${mx.previews.sent} previews filled; ${mx.watches} drift watches (${mx.driftReads} evaluations in the run)`,
+      });
     const held = top.zones.overheadVsEdgeHeld;
     out.push({
       target: `(2) bot overhead (answer at response_url − Edge time) p99 < 5 ms at ${top.rate}/s`,
@@ -305,6 +314,11 @@ export function formatTable(r: BenchResults): string {
         `${pad(l.rate, 7)}  ${pad(triple(l.zones.ack), 24)}  ${pad(triple(l.bare.ack), 24)}  ${pad(`${l.ratios.ackP50} / ${l.ratios.ackP99} / ${l.ratios.ackMax}`, 20)}  ${l.zones.failed}`,
       );
     }
+    const mx = r.latency.mixed;
+    if (mx)
+      L.push(
+        `${pad(mx.rate, 7)}  ${pad(triple(mx.bot.ack), 24)}  ${pad(triple(mx.bare.ack), 24)}  ${pad(`${mx.ratios.ackP50} / ${mx.ratios.ackP99} / ${mx.ratios.ackMax}`, 20)}  ${mx.bot.failed}  (1b) the mix: ${mx.mix.zones} zones, ${mx.mix.apps} apps, ${mx.mix.block} block, ${mx.mix.timeline} timeline; ${mx.watches} drift watches every ${mx.watchIntervalMs} ms (${mx.driftReads} evaluations); ${mx.previews.filled}/${mx.previews.sent} previews filled, ${mx.timelines.told}/${mx.timelines.sent} timelines told a seeded change, ${mx.missing} unanswered`,
+      );
     L.push(
       "",
       `(2) End to end to response_url minus ${SIM_LATENCY_MS} ms × Edge calls = bot overhead, ms (p50 / p99 / max)`,
@@ -485,7 +499,18 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
         startBotProcess(ctx, { name: "latency", workspaces: 2 * o.workspaces }),
       ]);
       try {
-        results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
+        const bareOrigin = `http://127.0.0.1:${bare.ready.port}`;
+        const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
+        await bot.child.stop();
+        const mixed = await mixedScenario(ctx, bareOrigin, {
+          ...MIXED_DEFAULTS,
+          rate: Math.max(...o.rates),
+          durationSec: o.durationSec,
+          workspaces: o.workspaces,
+          warmup: o.warmup,
+          settleMs: o.settleMs,
+        });
+        results.latency = { ...latency, mixed };
       } finally {
         await bare.stop();
         await bot.child.stop();
