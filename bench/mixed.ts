@@ -55,6 +55,8 @@ export interface MixedResult {
   timelineChangesPerWorkspace: number;
   bare: AckRun;
   bot: AckRun;
+  /** The bot's answers other than 200, by HTTP status (0: no answer; 503: its front refused, busy). */
+  botFailedByStatus: Record<string, number>;
   ackByCommand: Record<MixedCommand, Summary>;
   /** Commands with no answer at response_url within the wait. */
   missing: number;
@@ -179,6 +181,9 @@ export async function mixedScenario(
     ctx.slack.clear();
     await sleep(o.settleMs);
 
+    const botFailedByStatus: Record<string, number> = {};
+    for (const s of samples)
+      if (s.status !== 200) botFailedByStatus[s.status] = (botFailedByStatus[s.status] ?? 0) + 1;
     const bare = ackRun(o.rate, bareSamples);
     const botRun = ackRun(o.rate, samples);
     const byKind = (k: MixedCommand) =>
@@ -200,6 +205,7 @@ export async function mixedScenario(
       timelineChangesPerWorkspace: o.changesPerWorkspace,
       bare,
       bot: botRun,
+      botFailedByStatus,
       ackByCommand: {
         zones: summarize(byKind("zones")),
         apps: summarize(byKind("apps")),
