@@ -10,8 +10,9 @@ import { loadConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { openStore } from "../src/store/index.js";
 import { steppedClock } from "../test/support/clock.js";
-import { ratio, type Summary, sleep, summarize, teamFor, until } from "./common.js";
+import { ratio, round, type Summary, sleep, summarize, teamFor, until } from "./common.js";
 import { type AckRun, ackRun } from "./latency.js";
+import type { LoadRun } from "./loadgen.js";
 import { FILLED } from "./preview.js";
 import { type BenchContext, commandRequest, runLoad, startBotProcess } from "./processes.js";
 import { appliedBlock } from "./timeline.js";
@@ -58,6 +59,14 @@ export interface MixedResult {
   /** The bot's answers other than 200, by HTTP status (0: no answer; 503: its front refused, busy). */
   botFailedByStatus: Record<string, number>;
   ackByCommand: Record<MixedCommand, Summary>;
+  /**
+   * The bot's CPU time over each run's sending window, ms a second of it (1000 = one core): while the
+   * bare app was driven (the drift watches alone) and during its own run. The machine has two cores.
+   */
+  botCpuPerSec: {
+    duringBare: { mainThread: number; process: number };
+    duringRun: { mainThread: number; process: number };
+  };
   /** Commands with no answer at response_url within the wait. */
   missing: number;
   /** `/edge block` confirmations, and those replaced by their filled impact preview. */
@@ -144,7 +153,23 @@ export async function mixedScenario(
     ctx.progress(
       `mixed: ${o.rate}/s for ${o.durationSec} s over ${o.workspaces} workspaces (bare Bolt, then the mix), ${o.watches} drift watches every ${o.watchIntervalMs} ms`,
     );
-    const bareSamples = await runLoad(ctx, {
+    type Cpu = { mainThreadMs: number; processMs: number };
+    const cpu = () => bot.child.call<Cpu>("cpu");
+    /** The samples of one run, and the bot's CPU over it. */
+    const withBotCpu = async (run: LoadRun) => {
+      const [c0, t0] = [await cpu(), performance.now()];
+      const samples = await runLoad(ctx, run);
+      const [c1, secs] = [await cpu(), (performance.now() - t0) / 1000];
+      const perSec = (ms: number) => round(ms / secs, 1);
+      return {
+        samples,
+        cpu: {
+          mainThread: perSec(c1.mainThreadMs - c0.mainThreadMs),
+          process: perSec(c1.processMs - c0.processMs),
+        },
+      };
+    };
+    const { samples: bareSamples, cpu: duringBare } = await withBotCpu({
       origin: bareOrigin,
       requests: Array.from({ length: n }, (_, i) =>
         commandRequest(ctx, `mb-${i}`, i % o.workspaces, "zones"),
@@ -155,11 +180,16 @@ export async function mixedScenario(
     ctx.slack.clear();
     await ctx.sim.call("clear");
     const sent = requests("mx", n, o.warmup);
-    const samples = await runLoad(ctx, { origin: bot.origin, requests: sent, rate: o.rate });
+    const { samples, cpu: duringRun } = await withBotCpu({
+      origin: bot.origin,
+      requests: sent,
+      rate: o.rate,
+    });
     const driftReads = await ctx.sim.call<number>("count", { pathIncludes: "/bot-categorization" });
     const kinds = new Map(sent.map((r) => [r.id, r.kind]));
     const blocks = sent.filter((r) => r.kind === "block").map((r) => r.id);
-    const answered = () => new Set(ctx.slack.responses.map((r) => r.id));
+    // Only this run's: a warm-up command's late answer (a fill, a replaced page) may still come in.
+    const answered = () => new Set(ctx.slack.responses.filter((r) => kinds.has(r.id)).map((r) => r.id));
     const filled = () =>
       new Set(
         ctx.slack.responses
@@ -212,6 +242,7 @@ export async function mixedScenario(
         block: summarize(byKind("block")),
         timeline: summarize(byKind("timeline")),
       },
+      botCpuPerSec: { duringBare, duringRun },
       missing,
       previews: { sent: blocks.length, filled: previewsFilled },
       timelines: { sent: mixCount("timeline"), told },

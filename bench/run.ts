@@ -317,7 +317,7 @@ export function formatTable(r: BenchResults): string {
     const mx = r.latency.mixed;
     if (mx)
       L.push(
-        `${pad(mx.rate, 7)}  ${pad(triple(mx.bot.ack), 24)}  ${pad(triple(mx.bare.ack), 24)}  ${pad(`${mx.ratios.ackP50} / ${mx.ratios.ackP99} / ${mx.ratios.ackMax}`, 20)}  ${mx.bot.failed}  (1b) the mix: ${mx.mix.zones} zones, ${mx.mix.apps} apps, ${mx.mix.block} block, ${mx.mix.timeline} timeline; ${mx.watches} drift watches every ${mx.watchIntervalMs} ms (${mx.driftReads} evaluations); ${mx.previews.filled}/${mx.previews.sent} previews filled, ${mx.timelines.told}/${mx.timelines.sent} timelines told a seeded change, ${mx.missing} unanswered`,
+        `${pad(mx.rate, 7)}  ${pad(triple(mx.bot.ack), 24)}  ${pad(triple(mx.bare.ack), 24)}  ${pad(`${mx.ratios.ackP50} / ${mx.ratios.ackP99} / ${mx.ratios.ackMax}`, 20)}  ${mx.bot.failed}  (1b) the mix: ${mx.mix.zones} zones, ${mx.mix.apps} apps, ${mx.mix.block} block, ${mx.mix.timeline} timeline; ${mx.watches} drift watches every ${mx.watchIntervalMs} ms (${mx.driftReads} evaluations); ${mx.previews.filled}/${mx.previews.sent} previews filled, ${mx.timelines.told}/${mx.timelines.sent} timelines told a seeded change, ${mx.missing} unanswered; bot CPU ${mx.botCpuPerSec.duringRun.process} ms/s (main thread ${mx.botCpuPerSec.duringRun.mainThread}), during the bare run ${mx.botCpuPerSec.duringBare.process}`,
       );
     L.push(
       "",
