@@ -138,7 +138,7 @@ export interface LatencyRate {
   };
 }
 
-function ackRun(rate: number, samples: LoadSample[]): AckRun {
+export function ackRun(rate: number, samples: LoadSample[]): AckRun {
   const ok = samples.filter((s) => s.status === 200);
   return {
     rate,

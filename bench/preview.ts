@@ -24,7 +24,7 @@ export interface PreviewResult {
 }
 
 /** The filled preview's headline (with numbers); "estimating…" and "unknown" have no chart mark. */
-const FILLED = ":bar_chart:";
+export const FILLED = ":bar_chart:";
 
 export async function previewScenario(ctx: BenchContext, n: number): Promise<PreviewResult> {
   const bot = await startBotProcess(ctx, { name: "preview", workspaces: 1 });

@@ -17,6 +17,7 @@ import { CLUSTER_DEFAULTS, formatClusterTable, runClusterBench } from "./cluster
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
+import { MIXED_DEFAULTS, type MixedResult, mixedScenario } from "./mixed.js";
 import { type PreviewResult, previewScenario } from "./preview.js";
 import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
@@ -113,7 +114,8 @@ export interface BenchResults {
     seconds: number;
     setup: string[];
   };
-  latency?: LatencyResult;
+  /** mixed: (1b), the top rate's mix of commands with drift watches polling, against bare Bolt. */
+  latency?: LatencyResult & { mixed?: MixedResult };
   queue?: QueueAccuracy;
   fairness?: Fairness;
   memory?: MemoryResult;
@@ -139,6 +141,7 @@ const SETUP = [
   "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
   "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info). Same-I/O floor: bench/bare-bolt.ts with BARE_APPROVALS, per click ack, GET the zone's bot categories, PUT, GET again, one transaction (better-sqlite3 WAL / pg), one chat.update, all with undici; CPU read as the bot's.",
   "Cold /edge zones: one command from each of as many workspaces again, never seen (keys seeded, nothing cached), at the top rate; the floor is bench/bare-bolt.ts's /edge cold-zones with the bot's Edge reads and answers (page of ten with the pull zone list beside it, one POST; then each zone's detailed metrics and a second POST replacing the first) under the bot's per-key limits (4 at once, 10 starts in 1,040 ms). Overhead of the first answer = its end to end − the simulator's time for the page call; of the answer with the checks = its end to end − the page call − the longest metrics call.",
+  "Mixed (1b): after the latency runs, a bot of its own with 100 drift (config) watches and 5 applied changes per workspace seeded before it starts, WATCH_INTERVAL_MS=2000; at the top rate, the bare Bolt app's acks of as many /edge zones, then the bot's of a fixed mix (35 % zones, 35 % apps, 15 % block <zone> <ip>, a different IP each, 15 % timeline <zone>).",
   `Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against one indexed read in the same run (the floor: ${FLOOR_QUERY}), interleaved; the same build for a zone with nothing beside it.`,
   "Incident card: in the orchestrator, composeDeps on the run's simulator (latency 0 meanwhile, the key's pacing at 1,000/s) and SQLite; gatherIncident + incidentCard for the zone under attack with 2,000 more event-log sources (4 pages of 500 groups per dimension); the floor sends the same Edge requests again with undici, 4 at once as the key's queue, and JSON-parses each answer. Medians of 5 of this process's CPU time (the simulator answers in its own process), interleaved; wall time beside it.",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
@@ -171,6 +174,13 @@ function verdicts(r: BenchResults): Verdict[] {
       met: top.ratios.ackP99 <= 1.3 && top.zones.failed === 0,
       detail: `p99 ${top.zones.ack.p99} ms vs bare ${top.bare.ack.p99} ms (${top.ratios.ackP99}×), ${top.zones.failed} failed`,
     });
+    const mx = r.latency?.mixed;
+    if (mx)
+      out.push({
+        target: `(1b) ack p99 at ${mx.rate}/s with previews, drift watches and timelines in the run ≤ 1.0× bare Bolt`,
+        met: mx.ratios.ackP99 <= 1.0 && mx.bot.failed === 0,
+        detail: `p99 ${mx.bot.ack.p99} ms vs bare ${mx.bare.ack.p99} ms (${mx.ratios.ackP99}×), ${mx.bot.failed} failed, ${mx.missing} unanswered; ${mx.previews.filled} of ${mx.previews.sent} previews filled; ${mx.watches} drift watches (${mx.driftReads} evaluations in the run)`,
+      });
     const held = top.zones.overheadVsEdgeHeld;
     out.push({
       target: `(2) bot overhead (answer at response_url − Edge time) p99 < 5 ms at ${top.rate}/s`,
@@ -328,6 +338,11 @@ export function formatTable(r: BenchResults): string {
         `${pad(l.rate, 7)}  ${pad(triple(l.zones.ack), 24)}  ${pad(triple(l.bare.ack), 24)}  ${pad(`${l.ratios.ackP50} / ${l.ratios.ackP99} / ${l.ratios.ackMax}`, 20)}  ${l.zones.failed}`,
       );
     }
+    const mx = r.latency.mixed;
+    if (mx)
+      L.push(
+        `${pad(mx.rate, 7)}  ${pad(triple(mx.bot.ack), 24)}  ${pad(triple(mx.bare.ack), 24)}  ${pad(`${mx.ratios.ackP50} / ${mx.ratios.ackP99} / ${mx.ratios.ackMax}`, 20)}  ${mx.bot.failed}  (1b) the mix: ${mx.mix.zones} zones, ${mx.mix.apps} apps, ${mx.mix.block} block, ${mx.mix.timeline} timeline; ${mx.watches} drift watches every ${mx.watchIntervalMs} ms (${mx.driftReads} evaluations); ${mx.previews.filled}/${mx.previews.sent} previews filled, ${mx.timelines.told}/${mx.timelines.sent} timelines told a seeded change, ${mx.missing} unanswered; bot CPU ${mx.botCpuPerSec.duringRun.process} ms/s (main thread ${mx.botCpuPerSec.duringRun.mainThread}), during the bare run ${mx.botCpuPerSec.duringBare.process}`,
+      );
     L.push(
       "",
       `(2) End to end to response_url minus ${SIM_LATENCY_MS} ms × Edge calls = bot overhead, ms (p50 / p99 / max)`,
@@ -518,7 +533,18 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
         startBotProcess(ctx, { name: "latency", workspaces: 2 * o.workspaces }),
       ]);
       try {
-        results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
+        const bareOrigin = `http://127.0.0.1:${bare.ready.port}`;
+        const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
+        await bot.child.stop();
+        const mixed = await mixedScenario(ctx, bareOrigin, {
+          ...MIXED_DEFAULTS,
+          rate: Math.max(...o.rates),
+          durationSec: o.durationSec,
+          workspaces: o.workspaces,
+          warmup: o.warmup,
+          settleMs: o.settleMs,
+        });
+        results.latency = { ...latency, mixed };
       } finally {
         await bare.stop();
         await bot.child.stop();

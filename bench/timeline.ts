@@ -42,14 +42,15 @@ export interface Clock {
 export async function appliedBlock(
   store: Store,
   clock: Clock,
-  o: { zoneId: number; i: number; channelId: string; temporaryMs?: number },
+  o: { zoneId: number; i: number; channelId: string; temporaryMs?: number; teamId?: string },
 ) {
+  const team = o.teamId ?? TEAM;
   const value = `10.0.${Math.floor(o.i / 250)}.${o.i % 250}`;
   const params = { shieldZoneId: o.zoneId, type: "ip", value, state: "block" };
   const target = `shield zone ${o.zoneId} / ip ${value}`;
   const r = await store.changeRequests.create({
     kind: "access_block",
-    teamId: TEAM,
+    teamId: team,
     channelId: o.channelId,
     requesterId: "U0002",
     params,
@@ -59,7 +60,7 @@ export async function appliedBlock(
   });
   const details = { requestId: r.id, channelId: o.channelId, params };
   const step = (userId: string, action: string, outcome: string) =>
-    store.audit.append({ teamId: TEAM, userId, action: `access_block.${action}`, target, outcome, details });
+    store.audit.append({ teamId: team, userId, action: `access_block.${action}`, target, outcome, details });
   await step("U0002", "request", "pending");
   clock.now += 1_000;
   await store.changeRequests.transition(r.id, "pending", "approved", {
@@ -72,7 +73,7 @@ export async function appliedBlock(
   await store.changeRequests.transition(r.id, "approved", "applied", {
     ...(o.temporaryMs ? { undoAt: clock.now + o.temporaryMs } : {}),
   });
-  await store.changeRequests.setTargetOwner(TEAM, `${TEAM}/shield zone ${o.zoneId}/access ip ${value}`, r.id);
+  await store.changeRequests.setTargetOwner(team, `${team}/shield zone ${o.zoneId}/access ip ${value}`, r.id);
   await step("U0001", "apply", "applied");
   return r;
 }
