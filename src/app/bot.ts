@@ -4,7 +4,6 @@ import type { Config } from "../config.js";
 import type { Deps } from "../deps.js";
 import { TransportError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { mcpRoute } from "../mcp/server.js";
 import { createOps, type Ops } from "../ops/index.js";
 import { createSlackApp, type SlackApp, type SlackAppOptions } from "../slack/app.js";
 import { STEP_REFUSED_SHUTDOWN } from "../slack/refused.js";
@@ -48,7 +47,11 @@ export async function buildBot(o: BuildOptions): Promise<BuiltBot> {
   // /healthz, /readyz, /metrics on PORT; Slack error metrics; in-flight tracking for graceful stop.
   const ops = withOps ? createOps(deps) : undefined;
   // AI agents' MCP server (MCP_ENABLED): /mcp beside /slack/events, posting proposals' cards through the app.
-  const mcp = deps.config.mcp.enabled && transport.kind !== "console" ? [mcpRoute(() => slack.env)] : [];
+  // Loaded only when enabled: the MCP SDK is ~25 MiB of a replica's memory that serves no agent otherwise.
+  const mcp =
+    deps.config.mcp.enabled && transport.kind !== "console"
+      ? [(await import("../mcp/server.js")).mcpRoute(() => slack.env)]
+      : [];
   const slack: SlackApp = createSlackApp({
     deps,
     transport,

@@ -52,6 +52,7 @@ export async function holdInFlight(deps: Deps, requestId: string, state: ChangeS
   const edge: EdgeApi = {
     forKey: (apiKey, options) => deps.edge.forKey(apiKey, { ...options, signal: abort.signal }),
     queueStats: () => deps.edge.queueStats(),
+    backgroundFull: () => deps.edge.backgroundFull(),
     close: (deadlineMs) => deps.edge.close(deadlineMs),
   };
   const changeObservers = new HeldObservers(deps.changeObservers);

@@ -128,6 +128,7 @@ async function holdRow<T>(deps: Deps, key: string, work: (held: Deps) => Promise
         },
       }),
     queueStats: () => deps.edge.queueStats(),
+    backgroundFull: () => deps.edge.backgroundFull(),
     close: (deadlineMs) => deps.edge.close(deadlineMs),
   };
   try {

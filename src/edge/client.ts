@@ -64,6 +64,8 @@ export interface ForKeyOptions {
 export interface EdgeApi {
   forKey(apiKey: string, options?: ForKeyOptions): EdgeClient;
   queueStats(): QueueStats;
+  /** Whether optional background reads (ForKeyOptions.background "optional") are being refused now. */
+  backgroundFull(): boolean;
   /**
    * Refuse new calls, wait up to `deadlineMs` (default 5000) for calls in progress, then abort what is
    * left and close the dispatcher if this EdgeApi created it.
@@ -246,6 +248,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   return {
     forKey,
     queueStats: () => queues.stats(),
+    backgroundFull: () => queues.backgroundFull(),
     async close(deadlineMs = 5000) {
       if (closed) return;
       closed = true;

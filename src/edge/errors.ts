@@ -213,6 +213,10 @@ function notFoundNextStep(subject: string | undefined): string {
   return "";
 }
 
+/** What a best-effort read refused for too much background work says (src/edge/queue.ts, maxBackground). */
+export const BUSY_SENTENCE =
+  "edgeops is busy with many background reads of the Edge API right now; ask again in a minute.";
+
 /** The sentence a Slack user reads for any error, saying what to do next. Never includes the API key. */
 export function describeEdgeError(err: unknown): string {
   if (!(err instanceof EdgeApiError)) {
@@ -258,7 +262,7 @@ export function describeEdgeError(err: unknown): string {
     case "queue_full":
       return "Too many Edge API requests are waiting for this workspace; try again in a few seconds.";
     case "busy":
-      return "edgeops is busy with many background reads of the Edge API right now; ask again in a minute.";
+      return BUSY_SENTENCE;
     case "not_ready":
       return `The Edge API accepted ${err.subject ?? "that"} but has not finished setting it up (HTTP 202), so there is nothing to show yet; try again in a minute.`;
   }

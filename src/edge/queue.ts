@@ -206,11 +206,7 @@ export class KeyQueues {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
-    if (
-      background === "optional" &&
-      !retry &&
-      this.#background >= (this.#options.maxBackground ?? DEFAULT_MAX_BACKGROUND)
-    ) {
+    if (background === "optional" && !retry && this.backgroundFull()) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError("too much background work is waiting", "background"));
     }
@@ -285,6 +281,11 @@ export class KeyQueues {
       inFlight += e.queue.pending;
     }
     return { keys: this.#entries.size, waiting, inFlight };
+  }
+
+  /** Whether an optional background attempt would be refused now (maxBackground reached). */
+  backgroundFull(): boolean {
+    return this.#background >= (this.#options.maxBackground ?? DEFAULT_MAX_BACKGROUND);
   }
 
   /** Resolves when no call is in progress on any key. */

@@ -11,6 +11,7 @@ import {
 } from "../alerts/detect.js";
 import { BASELINE_FILL_MS, BUCKET_MS } from "../alerts/evaluate.js";
 import type { Deps } from "../deps.js";
+import { BUSY_SENTENCE } from "../edge/errors.js";
 import { METRICS_RESOLUTION, type ShieldZonePage, unreadableMetricKeys } from "../edge/schemas/shield.js";
 import { toUserSentence } from "../errors.js";
 import type { ZoneReadingRow } from "../store/index.js";
@@ -177,6 +178,8 @@ async function readZones(
   /** This minute's read of the zone: made here when this replica wins its claim, else the winner's. */
   async function claimOrWait(zoneId: number, unclaimed: boolean): Promise<Outcome> {
     try {
+      // Not claimed while the replica refuses best-effort reads: the minute stays free for the next asker.
+      if (unclaimed && deps.edge.backgroundFull()) return { state: "unknown", why: BUSY_SENTENCE };
       if (unclaimed && (await store.zoneReadings.claim(access.keyId, zoneId, minute, reader, now))) {
         const outcome = await judge(deps, access, zoneId, now);
         await store.zoneReadings.record(

@@ -1,6 +1,5 @@
 import type { WebClient } from "@slack/web-api";
 import { incidentChartSpec } from "../charts/incident-chart.js";
-import { renderPng } from "../charts/render.js";
 import type { Clock } from "../clock.js";
 import type { Deps } from "../deps.js";
 import { slackErrorCode } from "../errors.js";
@@ -43,6 +42,8 @@ export async function drawIncidentChart(
 ): Promise<{ chart: IncidentChart; png: Buffer } | null> {
   const chart = incidentChart(picture, input);
   if (!chart) return null;
+  // Vega, Vega-Lite and resvg load with the first picture drawn (~35 MiB a replica that draws none never pays).
+  const { renderPng } = await import("../charts/render.js");
   return { chart, png: await renderPng(incidentChartSpec(chart)) };
 }
 

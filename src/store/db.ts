@@ -14,7 +14,7 @@ import {
   sql,
   type TransactionSettings,
 } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { yieldToWaitingRequests } from "../ack-priority.js";
 import { systemClock } from "../clock.js";
 import type { Logger } from "../log.js";
@@ -430,6 +430,8 @@ export async function openDb(options: {
       throw new StoreError("invalid", `pgSchema "${options.pgSchema}" is not a plain identifier`);
     }
     const where = describeUrl(options.databaseUrl);
+    // Loaded for PostgreSQL only: a SQLite replica does not carry the driver (~15 MiB).
+    const { default: pg } = await import("pg");
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,

@@ -69,6 +69,7 @@ export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEd
       const b = real.queueStats();
       return { keys: a.keys + b.keys, waiting: a.waiting + b.waiting, inFlight: a.inFlight + b.inFlight };
     },
+    backgroundFull: () => simulated.backgroundFull() || real.backgroundFull(),
     close: async (ms) => {
       await Promise.all([simulated.close(ms), real.close(ms)]);
     },

@@ -537,6 +537,7 @@ function edgeProxy(world: RunWorld, inc: () => Incarnation, real: EdgeApi, clock
   return {
     forKey: (apiKey, options) => wrapClient(real.forKey(apiKey, options)),
     queueStats: () => real.queueStats(),
+    backgroundFull: () => real.backgroundFull(),
     close: (deadlineMs) => real.close(deadlineMs),
   };
 }
