@@ -1116,7 +1116,8 @@ export function formatClusterTable(r: ClusterResults): string {
         `  ${String(a.rate).padStart(4)}/s  ${triple(a.cluster.ack).padStart(22)} | ${triple(a.oneReplica.ack).padStart(22)}   p99 ${a.ratioP99}×; failed ${a.cluster.failed}/${a.oneReplica.failed}, missing ${a.cluster.missing}/${a.oneReplica.missing}`,
       );
   }
-  L.push("");
+  // The one-line phases, under one blank line when any of them ran.
+  if (r.cap || r.approvals || r.oneList || r.takeover || r.exactlyOnce) L.push("");
   const c = r.cap;
   if (c)
     L.push(
