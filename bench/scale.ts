@@ -124,6 +124,8 @@ export interface ScaleRun {
   /** Watches evaluated (last polled) since the load began. */
   watches: { active: number; intervalMs: number; evaluatedSinceLoad: number };
   cpu: ReplicaCpu[];
+  /** Every replica's CPU together per command or click (the cost of the load, whatever the replicas). */
+  cpuMsPerRequestAll: number;
   loadavg: number[];
 }
 
@@ -350,6 +352,17 @@ async function scaleRun(
     const at = appliedAt.get(channel(i));
     if (at !== undefined) applied.push(at + 0.5 - s.sentAt);
   });
+  const cpu = replicas.map((_, i): ReplicaCpu => {
+    const cpuMs = round((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN), 0);
+    const requests = perReplica[i] ?? 0;
+    return {
+      replica: i + 1,
+      cpuMs,
+      percentOfCore: round((cpuMs / durationMs) * 100, 1),
+      requests,
+      msPerRequest: requests > 0 ? round(cpuMs / requests, 2) : Number.NaN,
+    };
+  });
   const run: ScaleRun = {
     replicas: replicas.length,
     via: viaProxy ? "proxy" : "direct",
@@ -381,17 +394,8 @@ async function scaleRun(
       },
     },
     watches: { active: o.watches, intervalMs: o.watchIntervalMs, evaluatedSinceLoad: evaluated },
-    cpu: replicas.map((_, i) => {
-      const cpuMs = round((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN), 0);
-      const requests = perReplica[i] ?? 0;
-      return {
-        replica: i + 1,
-        cpuMs,
-        percentOfCore: round((cpuMs / durationMs) * 100, 1),
-        requests,
-        msPerRequest: requests > 0 ? round(cpuMs / requests, 2) : Number.NaN,
-      };
-    }),
+    cpu,
+    cpuMsPerRequestAll: round(cpu.reduce((n, c) => n + c.cpuMs, 0) / (commands + approvals), 2),
     loadavg: loadavg().map((v) => round(v)),
   };
   ctx.progress(
@@ -526,7 +530,7 @@ export function formatScale(s: ScaleResult): string[] {
     ["one replica", s.oneReplica],
   ] as const) {
     L.push(
-      `  ${name}: CPU ${r.cpu.map((c) => `r${c.replica} ${c.percentOfCore} % (${c.cpuMs} ms, ${c.requests} requests, ${c.msPerRequest} ms each)`).join(", ")}; load ${r.loadavg.join(" ")}`,
+      `  ${name}: CPU ${r.cpu.map((c) => `r${c.replica} ${c.percentOfCore} % (${c.cpuMs} ms, ${c.requests} requests, ${c.msPerRequest} ms each)`).join(", ")}; all replicas ${r.cpuMsPerRequestAll} ms a request; load ${r.loadavg.join(" ")}`,
       `    Edge: ${r.edge.calls} calls from ${r.edge.keys} keys, ${r.edge.callsPerSec.mean}/s (most ${r.edge.callsPerSec.max} in a second), ${r.edge.windowsOverCap} windows over the cap, max ${r.edge.maxInAnySecond} of one key in 1 s; ${r.watches.evaluatedSinceLoad} of ${r.watches.active} watches evaluated since the load began`,
       `    failures: ${r.commands.failed} commands, ${r.commands.zones.missing + r.commands.apps.missing} unanswered, ${r.clicks.failed} clicks, ${r.clicks.notApplied} cards not in effect; PUTs ${r.clicks.exactlyOnce} once, ${r.clicks.none} none, ${r.clicks.twice} twice`,
     );
