@@ -60,6 +60,7 @@ describe.skipIf(!reachable && !IN_CI)(
           run.cpu.reduce((n, c) => n + c.requests, 0),
           text,
         ).toBe(125);
+        expect(run.cpuMsPerRequestAll, text).toBeGreaterThan(0);
         expect(run.commands.failed, text).toBe(0);
         expect(run.commands.zones.missing + run.commands.apps.missing, text).toBe(0);
         expect(run.clicks.failed, text).toBe(0);
