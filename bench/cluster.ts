@@ -14,8 +14,8 @@
  *     none is undone (a control block nobody took over is, so the sweepers did run meanwhile);
  *   - work that must happen exactly once (EXACTLY_ONCE_WORK): schedules made due at once, and zone watches
  *     whose zones come under attack (one alert parent per watch, WATCH_INTERVAL_MS shortened);
- *   - first, on replicas of its own, the scale phase (bench/scale.ts): commands, approvals and watches at
- *     once at issue 40's sizes, on the cluster and on one replica alone;
+ *   - with --only scale, first and on replicas of its own, the scale phase (bench/scale.ts): commands,
+ *     approvals and watches at once at issue 40's sizes, on the cluster and on one replica alone;
  *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
  *     flight: no PUT twice, every request applied once, expired once or settled by the reconciler, and
  *     every schedule occurrence posted once (the ones the dead replica had claimed: by a survivor, after
@@ -162,7 +162,8 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   // The production default (config.ts): watches at their steady rate, not the alerts phase's shortened one.
   scaleWatchIntervalMs: 60_000,
   scaleSeconds: 20,
-  only: CLUSTER_PHASES,
+  // The scale phase only when asked (--only scale): at full size it is minutes of setup on its own replicas.
+  only: CLUSTER_PHASES.filter((p) => p !== "scale"),
   // Its own logical database: the shared limit's keys never meet the tests' (db 0) or the process tests' (db 3, 4).
   redisUrl: `${(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379").replace(/\/\d*$/, "")}/2`,
   compiled: true,
@@ -1156,13 +1157,17 @@ export function formatClusterTable(r: ClusterResults): string {
   return L.join("\n");
 }
 
-/** A run with --only: its phases' sections replace the old ones in results.json, the rest stays, verdicts redone. */
+/**
+ * The phases that ran replace their sections of results.json and the rest stay (the scale phase carries its
+ * own date); meta is the run's unless only the scale phase ran. Verdicts are redone over the whole.
+ */
 function mergedInto(old: ClusterResults | undefined, r: ClusterResults): ClusterResults {
-  if (!old || r.meta.options.only.length === CLUSTER_PHASES.length) return r;
+  if (!old) return r;
   const fresh = Object.fromEntries(
     Object.entries(r).filter(([k, v]) => v !== undefined && k !== "meta" && k !== "verdicts"),
   );
-  const merged = { ...old, ...fresh } as ClusterResults;
+  const onlyScale = r.meta.options.only.every((p) => p === "scale");
+  const merged = { ...old, ...fresh, meta: onlyScale ? old.meta : r.meta } as ClusterResults;
   return { ...merged, verdicts: verdicts(merged) };
 }
 

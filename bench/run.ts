@@ -546,7 +546,8 @@ const HELP = `npm run bench [-- options]
   --list-blocks 50          (with --replicas) different IPs blocked on one zone, approved at once
   --takeovers 20            (with --replicas) temporary blocks taken over by permanent ones, none undone
   --only scale              (with --replicas) only these phases: acks,cap,approvals,one-list,takeover,
-                            exactly-once,kill,scale (its sections replace the old ones in results.json)
+                            exactly-once,kill,scale (default all but scale; the phases run replace their
+                            sections of results.json)
   --scale-workspaces 1000 --scale-rate 200 --scale-approvals 50 --scale-watches 500 --scale-duration 20
                             (with --replicas) the scale phase: workspaces, commands/s, approvals/s, zone
                             watches, seconds of load (on the cluster, then one replica alone)

@@ -99,6 +99,8 @@ export interface ScaleRun {
   durationMs: number;
   commands: { sent: number; failed: number; ack: Summary; zones: E2eRun; apps: E2eRun };
   clicks: {
+    /** Requests pending when the load began (the rest of the clicks find no request: a setup that fell behind). */
+    pendingBefore: number;
     sent: number;
     /** Non-2xx or no answer. */
     failed: number;
@@ -276,6 +278,9 @@ async function scaleRun(
   const clicks = ids.map((r, i) =>
     clickRequest(ctx, `sa${tag}-${i}`, first + i, "U0003", ACTIONS.approve, r, channel(i)),
   );
+  const pendingBefore = (await Promise.all(ids.map((id) => setup.store.changeRequests.get(id)))).filter(
+    (r) => r?.state === "pending",
+  ).length;
   const cpuNow = () => replicas.map((r) => processCpuMs(r.child.pid));
   const cpuBefore = cpuNow();
   const t0 = Date.now();
@@ -375,6 +380,7 @@ async function scaleRun(
       apps: await e2e(apps, "apps", { pathIncludes: "/mc/apps" }),
     },
     clicks: {
+      pendingBefore,
       sent: clickAck.sent,
       failed: clickAck.failed,
       ack: clickAck.ack,
@@ -532,7 +538,7 @@ export function formatScale(s: ScaleResult): string[] {
     L.push(
       `  ${name}: CPU ${r.cpu.map((c) => `r${c.replica} ${c.percentOfCore} % (${c.cpuMs} ms, ${c.requests} requests, ${c.msPerRequest} ms each)`).join(", ")}; all replicas ${r.cpuMsPerRequestAll} ms a request; load ${r.loadavg.join(" ")}`,
       `    Edge: ${r.edge.calls} calls from ${r.edge.keys} keys, ${r.edge.callsPerSec.mean}/s (most ${r.edge.callsPerSec.max} in a second), ${r.edge.windowsOverCap} windows over the cap, max ${r.edge.maxInAnySecond} of one key in 1 s; ${r.watches.evaluatedSinceLoad} of ${r.watches.active} watches evaluated since the load began`,
-      `    failures: ${r.commands.failed} commands, ${r.commands.zones.missing + r.commands.apps.missing} unanswered, ${r.clicks.failed} clicks, ${r.clicks.notApplied} cards not in effect; PUTs ${r.clicks.exactlyOnce} once, ${r.clicks.none} none, ${r.clicks.twice} twice`,
+      `    failures: ${r.commands.failed} commands, ${r.commands.zones.missing + r.commands.apps.missing} unanswered, ${r.clicks.failed} clicks, ${r.clicks.notApplied} cards not in effect (${r.clicks.pendingBefore} of ${r.clicks.sent} requests pending when the load began); PUTs ${r.clicks.exactlyOnce} once, ${r.clicks.none} none, ${r.clicks.twice} twice`,
     );
   }
   return L;

@@ -52,6 +52,7 @@ describe.skipIf(!reachable && !IN_CI)(
         // 100 commands and 25 clicks in 5 s, every one answered; the proxy spread them over every replica.
         expect(run.commands.sent, text).toBe(100);
         expect(run.clicks.sent, text).toBe(25);
+        expect(run.clicks.pendingBefore, text).toBe(25);
         for (const c of run.cpu) {
           expect(c.cpuMs, text).toBeGreaterThan(0);
           expect(c.requests, text).toBeGreaterThan(0);
