@@ -3,11 +3,14 @@
  * bot) in three parts, each the least a Bolt app must do for what it measures:
  * - `/edge` and any button click are acked, and nothing else (acknowledgement latency);
  * - `/edge fetch-zones`: ack, the Edge call the bot makes for a warm `/edge zones` (undici, kept-alive),
- *   and one POST of the count to response_url (the bot's overhead to response_url);
+ *   and one POST of the count to response_url (the bot's overhead to response_url); the first command of a
+ *   key's minute then reads the page zones' detailed metrics (as the bot checks them, at most once a minute
+ *   per key) and POSTs again, replacing the answer;
+ * - `/edge fetch-apps`: ack, the Edge call the bot makes for `/edge apps` (a page of 20), one POST;
  * - `/edge cold-zones`: `/edge zones` for a workspace seen for the first time, with the Edge reads the bot
- *   makes then: the page of ten, beside it the whole pull zone list (every page of 1,000, names kept), then
- *   each zone's detailed metrics on the page, under the bot's per-key limits (4 at once, 10 starts in any
- *   1,040 ms); then one POST to response_url;
+ *   makes then: the page of ten, beside it the whole pull zone list (every page of 1,000, names kept); one
+ *   POST to response_url; then each zone's detailed metrics on the page and a second POST, all under the
+ *   bot's per-key limits (4 at once, 10 starts in any 1,040 ms);
  * - with BARE_APPROVALS (sqlite or postgres), an Approve click does the I/O a verified approval needs:
  *   ack, read the target (the zone's bot categories), PUT it, read it back, one store transaction
  *   (better-sqlite3 or pg, as the bot's store), one chat.update of the card.
@@ -21,6 +24,7 @@ import { App, LogLevel } from "@slack/bolt";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { request } from "undici";
+import { APPS_DEFAULT_LIMIT } from "../src/services/apps.js";
 import { ACTIONS } from "../src/slack/ids.js";
 import { BOT_TOKEN, cpuNow, keyFor, SIGNING_SECRET, serveRpc } from "./common.js";
 
@@ -131,6 +135,34 @@ async function loadPullZoneNames(key: string): Promise<void> {
   pullZoneNames.set(key, names);
 }
 
+/** Each page zone's detailed metrics over the last hour, under the per-key limits (the bot's zone check). */
+function readMetrics(key: string, zoneIds: readonly number[]): Promise<unknown[]> {
+  const to = Date.now();
+  const from = Math.floor((to - 3_600_000) / 120_000) * 120_000;
+  const range = `StartDate=${new Date(from).toISOString()}&EndDate=${new Date(to).toISOString()}&Resolution=1`;
+  return Promise.all(
+    zoneIds.map((id) =>
+      limited(key, () => edgeGet<unknown>(key, `/shield/metrics/overview/${id}/detailed?${range}`)),
+    ),
+  );
+}
+
+/** Keys whose zones were checked in a minute (the bot reads a zone's metrics at most once a minute per key). */
+const checkedMinute = new Map<string, number>();
+
+/** The page answered at once; the first answer of a key's minute is then replaced with the page's checks. */
+async function zonesAnswer(key: string, responseUrl: string, page: ShieldZonesPage): Promise<void> {
+  await answer(responseUrl, `${page.data?.length ?? 0} shield zones; checking their traffic`);
+  const minute = Math.floor(Date.now() / 60_000);
+  if (checkedMinute.get(key) === minute) return;
+  checkedMinute.set(key, minute);
+  const metrics = await readMetrics(
+    key,
+    (page.data ?? []).map((z) => z.shieldZoneId),
+  );
+  await answer(responseUrl, `${page.data?.length ?? 0} shield zones, ${metrics.length} checked`);
+}
+
 async function coldZones(teamId: string, responseUrl: string): Promise<void> {
   const key = keyOfTeam(teamId);
   // The names load beside the page, and the answer does not wait for them (as the bot's).
@@ -138,17 +170,7 @@ async function coldZones(teamId: string, responseUrl: string): Promise<void> {
   const page = await limited(key, () =>
     edgeGet<ShieldZonesPage>(key, "/shield/shield-zones?page=1&perPage=10"),
   );
-  const to = Date.now();
-  const from = Math.floor((to - 3_600_000) / 120_000) * 120_000;
-  const range = `StartDate=${new Date(from).toISOString()}&EndDate=${new Date(to).toISOString()}&Resolution=1`;
-  const metrics = await Promise.all(
-    (page.data ?? []).map((z) =>
-      limited(key, () =>
-        edgeGet<unknown>(key, `/shield/metrics/overview/${z.shieldZoneId}/detailed?${range}`),
-      ),
-    ),
-  );
-  await answer(responseUrl, `${page.data?.length ?? 0} shield zones, ${metrics.length} checked`);
+  await zonesAnswer(key, responseUrl, page);
 }
 
 // ---- a verified approval ----------------------------------------------------------------------------
@@ -227,12 +249,17 @@ app.command("/edge", async ({ ack, command }) => {
   await ack();
   if (!edgeApiUrl) return;
   if (command.text === "cold-zones") return coldZones(command.team_id, command.response_url);
+  if (command.text === "fetch-apps") {
+    const apps = await edgeGet<{ items?: unknown[] }>(
+      keyOfTeam(command.team_id),
+      `/mc/apps?limit=${APPS_DEFAULT_LIMIT}`,
+    );
+    return answer(command.response_url, `${apps.items?.length ?? 0} applications`);
+  }
   if (command.text !== "fetch-zones") return;
-  const zones = await edgeGet<{ data?: unknown[] }>(
-    keyOfTeam(command.team_id),
-    "/shield/shield-zones?page=1&perPage=10",
-  );
-  await answer(command.response_url, `${zones.data?.length ?? 0} shield zones`);
+  const key = keyOfTeam(command.team_id);
+  const page = await edgeGet<ShieldZonesPage>(key, "/shield/shield-zones?page=1&perPage=10");
+  await zonesAnswer(key, command.response_url, page);
 });
 app.action(/.*/, async ({ ack, body, action }) => {
   await ack();

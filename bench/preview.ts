@@ -23,7 +23,8 @@ export interface PreviewResult {
   simulatorLatencyMs: number;
 }
 
-const FILLED = "Impact in the last hour:*";
+/** The filled preview's headline (with numbers); "estimating…" and "unknown" have no chart mark. */
+export const FILLED = ":bar_chart:";
 
 export async function previewScenario(ctx: BenchContext, n: number): Promise<PreviewResult> {
   const bot = await startBotProcess(ctx, { name: "preview", workspaces: 1 });

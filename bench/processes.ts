@@ -163,6 +163,8 @@ export interface BotOptions {
   env?: Record<string, string>;
   /** Store the workspace keys before starting (default true; replicas sharing one database seed once). */
   seedKeys?: boolean;
+  /** More to store before the bot starts (watches, history), with the bot's environment. */
+  seed?: (env: Record<string, string>) => Promise<void>;
 }
 
 export interface BotProcess {
@@ -219,6 +221,7 @@ export async function startBotProcess(ctx: BenchContext, o: BotOptions): Promise
     ctx.progress(`${o.name}: storing ${o.workspaces} workspace keys`);
     await seedKeys(env, o.workspaces);
   }
+  await o.seed?.(env);
   const logFile = join(dataDir, "bot.log");
   const execArgv = [
     ...PRODUCTION_NODE_FLAGS,

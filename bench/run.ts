@@ -23,12 +23,20 @@ import {
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
+import { MIXED_DEFAULTS, type MixedResult, mixedScenario } from "./mixed.js";
 import { type PreviewResult, previewScenario } from "./preview.js";
 import type { BenchContext, SimReady } from "./processes.js";
 import { compileForBench, startBotProcess } from "./processes.js";
 import { formatProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.js";
 import { type Fairness, fairness, type QueueAccuracy, queueAccuracy } from "./queue.js";
-import { type TimelineBuildTime, timelineScenario } from "./timeline.js";
+import {
+  CARD_ROWS,
+  FLOOR_QUERY,
+  type IncidentCardBuildTime,
+  incidentCardScenario,
+  type TimelineBuildTime,
+  timelineScenario,
+} from "./timeline.js";
 
 export const SCENARIOS = [
   "latency",
@@ -112,13 +120,16 @@ export interface BenchResults {
     seconds: number;
     setup: string[];
   };
-  latency?: LatencyResult;
+  /** mixed: (1b), the top rate's mix of commands with drift watches polling, against bare Bolt. */
+  latency?: LatencyResult & { mixed?: MixedResult };
   queue?: QueueAccuracy;
   fairness?: Fairness;
   memory?: MemoryResult;
   approvals?: (ApprovalThroughput | { engine: "postgres"; skipped: string })[];
   /** (7) An incident's timeline built from the store: a 24 h episode with 500 changes. */
   timeline?: (TimelineBuildTime | { engine: "postgres"; skipped: string })[];
+  /** (7b) The incident card gathered and drawn from a zone whose event log has 2,000 more sources. */
+  incidentCard?: IncidentCardBuildTime;
   /** (8) The impact preview's added time to a change's confirmation. */
   preview?: PreviewResult;
   /** CPU profile summaries of each bot process (with --profile), by scenario. */
@@ -135,8 +146,10 @@ const SETUP = [
   "Queue accuracy and fairness: in the orchestrator, the real createEdgeApi against an in-process simulator (150 ms); max queue raised to the number of calls (the default 100 would refuse the rest).",
   "Memory: the bot run with --expose-gc (and production's node flags, from package.json start:prod, as every bot process here); two full GCs, then 0.5 s for V8 to unmap the pages they freed, before each VmRSS reading; peakRssMiB is VmHWM, the highest RSS since start.",
   "Approvals: one request per workspace (own key), so the 10/s per-key cap is not what is measured; Approve by a workspace owner (users.info). Same-I/O floor: bench/bare-bolt.ts with BARE_APPROVALS, per click ack, GET the zone's bot categories, PUT, GET again, one transaction (better-sqlite3 WAL / pg), one chat.update, all with undici; CPU read as the bot's.",
-  "Cold /edge zones: one command from each of as many workspaces again, never seen (keys seeded, nothing cached), at the top rate; the floor is bench/bare-bolt.ts's /edge cold-zones with the bot's Edge reads (page of ten, the pull zone list beside it, each zone's detailed metrics) under the bot's per-key limits (4 at once, 10 starts in 1,040 ms). Overhead = end to end − the simulator's time for the page call − its longest metrics call.",
-  "Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against the same queries for a zone with nothing (the floor).",
+  "Cold /edge zones: one command from each of as many workspaces again, never seen (keys seeded, nothing cached), at the top rate; the floor is bench/bare-bolt.ts's /edge cold-zones with the bot's Edge reads and answers (page of ten with the pull zone list beside it, one POST; then each zone's detailed metrics and a second POST replacing the first) under the bot's per-key limits (4 at once, 10 starts in 1,040 ms). Overhead of the first answer = its end to end − the simulator's time for the page call; of the answer with the checks = its end to end − the page call − the longest metrics call.",
+  "Mixed (1b): after the latency runs, a bot of its own with 100 drift (config) watches and 5 applied changes per workspace seeded before it starts, WATCH_INTERVAL_MS=2000; at the top rate, the bare Bolt app's acks of as many /edge zones, then the bot's of a fixed mix (35 % zones, 35 % apps, 15 % block <zone> <ip>, a different IP each, 15 % timeline <zone>).",
+  `Timeline: in the orchestrator, a fresh store per engine seeded with one zone's 24 h alert episode and 500 changes (asked, approved, applied: rows, audit, target owners); buildTimeline's median of 5 after a warm-up, against one indexed read in the same run (the floor: ${FLOOR_QUERY}), interleaved; the same build for a zone with nothing beside it.`,
+  "Incident card: in the orchestrator, composeDeps on the run's simulator (latency 0 meanwhile, the key's pacing at 1,000/s) and SQLite; gatherIncident + incidentCard for the zone under attack with 2,000 more event-log sources (4 pages of 500 groups per dimension); the floor sends the same Edge requests again with undici, 4 at once as the key's queue, and JSON-parses each answer. Medians of 5 of this process's CPU time (the simulator answers in its own process), interleaved; wall time beside it.",
   "Machine: 2 shared cores; the bot, simulator, load generator and orchestrator compete for them.",
 ];
 
@@ -152,6 +165,11 @@ function gitCommit(): string {
 
 // ---- verdicts -----------------------------------------------------------------------------------
 
+const groupsReadWords = (c: IncidentCardBuildTime) =>
+  Object.entries(c.groupsRead)
+    .map(([d, n]) => `${d} ${n}`)
+    .join(", ");
+
 function verdicts(r: BenchResults): Verdict[] {
   const out: Verdict[] = [];
   const lat = r.latency?.rates ?? [];
@@ -162,6 +180,13 @@ function verdicts(r: BenchResults): Verdict[] {
       met: top.ratios.ackP99 <= 1.3 && top.zones.failed === 0,
       detail: `p99 ${top.zones.ack.p99} ms vs bare ${top.bare.ack.p99} ms (${top.ratios.ackP99}×), ${top.zones.failed} failed`,
     });
+    const mx = r.latency?.mixed;
+    if (mx)
+      out.push({
+        target: `(1b) ack p99 at ${mx.rate}/s with previews, drift watches and timelines in the run ≤ 1.0× bare Bolt`,
+        met: mx.ratios.ackP99 <= 1.0 && mx.bot.failed === 0,
+        detail: `p99 ${mx.bot.ack.p99} ms vs bare ${mx.bare.ack.p99} ms (${mx.ratios.ackP99}×), ${mx.bot.failed} failed, ${mx.missing} unanswered; ${mx.previews.filled} of ${mx.previews.sent} previews filled; ${mx.watches} drift watches (${mx.driftReads} evaluations in the run)`,
+      });
     const held = top.zones.overheadVsEdgeHeld;
     out.push({
       target: `(2) bot overhead (answer at response_url − Edge time) p99 < 5 ms at ${top.rate}/s`,
@@ -178,16 +203,33 @@ function verdicts(r: BenchResults): Verdict[] {
       detail: `worst median: zones ${worstZones} ms after −${SIM_LATENCY_MS} ms (${worstVsFloor} ms after −the measured Edge call floor), help ${worstHelp} ms; ${missing} answers missing`,
     });
   }
+  for (const l of lat) {
+    const pairs = [
+      ["/edge zones", l.zones, l.bareZones],
+      ["/edge apps", l.apps, l.bareApps],
+    ] as const;
+    for (const [name, bot, floor] of pairs) {
+      if (!bot || !floor) continue;
+      const r99 = ratio(bot.overheadVsEdgeHeld.p99, floor.overheadVsEdgeHeld.p99);
+      out.push({
+        target: `(2d) ${name} overhead p99 at ${l.rate}/s ≤ 1.2× the same-I/O floor`,
+        met: r99 <= 1.2 && bot.missing === 0 && bot.failed === 0 && bot.unmatched === 0,
+        detail: `${bot.overheadVsEdgeHeld.p99} ms (p50 ${bot.overheadVsEdgeHeld.p50}) vs a bare Bolt app making the same Edge call ${floor.overheadVsEdgeHeld.p99} ms (p50 ${floor.overheadVsEdgeHeld.p50}): ${r99}×; ${bot.failed} failed, ${bot.missing} missing, ${bot.unmatched} unmatched`,
+      });
+    }
+  }
   const cold = r.latency?.cold;
   if (cold) {
     out.push({
       target: `(2c) /edge zones from ${cold.n} workspaces seen for the first time at ${cold.rate}/s: overhead p99 ≤ 1.5× the same-I/O floor`,
       met:
         cold.ratios.overheadP99 <= 1.5 &&
+        cold.ratios.completeOverheadP99 <= 1.5 &&
         cold.bot.missing === 0 &&
+        cold.bot.complete.missing === 0 &&
         cold.bot.failed === 0 &&
         cold.bot.unmatched === 0,
-      detail: `bot p99 ${cold.bot.overhead.p99} ms (p50 ${cold.bot.overhead.p50}) vs a bare Bolt app making the same Edge reads ${cold.floor.overhead.p99} ms (p50 ${cold.floor.overhead.p50}): ${cold.ratios.overheadP99}×; end to end p99 ${cold.bot.endToEnd.p99} vs ${cold.floor.endToEnd.p99} ms; ${cold.bot.missing} missing, ${cold.bot.unmatched} unmatched`,
+      detail: `first answer: bot p99 ${cold.bot.overhead.p99} ms (p50 ${cold.bot.overhead.p50}) vs a bare Bolt app making the same Edge reads and answers ${cold.floor.overhead.p99} ms (p50 ${cold.floor.overhead.p50}): ${cold.ratios.overheadP99}×; with the checks ${cold.bot.complete.overhead.p99} vs ${cold.floor.complete.overhead.p99} ms: ${cold.ratios.completeOverheadP99}×; end to end p99 ${cold.bot.endToEnd.p99} vs ${cold.floor.endToEnd.p99} ms (with the checks ${cold.bot.complete.endToEnd.p99} vs ${cold.floor.complete.endToEnd.p99}); ${cold.bot.missing} missing, ${cold.bot.complete.missing} never replaced, ${cold.bot.unmatched} unmatched`,
     });
   }
   if (r.queue) {
@@ -253,9 +295,17 @@ function verdicts(r: BenchResults): Verdict[] {
       continue;
     }
     out.push({
-      target: `(7) a 24 h episode with ${t.changes} changes: timeline built from the store well under 1 s (${t.engine})`,
-      met: t.buildMs < 1000,
-      detail: `${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms (${t.ratioToFloor}×)`,
+      target: `(7) timeline of ${t.entries.toLocaleString("en")} entries ≤ 10× one indexed read (${t.engine})`,
+      met: t.ratioToFloor <= 10,
+      detail: `${t.buildMs} ms (a 24 h episode with ${t.changes} changes, median of ${t.runs}) vs one indexed read of the window's ${t.floorRows} audit rows ${t.floorMs} ms: ${t.ratioToFloor}×; the same build for a zone with nothing: ${t.emptyZoneMs} ms`,
+    });
+  }
+  if (r.incidentCard) {
+    const c = r.incidentCard;
+    out.push({
+      target: `(7b) incident card of ${c.rows.toLocaleString("en")} rows ≤ 10× reading and parsing the same Edge answers`,
+      met: c.ratioToFloor <= 10,
+      detail: `CPU ${c.cardCpuMs} ms (wall ${c.cardMs} ms; gathered through the bot's Edge client and drawn, ${c.blocks} blocks; event-log groups read ${groupsReadWords(c)}) vs the same ${c.edgeCalls} Edge requests sent again with undici and each answer JSON-parsed: CPU ${c.floorCpuMs} ms (wall ${c.floorMs} ms), ${c.ratioToFloor}× (medians of ${c.runs})`,
     });
   }
   if (r.preview) {
@@ -294,6 +344,11 @@ export function formatTable(r: BenchResults): string {
         `${pad(l.rate, 7)}  ${pad(triple(l.zones.ack), 24)}  ${pad(triple(l.bare.ack), 24)}  ${pad(`${l.ratios.ackP50} / ${l.ratios.ackP99} / ${l.ratios.ackMax}`, 20)}  ${l.zones.failed}`,
       );
     }
+    const mx = r.latency.mixed;
+    if (mx)
+      L.push(
+        `${pad(mx.rate, 7)}  ${pad(triple(mx.bot.ack), 24)}  ${pad(triple(mx.bare.ack), 24)}  ${pad(`${mx.ratios.ackP50} / ${mx.ratios.ackP99} / ${mx.ratios.ackMax}`, 20)}  ${mx.bot.failed}  (1b) the mix: ${mx.mix.zones} zones, ${mx.mix.apps} apps, ${mx.mix.block} block, ${mx.mix.timeline} timeline; ${mx.watches} drift watches every ${mx.watchIntervalMs} ms (${mx.driftReads} evaluations); ${mx.previews.filled}/${mx.previews.sent} previews filled, ${mx.timelines.told}/${mx.timelines.sent} timelines told a seeded change, ${mx.missing} unanswered; bot CPU ${mx.botCpuPerSec.duringRun.process} ms/s (main thread ${mx.botCpuPerSec.duringRun.mainThread}), during the bare run ${mx.botCpuPerSec.duringBare.process}`,
+      );
     L.push(
       "",
       `(2) End to end to response_url minus ${SIM_LATENCY_MS} ms × Edge calls = bot overhead, ms (p50 / p99 / max)`,
@@ -312,13 +367,17 @@ export function formatTable(r: BenchResults): string {
     L.push(
       `${pad("", 7)}  the same for a bare Bolt app's /edge fetch-zones (ack, the Edge call, one POST): ${lat.map((l) => `${l.rate}/s ${triple(l.bareZones.overheadVsEdgeHeld)}`).join(", ")} ms`,
     );
+    if (lat.every((l) => l.apps && l.bareApps))
+      L.push(
+        `${pad("", 7)}  /edge apps the same way: ${lat.map((l) => `${l.rate}/s ${triple(l.apps.overheadVsEdgeHeld)}`).join(", ")} ms; a bare Bolt app's /edge fetch-apps: ${lat.map((l) => `${l.rate}/s ${triple(l.bareApps.overheadVsEdgeHeld)}`).join(", ")} ms`,
+      );
     L.push(
       `${pad("", 7)}  that overhead's p99 by second of the run: ${lat.map((l) => `${l.rate}/s [${l.zones.overheadP99BySecond.join(", ")}], bare [${l.bareZones.overheadP99BySecond.join(", ")}]`).join("; ")} ms`,
     );
     const c = r.latency.cold;
     if (c)
       L.push(
-        `    cold /edge zones (${c.n} workspaces seen for the first time, ${c.rate}/s), end to end and overhead p50 / p99 / max: bot ${triple(c.bot.endToEnd)} and ${triple(c.bot.overhead)}; same-I/O floor ${triple(c.floor.endToEnd)} and ${triple(c.floor.overhead)} ms; overhead p99 ${c.ratios.overheadP99}×`,
+        `    cold /edge zones (${c.n} workspaces seen for the first time, ${c.rate}/s), end to end and overhead p50 / p99 / max: bot ${triple(c.bot.endToEnd)} and ${triple(c.bot.overhead)}; same-I/O floor ${triple(c.floor.endToEnd)} and ${triple(c.floor.overhead)} ms; overhead p99 ${c.ratios.overheadP99}×; the answer with the checks: bot ${triple(c.bot.complete.endToEnd)} and ${triple(c.bot.complete.overhead)}, floor ${triple(c.floor.complete.endToEnd)} and ${triple(c.floor.complete.overhead)} ms, ${c.ratios.completeOverheadP99}×`,
       );
     const f = r.latency.edgeFloor;
     L.push(
@@ -375,8 +434,16 @@ export function formatTable(r: BenchResults): string {
       L.push(
         "skipped" in t
           ? `    ${t.engine}: skipped (${t.skipped})`
-          : `    ${pad(t.engine, 8)}: ${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); floor ${t.floorMs} ms → ${t.ratioToFloor}×`,
+          : `    ${pad(t.engine, 8)}: ${t.buildMs} ms for ${t.entries} entries (median of ${t.runs}); one indexed read of ${t.floorRows} rows ${t.floorMs} ms → ${t.ratioToFloor}×; nothing to find ${t.emptyZoneMs} ms`,
       );
+  }
+  if (r.incidentCard) {
+    const c = r.incidentCard;
+    L.push(
+      "",
+      "(7b) Incident card: /edge incident gathered and drawn (no Slack call), a zone with 2,000 more event-log sources",
+      `    CPU ${c.cardCpuMs} ms, wall ${c.cardMs} ms (${c.rows} event-log groups read: ${groupsReadWords(c)}; ${c.edgeCalls} Edge calls; ${c.blocks} blocks); the same requests sent again and parsed: CPU ${c.floorCpuMs} ms, wall ${c.floorMs} ms → ${c.ratioToFloor}×`,
+    );
   }
   if (r.preview) {
     const p = r.preview;
@@ -422,6 +489,8 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
     only.has("latency") ? 2 * o.workspaces : o.workspaces,
     only.has("memory") ? o.memoryWorkspaces : 0,
     only.has("approvals") ? o.approvals + 1 : 0,
+    // The incident card's key.
+    only.has("timeline") ? 1 : 0,
   );
   // Many workspaces on one bot token: the fake's auth.test names no workspace, so the bot serves them all.
   const slack = await startFakeSlack({ tokenTeamId: null });
@@ -470,7 +539,18 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
         startBotProcess(ctx, { name: "latency", workspaces: 2 * o.workspaces }),
       ]);
       try {
-        results.latency = await latencyScenario(ctx, `http://127.0.0.1:${bare.ready.port}`, bot.origin, o);
+        const bareOrigin = `http://127.0.0.1:${bare.ready.port}`;
+        const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
+        await bot.child.stop();
+        const mixed = await mixedScenario(ctx, bareOrigin, {
+          ...MIXED_DEFAULTS,
+          rate: Math.max(...o.rates),
+          durationSec: o.durationSec,
+          workspaces: o.workspaces,
+          warmup: o.warmup,
+          settleMs: o.settleMs,
+        });
+        results.latency = { ...latency, mixed };
       } finally {
         await bare.stop();
         await bot.child.stop();
@@ -502,6 +582,8 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       progress("timeline: seeding a 24 h episode with 500 changes");
       results.timeline = [await timelineScenario("sqlite", 500)];
       if (o.postgres) results.timeline.push(await timelineScenario("postgres", 500));
+      progress(`timeline: the incident card of a zone with ${CARD_ROWS} more event-log sources`);
+      results.incidentCard = await incidentCardScenario(ctx);
     }
     if (only.has("preview")) results.preview = await previewScenario(ctx, o.previews);
     if (profileDir) results.profiles = keepProfiles(profileDir);

@@ -85,6 +85,20 @@ serveRpc(
         if (k.endsWith(` ${zone}`)) sim.state.botCategoriesByKey.delete(k);
       return true;
     },
+    /** Add `eventLogGroups` distinct sources to a zone's event log (the incident card's rows; 0 removes them). */
+    scaleIncident: ({ zone, eventLogGroups }: { zone: number; eventLogGroups: number }) => {
+      sim.scaleIncident(zone, { eventLogGroups });
+      return true;
+    },
+    /** The matching requests as received, to be sent again (the incident card's floor). */
+    recorded: (args: CountArgs) =>
+      matching(args).map((r) => ({
+        method: r.method,
+        path: r.path,
+        query: r.query,
+        body: r.body,
+        accessKey: r.headers.accesskey ?? "",
+      })),
     /** The lines of the access lists named `name` on a shield zone (the cluster bench's one-list phase). */
     accessListLines: ({ zone, name }: { zone: number; name: string }) =>
       (sim.state.accessLists.get(zone) ?? [])

@@ -18,7 +18,7 @@ import type { Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../ops/metrics.js";
 import { cardRedrawer } from "../slack/change-requests.js";
 import type { SlackEnv } from "../slack/edge-commands/types.js";
-import { openStore, type WorkScope } from "../store/index.js";
+import { openStore, type StoreOptions, type WorkScope } from "../store/index.js";
 
 export interface EdgeClientOptions {
   config: Config;
@@ -75,6 +75,8 @@ export interface ComposeOptions {
   pgSchema?: string;
   /** PostgreSQL connections per store; default the store's own (tests of several replicas use fewer). */
   poolSize?: number;
+  /** Told of every statement the store runs (tests count what a flow costs). */
+  onStoreStatement?: StoreOptions["onStatement"];
   /** The process-wide default metrics (CPU, memory …); off where several bots share a process. Default on. */
   processMetrics?: boolean;
   /** A ready Edge API client (the console's, which also routes its simulator's key); otherwise one from config. */
@@ -101,6 +103,7 @@ export async function composeDeps(o: ComposeOptions): Promise<Composed> {
     clock,
     ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
     ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),
+    ...(o.onStoreStatement ? { onStatement: o.onStoreStatement } : {}),
   });
   const metrics = createMetrics({ defaults: o.processMetrics !== false });
   const sharedLimit =

@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.js";
 import type { EdgeApi } from "../edge/client.js";
 import { holdLease } from "../lease.js";
+import { readingKeysOnce } from "../services/edge-access.js";
 import type { ChangeState } from "../store/index.js";
 import { HeldObservers } from "./observers.js";
 
@@ -55,7 +56,8 @@ export async function holdInFlight(deps: Deps, requestId: string, state: ChangeS
   };
   const changeObservers = new HeldObservers(deps.changeObservers);
   return {
-    deps: { ...deps, edge, changeObservers },
+    // The workspace's key is read once for the flight, so its lock and its writes use the one same key.
+    deps: readingKeysOnce({ ...deps, edge, changeObservers }),
     async end() {
       try {
         stopWatchdog();

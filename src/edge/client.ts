@@ -22,6 +22,8 @@ export interface EdgeApiOptions {
   ratePerSec: number;
   concurrency: number;
   maxQueue: number;
+  /** Background attempts waiting or running beyond which optional ones are refused (default 256). */
+  maxBackground?: number;
   /** Largest response body read (EDGE_API_MAX_BODY_BYTES); default 10 MiB. */
   maxBodyBytes?: number;
   logger: Logger;
@@ -44,8 +46,12 @@ export interface EdgeApiOptions {
 export type EdgeClient = { [K in OperationName]: MethodOf<(typeof OPERATIONS)[K]> };
 
 export interface ForKeyOptions {
-  /** Background work (alert polling): its calls wait behind the key's other calls (commands). */
-  background?: boolean;
+  /**
+   * Background work (alert polling): its calls wait behind the key's other calls (commands), on their own
+   * connections. "optional": best-effort background reads (zone checks), refused at once with kind "busy"
+   * when too much background work already waits on this replica.
+   */
+  background?: boolean | "optional";
   /** Aborts this client's calls, waiting or sent (a change in flight whose lease is about to end). */
   signal?: AbortSignal;
   /**
@@ -82,11 +88,17 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 64 });
+    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 128 });
+  // Background reads get connections of their own: a backlog of them never delays a person's command
+  // waiting for a connection behind them.
+  const backgroundDispatcher =
+    options.dispatcher ??
+    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
   const queues = new KeyQueues({
     ratePerSec: options.ratePerSec,
     concurrency: options.concurrency,
     maxQueue: options.maxQueue,
+    maxBackground: options.maxBackground,
     clock,
     onQueueWait: options.onQueueWait,
     onQueueRejected: options.onQueueRejected,
@@ -142,7 +154,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       keyId: id,
       timeoutMs: options.timeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      dispatcher,
+      dispatcher: forKeyOptions.background ? backgroundDispatcher : dispatcher,
       retry: options.retry ?? RETRY_DEFAULT,
       queues,
       shared: options.sharedLimit,
@@ -150,7 +162,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       clock,
       random: options.random ?? Math.random,
       onRequest: options.onRequest,
-      background: forKeyOptions.background === true,
+      background: forKeyOptions.background ?? false,
       beforeWrite: forKeyOptions.beforeWrite,
     };
 
@@ -241,7 +253,8 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
       const closedReason = new Error("edge client closed");
       for (const call of calls) call.abort(closedReason);
       queues.close();
-      if (ownsDispatcher) await dispatcher.destroy().catch(() => undefined);
+      if (ownsDispatcher)
+        await Promise.all([dispatcher, backgroundDispatcher].map((d) => d.destroy().catch(() => undefined)));
     },
   };
 }

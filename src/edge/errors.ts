@@ -17,6 +17,7 @@ export const EDGE_ERROR_KINDS = [
   "invalid_response",
   "too_large",
   "queue_full",
+  "busy",
   "invalid_argument",
   "not_ready",
 ] as const;
@@ -256,6 +257,8 @@ export function describeEdgeError(err: unknown): string {
       return "The Edge API's answer was larger than edgeops accepts: ask for less (a smaller page or limit) if you can, and tell an admin if it keeps happening (an operator can raise EDGE_API_MAX_BODY_BYTES).";
     case "queue_full":
       return "Too many Edge API requests are waiting for this workspace; try again in a few seconds.";
+    case "busy":
+      return "edgeops is busy with many background reads of the Edge API right now; ask again in a minute.";
     case "not_ready":
       return `The Edge API accepted ${err.subject ?? "that"} but has not finished setting it up (HTTP 202), so there is nothing to show yet; try again in a minute.`;
   }

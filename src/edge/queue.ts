@@ -89,7 +89,17 @@ const RATE_WINDOW_MS = 1050;
 
 export class QueueFullError extends Error {
   override readonly name = "QueueFullError";
+  /** `key`: the key's own queue is full; `background`: too much background work waits on this replica. */
+  constructor(
+    message: string,
+    readonly scope: "key" | "background" = "key",
+  ) {
+    super(message);
+  }
 }
+
+/** Background attempts waiting or running on all keys of one replica beyond which optional ones are refused. */
+export const DEFAULT_MAX_BACKGROUND = 256;
 
 export interface KeyQueuesOptions {
   ratePerSec: number;
@@ -101,14 +111,31 @@ export interface KeyQueuesOptions {
   onQueueWait?: ((ms: number) => void) | undefined;
   onQueueRejected?: (() => void) | undefined;
   /**
+   * Background attempts (waiting or running, all keys) beyond which an optional one is refused at once
+   * (default DEFAULT_MAX_BACKGROUND): a burst of best-effort reads (zone checks for thousands of workspaces
+   * seen at once) neither grows memory without bound nor holds commands for seconds.
+   */
+  maxBackground?: number | undefined;
+  /**
    * A further wait before each attempt starts, after the key's queue let it through: the shared limit
    * across replicas (SharedLimit.acquireStart). Its returned function is called when the attempt ends.
    */
   gate?: ((id: string, signal?: AbortSignal) => Promise<() => void>) | undefined;
 }
 
+/**
+ * Of a key's starts in a window, background work may use this share: the rest is kept for people's
+ * commands, so a zone check's ten reads never leave the next command of the workspace waiting a window.
+ */
+const BACKGROUND_RATE_SHARE = 0.6;
+
 interface Entry {
   queue: PQueue;
+  /**
+   * Background attempts pass this first: at most BACKGROUND_RATE_SHARE of the key's starts a window, and one
+   * fewer at once than the key's concurrency, so a command always finds a slot and a start.
+   */
+  background: PQueue;
   /** Calls in progress for this key, including ones sleeping between retries. */
   active: number;
   pauseTimer: Cancel | undefined;
@@ -128,6 +155,8 @@ export class KeyQueues {
   readonly #options: KeyQueuesOptions;
   #idleWaiters: (() => void)[] = [];
   #totalActive = 0;
+  /** Background attempts waiting or running, all keys. */
+  #background = 0;
 
   constructor(options: KeyQueuesOptions) {
     this.#options = options;
@@ -162,19 +191,28 @@ export class KeyQueues {
    * `maxQueue` are already waiting; retries (`retry: true`) jump ahead and are never refused. An aborted
    * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason). A `background`
    * attempt (alert polling) waits behind every other waiting attempt of the key, so people's commands
-   * go first.
+   * go first. An `optional` background attempt is refused with QueueFullError (scope "background") when
+   * `maxBackground` background attempts are already waiting or running on this replica.
    */
   run<T>(
     id: string,
     task: () => Promise<T>,
     retry: boolean,
     signal?: AbortSignal,
-    background = false,
+    background: boolean | "optional" = false,
   ): Promise<T> {
     const entry = this.#entry(id);
-    if (!retry && entry.queue.size >= this.#options.maxQueue) {
+    if (!retry && entry.queue.size + entry.background.size >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
+    }
+    if (
+      background === "optional" &&
+      !retry &&
+      this.#background >= (this.#options.maxBackground ?? DEFAULT_MAX_BACKGROUND)
+    ) {
+      this.#options.onQueueRejected?.();
+      return Promise.reject(new QueueFullError("too much background work is waiting", "background"));
     }
     const enqueuedAt = this.#options.clock.now();
     const gate = this.#options.gate;
@@ -190,27 +228,34 @@ export class KeyQueues {
       if (waiting) waitSpan.end();
       waiting = false;
     };
-    const run = entry.queue.add(
-      () =>
-        withContext(caller, async () => {
-          let settle: (() => void) | undefined;
-          try {
-            settle = await gate?.(id, signal);
-          } finally {
-            endWait();
-          }
-          this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
-          try {
-            return await task();
-          } finally {
-            settle?.();
-          }
-        }),
-      { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
-    );
+    const enter = () =>
+      entry.queue.add(
+        () =>
+          withContext(caller, async () => {
+            let settle: (() => void) | undefined;
+            try {
+              settle = await gate?.(id, signal);
+            } finally {
+              endWait();
+            }
+            this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
+            try {
+              return await task();
+            } finally {
+              settle?.();
+            }
+          }),
+        { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
+      );
+    // Retries jump ahead: they were let through once already.
+    const run = background && !retry ? entry.background.add(enter, signal ? { signal } : {}) : enter();
     // Taken out of the queue before its turn (aborted): the wait ends there.
     run.catch(endWait);
-    return run;
+    if (!background) return run;
+    this.#background++;
+    return run.finally(() => {
+      this.#background--;
+    });
   }
 
   /** Pause the key's queue for `ms` (extends, never shortens, a pause already running). */
@@ -236,7 +281,7 @@ export class KeyQueues {
     let waiting = 0;
     let inFlight = 0;
     for (const e of this.#entries.values()) {
-      waiting += e.queue.size;
+      waiting += e.queue.size + e.background.size;
       inFlight += e.queue.pending;
     }
     return { keys: this.#entries.size, waiting, inFlight };
@@ -269,6 +314,12 @@ export class KeyQueues {
         queue: new PQueue({
           concurrency: this.#options.concurrency,
           intervalCap: this.#options.ratePerSec,
+          interval: RATE_WINDOW_MS,
+          strict: true,
+        }),
+        background: new PQueue({
+          concurrency: Math.max(1, this.#options.concurrency - 1),
+          intervalCap: Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
           interval: RATE_WINDOW_MS,
           strict: true,
         }),

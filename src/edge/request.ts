@@ -85,7 +85,7 @@ export interface RequestContext {
   /** Aborted when the API object closes. */
   closing: AbortSignal;
   /** Background work (alert polling): waits behind the key's other calls. */
-  background?: boolean | undefined;
+  background?: boolean | "optional" | undefined;
   /** Before a call that is not a GET is sent: a throw sends nothing (ForKeyOptions.beforeWrite). */
   beforeWrite?: (() => Promise<void>) | undefined;
 }
@@ -418,10 +418,22 @@ async function attemptOnce<S extends z.ZodType>(
       },
       attempt > 1,
       ctx.closing,
-      ctx.background === true,
+      ctx.background ?? false,
     );
   } catch (err) {
     if (refusedBeforeWrite) throw refusedBeforeWrite.err;
+    if (err instanceof QueueFullError && err.scope === "background") {
+      ctx.logger.debug(
+        { op: spec.operation, keyId: ctx.keyId },
+        "edge background work full; optional read refused",
+      );
+      throw new EdgeApiError({
+        kind: "busy",
+        operation: spec.operation,
+        subject: spec.subject,
+        message: `${spec.operation}: too much background work is waiting for the Edge API on this replica`,
+      });
+    }
     if (err instanceof QueueFullError) {
       ctx.logger.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
       throw new EdgeApiError({
@@ -472,7 +484,7 @@ export function execute<S extends z.ZodType>(
       "http.request.method": spec.method,
       "url.template": template,
       "edge.operation": spec.operation,
-      "edge.background": ctx.background === true,
+      "edge.background": ctx.background !== undefined && ctx.background !== false,
       "edge.retry_count": 0,
     },
     (span) => executeWithRetries(ctx, spec, span),

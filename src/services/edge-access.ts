@@ -34,12 +34,34 @@ export function deploymentKeyServes(config: Config, teamId: string): boolean {
 
 /** The workspace's own key, else the deployment's key where it serves this workspace, else none. */
 export async function keyInUse(deps: Deps, teamId: string): Promise<KeyInUse> {
-  const record = await deps.store.keys.get(teamId);
+  const record = await (deps.storedKey ? deps.storedKey(teamId) : deps.store.keys.get(teamId));
   if (record) return { source: "own", apiKey: record.apiKey, record };
   const deploymentKey = deps.config.edge.defaultApiKey;
   if (deploymentKey !== undefined && deploymentKeyServes(deps.config, teamId))
     return { source: "deployment", apiKey: deploymentKey };
   return { source: "none" };
+}
+
+/**
+ * Deps that read each workspace's stored key once, for as long as they are used (one change in flight:
+ * Deps.storedKey). The decrypted key lives only in the returned deps' closure; a failed read is not kept.
+ */
+export function readingKeysOnce(deps: Deps): Deps {
+  if (deps.storedKey) return deps;
+  const reads = new Map<string, Promise<ApiKeyRecord | undefined>>();
+  const storedKey = (teamId: string) => {
+    let read = reads.get(teamId);
+    if (!read) {
+      const reading = deps.store.keys.get(teamId);
+      reads.set(teamId, reading);
+      reading.catch(() => {
+        if (reads.get(teamId) === reading) reads.delete(teamId);
+      });
+      read = reading;
+    }
+    return read;
+  };
+  return { ...deps, storedKey };
 }
 
 /**

@@ -9,7 +9,7 @@ import { describeRequest } from "../changes/index.js";
 import { withDeadline } from "../deadline.js";
 import type { Deps } from "../deps.js";
 import { toUserSentence } from "../errors.js";
-import type { AlertEpisode, AuditEntry, ChangeRequest } from "../store/index.js";
+import type { AlertEpisode, AuditStep, ZoneChange } from "../store/index.js";
 import { edgeClientFor } from "./edge-access.js";
 import {
   type IncidentRange,
@@ -183,7 +183,7 @@ const CHANGE_STEPS: Record<string, (outcome: string) => ChangeStep | undefined> 
             : undefined,
 };
 
-function stepOf(e: AuditEntry): ChangeStep | undefined {
+function stepOf(e: AuditStep): ChangeStep | undefined {
   const step = e.action.slice(e.action.lastIndexOf(".") + 1);
   return CHANGE_STEPS[step]?.(e.outcome);
 }
@@ -206,8 +206,13 @@ const UNDO_SKIPPED_WORDS: Record<string, string> = {
   superseded: "a later request set this since, so edgeops left it as that request has it",
 };
 
-function auditNote(e: AuditEntry): string | undefined {
-  const d = e.details ?? {};
+/** An audit step's details, parsed: only for the steps that tell more than who and when. */
+function detailsOf(e: AuditStep): Record<string, unknown> {
+  return (e.details === null ? null : (JSON.parse(e.details) as Record<string, unknown> | null)) ?? {};
+}
+
+function auditNote(e: AuditStep): string | undefined {
+  const d = detailsOf(e);
   if (typeof d.reason === "string" && d.reason) return reasonWords(d.reason);
   const err = d.error as { message?: unknown } | string | undefined;
   if (typeof err === "string") return err;
@@ -216,7 +221,7 @@ function auditNote(e: AuditEntry): string | undefined {
 }
 
 /** The steps of a request whose audit entries are gone (pruned by age): what its row still says. */
-function stepsFromRow(r: ChangeRequest, change: string): TimelineEntry[] {
+function stepsFromRow(r: ZoneChange, change: string): TimelineEntry[] {
   const base = { channelId: r.channelId, requestId: r.id, change, kind: "change" as const };
   const out: TimelineEntry[] = [{ ...base, at: r.createdAt, by: r.requesterId, step: "asked" }];
   const decided = r.decidedAt ?? r.updatedAt;
@@ -303,14 +308,15 @@ export async function buildTimeline(
   const { store } = deps;
   const { teamId, zoneId, audience } = input;
   const range = incidentRange(input.window, input.now ?? deps.clock.now());
-  // Zone watches' alerts and mutes, config watches' changes made outside edgeops.
-  const watches = (await store.watches.list(teamId)).filter(
-    (w) => (w.kind === "zone" || w.kind === "config") && w.target === String(zoneId),
-  );
-  const [requests, episodes] = await Promise.all([
-    store.timeline.changesOfZone(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
+  const [all, requests, episodes] = await Promise.all([
+    store.watches.list(teamId),
+    store.timeline.zoneChanges(teamId, zoneId, range.from, range.to, MAX_CHANGES + 1),
     store.timeline.zoneEpisodes(teamId, zoneId, range.from, range.to),
   ]);
+  // Zone watches' alerts and mutes, config watches' changes made outside edgeops.
+  const watches = all.filter(
+    (w) => (w.kind === "zone" || w.kind === "config") && w.target === String(zoneId),
+  );
   // Removed watches' alerts stay in the story, and so do their acknowledgements and mutes.
   const watchIds = [...new Set([...watches.map((w) => w.id), ...episodes.map((e) => e.watchId)])];
   const cut = requests.length > MAX_CHANGES;
@@ -351,27 +357,29 @@ export async function buildTimeline(
   }
 
   const described = new Map(kept.map((r) => [r.id, describeRequest(r)]));
-  const byRequest = new Map<string, AuditEntry[]>();
+  const byRequest = new Map<string, AuditStep[]>();
   for (const a of audit) {
-    const id = a.details?.requestId;
+    const id = a.requestId;
     if (typeof id === "string") {
       const list = byRequest.get(id) ?? [];
       list.push(a);
       byRequest.set(id, list);
     } else if (a.action === "watch.mute" || a.action === "watch.unmute") {
-      const until = a.details?.until;
+      const details = detailsOf(a);
+      const until = details.until;
       entries.push({
         kind: "watch_muted",
         at: a.at,
         by: a.userId,
-        channelId: String(a.details?.channelId ?? ""),
+        channelId: String(details.channelId ?? ""),
         until: a.action === "watch.unmute" || typeof until !== "number" ? null : until,
       });
     } else if (a.action === "watch.drift") {
-      const text = (key: string) => String(a.details?.[key] ?? "unknown");
+      const details = detailsOf(a);
+      const text = (key: string) => String(details[key] ?? "unknown");
       entries.push({
         kind: "dashboard_change",
-        at: typeof a.details?.noticedAt === "number" ? a.details.noticedAt : a.at,
+        at: typeof details.noticedAt === "number" ? details.noticedAt : a.at,
         by: null,
         channelId: text("channelId"),
         title: text("title"),
@@ -394,7 +402,7 @@ export async function buildTimeline(
       // The reason of a rejection is added later, as its own audit entry.
       if (a.action.endsWith(".reject") && a.outcome === "reason" && rejected) {
         // As the person typed it.
-        const note = a.details?.reason;
+        const note = detailsOf(a).reason;
         if (typeof note === "string" && note) rejected.note = note;
         continue;
       }

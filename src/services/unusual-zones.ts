@@ -62,6 +62,9 @@ const outcomeSchema = z.union([
 
 const BEING_READ = "being read now; ask again in a moment";
 
+/** A check asked without reading (read: false) whose zone has no reading of this minute yet. */
+export const awaitingRead = (c: ZoneCheck): boolean => c.state === "unknown" && c.why === BEING_READ;
+
 function parseOutcome(text: string): Outcome {
   try {
     const parsed = outcomeSchema.safeParse(JSON.parse(text));
@@ -108,7 +111,8 @@ export async function checkZones(
   zoneIds: readonly number[],
   options: CheckOptions = {},
 ): Promise<ZoneCheck[]> {
-  const access = await edgeAccessFor(deps, teamId, { background: true });
+  // Best-effort: when too much background work waits, a zone is "not known" at once rather than queued.
+  const access = await edgeAccessFor(deps, teamId, { background: "optional" });
   const watched = new Set(
     (await deps.store.watches.list(teamId)).filter((w) => w.kind === "zone").map((w) => w.target),
   );
@@ -294,7 +298,7 @@ export async function rankZones(
     more,
     // After reading, a zone another replica still reads is unknown ("being read now"), not pending: nothing
     // would replace the answer when it is in.
-    pending: read ? 0 : checks.filter((c) => c.state === "unknown" && c.why === BEING_READ).length,
+    pending: read ? 0 : checks.filter(awaitingRead).length,
     at: deps.clock.now(),
   };
 }

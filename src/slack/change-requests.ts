@@ -40,11 +40,16 @@ export function updateCard(
   return env.cardRedraws.redraw(request.id, async () => {
     try {
       let sent: string | undefined;
+      let drawnFrom: string | undefined;
       for (let round = 0; round < MAX_DRAWS; round++) {
         const latest = await env.deps.store.changeRequests.get(request.id);
         if (!latest?.messageChannel || !latest.messageTs) return;
         // Mid-flow (applying, undoing): the flow draws the card at its end; drawn now it would flicker.
         if (inPassing(latest)) return;
+        // Stored as it was when the card Slack just took was drawn: that card shows it, no need to draw it again.
+        const stored = JSON.stringify(latest);
+        if (stored === drawnFrom) return;
+        drawnFrom = stored;
         const card = await draw(latest);
         const drawing = JSON.stringify([latest.messageChannel, latest.messageTs, card.text, card.blocks]);
         if (drawing === sent || (round === 0 && env.cardRedraws.alreadySent(request.id, drawing))) return;

@@ -401,6 +401,17 @@ const QUERY_TIMEOUT_GRACE_MS = 1_000;
 const SQLITE_BUSY_TIMEOUT_MS = 5;
 export const SQLITE_LOCKED_WAIT_MS = 5_000;
 
+/**
+ * One statement the store ran: its kind ("select", "insert" …, or the first word of raw SQL) and first
+ * table, and whether it ran inside a transaction; "begin" once for each transaction (its begin and commit
+ * are not counted as statements). Never the SQL or its values.
+ */
+export interface StoreStatement {
+  operation: string;
+  table: string | undefined;
+  inTransaction: boolean;
+}
+
 export async function openDb(options: {
   dataDir: string;
   databaseUrl: string | undefined;
@@ -411,6 +422,7 @@ export async function openDb(options: {
   poolSize?: number;
   /** How long a SQLite statement retries while another process holds the lock. */
   sqliteLockedWaitMs?: number;
+  onStatement?: (statement: StoreStatement) => void;
 }): Promise<OpenedDb> {
   const { logger } = options;
   if (options.databaseUrl) {
@@ -451,7 +463,9 @@ export async function openDb(options: {
       );
       endOnQueryTimeout(client, logger);
     });
-    const db = new Kysely<StoredTables>({ dialect: new AckFirstPostgresDialect({ pool }) });
+    const db = new Kysely<StoredTables>({
+      dialect: new AckFirstPostgresDialect({ pool }, options.onStatement),
+    });
     try {
       await sql`select 1`.execute(db);
     } catch (e) {
@@ -480,7 +494,11 @@ export async function openDb(options: {
   }
   cachePreparedStatements(database);
   const db = new Kysely<StoredTables>({
-    dialect: new LockWaitingSqliteDialect(database, options.sqliteLockedWaitMs ?? SQLITE_LOCKED_WAIT_MS),
+    dialect: new LockWaitingSqliteDialect(
+      database,
+      options.sqliteLockedWaitMs ?? SQLITE_LOCKED_WAIT_MS,
+      options.onStatement,
+    ),
   });
   return { engine: "sqlite", db, where: file };
 }
@@ -510,10 +528,20 @@ function endOnQueryTimeout(client: pg.PoolClient, logger: Logger): void {
  * any other I/O. Statements inside a transaction go on at once, so no transaction holds its locks longer.
  */
 class AckFirstPostgresDialect extends PostgresDialect {
+  readonly #onStatement: StatementHook | undefined;
+  constructor(config: ConstructorParameters<typeof PostgresDialect>[0], onStatement?: StatementHook) {
+    super(config);
+    this.#onStatement = onStatement;
+  }
   override createDriver(): Driver {
-    return new AckFirstDriver(super.createDriver(), "postgresql");
+    return new AckFirstDriver(super.createDriver(), "postgresql", this.#onStatement);
   }
 }
+
+type StatementHook = (statement: StoreStatement) => void;
+
+/** SQLite's own transaction statements, which its driver runs through the wrapper (PostgreSQL's do not). */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b/i;
 
 /**
  * A driver that runs every statement of its connections through `run`; transactions, release and the
@@ -529,6 +557,7 @@ abstract class StatementWrappingDriver implements Driver {
   constructor(
     protected readonly inner: Driver,
     private readonly system: "sqlite" | "postgresql",
+    private readonly onStatement: StatementHook | undefined,
   ) {}
 
   /** Run one statement of `connection` (the wrapper); `execute` runs it on the inner connection. */
@@ -564,6 +593,8 @@ abstract class StatementWrappingDriver implements Driver {
     execute: () => Promise<QueryResult<R>>,
   ): Promise<QueryResult<R>> {
     const transaction = this.#transactions.get(connection);
+    if (this.onStatement && !TRANSACTION_CONTROL.test(query.sql))
+      this.onStatement({ ...statementOf(query), inTransaction: transaction !== undefined });
     if (transaction) {
       transaction.statements++;
       return execute();
@@ -596,6 +627,7 @@ abstract class StatementWrappingDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const span = startSpan("store transaction", { "db.system.name": this.system }, { childOnly: true });
     this.#transactions.set(connection, { span, statements: 0 });
+    this.onStatement?.({ operation: "begin", table: undefined, inTransaction: true });
     try {
       await this.begin(connection, settings);
     } catch (err) {
@@ -736,12 +768,14 @@ const isLocked = (e: unknown) => {
 /** Kysely's SQLite dialect whose statements wait for another process's lock without blocking. */
 class LockWaitingSqliteDialect extends SqliteDialect {
   readonly #waitMs: number;
-  constructor(database: BetterSqlite3.Database, waitMs: number) {
+  readonly #onStatement: StatementHook | undefined;
+  constructor(database: BetterSqlite3.Database, waitMs: number, onStatement?: StatementHook) {
     super({ database });
     this.#waitMs = waitMs;
+    this.#onStatement = onStatement;
   }
   override createDriver(): Driver {
-    return new LockWaitingDriver(super.createDriver(), this.#waitMs);
+    return new LockWaitingDriver(super.createDriver(), this.#waitMs, this.#onStatement);
   }
 }
 
@@ -749,8 +783,9 @@ class LockWaitingDriver extends StatementWrappingDriver {
   constructor(
     inner: Driver,
     private readonly waitMs: number,
+    onStatement: StatementHook | undefined,
   ) {
-    super(inner, "sqlite");
+    super(inner, "sqlite", onStatement);
   }
 
   protected override run<R>(

@@ -6,7 +6,7 @@ import { type AgentTokensRepo, createAgentTokensRepo } from "./agent-tokens.js";
 import { type AuditRepo, createAuditRepo } from "./audit.js";
 import { type ChangeRequestsRepo, createChangeRequestsRepo } from "./change-requests.js";
 import type { RepoContext } from "./context.js";
-import { type Engine, openDb, type StoredTables, withCamelCase } from "./db.js";
+import { type Engine, openDb, type StoredTables, type StoreStatement, withCamelCase } from "./db.js";
 import { StoreError, toStoreError } from "./errors.js";
 import { createFunctionExecutionsRepo, type FunctionExecutionsRepo } from "./function-executions.js";
 import { createInstallationsRepo, type InstallationsRepo } from "./installations.js";
@@ -42,7 +42,7 @@ export { CHANGE_STATES, CHANGE_TRANSITIONS } from "./change-requests.js";
 export type { WorkScope } from "./context.js";
 export type { MasterKey, MasterKeyRing } from "./crypto.js";
 export { fingerprintOf, parseMasterKeys } from "./crypto.js";
-export type { Engine } from "./db.js";
+export type { Engine, StoreStatement } from "./db.js";
 export { isStoreError, StoreError, type StoreErrorKind } from "./errors.js";
 export type {
   FunctionExecution,
@@ -77,7 +77,7 @@ export type {
   SchedulesRepo,
 } from "./schedules.js";
 export type { TargetLocksRepo } from "./target-locks.js";
-export type { TimelineReads } from "./timeline.js";
+export type { AuditStep, TimelineReads, ZoneChange } from "./timeline.js";
 export type { HeadsUpKey, UndoHeadsUpsRepo } from "./undo-heads-ups.js";
 export { type SecretPurpose, Vault } from "./vault.js";
 export type {
@@ -111,6 +111,8 @@ export interface StoreOptions {
   migrationLockWaitMs?: number;
   /** How long a SQLite statement waits for another process's lock; default 5 s. */
   sqliteLockedWaitMs?: number;
+  /** Told of every statement the store runs, and of each transaction (tests count what a flow costs). */
+  onStatement?: (statement: StoreStatement) => void;
 }
 
 export interface Store {
@@ -178,6 +180,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     statementTimeoutMs: config.store.statementTimeoutMs,
     ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
     ...(options.sqliteLockedWaitMs !== undefined ? { sqliteLockedWaitMs: options.sqliteLockedWaitMs } : {}),
+    ...(options.onStatement ? { onStatement: options.onStatement } : {}),
   });
   const { db, engine } = opened;
   try {

@@ -44,6 +44,13 @@ describe("npm run bench (smoke, tiny numbers)", () => {
     expect(rate?.bareZones.missing).toBe(0);
     expect(rate?.bareZones.unmatched).toBe(0);
     expect(rate?.bareZones.overheadVsEdgeHeld.n).toBe(20);
+    // /edge apps and its floor (the bare app's fetch-apps), matched the same way.
+    for (const run of [rate?.apps, rate?.bareApps]) {
+      expect(run?.failed).toBe(0);
+      expect(run?.missing).toBe(0);
+      expect(run?.unmatched).toBe(0);
+      expect(run?.overheadVsEdgeHeld.n).toBe(20);
+    }
     expect(rate?.zones.overheadP99BySecond.length).toBeGreaterThan(0);
     // Cold /edge zones: each of 5 new workspaces once, at the bot and at the floor making the same Edge reads.
     const cold = r.latency?.cold;
@@ -53,10 +60,27 @@ describe("npm run bench (smoke, tiny numbers)", () => {
       expect(run?.unmatched).toBe(0);
       expect(run?.overhead.n).toBe(5);
       expect(run?.overhead.p50).toBeGreaterThan(0);
-      // Waited for the page and then the metrics: two Edge calls in a row at least.
-      expect(run?.endToEnd.p50).toBeGreaterThan(300);
+      // The page at once (one Edge call), then replaced once the metrics are read: two calls in a row at least.
+      expect(run?.endToEnd.p50).toBeGreaterThan(150);
+      expect(run?.complete.missing).toBe(0);
+      expect(run?.complete.overhead.n).toBe(5);
+      expect(run?.complete.endToEnd.p50).toBeGreaterThan(300);
+      expect(run?.complete.endToEnd.p50).toBeGreaterThan(run?.endToEnd.p50 ?? 0);
     }
     expect(cold?.ratios.overheadP99).toBeGreaterThan(0);
+    expect(cold?.ratios.completeOverheadP99).toBeGreaterThan(0);
+    // The mix at the same rate, with drift watches polling: every command acked and answered, each block's
+    // preview filled, each timeline telling the changes seeded for it.
+    const mixed = r.latency?.mixed;
+    expect(mixed?.bot.sent).toBe(20);
+    expect(mixed?.bare.sent).toBe(20);
+    expect(mixed?.bot.failed).toBe(0);
+    expect(mixed?.missing).toBe(0);
+    expect(mixed?.previews.sent).toBeGreaterThan(0);
+    expect(mixed?.previews.filled).toBe(mixed?.previews.sent);
+    expect(mixed?.timelines.sent).toBeGreaterThan(0);
+    expect(mixed?.timelines.told).toBe(mixed?.timelines.sent);
+    expect(mixed?.botCpuPerSec.duringRun.process).toBeGreaterThan(0);
     const [sqlite] = r.approvals ?? [];
     expect(sqlite && "puts" in sqlite ? sqlite.puts : -1).toBe(3);
     if (!sqlite || !("puts" in sqlite)) throw new Error("no approvals figures");
@@ -80,8 +104,9 @@ describe("npm run bench (smoke, tiny numbers)", () => {
       "CPU per approval < 1 ms",
       "CPU per approval (main thread) ≤ 2.0× the same-I/O floor",
       "seen for the first time",
+      "with previews, drift watches and timelines in the run",
     ])
       expect(targets).toContain(figure);
     expect(formatTable(r)).toContain("Targets");
-  }, 120_000);
+  }, 180_000);
 });

@@ -177,6 +177,37 @@ describe("per-key queue", () => {
     );
   });
 
+  it("refuses optional background reads at once with busy once maxBackground background calls wait or run; polling and commands still queue", async () => {
+    let rejected = 0;
+    const { server, api } = await setup({ maxBackground: 3, onQueueRejected: () => rejected++ });
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    server.handle(() => ({ status: 200, body: apps, holdUntil: held }));
+    // Three keys' optional reads fill the replica's background allowance (one in flight each).
+    const optional = ["k-1", "k-2", "k-3"].map((k) =>
+      settle(api.forKey(k, { background: "optional" }).listApps()),
+    );
+    await server.waitForRequests(3);
+    const refused = await settle(api.forKey("k-4", { background: "optional" }).listApps());
+    expect(refused.ok).toBe(false);
+    const e = (refused as { e: EdgeApiError }).e;
+    expect(e.kind).toBe("busy");
+    expect(describeEdgeError(e)).toBe(
+      "edgeops is busy with many background reads of the Edge API right now; ask again in a minute.",
+    );
+    expect(rejected).toBe(1);
+    // Alert polling (background, not optional) and a person's command are queued, never refused for it.
+    const polling = settle(api.forKey("k-5", { background: true }).listApps());
+    const command = settle(api.forKey("k-6").listApps());
+    await server.waitForRequests(5);
+    expect(server.requests).toHaveLength(5);
+    release();
+    const all = await Promise.all([...optional, polling, command]);
+    expect(all.every((r) => r.ok)).toBe(true);
+    // With the backlog gone, an optional read is sent again.
+    expect((await settle(api.forKey("k-4", { background: "optional" }).listApps())).ok).toBe(true);
+  });
+
   it("one key's backlog does not delay another key", async () => {
     const { server, api } = await setup({ ratePerSec: 1, concurrency: 1 });
     // Key A's answers are held until the end: its first call stays in flight, the other four wait behind it.

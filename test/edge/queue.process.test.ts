@@ -49,6 +49,22 @@ describe("per-key pacing in real time", () => {
     expect(arrivals[19]! - arrivals[0]!).toBeGreaterThanOrEqual(2900);
   });
 
+  it("keeps part of each window's starts for people: a burst of background reads never makes the next command wait a window", async () => {
+    const { server, api } = await setup({ ratePerSec: 10, concurrency: 4 });
+    const background = api.forKey("k-share", { background: true });
+    const reads = Array.from({ length: 10 }, () => background.listApps());
+    await server.waitForRequests(6);
+    // Background work has 6 of the window's 10 starts; the other 4 wait for the next window.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(server.requests).toHaveLength(6);
+    const asked = Date.now();
+    await api.forKey("k-share").listApps();
+    // Well within the window that is still running (1,050 ms): it took one of the starts kept back.
+    expect(Date.now() - asked).toBeLessThan(500);
+    await Promise.all(reads);
+    expect(server.requests).toHaveLength(11);
+  });
+
   it("keeps the rate cap across sequential calls (an idle queue is not reset early)", async () => {
     const { server, api } = await setup({ ratePerSec: 2 });
     const client = api.forKey("k-seq");

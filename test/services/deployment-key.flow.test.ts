@@ -5,6 +5,7 @@ import { VIEWS } from "../../src/slack/ids.js";
 import { SIM_IDS } from "../../tools/simulator/index.js";
 import {
   blocksText,
+  commandAnswer,
   type Harness,
   installWorkspace,
   SIGNING_SECRET,
@@ -23,9 +24,7 @@ const OPERATOR = "T0001";
 const STRANGER = "T0STRANGER";
 
 async function answerTo(h: Harness, text: string, teamId: string): Promise<string> {
-  const res = await h.command(text, { teamId, userId: "U0001" });
-  expect(res.status).toBe(200);
-  return blocksText((await h.slack.waitForResponse(res.responseId)).body.blocks);
+  return (await commandAnswer(h, text, { teamId, userId: "U0001" })).text;
 }
 
 async function openHome(h: Harness, teamId: string): Promise<string> {

@@ -10,7 +10,7 @@ import { openWafAlert, zoneWatch } from "../support/zone-alert.js";
 /**
  * The timeline's read model against both stores: what edgeops stored about one zone in a window comes back
  * as one chronological story (who and when), private channels' entries only for their members, and a 24 h
- * episode with 500 changes is built from the store quickly (measured against a floor in the same run).
+ * episode with 500 changes is built from the store quickly (against one indexed read of as many rows, same run).
  */
 
 const TEAM = "T0001";
@@ -177,8 +177,12 @@ for (const { engine, enabled } of engines) {
         expect(t.entries[i]?.at ?? 0).toBeGreaterThanOrEqual(t.entries[i - 1]?.at ?? 0);
       const m = await timeTimeline(store, c, ZONE);
       expect(m.entries).toBe(1_501);
+      expect(m.floorRows).toBe(1_500);
+      // Issue 40's goal is 10× (bench/run.ts); generous here, where other suites share the cores: an N+1 read or a
+      // quadratic merge of 1,500 entries is far beyond it.
+      expect(m.ratioToFloor).toBeLessThan(30);
       console.log(
-        `[timeline bench ${engine}] 24 h, 500 changes (${m.entries} entries): build ${m.buildMs} ms (median of ${m.runs}); floor (the same queries finding nothing) ${m.floorMs} ms; ${m.ratioToFloor}× the floor`,
+        `[timeline bench ${engine}] 24 h, 500 changes (${m.entries} entries): build ${m.buildMs} ms (median of ${m.runs}); floor (one indexed read of ${m.floorRows} audit rows) ${m.floorMs} ms; ${m.ratioToFloor}× the floor; nothing to find ${m.emptyZoneMs} ms`,
       );
     }, 120_000);
   });

@@ -10,7 +10,7 @@ import type { Deps } from "../../src/deps.js";
 import { RETRY_FAST } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import type { SlackApp } from "../../src/slack/app.js";
-import type { Store } from "../../src/store/index.js";
+import type { Store, StoreStatement } from "../../src/store/index.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 import { type FakeSlack, type SlackFault, startFakeSlack } from "./fake-slack.js";
 import { TEST_DATABASE_URL } from "./helpers.js";
@@ -151,6 +151,8 @@ export interface HarnessOptions {
    * on a loaded machine a slow answer past it is sent again (a retry), and counted twice.
    */
   edgeTimeoutMs?: number;
+  /** Told of every statement the bot's store runs (the store's onStatement): what a flow costs in SQL. */
+  onStoreStatement?: (statement: StoreStatement) => void;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -208,6 +210,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    ...(options.onStoreStatement ? { onStoreStatement: options.onStoreStatement } : {}),
     edgeOptions: { timeoutMs: options.edgeTimeoutMs ?? 2000, retry: RETRY_FAST },
     transport: {
       kind: "http",
@@ -412,6 +415,9 @@ export function answerTo(h: Harness, text: string, userId: string, channelId = "
   return commandAnswer(h, text, { userId, channelId });
 }
 
+/** What a placeholder answer says of itself (the answer then replaces it at the same response_url). */
+export const REPLACED_LATER = "this message is replaced when";
+
 /** `/edge <text>` sent as `who`: its answer at the response_url (body, text, buttons), once acked with 200. */
 export async function commandAnswer(
   h: Harness,
@@ -420,7 +426,12 @@ export async function commandAnswer(
 ) {
   const res = await h.command(text, who);
   if (res.status !== 200) throw new Error(`the receiver answered ${res.status} to /edge ${text}`);
-  const answer = await h.slack.waitForResponse(res.responseId);
+  const first = await h.slack.waitForResponse(res.responseId);
+  // An answer sent first with what is known (e.g. /edge zones reading this minute's metrics) says it will be
+  // replaced: the answer is what replaces it.
+  const answer = blocksText(first.body.blocks).includes(REPLACED_LATER)
+    ? await h.slack.waitForResponse(res.responseId, (r) => r !== first)
+    : first;
   return {
     body: answer.body,
     text: blocksText(answer.body.blocks),

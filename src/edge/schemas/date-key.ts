@@ -89,13 +89,23 @@ function slashOrder(keys: readonly string[]): SlashOrder {
  */
 export function readDateKeys(keys: readonly string[]): (key: string) => number | null {
   const order = slashOrder(keys);
-  return (raw) => {
+  const read = (raw: string): number | null => {
     const m = SLASHED.exec(raw.trim());
     if (!m) return parseDateKey(raw);
     // Undecided, a key names a day only where both readings name the same one (4/4/2026).
     if (order === "undecided" && num(m[1]) !== num(m[2])) return null;
     const [month, day] = order === "day-first" ? [m[2], m[1]] : [m[1], m[2]];
     return utc(num(m[3]), num(month), num(day), hour12(num(m[4]), m[7]), num(m[5]), num(m[6]));
+  };
+  // A map's reader is asked for the same key several times (which level is time, which keys are unreadable,
+  // then once per count under it): each key is read once.
+  const known = new Map<string, number | null>();
+  return (raw) => {
+    const seen = known.get(raw);
+    if (seen !== undefined) return seen;
+    const t = read(raw);
+    known.set(raw, t);
+    return t;
   };
 }
 

@@ -57,6 +57,8 @@ export function zonesMessage(
   asOf: number,
   /** What the watches' detector said of this page's zones now (services/unusual-zones.ts). */
   checks?: readonly ZoneCheck[],
+  /** `reading`: zones of this page whose metrics are being read for this answer (not among `checks`). */
+  { reading = 0 }: { reading?: number } = {},
 ): Reply {
   const blocks: KnownBlock[] = [header("Shield zones")];
   const pages = page.totalPages ? ` of ${page.totalPages}` : "";
@@ -64,7 +66,7 @@ export function zonesMessage(
   blocks.push(context(`Page ${page.page}${pages}${total}`));
   if (page.skipped) blocks.push(context(skippedText(page.skipped, "shield zone", "a shieldZoneId")));
   // First: what looks on fire matters more than the list.
-  if (checks) blocks.push(...checkBlocks(checks, page));
+  if (checks) blocks.push(...checkBlocks(checks, page, reading));
   const lines = named
     ? named.map((z) => mrkdwn`${namedZoneLine(z, asOf)}\n      ${limitsText(z.zone)}`)
     : page.items.map((z) => zoneLine(z, asOf));
@@ -114,13 +116,15 @@ export function seriesText(series: readonly number[]): Mrkdwn | string {
  * The zones on this page that look under attack now, with where to look closer and how to be alerted; what
  * could not be checked, and that other pages were not.
  */
-function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage): KnownBlock[] {
+function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage, reading: number): KnownBlock[] {
   const lines = checks.flatMap((c) => (c.state === "unusual" ? [unusualZoneLine(c)] : []));
   const unknown = checks.filter((c) => c.state === "unknown");
   const notes: string[] = [
-    lines.length === 0
-      ? `No zone on this page looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
-      : "Judged against each zone's last hour, as a zone watch would (normal sensitivity).",
+    reading > 0
+      ? `:hourglass_flowing_sand: Checking ${reading} zone${reading === 1 ? "'s" : "s'"} traffic against ${reading === 1 ? "its" : "their"} last hour…; this message is replaced when ${reading === 1 ? "it is" : "they are"} in.`
+      : lines.length === 0
+        ? `No zone on this page looks unusual in its last whole 2-minute slot, judged against its last hour as a zone watch would.`
+        : "Judged against each zone's last hour, as a zone watch would (normal sensitivity).",
   ];
   if (unknown.length > 0)
     notes.push(
@@ -129,7 +133,7 @@ function checkBlocks(checks: readonly ZoneCheck[], page: ShieldZonePage): KnownB
         .map((c) => `zone ${c.zoneId} (${c.why.replace(/\.$/, "")})`)
         .join("; ")}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}.`,
     );
-  const checked = checks.length;
+  const checked = checks.length + reading;
   if (checked < page.items.length) notes.push(`Only the first ${checked} zones of this page were checked.`);
   if (page.nextPage !== null || page.page > 1) notes.push("Zones on other pages were not checked.");
   return [...(lines.length > 0 ? packLines(lines, 3, "unusual zones") : []), context(notes.join(" "))];

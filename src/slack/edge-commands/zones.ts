@@ -1,5 +1,5 @@
 import { usage } from "../../errors.js";
-import { checkZones } from "../../services/unusual-zones.js";
+import { awaitingRead, checkZones, type ZoneCheck } from "../../services/unusual-zones.js";
 import { findShieldZones, namedShieldZonesPage } from "../../services/zone-lookup.js";
 import { zoneSearchMessage, zonesMessage } from "../blocks/zones.js";
 import { MAX_INT32, parseId, parseZoneName } from "./parse.js";
@@ -41,12 +41,25 @@ export const zonesCommand: Subcommand = {
       throw usage(
         `There ${last === 1 ? "is 1 page" : `are ${last} pages`} of shield zones${read.totalCount !== undefined ? ` (${read.totalCount} zones)` : ""}: /edge zones ${last} shows the last.`,
       );
-    // Nothing else says what is on fire before any watch exists: this page's zones are checked (bounded).
-    const checks = await checkZones(
-      ctx.env.deps,
-      ctx.teamId,
-      read.items.map((z) => z.shieldZoneId),
-    );
-    return zonesMessage(read, ctx.isPublic, named, ctx.env.deps.clock.now(), checks);
+    // Nothing else says what is on fire before any watch exists: this page's zones are checked (bounded). What
+    // this minute's readings already say goes out with the page at once; the answer replaces it once the rest
+    // are read (a zone's metrics are read at most once a minute per key, so most answers need no replacing).
+    const { deps } = ctx.env;
+    const ids = read.items.map((z) => z.shieldZoneId);
+    const answer = (checks: readonly ZoneCheck[]) =>
+      zonesMessage(
+        read,
+        ctx.isPublic,
+        named,
+        deps.clock.now(),
+        checks.filter((c) => !awaitingRead(c)),
+        {
+          reading: checks.filter(awaitingRead).length,
+        },
+      );
+    const known = await checkZones(deps, ctx.teamId, ids, { read: false });
+    if (!known.some(awaitingRead)) return answer(known);
+    await ctx.placeholder?.(answer(known));
+    return answer(await checkZones(deps, ctx.teamId, ids));
   },
 };

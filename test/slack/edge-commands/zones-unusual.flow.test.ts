@@ -1,21 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { steppedClock } from "../../support/clock.js";
-import { answerTo, type Harness, startHarness } from "../../support/harness.js";
+import { answerTo, blocksText, type Harness, startHarness } from "../../support/harness.js";
 import { ALICE, BOB } from "../../support/users.js";
 
 /**
  * From a cold start (no watch), `/edge zones` says which zones on its page look under attack now, with the
- * commands that look closer or watch them, and that the zones beyond the page were not checked.
+ * commands that look closer or watch them, and that the zones beyond the page were not checked. The page goes
+ * out at once; the checks a minute has not read yet replace it when they are in.
  */
 
 let h: Harness;
 /** A fixed time of day (the simulator's too): both commands fall in one two-minute slot. */
-const NOW = Date.UTC(2026, 10, 27, 12, 0, 30);
+let now = Date.UTC(2026, 10, 27, 12, 0, 30);
 
 beforeAll(async () => {
   // Reads are counted at the simulator: a long timeout, so a read slowed by a loaded machine is not sent twice.
-  h = await startHarness({ clock: steppedClock(() => NOW), simulatorOnClock: true, edgeTimeoutMs: 60_000 });
+  h = await startHarness({ clock: steppedClock(() => now), simulatorOnClock: true, edgeTimeoutMs: 60_000 });
 });
 afterAll(async () => {
   await h?.close();
@@ -45,5 +46,31 @@ describe("/edge zones without any watch", () => {
     const again = await answerTo(h, "zones", ALICE);
     expect(again.text).toContain(`Zone ${zone} looks unusual now`);
     expect(metricReads().length).toBe(first);
+  });
+
+  it("answers with the page at once while the zones' metrics are read, then replaces it with the checks; a known minute answers once", async () => {
+    const zone = SIM_IDS.zoneUnderAttack;
+    // A new minute: nothing read for it yet.
+    now += 60_000;
+    const res = await h.command("zones", { userId: BOB });
+    expect(res.status).toBe(200);
+    const placeholder = await h.slack.waitForResponse(res.responseId);
+    const first = blocksText(placeholder.body.blocks);
+    expect(first).toContain(`Zone ${zone}`);
+    expect(first).toMatch(
+      /Checking 10 zones' traffic against their last hour…; this message is replaced when they are in/,
+    );
+    expect(first).not.toContain("looks unusual now");
+    expect(first).not.toContain("No zone on this page looks unusual");
+    const replaced = await h.slack.waitForResponse(res.responseId, (r) => r !== placeholder);
+    expect(replaced.body.replace_original).toBe(true);
+    expect(blocksText(replaced.body.blocks)).toContain(`Zone ${zone} looks unusual now`);
+    expect(blocksText(replaced.body.blocks)).not.toContain("Checking");
+
+    const again = await h.command("zones", { userId: ALICE });
+    const once = await h.slack.waitForResponse(again.responseId);
+    expect(blocksText(once.body.blocks)).toContain(`Zone ${zone} looks unusual now`);
+    await h.settled();
+    expect(h.slack.responsesTo(again.responseId)).toHaveLength(1);
   });
 });
