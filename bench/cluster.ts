@@ -33,6 +33,7 @@ import { openStore, type Store } from "../src/store/index.js";
 import { startFakeSlack } from "../test/support/fake-slack.js";
 import { SIM_IDS } from "../tools/simulator/index.js";
 import {
+  answeredCount,
   type Child,
   ENCRYPTION_KEY,
   keyFor,
@@ -637,13 +638,15 @@ async function capPhase(
   );
   const samples = await runLoad(ctx, { origin: cluster.origin, requests, rate: o.hotRate * o.hotKeys });
   // The backlog drains at the cap: perKey / cap seconds in all.
-  await until(() => ctx.slack.responses.length >= n, (perKey / cap) * 1000 + 30_000, "hot-key answers").catch(
-    () => undefined,
-  );
+  await until(
+    () => answeredCount(ctx.slack.responses) >= n,
+    (perKey / cap) * 1000 + 30_000,
+    "hot-key answers",
+  ).catch(() => undefined);
   // Every call a key makes counts against its cap: the zones pages and the lists that name them.
   const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", {});
   const hot = Array.from({ length: o.hotKeys }, (_, i) => byKey[keyFor(first + i)] ?? []);
-  const failed = samples.filter((s) => s.status !== 200).length + (n - ctx.slack.responses.length);
+  const failed = samples.filter((s) => s.status !== 200).length + (n - answeredCount(ctx.slack.responses));
   ctx.slack.clear();
   await sleep(1_300);
   return capUse(hot, cap, perKey, failed);

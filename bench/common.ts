@@ -74,6 +74,13 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
   }
 }
 
+/**
+ * How many requests have an answer at response_url: `/edge zones` may answer twice (the page at once, then
+ * the page with its zones' checks), so the answers are counted by request.
+ */
+export const answeredCount = (responses: readonly { id: string }[]): number =>
+  new Set(responses.map((r) => r.id)).size;
+
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable between processes. */
 export const wallNow = (): number => performance.timeOrigin + performance.now();
 

@@ -5,6 +5,7 @@
  */
 import { request } from "undici";
 import {
+  answeredCount,
   type CountArgs,
   keyFor,
   ratio,
@@ -178,7 +179,7 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
   await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
   const samples = await runLoad(ctx, { origin, requests, rate });
-  await until(() => ctx.slack.responses.length >= n, 15_000, `${n} answers to ${text}`).catch(
+  await until(() => answeredCount(ctx.slack.responses) >= n, 15_000, `${n} answers to ${text}`).catch(
     () => undefined,
   );
   const answers = await answerFigures(ctx, samples, {

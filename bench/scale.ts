@@ -27,6 +27,7 @@ import type { Store } from "../src/store/index.js";
 import { SIM_IDS } from "../tools/simulator/index.js";
 import { type Cluster, createPending, overCap, proxyCounts, putsByWorkspace } from "./cluster.js";
 import {
+  answeredCount,
   keyFor,
   ratio,
   round,
@@ -258,8 +259,8 @@ async function scaleRun(
     await runLoad(ctx, { origin: r.origin, requests: warm, rate: o.commandRate });
   }
   const warmed = o.workspaces * replicas.length;
-  await until(() => ctx.slack.responses.length >= warmed, 60_000, "the warm-up's answers").catch(() =>
-    ctx.progress(`  only ${ctx.slack.responses.length} of ${warmed} warm-up answers`),
+  await until(() => answeredCount(ctx.slack.responses) >= warmed, 60_000, "the warm-up's answers").catch(() =>
+    ctx.progress(`  only ${answeredCount(ctx.slack.responses)} of ${warmed} warm-up answers`),
   );
   await sleep(1_300);
 
