@@ -639,14 +639,15 @@ async function capPhase(
   const samples = await runLoad(ctx, { origin: cluster.origin, requests, rate: o.hotRate * o.hotKeys });
   // The backlog drains at the cap: perKey / cap seconds in all.
   await until(
-    () => answeredCount(ctx.slack.responses) >= n,
+    () => answeredCount(ctx.slack.responses, "cap-") >= n,
     (perKey / cap) * 1000 + 30_000,
     "hot-key answers",
   ).catch(() => undefined);
   // Every call a key makes counts against its cap: the zones pages and the lists that name them.
   const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", {});
   const hot = Array.from({ length: o.hotKeys }, (_, i) => byKey[keyFor(first + i)] ?? []);
-  const failed = samples.filter((s) => s.status !== 200).length + (n - answeredCount(ctx.slack.responses));
+  const failed =
+    samples.filter((s) => s.status !== 200).length + (n - answeredCount(ctx.slack.responses, "cap-"));
   ctx.slack.clear();
   await sleep(1_300);
   return capUse(hot, cap, perKey, failed);

@@ -179,9 +179,11 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
   await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
   const samples = await runLoad(ctx, { origin, requests, rate });
-  await until(() => answeredCount(ctx.slack.responses) >= n, 15_000, `${n} answers to ${text}`).catch(
-    () => undefined,
-  );
+  await until(
+    () => answeredCount(ctx.slack.responses, `${prefix}-`) >= n,
+    15_000,
+    `${n} answers to ${text}`,
+  ).catch(() => undefined);
   const answers = await answerFigures(ctx, samples, {
     edgeCalls,
     awaited,

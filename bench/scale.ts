@@ -259,8 +259,12 @@ async function scaleRun(
     await runLoad(ctx, { origin: r.origin, requests: warm, rate: o.commandRate });
   }
   const warmed = o.workspaces * replicas.length;
-  await until(() => answeredCount(ctx.slack.responses) >= warmed, 60_000, "the warm-up's answers").catch(() =>
-    ctx.progress(`  only ${answeredCount(ctx.slack.responses)} of ${warmed} warm-up answers`),
+  await until(
+    () => answeredCount(ctx.slack.responses, `sw${tag}-`) >= warmed,
+    60_000,
+    "the warm-up's answers",
+  ).catch(() =>
+    ctx.progress(`  only ${answeredCount(ctx.slack.responses, `sw${tag}-`)} of ${warmed} warm-up answers`),
   );
   await sleep(1_300);
 
