@@ -17,8 +17,7 @@
  * The one replica is its own process with EXPECTED_REPLICAS=1 on the same PostgreSQL and Redis, sent the
  * load directly (no proxy, as the ack phase's comparison), while no other replica runs: it carries every
  * command, click and watch evaluation itself. The cluster's replica 0 without the proxy would share the
- * watches and the background work with the other two and keep a third of the per-key rate locally, so it
- * would not be doing the same load. It runs first, so any warming of PostgreSQL favours the cluster's run.
+ * watches and the background work with the other two, so it would not be doing the same load. It runs first, so any warming of PostgreSQL favours the cluster's run.
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
