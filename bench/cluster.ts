@@ -14,6 +14,8 @@
  *     none is undone (a control block nobody took over is, so the sweepers did run meanwhile);
  *   - work that must happen exactly once (EXACTLY_ONCE_WORK): schedules made due at once, and zone watches
  *     whose zones come under attack (one alert parent per watch, WATCH_INTERVAL_MS shortened);
+ *   - with --only scale, first and on replicas of its own, the scale phase (bench/scale.ts): commands,
+ *     approvals and watches at once at issue 40's sizes, on the cluster and on one replica alone;
  *   - then one replica SIGKILLed mid-run, during a burst of Approve clicks and with schedule runs in
  *     flight: no PUT twice, every request applied once, expired once or settled by the reconciler, and
  *     every schedule occurrence posted once (the ones the dead replica had claimed: by a survivor, after
@@ -31,6 +33,7 @@ import { openStore, type Store } from "../src/store/index.js";
 import { startFakeSlack } from "../test/support/fake-slack.js";
 import { SIM_IDS } from "../tools/simulator/index.js";
 import {
+  answeredCount,
   type Child,
   ENCRYPTION_KEY,
   keyFor,
@@ -60,6 +63,19 @@ import {
   startBotProcess,
 } from "./processes.js";
 import { maxInWindow } from "./queue.js";
+import { formatScale, type ScaleResult, scalePhase, scaleVerdicts } from "./scale.js";
+
+export const CLUSTER_PHASES = [
+  "acks",
+  "cap",
+  "approvals",
+  "one-list",
+  "takeover",
+  "exactly-once",
+  "kill",
+  "scale",
+] as const;
+export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
 
 export interface ClusterOptions {
   replicas: number;
@@ -100,6 +116,18 @@ export interface ClusterOptions {
   schedulerLeaseMs: number;
   /** Wait for every request of the kill phase to expire or be reconciled (≈ 80 s); the test does not. */
   settleApprovals: boolean;
+  /**
+   * The scale phase (bench/scale.ts): its own workspaces, each its own key; slash commands and Approve clicks a
+   * second; zone watches; the replicas' WATCH_INTERVAL_MS in it; seconds of measured load.
+   */
+  scaleWorkspaces: number;
+  scaleCommandRate: number;
+  scaleApprovalRate: number;
+  scaleWatches: number;
+  scaleWatchIntervalMs: number;
+  scaleSeconds: number;
+  /** The phases to run, in their fixed order (scale first, on replicas of its own). */
+  only: readonly ClusterPhase[];
   redisUrl: string;
   compiled: boolean;
   quiet: boolean;
@@ -128,7 +156,16 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   schedulerIntervalMs: 1_000,
   schedulerLeaseMs: 5_000,
   settleApprovals: true,
-  // Its own logical database: the shared limit's keys never meet the tests' (db 0) or the test's (db 3).
+  scaleWorkspaces: 1_000,
+  scaleCommandRate: 200,
+  scaleApprovalRate: 50,
+  scaleWatches: 500,
+  // The production default (config.ts): watches at their steady rate, not the alerts phase's shortened one.
+  scaleWatchIntervalMs: 60_000,
+  scaleSeconds: 20,
+  // The scale phase only when asked (--only scale): at full size it is minutes of setup on its own replicas.
+  only: CLUSTER_PHASES.filter((p) => p !== "scale"),
+  // Its own logical database: the shared limit's keys never meet the tests' (db 0) or the process tests' (db 3, 4).
   redisUrl: `${(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379").replace(/\/\d*$/, "")}/2`,
   compiled: true,
   quiet: false,
@@ -260,13 +297,15 @@ export interface ClusterResults {
     options: Omit<ClusterOptions, "out" | "quiet" | "redisUrl">;
     setup: string[];
   };
-  acks: AckComparison[];
-  cap: CapUse;
-  approvals: ApprovalBurst;
-  oneList: OneListResult;
-  takeover: TakeoverResult;
-  exactlyOnce: OnceTally[];
-  kill: KillResult;
+  /** Each phase's result when it ran (a run with --only keeps the other sections of results.json). */
+  acks?: AckComparison[];
+  cap?: CapUse;
+  approvals?: ApprovalBurst;
+  oneList?: OneListResult;
+  takeover?: TakeoverResult;
+  exactlyOnce?: OnceTally[];
+  kill?: KillResult;
+  scale?: ScaleResult;
   verdicts: { target: string; met: boolean; detail: string }[];
 }
 
@@ -276,6 +315,7 @@ const SETUP = [
   "Alerts: zone watches stored as /edge watch zone stores them, one a channel, on zones whose staged attack began 6 minutes earlier (each watch's first evaluation reads the hour before and fires); WATCH_INTERVAL_MS shortened so the watches are evaluated again (by any replica) while the tally waits.",
   "Edge API: the simulator in its own process, 150 ms a call, every workspace its own key (cap 10/s, 4 at once per key, shared through Redis).",
   "Slack: the fake Web API in the orchestrator; load: bench/loadgen.ts, open loop.",
+  "Scale (bench/scale.ts): first, on replicas of its own with the production WATCH_INTERVAL_MS unless set: one replica alone (EXPECTED_REPLICAS=1, sent the load directly), then the N replicas behind the proxy, each stopped before the next; the other phases' replicas start after.",
   "Machine: 2 shared cores for every replica, the proxy, the simulator, the load generator, PostgreSQL and Redis.",
 ];
 
@@ -440,7 +480,7 @@ export const EXACTLY_ONCE_WORK: readonly ExactlyOnceWork[] = [schedulesWork, ale
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-interface Cluster {
+export interface Cluster {
   replicas: (BotProcess | undefined)[];
   proxy: Child<{ port: number }>;
   origin: string;
@@ -449,23 +489,34 @@ interface Cluster {
 const CATEGORY_PUT = { method: "PUT", pathIncludes: "/bot-categorization/categories/" };
 
 /** PUTs per key (keyed by workspace index) since the simulator's requests were last cleared. */
-async function putsByWorkspace(ctx: BenchContext): Promise<Map<string, number>> {
+export async function putsByWorkspace(ctx: BenchContext): Promise<Map<string, number>> {
   const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", CATEGORY_PUT);
   return new Map(Object.entries(byKey).map(([k, v]) => [k, v.length]));
 }
 
-function capUse(arrivalsByKey: number[][], cap: number, calls: number, failed: number): CapUse {
+/** Over every key: the 1 s windows (one starting at each arrival) holding more than `cap`, and the most in any. */
+export function overCap(
+  arrivalsByKey: number[][],
+  cap: number,
+): { windowsOverCap: number; maxInAnySecond: number } {
   let windowsOverCap = 0;
-  let most = 0;
-  const uses: number[] = [];
+  let maxInAnySecond = 0;
   for (const raw of arrivalsByKey) {
     const a = [...raw].sort((x, y) => x - y);
-    most = Math.max(most, maxInWindow(a));
+    maxInAnySecond = Math.max(maxInAnySecond, maxInWindow(a));
     let hi = 0;
     for (let lo = 0; lo < a.length; lo++) {
       while (hi < a.length && (a[hi] as number) - (a[lo] as number) < 1000) hi++;
       if (hi - lo > cap) windowsOverCap++;
     }
+  }
+  return { windowsOverCap, maxInAnySecond };
+}
+
+function capUse(arrivalsByKey: number[][], cap: number, calls: number, failed: number): CapUse {
+  const uses: number[] = [];
+  for (const raw of arrivalsByKey) {
+    const a = [...raw].sort((x, y) => x - y);
     const m = Math.floor((a.length - 1) / cap);
     const span = (a[cap * m] ?? 0) - (a[0] ?? 0);
     if (m > 0 && span > 0) uses.push((cap * m) / span / (cap / 1000));
@@ -474,24 +525,26 @@ function capUse(arrivalsByKey: number[][], cap: number, calls: number, failed: n
     cap,
     keys: arrivalsByKey.length,
     callsPerKey: calls,
-    windowsOverCap,
-    maxInAnySecond: most,
+    ...overCap(arrivalsByKey, cap),
     meanUse: round(uses.reduce((s, u) => s + u, 0) / Math.max(1, uses.length), 3),
     minUse: round(uses.length ? Math.min(...uses) : 0, 3),
     failed,
   };
 }
 
-const requestIdFor = (phase: string, i: number) => `cl-${phase}-${String(i).padStart(6, "0")}`;
+export const requestIdFor = (phase: string, i: number) => `cl-${phase}-${String(i).padStart(6, "0")}`;
 
-/** Pending bot-category requests (Allow AI scraper) in `channel`, one per workspace from `first`. */
-async function createPending(
+/**
+ * Pending bot-category requests (Allow AI scraper) in `channel` (or the i-th request's own), one per
+ * workspace from `first`.
+ */
+export async function createPending(
   ctx: BenchContext,
   origin: string,
   phase: string,
   first: number,
   n: number,
-  channel: string,
+  channel: string | ((i: number) => string),
 ): Promise<string[]> {
   await ctx.sim.call("setCategory", { zone: ctx.sim.ready.zone, category: 2, action: 1 });
   const before = ctx.slack.callsTo("chat.postMessage").length;
@@ -504,7 +557,7 @@ async function createPending(
       "U0002",
       ACTIONS.botAllow,
       JSON.stringify({ r, z: ctx.sim.ready.zone, c: 2, a: 2 }),
-      channel,
+      typeof channel === "string" ? channel : channel(i),
     ),
   );
   await runLoad(ctx, { origin, requests: creates, rate: 100 });
@@ -520,7 +573,7 @@ async function createPending(
   return ids;
 }
 
-async function proxyCounts(proxy: Child): Promise<number[]> {
+export async function proxyCounts(proxy: Child): Promise<number[]> {
   const stats = await proxy.call<{ sent: number }[]>("stats");
   return stats.map((s) => s.sent);
 }
@@ -585,13 +638,16 @@ async function capPhase(
   );
   const samples = await runLoad(ctx, { origin: cluster.origin, requests, rate: o.hotRate * o.hotKeys });
   // The backlog drains at the cap: perKey / cap seconds in all.
-  await until(() => ctx.slack.responses.length >= n, (perKey / cap) * 1000 + 30_000, "hot-key answers").catch(
-    () => undefined,
-  );
+  await until(
+    () => answeredCount(ctx.slack.responses, "cap-") >= n,
+    (perKey / cap) * 1000 + 30_000,
+    "hot-key answers",
+  ).catch(() => undefined);
   // Every call a key makes counts against its cap: the zones pages and the lists that name them.
   const byKey = await ctx.sim.call<Record<string, number[]>>("arrivalsByKey", {});
   const hot = Array.from({ length: o.hotKeys }, (_, i) => byKey[keyFor(first + i)] ?? []);
-  const failed = samples.filter((s) => s.status !== 200).length + (n - ctx.slack.responses.length);
+  const failed =
+    samples.filter((s) => s.status !== 200).length + (n - answeredCount(ctx.slack.responses, "cap-"));
   ctx.slack.clear();
   await sleep(1_300);
   return capUse(hot, cap, perKey, failed);
@@ -977,64 +1033,76 @@ async function killPhase(
 
 function verdicts(r: ClusterResults): ClusterResults["verdicts"] {
   const v: ClusterResults["verdicts"] = [];
-  const top = r.acks.reduce<AckComparison | undefined>((a, b) => (!a || b.rate > a.rate ? b : a), undefined);
+  const top = r.acks?.reduce<AckComparison | undefined>((a, b) => (!a || b.rate > a.rate ? b : a), undefined);
   if (top)
     v.push({
       target: `ack p99 through the proxy at ${top.rate}/s (< 50 ms; vs one replica)`,
       met: top.cluster.ack.p99 < 50 && top.cluster.failed === 0,
       detail: `${top.cluster.ack.p99} ms vs one replica ${top.oneReplica.ack.p99} ms (${top.ratioP99}×), ${top.cluster.failed} failed`,
     });
-  v.push({
-    target: "per-key cap across the cluster: 1 s windows over the cap (goal 0)",
-    met: r.cap.windowsOverCap === 0,
-    detail: `${r.cap.windowsOverCap} windows over; max ${r.cap.maxInAnySecond} in any 1 s (cap ${r.cap.cap}) over ${r.cap.keys} keys`,
-  });
-  v.push({
-    target: "mean use of the cap (goal ≥ 95 %)",
-    met: r.cap.meanUse >= 0.95,
-    detail: `mean ${round(r.cap.meanUse * 100, 1)} %, worst key ${round(r.cap.minUse * 100, 1)} %`,
-  });
+  const c = r.cap;
+  if (c)
+    v.push(
+      {
+        target: "per-key cap across the cluster: 1 s windows over the cap (goal 0)",
+        met: c.windowsOverCap === 0,
+        detail: `${c.windowsOverCap} windows over; max ${c.maxInAnySecond} in any 1 s (cap ${c.cap}) over ${c.keys} keys`,
+      },
+      {
+        target: "mean use of the cap (goal ≥ 95 %)",
+        met: c.meanUse >= 0.95,
+        detail: `mean ${round(c.meanUse * 100, 1)} %, worst key ${round(c.minUse * 100, 1)} %`,
+      },
+    );
   const a = r.approvals;
-  v.push({
-    target: `${a.requests} concurrent Approve clicks over ${r.meta.options.replicas} replicas: exactly one PUT each`,
-    met: a.exactlyOnce === a.requests && a.failedAcks === 0,
-    detail: `${a.exactlyOnce} once, ${a.none} none, ${a.twice} twice; click ack p99 ${a.ack.p99} ms; per replica ${a.perReplica.join("/")}`,
-  });
-  for (const t of r.exactlyOnce)
+  if (a)
+    v.push({
+      target: `${a.requests} concurrent Approve clicks over ${r.meta.options.replicas} replicas: exactly one PUT each`,
+      met: a.exactlyOnce === a.requests && a.failedAcks === 0,
+      detail: `${a.exactlyOnce} once, ${a.none} none, ${a.twice} twice; click ack p99 ${a.ack.p99} ms; per replica ${a.perReplica.join("/")}`,
+    });
+  for (const t of r.exactlyOnce ?? [])
     v.push({
       target: `${t.expected} ${t.work} posted exactly once`,
       met: t.once === t.expected,
       detail: `${t.once} once, ${t.missing} missing, ${t.twice} twice; per replica ${t.perReplica?.join("/") ?? "?"}`,
     });
   const l = r.oneList;
-  v.push({
-    target: `${l.requests} different IPs blocked on one zone, approved at once over ${r.meta.options.replicas} replicas: all in the list, all applied, 0 lost`,
-    met: l.inList === l.requests && l.applied === l.requests && l.lost === 0,
-    detail: `${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; per replica ${l.perReplica.join("/")}`,
-  });
+  if (l)
+    v.push({
+      target: `${l.requests} different IPs blocked on one zone, approved at once over ${r.meta.options.replicas} replicas: all in the list, all applied, 0 lost`,
+      met: l.inList === l.requests && l.applied === l.requests && l.lost === 0,
+      detail: `${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; per replica ${l.perReplica.join("/")}`,
+    });
   const t = r.takeover;
-  v.push({
-    target: `${t.requests} temporary blocks taken over by later permanent requests: 0 undone once their time is up`,
-    met:
-      t.controlUndone &&
-      t.temporaryApplied === t.requests &&
-      t.permanentApplied === t.requests &&
-      t.undoCancelled === t.requests &&
-      t.undone === 0 &&
-      t.wentBack === 0,
-    detail: `${t.undoCancelled} undos cancelled, ${t.undone} undone, ${t.wentBack} went back; ${JSON.stringify(t.states)}; control undone: ${t.controlUndone} after ${t.waitedMs} ms`,
-  });
+  if (t)
+    v.push({
+      target: `${t.requests} temporary blocks taken over by later permanent requests: 0 undone once their time is up`,
+      met:
+        t.controlUndone &&
+        t.temporaryApplied === t.requests &&
+        t.permanentApplied === t.requests &&
+        t.undoCancelled === t.requests &&
+        t.undone === 0 &&
+        t.wentBack === 0,
+      detail: `${t.undoCancelled} undos cancelled, ${t.undone} undone, ${t.wentBack} went back; ${JSON.stringify(t.states)}; control undone: ${t.controlUndone} after ${t.waitedMs} ms`,
+    });
   const k = r.kill;
-  v.push({
-    target: "SIGKILL mid-run: every schedule occurrence posted once (claimed ones re-claimed by survivors)",
-    met: k.schedules.once === k.schedules.expected,
-    detail: `${k.schedules.once}/${k.schedules.expected} once, ${k.schedules.missing} missing, ${k.schedules.twice} twice; ${k.leasedAtKill} leased at the kill, ${k.takenOver} taken over`,
-  });
-  v.push({
-    target: "SIGKILL mid-run: approvals applied once or expired once, none twice",
-    met: k.approvals.putTwice === 0 && k.approvals.putMismatch === 0 && k.approvals.expiredTwice === 0,
-    detail: `${JSON.stringify(k.approvals.states)} (${k.approvals.reconciled} by the reconciler); PUT twice ${k.approvals.putTwice}, PUT vs state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}; ${k.approvals.clicksFailed} clicks failed at the proxy`,
-  });
+  if (k)
+    v.push(
+      {
+        target:
+          "SIGKILL mid-run: every schedule occurrence posted once (claimed ones re-claimed by survivors)",
+        met: k.schedules.once === k.schedules.expected,
+        detail: `${k.schedules.once}/${k.schedules.expected} once, ${k.schedules.missing} missing, ${k.schedules.twice} twice; ${k.leasedAtKill} leased at the kill, ${k.takenOver} taken over`,
+      },
+      {
+        target: "SIGKILL mid-run: approvals applied once or expired once, none twice",
+        met: k.approvals.putTwice === 0 && k.approvals.putMismatch === 0 && k.approvals.expiredTwice === 0,
+        detail: `${JSON.stringify(k.approvals.states)} (${k.approvals.reconciled} by the reconciler); PUT twice ${k.approvals.putTwice}, PUT vs state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}; ${k.approvals.clicksFailed} clicks failed at the proxy`,
+      },
+    );
+  if (r.scale) v.push(...scaleVerdicts(r.scale));
   return v;
 }
 
@@ -1045,45 +1113,66 @@ export function formatClusterTable(r: ClusterResults): string {
   const m = r.meta;
   L.push(
     `edgeops cluster benchmark ${m.date}  ${m.options.replicas} replicas  node ${m.node}  ${m.cpus} cpu  load ${m.loadavgStart.join(" ")}  (${m.seconds} s)`,
-    "",
-    "Ack latency, /edge zones, ms (p50 / p99 / max): through the proxy | one replica directly",
   );
-  for (const a of r.acks)
-    L.push(
-      `  ${String(a.rate).padStart(4)}/s  ${triple(a.cluster.ack).padStart(22)} | ${triple(a.oneReplica.ack).padStart(22)}   p99 ${a.ratioP99}×; failed ${a.cluster.failed}/${a.oneReplica.failed}, missing ${a.cluster.missing}/${a.oneReplica.missing}`,
-    );
+  if (r.acks) {
+    L.push("", "Ack latency, /edge zones, ms (p50 / p99 / max): through the proxy | one replica directly");
+    for (const a of r.acks)
+      L.push(
+        `  ${String(a.rate).padStart(4)}/s  ${triple(a.cluster.ack).padStart(22)} | ${triple(a.oneReplica.ack).padStart(22)}   p99 ${a.ratioP99}×; failed ${a.cluster.failed}/${a.oneReplica.failed}, missing ${a.cluster.missing}/${a.oneReplica.missing}`,
+      );
+  }
+  // The one-line phases, under one blank line when any of them ran.
+  if (r.cap || r.approvals || r.oneList || r.takeover || r.exactlyOnce) L.push("");
   const c = r.cap;
-  L.push(
-    "",
-    `Per-key cap across the cluster: ${c.keys} keys × ${c.callsPerKey} calls (cap ${c.cap}/s): ${c.windowsOverCap} windows over the cap, max ${c.maxInAnySecond} in any 1 s; use of the cap mean ${round(c.meanUse * 100, 1)} %, worst ${round(c.minUse * 100, 1)} %; ${c.failed} failed`,
-  );
+  if (c)
+    L.push(
+      `Per-key cap across the cluster: ${c.keys} keys × ${c.callsPerKey} calls (cap ${c.cap}/s): ${c.windowsOverCap} windows over the cap, max ${c.maxInAnySecond} in any 1 s; use of the cap mean ${round(c.meanUse * 100, 1)} %, worst ${round(c.minUse * 100, 1)} %; ${c.failed} failed`,
+    );
   const a = r.approvals;
-  L.push(
-    `Approvals: ${a.clicks} concurrent clicks (per replica ${a.perReplica.join("/")}): ${a.exactlyOnce} exactly one PUT, ${a.none} none, ${a.twice} twice; ${a.cardsUpdated} cards in ${a.durationMs} ms; click acks ${triple(a.ack)} ms, ${a.failedAcks} failed`,
-  );
+  if (a)
+    L.push(
+      `Approvals: ${a.clicks} concurrent clicks (per replica ${a.perReplica.join("/")}): ${a.exactlyOnce} exactly one PUT, ${a.none} none, ${a.twice} twice; ${a.cardsUpdated} cards in ${a.durationMs} ms; click acks ${triple(a.ack)} ms, ${a.failedAcks} failed`,
+    );
   const l = r.oneList;
-  L.push(
-    `One list: ${l.requests} IPs blocked on one zone, approved at once (per replica ${l.perReplica.join("/")}): ${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; ${l.failedAcks} clicks failed`,
-  );
+  if (l)
+    L.push(
+      `One list: ${l.requests} IPs blocked on one zone, approved at once (per replica ${l.perReplica.join("/")}): ${l.inList} in the list, ${l.applied} applied, ${l.lost} lost; ${JSON.stringify(l.states)} in ${l.durationMs} ms; ${l.failedAcks} clicks failed`,
+    );
   const tk = r.takeover;
-  L.push(
-    `Takeover: ${tk.requests} temporary blocks (1 min) taken over by permanent ones: ${tk.undoCancelled} undos cancelled, ${tk.undone} undone, ${tk.wentBack} went back; ${JSON.stringify(tk.states)}; control undone: ${tk.controlUndone} after ${tk.waitedMs} ms`,
-  );
-  for (const t of r.exactlyOnce)
+  if (tk)
+    L.push(
+      `Takeover: ${tk.requests} temporary blocks (1 min) taken over by permanent ones: ${tk.undoCancelled} undos cancelled, ${tk.undone} undone, ${tk.wentBack} went back; ${JSON.stringify(tk.states)}; control undone: ${tk.controlUndone} after ${tk.waitedMs} ms`,
+    );
+  for (const t of r.exactlyOnce ?? [])
     L.push(
       `Exactly once: ${t.expected} ${t.work}: ${t.once} once, ${t.missing} missing, ${t.twice} twice (all in ${t.settledMs} ms; per replica ${t.perReplica?.join("/") ?? "?"})`,
     );
   const k = r.kill;
-  L.push(
-    "",
-    `SIGKILL of replica ${k.victim} ${k.killedAtMs} ms after ${k.schedules.expected} schedules fell due (${k.leasedAtKill} runs held a lease; survivors took over ${k.takenOver})`,
-    `  schedules: ${k.schedules.once} posted once, ${k.schedules.missing} missing, ${k.schedules.twice} twice`,
-    `  approvals: ${k.approvals.requests} pending, ${k.approvals.clicked} clicked around the kill (${k.approvals.clicksFailed} clicks failed at the proxy): ${JSON.stringify(k.approvals.states)}, ${k.approvals.reconciled} settled by the reconciler; PUT twice ${k.approvals.putTwice}, PUT/state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}`,
-    "",
-    "Targets",
-  );
+  if (k)
+    L.push(
+      "",
+      `SIGKILL of replica ${k.victim} ${k.killedAtMs} ms after ${k.schedules.expected} schedules fell due (${k.leasedAtKill} runs held a lease; survivors took over ${k.takenOver})`,
+      `  schedules: ${k.schedules.once} posted once, ${k.schedules.missing} missing, ${k.schedules.twice} twice`,
+      `  approvals: ${k.approvals.requests} pending, ${k.approvals.clicked} clicked around the kill (${k.approvals.clicksFailed} clicks failed at the proxy): ${JSON.stringify(k.approvals.states)}, ${k.approvals.reconciled} settled by the reconciler; PUT twice ${k.approvals.putTwice}, PUT/state mismatches ${k.approvals.putMismatch}, expired twice ${k.approvals.expiredTwice}, unsettled ${k.approvals.unsettled}`,
+    );
+  if (r.scale) L.push("", ...formatScale(r.scale));
+  L.push("", "Targets");
   for (const v of r.verdicts) L.push(`  ${v.met ? "MET   " : "MISSED"}  ${v.target}: ${v.detail}`);
   return L.join("\n");
+}
+
+/**
+ * The phases that ran replace their sections of results.json and the rest stay (the scale phase carries its
+ * own date); meta is the run's unless only the scale phase ran. Verdicts are redone over the whole.
+ */
+function mergedInto(old: ClusterResults | undefined, r: ClusterResults): ClusterResults {
+  if (!old) return r;
+  const fresh = Object.fromEntries(
+    Object.entries(r).filter(([k, v]) => v !== undefined && k !== "meta" && k !== "verdicts"),
+  );
+  const onlyScale = r.meta.options.only.every((p) => p === "scale");
+  const merged = { ...old, ...fresh, meta: onlyScale ? old.meta : r.meta } as ClusterResults;
+  return { ...merged, verdicts: verdicts(merged) };
 }
 
 // ---- the run ------------------------------------------------------------------------------------
@@ -1095,14 +1184,17 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
   const progress = (msg: string) => {
     if (!o.quiet) process.stderr.write(`[cluster ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   };
+  const only = new Set(o.only);
+  const rest = CLUSTER_PHASES.filter((p) => p !== "scale" && only.has(p));
   // Workspace ranges, each its own key: commands + schedules | hot keys | approval burst | the kill | one
-  // list | takeover.
+  // list | takeover | scale (alone: from 0).
   const hotFirst = o.workspaces;
   const burstFirst = hotFirst + o.hotKeys;
   const killFirst = burstFirst + o.approvals;
   const listTeam = killFirst + o.killApprovals;
   const takeoverTeam = listTeam + 1;
-  const keys = takeoverTeam + 1;
+  const scaleFirst = rest.length > 0 ? takeoverTeam + 1 : 0;
+  const keys = scaleFirst + (only.has("scale") ? o.scaleWorkspaces : 0);
 
   const pgdb = await createPgDatabase();
   if (!pgdb) throw new Error("bench --replicas: PostgreSQL is unreachable (TEST_DATABASE_URL)");
@@ -1142,26 +1234,10 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
     await seedKeys(storeEnv, keys);
     const config = loadConfig(storeEnv);
     store = await openStore({ clock: systemClock, config, logger: createLogger({ level: "silent" }) });
-    for (let i = killFirst; i < keys; i++)
-      await store.policies.setChannel(teamFor(i), "CKILL0001", { expiryMinutes: 1, updatedBy: "U0001" });
+    if (only.has("kill"))
+      for (let i = killFirst; i <= takeoverTeam; i++)
+        await store.policies.setChannel(teamFor(i), "CKILL0001", { expiryMinutes: 1, updatedBy: "U0001" });
 
-    progress(`starting ${o.replicas} replicas`);
-    cluster.replicas = await Promise.all(
-      Array.from({ length: o.replicas }, (_, i) =>
-        startBotProcess(ctx, {
-          name: `replica-${i + 1}`,
-          workspaces: keys,
-          databaseUrl: pgdb.url,
-          seedKeys: false,
-          env,
-        }),
-      ),
-    );
-    await proxy.call(
-      "backends",
-      cluster.replicas.map((r) => r?.origin),
-    );
-    const run: ClusterRun = { ctx, store, config, options: o };
     const { out: _out, quiet: _quiet, redisUrl: _redis, ...recorded } = o;
     const results: ClusterResults = {
       meta: {
@@ -1174,20 +1250,65 @@ export async function runClusterBench(options: Partial<ClusterOptions> = {}): Pr
         options: recorded,
         setup: SETUP,
       },
-      acks: await ackPhase(ctx, cluster, o),
-      cap: await capPhase(ctx, cluster, o, hotFirst),
-      approvals: await approvalPhase(ctx, cluster, o, burstFirst),
-      oneList: await oneListPhase(run, cluster, o, listTeam),
-      takeover: await takeoverPhase(run, cluster, o, takeoverTeam),
-      exactlyOnce: await oncePhase(run, cluster, o),
-      kill: await killPhase(run, cluster, o, killFirst, pgdb.url),
       verdicts: [],
     };
+    // First, on replicas of its own (and one replica alone), stopped before the others start.
+    if (only.has("scale"))
+      results.scale = await scalePhase(
+        {
+          ctx,
+          store,
+          watchLimits: config.watches,
+          proxy,
+          proxyOrigin: cluster.origin,
+          databaseUrl: pgdb.url,
+          redisUrl: o.redisUrl,
+          keys,
+          first: scaleFirst,
+        },
+        {
+          replicas: o.replicas,
+          workspaces: o.scaleWorkspaces,
+          commandRate: o.scaleCommandRate,
+          approvalRate: o.scaleApprovalRate,
+          watches: o.scaleWatches,
+          watchIntervalMs: o.scaleWatchIntervalMs,
+          seconds: o.scaleSeconds,
+        },
+      );
+    if (rest.length > 0) {
+      progress(`starting ${o.replicas} replicas`);
+      cluster.replicas = await Promise.all(
+        Array.from({ length: o.replicas }, (_, i) =>
+          startBotProcess(ctx, {
+            name: `replica-${i + 1}`,
+            workspaces: keys,
+            databaseUrl: pgdb.url,
+            seedKeys: false,
+            env,
+          }),
+        ),
+      );
+      await proxy.call(
+        "backends",
+        cluster.replicas.map((r) => r?.origin),
+      );
+      const run: ClusterRun = { ctx, store, config, options: o };
+      if (only.has("acks")) results.acks = await ackPhase(ctx, cluster, o);
+      if (only.has("cap")) results.cap = await capPhase(ctx, cluster, o, hotFirst);
+      if (only.has("approvals")) results.approvals = await approvalPhase(ctx, cluster, o, burstFirst);
+      if (only.has("one-list")) results.oneList = await oneListPhase(run, cluster, o, listTeam);
+      if (only.has("takeover")) results.takeover = await takeoverPhase(run, cluster, o, takeoverTeam);
+      if (only.has("exactly-once")) results.exactlyOnce = await oncePhase(run, cluster, o);
+      if (only.has("kill")) results.kill = await killPhase(run, cluster, o, killFirst, pgdb.url);
+    }
     results.meta.loadavgEnd = loadavg().map((v) => round(v));
     results.meta.seconds = Math.round((Date.now() - started) / 1000);
     results.verdicts = verdicts(results);
     if (o.out) {
-      writeFileSync(o.out, `${JSON.stringify({ ...readResults(o.out), cluster: results }, null, 2)}\n`);
+      const previous = readResults(o.out);
+      const cluster = mergedInto(previous.cluster as ClusterResults | undefined, results);
+      writeFileSync(o.out, `${JSON.stringify({ ...previous, cluster }, null, 2)}\n`);
     }
     return results;
   } finally {

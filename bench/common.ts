@@ -74,6 +74,14 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
   }
 }
 
+/**
+ * How many requests whose id starts with `prefix` have an answer at response_url. `/edge zones` may answer
+ * twice (the page at once, then the page with its zones' checks, which can come after the next run began),
+ * so the answers are counted by request, and only the run's own.
+ */
+export const answeredCount = (responses: readonly { id: string }[], prefix: string): number =>
+  new Set(responses.filter((r) => r.id.startsWith(prefix)).map((r) => r.id)).size;
+
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable between processes. */
 export const wallNow = (): number => performance.timeOrigin + performance.now();
 

@@ -5,6 +5,7 @@
  */
 import { request } from "undici";
 import {
+  answeredCount,
   type CountArgs,
   keyFor,
   ratio,
@@ -178,10 +179,44 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
   await ctx.sim.call("clear");
   const requests = requestsFor(ctx, prefix, n, workspaces, text);
   const samples = await runLoad(ctx, { origin, requests, rate });
-  await until(() => ctx.slack.responses.length >= n, 15_000, `${n} answers to ${text}`).catch(
-    () => undefined,
-  );
-  const held = await edgeHeldByCommand(ctx, samples, workspaces, edgeCalls, awaited);
+  await until(
+    () => answeredCount(ctx.slack.responses, `${prefix}-`) >= n,
+    15_000,
+    `${n} answers to ${text}`,
+  ).catch(() => undefined);
+  const answers = await answerFigures(ctx, samples, {
+    edgeCalls,
+    awaited,
+    floorP50,
+    keyOf: (_, i) => keyFor(i % workspaces),
+  });
+  ctx.slack.clear();
+  await sleep(settleMs);
+  return { ...ackRun(rate, samples), command: `/edge ${text}`, ...answers };
+}
+
+/** How the answers of one kind of command are measured (see E2eRun). */
+export interface AnswerSpec {
+  edgeCalls: number;
+  /** Which simulator requests are those calls. */
+  awaited: CountArgs;
+  /** The measured floor of one Edge call (for overheadVsEdgeFloor). */
+  floorP50: number;
+  /** The Edge API key the command of sample `i` (in sending order) used. */
+  keyOf: (sample: LoadSample, i: number) => string;
+}
+
+/**
+ * The answers at response_url (the fake Slack's arrival times, since it was last cleared) of commands
+ * already sent, against the time the simulator held their Edge calls (since it was last cleared).
+ */
+export async function answerFigures(
+  ctx: BenchContext,
+  samples: LoadSample[],
+  spec: AnswerSpec,
+): Promise<Omit<E2eRun, keyof AckRun | "command">> {
+  const { edgeCalls, floorP50 } = spec;
+  const held = await edgeHeldByCommand(ctx, samples, spec);
   const arrived = new Map<string, number>();
   for (const r of ctx.slack.responses) if (!arrived.has(r.id)) arrived.set(r.id, r.at);
   const overheads: number[] = [];
@@ -204,13 +239,9 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
     bucket.push(overhead);
     bySecond[second] = bucket;
   }
-  ctx.slack.clear();
-  await sleep(settleMs);
   return {
-    ...ackRun(rate, samples),
-    command: `/edge ${text}`,
     edgeCalls,
-    missing: n - overheads.length,
+    missing: samples.length - overheads.length,
     overhead: summarize(overheads),
     overheadVsEdgeFloor: summarize(vsFloor),
     overheadVsEdgeHeld: summarize(vsHeld),
@@ -228,9 +259,7 @@ export async function botRun(ctx: BenchContext, spec: E2eRunSpec): Promise<E2eRu
 async function edgeHeldByCommand(
   ctx: BenchContext,
   samples: LoadSample[],
-  workspaces: number,
-  edgeCalls: number,
-  awaited: CountArgs,
+  { edgeCalls, awaited, keyOf }: AnswerSpec,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (edgeCalls === 0) {
@@ -242,7 +271,7 @@ async function edgeHeldByCommand(
   for (const c of calls) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c.ms]);
   const commandsByKey = new Map<string, LoadSample[]>();
   for (const [i, s] of samples.entries()) {
-    const key = keyFor(i % workspaces);
+    const key = keyOf(s, i);
     commandsByKey.set(key, [...(commandsByKey.get(key) ?? []), s]);
   }
   for (const [key, commands] of commandsByKey) {

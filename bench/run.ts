@@ -13,7 +13,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { startFakeSlack } from "../test/support/fake-slack.js";
 import { type ApprovalThroughput, approvalsScenario } from "./approvals.js";
-import { CLUSTER_DEFAULTS, formatClusterTable, runClusterBench } from "./cluster.js";
+import {
+  CLUSTER_DEFAULTS,
+  CLUSTER_PHASES,
+  type ClusterPhase,
+  formatClusterTable,
+  runClusterBench,
+} from "./cluster.js";
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
 import { type LatencyResult, latencyScenario } from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
@@ -621,6 +627,12 @@ const HELP = `npm run bench [-- options]
   --alerts 40               (with --replicas) zone watches under attack, each alert to be posted once
   --list-blocks 50          (with --replicas) different IPs blocked on one zone, approved at once
   --takeovers 20            (with --replicas) temporary blocks taken over by permanent ones, none undone
+  --only scale              (with --replicas) only these phases: acks,cap,approvals,one-list,takeover,
+                            exactly-once,kill,scale (default all but scale; the phases run replace their
+                            sections of results.json)
+  --scale-workspaces 1000 --scale-rate 200 --scale-approvals 50 --scale-watches 500 --scale-duration 20
+                            (with --replicas) the scale phase: workspaces, commands/s, approvals/s, zone
+                            watches, seconds of load (on the cluster, then one replica alone)
 `;
 
 async function main(): Promise<void> {
@@ -648,6 +660,11 @@ async function main(): Promise<void> {
       alerts: { type: "string" },
       "list-blocks": { type: "string" },
       takeovers: { type: "string" },
+      "scale-workspaces": { type: "string" },
+      "scale-rate": { type: "string" },
+      "scale-approvals": { type: "string" },
+      "scale-watches": { type: "string" },
+      "scale-duration": { type: "string" },
     },
   });
   if (values.help) {
@@ -671,6 +688,20 @@ async function main(): Promise<void> {
         ? { listBlocks: num(values["list-blocks"], CLUSTER_DEFAULTS.listBlocks) }
         : {}),
       ...(values.takeovers ? { takeovers: num(values.takeovers, CLUSTER_DEFAULTS.takeovers) } : {}),
+      ...(values.only
+        ? {
+            only: values.only.split(",").map((p) => {
+              if (!(CLUSTER_PHASES as readonly string[]).includes(p))
+                throw new Error(`bench: unknown cluster phase ${p} (${CLUSTER_PHASES.join(", ")})`);
+              return p as ClusterPhase;
+            }),
+          }
+        : {}),
+      scaleWorkspaces: num(values["scale-workspaces"], CLUSTER_DEFAULTS.scaleWorkspaces),
+      scaleCommandRate: num(values["scale-rate"], CLUSTER_DEFAULTS.scaleCommandRate),
+      scaleApprovalRate: num(values["scale-approvals"], CLUSTER_DEFAULTS.scaleApprovalRate),
+      scaleWatches: num(values["scale-watches"], CLUSTER_DEFAULTS.scaleWatches),
+      scaleSeconds: num(values["scale-duration"], CLUSTER_DEFAULTS.scaleSeconds),
       compiled: !values.tsx,
       out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
     });
