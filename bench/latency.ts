@@ -339,6 +339,7 @@ export async function latencyScenario(
     n: o.warmup,
     text: "fetch-zones",
     edgeCalls: 1,
+    awaited: ZONES_PAGE_CALL,
   });
   await botRun(ctx, {
     ...base,
@@ -410,6 +411,8 @@ export async function latencyScenario(
       n,
       text: "fetch-zones",
       edgeCalls: 1,
+      // Its first command of a key's minute also reads the page's metrics (as the bot checks them).
+      awaited: ZONES_PAGE_CALL,
     });
     const apps = await botRun(ctx, {
       ...base,

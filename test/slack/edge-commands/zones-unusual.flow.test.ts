@@ -73,4 +73,19 @@ describe("/edge zones without any watch", () => {
     await h.settled();
     expect(h.slack.responsesTo(again.responseId)).toHaveLength(1);
   });
+
+  it("reads a key's zones once in its own minute, which starts at the key's second, so many workspaces' reads spread over the clock's minute", async () => {
+    // TEST_EDGE_KEY's minute starts 21.653 s past the clock's (from its hash): 12:01:21.653 to 12:02:21.653.
+    now = Date.UTC(2026, 10, 27, 12, 2, 20);
+    const before = metricReads().length;
+    const known = await answerTo(h, "zones", BOB);
+    expect(known.text).toContain("looks unusual now");
+    // A new clock minute (12:01:30 → 12:02:20), but the same key minute: nothing read.
+    expect(metricReads().length).toBe(before);
+    now = Date.UTC(2026, 10, 27, 12, 2, 23);
+    const read = await answerTo(h, "zones", ALICE);
+    expect(read.text).toContain("looks unusual now");
+    // The same clock minute, the key's next: read again.
+    expect(metricReads().length).toBeGreaterThan(before);
+  });
 });
