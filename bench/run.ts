@@ -172,7 +172,7 @@ const groupsReadWords = (c: IncidentCardBuildTime) =>
     .map(([d, n]) => `${d} ${n}`)
     .join(", ");
 
-function verdicts(r: BenchResults): Verdict[] {
+export function verdicts(r: BenchResults): Verdict[] {
   const out: Verdict[] = [];
   const lat = r.latency?.rates ?? [];
   if (lat.length) {
