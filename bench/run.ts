@@ -88,7 +88,7 @@ export const DEFAULTS: BenchOptions = {
   fairnessQueued: 1000,
   memoryWorkspaces: 10_000,
   // 200/s of workspaces never seen is more than this 2-core rig (bot, simulator, load generator) carries: the bot
-  // sheds commands (503) and RSS then measures a fraction of them (issue 40, second pass).
+  // sheds commands (503) and RSS then measures a fraction of them.
   memoryRate: 50,
   memorySettleMs: 30_000,
   pendingApprovals: 1000,

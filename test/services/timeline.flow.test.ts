@@ -178,7 +178,7 @@ for (const { engine, enabled } of engines) {
       const m = await timeTimeline(store, c, ZONE);
       expect(m.entries).toBe(1_501);
       expect(m.floorRows).toBe(1_500);
-      // Issue 40's goal is 10× (bench/run.ts); generous here, where other suites share the cores: an N+1 read or a
+      // The bench's goal is 10× (bench/run.ts); generous here, where other suites share the cores: an N+1 read or a
       // quadratic merge of 1,500 entries is far beyond it.
       expect(m.ratioToFloor).toBeLessThan(30);
       console.log(
