@@ -21,6 +21,21 @@ import {
 /** The Edge call of `/edge apps` (and of the floor's `/edge fetch-apps`). */
 const APPS_CALL: CountArgs = { pathIncludes: "/mc/apps" };
 
+/**
+ * The commands measured at each rate: the bot's, and for each its floor, the bare Bolt app's command making
+ * the same Edge call (matched by that call; the zones' floor also reads the page's metrics once a key-minute).
+ */
+const MEASURED = {
+  zones: { on: "bot", text: "zones", edgeCalls: 1, awaited: ZONES_PAGE_CALL },
+  bareZones: { on: "bare", text: "fetch-zones", edgeCalls: 1, awaited: ZONES_PAGE_CALL },
+  apps: { on: "bot", text: "apps", edgeCalls: 1, awaited: APPS_CALL },
+  bareApps: { on: "bare", text: "fetch-apps", edgeCalls: 1, awaited: APPS_CALL },
+  help: { on: "bot", text: "help", edgeCalls: 0 },
+} as const satisfies Record<
+  string,
+  { on: "bot" | "bare"; text: string; edgeCalls: number; awaited?: CountArgs }
+>;
+
 import type { LoadSample } from "./loadgen.js";
 import { type BenchContext, commandRequest, runLoad } from "./processes.js";
 
@@ -321,55 +336,15 @@ export async function latencyScenario(
     requests: requestsFor(ctx, "wb", 200, o.workspaces, "zones"),
     rate: 100,
   });
-  await botRun(ctx, {
-    ...base,
-    origin: botOrigin,
-    prefix: "wz",
-    rate: 100,
-    n: o.warmup,
-    text: "zones",
-    edgeCalls: 1,
-    awaited: ZONES_PAGE_CALL,
-  });
-  await botRun(ctx, {
-    ...base,
-    origin: bareOrigin,
-    prefix: "wbz",
-    rate: 100,
-    n: o.warmup,
-    text: "fetch-zones",
-    edgeCalls: 1,
-    awaited: ZONES_PAGE_CALL,
-  });
-  await botRun(ctx, {
-    ...base,
-    origin: botOrigin,
-    prefix: "wa",
-    rate: 100,
-    n: Math.ceil(o.warmup / 2),
-    text: "apps",
-    edgeCalls: 1,
-    awaited: APPS_CALL,
-  });
-  await botRun(ctx, {
-    ...base,
-    origin: bareOrigin,
-    prefix: "wba",
-    rate: 100,
-    n: Math.ceil(o.warmup / 2),
-    text: "fetch-apps",
-    edgeCalls: 1,
-    awaited: APPS_CALL,
-  });
-  await botRun(ctx, {
-    ...base,
-    origin: botOrigin,
-    prefix: "wh",
-    rate: 100,
-    n: Math.ceil(o.warmup / 2),
-    text: "help",
-    edgeCalls: 0,
-  });
+  const origins = { bot: botOrigin, bare: bareOrigin };
+  /** One of MEASURED, `n` commands at `rate`, its run's request ids starting with `prefix`. */
+  const measure = (name: keyof typeof MEASURED, prefix: string, rate: number, n: number) => {
+    const { on, ...spec } = MEASURED[name];
+    return botRun(ctx, { ...base, ...spec, origin: origins[on], prefix, rate, n });
+  };
+  for (const name of ["zones", "bareZones"] as const) await measure(name, `w${name}`, 100, o.warmup);
+  for (const name of ["apps", "bareApps", "help"] as const)
+    await measure(name, `w${name}`, 100, Math.ceil(o.warmup / 2));
 
   const out: LatencyRate[] = [];
   for (const rate of o.rates) {
@@ -384,56 +359,11 @@ export async function latencyScenario(
     });
     const bare = ackRun(rate, bareSamples);
     await sleep(500);
-    const zones = await botRun(ctx, {
-      ...base,
-      origin: botOrigin,
-      prefix: `z${rate}`,
-      rate,
-      n,
-      text: "zones",
-      edgeCalls: 1,
-      awaited: ZONES_PAGE_CALL,
-    });
-    const help = await botRun(ctx, {
-      ...base,
-      origin: botOrigin,
-      prefix: `h${rate}`,
-      rate,
-      n,
-      text: "help",
-      edgeCalls: 0,
-    });
-    const bareZones = await botRun(ctx, {
-      ...base,
-      origin: bareOrigin,
-      prefix: `bz${rate}`,
-      rate,
-      n,
-      text: "fetch-zones",
-      edgeCalls: 1,
-      // Its first command of a key's minute also reads the page's metrics (as the bot checks them).
-      awaited: ZONES_PAGE_CALL,
-    });
-    const apps = await botRun(ctx, {
-      ...base,
-      origin: botOrigin,
-      prefix: `a${rate}`,
-      rate,
-      n,
-      text: "apps",
-      edgeCalls: 1,
-      awaited: APPS_CALL,
-    });
-    const bareApps = await botRun(ctx, {
-      ...base,
-      origin: bareOrigin,
-      prefix: `ba${rate}`,
-      rate,
-      n,
-      text: "fetch-apps",
-      edgeCalls: 1,
-      awaited: APPS_CALL,
-    });
+    const zones = await measure("zones", `z${rate}`, rate, n);
+    const help = await measure("help", `h${rate}`, rate, n);
+    const bareZones = await measure("bareZones", `bz${rate}`, rate, n);
+    const apps = await measure("apps", `a${rate}`, rate, n);
+    const bareApps = await measure("bareApps", `ba${rate}`, rate, n);
     out.push({
       rate,
       bare,

@@ -133,9 +133,10 @@ interface Entry {
   queue: PQueue;
   /**
    * Background attempts pass this first: at most BACKGROUND_RATE_SHARE of the key's starts a window, and one
-   * fewer at once than the key's concurrency, so a command always finds a slot and a start.
+   * fewer at once than the key's concurrency, so a command always finds a slot and a start. Made with the
+   * key's first background attempt (most keys only ever see commands).
    */
-  background: PQueue;
+  background: PQueue | undefined;
   /** Calls in progress for this key, including ones sleeping between retries. */
   active: number;
   pauseTimer: Cancel | undefined;
@@ -202,7 +203,7 @@ export class KeyQueues {
     background: boolean | "optional" = false,
   ): Promise<T> {
     const entry = this.#entry(id);
-    if (!retry && entry.queue.size + entry.background.size >= this.#options.maxQueue) {
+    if (!retry && entry.queue.size + (entry.background?.size ?? 0) >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
@@ -244,7 +245,8 @@ export class KeyQueues {
         { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
       );
     // Retries jump ahead: they were let through once already.
-    const run = background && !retry ? entry.background.add(enter, signal ? { signal } : {}) : enter();
+    const run =
+      background && !retry ? this.#backgroundGate(entry).add(enter, signal ? { signal } : {}) : enter();
     // Taken out of the queue before its turn (aborted): the wait ends there.
     run.catch(endWait);
     if (!background) return run;
@@ -277,7 +279,7 @@ export class KeyQueues {
     let waiting = 0;
     let inFlight = 0;
     for (const e of this.#entries.values()) {
-      waiting += e.queue.size + e.background.size;
+      waiting += e.queue.size + (e.background?.size ?? 0);
       inFlight += e.queue.pending;
     }
     return { keys: this.#entries.size, waiting, inFlight };
@@ -318,12 +320,7 @@ export class KeyQueues {
           interval: RATE_WINDOW_MS,
           strict: true,
         }),
-        background: new PQueue({
-          concurrency: Math.max(1, this.#options.concurrency - 1),
-          intervalCap: Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
-          interval: RATE_WINDOW_MS,
-          strict: true,
-        }),
+        background: undefined,
         active: 0,
         pauseTimer: undefined,
         pausedUntil: 0,
@@ -332,6 +329,16 @@ export class KeyQueues {
       this.#entries.set(id, entry);
     }
     return entry;
+  }
+
+  #backgroundGate(entry: Entry): PQueue {
+    entry.background ??= new PQueue({
+      concurrency: Math.max(1, this.#options.concurrency - 1),
+      intervalCap: Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
+      interval: RATE_WINDOW_MS,
+      strict: true,
+    });
+    return entry.background;
   }
 
   #maybeDrop(id: string, entry: Entry): void {

@@ -422,25 +422,20 @@ async function attemptOnce<S extends z.ZodType>(
     );
   } catch (err) {
     if (refusedBeforeWrite) throw refusedBeforeWrite.err;
-    if (err instanceof QueueFullError && err.scope === "background") {
-      ctx.logger.debug(
+    if (err instanceof QueueFullError) {
+      // The key's own queue is full (a warning), or a best-effort read met the replica's background bound.
+      const ofKey = err.scope === "key";
+      ctx.logger[ofKey ? "warn" : "debug"](
         { op: spec.operation, keyId: ctx.keyId },
-        "edge background work full; optional read refused",
+        ofKey ? "edge queue full; request refused" : "edge background work full; optional read refused",
       );
       throw new EdgeApiError({
-        kind: "busy",
+        kind: ofKey ? "queue_full" : "busy",
         operation: spec.operation,
         subject: spec.subject,
-        message: `${spec.operation}: too much background work is waiting for the Edge API on this replica`,
-      });
-    }
-    if (err instanceof QueueFullError) {
-      ctx.logger.warn({ op: spec.operation, keyId: ctx.keyId }, "edge queue full; request refused");
-      throw new EdgeApiError({
-        kind: "queue_full",
-        operation: spec.operation,
-        subject: spec.subject,
-        message: `${spec.operation}: too many Edge API requests are waiting for this key`,
+        message: ofKey
+          ? `${spec.operation}: too many Edge API requests are waiting for this key`
+          : `${spec.operation}: too much background work is waiting for the Edge API on this replica`,
       });
     }
     const e =
@@ -484,7 +479,7 @@ export function execute<S extends z.ZodType>(
       "http.request.method": spec.method,
       "url.template": template,
       "edge.operation": spec.operation,
-      "edge.background": ctx.background !== undefined && ctx.background !== false,
+      "edge.background": Boolean(ctx.background),
       "edge.retry_count": 0,
     },
     (span) => executeWithRetries(ctx, spec, span),
