@@ -373,12 +373,12 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
         lastError,
         incrementAttempts: true,
       });
-      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       countState(deps, "unknown");
       await audit(deps, request, actorId, "apply", "unknown", {
         error: err instanceof LockLostError ? "lock_lost" : (err as EdgeApiError | ReadBackError).kind,
         ...alsoChangedDetail(err),
       });
+      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       return { kind: "unknown", request: noted ?? { ...request, lastError } };
     }
     const lastError = toChangeError(err);
@@ -427,15 +427,15 @@ async function recordFailed(
     // The move may have been made and only its answer lost: then it is applied, and the card says so.
     const stored = await deps.store.changeRequests.get(request.id);
     if (stored?.state === "applied") {
-      await deps.changeObservers.notify(stored, deps.logger);
       countState(deps, "applied");
       await audit(deps, stored, actorId, "apply", "applied");
+      await deps.changeObservers.notify(stored, deps.logger);
       return { kind: "applied", request: stored };
     }
     countState(deps, "unknown");
     const noted = await deps.store.changeRequests.annotate(request.id, "approved", { lastError });
-    if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
     await audit(deps, request, actorId, "apply", "unknown", { error: "not_recorded" });
+    if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
     return { kind: "unknown", request: noted ?? { ...request, lastError } };
   } catch (e) {
     deps.logger.warn({ err: e, requestId: request.id }, "could not note the unrecorded change either");
@@ -618,12 +618,12 @@ async function recordApproval(
         guard,
       );
       if (recorded) {
-        await deps.changeObservers.notifyNoted(recorded, deps.logger);
         await audit(deps, recorded, userId, "approve", "recorded", {
           approvedBy,
           needed: recorded.approvalsNeeded,
           ...(dropped.length > 0 ? { dropped } : {}),
         });
+        await deps.changeObservers.notifyNoted(recorded, deps.logger);
         return {
           kind: "approval_recorded",
           request: recorded,
@@ -682,8 +682,9 @@ export async function setRejectReason(
     reason: { kind: "rejected", text: input.text },
   });
   if (noted) {
-    await deps.changeObservers.notifyNoted(noted, deps.logger);
+    // Audited before the card is redrawn: whoever sees the reason on the card finds it in /edge audit.
     await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
+    await deps.changeObservers.notifyNoted(noted, deps.logger);
   }
   return noted;
 }

@@ -396,8 +396,8 @@ export async function moveToApplied(
     );
   }
   if (takenOver) {
-    await deps.changeObservers.notifyNoted(takenOver, deps.logger);
     await audit(deps, takenOver, actorId, "undo", previous?.kept ? "kept" : "superseded", { by: r.id });
+    await deps.changeObservers.notifyNoted(takenOver, deps.logger);
   }
   return moved;
 }

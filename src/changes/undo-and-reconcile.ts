@@ -184,10 +184,10 @@ async function finishUndo(deps: Deps, r: ChangeRequest, actorId: string): Promis
         message: unknownSentence(err),
       };
       const noted = await deps.store.changeRequests.annotate(r.id, "undoing", { lastError });
-      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       await audit(deps, r, actorId, "undo", "unknown", {
         error: err instanceof LockLostError ? "lock_lost" : (err as EdgeApiError).kind,
       });
+      if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
       return { kind: "undo_unknown", request: noted ?? r };
     }
     return undoFailed(deps, r, actorId, toChangeError(err));

@@ -31,8 +31,8 @@ export async function makePermanent(deps: Deps, input: DecisionInput): Promise<D
     { undoAtIs: undoAt },
   );
   if (!moved) return lost(deps, request);
-  await deps.changeObservers.notifyNoted(moved, deps.logger);
   await audit(deps, moved, input.userId, "make_permanent", "permanent", { undoAtWas: undoAt });
+  await deps.changeObservers.notifyNoted(moved, deps.logger);
   return { kind: "made_permanent", request: moved };
 }
 
@@ -59,8 +59,8 @@ export async function extendUndo(
     { undoAtIs: undoAt },
   );
   if (!moved) return lost(deps, request);
-  await deps.changeObservers.notifyNoted(moved, deps.logger);
   await audit(deps, moved, input.userId, "extend", "extended", { from: undoAt, to });
+  await deps.changeObservers.notifyNoted(moved, deps.logger);
   return { kind: "extended", request: moved, from: undoAt };
 }
 

@@ -54,4 +54,40 @@ describe("/edge audit", () => {
     expect(rejects).toHaveLength(1);
     expect(rejects[0]).toContain("*rejected*: not during the sale");
   });
+
+  it("a note's audit row is written before its card is told: the redraw never runs ahead of /edge audit", async () => {
+    h.slack.clear();
+    await askAndConfirm(h, `ddos ${SIM_IDS.firstShieldZone} medium`);
+    const { reject } = await pendingCard(h, "DDoS");
+    const auditedWhenTold: string[][] = [];
+    const stop = h.deps.changeObservers.addNoted(async (request) => {
+      const rows = await h.deps.store.audit.list(request.teamId, 50);
+      auditedWhenTold.push(
+        rows.filter((r) => r.details?.requestId === request.id).map((r) => `${r.action}:${r.outcome}`),
+      );
+    });
+    try {
+      const rejected = await h.click(reject, { userId: CAROL });
+      const answer = await h.slack.waitForResponse(rejected.responseId);
+      const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason)!;
+      await h.click(add, { userId: CAROL });
+      const opened = await h.slack.waitForCall("views.open");
+      await h.interact(
+        viewSubmission({
+          userId: CAROL,
+          userName: "carol",
+          callbackId: VIEWS.rejectReason,
+          title: "Reason",
+          privateMetadata: (opened.args.view as { private_metadata: string }).private_metadata,
+          values: {
+            [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: "too soon" } },
+          },
+        }),
+      );
+      await cardUpdate(h, (t) => t.includes("too soon"));
+    } finally {
+      stop();
+    }
+    expect(auditedWhenTold.at(-1)).toContain("ddos_sensitivity.reject:reason");
+  });
 });
