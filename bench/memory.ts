@@ -68,6 +68,9 @@ const reading = (m: RawMemory): MemoryReading => ({
   peakRssMiB: round(m.peakRssMiB, 1),
 });
 
+/** AI scrapers, then search engines: bot categories the simulator's zones have. */
+const ROUND_CATEGORIES = [2, 1] as const;
+
 export async function memoryScenario(
   ctx: BenchContext,
   o: { workspaces: number; pending: number; rate: number; rounds?: number; settleMs?: number },
@@ -128,8 +131,11 @@ export async function memoryScenario(
         `  after commands: RSS ${afterCommands.rssMiB} MiB, ${afterCommandsSettled.rssMiB} MiB after ${settleMs / 1000} s idle (${commandsAnswered} answered)`,
       );
 
-      // Pending approvals: Allow AI scraper (currently Block) on the zone, one request per workspace.
-      await ctx.sim.call("setCategory", { zone, category: 2, action: 1 });
+      // Pending approvals: Allow a bot category (currently Block) on the zone, one request per workspace. Each
+      // round asks about its own category: the same one again would only point at round 1's pending
+      // requests (nothing asked twice), and post no card.
+      const category = ROUND_CATEGORIES[(n - 1) % ROUND_CATEGORIES.length]!;
+      await ctx.sim.call("setCategory", { zone, category, action: 1 });
       const clicks = Array.from({ length: o.pending }, (_, i) =>
         clickRequest(
           ctx,
@@ -137,7 +143,7 @@ export async function memoryScenario(
           i % o.workspaces,
           "U0002",
           ACTIONS.botAllow,
-          JSON.stringify({ r: `bench-mem-${n}-${String(i).padStart(6, "0")}`, z: zone, c: 2, a: 2 }),
+          JSON.stringify({ r: `bench-mem-${n}-${String(i).padStart(6, "0")}`, z: zone, c: category, a: 2 }),
         ),
       );
       await runLoad(ctx, { origin: bot.origin, requests: clicks, rate: Math.min(o.rate, 100) });
