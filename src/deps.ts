@@ -23,4 +23,10 @@ export interface Deps {
    * once each. Absent: every use reads the store.
    */
   readonly storedKey?: (teamId: string) => Promise<ApiKeyRecord | undefined>;
+  /**
+   * Set for the length of one change in flight (src/changes/in-flight.ts): the move that ends the flight
+   * ends its in-flight lease in the same statement (the patch's leaseUntil: null) and says so here, so the
+   * flight's end has no lease left to end.
+   */
+  readonly flightLease?: { endedByMove(): void };
 }

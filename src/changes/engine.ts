@@ -4,7 +4,7 @@ import type { EdgeApiError } from "../edge/errors.js";
 import { UserError } from "../errors.js";
 import type { ChangeError, ChangeRequest, EffectivePolicy, NewChangeRequest } from "../store/index.js";
 import { StoreError } from "../store/index.js";
-import { inFlight } from "./in-flight.js";
+import { inFlight, leaseWithMove, type TakenLease } from "./in-flight.js";
 import { resolveChange } from "./index.js";
 import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from "./kind.js";
 import {
@@ -213,9 +213,11 @@ export async function requestChange<P, V>(
 
   // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
   const approvals = policy.approvals === "off" ? "off" : "not_covered";
+  const lease = leaseWithMove(deps);
   const approved = await decide(deps, request, "pending", "approved", {
     decidedAt: deps.clock.now(),
     reason: { kind: "no_approval", approvals },
+    ...lease.patch,
   });
   if (!approved.won) return { kind: "duplicate", request: approved.request };
   countState(deps, "approved");
@@ -226,7 +228,7 @@ export async function requestChange<P, V>(
     "no_approval",
     approvals === "off" ? "approvals off" : "not required for this change",
   );
-  return applyApproved(deps, approved.request, input.userId);
+  return applyApproved(deps, approved.request, input.userId, lease.taken);
 }
 
 async function joinTwin(deps: Deps, twin: ChangeRequest, userId: string): Promise<ChangeOutcome> {
@@ -314,9 +316,17 @@ async function createRequest<P>(
   }
 }
 
-/** The single application of an approved request, then approved → applied | failed. Only a CAS winner calls it. */
-async function applyApproved(deps: Deps, request: ChangeRequest, actorId: string): Promise<ChangeOutcome> {
-  return inFlight(deps, request.id, "approved", (held) => applyHeld(held, request, actorId));
+/**
+ * The single application of an approved request, then approved → applied | failed. Only a CAS winner calls
+ * it, with the in-flight lease its move to approved took (leaseWithMove).
+ */
+async function applyApproved(
+  deps: Deps,
+  request: ChangeRequest,
+  actorId: string,
+  taken: TakenLease,
+): Promise<ChangeOutcome> {
+  return inFlight(deps, request.id, "approved", (held) => applyHeld(held, request, actorId), taken);
 }
 
 /** applyApproved's work, while the request's in-flight lease is held. */
@@ -443,8 +453,11 @@ async function recordFailed(
   }
 }
 
-/** The change is made: the move to applied, and the request becomes the target's owner (one transaction). */
-function markApplied(
+/**
+ * The change is made: the move to applied, and the request becomes the target's owner (one transaction).
+ * The move ends the flight's lease too: applied, the request is nothing the reconciler takes over.
+ */
+async function markApplied(
   deps: Deps,
   request: ChangeRequest,
   actorId: string,
@@ -452,17 +465,25 @@ function markApplied(
   replaced: unknown,
   note: ChangeError | null,
 ): Promise<ChangeRequest | undefined> {
+  const { flightLease } = deps;
   // From failed too: the reconciler may have given up on a call that was only slow, and it did succeed.
-  return moveToApplied(
+  const moved = await moveToApplied(
     deps,
     request,
     ["approved", "failed"],
-    { lastError: note, incrementAttempts: true, ...undoSchedule(deps, request) },
+    {
+      lastError: note,
+      incrementAttempts: true,
+      ...undoSchedule(deps, request),
+      ...(flightLease ? { leaseUntil: null } : {}),
+    },
     {},
     target,
     replaced,
     actorId,
   );
+  if (moved) flightLease?.endedByMove();
+  return moved;
 }
 
 /** A value as its kind names it ("High"), else as JSON. */
@@ -592,18 +613,19 @@ async function recordApproval(
       approvedBy = [...request.approvedBy.filter((_, i) => still[i]), userId];
     }
     if (approvedBy.length >= request.approvalsNeeded) {
+      const lease = leaseWithMove(deps);
       const approved = await move(
         deps,
         request.id,
         "pending",
         "approved",
-        { decidedBy: userId, decidedAt: deps.clock.now(), approvedBy },
+        { decidedBy: userId, decidedAt: deps.clock.now(), approvedBy, ...lease.patch },
         guard,
       );
       if (approved) {
         countState(deps, "approved");
         await audit(deps, approved, userId, "approve", "approved", { approvedBy });
-        return applyApproved(deps, approved, userId);
+        return applyApproved(deps, approved, userId, lease.taken);
       }
     } else {
       const recorded = await deps.store.changeRequests.annotate(
@@ -725,10 +747,14 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
       message: `The setting changed since this request was made, so it was not retried: make a new request with ${kind.askAgain(params)}.`,
     });
   }
-  const approved = await decide(deps, request, "failed", "approved", { decidedBy: input.userId });
+  const lease = leaseWithMove(deps);
+  const approved = await decide(deps, request, "failed", "approved", {
+    decidedBy: input.userId,
+    ...lease.patch,
+  });
   if (!approved.won) return { kind: "already_decided", request: approved.request };
   await audit(deps, approved.request, input.userId, "retry", "approved");
-  return applyApproved(deps, approved.request, input.userId);
+  return applyApproved(deps, approved.request, input.userId, lease.taken);
 }
 
 async function closeFailed(

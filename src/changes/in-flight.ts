@@ -23,13 +23,37 @@ export interface InFlight {
   end(): Promise<void>;
 }
 
-export async function holdInFlight(deps: Deps, requestId: string, state: ChangeState): Promise<InFlight> {
+/** A lease taken by the move into the flight's state (leaseWithMove), so the flight need not take it. */
+export interface TakenLease {
+  /** The lease time the move set. */
+  until: number;
+  /** The clock's elapsed time before that move was sent. */
+  at: number;
+}
+
+/**
+ * The lease a move into `approved` takes in its own statement (its patch), for the flight that follows it
+ * (holdInFlight's `taken`): one statement less than taking it after. A process that dies between the move
+ * and its flight leaves the request to the reconciler once this lease ends, as one dying in the flight does.
+ */
+export function leaseWithMove(deps: Deps): { patch: { leaseUntil: number }; taken: TakenLease } {
+  const taken = { until: deps.clock.now() + IN_FLIGHT_LEASE_MS, at: deps.clock.elapsed() };
+  return { patch: { leaseUntil: taken.until }, taken };
+}
+
+export async function holdInFlight(
+  deps: Deps,
+  requestId: string,
+  state: ChangeState,
+  taken?: TakenLease,
+): Promise<InFlight> {
   const log = deps.logger.child({ requestId });
   const abort = new AbortController();
-  const first = deps.clock.now() + IN_FLIGHT_LEASE_MS;
-  await deps.store.changeRequests.takeLease(requestId, state, first);
-  // Elapsed, not epoch time: how long since this process last held the lease for sure.
-  let heldAt = deps.clock.elapsed();
+  const first = taken?.until ?? deps.clock.now() + IN_FLIGHT_LEASE_MS;
+  if (!taken) await deps.store.changeRequests.takeLease(requestId, state, first);
+  // Elapsed, not epoch time: how long since this process last held the lease for sure (a lease taken by
+  // the move: since before that move was sent).
+  let heldAt = taken?.at ?? deps.clock.elapsed();
   const lease = holdLease({
     first,
     leaseMs: IN_FLIGHT_LEASE_MS,
@@ -56,17 +80,24 @@ export async function holdInFlight(deps: Deps, requestId: string, state: ChangeS
     close: (deadlineMs) => deps.edge.close(deadlineMs),
   };
   const changeObservers = new HeldObservers(deps.changeObservers);
+  let endedByMove = false;
+  const flightLease = {
+    endedByMove() {
+      endedByMove = true;
+    },
+  };
   return {
     // The workspace's key is read once for the flight, so its lock and its writes use the one same key.
-    deps: readingKeysOnce({ ...deps, edge, changeObservers }),
+    deps: readingKeysOnce({ ...deps, edge, changeObservers, flightLease }),
     async end() {
       try {
         stopWatchdog();
         const until = await lease.end();
         abort.abort(new Error("done"));
-        await deps.store.changeRequests
-          .endLease(requestId, until)
-          .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
+        if (!endedByMove)
+          await deps.store.changeRequests
+            .endLease(requestId, until)
+            .catch((err: unknown) => log.warn({ err }, "could not end the lease on a change; it runs out"));
       } finally {
         await changeObservers.flush();
       }
@@ -80,8 +111,9 @@ export async function inFlight<T>(
   requestId: string,
   state: ChangeState,
   work: (held: Deps) => Promise<T>,
+  taken?: TakenLease,
 ): Promise<T> {
-  const flight = await holdInFlight(deps, requestId, state);
+  const flight = await holdInFlight(deps, requestId, state, taken);
   try {
     return await work(flight.deps);
   } finally {

@@ -153,6 +153,11 @@ export interface ChangePatch {
   note?: ChangeNote | null;
   undoneBy?: string | null;
   reason?: DecisionReason | null;
+  /**
+   * The in-flight lease (src/changes/in-flight.ts), set with the move: null ends it (the move out of the
+   * state the lease holds needs it no more).
+   */
+  leaseUntil?: number | null;
 }
 
 export interface TransitionGuard {
@@ -324,6 +329,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
       ? { lastError: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
       : {}),
     ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
+    ...(patch.leaseUntil !== undefined ? { leaseUntil: patch.leaseUntil } : {}),
   });
 
   const pendingWhere = (teamId: string, q: PendingQuery) => {

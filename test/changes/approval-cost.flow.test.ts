@@ -16,7 +16,7 @@ const ZONE = SIM_IDS.firstShieldZone;
  */
 const LIMITS = {
   /** Statements on tables (begin and commit not counted), from the click to the settled card. */
-  statements: 17,
+  statements: 14,
   transactions: 1,
   /** Reads of the workspace's Edge API key (each one decrypts it). */
   keyReads: 1,

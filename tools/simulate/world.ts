@@ -346,12 +346,21 @@ function storeProxy(world: RunWorld, inc: () => Incarnation, real: Store): Store
             });
           };
           if (!write) return call();
-          if (repoName === "changeRequests" && name === "takeLease") {
+          // An in-flight lease is taken by takeLease (id, state) or by a move that sets it (id, from, to, patch).
+          const leaseMove =
+            repoName === "changeRequests" &&
+            name === "transition" &&
+            typeof (args[3] as { leaseUntil?: unknown } | undefined)?.leaseUntil === "number";
+          if (repoName === "changeRequests" && (name === "takeLease" || leaseMove)) {
             const ctx = opContext.getStore();
             if (ctx)
               opContext.enterWith({
                 ...ctx,
-                hold: { requestId: String(args[0]), phase: String(args[1]), id: ++holds },
+                hold: {
+                  requestId: String(args[0]),
+                  phase: String(leaseMove ? args[2] : args[1]),
+                  id: ++holds,
+                },
               });
           }
           const observe = (result: unknown) => {

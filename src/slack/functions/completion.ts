@@ -36,10 +36,19 @@ const TOKEN_ERRORS = new Set([
   "account_inactive",
 ]);
 
+const STEP_REQUEST_PREFIX = "wf_";
+
 /** The request id a step's change request gets: the same execution delivered twice makes one request. */
 export function stepRequestId(functionExecutionId: string): string {
-  return `wf_${functionExecutionId}`;
+  return `${STEP_REQUEST_PREFIX}${functionExecutionId}`;
 }
+
+/**
+ * Whether a step may wait on this request. A step only ever waits on the request named by stepRequestId
+ * (the one place a step is stored), so any other request (every click's) needs no read of the steps when
+ * it settles.
+ */
+export const mayHaveWaitingSteps = (requestId: string): boolean => requestId.startsWith(STEP_REQUEST_PREFIX);
 
 /** The final state a request step reports: applied (also once undone later), failed, rejected … */
 export function finalStateOf(r: Pick<ChangeRequest, "state">): string {
@@ -151,7 +160,7 @@ const isSettled = (r: ChangeRequest) => SETTLED_REQUEST_STATES.includes(r.state)
 
 /** The engine's observer: every step waiting on a request that just settled is completed with it. */
 export async function settleStepsWaitingOn(env: SlackEnv, request: ChangeRequest): Promise<number> {
-  if (!isSettled(request)) return 0;
+  if (!isSettled(request) || !mayHaveWaitingSteps(request.id)) return 0;
   const waiting = await env.deps.store.functionExecutions.listWaitingOn(request.id);
   let completed = 0;
   for (const e of waiting) if (await completeStep(env, e.id, requestStepResult(request))) completed++;
