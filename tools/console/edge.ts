@@ -63,7 +63,7 @@ export async function startConsoleEdge(o: ConsoleEdgeOptions): Promise<ConsoleEd
   });
   const simulated = make(sim.url);
   const edge: EdgeApi = {
-    forKey: (apiKey) => (apiKey === SIM_API_KEY ? simulated : real).forKey(apiKey),
+    forKey: (apiKey, options) => (apiKey === SIM_API_KEY ? simulated : real).forKey(apiKey, options),
     queueStats: () => {
       const a = simulated.queueStats();
       const b = real.queueStats();

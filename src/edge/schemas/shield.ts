@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LruCache } from "../../lru.js";
 import { type IntLabels, ignoredBody, intEnum, intLabel, nullish, optIntEnum, rowsOf } from "./common.js";
 import { dayMonthEitherWay, isoDay, parseDateKey, readDateKeys } from "./date-key.js";
 
@@ -404,54 +405,175 @@ export interface MetricPoint {
   values: Readonly<Record<string, number>>;
 }
 
+type SeriesMap = Readonly<Record<string, Readonly<Record<string, number>> | null | undefined>>;
+
+export interface OverviewMetric {
+  /** By time, oldest first. */
+  points: MetricPoint[];
+  totals: Record<string, number> | null;
+  /** Time keys that did not read as a date: their counts are missing from `points`. */
+  unreadableKeys: string[];
+}
+
+/** One level of a series map's keys read as dates together (`readDateKeys`), with what decides which level is time. */
+interface LevelReading {
+  keys: readonly string[];
+  /** Each key's Unix ms, in `keys`' order; null when it does not read as a date. */
+  times: ReadonlyArray<number | null>;
+  /** Keys that read as dates, or whose day and month could be either way round (still a date, of a day not known). */
+  dated: number;
+  /** Keys with a digit in them. */
+  digits: number;
+}
+
 /**
- * OverviewMetric `{metrics: {string: {string: int64}}, totals: {string: int64}}`. The document does not
- * say which level of `metrics` is time: a time-keyed outer level (`{"2024-…": {blocked: 3}}`) and a
- * time-keyed inner level (`{blocked: {"2024-…": 3}}`) are both read into points sorted by time.
+ * The levels read lately: an answer's seven features share their time keys, and a minute's checks of a key's zones
+ * their answers' keys, so each list of keys is read once, not once per feature and zone.
  */
-export const overviewMetricSchema = z
+const levelReadings = new LruCache<string, LevelReading>(64);
+
+function readLevel(keys: readonly string[]): LevelReading {
+  const id = `${keys.length}\u0000${keys[0]}\u0000${keys.at(-1)}`;
+  const seen = levelReadings.get(id);
+  if (seen && seen.keys.length === keys.length && seen.keys.every((k, i) => k === keys[i])) return seen;
+  const read = readDateKeys(keys);
+  const times: Array<number | null> = [];
+  let dated = 0;
+  let digits = 0;
+  for (const k of keys) {
+    const t = read(k);
+    times.push(t);
+    if (t !== null || dayMonthEitherWay(k)) dated++;
+    if (/\d/.test(k)) digits++;
+  }
+  const reading = { keys, times, dated, digits };
+  levelReadings.set(id, reading);
+  return reading;
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * The metric read from `metrics` and `totals` as they came, checking them as it goes; undefined when anything
+ * is not a plain map of safe integers (or has a `__proto__` key, which the shape's check leaves out), so the
+ * shape's own check decides and words the fault.
+ */
+function readMetric(
+  raw: SeriesMap,
+  totalsIn: Readonly<Record<string, unknown>> | null,
+): OverviewMetric | undefined {
+  let totals: Record<string, number> | null = null;
+  if (totalsIn !== null) {
+    totals = {};
+    for (const k in totalsIn) {
+      const v = totalsIn[k];
+      if (k === "__proto__" || !Number.isSafeInteger(v)) return undefined;
+      totals[k] = v as number;
+    }
+  }
+  const outer: string[] = [];
+  const innerSeen = new Set<string>();
+  for (const k in raw) {
+    if (k === "__proto__") return undefined;
+    outer.push(k);
+    const series = raw[k];
+    if (series === null || series === undefined) continue;
+    if (!isPlain(series)) return undefined;
+    for (const ik in series) {
+      if (ik === "__proto__" || !Number.isSafeInteger(series[ik])) return undefined;
+      innerSeen.add(ik);
+    }
+  }
+  const inner = [...innerSeen];
+  const outerLevel = readLevel(outer);
+  const innerLevel = readLevel(inner);
+  // The level with more keys that read as dates is time; with none, the one with more digits in its keys.
+  const timeOuter =
+    outerLevel.dated !== innerLevel.dated
+      ? outerLevel.dated > innerLevel.dated
+      : outerLevel.digits >= innerLevel.digits;
+  const level = timeOuter ? outerLevel : innerLevel;
+  const unreadableKeys: string[] = [];
+  for (let i = 0; i < level.keys.length; i++)
+    if (level.times[i] === null) unreadableKeys.push(level.keys[i] as string);
+  const innerTime = timeOuter ? undefined : new Map<string, number | null>();
+  if (innerTime)
+    for (let i = 0; i < inner.length; i++) innerTime.set(inner[i] as string, level.times[i] ?? null);
+  const byTime = new Map<number, Record<string, number>>();
+  for (let i = 0; i < outer.length; i++) {
+    const k = outer[i] as string;
+    const series = raw[k];
+    if (series === null || series === undefined) continue;
+    if (timeOuter) {
+      const at = level.times[i] ?? null;
+      if (at === null) continue;
+      // A time with no counts under it is no point.
+      let values: Record<string, number> | undefined;
+      for (const ik in series) {
+        if (values === undefined) {
+          values = byTime.get(at) ?? {};
+          byTime.set(at, values);
+        }
+        values[ik] = (values[ik] ?? 0) + (series[ik] as number);
+      }
+    } else
+      for (const ik in series) {
+        const at = innerTime?.get(ik) ?? null;
+        if (at === null) continue;
+        let values = byTime.get(at);
+        if (values === undefined) {
+          values = {};
+          byTime.set(at, values);
+        }
+        values[k] = (values[k] ?? 0) + (series[ik] as number);
+      }
+  }
+  const points: MetricPoint[] = [];
+  for (const [at, values] of byTime) points.push({ at, values });
+  points.sort((a, b) => a.at - b.at);
+  return { points, totals, unreadableKeys };
+}
+
+/** The shape as the document gives it: the check whose faults are the answer's when `readMetric` refuses. */
+const overviewMetricShape = z
   .looseObject({
     metrics: nullish(z.record(z.string(), nullish(z.record(z.string(), z.number().int())))),
     totals: nullish(z.record(z.string(), z.number().int())),
   })
+  .nullish();
+
+/**
+ * OverviewMetric `{metrics: {string: {string: int64}}, totals: {string: int64}}`. The document does not
+ * say which level of `metrics` is time: a time-keyed outer level (`{"2024-…": {blocked: 3}}`) and a
+ * time-keyed inner level (`{blocked: {"2024-…": 3}}`) are both read into points sorted by time. Checked and
+ * read in one pass by hand (a check of zones reads a hundred keys' answers of seven of these at once); only an
+ * answer that pass refuses goes through the shape's zod check, for its faults' wording.
+ */
+export const overviewMetricSchema = z
+  .unknown()
   .nullish()
-  .transform((m) => {
-    const raw = m?.metrics ?? {};
-    const outer = Object.keys(raw);
-    const inner = [...new Set(Object.values(raw).flatMap((i) => Object.keys(i ?? {})))];
-    const readOuter = readDateKeys(outer);
-    const readInner = readDateKeys(inner);
-    // A key whose day and month could be either way round is still a date, of a day not known.
-    const dated = (keys: string[], read: (k: string) => number | null) =>
-      keys.filter((k) => read(k) !== null || dayMonthEitherWay(k)).length;
-    // The level with more keys that read as dates is time; with none, the one with more digits in its keys.
-    const digits = (keys: string[]) => keys.filter((k) => /\d/.test(k)).length;
-    const [datedOuter, datedInner] = [dated(outer, readOuter), dated(inner, readInner)];
-    const timeOuter = datedOuter !== datedInner ? datedOuter > datedInner : digits(outer) >= digits(inner);
-    const read = timeOuter ? readOuter : readInner;
-    const time = (k: string) => read(k) ?? Number.NaN;
-    const unreadableKeys = (timeOuter ? outer : inner).filter((k) => Number.isNaN(time(k)));
-    const byTime = new Map<number, Record<string, number>>();
-    const add = (at: number, name: string, v: number) => {
-      if (Number.isNaN(at)) return;
-      const values = byTime.get(at) ?? {};
-      values[name] = (values[name] ?? 0) + v;
-      byTime.set(at, values);
-    };
-    for (const [k, inner] of Object.entries(raw)) {
-      for (const [ik, v] of Object.entries(inner ?? {})) {
-        if (timeOuter) add(time(k), ik, v);
-        else add(time(ik), k, v);
+  .transform((m, ctx): OverviewMetric => {
+    if (m === null || m === undefined) return { points: [], totals: null, unreadableKeys: [] };
+    if (isPlain(m)) {
+      const { metrics, totals } = m as { metrics?: unknown; totals?: unknown };
+      const raw = metrics ?? {};
+      const t = totals ?? null;
+      if (isPlain(raw) && (t === null || isPlain(t))) {
+        const read = readMetric(raw as SeriesMap, t);
+        if (read) return read;
       }
     }
-    const points: MetricPoint[] = [...byTime.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([at, values]) => ({ at, values }));
-    /** Time keys that did not read as a date: their counts are missing from `points`. */
-    return { points, totals: m?.totals ?? null, unreadableKeys };
+    const checked = overviewMetricShape.safeParse(m);
+    if (!checked.success) {
+      for (const issue of checked.error.issues) ctx.addIssue(issue as never);
+      return z.NEVER;
+    }
+    return readMetric(checked.data?.metrics ?? {}, checked.data?.totals ?? null) as OverviewMetric;
   });
-
-export type OverviewMetric = z.output<typeof overviewMetricSchema>;
 
 const ACTION_COUNT = /block|challeng|logged/i;
 
