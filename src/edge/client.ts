@@ -4,7 +4,14 @@ import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { EdgeApiError } from "./errors.js";
 import { type MethodOf, OPERATIONS, type Operation, type OperationName } from "./operations.js";
-import { KeyQueues, keyId, type QueueStats, RETRY_DEFAULT, type RetryPolicy } from "./queue.js";
+import {
+  DEFAULT_MAX_BACKGROUND,
+  KeyQueues,
+  keyId,
+  type QueueStats,
+  RETRY_DEFAULT,
+  type RetryPolicy,
+} from "./queue.js";
 import { execute, type RequestContext, type RequestEvent } from "./request.js";
 import { dateKeyShape } from "./schemas/date-key.js";
 import type { SharedLimit } from "./shared-limit.js";
@@ -92,10 +99,15 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     options.dispatcher ??
     new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 128 });
   // Background reads get connections of their own: a backlog of them never delays a person's command
-  // waiting for a connection behind them.
+  // waiting for a connection behind them. One for each background read the queues admit at once
+  // (maxBackground): at 32 a cold minute's zone checks waited on connections, not on their keys.
   const backgroundDispatcher =
     options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
+    new Agent({
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connections: options.maxBackground ?? DEFAULT_MAX_BACKGROUND,
+    });
   const queues = new KeyQueues({
     ratePerSec: options.ratePerSec,
     concurrency: options.concurrency,
