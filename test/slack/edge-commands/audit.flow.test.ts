@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ACTIONS, VIEWS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { askAndConfirm, pendingCard } from "../../support/change-flow.js";
@@ -85,6 +85,8 @@ describe("/edge audit", () => {
         }),
       );
       await cardUpdate(h, (t) => t.includes("too soon"));
+      // The card's redraw is told before this observer (registered after it): wait for this one's turn.
+      await vi.waitFor(() => expect(auditedWhenTold).not.toHaveLength(0));
     } finally {
       stop();
     }
