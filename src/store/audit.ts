@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from "kysely";
 import { censor } from "../log.js";
+import { compiledPerShape } from "./compiled.js";
 import { parseJson, type RepoContext, readRow, type WorkScope } from "./context.js";
 import type { AuditLogTable } from "./db.js";
 import { guard } from "./errors.js";
@@ -39,7 +40,18 @@ export function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
 /** Rows written by one statement at most (a bounded number of distinct statements to prepare). */
 const MAX_BATCH = 50;
 
-type AuditRow = Insertable<AuditLogTable>;
+type AuditRow = Required<Omit<Insertable<AuditLogTable>, "id">>;
+
+/** The columns an append writes, in the order an insert's values are given. */
+const AUDIT_COLUMNS = ["at", "teamId", "userId", "action", "target", "outcome", "details"] as const;
+// Fails to compile when a column of the row is missing above (it would not be written).
+const everyColumn: Exclude<keyof AuditRow, (typeof AUDIT_COLUMNS)[number]> extends never ? true : never =
+  true;
+void everyColumn;
+
+/** One row of stand-ins for an insert built once per row count (src/store/compiled.ts). */
+const stoodFor = (slots: readonly unknown[]) =>
+  Object.fromEntries(AUDIT_COLUMNS.map((c, i) => [c, slots[i]])) as AuditRow;
 
 export function createAuditRepo(ctx: RepoContext): AuditRepo {
   const { db, now, engine } = ctx;
@@ -56,7 +68,17 @@ export function createAuditRepo(ctx: RepoContext): AuditRepo {
   let waiting: { row: AuditRow; done: (err?: unknown) => void }[] = [];
   let writing = false;
 
-  const insert = (rows: AuditRow[]) => db.insertInto("audit_log").values(rows).execute();
+  const insertRows = compiledPerShape<never>(db, MAX_BATCH);
+  const insert = (rows: AuditRow[]) =>
+    insertRows(
+      db,
+      String(rows.length),
+      rows.flatMap((r) => AUDIT_COLUMNS.map((c) => r[c])),
+      (root, slots) =>
+        root
+          .insertInto("audit_log")
+          .values(rows.map((_, i) => stoodFor(slots.slice(i * AUDIT_COLUMNS.length)))),
+    );
 
   async function writeWaiting(): Promise<void> {
     writing = true;

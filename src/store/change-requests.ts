@@ -5,8 +5,10 @@ import {
   type Selectable,
   type SqlBool,
   sql,
+  type Updateable,
 } from "kysely";
 import { CHANGE_STATES, CHANGE_TRANSITIONS, type ChangeState } from "../changes/state-machine.js";
+import { compiledOnce, compiledPerShape } from "./compiled.js";
 import { newId, parseJson, type RepoContext, readRow, updatedOne, type WorkScope } from "./context.js";
 import type { ChangeRequestsTable, Database } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -305,32 +307,36 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
+/** The columns a patch writes besides `attempts` (patchEntries). */
+type PatchedColumn = (keyof ChangeRequestsTable & keyof ChangePatch) | "updatedAt";
+
+type GuardCondition = keyof TransitionGuard | "undoAtIsNull";
+
 export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
   const { db, now } = ctx;
 
-  const patchColumns = (eb: ExpressionBuilder<Database, "approval_requests">, patch: ChangePatch) => ({
-    updatedAt: now(),
-    ...(patch.decidedBy !== undefined ? { decidedBy: patch.decidedBy } : {}),
-    ...(patch.decidedAt !== undefined ? { decidedAt: patch.decidedAt } : {}),
-    ...(patch.expiresAt !== undefined ? { expiresAt: patch.expiresAt } : {}),
-    ...(patch.failedAt !== undefined ? { failedAt: patch.failedAt } : {}),
-    ...(patch.approvedBy !== undefined ? { approvedBy: JSON.stringify(patch.approvedBy) } : {}),
-    ...(patch.undoAt !== undefined ? { undoAt: patch.undoAt } : {}),
-    ...(patch.twinKey !== undefined ? { twinKey: patch.twinKey } : {}),
-    ...(patch.replaced !== undefined
-      ? { replaced: patch.replaced === null ? null : JSON.stringify(patch.replaced) }
-      : {}),
-    ...(patch.note !== undefined ? { note: patch.note === null ? null : JSON.stringify(patch.note) } : {}),
-    ...(patch.undoneBy !== undefined ? { undoneBy: patch.undoneBy } : {}),
-    ...(patch.reason !== undefined
-      ? { reason: patch.reason === null ? null : JSON.stringify(patch.reason) }
-      : {}),
-    ...(patch.lastError !== undefined
-      ? { lastError: patch.lastError === null ? null : JSON.stringify(patch.lastError) }
-      : {}),
-    ...(patch.incrementAttempts ? { attempts: eb("attempts", "+", 1) } : {}),
-    ...(patch.leaseUntil !== undefined ? { leaseUntil: patch.leaseUntil } : {}),
-  });
+  /**
+   * The columns a patch writes besides the state, in one order, each with its value (`attempts` is
+   * written as itself plus one, no value): a transition's or an annotation's shape is these names.
+   */
+  const patchEntries = (patch: ChangePatch): [column: PatchedColumn, value: unknown][] => {
+    const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+    const entries: [PatchedColumn, unknown][] = [["updatedAt", now()]];
+    if (patch.decidedBy !== undefined) entries.push(["decidedBy", patch.decidedBy]);
+    if (patch.decidedAt !== undefined) entries.push(["decidedAt", patch.decidedAt]);
+    if (patch.expiresAt !== undefined) entries.push(["expiresAt", patch.expiresAt]);
+    if (patch.failedAt !== undefined) entries.push(["failedAt", patch.failedAt]);
+    if (patch.approvedBy !== undefined) entries.push(["approvedBy", JSON.stringify(patch.approvedBy)]);
+    if (patch.undoAt !== undefined) entries.push(["undoAt", patch.undoAt]);
+    if (patch.twinKey !== undefined) entries.push(["twinKey", patch.twinKey]);
+    if (patch.replaced !== undefined) entries.push(["replaced", json(patch.replaced)]);
+    if (patch.note !== undefined) entries.push(["note", json(patch.note)]);
+    if (patch.undoneBy !== undefined) entries.push(["undoneBy", patch.undoneBy]);
+    if (patch.reason !== undefined) entries.push(["reason", json(patch.reason)]);
+    if (patch.lastError !== undefined) entries.push(["lastError", json(patch.lastError)]);
+    if (patch.leaseUntil !== undefined) entries.push(["leaseUntil", patch.leaseUntil]);
+    return entries;
+  };
 
   const pendingWhere = (teamId: string, q: PendingQuery) => {
     let sel = db.selectFrom("approval_requests").where("teamId", "=", teamId).where("state", "=", "pending");
@@ -364,16 +370,80 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     return rows.map(toRequest);
   };
 
-  /** A transition's or an annotation's guard: every condition it gives must hold (none: always). */
-  const guarded = (guard: TransitionGuard) => (eb: ExpressionBuilder<Database, "approval_requests">) => {
-    const all: Expression<SqlBool>[] = [];
-    if (guard.notExpiredAt !== undefined) all.push(eb("expiresAt", ">", guard.notExpiredAt));
-    if (guard.approvedBy !== undefined) all.push(eb("approvedBy", "=", JSON.stringify(guard.approvedBy)));
-    if (guard.undoDueBy !== undefined) all.push(eb("undoAt", "<=", guard.undoDueBy));
-    if (guard.leaseEndedBy !== undefined) all.push(leaseEndedBy(guard.leaseEndedBy)(eb));
+  /**
+   * A transition's or an annotation's guard as conditions, each with the values it compares (every one
+   * given must hold; none: always). `undoAtIs` null is a condition without a value.
+   */
+  const guardEntries = (guard: TransitionGuard): [condition: GuardCondition, values: unknown[]][] => {
+    const all: [GuardCondition, unknown[]][] = [];
+    if (guard.notExpiredAt !== undefined) all.push(["notExpiredAt", [guard.notExpiredAt]]);
+    if (guard.approvedBy !== undefined) all.push(["approvedBy", [JSON.stringify(guard.approvedBy)]]);
+    if (guard.undoDueBy !== undefined) all.push(["undoDueBy", [guard.undoDueBy]]);
+    if (guard.leaseEndedBy !== undefined) all.push(["leaseEndedBy", [guard.leaseEndedBy]]);
     if (guard.undoAtIs !== undefined)
-      all.push(guard.undoAtIs === null ? eb("undoAt", "is", null) : eb("undoAt", "=", guard.undoAtIs));
-    return eb.and(all);
+      all.push(guard.undoAtIs === null ? ["undoAtIsNull", []] : ["undoAtIs", [guard.undoAtIs]]);
+    return all;
+  };
+
+  const guardCondition = (
+    eb: ExpressionBuilder<Database, "approval_requests">,
+    condition: GuardCondition,
+    value: () => unknown,
+  ): Expression<SqlBool> => {
+    switch (condition) {
+      case "notExpiredAt":
+        return eb("expiresAt", ">", value() as number);
+      case "approvedBy":
+        return eb("approvedBy", "=", value() as string);
+      case "undoDueBy":
+        return eb("undoAt", "<=", value() as number);
+      case "leaseEndedBy":
+        return leaseEndedBy(value() as number)(eb);
+      case "undoAtIsNull":
+        return eb("undoAt", "is", null);
+      case "undoAtIs":
+        return eb("undoAt", "=", value() as number);
+    }
+  };
+
+  const updateRequest = compiledPerShape<Selectable<ChangeRequestsTable>>(db);
+
+  /**
+   * The compare-and-set of a request (a transition to `to`, or an annotation while in `froms` when `to`
+   * is undefined), on the store or inside a transaction; compiled once per shape.
+   */
+  const updateOn = async (
+    on: Kysely<Database>,
+    id: string,
+    froms: readonly ChangeState[],
+    to: ChangeState | undefined,
+    patch: ChangePatch,
+    guard: TransitionGuard,
+  ): Promise<ChangeRequest | undefined> => {
+    const columns = patchEntries(patch);
+    const conditions = guardEntries(guard);
+    const shape = `${froms.join(",")}>${to ?? ""}|${columns.map(([c]) => c).join(",")}${
+      patch.incrementAttempts ? ",attempts+1" : ""
+    }|${conditions.map(([c]) => c).join(",")}`;
+    const values = [...columns.map(([, v]) => v), id, ...conditions.flatMap(([, v]) => v)];
+    const { rows } = await updateRequest(on, shape, values, (root, slots) => {
+      let next = 0;
+      const value = () => slots[next++];
+      return root
+        .updateTable("approval_requests")
+        .set((eb) => {
+          const set: Record<string, unknown> = to === undefined ? {} : { state: to };
+          for (const [column] of columns) set[column] = value();
+          if (patch.incrementAttempts) set.attempts = eb("attempts", "+", 1);
+          return set as Updateable<ChangeRequestsTable>;
+        })
+        .where("id", "=", value() as string)
+        .where("state", "in", froms)
+        .where((eb) => eb.and(conditions.map(([c]) => guardCondition(eb, c, value))))
+        .returningAll();
+    });
+    const r = rows[0];
+    return r ? toRequest(r) : undefined;
   };
 
   /** The compare-and-set of a request's state (transition), on the store or inside a transaction. */
@@ -391,39 +461,40 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
       if (!CHANGE_TRANSITIONS[f]?.includes(to))
         throw invalid(`A change request cannot go from ${f} to ${to}`);
     }
-    const q = on
-      .updateTable("approval_requests")
-      .set((eb) => ({ state: to, ...patchColumns(eb, patch) }))
-      .where("id", "=", id)
-      .where("state", "in", froms)
-      .where(guarded(guard));
-    const r = await q.returningAll().executeTakeFirst();
-    return r ? toRequest(r) : undefined;
+    return updateOn(on, id, froms, to, patch, guard);
   };
 
-  const annotateOn = async (
+  const annotateOn = (
     on: Kysely<Database>,
     id: string,
     state: ChangeState,
     patch: ChangePatch,
     guard: TransitionGuard = {},
-  ): Promise<ChangeRequest | undefined> => {
-    const q = on
-      .updateTable("approval_requests")
-      .set((eb) => patchColumns(eb, patch))
-      .where("id", "=", id)
-      .where("state", "=", state)
-      .where(guarded(guard));
-    const r = await q.returningAll().executeTakeFirst();
-    return r ? toRequest(r) : undefined;
-  };
+  ): Promise<ChangeRequest | undefined> => updateOn(on, id, [state], undefined, patch, guard);
+
+  const selectById = compiledOnce(db, (root, id: string) =>
+    root.selectFrom("approval_requests").selectAll().where("id", "=", id),
+  );
+
+  const upsertOwner = compiledOnce(
+    db,
+    (root, teamId: string, targetKey: string, requestId: string, at: number) =>
+      root
+        .insertInto("change_targets")
+        .values({ teamId, targetKey, requestId, updatedAt: at })
+        .onConflict((oc) => oc.columns(["teamId", "targetKey"]).doUpdateSet({ requestId, updatedAt: at })),
+  );
+
+  const selectOwner = compiledOnce(db, (root, teamId: string, targetKey: string) =>
+    root
+      .selectFrom("change_targets")
+      .select(["requestId", "updatedAt"])
+      .where("teamId", "=", teamId)
+      .where("targetKey", "=", targetKey),
+  );
 
   const setOwnerOn = async (on: Kysely<Database>, teamId: string, targetKey: string, requestId: string) => {
-    await on
-      .insertInto("change_targets")
-      .values({ teamId, targetKey, requestId, updatedAt: now() })
-      .onConflict((oc) => oc.columns(["teamId", "targetKey"]).doUpdateSet({ requestId, updatedAt: now() }))
-      .execute();
+    await upsertOwner(on, teamId, targetKey, requestId, now());
   };
 
   return guard("changeRequests", {
@@ -472,7 +543,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     },
 
     async get(id: string): Promise<ChangeRequest | undefined> {
-      const r = await db.selectFrom("approval_requests").selectAll().where("id", "=", id).executeTakeFirst();
+      const r = (await selectById(db, id)).rows[0];
       return r ? toRequest(r) : undefined;
     },
 
@@ -576,12 +647,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
       setOwnerOn(db, teamId, targetKey, requestId),
 
     async targetOwner(teamId: string, targetKey: string) {
-      const r = await db
-        .selectFrom("change_targets")
-        .select(["requestId", "updatedAt"])
-        .where("teamId", "=", teamId)
-        .where("targetKey", "=", targetKey)
-        .executeTakeFirst();
+      const r = (await selectOwner(db, teamId, targetKey)).rows[0];
       return r ? { requestId: r.requestId, since: Number(r.updatedAt) } : undefined;
     },
   });

@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import { compiledOnce } from "./compiled.js";
 import type { RepoContext } from "./context.js";
 import { fingerprintOf } from "./crypto.js";
 import type { ApiKeysTable } from "./db.js";
@@ -42,8 +43,10 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
     masterKeyId: ciphertext.split(":")[1],
   });
 
-  const findRow = (teamId: string) =>
-    db.selectFrom("api_keys").selectAll().where("teamId", "=", teamId).executeTakeFirst();
+  const selectRow = compiledOnce(db, (root, teamId: string) =>
+    root.selectFrom("api_keys").selectAll().where("teamId", "=", teamId),
+  );
+  const findRow = async (teamId: string) => (await selectRow(db, teamId)).rows[0];
 
   return guard("keys", {
     async set(teamId: string, apiKey: string, setBy: string): Promise<ApiKeyInfo> {

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from "kysely";
+import { compiledOnce } from "./compiled.js";
 import { parseJson, type RepoContext, readRow } from "./context.js";
 import type { PoliciesTable } from "./db.js";
 import { guard, StoreError } from "./errors.js";
@@ -188,14 +189,22 @@ export function createPoliciesRepo(ctx: RepoContext): PoliciesRepo {
     return toRow(row);
   }
 
+  const selectLayers = compiledOnce(db, (root, teamId: string, channelId: string) =>
+    root
+      .selectFrom("policies")
+      .selectAll()
+      .where("teamId", "=", teamId)
+      .where("channelId", "in", [WORKSPACE, channelId]),
+  );
+  const selectWorkspace = compiledOnce(db, (root, teamId: string) =>
+    root.selectFrom("policies").selectAll().where("teamId", "=", teamId).where("channelId", "=", WORKSPACE),
+  );
+
   return guard("policies", {
     async getEffective(teamId: string, channelId?: string): Promise<EffectivePolicy> {
-      const rows = await db
-        .selectFrom("policies")
-        .selectAll()
-        .where("teamId", "=", teamId)
-        .where("channelId", "in", channelId ? [WORKSPACE, channelId] : [WORKSPACE])
-        .execute();
+      const { rows } = channelId
+        ? await selectLayers(db, teamId, channelId)
+        : await selectWorkspace(db, teamId);
       const ws = rows.find((r) => r.channelId === WORKSPACE);
       const ch = channelId ? rows.find((r) => r.channelId === channelId) : undefined;
       const layers: [PolicySource, PolicyRow | undefined][] = [

@@ -1,3 +1,4 @@
+import { compiledOnce } from "./compiled.js";
 import type { RepoContext } from "./context.js";
 import { guard } from "./errors.js";
 import { moveLease } from "./lease.js";
@@ -18,24 +19,29 @@ export interface TargetLocksRepo {
 
 export function createTargetLocksRepo(ctx: RepoContext): TargetLocksRepo {
   const { db } = ctx;
+  const insert = compiledOnce(db, (root, key: string, holder: string, until: number, now: number) =>
+    root
+      .insertInto("target_locks")
+      .values({ key, holder, leaseUntil: until })
+      .onConflict((oc) =>
+        oc
+          .column("key")
+          .doUpdateSet({ holder, leaseUntil: until })
+          .where("target_locks.leaseUntil", "<", now),
+      ),
+  );
+  const remove = compiledOnce(db, (root, key: string, holder: string) =>
+    root.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder),
+  );
   return guard("targetLocks", {
     async take(key: string, holder: string, until: number, now: number): Promise<boolean> {
-      const result = await db
-        .insertInto("target_locks")
-        .values({ key, holder, leaseUntil: until })
-        .onConflict((oc) =>
-          oc
-            .column("key")
-            .doUpdateSet({ holder, leaseUntil: until })
-            .where("target_locks.leaseUntil", "<", now),
-        )
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      const result = await insert(db, key, holder, until, now);
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
     renew: (key: string, holder: string, from: number, to: number) =>
       moveLease(db, "target_locks", { key, holder }, from, to),
     async release(key: string, holder: string): Promise<void> {
-      await db.deleteFrom("target_locks").where("key", "=", key).where("holder", "=", holder).execute();
+      await remove(db, key, holder);
     },
   });
 }

@@ -701,6 +701,31 @@ export function storeContract(h: EngineHarness): void {
         ).toMatchObject({ state: "approved" });
       });
 
+      it("the same move with other values writes and compares each call's own values", async () => {
+        const store = await open();
+        const cr = store.changeRequests;
+        const a = await cr.create({ ...base, expiresAt: clock + 1_000 });
+        const b = await cr.create({ ...base, expiresAt: clock + 9_000 });
+        const approve = (id: string, by: string[], user: string, lease: number) =>
+          cr.transition(
+            id,
+            "pending",
+            "approved",
+            { approvedBy: [...by, user], decidedBy: user, leaseUntil: lease },
+            { notExpiredAt: clock, approvedBy: by },
+          );
+        expect(await approve(a.id, [], "U1", 111)).toMatchObject({ approvedBy: ["U1"], decidedBy: "U1" });
+        expect(await approve(b.id, ["U0"], "U2", 222)).toBeUndefined();
+        clock += 5_000;
+        expect(await approve(a.id, [], "U3", 333)).toBeUndefined();
+        expect(await approve(b.id, [], "U2", 222)).toMatchObject({ approvedBy: ["U2"], decidedBy: "U2" });
+        expect((await cr.get(a.id))?.decidedBy).toBe("U1");
+        expect(await cr.renewLease(a.id, "approved", 222, 444)).toBe(false);
+        expect(await cr.renewLease(b.id, "approved", 222, 444)).toBe(true);
+        expect(await cr.renewLease(a.id, "approved", 111, 444)).toBe(true);
+        expect(await cr.renewLease(b.id, "approved", 222, 555)).toBe(false);
+      });
+
       it("annotates only in the given state, and lists approved requests left since a given time", async () => {
         const store = await open();
         const r = await store.changeRequests.create(base);
