@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { overviewMetricSchema, shieldOverviewMetricsResponseSchema } from "../../src/edge/schemas/shield.js";
+import {
+  overviewMetricSchema,
+  shieldDetailedMetricsSchema,
+  shieldOverviewMetricsResponseSchema,
+} from "../../src/edge/schemas/shield.js";
 import { rng } from "../support/answer-generator.js";
 import {
   referenceOverviewMetricSchema,
@@ -177,15 +181,8 @@ describe("the detailed-metrics check", () => {
 
   it("reads whole answers, features absent, null or spoilt, as the straightforward reading does", () => {
     const rand = rng(42);
-    const features = [
-      "waf",
-      "ddos",
-      "rateLimit",
-      "accessLists",
-      "botDetection",
-      "uploadScanning",
-      "apiGuardian",
-    ];
+    // Every feature the answer names (an empty answer reads as each feature with nothing in it).
+    const features = Object.keys(shieldDetailedMetricsSchema.parse({}).features);
     for (let i = 0; i < 150; i++) {
       const data: Record<string, unknown> = { totalCleanRequestsLimit: 1000, resolution: 1 };
       for (const name of features) if (chance(rand, 0.85)) data[name] = feature(rand);

@@ -4,9 +4,9 @@
  * spec test compares it with, and timed beside it by bench/metrics-check.ts.
  */
 import { z } from "zod";
-import { nullish, optIntEnum } from "../../src/edge/schemas/common.js";
+import { nullish } from "../../src/edge/schemas/common.js";
 import { dayMonthEitherWay, readDateKeys } from "../../src/edge/schemas/date-key.js";
-import { type MetricPoint, shieldEnvelope } from "../../src/edge/schemas/shield.js";
+import { detailedMetricsSchema, type MetricPoint, shieldEnvelope } from "../../src/edge/schemas/shield.js";
 
 export const referenceOverviewMetricSchema = z
   .looseObject({
@@ -47,32 +47,6 @@ export const referenceOverviewMetricSchema = z
     return { points, totals: m?.totals ?? null, unreadableKeys };
   });
 
-export const referenceDetailedMetricsSchema = z
-  .looseObject({
-    waf: referenceOverviewMetricSchema,
-    ddos: referenceOverviewMetricSchema,
-    rateLimit: referenceOverviewMetricSchema,
-    accessLists: referenceOverviewMetricSchema,
-    botDetection: referenceOverviewMetricSchema,
-    uploadScanning: referenceOverviewMetricSchema,
-    apiGuardian: referenceOverviewMetricSchema,
-    totalCleanRequestsLimit: nullish(z.number().int()),
-    totalBillableRequestsThisMonth: nullish(z.number().int()),
-    resolution: optIntEnum(),
-  })
-  .transform((d) => ({
-    features: {
-      waf: d.waf,
-      ddos: d.ddos,
-      rateLimit: d.rateLimit,
-      accessLists: d.accessLists,
-      botDetection: d.botDetection,
-      uploadScanning: d.uploadScanning,
-      apiGuardian: d.apiGuardian,
-    },
-    totalCleanRequestsLimit: d.totalCleanRequestsLimit,
-    totalBillableRequestsThisMonth: d.totalBillableRequestsThisMonth,
-    resolution: d.resolution,
-  }));
+export const referenceDetailedMetricsSchema = detailedMetricsSchema(referenceOverviewMetricSchema);
 
 export const referenceOverviewMetricsResponseSchema = shieldEnvelope(referenceDetailedMetricsSchema);

@@ -591,33 +591,38 @@ export function actedOnCount(values: Readonly<Record<string, number>>, match?: R
   return (acted.length > 0 ? acted : entries).reduce((n, [, v]) => n + v, 0);
 }
 
-export const shieldDetailedMetricsSchema = z
-  .looseObject({
-    waf: overviewMetricSchema,
-    ddos: overviewMetricSchema,
-    rateLimit: overviewMetricSchema,
-    accessLists: overviewMetricSchema,
-    botDetection: overviewMetricSchema,
-    uploadScanning: overviewMetricSchema,
-    apiGuardian: overviewMetricSchema,
-    totalCleanRequestsLimit: nullish(z.number().int()),
-    totalBillableRequestsThisMonth: nullish(z.number().int()),
-    resolution: optIntEnum(),
-  })
-  .transform((d) => ({
-    features: {
-      waf: d.waf,
-      ddos: d.ddos,
-      rateLimit: d.rateLimit,
-      accessLists: d.accessLists,
-      botDetection: d.botDetection,
-      uploadScanning: d.uploadScanning,
-      apiGuardian: d.apiGuardian,
-    },
-    totalCleanRequestsLimit: d.totalCleanRequestsLimit,
-    totalBillableRequestsThisMonth: d.totalBillableRequestsThisMonth,
-    resolution: d.resolution,
-  }));
+/** ShieldOverviewMetrics' data, each feature's series read by `feature` (the spec test passes its reference). */
+export function detailedMetricsSchema(feature: z.ZodType<OverviewMetric>) {
+  return z
+    .looseObject({
+      waf: feature,
+      ddos: feature,
+      rateLimit: feature,
+      accessLists: feature,
+      botDetection: feature,
+      uploadScanning: feature,
+      apiGuardian: feature,
+      totalCleanRequestsLimit: nullish(z.number().int()),
+      totalBillableRequestsThisMonth: nullish(z.number().int()),
+      resolution: optIntEnum(),
+    })
+    .transform((d) => ({
+      features: {
+        waf: d.waf,
+        ddos: d.ddos,
+        rateLimit: d.rateLimit,
+        accessLists: d.accessLists,
+        botDetection: d.botDetection,
+        uploadScanning: d.uploadScanning,
+        apiGuardian: d.apiGuardian,
+      },
+      totalCleanRequestsLimit: d.totalCleanRequestsLimit,
+      totalBillableRequestsThisMonth: d.totalBillableRequestsThisMonth,
+      resolution: d.resolution,
+    }));
+}
+
+export const shieldDetailedMetricsSchema = detailedMetricsSchema(overviewMetricSchema);
 
 /** ShieldOverviewMetrics `{data, error}`. */
 export const shieldOverviewMetricsResponseSchema = shieldEnvelope(shieldDetailedMetricsSchema);

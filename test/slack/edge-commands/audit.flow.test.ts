@@ -16,6 +16,27 @@ const h = useHarness({}, { resetEach: false });
 
 const auditLines = async () => (await answerTo(h, "audit", CAROL)).text.split("\n");
 
+/** Carol rejects the pending DDoS card, then adds `reason` through the reject's "Add a reason" modal. */
+async function rejectWithReason(reason: string) {
+  const { reject } = await pendingCard(h, "DDoS");
+  const rejected = await h.click(reject, { userId: CAROL });
+  const answer = await h.slack.waitForResponse(rejected.responseId);
+  const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason)!;
+  await h.click(add, { userId: CAROL });
+  const opened = await h.slack.waitForCall("views.open");
+  await h.interact(
+    viewSubmission({
+      userId: CAROL,
+      userName: "carol",
+      callbackId: VIEWS.rejectReason,
+      title: "Reason",
+      privateMetadata: (opened.args.view as { private_metadata: string }).private_metadata,
+      values: { [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: reason } } },
+    }),
+  );
+  await cardUpdate(h, (t) => t.includes(reason));
+}
+
 describe("/edge audit", () => {
   it("a channel's policy tightened at once is one row, naming the channel as a channel", async () => {
     expect((await answerTo(h, "policy expiry 10m here", ALICE)).text).toContain("Policy updated");
@@ -29,27 +50,7 @@ describe("/edge audit", () => {
 
   it("a reject shows the reason its rejecter added, on one row", async () => {
     await askAndConfirm(h, `ddos ${SIM_IDS.firstShieldZone} high`);
-    const { reject } = await pendingCard(h, "DDoS");
-    const rejected = await h.click(reject, { userId: CAROL });
-    const answer = await h.slack.waitForResponse(rejected.responseId);
-    const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason)!;
-    await h.click(add, { userId: CAROL });
-    const opened = await h.slack.waitForCall("views.open", () => true);
-    await h.interact(
-      viewSubmission({
-        userId: CAROL,
-        userName: "carol",
-        callbackId: VIEWS.rejectReason,
-        title: "Reason",
-        privateMetadata: (opened.args.view as { private_metadata: string }).private_metadata,
-        values: {
-          [VIEWS.rejectReason]: {
-            [VIEWS.rejectReason]: { type: "plain_text_input", value: "not during the sale" },
-          },
-        },
-      }),
-    );
-    await cardUpdate(h, (t) => t.includes("Reason:"));
+    await rejectWithReason("not during the sale");
     const rejects = (await auditLines()).filter((l) => l.includes("`ddos_sensitivity.reject`"));
     expect(rejects).toHaveLength(1);
     expect(rejects[0]).toContain("*rejected*: not during the sale");
@@ -58,7 +59,6 @@ describe("/edge audit", () => {
   it("a note's audit row is written before its card is told: the redraw never runs ahead of /edge audit", async () => {
     h.slack.clear();
     await askAndConfirm(h, `ddos ${SIM_IDS.firstShieldZone} medium`);
-    const { reject } = await pendingCard(h, "DDoS");
     const auditedWhenTold: string[][] = [];
     const stop = h.deps.changeObservers.addNoted(async (request) => {
       const rows = await h.deps.store.audit.list(request.teamId, 50);
@@ -67,24 +67,7 @@ describe("/edge audit", () => {
       );
     });
     try {
-      const rejected = await h.click(reject, { userId: CAROL });
-      const answer = await h.slack.waitForResponse(rejected.responseId);
-      const add = findButtons(answer.body.blocks).find((b) => b.action_id === ACTIONS.rejectReason)!;
-      await h.click(add, { userId: CAROL });
-      const opened = await h.slack.waitForCall("views.open");
-      await h.interact(
-        viewSubmission({
-          userId: CAROL,
-          userName: "carol",
-          callbackId: VIEWS.rejectReason,
-          title: "Reason",
-          privateMetadata: (opened.args.view as { private_metadata: string }).private_metadata,
-          values: {
-            [VIEWS.rejectReason]: { [VIEWS.rejectReason]: { type: "plain_text_input", value: "too soon" } },
-          },
-        }),
-      );
-      await cardUpdate(h, (t) => t.includes("too soon"));
+      await rejectWithReason("too soon");
       // The card's redraw is told before this observer (registered after it): wait for this one's turn.
       await vi.waitFor(() => expect(auditedWhenTold).not.toHaveLength(0));
     } finally {
