@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACTIONS, VIEWS } from "../../../src/slack/ids.js";
 import { SIM_IDS } from "../../../tools/simulator/index.js";
 import { askAndConfirm, pendingCard } from "../../support/change-flow.js";
@@ -59,20 +59,23 @@ describe("/edge audit", () => {
   it("a note's audit row is written before its card is told: the redraw never runs ahead of /edge audit", async () => {
     h.slack.clear();
     await askAndConfirm(h, `ddos ${SIM_IDS.firstShieldZone} medium`);
-    const auditedWhenTold: string[][] = [];
-    const stop = h.deps.changeObservers.addNoted(async (request) => {
-      const rows = await h.deps.store.audit.list(request.teamId, 50);
-      auditedWhenTold.push(
-        rows.filter((r) => r.details?.requestId === request.id).map((r) => `${r.action}:${r.outcome}`),
-      );
+    // What the audit held for this request when the card was told of the reason (the observer's own turn
+    // comes after the card's redraw, registered before it).
+    let stop = () => {};
+    const auditedWhenTold = new Promise<string[]>((resolve) => {
+      stop = h.deps.changeObservers.addNoted(async (request) => {
+        const rows = await h.deps.store.audit.list(request.teamId, 50);
+        if (request.reason?.kind === "rejected" && request.reason.text)
+          resolve(
+            rows.filter((r) => r.details?.requestId === request.id).map((r) => `${r.action}:${r.outcome}`),
+          );
+      });
     });
     try {
       await rejectWithReason("too soon");
-      // The card's redraw is told before this observer (registered after it): wait for this one's turn.
-      await vi.waitFor(() => expect(auditedWhenTold).not.toHaveLength(0));
+      expect(await auditedWhenTold).toContain("ddos_sensitivity.reject:reason");
     } finally {
       stop();
     }
-    expect(auditedWhenTold.at(-1)).toContain("ddos_sensitivity.reject:reason");
   });
 });
