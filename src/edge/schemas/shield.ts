@@ -500,9 +500,10 @@ function readMetric(
   const unreadableKeys: string[] = [];
   for (let i = 0; i < level.keys.length; i++)
     if (level.times[i] === null) unreadableKeys.push(level.keys[i] as string);
-  const innerTime = timeOuter ? undefined : new Map<string, number | null>();
-  if (innerTime)
-    for (let i = 0; i < inner.length; i++) innerTime.set(inner[i] as string, level.times[i] ?? null);
+  // Each inner key's time, when the inner level is time (`level` is then the inner keys' reading).
+  const innerTime = new Map<string, number | null>(
+    timeOuter ? [] : inner.map((k, i) => [k, level.times[i] ?? null]),
+  );
   const byTime = new Map<number, Record<string, number>>();
   for (let i = 0; i < outer.length; i++) {
     const k = outer[i] as string;
@@ -522,7 +523,7 @@ function readMetric(
       }
     } else
       for (const ik in series) {
-        const at = innerTime?.get(ik) ?? null;
+        const at = innerTime.get(ik) ?? null;
         if (at === null) continue;
         let values = byTime.get(at);
         if (values === undefined) {
