@@ -1,7 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { INVARIANTS } from "../../tools/simulate/invariants.js";
-import { planFor } from "../../tools/simulate/plan.js";
-import { runPlan } from "../../tools/simulate/run.js";
+import { type Plan, planFor } from "../../tools/simulate/plan.js";
+import { runPlan, valueAtSim } from "../../tools/simulate/run.js";
 import { type BatchOptions, startBatch } from "../../tools/simulate/world.js";
 import { postgresTests } from "../support/both-stores.js";
 import { dropSchema, randomSchema } from "../support/helpers.js";
@@ -63,4 +64,27 @@ describe("the change engine under a seeded simulation", () => {
     },
     180_000,
   );
+
+  it("a temporary change whose write stalled past the quiesce's longest step is followed to its undo", async () => {
+    // Its apply's Edge write waits 25.5 h on the clock (a stalled replica), so the change is applied after the
+    // quiesce's 25 h step with its undo 30 min later: the run must reach that undo, not judge the change
+    // before its end (it did: "temporary-not-silently-left … undo audit rows: 0").
+    const plan = JSON.parse(
+      readFileSync(
+        new URL("../../tools/simulate/plans/temporary-applied-late.json", import.meta.url),
+        "utf8",
+      ),
+    ) as Plan;
+    const batch = await startBatch({ store: "sqlite" });
+    try {
+      const result = await runPlan(batch, plan);
+      expect(result.violations).toEqual([]);
+      expect(result.log.join("\n")).toMatch(/op@0 request r0#\d+: applied /);
+      const request = await batch.slots[0]?.deps.store.changeRequests.get(`${result.team}-q0`);
+      expect(request?.state).toBe("undone");
+      expect(request && valueAtSim(batch, request)).toBe("none");
+    } finally {
+      await batch.close();
+    }
+  });
 });

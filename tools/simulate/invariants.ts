@@ -115,8 +115,12 @@ export async function checkInvariants(state: RunState): Promise<Violation[]> {
       last === r.id
     ) {
       const undoRows = auditOf(r.id).filter((a) => a.action.endsWith(".undo"));
+      const due =
+        r.undoAt === null
+          ? "no undo scheduled"
+          : `undo due ${Math.round((r.undoAt - world.clock.now()) / 1000)} s from now`;
       if (!r.lastError || undoRows.length === 0)
-        fail("temporary-not-silently-left", r, `${what}; undo audit rows: ${undoRows.length}`);
+        fail("temporary-not-silently-left", r, `${what}; undo audit rows: ${undoRows.length}; ${due}`);
     }
 
     if (state.uninstall && info?.temporaryMs !== undefined && everApplied.has(r.id)) {

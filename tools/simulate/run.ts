@@ -68,6 +68,8 @@ export interface RunState {
 
 export interface RunResult {
   seed: number;
+  /** The run's workspace (its requests are `<team>-q<step>`). */
+  team: string;
   violations: Violation[];
   steps: Step[];
   log: string[];
@@ -372,6 +374,21 @@ async function quiesce(state: RunState): Promise<void> {
     }
     return false;
   };
+  /**
+   * The next minute, or the moment the next scheduled undo falls due when that is later: a temporary change
+   * applied late in the quiesce (its call stalled past the 25 h step) is followed to its end, not judged before.
+   */
+  const nextStep = async () => {
+    const store = world.batch.slots[0]?.deps.store;
+    let due = Number.POSITIVE_INFINITY;
+    for (const r of state.requests) {
+      const now = await store?.changeRequests.get(r.id);
+      if (now?.state === "applied" && now.undoAt !== null) due = Math.min(due, now.undoAt);
+    }
+    // Due on every replica's clock, the one furthest behind included (a second past it).
+    const behind = world.clock.now() + Math.min(0, ...state.plan.skews);
+    return due === Number.POSITIVE_INFINITY ? 61_000 : Math.max(61_000, due - behind + 1_000);
+  };
   await settle(state);
   for (const ms of [61_000, 31 * 60_000, 95_000, 25 * 3600_000]) {
     if (process.env.SIMULATE_STEPS) console.error(`quiesce ${ms}`);
@@ -380,7 +397,7 @@ async function quiesce(state: RunState): Promise<void> {
     await sweepAll();
   }
   for (let round = 0; round < 16 && (await unfinished()); round++) {
-    await world.clock.advance(61_000);
+    await world.clock.advance(await nextStep());
     await settle(state);
     await sweepAll();
   }
@@ -444,7 +461,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
     // A call of this run still on its way (a stalled one) is refused, not written into the next run's state.
     revokeKey();
     for (const inc of world.all) void inc.edgeApi.close(0).catch(() => undefined);
-    return { seed: plan.seed, violations, steps: plan.steps, log };
+    return { seed: plan.seed, team, violations, steps: plan.steps, log };
   });
   try {
     return await Promise.race([
@@ -454,6 +471,7 @@ export async function runPlan(batch: Batch, plan: Plan): Promise<RunResult> {
         const log = [...world.trace.log, `  the run did not end within ${HANG_MS / 1000} s (real time)`];
         return {
           seed: plan.seed,
+          team,
           violations: [{ invariant: "run-ends", detail: `stuck after ${world.trace.log.length} log lines` }],
           steps: plan.steps,
           log,
