@@ -214,20 +214,22 @@ export async function requestChange<P, V>(
   // Nobody approved it: the requester is not recorded as its approver, the card and audit say why.
   const approvals = policy.approvals === "off" ? "off" : "not_covered";
   const lease = leaseWithMove(deps);
-  const approved = await decide(deps, request, "pending", "approved", {
-    decidedAt: deps.clock.now(),
-    reason: { kind: "no_approval", approvals },
-    ...lease.patch,
-  });
+  const approved = await decide(
+    deps,
+    request,
+    "pending",
+    "approved",
+    { decidedAt: deps.clock.now(), reason: { kind: "no_approval", approvals }, ...lease.patch },
+    {
+      audit: {
+        userId: input.userId,
+        step: "no_approval",
+        outcome: approvals === "off" ? "approvals off" : "not required for this change",
+      },
+    },
+  );
   if (!approved.won) return { kind: "duplicate", request: approved.request };
   countState(deps, "approved");
-  await audit(
-    deps,
-    approved.request,
-    input.userId,
-    "no_approval",
-    approvals === "off" ? "approvals off" : "not required for this change",
-  );
   return applyApproved(deps, approved.request, input.userId, lease.taken);
 }
 
@@ -393,31 +395,35 @@ async function applyHeld(deps: Deps, request: ChangeRequest, actorId: string): P
     }
     const lastError = toChangeError(err);
     deps.logger.warn({ err, requestId: request.id, kind: request.kind }, "change failed");
-    const failed = await move(deps, request.id, "approved", "failed", {
-      lastError,
-      failedAt: deps.clock.now(),
-      incrementAttempts: true,
-    });
+    const failed = await move(
+      deps,
+      request.id,
+      "approved",
+      "failed",
+      { lastError, failedAt: deps.clock.now(), incrementAttempts: true },
+      {
+        audit: {
+          userId: actorId,
+          step: "apply",
+          outcome: "failed",
+          details: {
+            status: lastError.status ?? null,
+            // Not "errorKey": a field named like a key is censored as a secret when the entry is stored.
+            apiError: lastError.errorKey ?? null,
+            error: lastError.kind,
+            reason: lastError.message,
+            ...alsoChangedDetail(err),
+          },
+        },
+      },
+    );
     countState(deps, "failed");
-    await audit(deps, request, actorId, "apply", "failed", {
-      status: lastError.status ?? null,
-      // Not "errorKey": a field named like a key is censored as a secret when the entry is stored.
-      apiError: lastError.errorKey ?? null,
-      error: lastError.kind,
-      reason: lastError.message,
-      ...alsoChangedDetail(err),
-    });
     return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
   }
   // Not an apply error: the change was made and its record failed. Not "nothing changed": not known yet,
   // and the reconciler settles it from the value it reads once the store answers again.
   if (applied && "storeFailed" in applied) return recordFailed(deps, request, actorId, applied.storeFailed);
   countState(deps, "applied");
-  // `observed`: what the apply found (the audit's "before"), which is not always what the request saw.
-  await audit(deps, request, actorId, "apply", "applied", {
-    ...(target ? { observed: replaced as never } : {}),
-    ...(note ? { [note.kind === "no_effect" ? "noEffect" : "alsoChanged"]: note.message } : {}),
-  });
   return { kind: "applied", request: applied ?? { ...request, state: "applied" } };
 }
 
@@ -477,10 +483,21 @@ async function markApplied(
       ...undoSchedule(deps, request),
       ...(flightLease ? { leaseUntil: null } : {}),
     },
-    {},
     target,
     replaced,
-    actorId,
+    {
+      guard: {},
+      audit: {
+        userId: actorId,
+        step: "apply",
+        outcome: "applied",
+        details: {
+          // What the apply found (the audit's "before"), which is not always what the request saw.
+          ...(target ? { observed: replaced as never } : {}),
+          ...(note ? { [note.kind === "no_effect" ? "noEffect" : "alsoChanged"]: note.message } : {}),
+        },
+      },
+    },
   );
   if (moved) flightLease?.endedByMove();
   return moved;
@@ -509,18 +526,31 @@ async function refuseStale(
     message: `${kind.describe(params)} was not applied: ${kind.target(params)} changed from ${label(request.observed)} to ${label(current)} since this request was made, so edgeops left it as it is. To change it anyway, ask again: ${kind.askAgain(params)}`,
   };
   const supersededBy = await ownerOf(deps, request.teamId, target, request.id, request.createdAt);
-  const failed = await move(deps, request.id, "approved", "failed", {
-    lastError,
-    failedAt: deps.clock.now(),
-    incrementAttempts: true,
-    ...(supersededBy ? { note: { kind: "superseded", by: otherOf(supersededBy) } } : {}),
-  });
+  const failed = await move(
+    deps,
+    request.id,
+    "approved",
+    "failed",
+    {
+      lastError,
+      failedAt: deps.clock.now(),
+      incrementAttempts: true,
+      ...(supersededBy ? { note: { kind: "superseded", by: otherOf(supersededBy) } } : {}),
+    },
+    {
+      audit: {
+        userId: actorId,
+        step: "apply",
+        outcome: "refused",
+        details: {
+          reason: "changed_since",
+          observedNow: current as never,
+          ...(supersededBy ? { supersededBy: supersededBy.id } : {}),
+        },
+      },
+    },
+  );
   countState(deps, "failed");
-  await audit(deps, request, actorId, "apply", "refused", {
-    reason: "changed_since",
-    observedNow: current as never,
-    ...(supersededBy ? { supersededBy: supersededBy.id } : {}),
-  });
   return { kind: "failed", request: failed ?? { ...request, state: "failed", lastError } };
 }
 
@@ -541,15 +571,26 @@ async function refuseAlreadySet(
   const ownerChange = owner && resolveChange(owner);
   const by = owner && ownerChange?.kind.inForce(ownerChange.params, current) ? otherOf(owner) : null;
   const value = valueWords(kind, current);
-  const cancelled = await move(deps, request.id, "approved", "cancelled", {
-    note: { kind: "already_set", setting: kind.target(params), value, by },
-  });
+  const cancelled = await move(
+    deps,
+    request.id,
+    "approved",
+    "cancelled",
+    { note: { kind: "already_set", setting: kind.target(params), value, by } },
+    {
+      audit: {
+        userId: actorId,
+        step: "apply",
+        outcome: "already_set",
+        details: {
+          observed: current as never,
+          reason: `${kind.target(params)} is already ${value}, permanently${by ? "" : " (set outside edgeops)"}: this temporary change was not applied, so there is nothing to undo.`,
+          ...(by ? { setBy: by.id } : {}),
+        },
+      },
+    },
+  );
   countState(deps, "cancelled");
-  await audit(deps, request, actorId, "apply", "already_set", {
-    observed: current as never,
-    reason: `${kind.target(params)} is already ${value}, permanently${by ? "" : " (set outside edgeops)"}: this temporary change was not applied, so there is nothing to undo.`,
-    ...(by ? { setBy: by.id } : {}),
-  });
   return { kind: "already_set", request: cancelled ?? { ...request, state: "cancelled" } };
 }
 
@@ -620,11 +661,10 @@ async function recordApproval(
         "pending",
         "approved",
         { decidedBy: userId, decidedAt: deps.clock.now(), approvedBy, ...lease.patch },
-        guard,
+        { guard, audit: { userId, step: "approve", outcome: "approved", details: { approvedBy } } },
       );
       if (approved) {
         countState(deps, "approved");
-        await audit(deps, approved, userId, "approve", "approved", { approvedBy });
         return applyApproved(deps, approved, userId, lease.taken);
       }
     } else {
@@ -670,25 +710,30 @@ export async function reject(deps: Deps, input: DecisionInput): Promise<Decision
   if ("ended" in pending) return pending.ended;
   const { request } = pending;
   if (request.requesterId === input.userId) {
-    const withdrawn = await decide(deps, request, "pending", "cancelled", {
-      decidedBy: input.userId,
-      decidedAt: deps.clock.now(),
-      reason: { kind: "withdrawn" },
-    });
+    const withdrawn = await decide(
+      deps,
+      request,
+      "pending",
+      "cancelled",
+      { decidedBy: input.userId, decidedAt: deps.clock.now(), reason: { kind: "withdrawn" } },
+      { audit: { userId: input.userId, step: "withdraw", outcome: "cancelled" } },
+    );
     if (!withdrawn.won) return { kind: "already_decided", request: withdrawn.request };
     countState(deps, "cancelled");
-    await audit(deps, withdrawn.request, input.userId, "withdraw", "cancelled");
     return { kind: "withdrawn", request: withdrawn.request };
   }
   if (!(await input.isApprover(input.userId, (await approversFor(deps, request)).approvers)))
     return { kind: "not_approver", request };
-  const rejected = await decide(deps, request, "pending", "rejected", {
-    decidedBy: input.userId,
-    decidedAt: deps.clock.now(),
-  });
+  const rejected = await decide(
+    deps,
+    request,
+    "pending",
+    "rejected",
+    { decidedBy: input.userId, decidedAt: deps.clock.now() },
+    { audit: { userId: input.userId, step: "reject", outcome: "rejected" } },
+  );
   if (!rejected.won) return { kind: "already_decided", request: rejected.request };
   countState(deps, "rejected");
-  await audit(deps, rejected.request, input.userId, "reject", "rejected");
   return { kind: "rejected", request: rejected.request };
 }
 
@@ -748,12 +793,15 @@ export async function retry(deps: Deps, input: DecisionInput): Promise<DecisionO
     });
   }
   const lease = leaseWithMove(deps);
-  const approved = await decide(deps, request, "failed", "approved", {
-    decidedBy: input.userId,
-    ...lease.patch,
-  });
+  const approved = await decide(
+    deps,
+    request,
+    "failed",
+    "approved",
+    { decidedBy: input.userId, ...lease.patch },
+    { audit: { userId: input.userId, step: "retry", outcome: "approved" } },
+  );
   if (!approved.won) return { kind: "already_decided", request: approved.request };
-  await audit(deps, approved.request, input.userId, "retry", "approved");
   return applyApproved(deps, approved.request, input.userId, lease.taken);
 }
 
@@ -764,10 +812,16 @@ async function closeFailed(
   to: "expired" | "cancelled",
   lastError: ChangeError,
 ): Promise<DecisionOutcome> {
-  const closed = await decide(deps, request, "failed", to, { lastError, decidedAt: deps.clock.now() });
+  const closed = await decide(
+    deps,
+    request,
+    "failed",
+    to,
+    { lastError, decidedAt: deps.clock.now() },
+    { audit: { userId, step: "retry", outcome: to, details: { reason: lastError.kind } } },
+  );
   if (!closed.won) return { kind: "already_decided", request: closed.request };
   countState(deps, to);
-  await audit(deps, closed.request, userId, "retry", to, { reason: lastError.kind });
   return { kind: "retry_closed", request: closed.request };
 }
 
@@ -778,14 +832,18 @@ export async function cancel(
   reason: string,
   sentence?: string,
 ): Promise<void> {
-  const cancelled = await move(deps, request.id, "pending", "cancelled", {
-    decidedAt: deps.clock.now(),
-    ...(sentence ? { lastError: { kind: "cancelled", message: sentence } } : {}),
-  });
-  if (cancelled) {
-    countState(deps, "cancelled");
-    await audit(deps, cancelled, request.requesterId, "cancel", "cancelled", { reason });
-  }
+  const cancelled = await move(
+    deps,
+    request.id,
+    "pending",
+    "cancelled",
+    {
+      decidedAt: deps.clock.now(),
+      ...(sentence ? { lastError: { kind: "cancelled", message: sentence } } : {}),
+    },
+    { audit: { userId: request.requesterId, step: "cancel", outcome: "cancelled", details: { reason } } },
+  );
+  if (cancelled) countState(deps, "cancelled");
 }
 
 export {

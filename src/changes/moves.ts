@@ -21,8 +21,8 @@ import { LockLostError } from "./target-lock.js";
 
 /**
  * What every path of the change engine shares (engine.ts: ask, approve, apply; undo-and-reconcile.ts:
- * sweeps, undo, reconcile): the outcomes, the moves (compare-and-set, then the observers), the audit, who
- * owns a target, reading a target before and after a write, and the sweeps' fair pool.
+ * sweeps, undo, reconcile): the outcomes, the moves (compare-and-set, its audit row, then the observers),
+ * the audit, who owns a target, reading a target before and after a write, and the sweeps' fair pool.
  */
 
 /** A request left `approved` this long (apply never finished) is reconciled from the current value. */
@@ -164,25 +164,60 @@ export function countState(deps: Deps, state: ChangeState | "unknown") {
   deps.metrics.approvals.inc({ state });
 }
 
+/** A move's audit row (the request is the moved one): who made it, its step and outcome, what else it says. */
+export interface MoveAudit {
+  userId: string;
+  step: string;
+  outcome: string;
+  details?: Record<string, unknown>;
+}
+
+/** How a move is made: its compare-and-set's guard, and the audit row its winner writes (null: none, said why there). */
+export interface MoveHow {
+  guard?: TransitionGuard;
+  audit: MoveAudit | null;
+}
+
 /**
- * Every state change the engine makes: the store's compare-and-set, then, for the winner only, the
- * observers (the card, the requester's thread, workflow steps waiting on the request). The one place a
- * move is announced (a change in flight announces it when its lease ends: in-flight.ts).
+ * Every state change the engine makes: the store's compare-and-set, then, for the winner only, its audit
+ * row and the observers (the card, the requester's thread, workflow steps waiting on the request). The
+ * one place a move is announced (a change in flight announces it when its lease ends: in-flight.ts).
  */
 export async function move(
   deps: Deps,
-  ...transition: Parameters<Deps["store"]["changeRequests"]["transition"]>
+  id: string,
+  from: ChangeState | readonly ChangeState[],
+  to: ChangeState,
+  patch: ChangePatch,
+  how: MoveHow,
 ): Promise<ChangeRequest | undefined> {
-  const [id, from, target] = transition;
-  const moved = await traceMove(id, from, target, () => deps.store.changeRequests.transition(...transition));
-  if (moved) await deps.changeObservers.notify(moved, deps.logger);
-  const to = moved?.state;
-  // The move is made: a note on other cards failing must not lose what follows it (the audit row, the answer).
-  if (moved && (to === "rejected" || to === "expired" || to === "cancelled"))
+  const moved = await traceMove(id, from, to, () =>
+    deps.store.changeRequests.transition(id, from, to, patch, how.guard),
+  );
+  if (!moved) return undefined;
+  await auditMove(deps, moved, how.audit);
+  await deps.changeObservers.notify(moved, deps.logger);
+  // The move is made: a note on other cards failing must not lose what follows it (the answer).
+  if (to === "rejected" || to === "expired" || to === "cancelled")
     await releaseConflicts(deps, moved).catch((err: unknown) =>
       deps.logger.warn({ err, requestId: moved.id }, "could not update the notes of conflicting requests"),
     );
   return moved;
+}
+
+/**
+ * A won move's (or a note's) audit row, written before any card is told: whoever sees the card redrawn
+ * finds the row in /edge audit. The move is made whatever the audit does: a row that can't be written is
+ * logged, and the cards and the answer still follow.
+ */
+async function auditMove(deps: Deps, r: ChangeRequest, row: MoveAudit | null): Promise<void> {
+  if (!row) return;
+  await audit(deps, r, row.userId, row.step, row.outcome, row.details).catch((err: unknown) =>
+    deps.logger.error(
+      { err, requestId: r.id, action: `${r.kind}.${row.step}`, outcome: row.outcome },
+      "could not write the audit row of a change's move",
+    ),
+  );
 }
 
 /**
@@ -230,9 +265,9 @@ export async function decide(
   from: ChangeState,
   to: ChangeState,
   patch: ChangePatch,
-  guard: { notExpiredAt?: number } = {},
+  how: { guard?: { notExpiredAt?: number }; audit: MoveAudit },
 ): Promise<{ won: boolean; request: ChangeRequest }> {
-  const updated = await move(deps, request.id, from, to, patch, guard);
+  const updated = await move(deps, request.id, from, to, patch, how);
   if (updated) return { won: true, request: updated };
   return { won: false, request: (await deps.store.changeRequests.get(request.id)) ?? request };
 }
@@ -296,13 +331,16 @@ export async function closeSuperseded(deps: Deps, applied: ChangeRequest): Promi
       });
       continue;
     }
-    const closed = await move(deps, other.id, "pending", "cancelled", {
-      decidedAt: deps.clock.now(),
-      note: { kind: "superseded", by: otherOf(applied) },
-    });
+    const closed = await move(
+      deps,
+      other.id,
+      "pending",
+      "cancelled",
+      { decidedAt: deps.clock.now(), note: { kind: "superseded", by: otherOf(applied) } },
+      { audit: { userId: "system", step: "cancel", outcome: "superseded", details: { by: applied.id } } },
+    );
     if (!closed) continue;
     countState(deps, "cancelled");
-    await audit(deps, closed, "system", "cancel", "superseded", { by: applied.id });
     await releaseConflicts(deps, other);
   }
 }
@@ -327,10 +365,22 @@ export async function pendingUndoOwner(deps: Deps, teamId: string, target: strin
   return owner?.state === "applied" && owner.undoAt !== null ? owner : undefined;
 }
 
-/** A note on another request (no move): stored while it is still in `state`, and its card redrawn. */
-export async function annotateOther(deps: Deps, id: string, state: ChangeState, patch: ChangePatch) {
+/**
+ * A note on another request (no move): stored while it is still in `state`, then its audit row (if it has
+ * one), then its card redrawn.
+ */
+export async function annotateOther(
+  deps: Deps,
+  id: string,
+  state: ChangeState,
+  patch: ChangePatch,
+  row: MoveAudit | null = null,
+) {
   const noted = await deps.store.changeRequests.annotate(id, state, patch);
-  if (noted) await deps.changeObservers.notifyNoted(noted, deps.logger);
+  if (noted) {
+    await auditMove(deps, noted, row);
+    await deps.changeObservers.notifyNoted(noted, deps.logger);
+  }
   return noted;
 }
 
@@ -365,14 +415,11 @@ export async function moveToApplied(
   r: ChangeRequest,
   from: ChangeState | readonly ChangeState[],
   patch: ChangePatch,
-  guard: TransitionGuard,
   target: string | undefined,
   replaced: unknown,
-  actorId: string,
+  how: { guard: TransitionGuard; audit: MoveAudit },
 ): Promise<ChangeRequest | undefined> {
-  if (!target) {
-    return move(deps, r.id, from, "applied", patch, guard);
-  }
+  if (!target) return move(deps, r.id, from, "applied", patch, how);
   const owning = await replacedBy(deps, r, target, replaced);
   const previous = owning.previous;
   const by = otherOf(r);
@@ -382,12 +429,21 @@ export async function moveToApplied(
       : { kind: "superseded", by }
     : undefined;
   const { moved, takenOver } = await traceMove(r.id, from, "applied", () =>
-    deps.store.changeRequests.transitionToOwner(r.id, from, { ...patch, ...owning.patch }, guard, {
+    deps.store.changeRequests.transitionToOwner(r.id, from, { ...patch, ...owning.patch }, how.guard, {
       teamId: r.teamId,
       targetKey: target,
       ...(previous && note ? { takeOver: { id: previous.request.id, patch: { undoAt: null, note } } } : {}),
     }),
   );
+  // Both rows before either card is told.
+  if (moved) await auditMove(deps, moved, how.audit);
+  if (takenOver)
+    await auditMove(deps, takenOver, {
+      userId: how.audit.userId,
+      step: "undo",
+      outcome: previous?.kept ? "kept" : "superseded",
+      details: { by: r.id },
+    });
   if (moved) {
     await deps.changeObservers.notify(moved, deps.logger);
     // Applied: closing the others (which an approval would refuse anyway) must not lose what follows.
@@ -395,10 +451,7 @@ export async function moveToApplied(
       deps.logger.warn({ err, requestId: moved.id }, "could not close the requests this one superseded"),
     );
   }
-  if (takenOver) {
-    await audit(deps, takenOver, actorId, "undo", previous?.kept ? "kept" : "superseded", { by: r.id });
-    await deps.changeObservers.notifyNoted(takenOver, deps.logger);
-  }
+  if (takenOver) await deps.changeObservers.notifyNoted(takenOver, deps.logger);
   return moved;
 }
 
@@ -509,13 +562,15 @@ export async function loadForDecision(deps: Deps, input: DecisionInput) {
 /** Expire a pending request whose time is up; the request for the one caller that did it. */
 export async function expireIfDue(deps: Deps, request: ChangeRequest): Promise<ChangeRequest | undefined> {
   if (request.state !== "pending" || request.expiresAt > deps.clock.now()) return undefined;
-  const expired = await move(deps, request.id, "pending", "expired", {
-    decidedAt: deps.clock.now(),
-  });
-  if (expired) {
-    countState(deps, "expired");
-    await audit(deps, expired, "system", "expire", "expired");
-  }
+  const expired = await move(
+    deps,
+    request.id,
+    "pending",
+    "expired",
+    { decidedAt: deps.clock.now() },
+    { audit: { userId: "system", step: "expire", outcome: "expired" } },
+  );
+  if (expired) countState(deps, "expired");
   return expired;
 }
 
@@ -591,6 +646,10 @@ export async function sweepReadFailed(
   const { kind, params } = mustResolve(r);
   const reason = toUserSentence(err);
   const ended = { leaseEndedBy: deps.clock.now() };
+  const audited = (outcome: string): MoveHow => ({
+    guard: ended,
+    audit: { userId: "system", step: "reconcile", outcome, details: { reason: "unreadable", tries } },
+  });
   const moved =
     state === "approved"
       ? await move(
@@ -605,7 +664,7 @@ export async function sweepReadFailed(
             },
             failedAt: deps.clock.now(),
           },
-          ended,
+          audited("failed"),
         )
       : await move(
           deps,
@@ -619,12 +678,9 @@ export async function sweepReadFailed(
             },
             undoAt: null,
           },
-          ended,
+          audited("applied"),
         );
-  if (moved) {
-    countState(deps, moved.state);
-    await audit(deps, moved, "system", "reconcile", moved.state, { reason: "unreadable", tries });
-  }
+  if (moved) countState(deps, moved.state);
   return moved;
 }
 

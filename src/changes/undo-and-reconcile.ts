@@ -74,6 +74,10 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
   const inForce = c.kind.inForce(c.params, current);
   // Only once no apply holds the request any more (its lease ended: it finished or its replica died).
   const ended = { leaseEndedBy: deps.clock.now() };
+  const audited = (outcome: "applied" | "failed") => ({
+    guard: ended,
+    audit: { userId: "system", step: "reconcile", outcome, details: { observedNow: current as never } },
+  });
   const moved = isOneOff(c.kind, c.params)
     ? await move(
         deps,
@@ -81,7 +85,7 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
         "approved",
         "failed",
         { lastError: { kind: "not_known", message: ONE_OFF_UNKNOWN_SENTENCE }, failedAt: deps.clock.now() },
-        ended,
+        audited("failed"),
       )
     : inForce
       ? // What it replaced is what the request saw (an apply refuses a value that moved since), or what a
@@ -91,10 +95,9 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
           r,
           "approved",
           { lastError: null, ...undoSchedule(deps, r) },
-          ended,
           targetOf(r)?.key,
           r.observed,
-          "system",
+          audited("applied"),
         )
       : await move(
           deps,
@@ -108,11 +111,9 @@ async function reconcileOne(deps: Deps, r: ChangeRequest): Promise<ChangeRequest
             },
             failedAt: deps.clock.now(),
           },
-          ended,
+          audited("failed"),
         );
-  if (!moved) return undefined;
-  countState(deps, moved.state);
-  await audit(deps, moved, "system", "reconcile", moved.state, { observedNow: current as never });
+  if (moved) countState(deps, moved.state);
   return moved;
 }
 
@@ -142,7 +143,8 @@ async function undoOnce(
     "applied",
     "undoing",
     { lastError: null, undoneBy: actorId },
-    { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER },
+    // The claim's row is the undo's outcome (finishUndo).
+    { guard: { undoDueBy: dueBy ?? Number.MAX_SAFE_INTEGER }, audit: null },
   );
   if (!claimed) return undefined;
   return inFlight(deps, claimed.id, "undoing", (held) => finishUndo(held, claimed, actorId));
@@ -160,16 +162,29 @@ async function finishUndo(deps: Deps, r: ChangeRequest, actorId: string): Promis
       // Only while this request is still the target's last writer (asked last, just before the write).
       const owner = target ? await ownerOf(deps, r.teamId, target, r.id) : undefined;
       if (!back || !kind.inForce(params, current) || owner) {
-        const moved = await move(deps, r.id, "undoing", "undone", {
-          lastError: {
-            kind: "changed_since",
-            message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
+        const moved = await move(
+          deps,
+          r.id,
+          "undoing",
+          "undone",
+          {
+            lastError: {
+              kind: "changed_since",
+              message: owner ? TAKEN_OVER_UNDO_SENTENCE : CHANGED_SINCE_UNDO_SENTENCE,
+            },
+            undoAt: null,
+            ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
           },
-          undoAt: null,
-          ...(owner ? { note: { kind: "superseded", by: otherOf(owner) } } : {}),
-        });
+          {
+            audit: {
+              userId: actorId,
+              step: "undo",
+              outcome: "left",
+              details: { observedNow: current as never },
+            },
+          },
+        );
         countState(deps, "undone");
-        await audit(deps, r, actorId, "undo", "left", { observedNow: current as never });
         return { kind: "undone", request: moved ?? r } as const;
       }
       const report = await kind.apply(locked, scopeOf(r), back, seen);
@@ -192,15 +207,22 @@ async function finishUndo(deps: Deps, r: ChangeRequest, actorId: string): Promis
     }
     return undoFailed(deps, r, actorId, toChangeError(err));
   }
-  const undone = await move(deps, r.id, "undoing", "undone", {
-    lastError: note,
-    undoAt: null,
-  });
+  const undone = await move(
+    deps,
+    r.id,
+    "undoing",
+    "undone",
+    { lastError: note, undoAt: null },
+    {
+      audit: {
+        userId: actorId,
+        step: "undo",
+        outcome: "undone",
+        details: { restored: restoreOf(r) as never, ...(note ? { alsoChanged: note.message } : {}) },
+      },
+    },
+  );
   countState(deps, "undone");
-  await audit(deps, r, actorId, "undo", "undone", {
-    restored: restoreOf(r) as never,
-    ...(note ? { alsoChanged: note.message } : {}),
-  });
   return { kind: "undone", request: undone ?? { ...r, state: "undone" } };
 }
 
@@ -220,12 +242,21 @@ async function undoFailed(
       : `The undo failed (${error.message}); edgeops tries again in a minute.`,
   };
   deps.logger.warn({ requestId: r.id, error: error.kind, attempts }, "undo of a temporary change failed");
-  const back = await move(deps, r.id, "undoing", "applied", {
-    lastError,
-    incrementAttempts: true,
-    undoAt: giveUp ? null : deps.clock.now() + UNDO_RETRY_MS,
-  });
-  await audit(deps, r, actorId, "undo", "failed", { error: error.kind, attempts, gaveUp: giveUp });
+  const back = await move(
+    deps,
+    r.id,
+    "undoing",
+    "applied",
+    { lastError, incrementAttempts: true, undoAt: giveUp ? null : deps.clock.now() + UNDO_RETRY_MS },
+    {
+      audit: {
+        userId: actorId,
+        step: "undo",
+        outcome: "failed",
+        details: { error: error.kind, attempts, gaveUp: giveUp },
+      },
+    },
+  );
   return { kind: "undo_failed", request: back ?? r };
 }
 
@@ -270,7 +301,8 @@ async function reconcileUndoOne(deps: Deps, r: ChangeRequest): Promise<ChangeReq
       "undoing",
       "applied",
       { undoAt: deps.clock.now() },
-      { leaseEndedBy: deps.clock.now() },
+      // Not audited: the next undo, due now, writes the row of what it does.
+      { guard: { leaseEndedBy: deps.clock.now() }, audit: null },
     );
   }
   const undone = await move(
@@ -279,11 +311,12 @@ async function reconcileUndoOne(deps: Deps, r: ChangeRequest): Promise<ChangeReq
     "undoing",
     "undone",
     { lastError: null, undoAt: null },
-    { leaseEndedBy: deps.clock.now() },
+    {
+      guard: { leaseEndedBy: deps.clock.now() },
+      audit: { userId: "system", step: "reconcile", outcome: "undone" },
+    },
   );
-  if (!undone) return undefined;
-  countState(deps, "undone");
-  await audit(deps, undone, "system", "reconcile", "undone");
+  if (undone) countState(deps, "undone");
   return undone;
 }
 

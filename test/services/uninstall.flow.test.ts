@@ -260,6 +260,15 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
       const sweeper = createChangeSweeper(w.app.env);
       try {
         const id = await blockFor30m(w);
+        // What the audit held for the request when its card was told it is left in force.
+        const auditedWhenLeft: string[][] = [];
+        w.deps.changeObservers.addNoted(async (r) => {
+          if (r.lastError?.kind !== "left_in_force") return;
+          const rows = await w.store.audit.list("T0001", 200);
+          auditedWhenLeft.push(
+            rows.filter((e) => e.details?.requestId === r.id).map((e) => `${e.action}:${e.outcome}`),
+          );
+        });
         // Every undo's write loses its connection: the undo's outcome is unknown, the reconciler finds the
         // block still there and the undo is due again, over and over (no attempt count ends it).
         w.sim.addFault({ method: "PATCH", path: ACCESS_LIST_WRITE, reset: true });
@@ -278,6 +287,8 @@ describe("a workspace that removes edgeops with a temporary block in force", () 
         expect(request?.lastError?.message).toContain("edgeops was removed from this workspace");
         expect(request?.lastError?.message).toContain(`/edge unblock ${ZONE} ${IP}`);
         expect(request?.lastError?.message).not.toContain(`/edge block ${ZONE} ${IP}`);
+        expect(auditedWhenLeft).toHaveLength(1);
+        expect(auditedWhenLeft[0]).toContain("access_block.undo:left_in_force");
         const row = await removalRow(w);
         expect(row?.outcome).toBe("left_in_force");
         expect(row?.details).toMatchObject({
