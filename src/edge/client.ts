@@ -122,7 +122,7 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
   });
   /**
    * Each call in progress has a signal of its own, aborted by close() from this set: a shared long-lived
-   * signal would carry a listener per waiting call (p-queue, the attempt), and adding or removing one
+   * signal would carry a listener per waiting call (the key's queue, the attempt), and adding or removing one
    * scans them all, so a backlog of thousands of calls grew quadratic in CPU.
    */
   const calls = new Set<AbortController>();

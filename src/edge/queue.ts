@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
-import PQueue from "p-queue";
 import type { Cancel, Clock } from "../clock.js";
 import { activeContext, startSpan, withContext } from "../ops/tracing.js";
 
 /**
- * Per-API-key request queues. Each key (identified by a hash, never the key itself) gets its own
- * p-queue: at most `ratePerSec` starts in any rolling second (p-queue strict sliding window), at most
- * `concurrency` in flight, at most `maxQueue` waiting. A 429 pauses only that key's queue. Queues of
- * idle keys are dropped so thousands of workspaces do not leak memory.
+ * Per-API-key request queues. Each key (identified by a hash, never the key itself) gets its own queue:
+ * at most `ratePerSec` starts in any rolling second (a strict sliding window), at most `concurrency` in
+ * flight, at most `maxQueue` waiting, retries first and background work last. A 429 pauses only that
+ * key's queue. Queues of idle keys are dropped so thousands of workspaces do not leak memory.
+ *
+ * Our own rather than p-queue: its windows are paced by the process's own timers, so a manual clock could
+ * not move them, and its single queue could not hold background starts to their share while counting them
+ * when they start. Every timer here is the injected clock's.
  */
 
 export interface RetryPolicy {
@@ -105,7 +108,10 @@ export interface KeyQueuesOptions {
   ratePerSec: number;
   concurrency: number;
   maxQueue: number;
-  /** Pause and idle-drop timers, and the queue-wait reading (p-queue paces its window on real time). */
+  /**
+   * Every timer and reading of the queues: the rate windows (on `elapsed`), pauses, idle-drops and the
+   * queue-wait reading, so a manual clock moves a key's windows too.
+   */
   clock: Clock;
   /** Until this replica's queue is through: also the wait for the shared limit (Redis), when there is one. */
   onQueueWait?: ((ms: number) => void) | undefined;
@@ -129,19 +135,60 @@ export interface KeyQueuesOptions {
  */
 const BACKGROUND_RATE_SHARE = 0.6;
 
+/** Retries jump ahead (they were let through once already); background attempts wait behind the rest. */
+const PRIORITY = { retry: 1, normal: 0, background: -1 } as const;
+
+/**
+ * A strict sliding window: at most `cap` starts in any `RATE_WINDOW_MS`, read on `elapsed` (a duration,
+ * so a wall-clock step never holds or frees a key).
+ */
+class StartWindow {
+  /** Times of the starts still inside the window, oldest first. */
+  readonly #starts: number[] = [];
+
+  constructor(readonly cap: number) {}
+
+  /** How long until another start fits: 0 when one fits now. */
+  waitMs(now: number): number {
+    while (this.#starts.length > 0 && now - (this.#starts[0] as number) >= RATE_WINDOW_MS)
+      this.#starts.shift();
+    if (this.#starts.length < this.cap) return 0;
+    return (this.#starts[0] as number) + RATE_WINDOW_MS - now;
+  }
+
+  record(now: number): void {
+    this.#starts.push(now);
+  }
+}
+
+interface Waiting {
+  priority: number;
+  /** A background first attempt: held to the key's background share (starts a window and slots). */
+  background: boolean;
+  start: () => void;
+}
+
 interface Entry {
-  queue: PQueue;
+  /** Attempts waiting to start, by priority, first come first within one. */
+  waiting: Waiting[];
+  /** Attempts started and not yet ended. */
+  running: number;
+  /** Of `running`, background first attempts. */
+  backgroundRunning: number;
+  window: StartWindow;
   /**
-   * Background attempts pass this first: at most BACKGROUND_RATE_SHARE of the key's starts a window, and one
+   * Background first attempts' own window: at most BACKGROUND_RATE_SHARE of the key's starts, and one
    * fewer at once than the key's concurrency, so a command always finds a slot and a start. Made with the
    * key's first background attempt (most keys only ever see commands).
    */
-  background: PQueue | undefined;
+  backgroundWindow: StartWindow | undefined;
+  /** Wakes the key when a start leaves its window, while attempts wait for one (`at` on `elapsed`). */
+  wake: { at: number; cancel: Cancel } | undefined;
   /** Calls in progress for this key, including ones sleeping between retries. */
   active: number;
   pauseTimer: Cancel | undefined;
   pausedUntil: number;
-  /** Drops the idle queue once its last rate window has passed (so the rate cap survives idleness). */
+  /** Drops the idle entry once its last rate window has passed (so the rate cap survives idleness). */
   dropTimer: Cancel | undefined;
 }
 
@@ -190,10 +237,11 @@ export class KeyQueues {
   /**
    * Run one attempt through the key's queue. A first attempt is refused with QueueFullError when
    * `maxQueue` are already waiting; retries (`retry: true`) jump ahead and are never refused. An aborted
-   * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason). A `background`
-   * attempt (alert polling) waits behind every other waiting attempt of the key, so people's commands
-   * go first. An `optional` background attempt is refused with QueueFullError (scope "background") when
-   * `maxBackground` background attempts are already waiting or running on this replica.
+   * `signal` takes a waiting attempt out of the queue (rejecting with the signal's reason), and answers a
+   * running one's caller at once. A `background` attempt (alert polling) waits behind every other waiting
+   * attempt of the key, so people's commands go first. An `optional` background attempt is refused with
+   * QueueFullError (scope "background") when `maxBackground` background attempts are already waiting or
+   * running on this replica.
    */
   run<T>(
     id: string,
@@ -203,7 +251,7 @@ export class KeyQueues {
     background: boolean | "optional" = false,
   ): Promise<T> {
     const entry = this.#entry(id);
-    if (!retry && entry.queue.size + (entry.background?.size ?? 0) >= this.#options.maxQueue) {
+    if (!retry && entry.waiting.length >= this.#options.maxQueue) {
       this.#options.onQueueRejected?.();
       return Promise.reject(new QueueFullError(`queue for key ${id} is full`));
     }
@@ -213,11 +261,11 @@ export class KeyQueues {
     }
     const enqueuedAt = this.#options.clock.now();
     const gate = this.#options.gate;
-    // p-queue starts a task from whichever call finished last: the task runs in its own caller's trace.
+    // The queue starts an attempt from whichever call ended last: the attempt runs in its own caller's trace.
     const caller = activeContext();
     const waitSpan = startSpan("edge queue wait", {
-      "edge.queue.waiting": entry.queue.size,
-      "edge.queue.in_flight": entry.queue.pending,
+      "edge.queue.waiting": entry.waiting.length,
+      "edge.queue.in_flight": entry.running,
       "edge.queue.priority": retry ? "retry" : background ? "background" : "normal",
     });
     let waiting = true;
@@ -225,28 +273,57 @@ export class KeyQueues {
       if (waiting) waitSpan.end();
       waiting = false;
     };
-    const enter = () =>
-      entry.queue.add(
-        () =>
-          withContext(caller, async () => {
-            let settle: (() => void) | undefined;
-            try {
-              settle = await gate?.(id, signal);
-            } finally {
-              endWait();
-            }
-            this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
-            try {
-              return await task();
-            } finally {
-              settle?.();
-            }
-          }),
-        { priority: retry ? 1 : background ? -1 : 0, ...(signal ? { signal } : {}) },
-      );
-    // Retries jump ahead: they were let through once already.
-    const run =
-      background && !retry ? this.#backgroundGate(entry).add(enter, signal ? { signal } : {}) : enter();
+    const attempt = () =>
+      withContext(caller, async () => {
+        let settle: (() => void) | undefined;
+        try {
+          settle = await gate?.(id, signal);
+        } finally {
+          endWait();
+        }
+        this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
+        try {
+          return await task();
+        } finally {
+          settle?.();
+        }
+      });
+    const run = new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const item: Waiting = {
+        priority: retry ? PRIORITY.retry : background ? PRIORITY.background : PRIORITY.normal,
+        background: Boolean(background) && !retry,
+        start: () => {
+          signal?.removeEventListener("abort", onAbortWaiting);
+          const ended = attempt().finally(() => {
+            entry.running--;
+            if (item.background) entry.backgroundRunning--;
+            this.#pump(entry);
+          });
+          if (!signal) {
+            ended.then(resolve, reject);
+            return;
+          }
+          // As a waiting one: the caller is answered when the signal aborts, whatever the attempt still does.
+          const onAbort = () => reject(signal.reason);
+          signal.addEventListener("abort", onAbort, { once: true });
+          ended.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+        },
+      };
+      const onAbortWaiting = () => {
+        entry.waiting.splice(entry.waiting.indexOf(item), 1);
+        if (entry.waiting.length === 0) this.#cancelWake(entry);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbortWaiting, { once: true });
+      const behind = entry.waiting.findIndex((w) => w.priority < item.priority);
+      if (behind === -1) entry.waiting.push(item);
+      else entry.waiting.splice(behind, 0, item);
+      this.#pump(entry);
+    });
     // Taken out of the queue before its turn (aborted): the wait ends there.
     run.catch(endWait);
     if (!background) return run;
@@ -263,24 +340,23 @@ export class KeyQueues {
     if (entry.pauseTimer && until <= entry.pausedUntil) return;
     entry.pauseTimer?.();
     entry.pausedUntil = until;
-    entry.queue.pause();
     entry.pauseTimer = this.#options.clock.setTimeout(() => {
       entry.pauseTimer = undefined;
-      entry.queue.start();
+      this.#pump(entry);
       this.#maybeDrop(id, entry);
     }, ms);
   }
 
   isPaused(id: string): boolean {
-    return this.#entries.get(id)?.queue.isPaused ?? false;
+    return this.#entries.get(id)?.pauseTimer !== undefined;
   }
 
   stats(): QueueStats {
     let waiting = 0;
     let inFlight = 0;
     for (const e of this.#entries.values()) {
-      waiting += e.queue.size + (e.background?.size ?? 0);
-      inFlight += e.queue.pending;
+      waiting += e.waiting.length;
+      inFlight += e.running;
     }
     return { keys: this.#entries.size, waiting, inFlight };
   }
@@ -306,21 +382,62 @@ export class KeyQueues {
       e.dropTimer?.();
       e.pauseTimer = undefined;
       e.dropTimer = undefined;
-      e.queue.start();
+      this.#pump(e);
     }
+  }
+
+  /** Start what the key's slots, windows and pause let start now; else wake when a window lets one. */
+  #pump(entry: Entry): void {
+    const { concurrency } = this.#options;
+    while (entry.pauseTimer === undefined && entry.running < concurrency && entry.waiting.length > 0) {
+      const now = this.#options.clock.elapsed();
+      const next = entry.waiting[0] as Waiting;
+      // Background first attempts are the last in line: when the first one waiting cannot start, none can.
+      if (next.background && entry.backgroundRunning >= Math.max(1, concurrency - 1)) break;
+      const waitMs = Math.max(
+        entry.window.waitMs(now),
+        next.background ? this.#backgroundWindow(entry).waitMs(now) : 0,
+      );
+      if (waitMs > 0) {
+        this.#wakeIn(entry, now, waitMs);
+        break;
+      }
+      entry.waiting.shift();
+      entry.window.record(now);
+      if (next.background) this.#backgroundWindow(entry).record(now);
+      entry.running++;
+      if (next.background) entry.backgroundRunning++;
+      next.start();
+    }
+    if (entry.waiting.length === 0) this.#cancelWake(entry);
+  }
+
+  /** One timer a key: kept if it wakes the key soon enough, else set again (a command behind a background window). */
+  #wakeIn(entry: Entry, now: number, ms: number): void {
+    if (entry.wake && entry.wake.at <= now + ms) return;
+    this.#cancelWake(entry);
+    const cancel = this.#options.clock.setTimeout(() => {
+      entry.wake = undefined;
+      this.#pump(entry);
+    }, Math.ceil(ms));
+    entry.wake = { at: now + ms, cancel };
+  }
+
+  #cancelWake(entry: Entry): void {
+    entry.wake?.cancel();
+    entry.wake = undefined;
   }
 
   #entry(id: string): Entry {
     let entry = this.#entries.get(id);
     if (!entry) {
       entry = {
-        queue: new PQueue({
-          concurrency: this.#options.concurrency,
-          intervalCap: this.#options.ratePerSec,
-          interval: RATE_WINDOW_MS,
-          strict: true,
-        }),
-        background: undefined,
+        waiting: [],
+        running: 0,
+        backgroundRunning: 0,
+        window: new StartWindow(this.#options.ratePerSec),
+        backgroundWindow: undefined,
+        wake: undefined,
         active: 0,
         pauseTimer: undefined,
         pausedUntil: 0,
@@ -331,14 +448,11 @@ export class KeyQueues {
     return entry;
   }
 
-  #backgroundGate(entry: Entry): PQueue {
-    entry.background ??= new PQueue({
-      concurrency: Math.max(1, this.#options.concurrency - 1),
-      intervalCap: Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
-      interval: RATE_WINDOW_MS,
-      strict: true,
-    });
-    return entry.background;
+  #backgroundWindow(entry: Entry): StartWindow {
+    entry.backgroundWindow ??= new StartWindow(
+      Math.max(1, Math.floor(this.#options.ratePerSec * BACKGROUND_RATE_SHARE)),
+    );
+    return entry.backgroundWindow;
   }
 
   #maybeDrop(id: string, entry: Entry): void {

@@ -2,16 +2,16 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
-import { backoffDelay, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
+import { backoffDelay, KeyQueues, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import { createManualClock, type ManualClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedServer, startCannedServer } from "./support/canned-server.js";
 
 /**
- * The key queue's pauses (a 429's Retry-After), its request timeouts and its idle-drop run on the client's
- * clock: here a manual one, moved by the test once the request or timer it moves past exists. The
- * per-second pacing itself (p-queue, real time) is specified in queue.process.test.ts.
+ * The key queue's rate windows, its pauses (a 429's Retry-After), its request timeouts and its idle-drop run
+ * on the client's clock: here a manual one, moved by the test once the request or timer it moves past exists.
+ * The same pacing on the system clock, measured in real time, is in queue.process.test.ts.
  */
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };
@@ -289,6 +289,144 @@ describe("per-key queue", () => {
       expect.objectContaining({ operation: "listApps", method: "GET", attempt: 2, status: 200 }),
     ]);
     expect(waits).toHaveLength(2);
+  });
+});
+
+describe("a key's rate window on the client's clock", () => {
+  /** A client on a manual clock that notes, on that clock, when each attempt starts. */
+  async function paced(options: Partial<EdgeApiOptions>) {
+    const clock = watchedClock();
+    const starts: number[] = [];
+    const { server, api } = await setup({ clock, onQueueWait: () => starts.push(clock.now()), ...options });
+    return { clock, starts, server, api };
+  }
+
+  it("starts the (ratePerSec+1)-th attempt only once the clock has moved past the window", async () => {
+    const { clock, starts, server, api } = await paced({ ratePerSec: 5, concurrency: 10 });
+    const client = api.forKey("k-window");
+    const first = Array.from({ length: 5 }, () => client.listApps());
+    const sixth = client.listApps();
+    await Promise.all(first);
+    // The window is full: the sixth waits with nothing in flight, for the clock, not for real time.
+    expect(server.requests).toHaveLength(5);
+    expect(api.queueStats()).toEqual({ keys: 1, waiting: 1, inFlight: 0 });
+    await clock.advance(1049);
+    expect(api.queueStats().waiting).toBe(1);
+    await clock.advance(1);
+    // Started by that move: no real time had to pass.
+    expect(starts).toHaveLength(6);
+    await sixth;
+    expect(server.requests).toHaveLength(6);
+    expect(starts).toEqual([T0, T0, T0, T0, T0, T0 + 1050]);
+  });
+
+  it("slides: each waiting attempt starts when the start it waits on leaves the window", async () => {
+    const { clock, starts, api } = await paced({ ratePerSec: 2 });
+    const client = api.forKey("k-slide");
+    await client.listApps();
+    await clock.advance(600);
+    await client.listApps();
+    const third = client.listApps();
+    const fourth = client.listApps();
+    await clock.advance(449);
+    expect(starts).toHaveLength(2);
+    await clock.advance(1);
+    // Not with the third (a fixed window would start both at 1050): the start at 600 is still in the window.
+    expect(starts).toHaveLength(3);
+    await third;
+    await clock.advance(599);
+    expect(starts).toHaveLength(3);
+    await clock.advance(1);
+    expect(starts).toHaveLength(4);
+    await fourth;
+    expect(starts).toEqual([T0, T0 + 600, T0 + 1050, T0 + 1650]);
+  });
+
+  it("keeps the cap while the key is idle: a call after a quiet moment still waits for the window", async () => {
+    const { clock, starts, api } = await paced({ ratePerSec: 2 });
+    const client = api.forKey("k-idle");
+    await client.listApps();
+    await client.listApps();
+    await clock.advance(1000);
+    const third = client.listApps();
+    await clock.advance(49);
+    expect(starts).toHaveLength(2);
+    await clock.advance(1);
+    expect(starts).toHaveLength(3);
+    await third;
+    expect(starts).toEqual([T0, T0, T0 + 1050]);
+  });
+
+  it("keeps part of each window's starts for people: background reads take 6 of 10, a command starts at once", async () => {
+    const { clock, starts, server, api } = await paced({ ratePerSec: 10, concurrency: 4 });
+    const reads = Array.from({ length: 10 }, () => api.forKey("k-share", { background: true }).listApps());
+    await Promise.all(reads.slice(0, 6));
+    expect(server.requests).toHaveLength(6);
+    expect(api.queueStats()).toEqual({ keys: 1, waiting: 4, inFlight: 0 });
+    // A person's command takes one of the starts kept back, without the clock moving.
+    await api.forKey("k-share").listApps();
+    expect(server.requests).toHaveLength(7);
+    await clock.advance(1049);
+    expect(server.requests).toHaveLength(7);
+    await clock.advance(1);
+    expect(starts.length).toBeGreaterThan(7);
+    await Promise.all(reads);
+    expect(server.requests).toHaveLength(11);
+    expect(starts).toEqual([...Array(7).fill(T0), ...Array(4).fill(T0 + 1050)]);
+  });
+});
+
+describe("a key's queue order while its window is full", () => {
+  const queues = (clock: ManualClock) =>
+    new KeyQueues({ ratePerSec: 1, concurrency: 4, maxQueue: 10, clock });
+
+  it("starts a retry first, then people's attempts, then background ones", async () => {
+    const clock = createManualClock(T0);
+    const q = queues(clock);
+    const order: string[] = [];
+    const task = (name: string) => async () => void order.push(name);
+    await q.run("k", task("first"), false);
+    const waiting = [
+      q.run("k", task("background"), false, undefined, true),
+      q.run("k", task("command"), false),
+      q.run("k", task("retry"), true),
+    ];
+    expect(q.stats()).toEqual({ keys: 1, waiting: 3, inFlight: 0 });
+    for (let window = 0; window < 3; window++) await clock.advance(1050);
+    expect(order).toEqual(["first", "retry", "command", "background"]);
+    await Promise.all(waiting);
+  });
+
+  it("takes an attempt out when its signal aborts, and wakes for nothing", async () => {
+    const clock = createManualClock(T0);
+    const q = queues(clock);
+    await q.run("k", async () => {}, false);
+    const controller = new AbortController();
+    const waiting = q.run("k", async () => "started", false, controller.signal);
+    expect(q.stats().waiting).toBe(1);
+    controller.abort(new Error("closing"));
+    await expect(waiting).rejects.toThrow("closing");
+    expect(q.stats().waiting).toBe(0);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it("holds the key while it is paused, though its window has room", async () => {
+    const clock = createManualClock(T0);
+    const q = queues(clock);
+    q.pause("k", 2000);
+    let started = false;
+    const waiting = q.run(
+      "k",
+      async () => {
+        started = true;
+      },
+      false,
+    );
+    await clock.advance(1999);
+    expect(started).toBe(false);
+    await clock.advance(1);
+    expect(started).toBe(true);
+    await waiting;
   });
 });
 

@@ -4,9 +4,10 @@ import { testEdgeApi } from "../support/edge-api.js";
 import { type CannedServer, startCannedServer } from "./support/canned-server.js";
 
 /**
- * The per-key pacing in real time: p-queue's strict sliding window (1050 ms, src/edge/queue.ts) runs on the
- * process's own timers, so these are the key queue's only tests that wait on real time (each about the few
- * windows its assertions need). Everything else about the queue is in queue.flow.test.ts, on a manual clock.
+ * The per-key pacing in real time: the strict sliding window (1050 ms, src/edge/queue.ts) on the system
+ * clock, measured as the API would see it, so these are the key queue's only tests that wait on real time
+ * (each about the few windows its assertions need). The same rules on a manual clock, and everything else
+ * about the queue, are in queue.flow.test.ts.
  */
 
 const apps = { items: [], meta: { totalItems: 0 }, cursor: null };

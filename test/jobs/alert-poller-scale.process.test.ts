@@ -1,8 +1,8 @@
 /**
  * A command typed while the watches poll during an attack is answered ahead of the polling, whose
  * intervals stretch to the key's WATCH_SHARE. Its subject is the key's pacing (4 requests a second), which
- * p-queue keeps on real time (src/edge/queue.ts): no manual clock moves it, so this test waits real
- * seconds and lives on the process floor (moved from alert-poller-scale.flow.test.ts).
+ * runs on its clock's timers (src/edge/queue.ts): here a stepped clock's, which are real, so this test
+ * waits real seconds and lives on the process floor (moved from alert-poller-scale.flow.test.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { stretchedInterval } from "../../src/alerts/interval.js";

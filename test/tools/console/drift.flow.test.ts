@@ -14,15 +14,7 @@ describe("/edge watch config in the local console", () => {
   it("posts a dashboard change with Put it back and Keep; Keep answers who kept it", async () => {
     // On a manual clock: the watch polls when the test moves time, not every real second.
     const clock = createManualClock(Date.now());
-    const c = await openConsole({
-      env: {
-        WATCH_INTERVAL_MS: "1000",
-        // A key's rate windows run on real time, not on this test's clock: a rate no poll reaches, so the
-        // watch's reads (background: 60 % of the rate a window) never wait for the next real second.
-        EDGE_API_RATE_PER_SEC: "1000",
-      },
-      clock,
-    });
+    const c = await openConsole({ env: { WATCH_INTERVAL_MS: "1000" }, clock });
     const zone = SIM_IDS.zoneUnderAttack;
     const sim = c.handle.sim!;
     const shieldZone = sim.state.shieldZones.find((z) => z.shieldZoneId === zone)!;

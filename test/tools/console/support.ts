@@ -135,7 +135,8 @@ export function buttonNumber(output: string, label: string, which: "first" | "la
 /**
  * Resolves once the console's bot is quiet: no Edge call waiting or in flight, no simulator request open,
  * no Slack stand-in request or event being processed, over five probes in a row (each a turn of the event
- * loop and a store round trip). For background work moved by a manual clock: it waits for work to end.
+ * loop and a store round trip). For background work moved by a manual clock: it waits for work to end. An
+ * Edge call waiting for its key's next rate window waits on that clock too, so it never settles unmoved.
  */
 export async function consoleQuiet(c: ConsoleDriver): Promise<void> {
   const { deps, sim, standIn } = c.handle;
