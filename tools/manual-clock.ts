@@ -13,20 +13,41 @@ export interface ManualClock extends Clock {
   advanceTo(epochMs: number): Promise<void>;
   /** Timers waiting to fire. */
   pending(): number;
+  /** How long until the next timer falls due (undefined: none waits). */
+  nextDueIn(): number | undefined;
 }
 
 export function createManualClock(startMs: number): ManualClock {
   const fake = FakeTimers.createClock(startMs, 100_000);
+  /** When each timer next falls due (fake-timers keeps its own schedule private). */
+  const due = new Map<object, number>();
   const clock: ManualClock = {
     now: () => fake.now,
     elapsed: () => fake.now - startMs,
     setTimeout(fn, ms) {
-      const id = fake.setTimeout(fn, ms);
-      return () => fake.clearTimeout(id);
+      const key = {};
+      due.set(key, fake.now + Math.max(0, ms));
+      const id = fake.setTimeout(() => {
+        due.delete(key);
+        fn();
+      }, ms);
+      return () => {
+        due.delete(key);
+        fake.clearTimeout(id);
+      };
     },
     setInterval(fn, ms) {
-      const id = fake.setInterval(fn, ms);
-      return () => fake.clearInterval(id);
+      const key = {};
+      const every = Math.max(1, ms);
+      due.set(key, fake.now + every);
+      const id = fake.setInterval(() => {
+        due.set(key, fake.now + every);
+        fn();
+      }, ms);
+      return () => {
+        due.delete(key);
+        fake.clearInterval(id);
+      };
     },
     sleep: (ms, signal) => sleepOn(clock.setTimeout, ms, signal),
     async advance(ms) {
@@ -36,6 +57,11 @@ export function createManualClock(startMs: number): ManualClock {
       if (epochMs > fake.now) await fake.tickAsync(epochMs - fake.now);
     },
     pending: () => fake.countTimers(),
+    nextDueIn() {
+      let first: number | undefined;
+      for (const at of due.values()) if (first === undefined || at < first) first = at;
+      return first === undefined ? undefined : Math.max(0, first - fake.now);
+    },
   };
   return clock;
 }

@@ -14,12 +14,13 @@ import { createManualClock } from "../manual-clock.js";
 /** How often the console's time catches up with the real clock: a timer fires at most this late. */
 const FOLLOW_EVERY_MS = 20;
 /**
- * `/sim clock` moves time in steps this long and pauses for real time between them, so work a timer started
- * (an Edge API read on loopback, a store write) ends near the time it started at, as it would have.
+ * `/sim clock` moves time in steps of at most this long, and stops at each timer that falls due, pausing for
+ * real time there, so work a timer started (an Edge API call on loopback, a store write) ends near the time it
+ * started at, as it would have, and never meets its own timeout's timer within the same step.
  */
 const STEP_MS = 5_000;
-/** A long move takes at most this many steps (a day: 144 s each), so it ends within seconds. */
-const MAX_STEPS = 600;
+/** A long move stops at most this many times (a day: every 29 s at the least), so it ends within seconds. */
+const MAX_STEPS = 3_000;
 const PAUSE_MS = 5;
 /**
  * After a step, real time given to work still in flight (an Edge API call on loopback) before the next step, at
@@ -74,10 +75,13 @@ export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } 
     sleep: manual.sleep,
     moveForward(ms) {
       return enqueue(async () => {
-        const stepMs = Math.max(STEP_MS, Math.ceil(ms / MAX_STEPS));
+        const shortest = Math.ceil(ms / MAX_STEPS);
         let settling = MAX_SETTLE_PER_MOVE_MS;
-        for (let left = ms; left > 0; left -= stepMs) {
-          const step = Math.min(stepMs, left);
+        let left = ms;
+        while (left > 0) {
+          const dueIn = manual.nextDueIn() ?? STEP_MS;
+          const step = Math.min(left, Math.max(shortest, 1, Math.min(STEP_MS, dueIn)));
+          left -= step;
           ahead += step;
           await manual.advance(step);
           await pause();

@@ -136,7 +136,8 @@ export async function runConsole(o: ConsoleOptions): Promise<ConsoleHandle> {
     });
     cleanups.push(() => consoleEdge.close(o.config.shutdownTimeoutMs));
     const sim = consoleEdge.sim;
-    if (sim) ownClock?.settleOn(() => sim.inFlight() > 0);
+    // Busy while the simulator holds a call or the bot's Edge client has one out (started by a timer just fired).
+    if (sim) ownClock?.settleOn(() => sim.inFlight() > 0 || consoleEdge.edge.queueStats().inFlight > 0);
     const persistence = new ConsoleSaver({
       dataDir: o.config.store.dataDir,
       clock,
