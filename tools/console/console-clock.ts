@@ -14,9 +14,9 @@ import { createManualClock } from "../manual-clock.js";
 /** How often the console's time catches up with the real clock: a timer fires at most this late. */
 const FOLLOW_EVERY_MS = 20;
 /**
- * `/sim clock` moves time in steps of at most this long, and stops at each timer that falls due, pausing for
- * real time there, so work a timer started (an Edge API call on loopback, a store write) ends near the time it
- * started at, as it would have, and never meets its own timeout's timer within the same step.
+ * `/sim clock` moves time in steps of at most this long, and stops at each timer that falls due, waiting there
+ * while work is in flight (settleOn), so work a timer started (an Edge API call on loopback) ends near the time
+ * it started at, as it would have, and never meets its own timeout's timer within the same step.
  */
 const STEP_MS = 5_000;
 /** A long move stops at most this many times (a day: every 29 s at the least), so it ends within seconds. */
@@ -66,6 +66,7 @@ export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } 
     });
   }, FOLLOW_EVERY_MS);
   const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   return {
     now: manual.now,
@@ -84,7 +85,8 @@ export function createConsoleClock(o: { aheadMs?: number; onMove?: () => void } 
           left -= step;
           ahead += step;
           await manual.advance(step);
-          await pause();
+          // A turn of the loop lets the work a timer started begin (a call is out once its attempt starts).
+          await turn();
           for (let settled = 0; busy() && settled < MAX_SETTLE_MS && settling > 0; settled += PAUSE_MS) {
             settling -= PAUSE_MS;
             await pause();
