@@ -409,6 +409,51 @@ export async function latencyScenario(
   return { edgeFloor: floor, rates: out, cold };
 }
 
+/** `/edge apps` and its floor alone (`--latency-commands apps`): a profile of the bot is then one command's. */
+export interface AppsLatencyResult {
+  rates: {
+    rate: number;
+    apps: E2eRun;
+    bareApps: E2eRun;
+    /** The bot's overhead (answer − the Edge call's held time) ÷ the floor's. */
+    ratios: { overheadP50: number; overheadP99: number };
+  }[];
+}
+
+export async function appsLatencyScenario(
+  ctx: BenchContext,
+  bareOrigin: string,
+  botOrigin: string,
+  o: LatencyOptions,
+): Promise<AppsLatencyResult> {
+  const base = { workspaces: o.workspaces, floorP50: 0, settleMs: o.settleMs };
+  const origins = { bot: botOrigin, bare: bareOrigin };
+  const measure = (name: "apps" | "bareApps", prefix: string, rate: number, n: number) => {
+    const { on, ...spec } = MEASURED[name];
+    return botRun(ctx, { ...base, ...spec, origin: origins[on], prefix, rate, n });
+  };
+  ctx.progress("latency (apps only): warming up");
+  for (const name of ["apps", "bareApps"] as const) await measure(name, `w${name}`, 100, o.warmup);
+  const rates: AppsLatencyResult["rates"] = [];
+  for (const rate of o.rates) {
+    const n = Math.max(1, Math.round(rate * o.durationSec));
+    ctx.progress(`latency (apps only): ${rate}/s for ${o.durationSec} s over ${o.workspaces} workspaces`);
+    const apps = await measure("apps", `a${rate}`, rate, n);
+    const bareApps = await measure("bareApps", `ba${rate}`, rate, n);
+    const [bot, floor] = [apps.overheadVsEdgeHeld, bareApps.overheadVsEdgeHeld];
+    rates.push({
+      rate,
+      apps,
+      bareApps,
+      ratios: { overheadP50: ratio(bot.p50, floor.p50), overheadP99: ratio(bot.p99, floor.p99) },
+    });
+    ctx.progress(
+      `  /edge apps overhead p50 / p99 ${round(bot.p50)} / ${round(bot.p99)} ms vs bare fetch-apps ${round(floor.p50)} / ${round(floor.p99)} ms`,
+    );
+  }
+  return { rates };
+}
+
 /**
  * `n` commands, workspace `workspaces + i` each (keys the latency runs never used), at `rate`; the Edge
  * calls of a key are that one command's.

@@ -21,7 +21,12 @@ import {
   runClusterBench,
 } from "./cluster.js";
 import { ratio, readResults, SIM_LATENCY_MS, spawnChild } from "./common.js";
-import { type LatencyResult, latencyScenario } from "./latency.js";
+import {
+  type AppsLatencyResult,
+  appsLatencyScenario,
+  type LatencyResult,
+  latencyScenario,
+} from "./latency.js";
 import { type MemoryResult, memoryScenario } from "./memory.js";
 import { MIXED_DEFAULTS, type MixedResult, mixedScenario } from "./mixed.js";
 import { type PreviewResult, previewScenario } from "./preview.js";
@@ -70,6 +75,8 @@ export interface BenchOptions {
   /** CPU-profile every bot process (--cpu-prof); figures from a profiled run are inflated. */
   profile: boolean;
   only: Scenario[];
+  /** The latency scenario's commands: all of them, or `/edge apps` and its floor alone (no cold run, no mix). */
+  latencyCommands: "all" | "apps";
   /** Where to write results.json; undefined = do not write. */
   out: string | undefined;
   quiet: boolean;
@@ -97,6 +104,7 @@ export const DEFAULTS: BenchOptions = {
   postgres: true,
   profile: false,
   only: [...SCENARIOS],
+  latencyCommands: "all",
   out: fileURLToPath(new URL("./results.json", import.meta.url)),
   quiet: false,
   compiled: true,
@@ -124,6 +132,8 @@ export interface BenchResults {
   };
   /** mixed: (1b), the top rate's mix of commands with drift watches polling, against bare Bolt. */
   latency?: LatencyResult & { mixed?: MixedResult };
+  /** `--latency-commands apps`: the latency scenario's `/edge apps` and its floor, nothing else. */
+  appsLatency?: AppsLatencyResult;
   queue?: QueueAccuracy;
   fairness?: Fairness;
   memory?: MemoryResult;
@@ -386,6 +396,11 @@ export function formatTable(r: BenchResults): string {
       `    one Edge call straight at the simulator (floor): ${triple(f)} ms; /edge zones minus that floor, p50: ${lat.map((l) => `${l.rate}/s ${l.zones.overheadVsEdgeFloor.p50}`).join(", ")} ms`,
     );
   }
+  for (const a of r.appsLatency?.rates ?? [])
+    L.push(
+      "",
+      `(2) /edge apps alone at ${a.rate}/s, overhead (answer − the Edge call's held time) p50 / p99 / max: bot ${triple(a.apps.overheadVsEdgeHeld)} ms, bare Bolt's /edge fetch-apps ${triple(a.bareApps.overheadVsEdgeHeld)} ms → p50 ${a.ratios.overheadP50}×, p99 ${a.ratios.overheadP99}×; ${a.apps.failed} failed, ${a.apps.missing} missing, ${a.apps.unmatched} unmatched`,
+    );
   if (r.queue) {
     const q = r.queue;
     L.push(
@@ -542,17 +557,21 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       ]);
       try {
         const bareOrigin = `http://127.0.0.1:${bare.ready.port}`;
-        const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
-        await bot.child.stop();
-        const mixed = await mixedScenario(ctx, bareOrigin, {
-          ...MIXED_DEFAULTS,
-          rate: Math.max(...o.rates),
-          durationSec: o.durationSec,
-          workspaces: o.workspaces,
-          warmup: o.warmup,
-          settleMs: o.settleMs,
-        });
-        results.latency = { ...latency, mixed };
+        if (o.latencyCommands === "apps") {
+          results.appsLatency = await appsLatencyScenario(ctx, bareOrigin, bot.origin, o);
+        } else {
+          const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
+          await bot.child.stop();
+          const mixed = await mixedScenario(ctx, bareOrigin, {
+            ...MIXED_DEFAULTS,
+            rate: Math.max(...o.rates),
+            durationSec: o.durationSec,
+            workspaces: o.workspaces,
+            warmup: o.warmup,
+            settleMs: o.settleMs,
+          });
+          results.latency = { ...latency, mixed };
+        }
       } finally {
         await bare.stop();
         await bot.child.stop();
@@ -622,6 +641,7 @@ const HELP = `npm run bench [-- options]
   --no-postgres             skip (6) on PostgreSQL (TEST_DATABASE_URL)
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
   --only latency,queue,fairness,memory,approvals,timeline,preview
+  --latency-commands apps   the latency scenario measures /edge apps and its floor only (no zones, cold or mix)
   --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
@@ -636,6 +656,11 @@ const HELP = `npm run bench [-- options]
                             (with --replicas) the scale phase: workspaces, commands/s, approvals/s, zone
                             watches, seconds of load (on the cluster, then one replica alone)
 `;
+
+function latencyCommands(v: string | undefined): BenchOptions["latencyCommands"] {
+  if (v === undefined || v === "all" || v === "apps") return v ?? DEFAULTS.latencyCommands;
+  throw new Error(`bench: --latency-commands is all or apps, not ${v}`);
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -656,6 +681,7 @@ async function main(): Promise<void> {
       tsx: { type: "boolean" },
       only: { type: "string" },
       profile: { type: "boolean" },
+      "latency-commands": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean" },
       replicas: { type: "string" },
@@ -732,6 +758,7 @@ async function main(): Promise<void> {
     compiled: !values.tsx,
     profile: values.profile ?? false,
     only,
+    latencyCommands: latencyCommands(values["latency-commands"]),
     out: values.out === "-" ? undefined : (values.out ?? DEFAULTS.out),
   });
   process.stdout.write(`${formatTable(results)}\n`);
