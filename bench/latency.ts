@@ -415,16 +415,25 @@ export interface AppsLatencyResult {
     rate: number;
     apps: E2eRun;
     bareApps: E2eRun;
-    /** The bot's overhead (answer − the Edge call's held time) ÷ the floor's. */
-    ratios: { overheadP50: number; overheadP99: number };
+    /**
+     * Main-thread CPU time over each run (its commands, their answers and the settle after) ÷ commands:
+     * the bot's and the floor's, each read in its own process as the approvals scenario reads them.
+     */
+    cpuPerCommandMs: { bot: number; floor: number };
+    /** The bot's overhead (answer − the Edge call's held time) ÷ the floor's; CPU per command ÷ the floor's. */
+    ratios: { overheadP50: number; overheadP99: number; cpuPerCommand: number };
   }[];
 }
+
+/** A process's CPU time so far (bench/common.ts cpuNow, over its RPC). */
+export type CpuReader = () => Promise<{ mainThreadMs: number; processMs: number }>;
 
 export async function appsLatencyScenario(
   ctx: BenchContext,
   bareOrigin: string,
   botOrigin: string,
   o: LatencyOptions,
+  cpu: { bot: CpuReader; floor: CpuReader },
 ): Promise<AppsLatencyResult> {
   const base = { workspaces: o.workspaces, floorP50: 0, settleMs: o.settleMs };
   const origins = { bot: botOrigin, bare: bareOrigin };
@@ -438,17 +447,27 @@ export async function appsLatencyScenario(
   for (const rate of o.rates) {
     const n = Math.max(1, Math.round(rate * o.durationSec));
     ctx.progress(`latency (apps only): ${rate}/s for ${o.durationSec} s over ${o.workspaces} workspaces`);
-    const apps = await measure("apps", `a${rate}`, rate, n);
-    const bareApps = await measure("bareApps", `ba${rate}`, rate, n);
-    const [bot, floor] = [apps.overheadVsEdgeHeld, bareApps.overheadVsEdgeHeld];
+    const cpuPerCommand = async (read: CpuReader, run: () => Promise<E2eRun>) => {
+      const before = await read();
+      const out = await run();
+      return { out, ms: round(((await read()).mainThreadMs - before.mainThreadMs) / n, 3) };
+    };
+    const apps = await cpuPerCommand(cpu.bot, () => measure("apps", `a${rate}`, rate, n));
+    const bareApps = await cpuPerCommand(cpu.floor, () => measure("bareApps", `ba${rate}`, rate, n));
+    const [bot, floor] = [apps.out.overheadVsEdgeHeld, bareApps.out.overheadVsEdgeHeld];
     rates.push({
       rate,
-      apps,
-      bareApps,
-      ratios: { overheadP50: ratio(bot.p50, floor.p50), overheadP99: ratio(bot.p99, floor.p99) },
+      apps: apps.out,
+      bareApps: bareApps.out,
+      cpuPerCommandMs: { bot: apps.ms, floor: bareApps.ms },
+      ratios: {
+        overheadP50: ratio(bot.p50, floor.p50),
+        overheadP99: ratio(bot.p99, floor.p99),
+        cpuPerCommand: ratio(apps.ms, bareApps.ms),
+      },
     });
     ctx.progress(
-      `  /edge apps overhead p50 / p99 ${round(bot.p50)} / ${round(bot.p99)} ms vs bare fetch-apps ${round(floor.p50)} / ${round(floor.p99)} ms`,
+      `  /edge apps overhead p50 / p99 ${round(bot.p50)} / ${round(bot.p99)} ms vs bare fetch-apps ${round(floor.p50)} / ${round(floor.p99)} ms; main-thread CPU per command ${apps.ms} vs ${bareApps.ms} ms`,
     );
   }
   return { rates };

@@ -399,7 +399,7 @@ export function formatTable(r: BenchResults): string {
   for (const a of r.appsLatency?.rates ?? [])
     L.push(
       "",
-      `(2) /edge apps alone at ${a.rate}/s, overhead (answer − the Edge call's held time) p50 / p99 / max: bot ${triple(a.apps.overheadVsEdgeHeld)} ms, bare Bolt's /edge fetch-apps ${triple(a.bareApps.overheadVsEdgeHeld)} ms → p50 ${a.ratios.overheadP50}×, p99 ${a.ratios.overheadP99}×; ${a.apps.failed} failed, ${a.apps.missing} missing, ${a.apps.unmatched} unmatched`,
+      `(2) /edge apps alone at ${a.rate}/s, overhead (answer − the Edge call's held time) p50 / p99 / max: bot ${triple(a.apps.overheadVsEdgeHeld)} ms, bare Bolt's /edge fetch-apps ${triple(a.bareApps.overheadVsEdgeHeld)} ms → p50 ${a.ratios.overheadP50}×, p99 ${a.ratios.overheadP99}×; main-thread CPU per command ${a.cpuPerCommandMs.bot} vs ${a.cpuPerCommandMs.floor} ms → ${a.ratios.cpuPerCommand}×; ${a.apps.failed} failed, ${a.apps.missing} missing, ${a.apps.unmatched} unmatched`,
     );
   if (r.queue) {
     const q = r.queue;
@@ -558,7 +558,10 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
       try {
         const bareOrigin = `http://127.0.0.1:${bare.ready.port}`;
         if (o.latencyCommands === "apps") {
-          results.appsLatency = await appsLatencyScenario(ctx, bareOrigin, bot.origin, o);
+          results.appsLatency = await appsLatencyScenario(ctx, bareOrigin, bot.origin, o, {
+            bot: () => bot.child.call("cpu"),
+            floor: () => bare.call("cpu"),
+          });
         } else {
           const latency = await latencyScenario(ctx, bareOrigin, bot.origin, o);
           await bot.child.stop();
