@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import { LruCache } from "../lru.js";
 import { compiledOnce } from "./compiled.js";
 import type { RepoContext } from "./context.js";
 import { fingerprintOf } from "./crypto.js";
@@ -34,6 +35,9 @@ export interface KeysRepo {
 
 const PURPOSE = "edge_api_key";
 
+/** Workspaces whose opened key is kept beside the envelope it came from (see `get`). */
+const OPENED_MAX = 1_000;
+
 export function createKeysRepo(ctx: RepoContext): KeysRepo {
   const { db, vault, now } = ctx;
 
@@ -47,6 +51,9 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
     root.selectFrom("api_keys").selectAll().where("teamId", "=", teamId),
   );
   const findRow = async (teamId: string) => (await selectRow(db, teamId)).rows[0];
+  // Every read still reads the row (another replica may have set or removed the key); only an envelope
+  // already opened here is not decrypted again. GCM is deterministic for one envelope, workspace and ring.
+  const opened = new LruCache<string, { ciphertext: string; apiKey: string }>(OPENED_MAX);
 
   return guard("keys", {
     async set(teamId: string, apiKey: string, setBy: string): Promise<ApiKeyInfo> {
@@ -78,12 +85,18 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
           }),
         )
         .execute();
+      opened.delete(teamId);
       return infoOf(row);
     },
 
     async get(teamId: string): Promise<ApiKeyRecord | undefined> {
       const row = await findRow(teamId);
-      return row && { apiKey: vault.open(teamId, PURPOSE, row.ciphertext), ...infoOf(row) };
+      if (!row) return undefined;
+      const kept = opened.get(teamId);
+      if (kept?.ciphertext === row.ciphertext) return { apiKey: kept.apiKey, ...infoOf(row) };
+      const apiKey = vault.open(teamId, PURPOSE, row.ciphertext);
+      opened.set(teamId, { ciphertext: row.ciphertext, apiKey });
+      return { apiKey, ...infoOf(row) };
     },
 
     async info(teamId: string): Promise<ApiKeyInfo | undefined> {
@@ -95,6 +108,7 @@ export function createKeysRepo(ctx: RepoContext): KeysRepo {
       let q = db.deleteFrom("api_keys").where("teamId", "=", teamId);
       if (setNoLaterThan !== undefined) q = q.where("setAt", "<=", setNoLaterThan);
       const r = await q.executeTakeFirst();
+      opened.delete(teamId);
       return Number(r.numDeletedRows) > 0;
     },
   });

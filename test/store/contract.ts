@@ -175,6 +175,21 @@ export function storeContract(h: EngineHarness): void {
         expect(await store.keys.info("T1")).toBeUndefined();
       });
 
+      it("a key set by another replica is read as the new one, even right after this one read the old", async () => {
+        const store = await open();
+        await store.keys.set("T1", PLAIN_KEY, "U1");
+        expect((await store.keys.get("T1"))?.apiKey).toBe(PLAIN_KEY);
+        // Another replica's set: the same row, a new envelope, written without this store knowing.
+        await storeInternals(store)
+          .rawDb.updateTable("api_keys")
+          .set({ ciphertext: store.vault.seal("T1", "edge_api_key", PLAIN_KEY_2) })
+          .where("team_id", "=", "T1")
+          .execute();
+        expect((await store.keys.get("T1"))?.apiKey).toBe(PLAIN_KEY_2);
+        await storeInternals(store).rawDb.deleteFrom("api_keys").where("team_id", "=", "T1").execute();
+        expect(await store.keys.get("T1")).toBeUndefined();
+      });
+
       it("encrypts with a fresh nonce each time (same key, two workspaces, different ciphertexts)", async () => {
         const store = await open();
         await store.keys.set("T1", PLAIN_KEY, "U1");
