@@ -58,8 +58,11 @@ declare const fallbackBrand: unique symbol;
 /** A message's top-level `text` (notifications, screen readers): escaped, made by `fallbackText()`. */
 export type FallbackText = string & { readonly [fallbackBrand]: true };
 
+const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+const NEEDS_ESCAPE = /[&<>]/;
+// One pass, and none for the usual string with nothing to escape (a long answer escapes hundreds).
 const escapeText = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  NEEDS_ESCAPE.test(s) ? s.replace(/[&<>]/g, (c) => ESCAPES[c] as string) : s;
 
 const toMrkdwn = (x: MrkdwnInput): Mrkdwn => (x instanceof Mrkdwn ? x : trusted(escapeText(x)));
 
