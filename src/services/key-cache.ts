@@ -93,15 +93,10 @@ export async function cachedFor<T>(
 }
 
 /**
- * The workspace key's copy of `list` if one is loaded and within its TTL, never loading it: for figures
- * an answer adds only when they cost no Edge call.
+ * The key's copy of `list` if one is loaded and within its TTL, never loading it: for figures an answer
+ * adds only when they cost no Edge call. By the id of the access the answer already holds (no key read).
  */
-export async function loadedForKey<T>(
-  deps: Deps,
-  teamId: string,
-  list: KeyedList<T>,
-): Promise<T | undefined> {
-  const { keyId } = await edgeAccessFor(deps, teamId);
+export function loadedFor<T>(deps: Deps, keyId: EdgeAccess["keyId"], list: KeyedList<T>): T | undefined {
   const entry = cacheFor(deps.edge).get(`${list.name}:${keyId}`) as Entry<T> | undefined;
   return entry?.last && deps.clock.now() - entry.last.loadedAt < list.ttlMs ? entry.last.value : undefined;
 }

@@ -5,12 +5,13 @@ import { APP_STATUS_LABELS, type App, type AppStatus } from "../edge/schemas/mc.
 import { UserError, usage } from "../errors.js";
 import { nearest } from "../suggest.js";
 import { appPages, MAX_PAGES_TO_FIND } from "./apps.js";
+import type { EdgeAccess } from "./edge-access.js";
 import {
   allPages,
   cachedForKey,
   type Freshness,
   type KeyedList,
-  loadedForKey,
+  loadedFor,
   warmForKey,
 } from "./key-cache.js";
 import {
@@ -133,9 +134,9 @@ export async function pullZoneKnown(
   return directory.complete ? false : undefined;
 }
 
-/** The applications' list if the per-key cache holds a fresh one (no Edge call), else undefined. */
-export function appListIfLoaded(deps: Deps, teamId: string): Promise<readonly App[] | undefined> {
-  return loadedForKey(deps, teamId, APPS);
+/** The applications' list if the per-key cache holds a fresh one for the key (no Edge call), else undefined. */
+export function appListIfLoaded(deps: Deps, keyId: EdgeAccess["keyId"]): readonly App[] | undefined {
+  return loadedFor(deps, keyId, APPS);
 }
 
 /** Every application the workspace's key sees (the first 10,000), from the per-key cache. */

@@ -9,7 +9,7 @@ import {
   MAX_PAGES_TO_FIND,
   parseAppStatus,
 } from "../../services/apps.js";
-import { edgeClientFor } from "../../services/edge-access.js";
+import { type EdgeAccess, edgeAccessFor } from "../../services/edge-access.js";
 import { appListIfLoaded } from "../../services/pickers.js";
 import { appsMessage } from "../blocks/apps.js";
 import { echo } from "./parse.js";
@@ -23,8 +23,8 @@ const NAME_EXAMPLE = "/edge apps checkout";
  * minute at most; loading it would cost calls this answer does not need): each page then says the whole
  * list's totals. Undefined otherwise, and the page's own counts are shown, said to be the page's.
  */
-export async function wholeAppList(deps: Deps, teamId: string) {
-  const apps = await appListIfLoaded(deps, teamId).catch(() => undefined);
+export function wholeAppList(deps: Deps, keyId: EdgeAccess["keyId"]) {
+  const apps = appListIfLoaded(deps, keyId);
   if (!apps) return undefined;
   const byStatus: Partial<Record<string, number>> = {};
   for (const a of apps) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
@@ -66,7 +66,7 @@ export const appsCommand: Subcommand = {
   examples: ["/edge apps", EXAMPLE, "/edge apps failing deploying", NAME_EXAMPLE],
   async run(ctx) {
     const query = parseAppsArgs(ctx.args);
-    const client = await edgeClientFor(ctx.env.deps, ctx.teamId);
+    const { client, keyId } = await edgeAccessFor(ctx.env.deps, ctx.teamId);
     if (query.name !== undefined) {
       const found = await appsNamed(client, query.name, query.limit);
       if (found.matched === 0)
@@ -78,7 +78,7 @@ export const appsCommand: Subcommand = {
     return appsMessage(
       await listAppsPage(client, query),
       { ...query, isPublic: ctx.isPublic },
-      await wholeAppList(ctx.env.deps, ctx.teamId),
+      wholeAppList(ctx.env.deps, keyId),
     );
   },
 };

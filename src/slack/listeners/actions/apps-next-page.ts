@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { APP_STATUSES } from "../../../edge/schemas/mc.js";
 import { listAppsPage } from "../../../services/apps.js";
-import { edgeClientFor } from "../../../services/edge-access.js";
+import { edgeAccessFor } from "../../../services/edge-access.js";
 import { appsMessage } from "../../blocks/apps.js";
 import type { Reply } from "../../blocks/reply.js";
 import { wholeAppList } from "../../edge-commands/apps.js";
@@ -28,7 +28,7 @@ type AppsPageValue = z.output<typeof appsPageValue>;
  * typed, so Share reads this page again, and the shared copy says its page number as this one does.
  */
 export async function appsPageAt(env: SlackEnv, teamId: string, value: AppsPageValue): Promise<Reply> {
-  const client = await edgeClientFor(env.deps, teamId);
+  const { client, keyId } = await edgeAccessFor(env.deps, teamId);
   const statuses = value.s === undefined ? [] : typeof value.s === "string" ? [value.s] : value.s;
   const query = { limit: value.l, cursor: value.c, ...(statuses.length > 0 ? { statuses } : {}) };
   const page = await listAppsPage(client, query);
@@ -36,7 +36,7 @@ export async function appsPageAt(env: SlackEnv, teamId: string, value: AppsPageV
   const reply = appsMessage(
     page,
     { ...query, isPublic: value.p === true },
-    await wholeAppList(env.deps, teamId),
+    wholeAppList(env.deps, keyId),
     at,
   );
   return value.p ? reply : withShareButton(reply, { apps: { ...value, p: true } });
