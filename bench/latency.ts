@@ -411,6 +411,11 @@ export async function latencyScenario(
 
 /** `/edge apps` and its floor alone (`--latency-commands apps`): a profile of the bot is then one command's. */
 export interface AppsLatencyResult {
+  /**
+   * Main-thread CPU per second of each process left idle for IDLE_READ_MS after the warm-up (the bot's jobs
+   * tick meanwhile): the part of "CPU per command" that is not the commands'.
+   */
+  idleCpuMsPerSec: { bot: number; floor: number };
   rates: {
     rate: number;
     apps: E2eRun;
@@ -428,6 +433,8 @@ export interface AppsLatencyResult {
 /** A process's CPU time so far (bench/common.ts cpuNow, over its RPC). */
 export type CpuReader = () => Promise<{ mainThreadMs: number; processMs: number }>;
 
+const IDLE_READ_MS = 3_000;
+
 export async function appsLatencyScenario(
   ctx: BenchContext,
   bareOrigin: string,
@@ -443,6 +450,16 @@ export async function appsLatencyScenario(
   };
   ctx.progress("latency (apps only): warming up");
   for (const name of ["apps", "bareApps"] as const) await measure(name, `w${name}`, 100, o.warmup);
+  const [botIdle, floorIdle] = [await cpu.bot(), await cpu.floor()];
+  await sleep(IDLE_READ_MS);
+  const idlePerSec = (before: number, after: number) => round(((after - before) * 1000) / IDLE_READ_MS, 2);
+  const idleCpuMsPerSec = {
+    bot: idlePerSec(botIdle.mainThreadMs, (await cpu.bot()).mainThreadMs),
+    floor: idlePerSec(floorIdle.mainThreadMs, (await cpu.floor()).mainThreadMs),
+  };
+  ctx.progress(
+    `  idle main-thread CPU: bot ${idleCpuMsPerSec.bot} ms/s, floor ${idleCpuMsPerSec.floor} ms/s`,
+  );
   const rates: AppsLatencyResult["rates"] = [];
   for (const rate of o.rates) {
     const n = Math.max(1, Math.round(rate * o.durationSec));
@@ -470,7 +487,7 @@ export async function appsLatencyScenario(
       `  /edge apps overhead p50 / p99 ${round(bot.p50)} / ${round(bot.p99)} ms vs bare fetch-apps ${round(floor.p50)} / ${round(floor.p99)} ms; main-thread CPU per command ${apps.ms} vs ${bareApps.ms} ms`,
     );
   }
-  return { rates };
+  return { idleCpuMsPerSec, rates };
 }
 
 /**

@@ -396,6 +396,11 @@ export function formatTable(r: BenchResults): string {
       `    one Edge call straight at the simulator (floor): ${triple(f)} ms; /edge zones minus that floor, p50: ${lat.map((l) => `${l.rate}/s ${l.zones.overheadVsEdgeFloor.p50}`).join(", ")} ms`,
     );
   }
+  if (r.appsLatency)
+    L.push(
+      "",
+      `(2) /edge apps alone: main-thread CPU while idle, bot ${r.appsLatency.idleCpuMsPerSec.bot} ms/s, floor ${r.appsLatency.idleCpuMsPerSec.floor} ms/s`,
+    );
   for (const a of r.appsLatency?.rates ?? [])
     L.push(
       "",
@@ -552,6 +557,10 @@ export async function runBench(options: Partial<BenchOptions> = {}): Promise<Ben
           env: { SLACK_API_URL: slack.apiUrl, EDGE_API_URL: ctx.sim.ready.url },
           logFile: join(workDir, "bare.log"),
           compiledDir,
+          // The floor's profile beside the bot's: what each spends per command, area by area.
+          ...(profileDir
+            ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, "latency-floor")}`] }
+            : {}),
         }),
         startBotProcess(ctx, { name: "latency", workspaces: 2 * o.workspaces }),
       ]);
@@ -645,7 +654,8 @@ const HELP = `npm run bench [-- options]
   --tsx                     run the bot under tsx instead of compiled JavaScript (≈ +40 MiB RSS)
   --only latency,queue,fairness,memory,approvals,timeline,preview
   --latency-commands apps   the latency scenario measures /edge apps and its floor only (no zones, cold or mix)
-  --profile                 CPU-profile every bot process (files in $TMPDIR/edgeops-bench-profiles, summaries in results)
+  --profile                 CPU-profile every bot process and the latency scenario's bare Bolt app (files in
+                            $TMPDIR/edgeops-bench-profiles, summaries in results)
   --out bench/results.json  (--out - to write nothing)
   --replicas 3              the cluster bench instead (bench/cluster.ts): N replicas on PostgreSQL + Redis
                             behind a round-robin proxy, one SIGKILLed mid-run; its results go in "cluster"
