@@ -148,6 +148,9 @@ function summarize(out: unknown): string {
   return out === undefined ? "done" : JSON.stringify(out).slice(0, 80);
 }
 
+/** Probes (a real millisecond each) a settle waits for a call the simulator or PostgreSQL still holds. */
+const HELD_PROBES = 5_000;
+
 /**
  * Until the world is quiet: no call through the wrappers for many turns of the event loop in a row (an
  * Edge call that may be on the wire waits longer). Work waiting on the shared clock stays waiting: only
@@ -165,8 +168,11 @@ async function settle(state: RunState): Promise<void> {
     const seen = progress.n + batch.sim.requests.length * 1_000_003;
     quiet = seen === last ? quiet + 1 : 0;
     last = seen;
-    wire =
-      progress.edgeInFlight - progress.parked > 0 || batch.sim.inFlight() > 0 || progress.storeInFlight > 0;
+    // Held by the simulator or on PostgreSQL's wire: it answers in real time, so time waits for it (up to 5 s
+    // of real time, on a loaded machine) rather than for a count of quiet probes that load can outlast.
+    const held = batch.sim.inFlight() > 0 || progress.storeInFlight > 0;
+    wire = held || progress.edgeInFlight - progress.parked > 0;
+    if (held && probe < HELD_PROBES) continue;
     if (quiet >= (wire ? 30 : 12)) return;
   }
 }
