@@ -10,7 +10,7 @@ import { type ChangeKind, type ChangeScope, sameValue, type TargetRead } from ".
 import {
   type ApproverCheck,
   alsoChangedDetail,
-  annotateOther,
+  annotateRequest,
   approversFor,
   audit,
   type ChangeInput,
@@ -203,7 +203,7 @@ export async function requestChange<P, V>(
   // The other waiting cards name this one: a note, so one that can't be stored leaves the request as it is.
   for (const other of conflicts) {
     const listed = other.note?.kind === "conflicts" ? other.note.with : [];
-    await annotateOther(deps, other.id, "pending", {
+    await annotateRequest(deps, other.id, "pending", {
       note: { kind: "conflicts", with: [...listed, noted(request, other)] },
     }).catch((err: unknown) =>
       deps.logger.warn({ err, requestId: other.id }, "could not note a conflicting request on its card"),
@@ -745,15 +745,13 @@ export async function setRejectReason(
   const request = await deps.store.changeRequests.get(input.requestId);
   if (request?.teamId !== input.teamId || request.state !== "rejected" || request.decidedBy !== input.userId)
     return undefined;
-  const noted = await deps.store.changeRequests.annotate(request.id, "rejected", {
-    reason: { kind: "rejected", text: input.text },
-  });
-  if (noted) {
-    // Audited before the card is redrawn: whoever sees the reason on the card finds it in /edge audit.
-    await audit(deps, noted, input.userId, "reject", "reason", { reason: input.text });
-    await deps.changeObservers.notifyNoted(noted, deps.logger);
-  }
-  return noted;
+  return annotateRequest(
+    deps,
+    request.id,
+    "rejected",
+    { reason: { kind: "rejected", text: input.text } },
+    { userId: input.userId, step: "reject", outcome: "reason", details: { reason: input.text } },
+  );
 }
 
 /**

@@ -252,7 +252,7 @@ export async function releaseConflicts(deps: Deps, closed: ChangeRequest): Promi
     const other = await deps.store.changeRequests.get(id);
     if (other?.state !== "pending" || other.note?.kind !== "conflicts") continue;
     const left = other.note.with.filter((o) => o.id !== closed.id);
-    await annotateOther(deps, id, "pending", {
+    await annotateRequest(deps, id, "pending", {
       note: left.length > 0 ? { kind: "conflicts", with: left } : null,
     });
   }
@@ -326,7 +326,7 @@ export async function closeSuperseded(deps: Deps, applied: ChangeRequest): Promi
     if (o.sameValue) {
       if (other.note?.kind !== "conflicts") continue;
       const left = other.note.with.filter((x) => x.id !== applied.id);
-      await annotateOther(deps, other.id, "pending", {
+      await annotateRequest(deps, other.id, "pending", {
         note: left.length > 0 ? { kind: "conflicts", with: left } : null,
       });
       continue;
@@ -366,17 +366,18 @@ export async function pendingUndoOwner(deps: Deps, teamId: string, target: strin
 }
 
 /**
- * A note on another request (no move): stored while it is still in `state`, then its audit row (if it has
- * one), then its card redrawn.
+ * A note on a request (no move): stored while it is still in `state` (and `guard` holds), then its audit row
+ * (if it has one), then its card redrawn.
  */
-export async function annotateOther(
+export async function annotateRequest(
   deps: Deps,
   id: string,
   state: ChangeState,
   patch: ChangePatch,
   row: MoveAudit | null = null,
+  guard?: TransitionGuard,
 ) {
-  const noted = await deps.store.changeRequests.annotate(id, state, patch);
+  const noted = await deps.store.changeRequests.annotate(id, state, patch, guard);
   if (noted) {
     await auditMove(deps, noted, row);
     await deps.changeObservers.notifyNoted(noted, deps.logger);

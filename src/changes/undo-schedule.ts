@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import type { ChangeRequest } from "../store/index.js";
 import {
-  audit,
+  annotateRequest,
   type DecisionInput,
   type DecisionOutcome,
   loadForDecision,
@@ -24,15 +24,15 @@ export async function makePermanent(deps: Deps, input: DecisionInput): Promise<D
   const undoAt = request.undoAt;
   if (request.state !== "applied" || undoAt === null) return { kind: "not_undoable", request };
   if (!(await mayUndo(deps, request, input))) return { kind: "not_approver", request };
-  const moved = await deps.store.changeRequests.annotate(
+  const moved = await annotateRequest(
+    deps,
     request.id,
     "applied",
     { undoAt: null },
+    { userId: input.userId, step: "make_permanent", outcome: "permanent", details: { undoAtWas: undoAt } },
     { undoAtIs: undoAt },
   );
   if (!moved) return lost(deps, request);
-  await audit(deps, moved, input.userId, "make_permanent", "permanent", { undoAtWas: undoAt });
-  await deps.changeObservers.notifyNoted(moved, deps.logger);
   return { kind: "made_permanent", request: moved };
 }
 
@@ -52,15 +52,15 @@ export async function extendUndo(
   const now = deps.clock.now();
   const to = Math.max(undoAt, now) + input.byMs;
   if (to - now > MAX_TEMPORARY_MS) return { kind: "extend_too_far", request, latest: now + MAX_TEMPORARY_MS };
-  const moved = await deps.store.changeRequests.annotate(
+  const moved = await annotateRequest(
+    deps,
     request.id,
     "applied",
     { undoAt: to },
+    { userId: input.userId, step: "extend", outcome: "extended", details: { from: undoAt, to } },
     { undoAtIs: undoAt },
   );
   if (!moved) return lost(deps, request);
-  await audit(deps, moved, input.userId, "extend", "extended", { from: undoAt, to });
-  await deps.changeObservers.notifyNoted(moved, deps.logger);
   return { kind: "extended", request: moved, from: undoAt };
 }
 

@@ -1,6 +1,6 @@
 import { cancel } from "../changes/engine.js";
 import { describeRequest } from "../changes/index.js";
-import { annotateOther, UNDO_RETRY_MS, undoByHand, undoCommand } from "../changes/moves.js";
+import { annotateRequest, UNDO_RETRY_MS, undoByHand, undoCommand } from "../changes/moves.js";
 import { undoDue } from "../changes/undo-and-reconcile.js";
 import { MAX_CLOCK_SKEW_MS } from "../clock.js";
 import type { Deps } from "../deps.js";
@@ -298,7 +298,7 @@ async function leaveInForce(deps: Deps, r: ChangeRequest): Promise<void> {
   const minutes = UNINSTALL_GRACE_MS / 60_000;
   const last = r.lastError ? ` The last attempt: ${r.lastError.message}` : "";
   const message = `Not undone: edgeops was removed from this workspace and stopped trying to undo this change ${minutes} minutes later, so it is still in force; ${undoByHand(r)}.${last}`;
-  await annotateOther(
+  await annotateRequest(
     deps,
     r.id,
     "applied",
