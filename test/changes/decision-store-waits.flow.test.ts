@@ -20,7 +20,10 @@ const ZONE = SIM_IDS.firstShieldZone;
 const puts = (h: Harness) =>
   h.sim.requests.filter((r) => r.method === "PUT" && r.path.includes("/bot-categorization/categories/"));
 
-/** Bob asks to block the AI scraper category; returns the Approve button of the card in the channel. */
+/**
+ * Bob asks to block the AI scraper category; returns the Approve button of the card in the channel, once the
+ * card's impact preview has been filled in (a chat.update of its own that would otherwise land mid-test).
+ */
 async function requestChange(h: Harness) {
   const group = h.sim.state.botCategories.get(ZONE)!.find((g) => g.category === 2)!;
   group.categoryAction = 0;
@@ -33,6 +36,7 @@ async function requestChange(h: Harness) {
   const card = await h.slack.waitForCall("chat.postMessage", (c) =>
     blocksText(c.args.blocks).includes("Approval needed"),
   );
+  await h.settled();
   return findButtons(card.args.blocks).find((b) => b.action_id === ACTIONS.approve)!;
 }
 
