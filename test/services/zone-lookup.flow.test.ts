@@ -8,6 +8,7 @@ import {
   type Simulator,
   startSimulator,
 } from "../../tools/simulator/index.js";
+import { steppedClock } from "../support/clock.js";
 import { blocksText, commandAnswer, type Harness, startHarness, TEST_EDGE_KEY } from "../support/harness.js";
 
 /** Workspace T0002 stores a key of another bunny.net account. */
@@ -20,7 +21,14 @@ let h: Harness;
 beforeAll(async () => {
   sim = await startSimulator({ scanDurationMs: 50, apiKeys: [TEST_EDGE_KEY, OTHER_KEY] });
   // Two workspaces: OAuth installs (a single bot token answers only its own workspace).
-  h = await startHarness({ sim, oauth: true, installs: ["T0001", "T0002"] });
+  // The time of day stands still but for advanceClock: the cache's minute is the test's, not the machine's
+  // (a loaded machine can take more than the last second of it between two commands).
+  h = await startHarness({
+    sim,
+    oauth: true,
+    installs: ["T0001", "T0002"],
+    clock: steppedClock(() => Date.UTC(2026, 10, 28, 12)),
+  });
   await h.store.keys.set("T0002", OTHER_KEY, "U0001");
 });
 afterAll(async () => {
@@ -253,7 +261,8 @@ describe("at size", () => {
   let big: Harness;
 
   beforeAll(async () => {
-    big = await startHarness();
+    // It counts the list's page reads: a retry after a timeout on a loaded machine is not a second read asked.
+    big = await startHarness({ edgeTimeoutMs: 60_000 });
     const template = big.sim.state.shieldZones[0]!;
     const zones: ShieldZone[] = [];
     const pullZones: PullZone[] = [];
