@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from "undici";
 import type { Clock } from "../clock.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
+import { LruCache } from "../lru.js";
 import { EdgeApiError } from "./errors.js";
 import { type MethodOf, OPERATIONS, type Operation, type OperationName } from "./operations.js";
 import {
@@ -159,7 +160,24 @@ export function createEdgeApi(options: EdgeApiOptions): EdgeApi {
     };
   }
 
+  /**
+   * Clients without a signal or a write hook hold nothing of their call: one per key and lane serves every
+   * command (building one binds a method per operation, ~30 µs, on every command's path otherwise).
+   */
+  const plainClients = new LruCache<string, EdgeClient>(256);
+
   function forKey(apiKey: string, forKeyOptions: ForKeyOptions = {}): EdgeClient {
+    if (forKeyOptions.signal || forKeyOptions.beforeWrite) return buildClient(apiKey, forKeyOptions);
+    const lane = String(forKeyOptions.background ?? false);
+    const cacheKey = `${lane}:${apiKey}`;
+    const known = plainClients.get(cacheKey);
+    if (known) return known;
+    const client = buildClient(apiKey, forKeyOptions);
+    plainClients.set(cacheKey, client);
+    return client;
+  }
+
+  function buildClient(apiKey: string, forKeyOptions: ForKeyOptions): EdgeClient {
     const hasKey = typeof apiKey === "string" && apiKey.trim() !== "";
     const id = hasKey ? keyId(apiKey) : "none";
     const ctx: Omit<RequestContext, "closing"> = {
