@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { INVARIANTS, type InvariantName } from "./invariants.js";
 import { describeStep, type Plan, planFor } from "./plan.js";
-import { runPlan } from "./run.js";
+import { type RunResult, runPlan } from "./run.js";
 import { shrink } from "./shrink.js";
 import { startBatch } from "./world.js";
 
@@ -32,6 +32,19 @@ async function dropSchema(schema: string) {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Where two runs of one plan first told another story (their logs, each run's workspace name aside), or
+ * undefined when they told the same: how far a seed replays the same on this machine now (docs/simulation.md).
+ */
+function firstDifference(a: RunResult, b: RunResult): string | undefined {
+  const first = a.log.map((line) => line.replaceAll(a.team, "T"));
+  const second = b.log.map((line) => line.replaceAll(b.team, "T"));
+  for (let i = 0; i < Math.max(first.length, second.length); i++)
+    if (first[i] !== second[i])
+      return `${i}:\n  first:  ${first[i] ?? "(no line)"}\n  second: ${second[i] ?? "(no line)"}`;
+  return undefined;
 }
 
 async function main() {
@@ -74,9 +87,18 @@ async function main() {
     const started = performance.now();
     const bySeeds = new Map<InvariantName, number[]>();
     let failing = 0;
+    const twice = process.argv.includes("--twice");
+    let replayedOtherwise = 0;
     for (let seed = from; seed < from + count; seed++) {
       if (process.env.SIMULATE_TRACE) console.error(`seed ${seed}`);
       const result = await runPlan(batch, planFor(seed));
+      if (twice) {
+        const difference = firstDifference(result, await runPlan(batch, planFor(seed)));
+        if (difference) {
+          replayedOtherwise++;
+          console.error(`seed ${seed} replayed otherwise at line ${difference}`);
+        }
+      }
       if (result.violations.length > 0) {
         failing++;
         // As it happens: a long run stopped early still names what it found.
@@ -99,6 +121,7 @@ async function main() {
         `  ${name.padEnd(28)} ${String(seeds.length).padStart(5)}  ${seeds.slice(0, 12).join(" ")}${seeds.length > 12 ? " …" : ""}`,
       );
     }
+    if (twice) console.log(`  replayed with another log: ${replayedOtherwise} of ${count} seeds`);
     failed = failing > 0;
     if (process.argv.includes("--shrink"))
       for (const [invariant, seeds] of bySeeds) {
