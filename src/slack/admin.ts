@@ -10,7 +10,8 @@ const LIST_TTL_MS = 5 * 60_000;
 /**
  * Admins are the workspace's admins and owners (users.info) plus ADMIN_USER_IDS (a `T…:U…` pair only in
  * its own workspace). Answers are cached
- * for a minute so a burst of clicks costs one users.info call.
+ * for a minute so a burst of clicks costs one users.info call. A list of the workspace's admins read
+ * less than that minute ago (the card named them from it) answers too, as users.info would have then.
  */
 export class AdminDirectory {
   private readonly cache = new LruCache<string, { admin: boolean; tz: string | undefined; until: number }>(
@@ -25,10 +26,21 @@ export class AdminDirectory {
   async isAdmin(client: WebClient, teamId: string, userId: string): Promise<boolean> {
     if (this.extraAdmins.some((a) => a.userId === userId && (a.teamId === undefined || a.teamId === teamId)))
       return true;
+    const known = this.cache.get(`${teamId}:${userId}`);
+    if (known && known.until > this.now()) return known.admin;
+    const listed = this.listed.get(teamId);
+    // users.list describes each member as users.info does; only a list no older than a cached answer counts.
+    if (listed && listed.readAt + CACHE_TTL_MS > this.now()) {
+      if (listed.ids.includes(userId)) return true;
+      if (listed.complete) return false;
+    }
     return (await this.lookup(client, teamId, userId)).admin;
   }
 
-  private readonly listed = new LruCache<string, { ids: string[]; complete: boolean; until: number }>(1_000);
+  private readonly listed = new LruCache<
+    string,
+    { ids: string[]; complete: boolean; readAt: number; until: number }
+  >(1_000);
 
   /**
    * Who the admins are, to name them on a card (so they are notified): ADMIN_USER_IDS of this workspace
@@ -72,7 +84,8 @@ export class AdminDirectory {
       // Not listed (missing scope, Slack down): the ADMIN_USER_IDS alone.
     }
     const read = { ids: [...ids], complete };
-    this.listed.set(teamId, { ...read, until: this.now() + LIST_TTL_MS });
+    const readAt = this.now();
+    this.listed.set(teamId, { ...read, readAt, until: readAt + LIST_TTL_MS });
     return read;
   }
 

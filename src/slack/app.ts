@@ -9,7 +9,7 @@ import {
   type Logger as SlackLogger,
   SocketModeReceiver,
 } from "@slack/bolt";
-import { type FetchFunction, WebClient } from "@slack/web-api";
+import type { FetchFunction } from "@slack/web-api";
 import type { Deps } from "../deps.js";
 import { type TransportError, toUserSentence } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -21,7 +21,12 @@ import type { SlackEnv } from "./edge-commands/types.js";
 import { settleStepsWaitingOn } from "./functions/completion.js";
 import { registerListeners } from "./listeners/index.js";
 import { createRefusals, type RefusalReason } from "./refused.js";
-import { boundTeamClientCache, slackClientFactory, TEAM_CLIENT_CACHE_MAX } from "./transport/clients.js";
+import {
+  boundTeamClientCache,
+  SlackWebClient,
+  slackClientFactory,
+  TEAM_CLIENT_CACHE_MAX,
+} from "./transport/clients.js";
 import {
   createTokenCheck,
   SLACK_CONNECT_RETRY,
@@ -207,7 +212,8 @@ export function createSlackApp({
       deps.store.installations,
       TEAM_CLIENT_CACHE_MAX,
     ),
-    clientWithToken: (token) => new WebClient(token, { ...clientOptions, logger: boltLogger(deps.logger) }),
+    clientWithToken: (token) =>
+      new SlackWebClient(token, { ...clientOptions, logger: boltLogger(deps.logger) }),
     cardRedraws: new CardRedraws(),
   };
   // One trace per request, around everything after it (in-flight tracking, the listeners, their ack).

@@ -2,6 +2,7 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Kysely,
+  type QueryCreator,
   type Selectable,
   type SqlBool,
   sql,
@@ -408,6 +409,45 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
 
   const updateRequest = compiledPerShape<Selectable<ChangeRequestsTable>>(db);
 
+  /** A compare-and-set's patch, guard, shape (its name for compiledPerShape) and values in order. */
+  const casOf = (
+    id: string,
+    froms: readonly ChangeState[],
+    to: ChangeState | undefined,
+    patch: ChangePatch,
+    guard: TransitionGuard,
+  ) => {
+    const columns = patchEntries(patch);
+    const conditions = guardEntries(guard);
+    const shape = `${froms.join(",")}>${to ?? ""}|${columns.map(([c]) => c).join(",")}${
+      patch.incrementAttempts ? ",attempts+1" : ""
+    }|${conditions.map(([c]) => c).join(",")}`;
+    const values = [...columns.map(([, v]) => v), id, ...conditions.flatMap(([, v]) => v)];
+    return { columns, conditions, shape, values };
+  };
+
+  /** The compare-and-set's UPDATE … RETURNING *, taking its values from `value` in casOf's order. */
+  const casStatement = (
+    root: QueryCreator<Database>,
+    froms: readonly ChangeState[],
+    to: ChangeState | undefined,
+    patch: ChangePatch,
+    cas: ReturnType<typeof casOf>,
+    value: () => unknown,
+  ) =>
+    root
+      .updateTable("approval_requests")
+      .set((eb) => {
+        const set: Record<string, unknown> = to === undefined ? {} : { state: to };
+        for (const [column] of cas.columns) set[column] = value();
+        if (patch.incrementAttempts) set.attempts = eb("attempts", "+", 1);
+        return set as Updateable<ChangeRequestsTable>;
+      })
+      .where("id", "=", value() as string)
+      .where("state", "in", froms)
+      .where((eb) => eb.and(cas.conditions.map(([c]) => guardCondition(eb, c, value))))
+      .returningAll();
+
   /**
    * The compare-and-set of a request (a transition to `to`, or an annotation while in `froms` when `to`
    * is undefined), on the store or inside a transaction; compiled once per shape.
@@ -420,30 +460,73 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     patch: ChangePatch,
     guard: TransitionGuard,
   ): Promise<ChangeRequest | undefined> => {
-    const columns = patchEntries(patch);
-    const conditions = guardEntries(guard);
-    const shape = `${froms.join(",")}>${to ?? ""}|${columns.map(([c]) => c).join(",")}${
-      patch.incrementAttempts ? ",attempts+1" : ""
-    }|${conditions.map(([c]) => c).join(",")}`;
-    const values = [...columns.map(([, v]) => v), id, ...conditions.flatMap(([, v]) => v)];
-    const { rows } = await updateRequest(on, shape, values, (root, slots) => {
+    const cas = casOf(id, froms, to, patch, guard);
+    const { rows } = await updateRequest(on, cas.shape, cas.values, (root, slots) => {
       let next = 0;
-      const value = () => slots[next++];
-      return root
-        .updateTable("approval_requests")
-        .set((eb) => {
-          const set: Record<string, unknown> = to === undefined ? {} : { state: to };
-          for (const [column] of columns) set[column] = value();
-          if (patch.incrementAttempts) set.attempts = eb("attempts", "+", 1);
-          return set as Updateable<ChangeRequestsTable>;
-        })
-        .where("id", "=", value() as string)
-        .where("state", "in", froms)
-        .where((eb) => eb.and(conditions.map(([c]) => guardCondition(eb, c, value))))
-        .returningAll();
+      return casStatement(root, froms, to, patch, cas, () => slots[next++]);
     });
     const r = rows[0];
     return r ? toRequest(r) : undefined;
+  };
+
+  const moveToOwner = compiledPerShape<Selectable<ChangeRequestsTable>>(db);
+
+  /**
+   * transitionToOwner without a request to take over, on PostgreSQL: the move and the owner's row in one
+   * statement (the owner's insert reads the moved row, so it happens only for the winner, and both or
+   * neither do, as in the transaction), one round trip where begin, two statements and commit took four.
+   */
+  const moveToOwnerInOne = async (
+    id: string,
+    froms: readonly ChangeState[],
+    patch: ChangePatch,
+    guard: TransitionGuard,
+    own: { teamId: string; targetKey: string },
+  ): Promise<ChangeRequest | undefined> => {
+    const cas = casOf(id, froms, "applied", patch, guard);
+    const values = [...cas.values, own.teamId, own.targetKey];
+    const { rows } = await moveToOwner(db, cas.shape, values, (root, slots) => {
+      let next = 0;
+      const value = () => slots[next++];
+      return root
+        .with("moved", (qc) => casStatement(qc, froms, "applied", patch, cas, value))
+        .with("owner", (qc) =>
+          qc
+            .insertInto("change_targets")
+            .columns(["teamId", "targetKey", "requestId", "updatedAt"])
+            .expression((eb) =>
+              eb
+                .selectFrom("moved")
+                .select([
+                  sql<string>`cast(${value()} as text)`.as("teamId"),
+                  sql<string>`cast(${value()} as text)`.as("targetKey"),
+                  "moved.id",
+                  "moved.updatedAt",
+                ]),
+            )
+            .onConflict((oc) =>
+              oc.columns(["teamId", "targetKey"]).doUpdateSet((eb) => ({
+                requestId: eb.ref("excluded.requestId"),
+                updatedAt: eb.ref("excluded.updatedAt"),
+              })),
+            ),
+        )
+        .selectFrom("moved")
+        .selectAll();
+    });
+    const r = rows[0];
+    return r ? toRequest(r) : undefined;
+  };
+
+  /** The states a transition to `to` may move from, each one checked against the state machine. */
+  const checkedFroms = (from: ChangeState | readonly ChangeState[], to: ChangeState): ChangeState[] => {
+    const froms = typeof from === "string" ? [from] : [...from];
+    if (froms.length === 0) throw invalid("transition needs at least one state to move from");
+    for (const f of froms) {
+      if (!CHANGE_TRANSITIONS[f]?.includes(to))
+        throw invalid(`A change request cannot go from ${f} to ${to}`);
+    }
+    return froms;
   };
 
   /** The compare-and-set of a request's state (transition), on the store or inside a transaction. */
@@ -455,13 +538,7 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
     patch: ChangePatch,
     guard: TransitionGuard,
   ): Promise<ChangeRequest | undefined> => {
-    const froms = typeof from === "string" ? [from] : [...from];
-    if (froms.length === 0) throw invalid("transition needs at least one state to move from");
-    for (const f of froms) {
-      if (!CHANGE_TRANSITIONS[f]?.includes(to))
-        throw invalid(`A change request cannot go from ${f} to ${to}`);
-    }
-    return updateOn(on, id, froms, to, patch, guard);
+    return updateOn(on, id, checkedFroms(from, to), to, patch, guard);
   };
 
   const annotateOn = (
@@ -555,15 +632,20 @@ export function createChangeRequestsRepo(ctx: RepoContext): ChangeRequestsRepo {
       guard: TransitionGuard = {},
     ) => transitionOn(db, id, from, to, patch, guard),
 
-    transitionToOwner: (id, from, patch, guard, own) =>
-      db.transaction().execute(async (trx) => {
+    transitionToOwner: async (id, from, patch, guard, own) => {
+      if (ctx.engine === "postgres" && !own.takeOver) {
+        const moved = await moveToOwnerInOne(id, checkedFroms(from, "applied"), patch, guard, own);
+        return moved ? { moved } : {};
+      }
+      return db.transaction().execute(async (trx) => {
         const moved = await transitionOn(trx, id, from, "applied", patch, guard);
         if (!moved) return {};
         await setOwnerOn(trx, own.teamId, own.targetKey, id);
         const takenOver =
           own.takeOver && (await annotateOn(trx, own.takeOver.id, "applied", own.takeOver.patch));
         return takenOver ? { moved, takenOver } : { moved };
-      }),
+      });
+    },
 
     annotate: (id: string, state: ChangeState, patch: ChangePatch, guard: TransitionGuard = {}) =>
       annotateOn(db, id, state, patch, guard),

@@ -22,8 +22,14 @@ const LIMITS = {
   keyReads: 1,
 };
 
+/**
+ * On PostgreSQL every statement is a round trip, begin and commit too: the move to applied and its
+ * target's owner row are one statement there (SQLite's transaction costs no round trip).
+ */
+const POSTGRES_LIMITS = { ...LIMITS, statements: 13, transactions: 0 };
+
 describeOnBothStores(
-  "one Approve click on a bot category change costs at most its limits in store statements and key reads, three Edge calls and one card update",
+  "one Approve click on a bot category change costs at most its limits in store statements and key reads, three Edge calls and two Slack calls",
   async (options) => {
     const statements: StoreStatement[] = [];
     let counting = false;
@@ -62,16 +68,17 @@ describeOnBothStores(
       );
       const transactions = statements.filter((s) => s.operation === "begin").length;
       const keyReads = onTables.filter((s) => s.operation === "select" && s.table === "api_keys").length;
-      expect(onTables.length, named.join("\n")).toBeLessThanOrEqual(LIMITS.statements);
-      expect(transactions).toBeLessThanOrEqual(LIMITS.transactions);
-      expect(keyReads, named.join("\n")).toBeLessThanOrEqual(LIMITS.keyReads);
+      const limits = options.pgSchema === undefined ? LIMITS : POSTGRES_LIMITS;
+      expect(onTables.length, named.join("\n")).toBeLessThanOrEqual(limits.statements);
+      expect(transactions).toBeLessThanOrEqual(limits.transactions);
+      expect(keyReads, named.join("\n")).toBeLessThanOrEqual(limits.keyReads);
 
       const edge = w.sim.requests.slice(edgeBefore).map((r) => r.method);
       expect(edge).toEqual(["GET", "PUT", "GET"]);
+      // The card once, and the requester's thread hears the outcome. Carol is an owner in the admin list the
+      // card was drawn from a moment ago, so her click asks no users.info.
       const slack = w.slack.calls.slice(slackBefore).map((c) => c.method);
-      expect(slack.filter((m) => m === "chat.update")).toHaveLength(1);
-      // The requester's thread hears the outcome; the approver's admin check may ask users.info once.
-      expect(slack.filter((m) => m !== "chat.update" && m !== "users.info")).toEqual(["chat.postMessage"]);
+      expect(slack.sort()).toEqual(["chat.postMessage", "chat.update"]);
     } finally {
       await w.close();
     }

@@ -692,6 +692,45 @@ export function storeContract(h: EngineHarness): void {
         expect((await store.changeRequests.get(r.id))?.note).toBeNull();
       });
 
+      it("the move to applied makes the request its target's last writer, the loser of the move none", async () => {
+        const store = await open();
+        const a = await store.changeRequests.create(base);
+        const b = await store.changeRequests.create({ ...base, twinKey: null });
+        await store.changeRequests.setTargetOwner("T1", "zone 1/bots", "earlier");
+        for (const r of [a, b]) await store.changeRequests.transition(r.id, "pending", "approved");
+        const own = { teamId: "T1", targetKey: "zone 1/bots" };
+        const first = await store.changeRequests.transitionToOwner(
+          a.id,
+          "approved",
+          { undoAt: 123 },
+          {},
+          own,
+        );
+        expect(first.moved).toMatchObject({ id: a.id, state: "applied", undoAt: 123 });
+        expect(first.takenOver).toBeUndefined();
+        expect((await store.changeRequests.targetOwner("T1", "zone 1/bots"))?.requestId).toBe(a.id);
+        // Moved already: the compare-and-set loses, and the owner stays whoever won.
+        expect(await store.changeRequests.transitionToOwner(a.id, "approved", {}, {}, own)).toEqual({});
+        await store.changeRequests.setTargetOwner("T1", "zone 1/bots", "later");
+        expect(await store.changeRequests.transitionToOwner(a.id, "approved", {}, {}, own)).toEqual({});
+        expect((await store.changeRequests.targetOwner("T1", "zone 1/bots"))?.requestId).toBe("later");
+        // A move whose guard does not hold loses too, and records nothing.
+        expect(
+          await store.changeRequests.transitionToOwner(
+            b.id,
+            "approved",
+            {},
+            { approvedBy: ["U0NOBODY"] },
+            own,
+          ),
+        ).toEqual({});
+        expect((await store.changeRequests.targetOwner("T1", "zone 1/bots"))?.requestId).toBe("later");
+        const second = await store.changeRequests.transitionToOwner(b.id, "approved", {}, {}, own);
+        expect(second.moved?.id).toBe(b.id);
+        expect((await store.changeRequests.targetOwner("T1", "zone 1/bots"))?.requestId).toBe(b.id);
+        expect((await store.changeRequests.get(b.id))?.state).toBe("applied");
+      });
+
       it("an approval's compare-and-set refuses a request whose expiry has passed", async () => {
         const store = await open();
         const r = await store.changeRequests.create(base);

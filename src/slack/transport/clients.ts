@@ -14,6 +14,23 @@ import type { SlackAuth } from "./transport.js";
  */
 export type SlackClientFor = (teamId: string) => Promise<WebClient>;
 
+/**
+ * WebClient builds its debug line of every call's arguments whatever the log level: a deep copy (each key
+ * tested against two patterns) turned into JSON. A message's blocks are most of that, and WebClient sends
+ * them as their JSON text anyway: given as that text, they cost the line one string, the same request on
+ * the wire. Every Web API client edgeops builds is one of these.
+ */
+export class SlackWebClient extends WebClient {
+  override apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
+    return super.apiCall(
+      method,
+      options && Array.isArray(options.blocks)
+        ? { ...options, blocks: JSON.stringify(options.blocks) }
+        : options,
+    );
+  }
+}
+
 /** Channels whose own queue a workspace's background client keeps at once (about 26 KB each). */
 export const CHANNEL_LANES_MAX = 100;
 
@@ -37,7 +54,7 @@ export class ChannelLanesClient extends WebClient {
     const channel = typeof options?.channel === "string" ? options.channel : "";
     let lane = this.lanes.get(channel);
     if (!lane) {
-      lane = new WebClient(this.laneToken, this.laneOptions);
+      lane = new SlackWebClient(this.laneToken, this.laneOptions);
       this.lanes.set(channel, lane);
     }
     return lane.apiCall(method, options);
@@ -65,7 +82,7 @@ export function slackClientFactory(
     if (!token) throw new UserError("slack", NOT_INSTALLED_SENTENCE);
     const cached = clients.get(teamId);
     if (cached?.token === token) return cached.client;
-    const client = new WebClient(token, { ...options, teamId });
+    const client = new SlackWebClient(token, { ...options, teamId });
     clients.set(teamId, { token, client });
     return client;
   };
@@ -101,7 +118,7 @@ export function boundTeamClientCache(app: App, max: number): void {
         lazyClient(() => {
           let client = built.get(token);
           if (!client) {
-            client = new WebClient(token, options);
+            client = new SlackWebClient(token, options);
             built.set(token, client);
           }
           cache.set(teamId, self);

@@ -62,17 +62,16 @@ export const RESPONSE_URL_METHOD = "response_url";
 const SLACK_CONNECTIONS_PER_ORIGIN = 32;
 const slackAgent = new Agent({ connections: SLACK_CONNECTIONS_PER_ORIGIN, keepAliveTimeout: 30_000 });
 
-/**
- * fetch() for what Slack clients send (a string, bytes or URLSearchParams body; JSON or text answers)
- * over undici's request(); anything else (a FormData upload) goes to the standard fetch.
- */
-export async function requestFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
-  const rawBody = init.body;
-  if (
-    rawBody != null &&
-    !(typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof URLSearchParams)
-  )
-    return globalThis.fetch(input, init);
+/** A body undici's request() sends as is (a FormData upload goes to the standard fetch). */
+type PlainBody = string | Uint8Array | URLSearchParams | null | undefined;
+function plainBody(body: RequestInit["body"]): body is PlainBody {
+  return (
+    body == null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams
+  );
+}
+
+/** The request a Slack client asked fetch() for, over undici's request(); its body plainBody. */
+async function send(input: string | URL, init: RequestInit, rawBody: PlainBody) {
   const headers = new Headers(init.headers);
   if (rawBody instanceof URLSearchParams && !headers.has("content-type"))
     headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
@@ -92,9 +91,28 @@ export async function requestFetch(input: string | URL, init: RequestInit = {}):
     if (Array.isArray(value)) for (const v of value) answerHeaders.append(name, v);
     else if (value !== undefined) answerHeaders.set(name, value);
   }
+  return { status: res.statusCode, headers: answerHeaders, body: res.body };
+}
+
+const noBody = (status: number) => status === 204 || status === 205 || status === 304;
+
+/**
+ * fetch() for what Slack clients send (a string, bytes or URLSearchParams body; JSON or text answers)
+ * over undici's request(); anything else (a FormData upload) goes to the standard fetch.
+ */
+export async function requestFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+  if (!plainBody(init.body)) return globalThis.fetch(input, init);
+  const res = await send(input, init, init.body);
   const bytes = await res.body.arrayBuffer();
-  const noBody = res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304;
-  return new Response(noBody ? null : bytes, { status: res.statusCode, headers: answerHeaders });
+  return new Response(noBody(res.status) ? null : bytes, { status: res.status, headers: res.headers });
+}
+
+/** A Web API answer read as text. */
+interface TextAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
 }
 
 export interface SlackFetchOptions {
@@ -129,6 +147,27 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
   const apiUrl = ensureTrailingSlash(options.apiUrl ?? "https://slack.com/api/");
   const count = (method: string, error: string) => options.metrics.slackApiErrors.inc({ method, error });
 
+  /** The Web API's answer as WebClient gets it, its `ok: false` counted: one Response, built from the text. */
+  const webApiAnswer = (method: string, a: TextAnswer): Response => {
+    if (a.status < 200 || a.status >= 300) {
+      const code = readErrorCode(a.text);
+      count(method, code !== undefined && KNOWN_SLACK_ERRORS.has(code) ? code : statusLabel(a.status));
+    } else if (a.text.startsWith("{") && /"ok"\s*:\s*false/.test(a.text)) {
+      // JSON is parsed here only for an error answer.
+      try {
+        const body = JSON.parse(a.text) as { ok?: unknown; error?: unknown };
+        if (body.ok === false) count(method, slackErrorLabel(body.error));
+      } catch {
+        // Not JSON after all: WebClient reports that itself.
+      }
+    }
+    return new Response(noBody(a.status) ? null : a.text, {
+      status: a.status,
+      statusText: a.statusText,
+      headers: a.headers,
+    });
+  };
+
   const instrumented = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = typeof input === "string" ? input : input.href;
     if (options.drop?.(url)) {
@@ -136,8 +175,16 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
       return new Response("ok", { status: 200, headers: { "content-type": "text/plain" } });
     }
     const method = slackMethodLabel(url, apiUrl);
+    // A Web API call over undici is read as text straight from its body: a Response read and built again
+    // (a body stream each) cost more than the rest of a call's way through here.
+    const body = init?.body;
     let res: Response;
     try {
+      if (options.base === undefined && method !== RESPONSE_URL_METHOD && plainBody(body)) {
+        const sent = await send(input, init ?? {}, body);
+        const text = await sent.body.text();
+        return webApiAnswer(method, { status: sent.status, statusText: "", headers: sent.headers, text });
+      }
       res = await base(input, init);
     } catch (err) {
       count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
@@ -156,8 +203,6 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
       return res;
     }
     if (method !== RESPONSE_URL_METHOD) {
-      // Read once and hand WebClient a copy built from the text: a clone() tees the body stream,
-      // which cost more than the rest of this function; JSON is parsed only for an error answer.
       let text: string;
       try {
         text = await res.text();
@@ -165,15 +210,12 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
         count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
         throw err;
       }
-      if (text.startsWith("{") && /"ok"\s*:\s*false/.test(text)) {
-        try {
-          const body = JSON.parse(text) as { ok?: unknown; error?: unknown };
-          if (body.ok === false) count(method, slackErrorLabel(body.error));
-        } catch {
-          // Not JSON after all: WebClient reports that itself.
-        }
-      }
-      return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+      return webApiAnswer(method, {
+        status: res.status,
+        statusText: res.statusText,
+        headers: res.headers,
+        text,
+      });
     }
     return res;
   };

@@ -1,6 +1,7 @@
 import type { Installation } from "@slack/bolt";
+import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { slackClientFactory } from "../../../src/slack/transport/clients.js";
+import { SlackWebClient, slackClientFactory } from "../../../src/slack/transport/clients.js";
 import { type Harness, startHarness } from "../../support/harness.js";
 import { useHarness } from "../../support/use-harness.js";
 
@@ -72,4 +73,53 @@ describe("the background Slack client of a single-token install", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
     expect(h.slack.callsTo("chat.update").filter((c) => c.args.channel === "C0BUSY")).toHaveLength(2);
   }, 15_000);
+});
+
+describe("SlackWebClient", () => {
+  it("sends a message's blocks exactly as WebClient does, and gets the same answer", async () => {
+    const { createServer } = await import("node:http");
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () => {
+        bodies.push(body);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: true, ts: "1.000100" }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const options = { slackApiUrl: `http://127.0.0.1:${port}/api/`, retryConfig: { retries: 0 } };
+    const message = {
+      channel: "C1",
+      text: "Approval needed",
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: "*Block* `AI scraper` & <@U1>" } },
+        {
+          type: "actions",
+          elements: [
+            {
+              type: "button",
+              action_id: "a",
+              text: { type: "plain_text", text: "Approve" },
+              value: '{"r":"x"}',
+            },
+          ],
+        },
+      ],
+    };
+    try {
+      const plain = await new WebClient("xoxb-1", options).chat.postMessage(message);
+      const ours = await new SlackWebClient("xoxb-1", options).chat.postMessage(message);
+      expect(ours).toEqual(plain);
+      expect(bodies).toHaveLength(2);
+      expect(bodies[1]).toBe(bodies[0]);
+      expect(JSON.parse(new URLSearchParams(bodies[0]).get("blocks")!)).toEqual(message.blocks);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -214,3 +214,51 @@ describe("requestFetch (what Slack clients send, over undici's request)", () => 
     }
   });
 });
+
+describe("instrumentSlackFetch over undici (no base: what the bot's clients use)", () => {
+  it("answers the Web API's status, headers and body, and counts ok:false, HTTP errors and redirects", async () => {
+    const { createServer } = await import("node:http");
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (req.url === "/api/chat.postMessage") {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ ok: false, error: "not_in_channel" }));
+        } else if (req.url === "/api/rate.limited") {
+          res.writeHead(429, { "retry-after": "3" }).end();
+        } else if (req.url === "/api/moved.away") {
+          res.writeHead(302, { location: "/elsewhere" }).end();
+        } else {
+          res.writeHead(200, { "content-type": "application/json", "x-slack-req-id": "r2" });
+          res.end(JSON.stringify({ ok: true, user: { id: "U1" } }));
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const api = `http://127.0.0.1:${port}/api/`;
+    const metrics = createMetrics({ defaults: false });
+    const f = instrumentSlackFetch({ metrics, apiUrl: api });
+    try {
+      const ok = await f(`${api}users.info`, { method: "POST", body: "user=U1", redirect: "error" });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("x-slack-req-id")).toBe("r2");
+      expect(await ok.json()).toEqual({ ok: true, user: { id: "U1" } });
+      const refused = await f(`${api}chat.postMessage`, { method: "POST", body: "channel=C1" });
+      expect(await refused.json()).toEqual({ ok: false, error: "not_in_channel" });
+      const limited = await f(`${api}rate.limited`, { method: "POST", body: "" });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("3");
+      await expect(f(`${api}moved.away`, { method: "POST", redirect: "error" })).rejects.toThrow(
+        /redirected \(HTTP 302\)/,
+      );
+      expect(await errors(metrics)).toEqual([
+        { method: "chat.postMessage", error: "not_in_channel", n: 1 },
+        { method: "rate.limited", error: "ratelimited", n: 1 },
+        { method: "moved.away", error: "request_error", n: 1 },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+});
