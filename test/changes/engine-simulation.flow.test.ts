@@ -49,7 +49,7 @@ describe("the change engine under a seeded simulation", () => {
   it(
     `${SQLITE_SEEDS} seeds on SQLite: every invariant holds after every run`,
     () => seeds({ store: "sqlite" }, 1, SQLITE_SEEDS),
-    180_000,
+    300_000,
   );
 
   it.runIf(postgresTests)(
@@ -62,7 +62,7 @@ describe("the change engine under a seeded simulation", () => {
         await dropSchema(pgSchema).catch(() => undefined);
       }
     },
-    180_000,
+    300_000,
   );
 
   it("a temporary change whose write stalled past the quiesce's longest step is followed to its undo", async () => {
