@@ -15,6 +15,8 @@ export interface MemoryReading {
   /** V8 heap committed (used + free pages V8 keeps); RSS minus this is native memory. */
   heapTotalMiB: number;
   externalMiB: number;
+  /** Of external: ArrayBuffers (Buffers, sockets' read buffers). */
+  arrayBuffersMiB: number;
   gcForced: boolean;
   /** Highest RSS since the bot started (VmHWM): the peak under load, which no reading above catches. */
   peakRssMiB: number;
@@ -55,6 +57,7 @@ interface RawMemory {
   heapUsedMiB: number;
   heapTotalMiB: number;
   externalMiB: number;
+  arrayBuffersMiB: number;
   gcForced: boolean;
   peakRssMiB: number;
 }
@@ -64,9 +67,14 @@ const reading = (m: RawMemory): MemoryReading => ({
   heapUsedMiB: round(m.heapUsedMiB, 1),
   heapTotalMiB: round(m.heapTotalMiB, 1),
   externalMiB: round(m.externalMiB, 1),
+  arrayBuffersMiB: round(m.arrayBuffersMiB, 1),
   gcForced: m.gcForced,
   peakRssMiB: round(m.peakRssMiB, 1),
 });
+
+/** RSS with its parts, for the progress lines. */
+const parts = (r: MemoryReading): string =>
+  `RSS ${r.rssMiB} MiB (heap ${r.heapUsedMiB}/${r.heapTotalMiB}, external ${r.externalMiB}, arrayBuffers ${r.arrayBuffersMiB})`;
 
 /** AI scrapers, then search engines: bot categories the simulator's zones have. */
 const ROUND_CATEGORIES = [2, 1] as const;
@@ -106,7 +114,7 @@ export async function memoryScenario(
     ctx.slack.clear();
     await queuesIdle();
     const baseline = await memory();
-    ctx.progress(`memory: baseline RSS ${baseline.rssMiB} MiB`);
+    ctx.progress(`memory: baseline ${parts(baseline)}`);
 
     const rounds: MemoryRound[] = [];
     for (let n = 1; n <= (o.rounds ?? 2); n++) {
@@ -128,7 +136,7 @@ export async function memoryScenario(
       const afterCommands = await memory();
       const afterCommandsSettled = await settled();
       ctx.progress(
-        `  after commands: RSS ${afterCommands.rssMiB} MiB, ${afterCommandsSettled.rssMiB} MiB after ${settleMs / 1000} s idle (${commandsAnswered} answered)`,
+        `  after commands: ${parts(afterCommands)}; after ${settleMs / 1000} s idle ${parts(afterCommandsSettled)} (${commandsAnswered} answered in ${commandSeconds} s)`,
       );
 
       // Pending approvals: Allow a bot category (currently Block) on the zone, one request per workspace. Each
@@ -160,7 +168,7 @@ export async function memoryScenario(
       const afterApprovals = await memory();
       const afterApprovalsSettled = await settled();
       ctx.progress(
-        `  after ${approvalCardsPosted} pending approvals: RSS ${afterApprovals.rssMiB} MiB, ${afterApprovalsSettled.rssMiB} MiB after ${settleMs / 1000} s idle`,
+        `  after ${approvalCardsPosted} pending approvals: ${parts(afterApprovals)}; after ${settleMs / 1000} s idle ${parts(afterApprovalsSettled)}`,
       );
       rounds.push({
         afterCommands,
