@@ -139,6 +139,12 @@ export interface Simulator {
   /** Requests received and not yet answered (or dropped). */
   inFlight(): number;
   /**
+   * The most requests at once, since the last clearRequests, that had been received and whose answer had
+   * not yet begun: each lies inside its client's own wait, so this never counts more than the clients had
+   * in flight (a busy machine can only make it count fewer).
+   */
+  mostInFlight(): number;
+  /**
    * The first request received (already, or from now on) that `predicate` accepts; rejects after
    * `timeoutMs` (a guard: a test waits for the request, never for time).
    */
@@ -289,6 +295,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const requests: RecordedRequest[] = [];
   const requestWaiters = new Set<() => void>();
   let inFlight = 0;
+  let working = 0;
+  let mostWorking = 0;
   const closing = new AbortController();
   // Each held or delayed answer listens for the close: a test may hold many at once.
   setMaxListeners(0, closing.signal);
@@ -344,8 +352,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
     const plan = faults.plan(method, path);
     const delay = latencyMs + plan.latencyMs;
-    if (delay > 0) await simClock.sleep(delay, closing.signal);
-    if (plan.holds.length > 0) await releasedOrClosed(plan.holds, closing.signal);
+    working++;
+    mostWorking = Math.max(mostWorking, working);
+    try {
+      if (delay > 0) await simClock.sleep(delay, closing.signal);
+      if (plan.holds.length > 0) await releasedOrClosed(plan.holds, closing.signal);
+    } finally {
+      // From here the answer is written in this turn (or streamed): the client may hear it from now on.
+      working--;
+    }
 
     const fault = plan.terminal;
     if (fault?.reset) {
@@ -410,8 +425,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requests,
     clearRequests: () => {
       requests.length = 0;
+      mostWorking = working;
     },
     inFlight: () => inFlight,
+    mostInFlight: () => mostWorking,
     waitForRequest: (predicate, timeoutMs = 115_000) =>
       new Promise<RecordedRequest>((resolve, reject) => {
         const check = () => {
