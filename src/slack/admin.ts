@@ -26,15 +26,15 @@ export class AdminDirectory {
   async isAdmin(client: WebClient, teamId: string, userId: string): Promise<boolean> {
     if (this.extraAdmins.some((a) => a.userId === userId && (a.teamId === undefined || a.teamId === teamId)))
       return true;
-    const known = this.cache.get(`${teamId}:${userId}`);
-    if (known && known.until > this.now()) return known.admin;
+    const known = this.known(teamId, userId);
+    if (known) return known.admin;
     const listed = this.listed.get(teamId);
     // users.list describes each member as users.info does; only a list no older than a cached answer counts.
     if (listed && listed.readAt + CACHE_TTL_MS > this.now()) {
       if (listed.ids.includes(userId)) return true;
       if (listed.complete) return false;
     }
-    return (await this.lookup(client, teamId, userId)).admin;
+    return (await this.readUser(client, teamId, userId)).admin;
   }
 
   private readonly listed = new LruCache<
@@ -91,13 +91,16 @@ export class AdminDirectory {
 
   /** The user's IANA time zone from their Slack profile, if Slack knows it. */
   async timeZone(client: WebClient, teamId: string, userId: string): Promise<string | undefined> {
-    return (await this.lookup(client, teamId, userId)).tz;
+    return (this.known(teamId, userId) ?? (await this.readUser(client, teamId, userId))).tz;
   }
 
-  private async lookup(client: WebClient, teamId: string, userId: string) {
-    const cacheKey = `${teamId}:${userId}`;
-    const hit = this.cache.get(cacheKey);
-    if (hit && hit.until > this.now()) return hit;
+  /** users.info's answer for the user, read less than CACHE_TTL_MS ago. */
+  private known(teamId: string, userId: string) {
+    const hit = this.cache.get(`${teamId}:${userId}`);
+    return hit && hit.until > this.now() ? hit : undefined;
+  }
+
+  private async readUser(client: WebClient, teamId: string, userId: string) {
     const res = await client.users.info({ user: userId });
     const u = res.user;
     const entry = {
@@ -105,7 +108,7 @@ export class AdminDirectory {
       tz: u?.tz,
       until: this.now() + CACHE_TTL_MS,
     };
-    this.cache.set(cacheKey, entry);
+    this.cache.set(`${teamId}:${userId}`, entry);
     return entry;
   }
 }

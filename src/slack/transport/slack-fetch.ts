@@ -147,12 +147,27 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
   const apiUrl = ensureTrailingSlash(options.apiUrl ?? "https://slack.com/api/");
   const count = (method: string, error: string) => options.metrics.slackApiErrors.inc({ method, error });
 
-  /** The Web API's answer as WebClient gets it, its `ok: false` counted: one Response, built from the text. */
-  const webApiAnswer = (method: string, a: TextAnswer): Response => {
+  /**
+   * The answer read as text once: over undici's request() straight from its body when no other fetch was
+   * given (a Response read and built again, a body stream each, cost more than the rest of a call's way
+   * through here), else from `base`.
+   */
+  const readAnswer = async (input: string | URL, init: RequestInit): Promise<TextAnswer> => {
+    if (options.base === undefined && plainBody(init.body)) {
+      const sent = await send(input, init, init.body);
+      return { status: sent.status, statusText: "", headers: sent.headers, text: await sent.body.text() };
+    }
+    const res = await base(input, init);
+    return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
+  };
+
+  /** The answer as the client gets it, one Response built from the text, its error counted. */
+  const counted = (method: string, a: TextAnswer): Response => {
     if (a.status < 200 || a.status >= 300) {
+      // response_url answers errors as plain text ("expired_url", "used_url"); the Web API as JSON or status.
       const code = readErrorCode(a.text);
       count(method, code !== undefined && KNOWN_SLACK_ERRORS.has(code) ? code : statusLabel(a.status));
-    } else if (a.text.startsWith("{") && /"ok"\s*:\s*false/.test(a.text)) {
+    } else if (method !== RESPONSE_URL_METHOD && a.text.startsWith("{") && /"ok"\s*:\s*false/.test(a.text)) {
       // JSON is parsed here only for an error answer.
       try {
         const body = JSON.parse(a.text) as { ok?: unknown; error?: unknown };
@@ -168,56 +183,23 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
     });
   };
 
-  const instrumented = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+  const instrumented = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     const url = typeof input === "string" ? input : input.href;
     if (options.drop?.(url)) {
       // The user already has the shutdown sentence for this request; a late answer would contradict it.
       return new Response("ok", { status: 200, headers: { "content-type": "text/plain" } });
     }
     const method = slackMethodLabel(url, apiUrl);
-    // A Web API call over undici is read as text straight from its body: a Response read and built again
-    // (a body stream each) cost more than the rest of a call's way through here.
-    const body = init?.body;
-    let res: Response;
+    let answer: TextAnswer;
     try {
-      if (options.base === undefined && method !== RESPONSE_URL_METHOD && plainBody(body)) {
-        const sent = await send(input, init ?? {}, body);
-        const text = await sent.body.text();
-        return webApiAnswer(method, { status: sent.status, statusText: "", headers: sent.headers, text });
-      }
-      res = await base(input, init);
+      answer = await readAnswer(input, init);
     } catch (err) {
-      count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
+      count(method, init.signal?.aborted ? "request_timeout" : "request_error");
       throw err;
     } finally {
       await yieldToWaitingRequests();
     }
-    if (!res.ok) {
-      // response_url answers errors as plain text ("expired_url", "used_url"); the Web API as JSON or status.
-      const text = await res
-        .clone()
-        .text()
-        .catch(() => "");
-      const code = readErrorCode(text);
-      count(method, code !== undefined && KNOWN_SLACK_ERRORS.has(code) ? code : statusLabel(res.status));
-      return res;
-    }
-    if (method !== RESPONSE_URL_METHOD) {
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (err) {
-        count(method, init?.signal?.aborted ? "request_timeout" : "request_error");
-        throw err;
-      }
-      return webApiAnswer(method, {
-        status: res.status,
-        statusText: res.statusText,
-        headers: res.headers,
-        text,
-      });
-    }
-    return res;
+    return counted(method, answer);
   };
   return instrumented as unknown as FetchFunction;
 }
