@@ -45,6 +45,18 @@ export const RETRY_FAST: RetryPolicy = Object.freeze({
   maxRetryAfterMs: 60_000,
 });
 
+/**
+ * RETRY_FAST retrying at once: for a manual clock that moves only when told (test worlds, the simulation),
+ * where a backoff would park every retried read until the next step. The backoff on the clock is specified
+ * by the queue's own tests.
+ */
+export const RETRY_NO_BACKOFF: RetryPolicy = Object.freeze({
+  ...RETRY_FAST,
+  name: "no-backoff",
+  baseDelayMs: 0,
+  maxDelayMs: 0,
+});
+
 /** Exponential backoff with jitter: attempt 1 → [base/2, base], attempt 2 → [base, 2·base], ... capped. */
 export function backoffDelay(
   policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,

@@ -495,19 +495,28 @@ async function executeWithRetries<S extends z.ZodType>(
   const release = ctx.queues.acquire(ctx.keyId);
   let rateLimitRetries = 0;
   let pausedForRateLimit = false;
+  // Whether a failed attempt is tried again after a backoff (a 429 is retried apart, after its pause).
+  const retriesAfter = (e: EdgeApiError, retriesConsumed: number) =>
+    !ctx.closing.aborted && e.isRetryable && spec.idempotent && retriesConsumed < policy.retries;
   try {
     return await pRetry((attempt) => attemptOnce(ctx, spec, attempt, span), {
       // A bound only: shouldRetry decides, counting rate-limit retries apart (they consume none).
       retries: policy.retries + policy.rateLimitRetries,
-      factor: 2,
-      minTimeout: policy.baseDelayMs / 2,
-      maxTimeout: policy.maxDelayMs,
-      randomize: true,
-      onFailedAttempt: async ({ error }) => {
+      // p-retry would sleep on the process's own timers: the backoff sleeps on the clock, in onFailedAttempt.
+      minTimeout: 0,
+      maxTimeout: 0,
+      onFailedAttempt: async ({ error, retriesConsumed }) => {
         const e = error as EdgeApiError;
         pausedForRateLimit =
           !ctx.closing.aborted && e.kind === "rate_limited" && rateLimitRetries < policy.rateLimitRetries;
-        if (!pausedForRateLimit) return;
+        if (!pausedForRateLimit) {
+          const backoffMs = retriesAfter(e, retriesConsumed)
+            ? backoffDelay(policy, retriesConsumed + 1, ctx.random)
+            : 0;
+          // Closing cuts the backoff short; shouldRetry then gives up with this attempt's error.
+          if (backoffMs > 0) await ctx.clock.sleep(backoffMs, ctx.closing).catch(() => undefined);
+          return;
+        }
         rateLimitRetries++;
         const pauseMs = e.retryAfterMs ?? backoffDelay(policy, rateLimitRetries, ctx.random);
         ctx.logger.info(
@@ -520,11 +529,7 @@ async function executeWithRetries<S extends z.ZodType>(
       // The queue's pause is a 429's wait: no backoff on top, and no retry of the budget spent.
       shouldConsumeRetry: () => !pausedForRateLimit,
       shouldRetry: ({ error, retriesConsumed }) =>
-        pausedForRateLimit ||
-        (!ctx.closing.aborted &&
-          (error as EdgeApiError).isRetryable &&
-          spec.idempotent &&
-          retriesConsumed < policy.retries),
+        pausedForRateLimit || retriesAfter(error as EdgeApiError, retriesConsumed),
     });
   } finally {
     release();

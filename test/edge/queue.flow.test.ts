@@ -2,7 +2,14 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EdgeApi, EdgeApiOptions } from "../../src/edge/client.js";
 import { describeEdgeError, EdgeApiError } from "../../src/edge/errors.js";
-import { backoffDelay, KeyQueues, keyId, parseRetryAfter, RETRY_DEFAULT } from "../../src/edge/queue.js";
+import {
+  backoffDelay,
+  KeyQueues,
+  keyId,
+  parseRetryAfter,
+  RETRY_DEFAULT,
+  RETRY_FAST,
+} from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import { createManualClock, type ManualClock } from "../support/clock.js";
 import { testEdgeApi } from "../support/edge-api.js";
@@ -49,6 +56,18 @@ function watchedClock(): WatchedClock {
  * A canned server and a client of it. With `clock` (a manual clock) the client's pauses, timeouts and
  * idle-drops run on it and the server stamps requests with it; closing still ends at once.
  */
+/** The backoffs before a retried read's second and third attempts (RETRY_FAST, jitter at its ceiling). */
+const BACKOFFS = [backoffDelay(RETRY_FAST, 1, () => 1), backoffDelay(RETRY_FAST, 2, () => 1)] as const;
+
+/** Moves the clock past each backoff once it is set (asked before the attempt that sets the first fails). */
+async function pastBackoffs(clock: WatchedClock): Promise<void> {
+  const set = BACKOFFS.map((ms) => clock.timerSet(ms));
+  for (const [i, ms] of BACKOFFS.entries()) {
+    await set[i];
+    await clock.advance(ms);
+  }
+}
+
 async function setup(options: Partial<EdgeApiOptions> = {}): Promise<{ server: CannedServer; api: EdgeApi }> {
   const clock = options.clock as ManualClock | undefined;
   const server = await startCannedServer(() => ({ status: 200, body: apps }), {
@@ -239,14 +258,21 @@ describe("per-key queue", () => {
 
   it("times out each attempt and retries: kind timeout after three attempts", async () => {
     const clock = watchedClock();
-    const { server, api } = await setup({ clock, timeoutMs: 2000 });
+    const { server, api } = await setup({ clock, timeoutMs: 2000, random: () => 1 });
     // The answer would come only after the server closes: each attempt ends at its timeout.
     server.handle(() => ({ status: 200, body: apps, holdUntil: new Promise(() => {}) }));
     const started = clock.now();
     const call = settle(api.forKey("k-slow").getBotDetection(1));
     for (let attempt = 1; attempt <= 3; attempt++) {
       await server.waitForRequests(attempt);
+      const backoff = attempt < 3 ? clock.timerSet(BACKOFFS[attempt - 1] as number) : undefined;
       await clock.advance(2000);
+      // Before the next attempt, the backoff on the same clock: not sent again until it has passed.
+      if (backoff) {
+        await backoff;
+        expect(server.requests).toHaveLength(attempt);
+        await clock.advance(BACKOFFS[attempt - 1] as number);
+      }
     }
     const r = await call;
     const took = clock.now() - started;
@@ -254,7 +280,7 @@ describe("per-key queue", () => {
     expect(!r.ok && r.e.kind).toBe("timeout");
     expect(server.requests).toHaveLength(3);
     // Each attempt was cut off at its own timeout (2000 ms on the client's clock), not later.
-    expect(took).toBe(3 * 2000);
+    expect(took).toBe(3 * 2000 + BACKOFFS[0] + BACKOFFS[1]);
   });
 
   it("drops the queues of idle keys", async () => {
@@ -442,7 +468,7 @@ describe("the API key never leaks", () => {
     });
     const logger = createLogger({ level: "trace", destination });
     const clock = watchedClock();
-    const { server, api } = await setup({ logger, clock, timeoutMs: 2000 });
+    const { server, api } = await setup({ logger, clock, timeoutMs: 2000, random: () => 1 });
     const never = new Promise(() => {});
     const answers = [
       { status: 401, body: { title: "Unauthorized", detail: `Key ${KEY} is not valid` } },
@@ -461,9 +487,14 @@ describe("the API key never leaks", () => {
       if (a.holdUntil) {
         for (let attempt = 1; attempt <= 3; attempt++) {
           await server.waitForRequests(before + attempt);
+          const backoff = attempt < 3 ? clock.timerSet(BACKOFFS[attempt - 1] as number) : undefined;
           await clock.advance(2000);
+          if (backoff) {
+            await backoff;
+            await clock.advance(BACKOFFS[attempt - 1] as number);
+          }
         }
-      }
+      } else if (a.status === 500 || a.reset) await pastBackoffs(clock);
       const r = await call;
       expect(r.ok).toBe(false);
       if (!r.ok) errors.push(r.e);

@@ -7,7 +7,7 @@ import { buildBot } from "../../src/app/bot.js";
 import { type Clock, systemClock } from "../../src/clock.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
-import { RETRY_FAST } from "../../src/edge/queue.js";
+import { RETRY_FAST, type RetryPolicy } from "../../src/edge/queue.js";
 import { createLogger } from "../../src/log.js";
 import type { SlackApp } from "../../src/slack/app.js";
 import type { Store, StoreStatement } from "../../src/store/index.js";
@@ -151,6 +151,8 @@ export interface HarnessOptions {
    * on a loaded machine a slow answer past it is sent again (a retry), and counted twice.
    */
   edgeTimeoutMs?: number;
+  /** The Edge client's retry policy (default RETRY_FAST). */
+  edgeRetry?: RetryPolicy;
   /** Told of every statement the bot's store runs (the store's onStatement): what a flow costs in SQL. */
   onStoreStatement?: (statement: StoreStatement) => void;
 }
@@ -211,7 +213,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     processMetrics: false,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
     ...(options.onStoreStatement ? { onStoreStatement: options.onStoreStatement } : {}),
-    edgeOptions: { timeoutMs: options.edgeTimeoutMs ?? 2000, retry: RETRY_FAST },
+    edgeOptions: { timeoutMs: options.edgeTimeoutMs ?? 2000, retry: options.edgeRetry ?? RETRY_FAST },
     transport: {
       kind: "http",
       signingSecret: SIGNING_SECRET,

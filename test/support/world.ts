@@ -1,3 +1,4 @@
+import { RETRY_NO_BACKOFF } from "../../src/edge/queue.js";
 import { createManualClock, type ManualClock } from "./clock.js";
 import { type Harness, type HarnessOptions, startHarness } from "./harness.js";
 import { useStarted } from "./use-harness.js";
@@ -20,7 +21,12 @@ export async function startWorld(
 ): Promise<World> {
   const { start, ...rest } = options;
   const clock = createManualClock(start ?? WORLD_START);
-  const h = await startHarness({ ...rest, clock, simulatorOnClock: rest.sim === undefined });
+  const h = await startHarness({
+    edgeRetry: RETRY_NO_BACKOFF,
+    ...rest,
+    clock,
+    simulatorOnClock: rest.sim === undefined,
+  });
   return Object.assign(h, { clock });
 }
 

@@ -10,7 +10,7 @@ import type { Deps } from "../../src/deps.js";
 import type { EdgeApi, EdgeClient } from "../../src/edge/client.js";
 import { EdgeApiError } from "../../src/edge/errors.js";
 import { OPERATIONS } from "../../src/edge/operations.js";
-import { RETRY_FAST } from "../../src/edge/queue.js";
+import { RETRY_NO_BACKOFF } from "../../src/edge/queue.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/ops/metrics.js";
 import type { ChangeRequest, Store } from "../../src/store/index.js";
@@ -195,7 +195,7 @@ export async function startBatch(options: BatchOptions) {
         processMetrics: false,
         poolSize: 2,
         ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
-        edgeOptions: { timeoutMs: 2000, retry: RETRY_FAST },
+        edgeOptions: { timeoutMs: 2000, retry: RETRY_NO_BACKOFF },
       }),
     );
   }
@@ -566,7 +566,7 @@ export function startIncarnation(world: RunWorld, slot: number, skew: number): I
     clock,
     metrics: batch.metrics,
     timeoutMs: 2000,
-    retry: RETRY_FAST,
+    retry: RETRY_NO_BACKOFF,
   });
   const changeObservers = new ChangeObservers();
   const tell = async (r: ChangeRequest) => {
