@@ -127,7 +127,7 @@ export interface Batch {
   metrics: Metrics;
   slots: Composed[];
   /** The current run's clock and replicas' offsets (the slot stores' clocks read them). */
-  current: { clock: ManualClock; skews: number[] };
+  current: { clock: StepClock; skews: number[] };
   runs: number;
   initial: Pick<SimulatorState, "accessLists" | "shieldZones" | "nextAccessListId">;
   close(): Promise<void>;
@@ -157,8 +157,29 @@ export interface BatchOptions {
   connections?: "own" | "shared";
 }
 
+/** The run's manual clock, which also tells when the step moving it (advance or advanceTo) has ended. */
+export interface StepClock extends ManualClock {
+  /** Resolves once no step is moving the clock (at once when none is). */
+  stepEnded(): Promise<void>;
+}
+
+function stepClock(startMs: number): StepClock {
+  const clock = createManualClock(startMs);
+  const { advance, advanceTo } = clock;
+  let step: Promise<void> = Promise.resolve();
+  const moving = (p: Promise<void>) => {
+    step = p.catch(() => undefined);
+    return p;
+  };
+  return Object.assign(clock, {
+    advance: (ms: number) => moving(advance(ms)),
+    advanceTo: (epochMs: number) => moving(advanceTo(epochMs)),
+    stepEnded: () => step,
+  });
+}
+
 export async function startBatch(options: BatchOptions) {
-  const current = { clock: createManualClock(EPOCH), skews: [0, 0, 0] };
+  const current = { clock: stepClock(EPOCH), skews: [0, 0, 0] };
   const simClock = delegatingClock(
     () => current.clock,
     () => 0,
@@ -223,9 +244,9 @@ export async function startBatch(options: BatchOptions) {
 }
 
 /** A fresh clock for the next run (later than every earlier run's), the simulator's data as seeded. */
-export function resetForRun(batch: Batch, skews: number[]): ManualClock {
+export function resetForRun(batch: Batch, skews: number[]): StepClock {
   batch.runs++;
-  batch.current.clock = createManualClock(EPOCH + batch.runs * RUN_EPOCH_STEP);
+  batch.current.clock = stepClock(EPOCH + batch.runs * RUN_EPOCH_STEP);
   batch.current.skews = [...skews, 0, 0, 0];
   const fresh = structuredClone(batch.initial);
   batch.sim.state.accessLists = fresh.accessLists;
@@ -244,7 +265,7 @@ export interface RunWorld {
   batch: Batch;
   /** Every incarnation of every replica in this run. */
   all: Incarnation[];
-  clock: ManualClock;
+  clock: StepClock;
   trace: Trace;
   /** Moves while the simulation watches: bumped by every call through a wrapper. */
   progress: { n: number; parked: number; edgeInFlight: number; storeInFlight: number };
@@ -532,6 +553,10 @@ function edgeProxy(world: RunWorld, inc: () => Incarnation, real: EdgeApi, clock
               world.progress.parked++;
               try {
                 await clock.sleep(fault.ms ?? 31_000);
+                // A stalled replica resumes into the present: its call (and that call's own timeout) starts
+                // once the step that moved time past the stall has ended, not inside a 25 h jump, where the
+                // timeout would fire before the call's first byte is on the wire.
+                await world.clock.stepEnded();
               } finally {
                 world.progress.parked--;
               }
