@@ -1,21 +1,38 @@
 /**
- * (3) Queue accuracy and (4) fairness, in-process against the real Edge client (createEdgeApi) and a
- * simulator with 150 ms latency; request start times are read from the simulator's request log.
+ * (3) Queue accuracy and (4) fairness, against the real Edge client (createEdgeApi) and a simulator with
+ * 150 ms latency. Accuracy reads arrivals from the simulator in its own process (bench/sim-process.ts): one
+ * in this process stamps them late whenever this event loop stalls, bunching a window's last requests with
+ * the next window's first. Beside them, each attempt's start where the queue let it go (onQueueWait).
  */
 
+import diagnosticsChannel from "node:diagnostics_channel";
 import { systemClock } from "../src/clock.js";
 import { createEdgeApi, type EdgeApi } from "../src/edge/client.js";
 import { createLogger } from "../src/log.js";
 import { startSimulator } from "../tools/simulator/index.js";
-import { keyFor, ratio, round, SIM_LATENCY_MS, type Summary, sleep, summarize } from "./common.js";
+import {
+  type Child,
+  keyFor,
+  ratio,
+  round,
+  SIM_LATENCY_MS,
+  type Summary,
+  sleep,
+  summarize,
+} from "./common.js";
+import type { SimReady } from "./processes.js";
 
 export interface QueueAccuracy {
   cap: number;
   calls: number;
   failed: number;
   durationMs: number;
-  /** Most requests the simulator received in any 1,000 ms sliding window (target ≤ cap). */
+  /** Most requests the simulator (its own process) received in any 1,000 ms sliding window (target ≤ cap). */
   maxInAnySecond: number;
+  /** Most attempts the client's queue started in any 1,000 ms sliding window (onQueueWait; target ≤ cap). */
+  maxStartsInAnySecond: number;
+  /** Most requests written to their socket in any 1,000 ms sliding window (undici's sendHeaders; ≤ cap). */
+  maxSentInAnySecond: number;
   /** Per consecutive whole second from the first arrival (full windows only). */
   perSecond: { min: number; mean: number; max: number; windows: number };
   /** Steady rate: cap·m calls over the time between arrival 0 and arrival cap·m (m whole periods). */
@@ -36,7 +53,7 @@ export interface Fairness {
   extraMaxMs: number;
 }
 
-function edgeFor(url: string, cap: number, maxQueue: number): EdgeApi {
+function edgeFor(url: string, cap: number, maxQueue: number, onStart?: () => void): EdgeApi {
   return createEdgeApi({
     clock: systemClock,
     baseUrl: url,
@@ -46,6 +63,7 @@ function edgeFor(url: string, cap: number, maxQueue: number): EdgeApi {
     // EDGE_API_MAX_QUEUE defaults to 100: a thousand queued calls need it raised.
     maxQueue,
     logger: createLogger({ level: "silent" }),
+    ...(onStart ? { onQueueWait: onStart } : {}),
   });
 }
 
@@ -61,17 +79,34 @@ export function maxInWindow(arrivals: readonly number[], windowMs = 1000): numbe
   return best;
 }
 
-export async function queueAccuracy(calls: number, cap: number): Promise<QueueAccuracy> {
-  const sim = await startSimulator({ latencyMs: SIM_LATENCY_MS, apiKeys: [keyFor(0)] });
-  const edge = edgeFor(sim.url, cap, calls + 10);
+export async function queueAccuracy(
+  sim: Child<SimReady>,
+  calls: number,
+  cap: number,
+): Promise<QueueAccuracy> {
+  const starts: number[] = [];
+  const sent: number[] = [];
+  const edge = edgeFor(sim.ready.url, cap, calls + 10, () => starts.push(performance.now()));
+  // Published by undici just before it writes the request's head to the socket: when it left this process.
+  const onSent = (message: unknown) => {
+    const { request } = message as { request: { origin?: unknown; path?: unknown } };
+    if (
+      String(request.origin).startsWith(sim.ready.url) &&
+      String(request.path).startsWith("/shield/shield-zones")
+    )
+      sent.push(performance.now());
+  };
+  diagnosticsChannel.subscribe("undici:client:sendHeaders", onSent);
   try {
+    await sim.call("clear");
     const client = edge.forKey(keyFor(0));
     const started = Date.now();
     const results = await Promise.allSettled(
       Array.from({ length: calls }, () => client.listShieldZones({ perPage: 1 })),
     );
     const durationMs = Date.now() - started;
-    const arrivals = sim.requests.map((r) => r.at).sort((a, b) => a - b);
+    const received = await sim.call<number[]>("arrivals", { pathIncludes: "/shield/shield-zones" });
+    const arrivals = received.sort((a, b) => a - b);
     const first = arrivals[0] ?? 0;
     const last = arrivals.at(-1) ?? 0;
     const windows = Math.floor((last - first) / 1000);
@@ -90,6 +125,8 @@ export async function queueAccuracy(calls: number, cap: number): Promise<QueueAc
       failed: results.filter((r) => r.status === "rejected").length,
       durationMs,
       maxInAnySecond: maxInWindow(arrivals),
+      maxStartsInAnySecond: maxInWindow(starts),
+      maxSentInAnySecond: maxInWindow(sent),
       perSecond: {
         min: counts.length ? Math.min(...counts) : 0,
         mean: round(counts.reduce((s, c) => s + c, 0) / Math.max(1, counts.length)),
@@ -100,8 +137,8 @@ export async function queueAccuracy(calls: number, cap: number): Promise<QueueAc
       utilisation: round(achieved / cap, 3),
     };
   } finally {
+    diagnosticsChannel.unsubscribe("undici:client:sendHeaders", onSent);
     await edge.close(0);
-    await sim.close();
   }
 }
 

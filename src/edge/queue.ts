@@ -155,21 +155,28 @@ const PRIORITY = { retry: 1, normal: 0, background: -1 } as const;
  * so a wall-clock step never holds or frees a key).
  */
 class StartWindow {
-  /** Times of the starts still inside the window, oldest first. */
-  readonly #starts: number[] = [];
+  /** The starts still inside the window, oldest first. */
+  readonly #starts: { at: number }[] = [];
 
   constructor(readonly cap: number) {}
 
   /** How long until another start fits: 0 when one fits now. */
   waitMs(now: number): number {
-    while (this.#starts.length > 0 && now - (this.#starts[0] as number) >= RATE_WINDOW_MS)
+    while (this.#starts.length > 0 && now - (this.#starts[0] as { at: number }).at >= RATE_WINDOW_MS)
       this.#starts.shift();
     if (this.#starts.length < this.cap) return 0;
-    return (this.#starts[0] as number) + RATE_WINDOW_MS - now;
+    return (this.#starts[0] as { at: number }).at + RATE_WINDOW_MS - now;
   }
 
-  record(now: number): void {
-    this.#starts.push(now);
+  /** Records a start at `now`; the function returned moves it later, to when its request actually left. */
+  record(now: number): (leftAt: number) => void {
+    const start = { at: now };
+    this.#starts.push(start);
+    return (leftAt) => {
+      if (leftAt <= start.at) return;
+      start.at = leftAt;
+      this.#starts.sort((a, b) => a.at - b.at);
+    };
   }
 }
 
@@ -177,7 +184,8 @@ interface Waiting {
   priority: number;
   /** A background first attempt: held to the key's background share (starts a window and slots). */
   background: boolean;
-  start: () => void;
+  /** Runs the attempt; `leaving` moves its start in the windows to the moment its request leaves. */
+  start: (leaving: () => void) => void;
 }
 
 interface Entry {
@@ -257,7 +265,7 @@ export class KeyQueues {
    */
   run<T>(
     id: string,
-    task: () => Promise<T>,
+    task: (leaving: () => void) => Promise<T>,
     retry: boolean,
     signal?: AbortSignal,
     background: boolean | "optional" = false,
@@ -285,7 +293,7 @@ export class KeyQueues {
       if (waiting) waitSpan.end();
       waiting = false;
     };
-    const attempt = () =>
+    const attempt = (leaving: () => void) =>
       withContext(caller, async () => {
         let settle: (() => void) | undefined;
         try {
@@ -295,7 +303,7 @@ export class KeyQueues {
         }
         this.#options.onQueueWait?.(Math.max(0, this.#options.clock.now() - enqueuedAt));
         try {
-          return await task();
+          return await task(leaving);
         } finally {
           settle?.();
         }
@@ -308,9 +316,9 @@ export class KeyQueues {
       const item: Waiting = {
         priority: retry ? PRIORITY.retry : background ? PRIORITY.background : PRIORITY.normal,
         background: Boolean(background) && !retry,
-        start: () => {
+        start: (leaving) => {
           signal?.removeEventListener("abort", onAbortWaiting);
-          const ended = attempt().finally(() => {
+          const ended = attempt(leaving).finally(() => {
             entry.running--;
             if (item.background) entry.backgroundRunning--;
             this.#pump(entry);
@@ -415,11 +423,16 @@ export class KeyQueues {
         break;
       }
       entry.waiting.shift();
-      entry.window.record(now);
-      if (next.background) this.#backgroundWindow(entry).record(now);
+      const moves = [entry.window.record(now)];
+      if (next.background) moves.push(this.#backgroundWindow(entry).record(now));
       entry.running++;
       if (next.background) entry.backgroundRunning++;
-      next.start();
+      // The window counts what the API sees: a start the process was slow to send (a stall between here and
+      // the socket, the shared limit's gate) holds its place from when its request left, not from here.
+      next.start(() => {
+        const leftAt = this.#options.clock.elapsed();
+        for (const move of moves) move(leftAt);
+      });
     }
     if (entry.waiting.length === 0) this.#cancelWake(entry);
   }

@@ -407,13 +407,15 @@ async function attemptOnce<S extends z.ZodType>(
     // With REDIS_URL the queue also waits for the start rate shared by every replica (its gate).
     res = await ctx.queues.run(
       ctx.keyId,
-      async () => {
+      async (leaving) => {
         if (ctx.beforeWrite && spec.method !== "GET")
           await ctx.beforeWrite().catch((err: unknown) => {
             refusedBeforeWrite = { err };
             throw err;
           });
         startedAt = ctx.clock.now();
+        // From here to the socket is synchronous: the key's window counts this start from now.
+        leaving();
         return sendOnce(ctx, spec);
       },
       attempt > 1,

@@ -423,6 +423,38 @@ describe("a key's queue order while its window is full", () => {
     await Promise.all(waiting);
   });
 
+  it("counts a start from when its request left: one slow to leave holds its place in the window that long", async () => {
+    const clock = createManualClock(T0);
+    const q = queues(clock);
+    const leftAt: number[] = [];
+    // The first start is let go at T0 but leaves 400 ms later (a stall, a slow lease check before a write).
+    const first = q.run(
+      "k",
+      async (leaving) => {
+        await clock.sleep(400);
+        leaving();
+        leftAt.push(clock.now());
+      },
+      false,
+    );
+    const second = q.run(
+      "k",
+      async (leaving) => {
+        leaving();
+        leftAt.push(clock.now());
+      },
+      false,
+    );
+    await clock.advance(400);
+    await first;
+    // Not at T0 + 1050 (a window after it was let go): the API would see two requests 650 ms apart.
+    await clock.advance(1049);
+    expect(leftAt).toEqual([T0 + 400]);
+    await clock.advance(1);
+    await second;
+    expect(leftAt).toEqual([T0 + 400, T0 + 1450]);
+  });
+
   it("takes an attempt out when its signal aborts, and wakes for nothing", async () => {
     const clock = createManualClock(T0);
     const q = queues(clock);
