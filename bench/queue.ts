@@ -1,8 +1,8 @@
 /**
  * (3) Queue accuracy and (4) fairness, against the real Edge client (createEdgeApi) and a simulator with
- * 150 ms latency. Accuracy reads arrivals from the simulator in its own process (bench/sim-process.ts): one
- * in this process stamps them late whenever this event loop stalls, bunching a window's last requests with
- * the next window's first. Beside them, each attempt's start where the queue let it go (onQueueWait).
+ * 150 ms latency. Accuracy reads arrivals from the simulator in its own process (bench/sim-process.ts), so
+ * its stamps are not delayed by this process's stalls, and beside them each attempt's start where the queue
+ * let it go (onQueueWait) and the moment undici wrote it to the socket.
  */
 
 import diagnosticsChannel from "node:diagnostics_channel";
