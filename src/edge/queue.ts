@@ -155,27 +155,32 @@ const PRIORITY = { retry: 1, normal: 0, background: -1 } as const;
  * so a wall-clock step never holds or frees a key).
  */
 class StartWindow {
-  /** The starts still inside the window, oldest first. */
-  readonly #starts: { at: number }[] = [];
+  /**
+   * The starts inside the window: each from when its request left, or still `leaving` (let go, not yet
+   * sent: it holds its place however long it takes to leave).
+   */
+  #starts: { at: number; leaving: boolean }[] = [];
 
   constructor(readonly cap: number) {}
 
   /** How long until another start fits: 0 when one fits now. */
   waitMs(now: number): number {
-    while (this.#starts.length > 0 && now - (this.#starts[0] as { at: number }).at >= RATE_WINDOW_MS)
-      this.#starts.shift();
+    this.#starts = this.#starts.filter((s) => s.leaving || now - s.at < RATE_WINDOW_MS);
     if (this.#starts.length < this.cap) return 0;
-    return (this.#starts[0] as { at: number }).at + RATE_WINDOW_MS - now;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const s of this.#starts) if (!s.leaving) oldest = Math.min(oldest, s.at);
+    // Every start still leaving: asked again a window on (or when one of them ends, which pumps the key).
+    return oldest === Number.POSITIVE_INFINITY ? RATE_WINDOW_MS : oldest + RATE_WINDOW_MS - now;
   }
 
-  /** Records a start at `now`; the function returned moves it later, to when its request actually left. */
+  /** Records a start let go at `now`; the function returned counts it from when its request left. */
   record(now: number): (leftAt: number) => void {
-    const start = { at: now };
+    const start = { at: now, leaving: true };
     this.#starts.push(start);
     return (leftAt) => {
-      if (leftAt <= start.at) return;
-      start.at = leftAt;
-      this.#starts.sort((a, b) => a.at - b.at);
+      if (!start.leaving) return;
+      start.leaving = false;
+      start.at = Math.max(start.at, leftAt);
     };
   }
 }
@@ -184,8 +189,8 @@ interface Waiting {
   priority: number;
   /** A background first attempt: held to the key's background share (starts a window and slots). */
   background: boolean;
-  /** Runs the attempt; `leaving` moves its start in the windows to the moment its request leaves. */
-  start: (leaving: () => void) => void;
+  /** Runs the attempt; `left` tells the windows when its request left. */
+  start: (left: () => void) => void;
 }
 
 interface Entry {
@@ -316,9 +321,12 @@ export class KeyQueues {
       const item: Waiting = {
         priority: retry ? PRIORITY.retry : background ? PRIORITY.background : PRIORITY.normal,
         background: Boolean(background) && !retry,
-        start: (leaving) => {
+        start: (left) => {
           signal?.removeEventListener("abort", onAbortWaiting);
-          const ended = attempt(leaving).finally(() => {
+          // An attempt that ends without saying its request left (refused before writing, or a task that
+          // does not tell) counts from its end: whether it sent anything is not known here.
+          const ended = attempt(left).finally(() => {
+            left();
             entry.running--;
             if (item.background) entry.backgroundRunning--;
             this.#pump(entry);
@@ -428,7 +436,7 @@ export class KeyQueues {
       entry.running++;
       if (next.background) entry.backgroundRunning++;
       // The window counts what the API sees: a start the process was slow to send (a stall between here and
-      // the socket, the shared limit's gate) holds its place from when its request left, not from here.
+      // the socket, the shared limit's gate) holds its place until its request leaves, and from then on.
       next.start(() => {
         const leftAt = this.#options.clock.elapsed();
         for (const move of moves) move(leftAt);

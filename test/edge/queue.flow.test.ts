@@ -455,6 +455,38 @@ describe("a key's queue order while its window is full", () => {
     expect(leftAt).toEqual([T0 + 400, T0 + 1450]);
   });
 
+  it("holds the place of a start still waiting to leave, however long (a shared gate's wait past a window)", async () => {
+    const clock = createManualClock(T0);
+    let gateWaits = 1;
+    // The first start waits 1,100 ms at the gate (another replica's slots), longer than a window.
+    const q = new KeyQueues({
+      ratePerSec: 1,
+      concurrency: 4,
+      maxQueue: 10,
+      clock,
+      gate: async () => {
+        if (gateWaits-- > 0) await clock.sleep(1100);
+        return () => {};
+      },
+    });
+    const leftAt: number[] = [];
+    const send = async (leaving: () => void) => {
+      leaving();
+      leftAt.push(clock.now());
+    };
+    const first = q.run("k", send, false);
+    const second = q.run("k", send, false);
+    await clock.advance(1100);
+    await first;
+    expect(leftAt).toEqual([T0 + 1100]);
+    // Not at T0 + 1050, while the first had not left: a window after the first left.
+    await clock.advance(1049);
+    expect(leftAt).toEqual([T0 + 1100]);
+    await clock.advance(1);
+    await second;
+    expect(leftAt).toEqual([T0 + 1100, T0 + 2150]);
+  });
+
   it("takes an attempt out when its signal aborts, and wakes for nothing", async () => {
     const clock = createManualClock(T0);
     const q = queues(clock);
