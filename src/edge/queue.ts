@@ -159,16 +159,21 @@ class StartWindow {
    * The starts inside the window: each from when its request left, or still `leaving` (let go, not yet
    * sent: it holds its place however long it takes to leave).
    */
-  #starts: { at: number; leaving: boolean }[] = [];
+  readonly #starts: { at: number; leaving: boolean }[] = [];
 
   constructor(readonly cap: number) {}
 
-  /** How long until another start fits: 0 when one fits now. */
+  /** How long until another start fits: 0 when one fits now. Drops the starts that left the window. */
   waitMs(now: number): number {
-    this.#starts = this.#starts.filter((s) => s.leaving || now - s.at < RATE_WINDOW_MS);
-    if (this.#starts.length < this.cap) return 0;
+    let kept = 0;
     let oldest = Number.POSITIVE_INFINITY;
-    for (const s of this.#starts) if (!s.leaving) oldest = Math.min(oldest, s.at);
+    for (const s of this.#starts) {
+      if (!s.leaving && now - s.at >= RATE_WINDOW_MS) continue;
+      this.#starts[kept++] = s;
+      if (!s.leaving) oldest = Math.min(oldest, s.at);
+    }
+    this.#starts.length = kept;
+    if (kept < this.cap) return 0;
     // Every start still leaving: asked again a window on (or when one of them ends, which pumps the key).
     return oldest === Number.POSITIVE_INFINITY ? RATE_WINDOW_MS : oldest + RATE_WINDOW_MS - now;
   }
@@ -180,7 +185,7 @@ class StartWindow {
     return (leftAt) => {
       if (!start.leaving) return;
       start.leaving = false;
-      start.at = Math.max(start.at, leftAt);
+      start.at = leftAt;
     };
   }
 }

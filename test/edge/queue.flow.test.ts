@@ -403,8 +403,17 @@ describe("a key's rate window on the client's clock", () => {
 });
 
 describe("a key's queue order while its window is full", () => {
-  const queues = (clock: ManualClock) =>
-    new KeyQueues({ ratePerSec: 1, concurrency: 4, maxQueue: 10, clock });
+  const queues = (clock: ManualClock, gate?: () => Promise<() => void>) =>
+    new KeyQueues({ ratePerSec: 1, concurrency: 4, maxQueue: 10, clock, ...(gate ? { gate } : {}) });
+
+  /** A task that sends after `stallMs` on the clock (at once by default), noting in `leftAt` when it did. */
+  const sendingAfter =
+    (clock: ManualClock, leftAt: number[], stallMs = 0) =>
+    async (leaving: () => void) => {
+      if (stallMs > 0) await clock.sleep(stallMs);
+      leaving();
+      leftAt.push(clock.now());
+    };
 
   it("starts a retry first, then people's attempts, then background ones", async () => {
     const clock = createManualClock(T0);
@@ -428,23 +437,8 @@ describe("a key's queue order while its window is full", () => {
     const q = queues(clock);
     const leftAt: number[] = [];
     // The first start is let go at T0 but leaves 400 ms later (a stall, a slow lease check before a write).
-    const first = q.run(
-      "k",
-      async (leaving) => {
-        await clock.sleep(400);
-        leaving();
-        leftAt.push(clock.now());
-      },
-      false,
-    );
-    const second = q.run(
-      "k",
-      async (leaving) => {
-        leaving();
-        leftAt.push(clock.now());
-      },
-      false,
-    );
+    const first = q.run("k", sendingAfter(clock, leftAt, 400), false);
+    const second = q.run("k", sendingAfter(clock, leftAt), false);
     await clock.advance(400);
     await first;
     // Not at T0 + 1050 (a window after it was let go): the API would see two requests 650 ms apart.
@@ -459,23 +453,13 @@ describe("a key's queue order while its window is full", () => {
     const clock = createManualClock(T0);
     let gateWaits = 1;
     // The first start waits 1,100 ms at the gate (another replica's slots), longer than a window.
-    const q = new KeyQueues({
-      ratePerSec: 1,
-      concurrency: 4,
-      maxQueue: 10,
-      clock,
-      gate: async () => {
-        if (gateWaits-- > 0) await clock.sleep(1100);
-        return () => {};
-      },
+    const q = queues(clock, async () => {
+      if (gateWaits-- > 0) await clock.sleep(1100);
+      return () => {};
     });
     const leftAt: number[] = [];
-    const send = async (leaving: () => void) => {
-      leaving();
-      leftAt.push(clock.now());
-    };
-    const first = q.run("k", send, false);
-    const second = q.run("k", send, false);
+    const first = q.run("k", sendingAfter(clock, leftAt), false);
+    const second = q.run("k", sendingAfter(clock, leftAt), false);
     await clock.advance(1100);
     await first;
     expect(leftAt).toEqual([T0 + 1100]);

@@ -62,16 +62,33 @@ export const RESPONSE_URL_METHOD = "response_url";
 const SLACK_CONNECTIONS_PER_ORIGIN = 32;
 const slackAgent = new Agent({ connections: SLACK_CONNECTIONS_PER_ORIGIN, keepAliveTimeout: 30_000 });
 
-/** A body undici's request() sends as is (a FormData upload goes to the standard fetch). */
-type PlainBody = string | Uint8Array | URLSearchParams | null | undefined;
-function plainBody(body: RequestInit["body"]): body is PlainBody {
-  return (
-    body == null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams
-  );
+/** A Web API (or response_url) answer read as text. */
+interface TextAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
 }
 
-/** The request a Slack client asked fetch() for, over undici's request(); its body plainBody. */
-async function send(input: string | URL, init: RequestInit, rawBody: PlainBody) {
+const textOf = async (res: Response): Promise<TextAnswer> => ({
+  status: res.status,
+  statusText: res.statusText,
+  headers: res.headers,
+  text: await res.text(),
+});
+
+/**
+ * What a Slack client asked fetch() for, its answer read as text once: over undici's request() for a
+ * string, bytes or URLSearchParams body (a Response read and built again, a body stream each, cost more
+ * than the rest of a call's way through here); anything else (a FormData upload) with the standard fetch.
+ */
+async function fetchText(input: string | URL, init: RequestInit): Promise<TextAnswer> {
+  const rawBody = init.body;
+  if (
+    rawBody != null &&
+    !(typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof URLSearchParams)
+  )
+    return textOf(await globalThis.fetch(input, init));
   const headers = new Headers(init.headers);
   if (rawBody instanceof URLSearchParams && !headers.has("content-type"))
     headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
@@ -91,35 +108,16 @@ async function send(input: string | URL, init: RequestInit, rawBody: PlainBody) 
     if (Array.isArray(value)) for (const v of value) answerHeaders.append(name, v);
     else if (value !== undefined) answerHeaders.set(name, value);
   }
-  return { status: res.statusCode, headers: answerHeaders, body: res.body };
+  return { status: res.statusCode, statusText: "", headers: answerHeaders, text: await res.body.text() };
 }
 
 const noBody = (status: number) => status === 204 || status === 205 || status === 304;
-
-/**
- * fetch() for what Slack clients send (a string, bytes or URLSearchParams body; JSON or text answers)
- * over undici's request(); anything else (a FormData upload) goes to the standard fetch.
- */
-export async function requestFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
-  if (!plainBody(init.body)) return globalThis.fetch(input, init);
-  const res = await send(input, init, init.body);
-  const bytes = await res.body.arrayBuffer();
-  return new Response(noBody(res.status) ? null : bytes, { status: res.status, headers: res.headers });
-}
-
-/** A Web API answer read as text. */
-interface TextAnswer {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
-}
 
 export interface SlackFetchOptions {
   metrics: Pick<Metrics, "slackApiErrors">;
   /** SLACK_API_URL; https://slack.com/api/ when unset. */
   apiUrl?: string | undefined;
-  /** The real fetch (requestFetch by default). */
+  /** The real fetch (by default undici's request(), as fetchText). */
   base?: typeof fetch;
   /** True for a URL whose answer must not be sent (a response_url shutdown already answered). */
   drop?: (url: string) => boolean;
@@ -143,23 +141,8 @@ function statusLabel(status: number): string {
 }
 
 export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction {
-  const base = options.base ?? requestFetch;
   const apiUrl = ensureTrailingSlash(options.apiUrl ?? "https://slack.com/api/");
   const count = (method: string, error: string) => options.metrics.slackApiErrors.inc({ method, error });
-
-  /**
-   * The answer read as text once: over undici's request() straight from its body when no other fetch was
-   * given (a Response read and built again, a body stream each, cost more than the rest of a call's way
-   * through here), else from `base`.
-   */
-  const readAnswer = async (input: string | URL, init: RequestInit): Promise<TextAnswer> => {
-    if (options.base === undefined && plainBody(init.body)) {
-      const sent = await send(input, init, init.body);
-      return { status: sent.status, statusText: "", headers: sent.headers, text: await sent.body.text() };
-    }
-    const res = await base(input, init);
-    return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
-  };
 
   /** The answer as the client gets it, one Response built from the text, its error counted. */
   const counted = (method: string, a: TextAnswer): Response => {
@@ -192,7 +175,7 @@ export function instrumentSlackFetch(options: SlackFetchOptions): FetchFunction 
     const method = slackMethodLabel(url, apiUrl);
     let answer: TextAnswer;
     try {
-      answer = await readAnswer(input, init);
+      answer = options.base ? await textOf(await options.base(input, init)) : await fetchText(input, init);
     } catch (err) {
       count(method, init.signal?.aborted ? "request_timeout" : "request_error");
       throw err;

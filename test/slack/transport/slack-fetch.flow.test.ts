@@ -5,7 +5,6 @@ import { type ReadinessCheck, readiness } from "../../../src/ops/health.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import {
   instrumentSlackFetch,
-  requestFetch,
   slackErrorLabel,
   slackMethodLabel,
 } from "../../../src/slack/transport/slack-fetch.js";
@@ -138,7 +137,7 @@ describe("readiness", () => {
   });
 });
 
-describe("requestFetch (what Slack clients send, over undici's request)", () => {
+describe("the default fetch (what Slack clients send, over undici's request)", () => {
   it("sends the method, headers and body, and answers status, headers and body as fetch would", async () => {
     const { createServer } = await import("node:http");
     const seen: {
@@ -175,8 +174,12 @@ describe("requestFetch (what Slack clients send, over undici's request)", () => 
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const { port } = server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
+    const defaultFetch = instrumentSlackFetch({
+      metrics: createMetrics({ defaults: false }),
+      apiUrl: `${base}/api/`,
+    }) as unknown as typeof fetch;
     try {
-      const res = await requestFetch(`${base}/api/users.info`, {
+      const res = await defaultFetch(`${base}/api/users.info`, {
         method: "POST",
         headers: { authorization: "Bearer xoxb-test", "content-type": "application/x-www-form-urlencoded" },
         body: "user=U1&team_id=T1",
@@ -193,22 +196,22 @@ describe("requestFetch (what Slack clients send, over undici's request)", () => 
         body: "user=U1&team_id=T1",
       });
 
-      await requestFetch(`${base}/form`, { method: "POST", body: new URLSearchParams({ a: "1 2" }) });
+      await defaultFetch(`${base}/form`, { method: "POST", body: new URLSearchParams({ a: "1 2" }) });
       expect(seen[1]).toMatchObject({
         type: "application/x-www-form-urlencoded;charset=UTF-8",
         body: "a=1+2",
       });
 
-      await expect(requestFetch(`${base}/moved`, { method: "POST", redirect: "error" })).rejects.toThrow(
+      await expect(defaultFetch(`${base}/moved`, { method: "POST", redirect: "error" })).rejects.toThrow(
         /redirected \(HTTP 302\)/,
       );
-      const empty = await requestFetch(`${base}/empty`, { method: "POST", body: "{}" });
+      const empty = await defaultFetch(`${base}/empty`, { method: "POST", body: "{}" });
       expect(empty.status).toBe(204);
       expect(await empty.text()).toBe("");
 
       const aborted = new AbortController();
       aborted.abort(new Error("gave up"));
-      await expect(requestFetch(`${base}/x`, { signal: aborted.signal })).rejects.toThrow();
+      await expect(defaultFetch(`${base}/x`, { signal: aborted.signal })).rejects.toThrow();
     } finally {
       server.close();
     }
