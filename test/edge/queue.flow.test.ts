@@ -432,6 +432,22 @@ describe("a key's queue order while its window is full", () => {
     await Promise.all(waiting);
   });
 
+  /** The first start leaves at `firstLeft`; the second exactly a window (1,050 ms) after it, not a ms before. */
+  const leavesAWindowAfter = async (
+    clock: ManualClock,
+    leftAt: number[],
+    o: { first: Promise<unknown>; second: Promise<unknown>; firstLeft: number },
+  ) => {
+    await clock.advanceTo(o.firstLeft);
+    await o.first;
+    expect(leftAt).toEqual([o.firstLeft]);
+    await clock.advance(1049);
+    expect(leftAt).toEqual([o.firstLeft]);
+    await clock.advance(1);
+    await o.second;
+    expect(leftAt).toEqual([o.firstLeft, o.firstLeft + 1050]);
+  };
+
   it("counts a start from when its request left: one slow to leave holds its place in the window that long", async () => {
     const clock = createManualClock(T0);
     const q = queues(clock);
@@ -439,14 +455,8 @@ describe("a key's queue order while its window is full", () => {
     // The first start is let go at T0 but leaves 400 ms later (a stall, a slow lease check before a write).
     const first = q.run("k", sendingAfter(clock, leftAt, 400), false);
     const second = q.run("k", sendingAfter(clock, leftAt), false);
-    await clock.advance(400);
-    await first;
     // Not at T0 + 1050 (a window after it was let go): the API would see two requests 650 ms apart.
-    await clock.advance(1049);
-    expect(leftAt).toEqual([T0 + 400]);
-    await clock.advance(1);
-    await second;
-    expect(leftAt).toEqual([T0 + 400, T0 + 1450]);
+    await leavesAWindowAfter(clock, leftAt, { first, second, firstLeft: T0 + 400 });
   });
 
   it("holds the place of a start still waiting to leave, however long (a shared gate's wait past a window)", async () => {
@@ -460,15 +470,8 @@ describe("a key's queue order while its window is full", () => {
     const leftAt: number[] = [];
     const first = q.run("k", sendingAfter(clock, leftAt), false);
     const second = q.run("k", sendingAfter(clock, leftAt), false);
-    await clock.advance(1100);
-    await first;
-    expect(leftAt).toEqual([T0 + 1100]);
     // Not at T0 + 1050, while the first had not left: a window after the first left.
-    await clock.advance(1049);
-    expect(leftAt).toEqual([T0 + 1100]);
-    await clock.advance(1);
-    await second;
-    expect(leftAt).toEqual([T0 + 1100, T0 + 2150]);
+    await leavesAWindowAfter(clock, leftAt, { first, second, firstLeft: T0 + 1100 });
   });
 
   it("takes an attempt out when its signal aborts, and wakes for nothing", async () => {
