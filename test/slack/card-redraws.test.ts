@@ -73,4 +73,24 @@ describe("CardRedraws", () => {
     expect(drawn).toBe(true);
     expect(redraws.size).toBe(0);
   });
+
+  it("knows the drawing it last sent for each card, and no other: a changed drawing or another card is new", () => {
+    const redraws = new CardRedraws();
+    const drawing = JSON.stringify(["C1", "1.000", "Approval needed", [{ type: "section" }]]);
+    expect(redraws.alreadySent("R1", drawing)).toBe(false);
+    redraws.sentNow("R1", drawing);
+    expect(redraws.alreadySent("R1", drawing)).toBe(true);
+    expect(redraws.alreadySent("R2", drawing)).toBe(false);
+    expect(redraws.alreadySent("R1", drawing.replace("needed", "given"))).toBe(false);
+    redraws.sentNow("R1", drawing.replace("needed", "given"));
+    expect(redraws.alreadySent("R1", drawing)).toBe(false);
+  });
+
+  it("remembers the last 2,000 cards it drew: the least recently drawn is forgotten and drawn again", () => {
+    const redraws = new CardRedraws();
+    for (let i = 0; i <= 2_000; i++) redraws.sentNow(`R${i}`, `drawing ${i}`);
+    expect(redraws.alreadySent("R0", "drawing 0")).toBe(false);
+    expect(redraws.alreadySent("R1", "drawing 1")).toBe(true);
+    expect(redraws.alreadySent("R2000", "drawing 2000")).toBe(true);
+  });
 });
